@@ -1,0 +1,81 @@
+"""The `redis-playground` command: the TUI by default, and the headless commands.
+
+Headless commands (`repl`, and later `run`, `check`, `list`) never import Textual:
+the TUI module is imported only when the TUI is asked for.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+
+from . import __version__
+from .server import ServerError
+
+
+def _server_options() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    group = common.add_argument_group("server")
+    group.add_argument("--server", metavar="PATH|bundled|system",
+                       help="server binary for the private server (default: $REDIS_PLAYGROUND_SERVER, "
+                            "then redis-server on PATH, then the bundled valkey-server)")
+    group.add_argument("--url", help="use this existing server instead of a private one "
+                                     "(redis://host:port/db or unix:///path); never the default")
+    group.add_argument("--allow-flush", action="store_true",
+                       help="with --url: allow FLUSHALL/FLUSHDB/SHUTDOWN and scenario resets")
+    return common
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = _server_options()
+    parser = argparse.ArgumentParser(
+        prog="redis-playground", parents=[common],
+        description="Two real Redis clients side by side on a private server.")
+    parser.add_argument("--version", action="version", version=f"redis-playground {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    repl = sub.add_parser("repl", parents=[common],
+                          help="read 'A> CMD' / 'B> CMD' lines from stdin, print what redis-cli prints")
+    repl.add_argument("-3", dest="resp3", action="store_true",
+                      help="start the clients in RESP3 mode (like redis-cli -3)")
+    return parser
+
+
+def _playground(args, **kwargs):
+    from .engine import Playground
+
+    return Playground.create(server_choice=args.server, url=args.url,
+                             allow_flush=args.allow_flush, **kwargs)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.url and args.server:
+        print("redis-playground: --url and --server exclude each other", file=sys.stderr)
+        return 2
+    try:
+        if args.command == "repl":
+            from .engine import install_exit_signals
+            from .repl import run_repl
+
+            install_exit_signals()
+            pg = _playground(args, resp=3 if args.resp3 else 2)
+            return asyncio.run(run_repl(pg))
+        from .tui.app import run_app
+
+        return run_app(args)
+    except ServerError as exc:
+        print(f"redis-playground: {exc}", file=sys.stderr)
+        return 2
+    except ValueError as exc:  # a bad --url
+        print(f"redis-playground: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except OSError as exc:
+        print(f"redis-playground: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

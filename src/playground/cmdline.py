@@ -1,0 +1,146 @@
+"""Split a typed command line exactly as redis-cli does.
+
+A port of `sdssplitargs` (redis/redis `src/sds.c`) plus the repeat-count rule of
+redis-cli's `repl()`, so a line means the same arguments here as in redis-cli.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+INVALID_ARGUMENTS = b"Invalid argument(s)\n"
+INVALID_REPEAT = b"Invalid redis-cli repeat command option value.\n"
+
+_C_SPACE = b" \t\n\v\f\r"           # isspace() in the C locale
+_TOKEN_END = b" \n\r\t"             # what ends an unquoted token (and NUL)
+_HEX = b"0123456789abcdefABCDEF"
+_ESC = {ord("n"): 0x0A, ord("r"): 0x0D, ord("t"): 0x09, ord("b"): 0x08, ord("a"): 0x07}
+_LONG_MAX = 2**63 - 1
+
+
+class SplitError(ValueError):
+    """Unbalanced quotes, or a closing quote not followed by a space."""
+
+
+def split_args(line: bytes | str) -> list[bytes]:
+    """`sdssplitargs`: the arguments of `line`, or SplitError where redis-cli says
+    `Invalid argument(s)`."""
+    if isinstance(line, str):
+        line = line.encode("utf-8")
+    # C strings end at the first NUL byte.
+    nul = line.find(b"\0")
+    if nul >= 0:
+        line = line[:nul]
+    n = len(line)
+    p = 0
+    args: list[bytes] = []
+    while True:
+        while p < n and line[p] in _C_SPACE:
+            p += 1
+        if p >= n:
+            return args
+        current = bytearray()
+        inq = insq = False
+        while True:
+            c = line[p] if p < n else None
+            nxt = line[p + 1] if p + 1 < n else None
+            if inq:
+                if (c == 0x5C and nxt == ord("x") and p + 3 < n
+                        and line[p + 2] in _HEX and line[p + 3] in _HEX):
+                    current.append(int(line[p + 2:p + 4], 16))
+                    p += 3
+                elif c == 0x5C and nxt is not None:
+                    p += 1
+                    current.append(_ESC.get(line[p], line[p]))
+                elif c == 0x22:
+                    if nxt is not None and nxt not in _C_SPACE:
+                        raise SplitError(line)
+                    p += 1
+                    break
+                elif c is None:
+                    raise SplitError(line)
+                else:
+                    current.append(c)
+            elif insq:
+                if c == 0x5C and nxt == 0x27:
+                    p += 1
+                    current.append(0x27)
+                elif c == 0x27:
+                    if nxt is not None and nxt not in _C_SPACE:
+                        raise SplitError(line)
+                    p += 1
+                    break
+                elif c is None:
+                    raise SplitError(line)
+                else:
+                    current.append(c)
+            else:
+                if c is None or c in _TOKEN_END:
+                    p += 1
+                    break
+                if c == 0x22:
+                    inq = True
+                elif c == 0x27:
+                    insq = True
+                else:
+                    current.append(c)
+            p += 1
+        args.append(bytes(current))
+
+
+@dataclass(frozen=True)
+class CommandLine:
+    """One typed line: the command's arguments and how many times to send it."""
+
+    argv: list[bytes]
+    repeat: int = 1
+
+
+class RepeatError(ValueError):
+    """A leading count that is zero, negative or out of range."""
+
+
+def _strtol(text: bytes) -> tuple[int, bool]:
+    """C's strtol(s, &end, 10): (value, whole string consumed); ERANGE raises."""
+    s = text.lstrip(_C_SPACE)
+    i = 0
+    if i < len(s) and s[i:i + 1] in (b"+", b"-"):
+        i += 1
+    start = i
+    while i < len(s) and 0x30 <= s[i] <= 0x39:
+        i += 1
+    if i == start:  # no digits: nothing converted, end pointer at the start
+        return 0, len(text) == 0
+    value = int(s[:i])
+    if not -_LONG_MAX - 1 <= value <= _LONG_MAX:
+        raise RepeatError(text)
+    return value, i == len(s)
+
+
+def parse_line(line: bytes | str) -> CommandLine | None:
+    """A typed line as redis-cli reads it: None for a blank line, SplitError for bad
+    quoting, RepeatError for a bad leading count (`3 INCR n` sends INCR three times)."""
+    argv = split_args(line)
+    if not argv:
+        return None
+    if len(argv) > 1:
+        value, whole = _strtol(argv[0])
+        if whole:
+            if value <= 0:
+                raise RepeatError(argv[0])
+            return CommandLine(argv[1:], value)
+    return CommandLine(argv)
+
+
+def quote_arg(arg: bytes) -> str:
+    """One argument as a user would type it: bare when safe, else sdscatrepr-quoted."""
+    if arg and all(0x21 <= b <= 0x7E and b not in b"\"'\\" for b in arg):
+        return arg.decode("ascii")
+    from .render import repr_bytes
+
+    return repr_bytes(arg).decode("ascii")
+
+
+def format_argv(argv: list[bytes]) -> str:
+    """A command line that `split_args` turns back into `argv`."""
+    return " ".join(quote_arg(a) for a in argv)

@@ -1,0 +1,190 @@
+"""The playground: one server, named client sessions, and the observer of their state.
+
+Everything the REPL, the scenario runner and the TUI do goes through `Playground.execute`:
+argv -> session -> typed reply, then the observer refreshes every client's state once.
+"""
+
+from __future__ import annotations
+
+import signal
+from typing import Callable, Iterable
+
+from redis.exceptions import RedisError
+
+from .observer import Observer
+from .protocol import Address
+from .server import PrivateServer, ServerBinary, ServerError, choose_binary
+from .session import ConnectionLost, Session
+
+# Commands that destroy data the user did not create here: refused on a --url server
+# unless the user passed --allow-flush.
+DESTRUCTIVE = {b"flushall", b"flushdb", b"shutdown", b"swapdb", b"debug"}
+
+
+class ServerGone(Exception):
+    """The server stopped (a crash, or SHUTDOWN typed by a user)."""
+
+    def __init__(self, message: str, expected: bool = False) -> None:
+        super().__init__(message)
+        self.expected = expected  # True when the command itself was SHUTDOWN
+
+
+class Refused(Exception):
+    """A command the playground will not send to a server the user did not give it."""
+
+
+class Playground:
+    """A server plus clients A, B, ... each on its own connection."""
+
+    def __init__(self, server: PrivateServer | None = None, url: Address | None = None,
+                 clients: Iterable[str] = ("A", "B"), allow_flush: bool = False,
+                 on_stream: Callable | None = None, resp: int = 2) -> None:
+        if (server is None) == (url is None):
+            raise ValueError("give exactly one of server or url")
+        self.server = server
+        self.url = url
+        self.allow_flush = allow_flush
+        self.resp = resp
+        self.sessions = {name: Session(name, on_stream=on_stream) for name in clients}
+        self.observer: Observer | None = None
+
+    @classmethod
+    def create(cls, server_choice: str | None = None, url: str | None = None, **kwargs) -> "Playground":
+        """From command-line options: a private server (default) or an explicit --url."""
+        if url:
+            return cls(url=Address.from_url(url), **kwargs)
+        return cls(server=PrivateServer(choose_binary(server_choice)), **kwargs)
+
+    @property
+    def address(self) -> Address:
+        if self.server is not None:
+            return Address(path=self.server.socket_path)
+        return self.url
+
+    @property
+    def label(self) -> str:
+        """What the server is, e.g. "Valkey 9.1.2 (bundled)"."""
+        if self.server is not None:
+            return self.server.label
+        return f"external server at {self.url.describe()}"
+
+    @property
+    def private(self) -> bool:
+        return self.server is not None
+
+    def session(self, name: str) -> Session:
+        return self.sessions[name]
+
+    async def start(self) -> "Playground":
+        if self.server is not None and not self.server.alive():
+            self.server.start()
+        address = self.address
+        for session in self.sessions.values():
+            await session.connect(address, resp=self.resp)
+        self.observer = Observer(address)
+        await self.observer.connect()
+        return self
+
+    async def close(self) -> None:
+        for session in self.sessions.values():
+            await session.close()
+        if self.observer is not None:
+            await self.observer.close()
+        if self.server is not None:
+            self.server.stop()
+
+    async def __aenter__(self) -> "Playground":
+        try:
+            return await self.start()
+        except BaseException:
+            await self.close()
+            raise
+
+    async def __aexit__(self, *exc) -> None:
+        await self.close()
+
+    def check_allowed(self, argv: list[bytes]) -> None:
+        """Raise Refused for a destructive command on a server the user only pointed us at."""
+        if self.server is None and not self.allow_flush and argv and argv[0].lower() in DESTRUCTIVE:
+            raise Refused(f"refused: {argv[0].decode(errors='replace').upper()} on {self.url.describe()}"
+                          " (not the playground's own server; add --allow-flush to allow it)")
+
+    async def execute(self, name: str, argv: list[bytes]):
+        """Run one command as client `name` and refresh every client's state.
+
+        Raises Refused, ServerGone, or ConnectionLost (the client's own connection dropped).
+        """
+        self.check_allowed(argv)
+        session = self.sessions[name]
+        try:
+            reply = await session.execute(argv)
+        except ConnectionLost as exc:
+            shutdown = argv[0].lower() == b"shutdown"
+            if self._server_stopped(wait=shutdown):
+                raise ServerGone("the server stopped; " + self.gone_message(), expected=shutdown) from None
+            raise ConnectionLost(f"client {name}: connection lost ({exc}); reconnect to continue") from None
+        await self.refresh_states()
+        return reply
+
+    async def refresh_states(self) -> None:
+        """Ask the server once for every client's flags (x, d, b)."""
+        if self.observer is None:
+            return
+        try:
+            await self.observer.refresh(list(self.sessions.values()))
+        except (OSError, RedisError):
+            pass  # the server is gone or restarting; the next command will say so
+
+    def _server_stopped(self, wait: bool = False) -> bool:
+        if self.server is None or self.server.process is None:
+            return False
+        if wait:
+            try:
+                self.server.process.wait(timeout=3)
+            except Exception:
+                pass
+        return not self.server.alive()
+
+    def server_stopped(self) -> bool:
+        """True when our private server's process has exited."""
+        return self._server_stopped()
+
+    def gone_message(self) -> str:
+        return "every key, cached script and client state (MULTI, WATCH, subscriptions) is gone"
+
+    async def restart(self) -> str:
+        """A fresh private server; every client reconnects as a new client."""
+        if self.server is None:
+            raise ServerError("cannot restart a server the playground does not own (--url)")
+        for session in self.sessions.values():
+            await session.close()
+        if self.observer is not None:
+            await self.observer.close()
+        self.server.restart()
+        await self.start()
+        names = ", ".join(self.sessions)
+        return f"started a fresh server ({self.label}); clients {names} reconnected with empty state"
+
+    async def reconnect(self, name: str) -> str:
+        """Reopen one client's connection (after it was cancelled or dropped)."""
+        return await self.sessions[name].cancel()
+
+    async def flushall(self) -> None:
+        """Empty the server for a scenario: FLUSHALL and SCRIPT FLUSH, on our own server only."""
+        self.check_allowed([b"flushall"])
+        conn_session = next(iter(self.sessions.values()))
+        for argv in ([b"FLUSHALL"], [b"SCRIPT", b"FLUSH"]):
+            await conn_session.execute(argv)
+
+
+def install_exit_signals() -> None:
+    """SIGTERM and SIGHUP end the app like Ctrl+C does, so every `finally` stops the server."""
+    def raise_interrupt(signum, frame):
+        raise KeyboardInterrupt(signal.Signals(signum).name)
+
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        try:
+            signal.signal(sig, raise_interrupt)
+        except (ValueError, OSError):
+            pass
+

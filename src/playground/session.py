@@ -1,0 +1,322 @@
+"""One client (A, B, ...): its own connection, what it sends, and what it knows of itself.
+
+Each session owns exactly one connection (no pool), so WATCH, MULTI and subscriptions
+stay where the user put them. What only the client can know (how many commands were
+QUEUED, which keys it WATCHed) is tracked here from the replies; what the server knows
+(flags x, d, b) is filled in by `observer.Observer`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field, replace
+from typing import Callable
+
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import RedisError
+
+from .protocol import Address, open_connection
+from .replies import Array, Bulk, Err, Int, Map, Push, Status
+
+_SUBSCRIBE = {b"subscribe": "channels", b"psubscribe": "patterns", b"ssubscribe": "shard"}
+_UNSUBSCRIBE = {b"unsubscribe": "channels", b"punsubscribe": "patterns", b"sunsubscribe": "shard"}
+_MESSAGE_KINDS = (b"message", b"pmessage", b"smessage")
+_NOT_QUEUED = (b"multi", b"watch")  # answered at once inside MULTI, never queued
+
+
+class ConnectionLost(Exception):
+    """The connection dropped under a command (server gone, or killed the client)."""
+
+
+@dataclass(frozen=True)
+class ClientState:
+    """What a client pane shows about its client. Server flags win over client guesses."""
+
+    name: str
+    client_id: int | None = None
+    in_multi: bool = False
+    queued: int = 0                 # QUEUED replies since MULTI (counted client-side)
+    exec_will_abort: bool = False   # a queue-time error: EXEC will answer EXECABORT
+    watched: tuple[bytes, ...] = ()
+    dirty: bool = False             # server flag d: a WATCHed key changed, EXEC will abort
+    blocked: bool = False           # server flag b: waiting in BLPOP, XREAD BLOCK, ...
+    busy_script: bool = False       # the server is running this client's slow script
+    subscriptions: int = 0
+    resp: int = 2
+    db: int = 0
+    pending: tuple[bytes, ...] | None = None  # the command still waiting for its reply
+
+    @property
+    def subscribed(self) -> bool:
+        return self.subscriptions > 0
+
+
+@dataclass
+class _Subscriptions:
+    channels: set = field(default_factory=set)
+    patterns: set = field(default_factory=set)
+    shard: set = field(default_factory=set)
+
+    def total(self) -> int:
+        return len(self.channels) + len(self.patterns) + len(self.shard)
+
+
+STREAMING = object()
+"""What `execute` returns for a command whose replies arrive on the subscription stream."""
+
+
+class Session:
+    """A named client with one dedicated connection to the server."""
+
+    def __init__(self, name: str, address: Address | None = None,
+                 on_stream: Callable[["Session", object], None] | None = None) -> None:
+        self.name = name
+        self.address = address
+        self.on_stream = on_stream or (lambda session, frame: None)
+        self.state = ClientState(name)
+        self._conn = None
+        self._subs = _Subscriptions()
+        self._outstanding = 0          # stream frames still owed to commands we sent
+        self._reader: asyncio.Task | None = None
+        self._drained = asyncio.Event()
+        self._drained.set()
+        self._sync_waiters: dict[bytes, asyncio.Future] = {}
+        self._sync_counter = 0
+        self._running: asyncio.Task | None = None
+        self.lost: str | None = None   # set when the stream reader lost the connection
+        self._start_resp = 2
+
+    # -- connection ---------------------------------------------------------------
+
+    async def connect(self, address: Address | None = None, resp: int | None = None) -> None:
+        """(Re)connect with a fresh server-side client: no MULTI, WATCH or subscriptions.
+
+        `resp=3` starts the client in RESP3 (like `redis-cli -3`); a reconnect keeps the
+        protocol the session was started with.
+        """
+        await self.close()
+        if address is not None:
+            self.address = address
+        if resp is not None:
+            self._start_resp = resp
+        conn = open_connection(self.address, client_name=self.name)
+        try:
+            await conn.connect()
+            await conn.send_command(b"CLIENT", b"ID")
+            client_id = await conn.read_response()
+            if self._start_resp == 3:
+                await conn.send_command(b"HELLO", b"3")
+                await conn.read_response()
+        except (OSError, RedisError) as exc:
+            await conn.disconnect(nowait=True)
+            raise ConnectionLost(f"client {self.name}: cannot connect to {self.address.describe()}: {exc}") from None
+        self._conn = conn
+        self.lost = None
+        self._subs = _Subscriptions()
+        self._outstanding = 0
+        self._drained.set()
+        self.state = ClientState(self.name, client_id=int(client_id) if isinstance(client_id, Int) else None,
+                                 db=self.address.db, resp=self._start_resp)
+
+    async def close(self) -> None:
+        if self._reader is not None:
+            self._reader.cancel()
+            await asyncio.gather(self._reader, return_exceptions=True)
+            self._reader = None
+        for fut in self._sync_waiters.values():
+            fut.cancel()
+        self._sync_waiters.clear()
+        if self._conn is not None:
+            conn, self._conn = self._conn, None
+            await conn.disconnect(nowait=True)
+
+    @property
+    def connected(self) -> bool:
+        return self._conn is not None
+
+    @property
+    def streaming(self) -> bool:
+        """True while replies arrive on the subscription stream (after SUBSCRIBE)."""
+        return self._reader is not None and not self._reader.done()
+
+    # -- commands -----------------------------------------------------------------
+
+    async def execute(self, argv: list[bytes]):
+        """Send one command and return its typed reply (STREAMING while subscribed).
+
+        Raises ConnectionLost if the connection drops before the reply arrives.
+        """
+        if self._conn is None:
+            raise ConnectionLost(f"client {self.name} is not connected")
+        if self.streaming or argv[0].lower() in _SUBSCRIBE:
+            await self._send_streaming(argv)
+            return STREAMING
+        self.state = replace(self.state, pending=tuple(argv))
+        self._running = asyncio.current_task()
+        try:
+            await self._conn.send_command(*argv)
+            while True:
+                reply = await self._conn.read_response()
+                if isinstance(reply, Push) and not _is_subscription_frame(reply):
+                    self.on_stream(self, reply)  # RESP3 out-of-band push (invalidation)
+                    continue
+                break
+        except (OSError, RedisError) as exc:
+            self._conn = None
+            self.state = replace(self.state, pending=None)
+            raise ConnectionLost(str(exc)) from None
+        finally:
+            self._running = None
+        self.state = _track(replace(self.state, pending=None), argv, reply)
+        return reply
+
+    async def cancel(self) -> str:
+        """Abandon a pending command: close the connection and open a new one."""
+        task = self._running
+        if task is not None and not task.done():
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+        old = self.state
+        await self.connect()
+        lost = []
+        if old.in_multi:
+            lost.append("its MULTI")
+        if old.watched:
+            lost.append("its WATCH")
+        if old.subscribed:
+            lost.append("its subscriptions")
+        what = ", ".join(lost) if lost else "nothing else"
+        return f"client {self.name}: cancelled; reconnected as a new client ({what} lost)"
+
+    # -- pub/sub stream -----------------------------------------------------------
+
+    async def _send_streaming(self, argv: list[bytes]) -> None:
+        self._outstanding += self._frames_owed(argv)
+        self._drained.clear()
+        if self._reader is None or self._reader.done():
+            self._reader = asyncio.create_task(self._read_stream())
+        try:
+            await self._conn.send_command(*argv)
+        except (OSError, RedisError) as exc:
+            self._conn = None
+            raise ConnectionLost(str(exc)) from None
+
+    def _frames_owed(self, argv: list[bytes]) -> int:
+        """How many frames the server sends back for `argv` while subscribed."""
+        cmd, nargs = argv[0].lower(), len(argv) - 1
+        if cmd in _SUBSCRIBE:
+            return max(nargs, 1)
+        if cmd in _UNSUBSCRIBE:
+            return nargs or max(len(getattr(self._subs, _UNSUBSCRIBE[cmd])), 1)
+        return 1
+
+    async def _read_stream(self) -> None:
+        try:
+            while self._outstanding > 0 or self._subs.total() > 0:
+                frame = await self._conn.read_response()
+                kind = _frame_kind(frame)
+                if kind in _MESSAGE_KINDS or (isinstance(frame, Push) and not _is_subscription_frame(frame)):
+                    self.on_stream(self, frame)
+                    continue
+                self._outstanding = max(self._outstanding - 1, 0)
+                token = _sync_token(frame)
+                if token is not None and token in self._sync_waiters:
+                    self._sync_waiters.pop(token).set_result(None)
+                    continue
+                self._count_subscription(kind, frame)
+                self.on_stream(self, frame)
+                if self._outstanding == 0:
+                    self._drained.set()
+        except (OSError, RedisError) as exc:
+            self._conn = None
+            self.lost = str(exc) or "connection closed"
+            self.on_stream(self, ConnectionLost(self.lost))
+        finally:
+            self._drained.set()
+            for fut in self._sync_waiters.values():
+                if not fut.done():
+                    fut.cancel()
+            self._sync_waiters.clear()
+
+    def _count_subscription(self, kind: bytes | None, frame) -> None:
+        if kind in _SUBSCRIBE:
+            getattr(self._subs, _SUBSCRIBE[kind]).add(bytes(frame[1]))
+        elif kind in _UNSUBSCRIBE:
+            if isinstance(frame[1], Bulk):
+                getattr(self._subs, _UNSUBSCRIBE[kind]).discard(bytes(frame[1]))
+        elif isinstance(frame, Status) and frame == b"RESET":
+            self._subs = _Subscriptions()
+            self.state = ClientState(self.name, client_id=self.state.client_id)
+        self.state = replace(self.state, subscriptions=self._subs.total())
+
+    async def wait_stream_drained(self) -> None:
+        """Wait until every frame owed to the commands sent so far has arrived."""
+        await self._drained.wait()
+
+    async def sync(self) -> None:
+        """Make sure every message the server sent us so far has been delivered.
+
+        Sends `PING <token>` on the subscribed connection; the server answers it after
+        everything queued before it, and the reader swallows that answer.
+        """
+        if not self.streaming:
+            return
+        self._sync_counter += 1
+        token = b"playground-sync-%d" % self._sync_counter
+        fut = asyncio.get_running_loop().create_future()
+        self._sync_waiters[token] = fut
+        await self._send_streaming([b"PING", token])
+        await asyncio.gather(fut, return_exceptions=True)
+
+
+def _frame_kind(frame) -> bytes | None:
+    if isinstance(frame, (Array, Push)) and frame and isinstance(frame[0], Bulk):
+        return bytes(frame[0]).lower()
+    return None
+
+
+def _is_subscription_frame(frame) -> bool:
+    kind = _frame_kind(frame)
+    return kind in _SUBSCRIBE or kind in _UNSUBSCRIBE
+
+
+def _sync_token(frame) -> bytes | None:
+    if isinstance(frame, Array) and len(frame) == 2 and _frame_kind(frame) == b"pong":
+        return bytes(frame[1])   # RESP2: ["pong", token]
+    if isinstance(frame, Bulk):
+        return bytes(frame)      # RESP3: the token itself
+    return None
+
+
+def _track(state: ClientState, argv: list[bytes], reply) -> ClientState:
+    """The client-side part of the state, from one command and its reply."""
+    cmd = argv[0].lower()
+    ok = isinstance(reply, Status)
+    if state.in_multi and cmd not in _NOT_QUEUED:
+        if cmd == b"exec" and len(argv) == 1:
+            return replace(state, in_multi=False, queued=0, exec_will_abort=False, watched=(), dirty=False)
+        if cmd == b"discard" and len(argv) == 1:
+            return replace(state, in_multi=False, queued=0, exec_will_abort=False, watched=(), dirty=False)
+        if cmd == b"reset" and ok:
+            return ClientState(state.name, client_id=state.client_id)
+        if ok and reply == b"QUEUED":
+            return replace(state, queued=state.queued + 1)
+        if isinstance(reply, Err):
+            return replace(state, exec_will_abort=True)
+        return state
+    if cmd == b"multi" and ok:
+        return replace(state, in_multi=True, queued=0, exec_will_abort=False)
+    if cmd == b"watch" and ok:
+        keys = state.watched + tuple(k for k in argv[1:] if k not in state.watched)
+        return replace(state, watched=keys)
+    if cmd == b"unwatch" and ok:
+        return replace(state, watched=(), dirty=False)
+    if cmd == b"reset" and ok:
+        return ClientState(state.name, client_id=state.client_id)
+    if cmd == b"select" and ok and len(argv) == 2:
+        return replace(state, db=int(argv[1]))
+    if cmd == b"hello" and isinstance(reply, (Map, Array)):
+        for key, value in (reply if isinstance(reply, Map) else zip(reply[::2], reply[1::2])):
+            if bytes(key) == b"proto" and isinstance(value, Int):
+                return replace(state, resp=int(value))
+    return state

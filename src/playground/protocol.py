@@ -73,6 +73,7 @@ class TypedParser(_AsyncRESP3Parser):
 
 _CONNECTION_OPTIONS = dict(
     parser_class=TypedParser,
+    protocol=2,                 # RESP2 like redis-cli; a user may switch with HELLO 3
     socket_timeout=None,        # a blocked BLPOP waits as long as the user wants
     socket_connect_timeout=5,
     driver_info=None,           # no CLIENT SETINFO: the session is the user's

@@ -1,0 +1,57 @@
+"""Fixtures: every server-dependent test runs once per real server we have.
+
+The bundled Valkey always; Debian's redis-server when it is installed. `a` and `b` are
+clients A and B of one playground on a fresh private server, in the spirit of
+redis-py's `r` and `r2` fixtures.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from servers import available_binaries, golden_dir_name  # noqa: E402
+
+from playground.engine import Playground  # noqa: E402
+from playground.server import PrivateServer  # noqa: E402
+
+BINARIES = available_binaries()
+
+
+def pytest_report_header(config):
+    return "servers: " + ", ".join(b.label for b in BINARIES)
+
+
+@pytest.fixture(params=BINARIES, ids=[golden_dir_name(b) for b in BINARIES])
+def server_binary(request):
+    return request.param
+
+
+@pytest.fixture
+def private_server(server_binary):
+    server = PrivateServer(server_binary).start()
+    yield server
+    server.stop()
+
+
+@pytest_asyncio.fixture
+async def pg(private_server):
+    playground = Playground(server=private_server)
+    await playground.start()
+    yield playground
+    await playground.close()
+
+
+@pytest.fixture
+def a(pg):
+    return pg.session("A")
+
+
+@pytest.fixture
+def b(pg):
+    return pg.session("B")

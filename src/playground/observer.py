@@ -9,6 +9,7 @@ From Redis 7.0 (and on Valkey) a client already flagged `d` stops queueing, so t
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import replace
 
 from redis.exceptions import RedisError
@@ -57,6 +58,7 @@ class Observer:
     def __init__(self, address: Address) -> None:
         self.address = address
         self._conn = None
+        self._lock: asyncio.Lock | None = None  # several clients may refresh at once
         self.server_busy = False
 
     async def connect(self, address: Address | None = None) -> None:
@@ -74,14 +76,17 @@ class Observer:
 
     async def client_fields(self, ids: list[int]) -> dict[int, dict[str, str]] | None:
         """Fields per client id; None while the server is BUSY running a script."""
-        if self._conn is None:
-            await self.connect()
-        try:
-            await self._conn.send_command(b"CLIENT", b"LIST", b"ID", *[b"%d" % i for i in ids])
-            reply = await self._conn.read_response()
-        except (OSError, RedisError):
-            self._conn = None
-            raise
+        if self._lock is None:
+            self._lock = asyncio.Lock()
+        async with self._lock:
+            if self._conn is None:
+                await self.connect()
+            try:
+                await self._conn.send_command(b"CLIENT", b"LIST", b"ID", *[b"%d" % i for i in ids])
+                reply = await self._conn.read_response()
+            except (OSError, RedisError):
+                self._conn = None
+                raise
         if isinstance(reply, Err):
             self.server_busy = reply.code == "BUSY"
             return None

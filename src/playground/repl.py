@@ -35,6 +35,8 @@ _POLL_MIN, _POLL_MAX = 0.001, 0.05
 class _Job:
     cmd: CommandLine
     done: asyncio.Future = field(default_factory=lambda: asyncio.get_running_loop().create_future())
+    detached: bool = False   # the REPL moved on while this job was blocked
+    held: list = field(default_factory=list)  # output of a detached job, printed at a settle point
 
 
 class Repl:
@@ -47,6 +49,9 @@ class Repl:
         self.queues: dict[str, asyncio.Queue] = {}
         self.workers: dict[str, asyncio.Task] = {}
         self.unfinished: dict[str, list[_Job]] = {name: [] for name in playground.sessions}
+        # Subscription frames wait here until a settle point, so a PUBLISH's own reply
+        # is printed before the message it delivered.
+        self.stream_held: dict[str, list[bytes]] = {name: [] for name in playground.sessions}
         for session in playground.sessions.values():
             session.on_stream = self._on_stream
 
@@ -67,7 +72,12 @@ class Repl:
             text = render_invalidate(frame)
             self.write(text if text is not None else render(frame))
             return
-        self.write(render(frame))
+        self.stream_held[session.name].append(render(frame))
+
+    def _flush_stream(self, name: str) -> None:
+        held = self.stream_held[name]
+        while held:
+            self.write(held.pop(0))
 
     # -- lines --------------------------------------------------------------------
 
@@ -113,6 +123,7 @@ class Repl:
         for session in self.pg.sessions.values():
             if session.streaming:
                 await session.sync()
+            self._flush_stream(session.name)
         return True
 
     def _queue(self, name: str) -> asyncio.Queue:
@@ -130,7 +141,6 @@ class Repl:
             except Exception as exc:  # never a traceback: say what happened
                 self.say(f"client {name}: {exc}")
             finally:
-                self.unfinished[name].remove(job)
                 if not job.done.done():
                     job.done.set_result(None)
 
@@ -153,13 +163,21 @@ class Repl:
                 return
             if reply is STREAMING:
                 if not was_streaming and job.cmd.argv[0].lower() in (b"subscribe", b"psubscribe", b"ssubscribe"):
-                    self.write(READING_MESSAGES)
+                    self._emit(job, READING_MESSAGES)
                 await session.wait_stream_drained()
+                if not job.detached:
+                    self._flush_stream(name)
             else:
-                self.write(render(reply, job.cmd.argv))
+                self._emit(job, render(reply, job.cmd.argv))
         elapsed = time.monotonic() - started
         if elapsed >= 0.5:
-            self.write(b"(%.2fs)\n" % elapsed)
+            self._emit(job, b"(%.2fs)\n" % elapsed)
+
+    def _emit(self, job: _Job, data: bytes) -> None:
+        if job.detached:
+            job.held.append(data)
+        else:
+            self.write(data)
 
     async def _server_gone(self, name: str, exc: ServerGone) -> None:
         if not self.pg.private:
@@ -171,17 +189,27 @@ class Repl:
             self.say(await self.pg.restart())
 
     async def _settle(self, name: str, job: _Job) -> None:
-        """Return when `job` is done, or its client is blocked / running a busy script."""
+        """Return when `job` is done, or its client is blocked / running a busy script.
+
+        A job left blocked is detached: its output is held and printed by a later
+        settle, right after the output of the line that unblocked it.
+        """
         delay = _POLL_MIN
         while not job.done.done():
             done, _ = await asyncio.wait([job.done], timeout=delay)
             if done:
-                return
+                break
             await self.pg.refresh_states()
             state = self.pg.sessions[name].state
             if state.blocked or state.busy_script:
+                job.detached = True
                 return
             delay = min(delay * 2, _POLL_MAX)
+        for data in job.held:
+            self.write(data)
+        job.held.clear()
+        if job in self.unfinished[name]:
+            self.unfinished[name].remove(job)
 
     async def _settle_others(self, name: str) -> None:
         """Clients unblocked by the last line print their replies before the next line."""
@@ -201,6 +229,8 @@ class Repl:
                     self.workers[name].cancel()
                     self.say(await self.pg.reconnect(name))
                     break
+        for name in self.stream_held:
+            self._flush_stream(name)
         for task in self.workers.values():
             task.cancel()
         await asyncio.gather(*self.workers.values(), return_exceptions=True)

@@ -1,0 +1,39 @@
+"""The engine and the headless commands never import Textual (each module is imported
+in a fresh interpreter and sys.modules is checked), as harlequin's import hygiene test does."""
+
+import pkgutil
+import subprocess
+import sys
+
+import pytest
+
+import playground
+
+ENGINE_MODULES = sorted(
+    f"playground.{m.name}" for m in pkgutil.iter_modules(playground.__path__)
+    if m.name not in ("tui", "__main__")  # the TUI package; the entry point runs main()
+) + ["playground"]
+
+
+def _imports_textual(code: str) -> bool:
+    result = subprocess.run(
+        [sys.executable, "-c", code + "\nimport sys\nprint(any(m == 'textual' or m.startswith('textual.') for m in sys.modules))"],
+        capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    return result.stdout.strip().splitlines()[-1] == "True"
+
+
+@pytest.mark.parametrize("module", ENGINE_MODULES)
+def test_engine_module_does_not_import_textual(module):
+    assert not _imports_textual(f"import {module}")
+
+
+def test_repl_command_does_not_import_textual():
+    code = ("import io, sys\nfrom playground import cli\n"
+            "sys.stdin = io.TextIOWrapper(io.BytesIO(b'PING\\n'))\n"
+            "rc = cli.main(['repl', '--server', 'bundled'])\nassert rc == 0, rc")
+    assert not _imports_textual(code)
+
+
+def test_the_check_itself_can_fail():
+    assert _imports_textual("import textual.app")

@@ -1,0 +1,97 @@
+"""The headless repl with two clients: order of output, blocking, pub/sub, restarts."""
+
+import io
+
+from playground.engine import Playground
+from playground.repl import run_repl
+
+
+async def repl(private_server, text: str, **kwargs) -> tuple[bytes, str]:
+    out, err = io.BytesIO(), io.StringIO()
+    pg = Playground(server=private_server, **kwargs)
+    code = await run_repl(pg, stdin=io.BytesIO(text.encode()), stdout=out, stderr=err)
+    assert code == 0
+    return out.getvalue(), err.getvalue()
+
+
+async def test_prefix_chooses_client(private_server):
+    out, _ = await repl(private_server, "CLIENT GETNAME\nB> CLIENT GETNAME\nA> CLIENT GETNAME\nb> CLIENT GETNAME\n")
+    assert out == b'"A"\n"B"\n"A"\n"B"\n'
+
+
+async def test_unknown_prefix_goes_to_a_as_typed(private_server):
+    out, _ = await repl(private_server, "C> PING\n")
+    assert out.startswith(b"(error) ERR unknown command 'C>'")
+
+
+async def test_watch_abort_by_hand(private_server):
+    out, _ = await repl(private_server, """SET balance 150
+A> WATCH balance
+A> GET balance
+B> SET balance 200
+A> MULTI
+A> DECRBY balance 100
+A> EXEC
+A> GET balance
+""")
+    assert out == b'OK\nOK\n"150"\nOK\nOK\nQUEUED\n(nil)\n"200"\n'
+
+
+async def test_blocking_pop_waits_for_the_other_client(private_server):
+    out, err = await repl(private_server, "A> BLPOP jobs 0\nB> RPUSH jobs j1\nB> LLEN jobs\n")
+    assert out.startswith(b'(integer) 1\n1) "jobs"\n2) "j1"\n')
+    # A waited for B, so redis-cli would print the time it took after A's reply if >= 0.5 s
+    rest = out[len(b'(integer) 1\n1) "jobs"\n2) "j1"\n'):]
+    assert rest in (b"(integer) 0\n",) or (rest.startswith(b"(") and rest.endswith(b"s)\n(integer) 0\n"))
+
+
+async def test_blocked_at_end_of_input_is_cancelled_not_hung(private_server):
+    out, err = await repl(private_server, "A> BLPOP never 0\nB> PING\n")
+    assert out == b"PONG\n"
+    assert "still waiting at end of input" in err and "cancelled" in err
+
+
+async def test_lines_for_a_blocked_client_wait_their_turn(private_server):
+    out, _ = await repl(private_server, "A> BLPOP q 0\nA> GET after\nB> SET after yes\nB> RPUSH q x\n")
+    assert out.split(b"\n")[:2] == [b"OK", b"(integer) 1"]
+    assert b'1) "q"\n2) "x"\n' in out and out.endswith(b'"yes"\n')
+
+
+async def test_subscribe_and_publish(private_server):
+    out, _ = await repl(private_server, "A> SUBSCRIBE ch\nB> PUBLISH ch hello\nB> PUBLISH ch again\n")
+    assert out == (b"Reading messages... (press Ctrl-C to quit)\n"
+                   b'1) "subscribe"\n2) "ch"\n3) (integer) 1\n'
+                   b"(integer) 1\n"
+                   b'1) "message"\n2) "ch"\n3) "hello"\n'
+                   b"(integer) 1\n"
+                   b'1) "message"\n2) "ch"\n3) "again"\n')
+
+
+async def test_shutdown_nosave_restarts_with_a_clear_message(private_server):
+    out, err = await repl(private_server, "SET k v\nB> SHUTDOWN NOSAVE\nGET k\nB> PING\n")
+    assert out == b"OK\n(nil)\nPONG\n"
+    assert "SHUTDOWN" in err and "gone" in err and "fresh server" in err
+
+
+async def test_busy_script_and_script_kill(private_server):
+    script = "local t = redis.call('TIME')[1] + 10 while tonumber(redis.call('TIME')[1]) < t do end return 1"
+    out, _ = await repl(private_server, f'A> EVAL "{script}" 0\nB> GET k\nB> SCRIPT KILL\n')
+    lines = out.decode().splitlines()
+    assert lines[0].startswith("(error) BUSY")
+    assert lines[1] == "OK"
+    assert lines[2].startswith("(error) ") and "Script killed by user" in lines[2]
+
+
+async def test_quit_stops_reading(private_server):
+    out, _ = await repl(private_server, "PING\nquit\nPING\n")
+    assert out == b"PONG\n"
+
+
+async def test_help_is_not_sent_to_the_server(private_server):
+    out, err = await repl(private_server, "HELP GET\n")
+    assert out == b"" and "help" in err
+
+
+async def test_resp3_option(private_server):
+    out, _ = await repl(private_server, "HSET h f v\nHGETALL h\n", resp=3)
+    assert out == b'(integer) 1\n1# "f" => "v"\n'

@@ -1,0 +1,208 @@
+"""The private server from outside: what it listens on, what it leaves behind, and
+that it never outlives the app."""
+
+import os
+import signal
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from playground.server import PrivateServer, ServerError, choose_binary, identify
+
+
+def _listening_tcp_inodes() -> set[str]:
+    inodes = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            fields = line.split()
+            if fields[3] == "0A":  # LISTEN
+                inodes.add(fields[9])
+    return inodes
+
+
+def _socket_inodes(pid: int) -> set[str]:
+    inodes = set()
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        try:
+            target = os.readlink(fd)
+        except OSError:
+            continue
+        if target.startswith("socket:["):
+            inodes.add(target[8:-1])
+    return inodes
+
+
+def test_private_and_no_tcp(private_server):
+    mode = stat.S_IMODE(os.stat(private_server.dir).st_mode)
+    assert mode == 0o700
+    assert stat.S_ISSOCK(os.stat(private_server.socket_path).st_mode)
+    assert os.path.dirname(private_server.socket_path) == private_server.dir
+    assert not (_socket_inodes(private_server.process.pid) & _listening_tcp_inodes())
+
+
+async def test_no_persistence_config(pg):
+    a = pg.session("A")
+    for name, expected in [(b"port", b"0"), (b"save", b""), (b"appendonly", b"no"),
+                           (b"unixsocketperm", b"700")]:
+        reply = await a.execute([b"CONFIG", b"GET", name])
+        assert [bytes(x) for x in reply] == [name, expected]
+    reply = await a.execute([b"CONFIG", b"GET", b"dir"])
+    assert bytes(reply[1]) == os.path.realpath(pg.server.dir).encode()
+
+
+def test_stop_removes_everything(server_binary):
+    server = PrivateServer(server_binary).start()
+    pid, folder = server.process.pid, server.dir
+    server.stop()
+    assert not os.path.exists(folder)
+    assert not _pid_running(pid)
+    server.stop()  # twice is fine
+
+
+def test_label_names_flavour_version_and_origin(private_server):
+    label = private_server.label
+    assert label.startswith(f"{private_server.flavour} {private_server.version} (")
+    info_version = private_server.info.get("valkey_version") or private_server.info["redis_version"]
+    assert info_version == private_server.version
+    if private_server.binary.origin == "bundled":
+        assert label.endswith("(bundled)")
+    else:
+        assert label.endswith(f"({private_server.binary.path})")
+
+
+def test_restart_gives_a_fresh_empty_server(private_server):
+    old_dir, old_pid = private_server.dir, private_server.process.pid
+    private_server.restart()
+    assert private_server.dir != old_dir and not os.path.exists(old_dir)
+    assert private_server.process.pid != old_pid and private_server.alive()
+
+
+def test_choose_binary_order(tmp_path, monkeypatch):
+    bundled = choose_binary("bundled")
+    assert bundled.origin == "bundled" and bundled.flavour == "Valkey"
+    from_env = choose_binary(None, environ={"REDIS_PLAYGROUND_SERVER": bundled.path})
+    assert from_env.origin == "$REDIS_PLAYGROUND_SERVER" and from_env.path == bundled.path
+    explicit = choose_binary(bundled.path, environ={"REDIS_PLAYGROUND_SERVER": "/nonexistent"})
+    assert explicit.origin == "--server"
+    monkeypatch.setenv("PATH", str(tmp_path))  # no redis-server on PATH -> bundled
+    assert choose_binary(None, environ={}).origin == "bundled"
+
+
+def test_not_a_server(tmp_path):
+    fake = tmp_path / "fake-server"
+    fake.write_text("#!/bin/sh\necho hello\n")
+    fake.chmod(0o755)
+    with pytest.raises(ServerError, match="not a Redis or Valkey server"):
+        identify(str(fake))
+    with pytest.raises(ServerError, match="not found"):
+        identify(str(tmp_path / "missing"))
+
+
+def test_start_failure_shows_server_output(tmp_path, server_binary):
+    fake = tmp_path / "redis-server"
+    fake.write_text("#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'Redis server v=7.0.0 sha=0'; exit 0; fi\n"
+                    "echo 'FATAL CONFIG FILE ERROR: something is off' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    binary = choose_binary(str(fake))
+    with pytest.raises(ServerError) as info:
+        PrivateServer(binary).start()
+    message = str(info.value)
+    assert str(fake) in message and "FATAL CONFIG FILE ERROR" in message and "\n" not in message
+
+
+def _pid_running(pid: int) -> bool:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    return "State:\tZ" not in status
+
+
+def _child_server(pid: int, timeout: float = 10) -> tuple[int, str]:
+    """The server started by process `pid`, and its temp dir (from its command line)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                stat_fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                cmdline = (entry / "cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if int(stat_fields[1]) == pid and b"--unixsocket" in cmdline:
+                return int(entry.name), cmdline[cmdline.index(b"--dir") + 1].decode()
+        time.sleep(0.02)
+    raise AssertionError("no server child found")
+
+
+def _wait_gone(pid: int, timeout: float = 10) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not _pid_running(pid):
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def _start_repl(*extra):
+    return subprocess.Popen([sys.executable, "-m", "playground", "repl", "--server", "bundled", *extra],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def test_server_dies_with_sigkilled_app():
+    app = _start_repl()
+    try:
+        server_pid, folder = _child_server(app.pid)
+        app.kill()
+        app.wait()
+        assert _wait_gone(server_pid), "server outlived the SIGKILLed app"
+    finally:
+        app.kill()
+    # The next start sweeps the dead app's temp dir.
+    with PrivateServer(choose_binary("bundled")):
+        assert not os.path.exists(folder)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])
+def test_signals_stop_server_and_remove_dir(sig):
+    app = _start_repl()
+    try:
+        server_pid, folder = _child_server(app.pid)
+        app.send_signal(sig)
+        app.wait(timeout=10)
+        assert _wait_gone(server_pid)
+        assert not os.path.exists(folder)
+    finally:
+        app.kill()
+
+
+def test_end_of_input_stops_server():
+    app = _start_repl()
+    server_pid, folder = _child_server(app.pid)
+    out, err = app.communicate(b"SET a 1\nGET a\n", timeout=20)
+    assert out == b'OK\n"1"\n'
+    assert app.returncode == 0
+    assert _wait_gone(server_pid) and not os.path.exists(folder)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--server", "/nonexistent/redis-server"], "server binary not found"),
+    (["--server", "/bin/true"], "not a Redis or Valkey server"),
+    (["--url", "http://example"], "bad --url"),
+])
+def test_bad_server_choice_is_one_line_exit_2(args, message):
+    result = subprocess.run([sys.executable, "-m", "playground", "repl", *args],
+                            input=b"PING\n", capture_output=True, timeout=20)
+    assert result.returncode == 2
+    assert result.stdout == b""
+    lines = result.stderr.decode().strip().splitlines()
+    assert len(lines) == 1 and message in lines[0] and "Traceback" not in lines[0]

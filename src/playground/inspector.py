@@ -1,0 +1,202 @@
+"""What the key inspector shows: every key with its type, TTL and a one-line preview.
+
+It reads over a connection of its own, sends no writes and no WATCH, and does bounded
+work per refresh: SCAN with a budget, a cap on keys shown, and previews that read only
+the first few elements or bytes of a value, all pipelined (three round trips in all).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass
+
+from redis.exceptions import RedisError
+
+from .protocol import Address, open_connection
+from .render import repr_bytes
+from .replies import Array, Bulk, Err, Int, Status
+
+INSPECTOR_NAME = "playground-inspector"
+PREVIEW_ITEMS = 5
+PREVIEW_BYTES = 64
+
+
+@dataclass(frozen=True)
+class KeyInfo:
+    """One key as the inspector shows it."""
+
+    name: bytes
+    type: str
+    pttl: int            # ms; -1 no expiry, -2 gone
+    size: int | None     # length / cardinality, when cheap to know
+    preview: str
+    read_at: float       # time.monotonic() of the read, for a local TTL countdown
+
+    def ttl_left(self, now: float | None = None) -> float | None:
+        """Seconds left, counting down locally from the read; None when it never expires."""
+        if self.pttl < 0:
+            return None
+        now = time.monotonic() if now is None else now
+        return max(0.0, self.pttl / 1000 - (now - self.read_at))
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    keys: list[KeyInfo]
+    more: int            # keys beyond the cap (0 if none, -1 if the scan was cut short)
+    total: int           # DBSIZE
+
+
+def _pipeline_bytes(commands: list[list[bytes]]) -> bytes:
+    out = []
+    for argv in commands:
+        out.append(b"*%d\r\n" % len(argv))
+        for arg in argv:
+            out.append(b"$%d\r\n%s\r\n" % (len(arg), arg))
+    return b"".join(out)
+
+
+class Inspector:
+    """Reads keys for the inspector over its own connection."""
+
+    def __init__(self, address: Address, cap: int = 200, scan_budget: int = 2000) -> None:
+        self.address = address
+        self.cap = cap
+        self.scan_budget = scan_budget
+        self._conn = None
+        self._lock: asyncio.Lock | None = None  # one pipeline at a time on the connection
+
+    async def connect(self, address: Address | None = None) -> None:
+        await self.close()
+        if address is not None:
+            self.address = address
+        await self._open()
+
+    async def _open(self) -> None:
+        conn = open_connection(self.address, client_name=INSPECTOR_NAME)
+        await conn.connect()
+        await conn.send_command(b"CLIENT", b"NO-TOUCH", b"ON")  # 7.2+: reads leave LRU alone
+        await conn.read_response()
+        self._conn = conn
+
+    async def close(self) -> None:
+        if self._conn is not None:
+            conn, self._conn = self._conn, None
+            await conn.disconnect(nowait=True)
+
+    async def run(self, commands: list[list[bytes]]) -> list:
+        """Send read-only `commands` as one pipeline and return their typed replies."""
+        if self._lock is None:
+            self._lock = asyncio.Lock()
+        async with self._lock:
+            if self._conn is None:
+                await self._open()
+            try:
+                await self._conn.send_packed_command(_pipeline_bytes(commands))
+                return [await self._conn.read_response() for _ in commands]
+            except (OSError, RedisError):
+                self._conn = None
+                raise
+
+    async def snapshot(self, pattern: bytes = b"*") -> Snapshot:
+        """Keys matching `pattern` (at most `cap`), sorted by name."""
+        names: list[bytes] = []
+        cursor, scanned = b"0", 0
+        while True:
+            reply, dbsize = await self.run([
+                [b"SCAN", cursor, b"MATCH", pattern, b"COUNT", b"500"], [b"DBSIZE"]])
+            if isinstance(reply, Err):
+                raise RuntimeError(reply.message.decode(errors="replace"))
+            cursor = bytes(reply[0])
+            names.extend(bytes(k) for k in reply[1])
+            scanned += 500
+            if cursor == b"0" or len(names) > self.cap or scanned >= self.scan_budget:
+                break
+        names = sorted(set(names))
+        more = max(len(names) - self.cap, 0) if cursor == b"0" else -1
+        names = names[: self.cap]
+        if not names:
+            return Snapshot([], more, int(dbsize) if isinstance(dbsize, Int) else 0)
+        meta = await self.run([c for n in names for c in ([b"TYPE", n], [b"PTTL", n])])
+        types = [bytes(t).decode() if isinstance(t, (Status, Bulk)) else "?" for t in meta[0::2]]
+        ttls = [int(t) if isinstance(t, Int) else -2 for t in meta[1::2]]
+        preview_cmds = [_preview_commands(n, t) for n, t in zip(names, types)]
+        flat = [c for cmds in preview_cmds for c in cmds]
+        replies = await self.run(flat) if flat else []
+        now = time.monotonic()
+        keys, i = [], 0
+        for name, type_, ttl, cmds in zip(names, types, ttls, preview_cmds):
+            part = replies[i:i + len(cmds)]
+            i += len(cmds)
+            size, preview = _preview(type_, part)
+            keys.append(KeyInfo(name, type_, ttl, size, preview, now))
+        return Snapshot(keys, more, int(dbsize) if isinstance(dbsize, Int) else len(keys))
+
+    async def detail(self, name: bytes) -> dict[str, str]:
+        """Everything about one key for the detail view (the full value, up to 1 MB)."""
+        type_, ttl, encoding, memory = await self.run([
+            [b"TYPE", name], [b"PTTL", name], [b"OBJECT", b"ENCODING", name],
+            [b"MEMORY", b"USAGE", name]])
+        t = bytes(type_).decode() if isinstance(type_, (Status, Bulk)) else "?"
+        full = {
+            "string": [[b"GETRANGE", name, b"0", b"1048575"]],
+            "list": [[b"LRANGE", name, b"0", b"999"]],
+            "set": [[b"SMEMBERS", name]],
+            "zset": [[b"ZRANGE", name, b"0", b"999", b"WITHSCORES"]],
+            "hash": [[b"HGETALL", name]],
+            "stream": [[b"XRANGE", name, b"-", b"+", b"COUNT", b"100"]],
+        }.get(t, [])
+        value = (await self.run(full))[0] if full else None
+        from .render import format_tty
+
+        return {
+            "key": repr_bytes(name).decode(),
+            "type": t,
+            "ttl": "no expiry" if int(ttl) == -1 else f"{int(ttl)} ms",
+            "encoding": bytes(encoding).decode() if isinstance(encoding, Bulk) else "?",
+            "memory": f"{int(memory)} bytes" if isinstance(memory, Int) else "?",
+            "value": format_tty(value).decode("utf-8", "replace") if value is not None else "",
+        }
+
+
+def _preview_commands(name: bytes, type_: str) -> list[list[bytes]]:
+    n = str(PREVIEW_ITEMS - 1).encode()
+    return {
+        "string": [[b"STRLEN", name], [b"GETRANGE", name, b"0", str(PREVIEW_BYTES - 1).encode()]],
+        "list": [[b"LLEN", name], [b"LRANGE", name, b"0", n]],
+        "set": [[b"SCARD", name], [b"SSCAN", name, b"0", b"COUNT", n]],
+        "zset": [[b"ZCARD", name], [b"ZRANGE", name, b"0", n, b"WITHSCORES"]],
+        "hash": [[b"HLEN", name], [b"HSCAN", name, b"0", b"COUNT", n]],
+        "stream": [[b"XLEN", name], [b"XREVRANGE", name, b"+", b"-", b"COUNT", b"1"]],
+    }.get(type_, [])
+
+
+def _short(value: bytes) -> str:
+    return repr_bytes(value[:PREVIEW_BYTES]).decode()
+
+
+def _preview(type_: str, replies: list) -> tuple[int | None, str]:
+    if not replies or any(isinstance(r, Err) for r in replies):
+        return None, ""
+    size = int(replies[0]) if isinstance(replies[0], Int) else None
+    body = replies[1]
+    if type_ == "string":
+        text = _short(bytes(body))
+        return size, text + ("…" if size is not None and size > PREVIEW_BYTES else "")
+    if type_ in ("set", "hash"):
+        body = body[1] if isinstance(body, Array) and len(body) == 2 else body
+    if type_ == "stream":
+        if not body:
+            return size, "(empty)"
+        entry = body[0]
+        fields = " ".join(_short(bytes(x)) for x in entry[1])
+        return size, f"last {bytes(entry[0]).decode()}: {fields}"
+    items = [bytes(x) for x in body] if isinstance(body, list) else []
+    if type_ in ("hash", "zset"):
+        pairs = [f"{_short(items[i])}: {_short(items[i + 1])}" for i in range(0, len(items) - 1, 2)]
+        shown = pairs[:PREVIEW_ITEMS]
+    else:
+        shown = [_short(x) for x in items[:PREVIEW_ITEMS]]
+    more = size is not None and size > len(shown)
+    return size, "[" + ", ".join(shown) + (", …" if more else "") + "]"

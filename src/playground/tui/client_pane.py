@@ -1,0 +1,209 @@
+"""One client's pane: its state line, everything it printed, and the command input.
+
+The path of one command is a straight line: Input -> parse_line -> Playground.execute
+-> typed reply -> render (redis-cli's bytes) -> this pane's log; then one CommandDone
+message tells the app that something changed.
+"""
+
+from __future__ import annotations
+
+import time
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.reactive import reactive
+from textual.widgets import Input, RichLog, Static
+
+from ..cmdline import INVALID_ARGUMENTS, INVALID_REPEAT, RepeatError, SplitError, parse_line
+from ..engine import Refused, ServerGone
+from ..render import render
+from ..replies import Bool, Double, Err, Int, Nil, Status
+from ..session import STREAMING, ClientState, ConnectionLost
+from .messages import CommandDone, ServerStopped
+
+READING_MESSAGES = "Reading messages... (press Ctrl-C to quit)"
+
+
+def reply_style(reply: object) -> str:
+    """Colour by the reply's type, as a terminal user expects from redis-cli's spirit."""
+    if isinstance(reply, Err):
+        return "bold red"
+    if reply is Nil:
+        return "dim"
+    if isinstance(reply, (Int, Double, Bool)):
+        return "cyan"
+    if isinstance(reply, Status):
+        return "green"
+    return ""
+
+
+def describe_state(state: ClientState | None, now: float | None = None, pending_since: float | None = None) -> Text:
+    """The state line: name, (TX n), WATCHed keys and whether EXEC will abort, blocked, subscribed."""
+    text = Text()
+    if state is None:
+        return Text("connecting…", style="dim")
+    text.append(f"{state.name}", style="bold")
+    if state.in_multi:
+        text.append(f" (TX {state.queued})", style="bold yellow")
+        if state.exec_will_abort:
+            text.append(" EXECABORT pending", style="bold red")
+    if state.watched:
+        keys = " ".join(k.decode("utf-8", "replace") for k in state.watched)
+        text.append(f"  WATCH {keys}", style="magenta")
+        if state.dirty:
+            text.append("  dirty — EXEC will abort", style="bold white on red")
+    if state.blocked or state.busy_script:
+        what = "blocked" if state.blocked else "running script"
+        elapsed = f" {now - pending_since:.1f}s" if (now and pending_since) else ""
+        text.append(f"  {what}{elapsed} (Ctrl+C cancels)", style="bold yellow")
+    elif state.pending is not None:
+        text.append("  waiting…", style="yellow")
+    if state.subscribed:
+        text.append(f"  subscribed ({state.subscriptions})", style="bold blue")
+    if state.resp == 3:
+        text.append("  RESP3", style="dim")
+    if state.db:
+        text.append(f"  db {state.db}", style="dim")
+    return text
+
+
+class ClientPane(Vertical):
+    """A redis-cli for one client: type a command, see exactly what redis-cli prints."""
+
+    DEFAULT_CSS = """
+    ClientPane { border: round $primary; height: 1fr; }
+    ClientPane:focus-within { border: round $accent; }
+    ClientPane > #state { height: 1; padding: 0 1; }
+    ClientPane > RichLog { height: 1fr; padding: 0 1; scrollbar-size-vertical: 1; }
+    ClientPane > Input, ClientPane > Input:focus { border: none; height: 1; padding: 0 1; }
+    """
+
+    BINDINGS = [
+        Binding("ctrl+c", "cancel", "Cancel pending", priority=True),
+        Binding("ctrl+l", "clear", "Clear pane"),
+    ]
+
+    state: reactive[ClientState | None] = reactive(None, always_update=True)
+    """The client's state, from the engine (server flags merged with what the client knows)."""
+
+    def __init__(self, client: str, **kwargs) -> None:
+        super().__init__(id=f"pane-{client}", **kwargs)
+        self.client = client
+        self.border_title = f"Client {client}"
+        self._pending_since: float | None = None
+        self._busy = False
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="state")
+        yield RichLog(id="output", wrap=True, markup=False, highlight=False, max_lines=5000, min_width=20)
+        yield Input(placeholder=f"{self.client}> type a Redis command", id="input")
+
+    def on_mount(self) -> None:
+        self.set_interval(0.25, self._tick)
+
+    def _tick(self) -> None:
+        if self._pending_since is not None:
+            self._poll_state()
+
+    @work(exclusive=True, group="poll-state", exit_on_error=False)
+    async def _poll_state(self) -> None:
+        """While a command is pending, ask the server whether the client is blocked."""
+        pg = self.app.playground
+        await pg.refresh_states()
+        self.state = pg.session(self.client).state
+
+    def watch_state(self, state: ClientState | None) -> None:
+        self.query_one("#state", Static).update(describe_state(state, time.monotonic(), self._pending_since))
+        prompt = f"{self.client}{'(TX)' if state and state.in_multi else ''}> "
+        self.query_one(Input).placeholder = prompt + "type a Redis command"
+
+    @property
+    def log_widget(self) -> RichLog:
+        return self.query_one("#output", RichLog)
+
+    def write(self, data: bytes | str, style: str = "") -> None:
+        """Append redis-cli's output (bytes) or a note to the log."""
+        text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
+        self.log_widget.write(Text(text.rstrip("\n"), style=style))
+
+    def note(self, message: str) -> None:
+        self.write(f"# {message}", style="italic yellow")
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        line = event.value
+        event.input.value = ""
+        self.write(f"{self.client}> {line}", style="bold")
+        try:
+            cmd = parse_line(line)
+        except SplitError:
+            self.write(INVALID_ARGUMENTS, style="bold red")
+            return
+        except RepeatError:
+            self.write(INVALID_REPEAT, style="bold red")
+            return
+        if cmd is None:
+            return
+        if self._busy:
+            self.note("still waiting for the previous command (Ctrl+C cancels it)")
+            return
+        self._busy = True  # set before the worker starts: one command at a time per client
+        self.run_command(cmd.argv, cmd.repeat)
+
+    @work(group="command", exclusive=False, exit_on_error=False)
+    async def run_command(self, argv: list[bytes], repeat: int = 1) -> None:
+        """Send the command (repeat times) and print each reply."""
+        pg = self.app.playground
+        session = pg.session(self.client)
+        started = time.monotonic()
+        self._pending_since = started
+        self.state = session.state
+        try:
+            for _ in range(repeat):
+                was_streaming = session.streaming
+                try:
+                    reply = await pg.execute(self.client, argv)
+                except Refused as exc:
+                    self.note(str(exc))
+                    return
+                except ServerGone as exc:
+                    self.note(str(exc))
+                    self.post_message(ServerStopped(str(exc)))
+                    return
+                except ConnectionLost as exc:
+                    self.note(str(exc))
+                    self.note(await pg.reconnect(self.client))
+                    return
+                if reply is STREAMING:
+                    if not was_streaming and argv[0].lower() in (b"subscribe", b"psubscribe", b"ssubscribe"):
+                        self.write(READING_MESSAGES, style="dim")
+                else:
+                    self.write(render(reply, argv), style=reply_style(reply))
+            elapsed = time.monotonic() - started
+            if elapsed >= 0.5:
+                self.write(b"(%.2fs)" % elapsed, style="dim")
+        finally:
+            self._busy = False
+            self._pending_since = None
+            self.post_message(CommandDone(self.client, list(argv)))
+
+    def show_frame(self, frame: object) -> None:
+        """A pub/sub frame arrived on this client's connection."""
+        if isinstance(frame, Exception):
+            self.note(f"subscription connection lost: {frame}")
+            return
+        self.write(render(frame), style=reply_style(frame))
+
+    async def action_cancel(self) -> None:
+        session = self.app.playground.session(self.client)
+        if session.state.pending is None and not session.streaming:
+            self.query_one(Input).value = ""
+            return
+        self.note(await session.cancel())
+        self.post_message(CommandDone(self.client, [b"<cancel>"]))
+
+    def action_clear(self) -> None:
+        self.log_widget.clear()

@@ -1,0 +1,134 @@
+"""The key inspector: every key, its type, a live TTL countdown and a value preview.
+
+Reads go through `playground.inspector.Inspector` (its own connection, no writes, bounded
+work). Refreshes run in an exclusive worker, so typing never waits for them and a newer
+refresh replaces an older one.
+"""
+
+from __future__ import annotations
+
+import time
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.reactive import reactive
+from textual.widgets import DataTable, Input, Static
+
+from ..inspector import Inspector, KeyInfo, Snapshot
+
+TYPE_STYLE = {"string": "green", "list": "cyan", "set": "magenta", "zset": "yellow",
+              "hash": "blue", "stream": "red"}
+
+
+def format_ttl(info: KeyInfo, now: float | None = None) -> str:
+    left = info.ttl_left(now)
+    return "—" if left is None else f"{left:.1f}s"
+
+
+class KeyInspector(Vertical):
+    """All keys of the server, refreshed after every command and on a timer."""
+
+    DEFAULT_CSS = """
+    KeyInspector { border: round $secondary; height: 1fr; }
+    KeyInspector:focus-within { border: round $accent; }
+    KeyInspector > #filter { border: none; height: 1; padding: 0 1; }
+    KeyInspector > #summary { height: 1; padding: 0 1; color: $text-muted; }
+    KeyInspector > DataTable { height: 1fr; }
+    """
+
+    BINDINGS = [Binding("slash", "focus_filter", "Filter keys")]
+
+    pattern: reactive[str] = reactive("*")
+    """SCAN MATCH pattern for the keys shown."""
+    snapshot: reactive[Snapshot | None] = reactive(None, always_update=True)
+    """The last keys read."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(id="inspector", **kwargs)
+        self.border_title = "Keys"
+        self.inspector: Inspector | None = None
+        self._changed_by: dict[bytes, tuple[str, float]] = {}
+        self._last_client: str | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Input(placeholder="filter: a SCAN pattern, e.g. user:*  (Enter applies)", id="filter")
+        yield Static(id="summary")
+        table = DataTable(id="keys", cursor_type="row", zebra_stripes=True)
+        table.add_columns("key", "type", "TTL", "value", "changed")
+        yield table
+
+    def on_mount(self) -> None:
+        self.set_interval(1.0, lambda: self.refresh_keys(None))
+        self.set_interval(0.25, self._tick_ttls)
+
+    def attach(self, inspector: Inspector) -> None:
+        self.inspector = inspector
+        self.refresh_keys(None)
+
+    def refresh_keys(self, client: str | None) -> None:
+        """Ask for a refresh; `client` is who probably changed something."""
+        if client is not None:
+            self._last_client = client
+        if self.inspector is not None:
+            self._load()
+
+    @work(exclusive=True, group="inspector", exit_on_error=False)
+    async def _load(self) -> None:
+        pattern = self.pattern.encode() or b"*"
+        try:
+            snap = await self.inspector.snapshot(pattern)
+        except Exception as exc:  # server busy or gone: keep the last picture
+            self.query_one("#summary", Static).update(f"(keys not readable now: {exc})")
+            return
+        if pattern == (self.pattern.encode() or b"*"):  # stale-result guard
+            self.snapshot = snap
+
+    def watch_snapshot(self, old: Snapshot | None, new: Snapshot | None) -> None:
+        if new is None:
+            return
+        before = {k.name: (k.type, k.preview, k.pttl >= 0) for k in (old.keys if old else [])}
+        now = time.monotonic()
+        for k in new.keys:
+            if before and before.get(k.name) != (k.type, k.preview, k.pttl >= 0):
+                self._changed_by[k.name] = (self._last_client or "?", now)
+        table = self.query_one(DataTable)
+        cursor = table.cursor_row
+        table.clear()
+        for k in new.keys:
+            who, when = self._changed_by.get(k.name, ("", 0.0))
+            recent = now - when < 2.0
+            name = Text(k.name.decode("utf-8", "replace"), style="bold reverse" if recent else "")
+            table.add_row(
+                name,
+                Text(k.type, style=TYPE_STYLE.get(k.type, "")),
+                format_ttl(k, now),
+                k.preview,
+                Text(f"by {who}" if who else "", style="bold" if recent else "dim"),
+                key=k.name.decode("latin-1"),
+            )
+        if new.keys:
+            table.move_cursor(row=min(cursor, len(new.keys) - 1))
+        more = f", {new.more} more not shown" if new.more > 0 else (", more not scanned" if new.more < 0 else "")
+        self.query_one("#summary", Static).update(
+            f"{new.total} keys in db{more}  (pattern {self.pattern})")
+
+    def _tick_ttls(self) -> None:
+        snap = self.snapshot
+        if snap is None:
+            return
+        table = self.query_one(DataTable)
+        now = time.monotonic()
+        for row, k in enumerate(snap.keys):
+            if k.pttl >= 0 and row < table.row_count:
+                table.update_cell_at((row, 2), format_ttl(k, now))
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.pattern = event.value.strip() or "*"
+        self.refresh_keys(None)
+
+    def action_focus_filter(self) -> None:
+        self.query_one("#filter", Input).focus()

@@ -1,0 +1,22 @@
+"""Messages between the TUI's widgets: small dataclasses, as in toolong's messages.py."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.message import Message
+
+
+@dataclass
+class CommandDone(Message):
+    """A client ran a command: the inspector and the other panes refresh once."""
+
+    client: str
+    argv: list[bytes]
+
+
+@dataclass
+class ServerStopped(Message):
+    """The private server is gone (a crash, or SHUTDOWN typed in a pane)."""
+
+    reason: str

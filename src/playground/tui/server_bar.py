@@ -1,0 +1,39 @@
+"""The bar at the top: which server, where, and how it is doing."""
+
+from __future__ import annotations
+
+from textual.reactive import reactive
+from textual.widgets import Static
+
+
+class ServerBar(Static):
+    """One line: flavour and version (and where it came from), socket, memory, clients."""
+
+    DEFAULT_CSS = """
+    ServerBar { height: 1; background: $primary-background; color: $text; padding: 0 1; }
+    ServerBar.-stopped { background: $error; }
+    """
+
+    label: reactive[str] = reactive("starting…")
+    """What the server is, e.g. "Valkey 9.1.2 (bundled)"."""
+    where: reactive[str] = reactive("")
+    """The unix socket (or the --url address)."""
+    memory: reactive[str] = reactive("")
+    """used_memory_human from INFO."""
+    clients: reactive[int] = reactive(0)
+    """connected_clients from INFO (our observer and inspector included)."""
+    stopped: reactive[bool] = reactive(False)
+    """True while the server is down."""
+
+    def render(self) -> str:
+        if self.stopped:
+            return f"{self.label} — STOPPED (F5 restarts a fresh server)"
+        parts = [self.label, self.where]
+        if self.memory:
+            parts.append(f"mem {self.memory}")
+        if self.clients:
+            parts.append(f"{self.clients} connections")
+        return "  │  ".join(p for p in parts if p)
+
+    def watch_stopped(self, stopped: bool) -> None:
+        self.set_class(stopped, "-stopped")

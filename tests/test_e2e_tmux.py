@@ -1,0 +1,64 @@
+"""End to end in a real terminal: the installed `redis-playground` in tmux, typing into
+both panes and reading the screen, then quitting and checking nothing is left behind."""
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+
+import pytest
+
+
+def tmux(*args: str) -> str:
+    return subprocess.run(["tmux", *args], capture_output=True, text=True, timeout=20).stdout
+
+
+def screen(session: str) -> str:
+    return tmux("capture-pane", "-p", "-t", session)
+
+
+def wait_for(session: str, text: str, timeout: float = 15) -> str:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        content = screen(session)
+        if text in content:
+            return content
+        time.sleep(0.1)
+    raise AssertionError(f"{text!r} never appeared on screen:\n{screen(session)}")
+
+
+@pytest.fixture
+def session():
+    assert shutil.which("tmux"), "tmux is needed for the end-to-end test (apt-get install tmux)"
+    name = f"pg-{uuid.uuid4().hex[:8]}"
+    yield name
+    tmux("kill-session", "-t", name)
+
+
+def test_watch_abort_in_a_real_terminal(session, server_binary):
+    command = f"{sys.executable} -m playground --server {server_binary.path}"
+    tmux("new-session", "-d", "-x", "160", "-y", "45", "-s", session, command)
+    wait_for(session, server_binary.version)
+    for line in ["SET balance 150", "WATCH balance"]:
+        tmux("send-keys", "-t", session, line, "Enter")
+        wait_for(session, f"A> {line}")
+    tmux("send-keys", "-t", session, "F3")
+    tmux("send-keys", "-t", session, "SET balance 200", "Enter")
+    wait_for(session, "B> SET balance 200")
+    wait_for(session, "dirty — EXEC will abort")
+    tmux("send-keys", "-t", session, "F2")
+    for line in ["MULTI", "DECRBY balance 100", "EXEC"]:
+        tmux("send-keys", "-t", session, line, "Enter")
+        wait_for(session, f"A> {line}")
+    content = wait_for(session, "(nil)")
+    assert '"200"' in content  # the inspector shows B's value
+    pid = int(tmux("display-message", "-p", "-t", session, "#{pane_pid}").strip())
+    server_dirs = [d for d in os.listdir("/tmp") if d.startswith(f"redis-playground-{pid}-")]
+    assert server_dirs, "the app's private server dir should exist while it runs"
+    tmux("send-keys", "-t", session, "C-q")
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(os.path.exists(f"/tmp/{d}") for d in server_dirs):
+        time.sleep(0.1)
+    assert not any(os.path.exists(f"/tmp/{d}") for d in server_dirs)

@@ -1,0 +1,118 @@
+"""The TUI driven with Pilot on a real private server: typing into both panes, the
+state line, the inspector, cancel, and a server restart after SHUTDOWN NOSAVE."""
+
+import asyncio
+
+from textual.widgets import DataTable, Input, RichLog, Static
+
+from playground.tui.app import PlaygroundApp, make_app
+from playground.tui.client_pane import ClientPane
+from playground.tui.server_bar import ServerBar
+
+
+async def wait_until(pilot, predicate, timeout=10.0):
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not predicate():
+        if loop.time() > deadline:
+            raise AssertionError("condition not reached")
+        await pilot.pause(0.02)
+
+
+def log_text(app: PlaygroundApp, client: str) -> list[str]:
+    log = app.query_one(f"#pane-{client} RichLog", RichLog)
+    return [strip.text.rstrip() for strip in log.lines]
+
+
+def state_text(app: PlaygroundApp, client: str) -> str:
+    return str(app.query_one(f"#pane-{client} #state", Static).render())
+
+
+async def type_command(pilot, app, client: str, line: str) -> None:
+    pane = app.query_one(f"#pane-{client}", ClientPane)
+    pane.query_one(Input).focus()
+    await pilot.pause()
+    before = len(log_text(app, client))
+    pane.query_one(Input).value = line  # pressing each key costs ~80 ms in Pilot
+    await pilot.press("enter")
+    await wait_until(pilot, lambda: not pane._busy and len(log_text(app, client)) > before + 1)
+
+
+async def started(pilot, app):
+    await wait_until(pilot, lambda: app.query_one(ServerBar).where != "" and app.inspector is not None)
+
+
+async def test_watch_abort_by_hand(server_binary):
+    app = make_app(server_binary.path)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await started(pilot, app)
+        assert server_binary.version in app.query_one(ServerBar).label
+        await type_command(pilot, app, "A", "SET balance 150")
+        await type_command(pilot, app, "A", "WATCH balance")
+        assert "WATCH balance" in state_text(app, "A") and "dirty" not in state_text(app, "A")
+        await type_command(pilot, app, "B", "SET balance 200")
+        await wait_until(pilot, lambda: "dirty" in state_text(app, "A"))
+        await type_command(pilot, app, "A", "MULTI")
+        await type_command(pilot, app, "A", "DECRBY balance 100")
+        assert "(TX 1)" in state_text(app, "A")
+        await type_command(pilot, app, "A", "EXEC")
+        assert log_text(app, "A")[-2:] == ["A> EXEC", "(nil)"]
+        assert "TX" not in state_text(app, "A") and "WATCH" not in state_text(app, "A")
+        table = app.query_one("#inspector DataTable", DataTable)
+        await wait_until(pilot, lambda: table.row_count == 1 and str(table.get_row_at(0)[3]) == '"200"')
+
+
+async def test_pane_prints_what_redis_cli_prints(server_binary):
+    app = make_app(server_binary.path)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await started(pilot, app)
+        app.query_one("#pane-A Input").focus()
+        await pilot.press(*"RPUSH l a b", "enter")  # real key presses, once
+        await wait_until(pilot, lambda: log_text(app, "A")[-1:] == ["(integer) 2"])
+        await type_command(pilot, app, "A", "LRANGE l 0 -1")
+        assert log_text(app, "A")[-2:] == ['1) "a"', '2) "b"']
+        await type_command(pilot, app, "A", 'SET k "x')
+        assert log_text(app, "A")[-1] == "Invalid argument(s)"
+
+
+async def test_blocked_pane_and_cancel(server_binary):
+    app = make_app(server_binary.path)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await started(pilot, app)
+        pane = app.query_one("#pane-A", ClientPane)
+        pane.query_one(Input).focus()
+        await pilot.press(*"BLPOP jobs 0", "enter")
+        await wait_until(pilot, lambda: "blocked" in state_text(app, "A"))
+        await type_command(pilot, app, "B", "PING")  # B is not blocked
+        assert log_text(app, "B")[-1] == "PONG"
+        pane.query_one(Input).focus()
+        await pilot.press("ctrl+c")
+        await wait_until(pilot, lambda: any("cancelled" in line for line in log_text(app, "A")))
+        await wait_until(pilot, lambda: not pane._busy)
+        await type_command(pilot, app, "A", "PING")
+        assert log_text(app, "A")[-1] == "PONG"
+
+
+async def test_shutdown_banner_and_restart(server_binary):
+    app = make_app(server_binary.path)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await started(pilot, app)
+        await type_command(pilot, app, "A", "SET k v")
+        await type_command(pilot, app, "B", "SHUTDOWN NOSAVE")
+        bar = app.query_one(ServerBar)
+        await wait_until(pilot, lambda: bar.stopped)
+        assert "F5" in str(app.query_one("#banner", Static).render())
+        await pilot.press("f5")
+        await wait_until(pilot, lambda: not bar.stopped)
+        await type_command(pilot, app, "A", "GET k")
+        assert log_text(app, "A")[-1] == "(nil)"
+
+
+async def test_server_does_not_outlive_the_app(server_binary):
+    app = make_app(server_binary.path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await started(pilot, app)
+        process, folder = app.playground.server.process, app.playground.server.dir
+    assert process.poll() is not None
+    import os
+    assert not os.path.exists(folder)

@@ -95,3 +95,25 @@ async def test_help_is_not_sent_to_the_server(private_server):
 async def test_resp3_option(private_server):
     out, _ = await repl(private_server, "HSET h f v\nHGETALL h\n", resp=3)
     assert out == b'(integer) 1\n1# "f" => "v"\n'
+
+
+async def test_more_than_two_clients(private_server):
+    out, _ = await repl(private_server, "C> CLIENT GETNAME\nC> WATCH k\nB> SET k 1\nC> MULTI\nC> EXEC\n",
+                        clients=("A", "B", "C"))
+    assert out == b'"C"\nOK\nOK\nOK\n(nil)\n'
+
+
+async def test_url_mode_uses_the_given_server_and_refuses_flush(private_server):
+    from playground.protocol import Address
+
+    out, err = await repl_url(Address(path=private_server.socket_path), "SET k v\nFLUSHALL\nGET k\n")
+    assert out == b'OK\n"v"\n'
+    assert "allow-flush" in err
+    assert private_server.alive()
+
+
+async def repl_url(address, text):
+    out, err = io.BytesIO(), io.StringIO()
+    pg = Playground(url=address)
+    assert await run_repl(pg, stdin=io.BytesIO(text.encode()), stdout=out, stderr=err) == 0
+    return out.getvalue(), err.getvalue()

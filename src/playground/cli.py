@@ -24,7 +24,17 @@ def _server_options() -> argparse.ArgumentParser:
                                      "(redis://host:port/db or unix:///path); never the default")
     group.add_argument("--allow-flush", action="store_true",
                        help="with --url: allow FLUSHALL/FLUSHDB/SHUTDOWN and scenario resets")
+    group.add_argument("--clients", type=_client_names, default=("A", "B"), metavar="A,B",
+                       help="names of the clients, each with its own connection (default A,B)")
     return common
+
+
+def _client_names(text: str) -> tuple[str, ...]:
+    names = tuple(n.strip() for n in text.split(",") if n.strip())
+    if not names or len(set(n.lower() for n in names)) != len(names) or not all(
+            n.replace("-", "").replace("_", "").isalnum() and n[0].isalpha() for n in names):
+        raise argparse.ArgumentTypeError("give distinct names like A,B,C (letters, digits, - and _)")
+    return names
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -44,7 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _playground(args, **kwargs):
     from .engine import Playground
 
-    return Playground.create(server_choice=args.server, url=args.url,
+    return Playground.create(server_choice=args.server, url=args.url, clients=args.clients,
                              allow_flush=args.allow_flush, **kwargs)
 
 

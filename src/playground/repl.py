@@ -29,6 +29,7 @@ from .session import STREAMING, ConnectionLost, Session
 READING_MESSAGES = b"Reading messages... (press Ctrl-C to quit)\n"
 _PREFIX = re.compile(rb"^\s*([A-Za-z][A-Za-z0-9_-]*)>[ \t]?")
 _POLL_MIN, _POLL_MAX = 0.001, 0.05
+SCRIPT_WAIT_AT_EOF = 60.0
 
 
 @dataclass
@@ -219,16 +220,31 @@ class Repl:
                     await self._settle(other, job)
 
     async def finish(self) -> None:
-        """At end of input: wait for replies that are coming, cancel clients still blocked."""
+        """At end of input: wait for replies that are coming and for running scripts;
+        cancel clients still blocked (nothing left in the input can unblock them)."""
         for name, jobs in self.unfinished.items():
             for job in list(jobs):
                 await self._settle(name, job)
-                if not job.done.done():
-                    self.say(f"client {name}: still waiting at end of input "
-                             f"({job.cmd.argv[0].decode(errors='replace')}); cancelled")
-                    self.workers[name].cancel()
+                if job.done.done():
+                    continue
+                what = job.cmd.argv[0].decode(errors="replace")
+                if self.pg.sessions[name].state.busy_script:
+                    self.say(f"client {name}: end of input; waiting for its script ({what}) to finish")
+                    try:
+                        await asyncio.wait_for(asyncio.shield(job.done), SCRIPT_WAIT_AT_EOF)
+                        await self._settle(name, job)
+                        continue
+                    except asyncio.TimeoutError:
+                        self.say(f"client {name}: the script still runs after {SCRIPT_WAIT_AT_EOF:g}s; "
+                                 "stopping the server")
+                        break
+                self.say(f"client {name}: still waiting at end of input ({what}); cancelled")
+                self.workers[name].cancel()
+                try:
                     self.say(await self.pg.reconnect(name))
-                    break
+                except ConnectionLost as exc:
+                    self.say(str(exc))
+                break
         for name in self.stream_held:
             self._flush_stream(name)
         for task in self.workers.values():

@@ -99,9 +99,11 @@ class Session:
             self.address = address
         if resp is not None:
             self._start_resp = resp
-        conn = open_connection(self.address, client_name=self.name)
+        conn = open_connection(self.address)
         try:
             await conn.connect()
+            await conn.send_command(b"CLIENT", b"SETNAME", self.name.encode())
+            named = await conn.read_response()
             await conn.send_command(b"CLIENT", b"ID")
             client_id = await conn.read_response()
             if self._start_resp == 3:
@@ -110,6 +112,13 @@ class Session:
         except (OSError, RedisError) as exc:
             await conn.disconnect(nowait=True)
             raise ConnectionLost(f"client {self.name}: cannot connect to {self.address.describe()}: {exc}") from None
+        for reply in (named, client_id):
+            if isinstance(reply, Err):
+                await conn.disconnect(nowait=True)
+                hint = (" (the server is running a script: SCRIPT KILL it, or SHUTDOWN NOSAVE "
+                        "if it already wrote)") if reply.code == "BUSY" else ""
+                raise ConnectionLost(f"client {self.name}: cannot connect: "
+                                     f"{reply.message.decode(errors='replace')}{hint}")
         self._conn = conn
         self.lost = None
         self._subs = _Subscriptions()

@@ -190,13 +190,15 @@ class PlaygroundApp(App):
 
 
 def make_app(server_choice: str | None = None, url: str | None = None,
-             allow_flush: bool = False) -> PlaygroundApp:
+             allow_flush: bool = False, clients: Iterable[str] = ("A", "B")) -> PlaygroundApp:
     """The app on a fresh private server (or an explicit --url); shared by CLI and tests."""
-    return PlaygroundApp(Playground.create(server_choice=server_choice, url=url, allow_flush=allow_flush))
+    playground = Playground.create(server_choice=server_choice, url=url,
+                                   allow_flush=allow_flush, clients=clients)
+    return PlaygroundApp(playground, clients=clients)
 
 
 def run_app(args) -> int:
-    app = make_app(args.server, args.url, args.allow_flush)
+    app = make_app(args.server, args.url, args.allow_flush, args.clients)
     try:
         app.run()
     finally:

@@ -6,11 +6,13 @@ argv -> session -> typed reply, then the observer refreshes every client's state
 
 from __future__ import annotations
 
+import asyncio
 import signal
 from typing import Callable, Iterable
 
 from redis.exceptions import RedisError
 
+from .inspector import Inspector
 from .observer import Observer
 from .protocol import Address
 from .server import PrivateServer, ServerBinary, ServerError, choose_binary
@@ -19,6 +21,7 @@ from .session import ConnectionLost, Session
 # Commands that destroy data the user did not create here: refused on a --url server
 # unless the user passed --allow-flush.
 DESTRUCTIVE = {b"flushall", b"flushdb", b"shutdown", b"swapdb", b"debug"}
+_POLL_MIN, _POLL_MAX = 0.001, 0.05
 
 
 class ServerGone(Exception):
@@ -47,6 +50,7 @@ class Playground:
         self.resp = resp
         self.sessions = {name: Session(name, on_stream=on_stream) for name in clients}
         self.observer: Observer | None = None
+        self.reader: Inspector | None = None  # read-only connection: inspector and checks
 
     @classmethod
     def create(cls, server_choice: str | None = None, url: str | None = None, **kwargs) -> "Playground":
@@ -83,6 +87,8 @@ class Playground:
             await session.connect(address, resp=self.resp)
         self.observer = Observer(address)
         await self.observer.connect()
+        self.reader = Inspector(address)
+        await self.reader.connect()
         return self
 
     async def close(self) -> None:
@@ -90,6 +96,8 @@ class Playground:
             await session.close()
         if self.observer is not None:
             await self.observer.close()
+        if self.reader is not None:
+            await self.reader.close()
         if self.server is not None:
             self.server.stop()
 
@@ -126,6 +134,25 @@ class Playground:
         await self.refresh_states()
         return reply
 
+    async def settle(self, name: str, pending: "asyncio.Future") -> bool:
+        """Wait until `pending` (an execute of client `name`) is done, or the server says
+        that client is blocked (flag b) or running a busy script. True when done.
+
+        Polls the observer with a growing interval: a reply that comes at once costs
+        nothing, a blocked client is noticed within a few round trips.
+        """
+        delay = _POLL_MIN
+        while not pending.done():
+            done, _ = await asyncio.wait([pending], timeout=delay)
+            if done:
+                break
+            await self.refresh_states()
+            state = self.sessions[name].state
+            if state.blocked or state.busy_script:
+                return False
+            delay = min(delay * 2, _POLL_MAX)
+        return True
+
     async def refresh_states(self) -> None:
         """Ask the server once for every client's flags (x, d, b)."""
         if self.observer is None:
@@ -158,8 +185,9 @@ class Playground:
             raise ServerError("cannot restart a server the playground does not own (--url)")
         for session in self.sessions.values():
             await session.close()
-        if self.observer is not None:
-            await self.observer.close()
+        for conn in (self.observer, self.reader):
+            if conn is not None:
+                await conn.close()
         self.server.restart()
         await self.start()
         names = ", ".join(self.sessions)
@@ -170,11 +198,22 @@ class Playground:
         return await self.sessions[name].cancel()
 
     async def flushall(self) -> None:
-        """Empty the server for a scenario: FLUSHALL and SCRIPT FLUSH, on our own server only."""
+        """Empty the server: FLUSHALL and SCRIPT FLUSH (refused on a --url server without --allow-flush)."""
         self.check_allowed([b"flushall"])
-        conn_session = next(iter(self.sessions.values()))
+        first = next(iter(self.sessions.values()))
         for argv in ([b"FLUSHALL"], [b"SCRIPT", b"FLUSH"]):
-            await conn_session.execute(argv)
+            await first.execute(argv)
+
+    async def reset(self) -> None:
+        """A fresh start for a scenario part: a live server, no keys, no cached scripts,
+        and every client reconnected with no MULTI, WATCH or subscription."""
+        self.check_allowed([b"flushall"])
+        if self.server is not None and not self.server.alive():
+            await self.restart()
+        for session in self.sessions.values():
+            await session.connect(self.address)
+        await self.flushall()
+        await self.refresh_states()
 
 
 def install_exit_signals() -> None:

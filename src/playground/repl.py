@@ -28,7 +28,6 @@ from .session import STREAMING, ConnectionLost, Session
 
 READING_MESSAGES = b"Reading messages... (press Ctrl-C to quit)\n"
 _PREFIX = re.compile(rb"^\s*([A-Za-z][A-Za-z0-9_-]*)>[ \t]?")
-_POLL_MIN, _POLL_MAX = 0.001, 0.05
 SCRIPT_WAIT_AT_EOF = 60.0
 
 
@@ -195,17 +194,9 @@ class Repl:
         A job left blocked is detached: its output is held and printed by a later
         settle, right after the output of the line that unblocked it.
         """
-        delay = _POLL_MIN
-        while not job.done.done():
-            done, _ = await asyncio.wait([job.done], timeout=delay)
-            if done:
-                break
-            await self.pg.refresh_states()
-            state = self.pg.sessions[name].state
-            if state.blocked or state.busy_script:
-                job.detached = True
-                return
-            delay = min(delay * 2, _POLL_MAX)
+        if not await self.pg.settle(name, job.done):
+            job.detached = True
+            return
         for data in job.held:
             self.write(data)
         job.held.clear()

@@ -80,8 +80,7 @@ class PlaygroundApp(App):
         bar = self.query_one(ServerBar)
         try:
             await self.playground.start()
-            self.inspector = Inspector(self.playground.address)
-            await self.inspector.connect()
+            self.inspector = self.playground.reader
         except (ServerError, OSError, Exception) as exc:
             bar.label = "no server"
             bar.stopped = True
@@ -152,8 +151,8 @@ class PlaygroundApp(App):
             return
         try:
             message = await self.playground.restart()
-            if self.inspector is not None:
-                await self.inspector.connect(self.playground.address)
+            self.inspector = self.playground.reader
+            self.query_one(KeyInspector).attach(self.inspector)
         except Exception as exc:
             self.show_banner(f"Restart failed: {exc}")
             return
@@ -184,8 +183,6 @@ class PlaygroundApp(App):
         self.query_one(KeyInspector).refresh_keys(None)
 
     async def on_unmount(self) -> None:
-        if self.inspector is not None:
-            await self.inspector.close()
         await self.playground.close()
 
 

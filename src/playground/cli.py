@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sys
 
 from . import __version__
+from .scenario import ScenarioError
 from .server import ServerError
 
 
@@ -48,6 +50,17 @@ def build_parser() -> argparse.ArgumentParser:
                           help="read 'A> CMD' / 'B> CMD' lines from stdin, print what redis-cli prints")
     repl.add_argument("-3", dest="resp3", action="store_true",
                       help="start the clients in RESP3 mode (like redis-cli -3)")
+
+    library = argparse.ArgumentParser(add_help=False)
+    library.add_argument("--scenarios", action="append", metavar="DIR", default=[],
+                         help="also use the scenario files in DIR (may be repeated)")
+    sub.add_parser("list", parents=[library], help="list the scenarios: id, title, tags")
+    run = sub.add_parser("run", parents=[common, library], help="replay one scenario and check it")
+    run.add_argument("scenario", metavar="ID|PATH")
+    run.add_argument("--format", choices=("text", "markdown", "json"), default="text")
+    check = sub.add_parser("check", parents=[common, library],
+                           help="replay scenarios (default: all bundled) and report N passed, N failed")
+    check.add_argument("scenarios_to_check", nargs="*", metavar="ID|PATH")
     return parser
 
 
@@ -71,9 +84,16 @@ def main(argv: list[str] | None = None) -> int:
             install_exit_signals()
             pg = _playground(args, resp=3 if args.resp3 else 2)
             return asyncio.run(run_repl(pg))
+        if args.command in ("list", "run", "check"):
+            from . import commands
+
+            return getattr(commands, f"cmd_{args.command}")(args)
         from .tui.app import run_app
 
         return run_app(args)
+    except ScenarioError as exc:
+        print(f"redis-playground: {exc}", file=sys.stderr)
+        return 2
     except ServerError as exc:
         print(f"redis-playground: {exc}", file=sys.stderr)
         return 2
@@ -82,6 +102,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # `redis-playground run x | head`: stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     except OSError as exc:
         print(f"redis-playground: {exc}", file=sys.stderr)
         return 1

@@ -1,0 +1,173 @@
+"""Transcripts of a scenario run: text (two lanes, A | B), Markdown, JSON lines."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+from .runner import ScenarioResult, StepResult
+from .scenario import Scenario
+
+OK, FAIL, SKIP = "✓", "✗", "–"
+LANE = 38
+
+
+def _check_lines(step: StepResult) -> list[str]:
+    """Passed checks on one line, each failure on its own line with what went wrong."""
+    passed = [c.what for c in step.checks if c.ok]
+    lines = [f"{OK} " + ", ".join(passed)] if passed else []
+    lines += [f"{FAIL} {c.what}: {c.detail}" for c in step.checks if not c.ok]
+    return lines
+
+
+def _cell_lines(step: StepResult) -> list[str]:
+    """What goes in the client's lane for one step: the command, then its reply."""
+    if step.skipped:
+        return [f"{step.step.client}> {step.step.display}", f"{SKIP} skipped: {step.skipped}"]
+    head = f"{step.step.client}> {step.step.display}" if not step.step.wait else f"{step.step.client}: (reply arrives)"
+    lines = [head]
+    if step.reply:
+        lines.extend(step.reply.rstrip("\n").split("\n"))
+    if step.note:
+        lines.append(f"({step.note})")
+    return lines
+
+
+def _wrap(line: str, width: int) -> list[str]:
+    return [line[i:i + width] for i in range(0, len(line), width)] or [""]
+
+
+def text_header(scenario: Scenario, server: str) -> str:
+    lines = [f"━━ {scenario.id}: {scenario.title}", f"   on {server}"]
+    lines += textwrap.wrap(scenario.lesson, 76, initial_indent="   ", subsequent_indent="   ")
+    return "\n".join(lines) + "\n"
+
+
+def text_part(scenario: Scenario, part_name: str, setup: tuple[str, ...]) -> str:
+    out = []
+    if part_name:
+        out.append(f"\n   ── part: {part_name}")
+    if setup:
+        out.append("   setup: " + "; ".join(setup))
+    clients = scenario.clients
+    head = "   #  " + " │ ".join(f"{c:<{LANE}}" for c in clients)
+    out.append(head.rstrip())
+    return "\n".join(out) + "\n"
+
+
+def text_step(scenario: Scenario, step: StepResult) -> str:
+    clients = scenario.clients
+    lane = clients.index(step.step.client)
+    cell = [piece for line in _cell_lines(step) for piece in _wrap(line, LANE)]
+    out = []
+    for i, line in enumerate(cell):
+        cols = [" " * LANE] * len(clients)
+        cols[lane] = f"{line:<{LANE}}"
+        number = f"{step.step.number:>2} " if i == 0 else "   "
+        out.append(("   " + number + " │ ".join(cols)).rstrip())
+    for line in _check_lines(step):
+        out.append("      " + line)
+    if step.step.narration:
+        out += textwrap.wrap(step.step.narration, 74, initial_indent="      ↳ ", subsequent_indent="        ")
+    if step.step.pause:
+        out.append(f"      ⏸ {step.step.pause}")
+    return "\n".join(out) + "\n"
+
+
+def text_summary(result: ScenarioResult) -> str:
+    if result.skipped:
+        return f"   {SKIP} skipped: {result.skipped}\n"
+    if result.error:
+        return f"   {FAIL} {result.error}\n"
+    failed = len(result.failed_checks)
+    total = result.check_count
+    mark = OK if result.ok else FAIL
+    return f"   {mark} {total - failed} of {total} checks passed\n"
+
+
+def render_text(result: ScenarioResult) -> str:
+    """The whole transcript (for tests and files); `run` streams the same pieces."""
+    scenario = result.scenario
+    out = [text_header(scenario, result.server)]
+    current = None
+    for step in result.steps:
+        if step.part != current:
+            current = step.part
+            part = next(p for p in scenario.parts if p.name == step.part)
+            out.append(text_part(scenario, part.name, part.setup_display))
+        out.append(text_step(scenario, step))
+    out.append(text_summary(result))
+    return "".join(out)
+
+
+def _md(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", "<br>")
+
+
+def _md_code(text: str) -> str:
+    return "<br>".join(f"`{line}`" if line else "" for line in text.replace("|", "\\|").split("\n"))
+
+
+def render_markdown(result: ScenarioResult) -> str:
+    scenario = result.scenario
+    out = [f"## {scenario.id} — {scenario.title}", "", f"> {scenario.lesson}", "",
+           f"Server: {result.server}", ""]
+    if result.skipped:
+        out += [f"Skipped: {result.skipped}", ""]
+        return "\n".join(out)
+    for part in scenario.parts:
+        steps = [s for s in result.steps if s.part == part.name]
+        if part.name:
+            out += [f"### {part.name}", ""]
+        if part.setup_display:
+            out += ["Setup: " + ", ".join(f"`{c}`" for c in part.setup_display), ""]
+        header = "| # | " + " | ".join(scenario.clients) + " | checks | what happens |"
+        out += [header, "|" + "---|" * (len(scenario.clients) + 3)]
+        for s in steps:
+            cells = [""] * len(scenario.clients)
+            lane = scenario.clients.index(s.step.client)
+            lines = _cell_lines(s)
+            cells[lane] = _md_code("\n".join(lines))
+            checks = "<br>".join(_md(line) for line in _check_lines(s))
+            narration = _md(s.step.narration)
+            if s.step.pause:
+                narration += ("<br>" if narration else "") + "⏸ " + _md(s.step.pause)
+            out.append(f"| {s.step.number} | " + " | ".join(cells) + f" | {checks} | {narration} |")
+        out.append("")
+    out.append(text_summary(result).strip())
+    out.append("")
+    return "\n".join(out)
+
+
+def json_step(result_server: str, scenario: Scenario, step: StepResult) -> str:
+    return json.dumps({
+        "scenario": scenario.id,
+        "server": result_server,
+        "part": step.part,
+        "step": step.step.number,
+        "client": step.step.client,
+        "command": step.step.display if not step.step.wait else None,
+        "argv": [a.decode("utf-8", "replace") for a in step.step.argv] if step.step.argv else None,
+        "reply": step.reply,
+        "note": step.note,
+        "skipped": step.skipped,
+        "checks": [{"check": c.what, "ok": c.ok, "detail": c.detail} for c in step.checks],
+        "state": step.touched,
+    }, ensure_ascii=False)
+
+
+def check_line(result: ScenarioResult) -> str:
+    """One line per scenario for `check`."""
+    sid = result.scenario.id
+    if result.skipped:
+        return f"{SKIP} {sid}: skipped ({result.skipped})"
+    if result.error:
+        return f"{FAIL} {sid}: {result.error}"
+    skipped_steps = [s for s in result.steps if s.skipped]
+    extra = f", {len(skipped_steps)} steps skipped ({skipped_steps[0].skipped})" if skipped_steps else ""
+    if result.ok:
+        return f"{OK} {sid}: {result.check_count} checks passed{extra}"
+    step, check = result.failed_checks[0]
+    more = len(result.failed_checks) - 1
+    return (f"{FAIL} {sid}: step {step.step.number} ({step.step.client}> {step.step.display}): "
+            f"{check.what}: {check.detail}" + (f" (+{more} more)" if more else ""))

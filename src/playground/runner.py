@@ -1,0 +1,307 @@
+"""Replay a scenario on a playground and check every outcome it asserts.
+
+The runner adds little over the Redis round trips: it waits only where a scenario
+asks for time to pass (`sleep`), and notices a blocked client from the server's flags.
+It never hangs: a step that blocks unexpectedly fails and is cancelled, and a wait for
+a pending reply gives up after WAIT_TIMEOUT seconds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from dataclasses import dataclass, field
+from typing import Callable
+
+from .engine import Playground, ServerGone
+from .render import render
+from .replies import Array, Bulk, Err, Int, Map, Nil, Status
+from .scenario import SHA_IN_TEXT, Requirement, Scenario, StateCheck, Step
+from .session import STREAMING, ConnectionLost
+
+WAIT_TIMEOUT = 15.0
+
+
+@dataclass
+class CheckResult:
+    what: str            # e.g. 'reply', 'error WRONGTYPE', 'state balance'
+    ok: bool
+    detail: str = ""     # on failure: expected vs got
+
+
+@dataclass
+class StepResult:
+    part: str
+    step: Step
+    reply: str | None = None            # rendered exactly as redis-cli prints it
+    checks: list[CheckResult] = field(default_factory=list)
+    skipped: str | None = None          # why the step did not run
+    note: str | None = None             # e.g. 'blocked: the reply comes later'
+    touched: dict[str, dict] = field(default_factory=dict)  # key -> {type, ttl, value}
+
+    @property
+    def ok(self) -> bool:
+        return all(c.ok for c in self.checks)
+
+
+@dataclass
+class ScenarioResult:
+    scenario: Scenario
+    server: str
+    steps: list[StepResult] = field(default_factory=list)
+    skipped: str | None = None          # the whole scenario did not run
+    error: str | None = None            # it could not run to the end (setup failed, ...)
+
+    @property
+    def failed_checks(self) -> list[tuple[StepResult, CheckResult]]:
+        return [(s, c) for s in self.steps for c in s.checks if not c.ok]
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and not self.failed_checks
+
+    @property
+    def check_count(self) -> int:
+        return sum(len(s.checks) for s in self.steps)
+
+
+async def requirement_unmet(pg: Playground, req: Requirement | None) -> str | None:
+    """Why this server does not meet `req`, or None if it does."""
+    if req is None:
+        return None
+    server_flavour = _flavour(pg)
+    if req.flavour and req.flavour != server_flavour:
+        return f"needs {req.describe()}; this is {pg.label}"
+    if req.min_version and pg.server is not None and pg.server.version_tuple() < req.min_version:
+        return f"needs {req.describe()}; this is {pg.label}"
+    for command in req.commands:
+        reply = (await pg.reader.run([[b"COMMAND", b"INFO", command.encode()]]))[0]
+        if not isinstance(reply, Array) or not reply or reply[0] is Nil:
+            return f"needs the command {command}; {pg.label} does not have it"
+    return None
+
+
+def _flavour(pg: Playground) -> str | None:
+    if pg.server is not None:
+        return pg.server.flavour.lower()
+    return None
+
+
+class Runner:
+    """Runs one scenario; `on_step` sees each StepResult as soon as it is known."""
+
+    def __init__(self, pg: Playground, on_step: Callable[[StepResult], None] | None = None,
+                 record_touched: bool = False) -> None:
+        self.pg = pg
+        self.on_step = on_step or (lambda result: None)
+        self.record_touched = record_touched
+        self._pending: dict[str, tuple[asyncio.Task, StepResult]] = {}
+
+    async def run(self, scenario: Scenario) -> ScenarioResult:
+        result = ScenarioResult(scenario, self.pg.label)
+        why = await requirement_unmet(self.pg, scenario.requires)
+        if why:
+            result.skipped = why
+            return result
+        for name in scenario.clients:
+            if name not in self.pg.sessions:
+                result.error = f"needs client {name}, the playground has {', '.join(self.pg.sessions)}"
+                return result
+        for part in scenario.parts:
+            await self._discard_pending()
+            await self.pg.reset()
+            for argv, shown in zip(part.setup, part.setup_display):
+                reply = await self.pg.execute(scenario.clients[0], list(argv))
+                if isinstance(reply, Err):
+                    result.error = f"part {part.name or 1}: setup {shown!r} failed: {render(reply).decode().strip()}"
+                    return result
+            for step in part.steps:
+                step_result = await self.run_step(scenario, part.name, step)
+                result.steps.append(step_result)
+                self.on_step(step_result)
+        await self._discard_pending()
+        return result
+
+    async def run_step(self, scenario: Scenario, part: str, step: Step) -> StepResult:
+        out = StepResult(part, step)
+        why = await requirement_unmet(self.pg, step.requires)
+        if why:
+            out.skipped = why
+            return out
+        if step.sleep:
+            await asyncio.sleep(step.sleep)
+        if step.wait:
+            task, origin = self._pending.pop(step.client)
+            try:
+                await asyncio.wait_for(asyncio.shield(task), WAIT_TIMEOUT)
+            except asyncio.TimeoutError:
+                out.checks.append(CheckResult("reply arrives", False, f"no reply after {WAIT_TIMEOUT:g}s"))
+                await self.pg.reconnect(step.client)
+                return out
+            out.note = f"the reply to {origin.step.display}"
+            await self._finish(scenario, step, out, task.result(), origin.step.argv)
+            return out
+        task = asyncio.create_task(self._execute(step))
+        done = await self.pg.settle(step.client, task)
+        if not done:
+            if step.blocking:
+                out.note = "blocked: the reply comes later"
+                self._pending[step.client] = (task, out)
+                return out
+            await self.pg.reconnect(step.client)
+            await asyncio.gather(task, return_exceptions=True)
+            out.checks.append(CheckResult("does not block", False,
+                                          "the command blocked; mark the step blocking = true and add a wait step"))
+            return out
+        if step.blocking and not step.server_stops:
+            out.checks.append(CheckResult("blocks", False, "expected the command to block, it answered at once"))
+        await self._finish(scenario, step, out, task.result())
+        return out
+
+    async def _execute(self, step: Step):
+        """The reply, or the exception (ServerGone, ConnectionLost) as a value."""
+        try:
+            return await self.pg.execute(step.client, list(step.argv))
+        except (ServerGone, ConnectionLost) as exc:
+            return exc
+
+    async def _finish(self, scenario: Scenario, step: Step, out: StepResult, reply,
+                      argv: tuple[bytes, ...] | None = None) -> None:
+        argv = argv or step.argv
+        if isinstance(reply, ServerGone):
+            out.reply = None
+            out.note = "the server stopped"
+            out.checks.append(CheckResult("server stops", step.server_stops,
+                                          "" if step.server_stops else f"unexpected: {reply}"))
+            self._pending.clear()
+            await self.pg.restart()
+            out.note += "; the playground started a fresh server"
+            await self._check_state(step, out)
+            return
+        if isinstance(reply, ConnectionLost):
+            out.note = str(reply)
+            out.checks.append(CheckResult("reply", False, str(reply)))
+            await self.pg.reconnect(step.client)
+            return
+        if step.server_stops:
+            out.checks.append(CheckResult("server stops", False, "the server kept running"))
+        if reply is STREAMING:
+            out.reply = ""
+        else:
+            out.reply = render(reply, list(argv)).decode("utf-8", "replace")
+        out.checks.extend(check_reply(scenario, step, reply, out.reply))
+        await self._check_state(step, out)
+        if self.record_touched:
+            out.touched = await self.touched_keys(argv, step)
+
+    async def _check_state(self, step: Step, out: StepResult) -> None:
+        if step.state:
+            out.checks.extend(await check_state(self.pg, step.state))
+
+    async def touched_keys(self, argv: tuple[bytes, ...], step: Step) -> dict[str, dict]:
+        """The keys the command touched (the server says which: COMMAND GETKEYS), and
+        the keys the step checks."""
+        keys = [c.key for c in step.state]
+        reply = (await self.pg.reader.run([[b"COMMAND", b"GETKEYS", *argv]]))[0]
+        if isinstance(reply, Array):
+            keys += [bytes(k) for k in reply]
+        seen, result = set(), {}
+        for key in keys:
+            if key in seen:
+                continue
+            seen.add(key)
+            result[key.decode("utf-8", "replace")] = await describe_key(self.pg, key)
+        return result
+
+    async def _discard_pending(self) -> None:
+        for name, (task, _) in list(self._pending.items()):
+            if not task.done():
+                try:
+                    await self.pg.reconnect(name)
+                except ConnectionLost:
+                    pass
+            await asyncio.gather(task, return_exceptions=True)
+        self._pending.clear()
+
+
+def expand_shas(scenario: Scenario, text: str) -> str:
+    return SHA_IN_TEXT.sub(lambda m: scenario.sha(m.group(1)), text)
+
+
+def check_reply(scenario: Scenario, step: Step, reply, rendered: str) -> list[CheckResult]:
+    if step.reply is not None:
+        expected = expand_shas(scenario, step.reply).rstrip("\n")
+        got = rendered.rstrip("\n")
+        return [CheckResult("reply", got == expected, "" if got == expected else f"expected {expected!r}, got {got!r}")]
+    if step.error is not None:
+        ok = isinstance(reply, Err) and reply.code == step.error
+        got = rendered.strip() if isinstance(reply, Err) else f"not an error: {rendered.strip()!r}"
+        return [CheckResult(f"error {step.error}", ok, "" if ok else f"expected {step.error}, got {got}")]
+    if step.match is not None:
+        pattern = expand_shas(scenario, step.match)
+        ok = re.search(pattern, rendered, re.DOTALL) is not None
+        return [CheckResult("reply matches", ok, "" if ok else f"{rendered.strip()!r} does not match {pattern!r}")]
+    return []
+
+
+async def describe_key(pg: Playground, key: bytes) -> dict:
+    """type, ttl and value of one key, as plain JSON-able values."""
+    type_, ttl = await pg.reader.run([[b"TYPE", key], [b"TTL", key]])
+    t = bytes(type_).decode() if isinstance(type_, (Status, Bulk)) else "?"
+    read = {"string": [b"GET", key], "list": [b"LRANGE", key, b"0", b"-1"], "set": [b"SMEMBERS", key],
+            "hash": [b"HGETALL", key], "zset": [b"ZRANGE", key, b"0", b"-1", b"WITHSCORES"]}.get(t)
+    value = None
+    if read:
+        raw = (await pg.reader.run([read]))[0]
+        if isinstance(raw, Bulk):
+            value = bytes(raw).decode("utf-8", "replace")
+        elif isinstance(raw, (Array, Map)):
+            items = [bytes(x).decode("utf-8", "replace") for pair in raw for x in (pair if isinstance(raw, Map) else (pair,))]
+            value = sorted(items) if t == "set" else items
+    return {"type": t, "ttl": int(ttl) if isinstance(ttl, Int) else None, "value": value}
+
+
+async def check_state(pg: Playground, checks: tuple[StateCheck, ...]) -> list[CheckResult]:
+    """Each state check against the server, read over the read-only connection."""
+    results = []
+    for check in checks:
+        name = check.key.decode("utf-8", "replace")
+        info = await describe_key(pg, check.key)
+        problems = []
+        exists = info["type"] != "none"
+        if check.absent and exists:
+            problems.append(f"expected absent, it is a {info['type']}")
+        if check.exists and not exists:
+            problems.append("expected to exist, it is absent")
+        if check.type and info["type"] != check.type:
+            problems.append(f"expected type {check.type}, got {info['type']}")
+        if check.value is not None and (info["type"] != "string" or info["value"] != check.value):
+            got = repr(info["value"]) if info["type"] == "string" else ("absent" if not exists else f"a {info['type']}")
+            problems.append(f"expected {check.value!r}, got {got}")
+        if check.ttl is not None:
+            low, high = check.ttl
+            if not (low <= (info["ttl"] if info["ttl"] is not None else -2) <= high):
+                want = f"{low}" if low == high else f"{low}..{high}"
+                problems.append(f"expected TTL {want}, got {info['ttl']}")
+        if check.list is not None and (info["type"] != "list" or tuple(info["value"]) != check.list):
+            problems.append(f"expected list {list(check.list)}, got {info['value']}")
+        if check.set is not None and (info["type"] != "set" or frozenset(info["value"]) != check.set):
+            problems.append(f"expected set {sorted(check.set)}, got {info['value']}")
+        if check.hash is not None:
+            pairs = info["value"] or []
+            got = dict(zip(pairs[::2], pairs[1::2])) if info["type"] == "hash" else None
+            if got != check.hash:
+                problems.append(f"expected hash {check.hash}, got {got}")
+        if check.zset is not None:
+            pairs = info["value"] or []
+            got = tuple((pairs[i], float(pairs[i + 1])) for i in range(0, len(pairs), 2)) if info["type"] == "zset" else None
+            if got != check.zset:
+                problems.append(f"expected zset {list(check.zset)}, got {got}")
+        for count, cmd in (("scard", b"SCARD"), ("llen", b"LLEN")):
+            want = getattr(check, count)
+            if want is not None:
+                got = (await pg.reader.run([[cmd, check.key]]))[0]
+                if not isinstance(got, Int) or int(got) != want:
+                    problems.append(f"expected {count} {want}, got {got!r}")
+        results.append(CheckResult(f"state {name}", not problems, "; ".join(problems)))
+    return results

@@ -37,3 +37,9 @@ def test_repl_command_does_not_import_textual():
 
 def test_the_check_itself_can_fail():
     assert _imports_textual("import textual.app")
+
+
+def test_check_command_does_not_import_textual():
+    code = ("from playground import cli\n"
+            "rc = cli.main(['check', '--server', 'bundled', 'incr-is-atomic'])\nassert rc == 0, rc")
+    assert not _imports_textual(code)

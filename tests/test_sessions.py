@@ -6,7 +6,7 @@ import asyncio
 import pytest
 
 from playground.render import render
-from playground.replies import Array, Bulk, Err, Int, Nil, Status
+from playground.replies import Bulk, Err, Nil, Status
 from playground.session import STREAMING
 
 

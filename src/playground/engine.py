@@ -15,7 +15,7 @@ from redis.exceptions import RedisError
 from .inspector import Inspector
 from .observer import Observer
 from .protocol import Address
-from .server import PrivateServer, ServerBinary, ServerError, choose_binary
+from .server import PrivateServer, ServerError, choose_binary
 from .session import ConnectionLost, Session
 
 # Commands that destroy data the user did not create here: refused on a --url server

@@ -7,13 +7,10 @@ the first few elements or bytes of a value, all pipelined (three round trips in 
 
 from __future__ import annotations
 
-import asyncio
 import time
 from dataclasses import dataclass
 
-from redis.exceptions import RedisError
-
-from .protocol import Address, open_connection
+from .protocol import Address, SideConnection
 from .render import repr_bytes
 from .replies import Array, Bulk, Err, Int, Status
 
@@ -48,56 +45,14 @@ class Snapshot:
     total: int           # DBSIZE
 
 
-def _pipeline_bytes(commands: list[list[bytes]]) -> bytes:
-    out = []
-    for argv in commands:
-        out.append(b"*%d\r\n" % len(argv))
-        for arg in argv:
-            out.append(b"$%d\r\n%s\r\n" % (len(arg), arg))
-    return b"".join(out)
-
-
-class Inspector:
+class Inspector(SideConnection):
     """Reads keys for the inspector over its own connection."""
 
     def __init__(self, address: Address, cap: int = 200, scan_budget: int = 2000) -> None:
-        self.address = address
+        # CLIENT NO-TOUCH (7.2+): reading keys leaves their LRU/LFU data alone.
+        super().__init__(address, INSPECTOR_NAME, hello=[[b"CLIENT", b"NO-TOUCH", b"ON"]])
         self.cap = cap
         self.scan_budget = scan_budget
-        self._conn = None
-        self._lock: asyncio.Lock | None = None  # one pipeline at a time on the connection
-
-    async def connect(self, address: Address | None = None) -> None:
-        await self.close()
-        if address is not None:
-            self.address = address
-        await self._open()
-
-    async def _open(self) -> None:
-        conn = open_connection(self.address, client_name=INSPECTOR_NAME)
-        await conn.connect()
-        await conn.send_command(b"CLIENT", b"NO-TOUCH", b"ON")  # 7.2+: reads leave LRU alone
-        await conn.read_response()
-        self._conn = conn
-
-    async def close(self) -> None:
-        if self._conn is not None:
-            conn, self._conn = self._conn, None
-            await conn.disconnect(nowait=True)
-
-    async def run(self, commands: list[list[bytes]]) -> list:
-        """Send read-only `commands` as one pipeline and return their typed replies."""
-        if self._lock is None:
-            self._lock = asyncio.Lock()
-        async with self._lock:
-            if self._conn is None:
-                await self._open()
-            try:
-                await self._conn.send_packed_command(_pipeline_bytes(commands))
-                return [await self._conn.read_response() for _ in commands]
-            except (OSError, RedisError):
-                self._conn = None
-                raise
 
     async def snapshot(self, pattern: bytes = b"*") -> Snapshot:
         """Keys matching `pattern` (at most `cap`), sorted by name."""

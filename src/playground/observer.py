@@ -9,12 +9,9 @@ From Redis 7.0 (and on Valkey) a client already flagged `d` stops queueing, so t
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import replace
 
-from redis.exceptions import RedisError
-
-from .protocol import Address, open_connection
+from .protocol import Address, SideConnection
 from .replies import Bulk, Err, Verbatim
 from .session import ClientState, Session
 
@@ -52,41 +49,16 @@ def apply_flags(state: ClientState, fields: dict[str, str] | None) -> ClientStat
     )
 
 
-class Observer:
+class Observer(SideConnection):
     """Reads clients' flags without disturbing them (no writes, no WATCH, own connection)."""
 
     def __init__(self, address: Address) -> None:
-        self.address = address
-        self._conn = None
-        self._lock: asyncio.Lock | None = None  # several clients may refresh at once
+        super().__init__(address, OBSERVER_NAME)
         self.server_busy = False
-
-    async def connect(self, address: Address | None = None) -> None:
-        await self.close()
-        if address is not None:
-            self.address = address
-        conn = open_connection(self.address, client_name=OBSERVER_NAME)
-        await conn.connect()
-        self._conn = conn
-
-    async def close(self) -> None:
-        if self._conn is not None:
-            conn, self._conn = self._conn, None
-            await conn.disconnect(nowait=True)
 
     async def client_fields(self, ids: list[int]) -> dict[int, dict[str, str]] | None:
         """Fields per client id; None while the server is BUSY running a script."""
-        if self._lock is None:
-            self._lock = asyncio.Lock()
-        async with self._lock:
-            if self._conn is None:
-                await self.connect()
-            try:
-                await self._conn.send_command(b"CLIENT", b"LIST", b"ID", *[b"%d" % i for i in ids])
-                reply = await self._conn.read_response()
-            except (OSError, RedisError):
-                self._conn = None
-                raise
+        reply, = await self.run([[b"CLIENT", b"LIST", b"ID", *[b"%d" % i for i in ids]]])
         if isinstance(reply, Err):
             self.server_busy = reply.code == "BUSY"
             return None

@@ -9,13 +9,14 @@ a user just works on the same connection.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from urllib.parse import parse_qs, urlsplit
 
 from redis._parsers.resp3 import _AsyncRESP3Parser
 from redis.asyncio.connection import Connection, UnixDomainSocketConnection
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import InvalidResponse
+from redis.exceptions import InvalidResponse, RedisError
 
 from .replies import (
     Array, BigNumber, Bool, Bulk, Double, Err, Int, Map, Nil, Push, Set, Status, Verbatim,
@@ -146,3 +147,59 @@ class Address:
 
     def describe(self) -> str:
         return self.path if self.path else f"{self.host}:{self.port}"
+
+
+def pack_pipeline(commands: list[list[bytes]]) -> bytes:
+    """Several commands as one write (a pipeline)."""
+    out = []
+    for argv in commands:
+        out.append(b"*%d\r\n" % len(argv))
+        for arg in argv:
+            out.append(b"$%d\r\n%s\r\n" % (len(arg), arg))
+    return b"".join(out)
+
+
+class SideConnection:
+    """A named helper connection of the playground's own (observer, inspector): it
+    reconnects on demand and runs one pipeline at a time, whoever asks."""
+
+    def __init__(self, address: Address, name: str, hello: list[list[bytes]] = ()) -> None:
+        self.address = address
+        self.name = name
+        self.hello = list(hello)  # sent once per connection; replies ignored
+        self._conn = None
+        self._lock: asyncio.Lock | None = None
+
+    async def connect(self, address: Address | None = None) -> None:
+        await self.close()
+        if address is not None:
+            self.address = address
+        await self._open()
+
+    async def _open(self) -> None:
+        conn = open_connection(self.address, client_name=self.name)
+        await conn.connect()
+        if self.hello:
+            await conn.send_packed_command(pack_pipeline(self.hello))
+            for _ in self.hello:
+                await conn.read_response()
+        self._conn = conn
+
+    async def close(self) -> None:
+        if self._conn is not None:
+            conn, self._conn = self._conn, None
+            await conn.disconnect(nowait=True)
+
+    async def run(self, commands: list[list[bytes]]) -> list:
+        """Send `commands` as one pipeline and return their typed replies."""
+        if self._lock is None:
+            self._lock = asyncio.Lock()
+        async with self._lock:
+            if self._conn is None:
+                await self._open()
+            try:
+                await self._conn.send_packed_command(pack_pipeline(commands))
+                return [await self._conn.read_response() for _ in commands]
+            except (OSError, RedisError):
+                self._conn = None
+                raise

@@ -157,15 +157,20 @@ class PrivateServer:
     @property
     def label(self) -> str:
         """e.g. "Valkey 9.1.2 (bundled)" or "Redis 7.0.15 (/usr/bin/redis-server)"."""
-        return self.binary.label
+        where = "bundled" if self.binary.origin == "bundled" else self.binary.path
+        return f"{self.flavour} {self.version} ({where})"
 
     @property
     def flavour(self) -> str:
-        return self.binary.flavour
+        """From the running server's INFO (valkey_version only exists on Valkey)."""
+        if not self.info:
+            return self.binary.flavour
+        return "Valkey" if "valkey_version" in self.info else "Redis"
 
     @property
     def version(self) -> str:
-        return self.binary.version
+        """From INFO: valkey_version on Valkey (its redis_version is a compatibility value)."""
+        return self.info.get("valkey_version") or self.info.get("redis_version") or self.binary.version
 
     def version_tuple(self) -> tuple[int, ...]:
         return tuple(int(x) for x in re.findall(r"\d+", self.version)[:3])

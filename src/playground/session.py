@@ -12,7 +12,6 @@ import asyncio
 from dataclasses import dataclass, field, replace
 from typing import Callable
 
-from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
 
 from .protocol import Address, open_connection

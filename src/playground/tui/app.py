@@ -11,7 +11,7 @@ from typing import Iterable
 from textual import work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal
 from textual.widgets import Footer, Static
 
 from ..engine import Playground

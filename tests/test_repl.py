@@ -87,9 +87,10 @@ async def test_quit_stops_reading(private_server):
     assert out == b"PONG\n"
 
 
-async def test_help_is_not_sent_to_the_server(private_server):
-    out, err = await repl(private_server, "HELP GET\n")
-    assert out == b"" and "help" in err
+async def test_help_is_answered_locally(private_server):
+    out, _ = await repl(private_server, "HELP GET\nHELP\n")
+    assert out.startswith(b"\r\n  \x1b[1mGET\x1b[0m \x1b[90mkey\x1b[0m\r\n  \x1b[33msummary:\x1b[0m ")
+    assert b"(error)" not in out and b"help @<group>" in out
 
 
 async def test_resp3_option(private_server):

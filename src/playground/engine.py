@@ -12,6 +12,7 @@ from typing import Callable, Iterable
 
 from redis.exceptions import RedisError
 
+from .help import HelpIndex, load_help
 from .inspector import Inspector
 from .observer import Observer
 from .protocol import Address
@@ -51,6 +52,7 @@ class Playground:
         self.sessions = {name: Session(name, on_stream=on_stream) for name in clients}
         self.observer: Observer | None = None
         self.reader: Inspector | None = None  # read-only connection: inspector and checks
+        self._help: HelpIndex | None = None
 
     @classmethod
     def create(cls, server_choice: str | None = None, url: str | None = None, **kwargs) -> "Playground":
@@ -153,6 +155,15 @@ class Playground:
             delay = min(delay * 2, _POLL_MAX)
         return True
 
+    async def help_index(self) -> HelpIndex:
+        """The server's command help (COMMAND DOCS), read once per server."""
+        if self._help is None:
+            try:
+                self._help = await load_help(self.reader)
+            except (OSError, RedisError):
+                return HelpIndex.bundled()
+        return self._help
+
     async def refresh_states(self) -> None:
         """Ask the server once for every client's flags (x, d, b)."""
         if self.observer is None:
@@ -189,6 +200,7 @@ class Playground:
             if conn is not None:
                 await conn.close()
         self.server.restart()
+        self._help = None
         await self.start()
         names = ", ".join(self.sessions)
         return f"started a fresh server ({self.label}); clients {names} reconnected with empty state"

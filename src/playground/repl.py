@@ -106,8 +106,9 @@ class Repl:
         word = cmd.argv[0].lower()
         if word in (b"quit", b"exit") and cmd.repeat == 1:
             return False
-        if word in (b"help", b"?"):
-            self.say("help: not available in the headless REPL yet (try COMMAND DOCS <name>)")
+        if word in (b"help", b"?"):  # answered locally, as redis-cli does
+            index = await self.pg.help_index()
+            self.write(index.output_help([a.decode("utf-8", "replace") for a in cmd.argv[1:]]))
             return True
         if word.startswith(b":") or (word == b"connect" and len(cmd.argv) == 3):
             self.say(f"{cmd.argv[0].decode(errors='replace')}: not supported here "

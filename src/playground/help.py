@@ -1,0 +1,220 @@
+"""Command help, completion and argument hints, as redis-cli builds them.
+
+A port of redis-cli's help table (`cliInitHelp` from COMMAND DOCS, `cliAddArgument`),
+`cliOutputHelp` (the exact bytes `HELP SET` prints, escapes included), the completion
+callback and the hints callback. When the server has no COMMAND DOCS (before Redis 7)
+the bundled table in data/command_help.json is used instead.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from .cmdline import SplitError, split_args
+from .replies import Array, Bulk, Map, Set, Status
+
+BUNDLED = Path(__file__).resolve().parent / "data" / "command_help.json"
+
+
+@dataclass(frozen=True)
+class HelpEntry:
+    argv: tuple[str, ...]   # ("CLIENT", "LIST")
+    params: str
+    summary: str
+    since: str | None
+    group: str
+
+    @property
+    def full(self) -> str:
+        return " ".join(self.argv)
+
+
+def _text(value) -> str:
+    return bytes(value).decode("utf-8", "replace") if isinstance(value, (bytes, Bulk, Status)) else str(value)
+
+
+def _pairs(reply):
+    """(key, value) pairs of a RESP3 map or a RESP2 flat array."""
+    if isinstance(reply, Map):
+        return [(_text(k), v) for k, v in reply]
+    if isinstance(reply, list):
+        return [(_text(reply[i]), reply[i + 1]) for i in range(0, len(reply) - 1, 2)]
+    return []
+
+
+def _orempty(value: str) -> str:
+    return value if value else '""'
+
+
+def _add_argument(spec) -> str:
+    """`cliAddArgument`: one argument of COMMAND DOCS as redis-cli writes it."""
+    if not isinstance(spec, (Map, Array)):
+        return ""
+    name = type_ = None
+    token = ""
+    optional = multiple = multiple_token = False
+    arguments = []
+    for key, value in _pairs(spec):
+        if key == "name":
+            name = _text(value)
+        elif key == "token":
+            token += _orempty(_text(value))
+        elif key == "type":
+            type_ = _text(value)
+        elif key == "arguments":
+            arguments = value
+        elif key == "flags":
+            flags = {_text(f) for f in value} if isinstance(value, (Array, Set)) else set()
+            optional = "optional" in flags
+            multiple = "multiple" in flags
+            multiple_token = "multiple_token" in flags
+    if type_ in ("key", "string", "integer", "double", "pattern", "unix-time", "token"):
+        repeat = _orempty(name or "")
+    elif type_ == "oneof":
+        repeat = "|".join(_add_argument(a) for a in arguments)
+    elif type_ == "block":
+        repeat = " ".join(_add_argument(a) for a in arguments)
+    else:
+        repeat = ""
+    if token and type_ != "pure-token":
+        token += " "
+    out = "[" if optional else ""
+    out += token + repeat
+    if multiple:
+        out += " [" + (token if multiple_token else "") + repeat + " ...]"
+    if optional:
+        out += "]"
+    return out
+
+
+class HelpIndex:
+    """redis-cli's help table: every command and subcommand, sorted by name."""
+
+    def __init__(self, entries: list[HelpEntry]) -> None:
+        self.entries = sorted(entries, key=lambda e: e.full.encode())
+        self.groups = sorted({e.group for e in self.entries})
+
+    @classmethod
+    def from_docs(cls, reply) -> "HelpIndex":
+        """From the typed reply of COMMAND DOCS (RESP2 or RESP3)."""
+        entries: list[HelpEntry] = []
+        for name, specs in _pairs(reply):
+            cls._add(entries, name.upper(), None, specs)
+        return cls(entries)
+
+    @classmethod
+    def _add(cls, entries: list, cmd: str, sub: str | None, specs) -> None:
+        argv = (cmd,) if sub is None else (cmd, sub.split("|", 1)[1].upper())
+        fields = dict(_pairs(specs))
+        params = " ".join(_add_argument(a) for a in fields.get("arguments", []))
+        entries.append(HelpEntry(argv, params, _text(fields.get("summary", "")),
+                                 _text(fields["since"]) if "since" in fields else None,
+                                 _text(fields.get("group", ""))))
+        for subname, subspecs in _pairs(fields.get("subcommands", [])):
+            cls._add(entries, cmd, subname, subspecs)
+
+    @classmethod
+    def bundled(cls) -> "HelpIndex":
+        data = json.loads(BUNDLED.read_text())
+        return cls([HelpEntry(tuple(e["argv"]), e["params"], e["summary"], e["since"], e["group"])
+                    for e in data])
+
+    def dump(self) -> str:
+        return json.dumps([asdict(e) for e in self.entries], indent=0, ensure_ascii=False)
+
+    def command_names(self) -> list[str]:
+        return sorted({e.argv[0] for e in self.entries})
+
+    def output_help(self, words: list[str]) -> bytes:
+        """`cliOutputHelp`: what redis-cli prints for `HELP words...` (\\r\\n and colours included)."""
+        if not words:
+            return GENERIC_HELP
+        group = words[0][1:] if words[0].startswith("@") else None
+        out = []
+        for entry in self.entries:
+            if group is None:
+                if len(words) <= len(entry.argv) and all(
+                        w.lower() == a.lower() for w, a in zip(words, entry.argv)):
+                    out.append(_entry_help(entry, with_group=True))
+            elif group.lower() == entry.group.lower():
+                out.append(_entry_help(entry, with_group=False))
+        return ("".join(out) + "\r\n").encode()
+
+    def complete(self, buf: str) -> list[str]:
+        """redis-cli's completion: full lines that start with what was typed."""
+        if buf[:5].lower() == "help ":
+            start = 5
+            while start < len(buf) and buf[start].isspace():
+                start += 1
+            names = [e.full for e in self.entries] + ["@" + g for g in self.groups]
+        else:
+            start = 0
+            names = [e.full for e in self.entries]
+        typed = buf[start:].lower()
+        return [buf[:start] + n for n in sorted(names, key=str.encode) if n.lower().startswith(typed)]
+
+    def hint(self, buf: str) -> str | None:
+        """redis-cli's hint: the arguments still to type after `buf`, or None."""
+        try:
+            argv = [a.decode("utf-8", "replace") for a in split_args(buf)]
+        except SplitError:
+            return None
+        if not argv:
+            return None
+        entry, matchlen = None, 0
+        for e in self.entries:
+            if len(e.argv) <= len(argv) and all(a.lower() == b.lower() for a, b in zip(e.argv, argv)):
+                if len(e.argv) > matchlen:
+                    entry, matchlen = e, len(e.argv)
+        if entry is None:
+            return None
+        hint = entry.params
+        to_remove = len(argv) - matchlen
+        while to_remove > 0 and hint:
+            if hint[0] == "[":
+                break
+            if hint[0] == " ":
+                to_remove -= 1
+            hint = hint[1:]
+        if not (buf and buf[-1].isspace()):
+            hint = " " + hint
+        return hint
+
+    def lookup(self, argv: list[str]) -> HelpEntry | None:
+        """The most specific entry for a command line (CLIENT LIST over CLIENT)."""
+        best = None
+        for e in self.entries:
+            if len(e.argv) <= len(argv) and all(a.lower() == b.lower() for a, b in zip(e.argv, argv)):
+                if best is None or len(e.argv) > len(best.argv):
+                    best = e
+        return best
+
+
+def _entry_help(entry: HelpEntry, with_group: bool) -> str:
+    out = f"\r\n  \x1b[1m{entry.full}\x1b[0m \x1b[90m{entry.params}\x1b[0m\r\n"
+    out += f"  \x1b[33msummary:\x1b[0m {entry.summary}\r\n"
+    if entry.since is not None:
+        out += f"  \x1b[33msince:\x1b[0m {entry.since}\r\n"
+    if with_group:
+        out += f"  \x1b[33mgroup:\x1b[0m {entry.group}\r\n"
+    return out
+
+
+# redis-cli prints its own version here; the playground says what it is instead.
+GENERIC_HELP = (
+    b"redis-playground (help as in redis-cli)\n"
+    b"To get help about Redis commands type:\n"
+    b"      \"help @<group>\" to get a list of commands in <group>\n"
+    b"      \"help <command>\" for help on <command>\n"
+    b"      \"quit\" to exit\n"
+)
+
+
+async def load_help(reader) -> HelpIndex:
+    """From the server's COMMAND DOCS over `reader` (a SideConnection), else the bundled table."""
+    reply, = await reader.run([[b"COMMAND", b"DOCS"]])
+    if isinstance(reply, (Array, Map)) and reply:
+        return HelpIndex.from_docs(reply)
+    return HelpIndex.bundled()

@@ -23,6 +23,13 @@ from playground.server import PrivateServer  # noqa: E402
 BINARIES = available_binaries()
 
 
+@pytest.fixture(autouse=True)
+def private_state_dir(tmp_path, monkeypatch):
+    """Pane histories go to a temp dir, never to the developer's own state dir."""
+    monkeypatch.setenv("REDIS_PLAYGROUND_STATE_DIR", str(tmp_path / "state"))
+    return tmp_path / "state"
+
+
 def pytest_report_header(config):
     return "servers: " + ", ".join(b.label for b in BINARIES)
 

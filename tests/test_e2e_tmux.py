@@ -37,9 +37,10 @@ def session():
     tmux("kill-session", "-t", name)
 
 
-def test_watch_abort_in_a_real_terminal(session, server_binary):
+def test_watch_abort_in_a_real_terminal(session, server_binary, private_state_dir):
     command = f"{sys.executable} -m playground --server {server_binary.path}"
-    tmux("new-session", "-d", "-x", "160", "-y", "45", "-s", session, command)
+    tmux("new-session", "-d", "-x", "160", "-y", "45", "-s", session,
+         "-e", f"REDIS_PLAYGROUND_STATE_DIR={private_state_dir}", command)
     wait_for(session, server_binary.version)
     for line in ["SET balance 150", "WATCH balance"]:
         tmux("send-keys", "-t", session, line, "Enter")

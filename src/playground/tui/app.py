@@ -15,6 +15,7 @@ from textual.containers import Horizontal
 from textual.widgets import Footer, Static
 
 from ..engine import Playground
+from ..help import HelpIndex
 from ..inspector import Inspector
 from ..replies import Bulk
 from ..server import ServerError
@@ -34,6 +35,9 @@ class PlaygroundApp(App):
     #banner { display: none; height: auto; background: $error; color: $text; padding: 0 1; }
     #banner.-shown { display: block; }
     .-narrow #panes { layout: vertical; }
+    .-short #panes { height: 3fr; }
+    .-short KeyInspector > #filter { display: none; }
+    .-short KeyInspector.-filtering > #filter { display: block; }
     """
 
     BINDINGS = [
@@ -50,6 +54,7 @@ class PlaygroundApp(App):
         self.playground = playground
         self.clients = list(clients)
         self.inspector: Inspector | None = None
+        self.help: HelpIndex = HelpIndex.bundled()  # replaced by the server's COMMAND DOCS
 
     def compose(self) -> ComposeResult:
         yield ServerBar(id="server-bar")
@@ -73,7 +78,9 @@ class PlaygroundApp(App):
         self.start_playground()
 
     def on_resize(self, event) -> None:
-        self.set_class(event.size.width < 100, "-narrow")
+        # Side by side down to 70 columns (the race is easier to follow); stacked below.
+        self.set_class(event.size.width < 70, "-narrow")
+        self.set_class(event.size.height < 30, "-short")
 
     @work(exclusive=True, group="server", exit_on_error=False)
     async def start_playground(self) -> None:
@@ -81,6 +88,7 @@ class PlaygroundApp(App):
         try:
             await self.playground.start()
             self.inspector = self.playground.reader
+            self.help = await self.playground.help_index()
         except (ServerError, OSError, Exception) as exc:
             bar.label = "no server"
             bar.stopped = True

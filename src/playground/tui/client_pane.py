@@ -17,14 +17,24 @@ from textual.containers import Vertical
 from textual.reactive import reactive
 from textual.widgets import Input, RichLog, Static
 
-from ..cmdline import INVALID_ARGUMENTS, INVALID_REPEAT, RepeatError, SplitError, parse_line
+from ..cmdline import INVALID_ARGUMENTS, INVALID_REPEAT, RepeatError, SplitError, parse_line, split_args
+from ..history import History
 from ..engine import Refused, ServerGone
 from ..render import render
 from ..replies import Bool, Double, Err, Int, Nil, Status
 from ..session import STREAMING, ClientState, ConnectionLost
+from .command_input import CommandInput
 from .messages import CommandDone, ServerStopped
+from .script_editor import ScriptEditor
 
 READING_MESSAGES = "Reading messages... (press Ctrl-C to quit)"
+
+
+def _safe_split(line: str) -> list[bytes]:
+    try:
+        return split_args(line)
+    except SplitError:
+        return []
 
 
 def reply_style(reply: object) -> str:
@@ -78,28 +88,33 @@ class ClientPane(Vertical):
     ClientPane:focus-within { border: round $accent; }
     ClientPane > #state { height: 1; padding: 0 1; }
     ClientPane > RichLog { height: 1fr; padding: 0 1; scrollbar-size-vertical: 1; }
-    ClientPane > Input, ClientPane > Input:focus { border: none; height: 1; padding: 0 1; }
+    ClientPane > CommandInput, ClientPane > CommandInput:focus { border: none; height: 1; padding: 0 1; }
+    ClientPane > #hint { height: 1; padding: 0 1; color: $text-muted; }
     """
 
     BINDINGS = [
         Binding("ctrl+c", "cancel", "Cancel pending", priority=True),
         Binding("ctrl+l", "clear", "Clear pane"),
+        Binding("ctrl+e", "edit_script", "Lua editor"),
     ]
 
     state: reactive[ClientState | None] = reactive(None, always_update=True)
     """The client's state, from the engine (server flags merged with what the client knows)."""
 
-    def __init__(self, client: str, **kwargs) -> None:
+    def __init__(self, client: str, history: History | None = None, **kwargs) -> None:
         super().__init__(id=f"pane-{client}", **kwargs)
         self.client = client
         self.border_title = f"Client {client}"
         self._pending_since: float | None = None
         self._busy = False
+        self.history = history if history is not None else History.for_client(client)
 
     def compose(self) -> ComposeResult:
         yield Static(id="state")
         yield RichLog(id="output", wrap=True, markup=False, highlight=False, max_lines=5000, min_width=20)
-        yield Input(placeholder=f"{self.client}> type a Redis command", id="input")
+        yield CommandInput(self.history, lambda: self.app.help,
+                           placeholder=f"{self.client}> type a Redis command", id="input")
+        yield Static(id="hint")
 
     def on_mount(self) -> None:
         self.set_interval(0.25, self._tick)
@@ -132,6 +147,22 @@ class ClientPane(Vertical):
     def note(self, message: str) -> None:
         self.write(f"# {message}", style="italic yellow")
 
+    def on_input_changed(self, event: Input.Changed) -> None:
+        hint = self.app.help.hint(event.value) if event.value else None
+        text = Text()
+        if hint and hint.strip():
+            text.append(hint.strip(), style="dim")
+            entry = self.app.help.lookup([a.decode(errors="replace") for a in _safe_split(event.value)])
+            if entry is not None and entry.summary:
+                text.append(f"  — {entry.summary}", style="italic dim")
+        self.query_one("#hint", Static).update(text)
+
+    def on_command_input_search_changed(self, event: CommandInput.SearchChanged) -> None:
+        if event.term is not None:
+            self.query_one("#hint", Static).update(
+                Text(f"(reverse-i-search)`{event.term}'" + ("" if event.found else " — no match"),
+                     style="yellow"))
+
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         line = event.value
@@ -141,11 +172,22 @@ class ClientPane(Vertical):
             cmd = parse_line(line)
         except SplitError:
             self.write(INVALID_ARGUMENTS, style="bold red")
+            self.query_one(CommandInput).remember(line, None)
             return
         except RepeatError:
             self.write(INVALID_REPEAT, style="bold red")
             return
         if cmd is None:
+            return
+        self.query_one(CommandInput).remember(line, cmd.argv)
+        word = cmd.argv[0].lower()
+        if word in (b"help", b"?"):  # answered locally, as redis-cli does
+            words = [a.decode("utf-8", "replace") for a in cmd.argv[1:]]
+            text = self.app.help.output_help(words).decode("utf-8", "replace").replace("\r\n", "\n")
+            self.log_widget.write(Text.from_ansi(text.strip("\n") or "(no help for that)"))
+            return
+        if word == b"clear" and len(cmd.argv) == 1:
+            self.action_clear()
             return
         if self._busy:
             self.note("still waiting for the previous command (Ctrl+C cancels it)")
@@ -207,3 +249,24 @@ class ClientPane(Vertical):
 
     def action_clear(self) -> None:
         self.log_widget.clear()
+
+    def action_edit_script(self) -> None:
+        """Write a Lua script over several lines; it is sent as one EVAL."""
+        def send(result: tuple[str, str] | None) -> None:
+            if not result:
+                return
+            source, rest = result
+            try:
+                tail = split_args(rest)
+            except SplitError:
+                self.write(INVALID_ARGUMENTS, style="bold red")
+                return
+            lines = source.count("\n") + 1
+            self.write(f"{self.client}> EVAL <script, {lines} lines> {rest}".rstrip(), style="bold")
+            if self._busy:
+                self.note("still waiting for the previous command (Ctrl+C cancels it)")
+                return
+            self._busy = True
+            self.run_command([b"EVAL", source.encode(), *(tail or [b"0"])], 1)
+
+        self.app.push_screen(ScriptEditor(self.client), send)

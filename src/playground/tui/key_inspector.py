@@ -128,7 +128,10 @@ class KeyInspector(Vertical):
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         self.pattern = event.value.strip() or "*"
+        self.remove_class("-filtering")
         self.refresh_keys(None)
+        self.query_one(DataTable).focus()
 
     def action_focus_filter(self) -> None:
+        self.add_class("-filtering")  # on short screens the filter shows only while used
         self.query_one("#filter", Input).focus()

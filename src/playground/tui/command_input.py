@@ -1,0 +1,97 @@
+"""The command line of a pane: history, reverse search and completion like redis-cli."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from textual.binding import Binding
+from textual.message import Message
+from textual.widgets import Input
+
+from ..help import HelpIndex
+from ..history import History
+
+
+class CommandInput(Input):
+    """An Input with redis-cli's line editing conveniences."""
+
+    BINDINGS = [
+        Binding("up", "history(-1)", "Previous command", show=False),
+        Binding("down", "history(1)", "Next command", show=False),
+        Binding("ctrl+r", "search_history", "Search history"),
+        Binding("tab", "complete", "Complete command", show=False),
+    ]
+
+    class SearchChanged(Message):
+        """Reverse search started, moved or ended (`term` None when it ended)."""
+
+        def __init__(self, term: str | None, found: bool) -> None:
+            super().__init__()
+            self.term = term
+            self.found = found
+
+    def __init__(self, history: History, help_index: Callable[[], HelpIndex], **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.history = history
+        self.help_index = help_index
+        self._pos: int | None = None        # where Up/Down are in the history
+        self._draft = ""                    # what was typed before Up
+        self._search: str | None = None     # the reverse-search term
+        self._completions: list[str] = []
+        self._completion_at = -1
+        self._set_value: str | None = None  # a value we set ourselves (Changed arrives later)
+
+    def _set(self, value: str) -> None:
+        self._set_value = value
+        self.value = value
+        self.cursor_position = len(value)
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if event.value == self._set_value:
+            return
+        self._set_value = None
+        self._completions = []
+        if self._search is not None:
+            self._search = None
+            self.post_message(self.SearchChanged(None, True))
+        self._pos = None
+
+    def action_history(self, step: int) -> None:
+        lines = self.history.lines
+        if not lines:
+            return
+        if self._pos is None:
+            if step > 0:
+                return
+            self._draft = self.value
+            self._pos = len(lines)
+        self._pos = max(0, min(len(lines), self._pos + step))
+        self._set(self._draft if self._pos == len(lines) else lines[self._pos])
+
+    def action_search_history(self) -> None:
+        if self._search is None:
+            self._search = self.value
+            before = None
+        else:
+            before = self._pos
+        found = self.history.search(self._search, before)
+        if found is not None:
+            self._pos = found
+            self._set(self.history.lines[found])
+        self.post_message(self.SearchChanged(self._search, found is not None))
+
+    def action_complete(self) -> None:
+        if not self._completions:
+            self._completions = self.help_index().complete(self.value)
+            self._completion_at = -1
+        if not self._completions:
+            self.screen.focus_next()
+            return
+        self._completion_at = (self._completion_at + 1) % len(self._completions)
+        self._set(self._completions[self._completion_at] + " ")
+
+    def remember(self, line: str, argv: list[bytes] | None) -> None:
+        """A line was submitted: keep it (unless it carries a password)."""
+        self.history.add(line, argv)
+        self._pos = None
+        self._search = None

@@ -1,0 +1,67 @@
+"""A modal to write a Lua script over several lines and send it as one EVAL."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, TextArea
+
+EXAMPLE = """-- KEYS[1], ARGV[1] ... are the arguments after numkeys
+local n = redis.call('INCR', KEYS[1])
+if n == 1 then
+  redis.call('EXPIRE', KEYS[1], ARGV[1])
+end
+return n
+"""
+
+
+class ScriptEditor(ModalScreen[tuple[str, str] | None]):
+    """Dismisses with (source, "numkeys key ... arg ...") on Ctrl+S, None on Escape."""
+
+    DEFAULT_CSS = """
+    ScriptEditor { align: center middle; }
+    ScriptEditor > Vertical { width: 90%; height: 80%; border: thick $accent; background: $surface; padding: 0 1; }
+    ScriptEditor TextArea { height: 1fr; }
+    ScriptEditor Input { margin-top: 1; }
+    ScriptEditor Horizontal { height: auto; align-horizontal: right; }
+    ScriptEditor Button { margin-left: 2; }
+    """
+
+    BINDINGS = [
+        Binding("ctrl+s", "send", "Send as EVAL", priority=True),
+        Binding("escape", "cancel", "Cancel"),
+    ]
+
+    def __init__(self, client: str) -> None:
+        super().__init__()
+        self.client = client
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label(f"Lua script for client {self.client} — Ctrl+S sends it as EVAL, Escape cancels")
+            yield TextArea(EXAMPLE, id="source", show_line_numbers=True, tab_behavior="indent")
+            yield Input(placeholder="numkeys key ... arg ...   e.g. 1 rate:ip 60", value="1 rate:ip 60", id="args")
+            with Horizontal():
+                yield Button("Cancel", id="cancel")
+                yield Button("Send EVAL", id="send", variant="primary")
+
+    def on_mount(self) -> None:
+        self.query_one(TextArea).focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "send":
+            self.action_send()
+        else:
+            self.dismiss(None)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.action_send()
+
+    def action_send(self) -> None:
+        self.dismiss((self.query_one(TextArea).text, self.query_one("#args", Input).value))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

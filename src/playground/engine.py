@@ -7,6 +7,7 @@ argv -> session -> typed reply, then the observer refreshes every client's state
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import signal
 from typing import Callable, Iterable
 
@@ -53,6 +54,7 @@ class Playground:
         self.observer: Observer | None = None
         self.reader: Inspector | None = None  # read-only connection: inspector and checks
         self._help: HelpIndex | None = None
+        self.scripts_seen: dict[str, bytes | None] = {}  # sha1 -> source (None if only the sha was seen)
 
     @classmethod
     def create(cls, server_choice: str | None = None, url: str | None = None, **kwargs) -> "Playground":
@@ -125,6 +127,7 @@ class Playground:
         Raises Refused, ServerGone, or ConnectionLost (the client's own connection dropped).
         """
         self.check_allowed(argv)
+        self._note_scripts(argv)
         session = self.sessions[name]
         try:
             reply = await session.execute(argv)
@@ -135,6 +138,25 @@ class Playground:
             raise ConnectionLost(f"client {name}: connection lost ({exc}); reconnect to continue") from None
         await self.refresh_states()
         return reply
+
+    def _note_scripts(self, argv: list[bytes]) -> None:
+        """Remember the scripts clients use, to show which are still cached."""
+        cmd = argv[0].lower()
+        if cmd in (b"eval", b"eval_ro") and len(argv) > 1:
+            self.scripts_seen[hashlib.sha1(argv[1]).hexdigest()] = argv[1]
+        elif cmd == b"script" and len(argv) > 2 and argv[1].lower() == b"load":
+            self.scripts_seen[hashlib.sha1(argv[2]).hexdigest()] = argv[2]
+        elif cmd in (b"evalsha", b"evalsha_ro") and len(argv) > 1:
+            self.scripts_seen.setdefault(argv[1].decode("ascii", "replace").lower(), None)
+
+    async def cached_scripts(self) -> list[tuple[str, bytes | None, bool]]:
+        """(sha1, source, still cached?) for every script seen, via SCRIPT EXISTS."""
+        shas = list(self.scripts_seen)
+        if not shas:
+            return []
+        reply, = await self.reader.run([[b"SCRIPT", b"EXISTS", *[s.encode() for s in shas]]])
+        flags = [bool(int(x)) for x in reply] if isinstance(reply, list) else [False] * len(shas)
+        return [(sha, self.scripts_seen[sha], cached) for sha, cached in zip(shas, flags)]
 
     async def settle(self, name: str, pending: "asyncio.Future") -> bool:
         """Wait until `pending` (an execute of client `name`) is done, or the server says

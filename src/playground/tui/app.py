@@ -9,7 +9,7 @@ import signal
 from typing import Iterable
 
 from textual import work
-from textual.app import App, ComposeResult
+from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import Footer, Static
@@ -21,6 +21,7 @@ from ..replies import Bulk
 from ..server import ServerError
 from .client_pane import ClientPane
 from .confirm import ConfirmScreen
+from .info_screens import InfoScreen, scripts_text
 from .key_inspector import KeyInspector
 from .messages import CommandDone, ServerStopped
 from .server_bar import ServerBar
@@ -45,6 +46,7 @@ class PlaygroundApp(App):
         Binding("f3", "focus_client('B')", "Client B"),
         Binding("f4", "focus_inspector", "Keys"),
         Binding("f5", "restart_server", "Restart server"),
+        Binding("f6", "show_scripts", "Scripts"),
         Binding("f8", "flush", "Flush db"),
         Binding("ctrl+q", "quit", "Quit", priority=True),
     ]
@@ -112,8 +114,35 @@ class PlaygroundApp(App):
         self._update_server_info()
 
     def _refresh_states(self) -> None:
+        """Every pane's state line and the inspector's WATCH badges, from the engine."""
+        watchers: dict[bytes, list[tuple[str, bool]]] = {}
         for name in self.clients:
-            self.query_one(f"#pane-{name}", ClientPane).state = self.playground.session(name).state
+            state = self.playground.session(name).state
+            self.query_one(f"#pane-{name}", ClientPane).state = state
+            for key in state.watched:
+                watchers.setdefault(key, []).append((name, state.dirty))
+        self.query_one(KeyInspector).set_watchers(watchers)
+
+    def get_system_commands(self, screen):
+        """The command palette (Ctrl+P): Textual's own commands and every playground action."""
+        yield from super().get_system_commands(screen)
+        yield SystemCommand("Focus client A", "Type into client A's pane", lambda: self.action_focus_client("A"))
+        yield SystemCommand("Focus client B", "Type into client B's pane", lambda: self.action_focus_client("B"))
+        yield SystemCommand("Focus keys", "Browse the key inspector", self.action_focus_inspector)
+        yield SystemCommand("Restart server", "A fresh, empty private server", self.action_restart_server)
+        yield SystemCommand("Flush database", "Delete every key and cached script (asks first)",
+                            self.action_flush)
+        yield SystemCommand("Show cached scripts", "Which scripts SCRIPT EXISTS still knows",
+                            self.action_show_scripts)
+
+    @work(group="scripts", exit_on_error=False)
+    async def action_show_scripts(self) -> None:
+        try:
+            scripts = await self.playground.cached_scripts()
+        except Exception as exc:
+            self.notify(f"cannot ask the server: {exc}", severity="error")
+            return
+        self.push_screen(InfoScreen("Lua scripts seen in this session", scripts_text(scripts)))
 
     @work(exclusive=True, group="server-info", exit_on_error=False)
     async def _update_server_info(self) -> None:

@@ -18,9 +18,20 @@ from textual.reactive import reactive
 from textual.widgets import DataTable, Input, Static
 
 from ..inspector import Inspector, KeyInfo, Snapshot
+from .info_screens import InfoScreen, key_detail_text
 
 TYPE_STYLE = {"string": "green", "list": "cyan", "set": "magenta", "zset": "yellow",
               "hash": "blue", "stream": "red"}
+
+
+def _watch_badge(watchers: list[tuple[str, bool]]) -> Text:
+    text = Text()
+    for client, dirty in watchers:
+        if text:
+            text.append(" ")
+        text.append(f"{client} dirty" if dirty else client,
+                    style="bold white on red" if dirty else "magenta")
+    return text
 
 
 def format_ttl(info: KeyInfo, now: float | None = None) -> str:
@@ -52,12 +63,13 @@ class KeyInspector(Vertical):
         self.inspector: Inspector | None = None
         self._changed_by: dict[bytes, tuple[str, float]] = {}
         self._last_client: str | None = None
+        self.watchers: dict[bytes, list[tuple[str, bool]]] = {}  # key -> [(client, dirty)]
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder="filter: a SCAN pattern, e.g. user:*  (Enter applies)", id="filter")
         yield Static(id="summary")
         table = DataTable(id="keys", cursor_type="row", zebra_stripes=True)
-        table.add_columns("key", "type", "TTL", "value", "changed")
+        table.add_columns("key", "type", "TTL", "value", "changed", "watched")
         yield table
 
     def on_mount(self) -> None:
@@ -86,6 +98,12 @@ class KeyInspector(Vertical):
         if pattern == (self.pattern.encode() or b"*"):  # stale-result guard
             self.snapshot = snap
 
+    def set_watchers(self, watchers: dict[bytes, list[tuple[str, bool]]]) -> None:
+        """Which client WATCHes which key, and whether the server says it is dirty."""
+        if watchers != self.watchers:
+            self.watchers = watchers
+            self._render_table()
+
     def watch_snapshot(self, old: Snapshot | None, new: Snapshot | None) -> None:
         if new is None:
             return
@@ -94,6 +112,13 @@ class KeyInspector(Vertical):
         for k in new.keys:
             if before and before.get(k.name) != (k.type, k.preview, k.pttl >= 0):
                 self._changed_by[k.name] = (self._last_client or "?", now)
+        self._render_table()
+
+    def _render_table(self) -> None:
+        new = self.snapshot
+        if new is None:
+            return
+        now = time.monotonic()
         table = self.query_one(DataTable)
         cursor = table.cursor_row
         table.clear()
@@ -107,6 +132,7 @@ class KeyInspector(Vertical):
                 format_ttl(k, now),
                 k.preview,
                 Text(f"by {who}" if who else "", style="bold" if recent else "dim"),
+                _watch_badge(self.watchers.get(k.name, [])),
                 key=k.name.decode("latin-1"),
             )
         if new.keys:
@@ -114,6 +140,19 @@ class KeyInspector(Vertical):
         more = f", {new.more} more not shown" if new.more > 0 else (", more not scanned" if new.more < 0 else "")
         self.query_one("#summary", Static).update(
             f"{new.total} keys in db{more}  (pattern {self.pattern})")
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        key = event.row_key.value.encode("latin-1")
+        self._show_detail(key)
+
+    @work(exclusive=True, group="detail", exit_on_error=False)
+    async def _show_detail(self, key: bytes) -> None:
+        try:
+            detail = await self.inspector.detail(key)
+        except Exception as exc:
+            self.notify(f"cannot read {key!r}: {exc}", severity="error")
+            return
+        self.app.push_screen(InfoScreen(f"key {detail['key']}", key_detail_text(detail)))
 
     def _tick_ttls(self) -> None:
         snap = self.snapshot

@@ -1,0 +1,56 @@
+"""Modals that show one thing in full: a key's details, the scripts the server caches."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+
+class InfoScreen(ModalScreen[None]):
+    """A scrollable text panel; Escape or q closes it."""
+
+    DEFAULT_CSS = """
+    InfoScreen { align: center middle; }
+    InfoScreen > VerticalScroll { width: 90%; height: 80%; border: thick $accent; background: $surface; padding: 0 1; }
+    """
+
+    BINDINGS = [Binding("escape,q", "dismiss", "Close")]
+
+    def __init__(self, title: str, body: Text | str) -> None:
+        super().__init__()
+        self.title_text = title
+        self.body = body
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll() as scroll:
+            scroll.border_title = self.title_text
+            yield Static(self.body)
+
+
+def key_detail_text(detail: dict[str, str]) -> Text:
+    text = Text()
+    for field in ("key", "type", "ttl", "encoding", "memory"):
+        text.append(f"{field:>9}: ", style="bold")
+        text.append(detail.get(field, "") + "\n")
+    text.append("\n")
+    text.append(detail.get("value", ""))
+    return text
+
+
+def scripts_text(scripts: list[tuple[str, bytes | None, bool]]) -> Text:
+    text = Text()
+    if not scripts:
+        return Text("No script has been used yet (EVAL, EVALSHA, SCRIPT LOAD).", style="dim")
+    for sha, source, cached in scripts:
+        text.append(sha, style="bold")
+        text.append("  cached\n" if cached else "  NOT cached (EVALSHA answers NOSCRIPT)\n",
+                    style="green" if cached else "bold red")
+        if source is not None:
+            first = source.decode("utf-8", "replace").strip().splitlines()
+            text.append("    " + (first[0] if first else "") + (" …" if len(first) > 1 else "") + "\n",
+                        style="dim")
+    return text

@@ -28,6 +28,7 @@ from .messages import CommandDone, ServerStopped
 from .script_editor import ScriptEditor
 
 READING_MESSAGES = "Reading messages... (press Ctrl-C to quit)"
+SHOW_LIMIT = 64 * 1024  # bytes of one reply drawn in a pane; the rest is summarised
 
 
 def _safe_split(line: str) -> list[bytes]:
@@ -140,9 +141,20 @@ class ClientPane(Vertical):
         return self.query_one("#output", RichLog)
 
     def write(self, data: bytes | str, style: str = "") -> None:
-        """Append redis-cli's output (bytes) or a note to the log."""
-        text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
-        self.log_widget.write(Text(text.rstrip("\n"), style=style))
+        """Append redis-cli's output (bytes) or a note to the log.
+
+        A reply of megabytes would make the terminal crawl: past SHOW_LIMIT bytes the
+        pane shows the start and says how much it left out (the repl prints it all).
+        """
+        extra = ""
+        if isinstance(data, bytes):
+            if len(data) > SHOW_LIMIT:
+                extra = f"… ({len(data) - SHOW_LIMIT:,} more bytes of this reply not shown)"
+                data = data[:SHOW_LIMIT]
+            data = data.decode("utf-8", "replace")
+        self.log_widget.write(Text(data.rstrip("\n"), style=style))
+        if extra:
+            self.log_widget.write(Text(extra, style="italic yellow"))
 
     def note(self, message: str) -> None:
         self.write(f"# {message}", style="italic yellow")
@@ -217,7 +229,10 @@ class ClientPane(Vertical):
                     return
                 except ConnectionLost as exc:
                     self.note(str(exc))
-                    self.note(await pg.reconnect(self.client))
+                    try:
+                        self.note(await pg.reconnect(self.client))
+                    except Exception as again:  # no server to reconnect to
+                        self.note(f"{again} — F5 starts a fresh server")
                     return
                 if reply is STREAMING:
                     if not was_streaming and argv[0].lower() in (b"subscribe", b"psubscribe", b"ssubscribe"):

@@ -52,6 +52,9 @@ class KeyInspector(Vertical):
 
     BINDINGS = [Binding("slash", "focus_filter", "Filter keys")]
 
+    FLASH_SECONDS = 2.0
+    """How long a changed key stays highlighted."""
+
     pattern: reactive[str] = reactive("*")
     """SCAN MATCH pattern for the keys shown."""
     snapshot: reactive[Snapshot | None] = reactive(None, always_update=True)
@@ -124,7 +127,7 @@ class KeyInspector(Vertical):
         table.clear()
         for k in new.keys:
             who, when = self._changed_by.get(k.name, ("", 0.0))
-            recent = now - when < 2.0
+            recent = now - when < self.FLASH_SECONDS
             name = Text(k.name.decode("utf-8", "replace"), style="bold reverse" if recent else "")
             table.add_row(
                 name,

@@ -1,0 +1,144 @@
+"""The TUI under stress, on real servers: busy scripts, a server killed from a pane,
+big values, many keys, binary names, resizing, a server that will not start."""
+
+import asyncio
+import time
+
+from textual.widgets import DataTable, Static
+
+from playground.tui.app import make_app
+from playground.tui.client_pane import ClientPane
+from playground.tui.key_inspector import KeyInspector
+from playground.tui.server_bar import ServerBar
+from test_tui import log_text, started, state_text, type_command, wait_until
+
+BUSY = "local t = redis.call('TIME')[1] + 10 while tonumber(redis.call('TIME')[1]) < t do end return 1"
+UNKILLABLE = ("redis.call('SET', KEYS[1], 'x') local t = redis.call('TIME')[1] + 10 "
+              "while tonumber(redis.call('TIME')[1]) < t do end return 1")
+
+
+def last_reply(app, client: str) -> str:
+    """Everything the pane printed after its last command line, wrapped lines joined."""
+    lines = log_text(app, client)
+    start = max(i for i, line in enumerate(lines) if line.startswith(f"{client}> "))
+    return " ".join(lines[start + 1:])
+
+
+async def start_eval(pilot, app, client, script, *args):
+    pane = app.query_one(f"#pane-{client}", ClientPane)
+    pane.query_one("CommandInput").value = f'EVAL "{script}" ' + " ".join(args)
+    pane.query_one("CommandInput").focus()
+    await pilot.press("enter")
+    await wait_until(pilot, lambda: "running script" in state_text(app, client))
+
+
+async def test_busy_script_other_pane_gets_busy_and_ui_stays_live(server_binary):
+    app = make_app(server_binary.path)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await started(pilot, app)
+        await start_eval(pilot, app, "A", BUSY, "0")
+        await type_command(pilot, app, "B", "GET k")
+        assert last_reply(app, "B").startswith("(error) BUSY")
+        await type_command(pilot, app, "B", "SCRIPT KILL")
+        assert log_text(app, "B")[-1] == "OK"
+        a = app.query_one("#pane-A", ClientPane)
+        await wait_until(pilot, lambda: not a._busy)
+        assert any("Script killed by user" in line for line in log_text(app, "A"))
+
+
+async def test_unkillable_then_shutdown_then_restart(server_binary):
+    app = make_app(server_binary.path)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await started(pilot, app)
+        await start_eval(pilot, app, "A", UNKILLABLE, "1", "k")
+        await type_command(pilot, app, "B", "SCRIPT KILL")
+        assert last_reply(app, "B").startswith("(error) UNKILLABLE")
+        await type_command(pilot, app, "B", "SHUTDOWN NOSAVE")
+        bar = app.query_one(ServerBar)
+        await wait_until(pilot, lambda: bar.stopped)
+        banner = str(app.query_one("#banner", Static).render())
+        assert "gone" in banner and "F5" in banner
+        await pilot.press("f5")
+        await wait_until(pilot, lambda: not bar.stopped)
+        await type_command(pilot, app, "A", "EXISTS k")
+        assert log_text(app, "A")[-1] == "(integer) 0"
+
+
+async def test_ten_megabyte_value(server_binary):
+    app = make_app(server_binary.path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await started(pilot, app)
+        await app.playground.execute("B", [b"SET", b"big", b"x" * 10_000_000])
+        started_at = time.monotonic()
+        await type_command(pilot, app, "A", "GET big")
+        assert "more bytes of this reply not shown" in last_reply(app, "A")
+        table = app.query_one("#inspector DataTable", DataTable)
+        app.query_one(KeyInspector).refresh_keys(None)
+        await wait_until(pilot, lambda: table.row_count == 1)
+        preview = str(table.get_row_at(0)[3])
+        assert preview.startswith('"xxxx') and preview.endswith("…") and len(preview) < 100
+        await type_command(pilot, app, "A", "STRLEN big")
+        assert log_text(app, "A")[-1] == "(integer) 10000000"
+        assert time.monotonic() - started_at < 60  # generous: a hang, not a benchmark
+
+
+async def test_hundred_thousand_keys(server_binary):
+    app = make_app(server_binary.path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await started(pilot, app)
+        await app.playground.execute(
+            "B", [b"EVAL", b"for i = 1, 100000 do redis.call('SET', 'key:' .. i, i) end return 1", b"0"])
+        inspector = app.query_one(KeyInspector)
+        inspector.refresh_keys("B")
+        summary = inspector.query_one("#summary", Static)
+        await wait_until(pilot, lambda: "100000 keys in db" in str(summary.render()))
+        table = inspector.query_one(DataTable)
+        assert table.row_count == inspector.inspector.cap
+        await type_command(pilot, app, "A", "GET key:77")
+        assert log_text(app, "A")[-1] == '"77"'
+
+
+async def test_binary_keys_and_values(server_binary):
+    app = make_app(server_binary.path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await started(pilot, app)
+        await type_command(pilot, app, "A", r'SET "bin\x00\xff" "\x01\x02caf\xc3\xa9"')
+        await type_command(pilot, app, "A", r'GET "bin\x00\xff"')
+        assert log_text(app, "A")[-1] == r'"\x01\x02caf\xc3\xa9"'
+        table = app.query_one("#inspector DataTable", DataTable)
+        await wait_until(pilot, lambda: table.row_count == 1)
+        assert str(table.get_row_at(0)[3]) == r'"\x01\x02caf\xc3\xa9"'
+
+
+async def test_resize_small_and_back(server_binary):
+    app = make_app(server_binary.path)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await started(pilot, app)
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        a, b = app.query_one("#pane-A"), app.query_one("#pane-B")
+        assert a.region.y == b.region.y and a.region.width >= 38  # still side by side
+        await type_command(pilot, app, "A", "PING")
+        assert log_text(app, "A")[-1] == "PONG"
+        await pilot.resize_terminal(60, 30)
+        await pilot.pause()
+        assert app.query_one("#pane-A").region.y < app.query_one("#pane-B").region.y  # stacked
+        await pilot.resize_terminal(160, 45)
+        await pilot.pause()
+        assert app.query_one("#pane-A").region.y == app.query_one("#pane-B").region.y
+
+
+async def test_server_that_fails_to_start_gives_a_readable_screen(tmp_path):
+    fake = tmp_path / "redis-server"
+    fake.write_text("#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'Redis server v=7.0.0 sha=0'; exit 0; fi\n"
+                    "echo 'FATAL: cannot start for a test' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    app = make_app(str(fake))
+    async with app.run_test(size=(120, 30)) as pilot:
+        banner = app.query_one("#banner", Static)
+        await wait_until(pilot, lambda: banner.has_class("-shown"))
+        text = str(banner.render())
+        assert "could not start" in text and "FATAL: cannot start for a test" in text
+        assert app.query_one(ServerBar).stopped
+        await type_command(pilot, app, "A", "PING")  # typing says what is wrong, no traceback
+        assert "not connected" in last_reply(app, "A")

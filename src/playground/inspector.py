@@ -66,7 +66,7 @@ class Inspector(SideConnection):
             cursor = bytes(reply[0])
             names.extend(bytes(k) for k in reply[1])
             scanned += 500
-            if cursor == b"0" or len(names) > self.cap or scanned >= self.scan_budget:
+            if cursor == b"0" or scanned >= self.scan_budget:
                 break
         names = sorted(set(names))
         more = max(len(names) - self.cap, 0) if cursor == b"0" else -1
@@ -154,4 +154,5 @@ def _preview(type_: str, replies: list) -> tuple[int | None, str]:
     else:
         shown = [_short(x) for x in items[:PREVIEW_ITEMS]]
     more = size is not None and size > len(shown)
-    return size, "[" + ", ".join(shown) + (", …" if more else "") + "]"
+    open_, close = ("{", "}") if type_ == "hash" else ("[", "]")
+    return size, open_ + ", ".join(shown) + (", …" if more else "") + close

@@ -34,6 +34,16 @@ def _watch_badge(watchers: list[tuple[str, bool]]) -> Text:
     return text
 
 
+def summary_line(snap: Snapshot, pattern: str) -> str:
+    """e.g. "3 keys", "200 of 100000 keys shown", "12 keys matching user:* (40 in db)"."""
+    shown, capped = len(snap.keys), snap.more != 0
+    if pattern != "*":
+        return f"{shown}{'+' if capped else ''} keys matching {pattern} ({snap.total} in db)"
+    if shown < snap.total:
+        return f"{shown} of {snap.total} keys shown (the first by name)"
+    return f"{snap.total} keys"
+
+
 def format_ttl(info: KeyInfo, now: float | None = None) -> str:
     left = info.ttl_left(now)
     return "—" if left is None else f"{left:.1f}s"
@@ -140,9 +150,7 @@ class KeyInspector(Vertical):
             )
         if new.keys:
             table.move_cursor(row=min(cursor, len(new.keys) - 1))
-        more = f", {new.more} more not shown" if new.more > 0 else (", more not scanned" if new.more < 0 else "")
-        self.query_one("#summary", Static).update(
-            f"{new.total} keys in db{more}  (pattern {self.pattern})")
+        self.query_one("#summary", Static).update(summary_line(new, self.pattern))
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         key = event.row_key.value.encode("latin-1")

@@ -1,0 +1,97 @@
+"""SVG snapshots of the main screens (pytest-textual-snapshot), on the bundled Valkey.
+
+What varies from run to run (the temp socket path, memory, timers) is pinned in
+`settle()` before the picture is taken; everything else is the real app on a real server.
+Update after an intended change with: python -m pytest tests/test_tui_snapshots.py --snapshot-update
+"""
+
+import asyncio
+
+import pytest
+
+from playground.tui.app import make_app
+from playground.tui.client_pane import ClientPane
+from playground.tui.key_inspector import KeyInspector
+from playground.tui.server_bar import ServerBar
+from test_tui import started, type_command, wait_until
+
+
+@pytest.fixture(autouse=True)
+def no_flash(monkeypatch):
+    monkeypatch.setattr(KeyInspector, "FLASH_SECONDS", 0.0)
+
+
+async def settle(pilot, app):
+    # Wait for refreshes in flight (not for a command that is meant to stay blocked).
+    pending = [w for w in app.workers if w.group not in ("command", "poll-state") and not w.is_finished]
+    await asyncio.gather(*(w.wait() for w in pending), return_exceptions=True)
+    await pilot.pause()
+    bar = app.query_one(ServerBar)
+    bar.where = "/tmp/redis-playground-…/redis.sock"
+    bar.memory = ""
+    bar.clients = 0
+    for pane in app.query(ClientPane):
+        pane._pending_since = None       # no elapsed-time counter in a picture
+        pane.watch_state(pane.state)
+        pane.query_one("CommandInput").cursor_blink = False
+    app.query_one(KeyInspector)._render_table()
+    await pilot.pause()
+
+
+def run(*steps):
+    async def run_before(pilot):
+        app = pilot.app
+        await started(pilot, app)
+        for client, line in steps:
+            await type_command(pilot, app, client, line)
+        await settle(pilot, app)
+    return run_before
+
+
+def test_empty(snap_compare):
+    assert snap_compare(make_app("bundled"), terminal_size=(120, 35), run_before=run())
+
+
+def test_commands_in_both_panes(snap_compare):
+    assert snap_compare(make_app("bundled"), terminal_size=(120, 35), run_before=run(
+        ("A", "SET counter 4"), ("A", "GET counter"), ("B", "INCR counter"),
+        ("B", "RPUSH queue a b c"), ("A", "HSET user:1 name Ada lang Lua"), ("A", "HGETALL user:1"),
+        ("B", "GET nope"), ("B", "LPUSH counter x")))
+
+
+def test_transaction_with_dirty_watch(snap_compare):
+    assert snap_compare(make_app("bundled"), terminal_size=(120, 35), run_before=run(
+        ("A", "SET balance 150"), ("A", "WATCH balance"), ("A", "GET balance"),
+        ("B", "SET balance 200"), ("A", "MULTI"), ("A", "DECRBY balance 100")))
+
+
+def test_blocked_pane(snap_compare):
+    async def run_before(pilot):
+        app = pilot.app
+        await started(pilot, app)
+        pane = app.query_one("#pane-A", ClientPane)
+        pane.query_one("CommandInput").value = "BLPOP jobs 0"
+        pane.query_one("CommandInput").focus()
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: pane.state is not None and pane.state.blocked)
+        await type_command(pilot, app, "B", "LLEN jobs")
+        await settle(pilot, app)
+
+    assert snap_compare(make_app("bundled"), terminal_size=(120, 35), run_before=run_before)
+
+
+def test_inspector_with_many_keys(snap_compare):
+    async def run_before(pilot):
+        app = pilot.app
+        await started(pilot, app)
+        await app.playground.execute("B", [b"EVAL", (
+            b"for i = 1, 500 do redis.call('SET', string.format('key:%03d', i), i) end "
+            b"redis.call('RPUSH', 'list', 'a', 'b', 'c', 'd', 'e', 'f', 'g') "
+            b"redis.call('SADD', 'set', 1, 2, 3) redis.call('ZADD', 'zs', 1, 'one', 2, 'two') "
+            b"redis.call('HSET', 'h', 'f', 'v') redis.call('XADD', 'st', '1-1', 'field', 'value') return 1"), b"0"])
+        app.query_one(KeyInspector).refresh_keys("B")
+        await wait_until(pilot, lambda: app.query_one(KeyInspector).snapshot is not None
+                         and app.query_one(KeyInspector).snapshot.total == 505)
+        await settle(pilot, app)
+
+    assert snap_compare(make_app("bundled"), terminal_size=(120, 35), run_before=run_before)

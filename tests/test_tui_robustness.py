@@ -1,7 +1,6 @@
 """The TUI under stress, on real servers: busy scripts, a server killed from a pane,
 big values, many keys, binary names, resizing, a server that will not start."""
 
-import asyncio
 import time
 
 from textual.widgets import DataTable, Static

@@ -96,7 +96,7 @@ class ClientPane(Vertical):
     BINDINGS = [
         Binding("ctrl+c", "cancel", "Cancel pending", priority=True),
         Binding("ctrl+l", "clear", "Clear pane"),
-        Binding("ctrl+e", "edit_script", "Lua editor"),
+        Binding("ctrl+o", "edit_script", "Lua editor"),
     ]
 
     state: reactive[ClientState | None] = reactive(None, always_update=True)

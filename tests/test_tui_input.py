@@ -3,7 +3,6 @@
 from textual.widgets import DataTable, Input, Static, TextArea
 
 from playground.tui.app import make_app
-from playground.tui.client_pane import ClientPane
 from playground.tui.command_input import CommandInput
 from playground.tui.confirm import ConfirmScreen
 from playground.tui.info_screens import InfoScreen

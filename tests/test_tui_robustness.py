@@ -72,7 +72,7 @@ async def test_ten_megabyte_value(server_binary):
         await type_command(pilot, app, "A", "GET big")
         assert "more bytes of this reply not shown" in last_reply(app, "A")
         table = app.query_one("#inspector DataTable", DataTable)
-        app.query_one(KeyInspector).refresh_keys(None)
+        app.query_one(KeyInspector).refresh_keys()
         await wait_until(pilot, lambda: table.row_count == 1)
         preview = str(table.get_row_at(0)[3])
         assert preview.startswith('"xxxx') and preview.endswith("…") and len(preview) < 100
@@ -88,7 +88,7 @@ async def test_hundred_thousand_keys(server_binary):
         await app.playground.execute(
             "B", [b"EVAL", b"for i = 1, 100000 do redis.call('SET', 'key:' .. i, i) end return 1", b"0"])
         inspector = app.query_one(KeyInspector)
-        inspector.refresh_keys("B")
+        inspector.refresh_keys()
         summary = inspector.query_one("#summary", Static)
         await wait_until(pilot, lambda: "of 100000 keys shown" in str(summary.render()))
         table = inspector.query_one(DataTable)

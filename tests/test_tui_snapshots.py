@@ -89,7 +89,7 @@ def test_inspector_with_many_keys(snap_compare):
             b"redis.call('RPUSH', 'list', 'a', 'b', 'c', 'd', 'e', 'f', 'g') "
             b"redis.call('SADD', 'set', 1, 2, 3) redis.call('ZADD', 'zs', 1, 'one', 2, 'two') "
             b"redis.call('HSET', 'h', 'f', 'v') redis.call('XADD', 'st', '1-1', 'field', 'value') return 1"), b"0"])
-        app.query_one(KeyInspector).refresh_keys("B")
+        app.query_one(KeyInspector).refresh_keys()
         await wait_until(pilot, lambda: app.query_one(KeyInspector).snapshot is not None
                          and app.query_one(KeyInspector).snapshot.total == 505)
         await settle(pilot, app)

@@ -15,6 +15,7 @@ from textual.containers import Horizontal
 from textual.widgets import Footer, Static
 
 from ..engine import Playground
+from ..attribution import WriteTracker
 from ..help import HelpIndex
 from ..inspector import Inspector
 from ..replies import Bulk
@@ -57,6 +58,7 @@ class PlaygroundApp(App):
         self.clients = list(clients)
         self.inspector: Inspector | None = None
         self.help: HelpIndex = HelpIndex.bundled()  # replaced by the server's COMMAND DOCS
+        self.tracker: WriteTracker | None = None      # who last wrote each key
 
     def compose(self) -> ComposeResult:
         yield ServerBar(id="server-bar")
@@ -90,6 +92,7 @@ class PlaygroundApp(App):
         try:
             await self.playground.start()
             self.inspector = self.playground.reader
+            self.tracker = WriteTracker(self.playground.reader)
             self.help = await self.playground.help_index()
         except (ServerError, OSError, Exception) as exc:
             bar.label = "no server"
@@ -106,11 +109,17 @@ class PlaygroundApp(App):
 
     def _on_stream(self, session, frame) -> None:
         self.query_one(f"#pane-{session.name}", ClientPane).show_frame(frame)
-        self.query_one(KeyInspector).refresh_keys(None)
+        self.query_one(KeyInspector).refresh_keys()
 
-    def on_command_done(self, message: CommandDone) -> None:
+    async def on_command_done(self, message: CommandDone) -> None:
+        """One command finished: note what it wrote, then refresh states and keys once."""
+        if self.tracker is not None and message.reply is not None:
+            try:
+                await self.tracker.note(message.client, message.argv, message.reply, message.was_in_multi)
+            except Exception:
+                pass  # server busy or gone: the attribution of this write is unknown
         self._refresh_states()
-        self.query_one(KeyInspector).refresh_keys(message.client)
+        self.query_one(KeyInspector).refresh_keys()
         self._update_server_info()
 
     def _refresh_states(self) -> None:
@@ -189,6 +198,7 @@ class PlaygroundApp(App):
         try:
             message = await self.playground.restart()
             self.inspector = self.playground.reader
+            self.tracker = WriteTracker(self.playground.reader)
             self.query_one(KeyInspector).attach(self.inspector)
         except Exception as exc:
             self.show_banner(f"Restart failed: {exc}")
@@ -200,7 +210,7 @@ class PlaygroundApp(App):
         for name in self.clients:
             self.query_one(f"#pane-{name}", ClientPane).note(message)
         self._refresh_states()
-        self.query_one(KeyInspector).refresh_keys(None)
+        self.query_one(KeyInspector).refresh_keys()
 
     def action_flush(self) -> None:
         def confirmed(yes: bool | None) -> None:
@@ -216,8 +226,10 @@ class PlaygroundApp(App):
         except Exception as exc:
             self.notify(str(exc), severity="error")
             return
+        if self.tracker is not None:
+            self.tracker.forget()
         self.notify("Flushed: no keys, no cached scripts.")
-        self.query_one(KeyInspector).refresh_keys(None)
+        self.query_one(KeyInspector).refresh_keys()
 
     async def on_unmount(self) -> None:
         await self.playground.close()

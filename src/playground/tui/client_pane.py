@@ -215,6 +215,8 @@ class ClientPane(Vertical):
         started = time.monotonic()
         self._pending_since = started
         self.state = session.state
+        was_in_multi = session.state.in_multi
+        reply = None
         try:
             for _ in range(repeat):
                 was_streaming = session.streaming
@@ -245,7 +247,7 @@ class ClientPane(Vertical):
         finally:
             self._busy = False
             self._pending_since = None
-            self.post_message(CommandDone(self.client, list(argv)))
+            self.post_message(CommandDone(self.client, list(argv), reply, was_in_multi))
 
     def show_frame(self, frame: object) -> None:
         """A pub/sub frame arrived on this client's connection."""

@@ -74,8 +74,9 @@ class KeyInspector(Vertical):
         super().__init__(id="inspector", **kwargs)
         self.border_title = "Keys"
         self.inspector: Inspector | None = None
-        self._changed_by: dict[bytes, tuple[str, float]] = {}
-        self._last_client: str | None = None
+        self._changed_at: dict[bytes, float] = {}
+        self._wanted = False
+        self._loading = False
         self.watchers: dict[bytes, list[tuple[str, bool]]] = {}  # key -> [(client, dirty)]
 
     def compose(self) -> ComposeResult:
@@ -86,30 +87,35 @@ class KeyInspector(Vertical):
         yield table
 
     def on_mount(self) -> None:
-        self.set_interval(1.0, lambda: self.refresh_keys(None))
+        self.set_interval(1.0, self.refresh_keys)
         self.set_interval(0.25, self._tick_ttls)
 
     def attach(self, inspector: Inspector) -> None:
         self.inspector = inspector
-        self.refresh_keys(None)
+        self.refresh_keys()
 
-    def refresh_keys(self, client: str | None) -> None:
-        """Ask for a refresh; `client` is who probably changed something."""
-        if client is not None:
-            self._last_client = client
-        if self.inspector is not None:
+    def refresh_keys(self) -> None:
+        """Ask for a refresh. Requests while one runs fold into one more, never cancel it."""
+        self._wanted = True
+        if self.inspector is not None and not self._loading:
+            self._loading = True
             self._load()
 
-    @work(exclusive=True, group="inspector", exit_on_error=False)
+    @work(group="inspector", exit_on_error=False)
     async def _load(self) -> None:
-        pattern = self.pattern.encode() or b"*"
         try:
-            snap = await self.inspector.snapshot(pattern)
-        except Exception as exc:  # server busy or gone: keep the last picture
-            self.query_one("#summary", Static).update(f"(keys not readable now: {exc})")
-            return
-        if pattern == (self.pattern.encode() or b"*"):  # stale-result guard
-            self.snapshot = snap
+            while self._wanted:
+                self._wanted = False
+                pattern = self.pattern
+                try:
+                    snap = await self.inspector.snapshot(pattern.encode() or b"*")
+                except Exception as exc:  # server busy or gone: keep the last picture
+                    self.query_one("#summary", Static).update(f"(keys not readable now: {exc})")
+                    return
+                if pattern == self.pattern:  # stale-result guard: the filter changed meanwhile
+                    self.snapshot = snap
+        finally:
+            self._loading = False
 
     def set_watchers(self, watchers: dict[bytes, list[tuple[str, bool]]]) -> None:
         """Which client WATCHes which key, and whether the server says it is dirty."""
@@ -124,7 +130,7 @@ class KeyInspector(Vertical):
         now = time.monotonic()
         for k in new.keys:
             if before and before.get(k.name) != (k.type, k.preview, k.pttl >= 0):
-                self._changed_by[k.name] = (self._last_client or "?", now)
+                self._changed_at[k.name] = now
         self._render_table()
 
     def _render_table(self) -> None:
@@ -136,8 +142,8 @@ class KeyInspector(Vertical):
         cursor = table.cursor_row
         table.clear()
         for k in new.keys:
-            who, when = self._changed_by.get(k.name, ("", 0.0))
-            recent = now - when < self.FLASH_SECONDS
+            who = self.app.tracker.last_writer.get(k.name, "") if self.app.tracker else ""
+            recent = now - self._changed_at.get(k.name, -1e9) < self.FLASH_SECONDS
             name = Text(k.name.decode("utf-8", "replace"), style="bold reverse" if recent else "")
             table.add_row(
                 name,
@@ -179,7 +185,7 @@ class KeyInspector(Vertical):
         event.stop()
         self.pattern = event.value.strip() or "*"
         self.remove_class("-filtering")
-        self.refresh_keys(None)
+        self.refresh_keys()
         self.query_one(DataTable).focus()
 
     def action_focus_filter(self) -> None:

@@ -13,6 +13,8 @@ class CommandDone(Message):
 
     client: str
     argv: list[bytes]
+    reply: object = None        # the typed reply (None if there was none)
+    was_in_multi: bool = False  # the client was inside MULTI when it sent the command
 
 
 @dataclass

@@ -1,0 +1,45 @@
+"""Who wrote which key, worked out from the commands and the server's own command table."""
+
+from playground.attribution import WriteTracker
+
+
+async def run(pg, tracker, client, *argv):
+    was_in_multi = pg.session(client).state.in_multi
+    reply = await pg.execute(client, list(argv))
+    await tracker.note(client, list(argv), reply, was_in_multi)
+    return reply
+
+
+async def test_reads_do_not_count_writes_do(pg):
+    t = WriteTracker(pg.reader)
+    await run(pg, t, "A", b"SET", b"k", b"1")
+    await run(pg, t, "B", b"GET", b"k")
+    assert t.last_writer == {b"k": "A"}
+    await run(pg, t, "B", b"MSET", b"x", b"1", b"k", b"2")
+    assert t.last_writer == {b"k": "B", b"x": "B"}
+    await run(pg, t, "A", b"LPUSH", b"k", b"oops")  # WRONGTYPE: wrote nothing
+    assert t.last_writer[b"k"] == "B"
+
+
+async def test_transaction_counts_at_exec_and_not_when_aborted(pg):
+    t = WriteTracker(pg.reader)
+    await run(pg, t, "A", b"SET", b"balance", b"150")
+    await run(pg, t, "A", b"WATCH", b"balance")
+    await run(pg, t, "B", b"SET", b"balance", b"200")
+    await run(pg, t, "A", b"MULTI")
+    await run(pg, t, "A", b"DECRBY", b"balance", b"100")
+    assert t.last_writer[b"balance"] == "B"
+    await run(pg, t, "A", b"EXEC")  # nil: aborted
+    assert t.last_writer[b"balance"] == "B"
+    await run(pg, t, "A", b"MULTI")
+    await run(pg, t, "A", b"INCR", b"counter")
+    await run(pg, t, "A", b"EXEC")
+    assert t.last_writer[b"counter"] == "A"
+
+
+async def test_script_keys(pg):
+    t = WriteTracker(pg.reader)
+    await run(pg, t, "B", b"EVAL", b"redis.call('SET', KEYS[1], 'v') return 1", b"1", b"s")
+    assert t.last_writer == {b"s": "B"}
+    await run(pg, t, "A", b"EVAL_RO", b"return redis.call('GET', KEYS[1])", b"1", b"s")
+    assert t.last_writer == {b"s": "B"}

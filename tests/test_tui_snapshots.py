@@ -22,10 +22,15 @@ def no_flash(monkeypatch):
 
 
 async def settle(pilot, app):
-    # Wait for refreshes in flight (not for a command that is meant to stay blocked).
+    # Wait for refreshes in flight (not for a command that is meant to stay blocked),
+    # then redraw the state lines and the keys once more from the engine's final state.
     pending = [w for w in app.workers if w.group not in ("command", "poll-state") and not w.is_finished]
     await asyncio.gather(*(w.wait() for w in pending), return_exceptions=True)
     await pilot.pause()
+    app._refresh_states()
+    inspector = app.query_one(KeyInspector)
+    inspector.refresh_keys()
+    await wait_until(pilot, lambda: not inspector._loading)
     bar = app.query_one(ServerBar)
     bar.where = "/tmp/redis-playground-…/redis.sock"
     bar.memory = ""

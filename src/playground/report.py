@@ -24,7 +24,8 @@ def _cell_lines(step: StepResult) -> list[str]:
     """What goes in the client's lane for one step: the command, then its reply."""
     if step.skipped:
         return [f"{step.step.client}> {step.step.display}", f"{SKIP} skipped: {step.skipped}"]
-    head = f"{step.step.client}> {step.step.display}" if not step.step.wait else f"{step.step.client}: (reply arrives)"
+    shown = step.command or step.step.display
+    head = f"{step.step.client}> {shown}" if not step.step.wait else f"{step.step.client}: (reply arrives)"
     lines = [head]
     if step.reply:
         lines.extend(step.reply.rstrip("\n").split("\n"))
@@ -146,7 +147,7 @@ def json_step(result_server: str, scenario: Scenario, step: StepResult) -> str:
         "part": step.part,
         "step": step.step.number,
         "client": step.step.client,
-        "command": step.step.display if not step.step.wait else None,
+        "command": (step.command or step.step.display) if not step.step.wait else None,
         "argv": [a.decode("utf-8", "replace") for a in step.step.argv] if step.step.argv else None,
         "reply": step.reply,
         "note": step.note,

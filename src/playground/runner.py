@@ -16,7 +16,8 @@ from typing import Callable
 from .engine import Playground, ServerGone
 from .render import render
 from .replies import Array, Bulk, Err, Int, Map, Nil, Status
-from .scenario import SHA_IN_TEXT, Requirement, Scenario, StateCheck, Step
+from .cmdline import format_argv
+from .scenario import SHA_IN_TEXT, TEMPLATE, Part, Requirement, Scenario, StateCheck, Step
 from .session import STREAMING, ConnectionLost
 
 WAIT_TIMEOUT = 15.0
@@ -38,6 +39,7 @@ class StepResult:
     skipped: str | None = None          # why the step did not run
     note: str | None = None             # e.g. 'blocked: the reply comes later'
     touched: dict[str, dict] = field(default_factory=dict)  # key -> {type, ttl, value}
+    command: str | None = None          # the command as run, when {name} templates filled it in
 
     @property
     def ok(self) -> bool:
@@ -96,6 +98,7 @@ class Runner:
         self.on_step = on_step or (lambda result: None)
         self.record_touched = record_touched
         self._pending: dict[str, tuple[asyncio.Task, StepResult]] = {}
+        self.saved: dict[str, dict[str, object]] = {}  # client -> name -> value (save = "...")
 
     async def run(self, scenario: Scenario) -> ScenarioResult:
         result = ScenarioResult(scenario, self.pg.label)
@@ -108,13 +111,10 @@ class Runner:
                 result.error = f"needs client {name}, the playground has {', '.join(self.pg.sessions)}"
                 return result
         for part in scenario.parts:
-            await self._discard_pending()
-            await self.pg.reset()
-            for argv, shown in zip(part.setup, part.setup_display):
-                reply = await self.pg.execute(scenario.clients[0], list(argv))
-                if isinstance(reply, Err):
-                    result.error = f"part {part.name or 1}: setup {shown!r} failed: {render(reply).decode().strip()}"
-                    return result
+            error = await self.begin_part(scenario, part)
+            if error:
+                result.error = error
+                return result
             for step in part.steps:
                 step_result = await self.run_step(scenario, part.name, step)
                 result.steps.append(step_result)
@@ -122,12 +122,33 @@ class Runner:
         await self._discard_pending()
         return result
 
+    async def begin_part(self, scenario: Scenario, part: Part) -> str | None:
+        """Fresh server state, then the part's setup; the error message if setup failed."""
+        await self._discard_pending()
+        self.saved = {}
+        await self.pg.reset()
+        for argv, shown in zip(part.setup, part.setup_display):
+            reply = await self.pg.execute(scenario.clients[0], list(argv))
+            if isinstance(reply, Err):
+                return f"part {part.name or 1}: setup {shown!r} failed: {render(reply).decode().strip()}"
+        return None
+
     async def run_step(self, scenario: Scenario, part: str, step: Step) -> StepResult:
         out = StepResult(part, step)
         why = await requirement_unmet(self.pg, step.requires)
         if why:
             out.skipped = why
             return out
+        if step.when is not None:
+            name, op, literal = step.when
+            value = self.saved.get(step.client, {}).get(name)
+            if not _compare(value, op, literal):
+                out.skipped = f"{step.client} saw {name} = {_show(value)}, so it does not do this"
+                return out
+        argv = step.argv
+        if step.template:
+            argv = tuple(fill_template(a, self.saved.get(step.client, {})) for a in step.argv)
+            out.command = format_argv(list(argv))
         if step.sleep:
             await asyncio.sleep(step.sleep)
         if step.wait:
@@ -141,7 +162,7 @@ class Runner:
             out.note = f"the reply to {origin.step.display}"
             await self._finish(scenario, step, out, task.result(), origin.step.argv)
             return out
-        task = asyncio.create_task(self._execute(step))
+        task = asyncio.create_task(self._execute(step, argv))
         done = await self.pg.settle(step.client, task)
         if not done:
             if step.blocking:
@@ -155,13 +176,13 @@ class Runner:
             return out
         if step.blocking and not step.server_stops:
             out.checks.append(CheckResult("blocks", False, "expected the command to block, it answered at once"))
-        await self._finish(scenario, step, out, task.result())
+        await self._finish(scenario, step, out, task.result(), argv)
         return out
 
-    async def _execute(self, step: Step):
+    async def _execute(self, step: Step, argv: tuple[bytes, ...]):
         """The reply, or the exception (ServerGone, ConnectionLost) as a value."""
         try:
-            return await self.pg.execute(step.client, list(step.argv))
+            return await self.pg.execute(step.client, list(argv))
         except (ServerGone, ConnectionLost) as exc:
             return exc
 
@@ -189,6 +210,8 @@ class Runner:
             out.reply = ""
         else:
             out.reply = render(reply, list(argv)).decode("utf-8", "replace")
+        if step.save:
+            self.saved.setdefault(step.client, {})[step.save] = plain_value(reply)
         out.checks.extend(check_reply(scenario, step, reply, out.reply))
         await self._check_state(step, out)
         if self.record_touched:
@@ -222,6 +245,50 @@ class Runner:
                     pass
             await asyncio.gather(task, return_exceptions=True)
         self._pending.clear()
+
+
+def plain_value(reply) -> object:
+    """A reply as a value a scenario can compare: text, an integer, or None."""
+    if isinstance(reply, Int):
+        return int(reply)
+    if isinstance(reply, (Bulk, Status)):
+        return bytes(reply).decode("utf-8", "replace")
+    return None
+
+
+def _number(value):
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def _compare(value, op: str, literal) -> bool:
+    if isinstance(literal, int):
+        value = _number(value)
+        if value is None:
+            return False
+    return {"==": value == literal, "!=": value != literal, ">": value is not None and value > literal,
+            "<": value is not None and value < literal, ">=": value is not None and value >= literal,
+            "<=": value is not None and value <= literal}[op]
+
+
+def _show(value) -> str:
+    return "(nil)" if value is None else repr(value) if isinstance(value, str) else str(value)
+
+
+def fill_template(arg: bytes, saved: dict[str, object]) -> bytes:
+    """`{n}`, `{n+1}`, `{n-1}`: a saved value, with integer arithmetic."""
+    def sub(m: re.Match) -> str:
+        name, delta = m.group(1), m.group(2)
+        if name not in saved:
+            return m.group(0)
+        value = saved[name]
+        if delta:
+            number = _number(value)
+            return m.group(0) if number is None else str(number + int(delta))
+        return "" if value is None else str(value)
+    return TEMPLATE.sub(sub, arg.decode("utf-8", "surrogateescape")).encode("utf-8", "surrogateescape")
 
 
 def expand_shas(scenario: Scenario, text: str) -> str:

@@ -89,6 +89,9 @@ class Step:
     sleep: float = 0.0               # seconds to let pass before the step (TTL lessons)
     server_stops: bool = False       # the command stops the server (SHUTDOWN)
     requires: Requirement | None = None
+    save: str | None = None          # remember this reply under a name (for {name} and when)
+    when: tuple[str, str, object] | None = None  # (name, op, literal): run only if true
+    template: bool = False           # the command uses {name} / {name+1} / {name-1}
 
     @property
     def has_reply_check(self) -> bool:
@@ -104,6 +107,15 @@ class Part:
 
 
 @dataclass(frozen=True)
+class ChallengeSpec:
+    """The learner schedules each client's program; the goal is a state to reach."""
+
+    goal: str
+    part: int                         # 0-based index of the part whose programs are used
+    state: tuple[StateCheck, ...]
+
+
+@dataclass(frozen=True)
 class Scenario:
     id: str
     path: Path
@@ -114,7 +126,7 @@ class Scenario:
     scripts: dict[str, str]
     clients: tuple[str, ...]
     parts: tuple[Part, ...]
-    challenge: dict | None = None
+    challenge: ChallengeSpec | None = None
 
     def sha(self, name: str) -> str:
         return script_sha(self.scripts[name])
@@ -133,7 +145,9 @@ def script_sha(source: str) -> str:
 _TOP = {"title", "lesson", "tags", "requires", "scripts", "clients", "setup", "steps", "parts", "challenge"}
 _PART = {"name", "setup", "steps"}
 _STEP = {"client", "command", "args", "narration", "reply", "error", "match", "state", "predict",
-         "pause", "blocking", "wait", "sleep", "server_stops", "requires"}
+         "pause", "blocking", "wait", "sleep", "server_stops", "requires", "save", "when"}
+TEMPLATE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)([+-]\d+)?\}")
+WHEN = re.compile(r'^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(==|!=|>=|<=|>|<)\s*(-?\d+|"[^"]*")\s*$')
 _STATE = {"value", "absent", "exists", "type", "ttl", "list", "set", "hash", "zset", "scard", "llen"}
 _PREDICT = {"question", "choices", "answer", "explain"}
 _REQUIRES = {"flavour", "min_version", "command", "commands"}
@@ -204,9 +218,7 @@ def parse_scenario(data: dict, path: Path) -> Scenario:
     for i, raw in enumerate(raw_parts, 1):
         _unknown(raw, _PART, where, part=raw.get("name") or str(i))
         parts.append(_part(raw, i, where, scripts, clients))
-    challenge = data.get("challenge")
-    if challenge is not None and not isinstance(challenge, dict):
-        raise where.error("must be a table", field_name="challenge")
+    challenge = _challenge(data["challenge"], where, parts) if "challenge" in data else None
     return Scenario(path.stem, path, title, lesson.strip(), tags, requires, dict(scripts),
                     clients, tuple(parts), challenge)
 
@@ -229,8 +241,9 @@ def _part(raw: dict, index: int, where: _Where, scripts: dict, clients: tuple) -
         raise where.error("at least one [[steps]] table is needed", part=label, field_name="steps")
     steps = []
     blocked: set[str] = set()
+    saved: dict[str, set[str]] = {c: set() for c in clients}
     for n, step_raw in enumerate(steps_raw, 1):
-        step = _step(step_raw, n, where, scripts, clients, label)
+        step = _step(step_raw, n, where, scripts, clients, label, saved)
         if step.wait:
             if step.client not in blocked:
                 raise where.error(f"client {step.client} has no blocking step to wait for",
@@ -247,7 +260,8 @@ def _part(raw: dict, index: int, where: _Where, scripts: dict, clients: tuple) -
     return Part(name, tuple(setup), tuple(shown), tuple(steps))
 
 
-def _step(raw, n: int, where: _Where, scripts: dict, clients: tuple, part: str | None) -> Step:
+def _step(raw, n: int, where: _Where, scripts: dict, clients: tuple, part: str | None,
+          saved: dict[str, set[str]]) -> Step:
     if not isinstance(raw, dict):
         raise where.error("each step is a [[steps]] table", part=part, step=n)
     _unknown(raw, _STEP, where, part=part, step=n)
@@ -303,9 +317,27 @@ def _step(raw, n: int, where: _Where, scripts: dict, clients: tuple, part: str |
     narration = raw.get("narration", "")
     if not isinstance(narration, str):
         raise where.error("must be text", part=part, step=n, field_name="narration")
+    known = saved[client]
+    template = bool(argv) and any(m.group(1) in known for a in argv
+                                  for m in TEMPLATE.finditer(a.decode("utf-8", "replace")))
+    when = None
+    if "when" in raw:
+        m = WHEN.match(raw["when"]) if isinstance(raw["when"], str) else None
+        if not m:
+            raise where.error('like: seen > 0, or seen == "active"', part=part, step=n, field_name="when")
+        if m.group(1) not in known:
+            raise where.error(f"{m.group(1)!r} is not saved by an earlier step of client {client}",
+                              part=part, step=n, field_name="when")
+        literal = m.group(3)
+        when = (m.group(1), m.group(2), literal[1:-1] if literal.startswith('"') else int(literal))
+    save = raw.get("save")
+    if save is not None:
+        if not isinstance(save, str) or not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", save):
+            raise where.error("a name: letters, digits and _", part=part, step=n, field_name="save")
+        known.add(save)
     return Step(n, client, argv, display, narration.strip(), raw.get("reply"), raw.get("error"),
                 raw.get("match"), state, predict, pause, blocking, wait, float(sleep),
-                _bool(raw, "server_stops", where, part, n), requires)
+                _bool(raw, "server_stops", where, part, n), requires, save, when, template)
 
 
 def _command(command, where: _Where, scripts: dict, part=None, step=None, field_name="command") -> tuple[bytes, ...]:
@@ -397,6 +429,22 @@ def _state(raw, where: _Where, part, n) -> tuple[StateCheck, ...]:
             raise where.error("absent = true cannot be combined with other checks", part=part, step=n, field_name=fname)
         checks.append(StateCheck(key.encode(), **kw))
     return tuple(checks)
+
+
+def _challenge(raw, where: _Where, parts: list) -> ChallengeSpec:
+    if not isinstance(raw, dict):
+        raise where.error("a table with goal, state and (optionally) part", field_name="challenge")
+    _unknown(raw, {"goal", "part", "state"}, where, prefix="challenge")
+    goal = _typed(raw, "goal", str, where, None, None, "challenge", required=True)
+    part = _typed(raw, "part", int, where, None, None, "challenge") or 1
+    if not 1 <= part <= len(parts):
+        raise where.error(f"part {part}: the number of a part, 1 to {len(parts)}", field_name="challenge.part")
+    if "state" not in raw:
+        raise where.error("missing: the state that means the race happened", field_name="challenge.state")
+    state = _state(raw["state"], where, None, None)
+    if not state:
+        raise where.error("at least one key to check", field_name="challenge.state")
+    return ChallengeSpec(goal, part - 1, state)
 
 
 def _predict(raw, where: _Where, part, n) -> Prediction:

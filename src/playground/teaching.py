@@ -1,0 +1,277 @@
+"""Teaching mode without the UI: step through a scenario, rewind, keep a timeline, and
+let a learner schedule a challenge. The TUI drives these; tests drive them directly.
+
+Rewinding replays steps 1..k-1 on a fresh server (silently): the server has no undo.
+Where a scenario depends on time (TTLs, `sleep`), a replayed state is approximate.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .engine import Playground
+from .runner import Runner, StepResult, check_state
+from .scenario import Part, Scenario, Step
+
+
+@dataclass
+class TimelineEntry:
+    """One unit the server executed: a command, a whole MULTI/EXEC, or one script."""
+
+    client: str
+    lines: list[str]
+    atomic: bool = False
+    note: str = ""
+
+
+@dataclass
+class Timeline:
+    """The commands in the order the server executed them, per client lane."""
+
+    entries: list[TimelineEntry] = field(default_factory=list)
+    _queued: dict[str, list[str]] = field(default_factory=dict)
+
+    def add(self, client: str, command: str, argv: tuple[bytes, ...] | None, reply_text: str | None,
+            was_in_multi: bool) -> None:
+        word = argv[0].lower() if argv else b""
+        if word == b"multi" and reply_text == "OK\n":
+            self._queued[client] = []
+            return
+        if client in self._queued and word not in (b"exec", b"discard") and was_in_multi:
+            if reply_text == "QUEUED\n":
+                self._queued[client].append(command)
+            return
+        if word == b"discard":
+            self._queued.pop(client, None)
+            self.entries.append(TimelineEntry(client, ["MULTI … DISCARD"], note="nothing ran"))
+            return
+        if word == b"exec" and client in self._queued:
+            queued = self._queued.pop(client)
+            ran = reply_text is not None and not reply_text.startswith(("(nil)", "(error)"))
+            note = "" if ran else ("aborted: nothing ran" if reply_text and reply_text.startswith("(nil)")
+                                   else "EXECABORT: nothing ran")
+            self.entries.append(TimelineEntry(client, ["MULTI", *queued, "EXEC"], atomic=ran, note=note))
+            return
+        atomic = word in (b"eval", b"evalsha", b"eval_ro", b"evalsha_ro", b"fcall", b"fcall_ro")
+        self.entries.append(TimelineEntry(client, [command], atomic=atomic,
+                                          note="one script: nothing interleaves" if atomic else ""))
+
+    def render_text(self, clients: tuple[str, ...], width: int = 36) -> str:
+        """Lanes side by side; an atomic unit is drawn as one box."""
+        lines = [" │ ".join(f"{c:<{width}}" for c in clients).rstrip(),
+                 "─┼─".join("─" * width for _ in clients)]
+        for entry in self.entries:
+            if not entry.client:  # a part begins
+                lines.append(entry.lines[0])
+                continue
+            lane = clients.index(entry.client) if entry.client in clients else 0
+            body = entry.lines
+            if entry.atomic or len(body) > 1:
+                inner = width - 4
+                body = ["┌" + "─" * (width - 2) + "┐"] + [f"│ {x[:inner]:<{inner}} │" for x in body] + \
+                       ["└" + "─" * (width - 2) + "┘"]
+            if entry.note:
+                body = body + [f"  ({entry.note})"]
+            for text in body:
+                cols = [" " * width] * len(clients)
+                cols[lane] = f"{text[:width]:<{width}}"
+                lines.append(" │ ".join(cols).rstrip())
+        return "\n".join(lines) + "\n"
+
+    def render_markdown(self, clients: tuple[str, ...]) -> str:
+        out = ["| # | " + " | ".join(clients) + " |", "|---|" + "---|" * len(clients)]
+        for i, entry in enumerate(self.entries, 1):
+            if not entry.client:
+                out.append(f"| | **{entry.lines[0].strip('─ ')}** |" + " |" * (len(clients) - 1))
+                continue
+            cells = [""] * len(clients)
+            lane = clients.index(entry.client) if entry.client in clients else 0
+            text = "<br>".join(f"`{x}`" for x in entry.lines)
+            if entry.atomic:
+                text = "**atomic:** " + text
+            if entry.note:
+                text += f"<br>_{entry.note}_"
+            cells[lane] = text.replace("|", "\\|")
+            out.append(f"| {i} | " + " | ".join(cells) + " |")
+        return "\n".join(out) + "\n"
+
+
+def _depends_on_time(scenario: Scenario) -> bool:
+    for step in scenario.steps:
+        words = {a.lower() for a in (step.argv or ())}
+        if step.sleep or words & {b"ex", b"px", b"exat", b"pxat", b"expire", b"pexpire", b"setex", b"psetex"}:
+            return True
+        if any(c.ttl is not None and c.ttl[0] >= 0 for c in step.state):
+            return True
+    return False
+
+
+class Stepper:
+    """Runs a scenario one step at a time, and can go back."""
+
+    def __init__(self, pg: Playground, scenario: Scenario) -> None:
+        self.pg = pg
+        self.scenario = scenario
+        self.runner = Runner(pg)
+        self.flat: list[tuple[int, Step]] = [(i, s) for i, p in enumerate(scenario.parts) for s in p.steps]
+        self.results: list[StepResult] = []
+        self.timeline = Timeline()
+        self.time_dependent = _depends_on_time(scenario)
+        self.error: str | None = None
+        self._part_started: int | None = None
+
+    @property
+    def cursor(self) -> int:
+        """How many steps have run (the next step's index)."""
+        return len(self.results)
+
+    @property
+    def finished(self) -> bool:
+        return self.cursor >= len(self.flat)
+
+    def next_step(self) -> tuple[Part, Step] | None:
+        if self.finished:
+            return None
+        part_index, step = self.flat[self.cursor]
+        return self.scenario.parts[part_index], step
+
+    async def start(self) -> None:
+        """From the top: fresh server, first part's setup."""
+        self.results = []
+        self.timeline = Timeline()
+        self.error = None
+        self._part_started = None
+
+    async def step(self) -> StepResult | None:
+        """Run the next step; None when the scenario is over (or setup failed)."""
+        if self.finished:
+            return None
+        part_index, step = self.flat[self.cursor]
+        part = self.scenario.parts[part_index]
+        if self._part_started != part_index:
+            self.error = await self.runner.begin_part(self.scenario, part)
+            self._part_started = part_index
+            if part.name:
+                self.timeline.entries.append(TimelineEntry("", [f"── {part.name} ──"]))
+            if self.error:
+                return None
+        was_in_multi = self.pg.sessions[step.client].state.in_multi
+        result = await self.runner.run_step(self.scenario, part.name, step)
+        self.results.append(result)
+        if result.skipped is None and not (result.note or "").startswith("blocked"):
+            command = result.command or (step.display if not step.wait else
+                                         self._blocked_display(step.client))
+            argv = step.argv if not step.wait else self._blocked_argv(step.client)
+            self.timeline.add(step.client, command, argv, result.reply, was_in_multi)
+        return result
+
+    def _blocked_step(self, client: str) -> Step | None:
+        for result in reversed(self.results[:-1] if self.results else []):
+            if result.step.client == client and result.step.blocking:
+                return result.step
+        return None
+
+    def _blocked_display(self, client: str) -> str:
+        step = self._blocked_step(client)
+        return step.display if step else "(reply)"
+
+    def _blocked_argv(self, client: str):
+        step = self._blocked_step(client)
+        return step.argv if step else None
+
+    async def goto(self, index: int) -> None:
+        """Rewind or jump: fresh server, then steps 1..index replayed silently."""
+        index = max(0, min(index, len(self.flat)))
+        await self.start()
+        while self.cursor < index:
+            if await self.step() is None:
+                break
+
+    async def previous(self) -> None:
+        await self.goto(self.cursor - 1)
+
+    async def run_to_end(self) -> list[StepResult]:
+        done = []
+        while not self.finished:
+            result = await self.step()
+            if result is None:
+                break
+            done.append(result)
+        return done
+
+    def scenario_keys(self) -> set[bytes]:
+        """Keys the scenario's commands and checks name (for 'free typing changed X')."""
+        keys: set[bytes] = set()
+        for _, step in self.flat:
+            keys.update(c.key for c in step.state)
+            if step.argv:
+                keys.update(step.argv[1:])
+        return keys
+
+
+class Challenge:
+    """The learner is the scheduler: each client's program, moved one step at a time."""
+
+    def __init__(self, pg: Playground, scenario: Scenario) -> None:
+        if scenario.challenge is None:
+            raise ValueError(f"{scenario.id} has no [challenge]")
+        self.pg = pg
+        self.scenario = scenario
+        self.spec = scenario.challenge
+        self.part = scenario.parts[self.spec.part]
+        self.programs: dict[str, list[Step]] = {
+            c: [s for s in self.part.steps if s.client == c] for c in scenario.clients}
+        self.moves: list[str] = []
+        self.results: list[StepResult] = []
+        self.runner = Runner(pg)
+        self.timeline = Timeline()
+
+    def position(self, client: str) -> int:
+        return self.moves.count(client)
+
+    def next_for(self, client: str) -> Step | None:
+        program = self.programs[client]
+        i = self.position(client)
+        return program[i] if i < len(program) else None
+
+    @property
+    def finished(self) -> bool:
+        return all(self.next_for(c) is None for c in self.programs)
+
+    async def reset(self) -> None:
+        self.moves, self.results, self.timeline = [], [], Timeline()
+        await self.runner.begin_part(self.scenario, self.part)
+
+    async def move(self, client: str) -> StepResult | None:
+        step = self.next_for(client)
+        if step is None:
+            return None
+        was_in_multi = self.pg.sessions[client].state.in_multi
+        result = await self.runner.run_step(self.scenario, self.part.name, _unchecked(step))
+        self.moves.append(client)
+        self.results.append(result)
+        if result.skipped is None:
+            self.timeline.add(client, result.command or step.display, step.argv, result.reply, was_in_multi)
+        return result
+
+    async def undo(self) -> None:
+        """Take back the last move: replay the others on a fresh server."""
+        moves = self.moves[:-1]
+        await self.reset()
+        for client in moves:
+            await self.move(client)
+
+    async def won(self) -> bool | None:
+        """None until both programs are done; then whether the goal state was produced."""
+        if not self.finished:
+            return None
+        results = await check_state(self.pg, self.spec.state)
+        return all(r.ok for r in results)
+
+
+def _unchecked(step: Step) -> Step:
+    """In a challenge the order is the learner's: the scripted reply checks do not apply."""
+    from dataclasses import replace
+
+    return replace(step, reply=None, error=None, match=None, state=(), predict=None, pause=None)
+

@@ -24,31 +24,32 @@ class WriteTracker:
         self._queued: dict[str, set[bytes]] = {}  # keys written by commands in an open MULTI
         self._writes: dict[bytes, bool] = {}      # command name -> has the write flag
 
-    async def note(self, client: str, argv: list[bytes], reply, was_in_multi: bool) -> None:
-        """Account for one command `client` ran and the reply it got."""
+    async def note(self, client: str, argv: list[bytes], reply, was_in_multi: bool) -> set[bytes]:
+        """Account for one command `client` ran and the reply it got; the keys it wrote."""
         if not argv:
-            return
+            return set()
         cmd = argv[0].lower()
         if cmd == b"multi" and isinstance(reply, Status):
             self._queued[client] = set()
-            return
+            return set()
         if cmd in (b"discard", b"reset"):
             self._queued.pop(client, None)
-            return
+            return set()
         if cmd == b"exec":
             keys = self._queued.pop(client, set())
-            if isinstance(reply, Array):  # it ran (nil: aborted by WATCH, error: EXECABORT)
-                for key in keys:
-                    self.last_writer[key] = client
-            return
-        if was_in_multi:
+            if not isinstance(reply, Array):  # nil: aborted by WATCH; error: EXECABORT
+                return set()
+        elif was_in_multi:
             if isinstance(reply, Status) and reply == b"QUEUED":
                 self._queued.setdefault(client, set()).update(await self.written_keys(argv))
-            return
-        if isinstance(reply, Err):
-            return
-        for key in await self.written_keys(argv):
+            return set()
+        elif isinstance(reply, Err):
+            return set()
+        else:
+            keys = await self.written_keys(argv)
+        for key in keys:
             self.last_writer[key] = client
+        return keys
 
     async def written_keys(self, argv: list[bytes]) -> set[bytes]:
         cmd = argv[0].lower()

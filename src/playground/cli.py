@@ -31,6 +31,13 @@ def _server_options() -> argparse.ArgumentParser:
     return common
 
 
+def _library_options() -> argparse.ArgumentParser:
+    library = argparse.ArgumentParser(add_help=False)
+    library.add_argument("--scenarios", action="append", metavar="DIR", default=[],
+                         help="also use the scenario files in DIR (may be repeated)")
+    return library
+
+
 def _client_names(text: str) -> tuple[str, ...]:
     names = tuple(n.strip() for n in text.split(",") if n.strip())
     if not names or len(set(n.lower() for n in names)) != len(names) or not all(
@@ -42,7 +49,7 @@ def _client_names(text: str) -> tuple[str, ...]:
 def build_parser() -> argparse.ArgumentParser:
     common = _server_options()
     parser = argparse.ArgumentParser(
-        prog="redis-playground", parents=[common],
+        prog="redis-playground", parents=[common, _library_options()],
         description="Two real Redis clients side by side on a private server.")
     parser.add_argument("--version", action="version", version=f"redis-playground {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -51,13 +58,16 @@ def build_parser() -> argparse.ArgumentParser:
     repl.add_argument("-3", dest="resp3", action="store_true",
                       help="start the clients in RESP3 mode (like redis-cli -3)")
 
-    library = argparse.ArgumentParser(add_help=False)
-    library.add_argument("--scenarios", action="append", metavar="DIR", default=[],
-                         help="also use the scenario files in DIR (may be repeated)")
+    library = _library_options()
     sub.add_parser("list", parents=[library], help="list the scenarios: id, title, tags")
     run = sub.add_parser("run", parents=[common, library], help="replay one scenario and check it")
     run.add_argument("scenario", metavar="ID|PATH")
     run.add_argument("--format", choices=("text", "markdown", "json"), default="text")
+    opener = sub.add_parser("open", parents=[common, library],
+                            help="open the app on a scenario, to step through it (or --challenge)")
+    opener.add_argument("scenario", metavar="ID|PATH")
+    opener.add_argument("--challenge", action="store_true",
+                        help="you schedule the clients' moves and try to produce the race")
     check = sub.add_parser("check", parents=[common, library],
                            help="replay scenarios (default: all bundled) and report N passed, N failed")
     check.add_argument("scenarios_to_check", nargs="*", metavar="ID|PATH")

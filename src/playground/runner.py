@@ -40,6 +40,7 @@ class StepResult:
     note: str | None = None             # e.g. 'blocked: the reply comes later'
     touched: dict[str, dict] = field(default_factory=dict)  # key -> {type, ttl, value}
     command: str | None = None          # the command as run, when {name} templates filled it in
+    value: object = None                # the typed reply (for the UI), None if there was none
 
     @property
     def ok(self) -> bool:
@@ -121,6 +122,13 @@ class Runner:
                 self.on_step(step_result)
         await self._discard_pending()
         return result
+
+    def preview(self, step: Step) -> str:
+        """The command as this step would send it now ({n+1} filled in from saved replies)."""
+        if not step.template or not step.argv:
+            return step.display
+        saved = self.saved.get(step.client, {})
+        return format_argv([fill_template(a, saved) for a in step.argv])
 
     async def begin_part(self, scenario: Scenario, part: Part) -> str | None:
         """Fresh server state, then the part's setup; the error message if setup failed."""
@@ -206,6 +214,7 @@ class Runner:
             return
         if step.server_stops:
             out.checks.append(CheckResult("server stops", False, "the server kept running"))
+        out.value = reply
         if reply is STREAMING:
             out.reply = ""
         else:

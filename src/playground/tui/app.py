@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import signal
+from pathlib import Path
 from typing import Iterable
 
 from textual import work
@@ -15,6 +16,10 @@ from textual.containers import Horizontal
 from textual.widgets import Footer, Static
 
 from ..engine import Playground
+from ..history import state_dir
+from ..library import resolve, scenario_files
+from ..recorder import Recorder
+from ..scenario import Scenario, ScenarioError, load_scenario
 from ..attribution import WriteTracker
 from ..help import HelpIndex
 from ..inspector import Inspector
@@ -25,7 +30,12 @@ from .confirm import ConfirmScreen
 from .info_screens import InfoScreen, scripts_text
 from .key_inspector import KeyInspector
 from .messages import CommandDone, ServerStopped
+from .narration import NarrationPanel
 from .server_bar import ServerBar
+from .teacher import Teacher
+from .teaching_screens import ScenarioPicker
+
+AUTOPLAY_PAUSE = 2.5  # seconds between steps in autoplay
 
 
 class PlaygroundApp(App):
@@ -40,6 +50,7 @@ class PlaygroundApp(App):
     .-short #panes { height: 3fr; }
     .-short KeyInspector > #filter { display: none; }
     .-short KeyInspector.-filtering > #filter { display: block; }
+    .-no-inspector KeyInspector { display: none; }
     """
 
     BINDINGS = [
@@ -48,14 +59,24 @@ class PlaygroundApp(App):
         Binding("f4", "focus_inspector", "Keys"),
         Binding("f5", "restart_server", "Restart server"),
         Binding("f6", "show_scripts", "Scripts"),
+        Binding("f7", "open_scenario", "Scenarios"),
         Binding("f8", "flush", "Flush db"),
+        Binding("f9", "record", "Record"),
+        Binding("ctrl+n", "teach('next')", "Next step", show=False, priority=True),
         Binding("ctrl+q", "quit", "Quit", priority=True),
     ]
 
-    def __init__(self, playground: Playground, clients: Iterable[str] = ("A", "B")) -> None:
+    def __init__(self, playground: Playground, clients: Iterable[str] = ("A", "B"),
+                 scenario_dirs: list[str] | None = None, open_scenario: Scenario | None = None,
+                 challenge: bool = False) -> None:
         super().__init__()
         self.playground = playground
         self.clients = list(clients)
+        self.scenario_dirs = scenario_dirs or []
+        self._open_at_start = (open_scenario, challenge) if open_scenario else None
+        self.teacher: Teacher | None = None
+        self.recorder: Recorder | None = None
+        self.transcript: list[tuple[str, str, str]] = []  # (client, command, what it printed)
         self.inspector: Inspector | None = None
         self.help: HelpIndex = HelpIndex.bundled()  # replaced by the server's COMMAND DOCS
         self.tracker: WriteTracker | None = None      # who last wrote each key
@@ -63,6 +84,7 @@ class PlaygroundApp(App):
     def compose(self) -> ComposeResult:
         yield ServerBar(id="server-bar")
         yield Static(id="banner")
+        yield NarrationPanel(id="narration")
         with Horizontal(id="panes"):
             for name in self.clients:
                 yield ClientPane(name)
@@ -106,6 +128,10 @@ class PlaygroundApp(App):
         self.query_one(KeyInspector).attach(self.inspector)
         self._refresh_states()
         self._update_server_info()
+        if self._open_at_start:
+            scenario, challenge = self._open_at_start
+            self._open_at_start = None
+            self.open_scenario(scenario, challenge)
 
     def _on_stream(self, session, frame) -> None:
         self.query_one(f"#pane-{session.name}", ClientPane).show_frame(frame)
@@ -113,11 +139,19 @@ class PlaygroundApp(App):
 
     async def on_command_done(self, message: CommandDone) -> None:
         """One command finished: note what it wrote, then refresh states and keys once."""
+        written: set[bytes] = set()
         if self.tracker is not None and message.reply is not None:
             try:
-                await self.tracker.note(message.client, message.argv, message.reply, message.was_in_multi)
+                written = await self.tracker.note(message.client, message.argv, message.reply,
+                                                  message.was_in_multi)
             except Exception:
                 pass  # server busy or gone: the attribution of this write is unknown
+        if self.teacher is not None and written:
+            self.teacher.note_free_command(written)
+        self.refresh_everything()
+
+    def refresh_everything(self) -> None:
+        """State lines, WATCH badges, keys and the server bar: after anything ran."""
         self._refresh_states()
         self.query_one(KeyInspector).refresh_keys()
         self._update_server_info()
@@ -132,6 +166,141 @@ class PlaygroundApp(App):
                 watchers.setdefault(key, []).append((name, state.dirty))
         self.query_one(KeyInspector).set_watchers(watchers)
 
+    # -- teaching mode ------------------------------------------------------------
+
+    @property
+    def narration(self) -> NarrationPanel:
+        return self.query_one(NarrationPanel)
+
+    def action_open_scenario(self) -> None:
+        scenarios, broken = [], []
+        for path in scenario_files(self.scenario_dirs):
+            try:
+                scenarios.append(load_scenario(path))
+            except ScenarioError as exc:
+                broken.append(str(exc))
+        for message in broken:
+            self.notify(message, severity="error")
+
+        def chosen(result) -> None:
+            if result:
+                self.open_scenario(*result)
+
+        self.push_screen(ScenarioPicker(scenarios), chosen)
+
+    def open_scenario(self, scenario: Scenario, challenge: bool = False) -> None:
+        missing = [c for c in scenario.clients if c not in self.clients]
+        if missing:
+            self.notify(f"{scenario.id} needs clients {', '.join(scenario.clients)}", severity="error")
+            return
+        self.teacher = Teacher(self, scenario, challenge)
+        self.narration.add_class("-open")
+        self.narration.focus()
+        self.action_teach("begin")
+
+    def action_teach(self, what: str) -> None:
+        """Space/n, p, r, e, g, w, t, a/b/u ... in the narration panel (and Ctrl+N anywhere)."""
+        teacher = self.teacher
+        if teacher is None:
+            return
+        if what == "close":
+            self.teacher = None
+            self.narration.remove_class("-open")
+            self.action_focus_client(self.clients[0])
+            return
+        if what in ("faster", "slower"):
+            getattr(teacher, what)()
+            return
+        if what == "autoplay":
+            teacher.autoplay = not teacher.autoplay
+            teacher.render()
+            if teacher.autoplay:
+                self.action_teach("next")
+            return
+        self._teach(what)
+
+    @work(exclusive=False, group="teach", exit_on_error=False)
+    async def _teach(self, what: str) -> None:
+        teacher = self.teacher
+        if teacher is None or self._teaching:
+            return
+        self._teaching = True
+        try:
+            if what.startswith("move:"):
+                await teacher.move(what.split(":", 1)[1])
+            else:
+                await {"begin": teacher.begin, "next": teacher.next, "previous": teacher.previous,
+                       "restart": teacher.restart, "end": teacher.run_to_end, "jump": teacher.jump,
+                       "rewind_here": teacher.rewind_here, "timeline": teacher.show_timeline,
+                       "undo": teacher.undo}[what]()
+        except Exception as exc:  # never a traceback in front of the class
+            self.notify(f"{what}: {exc}", severity="error")
+        finally:
+            self._teaching = False
+        if teacher.autoplay and self.teacher is teacher:
+            self.set_timer(AUTOPLAY_PAUSE, lambda: self.action_teach("next") if teacher.autoplay else None)
+
+    _teaching = False
+
+    def action_presenter(self) -> None:
+        """Presenter layout: a big narration panel; everything stays on the keyboard."""
+        self.screen.toggle_class("-presenter")
+
+    def action_toggle_inspector(self) -> None:
+        self.screen.toggle_class("-no-inspector")
+
+    # -- recording and export -------------------------------------------------------
+
+    def action_record(self) -> None:
+        if self.recorder is not None:
+            recorder, self.recorder = self.recorder, None
+            if not len(recorder):
+                self.notify("Recording stopped: nothing was typed.")
+                return
+            directory = Path(self.scenario_dirs[0]) if self.scenario_dirs else state_dir() / "scenarios"
+            path = recorder.save(directory, "Recorded session", tuple(self.clients))
+            self.notify(f"Recording saved: {path}\nReplay it with: redis-playground check {path}", timeout=10)
+            return
+
+        def go(yes: bool | None) -> None:
+            if yes:
+                self._start_recording()
+
+        self.push_screen(ConfirmScreen("Recording starts from an empty server (every key and script is "
+                                       "deleted) so that the file replays the same. Start?"), go)
+
+    @work(group="server", exit_on_error=False)
+    async def _start_recording(self) -> None:
+        try:
+            await self.playground.reset()
+        except Exception as exc:
+            self.notify(f"cannot record: {exc}", severity="error")
+            return
+        if self.tracker is not None:
+            self.tracker.forget()
+        self.recorder = Recorder()
+        for name in self.clients:
+            self.query_one(f"#pane-{name}", ClientPane).note("recording: type in A and B; F9 stops")
+        self.refresh_everything()
+
+    def action_export_transcript(self) -> None:
+        if self.teacher is not None:
+            text = self.teacher.transcript_markdown()
+            name = f"{self.teacher.scenario.id}-transcript.md"
+        else:
+            text = session_markdown(self.transcript, self.clients, self.playground.label)
+            name = "session-transcript.md"
+        directory = state_dir() / "exports"
+        directory.mkdir(parents=True, exist_ok=True)
+        (directory / name).write_text(text, encoding="utf-8")
+        self.notify(f"Transcript written to {directory / name}")
+
+    def action_save_svg(self) -> None:
+        directory = state_dir() / "exports"
+        directory.mkdir(parents=True, exist_ok=True)
+        path = self.save_screenshot(path=str(directory))
+        self.notify(f"Screen saved as {path}")
+
     def get_system_commands(self, screen):
         """The command palette (Ctrl+P): Textual's own commands and every playground action."""
         yield from super().get_system_commands(screen)
@@ -143,6 +312,18 @@ class PlaygroundApp(App):
                             self.action_flush)
         yield SystemCommand("Show cached scripts", "Which scripts SCRIPT EXISTS still knows",
                             self.action_show_scripts)
+        yield SystemCommand("Open scenario", "Step through a scripted race, or schedule a challenge",
+                            self.action_open_scenario)
+        yield SystemCommand("Record / stop recording", "Type freely, then save it as a scenario file",
+                            self.action_record)
+        yield SystemCommand("Export transcript (Markdown)", "For lesson notes", self.action_export_transcript)
+        yield SystemCommand("Save screen as SVG", "A picture of the screen", self.action_save_svg)
+        yield SystemCommand("Presenter layout", "Big narration panel", self.action_presenter)
+        yield SystemCommand("Keys on/off", "Show or hide the key inspector", self.action_toggle_inspector)
+        if self.teacher is not None:
+            yield SystemCommand("Timeline", "What the server executed, in order",
+                                lambda: self.action_teach("timeline"))
+            yield SystemCommand("Close scenario", "Back to free typing", lambda: self.action_teach("close"))
 
     @work(group="scripts", exit_on_error=False)
     async def action_show_scripts(self) -> None:
@@ -235,16 +416,38 @@ class PlaygroundApp(App):
         await self.playground.close()
 
 
+def session_markdown(transcript: list[tuple[str, str, str]], clients: list[str], server: str) -> str:
+    """A free-typing session as a Markdown table, one row per command, one column per client."""
+    out = ["# redis-playground session", "", f"Server: {server}", "",
+           "| # | " + " | ".join(clients) + " |", "|---|" + "---|" * len(clients)]
+    for i, (client, command, printed) in enumerate(transcript, 1):
+        cells = [""] * len(clients)
+        body = [f"`{client}> {command}`"] + [f"`{line}`" for line in printed.rstrip("\n").split("\n") if line]
+        cells[clients.index(client) if client in clients else 0] = "<br>".join(body).replace("|", "\\|")
+        out.append(f"| {i} | " + " | ".join(cells) + " |")
+    return "\n".join(out) + "\n"
+
+
 def make_app(server_choice: str | None = None, url: str | None = None,
-             allow_flush: bool = False, clients: Iterable[str] = ("A", "B")) -> PlaygroundApp:
+             allow_flush: bool = False, clients: Iterable[str] = ("A", "B"),
+             scenario_dirs: list[str] | None = None, open_scenario: Scenario | None = None,
+             challenge: bool = False) -> PlaygroundApp:
     """The app on a fresh private server (or an explicit --url); shared by CLI and tests."""
+    if open_scenario is not None:
+        clients = tuple(dict.fromkeys([*clients, *open_scenario.clients]))
     playground = Playground.create(server_choice=server_choice, url=url,
                                    allow_flush=allow_flush, clients=clients)
-    return PlaygroundApp(playground, clients=clients)
+    return PlaygroundApp(playground, clients=clients, scenario_dirs=scenario_dirs,
+                         open_scenario=open_scenario, challenge=challenge)
 
 
 def run_app(args) -> int:
-    app = make_app(args.server, args.url, args.allow_flush, args.clients)
+    scenario = None
+    if getattr(args, "command", None) == "open":
+        scenario = load_scenario(resolve(args.scenario, args.scenarios))
+    app = make_app(args.server, args.url, args.allow_flush, args.clients,
+                   scenario_dirs=getattr(args, "scenarios", None), open_scenario=scenario,
+                   challenge=getattr(args, "challenge", False))
     try:
         app.run()
     finally:

@@ -7,6 +7,7 @@ message tells the app that something changed.
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 from rich.text import Text
@@ -17,7 +18,8 @@ from textual.containers import Vertical
 from textual.reactive import reactive
 from textual.widgets import Input, RichLog, Static
 
-from ..cmdline import INVALID_ARGUMENTS, INVALID_REPEAT, RepeatError, SplitError, parse_line, split_args
+from ..cmdline import (INVALID_ARGUMENTS, INVALID_REPEAT, RepeatError, SplitError, format_argv,
+                       parse_line, split_args)
 from ..history import History
 from ..engine import Refused, ServerGone
 from ..render import render
@@ -205,12 +207,15 @@ class ClientPane(Vertical):
             self.note("still waiting for the previous command (Ctrl+C cancels it)")
             return
         self._busy = True  # set before the worker starts: one command at a time per client
-        self.run_command(cmd.argv, cmd.repeat)
+        self.run_command(cmd.argv, cmd.repeat, line)
 
     @work(group="command", exclusive=False, exit_on_error=False)
-    async def run_command(self, argv: list[bytes], repeat: int = 1) -> None:
+    async def run_command(self, argv: list[bytes], repeat: int = 1, line: str | None = None) -> None:
         """Send the command (repeat times) and print each reply."""
         pg = self.app.playground
+        recorder = self.app.recorder
+        record_as = line if repeat == 1 else format_argv(argv)  # scenarios have no repeat counts
+        printed: list[bytes] = []
         session = pg.session(self.client)
         started = time.monotonic()
         self._pending_since = started
@@ -219,6 +224,8 @@ class ClientPane(Vertical):
         reply = None
         try:
             for _ in range(repeat):
+                if recorder is not None and record_as is not None:
+                    recorder.sent(self.client, record_as)
                 was_streaming = session.streaming
                 try:
                     reply = await pg.execute(self.client, argv)
@@ -240,14 +247,57 @@ class ClientPane(Vertical):
                     if not was_streaming and argv[0].lower() in (b"subscribe", b"psubscribe", b"ssubscribe"):
                         self.write(READING_MESSAGES, style="dim")
                 else:
-                    self.write(render(reply, argv), style=reply_style(reply))
+                    printed.append(render(reply, argv))
+                    self.write(printed[-1], style=reply_style(reply))
+                    if recorder is not None and record_as is not None:
+                        recorder.replied(self.client, printed[-1].decode("utf-8", "replace"), reply)
             elapsed = time.monotonic() - started
             if elapsed >= 0.5:
                 self.write(b"(%.2fs)" % elapsed, style="dim")
         finally:
             self._busy = False
             self._pending_since = None
+            text = b"".join(printed).decode("utf-8", "replace")
+            if recorder is not None:
+                recorder.abandoned(self.client)  # a command still open was cancelled
+            self.app.transcript.append((self.client, line or format_argv(argv), text))
             self.post_message(CommandDone(self.client, list(argv), reply, was_in_multi))
+
+    async def type_out(self, line: str, speed: int) -> None:
+        """Teaching mode: type `line` into the input at `speed` characters a second."""
+        field = self.query_one(CommandInput)
+        if not speed:
+            field.value = line
+            return
+        field.value = ""
+        for i in range(1, len(line) + 1):
+            field.value = line[:i]
+            field.cursor_position = i
+            await asyncio.sleep(1 / speed)
+
+    def clear_input(self) -> None:
+        self.query_one(CommandInput).value = ""
+
+    def show_result(self, result) -> None:
+        """Teaching mode: one scenario step as this pane shows it, with its checks."""
+        step = result.step
+        shown = result.command or step.display
+        if step.wait:
+            self.write("(the pending reply arrives)", style="italic dim")
+        else:
+            self.write(f"{self.client}> {shown}", style="bold")
+        if result.skipped:
+            self.write(f"– skipped: {result.skipped}", style="yellow")
+            return
+        if result.reply:
+            self.write(result.reply.encode(), style=reply_style(result.value))
+        if result.note:
+            self.note(result.note)
+        for check in result.checks:
+            if check.ok:
+                self.write(f"  ✓ {check.what}", style="green")
+            else:
+                self.write(f"  ✗ {check.what}: {check.detail}", style="bold white on red")
 
     def show_frame(self, frame: object) -> None:
         """A pub/sub frame arrived on this client's connection."""
@@ -284,6 +334,7 @@ class ClientPane(Vertical):
                 self.note("still waiting for the previous command (Ctrl+C cancels it)")
                 return
             self._busy = True
-            self.run_command([b"EVAL", source.encode(), *(tail or [b"0"])], 1)
+            argv = [b"EVAL", source.encode(), *(tail or [b"0"])]
+            self.run_command(argv, 1, format_argv(argv))
 
         self.app.push_screen(ScriptEditor(self.client), send)

@@ -1,0 +1,321 @@
+"""Teaching mode in the TUI: drives the engine's Stepper or Challenge, types each step
+into its pane, and keeps the narration panel up to date."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.text import Text
+
+from .. import report
+from ..history import state_dir
+from ..runner import ScenarioResult, StepResult
+from ..scenario import Scenario
+from ..teaching import Challenge, Stepper
+from .client_pane import ClientPane
+from .teaching_screens import JumpScreen, PredictScreen, TimelineScreen
+
+TYPING_SPEEDS = [0, 20, 40, 80, 160]  # characters per second; 0 = no typing animation
+
+
+class Teacher:
+    """One open scenario (step mode or challenge mode) in the app."""
+
+    def __init__(self, app, scenario: Scenario, challenge: bool = False) -> None:
+        self.app = app
+        self.scenario = scenario
+        self.stepper = None if challenge else Stepper(app.playground, scenario)
+        self.challenge = Challenge(app.playground, scenario) if challenge else None
+        self.speed_index = 2
+        self.autoplay = False
+        self.answers: dict[int, int] = {}     # step index -> chosen answer
+        self.message = Text()                 # what the last action has to say
+        self.diverged: set[bytes] = set()     # keys free typing changed under the scenario
+
+    # -- helpers ------------------------------------------------------------------
+
+    @property
+    def speed(self) -> int:
+        return TYPING_SPEEDS[self.speed_index]
+
+    def pane(self, client: str) -> ClientPane:
+        return self.app.query_one(f"#pane-{client}", ClientPane)
+
+    def clear_panes(self) -> None:
+        for name in self.scenario.clients:
+            self.pane(name).action_clear()
+
+    async def after_step(self, result: StepResult | None) -> None:
+        """Attribution, state lines, inspector: once per step, like a typed command."""
+        if result is not None and result.value is not None and self.app.tracker is not None:
+            argv = list(result.step.argv or ())
+            if argv:
+                try:
+                    await self.app.tracker.note(result.step.client, argv, result.value, False)
+                except Exception:
+                    pass
+        self.app.refresh_everything()
+
+    # -- step mode ----------------------------------------------------------------
+
+    async def begin(self) -> None:
+        self.clear_panes()
+        if self.challenge is not None:
+            await self.challenge.reset()
+        else:
+            await self.stepper.start()
+        self.diverged.clear()
+        self.message = Text("Press Space (or n) for the first step." if self.stepper else
+                            "Choose who moves: a for A, b for B. u undoes a move.", style="italic")
+        await self.after_step(None)
+        self.render()
+
+    async def next(self) -> None:
+        if self.challenge is not None:
+            self.message = Text("Challenge mode: a moves A, b moves B.", style="italic")
+            self.render()
+            return
+        nxt = self.stepper.next_step()
+        if nxt is None:
+            self.autoplay = False
+            self.message = Text("The scenario is over. r restarts it; x closes it.", style="italic")
+            self.render()
+            return
+        index = self.stepper.cursor
+        part, step = nxt
+        if step.predict and index not in self.answers:
+            self.autoplay = False
+            choice = await self.app.push_screen_wait(PredictScreen(step.predict, f"{step.client}> {step.display}"))
+            self.answers[index] = choice
+        pane = self.pane(step.client)
+        if not step.wait:
+            await pane.type_out(self.stepper.runner.preview(step), self.speed)
+        result = await self.stepper.step()
+        pane.clear_input()
+        if result is None:
+            self.message = Text(f"This part could not start: {self.stepper.error}", style="bold red")
+            self.render()
+            return
+        pane.show_result(result)
+        self.message = self._explain(index, result)
+        if step.pause:
+            self.autoplay = False
+        await self.after_step(result)
+        self.render()
+
+    def _explain(self, index: int, result: StepResult) -> Text:
+        text = Text()
+        step = result.step
+        if result.skipped:
+            text.append(f"– skipped: {result.skipped}\n", style="yellow")
+        failed = [c for c in result.checks if not c.ok]
+        if failed:
+            for c in failed:
+                text.append(f" ✗ MISMATCH {c.what}: {c.detail} \n", style="bold white on red")
+            text.append("The server disagrees with the lesson: check the scenario or the server.\n",
+                        style="bold red")
+        elif result.checks:
+            text.append("✓ " + ", ".join(c.what for c in result.checks) + "\n", style="green")
+        if step.narration:
+            text.append(step.narration + "\n")
+        if step.predict and index in self.answers:
+            choice = self.answers[index]
+            right = choice == step.predict.answer
+            text.append(("✓ You predicted right. " if right else
+                         f"✗ You chose {choice}; the answer is {step.predict.answer}. "),
+                        style="bold green" if right else "bold red")
+            text.append(step.predict.explain + "\n", style="italic")
+        if step.pause:
+            text.append(f"⏸ {step.pause}\n", style="bold yellow")
+        return text
+
+    async def previous(self) -> None:
+        if self.challenge is not None:
+            await self.undo()
+            return
+        if self.stepper.cursor == 0:
+            return
+        await self.goto(self.stepper.cursor - 1)
+
+    async def goto(self, index: int) -> None:
+        await self.stepper.goto(index)
+        self.rebuild()
+        self.diverged.clear()
+        note = f"Rewound: fresh server, steps 1 to {self.stepper.cursor} replayed."
+        if self.stepper.time_dependent:
+            note += " TTLs restart from the replay, so times are approximate."
+        self.message = Text(note, style="italic")
+        await self.after_step(None)
+        self.render()
+
+    def rebuild(self) -> None:
+        """The panes show exactly the steps that have run (after a rewind or jump)."""
+        self.clear_panes()
+        for result in self.stepper.results:
+            self.pane(result.step.client).show_result(result)
+
+    async def restart(self) -> None:
+        await self.begin()
+
+    async def run_to_end(self) -> None:
+        while self.stepper is not None and not self.stepper.finished:
+            nxt = self.stepper.next_step()
+            if nxt and nxt[1].predict and self.stepper.cursor not in self.answers:
+                await self.next()  # still ask
+                continue
+            index = self.stepper.cursor
+            result = await self.stepper.step()
+            if result is None:
+                break
+            self.pane(result.step.client).show_result(result)
+            self.message = self._explain(index, result)
+            await self.after_step(result)
+        self.render()
+
+    async def jump(self) -> None:
+        if self.stepper is None:
+            return
+        n = await self.app.push_screen_wait(JumpScreen(len(self.stepper.flat)))
+        if n is not None:
+            await self.goto(n - 1)
+
+    async def rewind_here(self) -> None:
+        if self.stepper is not None:
+            await self.goto(self.stepper.cursor)
+
+    def faster(self) -> None:
+        self.speed_index = min(self.speed_index + 1, len(TYPING_SPEEDS) - 1)
+        self.render()
+
+    def slower(self) -> None:
+        self.speed_index = max(self.speed_index - 1, 0)
+        self.render()
+
+    # -- challenge mode -----------------------------------------------------------
+
+    async def move(self, client: str) -> None:
+        if self.challenge is None:
+            return
+        if client not in self.challenge.programs or self.challenge.next_for(client) is None:
+            self.message = Text(f"{client} has nothing left to do.", style="yellow")
+            self.render()
+            return
+        step = self.challenge.next_for(client)
+        pane = self.pane(client)
+        await pane.type_out(self.challenge.runner.preview(step), self.speed)
+        result = await self.challenge.move(client)
+        pane.clear_input()
+        pane.show_result(result)
+        await self.after_step(result)
+        won = await self.challenge.won()
+        if won is None:
+            self.message = Text()
+        elif won:
+            self.message = Text(f"🏁 You produced the race on the real server: {self.spec_goal()}\n"
+                                "u undoes moves, r starts again.", style="bold green")
+        else:
+            self.message = Text("Both programs are done, but the race did not happen. "
+                                "u undoes moves; try another order.", style="bold yellow")
+        self.render()
+
+    def spec_goal(self) -> str:
+        return self.scenario.challenge.goal if self.scenario.challenge else ""
+
+    async def undo(self) -> None:
+        if self.challenge is None or not self.challenge.moves:
+            return
+        await self.challenge.undo()
+        self.clear_panes()
+        for result in self.challenge.results:
+            self.pane(result.step.client).show_result(result)
+        self.message = Text("Move undone (the other moves were replayed on a fresh server).", style="italic")
+        await self.after_step(None)
+        self.render()
+
+    # -- views --------------------------------------------------------------------
+
+    def timeline_text(self) -> str:
+        source = self.challenge or self.stepper
+        return source.timeline.render_text(self.scenario.clients)
+
+    def export_timeline(self) -> Path:
+        source = self.challenge or self.stepper
+        return _write(f"{self.scenario.id}-timeline.md",
+                      f"# {self.scenario.title}\n\n" + source.timeline.render_markdown(self.scenario.clients))
+
+    async def show_timeline(self) -> None:
+        self.app.push_screen(TimelineScreen(self.timeline_text(), self.export_timeline))
+
+    def transcript_markdown(self) -> str:
+        results = self.challenge.results if self.challenge else self.stepper.results
+        result = ScenarioResult(self.scenario, self.app.playground.label, steps=list(results))
+        return report.render_markdown(result)
+
+    def score(self) -> tuple[int, int]:
+        right = sum(1 for i, choice in self.answers.items()
+                    if self.stepper and choice == self.stepper.flat[i][1].predict.answer)
+        return right, len(self.answers)
+
+    def render(self) -> None:
+        panel = self.app.narration
+        text = Text()
+        text.append(self.scenario.title, style="bold")
+        text.append(f"   ({self.scenario.id})\n", style="dim")
+        text.append(" ".join(self.scenario.lesson.split()) + "\n", style="italic")
+        if self.challenge is not None:
+            text.append(f"Challenge: {self.spec_goal()}\n", style="bold magenta")
+            for client, program in self.challenge.programs.items():
+                done = self.challenge.position(client)
+                text.append(f"{client}: ", style="bold")
+                for i, step in enumerate(program):
+                    style = "dim strike" if i < done else ("bold reverse" if i == done else "")
+                    text.append(step.display, style=style)
+                    text.append("  ")
+                text.append("\n")
+            text.append("keys: a/b move a client · u undo · r restart · t timeline · x close\n", style="dim")
+        else:
+            st = self.stepper
+            total = len(st.flat)
+            nxt = st.next_step()
+            part = nxt[0] if nxt else (self.scenario.parts[st.flat[-1][0]] if st.flat else None)
+            where = f"step {min(st.cursor + 1, total)} of {total}" if nxt else f"done: {total} steps"
+            if part is not None and part.name:
+                where += f" · part: {part.name}"
+            right, asked = self.score()
+            if asked:
+                where += f" · predictions {right}/{asked}"
+            where += f" · typing {'off' if not self.speed else f'{self.speed}/s'}"
+            if self.autoplay:
+                where += " · autoplay ▶"
+            text.append(where + "\n", style="bold cyan")
+            if nxt is not None:
+                p, step = nxt
+                shown = (f"({step.client}'s pending reply arrives)" if step.wait
+                         else f"{step.client}> {st.runner.preview(step)}")
+                text.append(f"next: {shown}\n", style="cyan")
+            text.append("keys: Space next · p previous · r restart · e end · o autoplay · g go to · "
+                        "t timeline · f presenter · x close\n", style="dim")
+        if self.diverged:
+            names = ", ".join(sorted(k.decode(errors="replace") for k in self.diverged))
+            text.append(f"You changed {names} by hand: the next steps may not match the lesson. "
+                        "w rewinds to this step.\n", style="bold yellow")
+        text.append_text(self.message)
+        panel.body = text
+
+    def note_free_command(self, keys: set[bytes]) -> None:
+        """A command typed by hand wrote `keys`; warn if the scenario depends on them."""
+        if self.stepper is None:
+            return
+        hit = keys & self.stepper.scenario_keys()
+        if hit:
+            self.diverged |= hit
+            self.render()
+
+
+def _write(name: str, text: str) -> Path:
+    directory = state_dir() / "exports"
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / name
+    path.write_text(text, encoding="utf-8")
+    return path
+

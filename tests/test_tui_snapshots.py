@@ -100,3 +100,50 @@ def test_inspector_with_many_keys(snap_compare):
         await settle(pilot, app)
 
     assert snap_compare(make_app("bundled"), terminal_size=(120, 35), run_before=run_before)
+
+
+def _teaching_app():
+    from playground.library import bundled_dir
+    from playground.scenario import load_scenario
+
+    return make_app("bundled", open_scenario=load_scenario(bundled_dir() / "watch-abort.toml"))
+
+
+async def _step(pilot, app, times):
+    for _ in range(times):
+        await pilot.press("space")
+        await wait_until(pilot, lambda: not app._teaching)
+
+
+def test_narration_panel(snap_compare):
+    async def run_before(pilot):
+        app = pilot.app
+        await started(pilot, app)
+        await wait_until(pilot, lambda: app.teacher is not None and "Press Space" in app.narration.body.plain)
+        app.teacher.speed_index = 0
+        await _step(pilot, app, 3)
+        await settle(pilot, app)
+
+    assert snap_compare(_teaching_app(), terminal_size=(120, 40), run_before=run_before)
+
+
+def test_timeline_screen(snap_compare):
+    from playground.tui.teaching_screens import PredictScreen, TimelineScreen
+
+    async def run_before(pilot):
+        app = pilot.app
+        await started(pilot, app)
+        await wait_until(pilot, lambda: app.teacher is not None and "Press Space" in app.narration.body.plain)
+        app.teacher.speed_index = 0
+        await pilot.press("e")
+        await wait_until(pilot, lambda: isinstance(app.screen, PredictScreen))
+        await pilot.press("3")
+        await wait_until(pilot, lambda: not app._teaching)
+        await pilot.press("e")
+        await wait_until(pilot, lambda: not app._teaching)
+        await settle(pilot, app)
+        await pilot.press("t")
+        await wait_until(pilot, lambda: isinstance(app.screen, TimelineScreen))
+        await pilot.pause()
+
+    assert snap_compare(_teaching_app(), terminal_size=(120, 40), run_before=run_before)

@@ -1,0 +1,211 @@
+"""Teaching mode driven from the keyboard with Pilot, on a real server."""
+
+import subprocess
+import sys
+
+import pytest
+from textual.widgets import Static
+
+import playground.tui.app as app_module
+from playground.library import bundled_dir
+from playground.scenario import load_scenario
+from playground.tui.app import make_app
+from playground.tui.narration import NarrationPanel
+from playground.tui.teaching_screens import PredictScreen, ScenarioPicker, TimelineScreen
+from test_tui import log_text, started, type_command, wait_until
+
+
+def scenario(sid):
+    return load_scenario(bundled_dir() / f"{sid}.toml")
+
+
+def panel_text(app) -> str:
+    return app.query_one(NarrationPanel).body.plain
+
+
+async def opened(pilot, app):
+    await started(pilot, app)
+    await wait_until(pilot, lambda: app.teacher is not None and "Press Space" in panel_text(app))
+    app.teacher.speed_index = 0  # no typing animation in tests
+
+
+async def press_and_wait(pilot, app, *keys):
+    await pilot.press(*keys)
+    await wait_until(pilot, lambda: not app._teaching)
+    await pilot.pause()
+
+
+@pytest.fixture(autouse=True)
+def quick_autoplay(monkeypatch):
+    monkeypatch.setattr(app_module, "AUTOPLAY_PAUSE", 0.05)
+
+
+async def test_next_previous_restart_on_watch_abort(server_binary):
+    app = make_app(server_binary.path, open_scenario=scenario("watch-abort"))
+    async with app.run_test(size=(140, 45)) as pilot:
+        await opened(pilot, app)
+        for _ in range(3):
+            await press_and_wait(pilot, app, "space")
+        assert "step 4 of 11" in panel_text(app)
+        assert log_text(app, "B")[:2] == ["B> SET balance 200", "OK"]
+        assert "dirty" in str(app.query_one("#pane-A #state", Static).render())
+        assert "⏸" in panel_text(app)  # the pause marker of step 3
+        await press_and_wait(pilot, app, "p")
+        assert "step 3 of 11" in panel_text(app) and "Rewound" in panel_text(app)
+        assert log_text(app, "B") == []  # B's step is undone, and so is its effect
+        assert await app.playground.execute("B", [b"GET", b"balance"]) == b"150"
+        assert "dirty" not in str(app.query_one("#pane-A #state", Static).render())
+        await press_and_wait(pilot, app, "r")
+        assert "step 1 of 11" in panel_text(app) and log_text(app, "A") == []
+
+
+async def test_predict_then_reveal_and_score(server_binary):
+    app = make_app(server_binary.path, open_scenario=scenario("watch-abort"))
+    async with app.run_test(size=(140, 45)) as pilot:
+        await opened(pilot, app)
+        for _ in range(5):
+            await press_and_wait(pilot, app, "space")
+        await pilot.press("space")
+        await wait_until(pilot, lambda: isinstance(app.screen, PredictScreen))
+        assert log_text(app, "A")[-1] != "A> EXEC"  # the step waits for the prediction
+        await pilot.press("2")  # wrong on purpose
+        await wait_until(pilot, lambda: not app._teaching)
+        text = panel_text(app)
+        assert "You chose 2; the answer is 3" in text and "predictions 0/1" in text
+        lines = log_text(app, "A")
+        assert lines[lines.index("A> EXEC") + 1] == "(nil)"
+
+
+async def test_run_to_end_and_jump_on_pcall(server_binary):
+    app = make_app(server_binary.path, open_scenario=scenario("pcall"))
+    async with app.run_test(size=(140, 45)) as pilot:
+        await opened(pilot, app)
+        await pilot.press("e")
+        await wait_until(pilot, lambda: isinstance(app.screen, PredictScreen))  # still asks
+        await pilot.press("2")
+        await wait_until(pilot, lambda: not app._teaching)
+        await press_and_wait(pilot, app, "e")
+        assert "done: 3 steps" in panel_text(app)
+        assert any(line.startswith("(error) WRONGTYPE") for line in log_text(app, "A"))
+        await pilot.press("g")
+        await pilot.pause()
+        await pilot.press("3", "enter")  # step 3 next: steps 1 and 2 replayed
+        await wait_until(pilot, lambda: "step 3 of 3" in panel_text(app))
+        assert await app.playground.execute("A", [b"GET", b"handled-error"]) == b"handled"
+        assert await app.playground.execute("A", [b"EXISTS", b"new-list"]) == 0
+
+
+async def test_autoplay_stops_at_pause_and_prediction(server_binary):
+    app = make_app(server_binary.path, open_scenario=scenario("refresh-double-spend"))
+    async with app.run_test(size=(140, 45)) as pilot:
+        await opened(pilot, app)
+        await pilot.press("o")
+        await wait_until(pilot, lambda: isinstance(app.screen, PredictScreen))  # step 2 asks
+        await pilot.press("2")
+        await wait_until(pilot, lambda: not app._teaching)
+        assert not app.teacher.autoplay  # a prediction stops autoplay
+        await pilot.press("o")
+        await wait_until(pilot, lambda: not app.teacher.autoplay and not app._teaching, timeout=20)
+        assert "⏸" in panel_text(app)  # stopped at the pause marker after the fork
+        assert log_text(app, "B")[-2:] == ["(integer) 1", "  ✓ reply"] or "✓" in log_text(app, "B")[-1]
+
+
+async def test_mismatch_is_loud(server_binary, tmp_path):
+    bad = tmp_path / "wrong.toml"
+    bad.write_text((bundled_dir() / "incr-is-atomic.toml").read_text().replace("(integer) 6", "(integer) 7"))
+    app = make_app(server_binary.path, open_scenario=load_scenario(bad))
+    async with app.run_test(size=(140, 45)) as pilot:
+        await opened(pilot, app)
+        await press_and_wait(pilot, app, "space")
+        await press_and_wait(pilot, app, "space")
+        assert "✗ MISMATCH reply: expected '(integer) 7', got '(integer) 6'" in panel_text(app)
+        assert any("✗ reply" in line for line in log_text(app, "B"))
+
+
+async def test_free_typing_mid_scenario_is_noticed(server_binary):
+    app = make_app(server_binary.path, open_scenario=scenario("watch-abort"))
+    async with app.run_test(size=(140, 45)) as pilot:
+        await opened(pilot, app)
+        await press_and_wait(pilot, app, "space")
+        await type_command(pilot, app, "B", "SET balance 999")
+        await wait_until(pilot, lambda: "You changed balance by hand" in panel_text(app))
+        app.query_one(NarrationPanel).focus()
+        await press_and_wait(pilot, app, "w")
+        assert await app.playground.execute("B", [b"GET", b"balance"]) == b"150"
+        assert "You changed" not in panel_text(app)
+
+
+async def test_challenge_won_and_not_won(server_binary):
+    app = make_app(server_binary.path, open_scenario=scenario("lost-update"), challenge=True)
+    async with app.run_test(size=(140, 45)) as pilot:
+        await started(pilot, app)
+        await wait_until(pilot, lambda: app.teacher is not None and "Challenge:" in panel_text(app))
+        app.teacher.speed_index = 0
+        for key in "aabb":  # one client after the other: no race
+            await press_and_wait(pilot, app, key)
+        assert "the race did not happen" in panel_text(app)
+        for _ in range(3):
+            await press_and_wait(pilot, app, "u")
+        assert app.teacher.challenge.moves == ["A"]
+        for key in "bab":
+            await press_and_wait(pilot, app, key)
+        assert "You produced the race" in panel_text(app)
+        assert log_text(app, "B")[-2:] == ["B> SET counter 5", "OK"]
+
+
+async def test_timeline_view(server_binary, private_state_dir):
+    app = make_app(server_binary.path, open_scenario=scenario("watch-abort"))
+    async with app.run_test(size=(140, 45)) as pilot:
+        await opened(pilot, app)
+        await pilot.press("e")  # stops at the prediction
+        await wait_until(pilot, lambda: isinstance(app.screen, PredictScreen))
+        await pilot.press("3")
+        await wait_until(pilot, lambda: not app._teaching)
+        await press_and_wait(pilot, app, "e")
+        await pilot.press("t")
+        await wait_until(pilot, lambda: isinstance(app.screen, TimelineScreen))
+        text = str(app.screen.query_one("#timeline", Static).render())
+        assert "┌" in text and "DECRBY balance 100" in text and "aborted: nothing ran" in text
+        await pilot.press("x")
+        await pilot.pause()
+        exported = private_state_dir / "exports" / "watch-abort-timeline.md"
+        assert "**atomic:** `MULTI`<br>`DECRBY balance 100`<br>`EXEC`" in exported.read_text()
+
+
+async def test_picker_opens_a_scenario(server_binary):
+    app = make_app(server_binary.path)
+    async with app.run_test(size=(140, 45)) as pilot:
+        await started(pilot, app)
+        await pilot.press("f7")
+        await wait_until(pilot, lambda: isinstance(app.screen, ScenarioPicker))
+        ids = [s.id for s in app.screen.scenarios]
+        for _ in range(ids.index("incr-is-atomic")):
+            await pilot.press("down")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.teacher is not None and app.teacher.scenario.id == "incr-is-atomic")
+
+
+async def test_recording_round_trip(server_binary, private_state_dir):
+    app = make_app(server_binary.path)
+    async with app.run_test(size=(140, 45)) as pilot:
+        await started(pilot, app)
+        await type_command(pilot, app, "A", "SET stale 1")
+        await pilot.press("f9")
+        await pilot.press("y")
+        await wait_until(pilot, lambda: app.recorder is not None)
+        assert await app.playground.execute("A", [b"EXISTS", b"stale"]) == 0  # recording starts empty
+        await type_command(pilot, app, "A", "SET counter 4")
+        await type_command(pilot, app, "A", "GET counter")
+        await type_command(pilot, app, "B", "INCR counter")
+        await type_command(pilot, app, "B", "HSET counter f v")
+        await type_command(pilot, app, "A", "2 INCR counter")
+        await pilot.press("f9")
+        await wait_until(pilot, lambda: app.recorder is None)
+    files = list((private_state_dir / "scenarios").glob("*.toml"))
+    assert len(files) == 1
+    text = files[0].read_text()
+    assert 'command = "INCR counter"' in text and 'error = "WRONGTYPE"' in text
+    result = subprocess.run([sys.executable, "-m", "playground", "check", str(files[0]),
+                             "--server", server_binary.path], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.splitlines()[-1] == "1 passed, 0 failed"

@@ -123,3 +123,22 @@ def test_cli_reports_bad_file_in_one_line(tmp_path):
     assert result.stdout == ""
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and "step 1: client" in lines[0] and "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("text, expected", [
+    (GOOD.replace('reply = "PONG"', 'when = "n > 0"'), "step 1: when: 'n' is not saved by an earlier step of client A"),
+    (GOOD.replace('reply = "PONG"', 'save = "a b"'), "step 1: save: a name"),
+    (GOOD + '[[steps]]\nclient = "A"\ncommand = "PING"\nwhen = "n >> 0"\n', "step 2: when: like: seen > 0"),
+    (GOOD + '[challenge]\ngoal = "g"\n', "challenge.state: missing"),
+    (GOOD + '[challenge]\ngoal = "g"\npart = 3\n[challenge.state]\nk = "v"\n', "challenge.part: part 3"),
+])
+def test_challenge_and_template_mistakes(tmp_path, text, expected):
+    assert expected in error_of(tmp_path, text)
+
+
+def test_saved_names_are_per_client(tmp_path):
+    text = GOOD.replace('reply = "PONG"', 'save = "n"') + '[[steps]]\nclient = "B"\ncommand = "SET k {n}"\n'
+    s = load_scenario(write(tmp_path, text))
+    assert not s.steps[1].template  # B saved nothing called n: the braces are literal
+    text = GOOD.replace('reply = "PONG"', 'save = "n"') + '[[steps]]\nclient = "A"\ncommand = "SET k {n+1}"\n'
+    assert load_scenario(write(tmp_path, text)).steps[1].template

@@ -121,8 +121,10 @@ class Playground:
             raise Refused(f"refused: {argv[0].decode(errors='replace').upper()} on {self.url.describe()}"
                           " (not the playground's own server; add --allow-flush to allow it)")
 
-    async def execute(self, name: str, argv: list[bytes]):
-        """Run one command as client `name` and refresh every client's state.
+    async def execute(self, name: str, argv: list[bytes], refresh: bool = True):
+        """Run one command as client `name` and (unless `refresh` is False: the caller
+        will call refresh_states itself, e.g. after showing the reply) refresh every
+        client's state from the server.
 
         Raises Refused, ServerGone, or ConnectionLost (the client's own connection dropped).
         """
@@ -136,7 +138,8 @@ class Playground:
             if self._server_stopped(wait=shutdown):
                 raise ServerGone("the server stopped; " + self.gone_message(), expected=shutdown) from None
             raise ConnectionLost(f"client {name}: connection lost ({exc}); reconnect to continue") from None
-        await self.refresh_states()
+        if refresh:
+            await self.refresh_states()
         return reply
 
     def _note_scripts(self, argv: list[bytes]) -> None:
@@ -244,10 +247,11 @@ class Playground:
         self.check_allowed([b"flushall"])
         if self.server is not None and not self.server.alive():
             await self.restart()
-        for session in self.sessions.values():
-            await session.connect(self.address)
-        await self.flushall()
-        await self.refresh_states()
+        first, *others = self.sessions.values()
+        for session in others:
+            await session.reset()
+        # the first client's reset and the flush go in one round trip
+        await first.reset(then=[[b"FLUSHALL"], [b"SCRIPT", b"FLUSH"]])
 
 
 def install_exit_signals() -> None:

@@ -48,7 +48,7 @@ class Snapshot:
 class Inspector(SideConnection):
     """Reads keys for the inspector over its own connection."""
 
-    def __init__(self, address: Address, cap: int = 200, scan_budget: int = 2000) -> None:
+    def __init__(self, address: Address, cap: int = 100, scan_budget: int = 300) -> None:
         # CLIENT NO-TOUCH (7.2+): reading keys leaves their LRU/LFU data alone.
         super().__init__(address, INSPECTOR_NAME, hello=[[b"CLIENT", b"NO-TOUCH", b"ON"]])
         self.cap = cap
@@ -56,18 +56,13 @@ class Inspector(SideConnection):
 
     async def snapshot(self, pattern: bytes = b"*") -> Snapshot:
         """Keys matching `pattern` (at most `cap`), sorted by name."""
-        names: list[bytes] = []
-        cursor, scanned = b"0", 0
-        while True:
-            reply, dbsize = await self.run([
-                [b"SCAN", cursor, b"MATCH", pattern, b"COUNT", b"500"], [b"DBSIZE"]])
-            if isinstance(reply, Err):
-                raise RuntimeError(reply.message.decode(errors="replace"))
-            cursor = bytes(reply[0])
-            names.extend(bytes(k) for k in reply[1])
-            scanned += 500
-            if cursor == b"0" or scanned >= self.scan_budget:
-                break
+        # One SCAN per refresh: a small keyspace is seen whole, a big one costs the same.
+        reply, dbsize = await self.run([
+            [b"SCAN", b"0", b"MATCH", pattern, b"COUNT", str(self.scan_budget).encode()], [b"DBSIZE"]])
+        if isinstance(reply, Err):
+            raise RuntimeError(reply.message.decode(errors="replace"))
+        cursor = bytes(reply[0])
+        names = [bytes(k) for k in reply[1]]
         names = sorted(set(names))
         more = max(len(names) - self.cap, 0) if cursor == b"0" else -1
         names = names[: self.cap]

@@ -190,7 +190,9 @@ class Runner:
     async def _execute(self, step: Step, argv: tuple[bytes, ...]):
         """The reply, or the exception (ServerGone, ConnectionLost) as a value."""
         try:
-            return await self.pg.execute(step.client, list(argv))
+            # No observer round trip per command: settle() asks the server only when a
+            # reply is slow to come (a blocked client).
+            return await self.pg.execute(step.client, list(argv), refresh=False)
         except (ServerGone, ConnectionLost) as exc:
             return exc
 
@@ -337,47 +339,77 @@ async def describe_key(pg: Playground, key: bytes) -> dict:
     return {"type": t, "ttl": int(ttl) if isinstance(ttl, Int) else None, "value": value}
 
 
+def _decode_value(kind: str, raw) -> object:
+    if isinstance(raw, Bulk):
+        return bytes(raw).decode("utf-8", "replace")
+    if isinstance(raw, (Array, Map)):
+        items = [bytes(x).decode("utf-8", "replace") for pair in raw
+                 for x in (pair if isinstance(raw, Map) else (pair,))]
+        return sorted(items) if kind == "set" else items
+    if isinstance(raw, Int):
+        return int(raw)
+    return None
+
+
+_READS = {"value": lambda k: [b"GET", k], "list": lambda k: [b"LRANGE", k, b"0", b"-1"],
+          "set": lambda k: [b"SMEMBERS", k], "hash": lambda k: [b"HGETALL", k],
+          "zset": lambda k: [b"ZRANGE", k, b"0", b"-1", b"WITHSCORES"],
+          "scard": lambda k: [b"SCARD", k], "llen": lambda k: [b"LLEN", k]}
+
+
 async def check_state(pg: Playground, checks: tuple[StateCheck, ...]) -> list[CheckResult]:
-    """Each state check against the server, read over the read-only connection."""
-    results = []
+    """Each state check against the server: one pipeline for all of a step's checks
+    (TYPE, TTL and the reads each check needs), over the read-only connection."""
+    commands, plan = [], []
     for check in checks:
-        name = check.key.decode("utf-8", "replace")
-        info = await describe_key(pg, check.key)
-        problems = []
-        exists = info["type"] != "none"
-        if check.absent and exists:
-            problems.append(f"expected absent, it is a {info['type']}")
-        if check.exists and not exists:
-            problems.append("expected to exist, it is absent")
-        if check.type and info["type"] != check.type:
-            problems.append(f"expected type {check.type}, got {info['type']}")
-        if check.value is not None and (info["type"] != "string" or info["value"] != check.value):
-            got = repr(info["value"]) if info["type"] == "string" else ("absent" if not exists else f"a {info['type']}")
-            problems.append(f"expected {check.value!r}, got {got}")
-        if check.ttl is not None:
-            low, high = check.ttl
-            if not (low <= (info["ttl"] if info["ttl"] is not None else -2) <= high):
-                want = f"{low}" if low == high else f"{low}..{high}"
-                problems.append(f"expected TTL {want}, got {info['ttl']}")
-        if check.list is not None and (info["type"] != "list" or tuple(info["value"]) != check.list):
-            problems.append(f"expected list {list(check.list)}, got {info['value']}")
-        if check.set is not None and (info["type"] != "set" or frozenset(info["value"]) != check.set):
-            problems.append(f"expected set {sorted(check.set)}, got {info['value']}")
-        if check.hash is not None:
-            pairs = info["value"] or []
-            got = dict(zip(pairs[::2], pairs[1::2])) if info["type"] == "hash" else None
-            if got != check.hash:
-                problems.append(f"expected hash {check.hash}, got {got}")
-        if check.zset is not None:
-            pairs = info["value"] or []
-            got = tuple((pairs[i], float(pairs[i + 1])) for i in range(0, len(pairs), 2)) if info["type"] == "zset" else None
-            if got != check.zset:
-                problems.append(f"expected zset {list(check.zset)}, got {got}")
-        for count, cmd in (("scard", b"SCARD"), ("llen", b"LLEN")):
-            want = getattr(check, count)
-            if want is not None:
-                got = (await pg.reader.run([[cmd, check.key]]))[0]
-                if not isinstance(got, Int) or int(got) != want:
-                    problems.append(f"expected {count} {want}, got {got!r}")
-        results.append(CheckResult(f"state {name}", not problems, "; ".join(problems)))
+        reads = [kind for kind in _READS if getattr(check, kind) is not None]
+        plan.append((check, reads))
+        commands += [[b"TYPE", check.key], [b"TTL", check.key]] + [_READS[k](check.key) for k in reads]
+    replies = await pg.reader.run(commands) if commands else []
+    results, i = [], 0
+    for check, reads in plan:
+        type_, ttl = replies[i], replies[i + 1]
+        got = {kind: _decode_value(kind, replies[i + 2 + j]) for j, kind in enumerate(reads)}
+        i += 2 + len(reads)
+        t = bytes(type_).decode() if isinstance(type_, (Status, Bulk)) else "?"
+        results.append(_judge(check, t, int(ttl) if isinstance(ttl, Int) else None, got))
     return results
+
+
+def _judge(check: StateCheck, type_: str, ttl: int | None, got: dict) -> CheckResult:
+    problems = []
+    exists = type_ != "none"
+    if check.absent and exists:
+        problems.append(f"expected absent, it is a {type_}")
+    if check.exists and not exists:
+        problems.append("expected to exist, it is absent")
+    if check.type and type_ != check.type:
+        problems.append(f"expected type {check.type}, got {type_}")
+    if check.value is not None and (type_ != "string" or got["value"] != check.value):
+        shown = repr(got["value"]) if type_ == "string" else ("absent" if not exists else f"a {type_}")
+        problems.append(f"expected {check.value!r}, got {shown}")
+    if check.ttl is not None:
+        low, high = check.ttl
+        if not (low <= (ttl if ttl is not None else -2) <= high):
+            want = f"{low}" if low == high else f"{low}..{high}"
+            problems.append(f"expected TTL {want}, got {ttl}")
+    if check.list is not None and (type_ != "list" or tuple(got["list"] or ()) != check.list):
+        problems.append(f"expected list {list(check.list)}, got {got['list'] if type_ == 'list' else type_}")
+    if check.set is not None and (type_ != "set" or frozenset(got["set"] or ()) != check.set):
+        problems.append(f"expected set {sorted(check.set)}, got {got['set'] if type_ == 'set' else type_}")
+    if check.hash is not None:
+        pairs = got["hash"] or []
+        value = dict(zip(pairs[::2], pairs[1::2])) if type_ == "hash" else None
+        if value != check.hash:
+            problems.append(f"expected hash {check.hash}, got {value}")
+    if check.zset is not None:
+        pairs = got["zset"] or []
+        value = tuple((pairs[i], float(pairs[i + 1])) for i in range(0, len(pairs), 2)) if type_ == "zset" else None
+        if value != check.zset:
+            problems.append(f"expected zset {list(check.zset)}, got {value}")
+    for count in ("scard", "llen"):
+        want = getattr(check, count)
+        if want is not None and got[count] != want:
+            problems.append(f"expected {count} {want}, got {got[count]!r}")
+    name = check.key.decode("utf-8", "replace")
+    return CheckResult(f"state {name}", not problems, "; ".join(problems))

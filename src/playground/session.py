@@ -14,7 +14,7 @@ from typing import Callable
 
 from redis.exceptions import RedisError
 
-from .protocol import Address, open_connection
+from .protocol import Address, open_connection, pack_pipeline
 from .replies import Array, Bulk, Err, Int, Map, Push, Status
 
 _SUBSCRIBE = {b"subscribe": "channels", b"psubscribe": "patterns", b"ssubscribe": "shard"}
@@ -125,6 +125,33 @@ class Session:
         self._drained.set()
         self.state = ClientState(self.name, client_id=int(client_id) if isinstance(client_id, Int) else None,
                                  db=self.address.db, resp=self._start_resp)
+
+    async def reset(self, then: list[list[bytes]] = ()) -> list:
+        """See below; `then` are more commands sent in the same round trip (their replies
+        are returned)."""
+        return await self._reset(list(then))
+
+    async def _reset(self, then: list[list[bytes]]) -> list:
+        """A clean client on the same connection: RESET (no MULTI, WATCH, subscriptions,
+        tracking; db 0; RESP2), then the name back, in one round trip. Reconnects instead
+        when the connection is busy or the server has no RESET (before 6.2)."""
+        if self._conn is None or self.streaming or self.state.pending is not None:
+            await self.connect()
+            return [await self.execute(argv) for argv in then]
+        commands = [[b"RESET"], [b"CLIENT", b"SETNAME", self.name.encode()]]
+        if self._start_resp == 3:
+            commands.append([b"HELLO", b"3"])
+        try:
+            await self._conn.send_packed_command(pack_pipeline(commands + then))
+            replies = [await self._conn.read_response() for _ in commands + then]
+        except (OSError, RedisError):
+            await self.connect()
+            return [await self.execute(argv) for argv in then]
+        if any(isinstance(r, Err) for r in replies[:2]):
+            await self.connect()
+            return [await self.execute(argv) for argv in then]
+        self.state = ClientState(self.name, client_id=self.state.client_id, resp=self._start_resp)
+        return replies[len(commands):]
 
     async def close(self) -> None:
         if self._reader is not None:

@@ -157,6 +157,7 @@ class Stepper:
                 return None
         was_in_multi = self.pg.sessions[step.client].state.in_multi
         result = await self.runner.run_step(self.scenario, part.name, step)
+        await self.pg.refresh_states()  # the panes show the server's flags after every step
         self.results.append(result)
         if result.skipped is None and not (result.note or "").startswith("blocked"):
             command = result.command or (step.display if not step.wait else
@@ -248,6 +249,7 @@ class Challenge:
             return None
         was_in_multi = self.pg.sessions[client].state.in_multi
         result = await self.runner.run_step(self.scenario, self.part.name, _unchecked(step))
+        await self.pg.refresh_states()
         self.moves.append(client)
         self.results.append(result)
         if result.skipped is None:

@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import signal
 from pathlib import Path
 from typing import Iterable
@@ -77,6 +78,8 @@ class PlaygroundApp(App):
         self.teacher: Teacher | None = None
         self.recorder: Recorder | None = None
         self.transcript: list[tuple[str, str, str]] = []  # (client, command, what it printed)
+        self._notes: asyncio.Queue = asyncio.Queue()  # CommandDone messages waiting for attribution
+        self._noting = False
         self.inspector: Inspector | None = None
         self.help: HelpIndex = HelpIndex.bundled()  # replaced by the server's COMMAND DOCS
         self.tracker: WriteTracker | None = None      # who last wrote each key
@@ -92,7 +95,7 @@ class PlaygroundApp(App):
         yield Footer()
 
     def on_mount(self) -> None:
-        loop = __import__("asyncio").get_running_loop()
+        loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGHUP):
             try:
                 loop.add_signal_handler(sig, self.exit)
@@ -101,6 +104,7 @@ class PlaygroundApp(App):
         for name in self.clients:
             self.playground.session(name).on_stream = self._on_stream
         self.query_one(f"#pane-{self.clients[0]} Input").focus()
+        self.set_interval(1.0, self._update_server_info)  # memory and clients, not per command
         self.start_playground()
 
     def on_resize(self, event) -> None:
@@ -137,18 +141,33 @@ class PlaygroundApp(App):
         self.query_one(f"#pane-{session.name}", ClientPane).show_frame(frame)
         self.query_one(KeyInspector).refresh_keys()
 
-    async def on_command_done(self, message: CommandDone) -> None:
-        """One command finished: note what it wrote, then refresh states and keys once."""
-        written: set[bytes] = set()
+    def on_command_done(self, message: CommandDone) -> None:
+        """One command finished: state lines now; who-wrote-what and the keys in the background."""
+        self._refresh_states()
         if self.tracker is not None and message.reply is not None:
-            try:
-                written = await self.tracker.note(message.client, message.argv, message.reply,
-                                                  message.was_in_multi)
-            except Exception:
-                pass  # server busy or gone: the attribution of this write is unknown
-        if self.teacher is not None and written:
-            self.teacher.note_free_command(written)
-        self.refresh_everything()
+            self._notes.put_nowait(message)
+            if not self._noting:
+                self._noting = True
+                self._note_writes()
+        else:
+            self.query_one(KeyInspector).refresh_keys()
+
+    @work(group="notes", exit_on_error=False)
+    async def _note_writes(self) -> None:
+        """Attribute writes in command order (one worker), then refresh the keys once."""
+        try:
+            while not self._notes.empty():
+                message = self._notes.get_nowait()
+                try:
+                    written = await self.tracker.note(message.client, message.argv, message.reply,
+                                                      message.was_in_multi)
+                except Exception:
+                    continue  # server busy or gone: this write's author stays unknown
+                if self.teacher is not None and written:
+                    self.teacher.note_free_command(written)
+        finally:
+            self._noting = False
+        self.query_one(KeyInspector).refresh_keys()
 
     def refresh_everything(self) -> None:
         """State lines, WATCH badges, keys and the server bar: after anything ran."""

@@ -33,6 +33,14 @@ READING_MESSAGES = "Reading messages... (press Ctrl-C to quit)"
 SHOW_LIMIT = 64 * 1024  # bytes of one reply drawn in a pane; the rest is summarised
 
 
+def set_line(widget: Static, text: Text) -> None:
+    """Update a one-line Static only when its text changed, and without a layout pass
+    (its size is fixed): typing must not pay for redrawing the screen."""
+    if getattr(widget, "_shown", None) != text:
+        widget._shown = text
+        widget.update(text, layout=False)
+
+
 def _safe_split(line: str) -> list[bytes]:
     try:
         return split_args(line)
@@ -134,9 +142,11 @@ class ClientPane(Vertical):
         self.state = pg.session(self.client).state
 
     def watch_state(self, state: ClientState | None) -> None:
-        self.query_one("#state", Static).update(describe_state(state, time.monotonic(), self._pending_since))
-        prompt = f"{self.client}{'(TX)' if state and state.in_multi else ''}> "
-        self.query_one(Input).placeholder = prompt + "type a Redis command"
+        set_line(self.query_one("#state", Static), describe_state(state, time.monotonic(), self._pending_since))
+        placeholder = f"{self.client}{'(TX)' if state and state.in_multi else ''}> type a Redis command"
+        field = self.query_one(Input)
+        if field.placeholder != placeholder:
+            field.placeholder = placeholder
 
     @property
     def log_widget(self) -> RichLog:
@@ -169,13 +179,13 @@ class ClientPane(Vertical):
             entry = self.app.help.lookup([a.decode(errors="replace") for a in _safe_split(event.value)])
             if entry is not None and entry.summary:
                 text.append(f"  — {entry.summary}", style="italic dim")
-        self.query_one("#hint", Static).update(text)
+        set_line(self.query_one("#hint", Static), text)
 
     def on_command_input_search_changed(self, event: CommandInput.SearchChanged) -> None:
         if event.term is not None:
-            self.query_one("#hint", Static).update(
-                Text(f"(reverse-i-search)`{event.term}'" + ("" if event.found else " — no match"),
-                     style="yellow"))
+            set_line(self.query_one("#hint", Static),
+                     Text(f"(reverse-i-search)`{event.term}'" + ("" if event.found else " — no match"),
+                          style="yellow"))
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
@@ -228,7 +238,7 @@ class ClientPane(Vertical):
                     recorder.sent(self.client, record_as)
                 was_streaming = session.streaming
                 try:
-                    reply = await pg.execute(self.client, argv)
+                    reply = await pg.execute(self.client, argv, refresh=False)  # reply first
                 except Refused as exc:
                     self.note(str(exc))
                     return
@@ -254,6 +264,7 @@ class ClientPane(Vertical):
             elapsed = time.monotonic() - started
             if elapsed >= 0.5:
                 self.write(b"(%.2fs)" % elapsed, style="dim")
+            await pg.refresh_states()  # then the server's flags, for every pane's state line
         finally:
             self._busy = False
             self._pending_since = None

@@ -18,6 +18,7 @@ from textual.reactive import reactive
 from textual.widgets import DataTable, Input, Static
 
 from ..inspector import Inspector, KeyInfo, Snapshot
+from .client_pane import set_line
 from .info_screens import InfoScreen, key_detail_text
 
 TYPE_STYLE = {"string": "green", "list": "cyan", "set": "magenta", "zset": "yellow",
@@ -75,6 +76,7 @@ class KeyInspector(Vertical):
         self.border_title = "Keys"
         self.inspector: Inspector | None = None
         self._changed_at: dict[bytes, float] = {}
+        self._rows: list[tuple[str, tuple]] = []  # what the table shows now
         self._wanted = False
         self._loading = False
         self.watchers: dict[bytes, list[tuple[str, bool]]] = {}  # key -> [(client, dirty)]
@@ -110,7 +112,7 @@ class KeyInspector(Vertical):
                 try:
                     snap = await self.inspector.snapshot(pattern.encode() or b"*")
                 except Exception as exc:  # server busy or gone: keep the last picture
-                    self.query_one("#summary", Static).update(f"(keys not readable now: {exc})")
+                    set_line(self.query_one("#summary", Static), Text(f"(keys not readable now: {exc})"))
                     return
                 if pattern == self.pattern:  # stale-result guard: the filter changed meanwhile
                     self.snapshot = snap
@@ -134,29 +136,39 @@ class KeyInspector(Vertical):
         self._render_table()
 
     def _render_table(self) -> None:
+        """Show the snapshot; only the cells that differ are touched (most refreshes change
+        nothing, and rebuilding a table of hundreds of rows per command costs typing time)."""
         new = self.snapshot
         if new is None:
             return
         now = time.monotonic()
-        table = self.query_one(DataTable)
-        cursor = table.cursor_row
-        table.clear()
+        rows = []
         for k in new.keys:
             who = self.app.tracker.last_writer.get(k.name, "") if self.app.tracker else ""
             recent = now - self._changed_at.get(k.name, -1e9) < self.FLASH_SECONDS
-            name = Text(k.name.decode("utf-8", "replace"), style="bold reverse" if recent else "")
-            table.add_row(
-                name,
+            rows.append((k.name.decode("latin-1"), (
+                Text(k.name.decode("utf-8", "replace"), style="bold reverse" if recent else ""),
                 Text(k.type, style=TYPE_STYLE.get(k.type, "")),
                 format_ttl(k, now),
                 k.preview,
                 Text(f"by {who}" if who else "", style="bold" if recent else "dim"),
                 _watch_badge(self.watchers.get(k.name, [])),
-                key=k.name.decode("latin-1"),
-            )
-        if new.keys:
-            table.move_cursor(row=min(cursor, len(new.keys) - 1))
-        self.query_one("#summary", Static).update(summary_line(new, self.pattern))
+            )))
+        table = self.query_one(DataTable)
+        if [key for key, _ in rows] == [key for key, _ in self._rows]:
+            for row, ((key, cells), (_, old)) in enumerate(zip(rows, self._rows)):
+                for column, (cell, before) in enumerate(zip(cells, old)):
+                    if cell != before:
+                        table.update_cell_at((row, column), cell)
+        else:
+            cursor = table.cursor_row
+            table.clear()
+            for key, cells in rows:
+                table.add_row(*cells, key=key)
+            if rows:
+                table.move_cursor(row=min(cursor, len(rows) - 1))
+        self._rows = rows
+        set_line(self.query_one("#summary", Static), Text(summary_line(new, self.pattern)))
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         key = event.row_key.value.encode("latin-1")

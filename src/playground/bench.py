@@ -1,0 +1,341 @@
+"""Benchmarks: `python -m playground.bench [--runs N] [--json FILE]`.
+
+Each measurement runs against a baseline measured the same way in the same run, so the
+ratio holds on a noisy machine. Nothing here is a pass/fail test; BENCHMARKS.md records
+results and the budgets from the performance issue.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+BUDGETS = {
+    "ready": ("ratio", 1.3),
+    "enter_to_reply_p95_ms": ("value", 16.0),
+    "replay": ("ratio", 1.2),
+    "inspector_100k_vs_100": ("ratio", 2.0),
+    "rss_idle": ("ratio", 1.5),
+}
+
+READY_APP = """
+import asyncio, sys, time
+from playground.tui.app import make_app
+from playground.tui.key_inspector import KeyInspector
+app = make_app("bundled")
+async def ready():
+    while app.query_one(KeyInspector).snapshot is None:
+        await asyncio.sleep(0.001)
+    app.call_after_refresh(lambda: (print("READY", time.monotonic(), flush=True), report(), app.exit()))
+def report():
+    if "--rss" in sys.argv:
+        print("RSS", rss(), flush=True)
+def rss():
+    for line in open("/proc/self/status"):
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+app.call_later(lambda: app.run_worker(ready()))
+app.run(headless=True, size=(120, 40))
+"""
+
+BARE_APP = """
+import sys, time
+from textual.app import App
+from textual.containers import Horizontal, Vertical
+from textual.widgets import DataTable, Footer, Input, RichLog, Static
+class Bare(App):
+    def compose(self):
+        yield Static("server bar")
+        with Horizontal():
+            for name in "AB":
+                with Vertical():
+                    yield Static(name)
+                    yield RichLog()
+                    yield Input()
+        table = DataTable()
+        table.add_columns("key", "type", "TTL", "value")
+        yield table
+        yield Footer()
+    def on_mount(self):
+        self.call_after_refresh(self.done)
+    def done(self):
+        print("READY", time.monotonic(), flush=True)
+        if "--rss" in sys.argv:
+            for line in open("/proc/self/status"):
+                if line.startswith("VmRSS:"):
+                    print("RSS", int(line.split()[1]), flush=True)
+        self.exit()
+Bare().run(headless=True, size=(120, 40))
+"""
+
+
+def _spawn_ready(code: str, extra: list[str] = ()) -> tuple[float, int | None]:
+    """Seconds from spawning `python -c code` to its READY line, and its RSS in KiB."""
+    start = time.monotonic()
+    out = subprocess.run([sys.executable, "-c", code, *extra], capture_output=True, text=True,
+                         timeout=120, env={**os.environ, "REDIS_PLAYGROUND_STATE_DIR": _tmp_state()}).stdout
+    ready = rss = None
+    for line in out.splitlines():
+        if line.startswith("READY "):
+            ready = float(line.split()[1]) - start
+        if line.startswith("RSS "):
+            rss = int(line.split()[1])
+    if ready is None:
+        raise RuntimeError(f"no READY line from the probe: {out[-500:]}")
+    return ready, rss
+
+
+def _tmp_state() -> str:
+    import tempfile
+
+    return tempfile.mkdtemp(prefix="pg-bench-state-")
+
+
+def _stats(values: list[float]) -> dict:
+    return {"median": statistics.median(values), "min": min(values), "max": max(values), "n": len(values)}
+
+
+def bench_ready(runs: int) -> dict:
+    ours, bare = [], []
+    for _ in range(runs):  # interleaved, so drift hits both alike
+        ours.append(_spawn_ready(READY_APP)[0])
+        bare.append(_spawn_ready(BARE_APP)[0])
+    return {"ours": _stats(ours), "baseline": _stats(bare),
+            "ratio": statistics.median(ours) / statistics.median(bare)}
+
+
+def bench_memory(runs: int) -> dict:
+    ours = [_spawn_ready(READY_APP, ["--rss"])[1] for _ in range(runs)]
+    bare = [_spawn_ready(BARE_APP, ["--rss"])[1] for _ in range(runs)]
+    return {"ours_kib": _stats(ours), "baseline_kib": _stats(bare),
+            "ratio": statistics.median(ours) / statistics.median(bare)}
+
+
+async def _enter_to_reply(count: int) -> dict:
+    from playground.tui.app import make_app
+    from playground.tui.client_pane import ClientPane
+    from playground.tui.command_input import CommandInput
+
+    app = make_app("bundled")
+    latencies = []
+    async with app.run_test(size=(120, 40)) as pilot:
+        while app.inspector is None:
+            await pilot.pause(0.01)
+        pane = app.query_one("#pane-A", ClientPane)
+        field = pane.query_one(CommandInput)
+        log = pane.log_widget
+        field.focus()
+        await pilot.pause()
+        for i in range(count):
+            field.value = f"SET key:{i % 50} value-{i}" if i % 2 else f"GET key:{i % 50}"
+            before = len(log.lines)
+            t0 = time.perf_counter()
+            await field.action_submit()  # what the Enter key runs (Pilot's own key path is slow)
+            while len(log.lines) < before + 2 or pane._busy:
+                await asyncio.sleep(0)
+            latencies.append((time.perf_counter() - t0) * 1000)
+        raw = await _raw_round_trips(app.playground.address.path, count)
+    latencies.sort()
+    return {"p50_ms": latencies[len(latencies) // 2], "p95_ms": latencies[int(len(latencies) * 0.95)],
+            "max_ms": latencies[-1], "raw_redis_py_p50_ms": raw[len(raw) // 2],
+            "raw_redis_py_p95_ms": raw[int(len(raw) * 0.95)], "n": count}
+
+
+async def _raw_round_trips(socket_path: str, count: int) -> list[float]:
+    import redis.asyncio as aioredis
+
+    client = aioredis.Redis(unix_socket_path=socket_path)
+    times = []
+    for i in range(count):
+        t0 = time.perf_counter()
+        if i % 2:
+            await client.set(f"key:{i % 50}", f"value-{i}")
+        else:
+            await client.get(f"key:{i % 50}")
+        times.append((time.perf_counter() - t0) * 1000)
+    await client.aclose()
+    return sorted(times)
+
+
+def bench_enter(count: int) -> dict:
+    return asyncio.run(_enter_to_reply(count))
+
+
+async def _replay() -> dict:
+    """`check` over the library vs plain redis-py sending the same commands (two
+    connections, a flush per part); scenarios that need blocking or time are left out
+    of both, their deliberate waits being the point of them."""
+    import redis.asyncio as aioredis
+
+    from .engine import Playground
+    from .library import load_all
+    from .runner import Runner
+
+    scenarios = [s for s in load_all() if not any(st.blocking or st.wait or st.sleep or st.server_stops
+                                                  for st in s.steps)] * 5  # enough work to time
+    async with Playground.create(server_choice="bundled") as pg:
+        t0 = time.perf_counter()
+        for s in scenarios:
+            result = await Runner(pg).run(s)
+            assert result.ok, s.id
+        ours = time.perf_counter() - t0
+        path = pg.address.path
+        clients = {c: aioredis.Redis(unix_socket_path=path) for c in ("A", "B")}
+        t0 = time.perf_counter()
+        for s in scenarios:
+            for part in s.parts:
+                await clients["A"].execute_command("FLUSHALL")
+                await clients["A"].execute_command("SCRIPT", "FLUSH")
+                for argv in part.setup:
+                    await clients["A"].execute_command(*argv)
+                for st in part.steps:
+                    if st.argv and not st.template:
+                        try:
+                            await clients[st.client].execute_command(*st.argv)
+                        except Exception:
+                            pass
+        baseline = time.perf_counter() - t0
+        for c in clients.values():
+            await c.aclose()
+    return {"scenarios": len(scenarios) // 5, "ours_s": ours, "baseline_s": baseline, "ratio": ours / baseline}
+
+
+def bench_replay(runs: int) -> dict:
+    results = [asyncio.run(_replay()) for _ in range(runs)]
+    ratios = [r["ratio"] for r in results]
+    return {"scenarios": results[0]["scenarios"], "ours_s": _stats([r["ours_s"] for r in results]),
+            "baseline_s": _stats([r["baseline_s"] for r in results]), "ratio": statistics.median(ratios)}
+
+
+async def _inspector(runs: int) -> dict:
+    from .engine import Playground
+
+    out = {}
+    async with Playground.create(server_choice="bundled") as pg:
+        populate = b"for i = 1, tonumber(ARGV[1]) do redis.call('SET', 'key:' .. i, i) end return 1"
+        for n in (100, 10_000, 100_000):
+            await pg.execute("A", [b"FLUSHALL"])
+            await pg.execute("A", [b"EVAL", populate, b"0", str(n).encode()])
+            times = []
+            for _ in range(runs):
+                t0 = time.perf_counter()
+                await pg.reader.snapshot()
+                times.append((time.perf_counter() - t0) * 1000)
+            out[n] = _stats(times)
+    out["ratio_100k_vs_100"] = out[100_000]["median"] / out[100]["median"]
+    return out
+
+
+def bench_inspector(runs: int) -> dict:
+    return asyncio.run(_inspector(runs))
+
+
+def bench_redis_cli(count: int) -> dict | None:
+    cli = shutil.which("redis-cli")
+    if not cli:
+        return None
+    from .server import PrivateServer, choose_binary
+
+    with PrivateServer(choose_binary("bundled")) as server:
+        t0 = time.perf_counter()
+        subprocess.run([cli, "-s", server.socket_path], input="PING\n" * count, capture_output=True,
+                       text=True, timeout=60)
+        piped = (time.perf_counter() - t0) * 1000 / count
+        times = []
+        for _ in range(20):
+            t0 = time.perf_counter()
+            subprocess.run([cli, "-s", server.socket_path, "PING"], capture_output=True, timeout=10)
+            times.append((time.perf_counter() - t0) * 1000)
+    return {"piped_ms_per_command": piped, "one_process_per_command_ms": statistics.median(times)}
+
+
+def machine() -> dict:
+    cpu = ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return {"cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(),
+            "system": f"{platform.system()} {platform.release()}", "machine": platform.machine()}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m playground.bench", description=__doc__)
+    parser.add_argument("--runs", type=int, default=5, help="repetitions of each measurement")
+    parser.add_argument("--commands", type=int, default=300, help="commands for the Enter-to-reply test")
+    parser.add_argument("--json", metavar="FILE", help="write the results here too")
+    args = parser.parse_args(argv)
+
+    results = {"machine": machine()}
+    steps = [("ready", lambda: bench_ready(args.runs)),
+             ("enter_to_reply", lambda: bench_enter(args.commands)),
+             ("replay", lambda: bench_replay(args.runs)),
+             ("inspector", lambda: bench_inspector(args.runs)),
+             ("memory", lambda: bench_memory(args.runs)),
+             ("redis_cli", lambda: bench_redis_cli(args.commands))]
+    for name, run in steps:
+        print(f"measuring {name}…", file=sys.stderr, flush=True)
+        results[name] = run()
+    print(table(results))
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=2, default=str) + "\n")
+    return 0
+
+
+def table(r: dict) -> str:
+    def row(name, median, low, high, ratio, budget, ok):
+        return f"| {name} | {median} | {low} | {high} | {ratio} | {budget} | {ok} |"
+
+    def verdict(ok: bool) -> str:
+        return "met" if ok else "NOT met"
+
+    lines = ["| measurement | median | min | max | vs baseline | budget | |", "|---|---|---|---|---|---|---|"]
+    rd = r["ready"]
+    lines.append(row("ready (process start → first frame with keys)", f"{rd['ours']['median']*1000:.0f} ms",
+                     f"{rd['ours']['min']*1000:.0f} ms", f"{rd['ours']['max']*1000:.0f} ms",
+                     f"{rd['ratio']:.2f}× (bare Textual app {rd['baseline']['median']*1000:.0f} ms)",
+                     "≤ 1.3×", verdict(rd["ratio"] <= 1.3)))
+    e = r["enter_to_reply"]
+    lines.append(row(f"Enter → reply in pane (p50 / p95, n={e['n']})", f"{e['p50_ms']:.1f} / {e['p95_ms']:.1f} ms",
+                     "", f"{e['max_ms']:.1f} ms",
+                     f"raw redis-py {e['raw_redis_py_p50_ms']:.2f} / {e['raw_redis_py_p95_ms']:.2f} ms",
+                     "p95 ≤ 16 ms", verdict(e["p95_ms"] <= 16)))
+    rp = r["replay"]
+    lines.append(row(f"replay of {rp['scenarios']} scenarios (check)", f"{rp['ours_s']['median']*1000:.0f} ms",
+                     f"{rp['ours_s']['min']*1000:.0f} ms", f"{rp['ours_s']['max']*1000:.0f} ms",
+                     f"{rp['ratio']:.2f}× (redis-py {rp['baseline_s']['median']*1000:.0f} ms)", "≤ 1.2×",
+                     verdict(rp["ratio"] <= 1.2)))
+    ins = r["inspector"]
+    for n in (100, 10_000, 100_000):
+        s = ins[n]
+        ratio = f"{s['median'] / ins[100]['median']:.2f}× the cost at 100"
+        lines.append(row(f"inspector refresh, {n:,} keys", f"{s['median']:.1f} ms", f"{s['min']:.1f} ms",
+                         f"{s['max']:.1f} ms", ratio, "≤ 2× at 100k" if n == 100_000 else "",
+                         verdict(ins["ratio_100k_vs_100"] <= 2) if n == 100_000 else ""))
+    m = r["memory"]
+    lines.append(row("RSS idle", f"{m['ours_kib']['median']/1024:.1f} MiB", f"{m['ours_kib']['min']/1024:.1f} MiB",
+                     f"{m['ours_kib']['max']/1024:.1f} MiB",
+                     f"{m['ratio']:.2f}× (bare Textual app {m['baseline_kib']['median']/1024:.1f} MiB)", "≤ 1.5×",
+                     verdict(m["ratio"] <= 1.5)))
+    c = r.get("redis_cli")
+    if c:
+        lines.append(row("for context: redis-cli PING", f"{c['piped_ms_per_command']:.3f} ms piped", "", "",
+                         f"{c['one_process_per_command_ms']:.1f} ms with one process per command", "", ""))
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

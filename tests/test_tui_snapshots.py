@@ -33,8 +33,7 @@ async def settle(pilot, app):
     await wait_until(pilot, lambda: not inspector._loading)
     bar = app.query_one(ServerBar)
     bar.where = "/tmp/redis-playground-…/redis.sock"
-    bar.memory = ""
-    bar.clients = 0
+    bar.show_stats = False  # memory and connections vary from run to run
     for pane in app.query(ClientPane):
         pane._pending_since = None       # no elapsed-time counter in a picture
         pane.watch_state(pane.state)
@@ -86,17 +85,19 @@ def test_blocked_pane(snap_compare):
 
 
 def test_inspector_with_many_keys(snap_compare):
+    """255 keys: one SCAN sees them all (the scan budget is 300), so the 100 shown are
+    the first by name on every run."""
     async def run_before(pilot):
         app = pilot.app
         await started(pilot, app)
         await app.playground.execute("B", [b"EVAL", (
-            b"for i = 1, 500 do redis.call('SET', string.format('key:%03d', i), i) end "
+            b"for i = 1, 250 do redis.call('SET', string.format('key:%03d', i), i) end "
             b"redis.call('RPUSH', 'list', 'a', 'b', 'c', 'd', 'e', 'f', 'g') "
             b"redis.call('SADD', 'set', 1, 2, 3) redis.call('ZADD', 'zs', 1, 'one', 2, 'two') "
             b"redis.call('HSET', 'h', 'f', 'v') redis.call('XADD', 'st', '1-1', 'field', 'value') return 1"), b"0"])
         app.query_one(KeyInspector).refresh_keys()
         await wait_until(pilot, lambda: app.query_one(KeyInspector).snapshot is not None
-                         and app.query_one(KeyInspector).snapshot.total == 505)
+                         and app.query_one(KeyInspector).snapshot.total == 255)
         await settle(pilot, app)
 
     assert snap_compare(make_app("bundled"), terminal_size=(120, 35), run_before=run_before)

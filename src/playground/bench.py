@@ -16,7 +16,6 @@ import shutil
 import statistics
 import subprocess
 import sys
-import textwrap
 import time
 from pathlib import Path
 
@@ -28,25 +27,7 @@ BUDGETS = {
     "rss_idle": ("ratio", 1.5),
 }
 
-READY_APP = """
-import asyncio, sys, time
-from playground.tui.app import make_app
-from playground.tui.key_inspector import KeyInspector
-app = make_app("bundled")
-async def ready():
-    while app.query_one(KeyInspector).snapshot is None:
-        await asyncio.sleep(0.001)
-    app.call_after_refresh(lambda: (print("READY", time.monotonic(), flush=True), report(), app.exit()))
-def report():
-    if "--rss" in sys.argv:
-        print("RSS", rss(), flush=True)
-def rss():
-    for line in open("/proc/self/status"):
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1])
-app.call_later(lambda: app.run_worker(ready()))
-app.run(headless=True, size=(120, 40))
-"""
+READY_APP = ["-m", "playground", "--server", "bundled"]  # the real CLI, told to quit when ready
 
 BARE_APP = """
 import sys, time
@@ -70,20 +51,26 @@ class Bare(App):
         self.call_after_refresh(self.done)
     def done(self):
         print("READY", time.monotonic(), flush=True)
-        if "--rss" in sys.argv:
-            for line in open("/proc/self/status"):
-                if line.startswith("VmRSS:"):
-                    print("RSS", int(line.split()[1]), flush=True)
+        for line in open("/proc/self/status"):
+            if line.startswith("VmRSS:"):
+                print("RSS", int(line.split()[1]), flush=True)
         self.exit()
 Bare().run(headless=True, size=(120, 40))
 """
 
 
-def _spawn_ready(code: str, extra: list[str] = ()) -> tuple[float, int | None]:
-    """Seconds from spawning `python -c code` to its READY line, and its RSS in KiB."""
+def _spawn_ready(code, extra: list[str] = (), keys: int = 0) -> tuple[float, int | None]:
+    """Seconds from spawning python (the app, or `-c code`) to its READY line, and its RSS."""
+    args = code if isinstance(code, list) else ["-c", code, *extra]
+    state = _tmp_state()
+    marker = os.path.join(state, "ready")
+    env = {**os.environ, "REDIS_PLAYGROUND_STATE_DIR": state, "REDIS_PLAYGROUND_BENCH_READY": marker,
+           "REDIS_PLAYGROUND_BENCH_KEYS": str(keys)}
     start = time.monotonic()
-    out = subprocess.run([sys.executable, "-c", code, *extra], capture_output=True, text=True,
-                         timeout=120, env={**os.environ, "REDIS_PLAYGROUND_STATE_DIR": _tmp_state()}).stdout
+    out = subprocess.run([sys.executable, *args], capture_output=True, text=True, timeout=120,
+                         env=env).stdout
+    if os.path.exists(marker):
+        out = open(marker).read()
     ready = rss = None
     for line in out.splitlines():
         if line.startswith("READY "):
@@ -115,10 +102,12 @@ def bench_ready(runs: int) -> dict:
 
 
 def bench_memory(runs: int) -> dict:
-    ours = [_spawn_ready(READY_APP, ["--rss"])[1] for _ in range(runs)]
-    bare = [_spawn_ready(BARE_APP, ["--rss"])[1] for _ in range(runs)]
-    return {"ours_kib": _stats(ours), "baseline_kib": _stats(bare),
-            "ratio": statistics.median(ours) / statistics.median(bare)}
+    ours = [_spawn_ready(READY_APP)[1] for _ in range(runs)]
+    many = [_spawn_ready(READY_APP, keys=100_000)[1] for _ in range(runs)]
+    bare = [_spawn_ready(BARE_APP)[1] for _ in range(runs)]
+    return {"ours_kib": _stats(ours), "ours_100k_keys_kib": _stats(many), "baseline_kib": _stats(bare),
+            "ratio": statistics.median(ours) / statistics.median(bare),
+            "ratio_100k": statistics.median(many) / statistics.median(bare)}
 
 
 async def _enter_to_reply(count: int) -> dict:
@@ -145,10 +134,62 @@ async def _enter_to_reply(count: int) -> dict:
                 await asyncio.sleep(0)
             latencies.append((time.perf_counter() - t0) * 1000)
         raw = await _raw_round_trips(app.playground.address.path, count)
+        bare = await _bare_enter(app.playground.address.path, count)
     latencies.sort()
     return {"p50_ms": latencies[len(latencies) // 2], "p95_ms": latencies[int(len(latencies) * 0.95)],
             "max_ms": latencies[-1], "raw_redis_py_p50_ms": raw[len(raw) // 2],
-            "raw_redis_py_p95_ms": raw[int(len(raw) * 0.95)], "n": count}
+            "raw_redis_py_p95_ms": raw[int(len(raw) * 0.95)],
+            "bare_textual_p50_ms": bare[len(bare) // 2], "bare_textual_p95_ms": bare[int(len(bare) * 0.95)],
+            "n": count}
+
+
+async def _bare_enter(socket_path: str, count: int) -> list[float]:
+    """The same Enter → reply path in a bare Textual app (Input, RichLog, DataTable) that
+    sends the command with plain redis-py: what Textual itself costs per command."""
+    import redis.asyncio as aioredis
+    from textual.app import App
+    from textual.containers import Horizontal, Vertical
+    from textual.widgets import DataTable, Footer, Input, RichLog, Static
+
+    client = aioredis.Redis(unix_socket_path=socket_path)
+
+    class Bare(App):
+        def compose(self):
+            yield Static("server bar")
+            with Horizontal():
+                for name in "AB":
+                    with Vertical():
+                        yield Static(name)
+                        yield RichLog(id=f"log{name}")
+                        yield Input(id=f"in{name}")
+            table = DataTable()
+            table.add_columns("key", "type", "TTL", "value")
+            yield table
+            yield Footer()
+
+        async def on_input_submitted(self, event):
+            log = self.query_one("#logA", RichLog)
+            log.write(f"A> {event.value}")
+            log.write(repr(await client.execute_command(*event.value.split())))
+            event.input.value = ""
+
+    app = Bare()
+    times = []
+    async with app.run_test(size=(120, 40)) as pilot:
+        field = app.query_one("#inA", Input)
+        log = app.query_one("#logA", RichLog)
+        field.focus()
+        await pilot.pause()
+        for i in range(count):
+            field.value = f"SET key:{i % 50} value-{i}" if i % 2 else f"GET key:{i % 50}"
+            before = len(log.lines)
+            t0 = time.perf_counter()
+            await field.action_submit()
+            while len(log.lines) < before + 2:
+                await asyncio.sleep(0)
+            times.append((time.perf_counter() - t0) * 1000)
+    await client.aclose()
+    return sorted(times)
 
 
 async def _raw_round_trips(socket_path: str, count: int) -> list[float]:
@@ -311,7 +352,8 @@ def table(r: dict) -> str:
     e = r["enter_to_reply"]
     lines.append(row(f"Enter → reply in pane (p50 / p95, n={e['n']})", f"{e['p50_ms']:.1f} / {e['p95_ms']:.1f} ms",
                      "", f"{e['max_ms']:.1f} ms",
-                     f"raw redis-py {e['raw_redis_py_p50_ms']:.2f} / {e['raw_redis_py_p95_ms']:.2f} ms",
+                     f"raw redis-py {e['raw_redis_py_p50_ms']:.2f} / {e['raw_redis_py_p95_ms']:.2f} ms; "
+                     f"bare Textual app + redis-py {e['bare_textual_p50_ms']:.1f} / {e['bare_textual_p95_ms']:.1f} ms",
                      "p95 ≤ 16 ms", verdict(e["p95_ms"] <= 16)))
     rp = r["replay"]
     lines.append(row(f"replay of {rp['scenarios']} scenarios (check)", f"{rp['ours_s']['median']*1000:.0f} ms",
@@ -330,6 +372,9 @@ def table(r: dict) -> str:
                      f"{m['ours_kib']['max']/1024:.1f} MiB",
                      f"{m['ratio']:.2f}× (bare Textual app {m['baseline_kib']['median']/1024:.1f} MiB)", "≤ 1.5×",
                      verdict(m["ratio"] <= 1.5)))
+    lines.append(row("RSS with 100k keys (inspector showing them)", f"{m['ours_100k_keys_kib']['median']/1024:.1f} MiB",
+                     f"{m['ours_100k_keys_kib']['min']/1024:.1f} MiB", f"{m['ours_100k_keys_kib']['max']/1024:.1f} MiB",
+                     f"{m['ratio_100k']:.2f}× the bare app", "", ""))
     c = r.get("redis_cli")
     if c:
         lines.append(row("for context: redis-cli PING", f"{c['piped_ms_per_command']:.3f} ms piped", "", "",

@@ -12,7 +12,7 @@ import os
 import sys
 
 from . import __version__
-from .scenario import ScenarioError
+from .errors import ScenarioError
 from .server import ServerError
 
 
@@ -98,9 +98,18 @@ def main(argv: list[str] | None = None) -> int:
             from . import commands
 
             return getattr(commands, f"cmd_{args.command}")(args)
-        from .tui.app import run_app
+        server = None
+        if not args.url:  # spawn the private server first: it starts while Textual imports
+            from .server import PrivateServer, choose_binary
 
-        return run_app(args)
+            server = PrivateServer(choose_binary(args.server)).spawn()
+        try:
+            from .tui.app import run_app
+
+            return run_app(args, server)
+        finally:
+            if server is not None:
+                server.stop()
     except ScenarioError as exc:
         print(f"redis-playground: {exc}", file=sys.stderr)
         return 2

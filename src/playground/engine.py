@@ -84,15 +84,17 @@ class Playground:
         return self.sessions[name]
 
     async def start(self) -> "Playground":
-        if self.server is not None and not self.server.alive():
-            self.server.start()
+        """Server up (started here unless already spawned), every client connected."""
+        if self.server is not None:
+            if not self.server.alive():
+                self.server.start()
+            else:
+                self.server.wait_ready()  # spawned early by the CLI
         address = self.address
-        for session in self.sessions.values():
-            await session.connect(address, resp=self.resp)
         self.observer = Observer(address)
-        await self.observer.connect()
         self.reader = Inspector(address)
-        await self.reader.connect()
+        await asyncio.gather(*(session.connect(address, resp=self.resp) for session in self.sessions.values()),
+                             self.observer.connect(), self.reader.connect())
         return self
 
     async def close(self) -> None:

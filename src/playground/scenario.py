@@ -14,14 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .cmdline import RepeatError, SplitError, format_argv, parse_line
+from .errors import ScenarioError
 
 CLIENT_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
 SCRIPT_REF = re.compile(r"^\$([A-Za-z_][A-Za-z0-9_-]*)(\.sha)?$")
 SHA_IN_TEXT = re.compile(r"\$([A-Za-z_][A-Za-z0-9_-]*)\.sha")
-
-
-class ScenarioError(ValueError):
-    """A scenario file that cannot be used; str() is the one-line message."""
 
 
 @dataclass(frozen=True)

@@ -153,6 +153,8 @@ class PrivateServer:
         self.process: subprocess.Popen | None = None
         self.generation = 0  # bumped by every (re)start, so stale state can be told apart
         self.info: dict[str, str] = {}
+        self.ready = False
+        self._log_path = ""
 
     @property
     def label(self) -> str:
@@ -179,11 +181,18 @@ class PrivateServer:
         return self.process is not None and self.process.poll() is None
 
     def start(self) -> "PrivateServer":
+        """Spawn the server and wait until it answers PING."""
+        self.spawn()
+        return self.wait_ready()
+
+    def spawn(self) -> "PrivateServer":
+        """Start the process without waiting for it (the app imports meanwhile)."""
         sweep_stale_dirs()
+        self.ready = False
         self.dir = tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}{os.getpid()}-")
         os.chmod(self.dir, 0o700)
         self.socket_path = os.path.join(self.dir, "redis.sock")
-        log_path = os.path.join(self.dir, "server.log")
+        self._log_path = os.path.join(self.dir, "server.log")
         args = [
             self.binary.path,
             "--port", "0",
@@ -196,7 +205,7 @@ class PrivateServer:
             "--lua-time-limit", str(self.script_time_limit_ms),
             "--loglevel", "notice",
         ]
-        with open(log_path, "wb") as log:
+        with open(self._log_path, "wb") as log:
             try:
                 self.process = subprocess.Popen(
                     args, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
@@ -205,11 +214,18 @@ class PrivateServer:
             except OSError as exc:
                 self._cleanup_dir()
                 raise ServerError(f"cannot start {self.binary.path}: {exc}") from None
+        return self
+
+    def wait_ready(self) -> "PrivateServer":
+        """Wait (bounded) until the spawned server answers; ServerError with its output if not."""
+        if self.ready:
+            return self
         try:
-            self._wait_ready(log_path)
+            self._wait_ready(self._log_path)
         except BaseException:
             self.stop()
             raise
+        self.ready = True
         self.generation += 1
         return self
 
@@ -227,7 +243,7 @@ class PrivateServer:
             if time.monotonic() > deadline:
                 raise ServerError(self._failure(f"did not answer PING within {self.startup_timeout:g}s", log_path))
             time.sleep(delay)
-            delay = min(delay * 2, 0.05)
+            delay = min(delay * 2, 0.02)
 
     def _info(self) -> dict[str, str]:
         """PING then INFO server over a throwaway blocking socket (start-up only)."""
@@ -261,6 +277,7 @@ class PrivateServer:
     def stop(self) -> None:
         """Stop the process (TERM, then KILL) and remove the temp dir. Safe to call twice."""
         proc, self.process = self.process, None
+        self.ready = False
         if proc is not None and proc.poll() is None:
             proc.terminate()
             try:

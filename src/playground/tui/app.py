@@ -6,7 +6,9 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
+import time
 from pathlib import Path
 from typing import Iterable
 
@@ -18,23 +20,16 @@ from textual.widgets import Footer, Static
 
 from ..engine import Playground
 from ..history import state_dir
-from ..library import resolve, scenario_files
-from ..recorder import Recorder
-from ..scenario import Scenario, ScenarioError, load_scenario
+from ..server import PrivateServer
 from ..attribution import WriteTracker
 from ..help import HelpIndex
 from ..inspector import Inspector
 from ..replies import Bulk
-from ..server import ServerError
 from .client_pane import ClientPane
-from .confirm import ConfirmScreen
-from .info_screens import InfoScreen, scripts_text
 from .key_inspector import KeyInspector
 from .messages import CommandDone, ServerStopped
 from .narration import NarrationPanel
 from .server_bar import ServerBar
-from .teacher import Teacher
-from .teaching_screens import ScenarioPicker
 
 AUTOPLAY_PAUSE = 2.5  # seconds between steps in autoplay
 
@@ -68,20 +63,20 @@ class PlaygroundApp(App):
     ]
 
     def __init__(self, playground: Playground, clients: Iterable[str] = ("A", "B"),
-                 scenario_dirs: list[str] | None = None, open_scenario: Scenario | None = None,
+                 scenario_dirs: list[str] | None = None, open_scenario=None,
                  challenge: bool = False) -> None:
         super().__init__()
         self.playground = playground
         self.clients = list(clients)
         self.scenario_dirs = scenario_dirs or []
         self._open_at_start = (open_scenario, challenge) if open_scenario else None
-        self.teacher: Teacher | None = None
-        self.recorder: Recorder | None = None
+        self.teacher = None   # a tui.teacher.Teacher while a scenario is open
+        self.recorder = None  # a recorder.Recorder while recording
         self.transcript: list[tuple[str, str, str]] = []  # (client, command, what it printed)
         self._notes: asyncio.Queue = asyncio.Queue()  # CommandDone messages waiting for attribution
         self._noting = False
         self.inspector: Inspector | None = None
-        self.help: HelpIndex = HelpIndex.bundled()  # replaced by the server's COMMAND DOCS
+        self._help: HelpIndex | None = None         # the server's COMMAND DOCS, once read
         self.tracker: WriteTracker | None = None      # who last wrote each key
 
     def compose(self) -> ComposeResult:
@@ -104,7 +99,7 @@ class PlaygroundApp(App):
         for name in self.clients:
             self.playground.session(name).on_stream = self._on_stream
         self.query_one(f"#pane-{self.clients[0]} Input").focus()
-        self.set_interval(1.0, self._update_server_info)  # memory and clients, not per command
+        self._info_timer = self.set_interval(1.0, self._update_server_info)  # not per command
         self.start_playground()
 
     def on_resize(self, event) -> None:
@@ -119,8 +114,7 @@ class PlaygroundApp(App):
             await self.playground.start()
             self.inspector = self.playground.reader
             self.tracker = WriteTracker(self.playground.reader)
-            self.help = await self.playground.help_index()
-        except (ServerError, OSError, Exception) as exc:
+        except Exception as exc:  # ServerError, OSError, ...: shown, never a traceback
             bar.label = "no server"
             bar.stopped = True
             self.show_banner(f"The server could not start: {exc}")
@@ -132,10 +126,47 @@ class PlaygroundApp(App):
         self.query_one(KeyInspector).attach(self.inspector)
         self._refresh_states()
         self._update_server_info()
+        self._load_help()
+        if os.environ.get("REDIS_PLAYGROUND_BENCH_READY"):
+            self._exit_when_ready()
         if self._open_at_start:
             scenario, challenge = self._open_at_start
             self._open_at_start = None
             self.open_scenario(scenario, challenge)
+
+    @property
+    def help(self) -> HelpIndex:
+        """Command help, hints and completion: the bundled table until the server's is read."""
+        if self._help is None:
+            self._help = HelpIndex.bundled()
+        return self._help
+
+    @work(group="help", exit_on_error=False)
+    async def _load_help(self) -> None:
+        """COMMAND DOCS is big: read it after the first frame, not before."""
+        self._help = await self.playground.help_index()
+
+    @work(group="bench", exit_on_error=False)
+    async def _exit_when_ready(self) -> None:
+        """For `python -m playground.bench`: say when keys are on screen, then quit."""
+        inspector = self.query_one(KeyInspector)
+        populate = int(os.environ.get("REDIS_PLAYGROUND_BENCH_KEYS", "0"))
+        if populate:  # memory with many keys: fill the server, then wait for the keys on screen
+            await self.playground.execute(self.clients[0], [
+                b"EVAL", b"for i = 1, tonumber(ARGV[1]) do redis.call('SET', 'key:' .. i, i) end return 1",
+                b"0", str(populate).encode()])
+            inspector.snapshot = None
+            inspector.refresh_keys()
+        while inspector.snapshot is None or (populate and inspector.snapshot.total < populate):
+            await asyncio.sleep(0.001)
+
+        def done() -> None:
+            rss = next((line.split()[1] for line in open("/proc/self/status") if line.startswith("VmRSS:")), "0")
+            with open(os.environ["REDIS_PLAYGROUND_BENCH_READY"], "w") as out:
+                out.write(f"READY {time.monotonic()}\nRSS {rss}\n")
+            self.exit()
+
+        self.call_after_refresh(done)
 
     def _on_stream(self, session, frame) -> None:
         self.query_one(f"#pane-{session.name}", ClientPane).show_frame(frame)
@@ -192,6 +223,10 @@ class PlaygroundApp(App):
         return self.query_one(NarrationPanel)
 
     def action_open_scenario(self) -> None:
+        from ..library import scenario_files
+        from ..scenario import ScenarioError, load_scenario
+        from .teaching_screens import ScenarioPicker
+
         scenarios, broken = [], []
         for path in scenario_files(self.scenario_dirs):
             try:
@@ -207,7 +242,9 @@ class PlaygroundApp(App):
 
         self.push_screen(ScenarioPicker(scenarios), chosen)
 
-    def open_scenario(self, scenario: Scenario, challenge: bool = False) -> None:
+    def open_scenario(self, scenario, challenge: bool = False) -> None:
+        from .teacher import Teacher
+
         missing = [c for c in scenario.clients if c not in self.clients]
         if missing:
             self.notify(f"{scenario.id} needs clients {', '.join(scenario.clients)}", severity="error")
@@ -285,6 +322,8 @@ class PlaygroundApp(App):
             if yes:
                 self._start_recording()
 
+        from .confirm import ConfirmScreen
+
         self.push_screen(ConfirmScreen("Recording starts from an empty server (every key and script is "
                                        "deleted) so that the file replays the same. Start?"), go)
 
@@ -297,6 +336,8 @@ class PlaygroundApp(App):
             return
         if self.tracker is not None:
             self.tracker.forget()
+        from ..recorder import Recorder
+
         self.recorder = Recorder()
         for name in self.clients:
             self.query_one(f"#pane-{name}", ClientPane).note("recording: type in A and B; F9 stops")
@@ -351,6 +392,8 @@ class PlaygroundApp(App):
         except Exception as exc:
             self.notify(f"cannot ask the server: {exc}", severity="error")
             return
+        from .info_screens import InfoScreen, scripts_text
+
         self.push_screen(InfoScreen("Lua scripts seen in this session", scripts_text(scripts)))
 
     @work(exclusive=True, group="server-info", exit_on_error=False)
@@ -417,6 +460,8 @@ class PlaygroundApp(App):
             if yes:
                 self._flush()
 
+        from .confirm import ConfirmScreen
+
         self.push_screen(ConfirmScreen("Delete every key and cached script on this server?"), confirmed)
 
     @work(group="server", exit_on_error=False)
@@ -449,26 +494,34 @@ def session_markdown(transcript: list[tuple[str, str, str]], clients: list[str],
 
 def make_app(server_choice: str | None = None, url: str | None = None,
              allow_flush: bool = False, clients: Iterable[str] = ("A", "B"),
-             scenario_dirs: list[str] | None = None, open_scenario: Scenario | None = None,
-             challenge: bool = False) -> PlaygroundApp:
-    """The app on a fresh private server (or an explicit --url); shared by CLI and tests."""
+             scenario_dirs: list[str] | None = None, open_scenario=None,
+             challenge: bool = False, server: PrivateServer | None = None) -> PlaygroundApp:
+    """The app on a fresh private server (or an explicit --url); shared by CLI and tests.
+    `server` is a private server the CLI already spawned."""
     if open_scenario is not None:
         clients = tuple(dict.fromkeys([*clients, *open_scenario.clients]))
-    playground = Playground.create(server_choice=server_choice, url=url,
-                                   allow_flush=allow_flush, clients=clients)
+    if server is not None:
+        playground = Playground(server=server, allow_flush=allow_flush, clients=clients)
+    else:
+        playground = Playground.create(server_choice=server_choice, url=url,
+                                       allow_flush=allow_flush, clients=clients)
     return PlaygroundApp(playground, clients=clients, scenario_dirs=scenario_dirs,
                          open_scenario=open_scenario, challenge=challenge)
 
 
-def run_app(args) -> int:
+def run_app(args, server: PrivateServer | None = None) -> int:
     scenario = None
     if getattr(args, "command", None) == "open":
+        from ..library import resolve
+        from ..scenario import load_scenario
+
         scenario = load_scenario(resolve(args.scenario, args.scenarios))
     app = make_app(args.server, args.url, args.allow_flush, args.clients,
                    scenario_dirs=getattr(args, "scenarios", None), open_scenario=scenario,
-                   challenge=getattr(args, "challenge", False))
+                   challenge=getattr(args, "challenge", False), server=server)
+    bench = bool(os.environ.get("REDIS_PLAYGROUND_BENCH_READY"))  # python -m playground.bench
     try:
-        app.run()
+        app.run(headless=bench, size=(120, 40) if bench else None)
     finally:
         if app.playground.server is not None:
             app.playground.server.stop()  # whatever happened, the server goes with us

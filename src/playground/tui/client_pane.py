@@ -27,7 +27,6 @@ from ..replies import Bool, Double, Err, Int, Nil, Status
 from ..session import STREAMING, ClientState, ConnectionLost
 from .command_input import CommandInput
 from .messages import CommandDone, ServerStopped
-from .script_editor import ScriptEditor
 
 READING_MESSAGES = "Reading messages... (press Ctrl-C to quit)"
 SHOW_LIMIT = 64 * 1024  # bytes of one reply drawn in a pane; the rest is summarised
@@ -347,5 +346,7 @@ class ClientPane(Vertical):
             self._busy = True
             argv = [b"EVAL", source.encode(), *(tail or [b"0"])]
             self.run_command(argv, 1, format_argv(argv))
+
+        from .script_editor import ScriptEditor  # TextArea is heavy: import it when asked for
 
         self.app.push_screen(ScriptEditor(self.client), send)

@@ -19,7 +19,6 @@ from textual.widgets import DataTable, Input, Static
 
 from ..inspector import Inspector, KeyInfo, Snapshot
 from .client_pane import set_line
-from .info_screens import InfoScreen, key_detail_text
 
 TYPE_STYLE = {"string": "green", "list": "cyan", "set": "magenta", "zset": "yellow",
               "hash": "blue", "stream": "red"}
@@ -65,6 +64,8 @@ class KeyInspector(Vertical):
 
     FLASH_SECONDS = 2.0
     """How long a changed key stays highlighted."""
+    REFRESH_DELAY = 0.1
+    """Seconds between a command and the read of the keys it may have changed."""
 
     pattern: reactive[str] = reactive("*")
     """SCAN MATCH pattern for the keys shown."""
@@ -97,11 +98,12 @@ class KeyInspector(Vertical):
         self.refresh_keys()
 
     def refresh_keys(self) -> None:
-        """Ask for a refresh. Requests while one runs fold into one more, never cancel it."""
+        """Ask for a refresh, soon. Requests within REFRESH_DELAY, or while one runs, fold
+        into one: a burst of commands costs one read of the keys, and typing never waits."""
         self._wanted = True
         if self.inspector is not None and not self._loading:
             self._loading = True
-            self._load()
+            self.set_timer(self.REFRESH_DELAY, self._load)
 
     @work(group="inspector", exit_on_error=False)
     async def _load(self) -> None:
@@ -181,6 +183,8 @@ class KeyInspector(Vertical):
         except Exception as exc:
             self.notify(f"cannot read {key!r}: {exc}", severity="error")
             return
+        from .info_screens import InfoScreen, key_detail_text
+
         self.app.push_screen(InfoScreen(f"key {detail['key']}", key_detail_text(detail)))
 
     def _tick_ttls(self) -> None:

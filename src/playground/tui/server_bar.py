@@ -24,14 +24,16 @@ class ServerBar(Static):
     """connected_clients from INFO (our observer and inspector included)."""
     stopped: reactive[bool] = reactive(False)
     """True while the server is down."""
+    show_stats: reactive[bool] = reactive(True)
+    """Show memory and connections (they change all the time; pictures and slides may not want them)."""
 
     def render(self) -> str:
         if self.stopped:
             return f"{self.label} — STOPPED (F5 restarts a fresh server)"
         parts = [self.label, self.where]
-        if self.memory:
+        if self.memory and self.show_stats:
             parts.append(f"mem {self.memory}")
-        if self.clients:
+        if self.clients and self.show_stats:
             parts.append(f"{self.clients} connections")
         return "  │  ".join(p for p in parts if p)
 

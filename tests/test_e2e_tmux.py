@@ -11,8 +11,11 @@ import uuid
 import pytest
 
 
+SOCKET = f"playground-test-{uuid.uuid4().hex[:8]}"  # a tmux server of our own, shared with no one
+
+
 def tmux(*args: str) -> str:
-    return subprocess.run(["tmux", *args], capture_output=True, text=True, timeout=20).stdout
+    return subprocess.run(["tmux", "-L", SOCKET, *args], capture_output=True, text=True, timeout=20).stdout
 
 
 def screen(session: str) -> str:
@@ -34,11 +37,13 @@ def session():
     assert shutil.which("tmux"), "tmux is needed for the end-to-end test (apt-get install tmux)"
     name = f"pg-{uuid.uuid4().hex[:8]}"
     yield name
-    tmux("kill-session", "-t", name)
+    tmux("kill-server")
 
 
 def test_watch_abort_in_a_real_terminal(session, server_binary, private_state_dir):
-    command = f"{sys.executable} -m playground --server {server_binary.path}"
+    # Under pytest, COLUMNS=80 and LINES=24 reach the tmux server's environment, and
+    # Textual (like shutil.get_terminal_size) believes them over the real window size.
+    command = f"env -u COLUMNS -u LINES {sys.executable} -m playground --server {server_binary.path}"
     tmux("new-session", "-d", "-x", "160", "-y", "45", "-s", session,
          "-e", f"REDIS_PLAYGROUND_STATE_DIR={private_state_dir}", command)
     wait_for(session, server_binary.version)

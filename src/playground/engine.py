@@ -24,6 +24,7 @@ from .session import ConnectionLost, Session
 # unless the user passed --allow-flush.
 DESTRUCTIVE = {b"flushall", b"flushdb", b"shutdown", b"swapdb", b"debug"}
 _POLL_MIN, _POLL_MAX = 0.001, 0.05
+FLUSH = [[b"FLUSHALL"], [b"SCRIPT", b"FLUSH"]]  # no keys, no cached scripts
 
 
 class ServerGone(Exception):
@@ -240,12 +241,12 @@ class Playground:
         """Empty the server: FLUSHALL and SCRIPT FLUSH (refused on a --url server without --allow-flush)."""
         self.check_allowed([b"flushall"])
         first = next(iter(self.sessions.values()))
-        for argv in ([b"FLUSHALL"], [b"SCRIPT", b"FLUSH"]):
+        for argv in FLUSH:
             await first.execute(argv)
 
     async def reset(self) -> None:
         """A fresh start for a scenario part: a live server, no keys, no cached scripts,
-        and every client reconnected with no MULTI, WATCH or subscription."""
+        and every client reset (RESET) with no MULTI, WATCH or subscription."""
         self.check_allowed([b"flushall"])
         if self.server is not None and not self.server.alive():
             await self.restart()
@@ -253,7 +254,7 @@ class Playground:
         for session in others:
             await session.reset()
         # the first client's reset and the flush go in one round trip
-        await first.reset(then=[[b"FLUSHALL"], [b"SCRIPT", b"FLUSH"]])
+        await first.reset(then=FLUSH)
 
 
 def install_exit_signals() -> None:

@@ -326,16 +326,11 @@ async def describe_key(pg: Playground, key: bytes) -> dict:
     """type, ttl and value of one key, as plain JSON-able values."""
     type_, ttl = await pg.reader.run([[b"TYPE", key], [b"TTL", key]])
     t = bytes(type_).decode() if isinstance(type_, (Status, Bulk)) else "?"
-    read = {"string": [b"GET", key], "list": [b"LRANGE", key, b"0", b"-1"], "set": [b"SMEMBERS", key],
-            "hash": [b"HGETALL", key], "zset": [b"ZRANGE", key, b"0", b"-1", b"WITHSCORES"]}.get(t)
+    kind = "value" if t == "string" else t
     value = None
-    if read:
-        raw = (await pg.reader.run([read]))[0]
-        if isinstance(raw, Bulk):
-            value = bytes(raw).decode("utf-8", "replace")
-        elif isinstance(raw, (Array, Map)):
-            items = [bytes(x).decode("utf-8", "replace") for pair in raw for x in (pair if isinstance(raw, Map) else (pair,))]
-            value = sorted(items) if t == "set" else items
+    if kind in _READS:
+        raw, = await pg.reader.run([_READS[kind](key)])
+        value = _decode_value(kind, raw)
     return {"type": t, "ttl": int(ttl) if isinstance(ttl, Int) else None, "value": value}
 
 

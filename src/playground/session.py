@@ -127,14 +127,11 @@ class Session:
                                  db=self.address.db, resp=self._start_resp)
 
     async def reset(self, then: list[list[bytes]] = ()) -> list:
-        """See below; `then` are more commands sent in the same round trip (their replies
-        are returned)."""
-        return await self._reset(list(then))
-
-    async def _reset(self, then: list[list[bytes]]) -> list:
         """A clean client on the same connection: RESET (no MULTI, WATCH, subscriptions,
-        tracking; db 0; RESP2), then the name back, in one round trip. Reconnects instead
+        tracking; db 0; RESP2), then the name back, in one round trip; `then` are more
+        commands sent in that round trip (their replies are returned). Reconnects instead
         when the connection is busy or the server has no RESET (before 6.2)."""
+        then = list(then)
         if self._conn is None or self.streaming or self.state.pending is not None:
             await self.connect()
             return [await self.execute(argv) for argv in then]

@@ -29,8 +29,9 @@ BUDGETS = {
 
 READY_APP = ["-m", "playground", "--server", "bundled"]  # the real CLI, told to quit when ready
 
-BARE_APP = """
-import sys, time
+# The baseline app: the same kinds of widgets as ours, nothing else. One definition, used
+# in a subprocess (start-up, memory) and in-process (Enter → reply).
+BARE_APP_CLASS = """
 from textual.app import App
 from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Footer, Input, RichLog, Static
@@ -41,12 +42,17 @@ class Bare(App):
             for name in "AB":
                 with Vertical():
                     yield Static(name)
-                    yield RichLog()
-                    yield Input()
+                    yield RichLog(id=f"log{name}")
+                    yield Input(id=f"in{name}")
         table = DataTable()
         table.add_columns("key", "type", "TTL", "value")
         yield table
         yield Footer()
+"""
+
+BARE_APP = BARE_APP_CLASS + """
+import time
+class BareReady(Bare):
     def on_mount(self):
         self.call_after_refresh(self.done)
     def done(self):
@@ -55,7 +61,7 @@ class Bare(App):
             if line.startswith("VmRSS:"):
                 print("RSS", int(line.split()[1]), flush=True)
         self.exit()
-Bare().run(headless=True, size=(120, 40))
+BareReady().run(headless=True, size=(120, 40))
 """
 
 
@@ -147,26 +153,13 @@ async def _bare_enter(socket_path: str, count: int) -> list[float]:
     """The same Enter → reply path in a bare Textual app (Input, RichLog, DataTable) that
     sends the command with plain redis-py: what Textual itself costs per command."""
     import redis.asyncio as aioredis
-    from textual.app import App
-    from textual.containers import Horizontal, Vertical
-    from textual.widgets import DataTable, Footer, Input, RichLog, Static
+    from textual.widgets import Input, RichLog
 
     client = aioredis.Redis(unix_socket_path=socket_path)
+    namespace: dict = {}
+    exec(BARE_APP_CLASS, namespace)
 
-    class Bare(App):
-        def compose(self):
-            yield Static("server bar")
-            with Horizontal():
-                for name in "AB":
-                    with Vertical():
-                        yield Static(name)
-                        yield RichLog(id=f"log{name}")
-                        yield Input(id=f"in{name}")
-            table = DataTable()
-            table.add_columns("key", "type", "TTL", "value")
-            yield table
-            yield Footer()
-
+    class Bare(namespace["Bare"]):
         async def on_input_submitted(self, event):
             log = self.query_one("#logA", RichLog)
             log.write(f"A> {event.value}")

@@ -3,11 +3,13 @@ state line, the inspector, cancel, and a server restart after SHUTDOWN NOSAVE.""
 
 import asyncio
 
-from textual.widgets import DataTable, Input, RichLog, Static
+from textual.widgets import Input, RichLog, Static
 
+from playground.cmdline import parse_line
 from playground.tui.app import PlaygroundApp, make_app
 from playground.tui.client_pane import ClientPane
 from playground.tui.server_bar import ServerBar
+from playground.tui.key_table import KeyTable
 
 
 async def wait_until(pilot, predicate, timeout=10.0):
@@ -32,10 +34,20 @@ async def type_command(pilot, app, client: str, line: str) -> None:
     pane = app.query_one(f"#pane-{client}", ClientPane)
     pane.query_one(Input).focus()
     await pilot.pause()
-    before = len(log_text(app, client))
+    before, done = len(log_text(app, client)), app.commands_done
     pane.query_one(Input).value = line  # pressing each key costs ~80 ms in Pilot
     await pilot.press("enter")
     await wait_until(pilot, lambda: not pane._busy and len(log_text(app, client)) > before + 1)
+    if _sent_to_server(line):
+        await wait_until(pilot, lambda: app.commands_done > done)  # the state lines are up to date
+
+
+def _sent_to_server(line: str) -> bool:
+    try:
+        cmd = parse_line(line)
+    except Exception:
+        return False
+    return cmd is not None and cmd.argv[0].lower() not in (b"help", b"?", b"clear")
 
 
 async def started(pilot, app):
@@ -58,8 +70,8 @@ async def test_watch_abort_by_hand(server_binary):
         await type_command(pilot, app, "A", "EXEC")
         assert log_text(app, "A")[-2:] == ["A> EXEC", "(nil)"]
         assert "TX" not in state_text(app, "A") and "WATCH" not in state_text(app, "A")
-        table = app.query_one("#inspector DataTable", DataTable)
-        await wait_until(pilot, lambda: table.row_count == 1 and str(table.get_row_at(0)[3]) == '"200"')
+        table = app.query_one("#inspector KeyTable", KeyTable)
+        await wait_until(pilot, lambda: table.row_count == 1 and str(table.row(0)[3]) == '"200"')
 
 
 async def test_pane_prints_what_redis_cli_prints(server_binary):

@@ -78,6 +78,7 @@ class PlaygroundApp(App):
         self.inspector: Inspector | None = None
         self._help: HelpIndex | None = None         # the server's COMMAND DOCS, once read
         self.tracker: WriteTracker | None = None      # who last wrote each key
+        self.commands_done = 0  # CommandDone messages handled: the state lines show them
 
     def compose(self) -> ComposeResult:
         yield ServerBar(id="server-bar")
@@ -182,6 +183,7 @@ class PlaygroundApp(App):
                 self._note_writes()
         else:
             self.query_one(KeyInspector).refresh_keys()
+        self.commands_done += 1
 
     @work(group="notes", exit_on_error=False)
     async def _note_writes(self) -> None:

@@ -16,7 +16,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.reactive import reactive
-from textual.widgets import Input, RichLog, Static
+from textual.widgets import Input, Static
 
 from ..cmdline import (INVALID_ARGUMENTS, INVALID_REPEAT, RepeatError, SplitError, format_argv,
                        parse_line, split_args)
@@ -27,6 +27,7 @@ from ..replies import Bool, Double, Err, Int, Nil, Status
 from ..session import STREAMING, ClientState, ConnectionLost
 from .command_input import CommandInput
 from .messages import CommandDone, ServerStopped
+from .pane_log import PaneLog
 
 READING_MESSAGES = "Reading messages... (press Ctrl-C to quit)"
 SHOW_LIMIT = 64 * 1024  # bytes of one reply drawn in a pane; the rest is summarised
@@ -97,7 +98,7 @@ class ClientPane(Vertical):
     ClientPane { border: round $primary; height: 1fr; }
     ClientPane:focus-within { border: round $accent; }
     ClientPane > #state { height: 1; padding: 0 1; }
-    ClientPane > RichLog { height: 1fr; padding: 0 1; scrollbar-size-vertical: 1; }
+    ClientPane > PaneLog { height: 1fr; }
     ClientPane > CommandInput, ClientPane > CommandInput:focus { border: none; height: 1; padding: 0 1; }
     ClientPane > #hint { height: 1; padding: 0 1; color: $text-muted; }
     """
@@ -108,7 +109,7 @@ class ClientPane(Vertical):
         Binding("ctrl+o", "edit_script", "Lua editor"),
     ]
 
-    state: reactive[ClientState | None] = reactive(None, always_update=True)
+    state: reactive[ClientState | None] = reactive(None, always_update=True, repaint=False)
     """The client's state, from the engine (server flags merged with what the client knows)."""
 
     def __init__(self, client: str, history: History | None = None, **kwargs) -> None:
@@ -121,7 +122,7 @@ class ClientPane(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static(id="state")
-        yield RichLog(id="output", wrap=True, markup=False, highlight=False, max_lines=5000, min_width=20)
+        yield PaneLog(id="output", wrap=True, markup=False, highlight=False, max_lines=5000, min_width=20)
         yield CommandInput(self.history, lambda: self.app.help,
                            placeholder=f"{self.client}> type a Redis command", id="input")
         yield Static(id="hint")
@@ -148,8 +149,8 @@ class ClientPane(Vertical):
             field.placeholder = placeholder
 
     @property
-    def log_widget(self) -> RichLog:
-        return self.query_one("#output", RichLog)
+    def log_widget(self) -> PaneLog:
+        return self.query_one("#output", PaneLog)
 
     def write(self, data: bytes | str, style: str = "") -> None:
         """Append redis-cli's output (bytes) or a note to the log.

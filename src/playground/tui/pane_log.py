@@ -1,0 +1,24 @@
+"""A client pane's log: a RichLog whose scrollbar shows only while the user reads back.
+
+Why: Textual redraws a scroll view's scrollbar on every layout pass, and every reply
+causes one; with both panes' scrollbars visible that was the largest part of drawing a
+frame while commands are typed. Following the output, as redis-cli does in a terminal,
+needs no scrollbar; scrolling back (mouse wheel) shows it, and new output hides it again.
+"""
+
+from __future__ import annotations
+
+from textual.widgets import RichLog
+
+
+class PaneLog(RichLog):
+    """Everything one client printed, newest at the bottom."""
+
+    DEFAULT_CSS = """
+    PaneLog { scrollbar-size-vertical: 0; padding: 0 2 0 1; }
+    PaneLog.-reading-back { scrollbar-size-vertical: 1; padding: 0 1; }
+    """
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        self.set_class(new_value < self.max_scroll_y - 0.5, "-reading-back")

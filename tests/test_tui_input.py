@@ -1,6 +1,6 @@
 """Pane input conveniences and the other interactions, driven with Pilot on a real server."""
 
-from textual.widgets import DataTable, Input, Static, TextArea
+from textual.widgets import Input, Static, TextArea
 
 from playground.tui.app import make_app
 from playground.tui.command_input import CommandInput
@@ -8,6 +8,7 @@ from playground.tui.confirm import ConfirmScreen
 from playground.tui.info_screens import InfoScreen
 from playground.tui.key_inspector import KeyInspector
 from playground.tui.script_editor import ScriptEditor
+from playground.tui.key_table import KeyTable
 from test_tui import log_text, started, type_command, wait_until
 
 
@@ -129,7 +130,7 @@ async def test_filter_and_detail_view(server_binary):
         for line in ["SET user:1 ada", "SET user:2 bob", "SET other x"]:
             await type_command(pilot, app, "A", line)
         inspector = app.query_one(KeyInspector)
-        table = inspector.query_one(DataTable)
+        table = inspector.query_one(KeyTable)
         await wait_until(pilot, lambda: table.row_count == 3)
         await pilot.press("f4", "slash")
         await pilot.press(*"user:*", "enter")
@@ -148,10 +149,10 @@ async def test_watch_badge_in_inspector(server_binary):
         await started(pilot, app)
         await type_command(pilot, app, "A", "SET balance 1")
         await type_command(pilot, app, "A", "WATCH balance")
-        table = app.query_one("#inspector DataTable", DataTable)
-        await wait_until(pilot, lambda: table.row_count == 1 and str(table.get_row_at(0)[5]) == "A")
+        table = app.query_one("#inspector KeyTable", KeyTable)
+        await wait_until(pilot, lambda: table.row_count == 1 and str(table.row(0)[5]) == "A")
         await type_command(pilot, app, "B", "SET balance 2")
-        await wait_until(pilot, lambda: str(table.get_row_at(0)[5]) == "A dirty")
+        await wait_until(pilot, lambda: str(table.row(0)[5]) == "A dirty")
 
 
 async def test_cached_scripts_view(server_binary):

@@ -3,12 +3,13 @@ big values, many keys, binary names, resizing, a server that will not start."""
 
 import time
 
-from textual.widgets import DataTable, Static
+from textual.widgets import Static
 
 from playground.tui.app import make_app
 from playground.tui.client_pane import ClientPane
 from playground.tui.key_inspector import KeyInspector
 from playground.tui.server_bar import ServerBar
+from playground.tui.key_table import KeyTable
 from test_tui import log_text, started, state_text, type_command, wait_until
 
 BUSY = "local t = redis.call('TIME')[1] + 10 while tonumber(redis.call('TIME')[1]) < t do end return 1"
@@ -71,10 +72,10 @@ async def test_ten_megabyte_value(server_binary):
         started_at = time.monotonic()
         await type_command(pilot, app, "A", "GET big")
         assert "more bytes of this reply not shown" in last_reply(app, "A")
-        table = app.query_one("#inspector DataTable", DataTable)
+        table = app.query_one("#inspector KeyTable", KeyTable)
         app.query_one(KeyInspector).refresh_keys()
         await wait_until(pilot, lambda: table.row_count == 1)
-        preview = str(table.get_row_at(0)[3])
+        preview = str(table.row(0)[3])
         assert preview.startswith('"xxxx') and preview.endswith("…") and len(preview) < 100
         await type_command(pilot, app, "A", "STRLEN big")
         assert log_text(app, "A")[-1] == "(integer) 10000000"
@@ -91,7 +92,7 @@ async def test_hundred_thousand_keys(server_binary):
         inspector.refresh_keys()
         summary = inspector.query_one("#summary", Static)
         await wait_until(pilot, lambda: "of 100000 keys shown" in str(summary.render()))
-        table = inspector.query_one(DataTable)
+        table = inspector.query_one(KeyTable)
         assert table.row_count == inspector.inspector.cap
         await type_command(pilot, app, "A", "GET key:77")
         assert log_text(app, "A")[-1] == '"77"'
@@ -104,9 +105,9 @@ async def test_binary_keys_and_values(server_binary):
         await type_command(pilot, app, "A", r'SET "bin\x00\xff" "\x01\x02caf\xc3\xa9"')
         await type_command(pilot, app, "A", r'GET "bin\x00\xff"')
         assert log_text(app, "A")[-1] == r'"\x01\x02caf\xc3\xa9"'
-        table = app.query_one("#inspector DataTable", DataTable)
+        table = app.query_one("#inspector KeyTable", KeyTable)
         await wait_until(pilot, lambda: table.row_count == 1)
-        assert str(table.get_row_at(0)[3]) == r'"\x01\x02caf\xc3\xa9"'
+        assert str(table.row(0)[3]) == r'"\x01\x02caf\xc3\xa9"'
 
 
 async def test_resize_small_and_back(server_binary):

@@ -15,10 +15,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.reactive import reactive
-from textual.widgets import DataTable, Input, Static
+from textual.widgets import Input, Static
 
 from ..inspector import Inspector, KeyInfo, Snapshot
 from .client_pane import set_line
+from .key_table import KeyTable
 
 TYPE_STYLE = {"string": "green", "list": "cyan", "set": "magenta", "zset": "yellow",
               "hash": "blue", "stream": "red"}
@@ -57,7 +58,7 @@ class KeyInspector(Vertical):
     KeyInspector:focus-within { border: round $accent; }
     KeyInspector > #filter { border: none; height: 1; padding: 0 1; }
     KeyInspector > #summary { height: 1; padding: 0 1; color: $text-muted; }
-    KeyInspector > DataTable { height: 1fr; }
+    KeyInspector > KeyTable { height: 1fr; }
     """
 
     BINDINGS = [Binding("slash", "focus_filter", "Filter keys")]
@@ -77,7 +78,6 @@ class KeyInspector(Vertical):
         self.border_title = "Keys"
         self.inspector: Inspector | None = None
         self._changed_at: dict[bytes, float] = {}
-        self._rows: list[tuple[str, tuple]] = []  # what the table shows now
         self._wanted = False
         self._loading = False
         self.watchers: dict[bytes, list[tuple[str, bool]]] = {}  # key -> [(client, dirty)]
@@ -85,9 +85,7 @@ class KeyInspector(Vertical):
     def compose(self) -> ComposeResult:
         yield Input(placeholder="filter: a SCAN pattern, e.g. user:*  (Enter applies)", id="filter")
         yield Static(id="summary")
-        table = DataTable(id="keys", cursor_type="row", zebra_stripes=True)
-        table.add_columns("key", "type", "TTL", "value", "changed", "watched")
-        yield table
+        yield KeyTable("key", "type", "TTL", "value", "changed", "watched", id="keys")
 
     def on_mount(self) -> None:
         self.set_interval(1.0, self.refresh_keys)
@@ -138,8 +136,8 @@ class KeyInspector(Vertical):
         self._render_table()
 
     def _render_table(self) -> None:
-        """Show the snapshot; only the cells that differ are touched (most refreshes change
-        nothing, and rebuilding a table of hundreds of rows per command costs typing time)."""
+        """Show the snapshot; the table draws again only the rows that differ (most
+        refreshes change nothing, and redrawing the table costs typing time)."""
         new = self.snapshot
         if new is None:
             return
@@ -151,30 +149,16 @@ class KeyInspector(Vertical):
             rows.append((k.name.decode("latin-1"), (
                 Text(k.name.decode("utf-8", "replace"), style="bold reverse" if recent else ""),
                 Text(k.type, style=TYPE_STYLE.get(k.type, "")),
-                format_ttl(k, now),
-                k.preview,
+                Text(format_ttl(k, now)),
+                Text(k.preview),
                 Text(f"by {who}" if who else "", style="bold" if recent else "dim"),
                 _watch_badge(self.watchers.get(k.name, [])),
             )))
-        table = self.query_one(DataTable)
-        if [key for key, _ in rows] == [key for key, _ in self._rows]:
-            for row, ((key, cells), (_, old)) in enumerate(zip(rows, self._rows)):
-                for column, (cell, before) in enumerate(zip(cells, old)):
-                    if cell != before:
-                        table.update_cell_at((row, column), cell)
-        else:
-            cursor = table.cursor_row
-            table.clear()
-            for key, cells in rows:
-                table.add_row(*cells, key=key)
-            if rows:
-                table.move_cursor(row=min(cursor, len(rows) - 1))
-        self._rows = rows
+        self.query_one(KeyTable).set_rows(rows)
         set_line(self.query_one("#summary", Static), Text(summary_line(new, self.pattern)))
 
-    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
-        key = event.row_key.value.encode("latin-1")
-        self._show_detail(key)
+    def on_key_table_selected(self, event: KeyTable.Selected) -> None:
+        self._show_detail(event.key.encode("latin-1"))
 
     @work(exclusive=True, group="detail", exit_on_error=False)
     async def _show_detail(self, key: bytes) -> None:
@@ -191,18 +175,18 @@ class KeyInspector(Vertical):
         snap = self.snapshot
         if snap is None:
             return
-        table = self.query_one(DataTable)
+        table = self.query_one(KeyTable)
         now = time.monotonic()
         for row, k in enumerate(snap.keys):
             if k.pttl >= 0 and row < table.row_count:
-                table.update_cell_at((row, 2), format_ttl(k, now))
+                table.update_cell(row, 2, format_ttl(k, now))
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         self.pattern = event.value.strip() or "*"
         self.remove_class("-filtering")
         self.refresh_keys()
-        self.query_one(DataTable).focus()
+        self.query_one(KeyTable).focus()
 
     def action_focus_filter(self) -> None:
         self.add_class("-filtering")  # on short screens the filter shows only while used

@@ -1,0 +1,125 @@
+"""The key table and the pane log on their own (no server needed for their behaviour),
+and, on real servers, that typing commands does not redraw a key table that did not change."""
+
+from rich.text import Text
+from textual.app import App
+
+from playground.tui.app import make_app
+from playground.tui.key_table import KeyTable
+from playground.tui.pane_log import PaneLog
+from test_tui import started, type_command, wait_until
+
+
+def rows(*names: str) -> list[tuple[str, tuple[Text, ...]]]:
+    return [(n, (Text(n), Text("string"), Text("—"), Text(f'"{n}-value"'))) for n in names]
+
+
+class TableApp(App):
+    def __init__(self) -> None:
+        super().__init__()
+        self.selected: list[str] = []
+
+    def compose(self):
+        yield KeyTable("key", "type", "TTL", "value")
+
+    def on_key_table_selected(self, event: KeyTable.Selected) -> None:
+        self.selected.append(event.key)
+
+
+def line(table: KeyTable, y: int) -> str:
+    return table.render_line(y).text.rstrip()
+
+
+async def test_key_table_draws_header_rows_and_which_rows_are_in_view():
+    app = TableApp()
+    async with app.run_test(size=(60, 6)) as pilot:  # a header and 5 rows fit
+        table = app.query_one(KeyTable)
+        table.set_rows(rows(*(f"k{i:02}" for i in range(12))))
+        await pilot.pause()
+        assert line(table, 0).split() == ["key", "type", "TTL", "value", "1–5/12"]
+        assert line(table, 1).split() == ["k00", "string", "—", '"k00-value"']
+        table.focus()
+        await pilot.press("pagedown", "pagedown")
+        assert table.cursor == 10 and line(table, 0).endswith("7–11/12")
+        await pilot.press("end")
+        assert table.cursor == 11 and line(table, 5).split()[0] == "k11"
+        await pilot.press("home", "down", "enter")
+        assert app.selected == ["k01"]
+
+
+async def test_key_table_keeps_the_cursor_on_its_key_and_fits_long_values():
+    app = TableApp()
+    async with app.run_test(size=(40, 8)) as pilot:
+        table = app.query_one(KeyTable)
+        table.set_rows(rows("a", "b", "c"))
+        table.focus()
+        await pilot.press("down", "down")
+        assert table.row_key(table.cursor) == "c"
+        table.set_rows(rows("0", "a", "c", "d"))  # b deleted, 0 created: the cursor stays on c
+        assert table.row_key(table.cursor) == "c"
+        table.set_rows(rows("0"))  # c gone: the cursor stays in the table
+        assert table.cursor == 0
+        long = [("k", (Text("k"), Text("string"), Text("—"), Text("x" * 200)))]
+        table.set_rows(long)
+        await pilot.pause()
+        drawn = line(table, 1)
+        assert len(drawn) <= 40 and drawn.endswith("…")  # the value gives way, with an ellipsis
+        table.update_cell(0, 2, "9.5s")
+        assert table.row(0)[2].plain == "9.5s" and "9.5s" in line(table, 1)
+
+
+async def test_key_table_click_moves_the_cursor_and_a_second_click_selects():
+    app = TableApp()
+    async with app.run_test(size=(60, 8)) as pilot:
+        table = app.query_one(KeyTable)
+        table.set_rows(rows("a", "b", "c"))
+        await pilot.pause()
+        await pilot.click(KeyTable, offset=(2, 3))
+        assert table.cursor == 2 and app.selected == []
+        await pilot.click(KeyTable, offset=(2, 3))
+        assert app.selected == ["c"]
+
+
+class LogApp(App):
+    def compose(self):
+        yield PaneLog()
+
+
+async def test_pane_log_shows_its_scrollbar_only_while_reading_back():
+    app = LogApp()
+    async with app.run_test(size=(40, 10)) as pilot:
+        log = app.query_one(PaneLog)
+        for i in range(50):
+            log.write(f"line {i}")
+        await pilot.pause()
+        assert log.scroll_y == log.max_scroll_y and not log.has_class("-reading-back")
+        assert log.styles.scrollbar_size_vertical == 0
+        log.scroll_to(y=10, animate=False)
+        await pilot.pause()
+        assert log.has_class("-reading-back") and log.styles.scrollbar_size_vertical == 1
+        log.write("new output")  # follows the output again, as a terminal does
+        await wait_until(pilot, lambda: not log.has_class("-reading-back"))
+        assert log.scroll_y == log.max_scroll_y
+
+
+async def test_commands_that_change_no_key_do_not_redraw_the_key_table(server_binary):
+    app = make_app(server_binary.path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await started(pilot, app)
+        for i in range(5):
+            await type_command(pilot, app, "A", f"SET key:{i} {i}")
+        table = app.query_one(KeyTable)
+        await wait_until(pilot, lambda: table.row_count == 5)
+        await app.workers.wait_for_complete()
+        await pilot.pause(0.3)
+        drawn: list[int] = []
+        render_line = table.render_line
+        table.render_line = lambda y: drawn.append(y) or render_line(y)
+        for i in range(10):
+            await type_command(pilot, app, "A", f"GET key:{i % 5}")
+        await pilot.pause(0.3)  # past the inspector's refresh delay
+        assert drawn == []
+        await type_command(pilot, app, "B", "SET key:3 9")  # as wide as before: no column moves
+        await wait_until(pilot, lambda: table.row(3)[3].plain == '"9"')
+        await pilot.pause()
+        assert 4 in drawn and 1 not in drawn  # row 3 is line 4; row 0 was not drawn again

@@ -43,3 +43,21 @@ def test_check_command_does_not_import_textual():
     code = ("from playground import cli\n"
             "rc = cli.main(['check', '--server', 'bundled', 'incr-is-atomic'])\nassert rc == 0, rc")
     assert not _imports_textual(code)
+
+
+def _imported(code: str, package: str) -> bool:
+    result = subprocess.run(
+        [sys.executable, "-c", code + f"\nimport sys\nprint(any(m == {package!r} or m.startswith({package!r} + '.') "
+                                      "for m in sys.modules))"],
+        capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    return result.stdout.strip().splitlines()[-1] == "True"
+
+
+def test_the_app_and_the_commands_do_not_import_redis_py():
+    """redis-py is only the benchmarks' baseline: importing it cost ~50 ms of every start."""
+    app = "import playground.tui.app, playground.cli, playground.commands, playground.engine"
+    run = ("from playground import cli\n"
+           "rc = cli.main(['check', '--server', 'bundled', 'watch-abort'])\nassert rc == 0, rc")
+    assert not _imported(app, "redis") and not _imported(run, "redis")
+    assert _imported("import redis.asyncio", "redis")  # the check itself can fail

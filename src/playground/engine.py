@@ -11,8 +11,6 @@ import hashlib
 import signal
 from typing import Callable, Iterable
 
-from redis.exceptions import RedisError
-
 from .help import HelpIndex, load_help
 from .inspector import Inspector
 from .observer import Observer
@@ -188,7 +186,7 @@ class Playground:
         if self._help is None:
             try:
                 self._help = await load_help(self.reader)
-            except (OSError, RedisError):
+            except OSError:
                 return HelpIndex.bundled()
         return self._help
 
@@ -198,7 +196,7 @@ class Playground:
             return
         try:
             await self.observer.refresh(list(self.sessions.values()))
-        except (OSError, RedisError):
+        except OSError:
             pass  # the server is gone or restarting; the next command will say so
 
     def _server_stopped(self, wait: bool = False) -> bool:

@@ -1,10 +1,14 @@
-"""redis-py's asyncio connection, with a parser that keeps every reply's RESP type.
+"""Our own RESP connection: every reply keeps its RESP type, errors are values.
 
-We keep redis-py's socket handling, buffering and handshake, and replace only
-`_read_response` (so `+OK` stays a Status, `$2 OK` a Bulk, errors stay values) and
-`pack_command` (redis-py splits a first argument that contains a space; redis-cli
-sends it as one argument). One parser serves RESP2 and RESP3, so `HELLO 3` typed by
-a user just works on the same connection.
+A few dozen lines over asyncio streams do what the playground needs: one dedicated
+connection per client, commands sent exactly as typed (redis-py splits a first argument
+that contains a space; redis-cli sends it as one), and replies parsed into
+`playground.replies` types (`+OK` stays a Status, `$2 OK` a Bulk), RESP2 and RESP3 on
+the same connection so a user's `HELLO 3` just works. Importing redis-py cost ~50 ms of
+every start-up for the same job; it remains the benchmarks' baseline only.
+
+Failures are OSErrors: `ConnectionError` (lost, refused, closed by the server),
+`TimeoutError` (connecting), `ProtocolError` (not RESP).
 """
 
 from __future__ import annotations
@@ -13,23 +17,130 @@ import asyncio
 from dataclasses import dataclass
 from urllib.parse import parse_qs, urlsplit
 
-from redis._parsers.resp3 import _AsyncRESP3Parser
-from redis.asyncio.connection import Connection, UnixDomainSocketConnection
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import InvalidResponse, RedisError
-
 from .replies import (
     Array, BigNumber, Bool, Bulk, Double, Err, Int, Map, Nil, Push, Set, Status, Verbatim,
 )
 
+CONNECT_TIMEOUT = 5.0
+LINE_LIMIT = 1 << 24  # longest simple-string/error line accepted (asyncio's default is 64 KiB)
 
-class TypedParser(_AsyncRESP3Parser):
-    """Parses RESP2 and RESP3 into `playground.replies` types; errors are returned, not raised."""
 
-    async def _read_response(self, disable_decoding: bool = False, push_request: bool = False):
-        if not self._stream:
-            raise RedisConnectionError("Connection closed by server.")
-        raw = await self._readline()
+class ProtocolError(ConnectionError):
+    """The server sent something that is not RESP: the connection cannot be trusted."""
+
+
+def pack_command(args) -> bytes:
+    """RESP array of bulk strings, every argument exactly as given."""
+    parts = [b"*%d\r\n" % len(args)]
+    for arg in args:
+        if isinstance(arg, str):
+            arg = arg.encode()
+        elif isinstance(arg, int):
+            arg = b"%d" % arg
+        parts.append(b"$%d\r\n%s\r\n" % (len(arg), arg))
+    return b"".join(parts)
+
+
+def pack_pipeline(commands: list[list[bytes]]) -> bytes:
+    """Several commands as one write (a pipeline)."""
+    return b"".join(pack_command(argv) for argv in commands)
+
+
+class TypedConnection:
+    """One connection to a server; `read_response` returns typed replies, never raises
+    for a Redis error reply (an `Err` is a value)."""
+
+    def __init__(self, address: "Address", client_name: str | None = None) -> None:
+        self.address = address
+        self.client_name = client_name
+        self._reader: asyncio.StreamReader | None = None
+        self._writer: asyncio.StreamWriter | None = None
+
+    async def connect(self) -> None:
+        """Open the socket, then AUTH / CLIENT SETNAME / SELECT as the address asks, in
+        one round trip."""
+        where = self.address.describe()
+        try:
+            if self.address.path:
+                opening = asyncio.open_unix_connection(self.address.path, limit=LINE_LIMIT)
+            else:
+                opening = asyncio.open_connection(self.address.host, self.address.port, limit=LINE_LIMIT)
+            self._reader, self._writer = await asyncio.wait_for(opening, CONNECT_TIMEOUT)
+        except asyncio.TimeoutError:
+            raise TimeoutError(f"timeout connecting to {where}") from None
+        except OSError as exc:
+            raise ConnectionError(f"cannot connect to {where}: {exc.strerror or exc}") from None
+        hello = []
+        if self.address.password is not None:
+            hello.append([b"AUTH", *([self.address.username.encode()] if self.address.username else []),
+                          self.address.password.encode()])
+        if self.client_name:
+            hello.append([b"CLIENT", b"SETNAME", self.client_name.encode()])
+        if self.address.db:
+            hello.append([b"SELECT", b"%d" % self.address.db])
+        if hello:
+            await self.send_packed_command(pack_pipeline(hello))
+            for argv in hello:
+                reply = await self.read_response()
+                if isinstance(reply, Err):
+                    await self.close()
+                    raise ConnectionError(f"{argv[0].decode()} failed on {where}: "
+                                          f"{reply.message.decode(errors='replace')}")
+
+    async def close(self) -> None:
+        """Close the socket without waiting: a read pending elsewhere ends with ConnectionError."""
+        self._drop()
+
+    def _drop(self) -> None:
+        writer, self._reader, self._writer = self._writer, None, None
+        if writer is not None:
+            writer.close()
+
+    @property
+    def connected(self) -> bool:
+        return self._writer is not None
+
+    async def send_command(self, *args) -> None:
+        await self.send_packed_command(pack_command(args))
+
+    async def send_packed_command(self, data: bytes) -> None:
+        if self._writer is None:
+            raise ConnectionError("not connected")
+        try:
+            self._writer.write(data)
+            await self._writer.drain()
+        except (ConnectionResetError, BrokenPipeError):
+            self._drop()
+            raise ConnectionError("Connection closed by server.") from None
+        except BaseException:  # failed or cancelled: what was sent is unknown
+            self._drop()
+            raise
+
+    async def read_response(self):
+        """The next reply, typed. ConnectionError when the server closed the connection.
+
+        A read that fails or is cancelled closes the connection: the rest of that reply
+        would otherwise be taken for the answer to the next command.
+        """
+        if self._reader is None:
+            raise ConnectionError("not connected")
+        try:
+            return await self._read(self._reader)
+        except asyncio.IncompleteReadError:
+            self._drop()
+            raise ConnectionError("Connection closed by server.") from None
+        except asyncio.LimitOverrunError:
+            self._drop()
+            raise ProtocolError("a reply line longer than the protocol allows") from None
+        except ValueError as exc:  # int() of a bad length
+            self._drop()
+            raise ProtocolError(f"Protocol Error: {exc}") from None
+        except BaseException:
+            self._drop()
+            raise
+
+    async def _read(self, reader: asyncio.StreamReader):
+        raw = (await reader.readuntil(b"\r\n"))[:-2]
         byte, rest = raw[:1], raw[1:]
         if byte == b"+":
             return Status(rest)
@@ -39,18 +150,18 @@ class TypedParser(_AsyncRESP3Parser):
             return Int(int(rest))
         if byte == b"$":
             n = int(rest)
-            return Nil if n < 0 else Bulk(await self._read(n))
+            return Nil if n < 0 else Bulk((await reader.readexactly(n + 2))[:-2])
         if byte in (b"*", b"~", b">"):
             n = int(rest)
             if n < 0:
                 return Nil
-            items = [await self._read_response() for _ in range(n)]
+            items = [await self._read(reader) for _ in range(n)]
             return {b"*": Array, b"~": Set, b">": Push}[byte](items)
         if byte == b"%":
             pairs = []
             for _ in range(int(rest)):
-                key = await self._read_response()
-                pairs.append((key, await self._read_response()))
+                key = await self._read(reader)
+                pairs.append((key, await self._read(reader)))
             return Map(pairs)
         if byte == b"_":
             return Nil
@@ -61,58 +172,20 @@ class TypedParser(_AsyncRESP3Parser):
         if byte == b"#":
             return Bool(rest == b"t")
         if byte == b"!":
-            return Err(await self._read(int(rest)))
+            return Err((await reader.readexactly(int(rest) + 2))[:-2])
         if byte == b"=":
-            data = await self._read(int(rest))
+            data = (await reader.readexactly(int(rest) + 2))[:-2]
             return Verbatim(data[4:], data[:3])
         if byte == b"|":  # RESP3 attribute: metadata before the real reply
             for _ in range(int(rest) * 2):
-                await self._read_response()
-            return await self._read_response()
-        raise InvalidResponse(f"Protocol Error: {raw!r}")
+                await self._read(reader)
+            return await self._read(reader)
+        raise ProtocolError(f"Protocol Error: {raw!r}")
 
 
-_CONNECTION_OPTIONS = dict(
-    parser_class=TypedParser,
-    protocol=2,                 # RESP2 like redis-cli; a user may switch with HELLO 3
-    socket_timeout=None,        # a blocked BLPOP waits as long as the user wants
-    socket_connect_timeout=5,
-    driver_info=None,           # no CLIENT SETINFO: the session is the user's
-    retry_on_error=[],
-    retry=None,
-)
-
-
-class _ExactPacking:
-    def pack_command(self, *args) -> list[bytes]:
-        """RESP array of bulk strings, every argument exactly as given."""
-        parts = [b"*%d\r\n" % len(args)]
-        for arg in args:
-            if isinstance(arg, str):
-                arg = arg.encode()
-            elif isinstance(arg, int):
-                arg = b"%d" % arg
-            parts.append(b"$%d\r\n%s\r\n" % (len(arg), arg))
-        return [b"".join(parts)]
-
-
-class TypedUnixConnection(_ExactPacking, UnixDomainSocketConnection):
-    """A dedicated unix-socket connection that returns typed replies."""
-
-
-class TypedTCPConnection(_ExactPacking, Connection):
-    """A dedicated TCP connection that returns typed replies (only with an explicit --url)."""
-
-
-def open_connection(address: "Address", client_name: str | None = None):
+def open_connection(address: "Address", client_name: str | None = None) -> TypedConnection:
     """A new, not yet connected, typed connection to `address`."""
-    if address.path:
-        return TypedUnixConnection(path=address.path, client_name=client_name,
-                                   db=address.db, username=address.username,
-                                   password=address.password, **_CONNECTION_OPTIONS)
-    return TypedTCPConnection(host=address.host, port=address.port, client_name=client_name,
-                              db=address.db, username=address.username,
-                              password=address.password, **_CONNECTION_OPTIONS)
+    return TypedConnection(address, client_name)
 
 
 @dataclass(frozen=True)
@@ -149,16 +222,6 @@ class Address:
         return self.path if self.path else f"{self.host}:{self.port}"
 
 
-def pack_pipeline(commands: list[list[bytes]]) -> bytes:
-    """Several commands as one write (a pipeline)."""
-    out = []
-    for argv in commands:
-        out.append(b"*%d\r\n" % len(argv))
-        for arg in argv:
-            out.append(b"$%d\r\n%s\r\n" % (len(arg), arg))
-    return b"".join(out)
-
-
 class SideConnection:
     """A named helper connection of the playground's own (observer, inspector): it
     reconnects on demand and runs one pipeline at a time, whoever asks."""
@@ -188,18 +251,18 @@ class SideConnection:
     async def close(self) -> None:
         if self._conn is not None:
             conn, self._conn = self._conn, None
-            await conn.disconnect(nowait=True)
+            await conn.close()
 
     async def run(self, commands: list[list[bytes]]) -> list:
         """Send `commands` as one pipeline and return their typed replies."""
         if self._lock is None:
             self._lock = asyncio.Lock()
         async with self._lock:
-            if self._conn is None:
+            if self._conn is None or not self._conn.connected:
                 await self._open()
             try:
                 await self._conn.send_packed_command(pack_pipeline(commands))
                 return [await self._conn.read_response() for _ in commands]
-            except (OSError, RedisError):
+            except BaseException:  # lost, or cancelled mid-reply: the next run reconnects
                 self._conn = None
                 raise

@@ -12,8 +12,6 @@ import asyncio
 from dataclasses import dataclass, field, replace
 from typing import Callable
 
-from redis.exceptions import RedisError
-
 from .protocol import Address, open_connection, pack_pipeline
 from .replies import Array, Bulk, Err, Int, Map, Push, Status
 
@@ -108,12 +106,12 @@ class Session:
             if self._start_resp == 3:
                 await conn.send_command(b"HELLO", b"3")
                 await conn.read_response()
-        except (OSError, RedisError) as exc:
-            await conn.disconnect(nowait=True)
+        except OSError as exc:
+            await conn.close()
             raise ConnectionLost(f"client {self.name}: cannot connect to {self.address.describe()}: {exc}") from None
         for reply in (named, client_id):
             if isinstance(reply, Err):
-                await conn.disconnect(nowait=True)
+                await conn.close()
                 hint = (" (the server is running a script: SCRIPT KILL it, or SHUTDOWN NOSAVE "
                         "if it already wrote)") if reply.code == "BUSY" else ""
                 raise ConnectionLost(f"client {self.name}: cannot connect: "
@@ -141,7 +139,7 @@ class Session:
         try:
             await self._conn.send_packed_command(pack_pipeline(commands + then))
             replies = [await self._conn.read_response() for _ in commands + then]
-        except (OSError, RedisError):
+        except OSError:
             await self.connect()
             return [await self.execute(argv) for argv in then]
         if any(isinstance(r, Err) for r in replies[:2]):
@@ -160,7 +158,7 @@ class Session:
         self._sync_waiters.clear()
         if self._conn is not None:
             conn, self._conn = self._conn, None
-            await conn.disconnect(nowait=True)
+            await conn.close()
 
     @property
     def connected(self) -> bool:
@@ -193,7 +191,7 @@ class Session:
                     self.on_stream(self, reply)  # RESP3 out-of-band push (invalidation)
                     continue
                 break
-        except (OSError, RedisError) as exc:
+        except OSError as exc:
             self._conn = None
             self.state = replace(self.state, pending=None)
             raise ConnectionLost(str(exc)) from None
@@ -229,7 +227,7 @@ class Session:
             self._reader = asyncio.create_task(self._read_stream())
         try:
             await self._conn.send_command(*argv)
-        except (OSError, RedisError) as exc:
+        except OSError as exc:
             self._conn = None
             raise ConnectionLost(str(exc)) from None
 
@@ -259,7 +257,7 @@ class Session:
                 self.on_stream(self, frame)
                 if self._outstanding == 0:
                     self._drained.set()
-        except (OSError, RedisError) as exc:
+        except OSError as exc:
             self._conn = None
             self.lost = str(exc) or "connection closed"
             self.on_stream(self, ConnectionLost(self.lost))

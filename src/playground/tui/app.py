@@ -127,7 +127,7 @@ class PlaygroundApp(App):
         self.query_one(KeyInspector).attach(self.inspector)
         self._refresh_states()
         self._update_server_info()
-        self._load_help()
+        self.set_timer(self.HELP_AFTER, self._load_help)
         if os.environ.get("REDIS_PLAYGROUND_BENCH_READY"):
             self._exit_when_ready()
         if self._open_at_start:
@@ -142,9 +142,13 @@ class PlaygroundApp(App):
             self._help = HelpIndex.bundled()
         return self._help
 
+    HELP_AFTER = 0.5
+    """Seconds after the server is up before COMMAND DOCS is read: parsing it takes tens
+    of milliseconds, which the first screen (with its keys) should not wait for."""
+
     @work(group="help", exit_on_error=False)
     async def _load_help(self) -> None:
-        """COMMAND DOCS is big: read it after the first frame, not before."""
+        """The server's own command help; the bundled table serves until it is read."""
         self._help = await self.playground.help_index()
 
     @work(group="bench", exit_on_error=False)

@@ -7,6 +7,7 @@ refresh replaces an older one.
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 from rich.text import Text
@@ -66,7 +67,7 @@ class KeyInspector(Vertical):
     FLASH_SECONDS = 2.0
     """How long a changed key stays highlighted."""
     REFRESH_DELAY = 0.1
-    """Seconds between a command and the read of the keys it may have changed."""
+    """Least seconds between two reads of the keys (a burst of commands folds into one)."""
 
     pattern: reactive[str] = reactive("*")
     """SCAN MATCH pattern for the keys shown."""
@@ -80,6 +81,7 @@ class KeyInspector(Vertical):
         self._changed_at: dict[bytes, float] = {}
         self._wanted = False
         self._loading = False
+        self._last_read = -1e9  # time.monotonic() of the last read of the keys
         self.watchers: dict[bytes, list[tuple[str, bool]]] = {}  # key -> [(client, dirty)]
 
     def compose(self) -> ComposeResult:
@@ -96,18 +98,27 @@ class KeyInspector(Vertical):
         self.refresh_keys()
 
     def refresh_keys(self) -> None:
-        """Ask for a refresh, soon. Requests within REFRESH_DELAY, or while one runs, fold
-        into one: a burst of commands costs one read of the keys, and typing never waits."""
+        """Ask for a refresh: now if the keys were not read in the last REFRESH_DELAY,
+        else at its end. Requests meanwhile, or while a read runs, fold into one: a burst
+        of commands costs one read per REFRESH_DELAY, and typing never waits."""
         self._wanted = True
         if self.inspector is not None and not self._loading:
             self._loading = True
-            self.set_timer(self.REFRESH_DELAY, self._load)
+            wait = self._last_read + self.REFRESH_DELAY - time.monotonic()
+            if wait > 0:
+                self.set_timer(wait, self._load)
+            else:
+                self._load()
 
     @work(group="inspector", exit_on_error=False)
     async def _load(self) -> None:
         try:
             while self._wanted:
+                wait = self._last_read + self.REFRESH_DELAY - time.monotonic()
+                if wait > 0:  # asked again while reading: read again, but not sooner
+                    await asyncio.sleep(wait)
                 self._wanted = False
+                self._last_read = time.monotonic()
                 pattern = self.pattern
                 try:
                     snap = await self.inspector.snapshot(pattern.encode() or b"*")

@@ -1,0 +1,73 @@
+"""Our RESP connection on real servers: the handshake an address asks for, failures as
+one clear OSError, and no reply ever taken for the answer to another command."""
+
+import asyncio
+
+import pytest
+
+from playground.protocol import Address, SideConnection, TypedConnection
+from playground.replies import Bulk, Err, Int, Nil, Status
+
+
+async def test_replies_keep_their_types_and_pipelines_keep_their_order(private_server):
+    conn = TypedConnection(Address(path=private_server.socket_path))
+    await conn.connect()
+    await conn.send_command(b"SET", b"k", b"two words")
+    assert await conn.read_response() == Status(b"OK")
+    side = SideConnection(Address(path=private_server.socket_path), "side")
+    replies = await side.run([[b"GET", b"k"], [b"INCR", b"k"], [b"GET", b"nope"], [b"STRLEN", b"k"]])
+    assert replies[0] == Bulk(b"two words") and isinstance(replies[0], Bulk)
+    assert isinstance(replies[1], Err) and replies[1].code == "ERR"
+    assert replies[2] is Nil and replies[3] == Int(9)
+    await side.close()
+    await conn.close()
+
+
+async def test_password_name_and_db_from_the_address(private_server):
+    admin = TypedConnection(Address(path=private_server.socket_path))
+    await admin.connect()
+    await admin.send_command(b"CONFIG", b"SET", b"requirepass", b"s3cret")
+    assert await admin.read_response() == Status(b"OK")
+    path = private_server.socket_path
+    conn = TypedConnection(Address(path=path, db=3, password="s3cret"), client_name="named")
+    await conn.connect()
+    await conn.send_command(b"CLIENT", b"INFO")
+    info = bytes(await conn.read_response())
+    assert b"name=named" in info and b"db=3" in info
+    await conn.close()
+    wrong = TypedConnection(Address(path=path, password="wrong"))
+    with pytest.raises(ConnectionError, match="AUTH failed"):
+        await wrong.connect()
+    assert not wrong.connected
+    await admin.close()
+
+
+async def test_nothing_listening_is_one_clear_error(tmp_path):
+    conn = TypedConnection(Address(path=str(tmp_path / "no.sock")))
+    with pytest.raises(ConnectionError, match="cannot connect to .*no.sock"):
+        await conn.connect()
+
+
+async def test_a_cancelled_read_never_hands_its_reply_to_the_next_command(private_server):
+    side = SideConnection(Address(path=private_server.socket_path), "side")
+    task = asyncio.create_task(side.run([[b"BLPOP", b"empty-list", b"0.3"]]))
+    await asyncio.sleep(0.05)  # the BLPOP is waiting on the server
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
+    await asyncio.sleep(0.4)  # its nil reply has arrived by now, on the old connection
+    assert await side.run([[b"ECHO", b"mine"]]) == [Bulk(b"mine")]
+    await side.close()
+
+
+async def test_the_server_going_away_is_a_connection_error(private_server):
+    other = TypedConnection(Address(path=private_server.socket_path))
+    await other.connect()
+    conn = TypedConnection(Address(path=private_server.socket_path))
+    await conn.connect()
+    await conn.send_command(b"CLIENT", b"KILL", b"SKIPME", b"yes")  # every client but this one
+    assert isinstance(await conn.read_response(), Int)
+    with pytest.raises(ConnectionError, match="closed by server"):
+        await other.send_command(b"PING")
+        await other.read_response()
+    assert not other.connected
+    await conn.close()

@@ -242,17 +242,24 @@ class Playground:
         for argv in FLUSH:
             await first.execute(argv)
 
-    async def reset(self) -> None:
+    async def reset(self, setup: list[list[bytes]] = ()) -> list:
         """A fresh start for a scenario part: a live server, no keys, no cached scripts,
-        and every client reset (RESET) with no MULTI, WATCH or subscription."""
+        and every client reset (RESET) with no MULTI, WATCH or subscription; then `setup`
+        run by the first client. Returns the setup's replies.
+
+        The first client's reset, the flush and the setup go in one round trip, while the
+        other clients reset on their own connections at the same time."""
         self.check_allowed([b"flushall"])
         if self.server is not None and not self.server.alive():
             await self.restart()
+        setup = [list(argv) for argv in setup]
+        for argv in setup:
+            self.check_allowed(argv)
+            self._note_scripts(argv)
         first, *others = self.sessions.values()
-        for session in others:
-            await session.reset()
-        # the first client's reset and the flush go in one round trip
-        await first.reset(then=FLUSH)
+        *_, replies = await asyncio.gather(*(session.reset() for session in others),
+                                           first.reset(then=FLUSH, track=setup))
+        return replies[len(FLUSH):]
 
 
 def install_exit_signals() -> None:

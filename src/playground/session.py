@@ -9,7 +9,7 @@ QUEUED, which keys it WATCHed) is tracked here from the replies; what the server
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields
 from typing import Callable
 
 from .protocol import Address, open_connection, pack_pipeline
@@ -46,6 +46,18 @@ class ClientState:
     @property
     def subscribed(self) -> bool:
         return self.subscriptions > 0
+
+
+_STATE_FIELDS = frozenset(f.name for f in fields(ClientState))
+
+
+def replace(state: ClientState, **changes) -> ClientState:
+    """`dataclasses.replace` for ClientState without its per-call introspection: every
+    command makes two of these, and the scenario runner's replay time is mostly such work."""
+    assert _STATE_FIELDS.issuperset(changes), changes
+    new = object.__new__(ClientState)
+    new.__dict__.update(state.__dict__, **changes)
+    return new
 
 
 @dataclass
@@ -124,12 +136,13 @@ class Session:
         self.state = ClientState(self.name, client_id=int(client_id) if isinstance(client_id, Int) else None,
                                  db=self.address.db, resp=self._start_resp)
 
-    async def reset(self, then: list[list[bytes]] = ()) -> list:
+    async def reset(self, then: list[list[bytes]] = (), track: list[list[bytes]] = ()) -> list:
         """A clean client on the same connection: RESET (no MULTI, WATCH, subscriptions,
-        tracking; db 0; RESP2), then the name back, in one round trip; `then` are more
-        commands sent in that round trip (their replies are returned). Reconnects instead
-        when the connection is busy or the server has no RESET (before 6.2)."""
-        then = list(then)
+        tracking; db 0; RESP2), then the name back, in one round trip; `then` and `track`
+        are more commands sent in that round trip (their replies are returned); the
+        client's state follows `track`'s replies as if they were executed one by one.
+        Reconnects instead when the connection is busy or the server has no RESET (< 6.2)."""
+        then = list(then) + list(track)
         if self._conn is None or self.streaming or self.state.pending is not None:
             await self.connect()
             return [await self.execute(argv) for argv in then]
@@ -145,7 +158,10 @@ class Session:
         if any(isinstance(r, Err) for r in replies[:2]):
             await self.connect()
             return [await self.execute(argv) for argv in then]
-        self.state = ClientState(self.name, client_id=self.state.client_id, resp=self._start_resp)
+        state = ClientState(self.name, client_id=self.state.client_id, resp=self._start_resp)
+        for argv, reply in zip(track, replies[len(commands) + len(then) - len(track):]):
+            state = _track(state, list(argv), reply)
+        self.state = state
         return replies[len(commands):]
 
     async def close(self) -> None:

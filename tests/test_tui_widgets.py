@@ -123,3 +123,33 @@ async def test_commands_that_change_no_key_do_not_redraw_the_key_table(server_bi
         await wait_until(pilot, lambda: table.row(3)[3].plain == '"9"')
         await pilot.pause()
         assert 4 in drawn and 1 not in drawn  # row 3 is line 4; row 0 was not drawn again
+
+
+async def test_key_table_cursor_keeps_a_cells_own_background():
+    """The WATCH badge "A dirty" is white on red; the cursor row must not hide that."""
+    app = TableApp()
+    async with app.run_test(size=(60, 6)) as pilot:
+        table = app.query_one(KeyTable)
+        badge = Text("A dirty", style="bold white on red")
+        table.set_rows([("k", (Text("k"), Text("string"), Text("—"), badge))])
+        await pilot.pause()
+        assert table.cursor == 0
+        drawn = [seg for seg in table.render_line(1) if "dirty" in seg.text]
+        assert drawn and drawn[0].style.bgcolor.name == "red"
+        cursor_bg = table.get_component_rich_style("key-table--cursor").bgcolor
+        first = list(table.render_line(1))[0]
+        assert first.text.startswith(" k") and first.style.bgcolor == cursor_bg  # the rest shows the cursor
+
+
+def test_summary_line_counts_in_plain_english():
+    from playground.inspector import KeyInfo, Snapshot
+    from playground.tui.key_inspector import summary_line
+
+    def snap(n: int, total: int, more: int = 0) -> Snapshot:
+        return Snapshot([KeyInfo(b"k%d" % i, "string", -1, 1, '"v"', 0.0) for i in range(n)], more, total)
+
+    assert summary_line(snap(1, 1), "*") == "1 key"
+    assert summary_line(snap(3, 3), "*") == "3 keys"
+    assert summary_line(snap(100, 255, 155), "*") == "100 of 255 keys shown (the first by name)"
+    assert summary_line(snap(1, 40), "user:*") == "1 key matching user:* (40 in db)"
+    assert summary_line(snap(100, 400, -1), "user:*") == "100+ keys matching user:* (400 in db)"

@@ -109,15 +109,13 @@ class Session:
         if resp is not None:
             self._start_resp = resp
         conn = open_connection(self.address)
+        hello = [[b"CLIENT", b"SETNAME", self.name.encode()], [b"CLIENT", b"ID"]]
+        if self._start_resp == 3:
+            hello.append([b"HELLO", b"3"])
         try:
             await conn.connect()
-            await conn.send_command(b"CLIENT", b"SETNAME", self.name.encode())
-            named = await conn.read_response()
-            await conn.send_command(b"CLIENT", b"ID")
-            client_id = await conn.read_response()
-            if self._start_resp == 3:
-                await conn.send_command(b"HELLO", b"3")
-                await conn.read_response()
+            await conn.send_packed_command(pack_pipeline(hello))  # one round trip
+            named, client_id, *_ = [await conn.read_response() for _ in hello]
         except OSError as exc:
             await conn.close()
             raise ConnectionLost(f"client {self.name}: cannot connect to {self.address.describe()}: {exc}") from None

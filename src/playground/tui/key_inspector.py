@@ -40,10 +40,11 @@ def summary_line(snap: Snapshot, pattern: str) -> str:
     """e.g. "3 keys", "200 of 100000 keys shown", "12 keys matching user:* (40 in db)"."""
     shown, capped = len(snap.keys), snap.more != 0
     if pattern != "*":
-        return f"{shown}{'+' if capped else ''} keys matching {pattern} ({snap.total} in db)"
+        noun = "key" if shown == 1 and not capped else "keys"
+        return f"{shown}{'+' if capped else ''} {noun} matching {pattern} ({snap.total} in db)"
     if shown < snap.total:
         return f"{shown} of {snap.total} keys shown (the first by name)"
-    return f"{snap.total} keys"
+    return f"{snap.total} {'key' if snap.total == 1 else 'keys'}"
 
 
 def format_ttl(info: KeyInfo, now: float | None = None) -> str:

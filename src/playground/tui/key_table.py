@@ -197,14 +197,13 @@ class KeyTable(Widget, can_focus=True):
         index = self._top + y - 1
         if index >= len(self._rows):
             return Strip.blank(width, base)
+        if index == self.cursor:  # the cursor's background under the cells' own (a red badge stays red)
+            cursor = self.get_component_rich_style("key-table--cursor")
+            return self._line(self._rows[index], widths, base + Style(bgcolor=cursor.bgcolor))
         strip = self._strips.get(index)
         if strip is None or strip.cell_length != width:
             style = base + self.get_component_rich_style("key-table--even-row") if index % 2 else base
             strip = self._strips[index] = self._line(self._rows[index], widths, style)
-        if index == self.cursor:  # the cursor's background over the cells' own colours
-            cursor = self.get_component_rich_style("key-table--cursor")
-            strip = Strip(Segment.apply_style(strip, post_style=Style(bgcolor=cursor.bgcolor)),
-                          strip.cell_length)
         return strip
 
     # ---- cursor and view --------------------------------------------------------------

@@ -3,6 +3,7 @@ and, on real servers, that typing commands does not redraw a key table that did 
 
 from rich.text import Text
 from textual.app import App
+from textual.widgets import Static
 
 from playground.tui.app import make_app
 from playground.tui.key_table import KeyTable
@@ -153,3 +154,45 @@ def test_summary_line_counts_in_plain_english():
     assert summary_line(snap(100, 255, 155), "*") == "100 of 255 keys shown (the first by name)"
     assert summary_line(snap(1, 40), "user:*") == "1 key matching user:* (40 in db)"
     assert summary_line(snap(100, 400, -1), "user:*") == "100+ keys matching user:* (400 in db)"
+
+
+class Special(Static, can_focus=True):
+    BINDINGS = [("f5", "noop", "Special")]
+
+    def action_noop(self) -> None:
+        pass
+
+
+class FooterApp(App):
+    BINDINGS = [("f2", "focus('one')", "One"), ("f3", "focus('two')", "Two"), ("f4", "focus('special')", "")]
+
+    def compose(self):
+        from textual.widgets import Input
+
+        from playground.tui.key_footer import KeyFooter
+
+        yield Input(id="one")
+        yield Input(id="two")
+        yield Special("special", id="special")
+        yield KeyFooter()
+
+    def action_focus(self, name: str) -> None:
+        self.query_one(f"#{name}").focus()
+
+
+async def test_footer_is_rebuilt_only_when_its_keys_change():
+    from textual.widgets._footer import FooterKey
+
+    app = FooterApp()
+    async with app.run_test(size=(80, 10)) as pilot:
+        await pilot.press("f2")
+        await pilot.pause()
+        before = list(app.query(FooterKey))
+        assert {"One", "Two"} <= {k.description for k in before}
+        await pilot.press("f3")  # another Input: the same keys, so the same widgets
+        await pilot.pause()
+        assert list(app.query(FooterKey)) == before
+        await pilot.press("f4")  # a widget with a key of its own: the footer shows it
+        await wait_until(pilot, lambda: "Special" in {k.description for k in app.query(FooterKey)})
+        await pilot.press("f2")
+        await wait_until(pilot, lambda: "Special" not in {k.description for k in app.query(FooterKey)})

@@ -16,7 +16,7 @@ from textual import work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from ..engine import Playground
 from ..history import state_dir
@@ -26,6 +26,7 @@ from ..help import HelpIndex
 from ..inspector import Inspector
 from ..replies import Bulk
 from .client_pane import ClientPane
+from .key_footer import KeyFooter
 from .key_inspector import KeyInspector
 from .messages import CommandDone, ServerStopped
 from .narration import NarrationPanel
@@ -88,7 +89,7 @@ class PlaygroundApp(App):
             for name in self.clients:
                 yield ClientPane(name)
         yield KeyInspector()
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         loop = asyncio.get_running_loop()

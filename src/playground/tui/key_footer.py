@@ -1,0 +1,32 @@
+"""The footer: Textual's Footer, rebuilt only when the keys it shows change.
+
+Why: Footer unmounts and mounts one widget per key on every bindings signal. That came
+four times during start-up (~10 ms each with our keys: a tenth of the time to the first
+screen) and again on every move between panes A and B, whose keys are the same.
+"""
+
+from __future__ import annotations
+
+from textual.widgets import Footer
+
+
+class KeyFooter(Footer):
+    """The keys of whatever has focus, and the command palette."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self._drawn: tuple | None = None  # the keys as last composed
+
+    def _keys(self) -> tuple:
+        bindings = self.screen.active_bindings.values()
+        shown = tuple((b.key, b.description, b.action, b.group, enabled, tooltip)
+                      for _, b, enabled, tooltip in bindings if b.show)
+        return shown, self.show_command_palette, self.compact
+
+    async def recompose(self) -> None:
+        if not self._bindings_ready or not self.is_attached:
+            return await super().recompose()
+        keys = self._keys()
+        if keys != self._drawn:
+            self._drawn = keys
+            await super().recompose()

@@ -71,3 +71,45 @@ async def test_the_server_going_away_is_a_connection_error(private_server):
         await other.read_response()
     assert not other.connected
     await conn.close()
+
+
+@pytest.fixture
+def tcp_server(server_binary, tmp_path):
+    """A throwaway server of the test's own on a loopback TCP port (the app never opens
+    one; this is for --url redis://host:port)."""
+    import socket
+    import subprocess
+    import time
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    proc = subprocess.Popen([server_binary.path, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+                             "--appendonly", "no", "--dir", str(tmp_path)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            break
+        except OSError:
+            if time.monotonic() > deadline or proc.poll() is not None:
+                proc.kill()
+                raise
+            time.sleep(0.02)
+    yield port
+    proc.kill()
+    proc.wait()
+
+
+async def test_a_url_over_tcp_with_a_db(tcp_server):
+    from playground.engine import Playground
+
+    pg = Playground.create(url=f"redis://127.0.0.1:{tcp_server}/2")
+    async with pg:
+        assert await pg.execute("A", [b"SET", b"k", b"v"]) == Status(b"OK")
+        assert await pg.execute("B", [b"GET", b"k"]) == Bulk(b"v")
+        info = bytes(await pg.execute("A", [b"CLIENT", b"INFO"]))
+        assert b"db=2" in info and b"name=A" in info
+        snap = await pg.reader.snapshot(b"*")
+        assert [k.name for k in snap.keys] == [b"k"]

@@ -1,8 +1,9 @@
 """Typed replies: one class per RESP type, so rendering can tell `+OK` from `$2 OK`.
 
-redis-py collapses status and bulk replies into the same bytes; redis-cli prints them
-differently, so every reply the playground shows keeps the type the server sent.
-`Status` and `Bulk` subclass `bytes` (redis-py's own handshake compares them with str).
+Client libraries (redis-py among them) collapse status and bulk replies into the same
+bytes; redis-cli prints them differently, so every reply the playground shows keeps the
+type the server sent. `Status` and `Bulk` subclass `bytes`, so code that only wants the
+bytes can use them as such.
 """
 
 from __future__ import annotations

@@ -78,14 +78,11 @@ class TypedConnection:
             hello.append([b"CLIENT", b"SETNAME", self.client_name.encode()])
         if self.address.db:
             hello.append([b"SELECT", b"%d" % self.address.db])
-        if hello:
-            await self.send_packed_command(pack_pipeline(hello))
-            for argv in hello:
-                reply = await self.read_response()
-                if isinstance(reply, Err):
-                    await self.close()
-                    raise ConnectionError(f"{argv[0].decode()} failed on {where}: "
-                                          f"{reply.message.decode(errors='replace')}")
+        for argv, reply in zip(hello, await self.pipeline(hello)):
+            if isinstance(reply, Err):
+                await self.close()
+                raise ConnectionError(f"{argv[0].decode()} failed on {where}: "
+                                      f"{reply.message.decode(errors='replace')}")
 
     async def close(self) -> None:
         """Close the socket without waiting: a read pending elsewhere ends with ConnectionError."""
@@ -109,11 +106,10 @@ class TypedConnection:
         try:
             self._writer.write(data)
             await self._writer.drain()
-        except (ConnectionResetError, BrokenPipeError):
+        except BaseException as exc:  # failed or cancelled: what was sent is unknown
             self._drop()
-            raise ConnectionError("Connection closed by server.") from None
-        except BaseException:  # failed or cancelled: what was sent is unknown
-            self._drop()
+            if isinstance(exc, (ConnectionResetError, BrokenPipeError)):
+                raise ConnectionError("Connection closed by server.") from None
             raise
 
     async def read_response(self):
@@ -126,18 +122,22 @@ class TypedConnection:
             raise ConnectionError("not connected")
         try:
             return await self._read(self._reader)
-        except asyncio.IncompleteReadError:
+        except BaseException as exc:
             self._drop()
-            raise ConnectionError("Connection closed by server.") from None
-        except asyncio.LimitOverrunError:
-            self._drop()
-            raise ProtocolError("a reply line longer than the protocol allows") from None
-        except ValueError as exc:  # int() of a bad length
-            self._drop()
-            raise ProtocolError(f"Protocol Error: {exc}") from None
-        except BaseException:
-            self._drop()
+            if isinstance(exc, asyncio.IncompleteReadError):
+                raise ConnectionError("Connection closed by server.") from None
+            if isinstance(exc, asyncio.LimitOverrunError):
+                raise ProtocolError("a reply line longer than the protocol allows") from None
+            if isinstance(exc, ValueError):  # int() of a bad length
+                raise ProtocolError(f"Protocol Error: {exc}") from None
             raise
+
+    async def pipeline(self, commands: list[list[bytes]]) -> list:
+        """Send `commands` in one write and return their replies, in order."""
+        if not commands:
+            return []
+        await self.send_packed_command(pack_pipeline(commands))
+        return [await self.read_response() for _ in commands]
 
     async def _read(self, reader: asyncio.StreamReader):
         raw = (await reader.readuntil(b"\r\n"))[:-2]
@@ -181,11 +181,6 @@ class TypedConnection:
                 await self._read(reader)
             return await self._read(reader)
         raise ProtocolError(f"Protocol Error: {raw!r}")
-
-
-def open_connection(address: "Address", client_name: str | None = None) -> TypedConnection:
-    """A new, not yet connected, typed connection to `address`."""
-    return TypedConnection(address, client_name)
 
 
 @dataclass(frozen=True)
@@ -240,12 +235,9 @@ class SideConnection:
         await self._open()
 
     async def _open(self) -> None:
-        conn = open_connection(self.address, client_name=self.name)
+        conn = TypedConnection(self.address, client_name=self.name)
         await conn.connect()
-        if self.hello:
-            await conn.send_packed_command(pack_pipeline(self.hello))
-            for _ in self.hello:
-                await conn.read_response()
+        await conn.pipeline(self.hello)
         self._conn = conn
 
     async def close(self) -> None:
@@ -258,11 +250,6 @@ class SideConnection:
         if self._lock is None:
             self._lock = asyncio.Lock()
         async with self._lock:
-            if self._conn is None or not self._conn.connected:
+            if self._conn is None or not self._conn.connected:  # lost, or closed by a cancelled read
                 await self._open()
-            try:
-                await self._conn.send_packed_command(pack_pipeline(commands))
-                return [await self._conn.read_response() for _ in commands]
-            except BaseException:  # lost, or cancelled mid-reply: the next run reconnects
-                self._conn = None
-                raise
+            return await self._conn.pipeline(commands)

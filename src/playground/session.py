@@ -12,7 +12,7 @@ import asyncio
 from dataclasses import dataclass, field, fields
 from typing import Callable
 
-from .protocol import Address, open_connection, pack_pipeline
+from .protocol import Address, TypedConnection
 from .replies import Array, Bulk, Err, Int, Map, Push, Status
 
 _SUBSCRIBE = {b"subscribe": "channels", b"psubscribe": "patterns", b"ssubscribe": "shard"}
@@ -108,14 +108,13 @@ class Session:
             self.address = address
         if resp is not None:
             self._start_resp = resp
-        conn = open_connection(self.address)
+        conn = TypedConnection(self.address)
         hello = [[b"CLIENT", b"SETNAME", self.name.encode()], [b"CLIENT", b"ID"]]
         if self._start_resp == 3:
             hello.append([b"HELLO", b"3"])
         try:
             await conn.connect()
-            await conn.send_packed_command(pack_pipeline(hello))  # one round trip
-            named, client_id, *_ = [await conn.read_response() for _ in hello]
+            named, client_id, *_ = await conn.pipeline(hello)  # one round trip
         except OSError as exc:
             await conn.close()
             raise ConnectionLost(f"client {self.name}: cannot connect to {self.address.describe()}: {exc}") from None
@@ -148,8 +147,7 @@ class Session:
         if self._start_resp == 3:
             commands.append([b"HELLO", b"3"])
         try:
-            await self._conn.send_packed_command(pack_pipeline(commands + then))
-            replies = [await self._conn.read_response() for _ in commands + then]
+            replies = await self._conn.pipeline(commands + then)
         except OSError:
             await self.connect()
             return [await self.execute(argv) for argv in then]

@@ -132,3 +132,16 @@ def test_run_text_and_markdown(server_binary):
     md = run_cli("run", "multi-queues", "--format", "markdown", "--server", server_binary.path)
     assert md.returncode == 0
     assert md.stdout.startswith("## multi-queues — ") and "| # | A | B | checks | what happens |" in md.stdout
+
+
+async def test_setup_runs_as_the_scenarios_first_client_and_its_state_is_tracked(tmp_path, pg):
+    """Setup goes in the reset's round trip of the scenario's first client (here B); a
+    WATCH in setup is that client's, and its state shows it as after `execute`."""
+    path = tmp_path / "setup.toml"
+    path.write_text('title = "t"\nlesson = "l"\nclients = ["B", "A"]\n'
+                    'setup = ["SET k 1", "CLIENT SETNAME setter", "WATCH k"]\n'
+                    '[[steps]]\nclient = "B"\ncommand = "CLIENT GETNAME"\nreply = \'"setter"\'\n'
+                    '[[steps]]\nclient = "A"\ncommand = "CLIENT GETNAME"\nreply = \'"A"\'\n')
+    result = await Runner(pg).run(load_scenario(path))
+    assert result.ok, [(s.step.number, c.detail) for s, c in result.failed_checks]
+    assert pg.session("B").state.watched == (b"k",) and pg.session("A").state.watched == ()

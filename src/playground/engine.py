@@ -242,23 +242,23 @@ class Playground:
         for argv in FLUSH:
             await first.execute(argv)
 
-    async def reset(self, setup: list[list[bytes]] = ()) -> list:
+    async def reset(self, setup: list[list[bytes]] = (), by: str | None = None) -> list:
         """A fresh start for a scenario part: a live server, no keys, no cached scripts,
         and every client reset (RESET) with no MULTI, WATCH or subscription; then `setup`
-        run by the first client. Returns the setup's replies.
+        run by client `by` (default: the first). Returns the setup's replies.
 
-        The first client's reset, the flush and the setup go in one round trip, while the
+        That client's reset, the flush and the setup go in one round trip, while the
         other clients reset on their own connections at the same time."""
         self.check_allowed([b"flushall"])
         if self.server is not None and not self.server.alive():
             await self.restart()
-        setup = [list(argv) for argv in setup]
         for argv in setup:
             self.check_allowed(argv)
             self._note_scripts(argv)
-        first, *others = self.sessions.values()
+        setter = self.sessions[by] if by else next(iter(self.sessions.values()))
+        others = [s for s in self.sessions.values() if s is not setter]
         *_, replies = await asyncio.gather(*(session.reset() for session in others),
-                                           first.reset(then=FLUSH, track=setup))
+                                           setter.reset(then=FLUSH + list(setup)))
         return replies[len(FLUSH):]
 
 

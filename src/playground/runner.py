@@ -134,11 +134,7 @@ class Runner:
         """Fresh server state, then the part's setup; the error message if setup failed."""
         await self._discard_pending()
         self.saved = {}
-        first = scenario.clients[0]
-        at_reset = part.setup if first == next(iter(self.pg.sessions)) else ()
-        replies = await self.pg.reset(setup=at_reset)  # in the reset's round trip when A sets up
-        for argv in part.setup[len(at_reset):]:
-            replies.append(await self.pg.execute(first, list(argv)))
+        replies = await self.pg.reset(setup=part.setup, by=scenario.clients[0])
         for reply, shown in zip(replies, part.setup_display):
             if isinstance(reply, Err):
                 return f"part {part.name or 1}: setup {shown!r} failed: {render(reply).decode().strip()}"

@@ -133,13 +133,13 @@ class Session:
         self.state = ClientState(self.name, client_id=int(client_id) if isinstance(client_id, Int) else None,
                                  db=self.address.db, resp=self._start_resp)
 
-    async def reset(self, then: list[list[bytes]] = (), track: list[list[bytes]] = ()) -> list:
+    async def reset(self, then: list[list[bytes]] = ()) -> list:
         """A clean client on the same connection: RESET (no MULTI, WATCH, subscriptions,
-        tracking; db 0; RESP2), then the name back, in one round trip; `then` and `track`
-        are more commands sent in that round trip (their replies are returned); the
-        client's state follows `track`'s replies as if they were executed one by one.
-        Reconnects instead when the connection is busy or the server has no RESET (< 6.2)."""
-        then = list(then) + list(track)
+        tracking; db 0; RESP2), then the name back, in one round trip; `then` are more
+        commands sent in that round trip, their replies returned and the client's state
+        following them as `execute` would. Reconnects instead when the connection is
+        busy or the server has no RESET (before 6.2)."""
+        then = [list(argv) for argv in then]
         if self._conn is None or self.streaming or self.state.pending is not None:
             await self.connect()
             return [await self.execute(argv) for argv in then]
@@ -155,8 +155,8 @@ class Session:
             await self.connect()
             return [await self.execute(argv) for argv in then]
         state = ClientState(self.name, client_id=self.state.client_id, resp=self._start_resp)
-        for argv, reply in zip(track, replies[len(commands) + len(then) - len(track):]):
-            state = _track(state, list(argv), reply)
+        for argv, reply in zip(then, replies[len(commands):]):
+            state = _track(state, argv, reply)
         self.state = state
         return replies[len(commands):]
 

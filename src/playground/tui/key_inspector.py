@@ -105,18 +105,14 @@ class KeyInspector(Vertical):
         self._wanted = True
         if self.inspector is not None and not self._loading:
             self._loading = True
-            wait = self._last_read + self.REFRESH_DELAY - time.monotonic()
-            if wait > 0:
-                self.set_timer(wait, self._load)
-            else:
-                self._load()
+            self._load()
 
     @work(group="inspector", exit_on_error=False)
     async def _load(self) -> None:
         try:
             while self._wanted:
                 wait = self._last_read + self.REFRESH_DELAY - time.monotonic()
-                if wait > 0:  # asked again while reading: read again, but not sooner
+                if wait > 0:  # read in the last REFRESH_DELAY: read again, but not sooner
                     await asyncio.sleep(wait)
                 self._wanted = False
                 self._last_read = time.monotonic()

@@ -119,11 +119,10 @@ class KeyTable(Widget, can_focus=True):
                     self._redraw_row(index)
             return
         current = self._keys[self.cursor] if self.cursor < len(self._keys) else None
+        cursor = keys.index(current) if current in keys else self.cursor
         self._keys, self._rows, self._widths = keys, cells, widths
         self._strips.clear()
-        if current in keys:
-            self.set_reactive(KeyTable.cursor, keys.index(current))
-        self.set_reactive(KeyTable.cursor, max(0, min(self.cursor, len(keys) - 1)))
+        self.set_reactive(KeyTable.cursor, max(0, min(cursor, len(keys) - 1)))
         self._scroll_to_cursor()
         self.refresh()
 
@@ -230,8 +229,7 @@ class KeyTable(Widget, can_focus=True):
             self.refresh()
 
     def on_resize(self) -> None:
-        self._strips.clear()
-        self._scroll_to_cursor()
+        self._scroll_to_cursor()  # (drawn lines of the old width are redrawn by render_line)
 
     def on_focus(self) -> None:
         self._redraw_row(self.cursor)

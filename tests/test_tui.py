@@ -50,6 +50,18 @@ def _sent_to_server(line: str) -> bool:
     return cmd is not None and cmd.argv[0].lower() not in (b"help", b"?", b"clear")
 
 
+async def shutdown_then_f5(pilot, app, client: str) -> str:
+    """SHUTDOWN NOSAVE from `client`, then F5 once the app says the server stopped; the
+    banner it showed meanwhile."""
+    await type_command(pilot, app, client, "SHUTDOWN NOSAVE")
+    bar = app.query_one(ServerBar)
+    await wait_until(pilot, lambda: bar.stopped)
+    banner = str(app.query_one("#banner", Static).render())
+    await pilot.press("f5")
+    await wait_until(pilot, lambda: not bar.stopped)
+    return banner
+
+
 async def started(pilot, app):
     await wait_until(pilot, lambda: app.query_one(ServerBar).where != "" and app.inspector is not None)
 
@@ -110,12 +122,7 @@ async def test_shutdown_banner_and_restart(server_binary):
     async with app.run_test(size=(160, 45)) as pilot:
         await started(pilot, app)
         await type_command(pilot, app, "A", "SET k v")
-        await type_command(pilot, app, "B", "SHUTDOWN NOSAVE")
-        bar = app.query_one(ServerBar)
-        await wait_until(pilot, lambda: bar.stopped)
-        assert "F5" in str(app.query_one("#banner", Static).render())
-        await pilot.press("f5")
-        await wait_until(pilot, lambda: not bar.stopped)
+        assert "F5" in await shutdown_then_f5(pilot, app, "B")
         await type_command(pilot, app, "A", "GET k")
         assert log_text(app, "A")[-1] == "(nil)"
 

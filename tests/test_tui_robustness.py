@@ -10,7 +10,7 @@ from playground.tui.client_pane import ClientPane
 from playground.tui.key_inspector import KeyInspector
 from playground.tui.server_bar import ServerBar
 from playground.tui.key_table import KeyTable
-from test_tui import log_text, started, state_text, type_command, wait_until
+from test_tui import log_text, shutdown_then_f5, started, state_text, type_command, wait_until
 
 BUSY = "local t = redis.call('TIME')[1] + 10 while tonumber(redis.call('TIME')[1]) < t do end return 1"
 UNKILLABLE = ("redis.call('SET', KEYS[1], 'x') local t = redis.call('TIME')[1] + 10 "
@@ -53,13 +53,8 @@ async def test_unkillable_then_shutdown_then_restart(server_binary):
         await start_eval(pilot, app, "A", UNKILLABLE, "1", "k")
         await type_command(pilot, app, "B", "SCRIPT KILL")
         assert last_reply(app, "B").startswith("(error) UNKILLABLE")
-        await type_command(pilot, app, "B", "SHUTDOWN NOSAVE")
-        bar = app.query_one(ServerBar)
-        await wait_until(pilot, lambda: bar.stopped)
-        banner = str(app.query_one("#banner", Static).render())
+        banner = await shutdown_then_f5(pilot, app, "B")
         assert "gone" in banner and "F5" in banner
-        await pilot.press("f5")
-        await wait_until(pilot, lambda: not bar.stopped)
         await type_command(pilot, app, "A", "EXISTS k")
         assert log_text(app, "A")[-1] == "(integer) 0"
 

@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from servers import available_binaries, golden_dir_name  # noqa: E402
 
-from playground.engine import Playground  # noqa: E402
+from playground.engine.playground import Playground  # noqa: E402
 from playground.server import PrivateServer  # noqa: E402
 
 BINARIES = available_binaries()

@@ -1,6 +1,6 @@
 """Who wrote which key, worked out from the commands and the server's own command table."""
 
-from playground.attribution import WriteTracker
+from playground.engine.attribution import WriteTracker
 
 
 async def run(pg, tracker, client, *argv):

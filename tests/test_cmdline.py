@@ -2,7 +2,7 @@
 
 import pytest
 
-from playground.cmdline import (
+from playground.resp.cli_lines import (
     CommandLine, RepeatError, SplitError, format_argv, parse_line, split_args,
 )
 

@@ -47,15 +47,18 @@ def test_watch_abort_in_a_real_terminal(session, server_binary, private_state_di
     tmux("new-session", "-d", "-x", "160", "-y", "45", "-s", session,
          "-e", f"REDIS_PLAYGROUND_STATE_DIR={private_state_dir}", command)
     wait_for(session, server_binary.version)
+    wait_for(session, "▶ Client A")
     tmux("send-keys", "-t", session, "SET balance 150", "Enter")
     wait_for(session, "A> SET balance 150")
     tmux("send-keys", "-t", session, "WATCH balance", "Enter")
     wait_for(session, "A  WATCH balance")  # A's state line: the WATCH has run
     tmux("send-keys", "-t", session, "F3")
+    wait_for(session, "▶ Client B")  # the focus has landed before we type
     tmux("send-keys", "-t", session, "SET balance 200", "Enter")
     wait_for(session, "B> SET balance 200")
     wait_for(session, "dirty — EXEC will abort")
     tmux("send-keys", "-t", session, "F2")
+    wait_for(session, "▶ Client A")
     for line in ["MULTI", "DECRBY balance 100", "EXEC"]:
         tmux("send-keys", "-t", session, line, "Enter")
         wait_for(session, f"A> {line}")

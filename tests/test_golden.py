@@ -11,8 +11,8 @@ import pytest
 
 from servers import golden_dir_name
 
-from playground.engine import Playground
-from playground.repl import run_repl
+from playground.engine.playground import Playground
+from playground.cli.repl import run_repl
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 CASES = sorted((GOLDEN / "cases").glob("*.txt"))

@@ -1,6 +1,6 @@
 """Help, completion and hints as redis-cli builds them from COMMAND DOCS."""
 
-from playground.help import HelpIndex
+from playground.engine.help import HelpIndex
 
 
 async def test_from_server_docs(pg):

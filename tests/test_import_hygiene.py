@@ -10,9 +10,17 @@ import pytest
 import playground
 
 ENGINE_MODULES = sorted(
-    f"playground.{m.name}" for m in pkgutil.iter_modules(playground.__path__)
-    if m.name not in ("tui", "__main__")  # the TUI package; the entry point runs main()
+    m.name for m in pkgutil.walk_packages(playground.__path__, "playground.")
+    # the TUI package; the entry point runs main()
+    if not m.name.startswith("playground.tui") and m.name != "playground.__main__"
 ) + ["playground"]
+
+
+def test_every_layer_is_checked():
+    """walk_packages finds the subpackages' modules (a broken walk would check nothing)."""
+    for module in ("playground.engine.session", "playground.resp.connection", "playground.cli.repl",
+                   "playground.scenario.runner", "playground.server.private"):
+        assert module in ENGINE_MODULES
 
 
 def _imports_textual(code: str) -> bool:
@@ -29,7 +37,7 @@ def test_engine_module_does_not_import_textual(module):
 
 
 def test_repl_command_does_not_import_textual():
-    code = ("import io, sys\nfrom playground import cli\n"
+    code = ("import io, sys\nfrom playground.cli import main as cli\n"
             "sys.stdin = io.TextIOWrapper(io.BytesIO(b'PING\\n'))\n"
             "rc = cli.main(['repl', '--server', 'bundled'])\nassert rc == 0, rc")
     assert not _imports_textual(code)
@@ -40,7 +48,7 @@ def test_the_check_itself_can_fail():
 
 
 def test_check_command_does_not_import_textual():
-    code = ("from playground import cli\n"
+    code = ("from playground.cli import main as cli\n"
             "rc = cli.main(['check', '--server', 'bundled', 'incr-is-atomic'])\nassert rc == 0, rc")
     assert not _imports_textual(code)
 
@@ -56,8 +64,8 @@ def _imported(code: str, package: str) -> bool:
 
 def test_the_app_and_the_commands_do_not_import_redis_py():
     """redis-py is only the benchmarks' baseline: importing it cost ~50 ms of every start."""
-    app = "import playground.tui.app, playground.cli, playground.commands, playground.engine"
-    run = ("from playground import cli\n"
+    app = "import playground.tui.app, playground.cli.main, playground.cli.scenario_commands, playground.engine.playground"
+    run = ("from playground.cli import main as cli\n"
            "rc = cli.main(['check', '--server', 'bundled', 'watch-abort'])\nassert rc == 0, rc")
     assert not _imported(app, "redis") and not _imported(run, "redis")
     assert _imported("import redis.asyncio", "redis")  # the check itself can fail

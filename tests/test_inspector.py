@@ -1,7 +1,7 @@
 """The key inspector's reads: one round trip (a read-only script), the same picture as
 the pipelined reads, bounded work, and no disturbance of the clients."""
 
-from playground.inspector import Inspector
+from playground.engine.key_reader import Inspector
 
 
 async def fill(pg):

@@ -5,8 +5,8 @@ import asyncio
 
 import pytest
 
-from playground.protocol import Address, SideConnection, TypedConnection
-from playground.replies import Bulk, Err, Int, Nil, Status
+from playground.resp.connection import Address, SideConnection, TypedConnection
+from playground.resp.replies import Bulk, Err, Int, Nil, Status
 
 
 async def test_replies_keep_their_types_and_pipelines_keep_their_order(private_server):
@@ -103,7 +103,7 @@ def tcp_server(server_binary, tmp_path):
 
 
 async def test_a_url_over_tcp_with_a_db(tcp_server):
-    from playground.engine import Playground
+    from playground.engine.playground import Playground
 
     pg = Playground.create(url=f"redis://127.0.0.1:{tcp_server}/2")
     async with pg:

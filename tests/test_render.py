@@ -4,8 +4,8 @@ The golden tests check the same rules against the real redis-cli; these pin each
 down on its own, including types redis-cli 7.0 cannot print (big numbers).
 """
 
-from playground.render import format_raw, format_tty, render, repr_bytes
-from playground.replies import (
+from playground.resp.cli_format import format_raw, format_tty, render, repr_bytes
+from playground.resp.replies import (
     Array, BigNumber, Bool, Bulk, Double, Err, Int, Map, Nil, Push, Set, Status, Verbatim,
 )
 

@@ -2,8 +2,8 @@
 
 import io
 
-from playground.engine import Playground
-from playground.repl import run_repl
+from playground.engine.playground import Playground
+from playground.cli.repl import run_repl
 
 
 async def repl(private_server, text: str, **kwargs) -> tuple[bytes, str]:
@@ -105,7 +105,7 @@ async def test_more_than_two_clients(private_server):
 
 
 async def test_url_mode_uses_the_given_server_and_refuses_flush(private_server):
-    from playground.protocol import Address
+    from playground.resp.connection import Address
 
     out, err = await repl_url(Address(path=private_server.socket_path), "SET k v\nFLUSHALL\nGET k\n")
     assert out == b'OK\n"v"\n'

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from playground.scenario import ScenarioError, load_scenario, script_sha
+from playground.scenario.model import ScenarioError, load_scenario, script_sha
 
 GOOD = '''
 title = "t"

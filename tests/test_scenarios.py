@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from playground.library import bundled_dir, scenario_files
-from playground.runner import Runner
-from playground.scenario import load_scenario
+from playground.scenario.library import bundled_dir, scenario_files
+from playground.scenario.runner import Runner
+from playground.scenario.model import load_scenario
 
 CATALOGUE = Path(__file__).resolve().parents[2] / "shared" / "SCENARIOS.md"
 FILES = scenario_files()

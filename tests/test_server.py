@@ -1,6 +1,7 @@
 """The private server from outside: what it listens on, what it leaves behind, and
 that it never outlives the app."""
 
+import glob
 import os
 import signal
 import stat
@@ -127,19 +128,25 @@ def _pid_running(pid: int) -> bool:
 
 
 def _child_server(pid: int, timeout: float = 10) -> tuple[int, str]:
-    """The server started by process `pid`, and its temp dir (from its command line)."""
+    """The server started by process `pid`, and its temp dir.
+
+    Found by parent pid and executable, not by command line: a running server rewrites
+    its process title (and so /proc/PID/cmdline), and the app's `--version` probe of the
+    binary is a short-lived child of the same parent."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
+        folders = glob.glob(f"/tmp/redis-playground-{pid}-*")
         for entry in Path("/proc").iterdir():
-            if not entry.name.isdigit():
+            if not entry.name.isdigit() or len(folders) != 1:
                 continue
             try:
                 stat_fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-                cmdline = (entry / "cmdline").read_bytes().split(b"\0")
+                exe = os.path.basename(os.readlink(entry / "exe"))
+                cmdline = (entry / "cmdline").read_bytes()
             except OSError:
                 continue
-            if int(stat_fields[1]) == pid and b"--unixsocket" in cmdline:
-                return int(entry.name), cmdline[cmdline.index(b"--dir") + 1].decode()
+            if int(stat_fields[1]) == pid and exe.endswith("-server") and b"--version" not in cmdline:
+                return int(entry.name), folders[0]
         time.sleep(0.02)
     raise AssertionError("no server child found")
 

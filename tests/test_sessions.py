@@ -5,9 +5,9 @@ import asyncio
 
 import pytest
 
-from playground.render import render
-from playground.replies import Bulk, Err, Nil, Status
-from playground.session import STREAMING
+from playground.resp.cli_format import render
+from playground.resp.replies import Bulk, Err, Nil, Status
+from playground.engine.session import STREAMING
 
 
 async def test_clients_are_separate_named_connections(pg, a, b):
@@ -151,7 +151,7 @@ async def test_hello3_switches_protocol_on_the_same_connection(pg, a):
 
 
 async def test_shutdown_nosave_then_restart(pg, a, b):
-    from playground.engine import ServerGone
+    from playground.engine.playground import ServerGone
 
     await pg.execute("A", [b"SET", b"k", b"v"])
     old_pid = pg.server.process.pid
@@ -177,7 +177,7 @@ async def test_unkillable_script_then_shutdown(pg, a, b):
             break
         await asyncio.sleep(0.02)
     assert isinstance(reply, Err) and reply.code == "UNKILLABLE"
-    from playground.engine import ServerGone
+    from playground.engine.playground import ServerGone
 
     with pytest.raises(ServerGone):
         await pg.execute("B", [b"SHUTDOWN", b"NOSAVE"])
@@ -188,8 +188,8 @@ async def test_unkillable_script_then_shutdown(pg, a, b):
 
 
 async def test_url_mode_refuses_flush_without_flag(private_server):
-    from playground.engine import Playground, Refused
-    from playground.protocol import Address
+    from playground.engine.playground import Playground, Refused
+    from playground.resp.connection import Address
 
     url = Address(path=private_server.socket_path)
     async with Playground(url=url) as pg:

@@ -1,8 +1,8 @@
 """Teaching mode's engine: stepping, rewinding, the timeline, and challenges."""
 
-from playground.library import bundled_dir
-from playground.scenario import load_scenario
-from playground.teaching import Challenge, Stepper
+from playground.scenario.library import bundled_dir
+from playground.scenario.model import load_scenario
+from playground.scenario.stepper import Challenge, Stepper
 
 
 def scenario(sid):
@@ -105,9 +105,9 @@ async def test_recording_round_trip(pg, tmp_path):
     """Record commands as a learner types them, save, and `check` passes the file unchanged."""
     import asyncio
 
-    from playground.recorder import Recorder
-    from playground.render import render
-    from playground.runner import Runner
+    from playground.scenario.recorder import Recorder
+    from playground.resp.cli_format import render
+    from playground.scenario.runner import Runner
 
     rec = Recorder()
     await pg.reset()

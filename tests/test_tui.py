@@ -5,7 +5,7 @@ import asyncio
 
 from textual.widgets import Input, RichLog, Static
 
-from playground.cmdline import parse_line
+from playground.resp.cli_lines import parse_line
 from playground.tui.app import PlaygroundApp, make_app
 from playground.tui.client_pane import ClientPane
 from playground.tui.server_bar import ServerBar

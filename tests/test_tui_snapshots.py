@@ -104,8 +104,8 @@ def test_inspector_with_many_keys(snap_compare):
 
 
 def _teaching_app():
-    from playground.library import bundled_dir
-    from playground.scenario import load_scenario
+    from playground.scenario.library import bundled_dir
+    from playground.scenario.model import load_scenario
 
     return make_app("bundled", open_scenario=load_scenario(bundled_dir() / "watch-abort.toml"))
 

@@ -7,8 +7,8 @@ import pytest
 from textual.widgets import Static
 
 import playground.tui.app as app_module
-from playground.library import bundled_dir
-from playground.scenario import load_scenario
+from playground.scenario.library import bundled_dir
+from playground.scenario.model import load_scenario
 from playground.tui.app import make_app
 from playground.tui.narration import NarrationPanel
 from playground.tui.teaching_screens import PredictScreen, ScenarioPicker, TimelineScreen

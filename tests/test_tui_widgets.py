@@ -143,7 +143,7 @@ async def test_key_table_cursor_keeps_a_cells_own_background():
 
 
 def test_summary_line_counts_in_plain_english():
-    from playground.inspector import KeyInfo, Snapshot
+    from playground.engine.key_reader import KeyInfo, Snapshot
     from playground.tui.key_inspector import summary_line
 
     def snap(n: int, total: int, more: int = 0) -> Snapshot:

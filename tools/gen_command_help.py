@@ -4,8 +4,8 @@ has no COMMAND DOCS (before Redis 7): python tools/gen_command_help.py [--server
 import argparse
 import asyncio
 
-from playground.engine import Playground
-from playground.help import BUNDLED, HelpIndex
+from playground.engine.playground import Playground
+from playground.engine.help import BUNDLED, HelpIndex
 
 
 async def main(server: str) -> None:

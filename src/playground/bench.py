@@ -220,9 +220,9 @@ async def _replay() -> dict:
     of both, their deliberate waits being the point of them."""
     import redis.asyncio as aioredis
 
-    from .engine import Playground
-    from .library import load_all
-    from .runner import Runner
+    from playground.engine.playground import Playground
+    from playground.scenario.library import load_all
+    from playground.scenario.runner import Runner
 
     scenarios = [s for s in load_all() if not any(st.blocking or st.wait or st.sleep or st.server_stops
                                                   for st in s.steps)] * 5  # enough work to time
@@ -261,7 +261,7 @@ def bench_replay(runs: int) -> dict:
 
 
 async def _inspector(runs: int) -> dict:
-    from .engine import Playground
+    from playground.engine.playground import Playground
 
     out = {}
     async with Playground.create(server_choice="bundled") as pg:
@@ -287,7 +287,7 @@ def bench_redis_cli(count: int) -> dict | None:
     cli = shutil.which("redis-cli")
     if not cli:
         return None
-    from .server import PrivateServer, choose_binary
+    from playground.server import PrivateServer, choose_binary
 
     with PrivateServer(choose_binary("bundled")) as server:
         t0 = time.perf_counter()

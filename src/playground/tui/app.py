@@ -18,13 +18,13 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import Static
 
-from ..engine import Playground
-from ..history import state_dir
-from ..server import PrivateServer
-from ..attribution import WriteTracker
-from ..help import HelpIndex
-from ..inspector import Inspector
-from ..replies import Bulk
+from playground.engine.playground import Playground
+from playground.history import state_dir
+from playground.server import PrivateServer
+from playground.engine.attribution import WriteTracker
+from playground.engine.help import HelpIndex
+from playground.engine.key_reader import Inspector
+from playground.resp.replies import Bulk
 from .client_pane import ClientPane
 from .key_footer import KeyFooter
 from .key_inspector import KeyInspector
@@ -230,8 +230,8 @@ class PlaygroundApp(App):
         return self.query_one(NarrationPanel)
 
     def action_open_scenario(self) -> None:
-        from ..library import scenario_files
-        from ..scenario import ScenarioError, load_scenario
+        from playground.scenario.library import scenario_files
+        from playground.scenario.model import ScenarioError, load_scenario
         from .teaching_screens import ScenarioPicker
 
         scenarios, broken = [], []
@@ -343,7 +343,7 @@ class PlaygroundApp(App):
             return
         if self.tracker is not None:
             self.tracker.forget()
-        from ..recorder import Recorder
+        from playground.scenario.recorder import Recorder
 
         self.recorder = Recorder()
         for name in self.clients:
@@ -519,8 +519,8 @@ def make_app(server_choice: str | None = None, url: str | None = None,
 def run_app(args, server: PrivateServer | None = None) -> int:
     scenario = None
     if getattr(args, "command", None) == "open":
-        from ..library import resolve
-        from ..scenario import load_scenario
+        from playground.scenario.library import resolve
+        from playground.scenario.model import load_scenario
 
         scenario = load_scenario(resolve(args.scenario, args.scenarios))
     app = make_app(args.server, args.url, args.allow_flush, args.clients,

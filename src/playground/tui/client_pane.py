@@ -18,13 +18,13 @@ from textual.containers import Vertical
 from textual.reactive import reactive
 from textual.widgets import Input, Static
 
-from ..cmdline import (INVALID_ARGUMENTS, INVALID_REPEAT, RepeatError, SplitError, format_argv,
+from playground.resp.cli_lines import (INVALID_ARGUMENTS, INVALID_REPEAT, RepeatError, SplitError, format_argv,
                        parse_line, split_args)
-from ..history import History
-from ..engine import Refused, ServerGone
-from ..render import render
-from ..replies import Bool, Double, Err, Int, Nil, Status
-from ..session import STREAMING, ClientState, ConnectionLost
+from playground.history import History
+from playground.engine.playground import Refused, ServerGone
+from playground.resp.cli_format import render
+from playground.resp.replies import Bool, Double, Err, Int, Nil, Status
+from playground.engine.session import STREAMING, ClientState, ConnectionLost
 from .command_input import CommandInput
 from .messages import CommandDone, ServerStopped
 from .pane_log import PaneLog
@@ -129,6 +129,14 @@ class ClientPane(Vertical):
 
     def on_mount(self) -> None:
         self.set_interval(0.25, self._tick)
+
+    def on_descendant_focus(self) -> None:
+        # Which pane takes the typing, in words as well as colour (a projector washes
+        # colours out; a terminal test reads text).
+        self.border_title = f"▶ Client {self.client}"
+
+    def on_descendant_blur(self) -> None:
+        self.border_title = f"Client {self.client}"
 
     def _tick(self) -> None:
         if self._pending_since is not None:

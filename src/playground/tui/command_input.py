@@ -8,8 +8,8 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import Input
 
-from ..help import HelpIndex
-from ..history import History
+from playground.engine.help import HelpIndex
+from playground.history import History
 
 
 class CommandInput(Input):

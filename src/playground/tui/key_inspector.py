@@ -1,6 +1,6 @@
 """The key inspector: every key, its type, a live TTL countdown and a value preview.
 
-Reads go through `playground.inspector.Inspector` (its own connection, no writes, bounded
+Reads go through `playground.engine.key_reader.Inspector` (its own connection, no writes, bounded
 work). Refreshes run in an exclusive worker, so typing never waits for them and a newer
 refresh replaces an older one.
 """
@@ -18,7 +18,7 @@ from textual.containers import Vertical
 from textual.reactive import reactive
 from textual.widgets import Input, Static
 
-from ..inspector import Inspector, KeyInfo, Snapshot
+from playground.engine.key_reader import Inspector, KeyInfo, Snapshot
 from .client_pane import set_line
 from .key_table import KeyTable
 

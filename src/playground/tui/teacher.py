@@ -7,11 +7,11 @@ from pathlib import Path
 
 from rich.text import Text
 
-from .. import report
-from ..history import state_dir
-from ..runner import ScenarioResult, StepResult
-from ..scenario import Scenario
-from ..teaching import Challenge, Stepper
+from playground.scenario import transcript as report
+from playground.history import state_dir
+from playground.scenario.runner import ScenarioResult, StepResult
+from playground.scenario.model import Scenario
+from playground.scenario.stepper import Challenge, Stepper
 from .client_pane import ClientPane
 from .teaching_screens import JumpScreen, PredictScreen, TimelineScreen
 

@@ -10,7 +10,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
-from ..scenario import Prediction, Scenario
+from playground.scenario.model import Prediction, Scenario
 
 _MODAL_CSS = """
 {name} {{ align: center middle; }}

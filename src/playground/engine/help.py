@@ -12,10 +12,10 @@ import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from .cmdline import SplitError, split_args
-from .replies import Array, Bulk, Map, Set, Status
+from playground.resp.cli_lines import SplitError, split_args
+from playground.resp.replies import Array, Bulk, Map, Set, Status
 
-BUNDLED = Path(__file__).resolve().parent / "data" / "command_help.json"
+BUNDLED = Path(__file__).resolve().parent.parent / "data" / "command_help.json"
 
 
 @dataclass(frozen=True)

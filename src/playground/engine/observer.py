@@ -9,9 +9,9 @@ From Redis 7.0 (and on Valkey) a client already flagged `d` stops queueing, so t
 
 from __future__ import annotations
 
-from .protocol import Address, SideConnection
-from .replies import Bulk, Err, Verbatim
-from .session import ClientState, Session, replace
+from playground.resp.connection import Address, SideConnection
+from playground.resp.replies import Bulk, Err, Verbatim
+from playground.engine.session import ClientState, Session, replace
 
 OBSERVER_NAME = "playground-observer"
 

@@ -11,9 +11,9 @@ import hashlib
 import time
 from dataclasses import dataclass
 
-from .protocol import Address, SideConnection
-from .render import repr_bytes
-from .replies import Bulk, Err, Int, Status
+from playground.resp.connection import Address, SideConnection
+from playground.resp.cli_format import repr_bytes
+from playground.resp.replies import Bulk, Err, Int, Status
 
 INSPECTOR_NAME = "playground-inspector"
 
@@ -162,7 +162,7 @@ class Inspector(SideConnection):
             "stream": [[b"XRANGE", name, b"-", b"+", b"COUNT", b"100"]],
         }.get(t, [])
         value = (await self.run(full))[0] if full else None
-        from .render import format_tty
+        from playground.resp.cli_format import format_tty
 
         return {
             "key": repr_bytes(name).decode(),

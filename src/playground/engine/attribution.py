@@ -9,7 +9,7 @@ script's declared keys count as written by whoever ran it.
 
 from __future__ import annotations
 
-from .replies import Array, Err, Status
+from playground.resp.replies import Array, Err, Status
 
 _SCRIPTS = {b"eval": False, b"evalsha": False, b"fcall": False,
             b"eval_ro": True, b"evalsha_ro": True, b"fcall_ro": True}

@@ -20,11 +20,11 @@ import time
 from dataclasses import dataclass, field
 from typing import BinaryIO, TextIO
 
-from .cmdline import INVALID_ARGUMENTS, INVALID_REPEAT, CommandLine, RepeatError, SplitError, parse_line
-from .engine import Playground, Refused, ServerGone
-from .render import render, render_invalidate
-from .replies import Push
-from .session import STREAMING, ConnectionLost, Session
+from playground.resp.cli_lines import INVALID_ARGUMENTS, INVALID_REPEAT, CommandLine, RepeatError, SplitError, parse_line
+from playground.engine.playground import Playground, Refused, ServerGone
+from playground.resp.cli_format import render, render_invalidate
+from playground.resp.replies import Push
+from playground.engine.session import STREAMING, ConnectionLost, Session
 
 READING_MESSAGES = b"Reading messages... (press Ctrl-C to quit)\n"
 _PREFIX = re.compile(rb"^\s*([A-Za-z][A-Za-z0-9_-]*)>[ \t]?")

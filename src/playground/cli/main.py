@@ -11,9 +11,9 @@ import asyncio
 import os
 import sys
 
-from . import __version__
-from .errors import ScenarioError
-from .server import ServerError
+from playground import __version__
+from playground.errors import ScenarioError
+from playground.server import ServerError
 
 
 def _server_options() -> argparse.ArgumentParser:
@@ -75,7 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _playground(args, **kwargs):
-    from .engine import Playground
+    from playground.engine.playground import Playground
 
     return Playground.create(server_choice=args.server, url=args.url, clients=args.clients,
                              allow_flush=args.allow_flush, **kwargs)
@@ -88,23 +88,23 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         if args.command == "repl":
-            from .engine import install_exit_signals
-            from .repl import run_repl
+            from playground.engine.playground import install_exit_signals
+            from playground.cli.repl import run_repl
 
             install_exit_signals()
             pg = _playground(args, resp=3 if args.resp3 else 2)
             return asyncio.run(run_repl(pg))
         if args.command in ("list", "run", "check"):
-            from . import commands
+            from playground.cli import scenario_commands as commands
 
             return getattr(commands, f"cmd_{args.command}")(args)
         server = None
         if not args.url:  # spawn the private server first: it starts while Textual imports
-            from .server import PrivateServer, choose_binary
+            from playground.server import PrivateServer, choose_binary
 
             server = PrivateServer(choose_binary(args.server)).spawn()
         try:
-            from .tui.app import run_app
+            from playground.tui.app import run_app
 
             return run_app(args, server)
         finally:

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .engine import Playground
-from .runner import Runner, StepResult, check_state
-from .scenario import Part, Scenario, Step
+from playground.engine.playground import Playground
+from playground.scenario.runner import Runner, StepResult, check_state
+from playground.scenario.model import Part, Scenario, Step
 
 
 @dataclass

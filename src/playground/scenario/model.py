@@ -13,8 +13,8 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from .cmdline import RepeatError, SplitError, format_argv, parse_line
-from .errors import ScenarioError
+from playground.resp.cli_lines import RepeatError, SplitError, format_argv, parse_line
+from playground.errors import ScenarioError
 
 CLIENT_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
 SCRIPT_REF = re.compile(r"^\$([A-Za-z_][A-Za-z0-9_-]*)(\.sha)?$")

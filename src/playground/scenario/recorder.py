@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .replies import Err
+from playground.resp.replies import Err
 
 
 @dataclass

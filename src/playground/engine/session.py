@@ -12,8 +12,8 @@ import asyncio
 from dataclasses import dataclass, field, fields
 from typing import Callable
 
-from .protocol import Address, TypedConnection
-from .replies import Array, Bulk, Err, Int, Map, Push, Status
+from playground.resp.connection import Address, TypedConnection
+from playground.resp.replies import Array, Bulk, Err, Int, Map, Push, Status
 
 _SUBSCRIBE = {b"subscribe": "channels", b"psubscribe": "patterns", b"ssubscribe": "shard"}
 _UNSUBSCRIBE = {b"unsubscribe": "channels", b"punsubscribe": "patterns", b"sunsubscribe": "shard"}

@@ -13,12 +13,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable
 
-from .engine import Playground, ServerGone
-from .render import render
-from .replies import Array, Bulk, Err, Int, Map, Nil, Status
-from .cmdline import format_argv
-from .scenario import SHA_IN_TEXT, TEMPLATE, Part, Requirement, Scenario, StateCheck, Step
-from .session import STREAMING, ConnectionLost
+from playground.engine.playground import Playground, ServerGone
+from playground.resp.cli_format import render
+from playground.resp.replies import Array, Bulk, Err, Int, Map, Nil, Status
+from playground.resp.cli_lines import format_argv
+from playground.scenario.model import SHA_IN_TEXT, TEMPLATE, Part, Requirement, Scenario, StateCheck, Step
+from playground.engine.session import STREAMING, ConnectionLost
 
 WAIT_TIMEOUT = 15.0
 

@@ -11,12 +11,12 @@ import hashlib
 import signal
 from typing import Callable, Iterable
 
-from .help import HelpIndex, load_help
-from .inspector import Inspector
-from .observer import Observer
-from .protocol import Address
-from .server import PrivateServer, ServerError, choose_binary
-from .session import ConnectionLost, Session
+from playground.engine.help import HelpIndex, load_help
+from playground.engine.key_reader import Inspector
+from playground.engine.observer import Observer
+from playground.resp.connection import Address
+from playground.server import PrivateServer, ServerError, choose_binary
+from playground.engine.session import ConnectionLost, Session
 
 # Commands that destroy data the user did not create here: refused on a --url server
 # unless the user passed --allow-flush.

@@ -3,7 +3,7 @@
 A few dozen lines over asyncio streams do what the playground needs: one dedicated
 connection per client, commands sent exactly as typed (redis-py splits a first argument
 that contains a space; redis-cli sends it as one), and replies parsed into
-`playground.replies` types (`+OK` stays a Status, `$2 OK` a Bulk), RESP2 and RESP3 on
+`playground.resp.replies` types (`+OK` stays a Status, `$2 OK` a Bulk), RESP2 and RESP3 on
 the same connection so a user's `HELLO 3` just works. Importing redis-py cost ~50 ms of
 every start-up for the same job; it remains the benchmarks' baseline only.
 

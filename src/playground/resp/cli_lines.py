@@ -136,7 +136,7 @@ def quote_arg(arg: bytes) -> str:
     """One argument as a user would type it: bare when safe, else sdscatrepr-quoted."""
     if arg and all(0x21 <= b <= 0x7E and b not in b"\"'\\" for b in arg):
         return arg.decode("ascii")
-    from .render import repr_bytes
+    from playground.resp.cli_format import repr_bytes
 
     return repr_bytes(arg).decode("ascii")
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import asyncio
 import sys
 
-from . import report
-from .engine import Playground, install_exit_signals
-from .library import resolve, scenario_files
-from .runner import Runner, ScenarioResult, StepResult
-from .scenario import Scenario, ScenarioError, load_scenario
+from playground.scenario import transcript as report
+from playground.engine.playground import Playground, install_exit_signals
+from playground.scenario.library import resolve, scenario_files
+from playground.scenario.runner import Runner, ScenarioResult, StepResult
+from playground.scenario.model import Scenario, ScenarioError, load_scenario
 
 
 def _out(text: str) -> None:

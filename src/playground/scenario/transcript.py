@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 import textwrap
 
-from .runner import ScenarioResult, StepResult
-from .scenario import Scenario
+from playground.scenario.runner import ScenarioResult, StepResult
+from playground.scenario.model import Scenario
 
 OK, FAIL, SKIP = "✓", "✗", "–"
 LANE = 38

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .scenario import Scenario, ScenarioError, load_scenario
+from playground.scenario.model import Scenario, ScenarioError, load_scenario
 
 
 def bundled_dir() -> Path:
     """The scenarios shipped with the package (inside the wheel), or the repository's
     top-level scenarios/ in an editable install."""
-    here = Path(__file__).resolve().parent
+    here = Path(__file__).resolve().parent.parent  # the playground package
     packaged = here / "scenarios"
     if packaged.is_dir():
         return packaged

@@ -1,0 +1,2 @@
+"""The `redis-playground` command line: argument parsing, `repl`, and the headless
+scenario commands."""

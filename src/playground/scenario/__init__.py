@@ -1,0 +1,2 @@
+"""Scenarios: the model and its loader, the runner, the stepper and challenge, the
+recorder, and transcripts."""

@@ -1,17 +1,25 @@
 """Who wrote which key, worked out from the commands and the server's own command table."""
 
-from playground.engine.attribution import WriteTracker
+from playground.engine.executor import Executor
 
 
-async def run(pg, tracker, client, *argv):
-    was_in_multi = pg.session(client).state.in_multi
-    reply = await pg.execute(client, list(argv))
-    await tracker.note(client, list(argv), reply, was_in_multi)
-    return reply
+class _Tracked:
+    """The executor with attribution on; `last_writer` is its tracker's."""
+
+    def __init__(self, pg):
+        self.ex = Executor(pg, attribute=True)
+
+    @property
+    def last_writer(self):
+        return self.ex.pg.writes.last_writer
+
+
+async def run(pg, t, client, *argv):
+    return (await t.ex.submit(client, argv)).reply
 
 
 async def test_reads_do_not_count_writes_do(pg):
-    t = WriteTracker(pg.reader)
+    t = _Tracked(pg)
     await run(pg, t, "A", b"SET", b"k", b"1")
     await run(pg, t, "B", b"GET", b"k")
     assert t.last_writer == {b"k": "A"}
@@ -22,7 +30,7 @@ async def test_reads_do_not_count_writes_do(pg):
 
 
 async def test_transaction_counts_at_exec_and_not_when_aborted(pg):
-    t = WriteTracker(pg.reader)
+    t = _Tracked(pg)
     await run(pg, t, "A", b"SET", b"balance", b"150")
     await run(pg, t, "A", b"WATCH", b"balance")
     await run(pg, t, "B", b"SET", b"balance", b"200")
@@ -38,7 +46,7 @@ async def test_transaction_counts_at_exec_and_not_when_aborted(pg):
 
 
 async def test_script_keys(pg):
-    t = WriteTracker(pg.reader)
+    t = _Tracked(pg)
     await run(pg, t, "B", b"EVAL", b"redis.call('SET', KEYS[1], 'v') return 1", b"1", b"s")
     assert t.last_writer == {b"s": "B"}
     await run(pg, t, "A", b"EVAL_RO", b"return redis.call('GET', KEYS[1])", b"1", b"s")

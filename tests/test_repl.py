@@ -6,11 +6,11 @@ from playground.engine.playground import Playground
 from playground.cli.repl import run_repl
 
 
-async def repl(private_server, text: str, **kwargs) -> tuple[bytes, str]:
+async def repl(private_server, text: str, code: int = 0, **kwargs) -> tuple[bytes, str]:
     out, err = io.BytesIO(), io.StringIO()
     pg = Playground(server=private_server, **kwargs)
-    code = await run_repl(pg, stdin=io.BytesIO(text.encode()), stdout=out, stderr=err)
-    assert code == 0
+    got = await run_repl(pg, stdin=io.BytesIO(text.encode()), stdout=out, stderr=err)
+    assert got == code, err.getvalue()
     return out.getvalue(), err.getvalue()
 
 
@@ -45,10 +45,33 @@ async def test_blocking_pop_waits_for_the_other_client(private_server):
     assert rest in (b"(integer) 0\n",) or (rest.startswith(b"(") and rest.endswith(b"s)\n(integer) 0\n"))
 
 
-async def test_blocked_at_end_of_input_is_cancelled_not_hung(private_server):
-    out, err = await repl(private_server, "A> BLPOP never 0\nB> PING\n")
+async def test_blocked_forever_at_end_of_input_is_cancelled_not_hung(private_server):
+    out, err = await repl(private_server, "A> BLPOP never 0\nB> PING\nA> GET x\n", code=1)
     assert out == b"PONG\n"
-    assert "still waiting at end of input" in err and "cancelled" in err
+    assert "BLPOP never 0 waits forever" in err and "cancelled" in err
+    assert "not run: GET x" in err  # never silently lost
+
+
+async def test_blocking_command_at_end_of_input_runs_to_its_timeout(private_server):
+    """`BLPOP q 1` then `PING` on the same connection: redis-cli prints (nil) after a
+    second, then PONG; nothing is lost and the exit status is 0."""
+    out, err = await repl(private_server, "A> BLPOP q 1\nA> PING\n")
+    assert out.startswith(b"(nil)\n(") and out.endswith(b"s)\nPONG\n"), out
+
+
+async def test_one_clients_replies_keep_the_order_of_its_lines(private_server):
+    out, _ = await repl(private_server, "SET a 1\nBLPOP q 1\nGET a\nECHO last\n")
+    lines = out.decode().splitlines()
+    assert lines[:2] == ["OK", "(nil)"] and lines[2].startswith("(1.") and lines[3:] == ['"1"', '"last"']
+
+
+async def test_monitor_streams_and_later_replies_are_not_shifted(private_server):
+    out, err = await repl(private_server, "A> MONITOR\nB> SET k v\nB> GET k\n")
+    text = out.decode()
+    assert text.startswith("OK\nOK\n") or text.startswith("OK\n")
+    assert '"SET" "k" "v"' in text and '"GET" "k"' in text
+    assert '"v"\n' in text  # B's GET reply is B's, not a monitor line
+    assert "CLIENT" not in text and "EVALSHA" not in text  # the playground's own reads are left out
 
 
 async def test_lines_for_a_blocked_client_wait_their_turn(private_server):

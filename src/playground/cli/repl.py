@@ -3,40 +3,54 @@
 A line `B> CMD` runs CMD as client B (default A). stdout gets exactly what
 `redis-cli --no-raw` prints; everything meant for a human goes to stderr.
 
-Each client runs its own lines in order. A command that blocks (BLPOP, a busy script)
-blocks only its client: the next line goes ahead as soon as the server reports the
-client blocked. Output stays in a deterministic order: after every line, a client that
-the line unblocked prints its reply before the next line runs, and subscribed clients
-print every message already sent to them.
+Order, as redis-cli keeps it per connection: a client's lines run one after another,
+and its output is printed in the order its lines were sent. A command that blocks
+(BLPOP, a busy script) blocks only its client: the next line for another client goes
+ahead as soon as the server reports the client blocked, and the blocked client's own
+later lines wait their turn. Output is printed at settle points, so it never depends
+on timing: after each line, its own output, then that of clients it unblocked; a
+subscribed or monitoring client prints what the server sent it so far.
+
+At end of input every line still waiting is waited for: a blocking command until its
+own timeout, a running script up to SCRIPT_WAIT_AT_EOF seconds. A command that would
+wait forever (timeout 0) with nothing left in the input to wake it is cancelled with a
+note on stderr, the lines behind it are reported as not run, and the exit status is 1.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 import sys
 import threading
-import time
 from dataclasses import dataclass, field
 from typing import BinaryIO, TextIO
 
-from playground.resp.cli_lines import INVALID_ARGUMENTS, INVALID_REPEAT, CommandLine, RepeatError, SplitError, parse_line
-from playground.engine.playground import Playground, Refused, ServerGone
-from playground.resp.cli_format import render, render_invalidate
-from playground.resp.replies import Push
-from playground.engine.session import STREAMING, ConnectionLost, Session
+from playground.cli.blocking import block_timeout
+from playground.engine import events as ev
+from playground.engine.executor import Executor, Job
+from playground.engine.playground import Playground
+from playground.resp.cli_lines import CommandLine, format_argv
 
-READING_MESSAGES = b"Reading messages... (press Ctrl-C to quit)\n"
 _PREFIX = re.compile(rb"^\s*([A-Za-z][A-Za-z0-9_-]*)>[ \t]?")
 SCRIPT_WAIT_AT_EOF = 60.0
 
 
+class OutputClosed(Exception):
+    """stdout went away (`repl | head -1`): stop quietly."""
+
+
 @dataclass
-class _Job:
+class _Line:
     cmd: CommandLine
-    done: asyncio.Future = field(default_factory=lambda: asyncio.get_running_loop().create_future())
-    detached: bool = False   # the REPL moved on while this job was blocked
-    held: list = field(default_factory=list)  # output of a detached job, printed at a settle point
+    started: asyncio.Event = field(default_factory=asyncio.Event)
+    job: Job | None = None          # the executor's job, once this line's turn came
+    held: list[bytes] = field(default_factory=list)   # its output, printed in FIFO order
+
+    @property
+    def done(self) -> bool:
+        return self.job is not None and self.job.task.done()
 
 
 class Repl:
@@ -46,33 +60,48 @@ class Repl:
         self.pg = playground
         self.out = out
         self.err = err
+        self.executor = Executor(playground, self._on_event)
         self.queues: dict[str, asyncio.Queue] = {}
         self.workers: dict[str, asyncio.Task] = {}
-        self.unfinished: dict[str, list[_Job]] = {name: [] for name in playground.sessions}
-        # Subscription frames wait here until a settle point, so a PUBLISH's own reply
-        # is printed before the message it delivered.
+        self.lines: dict[str, list[_Line]] = {name: [] for name in playground.sessions}  # not yet printed
+        self.running: dict[str, _Line | None] = {name: None for name in playground.sessions}
+        # Stream frames wait for a settle point, so a PUBLISH's own reply is printed
+        # before the message it delivered.
         self.stream_held: dict[str, list[bytes]] = {name: [] for name in playground.sessions}
-        for session in playground.sessions.values():
-            session.on_stream = self._on_stream
+        self.exit_code = 0
+        self.stopped = False
 
     # -- output -------------------------------------------------------------------
 
     def write(self, data: bytes) -> None:
-        self.out.write(data)
-        self.out.flush()
+        try:
+            self.out.write(data)
+            self.out.flush()
+        except BrokenPipeError:
+            raise OutputClosed() from None
 
     def say(self, message: str) -> None:
         print(message, file=self.err, flush=True)
 
-    def _on_stream(self, session: Session, frame) -> None:
-        if isinstance(frame, ConnectionLost):
-            self.say(f"client {session.name}: subscription connection lost ({frame})")
-            return
-        if isinstance(frame, Push) and not session.streaming:
-            text = render_invalidate(frame)
-            self.write(text if text is not None else render(frame))
-            return
-        self.stream_held[session.name].append(render(frame))
+    def _on_event(self, event: ev.Event) -> None:
+        line = self.running.get(event.client)
+        if isinstance(event, ev.Message):
+            self.stream_held[event.client].append(event.output)
+        elif isinstance(event, (ev.Reply, ev.Output)):
+            if line is None:
+                self.write(event.output)
+            else:
+                line.held.append(event.output)
+        elif isinstance(event, ev.Notice):
+            self.say(event.text)
+
+    def _print_done(self, name: str) -> None:
+        """Print the finished lines of client `name`, oldest first, up to the first
+        one still running: a client's output keeps the order of its lines."""
+        lines = self.lines[name]
+        while lines and lines[0].done:
+            for data in lines.pop(0).held:
+                self.write(data)
 
     def _flush_stream(self, name: str) -> None:
         held = self.stream_held[name]
@@ -90,42 +119,38 @@ class Repl:
                     return known, line[match.end():]
         return next(iter(self.pg.sessions)), line
 
-    async def feed(self, line: bytes) -> bool:
+    async def feed(self, raw: bytes) -> bool:
         """Handle one input line; False when the user typed quit/exit."""
-        name, text = self.split_client(line.rstrip(b"\n"))
-        try:
-            cmd = parse_line(text)
-        except SplitError:
-            self.write(INVALID_ARGUMENTS)
-            return True
-        except RepeatError:
-            self.write(INVALID_REPEAT)
-            return True
+        name, text = self.split_client(raw.rstrip(b"\n"))
+        cmd = self.executor.parse(name, text)
         if cmd is None:
             return True
-        word = cmd.argv[0].lower()
-        if word in (b"quit", b"exit") and cmd.repeat == 1:
+        if not cmd.counted and cmd.argv[0].lower() in (b"quit", b"exit"):
             return False
-        if word in (b"help", b"?"):  # answered locally, as redis-cli does
-            index = await self.pg.help_index()
-            self.write(index.output_help([a.decode("utf-8", "replace") for a in cmd.argv[1:]]))
+        if await self.executor.answer_locally(name, cmd):
             return True
-        if word.startswith(b":") or (word == b"connect" and len(cmd.argv) == 3):
-            self.say(f"{cmd.argv[0].decode(errors='replace')}: not supported here "
-                     "(the playground only talks to its own server, or the one given with --url)")
-            return True
-        if word == b"clear" and len(cmd.argv) == 1:
-            return True
-        job = _Job(cmd)
-        self.unfinished[name].append(job)
-        self._queue(name).put_nowait(job)
-        await self._settle(name, job)
-        await self._settle_others(name)
+        line = _Line(cmd)
+        self.lines[name].append(line)
+        self._queue(name).put_nowait(line)
+        await self._settle_client(name)
+        for other in self.pg.sessions:
+            if other != name:
+                await self._settle_client(other)
         for session in self.pg.sessions.values():
             if session.streaming:
                 await session.sync()
             self._flush_stream(session.name)
-        return True
+        return not self.stopped
+
+    async def _settle_client(self, name: str) -> bool:
+        """Wait until each of the client's lines is done, in order, or one is blocked
+        on the server (the lines behind it wait their turn); print what is done."""
+        for line in list(self.lines[name]):
+            await line.started.wait()
+            if not await line.job.settle():
+                break
+        self._print_done(name)
+        return not self.lines[name]
 
     def _queue(self, name: str) -> asyncio.Queue:
         if name not in self.queues:
@@ -136,122 +161,107 @@ class Repl:
     async def _worker(self, name: str) -> None:
         queue = self.queues[name]
         while True:
-            job = await queue.get()
+            line = await queue.get()
+            self.running[name] = line
+            line.job = self.executor.submit(name, line.cmd.argv, line.cmd.repeat)
+            line.started.set()
             try:
-                await self._run(name, job)
+                result = await line.job
             except Exception as exc:  # never a traceback: say what happened
                 self.say(f"client {name}: {exc}")
+                continue
             finally:
-                if not job.done.done():
-                    job.done.set_result(None)
+                self.running[name] = None
+            if result.server_gone:
+                await self._server_gone(name, result.expected_stop)
 
-    async def _run(self, name: str, job: _Job) -> None:
-        session = self.pg.sessions[name]
-        started = time.monotonic()
-        for _ in range(job.cmd.repeat):
-            was_streaming = session.streaming
-            try:
-                reply = await self.pg.execute(name, job.cmd.argv)
-            except Refused as exc:
-                self.say(str(exc))
-                return
-            except ServerGone as exc:
-                await self._server_gone(name, exc)
-                return
-            except ConnectionLost as exc:
-                self.say(str(exc))
-                self.say(await self.pg.reconnect(name))
-                return
-            if reply is STREAMING:
-                if not was_streaming and job.cmd.argv[0].lower() in (b"subscribe", b"psubscribe", b"ssubscribe"):
-                    self._emit(job, READING_MESSAGES)
-                await session.wait_stream_drained()
-                if not job.detached:
-                    self._flush_stream(name)
-            else:
-                self._emit(job, render(reply, job.cmd.argv))
-        elapsed = time.monotonic() - started
-        if elapsed >= 0.5:
-            self._emit(job, b"(%.2fs)\n" % elapsed)
-
-    def _emit(self, job: _Job, data: bytes) -> None:
-        if job.detached:
-            job.held.append(data)
-        else:
-            self.write(data)
-
-    async def _server_gone(self, name: str, exc: ServerGone) -> None:
+    async def _server_gone(self, name: str, expected: bool) -> None:
         if not self.pg.private:
-            self.say(f"client {name}: {exc}")
-            raise SystemExit(1)
+            self.exit_code, self.stopped = 1, True
+            return
         if self.pg.server_stopped():  # another client may have restarted it already
-            cause = "after SHUTDOWN" if exc.expected else "unexpectedly"
-            self.say(f"client {name}: the server stopped {cause}; {self.pg.gone_message()}")
+            cause = "after SHUTDOWN" if expected else "unexpectedly"
+            self.say(f"client {name}: the server stopped {cause}")
             self.say(await self.pg.restart())
 
-    async def _settle(self, name: str, job: _Job) -> None:
-        """Return when `job` is done, or its client is blocked / running a busy script.
-
-        A job left blocked is detached: its output is held and printed by a later
-        settle, right after the output of the line that unblocked it.
-        """
-        if not await self.pg.settle(name, job.done):
-            job.detached = True
-            return
-        for data in job.held:
-            self.write(data)
-        job.held.clear()
-        if job in self.unfinished[name]:
-            self.unfinished[name].remove(job)
-
-    async def _settle_others(self, name: str) -> None:
-        """Clients unblocked by the last line print their replies before the next line."""
-        for other, jobs in self.unfinished.items():
-            if other != name and jobs:
-                for job in list(jobs):
-                    await self._settle(other, job)
-
     async def finish(self) -> None:
-        """At end of input: wait for replies that are coming and for running scripts;
-        cancel clients still blocked (nothing left in the input can unblock them)."""
-        for name, jobs in self.unfinished.items():
-            for job in list(jobs):
-                await self._settle(name, job)
-                if job.done.done():
-                    continue
-                what = job.cmd.argv[0].decode(errors="replace")
-                if self.pg.sessions[name].state.busy_script:
-                    self.say(f"client {name}: end of input; waiting for its script ({what}) to finish")
-                    try:
-                        await asyncio.wait_for(asyncio.shield(job.done), SCRIPT_WAIT_AT_EOF)
-                        await self._settle(name, job)
-                        continue
-                    except asyncio.TimeoutError:
-                        self.say(f"client {name}: the script still runs after {SCRIPT_WAIT_AT_EOF:g}s; "
-                                 "stopping the server")
+        """End of input: wait for what is still coming (see the module docstring)."""
+        for name, lines in self.lines.items():
+            while lines:
+                line = lines[0]
+                await line.started.wait()
+                if not await line.job.settle():
+                    if not await self._wait_at_eof(name, line):
                         break
-                self.say(f"client {name}: still waiting at end of input ({what}); cancelled")
-                self.workers[name].cancel()
-                try:
-                    self.say(await self.pg.reconnect(name))
-                except ConnectionLost as exc:
-                    self.say(str(exc))
-                break
+                self._print_done(name)
         for name in self.stream_held:
             self._flush_stream(name)
         for task in self.workers.values():
             task.cancel()
         await asyncio.gather(*self.workers.values(), return_exceptions=True)
 
+    async def _wait_at_eof(self, name: str, line: _Line) -> bool:
+        """A line still blocked at end of input: wait for it if it ends by itself;
+        False (and the client's lines dropped) if it was cancelled."""
+        what = format_argv(list(line.cmd.argv))
+        if self.pg.sessions[name].state.busy_script:
+            self.say(f"client {name}: end of input; waiting for its script ({what[:40]}) to finish")
+            try:
+                await asyncio.wait_for(asyncio.shield(line.job.task), SCRIPT_WAIT_AT_EOF)
+                return True
+            except asyncio.TimeoutError:
+                self.say(f"client {name}: the script still runs after {SCRIPT_WAIT_AT_EOF:g}s; cancelled")
+        else:
+            timeout = block_timeout(line.cmd.argv)
+            if timeout:  # it ends by itself, as it would in redis-cli
+                await asyncio.shield(line.job.task)
+                return True
+            self.say(f"client {name}: end of input while {what} waits forever (timeout 0) and nothing "
+                     "left in the input can wake it; cancelled")
+        self.exit_code = 1
+        try:
+            await self.executor.cancel(name)
+        except Exception as exc:  # the server is gone: nothing to reconnect to
+            self.say(f"client {name}: {exc}")
+        await asyncio.gather(line.job.task, return_exceptions=True)
+        for later in self.lines[name][1:]:
+            self.say(f"client {name}: not run: {format_argv(list(later.cmd.argv))}")
+            if later.job is not None:
+                later.job.task.cancel()
+        self.lines[name].clear()
+        self.workers[name].cancel()
+        return False
+
 
 def _stdin_lines(stream: BinaryIO, loop: asyncio.AbstractEventLoop) -> asyncio.Queue:
-    """Read lines in a daemon thread, so a blocked read never holds up shutdown."""
+    """Read lines in a daemon thread, so a blocked read never holds up shutdown.
+
+    A real file descriptor is read with os.read: a daemon thread blocked inside a
+    buffered reader at interpreter exit aborts Python ("_enter_buffered_busy")."""
     queue: asyncio.Queue = asyncio.Queue()
 
+    def chunks():
+        try:
+            fd = stream.fileno()
+        except (AttributeError, OSError, ValueError):
+            yield from iter(lambda: stream.read(65536), b"")
+            return
+        while chunk := os.read(fd, 65536):
+            yield chunk
+
     def pump() -> None:
-        for line in iter(stream.readline, b""):
-            loop.call_soon_threadsafe(queue.put_nowait, line)
-        loop.call_soon_threadsafe(queue.put_nowait, None)
+        rest = b""
+        try:
+            for chunk in chunks():
+                rest += chunk
+                *lines, rest = rest.split(b"\n")
+                for line in lines:
+                    loop.call_soon_threadsafe(queue.put_nowait, line + b"\n")
+            if rest:
+                loop.call_soon_threadsafe(queue.put_nowait, rest)
+            loop.call_soon_threadsafe(queue.put_nowait, None)
+        except RuntimeError:  # the loop is closed: the REPL has ended
+            pass
 
     threading.Thread(target=pump, daemon=True, name="repl-stdin").start()
     return queue
@@ -266,8 +276,14 @@ async def run_repl(playground: Playground, stdin: BinaryIO | None = None,
         repl.say(f"redis-playground repl: {playground.label}; clients "
                  f"{', '.join(playground.sessions)} (prefix a line with 'B> ' for client B)")
         lines = _stdin_lines(stdin, asyncio.get_running_loop())
-        while (line := await lines.get()) is not None:
-            if not await repl.feed(line):
-                break
-        await repl.finish()
-    return 0
+        try:
+            while (line := await lines.get()) is not None:
+                if not await repl.feed(line):
+                    break
+            await repl.finish()
+        except OutputClosed:
+            for task in repl.workers.values():
+                task.cancel()
+            await asyncio.gather(*repl.workers.values(), return_exceptions=True)
+            return 1
+    return repl.exit_code

@@ -9,54 +9,41 @@ script's declared keys count as written by whoever ran it.
 
 from __future__ import annotations
 
-from playground.resp.replies import Array, Err, Status
+from playground.engine.units import SCRIPT_COMMANDS, Unit, script_keys
+from playground.resp.replies import Array, Err
 
-_SCRIPTS = {b"eval": False, b"evalsha": False, b"fcall": False,
-            b"eval_ro": True, b"evalsha_ro": True, b"fcall_ro": True}
+_FORGETS = (b"flushall", b"flushdb", b"swapdb")  # after these, nothing known holds
 
 
 class WriteTracker:
-    """Remembers the last client that wrote each key."""
+    """Remembers the last client that wrote each key, from the units that ran."""
 
     def __init__(self, reader) -> None:
         self.reader = reader                      # a SideConnection (read-only use)
         self.last_writer: dict[bytes, str] = {}
-        self._queued: dict[str, set[bytes]] = {}  # keys written by commands in an open MULTI
         self._writes: dict[bytes, bool] = {}      # command name -> has the write flag
 
-    async def note(self, client: str, argv: list[bytes], reply, was_in_multi: bool) -> set[bytes]:
-        """Account for one command `client` ran and the reply it got; the keys it wrote."""
-        if not argv:
-            return set()
-        cmd = argv[0].lower()
-        if cmd == b"multi" and isinstance(reply, Status):
-            self._queued[client] = set()
-            return set()
-        if cmd in (b"discard", b"reset"):
-            self._queued.pop(client, None)
-            return set()
-        if cmd == b"exec":
-            keys = self._queued.pop(client, set())
-            if not isinstance(reply, Array):  # nil: aborted by WATCH; error: EXECABORT
-                return set()
-        elif was_in_multi:
-            if isinstance(reply, Status) and reply == b"QUEUED":
-                self._queued.setdefault(client, set()).update(await self.written_keys(argv))
-            return set()
-        elif isinstance(reply, Err):
-            return set()
-        else:
-            keys = await self.written_keys(argv)
+    async def note_unit(self, unit: Unit) -> frozenset[bytes]:
+        """The keys `unit` wrote (also stored on it); a unit that did not run wrote none."""
+        if not unit.ran:
+            return frozenset()
+        keys: set[bytes] = set()
+        for argv, reply in unit.command_replies():
+            if argv[0].lower() in _FORGETS and not isinstance(reply, Err):
+                self.forget()
+                continue
+            if isinstance(reply, Err) and not (unit.kind == "script" and unit.started):
+                continue  # a command that failed wrote nothing (a script may have, before it failed)
+            keys |= await self.written_keys(list(argv))
+        unit.written = frozenset(keys)
         for key in keys:
-            self.last_writer[key] = client
-        return keys
+            self.last_writer[key] = unit.client
+        return unit.written
 
     async def written_keys(self, argv: list[bytes]) -> set[bytes]:
         cmd = argv[0].lower()
-        if cmd in _SCRIPTS:
-            if _SCRIPTS[cmd] or len(argv) < 3 or not argv[2].isdigit():
-                return set()
-            return set(argv[3:3 + int(argv[2])])
+        if cmd in SCRIPT_COMMANDS:
+            return set() if SCRIPT_COMMANDS[cmd] else set(script_keys(argv))
         if not await self._is_write(cmd):
             return set()
         reply, = await self.reader.run([[b"COMMAND", b"GETKEYS", *argv]])
@@ -74,6 +61,3 @@ class WriteTracker:
     def forget(self) -> None:
         """After FLUSHALL or a restart nothing is known any more."""
         self.last_writer.clear()
-        self._queued.clear()
-
-

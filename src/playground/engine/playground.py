@@ -11,10 +11,12 @@ import hashlib
 import signal
 from typing import Callable, Iterable
 
+from playground.engine.attribution import WriteTracker
 from playground.engine.help import HelpIndex, load_help
 from playground.engine.key_reader import Inspector
 from playground.engine.observer import Observer
-from playground.resp.connection import Address
+from playground.engine.own_traffic import OwnTraffic
+from playground.resp.connection import Address, SideConnection
 from playground.server import PrivateServer, ServerError, choose_binary
 from playground.engine.session import ConnectionLost, Session
 
@@ -52,8 +54,17 @@ class Playground:
         self.sessions = {name: Session(name, on_stream=on_stream) for name in clients}
         self.observer: Observer | None = None
         self.reader: Inspector | None = None  # read-only connection: inspector and checks
+        self.admin: SideConnection | None = None  # flushes: never through a client's connection
+        self.writes: WriteTracker | None = None  # who last wrote each key (write attribution)
         self._help: HelpIndex | None = None
         self.scripts_seen: dict[str, bytes | None] = {}  # sha1 -> source (None if only the sha was seen)
+        self.own_traffic = OwnTraffic()
+        self._seq = 0
+
+    def next_seq(self) -> int:
+        """The next server-order number: one counter for every client, in reply order."""
+        self._seq += 1
+        return self._seq
 
     @classmethod
     def create(cls, server_choice: str | None = None, url: str | None = None, **kwargs) -> "Playground":
@@ -92,9 +103,17 @@ class Playground:
         address = self.address
         self.observer = Observer(address)
         self.reader = Inspector(address)
+        self.admin = SideConnection(address, "playground-admin")  # opened when first used
+        self.writes = WriteTracker(self.reader)
+        for side in (self.observer, self.reader, self.admin):
+            side.on_send = self._side_sent
         await asyncio.gather(*(session.connect(address, resp=self.resp) for session in self.sessions.values()),
                              self.observer.connect(), self.reader.connect())
         return self
+
+    def _side_sent(self, commands) -> None:
+        self.own_traffic.active = any(s.monitoring for s in self.sessions.values())
+        self.own_traffic.sent(commands)
 
     async def close(self) -> None:
         for session in self.sessions.values():
@@ -103,6 +122,8 @@ class Playground:
             await self.observer.close()
         if self.reader is not None:
             await self.reader.close()
+        if self.admin is not None:
+            await self.admin.close()
         if self.server is not None:
             self.server.stop()
 
@@ -130,7 +151,7 @@ class Playground:
         Raises Refused, ServerGone, or ConnectionLost (the client's own connection dropped).
         """
         self.check_allowed(argv)
-        self._note_scripts(argv)
+        self.note_scripts(argv)
         session = self.sessions[name]
         try:
             reply = await session.execute(argv)
@@ -143,7 +164,7 @@ class Playground:
             await self.refresh_states()
         return reply
 
-    def _note_scripts(self, argv: list[bytes]) -> None:
+    def note_scripts(self, argv: list[bytes]) -> None:
         """Remember the scripts clients use, to show which are still cached."""
         cmd = argv[0].lower()
         if cmd in (b"eval", b"eval_ro") and len(argv) > 1:
@@ -213,6 +234,11 @@ class Playground:
         """True when our private server's process has exited."""
         return self._server_stopped()
 
+    def server_stopped_now(self, wait: bool = False) -> bool:
+        """After a lost connection: has the server stopped? (`wait`: give a SHUTDOWN a
+        moment to finish.)"""
+        return self._server_stopped(wait=wait)
+
     def gone_message(self) -> str:
         return "every key, cached script and client state (MULTI, WATCH, subscriptions) is gone"
 
@@ -222,7 +248,7 @@ class Playground:
             raise ServerError("cannot restart a server the playground does not own (--url)")
         for session in self.sessions.values():
             await session.close()
-        for conn in (self.observer, self.reader):
+        for conn in (self.observer, self.reader, self.admin):
             if conn is not None:
                 await conn.close()
         self.server.restart()
@@ -236,11 +262,12 @@ class Playground:
         return await self.sessions[name].cancel()
 
     async def flushall(self) -> None:
-        """Empty the server: FLUSHALL and SCRIPT FLUSH (refused on a --url server without --allow-flush)."""
+        """Empty the server: FLUSHALL and SCRIPT FLUSH (refused on a --url server without
+        --allow-flush), on the playground's own connection: a client inside MULTI would
+        queue them, a blocked one could not send them."""
         self.check_allowed([b"flushall"])
-        first = next(iter(self.sessions.values()))
-        for argv in FLUSH:
-            await first.execute(argv)
+        await self.admin.run(FLUSH)
+        self.writes.forget()
 
     async def reset(self, setup: list[list[bytes]] = (), by: str | None = None) -> list:
         """A fresh start for a scenario part: a live server, no keys, no cached scripts,
@@ -254,7 +281,7 @@ class Playground:
             await self.restart()
         for argv in setup:
             self.check_allowed(argv)
-            self._note_scripts(argv)
+            self.note_scripts(argv)
         setter = self.sessions[by] if by else next(iter(self.sessions.values()))
         others = [s for s in self.sessions.values() if s is not setter]
         *_, replies = await asyncio.gather(*(session.reset() for session in others),

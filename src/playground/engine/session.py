@@ -12,13 +12,13 @@ import asyncio
 from dataclasses import dataclass, field, fields
 from typing import Callable
 
+from playground.engine.units import Unit, UnitTracker, hello_protocol
 from playground.resp.connection import Address, TypedConnection
-from playground.resp.replies import Array, Bulk, Err, Int, Map, Push, Status
+from playground.resp.replies import Array, Bulk, Err, Int, Push, Status
 
 _SUBSCRIBE = {b"subscribe": "channels", b"psubscribe": "patterns", b"ssubscribe": "shard"}
 _UNSUBSCRIBE = {b"unsubscribe": "channels", b"punsubscribe": "patterns", b"sunsubscribe": "shard"}
 _MESSAGE_KINDS = (b"message", b"pmessage", b"smessage")
-_NOT_QUEUED = (b"multi", b"watch")  # answered at once inside MULTI, never queued
 
 
 class ConnectionLost(Exception):
@@ -42,6 +42,8 @@ class ClientState:
     resp: int = 2
     db: int = 0
     pending: tuple[bytes, ...] | None = None  # the command still waiting for its reply
+    monitoring: bool = False        # after MONITOR: every command the server runs streams in
+    disconnected: bool = False      # after QUIT (the next command reconnects)
 
     @property
     def subscribed(self) -> bool:
@@ -70,6 +72,10 @@ class _Subscriptions:
         return len(self.channels) + len(self.patterns) + len(self.shard)
 
 
+class MonitorLine(Status):
+    """One line of MONITOR output (a status reply the server streams after MONITOR)."""
+
+
 STREAMING = object()
 """What `execute` returns for a command whose replies arrive on the subscription stream."""
 
@@ -94,6 +100,9 @@ class Session:
         self._running: asyncio.Task | None = None
         self.lost: str | None = None   # set when the stream reader lost the connection
         self._start_resp = 2
+        self.units = UnitTracker(name)
+        self.last_unit: Unit | None = None  # the unit the last command closed, if any
+        self._monitoring = False
 
     # -- connection ---------------------------------------------------------------
 
@@ -117,7 +126,7 @@ class Session:
             named, client_id, *_ = await conn.pipeline(hello)  # one round trip
         except OSError as exc:
             await conn.close()
-            raise ConnectionLost(f"client {self.name}: cannot connect to {self.address.describe()}: {exc}") from None
+            raise ConnectionLost(f"client {self.name}: {exc}") from None
         for reply in (named, client_id):
             if isinstance(reply, Err):
                 await conn.close()
@@ -125,11 +134,14 @@ class Session:
                         "if it already wrote)") if reply.code == "BUSY" else ""
                 raise ConnectionLost(f"client {self.name}: cannot connect: "
                                      f"{reply.message.decode(errors='replace')}{hint}")
+        conn.on_push = lambda frame: self.on_stream(self, frame)
         self._conn = conn
         self.lost = None
         self._subs = _Subscriptions()
         self._outstanding = 0
+        self._monitoring = False
         self._drained.set()
+        self.units.clear()
         self.state = ClientState(self.name, client_id=int(client_id) if isinstance(client_id, Int) else None,
                                  db=self.address.db, resp=self._start_resp)
 
@@ -154,10 +166,10 @@ class Session:
         if any(isinstance(r, Err) for r in replies[:2]):
             await self.connect()
             return [await self.execute(argv) for argv in then]
-        state = ClientState(self.name, client_id=self.state.client_id, resp=self._start_resp)
+        self.units.clear()
+        self.state = ClientState(self.name, client_id=self.state.client_id, resp=self._start_resp)
         for argv, reply in zip(then, replies[len(commands):]):
-            state = _track(state, argv, reply)
-        self.state = state
+            self._track(argv, reply)
         return replies[len(commands):]
 
     async def close(self) -> None:
@@ -178,39 +190,82 @@ class Session:
 
     @property
     def streaming(self) -> bool:
-        """True while replies arrive on the subscription stream (after SUBSCRIBE)."""
+        """True while replies arrive on the stream (after SUBSCRIBE or MONITOR)."""
         return self._reader is not None and not self._reader.done()
+
+    @property
+    def monitoring(self) -> bool:
+        return self._monitoring and self.streaming
 
     # -- commands -----------------------------------------------------------------
 
     async def execute(self, argv: list[bytes]):
-        """Send one command and return its typed reply (STREAMING while subscribed).
+        """Send one command and return its typed reply (STREAMING while subscribed or
+        monitoring). `last_unit` is then the unit the command closed, if any.
 
         Raises ConnectionLost if the connection drops before the reply arrives.
         """
+        self.last_unit = None
         if self._conn is None:
             raise ConnectionLost(f"client {self.name} is not connected")
-        if self.streaming or argv[0].lower() in _SUBSCRIBE:
+        cmd = argv[0].lower()
+        if self.streaming or cmd in _SUBSCRIBE or (cmd == b"monitor" and self.units.open is None):
+            if cmd == b"monitor":
+                self._monitoring = True
+                self.state = replace(self.state, monitoring=True)
             await self._send_streaming(argv)
             return STREAMING
         self.state = replace(self.state, pending=tuple(argv))
         self._running = asyncio.current_task()
         try:
             await self._conn.send_command(*argv)
-            while True:
-                reply = await self._conn.read_response()
-                if isinstance(reply, Push) and not _is_subscription_frame(reply):
-                    self.on_stream(self, reply)  # RESP3 out-of-band push (invalidation)
-                    continue
-                break
+            reply = await self._conn.read_response()
         except OSError as exc:
             self._conn = None
             self.state = replace(self.state, pending=None)
+            if cmd == b"quit":  # the server may close before its OK reaches us
+                self._after_quit()
+                return Status(b"OK")
             raise ConnectionLost(str(exc)) from None
         finally:
             self._running = None
-        self.state = _track(replace(self.state, pending=None), argv, reply)
+        self.state = replace(self.state, pending=None)
+        self._track(argv, reply)
+        if cmd == b"quit" and isinstance(reply, Status):
+            self._after_quit()
         return reply
+
+    def _after_quit(self) -> None:
+        """QUIT: the server closes the connection after its OK; the client is shown
+        disconnected until its next command reconnects it."""
+        if self._conn is not None:
+            conn, self._conn = self._conn, None
+            asyncio.ensure_future(conn.close())
+        self.units.clear()
+        self.state = ClientState(self.name, disconnected=True, resp=self._start_resp)
+
+    def _track(self, argv, reply) -> None:
+        """Client-side state and units from one command and its reply."""
+        self.last_unit = self.units.note(argv, reply)
+        state = self.state
+        cmd = argv[0].lower()
+        changes = dict(in_multi=self.units.open is not None, queued=self.units.queued,
+                       exec_will_abort=bool(self.units.open and self.units.open.rejected),
+                       watched=self.units.watched)
+        if self.units.open is None and state.in_multi:
+            changes["dirty"] = False
+        if not self.units.watched:
+            changes["dirty"] = False
+        if cmd == b"reset" and isinstance(reply, Status):
+            self.state = ClientState(self.name, client_id=state.client_id)
+            return
+        if cmd == b"select" and isinstance(reply, Status) and len(argv) == 2:
+            changes["db"] = int(argv[1])
+        if cmd == b"hello":
+            proto = hello_protocol(reply)
+            if proto is not None:
+                changes["resp"] = proto
+        self.state = replace(state, **changes)
 
     async def cancel(self) -> str:
         """Abandon a pending command: close the connection and open a new one."""
@@ -236,6 +291,7 @@ class Session:
         self._outstanding += self._frames_owed(argv)
         self._drained.clear()
         if self._reader is None or self._reader.done():
+            self._conn.pushes_are_replies = True
             self._reader = asyncio.create_task(self._read_stream())
         try:
             await self._conn.send_command(*argv)
@@ -250,15 +306,18 @@ class Session:
             return max(nargs, 1)
         if cmd in _UNSUBSCRIBE:
             return nargs or max(len(getattr(self._subs, _UNSUBSCRIBE[cmd])), 1)
-        return 1
+        return 1  # PING, RESET, MONITOR's OK, ...
 
     async def _read_stream(self) -> None:
         try:
-            while self._outstanding > 0 or self._subs.total() > 0:
+            while self._outstanding > 0 or self._subs.total() > 0 or self._monitoring:
                 frame = await self._conn.read_response()
                 kind = _frame_kind(frame)
                 if kind in _MESSAGE_KINDS or (isinstance(frame, Push) and not _is_subscription_frame(frame)):
                     self.on_stream(self, frame)
+                    continue
+                if self._monitoring and self._outstanding == 0 and isinstance(frame, Status):
+                    self.on_stream(self, MonitorLine(frame))
                     continue
                 self._outstanding = max(self._outstanding - 1, 0)
                 token = _sync_token(frame)
@@ -274,6 +333,8 @@ class Session:
             self.lost = str(exc) or "connection closed"
             self.on_stream(self, ConnectionLost(self.lost))
         finally:
+            if self._conn is not None:
+                self._conn.pushes_are_replies = False
             self._drained.set()
             for fut in self._sync_waiters.values():
                 if not fut.done():
@@ -288,6 +349,8 @@ class Session:
                 getattr(self._subs, _UNSUBSCRIBE[kind]).discard(bytes(frame[1]))
         elif isinstance(frame, Status) and frame == b"RESET":
             self._subs = _Subscriptions()
+            self._monitoring = False
+            self.units.clear()
             self.state = ClientState(self.name, client_id=self.state.client_id)
         self.state = replace(self.state, subscriptions=self._subs.total())
 
@@ -328,37 +391,3 @@ def _sync_token(frame) -> bytes | None:
     if isinstance(frame, Bulk):
         return bytes(frame)      # RESP3: the token itself
     return None
-
-
-def _track(state: ClientState, argv: list[bytes], reply) -> ClientState:
-    """The client-side part of the state, from one command and its reply."""
-    cmd = argv[0].lower()
-    ok = isinstance(reply, Status)
-    if state.in_multi and cmd not in _NOT_QUEUED:
-        if cmd == b"exec" and len(argv) == 1:
-            return replace(state, in_multi=False, queued=0, exec_will_abort=False, watched=(), dirty=False)
-        if cmd == b"discard" and len(argv) == 1:
-            return replace(state, in_multi=False, queued=0, exec_will_abort=False, watched=(), dirty=False)
-        if cmd == b"reset" and ok:
-            return ClientState(state.name, client_id=state.client_id)
-        if ok and reply == b"QUEUED":
-            return replace(state, queued=state.queued + 1)
-        if isinstance(reply, Err):
-            return replace(state, exec_will_abort=True)
-        return state
-    if cmd == b"multi" and ok:
-        return replace(state, in_multi=True, queued=0, exec_will_abort=False)
-    if cmd == b"watch" and ok:
-        keys = state.watched + tuple(k for k in argv[1:] if k not in state.watched)
-        return replace(state, watched=keys)
-    if cmd == b"unwatch" and ok:
-        return replace(state, watched=(), dirty=False)
-    if cmd == b"reset" and ok:
-        return ClientState(state.name, client_id=state.client_id)
-    if cmd == b"select" and ok and len(argv) == 2:
-        return replace(state, db=int(argv[1]))
-    if cmd == b"hello" and isinstance(reply, (Map, Array)):
-        for key, value in (reply if isinstance(reply, Map) else zip(reply[::2], reply[1::2])):
-            if bytes(key) == b"proto" and isinstance(value, Int):
-                return replace(state, resp=int(value))
-    return state

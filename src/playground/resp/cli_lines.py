@@ -94,6 +94,7 @@ class CommandLine:
 
     argv: list[bytes]
     repeat: int = 1
+    counted: bool = False  # the line began with a count: redis-cli's own words then go to the server
 
 
 class RepeatError(ValueError):
@@ -128,7 +129,7 @@ def parse_line(line: bytes | str) -> CommandLine | None:
         if whole:
             if value <= 0:
                 raise RepeatError(argv[0])
-            return CommandLine(argv[1:], value)
+            return CommandLine(argv[1:], value, counted=True)
     return CommandLine(argv)
 
 

@@ -55,6 +55,12 @@ class TypedConnection:
         self.client_name = client_name
         self._reader: asyncio.StreamReader | None = None
         self._writer: asyncio.StreamWriter | None = None
+        self.on_push = None
+        """Called with every RESP3 push frame (an invalidation, a message) that arrives
+        between replies, on every read (pipelines and resets included); the frame is
+        never returned as a reply. None drops them."""
+        self.pushes_are_replies = False
+        """True while subscribed: the stream reader takes push frames as its replies."""
 
     async def connect(self) -> None:
         """Open the socket, then AUTH / CLIENT SETNAME / SELECT as the address asks, in
@@ -121,7 +127,13 @@ class TypedConnection:
         if self._reader is None:
             raise ConnectionError("not connected")
         try:
-            return await self._read(self._reader)
+            while True:
+                reply = await self._read(self._reader)
+                if isinstance(reply, Push) and not self.pushes_are_replies:
+                    if self.on_push is not None:
+                        self.on_push(reply)
+                    continue
+                return reply
         except BaseException as exc:
             self._drop()
             if isinstance(exc, asyncio.IncompleteReadError):
@@ -227,6 +239,7 @@ class SideConnection:
         self.hello = list(hello)  # sent once per connection; replies ignored
         self._conn = None
         self._lock: asyncio.Lock | None = None
+        self.on_send = None  # called with every pipeline before it is sent (engine.own_traffic)
 
     async def connect(self, address: Address | None = None) -> None:
         await self.close()
@@ -252,4 +265,6 @@ class SideConnection:
         async with self._lock:
             if self._conn is None or not self._conn.connected:  # lost, or closed by a cancelled read
                 await self._open()
+            if self.on_send is not None:
+                self.on_send(commands)
             return await self._conn.pipeline(commands)

@@ -94,6 +94,13 @@ class Step:
     def has_reply_check(self) -> bool:
         return self.reply is not None or self.error is not None or self.match is not None
 
+    @property
+    def kind(self) -> str:
+        """What the step does, one handler each in the runner (`Runner.HANDLERS`):
+        "command" sends a command (after `sleep`, if any); "wait" collects the reply
+        of the client's earlier blocking command."""
+        return "wait" if self.wait else "command"
+
 
 @dataclass(frozen=True)
 class Part:

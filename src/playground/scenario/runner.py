@@ -13,12 +13,15 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable
 
-from playground.engine.playground import Playground, ServerGone
+from playground.engine import events as ev
+from playground.engine.executor import Executor, Job
+from playground.engine.playground import Playground
+from playground.engine.units import Unit
 from playground.resp.cli_format import render
 from playground.resp.replies import Array, Bulk, Err, Int, Map, Nil, Status
 from playground.resp.cli_lines import format_argv
 from playground.scenario.model import SHA_IN_TEXT, TEMPLATE, Part, Requirement, Scenario, StateCheck, Step
-from playground.engine.session import STREAMING, ConnectionLost
+from playground.engine.session import STREAMING
 
 WAIT_TIMEOUT = 15.0
 
@@ -41,6 +44,9 @@ class StepResult:
     touched: dict[str, dict] = field(default_factory=dict)  # key -> {type, ttl, value}
     command: str | None = None          # the command as run, when {name} templates filled it in
     value: object = None                # the typed reply (for the UI), None if there was none
+    units: list[Unit] = field(default_factory=list)  # what the server ran, as the engine saw it
+    seq: int | None = None              # server-order number of the reply
+    argv: tuple[bytes, ...] | None = None  # what was sent (for a wait step: the blocking command)
 
     @property
     def ok(self) -> bool:
@@ -91,15 +97,22 @@ def _flavour(pg: Playground) -> str | None:
 
 
 class Runner:
-    """Runs one scenario; `on_step` sees each StepResult as soon as it is known."""
+    """Runs one scenario; `on_step` sees each StepResult as soon as it is known.
+
+    Commands go through the engine's executor (the same path as a typed line); pass
+    `executor` to share one (the TUI does, with write attribution on)."""
 
     def __init__(self, pg: Playground, on_step: Callable[[StepResult], None] | None = None,
-                 record_touched: bool = False) -> None:
+                 record_touched: bool = False, executor: Executor | None = None,
+                 sink=None) -> None:
         self.pg = pg
+        self.sink = sink  # the executor's events for the steps (None: the executor's own sink)
         self.on_step = on_step or (lambda result: None)
         self.record_touched = record_touched
-        self._pending: dict[str, tuple[asyncio.Task, StepResult]] = {}
+        self.executor = executor or Executor(pg)
+        self._pending: dict[str, tuple[Job, StepResult]] = {}
         self.saved: dict[str, dict[str, object]] = {}  # client -> name -> value (save = "...")
+        self.HANDLERS = {"command": self._command_step, "wait": self._wait_step}
 
     async def run(self, scenario: Scenario) -> ScenarioResult:
         result = ScenarioResult(scenario, self.pg.label)
@@ -152,74 +165,72 @@ class Runner:
             if not _compare(value, op, literal):
                 out.skipped = f"{step.client} saw {name} = {_show(value)}, so it does not do this"
                 return out
+        await self.HANDLERS[step.kind](scenario, step, out)
+        return out
+
+    async def _command_step(self, scenario: Scenario, step: Step, out: StepResult) -> None:
         argv = step.argv
         if step.template:
             argv = tuple(fill_template(a, self.saved.get(step.client, {})) for a in step.argv)
             out.command = format_argv(list(argv))
+        out.argv = argv
         if step.sleep:
             await asyncio.sleep(step.sleep)
-        if step.wait:
-            task, origin = self._pending.pop(step.client)
-            try:
-                await asyncio.wait_for(asyncio.shield(task), WAIT_TIMEOUT)
-            except asyncio.TimeoutError:
-                out.checks.append(CheckResult("reply arrives", False, f"no reply after {WAIT_TIMEOUT:g}s"))
-                await self.pg.reconnect(step.client)
-                return out
-            out.note = f"the reply to {origin.step.display}"
-            await self._finish(scenario, step, out, task.result(), origin.step.argv)
-            return out
-        task = asyncio.create_task(self._execute(step, argv))
-        done = await self.pg.settle(step.client, task)
-        if not done:
+        job = self.executor.submit(step.client, argv, sink=self.sink)
+        if not await job.settle():
             if step.blocking:
                 out.note = "blocked: the reply comes later"
-                self._pending[step.client] = (task, out)
-                return out
-            await self.pg.reconnect(step.client)
-            await asyncio.gather(task, return_exceptions=True)
+                self._pending[step.client] = (job, out)
+                return
+            await self.executor.cancel(step.client)
+            await asyncio.gather(job.task, return_exceptions=True)
             out.checks.append(CheckResult("does not block", False,
                                           "the command blocked; mark the step blocking = true and add a wait step"))
-            return out
+            return
         if step.blocking and not step.server_stops:
             out.checks.append(CheckResult("blocks", False, "expected the command to block, it answered at once"))
-        await self._finish(scenario, step, out, task.result(), argv)
-        return out
+        await self._finish(scenario, step, out, job.result(), argv)
 
-    async def _execute(self, step: Step, argv: tuple[bytes, ...]):
-        """The reply, or the exception (ServerGone, ConnectionLost) as a value."""
+    async def _wait_step(self, scenario: Scenario, step: Step, out: StepResult) -> None:
+        pending = self._pending.pop(step.client, None)
+        if pending is None:
+            out.checks.append(CheckResult("reply arrives", False,
+                                          f"{step.client} has no blocked command to wait for (it answered at once)"))
+            return
+        job, origin = pending
         try:
-            # No observer round trip per command: settle() asks the server only when a
-            # reply is slow to come (a blocked client).
-            return await self.pg.execute(step.client, list(argv), refresh=False)
-        except (ServerGone, ConnectionLost) as exc:
-            return exc
+            await asyncio.wait_for(asyncio.shield(job.task), WAIT_TIMEOUT)
+        except asyncio.TimeoutError:
+            out.checks.append(CheckResult("reply arrives", False, f"no reply after {WAIT_TIMEOUT:g}s"))
+            await self.executor.cancel(step.client)
+            return
+        out.note = f"the reply to {origin.step.display}"
+        out.argv = origin.argv
+        await self._finish(scenario, step, out, job.result(), origin.argv)
 
-    async def _finish(self, scenario: Scenario, step: Step, out: StepResult, reply,
-                      argv: tuple[bytes, ...] | None = None) -> None:
-        argv = argv or step.argv
-        if isinstance(reply, ServerGone):
-            out.reply = None
+    async def _finish(self, scenario: Scenario, step: Step, out: StepResult, line: ev.LineResult,
+                      argv: tuple[bytes, ...]) -> None:
+        out.units = list(line.units)
+        out.seq = line.seqs[-1] if line.seqs else None
+        if line.server_gone:
             out.note = "the server stopped"
             out.checks.append(CheckResult("server stops", step.server_stops,
-                                          "" if step.server_stops else f"unexpected: {reply}"))
+                                          "" if step.server_stops else f"unexpected: {line.server_gone}"))
             self._pending.clear()
             await self.pg.restart()
             out.note += "; the playground started a fresh server"
             await self._check_state(step, out)
             return
-        if isinstance(reply, ConnectionLost):
-            out.note = str(reply)
-            out.checks.append(CheckResult("reply", False, str(reply)))
-            await self.pg.reconnect(step.client)
+        if line.refused or line.lost:
+            why = line.refused or f"client {step.client}: connection lost ({line.lost})"
+            out.note = why
+            out.checks.append(CheckResult("reply", False, why))
             return
         if step.server_stops:
             out.checks.append(CheckResult("server stops", False, "the server kept running"))
+        reply = STREAMING if line.streaming else line.reply
         out.value = reply
-        if reply is STREAMING:
-            out.reply = ""
-        else:
-            out.reply = render(reply, list(argv)).decode("utf-8", "replace")
+        out.reply = "" if line.streaming else line.output.decode("utf-8", "replace")
         if step.save:
             self.saved.setdefault(step.client, {})[step.save] = plain_value(reply)
         out.checks.extend(check_reply(scenario, step, reply, out.reply))
@@ -247,13 +258,13 @@ class Runner:
         return result
 
     async def _discard_pending(self) -> None:
-        for name, (task, _) in list(self._pending.items()):
-            if not task.done():
+        for name, (job, _) in list(self._pending.items()):
+            if not job.task.done():
                 try:
-                    await self.pg.reconnect(name)
-                except ConnectionLost:
+                    await self.executor.cancel(name)
+                except Exception:
                     pass
-            await asyncio.gather(task, return_exceptions=True)
+            await asyncio.gather(job.task, return_exceptions=True)
         self._pending.clear()
 
 

@@ -7,9 +7,13 @@ Where a scenario depends on time (TTLs, `sleep`), a replayed state is approximat
 
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass, field
 
+from playground.engine.executor import Executor
 from playground.engine.playground import Playground
+from playground.engine.units import Unit
+from playground.resp.cli_lines import format_argv
 from playground.scenario.runner import Runner, StepResult, check_state
 from playground.scenario.model import Part, Scenario, Step
 
@@ -22,39 +26,41 @@ class TimelineEntry:
     lines: list[str]
     atomic: bool = False
     note: str = ""
+    seq: int | None = None
+
+
+_OUTCOME_NOTES = {"aborted": "aborted: nothing ran (a WATCHed key changed)",
+                  "execabort": "EXECABORT: nothing ran (a command was rejected when queued)",
+                  "discarded": "nothing ran"}
+
+
+def entry_for(unit: Unit, shown: str | None = None) -> TimelineEntry:
+    """A unit as the timeline shows it; `shown` is how the step spelled a single command
+    (a named script stays `$name`)."""
+    if unit.kind == "transaction":
+        end = "DISCARD" if unit.outcome == "discarded" else "EXEC"
+        return TimelineEntry(unit.client, ["MULTI", *(format_argv(list(c)) for c in unit.commands), end],
+                             atomic=unit.outcome == "committed", note=_OUTCOME_NOTES.get(unit.outcome, ""),
+                             seq=unit.seq)
+    line = shown or format_argv(list(unit.commands[0]))
+    if unit.kind == "script":
+        return TimelineEntry(unit.client, [line], atomic=True, note="one script: nothing interleaves",
+                             seq=unit.seq)
+    return TimelineEntry(unit.client, [line], seq=unit.seq)
 
 
 @dataclass
 class Timeline:
-    """The commands in the order the server executed them, per client lane."""
+    """The units in the order the server executed them, per client lane (built from the
+    engine's units, never from rendered text)."""
 
     entries: list[TimelineEntry] = field(default_factory=list)
-    _queued: dict[str, list[str]] = field(default_factory=dict)
 
-    def add(self, client: str, command: str, argv: tuple[bytes, ...] | None, reply_text: str | None,
-            was_in_multi: bool) -> None:
-        word = argv[0].lower() if argv else b""
-        if word == b"multi" and reply_text == "OK\n":
-            self._queued[client] = []
-            return
-        if client in self._queued and word not in (b"exec", b"discard") and was_in_multi:
-            if reply_text == "QUEUED\n":
-                self._queued[client].append(command)
-            return
-        if word == b"discard":
-            self._queued.pop(client, None)
-            self.entries.append(TimelineEntry(client, ["MULTI … DISCARD"], note="nothing ran"))
-            return
-        if word == b"exec" and client in self._queued:
-            queued = self._queued.pop(client)
-            ran = reply_text is not None and not reply_text.startswith(("(nil)", "(error)"))
-            note = "" if ran else ("aborted: nothing ran" if reply_text and reply_text.startswith("(nil)")
-                                   else "EXECABORT: nothing ran")
-            self.entries.append(TimelineEntry(client, ["MULTI", *queued, "EXEC"], atomic=ran, note=note))
-            return
-        atomic = word in (b"eval", b"evalsha", b"eval_ro", b"evalsha_ro", b"fcall", b"fcall_ro")
-        self.entries.append(TimelineEntry(client, [command], atomic=atomic,
-                                          note="one script: nothing interleaves" if atomic else ""))
+    def add_result(self, result: StepResult) -> None:
+        for unit in result.units:
+            single = unit.kind != "transaction"
+            shown = (result.command or result.step.display) if single and not result.step.wait else None
+            self.entries.append(entry_for(unit, shown))
 
     def render_text(self, clients: tuple[str, ...], width: int = 36) -> str:
         """Lanes side by side; an atomic unit is drawn as one box."""
@@ -71,7 +77,8 @@ class Timeline:
                 body = ["┌" + "─" * (width - 2) + "┐"] + [f"│ {x[:inner]:<{inner}} │" for x in body] + \
                        ["└" + "─" * (width - 2) + "┘"]
             if entry.note:
-                body = body + [f"  ({entry.note})"]
+                body = body + textwrap.wrap(f"({entry.note})", width - 2, initial_indent="  ",
+                                            subsequent_indent="   ")
             for text in body:
                 cols = [" " * width] * len(clients)
                 cols[lane] = f"{text[:width]:<{width}}"
@@ -109,10 +116,11 @@ def _depends_on_time(scenario: Scenario) -> bool:
 class Stepper:
     """Runs a scenario one step at a time, and can go back."""
 
-    def __init__(self, pg: Playground, scenario: Scenario) -> None:
+    def __init__(self, pg: Playground, scenario: Scenario, executor: Executor | None = None,
+                 sink=None) -> None:
         self.pg = pg
         self.scenario = scenario
-        self.runner = Runner(pg)
+        self.runner = Runner(pg, executor=executor, sink=sink)
         self.flat: list[tuple[int, Step]] = [(i, s) for i, p in enumerate(scenario.parts) for s in p.steps]
         self.results: list[StepResult] = []
         self.timeline = Timeline()
@@ -155,30 +163,11 @@ class Stepper:
                 self.timeline.entries.append(TimelineEntry("", [f"── {part.name} ──"]))
             if self.error:
                 return None
-        was_in_multi = self.pg.sessions[step.client].state.in_multi
         result = await self.runner.run_step(self.scenario, part.name, step)
         await self.pg.refresh_states()  # the panes show the server's flags after every step
         self.results.append(result)
-        if result.skipped is None and not (result.note or "").startswith("blocked"):
-            command = result.command or (step.display if not step.wait else
-                                         self._blocked_display(step.client))
-            argv = step.argv if not step.wait else self._blocked_argv(step.client)
-            self.timeline.add(step.client, command, argv, result.reply, was_in_multi)
+        self.timeline.add_result(result)
         return result
-
-    def _blocked_step(self, client: str) -> Step | None:
-        for result in reversed(self.results[:-1] if self.results else []):
-            if result.step.client == client and result.step.blocking:
-                return result.step
-        return None
-
-    def _blocked_display(self, client: str) -> str:
-        step = self._blocked_step(client)
-        return step.display if step else "(reply)"
-
-    def _blocked_argv(self, client: str):
-        step = self._blocked_step(client)
-        return step.argv if step else None
 
     async def goto(self, index: int) -> None:
         """Rewind or jump: fresh server, then steps 1..index replayed silently."""
@@ -213,7 +202,8 @@ class Stepper:
 class Challenge:
     """The learner is the scheduler: each client's program, moved one step at a time."""
 
-    def __init__(self, pg: Playground, scenario: Scenario) -> None:
+    def __init__(self, pg: Playground, scenario: Scenario, executor: Executor | None = None,
+                 sink=None) -> None:
         if scenario.challenge is None:
             raise ValueError(f"{scenario.id} has no [challenge]")
         self.pg = pg
@@ -224,7 +214,7 @@ class Challenge:
             c: [s for s in self.part.steps if s.client == c] for c in scenario.clients}
         self.moves: list[str] = []
         self.results: list[StepResult] = []
-        self.runner = Runner(pg)
+        self.runner = Runner(pg, executor=executor, sink=sink)
         self.timeline = Timeline()
 
     def position(self, client: str) -> int:
@@ -247,13 +237,11 @@ class Challenge:
         step = self.next_for(client)
         if step is None:
             return None
-        was_in_multi = self.pg.sessions[client].state.in_multi
         result = await self.runner.run_step(self.scenario, self.part.name, _unchecked(step))
         await self.pg.refresh_states()
         self.moves.append(client)
         self.results.append(result)
-        if result.skipped is None:
-            self.timeline.add(client, result.command or step.display, step.argv, result.reply, was_in_multi)
+        self.timeline.add_result(result)
         return result
 
     async def undo(self) -> None:

@@ -21,7 +21,8 @@ from textual.widgets import Static
 from playground.engine.playground import Playground
 from playground.history import state_dir
 from playground.server import PrivateServer
-from playground.engine.attribution import WriteTracker
+from playground.engine import events as ev
+from playground.engine.executor import Executor
 from playground.engine.help import HelpIndex
 from playground.engine.key_reader import Inspector
 from playground.resp.replies import Bulk
@@ -51,8 +52,8 @@ class PlaygroundApp(App):
     """
 
     BINDINGS = [
-        Binding("f2", "focus_client('A')", "Client A"),
-        Binding("f3", "focus_client('B')", "Client B"),
+        Binding("f2", "focus_client(0)", "First client"),
+        Binding("f3", "focus_client(1)", "Second client"),
         Binding("f4", "focus_inspector", "Keys"),
         Binding("f5", "restart_server", "Restart server"),
         Binding("f6", "show_scripts", "Scripts"),
@@ -74,12 +75,25 @@ class PlaygroundApp(App):
         self.teacher = None   # a tui.teacher.Teacher while a scenario is open
         self.recorder = None  # a recorder.Recorder while recording
         self.transcript: list[tuple[str, str, str]] = []  # (client, command, what it printed)
-        self._notes: asyncio.Queue = asyncio.Queue()  # CommandDone messages waiting for attribution
-        self._noting = False
         self.inspector: Inspector | None = None
         self._help: HelpIndex | None = None         # the server's COMMAND DOCS, once read
-        self.tracker: WriteTracker | None = None      # who last wrote each key
+        self.executor = Executor(playground, self._on_engine_event, attribute=True)
+        """The one command path (engine.executor): panes and the stepper send through it."""
         self.commands_done = 0  # CommandDone messages handled: the state lines show them
+        self._name_client_keys()
+
+    def _name_client_keys(self) -> None:
+        """F2/F3 focus the first and second client, whatever they are called (--clients):
+        the footer names them."""
+        from dataclasses import replace
+
+        for key, index in (("f2", 0), ("f3", 1)):
+            bindings = self._bindings.key_to_bindings.get(key, [])
+            if index < len(self.clients):
+                self._bindings.key_to_bindings[key] = [
+                    replace(b, description=f"Client {self.clients[index]}") for b in bindings]
+            else:
+                self._bindings.key_to_bindings.pop(key, None)
 
     def compose(self) -> ComposeResult:
         yield ServerBar(id="server-bar")
@@ -98,8 +112,6 @@ class PlaygroundApp(App):
                 loop.add_signal_handler(sig, self.exit)
             except (NotImplementedError, RuntimeError):
                 pass
-        for name in self.clients:
-            self.playground.session(name).on_stream = self._on_stream
         self.query_one(f"#pane-{self.clients[0]} Input").focus()
         self._info_timer = self.set_interval(1.0, self._update_server_info)  # not per command
         self.start_playground()
@@ -115,7 +127,6 @@ class PlaygroundApp(App):
         try:
             await self.playground.start()
             self.inspector = self.playground.reader
-            self.tracker = WriteTracker(self.playground.reader)
         except Exception as exc:  # ServerError, OSError, ...: shown, never a traceback
             bar.label = "no server"
             bar.stopped = True
@@ -158,7 +169,7 @@ class PlaygroundApp(App):
         inspector = self.query_one(KeyInspector)
         populate = int(os.environ.get("REDIS_PLAYGROUND_BENCH_KEYS", "0"))
         if populate:  # memory with many keys: fill the server, then wait for the keys on screen
-            await self.playground.execute(self.clients[0], [
+            await self.executor.submit(self.clients[0], [
                 b"EVAL", b"for i = 1, tonumber(ARGV[1]) do redis.call('SET', 'key:' .. i, i) end return 1",
                 b"0", str(populate).encode()])
             inspector.snapshot = None
@@ -174,38 +185,27 @@ class PlaygroundApp(App):
 
         self.call_after_refresh(done)
 
-    def _on_stream(self, session, frame) -> None:
-        self.query_one(f"#pane-{session.name}", ClientPane).show_frame(frame)
-        self.query_one(KeyInspector).refresh_keys()
+    def pane(self, client: str) -> ClientPane:
+        return self.query_one(f"#pane-{client}", ClientPane)
+
+    def _on_engine_event(self, event: ev.Event) -> None:
+        """Events of commands typed in the panes (the stepper's go to the teacher)."""
+        if isinstance(event, ev.Wrote):
+            if self.teacher is not None:
+                self.teacher.note_free_command(set(event.keys))
+            self.query_one(KeyInspector).refresh_keys()
+            return
+        if isinstance(event, ev.UnitEnded):
+            return
+        self.pane(event.client).handle(event)
+        if isinstance(event, ev.Message):
+            self.query_one(KeyInspector).refresh_keys()
 
     def on_command_done(self, message: CommandDone) -> None:
-        """One command finished: state lines now; who-wrote-what and the keys in the background."""
+        """One command finished (its writes already attributed): state lines and keys."""
         self._refresh_states()
-        if self.tracker is not None and message.reply is not None:
-            self._notes.put_nowait(message)
-            if not self._noting:
-                self._noting = True
-                self._note_writes()
-        else:
-            self.query_one(KeyInspector).refresh_keys()
-        self.commands_done += 1
-
-    @work(group="notes", exit_on_error=False)
-    async def _note_writes(self) -> None:
-        """Attribute writes in command order (one worker), then refresh the keys once."""
-        try:
-            while not self._notes.empty():
-                message = self._notes.get_nowait()
-                try:
-                    written = await self.tracker.note(message.client, message.argv, message.reply,
-                                                      message.was_in_multi)
-                except Exception:
-                    continue  # server busy or gone: this write's author stays unknown
-                if self.teacher is not None and written:
-                    self.teacher.note_free_command(written)
-        finally:
-            self._noting = False
         self.query_one(KeyInspector).refresh_keys()
+        self.commands_done += 1
 
     def refresh_everything(self) -> None:
         """State lines, WATCH badges, keys and the server bar: after anything ran."""
@@ -341,8 +341,7 @@ class PlaygroundApp(App):
         except Exception as exc:
             self.notify(f"cannot record: {exc}", severity="error")
             return
-        if self.tracker is not None:
-            self.tracker.forget()
+        self.playground.writes.forget()
         from playground.scenario.recorder import Recorder
 
         self.recorder = Recorder()
@@ -371,8 +370,10 @@ class PlaygroundApp(App):
     def get_system_commands(self, screen):
         """The command palette (Ctrl+P): Textual's own commands and every playground action."""
         yield from super().get_system_commands(screen)
-        yield SystemCommand("Focus client A", "Type into client A's pane", lambda: self.action_focus_client("A"))
-        yield SystemCommand("Focus client B", "Type into client B's pane", lambda: self.action_focus_client("B"))
+        for i, name in enumerate(self.clients):
+            key = f" (F{i + 2})" if i < 2 else ""
+            yield SystemCommand(f"Focus client {name}", f"Type into client {name}'s pane{key}",
+                                lambda name=name: self.action_focus_client(name))
         yield SystemCommand("Focus keys", "Browse the key inspector", self.action_focus_inspector)
         yield SystemCommand("Restart server", "A fresh, empty private server", self.action_restart_server)
         yield SystemCommand("Flush database", "Delete every key and cached script (asks first)",
@@ -433,8 +434,13 @@ class PlaygroundApp(App):
     def hide_banner(self) -> None:
         self.query_one("#banner", Static).remove_class("-shown")
 
-    def action_focus_client(self, name: str) -> None:
-        self.query_one(f"#pane-{name} Input").focus()
+    def action_focus_client(self, which: str | int) -> None:
+        """Focus a client's input, by name or by place (F2: the first, F3: the second)."""
+        if isinstance(which, int):
+            if which >= len(self.clients):
+                return
+            which = self.clients[which]
+        self.query_one(f"#pane-{which} Input").focus()
 
     def action_focus_inspector(self) -> None:
         self.query_one("#inspector #keys").focus()
@@ -448,7 +454,6 @@ class PlaygroundApp(App):
         try:
             message = await self.playground.restart()
             self.inspector = self.playground.reader
-            self.tracker = WriteTracker(self.playground.reader)
             self.query_one(KeyInspector).attach(self.inspector)
         except Exception as exc:
             self.show_banner(f"Restart failed: {exc}")
@@ -478,8 +483,6 @@ class PlaygroundApp(App):
         except Exception as exc:
             self.notify(str(exc), severity="error")
             return
-        if self.tracker is not None:
-            self.tracker.forget()
         self.notify("Flushed: no keys, no cached scripts.")
         self.query_one(KeyInspector).refresh_keys()
 

@@ -1,8 +1,10 @@
 """One client's pane: its state line, everything it printed, and the command input.
 
-The path of one command is a straight line: Input -> parse_line -> Playground.execute
--> typed reply -> render (redis-cli's bytes) -> this pane's log; then one CommandDone
-message tells the app that something changed.
+A typed line goes to the engine's executor (`engine.executor`), the one command path
+the repl, the runner and the stepper share; this pane only draws the events it reports
+(`handle`): replies exactly as redis-cli prints them, notes styled apart, the state
+line from the engine's own records; then one CommandDone tells the app that something
+changed.
 """
 
 from __future__ import annotations
@@ -18,18 +20,16 @@ from textual.containers import Vertical
 from textual.reactive import reactive
 from textual.widgets import Input, Static
 
-from playground.resp.cli_lines import (INVALID_ARGUMENTS, INVALID_REPEAT, RepeatError, SplitError, format_argv,
-                       parse_line, split_args)
+from playground.engine import events as ev
+from playground.engine.session import ClientState
 from playground.history import History
-from playground.engine.playground import Refused, ServerGone
 from playground.resp.cli_format import render
+from playground.resp.cli_lines import INVALID_ARGUMENTS, SplitError, format_argv, split_args
 from playground.resp.replies import Bool, Double, Err, Int, Nil, Status
-from playground.engine.session import STREAMING, ClientState, ConnectionLost
 from .command_input import CommandInput
 from .messages import CommandDone, ServerStopped
 from .pane_log import PaneLog
 
-READING_MESSAGES = "Reading messages... (press Ctrl-C to quit)"
 SHOW_LIMIT = 64 * 1024  # bytes of one reply drawn in a pane; the rest is summarised
 
 
@@ -67,6 +67,10 @@ def describe_state(state: ClientState | None, now: float | None = None, pending_
     if state is None:
         return Text("connecting…", style="dim")
     text.append(f"{state.name}", style="bold")
+    if state.disconnected:
+        text.append("  disconnected (QUIT): the next command reconnects", style="bold yellow")
+    if state.monitoring:
+        text.append("  MONITOR: every command the clients send streams here (Ctrl+C stops)", style="bold blue")
     if state.in_multi:
         text.append(f" (TX {state.queued})", style="bold yellow")
         if state.exec_will_abort:
@@ -198,89 +202,84 @@ class ClientPane(Vertical):
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         line = event.value
+        why = self.app.executor.busy(self.client)
+        if why is not None:  # not echoed as sent: the line stays in the input
+            self.note(why)
+            return
         event.input.value = ""
         self.write(f"{self.client}> {line}", style="bold")
-        try:
-            cmd = parse_line(line)
-        except SplitError:
-            self.write(INVALID_ARGUMENTS, style="bold red")
-            self.query_one(CommandInput).remember(line, None)
-            return
-        except RepeatError:
-            self.write(INVALID_REPEAT, style="bold red")
-            return
-        if cmd is None:
-            return
-        self.query_one(CommandInput).remember(line, cmd.argv)
-        word = cmd.argv[0].lower()
-        if word in (b"help", b"?"):  # answered locally, as redis-cli does
-            words = [a.decode("utf-8", "replace") for a in cmd.argv[1:]]
-            text = self.app.help.output_help(words).decode("utf-8", "replace").replace("\r\n", "\n")
-            self.log_widget.write(Text.from_ansi(text.strip("\n") or "(no help for that)"))
-            return
-        if word == b"clear" and len(cmd.argv) == 1:
-            self.action_clear()
-            return
-        if self._busy:
-            self.note("still waiting for the previous command (Ctrl+C cancels it)")
-            return
         self._busy = True  # set before the worker starts: one command at a time per client
-        self.run_command(cmd.argv, cmd.repeat, line)
+        self.run_line(line)
 
     @work(group="command", exclusive=False, exit_on_error=False)
-    async def run_command(self, argv: list[bytes], repeat: int = 1, line: str | None = None) -> None:
-        """Send the command (repeat times) and print each reply."""
-        pg = self.app.playground
-        recorder = self.app.recorder
-        record_as = line if repeat == 1 else format_argv(argv)  # scenarios have no repeat counts
-        printed: list[bytes] = []
-        session = pg.session(self.client)
-        started = time.monotonic()
-        self._pending_since = started
-        self.state = session.state
-        was_in_multi = session.state.in_multi
-        reply = None
+    async def run_line(self, line: str, argv: list[bytes] | None = None) -> None:
+        """Send a typed line (or `argv`, from the Lua editor) through the engine's executor;
+        its events are drawn by `handle` as they come."""
+        executor = self.app.executor
+        self._printed = []
+        result = None
         try:
-            for _ in range(repeat):
-                if recorder is not None and record_as is not None:
-                    recorder.sent(self.client, record_as)
-                was_streaming = session.streaming
-                try:
-                    reply = await pg.execute(self.client, argv, refresh=False)  # reply first
-                except Refused as exc:
-                    self.note(str(exc))
+            if argv is None:
+                cmd = executor.parse(self.client, line)
+                if cmd is None:
                     return
-                except ServerGone as exc:
-                    self.note(str(exc))
-                    self.post_message(ServerStopped(str(exc)))
+                self.query_one(CommandInput).remember(line, cmd.argv)
+                if await executor.answer_locally(self.client, cmd):
                     return
-                except ConnectionLost as exc:
-                    self.note(str(exc))
-                    try:
-                        self.note(await pg.reconnect(self.client))
-                    except Exception as again:  # no server to reconnect to
-                        self.note(f"{again} — F5 starts a fresh server")
-                    return
-                if reply is STREAMING:
-                    if not was_streaming and argv[0].lower() in (b"subscribe", b"psubscribe", b"ssubscribe"):
-                        self.write(READING_MESSAGES, style="dim")
-                else:
-                    printed.append(render(reply, argv))
-                    self.write(printed[-1], style=reply_style(reply))
-                    if recorder is not None and record_as is not None:
-                        recorder.replied(self.client, printed[-1].decode("utf-8", "replace"), reply)
-            elapsed = time.monotonic() - started
-            if elapsed >= 0.5:
-                self.write(b"(%.2fs)" % elapsed, style="dim")
-            await pg.refresh_states()  # then the server's flags, for every pane's state line
+                argv, repeat = cmd.argv, cmd.repeat
+            else:
+                repeat = 1
+            self._record_as = line if repeat == 1 else format_argv(argv)  # scenarios have no repeat counts
+            self._pending_since = time.monotonic()
+            self.state = self.app.playground.session(self.client).state
+            job = executor.submit(self.client, argv, repeat)
+            await job.settle()
+            result = await job
+            await self.app.playground.refresh_states()  # then the server's flags, for every state line
         finally:
             self._busy = False
             self._pending_since = None
-            text = b"".join(printed).decode("utf-8", "replace")
+            recorder = self.app.recorder
             if recorder is not None:
                 recorder.abandoned(self.client)  # a command still open was cancelled
-            self.app.transcript.append((self.client, line or format_argv(argv), text))
-            self.post_message(CommandDone(self.client, list(argv), reply, was_in_multi))
+            if result is not None:
+                text = b"".join(self._printed).decode("utf-8", "replace")
+                self.app.transcript.append((self.client, line or format_argv(argv), text))
+                self.post_message(CommandDone(self.client, list(argv), result.reply))
+
+    _printed: list[bytes] = []
+    _record_as: str | None = None
+
+    def handle(self, event: ev.Event) -> None:
+        """Draw one engine event of this client."""
+        recorder = self.app.recorder
+        if isinstance(event, ev.Reply):
+            self._printed.append(event.output)
+            self.write(event.output, style=reply_style(event.reply))
+            if recorder is not None and self._record_as is not None:
+                recorder.replied(self.client, event.output.decode("utf-8", "replace"), event.reply)
+        elif isinstance(event, ev.Sent):
+            if recorder is not None and self._record_as is not None:
+                recorder.sent(self.client, self._record_as)
+        elif isinstance(event, ev.Output):
+            if event.kind == "error":
+                self.write(event.output, style="bold red")
+            elif event.kind == "timing":
+                self.write(event.output, style="dim")
+            else:
+                text = event.output.decode("utf-8", "replace").replace("\r\n", "\n")
+                self.log_widget.write(Text.from_ansi(text.strip("\n") or "(no help for that)"))
+        elif isinstance(event, ev.Message):
+            self.write(event.output, style=reply_style(event.frame))
+        elif isinstance(event, ev.ServerGone):
+            self.note(event.text)
+            self.post_message(ServerStopped(event.text))
+        elif isinstance(event, ev.Notice):
+            self.note(event.text)
+        elif isinstance(event, ev.Cleared):
+            self.action_clear()
+        elif isinstance(event, ev.Blocked):
+            self.state = self.app.playground.session(self.client).state
 
     async def type_out(self, line: str, speed: int) -> None:
         """Teaching mode: type `line` into the input at `speed` characters a second."""
@@ -326,11 +325,9 @@ class ClientPane(Vertical):
         self.write(render(frame), style=reply_style(frame))
 
     async def action_cancel(self) -> None:
-        session = self.app.playground.session(self.client)
-        if session.state.pending is None and not session.streaming:
+        if not await self.app.executor.cancel(self.client):
             self.query_one(Input).value = ""
             return
-        self.note(await session.cancel())
         self.post_message(CommandDone(self.client, [b"<cancel>"]))
 
     def action_clear(self) -> None:
@@ -347,14 +344,15 @@ class ClientPane(Vertical):
             except SplitError:
                 self.write(INVALID_ARGUMENTS, style="bold red")
                 return
+            why = self.app.executor.busy(self.client)
+            if why is not None:
+                self.note(why)
+                return
             lines = source.count("\n") + 1
             self.write(f"{self.client}> EVAL <script, {lines} lines> {rest}".rstrip(), style="bold")
-            if self._busy:
-                self.note("still waiting for the previous command (Ctrl+C cancels it)")
-                return
             self._busy = True
             argv = [b"EVAL", source.encode(), *(tail or [b"0"])]
-            self.run_command(argv, 1, format_argv(argv))
+            self.run_line(format_argv(argv), argv)
 
         from .script_editor import ScriptEditor  # TextArea is heavy: import it when asked for
 

@@ -152,7 +152,8 @@ class KeyInspector(Vertical):
         now = time.monotonic()
         rows = []
         for k in new.keys:
-            who = self.app.tracker.last_writer.get(k.name, "") if self.app.tracker else ""
+            writes = self.app.playground.writes
+            who = writes.last_writer.get(k.name, "") if writes else ""
             recent = now - self._changed_at.get(k.name, -1e9) < self.FLASH_SECONDS
             rows.append((k.name.decode("latin-1"), (
                 Text(k.name.decode("utf-8", "replace"), style="bold reverse" if recent else ""),

@@ -24,8 +24,8 @@ class Teacher:
     def __init__(self, app, scenario: Scenario, challenge: bool = False) -> None:
         self.app = app
         self.scenario = scenario
-        self.stepper = None if challenge else Stepper(app.playground, scenario)
-        self.challenge = Challenge(app.playground, scenario) if challenge else None
+        self.stepper = None if challenge else Stepper(app.playground, scenario, app.executor, self.on_event)
+        self.challenge = Challenge(app.playground, scenario, app.executor, self.on_event) if challenge else None
         self.speed_index = 2
         self.autoplay = False
         self.answers: dict[int, int] = {}     # step index -> chosen answer
@@ -45,15 +45,19 @@ class Teacher:
         for name in self.scenario.clients:
             self.pane(name).action_clear()
 
+    def on_event(self, event) -> None:
+        """The executor's events for the steps: the panes show each step whole
+        (`show_result`), so only what happens besides the reply is drawn here."""
+        from playground.engine import events as ev
+
+        if isinstance(event, ev.Message):
+            self.pane(event.client).handle(event)
+        elif isinstance(event, ev.Notice) and not isinstance(event, (ev.Refused, ev.ServerGone)):
+            self.pane(event.client).note(event.text)
+
     async def after_step(self, result: StepResult | None) -> None:
-        """Attribution, state lines, inspector: once per step, like a typed command."""
-        if result is not None and result.value is not None and self.app.tracker is not None:
-            argv = list(result.step.argv or ())
-            if argv:
-                try:
-                    await self.app.tracker.note(result.step.client, argv, result.value, False)
-                except Exception:
-                    pass
+        """State lines, inspector: once per step, like a typed command (the executor
+        has already attributed the step's writes from its units)."""
         self.app.refresh_everything()
 
     # -- step mode ----------------------------------------------------------------

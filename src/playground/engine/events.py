@@ -1,0 +1,134 @@
+"""Typed events: everything the executor reports about a line it ran.
+
+Front ends (a pane, `repl`, the runner, the stepper) only render these. Each event
+names its client; `seq` is the server-order number of a command (one counter for all
+clients of a playground), so a reader can tell in which order the server ran them.
+Anything that is not redis-cli's own output is a `Notice`: panes style it so nobody
+mistakes it for a reply, and `repl` prints it on stderr.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from playground.engine.units import Unit
+
+
+@dataclass(frozen=True)
+class Event:
+    client: str
+
+
+@dataclass(frozen=True)
+class Sent(Event):
+    """A command went to the server (once per repeat)."""
+
+    argv: tuple[bytes, ...]
+
+
+@dataclass(frozen=True)
+class Reply(Event):
+    """The server answered: the typed reply and exactly what redis-cli prints for it."""
+
+    argv: tuple[bytes, ...]
+    reply: object
+    output: bytes
+    seq: int
+
+
+@dataclass(frozen=True)
+class Output(Event):
+    """Other text redis-cli itself prints: help, "Reading messages...", "(1.52s)",
+    "Invalid argument(s)"."""
+
+    output: bytes
+    kind: str = "local"   # "local" | "timing" | "error"
+
+
+@dataclass(frozen=True)
+class Message(Event):
+    """A frame on a subscribed or monitoring connection, or a RESP3 push."""
+
+    frame: object
+    output: bytes
+
+
+@dataclass(frozen=True)
+class Blocked(Event):
+    """The server says the client waits (BLPOP, XREAD BLOCK, WAIT) or runs a slow script."""
+
+    argv: tuple[bytes, ...]
+    busy_script: bool = False
+
+
+@dataclass(frozen=True)
+class UnitEnded(Event):
+    """A unit closed: a command, a MULTI…EXEC (committed, aborted, EXECABORT,
+    discarded) or a script."""
+
+    unit: Unit
+
+
+@dataclass(frozen=True)
+class Wrote(Event):
+    """The keys a unit wrote (write attribution, when the executor does it)."""
+
+    keys: frozenset[bytes]
+    unit: Unit
+
+
+@dataclass(frozen=True)
+class Notice(Event):
+    """For a human, never redis-cli output: refusals, reconnects, what a wait means."""
+
+    text: str
+    level: str = "info"   # "info" | "warning" | "error"
+
+
+@dataclass(frozen=True)
+class Refused(Notice):
+    """The playground would not send the command (e.g. FLUSHALL on a --url server)."""
+
+
+@dataclass(frozen=True)
+class ConnectionClosed(Notice):
+    """The client's connection is gone (QUIT, CLIENT KILL, a cancel)."""
+
+
+@dataclass(frozen=True)
+class Reconnected(Notice):
+    """The client has a new connection: a new client on the server, with what it lost."""
+
+
+@dataclass(frozen=True)
+class ServerGone(Notice):
+    """The server stopped (a crash, or SHUTDOWN typed by a user)."""
+
+    expected: bool = False
+
+
+@dataclass(frozen=True)
+class Cleared(Event):
+    """`clear` was typed: a pane empties its log."""
+
+
+@dataclass
+class LineResult:
+    """How one line ended, for callers that want a summary rather than events."""
+
+    client: str
+    argv: tuple[bytes, ...] = ()
+    replies: list = field(default_factory=list)       # typed replies, one per repeat
+    output: bytes = b""                               # what redis-cli would have printed
+    units: list[Unit] = field(default_factory=list)   # units closed by this line
+    seqs: list[int] = field(default_factory=list)
+    streaming: bool = False                           # replies arrive on the stream
+    refused: str | None = None                        # not sent (refused, or the client is busy)
+    lost: str | None = None                           # the connection dropped under it
+    server_gone: str | None = None                    # the server stopped under it
+    expected_stop: bool = False                       # ... and the command was SHUTDOWN
+    elapsed: float = 0.0
+
+    @property
+    def reply(self):
+        return self.replies[-1] if self.replies else None

@@ -1,0 +1,278 @@
+"""The one command path: a typed line for one client in, typed events out.
+
+Every front end goes through here — a pane, `repl`, the scenario runner, the stepper
+and the challenge — and only renders the events (`engine.events`). The executor owns
+what used to be done four times: parsing (redis-cli's splitting and repeat counts),
+the words redis-cli answers itself (`help`, `clear`), refusals, sending, the
+subscribe and monitor streams, noticing a blocked client, cancelling, timing, QUIT and
+reconnects, the server-order number of every reply, the units that end, and (when
+asked) which keys each unit wrote.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Callable
+
+from playground.engine import events as ev
+from playground.engine.playground import Playground, Refused
+from playground.engine.session import STREAMING, ConnectionLost, MonitorLine, Session
+from playground.resp.cli_format import render, render_invalidate
+from playground.resp.cli_lines import (INVALID_ARGUMENTS, INVALID_REPEAT, CommandLine, RepeatError,
+                                       SplitError, format_argv, parse_line)
+from playground.resp.replies import Push
+
+READING_MESSAGES = b"Reading messages... (press Ctrl-C to quit)\n"
+_SUBSCRIBE_WORDS = (b"subscribe", b"psubscribe", b"ssubscribe")
+TIMING_FROM = 0.5  # redis-cli prints "(N.NNs)" after a reply that took at least this long
+
+
+class Job:
+    """One line on its way: `task` ends with its LineResult; `settle()` returns as soon
+    as the line is done or its client is blocked on the server."""
+
+    def __init__(self, executor: "Executor", client: str, argv: tuple[bytes, ...], repeat: int) -> None:
+        self.executor = executor
+        self.client = client
+        self.argv = argv
+        self.repeat = repeat
+        self.task: asyncio.Task | None = None
+        self.blocked = False
+
+    async def settle(self) -> bool:
+        """True when the line is done; False when the server says its client waits
+        (a `Blocked` event is sent once)."""
+        done = await self.executor.pg.settle(self.client, self.task)
+        if not done and not self.blocked:
+            self.blocked = True
+            state = self.executor.pg.sessions[self.client].state
+            self.executor.emit(ev.Blocked(self.client, self.argv, busy_script=state.busy_script))
+        return done
+
+    def result(self) -> ev.LineResult:
+        return self.task.result()
+
+    def __await__(self):
+        return self.task.__await__()
+
+
+class Executor:
+    """Runs lines for the clients of one playground and reports typed events to `sink`.
+
+    `attribute=True` works out which keys every unit wrote (two reader round trips at
+    most per unit, cached per command name): the inspector's "changed by" needs it;
+    `repl`, `run` and `check` don't pay for it.
+    """
+
+    def __init__(self, pg: Playground, sink: Callable[[ev.Event], None] | None = None, *,
+                 attribute: bool = False) -> None:
+        self.pg = pg
+        self.sink = sink or (lambda event: None)
+        self.attribute = attribute
+        self._jobs: dict[str, Job] = {}
+        self._sinks: dict[str, Callable[[ev.Event], None]] = {}  # a running job's own sink
+        for session in pg.sessions.values():
+            session.on_stream = self._on_stream
+
+    def emit(self, event: ev.Event) -> None:
+        self._sinks.get(event.client, self.sink)(event)
+
+    # -- lines ----------------------------------------------------------------------
+
+    def parse(self, client: str, line: str | bytes) -> CommandLine | None:
+        """redis-cli's reading of a line; a bad one is answered as redis-cli answers it."""
+        try:
+            return parse_line(line)
+        except SplitError:
+            self.emit(ev.Output(client, INVALID_ARGUMENTS, kind="error"))
+        except RepeatError:
+            self.emit(ev.Output(client, INVALID_REPEAT, kind="error"))
+        return None
+
+    async def answer_locally(self, client: str, cmd: CommandLine) -> bool:
+        """The words redis-cli answers itself. `help` is answered once whatever the
+        repeat count (as redis-cli does: `3 help incr` prints it once); `clear`, `:…` and
+        `connect` are checked before the count is stripped, so with a count they go to
+        the server. True when answered."""
+        word = cmd.argv[0].lower()
+        if word in (b"help", b"?"):
+            index = await self.pg.help_index()
+            text = index.output_help([a.decode("utf-8", "replace") for a in cmd.argv[1:]])
+            self.emit(ev.Output(client, text))
+            return True
+        if cmd.counted:
+            return False
+        if word == b"clear" and len(cmd.argv) == 1:
+            self.emit(ev.Cleared(client))
+            return True
+        if word.startswith(b":") or (word == b"connect" and len(cmd.argv) == 3):
+            self.emit(ev.Notice(client, f"{cmd.argv[0].decode(errors='replace')}: not supported here (the "
+                                        "playground only talks to its own server, or the one given with --url)",
+                                "warning"))
+            return True
+        return False
+
+    async def run_line(self, client: str, line: str | bytes) -> ev.LineResult | None:
+        """Parse, answer locally or send, and wait for the end; None if nothing was sent."""
+        cmd = self.parse(client, line)
+        if cmd is None or await self.answer_locally(client, cmd):
+            return None
+        return await self.submit(client, cmd.argv, cmd.repeat)
+
+    def busy(self, client: str) -> str | None:
+        """Why client `client` can't take a command now (it waits for a reply), or None."""
+        job = self._jobs.get(client)
+        if job is None or job.task.done():
+            return None
+        state = self.pg.sessions[client].state
+        what = "is blocked in" if state.blocked else "runs a script:" if state.busy_script else "waits for"
+        return (f"client {client} {what} {format_argv(list(job.argv))[:60]}: this line was not sent "
+                "(Ctrl+C cancels the wait)")
+
+    def submit(self, client: str, argv, repeat: int = 1,
+               sink: Callable[[ev.Event], None] | None = None) -> Job:
+        """Start a command (repeat times) for `client`; the Job says when it settles.
+        `sink` receives this job's events instead of the executor's own sink (the
+        stepper draws its steps itself)."""
+        job = Job(self, client, tuple(argv), repeat)
+        why = self.busy(client)
+        if why is not None:
+            job.task = asyncio.ensure_future(self._refuse(client, job.argv, why))
+            return job
+        if sink is not None:
+            self._sinks[client] = sink
+        else:
+            self._sinks.pop(client, None)
+        job.task = asyncio.create_task(self._run(job))
+        self._jobs[client] = job
+        return job
+
+    async def _refuse(self, client: str, argv, why: str) -> ev.LineResult:
+        self.emit(ev.Notice(client, why, "warning"))
+        return ev.LineResult(client, argv, refused=why)
+
+    async def _run(self, job: Job) -> ev.LineResult:
+        client, argv = job.client, job.argv
+        pg = self.pg
+        session = pg.sessions[client]
+        result = ev.LineResult(client, argv)
+        try:
+            pg.check_allowed(list(argv))
+        except Refused as exc:
+            self.emit(ev.Refused(client, str(exc), "warning"))
+            result.refused = str(exc)
+            return result
+        if session.state.disconnected or not session.connected:
+            if not await self._reconnect(session, result):
+                return result
+        pg.note_scripts(list(argv))
+        word = argv[0].lower()
+        started = time.monotonic()
+        try:
+            for _ in range(job.repeat):
+                was_streaming = session.streaming
+                self.emit(ev.Sent(client, argv))
+                try:
+                    reply = await session.execute(list(argv))
+                except ConnectionLost as exc:
+                    await self._lost(session, result, word, str(exc))
+                    return result
+                if reply is STREAMING:
+                    result.streaming = True
+                    if not was_streaming and word in _SUBSCRIBE_WORDS:
+                        self.emit(ev.Output(client, READING_MESSAGES))
+                    await session.wait_stream_drained()
+                    continue
+                await self._replied(session, argv, reply, result)
+                if session.state.disconnected:
+                    self.emit(ev.ConnectionClosed(client, f"client {client} is disconnected (QUIT); "
+                                                          "the next command reconnects it"))
+                    break
+        except asyncio.CancelledError:  # Ctrl+C: session.cancel() reconnects and says so
+            result.lost = "cancelled"
+            return result
+        finally:
+            result.elapsed = time.monotonic() - started
+        if result.elapsed >= TIMING_FROM and not result.streaming:
+            self.emit(ev.Output(client, b"(%.2fs)\n" % result.elapsed, kind="timing"))
+        return result
+
+    async def _replied(self, session: Session, argv, reply, result: ev.LineResult) -> None:
+        client = session.name
+        seq = self.pg.next_seq()
+        output = render(reply, list(argv))
+        result.replies.append(reply)
+        result.output += output
+        result.seqs.append(seq)
+        self.emit(ev.Reply(client, argv, reply, output, seq))
+        unit = session.last_unit
+        if unit is None:
+            return
+        unit.seq = seq
+        result.units.append(unit)
+        self.emit(ev.UnitEnded(client, unit))
+        if self.attribute:
+            await self.attribute_unit(unit)
+
+    async def attribute_unit(self, unit) -> None:
+        """Which keys `unit` wrote: a `Wrote` event (`pg.writes` remembers the writer)."""
+        try:
+            keys = await self.pg.writes.note_unit(unit)
+        except (OSError, ConnectionLost):
+            return  # the server is busy or gone: this write's author stays unknown
+        if keys:
+            self.emit(ev.Wrote(unit.client, keys, unit))
+
+    async def _lost(self, session: Session, result: ev.LineResult, word: bytes, why: str) -> None:
+        client = session.name
+        shutdown = word == b"shutdown"
+        if self.pg.server_stopped_now(wait=shutdown):
+            message = f"client {client}: the server stopped; {self.pg.gone_message()}"
+            result.server_gone, result.expected_stop = message, shutdown
+            self.emit(ev.ServerGone(client, message, "error", expected=shutdown))
+            return
+        result.lost = why
+        self.emit(ev.ConnectionClosed(client, f"client {client}: connection lost ({why})", "warning"))
+        await self._reconnect(session, result)
+
+    async def _reconnect(self, session: Session, result: ev.LineResult) -> bool:
+        if session.address is None:  # the server never started
+            result.lost = f"client {session.name} is not connected: there is no server"
+            self.emit(ev.Notice(session.name, result.lost, "error"))
+            return False
+        try:
+            message = await self.pg.reconnect(session.name)
+        except (ConnectionLost, OSError) as exc:
+            result.lost = str(exc)
+            self.emit(ev.Notice(session.name, f"{exc} (not connected)", "error"))
+            return False
+        self.emit(ev.Reconnected(session.name, message))
+        return True
+
+    async def cancel(self, client: str) -> bool:
+        """Ctrl+C: abandon what `client` waits for (a new connection); False if idle."""
+        session = self.pg.sessions[client]
+        if session.state.pending is None and not session.streaming:
+            return False
+        try:
+            message = await session.cancel()
+        except ConnectionLost as exc:  # e.g. BUSY: the server runs a script and takes no client
+            self.emit(ev.Notice(client, str(exc), "error"))
+            return True
+        self.emit(ev.Reconnected(client, message))
+        return True
+
+    # -- streams ----------------------------------------------------------------------
+
+    def _on_stream(self, session: Session, frame) -> None:
+        client = session.name
+        if isinstance(frame, ConnectionLost):
+            self.emit(ev.ConnectionClosed(client, f"client {client}: connection lost ({frame})", "warning"))
+            return
+        if isinstance(frame, MonitorLine) and self.pg.own_traffic.seen(bytes(frame)):
+            return  # the playground's own reads (inspector, observer), not the clients'
+        output = None
+        if isinstance(frame, Push) and not session.streaming:
+            output = render_invalidate(frame)
+        self.emit(ev.Message(client, frame, output if output is not None else render(frame)))

@@ -3,6 +3,16 @@
 The default is the app's own server on a unix socket in a 0700 temp dir, no TCP port,
 no persistence. It is tied to this process with PR_SET_PDEATHSIG, so even a SIGKILL of
 the app takes it down; temp dirs left behind by a killed app are swept on the next start.
+
+The server runs in its own process group (a Ctrl+C in the terminal reaches the app, not
+the server), and stop() ends the whole group: SIGTERM, then SIGKILL after STOP_GRACE, so a
+`--server` wrapper script that runs the real server without `exec` leaves nothing behind
+(PR_SET_PDEATHSIG covers only the direct child, so after a SIGKILL of the app such a
+wrapper's server survives; use `exec` in wrappers). `--version` gets VERSION_TIMEOUT
+seconds and VERSION_LIMIT bytes, and its group is killed after. Nothing is added to the
+command line to lock the server down (enable-debug-command, enable-module-command and
+enable-protected-configs already default to no on Redis 7 and Valkey, and older servers
+reject unknown options): what could open it up is refused by engine/guard.py.
 """
 
 from __future__ import annotations

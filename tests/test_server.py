@@ -213,3 +213,63 @@ def test_bad_server_choice_is_one_line_exit_2(args, message):
     assert result.stdout == b""
     lines = result.stderr.decode().strip().splitlines()
     assert len(lines) == 1 and message in lines[0] and "Traceback" not in lines[0]
+
+
+# -- wrapper scripts: the whole process group goes -------------------------------------
+
+def _recording_wrapper(path: Path, body: str) -> Path:
+    """A shell script that appends its own pid and those of its children to PATH.pids."""
+    path.write_text(f'#!/bin/sh\necho $$ >> "{path}.pids"\n{body}\n')
+    path.chmod(0o755)
+    return path
+
+
+def _recorded_pids(wrapper: Path) -> list[int]:
+    return [int(x) for x in Path(f"{wrapper}.pids").read_text().split()]
+
+
+def _no_wrapper_server(binary_path: str, wrapper: Path) -> Path:
+    """Runs the server as a child (no exec), as a careless wrapper does."""
+    return _recording_wrapper(wrapper, f'"{binary_path}" "$@" &\necho $! >> "{wrapper}.pids"\nwait')
+
+
+def test_stop_ends_a_wrapper_scripts_server(tmp_path, server_binary):
+    wrapper = _no_wrapper_server(server_binary.path, tmp_path / "wrap.sh")
+    server = PrivateServer(choose_binary(str(wrapper))).start()
+    pids = _recorded_pids(wrapper)
+    assert len(pids) >= 4  # --version: shell + server; the server: shell + server
+    assert all(_pid_running(p) for p in pids[-2:])
+    server.stop()
+    assert not any(_pid_running(p) for p in pids)
+
+
+def test_server_in_current_directory_and_normal_exit_leaves_nothing(tmp_path, server_binary):
+    _no_wrapper_server(server_binary.path, tmp_path / "myredis")
+    result = subprocess.run([sys.executable, "-m", "playground", "repl", "--server", "myredis"],
+                            input=b"PING\n", capture_output=True, timeout=30, cwd=tmp_path,
+                            env=dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parent.parent / "src")))
+    assert result.returncode == 0 and result.stdout == b"PONG\n", result.stderr
+    assert str(tmp_path / "myredis") in result.stderr.decode()
+    pids = _recorded_pids(tmp_path / "myredis")
+    assert len(pids) >= 4 and not any(_pid_running(p) for p in pids)
+
+
+def test_hanging_version_is_killed_with_its_children(tmp_path, monkeypatch):
+    from playground.server import private
+
+    monkeypatch.setattr(private, "VERSION_TIMEOUT", 0.3)
+    wrapper = _recording_wrapper(tmp_path / "hangs", f'sleep 600 &\necho $! >> "{tmp_path}/hangs.pids"\nwait')
+    started = time.monotonic()
+    with pytest.raises(ServerError) as info:
+        choose_binary(str(wrapper))
+    assert time.monotonic() - started < 5
+    assert "--version" in str(info.value) and "\n" not in str(info.value)
+    pids = _recorded_pids(wrapper)
+    assert len(pids) == 2 and not any(_pid_running(p) for p in pids)
+
+
+def test_endless_version_output_is_bounded(tmp_path):
+    chatty = tmp_path / "chatty"
+    chatty.write_text("#!/bin/sh\nexec yes 'Redis server v=7.0.0'\n")
+    chatty.chmod(0o755)
+    assert identify(str(chatty)) == ("Redis", "7.0.0")

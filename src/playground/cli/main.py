@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import re
 import sys
 
 from playground import __version__
@@ -16,49 +17,63 @@ from playground.errors import ScenarioError
 from playground.server import ServerError
 
 
-def _server_options() -> argparse.ArgumentParser:
+_CLIENT_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,31}")
+MAX_CLIENTS = 16
+# Options that may come before or after the subcommand: name -> default.
+_GLOBAL = {"server": None, "url": None, "allow_flush": False, "clients": ("A", "B"), "scenarios": []}
+_TOP = "top_"  # dest prefix of the copies given before the subcommand
+
+
+def _server_options(dest_prefix: str = "") -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     group = common.add_argument_group("server")
-    group.add_argument("--server", metavar="PATH|bundled|system",
+    group.add_argument("--server", dest=dest_prefix + "server", metavar="PATH|bundled|system",
                        help="server binary for the private server (default: $REDIS_PLAYGROUND_SERVER, "
                             "then redis-server on PATH, then the bundled valkey-server)")
-    group.add_argument("--url", help="use this existing server instead of a private one "
-                                     "(redis://host:port/db or unix:///path); never the default")
-    group.add_argument("--allow-flush", action="store_true",
-                       help="with --url: allow FLUSHALL/FLUSHDB/SHUTDOWN and scenario resets")
-    group.add_argument("--clients", type=_client_names, default=("A", "B"), metavar="A,B",
+    group.add_argument("--url", dest=dest_prefix + "url", metavar="URL",
+                       help="use this existing server instead of a private one "
+                            "(redis://host:port/db or unix:///path); never the default")
+    group.add_argument("--allow-flush", dest=dest_prefix + "allow_flush", action="store_const", const=True,
+                       help="with --url: the server is disposable; allow FLUSHALL, EVAL, CONFIG SET, "
+                            "REPLICAOF, ... and scenario resets (refused by default)")
+    group.add_argument("--clients", dest=dest_prefix + "clients", type=_client_names, metavar="A,B",
                        help="names of the clients, each with its own connection (default A,B)")
     return common
 
 
-def _library_options() -> argparse.ArgumentParser:
+def _library_options(dest_prefix: str = "") -> argparse.ArgumentParser:
     library = argparse.ArgumentParser(add_help=False)
-    library.add_argument("--scenarios", action="append", metavar="DIR", default=[],
+    library.add_argument("--scenarios", dest=dest_prefix + "scenarios", action="append", metavar="DIR",
                          help="also use the scenario files in DIR (may be repeated)")
     return library
 
 
 def _client_names(text: str) -> tuple[str, ...]:
     names = tuple(n.strip() for n in text.split(",") if n.strip())
-    if not names or len(set(n.lower() for n in names)) != len(names) or not all(
-            n.replace("-", "").replace("_", "").isalnum() and n[0].isalpha() for n in names):
-        raise argparse.ArgumentTypeError("give distinct names like A,B,C (letters, digits, - and _)")
+    if not names or not all(_CLIENT_NAME.fullmatch(n) for n in names):
+        raise argparse.ArgumentTypeError("give names like A,B,C: ASCII letters, digits, - and _, "
+                                         "starting with a letter, at most 32 characters each")
+    if len(set(n.lower() for n in names)) != len(names):
+        raise argparse.ArgumentTypeError("the client names must be distinct (case does not count)")
+    if len(names) > MAX_CLIENTS:
+        raise argparse.ArgumentTypeError(f"at most {MAX_CLIENTS} clients")
     return names
 
 
 def build_parser() -> argparse.ArgumentParser:
-    common = _server_options()
+    """Global options are accepted before the subcommand (stored as top_*) and after it;
+    `parse_args` merges the two."""
     parser = argparse.ArgumentParser(
-        prog="redis-playground", parents=[common, _library_options()],
+        prog="redis-playground", parents=[_server_options(_TOP), _library_options(_TOP)],
         description="Two real Redis clients side by side on a private server.")
     parser.add_argument("--version", action="version", version=f"redis-playground {__version__}")
+    common, library = _server_options(), _library_options()
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     repl = sub.add_parser("repl", parents=[common],
                           help="read 'A> CMD' / 'B> CMD' lines from stdin, print what redis-cli prints")
     repl.add_argument("-3", dest="resp3", action="store_true",
                       help="start the clients in RESP3 mode (like redis-cli -3)")
 
-    library = _library_options()
     sub.add_parser("list", parents=[library], help="list the scenarios: id, title, tags")
     run = sub.add_parser("run", parents=[common, library], help="replay one scenario and check it")
     run.add_argument("scenario", metavar="ID|PATH")
@@ -74,6 +89,26 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """Parse, then merge each global option given before and/or after the subcommand:
+    the same either way; --scenarios adds up; two different values are an error."""
+    args = build_parser().parse_args(argv)
+    for name, default in _GLOBAL.items():
+        before, after = getattr(args, _TOP + name), getattr(args, name, None)
+        delattr(args, _TOP + name)
+        if name == "scenarios":
+            value = (before or []) + (after or [])
+        elif before is not None and after is not None and before != after:
+            option = "--" + name.replace("_", "-")
+            print(f"redis-playground: {option} is given before and after {args.command} "
+                  "with different values; give it once", file=sys.stderr)
+            raise SystemExit(2)
+        else:
+            value = before if before is not None else after
+        setattr(args, name, default if value is None else value)
+    return args
+
+
 def _playground(args, **kwargs):
     from playground.engine.playground import Playground
 
@@ -82,7 +117,7 @@ def _playground(args, **kwargs):
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = parse_args(argv)
     if args.url and args.server:
         print("redis-playground: --url and --server exclude each other", file=sys.stderr)
         return 2
@@ -127,6 +162,14 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as exc:
         print(f"redis-playground: {exc}", file=sys.stderr)
         return 1
+    except Exception as exc:  # the engine's own one-line errors (cannot connect, refused, ...)
+        from playground.engine.playground import Refused, ServerGone
+        from playground.engine.session import ConnectionLost
+
+        if isinstance(exc, (Refused, ServerGone, ConnectionLost)):
+            print(f"redis-playground: {exc}", file=sys.stderr)
+            return 1
+        raise
 
 
 if __name__ == "__main__":

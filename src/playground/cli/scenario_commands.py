@@ -39,8 +39,19 @@ def _playground(args, scenarios: list[Scenario]) -> Playground:
                              clients=clients or ("A", "B"))
 
 
+def _refuse_url_without_flush(args) -> bool:
+    """Every scenario part starts on an empty server: on a --url server that takes --allow-flush."""
+    if args.url and not args.allow_flush:
+        print(f"redis-playground: {args.command} empties the server before every scenario (FLUSHALL); "
+              "with --url add --allow-flush, and only for a server whose data may go", file=sys.stderr)
+        return True
+    return False
+
+
 def cmd_run(args) -> int:
     scenario = load_scenario(resolve(args.scenario, args.scenarios))
+    if _refuse_url_without_flush(args):
+        return 2
     install_exit_signals()
     pg = _playground(args, [scenario])
     result = asyncio.run(_run_one(pg, scenario, args.format))
@@ -85,6 +96,8 @@ def cmd_check(args) -> int:
             scenarios.append(load_scenario(file))
         except ScenarioError as exc:
             broken.append(str(exc))
+    if _refuse_url_without_flush(args):
+        return 2
     install_exit_signals()
     pg = _playground(args, scenarios)
     passed, failed, skipped = asyncio.run(_check(pg, scenarios))

@@ -20,9 +20,6 @@ from playground.resp.connection import Address, SideConnection
 from playground.server import PrivateServer, ServerError, choose_binary
 from playground.engine.session import ConnectionLost, Session
 
-# Commands that destroy data the user did not create here: refused on a --url server
-# unless the user passed --allow-flush.
-DESTRUCTIVE = {b"flushall", b"flushdb", b"shutdown", b"swapdb", b"debug"}
 _POLL_MIN, _POLL_MAX = 0.001, 0.05
 FLUSH = [[b"FLUSHALL"], [b"SCRIPT", b"FLUSH"]]  # no keys, no cached scripts
 
@@ -138,10 +135,13 @@ class Playground:
         await self.close()
 
     def check_allowed(self, argv: list[bytes]) -> None:
-        """Raise Refused for a destructive command on a server the user only pointed us at."""
-        if self.server is None and not self.allow_flush and argv and argv[0].lower() in DESTRUCTIVE:
-            raise Refused(f"refused: {argv[0].decode(errors='replace').upper()} on {self.url.describe()}"
-                          " (not the playground's own server; add --allow-flush to allow it)")
+        """Raise Refused for what the playground will not send (policy: engine/guard.py)."""
+        from playground.engine.guard import refusal
+
+        message = refusal(argv, private=self.private, allow_flush=self.allow_flush,
+                          where="the private server" if self.private else self.url.describe())
+        if message:
+            raise Refused(message)
 
     async def execute(self, name: str, argv: list[bytes], refresh: bool = True):
         """Run one command as client `name` and (unless `refresh` is False: the caller

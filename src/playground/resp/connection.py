@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, unquote, urlsplit
 
 from .replies import (
     Array, BigNumber, Bool, Bulk, Double, Err, Int, Map, Nil, Push, Set, Status, Verbatim,
@@ -208,25 +208,66 @@ class Address:
 
     @classmethod
     def from_url(cls, url: str) -> "Address":
-        """redis://[user:password@]host[:port][/db] or unix:///path/to/socket[?db=N]."""
-        parts = urlsplit(url)
+        """redis://[user:password@]host[:port][/db] or unix://[user:password@]/path/to/socket[?db=N].
+
+        ValueError with one line for anything else (the password shown as ***)."""
         try:
-            if parts.scheme == "unix":
-                db = int(parse_qs(parts.query).get("db", ["0"])[0])
-                if not parts.path:
-                    raise ValueError("no socket path")
-                return cls(path=parts.path, db=db, username=parts.username or None,
-                           password=parts.password)
-            if parts.scheme == "redis":
-                db = int(parts.path.lstrip("/") or 0)
-                return cls(host=parts.hostname or "127.0.0.1", port=parts.port or 6379, db=db,
-                           username=parts.username or None, password=parts.password)
+            return cls._parse(url)
         except ValueError as exc:
-            raise ValueError(f"bad --url {url!r}: {exc}") from None
-        raise ValueError(f"bad --url {url!r}: use redis://host:port/db or unix:///path")
+            raise ValueError(f"bad --url {redact_url(url)}: {exc}") from None
+
+    @classmethod
+    def _parse(cls, url: str) -> "Address":
+        parts = urlsplit(url)
+        if parts.scheme not in ("redis", "unix"):
+            raise ValueError("use redis://host:port/db or unix:///path/to/socket")
+        if parts.fragment:
+            raise ValueError("unexpected #fragment")
+        username = unquote(parts.username) if parts.username else None
+        password = unquote(parts.password) if parts.password is not None else None
+        if parts.scheme == "unix":
+            query = parse_qs(parts.query, keep_blank_values=True)
+            if set(query) - {"db"} or len(query.get("db", [])) > 1:
+                raise ValueError("the only query parameter is ?db=N")
+            if parts.hostname:
+                raise ValueError("write unix:///path (three slashes): no host")
+            if not parts.path or parts.path == "/":
+                raise ValueError("no socket path")
+            return cls(path=parts.path, db=_db_number(query.get("db", ["0"])[0]),
+                       username=username, password=password)
+        if parts.query:
+            raise ValueError("no query parameters after redis://host:port/db")
+        try:
+            port = parts.port
+        except ValueError:
+            raise ValueError("the port must be a number from 1 to 65535") from None
+        if port == 0 or (port is None and parts.netloc.rstrip().endswith(":")):
+            raise ValueError("the port must be a number from 1 to 65535")
+        path = parts.path.strip("/")
+        if "/" in path:
+            raise ValueError("after host:port only /db (a database number)")
+        return cls(host=parts.hostname or "127.0.0.1", port=port or 6379, db=_db_number(path or "0"),
+                   username=username, password=password)
 
     def describe(self) -> str:
+        """Where, for messages: never the user name or password."""
         return self.path if self.path else f"{self.host}:{self.port}"
+
+
+def _db_number(text: str) -> int:
+    if not text.isascii() or not text.isdigit() or len(text) > 9:
+        raise ValueError(f"the database must be a number, not {text[:20]!r}")
+    return int(text)
+
+
+def redact_url(url: str) -> str:
+    """`url` with its password (if any) replaced by ***, for messages; works on URLs that
+    do not parse too (everything between the user name's ':' and the last '@' goes)."""
+    scheme, sep, rest = url.partition("://")
+    userinfo, at, host = rest.rpartition("@")
+    if not sep or not at or ":" not in userinfo:
+        return url
+    return f"{scheme}{sep}{userinfo.split(':', 1)[0]}:***@{host}"
 
 
 class SideConnection:

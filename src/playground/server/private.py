@@ -3,6 +3,16 @@
 The default is the app's own server on a unix socket in a 0700 temp dir, no TCP port,
 no persistence. It is tied to this process with PR_SET_PDEATHSIG, so even a SIGKILL of
 the app takes it down; temp dirs left behind by a killed app are swept on the next start.
+
+The server runs in its own process group (a Ctrl+C in the terminal reaches the app, not
+the server), and stop() ends the whole group: SIGTERM, then SIGKILL after STOP_GRACE, so a
+`--server` wrapper script that runs the real server without `exec` leaves nothing behind
+(PR_SET_PDEATHSIG covers only the direct child, so after a SIGKILL of the app such a
+wrapper's server survives; use `exec` in wrappers). `--version` gets VERSION_TIMEOUT
+seconds and VERSION_LIMIT bytes, and its group is killed after. Nothing is added to the
+command line to lock the server down (enable-debug-command, enable-module-command and
+enable-protected-configs already default to no on Redis 7 and Valkey, and older servers
+reject unknown options): what could open it up is refused by engine/guard.py.
 """
 
 from __future__ import annotations
@@ -11,6 +21,7 @@ import ctypes
 import importlib.util
 import os
 import re
+import selectors
 import shutil
 import signal
 import socket
@@ -23,6 +34,9 @@ from pathlib import Path
 ENV_VAR = "REDIS_PLAYGROUND_SERVER"
 TEMP_PREFIX = "redis-playground-"
 DEFAULT_SCRIPT_TIME_LIMIT_MS = 100
+VERSION_TIMEOUT = 5.0  # seconds for `--version` to answer
+VERSION_LIMIT = 4096    # bytes of its output read
+STOP_GRACE = 3.0        # seconds from SIGTERM to SIGKILL
 _VERSION_RE = re.compile(rb"^(Redis|Valkey|KeyDB) server v=(\S+)")
 
 
@@ -67,14 +81,89 @@ def identify(path: str) -> tuple[str, str]:
     if not os.access(path, os.X_OK):
         raise ServerError(f"server binary is not executable: {path}")
     try:
-        out = subprocess.run([path, "--version"], capture_output=True, timeout=5,
-                             stdin=subprocess.DEVNULL).stdout
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise ServerError(f"cannot run {path} --version: {exc}") from None
+        out = _version_output(path)
+    except OSError as exc:
+        raise ServerError(f"cannot run {path} --version: {exc.strerror or exc}") from None
     match = _VERSION_RE.match(out)
     if not match:
         raise ServerError(f"not a Redis or Valkey server: {path}")
     return match.group(1).decode(), match.group(2).decode()
+
+
+def _version_output(path: str) -> bytes:
+    """The first VERSION_LIMIT bytes `path --version` prints, within VERSION_TIMEOUT seconds;
+    its whole process group is killed afterwards (a wrapper script may leave children)."""
+    proc = subprocess.Popen([path, "--version"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True)
+    out, deadline = b"", time.monotonic() + VERSION_TIMEOUT
+    try:
+        with selectors.DefaultSelector() as selector:
+            selector.register(proc.stdout, selectors.EVENT_READ)
+            while len(out) < VERSION_LIMIT:
+                left = deadline - time.monotonic()
+                if left <= 0 or not selector.select(left):
+                    raise OSError(f"no answer within {VERSION_TIMEOUT:g}s")
+                chunk = os.read(proc.stdout.fileno(), VERSION_LIMIT)
+                if not chunk:
+                    break
+                out += chunk
+    finally:
+        proc.stdout.close()
+        _stop_group(proc, grace=0)
+    return out
+
+
+def _stop_group(proc: subprocess.Popen, grace: float) -> None:
+    """SIGTERM the process group `proc` leads (started with start_new_session), wait up to
+    `grace` seconds for all of it to exit, then SIGKILL what is left. Reaps `proc`."""
+    pgid = proc.pid
+    _signal_group(pgid, signal.SIGTERM if grace > 0 else signal.SIGKILL)
+    deadline = time.monotonic() + grace
+    delay = 0.002
+    while True:
+        if proc.returncode is None:
+            try:
+                proc.wait(timeout=delay)
+            except subprocess.TimeoutExpired:
+                pass
+        else:
+            time.sleep(delay)  # the leader is gone, a child of a wrapper script is still stopping
+        if proc.returncode is not None and not _group_alive(pgid):
+            return
+        if time.monotonic() >= deadline:
+            break
+        delay = min(delay * 2, 0.05)
+    _signal_group(pgid, signal.SIGKILL)
+    proc.wait()
+
+
+def _group_alive(pgid: int) -> bool:
+    """Is any process of group `pgid` still running? (From /proc: exited children of a
+    wrapper wait as zombies for init to reap them, and signals still reach those.)"""
+    try:
+        pids = [p for p in os.listdir("/proc") if p.isdigit()]
+    except OSError:
+        return _signal_group(pgid, 0)
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                fields = f.read().rpartition(b")")[2].split()
+        except OSError:
+            continue
+        if len(fields) > 2 and fields[2] == b"%d" % pgid and fields[0] not in (b"Z", b"X"):
+            return True
+    return False
+
+
+def _signal_group(pgid: int, sig: int) -> bool:
+    """Send `sig` to the group; False when no process of it is left."""
+    try:
+        os.killpg(pgid, sig)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # the id was reused by someone else's group: ours is gone
+        return False
+    return True
 
 
 def choose_binary(choice: str | None = None, environ: dict | None = None) -> ServerBinary:
@@ -98,14 +187,15 @@ def choose_binary(choice: str | None = None, environ: dict | None = None) -> Ser
         if path is None:
             raise ServerError("no redis-server on PATH (install it, or use --server bundled)")
         return ServerBinary(path, "system", *identify(path))
-    path = choice if os.sep in choice else (shutil.which(choice) or choice)
-    return ServerBinary(os.path.abspath(path), origin, *identify(path))
+    path = choice if os.sep in choice else (shutil.which(choice) or choice)  # PATH, then cwd
+    path = os.path.abspath(path)
+    return ServerBinary(path, origin, *identify(path))
 
 
 def _die_with_parent(parent_pid: int):
-    """preexec_fn: SIGKILL the server when the process that started it dies (Linux)."""
+    """preexec_fn: SIGKILL the server when the process that started it dies (Linux).
+    (Only the direct child: a wrapper script's own children do not inherit it.)"""
     def setup() -> None:
-        os.setsid()  # a Ctrl+C in the terminal goes to us, not to the server
         try:
             libc = ctypes.CDLL(None, use_errno=True)
             libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
@@ -210,6 +300,7 @@ class PrivateServer:
                 self.process = subprocess.Popen(
                     args, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                     cwd=self.dir, preexec_fn=_die_with_parent(os.getpid()), close_fds=True,
+                    start_new_session=True,  # Ctrl+C goes to us; stop() ends the whole group
                 )
             except OSError as exc:
                 self._cleanup_dir()
@@ -275,16 +366,12 @@ class PrivateServer:
         return f"server {self.binary.path} {what}" + (f": {detail}" if detail else "")
 
     def stop(self) -> None:
-        """Stop the process (TERM, then KILL) and remove the temp dir. Safe to call twice."""
+        """Stop the process group (TERM, then KILL after STOP_GRACE) and remove the temp dir.
+        Safe to call twice."""
         proc, self.process = self.process, None
         self.ready = False
-        if proc is not None and proc.poll() is None:
-            proc.terminate()
-            try:
-                proc.wait(timeout=3)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+        if proc is not None:
+            _stop_group(proc, grace=STOP_GRACE)  # a wrapper script's server too
         self._cleanup_dir()
 
     def _cleanup_dir(self) -> None:

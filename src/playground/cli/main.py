@@ -14,6 +14,7 @@ import sys
 
 from playground import __version__
 from playground.errors import ScenarioError
+from playground.i18n import LANGUAGES, default_language
 from playground.server import ServerError
 
 
@@ -45,7 +46,15 @@ def _library_options(dest_prefix: str = "") -> argparse.ArgumentParser:
     library = argparse.ArgumentParser(add_help=False)
     library.add_argument("--scenarios", dest=dest_prefix + "scenarios", action="append", metavar="DIR",
                          help="also use the scenario files in DIR (may be repeated)")
+    _language_option(library)
     return library
+
+
+def _language_option(parser: argparse.ArgumentParser) -> None:
+    # SUPPRESS: a subcommand's default must not undo `redis-playground --lang zh run ...`
+    parser.add_argument("--lang", choices=LANGUAGES, default=argparse.SUPPRESS,
+                        help="language of the scenario texts (default: from LC_ALL, LC_MESSAGES, "
+                             "LANG, LANGUAGE; English if not " + ", ".join(LANGUAGES[1:]) + ")")
 
 
 def _client_names(text: str) -> tuple[str, ...]:
@@ -73,6 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
                           help="read 'A> CMD' / 'B> CMD' lines from stdin, print what redis-cli prints")
     repl.add_argument("-3", dest="resp3", action="store_true",
                       help="start the clients in RESP3 mode (like redis-cli -3)")
+    _language_option(repl)
 
     sub.add_parser("list", parents=[library], help="list the scenarios: id, title, tags")
     run = sub.add_parser("run", parents=[common, library], help="replay one scenario and check it")
@@ -118,6 +128,7 @@ def _playground(args, **kwargs):
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    args.lang = getattr(args, "lang", None) or default_language()
     if args.url and args.server:
         print("redis-playground: --url and --server exclude each other", file=sys.stderr)
         return 2

@@ -21,7 +21,7 @@ def cmd_list(args) -> int:
     failed = 0
     for file in scenario_files(args.scenarios):
         try:
-            s = load_scenario(file)
+            s = load_scenario(file, args.lang)
         except ScenarioError as exc:
             print(f"redis-playground: {exc}", file=sys.stderr)
             failed += 1
@@ -49,7 +49,7 @@ def _refuse_url_without_flush(args) -> bool:
 
 
 def cmd_run(args) -> int:
-    scenario = load_scenario(resolve(args.scenario, args.scenarios))
+    scenario = load_scenario(resolve(args.scenario, args.scenarios), args.lang)
     if _refuse_url_without_flush(args):
         return 2
     install_exit_signals()
@@ -93,7 +93,7 @@ def cmd_check(args) -> int:
         files = scenario_files(args.scenarios)
     for file in files:
         try:
-            scenarios.append(load_scenario(file))
+            scenarios.append(load_scenario(file, args.lang))
         except ScenarioError as exc:
             broken.append(str(exc))
     if _refuse_url_without_flush(args):
@@ -104,7 +104,9 @@ def cmd_check(args) -> int:
     for line in broken:
         _out(f"{report.FAIL} {line}\n")
     failed += len(broken)
-    _out(f"{passed} passed, {failed} failed" + (f", {skipped} skipped" if skipped else "") + "\n")
+    untranslated = sum(len(s.missing_translations()) for s in scenarios)
+    _out(f"{passed} passed, {failed} failed" + (f", {skipped} skipped" if skipped else "")
+         + (f", {untranslated} texts not translated into {args.lang}" if untranslated else "") + "\n")
     return 1 if failed else 0
 
 
@@ -114,6 +116,8 @@ async def _check(pg: Playground, scenarios: list[Scenario]) -> tuple[int, int, i
         for scenario in scenarios:
             result = await Runner(pg).run(scenario)
             _out(report.check_line(result) + "\n")
+            if scenario.missing_translations():
+                _out(report.missing_line(scenario) + "\n")
             if result.skipped:
                 skipped += 1
             elif result.ok:

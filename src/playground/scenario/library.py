@@ -39,5 +39,5 @@ def resolve(ref: str, extra_dirs: list[str] | None = None) -> Path:
     raise ScenarioError(f"{ref}: no such scenario (known: {known})")
 
 
-def load_all(extra_dirs: list[str] | None = None) -> list[Scenario]:
-    return [load_scenario(f) for f in scenario_files(extra_dirs)]
+def load_all(extra_dirs: list[str] | None = None, lang: str = "en") -> list[Scenario]:
+    return [load_scenario(f, lang) for f in scenario_files(extra_dirs)]

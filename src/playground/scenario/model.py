@@ -10,11 +10,13 @@ from __future__ import annotations
 import hashlib
 import re
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from playground.resp.cli_lines import RepeatError, SplitError, format_argv, parse_line
 from playground.errors import ScenarioError
+from playground.i18n import ENGLISH, PAUSE_TEXT
+from playground.scenario.translations import localise
 
 CLIENT_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
 SCRIPT_REF = re.compile(r"^\$([A-Za-z_][A-Za-z0-9_-]*)(\.sha)?$")
@@ -131,6 +133,13 @@ class Scenario:
     clients: tuple[str, ...]
     parts: tuple[Part, ...]
     challenge: ChallengeSpec | None = None
+    language: str = ENGLISH             # the language its texts were loaded in
+    missing: dict[str, tuple[str, ...]] = field(default_factory=dict)  # lang -> untranslated fields
+
+    def missing_translations(self, lang: str | None = None) -> tuple[str, ...]:
+        """The texts with no translation into `lang` (default: the loaded language), which
+        are shown in English: ("step 3 narration", "step 5 predict explain", ...)."""
+        return self.missing.get(lang or self.language, ())
 
     def sha(self, name: str) -> str:
         return script_sha(self.scripts[name])
@@ -176,8 +185,9 @@ class _Where:
         return ScenarioError(": ".join(where + [message]))
 
 
-def load_scenario(path: str | Path) -> Scenario:
-    """Read and validate one scenario file; ScenarioError (one line) if anything is off."""
+def load_scenario(path: str | Path, lang: str = ENGLISH) -> Scenario:
+    """Read and validate one scenario file; ScenarioError (one line) if anything is off.
+    Its texts are in `lang` ("en", "zh", see playground.i18n), English where not translated."""
     path = Path(path)
     where = _Where(path)
     try:
@@ -190,11 +200,12 @@ def load_scenario(path: str | Path) -> Scenario:
         raise where.error(f"not valid TOML: {exc}") from None
     except OSError as exc:
         raise where.error(f"cannot read: {exc.strerror}") from None
-    return parse_scenario(data, path)
+    return parse_scenario(data, path, lang)
 
 
-def parse_scenario(data: dict, path: Path) -> Scenario:
+def parse_scenario(data: dict, path: Path, lang: str = ENGLISH) -> Scenario:
     where = _Where(path)
+    data, missing = localise(data, lang, where)
     _unknown(data, _TOP, where)
     title = _text(data, "title", where, required=True)
     lesson = _text(data, "lesson", where, required=True)
@@ -224,7 +235,7 @@ def parse_scenario(data: dict, path: Path) -> Scenario:
         parts.append(_part(raw, i, where, scripts, clients))
     challenge = _challenge(data["challenge"], where, parts) if "challenge" in data else None
     return Scenario(path.stem, path, title, lesson.strip(), tags, requires, dict(scripts),
-                    clients, tuple(parts), challenge)
+                    clients, tuple(parts), challenge, lang, missing)
 
 
 def _part(raw: dict, index: int, where: _Where, scripts: dict, clients: tuple) -> Part:
@@ -306,7 +317,7 @@ def _step(raw, n: int, where: _Where, scripts: dict, clients: tuple, part: str |
     predict = _predict(raw["predict"], where, part, n) if "predict" in raw else None
     pause = raw.get("pause")
     if pause is True:
-        pause = "Pause here to discuss."
+        pause = PAUSE_TEXT[ENGLISH]
     elif pause is False:
         pause = None
     elif pause is not None and not isinstance(pause, str):

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
-import textwrap
 
+from playground.cells import pad, width, wrap
 from playground.scenario.runner import ScenarioResult, StepResult
 from playground.scenario.model import Scenario
 
@@ -34,13 +34,27 @@ def _cell_lines(step: StepResult) -> list[str]:
     return lines
 
 
-def _wrap(line: str, width: int) -> list[str]:
-    return [line[i:i + width] for i in range(0, len(line), width)] or [""]
+def _chop(line: str, cells: int) -> list[str]:
+    """A lane line cut into pieces of at most `cells` cells (a command or reply is not
+    re-flowed at spaces: it is shown as typed, continued on the next line)."""
+    pieces, piece, used = [], "", 0
+    for char in line:
+        w = width(char)
+        if used + w > cells and piece:
+            pieces.append(piece)
+            piece, used = "", 0
+        piece, used = piece + char, used + w
+    return pieces + [piece] if piece or not pieces else pieces
+
+
+def _indent(text: str, cells: int, first: str, rest: str) -> list[str]:
+    lines = wrap(text, cells - width(first))
+    return [(rest if i else first) + line for i, line in enumerate(lines)]
 
 
 def text_header(scenario: Scenario, server: str) -> str:
     lines = [f"━━ {scenario.id}: {scenario.title}", f"   on {server}"]
-    lines += textwrap.wrap(scenario.lesson, 76, initial_indent="   ", subsequent_indent="   ")
+    lines += _indent(scenario.lesson, 76, "   ", "   ")
     return "\n".join(lines) + "\n"
 
 
@@ -51,7 +65,7 @@ def text_part(scenario: Scenario, part_name: str, setup: tuple[str, ...]) -> str
     if setup:
         out.append("   setup: " + "; ".join(setup))
     clients = scenario.clients
-    head = "   #  " + " │ ".join(f"{c:<{LANE}}" for c in clients)
+    head = "   #  " + " │ ".join(pad(c, LANE) for c in clients)
     out.append(head.rstrip())
     return "\n".join(out) + "\n"
 
@@ -59,19 +73,19 @@ def text_part(scenario: Scenario, part_name: str, setup: tuple[str, ...]) -> str
 def text_step(scenario: Scenario, step: StepResult) -> str:
     clients = scenario.clients
     lane = clients.index(step.step.client)
-    cell = [piece for line in _cell_lines(step) for piece in _wrap(line, LANE)]
+    cell = [piece for line in _cell_lines(step) for piece in _chop(line, LANE)]
     out = []
     for i, line in enumerate(cell):
         cols = [" " * LANE] * len(clients)
-        cols[lane] = f"{line:<{LANE}}"
+        cols[lane] = pad(line, LANE)
         number = f"{step.step.number:>2} " if i == 0 else "   "
         out.append(("   " + number + " │ ".join(cols)).rstrip())
     for line in _check_lines(step):
         out.append("      " + line)
     if step.step.narration:
-        out += textwrap.wrap(step.step.narration, 74, initial_indent="      ↳ ", subsequent_indent="        ")
+        out += _indent(step.step.narration, 74, "      ↳ ", "        ")
     if step.step.pause:
-        out.append(f"      ⏸ {step.step.pause}")
+        out += _indent(step.step.pause, 74, "      ⏸ ", "        ")
     return "\n".join(out) + "\n"
 
 
@@ -172,3 +186,10 @@ def check_line(result: ScenarioResult) -> str:
     more = len(result.failed_checks) - 1
     return (f"{FAIL} {sid}: step {step.step.number} ({step.step.client}> {step.step.display}): "
             f"{check.what}: {check.detail}" + (f" (+{more} more)" if more else ""))
+
+
+def missing_line(scenario: Scenario) -> str:
+    """For `check --lang zh`: the texts of a scenario shown in English for want of a
+    translation (not a failure)."""
+    missing = scenario.missing_translations()
+    return f"  missing {scenario.language}: " + ", ".join(missing) if missing else ""

@@ -1,0 +1,135 @@
+"""Translations beside the English texts of a scenario file: `narration_zh = "..."`.
+
+Every human text field may have a sibling `<field>_<lang>` for each language in
+playground.i18n.LANGUAGES other than English. `localise` checks all of them (whatever the
+language asked for, so `check` catches a broken translation), then puts the asked-for
+language's texts in place of the English ones, so the rest of the loader, and everything
+that reads a Scenario, sees one language. What had no translation stays English and is
+listed (per language) as missing.
+"""
+
+from __future__ import annotations
+
+import re
+
+from playground.i18n import ENGLISH, LANGUAGES, PAUSE_TEXT
+
+# The text fields of each kind of table, and whether each is a list of texts.
+TOP_TEXT = ("title", "lesson")
+PART_TEXT = ("name",)
+STEP_TEXT = ("narration", "pause")
+PREDICT_TEXT = ("question", "choices", "explain")
+CHALLENGE_TEXT = ("goal",)
+LIST_FIELDS = {"choices"}
+TRANSLATIONS = tuple(lang for lang in LANGUAGES if lang != ENGLISH)
+
+
+def translated_name(field: str, lang: str) -> str:
+    return f"{field}_{lang}"
+
+
+class _Table:
+    """One table of the file, its text fields, and where it is (for messages)."""
+
+    def __init__(self, raw: dict, fields: tuple[str, ...], label: str, where, part=None,
+                 step=None, prefix: str | None = None) -> None:
+        self.raw, self.fields, self.label = raw, fields, label
+        self.where, self.part, self.step, self.prefix = where, part, step, prefix
+
+    def error(self, name: str, message: str):
+        shown = f"{self.prefix}.{name}" if self.prefix else name
+        return self.where.error(message, part=self.part, step=self.step, field_name=shown)
+
+
+def _tables(data: dict, where) -> list[_Table]:
+    tables = [_Table(data, TOP_TEXT, "", where)]
+    if isinstance(data.get("challenge"), dict):
+        tables.append(_Table(data["challenge"], CHALLENGE_TEXT, "challenge ", where, prefix="challenge"))
+    if isinstance(data.get("parts"), list):
+        parts = [p for p in data["parts"] if isinstance(p, dict)]
+        many = True
+    else:
+        parts, many = [data], False
+    for i, part in enumerate(parts, 1):
+        name = part.get("name") if many else None
+        plabel = (name if isinstance(name, str) and name else str(i)) if many else None
+        where_part = f"part {i} " if many else ""
+        if many:
+            tables.append(_Table(part, PART_TEXT, where_part, where, part=plabel))
+        steps = part.get("steps")
+        for n, step in enumerate(steps if isinstance(steps, list) else [], 1):
+            if not isinstance(step, dict):
+                continue
+            label = f"{where_part}step {n} "
+            tables.append(_Table(step, STEP_TEXT, label, where, part=plabel, step=n))
+            if isinstance(step.get("predict"), dict):
+                tables.append(_Table(step["predict"], PREDICT_TEXT, label + "predict ", where,
+                                     part=plabel, step=n, prefix="predict"))
+    return tables
+
+
+def _check(table: _Table, field: str, lang: str) -> None:
+    """A translation has the English field's shape: non-empty text, or as many texts."""
+    name = translated_name(field, lang)
+    value, english = table.raw[name], table.raw.get(field)
+    if english is None or english is False:
+        raise table.error(name, f"translates {field}, which is missing")
+    if not (isinstance(english, list) if field in LIST_FIELDS
+            else isinstance(english, str) or (field == "pause" and english is True)):
+        raise table.error(field, "must be " + ("a list of text" if field in LIST_FIELDS else "text"))
+    if field in LIST_FIELDS:
+        if not isinstance(value, list) or not all(isinstance(x, str) and x.strip() for x in value):
+            raise table.error(name, "a list of non-empty text")
+        if isinstance(english, list) and len(value) != len(english):
+            raise table.error(name, f"{len(value)} choices, but {field} has {len(english)}")
+    elif not isinstance(value, str) or not value.strip():
+        raise table.error(name, "must be non-empty text")
+
+
+def _translations_in(table: _Table) -> dict[tuple[str, str], object]:
+    """{(field, lang): text} of one table, removed from it; an unknown language is an error."""
+    found = {}
+    for key in list(table.raw):
+        m = re.match(r"^(%s)_(.+)$" % "|".join(table.fields), key)
+        if not m:
+            continue
+        field, lang = m.group(1), m.group(2)
+        if lang not in TRANSLATIONS:
+            if lang == ENGLISH:
+                raise table.error(key, f"the English text is {field} itself")
+            raise table.error(key, f"unknown language {lang!r} (known: {', '.join(TRANSLATIONS)})")
+        _check(table, field, lang)
+        found[(field, lang)] = table.raw.pop(key)
+    return found
+
+
+def _needs_translation(table: _Table, field: str) -> bool:
+    value = table.raw.get(field)
+    if field == "pause":
+        return isinstance(value, str) and bool(value.strip())
+    if isinstance(value, list):
+        return bool(value)
+    return isinstance(value, str) and bool(value.strip())
+
+
+def localise(data: dict, lang: str, where) -> tuple[dict, dict[str, tuple[str, ...]]]:
+    """Check every translation in the raw TOML `data` (changed in place), put `lang`'s texts
+    in place of the English ones, and return it with {lang: (missing field, ...)} for every
+    language but English (e.g. "step 3 narration", "part 2 step 1 predict explain")."""
+    if lang not in LANGUAGES:
+        raise ValueError(f"unknown language {lang!r} (known: {', '.join(LANGUAGES)})")
+    missing: dict[str, list[str]] = {code: [] for code in TRANSLATIONS}
+    for table in _tables(data, where):
+        found = _translations_in(table)
+        for field in table.fields:
+            needed = _needs_translation(table, field)
+            for code in TRANSLATIONS:
+                if needed and (field, code) not in found:
+                    missing[code].append(f"{table.label}{field}")
+            if lang == ENGLISH:
+                continue
+            if (field, lang) in found:
+                table.raw[field] = found[(field, lang)]
+            elif field == "pause" and table.raw.get(field) is True:
+                table.raw[field] = PAUSE_TEXT.get(lang, PAUSE_TEXT[ENGLISH])
+    return data, {code: tuple(fields) for code, fields in missing.items()}

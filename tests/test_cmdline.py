@@ -73,3 +73,10 @@ def test_blank_line_is_none():
 ])
 def test_format_argv_round_trips(argv):
     assert split_args(format_argv(argv)) == argv
+
+
+def test_utf8_arguments_are_shown_bare_and_split_back_the_same():
+    argv = [b"SET", "余额".encode(), "😀".encode(), "a b".encode(), b"\xff"]
+    line = format_argv(argv)
+    assert line.startswith("SET 余额 😀 ") and '"a b"' in line and '"\\xff"' in line
+    assert split_args(line) == argv

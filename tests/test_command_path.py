@@ -167,3 +167,19 @@ def test_every_step_kind_has_one_handler():
     Runner.__init__(runner, pg=type("P", (), {"sessions": {}})())
     kinds = {step.kind for path in ("watch-abort", "blocking-pop") for step in load_scenario(resolve(path)).steps}
     assert kinds == {"command", "wait"} and kinds <= set(runner.HANDLERS)
+
+
+async def test_timeline_lanes_line_up_in_cells_with_chinese_keys(pg):
+    """Built from units, padded by terminal cells: `SET 余额 100` takes more cells than
+    characters, and every lane separator still sits in one column."""
+    from playground.cells import width
+    from playground.scenario.stepper import Timeline, entry_for
+
+    ex, seen = collect(pg)
+    for client, line in [("A", "SET 余额 100"), ("B", "MULTI"), ("B", "INCRBY 余额 5"), ("B", "EXEC")]:
+        await ex.run_line(client, line)
+    timeline = Timeline([entry_for(e.unit) for e in seen if isinstance(e, ev.UnitEnded)])
+    text = timeline.render_text(("A", "B"), width=20)
+    assert "余额" in text
+    columns = {width(line.split("│")[0]) for line in text.splitlines() if "│" in line and not line.startswith("│")}
+    assert len(columns) == 1, text

@@ -137,6 +137,12 @@ def quote_arg(arg: bytes) -> str:
     """One argument as a user would type it: bare when safe, else sdscatrepr-quoted."""
     if arg and all(0x21 <= b <= 0x7E and b not in b"\"'\\" for b in arg):
         return arg.decode("ascii")
+    try:  # UTF-8 text (余额, 😀) stays readable: sdssplitargs takes it bare
+        text = arg.decode("utf-8")
+    except UnicodeDecodeError:
+        text = None
+    if text and all(c.isprintable() and not c.isspace() and c not in "\"'\\" for c in text):
+        return text
     from playground.resp.cli_format import repr_bytes
 
     return repr_bytes(arg).decode("ascii")

@@ -7,9 +7,9 @@ Where a scenario depends on time (TTLs, `sleep`), a replayed state is approximat
 
 from __future__ import annotations
 
-import textwrap
 from dataclasses import dataclass, field
 
+from playground.cells import pad, wrap
 from playground.engine.executor import Executor
 from playground.engine.playground import Playground
 from playground.engine.units import Unit
@@ -64,7 +64,7 @@ class Timeline:
 
     def render_text(self, clients: tuple[str, ...], width: int = 36) -> str:
         """Lanes side by side; an atomic unit is drawn as one box."""
-        lines = [" │ ".join(f"{c:<{width}}" for c in clients).rstrip(),
+        lines = [" │ ".join(pad(c, width) for c in clients).rstrip(),
                  "─┼─".join("─" * width for _ in clients)]
         for entry in self.entries:
             if not entry.client:  # a part begins
@@ -74,14 +74,13 @@ class Timeline:
             body = entry.lines
             if entry.atomic or len(body) > 1:
                 inner = width - 4
-                body = ["┌" + "─" * (width - 2) + "┐"] + [f"│ {x[:inner]:<{inner}} │" for x in body] + \
+                body = ["┌" + "─" * (width - 2) + "┐"] + [f"│ {pad(x, inner)} │" for x in body] + \
                        ["└" + "─" * (width - 2) + "┘"]
             if entry.note:
-                body = body + textwrap.wrap(f"({entry.note})", width - 2, initial_indent="  ",
-                                            subsequent_indent="   ")
+                body = body + ["  " + part for part in wrap(f"({entry.note})", width - 2)]
             for text in body:
                 cols = [" " * width] * len(clients)
-                cols[lane] = f"{text[:width]:<{width}}"
+                cols[lane] = pad(text, width)
                 lines.append(" │ ".join(cols).rstrip())
         return "\n".join(lines) + "\n"
 

@@ -66,8 +66,9 @@ class PlaygroundApp(App):
 
     def __init__(self, playground: Playground, clients: Iterable[str] = ("A", "B"),
                  scenario_dirs: list[str] | None = None, open_scenario=None,
-                 challenge: bool = False) -> None:
+                 challenge: bool = False, lang: str = "en") -> None:
         super().__init__()
+        self.lang = lang  # the scenarios' language (--lang; default from the locale)
         self.playground = playground
         self.clients = list(clients)
         self.scenario_dirs = scenario_dirs or []
@@ -237,7 +238,7 @@ class PlaygroundApp(App):
         scenarios, broken = [], []
         for path in scenario_files(self.scenario_dirs):
             try:
-                scenarios.append(load_scenario(path))
+                scenarios.append(load_scenario(path, self.lang))
             except ScenarioError as exc:
                 broken.append(str(exc))
         for message in broken:
@@ -505,7 +506,7 @@ def session_markdown(transcript: list[tuple[str, str, str]], clients: list[str],
 def make_app(server_choice: str | None = None, url: str | None = None,
              allow_flush: bool = False, clients: Iterable[str] = ("A", "B"),
              scenario_dirs: list[str] | None = None, open_scenario=None,
-             challenge: bool = False, server: PrivateServer | None = None) -> PlaygroundApp:
+             challenge: bool = False, server: PrivateServer | None = None, lang: str = "en") -> PlaygroundApp:
     """The app on a fresh private server (or an explicit --url); shared by CLI and tests.
     `server` is a private server the CLI already spawned."""
     if open_scenario is not None:
@@ -516,7 +517,7 @@ def make_app(server_choice: str | None = None, url: str | None = None,
         playground = Playground.create(server_choice=server_choice, url=url,
                                        allow_flush=allow_flush, clients=clients)
     return PlaygroundApp(playground, clients=clients, scenario_dirs=scenario_dirs,
-                         open_scenario=open_scenario, challenge=challenge)
+                         open_scenario=open_scenario, challenge=challenge, lang=lang)
 
 
 def run_app(args, server: PrivateServer | None = None) -> int:
@@ -525,10 +526,11 @@ def run_app(args, server: PrivateServer | None = None) -> int:
         from playground.scenario.library import resolve
         from playground.scenario.model import load_scenario
 
-        scenario = load_scenario(resolve(args.scenario, args.scenarios))
+        scenario = load_scenario(resolve(args.scenario, args.scenarios), getattr(args, "lang", "en"))
     app = make_app(args.server, args.url, args.allow_flush, args.clients,
                    scenario_dirs=getattr(args, "scenarios", None), open_scenario=scenario,
-                   challenge=getattr(args, "challenge", False), server=server)
+                   challenge=getattr(args, "challenge", False), server=server,
+                   lang=getattr(args, "lang", "en"))
     bench = bool(os.environ.get("REDIS_PLAYGROUND_BENCH_READY"))  # python -m playground.bench
     try:
         app.run(headless=bench, size=(120, 40) if bench else None)

@@ -164,7 +164,8 @@ class Executor:
             result.refused = str(exc)
             return result
         if session.state.disconnected or not session.connected:
-            if not await self._reconnect(session, result):
+            after_quit = session.state.disconnected
+            if not await self._reconnect(session, result, after_quit):
                 return result
         pg.note_scripts(list(argv))
         word = argv[0].lower()
@@ -236,7 +237,7 @@ class Executor:
         self.emit(ev.ConnectionClosed(client, f"client {client}: connection lost ({why})", "warning"))
         await self._reconnect(session, result)
 
-    async def _reconnect(self, session: Session, result: ev.LineResult) -> bool:
+    async def _reconnect(self, session: Session, result: ev.LineResult, after_quit: bool = False) -> bool:
         if session.address is None:  # the server never started
             result.lost = f"client {session.name} is not connected: there is no server"
             self.emit(ev.Notice(session.name, result.lost, "error"))
@@ -247,6 +248,9 @@ class Executor:
             result.lost = str(exc)
             self.emit(ev.Notice(session.name, f"{exc} (not connected)", "error"))
             return False
+        if after_quit:
+            message = (f"client {session.name}: reconnected as a new client (QUIT ended the old one, "
+                       "with its MULTI, WATCH and subscriptions)")
         self.emit(ev.Reconnected(session.name, message))
         return True
 

@@ -1,0 +1,130 @@
+"""Bad or huge input from the user: secrets kept off disk, big keys and keyspaces read
+in bounded steps, big replies rendered in proportion to their size."""
+
+from __future__ import annotations
+
+import stat
+import tomllib
+
+import pytest
+
+from playground.history import History
+from playground.resp.cli_lines import format_argv, parse_line
+from playground.resp.cli_secrets import is_sensitive, redact
+from playground.resp.replies import Bulk, Err, Status
+from playground.scenario.model import load_scenario
+from playground.scenario.recorder import Recorder
+
+# -- 1. secrets never on disk ---------------------------------------------------------
+
+# (line, isSensitiveCommand) as redis-cli's own rule decides it
+SENSITIVE = [
+    ("AUTH s3cret", True),
+    ("auth default s3cret", True),
+    ("AUTH", True),
+    ("3 AUTH s3cret", True),                                   # after the repeat count
+    ("ACL SETUSER alice on >pw ~* +@all", True),
+    ("ACL GETUSER alice", True),
+    ("ACL DELUSER alice", True),
+    ("ACL LIST", False),
+    ("CONFIG SET requirepass hunter2", True),
+    ("CONFIG SET maxmemory 0 requirepass hunter2", True),     # not only the first parameter
+    ("config set maxmemory 0 MASTERAUTH x", True),
+    ("CONFIG SET maxmemory 0 tls-key-file-pass x", True),
+    ("CONFIG SET tls-client-key-file-pass x", True),
+    ("CONFIG SET masteruser u", True),
+    ("CONFIG SET maxmemory requirepass", False),               # a value, not a parameter name
+    ("CONFIG GET requirepass", False),
+    ("HELLO 3 AUTH default pw", True),
+    ("HELLO 3 SETNAME me AUTH default pw", True),
+    ("HELLO 3 AUTH default", False),
+    ("HELLO 3 SETNAME me", False),
+    ("MIGRATE h 6379 k 0 5000 AUTH pw", True),
+    ("MIGRATE h 6379 \"\" 0 5000 AUTH2 u pw KEYS a", True),
+    ("MIGRATE h 6379 \"\" 0 5000 KEYS a AUTH pw", False),      # after KEYS: key names
+    ("SENTINEL CONFIG SET sentinel-pass pw", True),
+    ("SENTINEL SET mymaster auth-pass pw", True),
+    ("SET requirepass hunter2", False),
+]
+
+
+@pytest.mark.parametrize("line,expected", SENSITIVE)
+def test_sensitive_commands_follow_redis_cli(line, expected):
+    assert is_sensitive(parse_line(line).argv) is expected
+
+
+def test_redaction_replaces_only_the_secret():
+    def red(line):
+        return format_argv(redact(parse_line(line).argv))
+    assert red("AUTH default s3cret") == "AUTH default <secret>"
+    assert red("CONFIG SET maxmemory 0 requirepass hunter2") == "CONFIG SET maxmemory 0 requirepass <secret>"
+    assert red("HELLO 3 AUTH default pw SETNAME me") == "HELLO 3 AUTH default <secret> SETNAME me"
+    assert red("ACL SETUSER alice on >pw ~* +@all") == "ACL SETUSER alice on <secret> ~* +@all"
+    assert red("MIGRATE h 6379 k 0 5000 AUTH2 u pw") == "MIGRATE h 6379 k 0 5000 AUTH2 u <secret>"
+    assert red("SET k v") == "SET k v"
+
+
+def _mode(path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+def test_history_keeps_no_secret_and_no_unparsed_line(tmp_path):
+    path = tmp_path / "state" / "history-A"
+    history = History(path)
+    for line in ["SET a 1", "CONFIG SET maxmemory 0 requirepass hunter2", "AUTH default s3cret",
+                 "2 AUTH s3cret", "GET a"]:
+        history.add(line, parse_line(line).argv)
+    history.add('AUTH "unbalanced', None)       # did not parse: not kept at all
+    assert history.lines == ["SET a 1", "GET a"]
+    assert path.read_text() == "SET a 1\nGET a\n"
+    assert _mode(path) == 0o600 and _mode(path.parent) == 0o700
+
+
+def test_an_old_history_file_is_tightened_and_cleaned(tmp_path):
+    folder = tmp_path / "old"
+    folder.mkdir(mode=0o755)
+    folder.chmod(0o755)
+    path = folder / "history-A"
+    path.write_text("SET a 1\nCONFIG SET maxmemory 0 requirepass hunter2\nAUTH \"unbalanced\nGET a\n")
+    path.chmod(0o644)
+    history = History(path)
+    assert history.lines == ["SET a 1", "GET a"]
+    assert "hunter2" not in path.read_text() and "unbalanced" not in path.read_text()
+    assert _mode(path) == 0o600 and _mode(folder) == 0o700
+
+
+def test_recording_leaves_secrets_out(tmp_path):
+    recorder = Recorder()
+    for client, line, rendered, reply in [
+            ("A", "AUTH default s3cret", "OK\n", Status(b"OK")),
+            ("B", "CONFIG SET maxmemory 0 requirepass hunter2", "OK\n", Status(b"OK")),
+            ("B", "CONFIG GET requirepass", '1) "requirepass"\n2) "hunter2"\n', None),
+            ("A", "GET k", "(nil)\n", None)]:
+        recorder.sent(client, line)
+        recorder.replied(client, rendered, reply)
+    path = recorder.save(tmp_path / "rec", "Secrets", ("A", "B"))
+    text = path.read_text()
+    assert "s3cret" not in text and "hunter2" not in text
+    assert "secret was left out" in text.splitlines()[0]
+    assert _mode(path) == 0o600 and _mode(path.parent) == 0o700
+    steps = load_scenario(path).steps
+    assert steps[0].argv == (b"AUTH", b"default", b"<secret>")
+    assert steps[1].argv == (b"CONFIG", b"SET", b"maxmemory", b"0", b"requirepass", b"<secret>")
+    assert steps[2].reply is None and steps[3].reply == "(nil)"
+
+
+def test_recording_round_trips_any_text(tmp_path):
+    lines = ["SET k 😀", 'SET "\\x00\\x7f" "tab\\there"', "SET 'quote\"d' é"]
+    recorder = Recorder()
+    for line in lines:
+        recorder.sent("A", line)
+        recorder.replied("A", '"😀\x7f"\n', Bulk(b"x"))
+    recorder.sent("B", "GET nothing")
+    recorder.replied("B", "(error) ERR x\n", Err(b"ERR x"))
+    path = recorder.save(tmp_path, "Emoji ✓", ("A", "B"))
+    tomllib.loads(path.read_text(encoding="utf-8"))
+    scenario = load_scenario(path)
+    assert scenario.title == "Emoji ✓"
+    assert [s.argv for s in scenario.steps[:3]] == [tuple(parse_line(line).argv) for line in lines]
+    assert scenario.steps[0].argv == (b"SET", b"k", "😀".encode())
+    assert scenario.steps[0].reply == '"😀\x7f"' and scenario.steps[3].error == "ERR"

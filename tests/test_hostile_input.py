@@ -128,3 +128,74 @@ def test_recording_round_trips_any_text(tmp_path):
     assert [s.argv for s in scenario.steps[:3]] == [tuple(parse_line(line).argv) for line in lines]
     assert scenario.steps[0].argv == (b"SET", b"k", "😀".encode())
     assert scenario.steps[0].reply == '"😀\x7f"' and scenario.steps[3].error == "ERR"
+
+
+# -- 5. big replies render in proportion to their size --------------------------------
+
+def reference_escape(byte: int) -> bytes:
+    """sdscatrepr's rule for one byte, written out plainly."""
+    char = bytes([byte])
+    if char in b'\\"':
+        return b"\\" + char
+    if char in b"\n\r\t\a\b":
+        return {b"\n": b"\\n", b"\r": b"\\r", b"\t": b"\\t", b"\a": b"\\a", b"\b": b"\\b"}[char]
+    if 0x20 <= byte <= 0x7E:
+        return char
+    return b"\\x%02x" % byte
+
+
+REFERENCE = [reference_escape(b) for b in range(256)]
+
+
+def reference_repr(data: bytes) -> bytes:
+    """sdscatrepr byte by byte (the straightforward way the renderer used to take)."""
+    return b'"' + b"".join([REFERENCE[b] for b in data]) + b'"'
+
+
+def test_big_value_with_every_byte_renders_like_redis_cli():
+    from playground.resp.cli_format import render, repr_bytes, repr_length
+    block = bytes(range(256))
+    value = block * (5 * 1024 * 1024 // 256) + b"tail\n"
+    expected = reference_repr(value) + b"\n"
+    assert render(Bulk(value), [b"GET", b"k"]) == expected
+    assert repr_length(value) == len(expected) - 1 == len(repr_bytes(value))
+    assert repr_bytes(block) == reference_repr(block)
+
+
+def _nested_replies():
+    from playground.resp.replies import Array, Int, Map, Nil, Set
+    big = Bulk(bytes(range(256)) * 3000)
+    yield big
+    yield Bulk(b"")
+    yield Array([Bulk(b"a"), big, Int(7), Array([Bulk(b"x\n"), Nil]), Err(b"ERR bad")])
+    yield Map([(Bulk(b"k" * 70), Array([Int(1), Int(2)])), (big, Bulk(b"v")), (Bulk(b"s"), Set([big, Bulk(b"y")]))])
+    yield Array([Array([Bulk(b"%d" % i) for i in range(12)]) for _ in range(12)])
+
+
+@pytest.mark.parametrize("limit", [1, 2, 5, 17, 100, 4096, 65536, 10**9])
+def test_render_head_is_a_prefix_and_counts_the_rest(limit):
+    from playground.resp.cli_format import render, render_head, tty_length
+    for reply in _nested_replies():
+        full = render(reply, [b"LRANGE", b"k"])
+        head, left = render_head(reply, [b"LRANGE", b"k"], limit)
+        assert head == full[:limit]
+        assert left == max(0, len(full) - limit)
+        assert tty_length(reply) == len(full)
+    info = Bulk(b"# Server\r\nredis_version:9\r\n")  # a raw command: cut the same way
+    assert render_head(info, [b"INFO"], 10) == (bytes(info)[:10], len(info) - 10)
+
+
+def test_render_head_of_a_big_value_reads_only_its_start():
+    import tracemalloc
+
+    from playground.resp.cli_format import render_head
+    reps = 20 * 1024 * 1024 // 256
+    value = Bulk(bytes(range(256)) * reps)
+    tracemalloc.start()
+    head, left = render_head(value, [b"GET", b"k"], 65536)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert head == reference_repr(value[:65536])[:65536]
+    per_block = 93 + 7 * 2 + 156 * 4  # plain bytes, \n-style escapes, \xhh escapes
+    assert left == 2 + per_block * reps + 1 - 65536
+    assert peak < 20 * 1024 * 1024  # far below the 60 MB the whole rendering takes

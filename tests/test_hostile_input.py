@@ -199,3 +199,55 @@ def test_render_head_of_a_big_value_reads_only_its_start():
     per_block = 93 + 7 * 2 + 156 * 4  # plain bytes, \n-style escapes, \xhh escapes
     assert left == 2 + per_block * reps + 1 - 65536
     assert peak < 20 * 1024 * 1024  # far below the 60 MB the whole rendering takes
+
+
+# -- 3. the detail of a huge key is read in bounded steps -----------------------------
+
+FILL_BIG_KEYS = b"""
+local n = tonumber(ARGV[1])
+for i = 1, n, 1000 do
+  local members, fields, scored, items = {}, {}, {}, {}
+  for j = i, math.min(i + 999, n) do
+    members[#members + 1] = 'm' .. j
+    fields[#fields + 1] = 'f' .. j; fields[#fields + 1] = 'v' .. j
+    scored[#scored + 1] = j; scored[#scored + 1] = 'm' .. j
+    items[#items + 1] = 'e' .. j
+  end
+  redis.call('SADD', 'big:set', unpack(members))
+  redis.call('HSET', 'big:hash', unpack(fields))
+  redis.call('ZADD', 'big:zset', unpack(scored))
+  redis.call('RPUSH', 'big:list', unpack(items))
+end
+redis.call('SETRANGE', 'big:string', 5000000, 'x')
+for i = 1, 2000 do redis.call('XADD', 'big:stream', '*', 'n', i) end
+return n
+"""
+
+
+async def test_detail_of_huge_keys_is_bounded(pg):
+    from playground.engine.key_detail import DETAIL_BYTES, DETAIL_ITEMS
+    assert await pg.execute("A", [b"EVAL", FILL_BIG_KEYS, b"0", b"200000"]) == 200000
+    reader = pg.reader
+    detail = await reader.detail(b"big:set")
+    shown = detail["value"].count("\n")
+    assert DETAIL_ITEMS // 2 <= shown <= DETAIL_ITEMS
+    assert detail["size"] == "200,000 members"
+    assert detail["shown"] == f"{shown:,} of 200,000 members (as SSCAN/HSCAN hands them out)"
+    detail = await reader.detail(b"big:hash")
+    pairs = detail["value"].count("\n") // 2
+    assert DETAIL_ITEMS // 2 <= pairs <= DETAIL_ITEMS and detail["size"] == "200,000 fields"
+    assert detail["shown"] == f"{pairs:,} of 200,000 fields (as SSCAN/HSCAN hands them out)"
+    detail = await reader.detail(b"big:zset")
+    assert detail["value"].count("\n") == 2 * DETAIL_ITEMS and detail["value"].startswith('   1) "m1"\n')
+    assert detail["shown"] == "first 1,000 of 200,000 members"
+    detail = await reader.detail(b"big:list")
+    assert detail["value"].count("\n") == DETAIL_ITEMS and detail["shown"] == "first 1,000 of 200,000 elements"
+    detail = await reader.detail(b"big:string")
+    assert detail["value"] == '"' + "\\x00" * DETAIL_BYTES + '"\n'
+    assert detail["shown"] == f"first {DETAIL_BYTES:,} of 5,000,001 bytes"
+    detail = await reader.detail(b"big:stream")
+    assert detail["shown"] == "first 1,000 of 2,000 entries"
+    await pg.execute("A", [b"SADD", b"small", b"x", b"y"])
+    detail = await reader.detail(b"small")
+    assert detail["shown"] == "all 2 members" and detail["size"] == "2 members"
+    assert {line.split(") ", 1)[1] for line in detail["value"].splitlines()} == {'"x"', '"y"'}

@@ -11,6 +11,7 @@ import hashlib
 import time
 from dataclasses import dataclass
 
+from playground.engine.key_detail import read_detail
 from playground.resp.connection import Address, SideConnection
 from playground.resp.cli_format import repr_bytes
 from playground.resp.replies import Bulk, Err, Int, Status
@@ -148,30 +149,9 @@ class Inspector(SideConnection):
         return Snapshot(keys, more, int(dbsize) if isinstance(dbsize, Int) else len(keys))
 
     async def detail(self, name: bytes) -> dict[str, str]:
-        """Everything about one key for the detail view (the full value, up to 1 MB)."""
-        type_, ttl, encoding, memory = await self.run([
-            [b"TYPE", name], [b"PTTL", name], [b"OBJECT", b"ENCODING", name],
-            [b"MEMORY", b"USAGE", name]])
-        t = bytes(type_).decode() if isinstance(type_, (Status, Bulk)) else "?"
-        full = {
-            "string": [[b"GETRANGE", name, b"0", b"1048575"]],
-            "list": [[b"LRANGE", name, b"0", b"999"]],
-            "set": [[b"SMEMBERS", name]],
-            "zset": [[b"ZRANGE", name, b"0", b"999", b"WITHSCORES"]],
-            "hash": [[b"HGETALL", name]],
-            "stream": [[b"XRANGE", name, b"-", b"+", b"COUNT", b"100"]],
-        }.get(t, [])
-        value = (await self.run(full))[0] if full else None
-        from playground.resp.cli_format import format_tty
-
-        return {
-            "key": repr_bytes(name).decode(),
-            "type": t,
-            "ttl": "no expiry" if int(ttl) == -1 else f"{int(ttl)} ms",
-            "encoding": bytes(encoding).decode() if isinstance(encoding, Bulk) else "?",
-            "memory": f"{int(memory)} bytes" if isinstance(memory, Int) else "?",
-            "value": format_tty(value).decode("utf-8", "replace") if value is not None else "",
-        }
+        """Everything about one key for the detail view, the value read in bounded steps
+        (`playground.engine.key_detail`)."""
+        return await read_detail(self, name)
 
 
 def _preview_commands(name: bytes, type_: str) -> list[list[bytes]]:

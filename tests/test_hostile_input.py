@@ -251,3 +251,119 @@ async def test_detail_of_huge_keys_is_bounded(pg):
     detail = await reader.detail(b"small")
     assert detail["shown"] == "all 2 members" and detail["size"] == "2 members"
     assert {line.split(") ", 1)[1] for line in detail["value"].splitlines()} == {'"x"', '"y"'}
+
+
+# -- 4. a filter finds a key among 200,000, and the header says what is shown ---------
+
+MANY_KEYS = b"for i = 1, tonumber(ARGV[1]) do redis.call('SET', 'key:' .. i, i) end return 1"
+
+
+async def _reader(pg, how: str):
+    from playground.engine.key_reader import Inspector
+    reader = Inspector(pg.address)
+    await reader.connect()
+    if how == "pipelined":
+        reader._script_ok = False  # as on a server before 7.0 (no EVAL_RO)
+    return reader
+
+
+@pytest.mark.parametrize("how", ["script", "pipelined"])
+async def test_filter_finds_a_key_among_many(pg, how):
+    from playground.tui.key_inspector import summary_line
+    await pg.execute("A", [b"EVAL", MANY_KEYS, b"0", b"200000"])
+    reader = await _reader(pg, how)
+    seen_progress = []
+    for _ in range(200_000 // (reader.scan_count * reader.scan_rounds) + 5):  # bounded
+        snap = await reader.snapshot(b"key:123457")
+        if snap.progress is None:
+            break
+        seen_progress.append(snap.progress)
+        assert not snap.complete and summary_line(snap, "key:123457").startswith(
+            f"{len(snap.keys)} key")
+        assert "so far (scanning… " in summary_line(snap, "key:123457")
+    assert seen_progress and all(0 < p < 1 for p in seen_progress)
+    assert seen_progress == sorted(seen_progress)
+    assert snap.complete and [k.name for k in snap.keys] == [b"key:123457"]
+    assert summary_line(snap, "key:123457") == "1 key matching key:123457 (200,000 in db)"
+    assert "%" in f"{seen_progress[0]:.0%}"
+    sample = await reader.snapshot(b"*")
+    assert len(sample.keys) == reader.cap and not sample.complete and sample.progress is None
+    assert summary_line(sample, "*") == "100 of 200,000 keys shown (a sample: SCAN)"
+    await reader.close()
+
+
+@pytest.mark.parametrize("how", ["script", "pipelined"])
+async def test_pinned_keys_are_always_read(pg, how):
+    from playground.tui.key_inspector import summary_line
+    await pg.execute("A", [b"EVAL", MANY_KEYS, b"0", b"200000"])
+    reader = await _reader(pg, how)
+    pinned = [b"key:199999", b"key:7", b"missing"]
+    snap = await reader.snapshot(b"*", pinned=pinned)
+    names = [k.name for k in snap.keys]
+    assert b"key:199999" in names and b"key:7" in names and b"missing" not in names
+    assert len(names) == reader.cap and names == sorted(names)
+    assert {k.name: k.preview for k in snap.keys}[b"key:199999"] == '"199999"'
+    snap = await reader.snapshot(b"key:1999??", pinned=pinned)  # pinned keys obey the filter
+    names = [k.name for k in snap.keys]
+    assert b"key:199999" in names and b"key:7" not in names
+    await pg.execute("A", [b"DEL", b"key:199999"])
+    snap = await reader.snapshot(b"*", pinned=pinned)
+    assert b"key:199999" not in [k.name for k in snap.keys]
+    assert summary_line(snap, "*") == "100 of 199,999 keys shown (a sample: SCAN)"
+    await reader.close()
+
+
+@pytest.mark.parametrize("how", ["script", "pipelined"])
+async def test_small_keyspace_is_shown_whole(pg, how):
+    from playground.tui.key_inspector import summary_line
+    for i in range(10):
+        await pg.execute("A", [b"SET", b"other:%d" % i, b"x"])
+    await pg.execute("A", [b"SET", b"user:1", b"ada"])
+    await pg.execute("A", [b"SET", b"user:2", b"bob"])
+    reader = await _reader(pg, how)
+    snap = await reader.snapshot(b"*")
+    assert snap.complete and len(snap.keys) == 12 and summary_line(snap, "*") == "12 keys"
+    snap = await reader.snapshot(b"user:*", pinned=[b"other:1"])
+    assert [k.name for k in snap.keys] == [b"user:1", b"user:2"]
+    assert summary_line(snap, "user:*") == "2 keys matching user:* (12 in db)"
+    await pg.execute("A", [b"EVAL", MANY_KEYS, b"0", b"250"])
+    snap = await reader.snapshot(b"key:*")
+    assert snap.complete and snap.more == 150
+    assert [k.name for k in snap.keys] == sorted(b"key:%d" % i for i in range(1, 251))[:100]
+    assert summary_line(snap, "key:*") == "100 of 250 keys matching key:* shown (the first by name; 262 in db)"
+    await reader.close()
+
+
+async def test_glob_match_agrees_with_scan(pg):
+    from playground.engine.key_reader import glob_match
+    names = [b"user:1", b"user:12", b"user:a", b"hello", b"hallo", b"hxllo", b"h*llo", b"h\nllo",
+             b"a[b", b"x-y", b"b", b"\xff\x00"]
+    for name in names:
+        await pg.execute("A", [b"SET", name, b"v"])
+    for pattern in [b"*", b"user:?", b"user:*", b"h[ae]llo", b"h[^e]llo", b"h[a-e]llo", b"h[e-a]llo",
+                    b"h\\*llo", b"*[[]*", b"[a-c]", b"x[-]y", b"h?llo", b"\xff*"]:
+        reply = await pg.execute("A", [b"SCAN", b"0", b"MATCH", pattern, b"COUNT", b"1000"])
+        assert {bytes(k) for k in reply[1]} == {n for n in names if glob_match(pattern, n)}, pattern
+
+
+async def test_inspector_filter_finds_a_key_among_many_in_the_app(server_binary):
+    from textual.widgets import Static
+
+    from playground.tui.app import make_app
+    from playground.tui.key_inspector import KeyInspector
+    from playground.tui.key_table import KeyTable
+    from test_tui import started, type_command, wait_until
+    app = make_app(server_binary.path)
+    async with app.run_test(size=(120, 35)) as pilot:
+        await started(pilot, app)
+        await app.playground.execute("B", [b"EVAL", MANY_KEYS, b"0", b"200000"])
+        await type_command(pilot, app, "A", "SET zzz:mine 1")  # written by a client: pinned
+        inspector = app.query_one(KeyInspector)
+        table = inspector.query_one(KeyTable)
+        summary = inspector.query_one("#summary", Static)
+        await wait_until(pilot, lambda: "a sample: SCAN" in str(summary.render()))
+        assert any(table.row_key(i) == "zzz:mine" for i in range(table.row_count))
+        await pilot.press("f4", "slash")
+        await pilot.press(*"key:123457", "enter")
+        await wait_until(pilot, lambda: str(summary.render()) == "1 key matching key:123457 (200,001 in db)")
+        assert table.row_count == 1 and table.row_key(0) == "key:123457"

@@ -146,14 +146,21 @@ def test_summary_line_counts_in_plain_english():
     from playground.engine.key_reader import KeyInfo, Snapshot
     from playground.tui.key_inspector import summary_line
 
-    def snap(n: int, total: int, more: int = 0) -> Snapshot:
-        return Snapshot([KeyInfo(b"k%d" % i, "string", -1, 1, '"v"', 0.0) for i in range(n)], more, total)
+    def snap(n: int, total: int, more: int = 0, complete: bool = True, progress=None) -> Snapshot:
+        return Snapshot([KeyInfo(b"k%d" % i, "string", -1, 1, '"v"', 0.0) for i in range(n)], more, total,
+                        complete, progress)
 
     assert summary_line(snap(1, 1), "*") == "1 key"
     assert summary_line(snap(3, 3), "*") == "3 keys"
     assert summary_line(snap(100, 255, 155), "*") == "100 of 255 keys shown (the first by name)"
+    assert summary_line(snap(100, 200001, -1, False), "*") == "100 of 200,001 keys shown (a sample: SCAN)"
     assert summary_line(snap(1, 40), "user:*") == "1 key matching user:* (40 in db)"
-    assert summary_line(snap(100, 400, -1), "user:*") == "100+ keys matching user:* (400 in db)"
+    assert summary_line(snap(100, 400, 50), "user:*") == \
+        "100 of 150 keys matching user:* shown (the first by name; 400 in db)"
+    assert summary_line(snap(100, 4000, -1, False), "user:*") == \
+        "100 keys matching user:* shown (a sample: SCAN; 4,000 in db)"
+    assert summary_line(snap(1, 200001, -1, False, 0.4), "key:7") == \
+        "1 key matching key:7 so far (scanning… 40% of 200,001 keys)"
 
 
 class Special(Static, can_focus=True):

@@ -1,12 +1,17 @@
 """Per-client command history, kept across runs in the user's state dir.
 
-Commands that carry passwords are never written (redis-cli's isSensitiveCommand rules).
+A line is kept only if it parses (redis-cli's splitting) and carries no secret (redis-cli's
+isSensitiveCommand, in `playground.resp.cli_secrets`). The files are 0600 in a 0700
+directory; lines with a secret found in an older file are dropped when it is read.
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
+
+from playground.resp.cli_lines import RepeatError, SplitError, parse_line
+from playground.resp.cli_secrets import is_sensitive
 
 MAX_LINES = 1000
 
@@ -19,36 +24,33 @@ def state_dir() -> Path:
     return Path(base) / "redis-playground"
 
 
-def is_sensitive(argv: list[bytes]) -> bool:
-    """True for AUTH, ACL SETUSER, CONFIG SET *pass*, HELLO ... AUTH, MIGRATE ... AUTH."""
-    if not argv:
+def private_dir(path: Path) -> Path:
+    """`path` as a directory only its owner can enter (created so, or tightened)."""
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if path.stat().st_mode & 0o077:
+        path.chmod(0o700)
+    return path
+
+
+def open_private(path: Path, mode: str = "a"):
+    """Open `path` for writing as a 0600 file (an existing file is tightened first)."""
+    flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if mode == "a" else os.O_TRUNC)
+    fd = os.open(path, flags, 0o600)
+    try:
+        os.fchmod(fd, 0o600)
+        return os.fdopen(fd, mode, encoding="utf-8")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def keeps(line: str) -> bool:
+    """Would a history file keep this line? Not if it does not parse or carries a secret."""
+    try:
+        cmd = parse_line(line)
+    except (SplitError, RepeatError):
         return False
-    a = [x.lower() for x in argv]
-    argc = len(a)
-    if a[0] == b"auth":
-        return True
-    if argc > 1 and a[0] == b"acl" and a[1] == b"setuser":
-        return True
-    if argc > 2 and a[0] == b"config" and a[1] == b"set" and a[2] in (b"masterauth", b"masteruser", b"requirepass"):
-        return True
-    if argc > 4 and a[0] == b"hello":
-        j = 2
-        while j < argc:
-            more = argc - 1 - j
-            if a[j] == b"auth" and more >= 2:
-                return True
-            if a[j] == b"setname" and more:
-                j += 2
-                continue
-            return False
-    if argc > 7 and a[0] == b"migrate":
-        for j in range(6, argc):
-            more = argc - 1 - j
-            if (a[j] == b"auth" and more) or (a[j] == b"auth2" and more >= 2):
-                return True
-            if a[j] == b"keys" and more:
-                return False
-    return False
+    return cmd is not None and not is_sensitive(cmd.argv)
 
 
 class History:
@@ -59,16 +61,20 @@ class History:
         self.lines: list[str] = []
         if path is not None:
             try:
-                self.lines = path.read_text(encoding="utf-8").splitlines()[-MAX_LINES:]
+                stored = path.read_text(encoding="utf-8").splitlines()
             except (OSError, UnicodeDecodeError):
-                self.lines = []
+                stored = []
+            self.lines = [line for line in stored if keeps(line)][-MAX_LINES:]
+            if stored:
+                self._tighten(rewrite=len(self.lines) != len(stored))
 
     @classmethod
     def for_client(cls, name: str) -> "History":
         return cls(state_dir() / f"history-{name}")
 
     def add(self, line: str, argv: list[bytes] | None) -> None:
-        if not line.strip() or (argv is not None and is_sensitive(argv)):
+        """Keep a submitted line; `argv` None means it did not parse, and is not kept."""
+        if not line.strip() or argv is None or is_sensitive(argv):
             return
         if self.lines and self.lines[-1] == line:
             return
@@ -76,11 +82,23 @@ class History:
         del self.lines[:-MAX_LINES]
         if self.path is not None:
             try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                with open(self.path, "a", encoding="utf-8") as f:
+                private_dir(self.path.parent)
+                with open_private(self.path) as f:
                     f.write(line.replace("\n", " ") + "\n")
             except OSError:
                 self.path = None  # read-only home: keep history for this run only
+
+    def _tighten(self, rewrite: bool) -> None:
+        """Make an existing file 0600 in a 0700 directory; rewrite it without dropped lines."""
+        try:
+            private_dir(self.path.parent)
+            if rewrite:
+                with open_private(self.path, "w") as f:
+                    f.write("".join(line + "\n" for line in self.lines))
+            else:
+                self.path.chmod(0o600)
+        except OSError:
+            self.path = None
 
     def search(self, text: str, before: int | None = None) -> int | None:
         """Index of the newest line containing `text`, older than `before`."""

@@ -7,6 +7,8 @@ and a pane must show what redis-cli would have written to the terminal.
 
 from __future__ import annotations
 
+import re
+
 from .replies import (
     Array, BigNumber, Bool, Bulk, Double, Err, Int, Map, Nil, Push, Set, Status, Verbatim,
 )
@@ -19,11 +21,54 @@ _ESCAPES = {
 _REPR = [
     _ESCAPES.get(b, bytes([b]) if 0x20 <= b <= 0x7E else b"\\x%02x" % b) for b in range(256)
 ]
+_PLAIN = bytes(b for b in range(256) if _REPR[b] == bytes([b]))   # bytes that stand for themselves
+_SHORT = bytes(_ESCAPES)                                           # bytes with a two-byte escape
+_NEEDS_ESCAPE = re.compile(b"[^" + b"".join(b"\\x%02x" % b for b in _PLAIN) + b"]")
+# The escaping is done four output bytes per input byte: lane i holds byte i of each
+# byte's escape, padded with NUL (sdscatrepr never writes a NUL), then the NULs go.
+_LANES = [bytes.maketrans(bytes(range(256)), bytes((_REPR[b] + b"\0\0\0")[i] for b in range(256)))
+          for i in range(4)]
+_CHUNK = 1 << 20   # bytes escaped at a time: memory stays a few times the chunk, not the value
+
+
+def _escape(data: bytes) -> bytes:
+    """sdscatrepr without the quotes, at C speed (translate and slice assignment)."""
+    if not _NEEDS_ESCAPE.search(data):
+        return data
+    wide = bytearray(4 * len(data))
+    for i, lane in enumerate(_LANES):
+        wide[i::4] = data.translate(lane)
+    return bytes(wide.translate(None, b"\0"))
+
+
+def _repr_parts(data: bytes, limit: int | None = None) -> list[bytes]:
+    """`"` + escaped `data` + `"` in pieces; with `limit`, only the pieces that make up at
+    least its first `limit` bytes."""
+    parts, size, start = [b'"'], 1, 0
+    while start < len(data):
+        if limit is not None and size >= limit:
+            return parts
+        step = _CHUNK if limit is None else min(_CHUNK, max(limit - size, 4096))
+        piece = _escape(data[start:start + step])
+        parts.append(piece)
+        size += len(piece)
+        start += step
+    parts.append(b'"')
+    return parts
 
 
 def repr_bytes(data: bytes) -> bytes:
     """`sdscatrepr`: a double-quoted, escaped copy of `data`."""
-    return b'"' + b"".join(_REPR[b] for b in data) + b'"'
+    return b"".join(_repr_parts(data))
+
+
+def repr_length(data: bytes) -> int:
+    """len(repr_bytes(data)) without building it."""
+    n = 2 + len(data)
+    for start in range(0, len(data), _CHUNK):
+        special = data[start:start + _CHUNK].translate(None, _PLAIN)
+        n += len(special) + 2 * len(special.translate(None, _SHORT))  # escapes: 2 or 4 bytes
+    return n
 
 
 def _is_multiline(reply: object) -> bool:
@@ -44,8 +89,11 @@ _EMPTY = {Array: b"(empty array)\n", Map: b"(empty hash)\n", Set: b"(empty set)\
 _NUMSEP = {Set: b"~", Map: b"#"}
 
 
-def format_tty(reply: object, prefix: bytes = b"") -> bytes:
-    """`cliFormatReplyTTY`: the human rendering, one reply, with its trailing newline."""
+def format_tty(reply: object, prefix: bytes = b"", limit: int | None = None) -> bytes:
+    """`cliFormatReplyTTY`: the human rendering, one reply, with its trailing newline.
+
+    With `limit`, rendering may stop early: the result is then a prefix of the full
+    rendering at least `limit` bytes long (or all of it, if shorter)."""
     if isinstance(reply, Err):
         return b"(error) " + _c_string(reply.message) + b"\n"
     if isinstance(reply, Status):
@@ -60,7 +108,12 @@ def format_tty(reply: object, prefix: bytes = b"") -> bytes:
     if isinstance(reply, Verbatim):
         return bytes(reply) + b"\n"
     if isinstance(reply, Bulk):
-        return repr_bytes(reply) + b"\n"
+        if len(reply) <= _CHUNK:
+            return b'"' + _escape(reply) + b'"\n'
+        parts = _repr_parts(reply, limit)
+        if parts[-1] == b'"' and len(parts) > 1:
+            parts[-1] = b'"\n'  # complete: one join, no copy to add the newline
+        return b"".join(parts)
     if reply is Nil:
         return b"(nil)\n"
     if isinstance(reply, Bool):
@@ -68,26 +121,49 @@ def format_tty(reply: object, prefix: bytes = b"") -> bytes:
     if isinstance(reply, (Array, Set, Push, Map)):
         if not reply:
             return _EMPTY[type(reply)]
-        return _format_aggregate(reply, prefix)
+        return _format_aggregate(reply, prefix, limit)
     raise TypeError(f"not a reply: {reply!r}")
 
 
-def _format_aggregate(reply: list, prefix: bytes) -> bytes:
+def _format_aggregate(reply: list, prefix: bytes, limit: int | None) -> bytes:
     count = len(reply)  # a Map holds pairs, so this is already elements/2
     idxlen = len(str(count))
     child_prefix = prefix + b" " * (idxlen + 2)
     numsep = _NUMSEP.get(type(reply), b")")
     out = []
-    for i, item in enumerate(reply):
-        out.append((b"" if i == 0 else prefix) + str(i + 1).rjust(idxlen).encode() + numsep + b" ")
+    if limit is None:
+        for i, item in enumerate(reply):
+            out.append((b"" if i == 0 else prefix) + str(i + 1).rjust(idxlen).encode() + numsep + b" ")
+            if isinstance(reply, Map):
+                key, value = item
+                out.append(format_tty(key, child_prefix)[:-1] + b" => ")
+                if _is_multiline(value):
+                    out.append(b"\n" + child_prefix)
+                out.append(format_tty(value, child_prefix))
+            else:
+                out.append(format_tty(item, child_prefix))
+        return b"".join(out)
+    size = 0
+    for i, item in enumerate(reply):  # the same, stopping once `limit` bytes are there
+        head = (b"" if i == 0 else prefix) + str(i + 1).rjust(idxlen).encode() + numsep + b" "
+        out.append(head)
+        size += len(head)
         if isinstance(reply, Map):
             key, value = item
-            out.append(format_tty(key, child_prefix)[:-1] + b" => ")
-            if _is_multiline(value):
-                out.append(b"\n" + child_prefix)
-            out.append(format_tty(value, child_prefix))
-        else:
-            out.append(format_tty(item, child_prefix))
+            # the key without its newline: rendered one byte further, and that byte cut
+            shown = format_tty(key, child_prefix, limit - size + 1)[:-1]
+            out.append(shown)
+            size += len(shown)
+            if size >= limit:  # (maybe a cut key: nothing may follow it)
+                break
+            out.append(b" => " + (b"\n" + child_prefix if _is_multiline(value) else b""))
+            size += len(out[-1])
+            item = value
+        if size < limit:
+            out.append(format_tty(item, child_prefix, limit - size))
+            size += len(out[-1])
+        if size >= limit:
+            break
     return b"".join(out)
 
 
@@ -142,6 +218,38 @@ def render(reply: object, argv: list[bytes] | None = None) -> bytes:
     if argv is not None and prints_raw(argv):
         return format_raw(reply)
     return format_tty(reply)
+
+
+def render_head(reply: object, argv: list[bytes] | None, limit: int) -> tuple[bytes, int]:
+    """The first `limit` bytes of `render(reply, argv)`, and how many bytes of it were left
+    out (0 when it all fits): work and memory in proportion to `limit` for a big string,
+    so a pane can show the start of a 50 MB value at once."""
+    if argv is not None and prints_raw(argv):
+        full = format_raw(reply)
+        return full[:limit], max(0, len(full) - limit)
+    head = format_tty(reply, b"", limit)
+    if len(head) < limit:  # shorter than asked: all of it
+        return head, 0
+    return head[:limit], tty_length(reply) - limit
+
+
+def tty_length(reply: object, prefix_len: int = 0) -> int:
+    """len(format_tty(reply, prefix)) for a prefix of `prefix_len` bytes, without
+    building the text (a big string is counted, not escaped)."""
+    if isinstance(reply, Bulk):
+        return repr_length(reply) + 1
+    if not isinstance(reply, (Array, Set, Push, Map)) or not reply:
+        return len(format_tty(reply))
+    idxlen = len(str(len(reply)))
+    child = prefix_len + idxlen + 2
+    n = (len(reply) - 1) * prefix_len + len(reply) * (idxlen + 2)
+    for item in reply:
+        if isinstance(reply, Map):
+            key, value = item
+            n += tty_length(key, child) - 1 + 4 + (1 + child if _is_multiline(value) else 0)
+            item = value
+        n += tty_length(item, child)
+    return n
 
 
 def render_invalidate(reply: Push) -> bytes | None:

@@ -16,6 +16,7 @@ from pathlib import Path
 from playground.resp.cli_lines import RepeatError, SplitError, format_argv, parse_line
 from playground.errors import ScenarioError
 from playground.i18n import ENGLISH, PAUSE_TEXT
+from playground.scenario.setup_rules import setup_problem
 from playground.scenario.translations import localise
 
 CLIENT_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
@@ -185,21 +186,35 @@ class _Where:
         return ScenarioError(": ".join(where + [message]))
 
 
+MAX_FILE_BYTES = 4 * 1024 * 1024
+"""A scenario is a page of text; a bigger file is refused before it is read."""
+
+
 def load_scenario(path: str | Path, lang: str = ENGLISH) -> Scenario:
     """Read and validate one scenario file; ScenarioError (one line) if anything is off.
     Its texts are in `lang` ("en", "zh", see playground.i18n), English where not translated."""
     path = Path(path)
     where = _Where(path)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        with open(path, "rb") as f:
+            raw = f.read(MAX_FILE_BYTES + 1)
+        if len(raw) > MAX_FILE_BYTES:
+            raise where.error(f"too big for a scenario (more than {MAX_FILE_BYTES // 2**20} MB)")
+        data = tomllib.loads(raw.decode("utf-8"))
     except FileNotFoundError:
         raise where.error("no such file") from None
+    except IsADirectoryError:
+        raise where.error("a directory, not a scenario file") from None
+    except OSError as exc:
+        raise where.error(f"cannot read: {exc.strerror}") from None
     except UnicodeDecodeError as exc:
         raise where.error(f"not UTF-8 text ({exc.reason})") from None
     except tomllib.TOMLDecodeError as exc:
         raise where.error(f"not valid TOML: {exc}") from None
-    except OSError as exc:
-        raise where.error(f"cannot read: {exc.strerror}") from None
+    except RecursionError:
+        raise where.error("too deeply nested (arrays or tables inside each other)") from None
+    except ValueError:  # tomllib's int() of a number past Python's 4300 digits
+        raise where.error("not valid TOML: a number of more than 4300 digits") from None
     return parse_scenario(data, path, lang)
 
 
@@ -251,6 +266,9 @@ def _part(raw: dict, index: int, where: _Where, scripts: dict, clients: tuple) -
         argv = _command(line, where, scripts, part=label, field_name="setup")
         setup.append(argv)
         shown.append(line)
+    problem = setup_problem(setup)
+    if problem:
+        raise where.error(f"command {problem[0]}: {problem[1]}", part=label, field_name="setup")
     steps_raw = raw.get("steps")
     if not isinstance(steps_raw, list) or not steps_raw:
         raise where.error("at least one [[steps]] table is needed", part=label, field_name="steps")
@@ -333,6 +351,11 @@ def _step(raw, n: int, where: _Where, scripts: dict, clients: tuple, part: str |
     if not isinstance(narration, str):
         raise where.error("must be text", part=part, step=n, field_name="narration")
     known = saved[client]
+    for a in argv or ():
+        for m in TEMPLATE.finditer(a.decode("utf-8", "replace")):
+            if m.group(2) and not _in_int64(m.group(2)):
+                raise where.error(f"{{{m.group(1)}{_short(m.group(2))}}}: add or subtract a number "
+                                  f"from {-2**63} to {2**63 - 1}", part=part, step=n, field_name="command")
     template = bool(argv) and any(m.group(1) in known for a in argv
                                   for m in TEMPLATE.finditer(a.decode("utf-8", "replace")))
     when = None
@@ -344,6 +367,9 @@ def _step(raw, n: int, where: _Where, scripts: dict, clients: tuple, part: str |
             raise where.error(f"{m.group(1)!r} is not saved by an earlier step of client {client}",
                               part=part, step=n, field_name="when")
         literal = m.group(3)
+        if not literal.startswith('"') and not _in_int64(literal):
+            raise where.error(f"{_short(literal)}: a number from {-2**63} to {2**63 - 1}",
+                              part=part, step=n, field_name="when")
         when = (m.group(1), m.group(2), literal[1:-1] if literal.startswith('"') else int(literal))
     save = raw.get("save")
     if save is not None:
@@ -488,7 +514,7 @@ def _requires(raw, where: _Where, fname: str, part=None, n=None) -> Requirement:
     version = raw.get("min_version")
     parsed_version = None
     if version is not None:
-        if not isinstance(version, str) or not re.match(r"^\d+(\.\d+){0,2}$", version):
+        if not isinstance(version, str) or not re.match(r"^\d{1,5}(\.\d{1,5}){0,2}$", version):
             raise where.error('min_version: like "7.0" or "8.4.0"', part=part, step=n, field_name=fname)
         parsed_version = tuple(int(x) for x in version.split("."))
     commands = raw.get("commands", [])
@@ -496,6 +522,18 @@ def _requires(raw, where: _Where, fname: str, part=None, n=None) -> Requirement:
         commands = [raw["command"]]
     commands = _list_of_str(commands, where, fname + ".command", part, n)
     return Requirement(flavour, parsed_version, tuple(c.upper() for c in commands))
+
+
+def _in_int64(digits: str) -> bool:
+    """Is this decimal text (sign allowed) a 64-bit integer? Checked by length first:
+    Python refuses int() of more than 4300 digits."""
+    body = digits.lstrip("+-")
+    return len(body) <= 19 and -2**63 <= int(digits) <= 2**63 - 1
+
+
+def _short(text: str) -> str:
+    """A value for a message: a 5000-digit number is not printed whole."""
+    return text if len(text) <= 30 else f"{text[:12]}…({len(text)} characters)"
 
 
 def _unknown(raw: dict, allowed: set, where: _Where, part=None, step=None, prefix=None) -> None:

@@ -8,13 +8,18 @@ plus a wait step where the reply arrived.
 
 from __future__ import annotations
 
-import json
 import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from playground.history import open_private
+from playground.resp.cli_lines import RepeatError, SplitError, format_argv, parse_line
+from playground.resp.cli_secrets import SECRET, redact, reply_reveals_secret, secret_positions
 from playground.resp.replies import Err
+
+SECRET_NOTE = (f"# A secret was left out of this recording: {SECRET.decode()} stands where it was typed,\n"
+               "# and replies that could show one have no check. Put the password back to replay it.")
 
 
 @dataclass
@@ -25,6 +30,7 @@ class _Step:
     error: str | None = None
     blocking: bool = False
     done: bool = False
+    argv: list = field(default_factory=list)
 
 
 @dataclass
@@ -34,8 +40,18 @@ class Recorder:
     steps: list = field(default_factory=list)   # _Step, or ("wait", _Step)
     _open: dict = field(default_factory=dict)    # client -> its _Step waiting for a reply
 
+    redacted: bool = False                       # a secret was left out somewhere
+
     def sent(self, client: str, line: str) -> None:
-        step = _Step(client, line)
+        try:
+            cmd = parse_line(line)
+        except (SplitError, RepeatError, UnicodeEncodeError):
+            cmd = None
+        argv = cmd.argv if cmd is not None else []
+        if secret_positions(argv):
+            line = format_argv(redact(argv))
+            self.redacted = True
+        step = _Step(client, line, argv=argv)
         self.steps.append(step)
         self._open[client] = step
 
@@ -45,6 +61,8 @@ class Recorder:
             return
         if isinstance(reply, Err):
             step.error = reply.code
+        elif reply_reveals_secret(step.argv, rendered):
+            self.redacted = True  # no check: the reply would write the secret into the file
         else:
             step.reply = rendered.rstrip("\n")
         if self.steps and self.steps[-1] is not step:  # others moved meanwhile
@@ -62,22 +80,23 @@ class Recorder:
         return sum(1 for s in self.steps if isinstance(s, _Step))
 
     def to_toml(self, title: str, clients: tuple[str, ...]) -> str:
-        out = [f"title = {json.dumps(title)}",
+        out = [SECRET_NOTE] if self.redacted else []
+        out += [f"title = {toml_string(title)}",
                'lesson = "Recorded in redis-playground. Describe what this shows."',
                'tags = ["recorded"]']
         if tuple(clients) != ("A", "B"):
-            out.append("clients = " + json.dumps(list(clients)))
+            out.append("clients = [" + ", ".join(toml_string(c) for c in clients) + "]")
         for item in self.steps:
             out.append("")
             out.append("[[steps]]")
             if isinstance(item, tuple):
                 step = item[1]
-                out.append(f"client = {json.dumps(step.client)}")
+                out.append(f"client = {toml_string(step.client)}")
                 out.append("wait = true")
                 out += _checks(step)
                 continue
-            out.append(f"client = {json.dumps(item.client)}")
-            out.append(f"command = {json.dumps(item.line)}")
+            out.append(f"client = {toml_string(item.client)}")
+            out.append(f"command = {toml_string(item.line)}")
             if item.blocking:
                 out.append("blocking = true")
             elif item.done:
@@ -85,17 +104,32 @@ class Recorder:
         return "\n".join(out) + "\n"
 
     def save(self, directory: Path, title: str, clients: tuple[str, ...]) -> Path:
-        directory.mkdir(parents=True, exist_ok=True)
+        """Write the recording as a 0600 file in `directory` (created 0700 if missing)."""
+        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
         stamp = time.strftime("%Y%m%d-%H%M%S")
         slug = re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-") or "recording"
         path = directory / f"{slug}-{stamp}.toml"
-        path.write_text(self.to_toml(title, clients), encoding="utf-8")
+        with open_private(path, "w") as f:
+            f.write(self.to_toml(title, clients))
         return path
 
 
 def _checks(step: _Step) -> list[str]:
     if step.error is not None:
-        return [f"error = {json.dumps(step.error)}"]
+        return [f"error = {toml_string(step.error)}"]
     if step.reply is not None:
-        return [f"reply = {json.dumps(step.reply)}"]
+        return [f"reply = {toml_string(step.reply)}"]
     return []
+
+
+_TOML_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f",
+                 "\r": "\\r"}
+
+
+def toml_string(text: str) -> str:
+    """A TOML basic string holding `text`: characters beyond ASCII as themselves (TOML
+    has no surrogate pairs, so json.dumps' \\ud83d\\ude00 for an emoji is no TOML),
+    control characters escaped, and a lone surrogate (no character) as U+FFFD."""
+    text = text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+    return '"' + re.sub(r'["\\\x00-\x1f\x7f]',
+                        lambda m: _TOML_ESCAPES.get(m.group(), "\\u%04x" % ord(m.group())), text) + '"'

@@ -33,9 +33,10 @@ class InfoScreen(ModalScreen[None]):
 
 def key_detail_text(detail: dict[str, str]) -> Text:
     text = Text()
-    for field in ("key", "type", "ttl", "encoding", "memory"):
-        text.append(f"{field:>9}: ", style="bold")
-        text.append(detail.get(field, "") + "\n")
+    for field in ("key", "type", "ttl", "encoding", "memory", "size", "shown"):
+        if detail.get(field):
+            text.append(f"{field:>9}: ", style="bold")
+            text.append(detail[field] + "\n")
     text.append("\n")
     text.append(detail.get("value", ""))
     return text

@@ -37,14 +37,24 @@ def _watch_badge(watchers: list[tuple[str, bool]]) -> Text:
 
 
 def summary_line(snap: Snapshot, pattern: str) -> str:
-    """e.g. "3 keys", "200 of 100000 keys shown", "12 keys matching user:* (40 in db)"."""
-    shown, capped = len(snap.keys), snap.more != 0
-    if pattern != "*":
-        noun = "key" if shown == 1 and not capped else "keys"
-        return f"{shown}{'+' if capped else ''} {noun} matching {pattern} ({snap.total} in db)"
-    if shown < snap.total:
-        return f"{shown} of {snap.total} keys shown (the first by name)"
-    return f"{snap.total} {'key' if snap.total == 1 else 'keys'}"
+    """Exactly what the table holds, e.g. "3 keys", "100 of 255 keys shown (the first by
+    name)", "100 of 200,001 keys shown (a sample: SCAN)", "2 keys matching user:* (3 in
+    db)", "0 keys matching key:7 so far (scanning… 40% of 200,001 keys)"."""
+    shown, total = len(snap.keys), snap.total
+    noun = "key" if shown == 1 else "keys"
+    if pattern == "*":
+        if snap.complete and shown >= total:
+            return f"{total:,} {'key' if total == 1 else 'keys'}"
+        if snap.complete:
+            return f"{shown:,} of {total:,} keys shown (the first by name)"
+        return f"{shown:,} of {total:,} keys shown (a sample: SCAN)"
+    if snap.progress is not None:
+        return f"{shown:,} {noun} matching {pattern} so far (scanning… {int(snap.progress * 100)}% of {total:,} keys)"
+    if not snap.complete:
+        return f"{shown:,} {noun} matching {pattern} shown (a sample: SCAN; {total:,} in db)"
+    if snap.more > 0:
+        return f"{shown:,} of {shown + snap.more:,} keys matching {pattern} shown (the first by name; {total:,} in db)"
+    return f"{shown:,} {noun} matching {pattern} ({total:,} in db)"
 
 
 def format_ttl(info: KeyInfo, now: float | None = None) -> str:
@@ -84,6 +94,7 @@ class KeyInspector(Vertical):
         self._loading = False
         self._last_read = -1e9  # time.monotonic() of the last read of the keys
         self.watchers: dict[bytes, list[tuple[str, bool]]] = {}  # key -> [(client, dirty)]
+        self._pinned: list[bytes] | None = None  # set_pinned's keys; None: the writers the app tracks
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder="filter: a SCAN pattern, e.g. user:*  (Enter applies)", id="filter")
@@ -97,6 +108,19 @@ class KeyInspector(Vertical):
     def attach(self, inspector: Inspector) -> None:
         self.inspector = inspector
         self.refresh_keys()
+
+    def set_pinned(self, keys) -> None:
+        """Keys read on every refresh whatever the SCAN reaches (most important first; the
+        inspector reads at most `cap` of them). Until this is called, the keys in
+        `app.playground.writes.last_writer` (those the clients wrote, the newest first) are used."""
+        self._pinned = list(keys)
+        self.refresh_keys()
+
+    def pinned_keys(self) -> list[bytes]:
+        if self._pinned is not None:
+            return self._pinned
+        writes = self.app.playground.writes
+        return list(reversed(writes.last_writer)) if writes is not None else []
 
     def refresh_keys(self) -> None:
         """Ask for a refresh: now if the keys were not read in the last REFRESH_DELAY,
@@ -118,12 +142,14 @@ class KeyInspector(Vertical):
                 self._last_read = time.monotonic()
                 pattern = self.pattern
                 try:
-                    snap = await self.inspector.snapshot(pattern.encode() or b"*")
+                    snap = await self.inspector.snapshot(pattern.encode() or b"*", self.pinned_keys())
                 except Exception as exc:  # server busy or gone: keep the last picture
                     set_line(self.query_one("#summary", Static), Text(f"(keys not readable now: {exc})"))
                     return
                 if pattern == self.pattern:  # stale-result guard: the filter changed meanwhile
                     self.snapshot = snap
+                    if snap.read_again:  # a filter's first pass over a big keyspace: go on
+                        self._wanted = True
         finally:
             self._loading = False
 

@@ -1,0 +1,85 @@
+"""One key in detail, read in bounded steps: never SMEMBERS or HGETALL of a key that
+may hold a million members. At most DETAIL_ITEMS elements (SSCAN/HSCAN/ZRANGE/LRANGE/
+XRANGE) or DETAIL_BYTES bytes (STRLEN + GETRANGE), and a note saying how much that is
+("first 1,000 of 200,000 members")."""
+
+from __future__ import annotations
+
+from playground.resp.cli_format import format_tty, repr_bytes
+from playground.resp.replies import Array, Bulk, Err, Int, Status
+
+DETAIL_ITEMS = 1000
+DETAIL_BYTES = 64 * 1024
+SCAN_ROUNDS = 50   # SSCAN/HSCAN calls at most, for a set or hash that SCAN hands out slowly
+
+_SIZE = {"string": b"STRLEN", "list": b"LLEN", "set": b"SCARD", "zset": b"ZCARD", "hash": b"HLEN",
+         "stream": b"XLEN"}
+_UNIT = {"string": "bytes", "list": "elements", "set": "members", "zset": "members", "hash": "fields",
+         "stream": "entries"}
+
+
+async def read_detail(conn, name: bytes, items: int = DETAIL_ITEMS, nbytes: int = DETAIL_BYTES) -> dict[str, str]:
+    """Everything about one key for the detail view, over `conn` (a SideConnection):
+    key, type, ttl, encoding, memory, size, shown (what part of the value is shown), value."""
+    type_, ttl, encoding, memory = await conn.run([
+        [b"TYPE", name], [b"PTTL", name], [b"OBJECT", b"ENCODING", name], [b"MEMORY", b"USAGE", name]])
+    t = bytes(type_).decode() if isinstance(type_, (Status, Bulk)) else "?"
+    size, value, in_order = None, None, True
+    if t in _SIZE:
+        last = str(items - 1).encode()
+        first = {
+            "string": [b"GETRANGE", name, b"0", str(nbytes - 1).encode()],
+            "list": [b"LRANGE", name, b"0", last],
+            "set": [b"SSCAN", name, b"0", b"COUNT", str(items).encode()],
+            "zset": [b"ZRANGE", name, b"0", last, b"WITHSCORES"],
+            "hash": [b"HSCAN", name, b"0", b"COUNT", str(items).encode()],
+            "stream": [b"XRANGE", name, b"-", b"+", b"COUNT", str(items).encode()],
+        }[t]
+        size_reply, value = await conn.run([[_SIZE[t], name], first])
+        size = int(size_reply) if isinstance(size_reply, Int) else None
+        if t in ("set", "hash") and isinstance(value, Array):
+            value = await _scan_more(conn, first, value, items * (2 if t == "hash" else 1))
+            in_order = False
+    shown_count = _count(t, value)
+    return {
+        "key": repr_bytes(name).decode(),
+        "type": t,
+        "ttl": "no expiry" if isinstance(ttl, Int) and int(ttl) == -1 else f"{ttl} ms",
+        "encoding": bytes(encoding).decode() if isinstance(encoding, Bulk) else "?",
+        "memory": f"{int(memory)} bytes" if isinstance(memory, Int) else "?",
+        "size": "" if size is None else f"{size:,} {_UNIT[t]}",
+        "shown": _shown_note(t, shown_count, size, in_order),
+        "value": format_tty(value).decode("utf-8", "replace") if value is not None and not isinstance(value, Err) else "",
+    }
+
+
+async def _scan_more(conn, command: list[bytes], reply: Array, cap: int) -> Array:
+    """SSCAN/HSCAN on from the first reply until `cap` elements or the end: the elements."""
+    cursor, out = bytes(reply[0]), list(reply[1])
+    rounds = 1
+    while cursor != b"0" and len(out) < cap and rounds < SCAN_ROUNDS:
+        again, = await conn.run([[command[0], command[1], cursor, *command[3:]]])
+        if isinstance(again, Err):
+            break
+        cursor, out = bytes(again[0]), out + list(again[1])
+        rounds += 1
+    return Array(out[:cap])
+
+
+def _count(t: str, value) -> int:
+    if t == "string":
+        return len(value) if isinstance(value, Bulk) else 0
+    if not isinstance(value, Array):
+        return 0
+    return len(value) // 2 if t in ("hash", "zset") else len(value)
+
+
+def _shown_note(t: str, shown: int, size: int | None, in_order: bool) -> str:
+    """"all 3 members", "first 1,000 of 200,000 elements", "1,000 of 200,000 members (SSCAN)"."""
+    if size is None:
+        return ""
+    unit = _UNIT[t]
+    if shown >= size:
+        return f"all {size:,} {unit}"
+    return (f"first {shown:,} of {size:,} {unit}" if in_order
+            else f"{shown:,} of {size:,} {unit} (as SSCAN/HSCAN hands them out)")

@@ -1,0 +1,115 @@
+"""Hostile scenario files: each gives one line naming the file, the step and the field,
+from the loader, from `list` and from `check`; never a traceback, and `list` goes on."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from playground.scenario.model import ScenarioError, load_scenario
+
+HEAD = 'title = "Hostile"\nlesson = "A file written to break the loader."\n'
+STEP = '[[steps]]\nclient = "A"\ncommand = "GET k"\n'
+SAVE = STEP + 'save = "n"\n'
+BIG = "9" * 5000
+INT64 = "a number from -9223372036854775808 to 9223372036854775807"
+
+# file name -> (content, the message after "FILE: ")
+HOSTILE = {
+    "deep-arrays": (HEAD + "x = " + "[" * 5000 + "]" * 5000 + "\n" + STEP,
+                    "too deeply nested (arrays or tables inside each other)"),
+    "deep-tables": (HEAD + "x = " + "{a = " * 5000 + "1" + "}" * 5000 + "\n" + STEP,
+                    "too deeply nested (arrays or tables inside each other)"),
+    "huge-toml-integer": (HEAD + STEP + f"sleep = {BIG}\n",
+                          "not valid TOML: a number of more than 4300 digits"),
+    "huge-when": (HEAD + SAVE + STEP + f'when = "n > {BIG}"\n',
+                  f"step 2: when: 999999999999…(5000 characters): {INT64}"),
+    "when-past-int64": (HEAD + SAVE + STEP + 'when = "n < -9223372036854775809"\n',
+                        f"step 2: when: -9223372036854775809: {INT64}"),
+    "huge-min-version": (HEAD + f'[requires]\nmin_version = "{BIG}"\n' + STEP,
+                         'requires: min_version: like "7.0" or "8.4.0"'),
+    "huge-step-min-version": (HEAD + STEP + f'requires = {{ min_version = "7.{BIG}" }}\n',
+                              'step 1: requires: min_version: like "7.0" or "8.4.0"'),
+    "huge-template": (HEAD + SAVE + '[[steps]]\nclient = "A"\n' + f'command = "SET k {{n+{BIG}}}"\n',
+                      "step 2: command: {n+99999999999…(5001 characters)}: add or subtract " + INT64),
+    "setup-shutdown": (HEAD + 'setup = ["SET a 1", "SHUTDOWN NOSAVE"]\n' + STEP,
+                       "setup: command 2: SHUTDOWN stops the server; a setup only prepares data"),
+    "setup-monitor": (HEAD + 'setup = ["MONITOR"]\n' + STEP,
+                      "setup: command 1: MONITOR turns the connection into a stream that never ends; "
+                      "a setup only prepares data"),
+    "setup-subscribe": (HEAD + 'setup = ["SSUBSCRIBE ch"]\n' + STEP,
+                        "setup: command 1: SSUBSCRIBE turns the connection into a stream of messages; "
+                        "a setup only prepares data"),
+    "setup-blpop": (HEAD + 'setup = ["BLPOP q 0"]\n' + STEP,
+                    "setup: command 1: BLPOP blocks until another client moves; a setup only prepares data"),
+    "setup-xread": (HEAD + 'setup = ["XREAD block 0 STREAMS s $"]\n' + STEP,
+                    "setup: command 1: XREAD blocks until another client moves; a setup only prepares data"),
+    "setup-client-pause": (HEAD + 'setup = ["client pause 100000"]\n' + STEP,
+                           "setup: command 1: CLIENT PAUSE pauses every client; a setup only prepares data"),
+    "setup-debug-sleep": (HEAD + 'setup = ["DEBUG SLEEP 1000"]\n' + STEP,
+                          "setup: command 1: DEBUG SLEEP blocks the server; a setup only prepares data"),
+    "setup-quit": (HEAD + 'setup = ["QUIT"]\n' + STEP,
+                   "setup: command 1: QUIT closes the connection; a setup only prepares data"),
+    "setup-reset": (HEAD + 'setup = ["RESET"]\n' + STEP,
+                    "setup: command 1: RESET resets the connection the steps go on with; a setup only prepares data"),
+    "setup-open-multi": (HEAD + 'setup = ["SET a 1", "MULTI", "INCR a"]\n' + STEP,
+                         "setup: command 2: MULTI without EXEC: the steps would run queued"),
+    "setup-in-a-part": (HEAD + '[[parts]]\nname = "warm-up"\nsetup = ["SHUTDOWN"]\n'
+                        '[[parts.steps]]\nclient = "A"\ncommand = "GET k"\n',
+                        "part 'warm-up': setup: command 1: SHUTDOWN stops the server; a setup only prepares data"),
+}
+GOOD = (HEAD + 'setup = ["MULTI", "SET a 1", "EXEC", "SET b 2"]\n' + SAVE + STEP
+        + 'when = "n == 9223372036854775807"\n')
+
+
+@pytest.fixture
+def hostile_dir(tmp_path) -> Path:
+    for name, (text, _) in HOSTILE.items():
+        (tmp_path / f"{name}.toml").write_text(text, encoding="utf-8")
+    (tmp_path / "fine.toml").write_text(GOOD, encoding="utf-8")
+    return tmp_path
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    return subprocess.run([sys.executable, "-m", "playground", *args], capture_output=True,
+                          text=True, timeout=120, env=env)
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE))
+def test_loader_says_one_line(hostile_dir, name):
+    path = hostile_dir / f"{name}.toml"
+    with pytest.raises(ScenarioError) as caught:
+        load_scenario(path)
+    assert str(caught.value) == f"{path}: {HOSTILE[name][1]}"
+
+
+def test_the_good_file_loads(hostile_dir):
+    scenario = load_scenario(hostile_dir / "fine.toml")
+    assert scenario.steps[1].when == ("n", "==", 2**63 - 1)
+    assert len(scenario.parts[0].setup) == 4
+
+
+def test_list_reports_each_and_goes_on(hostile_dir):
+    result = _cli("list", "--scenarios", str(hostile_dir))
+    assert "Traceback" not in result.stderr and result.returncode == 1
+    errors = result.stderr.splitlines()
+    for name, (_, message) in HOSTILE.items():
+        assert f"redis-playground: {hostile_dir / name}.toml: {message}" in errors
+    assert len(errors) == len(HOSTILE)
+    assert any(line.startswith("fine ") for line in result.stdout.splitlines())  # after the broken ones
+    assert any(line.startswith("incr-is-atomic ") for line in result.stdout.splitlines())
+
+
+def test_check_reports_each(hostile_dir):
+    paths = [str(hostile_dir / f"{name}.toml") for name in HOSTILE] + [str(hostile_dir / "fine.toml")]
+    result = _cli("check", "--server", "bundled", *paths)
+    assert "Traceback" not in result.stderr and result.returncode == 1
+    lines = result.stdout.splitlines()
+    for name, (_, message) in HOSTILE.items():
+        assert f"✗ {hostile_dir / name}.toml: {message}" in lines
+    assert lines[-1] == f"1 passed, {len(HOSTILE)} failed"

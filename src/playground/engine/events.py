@@ -112,7 +112,7 @@ class Cleared(Event):
     """`clear` was typed: a pane empties its log."""
 
 
-@dataclass
+@dataclass(slots=True)
 class LineResult:
     """How one line ended, for callers that want a summary rather than events."""
 

@@ -69,6 +69,7 @@ class Executor:
                  attribute: bool = False) -> None:
         self.pg = pg
         self.sink = sink or (lambda event: None)
+        self._has_sink = sink is not None  # else the per-reply events are not even built
         self.attribute = attribute
         self._jobs: dict[str, Job] = {}
         self._sinks: dict[str, Callable[[ev.Event], None]] = {}  # a running job's own sink
@@ -169,11 +170,13 @@ class Executor:
                 return result
         pg.note_scripts(list(argv))
         word = argv[0].lower()
+        listening = self._has_sink or client in self._sinks
         started = time.monotonic()
         try:
             for _ in range(job.repeat):
                 was_streaming = session.streaming
-                self.emit(ev.Sent(client, argv))
+                if listening:
+                    self.emit(ev.Sent(client, argv))
                 try:
                     reply = await session.execute(list(argv))
                 except ConnectionLost as exc:
@@ -185,7 +188,9 @@ class Executor:
                         self.emit(ev.Output(client, READING_MESSAGES))
                     await session.wait_stream_drained()
                     continue
-                await self._replied(session, argv, reply, result)
+                unit = self._replied(session, argv, reply, result, listening)
+                if unit is not None and self.attribute:
+                    await self.attribute_unit(unit)
                 if session.state.disconnected:
                     self.emit(ev.ConnectionClosed(client, f"client {client} is disconnected (QUIT); "
                                                           "the next command reconnects it"))
@@ -199,22 +204,24 @@ class Executor:
             self.emit(ev.Output(client, b"(%.2fs)\n" % result.elapsed, kind="timing"))
         return result
 
-    async def _replied(self, session: Session, argv, reply, result: ev.LineResult) -> None:
+    def _replied(self, session: Session, argv, reply, result: ev.LineResult, listening: bool):
+        """Record a reply (server order, output, the unit it closed); the unit, if any."""
         client = session.name
         seq = self.pg.next_seq()
         output = render(reply, list(argv))
         result.replies.append(reply)
         result.output += output
         result.seqs.append(seq)
-        self.emit(ev.Reply(client, argv, reply, output, seq))
+        if listening:
+            self.emit(ev.Reply(client, argv, reply, output, seq))
         unit = session.last_unit
         if unit is None:
-            return
+            return None
         unit.seq = seq
         result.units.append(unit)
-        self.emit(ev.UnitEnded(client, unit))
-        if self.attribute:
-            await self.attribute_unit(unit)
+        if listening:
+            self.emit(ev.UnitEnded(client, unit))
+        return unit
 
     async def attribute_unit(self, unit) -> None:
         """Which keys `unit` wrote: a `Wrote` event (`pg.writes` remembers the writer)."""

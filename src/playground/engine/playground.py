@@ -12,6 +12,7 @@ import signal
 from typing import Callable, Iterable
 
 from playground.engine.attribution import WriteTracker
+from playground.engine.guard import refusal
 from playground.engine.help import HelpIndex, load_help
 from playground.engine.key_reader import Inspector
 from playground.engine.observer import Observer
@@ -136,8 +137,6 @@ class Playground:
 
     def check_allowed(self, argv: list[bytes]) -> None:
         """Raise Refused for what the playground will not send (policy: engine/guard.py)."""
-        from playground.engine.guard import refusal
-
         message = refusal(argv, private=self.private, allow_flush=self.allow_flush,
                           where="the private server" if self.private else self.url.describe())
         if message:

@@ -229,8 +229,7 @@ class Session:
             raise ConnectionLost(str(exc)) from None
         finally:
             self._running = None
-        self.state = replace(self.state, pending=None)
-        self._track(argv, reply)
+        self._track(argv, reply)  # pending=None too: one state copy per reply
         if cmd == b"quit" and isinstance(reply, Status):
             self._after_quit()
         return reply
@@ -245,23 +244,23 @@ class Session:
         self.state = ClientState(self.name, disconnected=True, resp=self._start_resp)
 
     def _track(self, argv, reply) -> None:
-        """Client-side state and units from one command and its reply."""
-        self.last_unit = self.units.note(argv, reply)
+        """Client-side state and units from one command and its reply (the reply has
+        arrived: nothing is pending any more)."""
+        units = self.units
+        self.last_unit = units.note(argv, reply)
         state = self.state
         cmd = argv[0].lower()
-        changes = dict(in_multi=self.units.open is not None, queued=self.units.queued,
-                       exec_will_abort=bool(self.units.open and self.units.open.rejected),
-                       watched=self.units.watched)
-        if self.units.open is None and state.in_multi:
-            changes["dirty"] = False
-        if not self.units.watched:
-            changes["dirty"] = False
         if cmd == b"reset" and isinstance(reply, Status):
             self.state = ClientState(self.name, client_id=state.client_id)
             return
+        tx = units.open
+        changes = dict(pending=None, in_multi=tx is not None, queued=len(tx.commands) if tx else 0,
+                       exec_will_abort=bool(tx and tx.rejected), watched=units.watched)
+        if (tx is None and state.in_multi) or not units.watched:
+            changes["dirty"] = False
         if cmd == b"select" and isinstance(reply, Status) and len(argv) == 2:
             changes["db"] = int(argv[1])
-        if cmd == b"hello":
+        elif cmd == b"hello":
             proto = hello_protocol(reply)
             if proto is not None:
                 changes["resp"] = proto

@@ -15,7 +15,9 @@ class _Tracked:
 
 
 async def run(pg, t, client, *argv):
-    return (await t.ex.submit(client, argv)).reply
+    result = await t.ex.submit(client, argv)
+    await t.ex.attributed()
+    return result.reply
 
 
 async def test_reads_do_not_count_writes_do(pg):

@@ -56,6 +56,7 @@ async def test_teaching_mode_blames_the_client_that_wrote(pg):
     await stepper.start()
     while not stepper.finished:
         result = await stepper.step()
+        await ex.attributed()
         if result.reply == "QUEUED\n" or (result.step.argv or (b"",))[0] == b"EXEC":
             assert pg.writes.last_writer.get(b"balance") == "B", result.step.display
         if result.reply == "(nil)\n":
@@ -68,6 +69,7 @@ async def test_a_script_that_failed_half_way_still_has_an_author(pg):
             "redis.call('SET', KEYS[3], 3)\" 3 first written third")
     await ex.run_line("B", "SET written notanumber")
     await ex.run_line("A", line)
+    await ex.attributed()
     assert pg.writes.last_writer.get(b"first") == "A"
 
 

@@ -40,6 +40,8 @@ async def type_command(pilot, app, client: str, line: str) -> None:
     await wait_until(pilot, lambda: not pane._busy and len(log_text(app, client)) > before + 1)
     if _sent_to_server(line):
         await wait_until(pilot, lambda: app.commands_done > done)  # the state lines are up to date
+        await app.executor.attributed()  # and who wrote what (it runs after the line)
+        await pilot.pause()
 
 
 def _sent_to_server(line: str) -> bool:

@@ -61,8 +61,9 @@ class Executor:
     """Runs lines for the clients of one playground and reports typed events to `sink`.
 
     `attribute=True` works out which keys every unit wrote (two reader round trips at
-    most per unit, cached per command name): the inspector's "changed by" needs it;
-    `repl`, `run` and `check` don't pay for it.
+    most per unit, cached per command name), after the line and in command order
+    (`attributed()` waits for it): the inspector's "changed by" needs it; `repl`, `run`
+    and `check` don't pay for it.
     """
 
     def __init__(self, pg: Playground, sink: Callable[[ev.Event], None] | None = None, *,
@@ -71,6 +72,7 @@ class Executor:
         self.sink = sink or (lambda event: None)
         self._has_sink = sink is not None  # else the per-reply events are not even built
         self.attribute = attribute
+        self._attributions: asyncio.Future | None = None  # the last attribution queued
         self._jobs: dict[str, Job] = {}
         self._sinks: dict[str, Callable[[ev.Event], None]] = {}  # a running job's own sink
         for session in pg.sessions.values():
@@ -124,7 +126,7 @@ class Executor:
     def busy(self, client: str) -> str | None:
         """Why client `client` can't take a command now (it waits for a reply), or None."""
         job = self._jobs.get(client)
-        if job is None or job.task.done():
+        if job is None or job.task is None or job.task.done():
             return None
         state = self.pg.sessions[client].state
         what = "is blocked in" if state.blocked else "runs a script:" if state.busy_script else "waits for"
@@ -146,8 +148,30 @@ class Executor:
         else:
             self._sinks.pop(client, None)
         job.task = asyncio.create_task(self._run(job))
+        if self.attribute:
+            job.task.add_done_callback(
+                lambda task: task.cancelled() or task.exception() or self._attribute_later(task.result()))
         self._jobs[client] = job
         return job
+
+    async def run(self, client: str, argv, repeat: int = 1) -> ev.LineResult:
+        """Like `submit`, but in the caller's own task, for a caller that waits for the
+        end however long it takes (a pane): no task to start, so no extra turn of the
+        event loop (where a frame may be drawn) between Enter and the reply."""
+        job = Job(self, client, tuple(argv), repeat)
+        why = self.busy(client)
+        if why is not None:
+            return await self._refuse(client, job.argv, why)
+        self._sinks.pop(client, None)
+        job.task = asyncio.current_task()
+        self._jobs[client] = job
+        try:
+            result = await self._run(job)
+        finally:
+            self._jobs.pop(client, None)
+        if self.attribute:
+            self._attribute_later(result)
+        return result
 
     async def _refuse(self, client: str, argv, why: str) -> ev.LineResult:
         self.emit(ev.Notice(client, why, "warning"))
@@ -188,9 +212,7 @@ class Executor:
                         self.emit(ev.Output(client, READING_MESSAGES))
                     await session.wait_stream_drained()
                     continue
-                unit = self._replied(session, argv, reply, result, listening)
-                if unit is not None and self.attribute:
-                    await self.attribute_unit(unit)
+                self._replied(session, argv, reply, result, listening)
                 if session.state.disconnected:
                     self.emit(ev.ConnectionClosed(client, f"client {client} is disconnected (QUIT); "
                                                           "the next command reconnects it"))
@@ -204,8 +226,8 @@ class Executor:
             self.emit(ev.Output(client, b"(%.2fs)\n" % result.elapsed, kind="timing"))
         return result
 
-    def _replied(self, session: Session, argv, reply, result: ev.LineResult, listening: bool):
-        """Record a reply (server order, output, the unit it closed); the unit, if any."""
+    def _replied(self, session: Session, argv, reply, result: ev.LineResult, listening: bool) -> None:
+        """Record a reply: its server order, its output, the unit it closed."""
         client = session.name
         seq = self.pg.next_seq()
         output = render(reply, list(argv))
@@ -216,12 +238,29 @@ class Executor:
             self.emit(ev.Reply(client, argv, reply, output, seq))
         unit = session.last_unit
         if unit is None:
-            return None
+            return
         unit.seq = seq
         result.units.append(unit)
         if listening:
             self.emit(ev.UnitEnded(client, unit))
-        return unit
+
+    def _attribute_later(self, result: ev.LineResult) -> None:
+        """Attribution costs reader round trips (COMMAND INFO, GETKEYS): it starts when
+        the line is done, in command order, so neither the reply nor the line's end
+        waits for it."""
+        if result.units:
+            self._attributions = asyncio.ensure_future(self._attribute_after(self._attributions, result.units))
+
+    async def _attribute_after(self, before, units) -> None:
+        if before is not None:
+            await asyncio.gather(before, return_exceptions=True)
+        for unit in units:
+            await self.attribute_unit(unit)
+
+    async def attributed(self) -> None:
+        """Wait until every unit that ended so far has been attributed."""
+        while self._attributions is not None and not self._attributions.done():
+            await asyncio.gather(self._attributions, return_exceptions=True)
 
     async def attribute_unit(self, unit) -> None:
         """Which keys `unit` wrote: a `Wrote` event (`pg.writes` remembers the writer)."""

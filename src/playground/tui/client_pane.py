@@ -232,9 +232,9 @@ class ClientPane(Vertical):
             self._record_as = line if repeat == 1 else format_argv(argv)  # scenarios have no repeat counts
             self._pending_since = time.monotonic()
             self.state = self.app.playground.session(self.client).state
-            job = executor.submit(self.client, argv, repeat)
-            await job.settle()
-            result = await job
+            # In this worker (no settle): the state line's own tick (_poll_state) shows
+            # a blocked client, and polling the observer would delay the reply.
+            result = await executor.run(self.client, argv, repeat)
             await self.app.playground.refresh_states()  # then the server's flags, for every state line
         finally:
             self._busy = False

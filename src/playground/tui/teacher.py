@@ -56,8 +56,9 @@ class Teacher:
             self.pane(event.client).note(event.text)
 
     async def after_step(self, result: StepResult | None) -> None:
-        """State lines, inspector: once per step, like a typed command (the executor
-        has already attributed the step's writes from its units)."""
+        """State lines, inspector: once per step, like a typed command, once the
+        executor has attributed the step's writes from its units."""
+        await self.app.executor.attributed()
         self.app.refresh_everything()
 
     # -- step mode ----------------------------------------------------------------

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from playground.resp.connection import Address, SideConnection
 from playground.resp.replies import Bulk, Err, Verbatim
+from playground.engine.units import SCRIPT_COMMANDS
 from playground.engine.session import ClientState, Session, replace
 
 OBSERVER_NAME = "playground-observer"
@@ -71,8 +72,8 @@ class Observer(SideConnection):
         fields = await self.client_fields(ids)
         for session in sessions:
             if fields is None:
-                busy = session.state.pending is not None and session.state.pending[0].lower() in (
-                    b"eval", b"evalsha", b"eval_ro", b"evalsha_ro", b"fcall", b"fcall_ro")
+                pending = session.state.pending
+                busy = pending is not None and pending[0].lower() in SCRIPT_COMMANDS
                 session.state = replace(session.state, busy_script=busy)
             else:
                 session.state = apply_flags(session.state, fields.get(session.state.client_id))

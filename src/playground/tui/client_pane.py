@@ -23,7 +23,6 @@ from textual.widgets import Input, Static
 from playground.engine import events as ev
 from playground.engine.session import ClientState
 from playground.history import History
-from playground.resp.cli_format import render
 from playground.resp.cli_lines import INVALID_ARGUMENTS, SplitError, format_argv, split_args
 from playground.resp.replies import Bool, Double, Err, Int, Nil, Status
 from .command_input import CommandInput
@@ -122,6 +121,8 @@ class ClientPane(Vertical):
         self.border_title = f"Client {client}"
         self._pending_since: float | None = None
         self._busy = False
+        self._printed: list[bytes] = []        # what the running line printed (the transcript)
+        self._record_as: str | None = None     # how the recorder writes the running line
         self.history = history if history is not None else History.for_client(client)
 
     def compose(self) -> ComposeResult:
@@ -247,9 +248,6 @@ class ClientPane(Vertical):
                 self.app.transcript.append((self.client, line or format_argv(argv), text))
                 self.post_message(CommandDone(self.client, list(argv), result.reply))
 
-    _printed: list[bytes] = []
-    _record_as: str | None = None
-
     def handle(self, event: ev.Event) -> None:
         """Draw one engine event of this client."""
         recorder = self.app.recorder
@@ -316,13 +314,6 @@ class ClientPane(Vertical):
                 self.write(f"  ✓ {check.what}", style="green")
             else:
                 self.write(f"  ✗ {check.what}: {check.detail}", style="bold white on red")
-
-    def show_frame(self, frame: object) -> None:
-        """A pub/sub frame arrived on this client's connection."""
-        if isinstance(frame, Exception):
-            self.note(f"subscription connection lost: {frame}")
-            return
-        self.write(render(frame), style=reply_style(frame))
 
     async def action_cancel(self) -> None:
         if not await self.app.executor.cancel(self.client):

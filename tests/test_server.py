@@ -184,10 +184,30 @@ def test_signals_stop_server_and_remove_dir(sig):
     app = _start_repl()
     try:
         server_pid, folder = _child_server(app.pid)
-        app.send_signal(sig)
+        app.send_signal(sig)  # stdin is still open: the reading thread is blocked in a read
         app.wait(timeout=10)
         assert _wait_gone(server_pid)
         assert not os.path.exists(folder)
+        assert app.returncode == 130  # not 134: "Fatal Python error: _enter_buffered_busy"
+        assert b"Fatal Python error" not in app.stderr.read()
+    finally:
+        app.kill()
+
+
+def test_repl_into_a_closed_pipe_stops_quietly():
+    """`redis-playground repl < lines | head -1`: one line out, then stdout is gone."""
+    app = subprocess.Popen([sys.executable, "-m", "playground", "repl", "--server", "bundled"],
+                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        server_pid, _ = _child_server(app.pid)
+        app.stdin.write(b"PING\n" * 3000)
+        app.stdin.close()
+        assert app.stdout.readline() == b"PONG\n"
+        app.stdout.close()  # what `head -1` does after its line
+        app.wait(timeout=30)
+        err = app.stderr.read()
+        assert app.returncode == 1 and b"Broken pipe" not in err and b"Traceback" not in err
+        assert _wait_gone(server_pid)
     finally:
         app.kill()
 

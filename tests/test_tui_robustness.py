@@ -137,3 +137,59 @@ async def test_server_that_fails_to_start_gives_a_readable_screen(tmp_path):
         assert app.query_one(ServerBar).stopped
         await type_command(pilot, app, "A", "PING")  # typing says what is wrong, no traceback
         assert "not connected" in last_reply(app, "A")
+
+
+async def test_ctrl_c_on_a_busy_script_says_what_happened_and_the_app_lives(server_binary):
+    """As the state line advises: Ctrl+C while A's script runs. Redis refuses the new
+    connection's handshake with BUSY (it used to crash the app with a traceback)."""
+    app = make_app(server_binary.path)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await started(pilot, app)
+        await start_eval(pilot, app, "A", BUSY, "0")
+        a = app.query_one("#pane-A", ClientPane)
+        await pilot.press("ctrl+c")
+        await wait_until(pilot, lambda: not a._busy and any("client A:" in line for line in log_text(app, "A")))
+        await type_command(pilot, app, "B", "SCRIPT KILL")
+        assert log_text(app, "B")[-1] == "OK"
+        await type_command(pilot, app, "A", "PING")
+        assert log_text(app, "A")[-1] == "PONG"
+
+
+async def test_a_line_typed_into_a_blocked_pane_is_not_sent(server_binary):
+    app = make_app(server_binary.path)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await started(pilot, app)
+        a = app.query_one("#pane-A", ClientPane)
+        a.query_one("CommandInput").value = "BLPOP q 0"
+        a.query_one("CommandInput").focus()
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: "blocked" in state_text(app, "A"))
+        a.query_one("CommandInput").value = "SET x 1"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: any("not sent" in line for line in log_text(app, "A")))
+        assert "A> SET x 1" not in log_text(app, "A")
+        assert a.query_one("CommandInput").value == "SET x 1"  # kept, to send later
+        await type_command(pilot, app, "B", "RPUSH q j")
+        await wait_until(pilot, lambda: not a._busy)
+        assert '1) "q"' in log_text(app, "A") and '2) "j"' in log_text(app, "A")
+        await type_command(pilot, app, "B", "EXISTS x")
+        assert log_text(app, "B")[-1] == "(integer) 0"
+
+
+async def test_other_client_names_work_everywhere(server_binary):
+    """--clients X,Y: F2/F3 focus X and Y and the footer names them (F2 crashed with
+    NoMatches '#pane-A Input')."""
+    from textual.widgets import Input
+
+    app = make_app(server_binary.path, clients=("X", "Y"))
+    async with app.run_test(size=(160, 45)) as pilot:
+        await started(pilot, app)
+        await pilot.press("f3")
+        await wait_until(pilot, lambda: app.focused is app.query_one("#pane-Y", ClientPane).query_one(Input))
+        await pilot.press("f2")
+        await wait_until(pilot, lambda: app.focused is app.query_one("#pane-X", ClientPane).query_one(Input))
+        descriptions = {a.binding.description for a in app.screen.active_bindings.values()
+                        if a.binding.key in ("f2", "f3")}
+        assert descriptions == {"Client X", "Client Y"}
+        await type_command(pilot, app, "Y", "CLIENT GETNAME")
+        assert log_text(app, "Y")[-1] == '"Y"'

@@ -185,3 +185,17 @@ async def test_timeline_lanes_line_up_in_cells_with_chinese_keys(pg):
     assert "余额" in text
     columns = {width(line.split("│")[0]) for line in text.splitlines() if "│" in line and not line.startswith("│")}
     assert len(columns) == 1, text
+
+
+async def test_a_pane_renders_only_what_it_shows(pg):
+    """Executor.run(limit=...): the first bytes of a big reply, and how many were left
+    out — exactly what the whole rendering would have had."""
+    from playground.resp.cli_format import render
+
+    ex, seen = collect(pg)
+    await ex.run_line("B", "SET big " + "é" * 300_000)
+    result = await ex.run("A", [b"GET", b"big"], limit=1000)
+    reply = next(e for e in seen if isinstance(e, ev.Reply) and e.client == "A")
+    full = render(reply.reply, [b"GET", b"big"])
+    assert reply.output == full[:1000] and reply.left_out == len(full) - 1000 > 0
+    assert result.output == full[:1000]

@@ -34,6 +34,7 @@ class Reply(Event):
     reply: object
     output: bytes
     seq: int
+    left_out: int = 0     # bytes of redis-cli's output not rendered (a pane's `limit`)
 
 
 @dataclass(frozen=True)

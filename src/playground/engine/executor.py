@@ -18,7 +18,7 @@ from typing import Callable
 from playground.engine import events as ev
 from playground.engine.playground import Playground, Refused
 from playground.engine.session import STREAMING, ConnectionLost, MonitorLine, Session
-from playground.resp.cli_format import render, render_invalidate
+from playground.resp.cli_format import render, render_head, render_invalidate
 from playground.resp.cli_lines import (INVALID_ARGUMENTS, INVALID_REPEAT, CommandLine, RepeatError,
                                        SplitError, format_argv, parse_line)
 from playground.resp.replies import Push
@@ -32,11 +32,13 @@ class Job:
     """One line on its way: `task` ends with its LineResult; `settle()` returns as soon
     as the line is done or its client is blocked on the server."""
 
-    def __init__(self, executor: "Executor", client: str, argv: tuple[bytes, ...], repeat: int) -> None:
+    def __init__(self, executor: "Executor", client: str, argv: tuple[bytes, ...], repeat: int,
+                 limit: int | None = None) -> None:
         self.executor = executor
         self.client = client
         self.argv = argv
         self.repeat = repeat
+        self.limit = limit  # render at most this many bytes of each reply (None: all)
         self.task: asyncio.Task | None = None
         self.blocked = False
 
@@ -154,11 +156,13 @@ class Executor:
         self._jobs[client] = job
         return job
 
-    async def run(self, client: str, argv, repeat: int = 1) -> ev.LineResult:
+    async def run(self, client: str, argv, repeat: int = 1, limit: int | None = None) -> ev.LineResult:
         """Like `submit`, but in the caller's own task, for a caller that waits for the
         end however long it takes (a pane): no task to start, so no extra turn of the
-        event loop (where a frame may be drawn) between Enter and the reply."""
-        job = Job(self, client, tuple(argv), repeat)
+        event loop (where a frame may be drawn) between Enter and the reply. `limit`:
+        render only the first bytes of each reply (a pane shows no more; `Reply.left_out`
+        says how much was not rendered), in time and memory in proportion to it."""
+        job = Job(self, client, tuple(argv), repeat, limit)
         why = self.busy(client)
         if why is not None:
             return await self._refuse(client, job.argv, why)
@@ -212,7 +216,7 @@ class Executor:
                         self.emit(ev.Output(client, READING_MESSAGES))
                     await session.wait_stream_drained()
                     continue
-                self._replied(session, argv, reply, result, listening)
+                self._replied(session, argv, reply, result, listening, job.limit)
                 if session.state.disconnected:
                     self.emit(ev.ConnectionClosed(client, f"client {client} is disconnected (QUIT); "
                                                           "the next command reconnects it"))
@@ -226,16 +230,21 @@ class Executor:
             self.emit(ev.Output(client, b"(%.2fs)\n" % result.elapsed, kind="timing"))
         return result
 
-    def _replied(self, session: Session, argv, reply, result: ev.LineResult, listening: bool) -> None:
+    def _replied(self, session: Session, argv, reply, result: ev.LineResult, listening: bool,
+                 limit: int | None = None) -> None:
         """Record a reply: its server order, its output, the unit it closed."""
         client = session.name
         seq = self.pg.next_seq()
-        output = render(reply, list(argv))
+        left_out = 0
+        if limit is None:
+            output = render(reply, list(argv))
+        else:
+            output, left_out = render_head(reply, list(argv), limit)
         result.replies.append(reply)
         result.output += output
         result.seqs.append(seq)
         if listening:
-            self.emit(ev.Reply(client, argv, reply, output, seq))
+            self.emit(ev.Reply(client, argv, reply, output, seq, left_out))
         unit = session.last_unit
         if unit is None:
             return

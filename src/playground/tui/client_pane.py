@@ -23,6 +23,7 @@ from textual.widgets import Input, Static
 from playground.engine import events as ev
 from playground.engine.session import ClientState
 from playground.history import History
+from playground.resp.cli_format import render
 from playground.resp.cli_lines import INVALID_ARGUMENTS, SplitError, format_argv, split_args
 from playground.resp.replies import Bool, Double, Err, Int, Nil, Status
 from .command_input import CommandInput
@@ -235,7 +236,7 @@ class ClientPane(Vertical):
             self.state = self.app.playground.session(self.client).state
             # In this worker (no settle): the state line's own tick (_poll_state) shows
             # a blocked client, and polling the observer would delay the reply.
-            result = await executor.run(self.client, argv, repeat)
+            result = await executor.run(self.client, argv, repeat, limit=SHOW_LIMIT)
             await self.app.playground.refresh_states()  # then the server's flags, for every state line
         finally:
             self._busy = False
@@ -254,8 +255,11 @@ class ClientPane(Vertical):
         if isinstance(event, ev.Reply):
             self._printed.append(event.output)
             self.write(event.output, style=reply_style(event.reply))
+            if event.left_out:
+                self.write(f"… ({event.left_out:,} more bytes of this reply not shown)", style="italic yellow")
             if recorder is not None and self._record_as is not None:
-                recorder.replied(self.client, event.output.decode("utf-8", "replace"), event.reply)
+                output = render(event.reply, list(event.argv)) if event.left_out else event.output
+                recorder.replied(self.client, output.decode("utf-8", "replace"), event.reply)
         elif isinstance(event, ev.Sent):
             if recorder is not None and self._record_as is not None:
                 recorder.sent(self.client, self._record_as)

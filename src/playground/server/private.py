@@ -113,6 +113,9 @@ def _version_output(path: str) -> bytes:
     return out
 
 
+KILL_WAIT = 2.0  # seconds a SIGKILLed process group may take to be gone
+
+
 def _stop_group(proc: subprocess.Popen, grace: float) -> None:
     """SIGTERM the process group `proc` leads (started with start_new_session), wait up to
     `grace` seconds for all of it to exit, then SIGKILL what is left. Reaps `proc`."""
@@ -135,6 +138,9 @@ def _stop_group(proc: subprocess.Popen, grace: float) -> None:
         delay = min(delay * 2, 0.05)
     _signal_group(pgid, signal.SIGKILL)
     proc.wait()
+    deadline = time.monotonic() + KILL_WAIT  # SIGKILL is not instant on a busy machine:
+    while _group_alive(pgid) and time.monotonic() < deadline:  # the whole group, not just
+        time.sleep(0.005)                                     # the leader, is gone on return
 
 
 def _group_alive(pgid: int) -> bool:

@@ -24,12 +24,17 @@ def last_reply(app, client: str) -> str:
     return " ".join(lines[start + 1:])
 
 
-async def start_eval(pilot, app, client, script, *args):
+async def start_waiting(pilot, app, client, line, state):
+    """Send a line that keeps its client waiting, until the state line says `state`."""
     pane = app.query_one(f"#pane-{client}", ClientPane)
-    pane.query_one("CommandInput").value = f'EVAL "{script}" ' + " ".join(args)
+    pane.query_one("CommandInput").value = line
     pane.query_one("CommandInput").focus()
     await pilot.press("enter")
-    await wait_until(pilot, lambda: "running script" in state_text(app, client))
+    await wait_until(pilot, lambda: state in state_text(app, client))
+
+
+async def start_eval(pilot, app, client, script, *args):
+    await start_waiting(pilot, app, client, f'EVAL "{script}" ' + " ".join(args), "running script")
 
 
 async def test_busy_script_other_pane_gets_busy_and_ui_stays_live(server_binary):
@@ -160,10 +165,7 @@ async def test_a_line_typed_into_a_blocked_pane_is_not_sent(server_binary):
     async with app.run_test(size=(160, 45)) as pilot:
         await started(pilot, app)
         a = app.query_one("#pane-A", ClientPane)
-        a.query_one("CommandInput").value = "BLPOP q 0"
-        a.query_one("CommandInput").focus()
-        await pilot.press("enter")
-        await wait_until(pilot, lambda: "blocked" in state_text(app, "A"))
+        await start_waiting(pilot, app, "A", "BLPOP q 0", "blocked")
         a.query_one("CommandInput").value = "SET x 1"
         await pilot.press("enter")
         await wait_until(pilot, lambda: any("not sent" in line for line in log_text(app, "A")))

@@ -274,6 +274,25 @@ def test_server_in_current_directory_and_normal_exit_leaves_nothing(tmp_path, se
     assert len(pids) >= 4 and not any(_pid_running(p) for p in pids)
 
 
+def test_sigkilled_app_takes_a_wrapper_scripts_server_with_it(tmp_path, server_binary):
+    """PR_SET_PDEATHSIG reaches only the wrapper; the watchdog ends the server it started."""
+    wrapper = _no_wrapper_server(server_binary.path, tmp_path / "wrap.sh")
+    app = subprocess.Popen([sys.executable, "-m", "playground", "repl", "--server", str(wrapper)],
+                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        app.stdin.write(b"PING\n")
+        app.stdin.flush()
+        assert app.stdout.readline() == b"PONG\n"  # the server is up
+        pids = _recorded_pids(wrapper)[-2:]  # the server's shell and the server
+        assert all(_pid_running(p) for p in pids)
+        app.kill()
+        app.wait()
+        assert all(_wait_gone(p) for p in pids), "a wrapper's server outlived the SIGKILLed app"
+    finally:
+        app.kill()
+        app.wait()
+
+
 def test_hanging_version_is_killed_with_its_children(tmp_path, monkeypatch):
     from playground.server import private
 

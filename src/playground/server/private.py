@@ -212,6 +212,31 @@ def _die_with_parent(parent_pid: int):
     return setup
 
 
+# The watchdog: a shell in a session of its own that reads a pipe only this process
+# holds open. When this process ends in any way (even SIGKILL) the pipe closes, `read`
+# returns, and the server's whole process group goes, with whatever a `--server` wrapper
+# started (PR_SET_PDEATHSIG reaches only the direct child). A normal stop kills the
+# watchdog first, then the group. (It can't join the server's group: that group is in
+# another session.)
+_WATCHDOG = 'read _ignored; kill -9 -"$1" 2>/dev/null'  # dash's kill has no --
+
+
+def _start_watchdog(pgid: int) -> subprocess.Popen | None:
+    try:
+        return subprocess.Popen(["/bin/sh", "-c", _WATCHDOG, "playground-watchdog", str(pgid)],
+                                stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL, close_fds=True, start_new_session=True)
+    except OSError:
+        return None
+
+
+def _stop_watchdog(watchdog: subprocess.Popen | None) -> None:
+    if watchdog is not None:
+        watchdog.kill()
+        watchdog.wait()
+        watchdog.stdin.close()
+
+
 def sweep_stale_dirs(tmp_root: str | None = None) -> None:
     """Remove temp dirs of playgrounds that were killed (their owner pid is gone)."""
     root = Path(tmp_root or tempfile.gettempdir())
@@ -247,6 +272,7 @@ class PrivateServer:
         self.dir: str | None = None
         self.socket_path: str | None = None
         self.process: subprocess.Popen | None = None
+        self._watchdog: subprocess.Popen | None = None
         self.generation = 0  # bumped by every (re)start, so stale state can be told apart
         self.info: dict[str, str] = {}
         self.ready = False
@@ -311,6 +337,7 @@ class PrivateServer:
             except OSError as exc:
                 self._cleanup_dir()
                 raise ServerError(f"cannot start {self.binary.path}: {exc}") from None
+        self._watchdog = _start_watchdog(self.process.pid)
         return self
 
     def wait_ready(self) -> "PrivateServer":
@@ -376,6 +403,8 @@ class PrivateServer:
         Safe to call twice."""
         proc, self.process = self.process, None
         self.ready = False
+        watchdog, self._watchdog = self._watchdog, None
+        _stop_watchdog(watchdog)  # first: once the group is gone its id may be reused
         if proc is not None:
             _stop_group(proc, grace=STOP_GRACE)  # a wrapper script's server too
         self._cleanup_dir()

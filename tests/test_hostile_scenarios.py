@@ -113,3 +113,15 @@ def test_check_reports_each(hostile_dir):
     for name, (_, message) in HOSTILE.items():
         assert f"✗ {hostile_dir / name}.toml: {message}" in lines
     assert lines[-1] == f"1 passed, {len(HOSTILE)} failed"
+
+
+def test_a_step_that_kills_every_other_client_leaves_the_apps_own_connections_working(tmp_path, server_binary):
+    """`CLIENT KILL TYPE normal SKIPME yes` also kills the connections the runner reads
+    the state with: they reconnect, and the state checks after it still run."""
+    path = tmp_path / "kill-them-all.toml"
+    path.write_text(HEAD + '[[steps]]\nclient = "A"\ncommand = "CLIENT KILL TYPE normal SKIPME yes"\n'
+                    '[[steps]]\nclient = "A"\ncommand = "SET k 1"\nreply = "OK"\n'
+                    '[steps.state]\nk = "1"\n', encoding="utf-8")
+    result = _cli("check", "--server", server_binary.path, str(path))
+    assert "Traceback" not in result.stderr
+    assert result.stdout.splitlines()[-1] == "1 passed, 0 failed", result.stdout + result.stderr

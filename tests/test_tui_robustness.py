@@ -195,3 +195,30 @@ async def test_other_client_names_work_everywhere(server_binary):
         assert descriptions == {"Client X", "Client Y"}
         await type_command(pilot, app, "Y", "CLIENT GETNAME")
         assert log_text(app, "Y")[-1] == '"Y"'
+
+
+async def test_a_server_killed_from_outside_is_noticed_without_a_command(server_binary):
+    """kill -9 of the private server: the bar says STOPPED and the banner offers F5
+    before anybody types (it used to wait for the next command)."""
+    app = make_app(server_binary.path)
+    async with app.run_test(size=(120, 35)) as pilot:
+        await started(pilot, app)
+        process = app.playground.server.process
+        process.kill()
+        process.wait()
+        banner = app.query_one("#banner", Static)
+        await wait_until(pilot, lambda: banner.has_class("-shown"))
+        assert app.query_one(ServerBar).stopped
+        assert "stopped" in str(banner.render()) and "F5" in str(banner.render())
+
+
+async def test_an_unreachable_url_does_not_offer_f5(tmp_path):
+    """F5 restarts only the playground's own server: under --url it is refused, so
+    neither the banner nor the bar offers it."""
+    app = make_app(url=f"unix://{tmp_path}/nobody-listens.sock")
+    async with app.run_test(size=(120, 35)) as pilot:
+        banner = app.query_one("#banner", Static)
+        await wait_until(pilot, lambda: banner.has_class("-shown"))
+        bar = app.query_one(ServerBar)
+        assert bar.stopped and "F5" not in str(bar.render()) and "UNREACHABLE" in str(bar.render())
+        assert "--url" in str(banner.render()) and "F5" not in str(banner.render())

@@ -103,6 +103,10 @@ class TypedConnection:
     def connected(self) -> bool:
         return self._writer is not None
 
+    def closed_by_peer(self) -> bool:
+        """The server has closed this connection (seen as end of input, nothing unread)."""
+        return self._reader is not None and self._reader.at_eof()
+
     async def send_command(self, *args) -> None:
         await self.send_packed_command(pack_command(args))
 
@@ -271,8 +275,12 @@ def redact_url(url: str) -> str:
 
 
 class SideConnection:
-    """A named helper connection of the playground's own (observer, inspector): it
-    reconnects on demand and runs one pipeline at a time, whoever asks."""
+    """A named helper connection of the playground's own (observer, inspector, admin): it
+    reconnects on demand and runs one pipeline at a time, whoever asks.
+
+    What it sends is idempotent (reads, and the admin's flushes), so when the server
+    closed the connection (`CLIENT KILL TYPE normal` typed in a pane, a timeout) the
+    pipeline is sent once more on a new connection instead of failing the caller."""
 
     def __init__(self, address: Address, name: str, hello: list[list[bytes]] = ()) -> None:
         self.address = address
@@ -304,8 +312,16 @@ class SideConnection:
         if self._lock is None:
             self._lock = asyncio.Lock()
         async with self._lock:
-            if self._conn is None or not self._conn.connected:  # lost, or closed by a cancelled read
-                await self._open()
-            if self.on_send is not None:
-                self.on_send(commands)
-            return await self._conn.pipeline(commands)
+            for attempt in (1, 2):
+                if self._conn is None or not self._conn.connected or self._conn.closed_by_peer():
+                    await self._open()  # lost, killed, or closed by a cancelled read
+                if self.on_send is not None:
+                    self.on_send(commands)
+                try:
+                    return await self._conn.pipeline(commands)
+                except ProtocolError:
+                    raise
+                except ConnectionError:
+                    if attempt == 2:
+                        raise
+                    self._conn = None

@@ -130,8 +130,12 @@ class PlaygroundApp(App):
             self.inspector = self.playground.reader
         except Exception as exc:  # ServerError, OSError, ...: shown, never a traceback
             bar.label = "no server"
+            bar.restartable = self.playground.private
             bar.stopped = True
-            self.show_banner(f"The server could not start: {exc}")
+            if self.playground.private:
+                self.show_banner(f"The server could not start: {exc}")
+            else:
+                self.show_banner(f"Cannot reach the server given with --url: {exc}")
             return
         bar.label = self.playground.label
         bar.where = self.playground.address.describe()
@@ -409,6 +413,11 @@ class PlaygroundApp(App):
     async def _update_server_info(self) -> None:
         if self.inspector is None:
             return
+        bar = self.query_one(ServerBar)
+        if not bar.stopped and self.playground.server_stopped():  # killed from outside
+            code = self.playground.server.process.returncode
+            self.post_message(ServerStopped(f"The server stopped (exit status {code})"))
+            return
         try:
             reply = (await self.inspector.run([[b"INFO", b"memory"], [b"INFO", b"clients"]]))
         except Exception:
@@ -419,7 +428,6 @@ class PlaygroundApp(App):
                 for line in bytes(part).decode(errors="replace").splitlines():
                     key, _, value = line.partition(":")
                     info[key] = value
-        bar = self.query_one(ServerBar)
         bar.memory = info.get("used_memory_human", "")
         bar.clients = int(info.get("connected_clients", "0") or 0)
 

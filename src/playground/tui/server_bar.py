@@ -24,11 +24,15 @@ class ServerBar(Static):
     """connected_clients from INFO (our observer and inspector included)."""
     stopped: reactive[bool] = reactive(False)
     """True while the server is down."""
+    restartable: reactive[bool] = reactive(True)
+    """The playground owns the server (F5 starts a fresh one); False under --url."""
     show_stats: reactive[bool] = reactive(True)
     """Show memory and connections (they change all the time; pictures and slides may not want them)."""
 
     def render(self) -> str:
         if self.stopped:
+            if not self.restartable:
+                return f"{self.label} — UNREACHABLE"
             return f"{self.label} — STOPPED (F5 restarts a fresh server)"
         parts = [self.label, self.where]
         if self.memory and self.show_stats:

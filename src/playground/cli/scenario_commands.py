@@ -7,7 +7,8 @@ import sys
 
 from playground.scenario import transcript as report
 from playground.engine.playground import Playground, install_exit_signals
-from playground.scenario.library import resolve, scenario_files
+from playground.cells import pad
+from playground.scenario.library import course_order, is_recording, recordings_dir, resolve, scenario_files
 from playground.scenario.runner import Runner, ScenarioResult, StepResult
 from playground.scenario.model import Scenario, ScenarioError, load_scenario
 
@@ -18,16 +19,22 @@ def _out(text: str) -> None:
 
 
 def cmd_list(args) -> int:
-    failed = 0
-    for file in scenario_files(args.scenarios):
+    """The library in course order, then the user's recordings (with how to narrate them)."""
+    failed, scenarios = 0, []
+    for file in scenario_files(args.scenarios, recordings=True):
         try:
-            s = load_scenario(file, args.lang)
+            scenarios.append(load_scenario(file, args.lang))
         except ScenarioError as exc:
             print(f"redis-playground: {exc}", file=sys.stderr)
             failed += 1
-            continue
+    recorded = False
+    for s in course_order(scenarios):
+        if is_recording(s.path) and not recorded:
+            recorded = True
+            _out(f"\nYour recordings ({recordings_dir()}): add narration, predictions and checks by "
+                 "editing the file (docs/scenarios.md), then `redis-playground check FILE`.\n")
         tags = ", ".join(s.tags)
-        _out(f"{s.id:<24} {s.title}" + (f"  [{tags}]" if tags else "") + "\n")
+        _out(pad(s.id, 24) + f" {s.title}" + (f"  [{tags}]" if tags else "") + "\n")
     return 1 if failed else 0
 
 

@@ -1,9 +1,12 @@
-"""Where scenarios come from: the bundled library, and directories the user adds."""
+"""Where scenarios come from: the bundled library, directories the user adds, and the
+user's own recordings (F9 in the app saves them in the state directory); and the order
+a course takes them in."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from playground.history import state_dir
 from playground.scenario.model import Scenario, ScenarioError, load_scenario
 
 
@@ -17,14 +20,33 @@ def bundled_dir() -> Path:
     return here.parent.parent / "scenarios"
 
 
-def scenario_files(extra_dirs: list[str] | None = None) -> list[Path]:
+def recordings_dir() -> Path:
+    """Where F9 saves a recording when no --scenarios directory was given."""
+    return state_dir() / "scenarios"
+
+
+def is_recording(path: Path) -> bool:
+    return path.resolve().parent == recordings_dir().resolve()
+
+
+def scenario_files(extra_dirs: list[str] | None = None, recordings: bool = False) -> list[Path]:
+    """The bundled files, then those of `extra_dirs`, then (`recordings`) the user's
+    recordings, each directory in name order."""
     dirs = [bundled_dir()] + [Path(d) for d in (extra_dirs or [])]
     files = []
     for d in dirs:
         if not d.is_dir():
             raise ScenarioError(f"{d}: not a directory of scenarios")
         files.extend(sorted(d.glob("*.toml")))
+    if recordings and recordings_dir().is_dir() and recordings_dir().resolve() not in {d.resolve() for d in dirs}:
+        files.extend(sorted(recordings_dir().glob("*.toml")))
     return files
+
+
+def course_order(scenarios: list[Scenario]) -> list[Scenario]:
+    """The course's order (each file's `order`), then those without a place (by id);
+    recordings last."""
+    return sorted(scenarios, key=lambda s: (is_recording(s.path), s.order is None, s.order or 0, s.id))
 
 
 def resolve(ref: str, extra_dirs: list[str] | None = None) -> Path:
@@ -32,10 +54,10 @@ def resolve(ref: str, extra_dirs: list[str] | None = None) -> Path:
     path = Path(ref)
     if ref.endswith(".toml") or path.exists() or "/" in ref:
         return path
-    for file in scenario_files(extra_dirs):
+    for file in scenario_files(extra_dirs, recordings=True):
         if file.stem == ref:
             return file
-    known = ", ".join(f.stem for f in scenario_files(extra_dirs))
+    known = ", ".join(f.stem for f in scenario_files(extra_dirs, recordings=True))
     raise ScenarioError(f"{ref}: no such scenario (known: {known})")
 
 

@@ -136,6 +136,7 @@ class Scenario:
     challenge: ChallengeSpec | None = None
     language: str = ENGLISH             # the language its texts were loaded in
     missing: dict[str, tuple[str, ...]] = field(default_factory=dict)  # lang -> untranslated fields
+    order: int | None = None            # its place in the course (the picker and `list` follow it)
 
     def missing_translations(self, lang: str | None = None) -> tuple[str, ...]:
         """The texts with no translation into `lang` (default: the loaded language), which
@@ -156,7 +157,7 @@ def script_sha(source: str) -> str:
 
 # -- loading ----------------------------------------------------------------------
 
-_TOP = {"title", "lesson", "tags", "requires", "scripts", "clients", "setup", "steps", "parts", "challenge"}
+_TOP = {"title", "lesson", "order", "tags", "requires", "scripts", "clients", "setup", "steps", "parts", "challenge"}
 _PART = {"name", "setup", "steps"}
 _STEP = {"client", "command", "args", "narration", "reply", "error", "match", "state", "predict",
          "pause", "blocking", "wait", "sleep", "server_stops", "requires", "save", "when"}
@@ -249,8 +250,11 @@ def parse_scenario(data: dict, path: Path, lang: str = ENGLISH) -> Scenario:
         _unknown(raw, _PART, where, part=raw.get("name") or str(i))
         parts.append(_part(raw, i, where, scripts, clients))
     challenge = _challenge(data["challenge"], where, parts) if "challenge" in data else None
+    order = data.get("order")
+    if order is not None and (type(order) is not int or not 1 <= order <= 9999):
+        raise where.error("its place in the course: a whole number from 1 to 9999", field_name="order")
     return Scenario(path.stem, path, title, lesson.strip(), tags, requires, dict(scripts),
-                    clients, tuple(parts), challenge, lang, missing)
+                    clients, tuple(parts), challenge, lang, missing, order)
 
 
 def _part(raw: dict, index: int, where: _Where, scripts: dict, clients: tuple) -> Part:

@@ -147,6 +147,7 @@ class Runner:
         """Fresh server state, then the part's setup; the error message if setup failed."""
         await self._discard_pending()
         self.saved = {}
+        self._keys_so_far: dict[bytes, None] = {}  # the part's keys, in the order first touched
         replies = await self.pg.reset(setup=part.setup, by=scenario.clients[0])
         for reply, shown in zip(replies, part.setup_display):
             if isinstance(reply, Err):
@@ -243,19 +244,19 @@ class Runner:
             out.checks.extend(await check_state(self.pg, step.state))
 
     async def touched_keys(self, argv: tuple[bytes, ...], step: Step) -> dict[str, dict]:
-        """The keys the command touched (the server says which: COMMAND GETKEYS), and
-        the keys the step checks."""
-        keys = [c.key for c in step.state]
+        """Every key of the part so far, as it is after this step: those the commands
+        named (the server says which: COMMAND GETKEYS; a queued command's keys count from
+        when it was queued, so MULTI and EXEC lines show the keys too) and those the
+        steps check. A key that is gone is shown as absent (type "none")."""
+        keys = getattr(self, "_keys_so_far", {})
+        self._keys_so_far = keys
+        for check in step.state:
+            keys.setdefault(check.key, None)
         reply = (await self.pg.reader.run([[b"COMMAND", b"GETKEYS", *argv]]))[0]
         if isinstance(reply, Array):
-            keys += [bytes(k) for k in reply]
-        seen, result = set(), {}
-        for key in keys:
-            if key in seen:
-                continue
-            seen.add(key)
-            result[key.decode("utf-8", "replace")] = await describe_key(self.pg, key)
-        return result
+            for k in reply:
+                keys.setdefault(bytes(k), None)
+        return {key.decode("utf-8", "replace"): await describe_key(self.pg, key) for key in keys}
 
     async def _discard_pending(self) -> None:
         for name, (job, _) in list(self._pending.items()):

@@ -6,7 +6,7 @@ import json
 
 from playground.cells import pad, width, wrap
 from playground.scenario.runner import ScenarioResult, StepResult
-from playground.scenario.model import Scenario
+from playground.scenario.model import Prediction, Scenario
 
 OK, FAIL, SKIP = "✓", "✗", "–"
 LANE = 38
@@ -55,7 +55,21 @@ def _indent(text: str, cells: int, first: str, rest: str) -> list[str]:
 def text_header(scenario: Scenario, server: str) -> str:
     lines = [f"━━ {scenario.id}: {scenario.title}", f"   on {server}"]
     lines += _indent(scenario.lesson, 76, "   ", "   ")
+    for name, source in scenario.scripts.items():  # each named script once, before its use
+        lines.append(f"   script ${name}:")
+        lines += [f"     │ {line}" for line in source.strip("\n").split("\n")]
     return "\n".join(lines) + "\n"
+
+
+def _prediction_lines(predict: Prediction) -> list[str]:
+    """The question, the choices (the answer marked), and the explanation."""
+    lines = _indent(predict.question, 74, "      ? ", "        ")
+    for i, choice in enumerate(predict.choices, 1):
+        mark = "▸" if i == predict.answer else " "
+        lines += _indent(choice, 74, f"      {mark} {i}) ", "           ")
+    if predict.explain:
+        lines += _indent(predict.explain, 74, "      = ", "        ")
+    return lines
 
 
 def text_part(scenario: Scenario, part_name: str, setup: tuple[str, ...]) -> str:
@@ -84,6 +98,8 @@ def text_step(scenario: Scenario, step: StepResult) -> str:
         out.append("      " + line)
     if step.step.narration:
         out += _indent(step.step.narration, 74, "      ↳ ", "        ")
+    if step.step.predict:
+        out += _prediction_lines(step.step.predict)
     if step.step.pause:
         out += _indent(step.step.pause, 74, "      ⏸ ", "        ")
     return "\n".join(out) + "\n"
@@ -123,10 +139,19 @@ def _md_code(text: str) -> str:
     return "<br>".join(f"`{line}`" if line else "" for line in text.replace("|", "\\|").split("\n"))
 
 
+def _md_prediction(predict: Prediction) -> str:
+    choices = "<br>".join((f"**{i}. {_md(c)}** ✓" if i == predict.answer else f"{i}. {_md(c)}")
+                          for i, c in enumerate(predict.choices, 1))
+    text = f"**Predict:** {_md(predict.question)}<br>{choices}"
+    return text + (f"<br>*{_md(predict.explain)}*" if predict.explain else "")
+
+
 def render_markdown(result: ScenarioResult) -> str:
     scenario = result.scenario
     out = [f"## {scenario.id} — {scenario.title}", "", f"> {scenario.lesson}", "",
            f"Server: {result.server}", ""]
+    for name, source in scenario.scripts.items():
+        out += [f"Script `${name}`:", "", "```lua", source.strip("\n"), "```", ""]
     if result.skipped:
         out += [f"Skipped: {result.skipped}", ""]
         return "\n".join(out)
@@ -145,6 +170,8 @@ def render_markdown(result: ScenarioResult) -> str:
             cells[lane] = _md_code("\n".join(lines))
             checks = "<br>".join(_md(line) for line in _check_lines(s))
             narration = _md(s.step.narration)
+            if s.step.predict:
+                narration += ("<br>" if narration else "") + _md_prediction(s.step.predict)
             if s.step.pause:
                 narration += ("<br>" if narration else "") + "⏸ " + _md(s.step.pause)
             out.append(f"| {s.step.number} | " + " | ".join(cells) + f" | {checks} | {narration} |")

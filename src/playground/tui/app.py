@@ -235,12 +235,12 @@ class PlaygroundApp(App):
         return self.query_one(NarrationPanel)
 
     def action_open_scenario(self) -> None:
-        from playground.scenario.library import scenario_files
+        from playground.scenario.library import course_order, scenario_files
         from playground.scenario.model import ScenarioError, load_scenario
         from .teaching_screens import ScenarioPicker
 
         scenarios, broken = [], []
-        for path in scenario_files(self.scenario_dirs):
+        for path in scenario_files(self.scenario_dirs, recordings=True):
             try:
                 scenarios.append(load_scenario(path, self.lang))
             except ScenarioError as exc:
@@ -252,7 +252,7 @@ class PlaygroundApp(App):
             if result:
                 self.open_scenario(*result)
 
-        self.push_screen(ScenarioPicker(scenarios), chosen)
+        self.push_screen(ScenarioPicker(course_order(scenarios)), chosen)
 
     def open_scenario(self, scenario, challenge: bool = False) -> None:
         from .teacher import Teacher

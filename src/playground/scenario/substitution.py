@@ -15,7 +15,8 @@ from playground.resp.replies import BigNumber, Bulk, Double, Err, Int, Map, Nil,
 TEMPLATE = re.compile(r"\$\$|\$\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:([+-])\s*(\d+)\s*)?\}")
 """`$$`, or `${name}` / `${name+1}` / `${name - 2}` (group 1: name, 2: sign, 3: digits)."""
 OLD_TEMPLATE = re.compile(r"(?<!\$)\{([A-Za-z_][A-Za-z0-9_]*)([+-]\d+)?\}")
-"""The spelling before `${...}`: `{n+1}`. Refused where `n` is a saved name."""
+"""The spelling before `${...}`: `{n+1}`. Refused as a whole argument where `n` is a saved
+name (`SET counter {n+1}`); inside an argument (`{n}:cart`) it is a hash tag, sent as written."""
 BAD_DOLLAR_BRACE = re.compile(r"\$\{[^}]*\}?")
 INT64 = (-2**63, 2**63 - 1)
 
@@ -51,11 +52,12 @@ def template_problem(text: str, known: set[str]) -> str | None:
         if m.group(1) not in known:
             return (f"${{{m.group(1)}}}: {m.group(1)!r} is not saved by an earlier step of this client "
                     "(save = \"" + m.group(1) + "\")")
-    for m in OLD_TEMPLATE.finditer(text):
+    m = OLD_TEMPLATE.fullmatch(text)  # a whole argument: the old spelling (a hash tag is part of a key)
+    if m:
         if m.group(1) in known:
             new = "${" + m.group(1) + (m.group(2) or "") + "}"
             return (f"{m.group()} is the old spelling of a saved value: write {new} "
-                    f"(braces alone are a hash tag, sent as written)")
+                    f"(inside a key, braces are a hash tag and are sent as written)")
     return None
 
 

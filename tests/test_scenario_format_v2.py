@@ -349,3 +349,39 @@ def test_check_a_directory_names_the_server(tmp_path, server_binary):
                              server_binary.path], capture_output=True, text=True, timeout=120)
     assert result.returncode == 2 and result.stdout == ""
     assert result.stderr.strip() == f"redis-playground: {empty}: no .toml scenario files in this directory"
+
+
+# -- the documentation's examples run -----------------------------------------------------
+
+DOCS = Path(__file__).resolve().parents[1] / "docs" / "scenarios.md"
+
+
+def docs_example(heading: str) -> str:
+    import re
+    section = DOCS.read_text(encoding="utf-8").split(heading, 1)[1]
+    return re.search(r"```toml\n(.*?)```", section, re.S).group(1)
+
+
+@pytest.mark.parametrize("heading", ["## A complete example", "## A second example"])
+async def test_docs_examples_pass(pg, tmp_path, heading):
+    result = await run(pg, tmp_path, docs_example(heading))
+    assert result.ok and result.check_count > 5, failures(result)
+    assert not any(s.skipped for s in result.steps if s.step.when is None)
+
+
+async def test_docs_per_server_and_reconnect_snippets_pass(pg, tmp_path):
+    for heading in ("## Per-server replies", "## Reconnecting"):
+        result = await run(pg, tmp_path, HEAD + docs_example(heading))
+        assert result.ok and result.check_count >= 1, (heading, failures(result))
+
+
+async def test_docs_second_example_challenge_can_be_won(pg):
+    from playground.scenario.loader import parse_scenario
+    import tomllib
+    from playground.scenario.stepper import Challenge
+    scenario = parse_scenario(tomllib.loads(docs_example("## A second example")), Path("tickets.toml"))
+    game = Challenge(pg, scenario)
+    await game.reset()
+    for client in ("A", "B", "A", "A", "B", "B"):
+        await game.move(client)
+    assert await game.won() is True

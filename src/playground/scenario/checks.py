@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from playground.resp.replies import Array, Bulk, Int, Map, Status
+from playground.scenario.fields import check_unknown, read_list, read_typed
 from playground.scenario.model import StateCheck
 
 if TYPE_CHECKING:
@@ -26,9 +27,8 @@ class CheckResult:
 
 # -- reading [steps.state] ----------------------------------------------------------
 
-def parse_state(raw, where, part, n, typed, list_of_str, unknown) -> tuple[StateCheck, ...]:
-    """The checks of one `state` table; `where.error(...)` for a mistake. `typed`,
-    `list_of_str` and `unknown` are the loader's field readers."""
+def parse_state(raw, where, part, n) -> tuple[StateCheck, ...]:
+    """The checks of one `state` table; `where.error(...)` (one line) for a mistake."""
     if not isinstance(raw, dict):
         raise where.error('a table: key = "value" or key = { absent = true, ttl = [1, 60], ... }',
                           part=part, step=n, field_name="state")
@@ -40,15 +40,15 @@ def parse_state(raw, where, part, n, typed, list_of_str, unknown) -> tuple[State
             continue
         if not isinstance(spec, dict) or not spec:
             raise where.error("text (the string value) or a table of checks", part=part, step=n, field_name=fname)
-        unknown(spec, FIELDS, where, part=part, step=n, prefix=fname)
+        check_unknown(spec, FIELDS, where, part=part, step=n, prefix=fname)
         kw: dict = {}
         if "value" in spec:
-            kw["value"] = typed(spec, "value", str, where, part, n, fname)
+            kw["value"] = read_typed(spec, "value", str, where, part, n, fname)
         for flag in ("absent", "exists"):
             if flag in spec:
-                kw[flag] = typed(spec, flag, bool, where, part, n, fname)
+                kw[flag] = read_typed(spec, flag, bool, where, part, n, fname)
         if "type" in spec:
-            t = typed(spec, "type", str, where, part, n, fname)
+            t = read_typed(spec, "type", str, where, part, n, fname)
             if t not in TYPES:
                 raise where.error(f"type {t!r}: one of {', '.join(sorted(TYPES))}", part=part, step=n, field_name=fname)
             kw["type"] = t
@@ -59,9 +59,9 @@ def parse_state(raw, where, part, n, typed, list_of_str, unknown) -> tuple[State
                     raise where.error(f"{name}: {unit}, -1 for no expiry, or [min, max]",
                                       part=part, step=n, field_name=fname)
         if "list" in spec:
-            kw["list"] = tuple(list_of_str(spec["list"], where, fname + ".list", part, n))
+            kw["list"] = tuple(read_list(spec["list"], where, fname + ".list", part, n))
         if "set" in spec:
-            kw["set"] = frozenset(list_of_str(spec["set"], where, fname + ".set", part, n))
+            kw["set"] = frozenset(read_list(spec["set"], where, fname + ".set", part, n))
         for name in ("hash", "hash_has"):
             if name in spec:
                 h = spec[name]
@@ -76,7 +76,7 @@ def parse_state(raw, where, part, n, typed, list_of_str, unknown) -> tuple[State
             kw["zset"] = tuple((p[0], float(p[1])) for p in z)
         for count in ("scard", "llen"):
             if count in spec:
-                kw[count] = typed(spec, count, int, where, part, n, fname)
+                kw[count] = read_typed(spec, count, int, where, part, n, fname)
         if kw.get("absent") and len(kw) > 1:
             raise where.error("absent = true cannot be combined with other checks", part=part, step=n, field_name=fname)
         checks.append(StateCheck(key.encode(), **kw))

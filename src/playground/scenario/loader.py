@@ -15,6 +15,8 @@ from playground.errors import ScenarioError
 from playground.i18n import ENGLISH, PAUSE_TEXT
 from playground.resp.cli_lines import RepeatError, SplitError, format_argv, parse_line
 from playground.scenario.checks import parse_state
+from playground.scenario.fields import (Where, check_unknown, read_bool, read_list, read_requires,
+                                        read_text, read_typed)
 from playground.scenario.model import (CLIENT_RE, FLAVOURS, SCRIPT_REF, SHA_IN_TEXT, STEP_KINDS,
                                        ChallengeSpec, Expect, Part, Prediction, Requirement, Scenario,
                                        Step, script_sha)
@@ -30,36 +32,17 @@ _STEP = {"client", "command", "args", "narration", "reply", "error", "match", "s
          "pause", "blocking", "sleep", "server_stops", "requires", "save", "when", *STEP_KINDS, *FLAVOURS}
 _EXPECT = {"reply", "error", "match"}
 _PREDICT = {"question", "choices", "answer", "explain"}
-_REQUIRES = {"flavour", "min_version", "command", "commands"}
 NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 MAX_FILE_BYTES = 4 * 1024 * 1024
 """A scenario is a page of text; a bigger file is refused before it is read."""
 
 
-class _Where:
-    """Builds `FILE: part P: step N: FIELD: message` lines."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-
-    def error(self, message: str, *, part: str | None = None, step: int | None = None,
-              field_name: str | None = None) -> ScenarioError:
-        where = [str(self.path)]
-        if part:
-            where.append(f"part {part!r}")
-        if step is not None:
-            where.append(f"step {step}")
-        if field_name:
-            where.append(field_name)
-        return ScenarioError(": ".join(where + [message]))
-
-
 def load_scenario(path: str | Path, lang: str = ENGLISH) -> Scenario:
     """Read and validate one scenario file; ScenarioError (one line) if anything is off.
     Its texts are in `lang` ("en", "zh", see playground.i18n), English where not translated."""
     path = Path(path)
-    where = _Where(path)
+    where = Where(path)
     try:
         with open(path, "rb") as f:
             raw = f.read(MAX_FILE_BYTES + 1)
@@ -84,20 +67,20 @@ def load_scenario(path: str | Path, lang: str = ENGLISH) -> Scenario:
 
 
 def parse_scenario(data: dict, path: Path, lang: str = ENGLISH) -> Scenario:
-    where = _Where(path)
+    where = Where(path)
     data, missing = localise(data, lang, where)
-    _unknown(data, _TOP, where)
-    title = _text(data, "title", where, required=True)
-    lesson = _text(data, "lesson", where, required=True)
-    tags = tuple(_list_of_str(data.get("tags", []), where, "tags"))
-    requires = _requires(data.get("requires"), where, "requires") if "requires" in data else None
+    check_unknown(data, _TOP, where)
+    title = read_text(data, "title", where, required=True)
+    lesson = read_text(data, "lesson", where, required=True)
+    tags = tuple(read_list(data.get("tags", []), where, "tags"))
+    requires = read_requires(data.get("requires"), where, "requires") if "requires" in data else None
     scripts = data.get("scripts", {})
     if not isinstance(scripts, dict) or not all(isinstance(v, str) for v in scripts.values()):
         raise where.error("a table of name = \"\"\"lua source\"\"\"", field_name="scripts")
     for name in scripts:
         if not re.match(r"^[A-Za-z_][A-Za-z0-9_-]*$", name):
             raise where.error(f"script name {name!r}: use letters, digits, - and _", field_name="scripts")
-    clients = tuple(_list_of_str(data.get("clients", ["A", "B"]), where, "clients"))
+    clients = tuple(read_list(data.get("clients", ["A", "B"]), where, "clients"))
     for c in clients:
         if not CLIENT_RE.match(c):
             raise where.error(f"client name {c!r}: use letters, digits, - and _", field_name="clients")
@@ -111,19 +94,19 @@ def parse_scenario(data: dict, path: Path, lang: str = ENGLISH) -> Scenario:
         raw_parts = [{"name": "", "setup": data.get("setup", []), "steps": data.get("steps")}]
     parts = []
     for i, raw in enumerate(raw_parts, 1):
-        _unknown(raw, _PART, where, part=raw.get("name") or str(i))
+        check_unknown(raw, _PART, where, part=raw.get("name") or str(i))
         parts.append(_part(raw, i, where, scripts, clients))
     challenge = _challenge(data["challenge"], where, parts) if "challenge" in data else None
     return Scenario(path.stem, path, title, lesson.strip(), tags, requires, dict(scripts),
                     clients, tuple(parts), challenge, lang, missing)
 
 
-def _part(raw: dict, index: int, where: _Where, scripts: dict, clients: tuple) -> Part:
+def _part(raw: dict, index: int, where: Where, scripts: dict, clients: tuple) -> Part:
     name = raw.get("name", "")
     label = name or (str(index) if index > 1 else None)
     if not isinstance(name, str):
         raise where.error("must be text", part=str(index), field_name="name")
-    requires = _requires(raw["requires"], where, "requires", part=label) if "requires" in raw else None
+    requires = read_requires(raw["requires"], where, "requires", part=label) if "requires" in raw else None
     setup_raw = raw.get("setup", [])
     if not isinstance(setup_raw, list) or not all(isinstance(c, str) for c in setup_raw):
         raise where.error('a list of commands, e.g. ["SET balance 150"]', part=label, field_name="setup")
@@ -163,18 +146,18 @@ def _part(raw: dict, index: int, where: _Where, scripts: dict, clients: tuple) -
     return Part(name, tuple(setup), tuple(shown), tuple(steps), requires)
 
 
-def _step(raw, n: int, where: _Where, scripts: dict, clients: tuple, part: str | None,
+def _step(raw, n: int, where: Where, scripts: dict, clients: tuple, part: str | None,
           saved: dict[str, set[str]], part_requires: Requirement | None = None) -> Step:
     if not isinstance(raw, dict):
         raise where.error("each step is a [[steps]] table", part=part, step=n)
-    _unknown(raw, _STEP, where, part=part, step=n)
+    check_unknown(raw, _STEP, where, part=part, step=n)
     client = raw.get("client")
     if client is None:
         raise where.error("missing (which client: " + ", ".join(clients) + ")", part=part, step=n, field_name="client")
     if client not in clients:
         raise where.error(f"unknown client {client!r} (this scenario has {', '.join(clients)})",
                           part=part, step=n, field_name="client")
-    kinds = [k for k in STEP_KINDS if _bool(raw, k, where, part, n)]
+    kinds = [k for k in STEP_KINDS if read_bool(raw, k, where, part, n)]
     if len(kinds) > 1:
         raise where.error(f"a step is one of {' or '.join(kinds)}", part=part, step=n, field_name=kinds[1])
     kind = kinds[0] if kinds else "command"
@@ -214,11 +197,11 @@ def _step(raw, n: int, where: _Where, scripts: dict, clients: tuple, part: str |
             if not isinstance(table, dict) or not table:
                 raise where.error("a table of reply, error and/or match for this server",
                                   part=part, step=n, field_name=flavour)
-            _unknown(table, _EXPECT, where, part=part, step=n, prefix=flavour)
+            check_unknown(table, _EXPECT, where, part=part, step=n, prefix=flavour)
             per_server[flavour] = _expect(table, where, scripts, part, n, flavour)
     if kind == "reconnect" and (expect or per_server):
         raise where.error("a reconnect step gets no reply to check", part=part, step=n, field_name="reply")
-    state = parse_state(raw.get("state", {}), where, part, n, _typed, _list_of_str, _unknown)
+    state = parse_state(raw.get("state", {}), where, part, n)
     predict = _predict(raw["predict"], where, part, n) if "predict" in raw else None
     pause = raw.get("pause")
     if pause is True:
@@ -230,10 +213,10 @@ def _step(raw, n: int, where: _Where, scripts: dict, clients: tuple, part: str |
     sleep = raw.get("sleep", 0)
     if not isinstance(sleep, (int, float)) or isinstance(sleep, bool) or not 0 <= sleep <= 30:
         raise where.error("seconds to wait, 0 to 30", part=part, step=n, field_name="sleep")
-    blocking = _bool(raw, "blocking", where, part, n)
+    blocking = read_bool(raw, "blocking", where, part, n)
     if blocking and kind != "command":
         raise where.error(f"a {kind} step cannot block", part=part, step=n, field_name="blocking")
-    requires = _requires(raw["requires"], where, "requires", part, n) if "requires" in raw else None
+    requires = read_requires(raw["requires"], where, "requires", part, n) if "requires" in raw else None
     if part_requires is not None:
         requires = part_requires.merged(requires)
     narration = raw.get("narration", "")
@@ -249,11 +232,11 @@ def _step(raw, n: int, where: _Where, scripts: dict, clients: tuple, part: str |
         known.add(save)
     return Step(n, client, argv, display, narration.strip(), expect.reply, expect.error, expect.match,
                 state, predict, pause, blocking, kind == "wait", float(sleep),
-                _bool(raw, "server_stops", where, part, n), requires, save, when, template,
+                read_bool(raw, "server_stops", where, part, n), requires, save, when, template,
                 kind == "reconnect", per_server)
 
 
-def _expect(raw: dict, where: _Where, scripts: dict, part, n, prefix: str | None) -> Expect:
+def _expect(raw: dict, where: Where, scripts: dict, part, n, prefix: str | None) -> Expect:
     def name(f: str) -> str:
         return f"{prefix}.{f}" if prefix else f
     for f in _EXPECT:
@@ -277,7 +260,7 @@ def _expect(raw: dict, where: _Where, scripts: dict, part, n, prefix: str | None
     return Expect(raw.get("reply"), raw.get("error"), raw.get("match"))
 
 
-def _when(raw: dict, where: _Where, part, n, client: str, known: set[str]):
+def _when(raw: dict, where: Where, part, n, client: str, known: set[str]):
     source = raw["when"]
     if not isinstance(source, str):
         raise where.error('a condition as text, like: seen > 0, or seen == "active"',
@@ -299,7 +282,7 @@ def _when(raw: dict, where: _Where, part, n, client: str, known: set[str]):
     return when
 
 
-def _command(command, where: _Where, scripts: dict, part=None, step=None, field_name="command") -> tuple[bytes, ...]:
+def _command(command, where: Where, scripts: dict, part=None, step=None, field_name="command") -> tuple[bytes, ...]:
     """The arguments as template text: script references replaced (their `$` doubled),
     everything else as written."""
     if isinstance(command, list):
@@ -335,98 +318,36 @@ def _command(command, where: _Where, scripts: dict, part=None, step=None, field_
     return tuple(out)
 
 
-def _challenge(raw, where: _Where, parts: list) -> ChallengeSpec:
+def _challenge(raw, where: Where, parts: list) -> ChallengeSpec:
     if not isinstance(raw, dict):
         raise where.error("a table with goal, state and (optionally) part", field_name="challenge")
-    _unknown(raw, {"goal", "part", "state"}, where, prefix="challenge")
-    goal = _typed(raw, "goal", str, where, None, None, "challenge", required=True)
-    part = _typed(raw, "part", int, where, None, None, "challenge") or 1
+    check_unknown(raw, {"goal", "part", "state"}, where, prefix="challenge")
+    goal = read_typed(raw, "goal", str, where, None, None, "challenge", required=True)
+    part = read_typed(raw, "part", int, where, None, None, "challenge") or 1
     if not 1 <= part <= len(parts):
         raise where.error(f"part {part}: the number of a part, 1 to {len(parts)}", field_name="challenge.part")
     if "state" not in raw:
         raise where.error("missing: the state that means the race happened", field_name="challenge.state")
-    state = parse_state(raw["state"], where, None, None, _typed, _list_of_str, _unknown)
+    state = parse_state(raw["state"], where, None, None)
     if not state:
         raise where.error("at least one key to check", field_name="challenge.state")
     return ChallengeSpec(goal, part - 1, state)
 
 
-def _predict(raw, where: _Where, part, n) -> Prediction:
+def _predict(raw, where: Where, part, n) -> Prediction:
     if not isinstance(raw, dict):
         raise where.error("a table with question, choices, answer, explain", part=part, step=n, field_name="predict")
-    _unknown(raw, _PREDICT, where, part=part, step=n, prefix="predict")
-    question = _typed(raw, "question", str, where, part, n, "predict", required=True)
-    choices = _list_of_str(raw.get("choices"), where, "predict.choices", part, n)
+    check_unknown(raw, _PREDICT, where, part=part, step=n, prefix="predict")
+    question = read_typed(raw, "question", str, where, part, n, "predict", required=True)
+    choices = read_list(raw.get("choices"), where, "predict.choices", part, n)
     if len(choices) < 2:
         raise where.error("at least two choices", part=part, step=n, field_name="predict.choices")
-    answer = _typed(raw, "answer", int, where, part, n, "predict", required=True)
+    answer = read_typed(raw, "answer", int, where, part, n, "predict", required=True)
     if not 1 <= answer <= len(choices):
         raise where.error(f"answer {answer}: the number of a choice, 1 to {len(choices)}",
                           part=part, step=n, field_name="predict.answer")
-    explain = _typed(raw, "explain", str, where, part, n, "predict", required=True)
+    explain = read_typed(raw, "explain", str, where, part, n, "predict", required=True)
     return Prediction(question, tuple(choices), answer, explain.strip())
-
-
-def _requires(raw, where: _Where, fname: str, part=None, n=None) -> Requirement:
-    if not isinstance(raw, dict):
-        raise where.error("a table: flavour, min_version, command", part=part, step=n, field_name=fname)
-    _unknown(raw, _REQUIRES, where, part=part, step=n, prefix=fname)
-    flavour = raw.get("flavour")
-    if flavour is not None and flavour not in FLAVOURS:
-        raise where.error("flavour: \"redis\" or \"valkey\"", part=part, step=n, field_name=fname)
-    version = raw.get("min_version")
-    parsed_version = None
-    if version is not None:
-        if not isinstance(version, str) or not re.match(r"^\d{1,5}(\.\d{1,5}){0,2}$", version):
-            raise where.error('min_version: like "7.0" or "8.4.0"', part=part, step=n, field_name=fname)
-        parsed_version = tuple(int(x) for x in version.split("."))
-    commands = raw.get("commands", [])
-    if "command" in raw:
-        commands = [raw["command"]]
-    commands = _list_of_str(commands, where, fname + ".command", part, n)
-    return Requirement(flavour, parsed_version, tuple(c.upper() for c in commands))
-
-
-def _unknown(raw: dict, allowed: set, where: _Where, part=None, step=None, prefix=None) -> None:
-    for key in raw:
-        if key not in allowed:
-            name = f"{prefix}.{key}" if prefix else key
-            raise where.error(f"unknown field (known: {', '.join(sorted(allowed))})",
-                              part=part, step=step, field_name=name)
-
-
-def _text(data: dict, key: str, where: _Where, required: bool = False) -> str:
-    if key not in data:
-        if required:
-            raise where.error("missing", field_name=key)
-        return ""
-    if not isinstance(data[key], str) or not data[key].strip():
-        raise where.error("must be non-empty text", field_name=key)
-    return data[key]
-
-
-def _typed(raw: dict, key: str, kind, where: _Where, part, n, prefix, required: bool = False):
-    if key not in raw:
-        if required:
-            raise where.error("missing", part=part, step=n, field_name=f"{prefix}.{key}")
-        return None
-    value = raw[key]
-    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-        raise where.error(f"must be {kind.__name__}", part=part, step=n, field_name=f"{prefix}.{key}")
-    return value
-
-
-def _bool(raw: dict, key: str, where: _Where, part, n) -> bool:
-    value = raw.get(key, False)
-    if not isinstance(value, bool):
-        raise where.error("true or false", part=part, step=n, field_name=key)
-    return value
-
-
-def _list_of_str(value, where: _Where, fname: str, part=None, n=None) -> list[str]:
-    if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
-        raise where.error("a list of text", part=part, step=n, field_name=fname)
-    return list(value)
 
 
 __all__ = ["load_scenario", "parse_scenario", "MAX_FILE_BYTES", "TEMPLATE"]

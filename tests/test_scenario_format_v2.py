@@ -385,3 +385,13 @@ async def test_docs_second_example_challenge_can_be_won(pg):
     for client in ("A", "B", "A", "A", "B", "B"):
         await game.move(client)
     assert await game.won() is True
+
+
+async def test_check_line_names_the_part_and_text_shows_a_reconnect(pg, tmp_path):
+    from playground.scenario.transcript import check_line, render_text
+    text = HEAD + '[[parts]]\nname = "second"\n' + step(command="PING", reply="PONG").replace(
+        "[[steps]]", "[[parts.steps]]") + step(reconnect=True).replace("[[steps]]", "[[parts.steps]]") \
+        + step(command="ECHO x", reply='"y"').replace("[[steps]]", "[[parts.steps]]")
+    result = await run(pg, tmp_path, text)
+    assert check_line(result).startswith("✗ s: part 'second': step 3 (A> ECHO x): reply: expected '\"y\"'")
+    assert "A: (reconnects)" in render_text(result)

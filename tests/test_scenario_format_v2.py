@@ -395,3 +395,11 @@ async def test_check_line_names_the_part_and_text_shows_a_reconnect(pg, tmp_path
     result = await run(pg, tmp_path, text)
     assert check_line(result).startswith("✗ s: part 'second': step 3 (A> ECHO x): reply: expected '\"y\"'")
     assert "A: (reconnects)" in render_text(result)
+
+
+async def test_a_script_with_dollars_in_a_step_with_saved_values(pg, tmp_path):
+    text = HEAD + "[scripts]\ncat = '''return ARGV[1] .. \"$$\" .. ARGV[2]'''\n" \
+        + step(command="INCR n", save="n") + step(command="EVAL $cat 0 ${n+1} $$x", reply='"2$$$x"')
+    result = await run(pg, tmp_path, text)
+    assert result.ok, failures(result)
+    assert result.steps[1].argv[1] == b'return ARGV[1] .. "$$" .. ARGV[2]'  # the source as written

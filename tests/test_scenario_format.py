@@ -56,7 +56,7 @@ def test_good_file_loads(tmp_path):
      "step 1: predict.answer: answer 3"),
     (GOOD + '[steps.predict]\nquestion = "q"\nchoices = ["a"]\nanswer = 1\nexplain = "e"\n',
      "predict.choices: at least two"),
-    (GOOD.replace('reply = "PONG"', 'reply = "PONG"\nmatch = "P"'), "use one of reply, error, match"),
+    (GOOD.replace('reply = "PONG"', 'reply = "PONG"\nmatch = "P"'), "reply is the whole reply: use it alone, or error and/or match"),
     (GOOD.replace('reply = "PONG"', 'match = "("'), "match: bad regular expression"),
     (GOOD + '[[steps]]\nclient = "A"\nwait = true\n', "step 2: wait: client A has no blocking step"),
     (GOOD.replace('reply = "PONG"', 'blocking = true') + '[[steps]]\nclient = "A"\ncommand = "PING"\n',
@@ -126,9 +126,9 @@ def test_cli_reports_bad_file_in_one_line(tmp_path):
 
 
 @pytest.mark.parametrize("text, expected", [
-    (GOOD.replace('reply = "PONG"', 'when = "n > 0"'), "step 1: when: 'n' is not saved by an earlier step of client A"),
+    (GOOD.replace('reply = "PONG"', 'when = "n > 0"'), "step 1: when: column 1: 'n' is not saved by an earlier step of client A"),
     (GOOD.replace('reply = "PONG"', 'save = "a b"'), "step 1: save: a name"),
-    (GOOD + '[[steps]]\nclient = "A"\ncommand = "PING"\nwhen = "n >> 0"\n', "step 2: when: like: seen > 0"),
+    (GOOD + '[[steps]]\nclient = "A"\ncommand = "PING"\nwhen = "n >> 0"\n', "step 2: when: column 4: expected a value after '>' (a saved name, nil, a number or \"text\"), found '>'"),
     (GOOD + '[challenge]\ngoal = "g"\n', "challenge.state: missing"),
     (GOOD + '[challenge]\ngoal = "g"\npart = 3\n[challenge.state]\nk = "v"\n', "challenge.part: part 3"),
 ])
@@ -139,6 +139,7 @@ def test_challenge_and_template_mistakes(tmp_path, text, expected):
 def test_saved_names_are_per_client(tmp_path):
     text = GOOD.replace('reply = "PONG"', 'save = "n"') + '[[steps]]\nclient = "B"\ncommand = "SET k {n}"\n'
     s = load_scenario(write(tmp_path, text))
-    assert not s.steps[1].template  # B saved nothing called n: the braces are literal
-    text = GOOD.replace('reply = "PONG"', 'save = "n"') + '[[steps]]\nclient = "A"\ncommand = "SET k {n+1}"\n'
+    assert not s.steps[1].template  # B saved nothing called n: the braces are a hash tag
+    assert s.steps[1].argv == (b"SET", b"k", b"{n}")
+    text = GOOD.replace('reply = "PONG"', 'save = "n"') + '[[steps]]\nclient = "A"\ncommand = "SET k ${n+1}"\n'
     assert load_scenario(write(tmp_path, text)).steps[1].template

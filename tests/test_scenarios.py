@@ -95,8 +95,10 @@ def test_check_command_passes_and_counts(server_binary):
     result = run_cli("check", "--server", server_binary.path, "watch-abort", "pcall", "compare-and-delete")
     assert result.returncode == 0, result.stdout + result.stderr
     lines = result.stdout.splitlines()
-    assert len(lines) == 4 and lines[-1] == "3 passed, 0 failed"
-    assert lines[0].startswith("✓ watch-abort")
+    assert len(lines) == 5 and lines[-1] == "3 passed, 0 failed"
+    # the first line names the server it ran on: flavour and version
+    assert lines[0].startswith(f"on {server_binary.flavour} {server_binary.version}")
+    assert lines[1].startswith("✓ watch-abort")
 
 
 def test_check_command_fails_with_exit_1(tmp_path, server_binary):
@@ -107,9 +109,9 @@ def test_check_command_fails_with_exit_1(tmp_path, server_binary):
     result = run_cli("check", "--server", server_binary.path, str(bad), "incr-is-atomic", str(broken))
     assert result.returncode == 1
     lines = result.stdout.splitlines()
-    assert lines[0].startswith("✗ bad-counter: step 2 (B> INCR counter): reply: expected '(integer) 7'")
-    assert lines[1].startswith("✓ incr-is-atomic")
-    assert lines[2].startswith("✗ ") and "broken.toml: title" in lines[2]
+    assert lines[1].startswith("✗ bad-counter: step 2 (B> INCR counter): reply: expected '(integer) 7'")
+    assert lines[2].startswith("✓ incr-is-atomic")
+    assert lines[3].startswith("✗ ") and "broken.toml: title" in lines[3]
     assert lines[-1] == "1 passed, 2 failed"
 
 

@@ -8,7 +8,7 @@ import sys
 from playground.scenario import transcript as report
 from playground.engine.playground import Playground, install_exit_signals
 from playground.cells import pad
-from playground.scenario.library import course_order, is_recording, recordings_dir, resolve, scenario_files
+from playground.scenario.library import course_order, is_recording, recordings_dir, resolve, scenario_files, scenarios_in
 from playground.scenario.runner import Runner, ScenarioResult, StepResult
 from playground.scenario.model import Scenario, ScenarioError, load_scenario
 
@@ -94,8 +94,10 @@ async def _run_one(pg: Playground, scenario: Scenario, fmt: str) -> ScenarioResu
 def cmd_check(args) -> int:
     scenarios, broken = [], []
     if args.scenarios_to_check:
-        refs = args.scenarios_to_check
-        files = [resolve(r, args.scenarios) for r in refs]
+        files = []
+        for ref in args.scenarios_to_check:
+            path = resolve(ref, args.scenarios)
+            files += scenarios_in(path) if path.is_dir() else [path]  # check DIR: every .toml in it
     else:
         files = scenario_files(args.scenarios)
     for file in files:
@@ -120,6 +122,7 @@ def cmd_check(args) -> int:
 async def _check(pg: Playground, scenarios: list[Scenario]) -> tuple[int, int, int]:
     passed = failed = skipped = 0
     async with pg:
+        _out(f"on {pg.label}\n")
         for scenario in scenarios:
             result = await Runner(pg).run(scenario)
             _out(report.check_line(result) + "\n")

@@ -309,6 +309,15 @@ class Executor:
         self.emit(ev.Reconnected(session.name, message))
         return True
 
+    async def reconnect(self, client: str) -> str | None:
+        """A new connection for `client` (a scenario's reconnect step, after QUIT or a
+        CLIENT KILL); what happened, or None if it could not connect."""
+        session = self.pg.sessions[client]
+        result = ev.LineResult(client, ())
+        if not await self._reconnect(session, result, after_quit=session.state.disconnected):
+            return None
+        return f"client {client}: reconnected as a new client"
+
     async def cancel(self, client: str) -> bool:
         """Ctrl+C: abandon what `client` waits for (a new connection); False if idle."""
         session = self.pg.sessions[client]

@@ -49,10 +49,18 @@ def course_order(scenarios: list[Scenario]) -> list[Scenario]:
     return sorted(scenarios, key=lambda s: (is_recording(s.path), s.order is None, s.order or 0, s.id))
 
 
+def scenarios_in(directory: Path) -> list[Path]:
+    """Every .toml file in a directory (not its subdirectories), sorted by name."""
+    files = sorted(p for p in directory.glob("*.toml") if p.is_file())
+    if not files:
+        raise ScenarioError(f"{directory}: no .toml scenario files in this directory")
+    return files
+
+
 def resolve(ref: str, extra_dirs: list[str] | None = None) -> Path:
     """An id (file name without .toml) from the library, or a path to a file."""
     path = Path(ref)
-    if ref.endswith(".toml") or path.exists() or "/" in ref:
+    if ref.endswith(".toml") or path.exists() or "/" in ref:  # a file, or a directory (check DIR)
         return path
     for file in scenario_files(extra_dirs, recordings=True):
         if file.stem == ref:

@@ -17,6 +17,7 @@ from playground.history import open_private
 from playground.resp.cli_lines import RepeatError, SplitError, format_argv, parse_line
 from playground.resp.cli_secrets import SECRET, redact, reply_reveals_secret, secret_positions
 from playground.resp.replies import Err
+from playground.scenario.substitution import escape
 
 SECRET_NOTE = (f"# A secret was left out of this recording: {SECRET.decode()} stands where it was typed,\n"
                "# and replies that could show one have no check. Put the password back to replay it.")
@@ -96,7 +97,7 @@ class Recorder:
                 out += _checks(step)
                 continue
             out.append(f"client = {toml_string(item.client)}")
-            out.append(f"command = {toml_string(item.line)}")
+            out.append(f"command = {toml_string(escape(item.line))}")  # a typed $ is $$ in a file
             if item.blocking:
                 out.append("blocking = true")
             elif item.done:

@@ -18,19 +18,14 @@ from playground.engine.executor import Executor, Job
 from playground.engine.playground import Playground
 from playground.engine.units import Unit
 from playground.resp.cli_format import render
-from playground.resp.replies import Array, Bulk, Err, Int, Map, Nil, Status
+from playground.resp.replies import Array, Err, Nil
 from playground.resp.cli_lines import format_argv
-from playground.scenario.model import SHA_IN_TEXT, TEMPLATE, Part, Requirement, Scenario, StateCheck, Step
+from playground.scenario.checks import CheckResult, check_state, describe_key  # noqa: F401 (re-exported)
+from playground.scenario.model import SHA_IN_TEXT, TEMPLATE, Part, Requirement, Scenario, Step  # noqa: F401
+from playground.scenario.substitution import fill_template, plain_value, show_value  # noqa: F401 (re-exported)
 from playground.engine.session import STREAMING
 
 WAIT_TIMEOUT = 15.0
-
-
-@dataclass
-class CheckResult:
-    what: str            # e.g. 'reply', 'error WRONGTYPE', 'state balance'
-    ok: bool
-    detail: str = ""     # on failure: expected vs got
 
 
 @dataclass
@@ -112,7 +107,8 @@ class Runner:
         self.executor = executor or Executor(pg)
         self._pending: dict[str, tuple[Job, StepResult]] = {}
         self.saved: dict[str, dict[str, object]] = {}  # client -> name -> value (save = "...")
-        self.HANDLERS = {"command": self._command_step, "wait": self._wait_step}
+        self.HANDLERS = {"command": self._command_step, "wait": self._wait_step,
+                         "reconnect": self._reconnect_step}  # one per step kind (model.STEP_KINDS)
 
     async def run(self, scenario: Scenario) -> ScenarioResult:
         result = ScenarioResult(scenario, self.pg.label)
@@ -137,7 +133,7 @@ class Runner:
         return result
 
     def preview(self, step: Step) -> str:
-        """The command as this step would send it now ({n+1} filled in from saved replies)."""
+        """The command as this step would send it now (${n+1} filled in from saved replies)."""
         if not step.template or not step.argv:
             return step.display
         saved = self.saved.get(step.client, {})
@@ -148,7 +144,10 @@ class Runner:
         await self._discard_pending()
         self.saved = {}
         self._keys_so_far: dict[bytes, None] = {}  # the part's keys, in the order first touched
-        replies = await self.pg.reset(setup=part.setup, by=scenario.clients[0])
+        setup = part.setup
+        if part.setup and await requirement_unmet(self.pg, part.requires):
+            setup = ()  # every step of the part is skipped, with the reason
+        replies = await self.pg.reset(setup=setup, by=scenario.clients[0])
         for reply, shown in zip(replies, part.setup_display):
             if isinstance(reply, Err):
                 return f"part {part.name or 1}: setup {shown!r} failed: {render(reply).decode().strip()}"
@@ -161,10 +160,9 @@ class Runner:
             out.skipped = why
             return out
         if step.when is not None:
-            name, op, literal = step.when
-            value = self.saved.get(step.client, {}).get(name)
-            if not _compare(value, op, literal):
-                out.skipped = f"{step.client} saw {name} = {_show(value)}, so it does not do this"
+            saved = self.saved.get(step.client, {})
+            if not step.when.holds(saved):
+                out.skipped = f"{step.client} saw {step.when.seen(saved)}, so it does not do this"
                 return out
         await self.HANDLERS[step.kind](scenario, step, out)
         return out
@@ -191,6 +189,17 @@ class Runner:
         if step.blocking and not step.server_stops:
             out.checks.append(CheckResult("blocks", False, "expected the command to block, it answered at once"))
         await self._finish(scenario, step, out, job.result(), argv)
+
+    async def _reconnect_step(self, scenario: Scenario, step: Step, out: StepResult) -> None:
+        """The client opens a new connection (after QUIT, or a CLIENT KILL by another)."""
+        if step.sleep:
+            await asyncio.sleep(step.sleep)
+        self._pending.pop(step.client, None)
+        message = await self.executor.reconnect(step.client)
+        out.note = message
+        ok = message is not None and self.pg.sessions[step.client].connected
+        out.checks.append(CheckResult("reconnects", ok, "" if ok else f"client {step.client} could not reconnect"))
+        await self._check_state(step, out)
 
     async def _wait_step(self, scenario: Scenario, step: Step, out: StepResult) -> None:
         pending = self._pending.pop(step.client, None)
@@ -234,7 +243,7 @@ class Runner:
         out.reply = "" if line.streaming else line.output.decode("utf-8", "replace")
         if step.save:
             self.saved.setdefault(step.client, {})[step.save] = plain_value(reply)
-        out.checks.extend(check_reply(scenario, step, reply, out.reply))
+        out.checks.extend(check_reply(scenario, step, reply, out.reply, _flavour(self.pg)))
         await self._check_state(step, out)
         if self.record_touched:
             out.touched = await self.touched_keys(argv, step)
@@ -269,153 +278,28 @@ class Runner:
         self._pending.clear()
 
 
-def plain_value(reply) -> object:
-    """A reply as a value a scenario can compare: text, an integer, or None."""
-    if isinstance(reply, Int):
-        return int(reply)
-    if isinstance(reply, (Bulk, Status)):
-        return bytes(reply).decode("utf-8", "replace")
-    return None
-
-
-def _number(value):
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        return None
-
-
-def _compare(value, op: str, literal) -> bool:
-    if isinstance(literal, int):
-        value = _number(value)
-        if value is None:
-            return False
-    return {"==": value == literal, "!=": value != literal, ">": value is not None and value > literal,
-            "<": value is not None and value < literal, ">=": value is not None and value >= literal,
-            "<=": value is not None and value <= literal}[op]
-
-
-def _show(value) -> str:
-    return "(nil)" if value is None else repr(value) if isinstance(value, str) else str(value)
-
-
-def fill_template(arg: bytes, saved: dict[str, object]) -> bytes:
-    """`{n}`, `{n+1}`, `{n-1}`: a saved value, with integer arithmetic."""
-    def sub(m: re.Match) -> str:
-        name, delta = m.group(1), m.group(2)
-        if name not in saved:
-            return m.group(0)
-        value = saved[name]
-        if delta:
-            number = _number(value)
-            return m.group(0) if number is None else str(number + int(delta))
-        return "" if value is None else str(value)
-    return TEMPLATE.sub(sub, arg.decode("utf-8", "surrogateescape")).encode("utf-8", "surrogateescape")
-
-
 def expand_shas(scenario: Scenario, text: str) -> str:
     return SHA_IN_TEXT.sub(lambda m: scenario.sha(m.group(1)), text)
 
 
-def check_reply(scenario: Scenario, step: Step, reply, rendered: str) -> list[CheckResult]:
-    if step.reply is not None:
-        expected = expand_shas(scenario, step.reply).rstrip("\n")
+def check_reply(scenario: Scenario, step: Step, reply, rendered: str,
+                flavour: str | None = None) -> list[CheckResult]:
+    """The step's reply checks (those for `flavour`'s server where the step has some)."""
+    expect = step.expect(flavour)
+    on = f" on {flavour.capitalize()}" if flavour and flavour in step.per_server else ""
+    results = []
+    if expect.reply is not None:
+        expected = expand_shas(scenario, expect.reply).rstrip("\n")
         got = rendered.rstrip("\n")
-        return [CheckResult("reply", got == expected, "" if got == expected else f"expected {expected!r}, got {got!r}")]
-    if step.error is not None:
-        ok = isinstance(reply, Err) and reply.code == step.error
+        results.append(CheckResult("reply" + on, got == expected,
+                                   "" if got == expected else f"expected {expected!r}, got {got!r}"))
+    if expect.error is not None:
+        ok = isinstance(reply, Err) and reply.code == expect.error
         got = rendered.strip() if isinstance(reply, Err) else f"not an error: {rendered.strip()!r}"
-        return [CheckResult(f"error {step.error}", ok, "" if ok else f"expected {step.error}, got {got}")]
-    if step.match is not None:
-        pattern = expand_shas(scenario, step.match)
+        results.append(CheckResult(f"error {expect.error}{on}", ok, "" if ok else f"expected {expect.error}, got {got}"))
+    if expect.match is not None:
+        pattern = expand_shas(scenario, expect.match)
         ok = re.search(pattern, rendered, re.DOTALL) is not None
-        return [CheckResult("reply matches", ok, "" if ok else f"{rendered.strip()!r} does not match {pattern!r}")]
-    return []
-
-
-async def describe_key(pg: Playground, key: bytes) -> dict:
-    """type, ttl and value of one key, as plain JSON-able values."""
-    type_, ttl = await pg.reader.run([[b"TYPE", key], [b"TTL", key]])
-    t = bytes(type_).decode() if isinstance(type_, (Status, Bulk)) else "?"
-    kind = "value" if t == "string" else t
-    value = None
-    if kind in _READS:
-        raw, = await pg.reader.run([_READS[kind](key)])
-        value = _decode_value(kind, raw)
-    return {"type": t, "ttl": int(ttl) if isinstance(ttl, Int) else None, "value": value}
-
-
-def _decode_value(kind: str, raw) -> object:
-    if isinstance(raw, Bulk):
-        return bytes(raw).decode("utf-8", "replace")
-    if isinstance(raw, (Array, Map)):
-        items = [bytes(x).decode("utf-8", "replace") for pair in raw
-                 for x in (pair if isinstance(raw, Map) else (pair,))]
-        return sorted(items) if kind == "set" else items
-    if isinstance(raw, Int):
-        return int(raw)
-    return None
-
-
-_READS = {"value": lambda k: [b"GET", k], "list": lambda k: [b"LRANGE", k, b"0", b"-1"],
-          "set": lambda k: [b"SMEMBERS", k], "hash": lambda k: [b"HGETALL", k],
-          "zset": lambda k: [b"ZRANGE", k, b"0", b"-1", b"WITHSCORES"],
-          "scard": lambda k: [b"SCARD", k], "llen": lambda k: [b"LLEN", k]}
-
-
-async def check_state(pg: Playground, checks: tuple[StateCheck, ...]) -> list[CheckResult]:
-    """Each state check against the server: one pipeline for all of a step's checks
-    (TYPE, TTL and the reads each check needs), over the read-only connection."""
-    commands, plan = [], []
-    for check in checks:
-        reads = [kind for kind in _READS if getattr(check, kind) is not None]
-        plan.append((check, reads))
-        commands += [[b"TYPE", check.key], [b"TTL", check.key]] + [_READS[k](check.key) for k in reads]
-    replies = await pg.reader.run(commands) if commands else []
-    results, i = [], 0
-    for check, reads in plan:
-        type_, ttl = replies[i], replies[i + 1]
-        got = {kind: _decode_value(kind, replies[i + 2 + j]) for j, kind in enumerate(reads)}
-        i += 2 + len(reads)
-        t = bytes(type_).decode() if isinstance(type_, (Status, Bulk)) else "?"
-        results.append(_judge(check, t, int(ttl) if isinstance(ttl, Int) else None, got))
+        results.append(CheckResult("reply matches" + on, ok,
+                                   "" if ok else f"{rendered.strip()!r} does not match {pattern!r}"))
     return results
-
-
-def _judge(check: StateCheck, type_: str, ttl: int | None, got: dict) -> CheckResult:
-    problems = []
-    exists = type_ != "none"
-    if check.absent and exists:
-        problems.append(f"expected absent, it is a {type_}")
-    if check.exists and not exists:
-        problems.append("expected to exist, it is absent")
-    if check.type and type_ != check.type:
-        problems.append(f"expected type {check.type}, got {type_}")
-    if check.value is not None and (type_ != "string" or got["value"] != check.value):
-        shown = repr(got["value"]) if type_ == "string" else ("absent" if not exists else f"a {type_}")
-        problems.append(f"expected {check.value!r}, got {shown}")
-    if check.ttl is not None:
-        low, high = check.ttl
-        if not (low <= (ttl if ttl is not None else -2) <= high):
-            want = f"{low}" if low == high else f"{low}..{high}"
-            problems.append(f"expected TTL {want}, got {ttl}")
-    if check.list is not None and (type_ != "list" or tuple(got["list"] or ()) != check.list):
-        problems.append(f"expected list {list(check.list)}, got {got['list'] if type_ == 'list' else type_}")
-    if check.set is not None and (type_ != "set" or frozenset(got["set"] or ()) != check.set):
-        problems.append(f"expected set {sorted(check.set)}, got {got['set'] if type_ == 'set' else type_}")
-    if check.hash is not None:
-        pairs = got["hash"] or []
-        value = dict(zip(pairs[::2], pairs[1::2])) if type_ == "hash" else None
-        if value != check.hash:
-            problems.append(f"expected hash {check.hash}, got {value}")
-    if check.zset is not None:
-        pairs = got["zset"] or []
-        value = tuple((pairs[i], float(pairs[i + 1])) for i in range(0, len(pairs), 2)) if type_ == "zset" else None
-        if value != check.zset:
-            problems.append(f"expected zset {list(check.zset)}, got {value}")
-    for count in ("scard", "llen"):
-        want = getattr(check, count)
-        if want is not None and got[count] != want:
-            problems.append(f"expected {count} {want}, got {got[count]!r}")
-    name = check.key.decode("utf-8", "replace")
-    return CheckResult(f"state {name}", not problems, "; ".join(problems))

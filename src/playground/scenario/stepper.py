@@ -262,5 +262,6 @@ def _unchecked(step: Step) -> Step:
     """In a challenge the order is the learner's: the scripted reply checks do not apply."""
     from dataclasses import replace
 
-    return replace(step, reply=None, error=None, match=None, state=(), predict=None, pause=None)
+    return replace(step, reply=None, error=None, match=None, state=(), predict=None, pause=None,
+                   per_server={})
 

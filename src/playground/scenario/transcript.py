@@ -25,7 +25,7 @@ def _cell_lines(step: StepResult) -> list[str]:
     if step.skipped:
         return [f"{step.step.client}> {step.step.display}", f"{SKIP} skipped: {step.skipped}"]
     shown = step.command or step.step.display
-    head = f"{step.step.client}> {shown}" if not step.step.wait else f"{step.step.client}: (reply arrives)"
+    head = f"{step.step.client}> {shown}" if step.step.argv is not None else f"{step.step.client}: {step.step.display}"
     lines = [head]
     if step.reply:
         lines.extend(step.reply.rstrip("\n").split("\n"))
@@ -211,7 +211,8 @@ def check_line(result: ScenarioResult) -> str:
         return f"{OK} {sid}: {result.check_count} checks passed{extra}"
     step, check = result.failed_checks[0]
     more = len(result.failed_checks) - 1
-    return (f"{FAIL} {sid}: step {step.step.number} ({step.step.client}> {step.step.display}): "
+    part = f"part {step.part!r}: " if step.part else ""
+    return (f"{FAIL} {sid}: {part}step {step.step.number} ({step.step.client}> {step.step.display}): "
             f"{check.what}: {check.detail}" + (f" (+{more} more)" if more else ""))
 
 

@@ -1,0 +1,195 @@
+"""State checks: `[steps.state]` read from the file (`parse_state`), and judged against
+the server after a step (`check_state`), with one pipeline per step."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from playground.resp.replies import Array, Bulk, Int, Map, Status
+from playground.scenario.fields import check_unknown, read_list, read_typed
+from playground.scenario.model import StateCheck
+
+if TYPE_CHECKING:
+    from playground.engine.playground import Playground
+
+FIELDS = {"value", "absent", "exists", "type", "ttl", "pttl", "list", "set", "hash", "hash_has", "zset",
+          "scard", "llen"}
+TYPES = {"string", "list", "set", "zset", "hash", "stream", "none"}
+
+
+@dataclass
+class CheckResult:
+    what: str            # e.g. 'reply', 'error WRONGTYPE', 'state balance'
+    ok: bool
+    detail: str = ""     # on failure: expected vs got
+
+
+# -- reading [steps.state] ----------------------------------------------------------
+
+def parse_state(raw, where, part, n) -> tuple[StateCheck, ...]:
+    """The checks of one `state` table; `where.error(...)` (one line) for a mistake."""
+    if not isinstance(raw, dict):
+        raise where.error('a table: key = "value" or key = { absent = true, ttl = [1, 60], ... }',
+                          part=part, step=n, field_name="state")
+    checks = []
+    for key, spec in raw.items():
+        fname = f"state.{key}"
+        if isinstance(spec, str):
+            checks.append(StateCheck(key.encode(), value=spec))
+            continue
+        if not isinstance(spec, dict) or not spec:
+            raise where.error("text (the string value) or a table of checks", part=part, step=n, field_name=fname)
+        check_unknown(spec, FIELDS, where, part=part, step=n, prefix=fname)
+        kw: dict = {}
+        if "value" in spec:
+            kw["value"] = read_typed(spec, "value", str, where, part, n, fname)
+        for flag in ("absent", "exists"):
+            if flag in spec:
+                kw[flag] = read_typed(spec, flag, bool, where, part, n, fname)
+        if "type" in spec:
+            t = read_typed(spec, "type", str, where, part, n, fname)
+            if t not in TYPES:
+                raise where.error(f"type {t!r}: one of {', '.join(sorted(TYPES))}", part=part, step=n, field_name=fname)
+            kw["type"] = t
+        for name, unit in (("ttl", "seconds"), ("pttl", "milliseconds")):
+            if name in spec:
+                kw[name] = _range(spec[name])
+                if kw[name] is None:
+                    raise where.error(f"{name}: {unit}, -1 for no expiry, or [min, max]",
+                                      part=part, step=n, field_name=fname)
+        if "list" in spec:
+            kw["list"] = tuple(read_list(spec["list"], where, fname + ".list", part, n))
+        if "set" in spec:
+            kw["set"] = frozenset(read_list(spec["set"], where, fname + ".set", part, n))
+        for name in ("hash", "hash_has"):
+            if name in spec:
+                h = spec[name]
+                if not isinstance(h, dict) or not all(isinstance(v, str) for v in h.values()):
+                    raise where.error(f"{name}: a table of field = \"value\"", part=part, step=n, field_name=fname)
+                kw[name] = dict(h)
+        if "zset" in spec:
+            z = spec["zset"]
+            if not isinstance(z, list) or not all(isinstance(p, list) and len(p) == 2 and isinstance(p[0], str)
+                                                  and isinstance(p[1], (int, float)) for p in z):
+                raise where.error('zset: a list of ["member", score] pairs', part=part, step=n, field_name=fname)
+            kw["zset"] = tuple((p[0], float(p[1])) for p in z)
+        for count in ("scard", "llen"):
+            if count in spec:
+                kw[count] = read_typed(spec, count, int, where, part, n, fname)
+        if kw.get("absent") and len(kw) > 1:
+            raise where.error("absent = true cannot be combined with other checks", part=part, step=n, field_name=fname)
+        checks.append(StateCheck(key.encode(), **kw))
+    return tuple(checks)
+
+
+def _range(value) -> tuple[int, int] | None:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return (value, value)
+    if (isinstance(value, list) and len(value) == 2
+            and all(isinstance(x, int) and not isinstance(x, bool) for x in value) and value[0] <= value[1]):
+        return (value[0], value[1])
+    return None
+
+
+# -- judging against the server -----------------------------------------------------
+
+async def describe_key(pg: "Playground", key: bytes) -> dict:
+    """type, ttl and value of one key, as plain JSON-able values."""
+    type_, ttl = await pg.reader.run([[b"TYPE", key], [b"TTL", key]])
+    t = bytes(type_).decode() if isinstance(type_, (Status, Bulk)) else "?"
+    kind = "value" if t == "string" else t
+    value = None
+    if kind in READS:
+        raw, = await pg.reader.run([READS[kind](key)])
+        value = decode_value(kind, raw)
+    return {"type": t, "ttl": int(ttl) if isinstance(ttl, Int) else None, "value": value}
+
+
+def decode_value(kind: str, raw) -> object:
+    if isinstance(raw, Bulk):
+        return bytes(raw).decode("utf-8", "replace")
+    if isinstance(raw, (Array, Map)):
+        items = [bytes(x).decode("utf-8", "replace") for pair in raw
+                 for x in (pair if isinstance(raw, Map) else (pair,))]
+        return sorted(items) if kind == "set" else items
+    if isinstance(raw, Int):
+        return int(raw)
+    return None
+
+
+READS = {"value": lambda k: [b"GET", k], "list": lambda k: [b"LRANGE", k, b"0", b"-1"],
+         "set": lambda k: [b"SMEMBERS", k], "hash": lambda k: [b"HGETALL", k],
+         "zset": lambda k: [b"ZRANGE", k, b"0", b"-1", b"WITHSCORES"],
+         "scard": lambda k: [b"SCARD", k], "llen": lambda k: [b"LLEN", k]}
+"""What to read for each kind of check (and for describe_key, each type of key)."""
+_CHECK_READS = dict(READS, hash_has=READS["hash"], pttl=lambda k: [b"PTTL", k])
+
+
+async def check_state(pg: "Playground", checks: tuple[StateCheck, ...]) -> list[CheckResult]:
+    """Each state check against the server: one pipeline for all of a step's checks
+    (TYPE, TTL and the reads each check needs), over the read-only connection."""
+    commands, plan = [], []
+    for check in checks:
+        reads = [kind for kind in _CHECK_READS if getattr(check, kind) is not None]
+        plan.append((check, reads))
+        commands += [[b"TYPE", check.key], [b"TTL", check.key]] + [_CHECK_READS[k](check.key) for k in reads]
+    replies = await pg.reader.run(commands) if commands else []
+    results, i = [], 0
+    for check, reads in plan:
+        type_, ttl = replies[i], replies[i + 1]
+        got = {kind: decode_value(kind, replies[i + 2 + j]) for j, kind in enumerate(reads)}
+        i += 2 + len(reads)
+        t = bytes(type_).decode() if isinstance(type_, (Status, Bulk)) else "?"
+        results.append(judge(check, t, int(ttl) if isinstance(ttl, Int) else None, got))
+    return results
+
+
+def _in_range(name: str, want: tuple[int, int], got: int | None, problems: list[str]) -> None:
+    low, high = want
+    if not (low <= (got if got is not None else -2) <= high):
+        shown = f"{low}" if low == high else f"{low}..{high}"
+        problems.append(f"expected {name} {shown}, got {got}")
+
+
+def judge(check: StateCheck, type_: str, ttl: int | None, got: dict) -> CheckResult:
+    problems: list[str] = []
+    exists = type_ != "none"
+    if check.absent and exists:
+        problems.append(f"expected absent, it is a {type_}")
+    if check.exists and not exists:
+        problems.append("expected to exist, it is absent")
+    if check.type and type_ != check.type:
+        problems.append(f"expected type {check.type}, got {type_}")
+    if check.value is not None and (type_ != "string" or got["value"] != check.value):
+        shown = repr(got["value"]) if type_ == "string" else ("absent" if not exists else f"a {type_}")
+        problems.append(f"expected {check.value!r}, got {shown}")
+    if check.ttl is not None:
+        _in_range("TTL", check.ttl, ttl, problems)
+    if check.pttl is not None:
+        _in_range("PTTL", check.pttl, got["pttl"], problems)
+    if check.list is not None and (type_ != "list" or tuple(got["list"] or ()) != check.list):
+        problems.append(f"expected list {list(check.list)}, got {got['list'] if type_ == 'list' else type_}")
+    if check.set is not None and (type_ != "set" or frozenset(got["set"] or ()) != check.set):
+        problems.append(f"expected set {sorted(check.set)}, got {got['set'] if type_ == 'set' else type_}")
+    for name in ("hash", "hash_has"):
+        want = getattr(check, name)
+        if want is None:
+            continue
+        pairs = got[name] or []
+        value = dict(zip(pairs[::2], pairs[1::2])) if type_ == "hash" else None
+        if name == "hash" and value != want:
+            problems.append(f"expected hash {want}, got {value}")
+        elif name == "hash_has" and (value is None or any(value.get(f) != v for f, v in want.items())):
+            problems.append(f"expected a hash with {want}, got {value}")
+    if check.zset is not None:
+        pairs = got["zset"] or []
+        value = tuple((pairs[i], float(pairs[i + 1])) for i in range(0, len(pairs), 2)) if type_ == "zset" else None
+        if value != check.zset:
+            problems.append(f"expected zset {list(check.zset)}, got {value}")
+    for count in ("scard", "llen"):
+        want = getattr(check, count)
+        if want is not None and got[count] != want:
+            problems.append(f"expected {count} {want}, got {got[count]!r}")
+    name = check.key.decode("utf-8", "replace")
+    return CheckResult(f"state {name}", not problems, "; ".join(problems))

@@ -176,3 +176,21 @@ async def test_repl_never_prints_a_why(private_server):
     assert out.getvalue() == (b"OK\nOK\nOK\nQUEUED\n(nil)\nOK\n(error) ERR wrong number of arguments for 'incr' "
                               b"command\n(error) EXECABORT Transaction discarded because of previous errors.\n")
     assert "why" not in err.getvalue().lower() and "WATCHed" not in err.getvalue()
+
+
+async def test_a_fresh_start_ends_the_unwatched_window(pg):
+    """B's write in the previous part is not blamed on A's transaction in the next one."""
+    ex, seen = explaining(pg)
+    await lines(ex, "A> GET balance", "B> SET balance 10")
+    await pg.reset([], label="next part")
+    await lines(ex, "A> MULTI", "A> SET balance 150", "A> EXEC")
+    assert whys(seen) == []
+
+
+async def test_a_watch_from_an_earlier_part_is_forgotten(pg):
+    ex, seen = explaining(pg)
+    await lines(ex, "A> WATCH k")
+    await pg.reset([], label="next part")
+    await lines(ex, "A> WATCH k", "B> SET k 1", "A> MULTI", "A> PING", "A> EXEC")
+    why, = whys(seen)
+    assert why.kind == "changed" and "B changed WATCHed k (SET k 1, #3) after A's WATCH (#2)" in why.text

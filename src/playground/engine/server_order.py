@@ -40,6 +40,7 @@ class ServerOrder:
         self.rows: deque[Row] = deque(maxlen=size)
         self.version = 0
         self.last_seq = 0
+        self.fresh_starts = 0   # resets and restarts so far: every client's WATCH and MULTI are gone
 
     def ran(self, seq: int, client: str, unit: Unit) -> Row:
         self.last_seq = seq
@@ -51,6 +52,8 @@ class ServerOrder:
     def mark(self, mark: str, text: str = "", setup=()) -> None:
         self.rows.append(Row(self.last_seq, mark=mark, text=text, setup=tuple(setup)))
         self.version += 1
+        if mark in ("reset", "restart"):
+            self.fresh_starts += 1
 
     def explained(self, seq: int, why) -> None:
         """Attach a Why to the unit whose reply it explains (the newest row with `seq`)."""

@@ -53,6 +53,7 @@ class WhyTracker:
         self.window: dict[str, int] = {}        # client -> its last reply's seq before MULTI
         self.last_seq: dict[str, int] = {}
         self.in_flight: dict[str, tuple[tuple[bytes, ...], float]] = {}  # client -> (argv, sent at)
+        self._fresh_starts = 0  # the server order's count when the records above began
 
     def say(self, kind: str, **values) -> str:
         return message(self.lang, kind, **values)
@@ -64,6 +65,12 @@ class WhyTracker:
         """Record this reply, and explain it if it needs explaining."""
         argv = tuple(argv)
         self.in_flight.pop(client, None)
+        if self.pg.order.fresh_starts != self._fresh_starts:  # a reset or restart: no WATCH, no MULTI left
+            self._fresh_starts = self.pg.order.fresh_starts
+            self.watches.clear()
+            self.values.clear()
+            self.window.clear()
+            self.last_seq.clear()
         cmd = argv[0].lower()
         before = self.last_seq.get(client)
         self.last_seq[client] = seq
@@ -185,8 +192,12 @@ class WhyTracker:
         return "unknown", self.say("aborted_unknown", keys=" ".join(_name(k) for k in keys) or "?")
 
     async def _unwatched(self, client: str, unit: Unit, seq: int, start: int):
-        others = [r for r in self.pg.order.between(start, seq)
-                  if r.unit is not None and r.client != client and r.unit.ran]
+        others = []
+        for r in self.pg.order.between(start, seq):
+            if r.unit is None and r.mark in ("reset", "restart"):
+                others = []  # a fresh start: what ran before it is another story
+            elif r.unit is not None and r.client != client and r.unit.ran:
+                others.append(r)
         if not others:
             return None
         ours = await self._written(unit)

@@ -14,8 +14,6 @@ from textual.containers import VerticalScroll
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from playground.scenario import lanes
-
 SHOWN_ROWS = 400  # the newest rows drawn (the engine keeps more)
 
 STYLES = {"head": "bold", "rule": "dim", "part": "bold yellow", "cmd": "", "box": "",
@@ -56,6 +54,7 @@ class LanesView(VerticalScroll, can_focus=True):
     def text(self, total: int) -> Text:
         """The lanes as styled text, `total` cells wide."""
         from playground.engine.why_text import LABEL
+        from playground.scenario import lanes  # the scenario modules load when first shown, not at start-up
 
         order = self.app.playground.order
         rows = lanes.rows_from_order(list(order.rows)[-SHOWN_ROWS:])

@@ -82,7 +82,9 @@ async def test_watch_abort_by_hand(server_binary):
         await type_command(pilot, app, "A", "DECRBY balance 100")
         assert "(TX 1)" in state_text(app, "A")
         await type_command(pilot, app, "A", "EXEC")
-        assert log_text(app, "A")[-2:] == ["A> EXEC", "(nil)"]
+        lines = log_text(app, "A")
+        assert lines[lines.index("A> EXEC"):][:2] == ["A> EXEC", "(nil)"]
+        assert lines[-1].endswith("EXEC aborted, nothing ran.")  # the why, after the reply
         assert "TX" not in state_text(app, "A") and "WATCH" not in state_text(app, "A")
         table = app.query_one("#inspector KeyTable", KeyTable)
         await wait_until(pilot, lambda: table.row_count == 1 and str(table.row(0)[3]) == '"200"')

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import sys
 
+from playground.engine.executor import Executor
 from playground.scenario import transcript as report
 from playground.engine.playground import Playground, install_exit_signals
 from playground.cells import pad
@@ -61,28 +62,32 @@ def cmd_run(args) -> int:
         return 2
     install_exit_signals()
     pg = _playground(args, [scenario])
-    result = asyncio.run(_run_one(pg, scenario, args.format))
+    result = asyncio.run(_run_one(pg, scenario, args.format, args.lang))
     return 0 if result.ok else 1
 
 
-async def _run_one(pg: Playground, scenario: Scenario, fmt: str) -> ScenarioResult:
+async def _run_one(pg: Playground, scenario: Scenario, fmt: str, lang: str = "en") -> ScenarioResult:
     async with pg:
-        state = {"part": None}
+        state = {"part": None, "steps": []}
 
         def on_step(step: StepResult) -> None:
             if fmt == "json":
                 _out(report.json_step(pg.label, scenario, step) + "\n")
             elif fmt == "text":
                 if step.part != state["part"]:
-                    state["part"] = step.part
+                    _out(report.text_lanes(scenario, state["steps"]))
+                    state["part"], state["steps"] = step.part, []
                     part = next(p for p in scenario.parts if p.name == step.part)
                     _out(report.text_part(scenario, part.name, part.setup_display))
                 _out(report.text_step(scenario, step))
+                state["steps"].append(step)
 
         if fmt == "text":
             _out(report.text_header(scenario, pg.label))
-        result = await Runner(pg, on_step=on_step, record_touched=(fmt == "json")).run(scenario)
+        executor = Executor(pg, explain=lang)  # a "why" under every surprise (engine/why.py)
+        result = await Runner(pg, on_step=on_step, record_touched=(fmt == "json"), executor=executor).run(scenario)
         if fmt == "text":
+            _out(report.text_lanes(scenario, state["steps"]))
             _out(report.text_summary(result))
         elif fmt == "markdown":
             _out(report.render_markdown(result))

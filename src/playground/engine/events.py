@@ -90,6 +90,18 @@ class Notice(Event):
     level: str = "info"   # "info" | "warning" | "error"
 
 
+@dataclass(eq=False)
+class Why(Event):
+    """Why a reply surprised: from the engine's own records (engine/why.py), right after
+    the reply it explains (`seq`). Not redis-cli output and not a Notice: panes draw it
+    as a note, `run` keeps it in its own field, `repl` never prints it."""
+
+    seq: int
+    text: str
+    kind: str   # "changed" | "same-value" | "expired" | "flushed" | "unknown" | "execabort" | "busy"
+                # | "unkillable" | "noscript-flushed" | "noscript-never" | "unwatched"
+
+
 class Refused(Notice):
     """The playground would not send the command (e.g. FLUSHALL on a --url server)."""
 
@@ -129,6 +141,7 @@ class LineResult:
     server_gone: str | None = None                    # the server stopped under it
     expected_stop: bool = False                       # ... and the command was SHUTDOWN
     elapsed: float = 0.0
+    whys: list = field(default_factory=list)          # Why events for its replies (when explained)
 
     @property
     def reply(self):

@@ -18,6 +18,7 @@ from typing import Callable
 from playground.engine import events as ev
 from playground.engine.playground import Playground, Refused
 from playground.engine.session import STREAMING, ConnectionLost, MonitorLine, Session
+from playground.engine.why import WhyTracker
 from playground.resp.cli_format import render, render_head, render_invalidate
 from playground.resp.cli_lines import (INVALID_ARGUMENTS, INVALID_REPEAT, CommandLine, RepeatError,
                                        SplitError, format_argv, parse_line)
@@ -66,11 +67,16 @@ class Executor:
     most per unit, cached per command name), after the line and in command order
     (`attributed()` waits for it): the inspector's "changed by" needs it; `repl`, `run`
     and `check` don't pay for it.
+
+    `explain="en"` (or another language) emits a `Why` after a reply that needs one
+    (EXEC → nil, EXECABORT, BUSY, UNKILLABLE, NOSCRIPT, an unwatched commit: engine/why.py);
+    `repl` does not ask for it.
     """
 
     def __init__(self, pg: Playground, sink: Callable[[ev.Event], None] | None = None, *,
-                 attribute: bool = False) -> None:
+                 attribute: bool = False, explain: str | None = None) -> None:
         self.pg = pg
+        self.why = WhyTracker(pg, explain) if explain else None
         self.sink = sink or (lambda event: None)
         self._has_sink = sink is not None  # else the per-reply events are not even built
         self.attribute = attribute
@@ -205,6 +211,8 @@ class Executor:
                 was_streaming = session.streaming
                 if listening:
                     self.emit(ev.Sent(client, argv))
+                if self.why is not None:
+                    self.why.sending(client, argv)
                 try:
                     reply = await session.execute(list(argv))
                 except ConnectionLost as exc:
@@ -217,6 +225,8 @@ class Executor:
                     await session.wait_stream_drained()
                     continue
                 self._replied(session, argv, reply, result, listening, job.limit)
+                if self.why is not None:
+                    await self._explain(session, argv, reply, result)
                 if session.state.disconnected:
                     self.emit(ev.ConnectionClosed(client, f"client {client} is disconnected (QUIT); "
                                                           "the next command reconnects it"))
@@ -226,6 +236,8 @@ class Executor:
             return result
         finally:
             result.elapsed = time.monotonic() - started
+            if self.why is not None:
+                self.why.in_flight.pop(client, None)
         if result.elapsed >= TIMING_FROM and not result.streaming:
             self.emit(ev.Output(client, b"(%.2fs)\n" % result.elapsed, kind="timing"))
         return result
@@ -249,9 +261,20 @@ class Executor:
         if unit is None:
             return
         unit.seq = seq
+        self.pg.order.ran(seq, client, unit)
         result.units.append(unit)
         if listening:
             self.emit(ev.UnitEnded(client, unit))
+
+    async def _explain(self, session: Session, argv, reply, result: ev.LineResult) -> None:
+        """The "why" of a surprising reply, right after it (engine/why.py)."""
+        try:
+            whys = await self.why.explain(session.name, argv, reply, result.seqs[-1], session.last_unit)
+        except (OSError, ConnectionLost):
+            return  # the server is busy or gone: no explanation, the reply stands
+        for why in whys:
+            result.whys.append(why)
+            self.emit(why)
 
     def _attribute_later(self, result: ev.LineResult) -> None:
         """Attribution costs reader round trips (COMMAND INFO, GETKEYS): it starts when

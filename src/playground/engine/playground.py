@@ -17,6 +17,7 @@ from playground.engine.help import HelpIndex, load_help
 from playground.engine.key_reader import Inspector
 from playground.engine.observer import Observer
 from playground.engine.own_traffic import OwnTraffic
+from playground.engine.server_order import ServerOrder
 from playground.resp.connection import Address, SideConnection
 from playground.server import PrivateServer, ServerError, choose_binary
 from playground.engine.session import ConnectionLost, Session
@@ -57,11 +58,13 @@ class Playground:
         self._help: HelpIndex | None = None
         self.scripts_seen: dict[str, bytes | None] = {}  # sha1 -> source (None if only the sha was seen)
         self.own_traffic = OwnTraffic()
+        self.order = ServerOrder()  # every unit in server order, and the playground's own resets
         self._seq = 0
 
     def next_seq(self) -> int:
         """The next server-order number: one counter for every client, in reply order."""
         self._seq += 1
+        self.order.last_seq = self._seq
         return self._seq
 
     @classmethod
@@ -251,6 +254,7 @@ class Playground:
             if conn is not None:
                 await conn.close()
         self.server.restart()
+        self.order.mark("restart")
         self._help = None
         await self.start()
         names = ", ".join(self.sessions)
@@ -266,15 +270,17 @@ class Playground:
         queue them, a blocked one could not send them."""
         self.check_allowed([b"flushall"])
         await self.admin.run(FLUSH)
+        self.order.mark("flush")
         self.writes.forget()
 
-    async def reset(self, setup: list[list[bytes]] = (), by: str | None = None) -> list:
+    async def reset(self, setup: list[list[bytes]] = (), by: str | None = None, label: str = "") -> list:
         """A fresh start for a scenario part: a live server, no keys, no cached scripts,
         and every client reset (RESET) with no MULTI, WATCH or subscription; then `setup`
         run by client `by` (default: the first). Returns the setup's replies.
 
         That client's reset, the flush and the setup go in one round trip, while the
-        other clients reset on their own connections at the same time."""
+        other clients reset on their own connections at the same time. `label` names the
+        fresh start in the server order (a scenario part's name)."""
         self.check_allowed([b"flushall"])
         if self.server is not None and not self.server.alive():
             await self.restart()
@@ -283,6 +289,7 @@ class Playground:
             self.note_scripts(argv)
         setter = self.sessions[by] if by else next(iter(self.sessions.values()))
         others = [s for s in self.sessions.values() if s is not setter]
+        self.order.mark("reset", label, setup)
         *_, replies = await asyncio.gather(*(session.reset() for session in others),
                                            setter.reset(then=FLUSH + list(setup)))
         return replies[len(FLUSH):]

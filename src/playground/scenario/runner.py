@@ -42,6 +42,7 @@ class StepResult:
     units: list[Unit] = field(default_factory=list)  # what the server ran, as the engine saw it
     seq: int | None = None              # server-order number of the reply
     argv: tuple[bytes, ...] | None = None  # what was sent (for a wait step: the blocking command)
+    whys: list = field(default_factory=list)  # engine Why events for its reply (executor explain=...)
 
     @property
     def ok(self) -> bool:
@@ -147,7 +148,7 @@ class Runner:
         setup = part.setup
         if part.setup and await requirement_unmet(self.pg, part.requires):
             setup = ()  # every step of the part is skipped, with the reason
-        replies = await self.pg.reset(setup=setup, by=scenario.clients[0])
+        replies = await self.pg.reset(setup=setup, by=scenario.clients[0], label=part.name)
         for reply, shown in zip(replies, part.setup_display):
             if isinstance(reply, Err):
                 return f"part {part.name or 1}: setup {shown!r} failed: {render(reply).decode().strip()}"
@@ -221,6 +222,7 @@ class Runner:
     async def _finish(self, scenario: Scenario, step: Step, out: StepResult, line: ev.LineResult,
                       argv: tuple[bytes, ...]) -> None:
         out.units = list(line.units)
+        out.whys = list(line.whys)
         out.seq = line.seqs[-1] if line.seqs else None
         if line.server_gone:
             out.note = "the server stopped"

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 
 from playground.cells import pad, width, wrap
+from playground.engine.why_text import LABEL as WHY_LABEL
+from playground.scenario import lanes
 from playground.scenario.runner import ScenarioResult, StepResult
 from playground.scenario.model import Prediction, Scenario
 
@@ -102,7 +104,27 @@ def text_step(scenario: Scenario, step: StepResult) -> str:
         out += _prediction_lines(step.step.predict)
     if step.step.pause:
         out += _indent(step.step.pause, 74, "      ⏸ ", "        ")
+    for why in step.whys:
+        out += _indent(why.text, 74, f"      ↳ {_why_label(scenario)}: ", "        ")
     return "\n".join(out) + "\n"
+
+
+def _why_label(scenario: Scenario) -> str:
+    return WHY_LABEL.get(getattr(scenario, "language", "en"), WHY_LABEL["en"])
+
+
+SERVER_ORDER = {"en": "Server order (#: when the server ran it; MULTI … EXEC and scripts run as one block):",
+                "zh": "服务器执行顺序（#：服务器执行它的先后；MULTI … EXEC 和脚本作为一整块执行）："}
+
+
+def text_lanes(scenario: Scenario, steps: list[StepResult]) -> str:
+    """A part's steps in the order the server ran them (scenario/lanes.py), after the part."""
+    rows = lanes.rows_from_steps(steps)
+    if not rows:
+        return ""
+    title = SERVER_ORDER.get(getattr(scenario, "language", "en"), SERVER_ORDER["en"])
+    body = lanes.render_text(rows, scenario.clients, 77, _why_label(scenario))
+    return "\n" + "\n".join(_indent(title, 80, "   ", "   ")) + "\n" + "".join("   " + line + "\n" for line in body.splitlines()) + "\n"
 
 
 def text_summary(result: ScenarioResult) -> str:
@@ -116,17 +138,21 @@ def text_summary(result: ScenarioResult) -> str:
     return f"   {mark} {total - failed} of {total} checks passed\n"
 
 
-def render_text(result: ScenarioResult) -> str:
-    """The whole transcript (for tests and files); `run` streams the same pieces."""
+def render_text(result: ScenarioResult, server_order: bool = False) -> str:
+    """The whole transcript (for tests and files); `run` streams the same pieces, with
+    each part's server order after it (`server_order=True`)."""
     scenario = result.scenario
     out = [text_header(scenario, result.server)]
-    current = None
+    current, in_part = None, []
     for step in result.steps:
         if step.part != current:
-            current = step.part
+            out.append(text_lanes(scenario, in_part) if server_order else "")
+            current, in_part = step.part, []
             part = next(p for p in scenario.parts if p.name == step.part)
             out.append(text_part(scenario, part.name, part.setup_display))
         out.append(text_step(scenario, step))
+        in_part.append(step)
+    out.append(text_lanes(scenario, in_part) if server_order else "")
     out.append(text_summary(result))
     return "".join(out)
 
@@ -174,6 +200,8 @@ def render_markdown(result: ScenarioResult) -> str:
                 narration += ("<br>" if narration else "") + _md_prediction(s.step.predict)
             if s.step.pause:
                 narration += ("<br>" if narration else "") + "⏸ " + _md(s.step.pause)
+            for why in s.whys:
+                narration += ("<br>" if narration else "") + f"_↳ {_why_label(scenario)}: {_md(why.text)}_"
             out.append(f"| {s.step.number} | " + " | ".join(cells) + f" | {checks} | {narration} |")
         out.append("")
     out.append(text_summary(result).strip())
@@ -195,6 +223,7 @@ def json_step(result_server: str, scenario: Scenario, step: StepResult) -> str:
         "skipped": step.skipped,
         "checks": [{"check": c.what, "ok": c.ok, "detail": c.detail} for c in step.checks],
         "state": step.touched,
+        "why": [{"kind": w.kind, "seq": w.seq, "text": w.text} for w in step.whys],
     }, ensure_ascii=False)
 
 

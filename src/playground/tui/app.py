@@ -16,6 +16,7 @@ from textual import work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal
+from textual.reactive import reactive
 from textual.widgets import Static
 
 from playground.engine.playground import Playground
@@ -29,6 +30,7 @@ from playground.resp.replies import Bulk
 from .client_pane import ClientPane
 from .key_footer import KeyFooter
 from .key_inspector import KeyInspector
+from .lanes_view import LanesView
 from .messages import CommandDone, ServerStopped
 from .narration import NarrationPanel
 from .server_bar import ServerBar
@@ -49,6 +51,7 @@ class PlaygroundApp(App):
     .-short KeyInspector > #filter { display: none; }
     .-short KeyInspector.-filtering > #filter { display: block; }
     .-no-inspector KeyInspector { display: none; }
+    .-order KeyInspector { display: none; }
     """
 
     BINDINGS = [
@@ -60,9 +63,17 @@ class PlaygroundApp(App):
         Binding("f7", "open_scenario", "Scenarios"),
         Binding("f8", "flush", "Flush db"),
         Binding("f9", "record", "Record"),
+        Binding("ctrl+t", "toggle_order", "Server order"),
+        Binding("ctrl+y", "toggle_why", "Why on/off"),
         Binding("ctrl+n", "teach('next')", "Next step", show=False, priority=True),
         Binding("ctrl+q", "quit", "Quit", priority=True),
     ]
+
+    show_why: reactive[bool] = reactive(True, init=False)
+    """Panes show a "why" under a surprising reply (EXEC → nil, EXECABORT, BUSY, NOSCRIPT, ...)."""
+
+    show_order: reactive[bool] = reactive(False, init=False)
+    """The server order is on screen: the lanes view, and each reply's number in the panes' gutters."""
 
     def __init__(self, playground: Playground, clients: Iterable[str] = ("A", "B"),
                  scenario_dirs: list[str] | None = None, open_scenario=None,
@@ -78,7 +89,7 @@ class PlaygroundApp(App):
         self.transcript: list[tuple[str, str, str]] = []  # (client, command, what it printed)
         self.inspector: Inspector | None = None
         self._help: HelpIndex | None = None         # the server's COMMAND DOCS, once read
-        self.executor = Executor(playground, self._on_engine_event, attribute=True)
+        self.executor = Executor(playground, self._on_engine_event, attribute=True, explain=lang)
         """The one command path (engine.executor): panes and the stepper send through it."""
         self.commands_done = 0  # CommandDone messages handled: the state lines show them
         self._name_client_keys()
@@ -103,6 +114,7 @@ class PlaygroundApp(App):
         with Horizontal(id="panes"):
             for name in self.clients:
                 yield ClientPane(name)
+        yield LanesView(self.clients, id="lanes")
         yield KeyInspector()
         yield KeyFooter()
 
@@ -314,6 +326,30 @@ class PlaygroundApp(App):
         """Presenter layout: a big narration panel; everything stays on the keyboard."""
         self.screen.toggle_class("-presenter")
 
+    def action_toggle_order(self) -> None:
+        """Ctrl+T: the lanes view (server order) and the numbers in the panes' gutters."""
+        self.show_order = not self.show_order
+
+    def action_toggle_why(self) -> None:
+        """Ctrl+Y: the "why" notes under surprising replies."""
+        self.show_why = not self.show_why
+
+    def watch_show_order(self, shown: bool) -> None:
+        self.set_class(shown, "-order")
+        lanes = self.query_one(LanesView)
+        lanes.set_class(shown, "-shown")
+        if shown:
+            self.call_after_refresh(lanes.draw)
+        for name in self.clients:
+            self.pane(name).redraw()
+
+    def watch_show_why(self, shown: bool) -> None:
+        for name in self.clients:
+            self.pane(name).redraw()
+        if self.show_order:
+            self.query_one(LanesView).draw()
+        self.notify("Why notes on" if shown else "Why notes off (Ctrl+Y shows them again)", timeout=2)
+
     def action_toggle_inspector(self) -> None:
         self.screen.toggle_class("-no-inspector")
 
@@ -393,6 +429,10 @@ class PlaygroundApp(App):
         yield SystemCommand("Save screen as SVG", "A picture of the screen", self.action_save_svg)
         yield SystemCommand("Presenter layout", "Big narration panel", self.action_presenter)
         yield SystemCommand("Keys on/off", "Show or hide the key inspector", self.action_toggle_inspector)
+        yield SystemCommand("Server order (Ctrl+T)", "Lanes: what the server ran, in order; numbers in the "
+                            "panes' gutters", self.action_toggle_order)
+        yield SystemCommand("Why notes on/off (Ctrl+Y)", "The reason under EXEC → (nil), EXECABORT, BUSY, "
+                            "NOSCRIPT ...", self.action_toggle_why)
         if self.teacher is not None:
             yield SystemCommand("Timeline", "What the server executed, in order",
                                 lambda: self.action_teach("timeline"))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections import deque
 
 from rich.text import Text
 from textual import work
@@ -31,6 +32,8 @@ from .messages import CommandDone, ServerStopped
 from .pane_log import PaneLog
 
 SHOW_LIMIT = 64 * 1024  # bytes of one reply drawn in a pane; the rest is summarised
+WHY_STYLE = "italic #8f8fc8"  # a "why" (engine/why.py): a note, never mistaken for redis-cli output
+GUTTER_STYLE = "dim"
 
 
 def set_line(widget: Static, text: Text) -> None:
@@ -125,6 +128,9 @@ class ClientPane(Vertical):
         self._printed: list[bytes] = []        # what the running line printed (the transcript)
         self._record_as: str | None = None     # how the recorder writes the running line
         self.history = history if history is not None else History.for_client(client)
+        # Everything drawn, to draw it again when the gutter or the whys are switched on or off:
+        # (kind, server-order number or None, text); kind "why" is hidden while whys are off.
+        self._drawn: deque[tuple[str, int | None, Text]] = deque(maxlen=5000)
 
     def compose(self) -> ComposeResult:
         yield Static(id="state")
@@ -166,8 +172,9 @@ class ClientPane(Vertical):
     def log_widget(self) -> PaneLog:
         return self.query_one("#output", PaneLog)
 
-    def write(self, data: bytes | str, style: str = "") -> None:
-        """Append redis-cli's output (bytes) or a note to the log.
+    def write(self, data: bytes | str, style: str = "", seq: int | None = None) -> None:
+        """Append redis-cli's output (bytes) or a note to the log; `seq`: the reply's
+        server-order number, shown in the gutter while the server order is on (Ctrl+T).
 
         A reply of megabytes would make the terminal crawl: past SHOW_LIMIT bytes the
         pane shows the start and says how much it left out (the repl prints it all).
@@ -178,9 +185,43 @@ class ClientPane(Vertical):
                 extra = f"… ({len(data) - SHOW_LIMIT:,} more bytes of this reply not shown)"
                 data = data[:SHOW_LIMIT]
             data = data.decode("utf-8", "replace")
-        self.log_widget.write(Text(data.rstrip("\n"), style=style))
+        self.add(Text(data.rstrip("\n"), style=style), seq)
         if extra:
-            self.log_widget.write(Text(extra, style="italic yellow"))
+            self.add(Text(extra, style="italic yellow"))
+
+    def add(self, text: Text, seq: int | None = None, kind: str = "out") -> None:
+        """Draw `text` (and keep it, to redraw when the gutter or the whys are toggled)."""
+        entry = (kind, seq, text)
+        self._drawn.append(entry)
+        self._draw(entry)
+
+    def why(self, text: str) -> None:
+        """A "why" under the reply it explains (engine/why.py): styled as a note."""
+        from playground.engine.why_text import LABEL
+
+        label = LABEL.get(getattr(self.app, "lang", "en"), LABEL["en"])
+        self.add(Text(f"  ↳ {label}: {text}", style=WHY_STYLE), kind="why")
+
+    def _draw(self, entry: tuple[str, int | None, Text]) -> None:
+        kind, seq, text = entry
+        if kind == "why" and not getattr(self.app, "show_why", True):
+            return
+        if getattr(self.app, "show_order", False):  # the gutter: a narrow dim column of numbers
+            gutter = f"{seq:>3} " if seq is not None else "    "
+            out = Text()
+            for i, line in enumerate(text.split("\n")):
+                if i:
+                    out.append("\n")
+                out.append(gutter if i == 0 else " " * len(gutter), style=GUTTER_STYLE)
+                out.append_text(line)
+            text = out
+        self.log_widget.write(text)
+
+    def redraw(self) -> None:
+        """Draw the log again (the gutter or the whys were switched on or off)."""
+        self.log_widget.clear()
+        for entry in self._drawn:
+            self._draw(entry)
 
     def note(self, message: str) -> None:
         self.write(f"# {message}", style="italic yellow")
@@ -254,7 +295,7 @@ class ClientPane(Vertical):
         recorder = self.app.recorder
         if isinstance(event, ev.Reply):
             self._printed.append(event.output)
-            self.write(event.output, style=reply_style(event.reply))
+            self.write(event.output, style=reply_style(event.reply), seq=event.seq)
             if event.left_out:
                 self.write(f"… ({event.left_out:,} more bytes of this reply not shown)", style="italic yellow")
             if recorder is not None and self._record_as is not None:
@@ -270,7 +311,7 @@ class ClientPane(Vertical):
                 self.write(event.output, style="dim")
             else:
                 text = event.output.decode("utf-8", "replace").replace("\r\n", "\n")
-                self.log_widget.write(Text.from_ansi(text.strip("\n") or "(no help for that)"))
+                self.add(Text.from_ansi(text.strip("\n") or "(no help for that)"))
         elif isinstance(event, ev.Message):
             self.write(event.output, style=reply_style(event.frame))
         elif isinstance(event, ev.ServerGone):
@@ -282,6 +323,8 @@ class ClientPane(Vertical):
             self.action_clear()
         elif isinstance(event, ev.Blocked):
             self.state = self.app.playground.session(self.client).state
+        elif isinstance(event, ev.Why):
+            self.why(event.text)
 
     async def type_out(self, line: str, speed: int) -> None:
         """Teaching mode: type `line` into the input at `speed` characters a second."""
@@ -310,7 +353,9 @@ class ClientPane(Vertical):
             self.write(f"– skipped: {result.skipped}", style="yellow")
             return
         if result.reply:
-            self.write(result.reply.encode(), style=reply_style(result.value))
+            self.write(result.reply.encode(), style=reply_style(result.value), seq=result.seq)
+        for why in result.whys:
+            self.why(why.text)
         if result.note:
             self.note(result.note)
         for check in result.checks:
@@ -327,6 +372,7 @@ class ClientPane(Vertical):
 
     def action_clear(self) -> None:
         self.log_widget.clear()
+        self._drawn.clear()
 
     def action_edit_script(self) -> None:
         """Write a Lua script over several lines; it is sent as one EVAL."""

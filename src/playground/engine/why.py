@@ -1,0 +1,283 @@
+"""A "why" under every surprise, from the engine's own records (never from rendered text).
+
+After a reply that surprises a learner the executor asks `WhyTracker.explain` for the
+reason, and emits it as a `Why` event right after the reply:
+
+- EXEC → (nil): which WATCHed key changed, by which client, at which server-order
+  number; or that it expired, was flushed, or was rewritten with the same value;
+- EXEC → EXECABORT: which queued command was rejected, and the error it got;
+- BUSY: whose script runs, for how long, what SCRIPT KILL / SHUTDOWN NOSAVE would do;
+  UNKILLABLE: that the script has written;
+- NOSCRIPT: who emptied the script cache and when (SCRIPT FLUSH, a fresh start, a
+  restart), or that this server never had the script;
+- an EXEC that committed although another client wrote a key it writes since the
+  client's last command before MULTI: that the key was not WATCHed.
+
+The records: the server order (engine/server_order.py: every unit and the
+playground's own resets), the WATCH numbers kept here, each watched key's value when
+it was watched (DUMP, one round trip per WATCH: to tell a same-value rewrite), and
+which keys a unit wrote (asked of the server only when explaining: COMMAND GETKEYS).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+
+from playground.engine.events import Why
+from playground.engine.units import SCRIPT_COMMANDS, Unit, script_keys
+from playground.resp.cli_lines import format_argv
+from playground.resp.replies import Array, Bulk, Err, Int, Nil, Status
+from playground.engine.why_text import message
+
+_FLUSHES = (b"flushall", b"flushdb", b"swapdb")
+
+
+def _name(key: bytes) -> str:
+    return key.decode("utf-8", "replace")
+
+
+def _short(argv, cells: int = 40) -> str:
+    text = format_argv(list(argv))
+    return text if len(text) <= cells else text[:cells - 1] + "…"
+
+
+class WhyTracker:
+    """What the explanations need beyond the server order, per client."""
+
+    def __init__(self, pg, lang: str = "en") -> None:
+        self.pg = pg
+        self.lang = lang
+        self.watches: dict[str, dict[bytes, int]] = {}              # client -> key -> seq of its WATCH
+        self.values: dict[str, dict[bytes, bytes | None]] = {}      # client -> key -> DUMP when watched
+        self.window: dict[str, int] = {}        # client -> its last reply's seq before MULTI
+        self.last_seq: dict[str, int] = {}
+        self.in_flight: dict[str, tuple[tuple[bytes, ...], float]] = {}  # client -> (argv, sent at)
+        self._fresh_starts = 0  # the server order's count when the records above began
+
+    def say(self, kind: str, **values) -> str:
+        return message(self.lang, kind, **values)
+
+    def sending(self, client: str, argv) -> None:
+        self.in_flight[client] = (tuple(argv), time.monotonic())
+
+    async def explain(self, client: str, argv, reply, seq: int, unit: Unit | None) -> list[Why]:
+        """Record this reply, and explain it if it needs explaining."""
+        argv = tuple(argv)
+        self.in_flight.pop(client, None)
+        if self.pg.order.fresh_starts != self._fresh_starts:  # a reset or restart: no WATCH, no MULTI left
+            self._fresh_starts = self.pg.order.fresh_starts
+            self.watches.clear()
+            self.values.clear()
+            self.window.clear()
+            self.last_seq.clear()
+        cmd = argv[0].lower()
+        before = self.last_seq.get(client)
+        self.last_seq[client] = seq
+        ok = isinstance(reply, Status)
+        if cmd == b"watch" and ok:
+            keys = [k for k in dict.fromkeys(argv[1:]) if k not in self.watches.get(client, {})]
+            self.watches.setdefault(client, {}).update((k, seq) for k in keys)
+            self.values.setdefault(client, {}).update(zip(keys, await self._dump(keys)))
+            return []
+        if cmd in (b"unwatch", b"reset") and ok:
+            self._forget(client)
+            return []
+        if cmd == b"multi" and ok:
+            self.window[client] = before if before is not None else seq
+            return []
+        if unit is None:
+            return []
+        text = None
+        if unit.kind == "transaction":
+            watched, values = self.watches.get(client, {}), self.values.get(client, {})
+            start = self.window.pop(client, seq)
+            self._forget(client)
+            if unit.outcome == "aborted":
+                text = await self._aborted(client, unit, seq, watched, values)
+            elif unit.outcome == "execabort":
+                text = self._execabort(unit)
+            elif unit.outcome == "committed":
+                text = await self._unwatched(client, unit, seq, start)
+        elif isinstance(reply, Err):
+            code = reply.code
+            if code == "BUSY":
+                text = self._busy(client, "busy")
+            elif code == "UNKILLABLE":
+                text = self._busy(client, "unkillable")
+            elif code == "NOSCRIPT" and len(argv) > 1:
+                text = self._noscript(argv[1].decode("ascii", "replace").lower(), seq)
+        if text is None:
+            return []
+        kind, words = text
+        why = Why(client, seq, words, kind)
+        self.pg.order.explained(seq, why)
+        return [why]
+
+    def _forget(self, client: str) -> None:
+        self.watches.pop(client, None)
+        self.values.pop(client, None)
+
+    # -- reads (the playground's own connection) ----------------------------------------
+
+    async def _dump(self, keys) -> list[bytes | None]:
+        if not keys:
+            return []
+        try:
+            replies = await self.pg.reader.run([[b"DUMP", k] for k in keys])
+        except Exception:  # busy or gone: the same-value case can't be told, nothing else breaks
+            return [None] * len(keys)
+        return [bytes(r) if isinstance(r, Bulk) else None for r in replies]
+
+    async def _exists(self, key: bytes) -> bool | None:
+        try:
+            reply, = await self.pg.reader.run([[b"EXISTS", key]])
+        except Exception:
+            return None
+        return bool(int(reply)) if isinstance(reply, Int) else None
+
+    async def _written(self, unit: Unit) -> set[bytes] | None:
+        """The keys a unit wrote; None for a flush (every key)."""
+        if unit.written:
+            return set(unit.written)
+        keys: set[bytes] = set()
+        if not unit.ran:
+            return keys
+        for argv, reply in unit.command_replies():
+            if isinstance(reply, Err) and not (unit.kind == "script" and unit.started):
+                continue
+            cmd = argv[0].lower()
+            if cmd in _FLUSHES:
+                return None
+            if cmd in SCRIPT_COMMANDS:
+                keys |= set() if SCRIPT_COMMANDS[cmd] else set(script_keys(argv))
+                continue
+            try:
+                keys |= await self.pg.writes.written_keys(list(argv))
+            except Exception:
+                continue
+        return keys
+
+    # -- the cases ------------------------------------------------------------------------
+
+    async def _aborted(self, client: str, unit: Unit, seq: int, watched: dict, values: dict):
+        keys = list(unit.watched) or list(watched)
+        start = min((watched[k] for k in keys if k in watched), default=0)
+        for row in self.pg.order.between(start, seq):
+            if row.unit is None:
+                if row.mark in ("reset", "flush", "restart"):
+                    return "flushed", self.say(f"aborted_mark_{row.mark}", key=_name(keys[0]) if keys else "?")
+                continue
+            written = await self._written(row.unit)
+            who = row.client if row.client != client else self.say("itself", client=client)
+            if written is None:
+                return "flushed", self.say("aborted_flush", who=who, cmd=_short(row.unit.commands[0]),
+                                           seq=row.seq, key=_name(keys[0]) if keys else "?", client=client)
+            hit = [k for k in keys if k in written and row.seq > watched.get(k, 0)]
+            if not hit:
+                continue
+            key = hit[0]
+            what = _short(row.unit.commands[0]) if row.unit.kind != "transaction" else "MULTI … EXEC"
+            same = False
+            if values.get(key) is not None:
+                now = await self._dump([key])
+                same = now[0] == values[key]
+            return ("same-value" if same else "changed"), self.say(
+                "aborted_same" if same else "aborted_changed", key=_name(key), who=who, cmd=what,
+                seq=row.seq, watch=watched.get(key, start), client=client)
+        for key in keys:
+            if values.get(key) is not None and await self._exists(key) is False:
+                return "expired", self.say("aborted_expired", key=_name(key), watch=watched.get(key, start),
+                                           client=client)
+        return "unknown", self.say("aborted_unknown", keys=" ".join(_name(k) for k in keys) or "?")
+
+    async def _unwatched(self, client: str, unit: Unit, seq: int, start: int):
+        others = []
+        for r in self.pg.order.between(start, seq):
+            if r.unit is None and r.mark in ("reset", "restart"):
+                others = []  # a fresh start: what ran before it is another story
+            elif r.unit is not None and r.client != client and r.unit.ran:
+                others.append(r)
+        if not others:
+            return None
+        ours = await self._written(unit)
+        if not ours:
+            return None
+        watched = set(unit.watched)
+        for row in others:
+            theirs = await self._written(row.unit)
+            hit = [k for k in ours if k not in watched and (theirs is None or k in theirs)]
+            if hit:
+                what = _short(row.unit.commands[0]) if row.unit.kind != "transaction" else "MULTI … EXEC"
+                return "unwatched", self.say("unwatched", key=_name(sorted(hit)[0]), who=row.client, cmd=what,
+                                             seq=row.seq, start=start, client=client)
+        return None
+
+    def _execabort(self, unit: Unit):
+        if not unit.rejected:
+            return "execabort", self.say("execabort_unknown", error=_error(unit.reply))
+        argv, err = unit.rejected[0]
+        more = len(unit.rejected) - 1
+        return "execabort", self.say("execabort", cmd=_short(argv), error=_error(err),
+                                     more=self.say("execabort_more", n=more) if more else "")
+
+    def _busy(self, client: str, kind: str):
+        runner = next(((c, argv, t) for c, (argv, t) in self.in_flight.items()
+                       if c != client and (argv[0].lower() in SCRIPT_COMMANDS or argv[0].lower() == b"function")),
+                      None)
+        if runner is None:
+            return kind, self.say(f"{kind}_unknown")
+        other, argv, started = runner
+        return kind, self.say(kind, who=other, cmd=_short(argv, 30), seconds=f"{time.monotonic() - started:.1f}")
+
+    def _noscript(self, sha: str, seq: int):
+        loaded = None
+        rows = list(self.pg.order.rows)
+        for i in range(len(rows) - 1, -1, -1):
+            row = rows[i]
+            if row.seq >= seq and row.unit is not None:
+                continue
+            if _loads(row, sha):
+                loaded = i
+                break
+        if loaded is None:
+            return "noscript-never", self.say("noscript_never")
+        for row in rows[loaded + 1:]:
+            if row.unit is not None and row.seq >= seq:
+                break
+            if row.unit is None and row.mark in ("reset", "flush", "restart"):
+                return "noscript-flushed", self.say(f"noscript_mark_{row.mark}", loaded=rows[loaded].seq)
+            if row.unit is not None and row.unit.ran and _is_script_flush(row.unit.commands[0]):
+                return "noscript-flushed", self.say("noscript_flush", who=row.client, seq=row.seq,
+                                                    loaded=rows[loaded].seq)
+        return "noscript-flushed", self.say("noscript_gone", loaded=rows[loaded].seq)
+
+
+def _is_script_flush(argv) -> bool:
+    return len(argv) > 1 and argv[0].lower() == b"script" and argv[1].lower() == b"flush"
+
+
+def _sha_of(argv) -> str | None:
+    cmd = argv[0].lower()
+    if cmd in (b"eval", b"eval_ro") and len(argv) > 1:
+        return hashlib.sha1(argv[1]).hexdigest()
+    if cmd == b"script" and len(argv) > 2 and argv[1].lower() == b"load":
+        return hashlib.sha1(argv[2]).hexdigest()
+    if cmd in (b"evalsha", b"evalsha_ro") and len(argv) > 1:
+        return argv[1].decode("ascii", "replace").lower()
+    return None
+
+
+def _loads(row, sha: str) -> bool:
+    """Did this row put script `sha` in the cache (or show that it was there)?"""
+    if row.unit is None:
+        return any(_sha_of(list(argv)) == sha for argv in row.setup if argv)
+    if not row.unit.started:
+        return False
+    return any(_sha_of(argv) == sha for argv in row.unit.commands)
+
+
+def _error(reply) -> str:
+    if isinstance(reply, Err):
+        return reply.message.decode("utf-8", "replace")
+    return "?" if reply is None or reply is Nil or isinstance(reply, Array) else str(reply)

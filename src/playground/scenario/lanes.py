@@ -1,0 +1,169 @@
+"""Server order on screen: one shared time axis, one column per client.
+
+Each row is a unit in the order the server ran it, numbered with its server-order
+number (the number in the panes' gutters): a command, or a MULTI…EXEC or a script as
+one block at the moment it ran (EXEC time, not queue time). Part boundaries (fresh
+starts), flushes and restarts are drawn across all lanes, and a "why" (engine/why.py)
+under the unit it explains.
+
+Built from the engine's units (the stepper's `entry_for` draws a unit's lines; never
+from rendered text), laid out in terminal cells (playground.cells): `run --format
+text` prints it, the TUI's lanes view (tui/lanes_view.py) styles the same lines.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from playground.cells import pad, width, wrap
+from playground.engine.units import Unit
+from playground.resp.cli_format import render
+from playground.scenario.stepper import entry_for
+
+GUTTER = 4          # "  12": the server-order number, then SEP
+SEP = " │ "
+MIN_LANE = 12
+
+
+@dataclass
+class LaneRow:
+    """One unit on the time axis, or a boundary across all lanes (`client` empty)."""
+
+    seq: int | None
+    client: str
+    lines: list[str]
+    atomic: bool = False
+    note: str = ""
+    reply: str = ""                          # the reply's first line ("" for none)
+    whys: list[str] = field(default_factory=list)
+
+
+def reply_line(unit: Unit) -> str:
+    """The reply as redis-cli prints it, first line only (`…` when there is more)."""
+    if unit.reply is None:
+        return ""
+    argv = [b"EXEC"] if unit.kind == "transaction" else list(unit.commands[0])
+    try:
+        text = render(unit.reply, argv).decode("utf-8", "replace").rstrip("\n")
+    except Exception:
+        return ""
+    first, _, rest = text.partition("\n")
+    return first + (" …" if rest else "")
+
+
+def row_for(unit: Unit, shown: str | None = None, whys=()) -> LaneRow:
+    entry = entry_for(unit, shown)
+    return LaneRow(unit.seq, unit.client, list(entry.lines), entry.atomic, entry.note, reply_line(unit),
+                   [w.text if hasattr(w, "text") else str(w) for w in whys])
+
+
+_MARKS = {"reset": "fresh start", "flush": "flushed by the playground", "restart": "server restarted"}
+
+
+def rows_from_order(rows) -> list[LaneRow]:
+    """The engine's server order (engine/server_order.py) as lane rows."""
+    out = []
+    for row in rows:
+        if row.unit is None:
+            label = f"part: {row.text}" if row.mark == "reset" and row.text else _MARKS.get(row.mark, row.mark)
+            out.append(LaneRow(None, "", [label]))
+        else:
+            out.append(row_for(row.unit, whys=row.whys))
+    return out
+
+
+def rows_from_steps(steps) -> list[LaneRow]:
+    """A scenario run's steps (runner.StepResult) as lane rows, in server order (a
+    blocked command's row comes when its reply came)."""
+    out = []
+    for step in steps:
+        for unit in step.units:
+            single = unit.kind != "transaction"
+            shown = (step.command or step.step.display) if single and not step.step.wait else None
+            whys = [w for w in step.whys if getattr(w, "seq", unit.seq) == unit.seq]
+            out.append(row_for(unit, shown, whys))
+    return sorted(out, key=lambda r: r.seq if r.seq is not None else 0)
+
+
+def _chop(line: str, cells: int) -> list[str]:
+    """A line cut into pieces of at most `cells` cells (commands are not re-flowed)."""
+    pieces, piece, used = [], "", 0
+    for char in line:
+        w = width(char)
+        if used + w > cells and piece:
+            pieces.append(piece)
+            piece, used = "", 0
+        piece, used = piece + char, used + w
+    return pieces + [piece] if piece or not pieces else pieces
+
+
+def lane_width(clients, total: int) -> int:
+    n = max(1, len(clients))
+    return max(MIN_LANE, (total - GUTTER - len(SEP) * n) // n)
+
+
+def layout(rows: list[LaneRow], clients, total: int = 80, why_label: str = "why") -> list[tuple[str, str]]:
+    """(line, kind) pairs; kind: "head", "rule", "part", "cmd", "box", "reply", "note", "why"."""
+    clients = tuple(clients)
+    lane = lane_width(clients, total)
+    full = GUTTER + (lane + len(SEP)) * len(clients)
+    out = [("   #" + SEP + SEP.join(pad(c, lane) for c in clients).rstrip(), "head"),
+           ("─" * GUTTER + "─┼─" + "─┼─".join("─" * lane for _ in clients), "rule")]
+    for row in rows:
+        if not row.client:
+            label = f" {row.lines[0]} "
+            left = max(2, (full - width(label)) // 2)
+            out.append(("─" * left + label + "─" * max(2, full - left - width(label)), "part"))
+            continue
+        where = clients.index(row.client) if row.client in clients else 0
+        body: list[tuple[str, str]] = []
+        if row.atomic or len(row.lines) > 1:
+            inner = lane - 4
+            body.append(("┌" + "─" * (lane - 2) + "┐", "box"))
+            for line in row.lines:
+                body += [(f"│ {pad(piece, inner)} │", "box") for piece in _chop(line, inner)]
+            if row.reply:
+                body += [(f"│ {pad(piece, inner)} │", "box") for piece in _chop("→ " + row.reply, inner)]
+            body.append(("└" + "─" * (lane - 2) + "┘", "box"))
+        else:
+            body += [(piece, "cmd") for line in row.lines for piece in _chop(line, lane)]
+            if row.reply:
+                body += [(piece, "reply") for piece in _chop("→ " + row.reply, lane)]
+        if row.note:
+            body += [("  " + piece, "note") for piece in wrap(f"({row.note})", lane - 2)]
+        for i, (text, kind) in enumerate(body):
+            cols = [" " * lane] * len(clients)
+            cols[where] = pad(text, lane)
+            number = f"{row.seq:>{GUTTER}}" if i == 0 and row.seq is not None else " " * GUTTER
+            out.append((number + SEP + SEP.join(cols).rstrip(), kind))
+        for why in row.whys:
+            head = f"  ↳ {why_label}: "
+            for i, piece in enumerate(wrap(why, full - width(head))):
+                out.append(((head if i == 0 else " " * width(head)) + piece, "why"))
+    return out
+
+
+def render_text(rows: list[LaneRow], clients, total: int = 80, why_label: str = "why") -> str:
+    return "\n".join(line for line, _ in layout(rows, clients, total, why_label)) + "\n"
+
+
+def render_markdown(rows: list[LaneRow], clients, why_label: str = "why") -> str:
+    clients = tuple(clients)
+    out = ["| # | " + " | ".join(clients) + " |", "|---|" + "---|" * len(clients)]
+    for row in rows:
+        if not row.client:
+            out.append(f"| | **{row.lines[0]}** |" + " |" * (len(clients) - 1))
+            continue
+        cells = [""] * len(clients)
+        text = "<br>".join(f"`{x}`" for x in row.lines)
+        if row.atomic:
+            text = "**one block:** " + text
+        if row.reply:
+            text += f"<br>→ `{row.reply}`"
+        if row.note:
+            text += f"<br>_{row.note}_"
+        for why in row.whys:
+            text += f"<br>_↳ {why_label}: {why}_"
+        cells[clients.index(row.client) if row.client in clients else 0] = text.replace("|", "\\|")
+        out.append(f"| {row.seq} | " + " | ".join(cells) + " |")
+    return "\n".join(out) + "\n"

@@ -1,0 +1,76 @@
+"""The lanes view: what the server ran so far, in server order, one column per client.
+
+The rows come from the engine's server order (engine/server_order.py: every unit the
+executor saw, typed or stepped, and the playground's fresh starts, flushes and
+restarts), laid out by scenario/lanes.py: a MULTI…EXEC or a script is one block at
+the moment it ran, and a "why" sits under the unit it explains. Shown with Ctrl+T (the
+panes then number their replies in a gutter with the same numbers).
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.containers import VerticalScroll
+from textual.reactive import reactive
+from textual.widgets import Static
+
+SHOWN_ROWS = 400  # the newest rows drawn (the engine keeps more)
+
+STYLES = {"head": "bold", "rule": "dim", "part": "bold yellow", "cmd": "", "box": "",
+          "reply": "dim", "note": "italic dim", "why": "italic #8f8fc8"}
+
+
+class LanesView(VerticalScroll, can_focus=True):
+    """Server order: one shared time axis, one column per client."""
+
+    DEFAULT_CSS = """
+    LanesView { display: none; height: 1fr; border: round $secondary; padding: 0 1; }
+    LanesView.-shown { display: block; }
+    LanesView > Static { width: auto; }
+    """
+
+    drawn: reactive[int] = reactive(-1, init=False)
+    """The server order's version last drawn (-1: never)."""
+
+    def __init__(self, clients, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.clients = tuple(clients)
+        self.border_title = "Server order (Ctrl+T hides)"
+
+    def compose(self):
+        yield Static(id="lanes-text")
+
+    def on_mount(self) -> None:
+        self.set_interval(0.25, self._tick)
+
+    def _tick(self) -> None:
+        if self.has_class("-shown") and self.app.playground.order.version != self.drawn:
+            self.draw()
+
+    def on_resize(self) -> None:
+        if self.has_class("-shown"):
+            self.draw()
+
+    def text(self, total: int) -> Text:
+        """The lanes as styled text, `total` cells wide."""
+        from playground.engine.why_text import LABEL
+        from playground.scenario import lanes  # the scenario modules load when first shown, not at start-up
+
+        order = self.app.playground.order
+        rows = lanes.rows_from_order(list(order.rows)[-SHOWN_ROWS:])
+        if not getattr(self.app, "show_why", True):
+            for row in rows:
+                row.whys = []
+        out = Text()
+        label = LABEL.get(getattr(self.app, "lang", "en"), LABEL["en"])
+        for line, kind in lanes.layout(rows, self.clients, total, label):
+            out.append(line + "\n", style=STYLES.get(kind, ""))
+        if not rows:
+            out.append("Nothing ran yet: type a command in a pane.", style="italic dim")
+        return out
+
+    def draw(self) -> None:
+        total = max(40, self.size.width - 2)
+        self.query_one("#lanes-text", Static).update(self.text(total))
+        self.drawn = self.app.playground.order.version
+        self.scroll_end(animate=False)

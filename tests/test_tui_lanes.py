@@ -1,0 +1,71 @@
+"""The server order and the whys in the app: Ctrl+T (lanes view, gutter numbers), Ctrl+Y
+(why notes), in free play and in a stepped scenario."""
+
+from textual.widgets import Static
+
+from playground.scenario.library import resolve
+from playground.scenario.model import load_scenario
+from playground.tui.app import make_app
+from playground.tui.lanes_view import LanesView
+from playground.tui.teaching_screens import PredictScreen
+from test_tui import log_text, started, type_command, wait_until
+
+RACE = [("A", "SET balance 100"), ("A", "WATCH balance"), ("B", "DECRBY balance 30"), ("A", "MULTI"),
+        ("A", "DECRBY balance 50"), ("A", "EXEC")]
+
+
+def lanes_text(app) -> str:
+    return str(app.query_one("#lanes-text", Static).render())
+
+
+async def test_ctrl_t_shows_lanes_and_gutters_and_ctrl_y_hides_the_whys(server_binary):
+    app = make_app(server_binary.path)
+    async with app.run_test(size=(120, 45)) as pilot:
+        await started(pilot, app)
+        for client, line in RACE:
+            await type_command(pilot, app, client, line)
+        log = log_text(app, "A")
+        assert log[log.index("A> EXEC") + 1] == "(nil)"  # redis-cli's text, untouched
+        why = " ".join(log[log.index("(nil)") + 1:])
+        assert why.startswith("  ↳ why: B changed WATCHed balance (DECRBY balance 30, #3)")
+        lanes = app.query_one(LanesView)
+        assert not lanes.display
+
+        await pilot.press("ctrl+t")
+        await wait_until(pilot, lambda: lanes.display and "MULTI" in lanes_text(app))
+        text = lanes_text(app)
+        assert [line[:4].strip() for line in text.splitlines() if line[:4].strip().isdigit()] == ["1", "2", "3", "6"]
+        assert "↳ why: B changed WATCHed balance" in text
+        log = log_text(app, "A")
+        assert "  6 (nil)" in log and "    A> EXEC" in log      # the number in the gutter
+        assert "  3 (integer) 70" in log_text(app, "B")
+
+        await pilot.press("ctrl+y")
+        await wait_until(pilot, lambda: not any("why:" in line for line in log_text(app, "A")))
+        assert "why:" not in lanes_text(app)
+        await type_command(pilot, app, "B", "SET balance 1")
+        await wait_until(pilot, lambda: "SET balance 1" in lanes_text(app))  # follows free typing
+
+        await pilot.press("ctrl+t", "ctrl+y")
+        await wait_until(pilot, lambda: not lanes.display and any("why:" in line for line in log_text(app, "A")))
+        assert "(nil)" in log_text(app, "A") and "  6 (nil)" not in log_text(app, "A")
+
+
+async def test_stepped_scenario_shows_its_why_and_its_part_in_the_lanes(server_binary):
+    app = make_app(server_binary.path, open_scenario=load_scenario(resolve("watch-abort")))
+    async with app.run_test(size=(120, 45)) as pilot:
+        await started(pilot, app)
+        await wait_until(pilot, lambda: app.teacher is not None and app.teacher.stepper is not None
+                         and not app._teaching)
+        app.teacher.speed_index = 0  # no typing animation
+        while "A> EXEC" not in log_text(app, "A"):
+            await pilot.press("space")
+            if isinstance(app.screen, PredictScreen):
+                await pilot.press("1")
+            await wait_until(pilot, lambda: not app._teaching)
+        await wait_until(pilot, lambda: "↳ why: B changed WATCHed balance (SET balance 200, #3)"
+                         in " ".join(log_text(app, "A")))
+        await pilot.press("ctrl+t")
+        await wait_until(pilot, lambda: "EXEC" in lanes_text(app))
+        text = lanes_text(app)
+        assert "fresh start" in text and "↳ why: B changed WATCHed balance" in text

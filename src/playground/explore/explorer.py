@@ -139,8 +139,9 @@ class Explorer:
         self.footprints = await footprints(self.pg.reader, self.programs)
         planned = self._plan(lengths, result)
         own = tuple(s.client for s in self.part.steps)
+        clients = list(self.programs)
         if result.reduced:
-            own_key = sch.canonical_form(own, self.independent, list(self.programs))
+            own_key = sch.canonical_form(own, self.independent, clients)
         else:
             own_key = own
             if own not in planned:
@@ -149,12 +150,13 @@ class Explorer:
         own_run = None
         for schedule in planned:
             run = await self.run_schedule(schedule)
-            if run.schedule in runs:
-                continue  # a blocked client made two plans run the same order
-            run.covers = sch.class_size(run.schedule, self.independent) if result.reduced else 1
-            runs[run.schedule] = run
+            # a blocked client can make two plans run the same (or an equivalent) order
+            key = sch.canonical_form(run.schedule, self.independent, clients) if result.reduced else run.schedule
+            if key not in runs:
+                run.covers = sch.class_size(run.schedule, self.independent) if result.reduced else 1
+                runs[key] = run
             if schedule == own_key:
-                own_run = run
+                own_run = runs[key]
         await self.runner._discard_pending()
         result.own_order = own
         result.runs = len(runs)
@@ -267,7 +269,9 @@ class Explorer:
         from playground.resp.cli_lines import format_argv
 
         return "; ".join(f"{c} waits in {format_argv(list(job.argv))}"
-                         for c, (job, _) in self.runner._pending.items() if not job.task.done())
+                         for c, (job, _) in sorted(self.runner._pending.items(),
+                                                   key=lambda item: list(self.programs).index(item[0]))
+                         if not job.task.done())
 
     async def _collect(self, client: str) -> None:
         """The reply of a command that blocked arrived, and the client's next step is a

@@ -117,7 +117,7 @@ def _program_footprints(program: list[Step], keys_of: dict, readonly: set) -> li
         if blocker is not None and step.argv:
             fp = _union(fp, blocker)
         out.append(fp)
-        if step.argv and (branching or not in_multi) and (step.blocking or may_block(step.argv)):
+        if step.argv and (branching or not in_multi) and may_block(step.argv):
             blocker = Footprint(fp.keys)
         else:
             blocker = None

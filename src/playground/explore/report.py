@@ -79,7 +79,7 @@ def _summary(r: Exploration) -> str:
         parts.append(f"{reached:,} of {r.covered:,} schedules reach the challenge's state ({GOAL_MARK})")
     deadlocks = sum(c.count for c in r.classes if c.deadlock)
     if deadlocks:
-        parts.append(f"{deadlocks:,} schedule{'s' if deadlocks != 1 else ''} end in a deadlock")
+        parts.append(f"{deadlocks:,} schedule" + ("s end" if deadlocks != 1 else " ends") + " in a deadlock")
     own = next((c for c in r.classes if c.own), None)
     if own is not None:
         parts.append(f"the scenario's own order ({label(r.own_order)}) is in the outcome marked {OWN_MARK}")

@@ -10,7 +10,7 @@ import pytest
 from playground.cells import width
 from playground.cli.main import main
 from playground.explore import schedules as sch
-from playground.explore.explorer import ExploreError, explore
+from playground.explore.explorer import ExploreError, explore, programs_of
 from playground.explore.free_play import typed_scenario
 from playground.explore.report import render_json, render_markdown, render_text
 from playground.scenario.library import resolve
@@ -260,3 +260,21 @@ def test_free_play_input_mistakes():
         typed_scenario([("A", "   ")])
     with pytest.raises(ExploreError, match='A> SET "x: Invalid'):
         typed_scenario([("A", 'SET "x')])
+
+
+@pytest.mark.asyncio
+async def test_a_class_steps_through_as_its_own_scenario(pg, tmp_path):
+    from playground.explore.explorer import schedule_scenario
+    from playground.explore.snapshot import Snapshotter
+    from playground.scenario.runner import Runner
+
+    for case in (scenario("lost-update"), write(tmp_path, "deadlock", MAY_DEADLOCK)):
+        result = await explore(pg, case)
+        for cls in result.classes:
+            ordered = schedule_scenario(result, cls)
+            programs = programs_of(case, case.parts[0])
+            commands = [c for c, i in sch.moves(cls.first) if not programs[c][i].wait]
+            assert [s.client for s in ordered.parts[0].steps if not s.wait] == commands
+            replay = await Runner(pg).run(ordered)
+            assert replay.ok, (cls.label, replay.failed_checks)
+            assert (await Snapshotter(pg).read()).signature == cls.snapshot.signature, cls.label

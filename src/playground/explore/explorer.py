@@ -42,6 +42,8 @@ class Run:
     snapshot: Snapshot
     deadlock: str | None = None      # who waits for ever, when nobody can move
     covers: int = 1                  # schedules this run stands for
+    moves: list[tuple[str, int | None, bool]] = field(default_factory=list)
+    # what ran, in order: (client, index of its step or None for taking a blocked reply, blocked?)
 
 
 @dataclass
@@ -53,6 +55,7 @@ class OutcomeClass:
     runs: int = 0                    # schedules run
     goal_reached: bool | None = None  # the challenge's goal state (None: no challenge)
     own: bool = False                # the scenario's own order is in this class
+    first_run: Run | None = None
 
     @property
     def label(self) -> str:
@@ -194,7 +197,8 @@ class Explorer:
             cls = classes.get(key)
             if cls is None:
                 goal = judge(run.snapshot, spec.state) if spec else None
-                cls = classes[key] = OutcomeClass(run.snapshot, run.deadlock, run.schedule, goal_reached=goal)
+                cls = classes[key] = OutcomeClass(run.snapshot, run.deadlock, run.schedule, goal_reached=goal,
+                                                  first_run=run)
             cls.count += run.covers
             cls.runs += 1
             if run is own_run:
@@ -213,6 +217,7 @@ class Explorer:
         position = dict.fromkeys(self.programs, 0)
         remaining = list(planned)
         executed: list[str] = []
+        done: list[tuple[str, int | None, bool]] = []
         deadlock = None
         while True:
             await self._settle_pending()
@@ -231,13 +236,15 @@ class Explorer:
             step = self.programs[client][position[client]]
             if client in runner._pending and not step.wait:
                 await self._collect(client)
-            await runner.run_step(self.scenario, self.part.name, step)
+                done.append((client, None, False))
+            out = await runner.run_step(self.scenario, self.part.name, step)
+            done.append((client, position[client], client in runner._pending and runner._pending[client][1] is out))
             position[client] += 1
             executed.append(client)
         shot = await self.snapshots.read()
         if deadlock:
             await runner._discard_pending()
-        return Run(tuple(executed), shot, deadlock)
+        return Run(tuple(executed), shot, deadlock, moves=done)
 
     def _can_move(self, client: str) -> bool:
         pending = self.runner._pending.get(client)
@@ -279,6 +286,40 @@ class Explorer:
         _, origin = self.runner._pending[client]
         wait = replace(origin.step, wait=True, argv=None, blocking=False)
         await self.runner.run_step(self.scenario, self.part.name, wait)
+
+
+def schedule_scenario(result: Exploration, cls: OutcomeClass) -> Scenario:
+    """The class's first schedule as a scenario of its own, to step through like any
+    other: the part's setup, then the steps in that order (reply checks off; a command
+    that blocked in that order is marked blocking, and the reply of one whose client
+    moved on without a wait step arrives as a wait step)."""
+    run = cls.first_run
+    programs = programs_of(result.scenario, result.part)
+    steps: list[Step] = []
+    moves = sch.moves(run.schedule)
+    label = sch.label(run.schedule)
+    n = 0
+    blocked_step: dict[str, Step | None] = {}   # each client's command still waiting, if any
+    for client, index, blocked in run.moves:
+        if index is None:
+            origin = blocked_step.pop(client, None)
+            steps.append(Step(len(steps) + 1, client, None, "(reply arrives)", wait=True,
+                              save=origin.save if origin else None,
+                              narration=f"{client}'s blocked command gets its reply."))
+            continue
+        step = programs[client][index]
+        n += 1
+        note = f"Move {n} of {len(moves)} in {label}: {client}{index + 1}."
+        if cls.deadlock and n == len(moves):
+            note += f" Nobody can move after this: {cls.deadlock}."
+        if step.wait and blocked_step.pop(client, None) is None:
+            continue  # in this order the command answered at once: no reply to wait for
+        if blocked:
+            blocked_step[client] = step
+        steps.append(replace(step, number=len(steps) + 1, blocking=blocked, narration=note))
+    part = Part(result.part.name, result.part.setup, result.part.setup_display, tuple(steps))
+    return replace(result.scenario, id=f"{result.scenario.id} {label}",
+                   title=f"{result.scenario.title} · schedule {label}", parts=(part,), challenge=None)
 
 
 async def explore(pg: Playground, scenario: Scenario, part: int = 1, **kwargs) -> Exploration:

@@ -296,7 +296,7 @@ class PlaygroundApp(App):
                 await {"begin": teacher.begin, "next": teacher.next, "previous": teacher.previous,
                        "restart": teacher.restart, "end": teacher.run_to_end, "jump": teacher.jump,
                        "rewind_here": teacher.rewind_here, "timeline": teacher.show_timeline,
-                       "undo": teacher.undo}[what]()
+                       "undo": teacher.undo, "explore": teacher.explore}[what]()
         except Exception as exc:  # never a traceback in front of the class
             self.notify(f"{what}: {exc}", severity="error")
         finally:

@@ -237,6 +237,34 @@ class Teacher:
         await self.after_step(None)
         self.render()
 
+    # -- every schedule (the race explorer) -----------------------------------------
+
+    async def explore(self) -> None:
+        """Run every schedule of the current part (the challenge's in challenge mode),
+        show the outcomes; the one picked opens as a scenario of its own order."""
+        from playground.explore.explorer import ExploreError, Explorer, schedule_scenario
+        from .explore_screen import ExploreScreen
+
+        part = self.scenario.challenge.part + 1 if self.challenge is not None else 1
+        if self.stepper is not None and self.stepper.next_step() is not None:
+            part = self.scenario.parts.index(self.stepper.next_step()[0]) + 1
+        self.message = Text("Running every schedule on the server…", style="italic")
+        self.render()
+        try:
+            result = await Explorer(self.app.playground, self.scenario, part, limit=2000,
+                                    executor=self.app.executor, sink=lambda event: None).explore()
+        except ExploreError as exc:
+            self.message = Text(str(exc), style="bold red")
+            self.render()
+            return
+        finally:
+            self.clear_panes()
+        picked = await self.app.push_screen_wait(ExploreScreen(result))
+        if picked is None:
+            await self.begin()
+            return
+        self.app.call_later(self.app.open_scenario, schedule_scenario(result, result.classes[picked]))
+
     # -- views --------------------------------------------------------------------
 
     def timeline_text(self) -> str:
@@ -277,7 +305,8 @@ class Teacher:
                     text.append(step.display, style=style)
                     text.append("  ")
                 text.append("\n")
-            text.append("keys: a/b move a client · u undo · r restart · t timeline · x close\n", style="dim")
+            text.append("keys: a/b move a client · u undo · r restart · t timeline · s every schedule · "
+                        "x close\n", style="dim")
         else:
             st = self.stepper
             total = len(st.flat)
@@ -299,7 +328,7 @@ class Teacher:
                          else f"{step.client}> {st.runner.preview(step)}")
                 text.append(f"next: {shown}\n", style="cyan")
             text.append("keys: Space next · p previous · r restart · e end · o autoplay · g go to · "
-                        "t timeline · f presenter · x close\n", style="dim")
+                        "t timeline · s every schedule · f presenter · x close\n", style="dim")
         if self.diverged:
             names = ", ".join(sorted(k.decode(errors="replace") for k in self.diverged))
             text.append(f"You changed {names} by hand: the next steps may not match the lesson. "

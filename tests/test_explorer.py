@@ -278,3 +278,45 @@ async def test_a_class_steps_through_as_its_own_scenario(pg, tmp_path):
             replay = await Runner(pg).run(ordered)
             assert replay.ok, (cls.label, replay.failed_checks)
             assert (await Snapshotter(pg).read()).signature == cls.snapshot.signature, cls.label
+
+
+async def test_in_the_app_pick_an_outcome_and_step_through_it(server_binary):
+    from textual.widgets import OptionList
+
+    from playground.tui.app import make_app
+    from playground.tui.explore_screen import ExploreScreen
+    from test_tui import log_text, wait_until
+    from test_tui_teaching import opened, panel_text, press_and_wait
+
+    app = make_app(server_binary.path, open_scenario=scenario("lost-update"))
+    async with app.run_test(size=(140, 45)) as pilot:
+        await opened(pilot, app)
+        await pilot.press("s")
+        await wait_until(pilot, lambda: isinstance(app.screen, ExploreScreen))
+        options = app.screen.query_one(OptionList)
+        assert options.option_count == 2
+        assert "A1 A2 B1 B2" in str(options.get_option_at_index(1).prompt)
+        await pilot.press("down", "enter")
+        await wait_until(pilot, lambda: "schedule A1 A2 B1 B2" in panel_text(app) and "Press Space" in panel_text(app))
+        app.teacher.speed_index = 0
+        for _ in range(4):
+            await press_and_wait(pilot, app, "space")
+        assert log_text(app, "A") == ["A> GET counter", '"4"', "A> SET counter 5", "OK"]
+        assert log_text(app, "B") == ["B> GET counter", '"5"', "B> SET counter 6", "OK"]
+
+
+async def test_free_play_in_the_app_leaves_the_keys_alone(server_binary):
+    from playground.tui.app import make_app
+    from playground.tui.explore_screen import ExploreScreen
+    from test_tui import started, type_command, wait_until
+
+    app = make_app(server_binary.path)
+    async with app.run_test(size=(140, 45)) as pilot:
+        await started(pilot, app)
+        for client, line in (("A", "SET k a"), ("B", "SET k b"), ("A", "APPEND k 1")):
+            await type_command(pilot, app, client, line)
+        app.action_explore_typed()
+        await wait_until(pilot, lambda: isinstance(app.screen, ExploreScreen), timeout=20)
+        assert app.screen.result.total == 3
+        assert {c.snapshot.describe("k") for c in app.screen.result.classes} == {'"a1"', '"b"', '"b1"'}
+        assert await app.playground.execute("A", [b"GET", b"k"]) == b"b1"  # untouched

@@ -47,3 +47,16 @@ def _parse(where: str, line: str):
     if parsed.repeat > 100:
         raise ExploreError(f"{where}: a repeat count of at most 100 here")
     return tuple(parsed.argv), max(parsed.repeat, 1)
+
+
+async def explore_typed(typed: list[tuple[str, str]], clients: tuple[str, ...], binary,
+                        limit: int = 2000, seed: int = 0):
+    """Explore `typed` on a private server of its own (started from `binary` and stopped
+    afterwards): the keys of the playground the lines were typed in are left alone."""
+    from playground.engine.playground import Playground
+    from playground.explore.explorer import Explorer
+    from playground.server import PrivateServer
+
+    scenario = typed_scenario(typed, clients)
+    async with Playground(server=PrivateServer(binary), clients=clients) as pg:
+        return await Explorer(pg, scenario, limit=limit, seed=seed).explore()

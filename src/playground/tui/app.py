@@ -306,6 +306,12 @@ class PlaygroundApp(App):
 
     _teaching = False
 
+    def action_explore_typed(self) -> None:
+        """Every order of the last commands typed in the panes (tui/explore_screen.py)."""
+        from .explore_screen import explore_typed_in_app
+
+        self.run_worker(explore_typed_in_app(self), group="explore", exclusive=True, exit_on_error=False)
+
     def action_presenter(self) -> None:
         """Presenter layout: a big narration panel; everything stays on the keyboard."""
         self.screen.toggle_class("-presenter")
@@ -386,6 +392,8 @@ class PlaygroundApp(App):
         yield SystemCommand("Record / stop recording", "Type freely, then save it as a scenario file",
                             self.action_record)
         yield SystemCommand("Export transcript (Markdown)", "For lesson notes", self.action_export_transcript)
+        yield SystemCommand("Could it have gone differently?", "Run every order of the commands just typed "
+                            "in the panes, on a server of its own", self.action_explore_typed)
         yield SystemCommand("Save screen as SVG", "A picture of the screen", self.action_save_svg)
         yield SystemCommand("Presenter layout", "Big narration panel", self.action_presenter)
         yield SystemCommand("Keys on/off", "Show or hide the key inspector", self.action_toggle_inspector)

@@ -66,3 +66,31 @@ class ExploreScreen(ModalScreen[int | None]):
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         self.dismiss(event.option_index)
+
+
+FREE_PLAY_LINES = 10  # the last lines typed that free play explores (5 and 5: 252 schedules)
+
+
+async def explore_typed_in_app(app) -> None:
+    """"Could this have gone differently?": every order of the last lines typed in the
+    panes, on a server of its own; picking an outcome steps through its schedule."""
+    from playground.explore.explorer import ExploreError, schedule_scenario
+    from playground.explore.free_play import explore_typed
+    from playground.server import ServerError, choose_binary
+
+    typed = [(client, line) for client, line, _ in app.transcript if client in app.clients][-FREE_PLAY_LINES:]
+    if len({client for client, _ in typed}) < 2:
+        app.notify("Type commands in at least two panes first: their orders are what gets explored.",
+                   severity="warning")
+        return
+    app.notify(f"Running every order of the last {len(typed)} commands typed, on a server of its own…")
+    server = app.playground.server
+    try:
+        binary = server.binary if server is not None else choose_binary(None)
+        result = await explore_typed(typed, tuple(app.clients), binary)
+    except (ExploreError, ServerError, OSError) as exc:
+        app.notify(str(exc), severity="error")
+        return
+    picked = await app.push_screen_wait(ExploreScreen(result))
+    if picked is not None:
+        app.open_scenario(schedule_scenario(result, result.classes[picked]))

@@ -305,8 +305,7 @@ class Teacher:
                     text.append(step.display, style=style)
                     text.append("  ")
                 text.append("\n")
-            text.append("keys: a/b move a client · u undo · r restart · t timeline · s every schedule · "
-                        "x close\n", style="dim")
+            text.append("keys: a/b move a client · u undo · r restart · t timeline · x close\n", style="dim")
         else:
             st = self.stepper
             total = len(st.flat)
@@ -328,7 +327,7 @@ class Teacher:
                          else f"{step.client}> {st.runner.preview(step)}")
                 text.append(f"next: {shown}\n", style="cyan")
             text.append("keys: Space next · p previous · r restart · e end · o autoplay · g go to · "
-                        "t timeline · s every schedule · f presenter · x close\n", style="dim")
+                        "t timeline · f presenter · x close\n", style="dim")
         if self.diverged:
             names = ", ".join(sorted(k.decode(errors="replace") for k in self.diverged))
             text.append(f"You changed {names} by hand: the next steps may not match the lesson. "

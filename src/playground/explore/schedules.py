@@ -110,7 +110,7 @@ def _violates(prefix: list[Move], move: Move, order: dict[str, int], independent
 
 
 def canonical_schedules(lengths: dict[str, int], independent: Independent,
-                        budget: int = 2_000_000) -> Iterator[tuple[str, ...]]:
+                        budget: int = 200_000) -> Iterator[tuple[str, ...]]:
     """One schedule per equivalence class, the least one, in lexicographic order.
     A word is the least of its class iff no move commutes with every move back to an
     earlier move of a later client (Anisimov & Knuth's lexicographic normal form).

@@ -24,12 +24,13 @@ from dataclasses import dataclass, field, replace
 from playground.engine.executor import Executor
 from playground.engine.playground import Playground
 from playground.explore import schedules as sch
-from playground.explore.footprint import Footprint, block_timeout, footprints
+from playground.explore.footprint import Footprint, block_timeout, footprints, may_block
 from playground.explore.snapshot import Snapshot, Snapshotter, judge
 from playground.scenario.model import Part, Scenario, Step
 from playground.scenario.runner import WAIT_TIMEOUT, Runner, requirement_unmet
 
 DEFAULT_LIMIT = 10_000
+OTHER_WAIT = 2.0  # seconds a client held up by something other than a blocking command is given
 
 
 class ExploreError(Exception):
@@ -264,7 +265,12 @@ class Explorer:
         bound = 0.0
         for client, job in waiting:
             state = self.pg.sessions[client].state
-            limit = WAIT_TIMEOUT if state.busy_script else block_timeout(job.argv)
+            if state.busy_script:
+                limit = WAIT_TIMEOUT
+            elif may_block(job.argv):
+                limit = block_timeout(job.argv)   # None: it waits for ever
+            else:
+                limit = OTHER_WAIT                # held up some other way (CLIENT PAUSE ...)
             bound = max(bound, min(limit + 0.25, WAIT_TIMEOUT) if limit is not None else 0.0)
         if not waiting or bound <= 0:
             return False

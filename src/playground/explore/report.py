@@ -12,7 +12,7 @@ GOAL_MARK = "⚠"
 OWN_MARK = "◀"
 
 
-def _figures(r: Exploration) -> str:
+def figures(r: Exploration) -> str:
     n = f"{r.total:,} schedules (every interleaving that keeps each client's order)"
     if r.sampled:
         own = ", and the scenario's own order" if r.runs > r.limit else ""
@@ -27,7 +27,7 @@ def _figures(r: Exploration) -> str:
     return f"{n}: all run."
 
 
-def _outcome_lines(r: Exploration, cls: OutcomeClass) -> list[str]:
+def outcome_lines(r: Exploration, cls: OutcomeClass) -> list[str]:
     lines = [f"deadlock: {cls.deadlock}"] if cls.deadlock else []
     keys = r.keys
     lines += [f"{k} = {cls.snapshot.describe(k)}" for k in keys]
@@ -55,10 +55,10 @@ def _header(r: Exploration) -> list[str]:
 
 
 def render_text(r: Exploration) -> str:
-    lines = _header(r) + ["", _figures(r)]
+    lines = _header(r) + ["", figures(r)]
     count = len(r.classes)
     lines.append(f"{count} outcome{'s' if count != 1 else ''}:")
-    rows = [(f"{c.count:,}", _outcome_lines(r, c), c.label, _marks(c)) for c in r.classes]
+    rows = [(f"{c.count:,}", outcome_lines(r, c), c.label, _marks(c)) for c in r.classes]
     w_count = max([width("schedules")] + [width(a) for a, *_ in rows])
     w_out = max([width("outcome")] + [width(x) for _, out, *_ in rows for x in out])
     w_first = max([width("first schedule")] + [width(f) for _, _, f, _ in rows])
@@ -68,11 +68,11 @@ def render_text(r: Exploration) -> str:
             cells = [pad(n if i == 0 else "", w_count), pad(out[i] if i < len(out) else "", w_out),
                      pad(first if i == 0 else "", w_first), marks[i] if i < len(marks) else ""]
             lines.append(("  " + "  ".join(cells)).rstrip())
-    lines += ["", _summary(r)]
+    lines += ["", summary_line(r)]
     return "\n".join(lines) + "\n"
 
 
-def _summary(r: Exploration) -> str:
+def summary_line(r: Exploration) -> str:
     parts = []
     if r.goal is not None:
         reached = sum(c.count for c in r.classes if c.goal_reached)
@@ -96,11 +96,11 @@ def render_markdown(r: Exploration) -> str:
         lines.append(f"- **{client}**: " + ", ".join(f"{client}{i} `{_md(d)}`" for i, d in enumerate(steps, 1)))
     if r.goal:
         lines += ["", f"Challenge: {_md(r.goal)}"]
-    lines += ["", _figures(r), "", "| schedules | outcome | first schedule | |", "|---:|---|---|---|"]
+    lines += ["", figures(r), "", "| schedules | outcome | first schedule | |", "|---:|---|---|---|"]
     for c in r.classes:
-        out = "<br>".join(f"`{_md(x)}`" for x in _outcome_lines(r, c))
+        out = "<br>".join(f"`{_md(x)}`" for x in outcome_lines(r, c))
         lines.append(f"| {c.count:,} | {out} | `{c.label}` | {'<br>'.join(_md(m) for m in _marks(c))} |")
-    summary = _summary(r)
+    summary = summary_line(r)
     if summary:
         lines += ["", summary]
     return "\n".join(lines) + "\n"

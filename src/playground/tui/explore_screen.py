@@ -13,7 +13,7 @@ from textual.widgets.option_list import Option
 
 from playground.cells import pad, width
 from playground.explore.explorer import Exploration
-from playground.explore.report import GOAL_MARK, OWN_MARK, _figures, _outcome_lines, _summary
+from playground.explore.report import GOAL_MARK, OWN_MARK, figures, outcome_lines, summary_line
 
 
 class ExploreScreen(ModalScreen[int | None]):
@@ -35,12 +35,12 @@ class ExploreScreen(ModalScreen[int | None]):
 
     def compose(self) -> ComposeResult:
         r = self.result
-        rows = [(f"{c.count:,}", _outcome_lines(r, c), c.label) for c in r.classes]
+        rows = [(f"{c.count:,}", outcome_lines(r, c), c.label) for c in r.classes]
         w_count = max([width("schedules")] + [width(n) for n, _, _ in rows])
         w_out = max([width("outcome")] + [width(x) for _, out, _ in rows for x in out])
         with Vertical() as box:
             box.border_title = "Every schedule  (Enter: step through it · Esc: close)"
-            yield Static(Text(_figures(r)), id="explore-figures")
+            yield Static(Text(figures(r)), id="explore-figures")
             yield Static(Text("  " + "  ".join([pad("schedules", w_count), pad("outcome", w_out), "first schedule"]),
                               style="bold"))
             options = []
@@ -59,7 +59,7 @@ class ExploreScreen(ModalScreen[int | None]):
                             label.append(f"  {OWN_MARK} the scenario's order", style="dim")
                 options.append(Option(label))
             yield OptionList(*options)
-            yield Static(Text(_summary(r)), id="explore-summary")
+            yield Static(Text(summary_line(r)), id="explore-summary")
 
     def on_mount(self) -> None:
         self.query_one(OptionList).focus()

@@ -96,6 +96,9 @@ def build_parser() -> argparse.ArgumentParser:
     check = sub.add_parser("check", parents=[common, library],
                            help="replay scenarios (default: all bundled) and report N passed, N failed")
     check.add_argument("scenarios_to_check", nargs="*", metavar="ID|PATH")
+    from playground.cli.explore_command import add_parser as add_explore
+
+    add_explore(sub, [common, library])
     return parser
 
 
@@ -144,6 +147,10 @@ def main(argv: list[str] | None = None) -> int:
             from playground.cli import scenario_commands as commands
 
             return getattr(commands, f"cmd_{args.command}")(args)
+        if args.command == "explore":
+            from playground.cli.explore_command import cmd_explore
+
+            return cmd_explore(args)
         server = None
         if not args.url:  # spawn the private server first: it starts while Textual imports
             from playground.server import PrivateServer, choose_binary

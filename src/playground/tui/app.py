@@ -312,7 +312,7 @@ class PlaygroundApp(App):
                 await {"begin": teacher.begin, "next": teacher.next, "previous": teacher.previous,
                        "restart": teacher.restart, "end": teacher.run_to_end, "jump": teacher.jump,
                        "rewind_here": teacher.rewind_here, "timeline": teacher.show_timeline,
-                       "undo": teacher.undo}[what]()
+                       "undo": teacher.undo, "explore": teacher.explore}[what]()
         except Exception as exc:  # never a traceback in front of the class
             self.notify(f"{what}: {exc}", severity="error")
         finally:
@@ -321,6 +321,12 @@ class PlaygroundApp(App):
             self.set_timer(AUTOPLAY_PAUSE, lambda: self.action_teach("next") if teacher.autoplay else None)
 
     _teaching = False
+
+    def action_explore_typed(self) -> None:
+        """Every order of the last commands typed in the panes (tui/explore_screen.py)."""
+        from .explore_screen import explore_typed_in_app
+
+        self.run_worker(explore_typed_in_app(self), group="explore", exclusive=True, exit_on_error=False)
 
     def action_presenter(self) -> None:
         """Presenter layout: a big narration panel; everything stays on the keyboard."""
@@ -426,6 +432,8 @@ class PlaygroundApp(App):
         yield SystemCommand("Record / stop recording", "Type freely, then save it as a scenario file",
                             self.action_record)
         yield SystemCommand("Export transcript (Markdown)", "For lesson notes", self.action_export_transcript)
+        yield SystemCommand("Could it have gone differently?", "Run every order of the commands just typed "
+                            "in the panes, on a server of its own", self.action_explore_typed)
         yield SystemCommand("Save screen as SVG", "A picture of the screen", self.action_save_svg)
         yield SystemCommand("Presenter layout", "Big narration panel", self.action_presenter)
         yield SystemCommand("Keys on/off", "Show or hide the key inspector", self.action_toggle_inspector)

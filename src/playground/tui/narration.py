@@ -30,6 +30,7 @@ class NarrationPanel(Static, can_focus=True):
         Binding("g", "app.teach('jump')", "Go to step"),
         Binding("w", "app.teach('rewind_here')", "Rewind here", show=False),
         Binding("t", "app.teach('timeline')", "Timeline"),
+        Binding("s", "app.teach('explore')", "Every schedule", show=False),
         Binding("a", "app.teach('move:A')", "Step A", show=False),
         Binding("b", "app.teach('move:B')", "Step B", show=False),
         Binding("u", "app.teach('undo')", "Undo move", show=False),

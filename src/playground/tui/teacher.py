@@ -237,6 +237,34 @@ class Teacher:
         await self.after_step(None)
         self.render()
 
+    # -- every schedule (the race explorer) -----------------------------------------
+
+    async def explore(self) -> None:
+        """Run every schedule of the current part (the challenge's in challenge mode),
+        show the outcomes; the one picked opens as a scenario of its own order."""
+        from playground.explore.explorer import ExploreError, Explorer, schedule_scenario
+        from .explore_screen import ExploreScreen
+
+        part = self.scenario.challenge.part + 1 if self.challenge is not None else 1
+        if self.stepper is not None and self.stepper.next_step() is not None:
+            part = self.scenario.parts.index(self.stepper.next_step()[0]) + 1
+        self.message = Text("Running every schedule on the server…", style="italic")
+        self.render()
+        try:
+            result = await Explorer(self.app.playground, self.scenario, part, limit=2000,
+                                    executor=self.app.executor, sink=lambda event: None).explore()
+        except ExploreError as exc:
+            self.message = Text(str(exc), style="bold red")
+            self.render()
+            return
+        finally:
+            self.clear_panes()
+        picked = await self.app.push_screen_wait(ExploreScreen(result))
+        if picked is None:
+            await self.begin()
+            return
+        self.app.call_later(self.app.open_scenario, schedule_scenario(result, result.classes[picked]))
+
     # -- views --------------------------------------------------------------------
 
     def timeline_text(self) -> str:

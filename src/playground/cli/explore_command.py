@@ -1,0 +1,64 @@
+"""`redis-playground explore ID|PATH [--part N] [--limit N] [--format text|markdown|json]`:
+every interleaving of a scenario part's client programs, run on the private server,
+grouped by outcome (no Textual here)."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+
+from playground.engine.playground import Playground, install_exit_signals
+from playground.explore.explorer import DEFAULT_LIMIT, ExploreError, Explorer
+from playground.explore.report import RENDERERS
+from playground.scenario.library import resolve
+from playground.scenario.model import load_scenario
+
+
+def add_parser(sub, parents) -> None:
+    explore = sub.add_parser("explore", parents=parents,
+                             help="run every interleaving of a scenario's client programs and group "
+                                  "the schedules by outcome")
+    explore.add_argument("scenario", metavar="ID|PATH")
+    explore.add_argument("--part", type=int, default=None,
+                         help="which part (default: the challenge's part, else 1)")
+    explore.add_argument("--limit", type=int, default=DEFAULT_LIMIT,
+                         help=f"run at most this many schedules; past it, a reproducible sample "
+                              f"(default {DEFAULT_LIMIT:,})")
+    explore.add_argument("--seed", type=int, default=0, help="the sample's seed (default 0)")
+    explore.add_argument("--exhaustive", action="store_true",
+                         help="run every schedule, not one per class of equivalent schedules")
+    explore.add_argument("--format", choices=tuple(RENDERERS), default="text")
+
+
+def cmd_explore(args) -> int:
+    scenario = load_scenario(resolve(args.scenario, args.scenarios), args.lang)
+    if args.url and not args.allow_flush:
+        print("redis-playground: explore empties the server before every schedule (FLUSHALL); "
+              "with --url add --allow-flush, and only for a server whose data may go", file=sys.stderr)
+        return 2
+    part = args.part
+    if part is None:
+        part = scenario.challenge.part + 1 if scenario.challenge else 1
+    clients = list(dict.fromkeys([*args.clients, *scenario.clients]))
+    pg = Playground.create(server_choice=args.server, url=args.url, allow_flush=args.allow_flush,
+                           clients=clients)
+    try:
+        explorer = Explorer(pg, scenario, part, limit=args.limit, seed=args.seed,
+                            reduce=not args.exhaustive)
+    except ExploreError as exc:
+        print(f"redis-playground: {exc}", file=sys.stderr)
+        return 2
+    install_exit_signals()
+    try:
+        result = asyncio.run(_explore(pg, explorer))
+    except ExploreError as exc:
+        print(f"redis-playground: {exc}", file=sys.stderr)
+        return 1
+    sys.stdout.write(RENDERERS[args.format](result))
+    sys.stdout.flush()
+    return 0
+
+
+async def _explore(pg: Playground, explorer: Explorer):
+    async with pg:
+        return await explorer.explore()

@@ -1,0 +1,96 @@
+"""The race explorer's outcomes in the app: one line per outcome class; Enter steps
+through that class's first schedule like any scenario."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from playground.cells import pad, width
+from playground.explore.explorer import Exploration
+from playground.explore.report import GOAL_MARK, OWN_MARK, figures, outcome_lines, summary_line
+
+
+class ExploreScreen(ModalScreen[int | None]):
+    """Every outcome of every schedule of the open scenario's part; dismisses with the
+    index of the class to step through (None: closed)."""
+
+    DEFAULT_CSS = """
+    ExploreScreen { align: center middle; }
+    ExploreScreen > Vertical { width: 95%; max-width: 130; height: auto; max-height: 90%;
+        border: thick $accent; background: $surface; padding: 1 2; }
+    ExploreScreen OptionList { height: auto; max-height: 20; margin-top: 1; }
+    ExploreScreen #explore-summary { margin-top: 1; color: $text-muted; }
+    """
+    BINDINGS = [Binding("escape", "dismiss(None)", "Close")]
+
+    def __init__(self, result: Exploration) -> None:
+        super().__init__()
+        self.result = result
+
+    def compose(self) -> ComposeResult:
+        r = self.result
+        rows = [(f"{c.count:,}", outcome_lines(r, c), c.label) for c in r.classes]
+        w_count = max([width("schedules")] + [width(n) for n, _, _ in rows])
+        w_out = max([width("outcome")] + [width(x) for _, out, _ in rows for x in out])
+        with Vertical() as box:
+            box.border_title = "Every schedule  (Enter: step through it · Esc: close)"
+            yield Static(Text(figures(r)), id="explore-figures")
+            yield Static(Text("  " + "  ".join([pad("schedules", w_count), pad("outcome", w_out), "first schedule"]),
+                              style="bold"))
+            options = []
+            for (n, out, first), cls in zip(rows, r.classes):
+                label = Text()
+                for i, line in enumerate(out):
+                    if i:
+                        label.append("\n")
+                    label.append(pad(n if i == 0 else "", w_count) + "  ")
+                    label.append(pad(line, w_out), style="bold red" if cls.deadlock and i == 0 else "")
+                    if i == 0:
+                        label.append("  " + first, style="cyan")
+                        if cls.goal_reached:
+                            label.append(f"  {GOAL_MARK} the challenge's state", style="bold magenta")
+                        if cls.own:
+                            label.append(f"  {OWN_MARK} the scenario's order", style="dim")
+                options.append(Option(label))
+            yield OptionList(*options)
+            yield Static(Text(summary_line(r)), id="explore-summary")
+
+    def on_mount(self) -> None:
+        self.query_one(OptionList).focus()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(event.option_index)
+
+
+FREE_PLAY_LINES = 10  # the last lines typed that free play explores (5 and 5: 252 schedules)
+
+
+async def explore_typed_in_app(app) -> None:
+    """"Could this have gone differently?": every order of the last lines typed in the
+    panes, on a server of its own; picking an outcome steps through its schedule."""
+    from playground.explore.explorer import ExploreError, schedule_scenario
+    from playground.explore.free_play import explore_typed
+    from playground.server import ServerError, choose_binary
+
+    typed = [(client, line) for client, line, _ in app.transcript if client in app.clients][-FREE_PLAY_LINES:]
+    if len({client for client, _ in typed}) < 2:
+        app.notify("Type commands in at least two panes first: their orders are what gets explored.",
+                   severity="warning")
+        return
+    app.notify(f"Running every order of the last {len(typed)} commands typed, on a server of its own…")
+    server = app.playground.server
+    try:
+        binary = server.binary if server is not None else choose_binary(None)
+        result = await explore_typed(typed, tuple(app.clients), binary)
+    except (ExploreError, ServerError, OSError) as exc:
+        app.notify(str(exc), severity="error")
+        return
+    picked = await app.push_screen_wait(ExploreScreen(result))
+    if picked is not None:
+        app.open_scenario(schedule_scenario(result, result.classes[picked]))

@@ -108,7 +108,7 @@ client = "{c}"
 command = "MULTI"
 [[steps]]
 client = "{c}"
-command = "SET counter {{n+1}}"
+command = "SET counter ${{n+1}}"
 [[steps]]
 client = "{c}"
 command = "RPUSH done {c}"

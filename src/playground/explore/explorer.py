@@ -1,6 +1,6 @@
 """The race explorer: every interleaving of the clients' programs, run on the real server.
 
-Each client's steps of a part are its program (client-side `save`, `when` and `{n+1}`
+Each client's steps of a part are its program (client-side `save`, `when` and `${n+1}`
 included, reply checks off, as in a challenge). Every schedule starts from a fresh
 server (`Playground.reset`: no keys, no cached scripts, every client reset) and the
 part's setup, then runs its steps through the scenario runner and the one executor,

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from playground.resp.replies import Array, Bulk, Int, Map, Status
 from playground.scenario.model import StateCheck
-from playground.scenario.runner import _judge
+from playground.scenario.checks import judge as _judge
 
 _READS = {
     "string": lambda k: [b"GET", k],

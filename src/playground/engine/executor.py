@@ -22,6 +22,7 @@ from playground.resp.cli_format import render, render_head, render_invalidate
 from playground.resp.cli_lines import (INVALID_ARGUMENTS, INVALID_REPEAT, CommandLine, RepeatError,
                                        SplitError, format_argv, parse_line)
 from playground.resp.replies import Push
+from playground.engine.redirect import follow
 
 READING_MESSAGES = b"Reading messages... (press Ctrl-C to quit)\n"
 _SUBSCRIBE_WORDS = (b"subscribe", b"psubscribe", b"ssubscribe")
@@ -207,6 +208,8 @@ class Executor:
                     self.emit(ev.Sent(client, argv))
                 try:
                     reply = await session.execute(list(argv))
+                    if pg.follows_redirects:  # like redis-cli -c (engine/redirect.py)
+                        reply = await follow(pg, session, list(argv), reply, self.emit)
                 except ConnectionLost as exc:
                     await self._lost(session, result, word, str(exc))
                     return result

@@ -57,6 +57,7 @@ class Topology:
         self.info: dict[str, str] = {}
         self.ready = False
         self.socket_path = None  # no unix socket: clients use `address`
+        self.pristine = False
 
     # -- what the playground reads ------------------------------------------------
 
@@ -151,6 +152,7 @@ class Topology:
             self.stop()
             raise
         self.ready = True
+        self.pristine = True  # False once a server action changed a node (scenario resets restart)
         self.generation += 1
         return self
 

@@ -92,6 +92,7 @@ class Step:
     save: str | None = None          # remember this reply under a name (for {name} and when)
     when: tuple[str, str, object] | None = None  # (name, op, literal): run only if true
     template: bool = False           # the command uses {name} / {name+1} / {name-1}
+    server: str | None = None        # a server action instead of a command (scenario/server_steps.py)
 
     @property
     def has_reply_check(self) -> bool:
@@ -102,6 +103,8 @@ class Step:
         """What the step does, one handler each in the runner (`Runner.HANDLERS`):
         "command" sends a command (after `sleep`, if any); "wait" collects the reply
         of the client's earlier blocking command."""
+        if self.server is not None:
+            return "server"
         return "wait" if self.wait else "command"
 
 
@@ -136,6 +139,8 @@ class Scenario:
     challenge: ChallengeSpec | None = None
     language: str = ENGLISH             # the language its texts were loaded in
     missing: dict[str, tuple[str, ...]] = field(default_factory=dict)  # lang -> untranslated fields
+    topology: str = "single"            # "replica" or "cluster": run and check start one
+    replicas: int | None = None         # replicas (per primary in a cluster); None: the default
 
     def missing_translations(self, lang: str | None = None) -> tuple[str, ...]:
         """The texts with no translation into `lang` (default: the loaded language), which
@@ -156,7 +161,8 @@ def script_sha(source: str) -> str:
 
 # -- loading ----------------------------------------------------------------------
 
-_TOP = {"title", "lesson", "tags", "requires", "scripts", "clients", "setup", "steps", "parts", "challenge"}
+_TOP = {"title", "lesson", "tags", "requires", "scripts", "clients", "setup", "steps", "parts", "challenge",
+        "topology", "replicas"}
 _PART = {"name", "setup", "steps"}
 _STEP = {"client", "command", "args", "narration", "reply", "error", "match", "state", "predict",
          "pause", "blocking", "wait", "sleep", "server_stops", "requires", "save", "when"}
@@ -244,16 +250,18 @@ def parse_scenario(data: dict, path: Path, lang: str = ENGLISH) -> Scenario:
             raise where.error("[[parts]] tables, each with name, setup and steps", field_name="parts")
     else:
         raw_parts = [{"name": "", "setup": data.get("setup", []), "steps": data.get("steps")}]
+    from playground.scenario.server_steps import parse_topology
+    topology, replicas = parse_topology(data, where)
     parts = []
     for i, raw in enumerate(raw_parts, 1):
         _unknown(raw, _PART, where, part=raw.get("name") or str(i))
-        parts.append(_part(raw, i, where, scripts, clients))
+        parts.append(_part(raw, i, where, scripts, clients, topology))
     challenge = _challenge(data["challenge"], where, parts) if "challenge" in data else None
     return Scenario(path.stem, path, title, lesson.strip(), tags, requires, dict(scripts),
-                    clients, tuple(parts), challenge, lang, missing)
+                    clients, tuple(parts), challenge, lang, missing, topology, replicas)
 
 
-def _part(raw: dict, index: int, where: _Where, scripts: dict, clients: tuple) -> Part:
+def _part(raw: dict, index: int, where: _Where, scripts: dict, clients: tuple, topology: str = "single") -> Part:
     name = raw.get("name", "")
     label = name or (str(index) if index > 1 else None)
     if not isinstance(name, str):
@@ -276,7 +284,7 @@ def _part(raw: dict, index: int, where: _Where, scripts: dict, clients: tuple) -
     blocked: set[str] = set()
     saved: dict[str, set[str]] = {c: set() for c in clients}
     for n, step_raw in enumerate(steps_raw, 1):
-        step = _step(step_raw, n, where, scripts, clients, label, saved)
+        step = _step(step_raw, n, where, scripts, clients, label, saved, topology)
         if step.wait:
             if step.client not in blocked:
                 raise where.error(f"client {step.client} has no blocking step to wait for",
@@ -294,9 +302,13 @@ def _part(raw: dict, index: int, where: _Where, scripts: dict, clients: tuple) -
 
 
 def _step(raw, n: int, where: _Where, scripts: dict, clients: tuple, part: str | None,
-          saved: dict[str, set[str]]) -> Step:
+          saved: dict[str, set[str]], topology: str = "single") -> Step:
     if not isinstance(raw, dict):
         raise where.error("each step is a [[steps]] table", part=part, step=n)
+    if "server" in raw:
+        from playground.scenario.server_steps import parse_server_step
+        return parse_server_step(raw, n, where, clients, part, topology, step_class=Step, predict=_predict,
+                                 state=_state, requires=_requires, pause_text=PAUSE_TEXT[ENGLISH])
     _unknown(raw, _STEP, where, part=part, step=n)
     client = raw.get("client")
     if client is None:

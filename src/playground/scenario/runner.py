@@ -112,7 +112,8 @@ class Runner:
         self.executor = executor or Executor(pg)
         self._pending: dict[str, tuple[Job, StepResult]] = {}
         self.saved: dict[str, dict[str, object]] = {}  # client -> name -> value (save = "...")
-        self.HANDLERS = {"command": self._command_step, "wait": self._wait_step}
+        self.HANDLERS = {"command": self._command_step, "wait": self._wait_step,
+                         "server": self._server_step}
 
     async def run(self, scenario: Scenario) -> ScenarioResult:
         result = ScenarioResult(scenario, self.pg.label)
@@ -190,6 +191,10 @@ class Runner:
         if step.blocking and not step.server_stops:
             out.checks.append(CheckResult("blocks", False, "expected the command to block, it answered at once"))
         await self._finish(scenario, step, out, job.result(), argv)
+
+    async def _server_step(self, scenario: Scenario, step: Step, out: StepResult) -> None:
+        from playground.scenario.server_steps import run_server_step
+        await run_server_step(self, scenario, step, out)
 
     async def _wait_step(self, scenario: Scenario, step: Step, out: StepResult) -> None:
         pending = self._pending.pop(step.client, None)

@@ -195,6 +195,13 @@ class Topology:
                 return f"{node.name}: {exc}"
         primaries = [n for n in running if roles[n.name].get("role") == "master"]
         offsets = {n.port: int(roles[n.name].get("master_repl_offset", 0)) for n in primaries}
+        for node in primaries:  # and the primary knows it (what WAIT counts): acks arrive each second
+            info = roles[node.name]
+            for key, value in info.items():
+                if re.fullmatch(r"slave\d+", key):
+                    fields = dict(f.split("=", 1) for f in value.split(",") if "=" in f)
+                    if int(fields.get("offset", -1)) < offsets[node.port]:
+                        return f"{node.name}: a replica has not acknowledged everything yet"
         for node in running:
             info = roles[node.name]
             if info.get("role") != "slave":

@@ -106,15 +106,34 @@ def _stop(topology, node) -> str:
     return f"{node.name} ({node.describe()}) stopped (SIGTERM); without persistence its data is gone"
 
 
+def _process_state(pid: int) -> bytes:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rpartition(b")")[2].split()[0]
+    except (OSError, IndexError):
+        return b"?"
+
+
+def _until_state(node, stopped: bool) -> None:
+    """Until the kernel shows the node stopped (T) or running again: signals act later."""
+    deadline = time.monotonic() + SETTLE_TIMEOUT
+    while (_process_state(node.pid) == b"T") != stopped:
+        if time.monotonic() > deadline or not node.alive():
+            raise ActionError(f"{node.name} did not {'stop' if stopped else 'continue'}")
+        time.sleep(0.002)
+
+
 def _pause(topology, node) -> str:
     _signal(node, signal.SIGSTOP)
     node.paused = True
+    _until_state(node, stopped=True)
     return f"{node.name} ({node.describe()}) paused (SIGSTOP): it answers nobody until resumed"
 
 
 def _resume(topology, node) -> str:
     _signal(node, signal.SIGCONT)
     node.paused = False
+    _until_state(node, stopped=False)
     return f"{node.name} ({node.describe()}) resumed (SIGCONT)"
 
 

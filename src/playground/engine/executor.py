@@ -112,6 +112,10 @@ class Executor:
         if word == b"clear" and len(cmd.argv) == 1:
             self.emit(ev.Cleared(client))
             return True
+        if word == b"connect" and len(cmd.argv) == 3 and self.pg.topology is not None:
+            from playground.engine.server_actions import connect_line
+            await connect_line(self, client, cmd.argv[1], cmd.argv[2])  # to a node of the topology
+            return True
         if word.startswith(b":") or (word == b"connect" and len(cmd.argv) == 3):
             self.emit(ev.Notice(client, f"{cmd.argv[0].decode(errors='replace')}: not supported here (the "
                                         "playground only talks to its own server, or the one given with --url)",

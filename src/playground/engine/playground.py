@@ -112,6 +112,9 @@ class Playground:
         address = self.address
         self.observer = Observer(address)
         self.reader = Inspector(address)
+        if self.topology is not None and self.topology.kind == "cluster":
+            from playground.engine.cluster_reader import ClusterInspector
+            self.reader = ClusterInspector(address, self.topology)
         self.admin = SideConnection(address, "playground-admin")  # opened when first used
         self.writes = WriteTracker(self.reader)
         for side in (self.observer, self.reader, self.admin):

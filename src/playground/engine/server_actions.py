@@ -204,3 +204,26 @@ async def connect(pg, client: str, node_name: str) -> str:
     except ConnectionLost as exc:
         raise ActionError(str(exc)) from None
     return f"client {client} is connected to {node.name} ({node.describe()}) now"
+
+
+async def connect_line(executor, client: str, host: bytes, port: bytes) -> None:
+    """redis-cli's `connect HOST PORT` typed in a pane, to a node of the topology (and
+    nowhere else): silent on success, as redis-cli is; the prompt shows the node."""
+    from playground.engine import events as ev
+
+    pg = executor.pg
+    text_host = host.decode(errors="replace")
+    node = pg.topology.node_at(text_host, int(port)) if port.isdigit() else None
+    if node is None:
+        executor.emit(ev.Notice(client, f"connect: {text_host}:{port.decode(errors='replace')} is not a node "
+                                        "of the playground's topology (the server bar lists them)", "warning"))
+        return
+    try:
+        await connect(pg, client, node.name)
+    except ActionError as exc:
+        executor.emit(ev.Output(client, b"Could not connect to Redis at %s:%d: Connection refused\n"
+                                % (host, node.port), kind="error"))
+        executor.emit(ev.Notice(client, str(exc), "warning"))
+        return
+    executor.emit(ev.Reconnected(client, f"client {client}: connected to {node.name} ({node.describe()}), "
+                                         "a new client there"))

@@ -81,3 +81,36 @@ async def url_is_cluster(pg) -> bool:
 
 
 __all__ = ["flush_primaries", "reset_topology", "crash_message", "url_is_cluster", "NodeError"]
+
+
+def _summary_sync(topology) -> str:
+    infos = {}
+    for node in topology.nodes:
+        if node.alive() and not node.paused:
+            try:
+                infos[node.name] = node.info("replication")
+            except (OSError, NodeError):
+                pass
+    primary_offset = {n.port: int(infos[n.name].get("master_repl_offset", 0))
+                      for n in topology.nodes if n.name in infos and infos[n.name].get("role") == "master"}
+    parts = []
+    for node in topology.nodes:
+        info = infos.get(node.name)
+        if info is None:
+            state = "down" if not node.alive() else "paused" if node.paused else "?"
+            parts.append(f"{node.name} :{node.port} {state}")
+        elif info.get("role") == "master":
+            parts.append(f"{node.name} :{node.port} primary off {info.get('master_repl_offset', '?')}")
+        else:
+            offset = int(info.get("slave_repl_offset", 0))
+            ahead = primary_offset.get(int(info.get("master_port", 0)))
+            lag = f" behind {ahead - offset} B" if ahead is not None and ahead > offset else " in sync"
+            link = info.get("master_link_status")
+            parts.append(f"{node.name} :{node.port} replica off {offset}"
+                         + (lag if link == "up" else f" link {link}"))
+    return " · ".join(parts)
+
+
+async def topology_summary(topology) -> str:
+    """One line: each node, its role, replication offset, and a replica's lag."""
+    return await asyncio.to_thread(_summary_sync, topology)

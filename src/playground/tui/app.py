@@ -422,6 +422,9 @@ class PlaygroundApp(App):
         bar = self.query_one(ServerBar)
         bar.memory = info.get("used_memory_human", "")
         bar.clients = int(info.get("connected_clients", "0") or 0)
+        if self.playground.topology is not None:  # every node: role, replication offset, lag
+            from playground.engine.topology_ops import topology_summary
+            bar.where = await topology_summary(self.playground.topology)
 
     def on_server_stopped(self, message: ServerStopped) -> None:
         self.query_one(ServerBar).stopped = True

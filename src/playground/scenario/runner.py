@@ -121,6 +121,11 @@ class Runner:
         if why:
             result.skipped = why
             return result
+        from playground.scenario.server_steps import topology_unmet
+        why = topology_unmet(self.pg, scenario)
+        if why:
+            result.skipped = why
+            return result
         for name in scenario.clients:
             if name not in self.pg.sessions:
                 result.error = f"needs client {name}, the playground has {', '.join(self.pg.sessions)}"

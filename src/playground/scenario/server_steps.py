@@ -22,6 +22,14 @@ SERVER_STEP_FIELDS = {"server", "client", "narration", "pause", "predict", "stat
 TOPOLOGIES = ("single", "replica", "cluster")
 
 
+def topology_unmet(pg, scenario) -> str | None:
+    """Why `scenario` cannot run on `pg`'s servers (another topology), or None."""
+    have = pg.topology.kind if pg.topology is not None else "single" if pg.private else None
+    if have is None or have == scenario.topology:  # --url: the user's servers, as they are
+        return None
+    return f"needs --topology {scenario.topology} (run and check start it themselves)"
+
+
 def parse_topology(data: dict, where) -> tuple[str, int | None]:
     """The scenario's top-level `topology` ("single", "replica", "cluster") and `replicas`."""
     topology = data.get("topology", "single")

@@ -308,6 +308,77 @@ async def test_cluster_down_is_shown_verbatim(cluster):
         cluster.restart()  # whatever order the module's tests run in
 
 
+async def test_inspector_reads_every_node_of_a_cluster(cluster):
+    from playground.engine.cluster_reader import key_slot
+    from playground.scenario.model import StateCheck
+    from playground.scenario.runner import check_state
+
+    pg = await _playground(cluster)
+    try:
+        executor = Executor(pg)
+        await pg.reset()
+        for line in ("SET foo 1", "SET bar 2", "RPUSH {t}l a b", "SET {}x 3", "SET a{}{b} 4"):
+            assert (await executor.run_line("A", line)).output in (b"OK\n", b"(integer) 2\n")
+        snap = await pg.reader.snapshot()
+        assert [k.name for k in snap.keys] == sorted([b"foo", b"bar", b"{t}l", b"{}x", b"a{}{b}"])
+        assert snap.total == 5 and snap.complete
+        with cluster.node("node-1").link() as link:  # the local slot function agrees with the server
+            for key in (b"foo", b"bar", b"{t}l", b"{}x", b"a{}{b}", b"{user:1}:name", "ключ".encode()):
+                assert key_slot(key) == link.call("CLUSTER", "KEYSLOT", key)
+        assert pg.reader.node_of(b"foo") == "node-3" and pg.reader.node_of(b"bar") == "node-1"
+        assert pg.reader.where(b"foo") == f"slot 12182 on node-3 ({cluster.node('node-3').describe()})"
+        detail = await pg.reader.detail(b"{t}l")
+        assert detail["type"] == "list" and detail["node"].startswith(f"slot {key_slot(b'{t}l')} on node-")
+        checks = await check_state(pg, (StateCheck(b"foo", value="1"), StateCheck(b"bar", value="2"),
+                                        StateCheck(b"{t}l", list=("a", "b"))))
+        assert all(c.ok for c in checks), checks
+    finally:
+        await _close_keeping_server(pg)
+
+
+async def test_connect_line_goes_only_to_nodes_of_the_topology(replicated):
+    pg = await _playground(replicated)
+    try:
+        events = []
+        executor = Executor(pg, sink=events.append)
+        replica = replicated.node("replica-1")
+        assert await executor.run_line("B", f"connect 127.0.0.1 {replica.port}") is None
+        assert pg.sessions["B"].address.port == replica.port
+        assert (await executor.run_line("B", "SET k 1")).output.startswith(b"(error) READONLY")
+        events.clear()
+        await executor.run_line("B", "connect 192.0.2.1 6379")
+        assert pg.sessions["B"].address.port == replica.port  # not moved
+        assert any(isinstance(e, ev.Notice) and "not a node" in e.text for e in events)
+    finally:
+        await _close_keeping_server(pg)
+
+
+@pytest.mark.parametrize("body, complaint", [
+    ('topology = "ring"\n[[steps]]\nclient = "A"\ncommand = "PING"\n', "topology: one of single, replica, cluster"),
+    ('[[steps]]\nserver = "kill primary"\n', "needs topology"),
+    ('topology = "replica"\n[[steps]]\nserver = "explode primary"\n', "an action: kill"),
+    ('topology = "replica"\n[[steps]]\nserver = "kill"\n', "write it as: kill NODE"),
+    ('topology = "replica"\n[[steps]]\nserver = "connect C primary"\n', "unknown client 'C'"),
+    ('topology = "replica"\n[[steps]]\nserver = "kill primary"\ncommand = "PING"\n', "command: not a field"),
+    ('topology = "single"\nreplicas = 2\n[[steps]]\nclient = "A"\ncommand = "PING"\n', "replicas:"),
+])
+def test_bad_topology_fields_are_one_line(tmp_path, body, complaint):
+    from playground.errors import ScenarioError
+
+    path = tmp_path / "s.toml"
+    path.write_text('title = "t"\nlesson = "l"\n' + body)
+    with pytest.raises(ScenarioError) as info:
+        load_scenario(path)
+    message = str(info.value)
+    assert complaint in message and "\n" not in message and message.startswith(str(path))
+
+
+async def test_a_topology_scenario_is_skipped_on_one_server(pg):
+    result = await Runner(pg).run(load_scenario(SCENARIOS / "cluster-watch.toml"))
+    assert result.skipped == "needs --topology cluster (run and check start it themselves)"
+    assert not result.steps
+
+
 # -- scenarios ----------------------------------------------------------------------
 
 @pytest.mark.parametrize("names", [("cluster-crossslot", "cluster-watch"),

@@ -10,6 +10,8 @@ import time
 from playground.server.node import LOOPBACK, NodeError
 from playground.server.private import ServerError
 
+ACK_PENDING = "a replica has not acknowledged everything yet"  # as topology.py says it
+
 SLOTS = 16384
 
 
@@ -70,9 +72,10 @@ def cluster_problem(topology) -> str | None:
         views.add(_slot_view(slots))
     if len(views) > 1:
         return "the nodes do not agree yet on who serves which slots"
-    if any(topology._replication_problem() for _ in (0,) if topology.replicas):
-        return topology._replication_problem()
-    return None
+    problem = topology._replication_problem() if topology.replicas else None
+    if problem and problem.endswith(ACK_PENDING):
+        topology._ask_for_acks(topology.node(problem.partition(":")[0]))
+    return problem
 
 
 def _slot_view(slots) -> tuple:

@@ -147,7 +147,7 @@ class Node:
             f"dir {self.dir}", 'save ""', "appendonly no", "daemonize no",
             f"lua-time-limit {self.script_time_limit_ms}", "loglevel notice",
             "repl-diskless-sync yes", "repl-diskless-sync-delay 0",
-            "repl-diskless-load disabled",
+            "repl-diskless-load on-empty-db",  # straight from the socket (no 1 s disk hand-over)
         ]
         if self.cluster:
             lines += ["cluster-enabled yes", "cluster-config-file nodes.conf",

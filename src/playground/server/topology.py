@@ -30,6 +30,7 @@ from playground.server.private import TEMP_PREFIX, ServerBinary, ServerError, sw
 TOPOLOGIES = ("single", "replica", "cluster")
 SLOTS = 16384
 READY_TIMEOUT = 15.0  # seconds for the whole topology to be ready
+ACK_PENDING = "a replica has not acknowledged everything yet"
 
 
 def node_address(node: Node, password: str) -> Address:
@@ -182,8 +183,19 @@ class Topology:
                 return
             if time.monotonic() > deadline:
                 raise ServerError(f"the topology did not settle: {problem}")
+            if problem.endswith(ACK_PENDING):
+                self._ask_for_acks(self.node(problem.partition(":")[0]))
             time.sleep(delay)
             delay = min(delay * 2, 0.05)
+
+    def _ask_for_acks(self, primary: Node) -> None:
+        """Replicas acknowledge once a second on their own; a WAIT after a write (a
+        PUBLISH nobody hears) makes the primary ask them now (REPLCONF GETACK)."""
+        try:
+            with primary.link() as link:
+                link.pipeline([("PUBLISH", "__playground__:settle", ""), ("WAIT", len(self.nodes), 100)])
+        except (OSError, NodeError):
+            pass
 
     def _replication_problem(self) -> str | None:
         running = [n for n in self.nodes if n.alive() and not n.paused]
@@ -201,7 +213,7 @@ class Topology:
                 if re.fullmatch(r"slave\d+", key):
                     fields = dict(f.split("=", 1) for f in value.split(",") if "=" in f)
                     if int(fields.get("offset", -1)) < offsets[node.port]:
-                        return f"{node.name}: a replica has not acknowledged everything yet"
+                        return f"{node.name}: {ACK_PENDING}"
         for node in running:
             info = roles[node.name]
             if info.get("role") != "slave":

@@ -248,8 +248,8 @@ async def _replay() -> dict:
     from playground.scenario.library import load_all
     from playground.scenario.runner import Runner
 
-    scenarios = [s for s in load_all() if not any(st.blocking or st.wait or st.sleep or st.server_stops
-                                                  for st in s.steps)] * 5  # enough work to time
+    scenarios = [s for s in load_all() if s.topology == "single" and not any(
+        st.blocking or st.wait or st.sleep or st.server_stops for st in s.steps)] * 5  # enough work to time
     async with Playground.create(server_choice="bundled") as pg:
         t0 = time.perf_counter()
         for s in scenarios:

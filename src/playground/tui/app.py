@@ -393,6 +393,8 @@ class PlaygroundApp(App):
             yield SystemCommand("Timeline", "What the server executed, in order",
                                 lambda: self.action_teach("timeline"))
             yield SystemCommand("Close scenario", "Back to free typing", lambda: self.action_teach("close"))
+        from .topology_commands import topology_commands
+        yield from topology_commands(self)  # kill, pause, promote, connect a client: on a topology
 
     @work(group="scripts", exit_on_error=False)
     async def action_show_scripts(self) -> None:

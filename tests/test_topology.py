@@ -397,3 +397,14 @@ async def test_topology_scenarios_pass(names, server_binary):
             assert not scenario.missing_translations("zh")
             zh = load_scenario(SCENARIOS / f"{scenario.id}.toml", "zh")
             assert not zh.missing_translations()
+
+
+async def test_cluster_meet_to_another_server_is_refused(cluster):
+    pg = await _playground(cluster)
+    try:
+        result = await Executor(pg).run_line("A", "CLUSTER MEET 192.0.2.1 7000")
+        assert result.refused and result.refused.startswith("refused: CLUSTER MEET on the private server")
+        with cluster.node("node-1").link() as link:
+            assert link.call("CLUSTER", "INFO").count(b"cluster_known_nodes:3") == 1
+    finally:
+        await _close_keeping_server(pg)

@@ -165,7 +165,15 @@ def main(argv: list[str] | None = None) -> int:
             from playground.server import choose_binary
             from playground.server.topology import make_server
 
-            server = make_server(choose_binary(args.server), args.topology, args.replicas).spawn()
+            topology, replicas = args.topology, args.replicas
+            if args.command == "open":  # a scenario that declares a topology starts on it
+                from playground.scenario.library import resolve
+                from playground.scenario.model import load_scenario
+
+                scenario = load_scenario(resolve(args.scenario, args.scenarios), args.lang)
+                if scenario.topology != "single":
+                    topology, replicas = scenario.topology, scenario.replicas
+            server = make_server(choose_binary(args.server), topology, replicas).spawn()
         try:
             from playground.tui.app import run_app
 

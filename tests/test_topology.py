@@ -408,3 +408,20 @@ async def test_cluster_meet_to_another_server_is_refused(cluster):
             assert link.call("CLUSTER", "INFO").count(b"cluster_known_nodes:3") == 1
     finally:
         await _close_keeping_server(pg)
+
+
+async def test_url_to_a_cluster_follows_redirects_on_loopback(cluster):
+    from playground.resp.connection import Address
+
+    node1, node3 = cluster.node("node-1"), cluster.node("node-3")
+    pg = Playground(url=Address(host="127.0.0.1", port=node1.port, password=cluster.password))
+    await pg.start()
+    try:
+        assert pg.follows_redirects
+        events = []
+        result = await Executor(pg, sink=events.append).run_line("A", "GET foo")
+        assert result.output in (b"(nil)\n", b'"1"\n')
+        assert [e.output for e in events if isinstance(e, ev.Output)] == [
+            b"-> Redirected to slot [12182] located at 127.0.0.1:%d\n" % node3.port]
+    finally:
+        await pg.close()

@@ -80,8 +80,6 @@ async def url_is_cluster(pg) -> bool:
     return b"cluster_enabled:1" in bytes(reply)
 
 
-__all__ = ["flush_primaries", "reset_topology", "crash_message", "url_is_cluster", "NodeError"]
-
 
 def _summary_sync(topology) -> str:
     infos = {}

@@ -28,7 +28,6 @@ from playground.server.node import LOOPBACK, Node, NodeError
 from playground.server.private import TEMP_PREFIX, ServerBinary, ServerError, sweep_stale_dirs
 
 TOPOLOGIES = ("single", "replica", "cluster")
-SLOTS = 16384
 READY_TIMEOUT = 15.0  # seconds for the whole topology to be ready
 ACK_PENDING = "a replica has not acknowledged everything yet"
 

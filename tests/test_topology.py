@@ -425,3 +425,31 @@ async def test_url_to_a_cluster_follows_redirects_on_loopback(cluster):
             b"-> Redirected to slot [12182] located at 127.0.0.1:%d\n" % node3.port]
     finally:
         await pg.close()
+
+
+async def test_ask_is_followed_with_asking(cluster):
+    """Slot 12182 (foo) migrating from node-3 to node-1: node-3 answers ASK for a key it
+    no longer has, and only an ASKING client may use the slot on node-1."""
+    node1, node3 = cluster.node("node-1"), cluster.node("node-3")
+    pg = await _playground(cluster)
+    try:
+        await pg.reset()
+        with node1.link() as one, node3.link() as three:
+            one.call("CLUSTER", "SETSLOT", 12182, "IMPORTING", three.call("CLUSTER", "MYID"))
+            three.call("CLUSTER", "SETSLOT", 12182, "MIGRATING", one.call("CLUSTER", "MYID"))
+        events = []
+        executor = Executor(pg, sink=events.append)
+        result = await executor.run_line("A", "SET foo 1")
+        assert result.output == b"OK\n"
+        assert [e.output for e in events if isinstance(e, ev.Output)] == [
+            b"-> Redirected to slot [12182] located at 127.0.0.1:%d\n" % node3.port,
+            b"-> Redirected to slot [12182] located at 127.0.0.1:%d\n" % node1.port]
+        assert pg.sessions["A"].address.port == node1.port
+        with node1.link() as one:
+            assert one.call("CLUSTER", "COUNTKEYSINSLOT", 12182) == 1  # written on the importing node
+    finally:
+        with node1.link() as one, node3.link() as three:
+            one.pipeline([("ASKING",), ("DEL", "foo")])  # before the slot is stable again
+            for link in (one, three):
+                link.call("CLUSTER", "SETSLOT", 12182, "STABLE")
+        await _close_keeping_server(pg)

@@ -26,6 +26,7 @@ BUDGETS = {
     "inspector_100k_vs_100": ("ratio", 2.0),
     "rss_idle": ("ratio", 1.5),
     "explore": ("ratio", 1.3),
+    "cluster_ready_s": ("value", 3.0),
 }
 
 READY_APP = ["-m", "playground", "--server", "bundled"]  # the real CLI, told to quit when ready
@@ -106,6 +107,29 @@ def bench_ready(runs: int) -> dict:
         bare.append(_spawn_ready(BARE_APP)[0])
     return {"ours": _stats(ours), "baseline": _stats(bare),
             "ratio": statistics.median(ours) / statistics.median(bare)}
+
+
+def bench_topology(runs: int) -> dict:
+    """Start → ready of the bundled server alone (the baseline), of a primary with one
+    replica, and of a cluster of three primaries (every node says cluster_state:ok and
+    all agree on the slots), interleaved; each stopped before the next."""
+    from playground.server import PrivateServer, ServerBinary, bundled_binary_path, identify
+    from playground.server.topology import Topology
+
+    path = bundled_binary_path()
+    binary = ServerBinary(path, "bundled", *identify(path))
+    times = {"single": [], "replica": [], "cluster": []}
+    for _ in range(runs):
+        for kind in times:
+            server = PrivateServer(binary) if kind == "single" else Topology(binary, kind)
+            started = time.monotonic()
+            server.start()
+            times[kind].append(time.monotonic() - started)
+            server.stop()
+    single = statistics.median(times["single"])
+    return {kind: _stats(values) for kind, values in times.items()} | {
+        "replica_ratio": statistics.median(times["replica"]) / single,
+        "cluster_ratio": statistics.median(times["cluster"]) / single}
 
 
 def bench_memory(runs: int) -> dict:
@@ -225,8 +249,8 @@ async def _replay() -> dict:
     from playground.scenario.library import load_all
     from playground.scenario.runner import Runner
 
-    scenarios = [s for s in load_all() if not any(st.blocking or st.wait or st.sleep or st.server_stops
-                                                  for st in s.steps)] * 5  # enough work to time
+    scenarios = [s for s in load_all() if s.topology == "single" and not any(
+        st.blocking or st.wait or st.sleep or st.server_stops for st in s.steps)] * 5  # enough work to time
     async with Playground.create(server_choice="bundled") as pg:
         t0 = time.perf_counter()
         for s in scenarios:
@@ -387,6 +411,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=5, help="repetitions of each measurement")
     parser.add_argument("--commands", type=int, default=300, help="commands for the Enter-to-reply test")
     parser.add_argument("--json", metavar="FILE", help="write the results here too")
+    parser.add_argument("--only", metavar="NAME", action="append",
+                        help="run only this measurement (ready, enter_to_reply, replay, inspector, "
+                             "memory, redis_cli, topology); may be repeated")
     args = parser.parse_args(argv)
 
     # An installed package has its bytecode compiled at install time. An editable checkout
@@ -402,7 +429,10 @@ def main(argv: list[str] | None = None) -> int:
              ("inspector", lambda: bench_inspector(args.runs)),
              ("memory", lambda: bench_memory(args.runs)),
              ("explore", lambda: bench_explore(args.runs)),
-             ("redis_cli", lambda: bench_redis_cli(args.commands))]
+             ("redis_cli", lambda: bench_redis_cli(args.commands)),
+             ("topology", lambda: bench_topology(args.runs))]
+    if args.only:
+        steps = [step for step in steps if step[0] in args.only]
     for name, run in steps:
         print(f"measuring {name}…", file=sys.stderr, flush=True)
         results[name] = run()
@@ -420,6 +450,17 @@ def table(r: dict) -> str:
         return "met" if ok else "NOT met"
 
     lines = ["| measurement | median | min | max | vs baseline | budget | |", "|---|---|---|---|---|---|---|"]
+    if "topology" in r:
+        t = r["topology"]
+        base = f"{t['single']['median']*1000:.0f} ms"
+        for kind, label, budget in (("replica", "primary + 1 replica ready", ""),
+                                    ("cluster", "cluster of 3 primaries ready", "≤ 3 s")):
+            s = t[kind]
+            lines.append(row(label, f"{s['median']:.2f} s", f"{s['min']:.2f} s", f"{s['max']:.2f} s",
+                             f"{t[kind + '_ratio']:.1f}× (one server {base})", budget,
+                             verdict(s["median"] <= 3.0) if budget else ""))
+    if "ready" not in r:
+        return "\n".join(lines)
     rd = r["ready"]
     lines.append(row("ready (process start → first frame with keys)", f"{rd['ours']['median']*1000:.0f} ms",
                      f"{rd['ours']['min']*1000:.0f} ms", f"{rd['ours']['max']*1000:.0f} ms",

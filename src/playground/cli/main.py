@@ -21,7 +21,8 @@ from playground.server import ServerError
 _CLIENT_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,31}")
 MAX_CLIENTS = 16
 # Options that may come before or after the subcommand: name -> default.
-_GLOBAL = {"server": None, "url": None, "allow_flush": False, "clients": ("A", "B"), "scenarios": []}
+_GLOBAL = {"server": None, "url": None, "allow_flush": False, "clients": ("A", "B"), "scenarios": [],
+           "topology": "single", "replicas": None}
 _TOP = "top_"  # dest prefix of the copies given before the subcommand
 
 
@@ -39,6 +40,13 @@ def _server_options(dest_prefix: str = "") -> argparse.ArgumentParser:
                             "REPLICAOF, ... and scenario resets (refused by default)")
     group.add_argument("--clients", dest=dest_prefix + "clients", type=_client_names, metavar="A,B",
                        help="names of the clients, each with its own connection (default A,B)")
+    group.add_argument("--topology", dest=dest_prefix + "topology", choices=("single", "replica", "cluster"),
+                       help="single (default: one server on a unix socket), replica (a primary and "
+                            "replicas) or cluster (three primaries); private nodes on 127.0.0.1 with "
+                            "a password the app keeps to itself (a scenario's own topology wins)")
+    group.add_argument("--replicas", dest=dest_prefix + "replicas", type=int, choices=range(0, 6),
+                       metavar="N", help="replica: how many replicas (default 1); cluster: replicas per "
+                                         "primary (default 0)")
     return common
 
 
@@ -126,7 +134,8 @@ def _playground(args, **kwargs):
     from playground.engine.playground import Playground
 
     return Playground.create(server_choice=args.server, url=args.url, clients=args.clients,
-                             allow_flush=args.allow_flush, **kwargs)
+                             allow_flush=args.allow_flush, topology=args.topology,
+                             replicas=args.replicas, **kwargs)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -134,6 +143,13 @@ def main(argv: list[str] | None = None) -> int:
     args.lang = getattr(args, "lang", None) or default_language()
     if args.url and args.server:
         print("redis-playground: --url and --server exclude each other", file=sys.stderr)
+        return 2
+    if args.url and args.topology != "single":
+        print("redis-playground: --topology starts private servers; with --url the server is yours "
+              "(a cluster's redirects are followed)", file=sys.stderr)
+        return 2
+    if args.topology == "single" and args.replicas is not None:
+        print("redis-playground: --replicas goes with --topology replica or cluster", file=sys.stderr)
         return 2
     try:
         if args.command == "repl":
@@ -153,9 +169,18 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_explore(args)
         server = None
         if not args.url:  # spawn the private server first: it starts while Textual imports
-            from playground.server import PrivateServer, choose_binary
+            from playground.server import choose_binary
+            from playground.server.topology import make_server
 
-            server = PrivateServer(choose_binary(args.server)).spawn()
+            topology, replicas = args.topology, args.replicas
+            if args.command == "open":  # a scenario that declares a topology starts on it
+                from playground.scenario.library import resolve
+                from playground.scenario.model import load_scenario
+
+                scenario = load_scenario(resolve(args.scenario, args.scenarios), args.lang)
+                if scenario.topology != "single":
+                    topology, replicas = scenario.topology, scenario.replicas
+            server = make_server(choose_binary(args.server), topology, replicas).spawn()
         try:
             from playground.tui.app import run_app
 

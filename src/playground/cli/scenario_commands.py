@@ -40,11 +40,25 @@ def cmd_list(args) -> int:
 
 
 def _playground(args, scenarios: list[Scenario]) -> Playground:
+    """One playground for `scenarios`, on the topology they declare (all the same one:
+    `check` groups them with `_by_topology`)."""
     clients: list[str] = []
     for s in scenarios:
         clients += [c for c in s.clients if c not in clients]
+    shape = {}
+    if scenarios and scenarios[0].topology != "single" and not args.url:
+        shape = {"topology": scenarios[0].topology,
+                 "replicas": max((s.replicas or 0 for s in scenarios), default=0) or None}
     return Playground.create(server_choice=args.server, url=args.url, allow_flush=args.allow_flush,
-                             clients=clients or ("A", "B"))
+                             clients=clients or ("A", "B"), **shape)
+
+
+def _by_topology(scenarios: list[Scenario]) -> list[list[Scenario]]:
+    """The scenarios in groups that share a topology, in order of first appearance."""
+    groups: dict[tuple, list[Scenario]] = {}
+    for s in scenarios:
+        groups.setdefault((s.topology, s.replicas if s.topology != "single" else None), []).append(s)
+    return list(groups.values())
 
 
 def _refuse_url_without_flush(args) -> bool:
@@ -113,8 +127,10 @@ def cmd_check(args) -> int:
     if _refuse_url_without_flush(args):
         return 2
     install_exit_signals()
-    pg = _playground(args, scenarios)
-    passed, failed, skipped = asyncio.run(_check(pg, scenarios))
+    passed = failed = skipped = 0
+    for group in _by_topology(scenarios) or [[]]:
+        counts = asyncio.run(_check(_playground(args, group), group))
+        passed, failed, skipped = passed + counts[0], failed + counts[1], skipped + counts[2]
     for line in broken:
         _out(f"{report.FAIL} {line}\n")
     failed += len(broken)

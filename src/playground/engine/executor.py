@@ -23,6 +23,7 @@ from playground.resp.cli_format import render, render_head, render_invalidate
 from playground.resp.cli_lines import (INVALID_ARGUMENTS, INVALID_REPEAT, CommandLine, RepeatError,
                                        SplitError, format_argv, parse_line)
 from playground.resp.replies import Push
+from playground.engine.redirect import follow
 
 READING_MESSAGES = b"Reading messages... (press Ctrl-C to quit)\n"
 _SUBSCRIBE_WORDS = (b"subscribe", b"psubscribe", b"ssubscribe")
@@ -116,6 +117,10 @@ class Executor:
             return False
         if word == b"clear" and len(cmd.argv) == 1:
             self.emit(ev.Cleared(client))
+            return True
+        if word == b"connect" and len(cmd.argv) == 3 and self.pg.topology is not None:
+            from playground.engine.server_actions import connect_line
+            await connect_line(self, client, cmd.argv[1], cmd.argv[2])  # to a node of the topology
             return True
         if word.startswith(b":") or (word == b"connect" and len(cmd.argv) == 3):
             self.emit(ev.Notice(client, f"{cmd.argv[0].decode(errors='replace')}: not supported here (the "
@@ -215,6 +220,8 @@ class Executor:
                     self.why.sending(client, argv)
                 try:
                     reply = await session.execute(list(argv))
+                    if pg.follows_redirects:  # like redis-cli -c (engine/redirect.py)
+                        reply = await follow(pg, session, list(argv), reply, self.emit)
                 except ConnectionLost as exc:
                     await self._lost(session, result, word, str(exc))
                     return result

@@ -41,8 +41,9 @@ Anything goes except what would expose it or reach beyond it: CONFIG SET of port
 tls-port (other than 0), bind, protected-mode (other than yes), dir and dbfilename (files
 written elsewhere), checked for every parameter of `CONFIG SET p1 v1 p2 v2 ...`;
 REPLICAOF/SLAVEOF to a host (a replica executes whatever its master sends, CONFIG SET
-included) and MIGRATE (it writes keys into another server, e.g. the user's own on
-localhost). The server refuses some of these itself, and they are refused here anyway:
+included), MIGRATE (it writes keys into another server, e.g. the user's own on
+localhost) and CLUSTER MEET (it would join a private cluster's nodes with another
+server). The server refuses some of these itself, and they are refused here anyway:
 unixsocket, unixsocketperm, enable-debug-command, enable-module-command and
 enable-protected-configs are immutable at run time, and dir/dbfilename are "protected
 configs" refused while enable-protected-configs is no (the default on Redis 7 and
@@ -139,6 +140,9 @@ def _private_refusal(cmd: bytes, sub: bytes, argv: list[bytes]) -> str | None:
                 "master sends, CONFIG SET included")
     if cmd == b"migrate":
         return "refused: MIGRATE on the private server: it writes keys into another server"
+    if cmd == b"cluster" and sub == b"meet":
+        return ("refused: CLUSTER MEET on the private server: it would join the playground's nodes "
+                "with another server (the playground forms its own cluster)")
     if cmd == b"config" and sub == b"set":
         for i in range(2, len(argv), 2):
             param = argv[i].lower()

@@ -60,6 +60,7 @@ class Playground:
         self.own_traffic = OwnTraffic()
         self.order = ServerOrder()  # every unit in server order, and the playground's own resets
         self._seq = 0
+        self.follows_redirects = False  # like redis-cli -c: a cluster (engine/redirect.py)
 
     def next_seq(self) -> int:
         """The next server-order number: one counter for every client, in reply order."""
@@ -68,14 +69,24 @@ class Playground:
         return self._seq
 
     @classmethod
-    def create(cls, server_choice: str | None = None, url: str | None = None, **kwargs) -> "Playground":
-        """From command-line options: a private server (default) or an explicit --url."""
+    def create(cls, server_choice: str | None = None, url: str | None = None,
+               topology: str = "single", replicas: int | None = None, **kwargs) -> "Playground":
+        """From command-line options: a private server (default) or an explicit --url;
+        `topology` replica or cluster: private nodes on 127.0.0.1 (server/topology.py)."""
         if url:
             return cls(url=Address.from_url(url), **kwargs)
-        return cls(server=PrivateServer(choose_binary(server_choice)), **kwargs)
+        from playground.server.topology import make_server
+        return cls(server=make_server(choose_binary(server_choice), topology, replicas), **kwargs)
+
+    @property
+    def topology(self):
+        """The private Topology (replica or cluster), or None (one server, or --url)."""
+        return self.server if hasattr(self.server, "nodes") else None
 
     @property
     def address(self) -> Address:
+        if self.topology is not None:
+            return self.topology.address
         if self.server is not None:
             return Address(path=self.server.socket_path)
         return self.url
@@ -104,12 +115,20 @@ class Playground:
         address = self.address
         self.observer = Observer(address)
         self.reader = Inspector(address)
+        if self.topology is not None and self.topology.kind == "cluster":
+            from playground.engine.cluster_reader import ClusterInspector
+            self.reader = ClusterInspector(address, self.topology)
         self.admin = SideConnection(address, "playground-admin")  # opened when first used
         self.writes = WriteTracker(self.reader)
         for side in (self.observer, self.reader, self.admin):
             side.on_send = self._side_sent
         await asyncio.gather(*(session.connect(address, resp=self.resp) for session in self.sessions.values()),
                              self.observer.connect(), self.reader.connect())
+        if self.topology is not None:
+            self.follows_redirects = self.topology.kind == "cluster"
+        elif self.url is not None:
+            from playground.engine.topology_ops import url_is_cluster
+            self.follows_redirects = await url_is_cluster(self)
         return self
 
     def _side_sent(self, commands) -> None:
@@ -217,8 +236,11 @@ class Playground:
         """Ask the server once for every client's flags (x, d, b)."""
         if self.observer is None:
             return
+        sessions = list(self.sessions.values())
+        if self.topology is not None:  # client ids are per node: only those on the observer's
+            sessions = [s for s in sessions if s.address == self.observer.address]
         try:
-            await self.observer.refresh(list(self.sessions.values()))
+            await self.observer.refresh(sessions)
         except OSError:
             pass  # the server is gone or restarting; the next command will say so
 
@@ -242,6 +264,9 @@ class Playground:
         return self._server_stopped(wait=wait)
 
     def gone_message(self) -> str:
+        if self.topology is not None and self.topology.crashed():
+            from playground.engine.topology_ops import crash_message
+            return crash_message(self.topology)
         return "every key, cached script and client state (MULTI, WATCH, subscriptions) is gone"
 
     async def restart(self) -> str:
@@ -269,7 +294,11 @@ class Playground:
         --allow-flush), on the playground's own connection: a client inside MULTI would
         queue them, a blocked one could not send them."""
         self.check_allowed([b"flushall"])
-        await self.admin.run(FLUSH)
+        if self.topology is not None:
+            from playground.engine.topology_ops import flush_primaries
+            await flush_primaries(self.topology)
+        else:
+            await self.admin.run(FLUSH)
         self.order.mark("flush")
         self.writes.forget()
 
@@ -282,6 +311,10 @@ class Playground:
         other clients reset on their own connections at the same time. `label` names the
         fresh start in the server order (a scenario part's name)."""
         self.check_allowed([b"flushall"])
+        if self.topology is not None:
+            from playground.engine.topology_ops import reset_topology
+            self.order.mark("reset", label, setup)
+            return await reset_topology(self, setup, by)
         if self.server is not None and not self.server.alive():
             await self.restart()
         for argv in setup:

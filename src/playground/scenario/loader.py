@@ -26,7 +26,8 @@ from playground.scenario.substitution import (TEMPLATE, escape, fill_template, n
 from playground.scenario.translations import localise
 from playground.scenario.when import WhenError, parse_when
 
-_TOP = {"title", "lesson", "order", "tags", "requires", "scripts", "clients", "setup", "steps", "parts", "challenge"}
+_TOP = {"title", "lesson", "order", "tags", "requires", "scripts", "clients", "setup", "steps", "parts", "challenge",
+        "topology", "replicas"}
 _PART = {"name", "setup", "steps", "requires"}
 _STEP = {"client", "command", "args", "narration", "reply", "error", "match", "state", "predict",
          "pause", "blocking", "sleep", "server_stops", "requires", "save", "when", *STEP_KINDS, *FLAVOURS}
@@ -92,19 +93,21 @@ def parse_scenario(data: dict, path: Path, lang: str = ENGLISH) -> Scenario:
             raise where.error("[[parts]] tables, each with name, setup and steps", field_name="parts")
     else:
         raw_parts = [{"name": "", "setup": data.get("setup", []), "steps": data.get("steps")}]
+    from playground.scenario.server_steps import parse_topology
+    topology, replicas = parse_topology(data, where)
     parts = []
     for i, raw in enumerate(raw_parts, 1):
         check_unknown(raw, _PART, where, part=raw.get("name") or str(i))
-        parts.append(_part(raw, i, where, scripts, clients))
+        parts.append(_part(raw, i, where, scripts, clients, topology))
     challenge = _challenge(data["challenge"], where, parts) if "challenge" in data else None
     order = data.get("order")
     if order is not None and (type(order) is not int or not 1 <= order <= 9999):
         raise where.error("its place in the course: a whole number from 1 to 9999", field_name="order")
     return Scenario(path.stem, path, title, lesson.strip(), tags, requires, dict(scripts),
-                    clients, tuple(parts), challenge, lang, missing, order)
+                    clients, tuple(parts), challenge, lang, missing, order, topology, replicas)
 
 
-def _part(raw: dict, index: int, where: Where, scripts: dict, clients: tuple) -> Part:
+def _part(raw: dict, index: int, where: Where, scripts: dict, clients: tuple, topology: str = "single") -> Part:
     name = raw.get("name", "")
     label = name or (str(index) if index > 1 else None)
     if not isinstance(name, str):
@@ -132,7 +135,7 @@ def _part(raw: dict, index: int, where: Where, scripts: dict, clients: tuple) ->
     blocked: set[str] = set()
     saved: dict[str, set[str]] = {c: set() for c in clients}
     for n, step_raw in enumerate(steps_raw, 1):
-        step = _step(step_raw, n, where, scripts, clients, label, saved, requires)
+        step = _step(step_raw, n, where, scripts, clients, label, saved, requires, topology)
         if step.wait:
             if step.client not in blocked:
                 raise where.error(f"client {step.client} has no blocking step to wait for",
@@ -150,9 +153,14 @@ def _part(raw: dict, index: int, where: Where, scripts: dict, clients: tuple) ->
 
 
 def _step(raw, n: int, where: Where, scripts: dict, clients: tuple, part: str | None,
-          saved: dict[str, set[str]], part_requires: Requirement | None = None) -> Step:
+          saved: dict[str, set[str]], part_requires: Requirement | None = None,
+          topology: str = "single") -> Step:
     if not isinstance(raw, dict):
         raise where.error("each step is a [[steps]] table", part=part, step=n)
+    if "server" in raw:
+        from playground.scenario.server_steps import parse_server_step
+        return parse_server_step(raw, n, where, clients, part, topology, step_class=Step, predict=_predict,
+                                 state=parse_state, requires=read_requires, pause_text=PAUSE_TEXT[ENGLISH])
     check_unknown(raw, _STEP, where, part=part, step=n)
     client = raw.get("client")
     if client is None:

@@ -125,6 +125,7 @@ class Step:
     template: bool = False           # argv holds ${name} substitutions (and $$ for a $)
     reconnect: bool = False          # the client opens a new connection (after QUIT, CLIENT KILL)
     per_server: dict = field(default_factory=dict)  # flavour -> Expect, instead of reply/error/match
+    server: str | None = None        # a server action instead of a command (scenario/server_steps.py)
 
     @property
     def has_reply_check(self) -> bool:
@@ -142,7 +143,10 @@ class Step:
         """What the step does, one handler each in the runner (`Runner.HANDLERS`):
         "command" sends a command (after `sleep`, if any); "wait" collects the reply
         of the client's earlier blocking command; "reconnect" gives the client a new
-        connection. See STEP_KINDS."""
+        connection; "server" acts on a node of the topology (scenario/server_steps.py).
+        See STEP_KINDS."""
+        if self.server is not None:
+            return "server"
         for kind in STEP_KINDS:
             if getattr(self, kind, False):
                 return kind
@@ -182,6 +186,8 @@ class Scenario:
     language: str = ENGLISH             # the language its texts were loaded in
     missing: dict[str, tuple[str, ...]] = field(default_factory=dict)  # lang -> untranslated fields
     order: int | None = None            # its place in the course (the picker and `list` follow it)
+    topology: str = "single"            # "replica" or "cluster": run and check start one
+    replicas: int | None = None         # replicas (per primary in a cluster); None: the default
 
     def missing_translations(self, lang: str | None = None) -> tuple[str, ...]:
         """The texts with no translation into `lang` (default: the loaded language), which

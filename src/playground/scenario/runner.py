@@ -109,11 +109,17 @@ class Runner:
         self._pending: dict[str, tuple[Job, StepResult]] = {}
         self.saved: dict[str, dict[str, object]] = {}  # client -> name -> value (save = "...")
         self.HANDLERS = {"command": self._command_step, "wait": self._wait_step,
-                         "reconnect": self._reconnect_step}  # one per step kind (model.STEP_KINDS)
+                         "reconnect": self._reconnect_step,  # one per step kind (model.STEP_KINDS)
+                         "server": self._server_step}
 
     async def run(self, scenario: Scenario) -> ScenarioResult:
         result = ScenarioResult(scenario, self.pg.label)
         why = await requirement_unmet(self.pg, scenario.requires)
+        if why:
+            result.skipped = why
+            return result
+        from playground.scenario.server_steps import topology_unmet
+        why = topology_unmet(self.pg, scenario)
         if why:
             result.skipped = why
             return result
@@ -201,6 +207,10 @@ class Runner:
         ok = message is not None and self.pg.sessions[step.client].connected
         out.checks.append(CheckResult("reconnects", ok, "" if ok else f"client {step.client} could not reconnect"))
         await self._check_state(step, out)
+
+    async def _server_step(self, scenario: Scenario, step: Step, out: StepResult) -> None:
+        from playground.scenario.server_steps import run_server_step
+        await run_server_step(self, scenario, step, out)
 
     async def _wait_step(self, scenario: Scenario, step: Step, out: StepResult) -> None:
         pending = self._pending.pop(step.client, None)

@@ -28,6 +28,8 @@ def _cell_lines(step: StepResult) -> list[str]:
         return [f"{step.step.client}> {step.step.display}", f"{SKIP} skipped: {step.skipped}"]
     shown = step.command or step.step.display
     head = f"{step.step.client}> {shown}" if step.step.argv is not None else f"{step.step.client}: {step.step.display}"
+    if step.step.kind == "server":
+        head = shown  # "[server] kill primary": no client typed it
     lines = [head]
     if step.reply:
         lines.extend(step.reply.rstrip("\n").split("\n"))

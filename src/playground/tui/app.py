@@ -445,6 +445,8 @@ class PlaygroundApp(App):
             yield SystemCommand("Timeline", "What the server executed, in order",
                                 lambda: self.action_teach("timeline"))
             yield SystemCommand("Close scenario", "Back to free typing", lambda: self.action_teach("close"))
+        from .topology_commands import topology_commands
+        yield from topology_commands(self)  # kill, pause, promote, connect a client: on a topology
 
     @work(group="scripts", exit_on_error=False)
     async def action_show_scripts(self) -> None:
@@ -478,6 +480,9 @@ class PlaygroundApp(App):
                     info[key] = value
         bar.memory = info.get("used_memory_human", "")
         bar.clients = int(info.get("connected_clients", "0") or 0)
+        if self.playground.topology is not None:  # every node: role, replication offset, lag
+            from playground.engine.topology_ops import topology_summary
+            bar.where = await topology_summary(self.playground.topology)
 
     def on_server_stopped(self, message: ServerStopped) -> None:
         self.query_one(ServerBar).stopped = True

@@ -163,7 +163,8 @@ class ClientPane(Vertical):
 
     def watch_state(self, state: ClientState | None) -> None:
         set_line(self.query_one("#state", Static), describe_state(state, time.monotonic(), self._pending_since))
-        placeholder = f"{self.client}{'(TX)' if state and state.in_multi else ''}> type a Redis command"
+        node = node_prompt(self.app.playground, self.client)  # on a topology: the node, like redis-cli
+        placeholder = f"{self.client}{node}{'(TX)' if state and state.in_multi else ''}> type a Redis command"
         field = self.query_one(Input)
         if field.placeholder != placeholder:
             field.placeholder = placeholder
@@ -398,3 +399,11 @@ class ClientPane(Vertical):
         from .script_editor import ScriptEditor  # TextArea is heavy: import it when asked for
 
         self.app.push_screen(ScriptEditor(self.client), send)
+
+
+def node_prompt(playground, client: str) -> str:
+    """" 127.0.0.1:PORT" (redis-cli's prompt) when the playground runs a topology."""
+    if getattr(playground, "topology", None) is None:
+        return ""
+    address = playground.session(client).address
+    return f" {address.host}:{address.port}" if address is not None and not address.path else ""

@@ -33,7 +33,7 @@ class InfoScreen(ModalScreen[None]):
 
 def key_detail_text(detail: dict[str, str]) -> Text:
     text = Text()
-    for field in ("key", "type", "ttl", "encoding", "memory", "size", "shown"):
+    for field in ("key", "type", "node", "ttl", "encoding", "memory", "size", "shown"):
         if detail.get(field):
             text.append(f"{field:>9}: ", style="bold")
             text.append(detail[field] + "\n")

@@ -183,7 +183,7 @@ class KeyInspector(Vertical):
             recent = now - self._changed_at.get(k.name, -1e9) < self.FLASH_SECONDS
             rows.append((k.name.decode("latin-1"), (
                 Text(k.name.decode("utf-8", "replace"), style="bold reverse" if recent else ""),
-                Text(k.type, style=TYPE_STYLE.get(k.type, "")),
+                Text(k.type + _node_hint(self.inspector, k.name), style=TYPE_STYLE.get(k.type, "")),
                 Text(format_ttl(k, now)),
                 Text(k.preview),
                 Text(f"by {who}" if who else "", style="bold" if recent else "dim"),
@@ -226,3 +226,9 @@ class KeyInspector(Vertical):
     def action_focus_filter(self) -> None:
         self.add_class("-filtering")  # on short screens the filter shows only while used
         self.query_one("#filter", Input).focus()
+
+
+def _node_hint(inspector, name: bytes) -> str:
+    """On a cluster: " @node-3", the node that holds the key (engine/cluster_reader.py)."""
+    short = getattr(inspector, "node_of", None)
+    return f" @{short(name)}" if short is not None else ""

@@ -1,0 +1,144 @@
+"""The inspector on a cluster: every primary's keys, each read on the node that holds it.
+
+`ClusterInspector` is an `Inspector` (its own connection goes to the first node, for what
+concerns no key: INFO, SCRIPT EXISTS, COMMAND DOCS) plus one Inspector per primary. A
+snapshot merges the primaries' snapshots; `run` sends each command that names a key to
+the node serving the key's slot (CRC16 of the key or its {hash tag}, as the server
+computes it), so state checks and key details work whichever node holds the key.
+`where(name)` says which node holds a key, its slot, and its replicas.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from playground.engine.key_reader import Inspector, KeyInfo, Snapshot
+from playground.resp.connection import Address
+
+SLOTS = 16384
+# Commands the playground's reads send whose first argument is a key.
+_KEYED = {b"type", b"ttl", b"pttl", b"get", b"strlen", b"getrange", b"lrange", b"llen", b"smembers",
+          b"scard", b"sscan", b"hgetall", b"hlen", b"hscan", b"zrange", b"zcard", b"xlen", b"xrange",
+          b"xrevrange", b"exists", b"dump", b"expiretime", b"pexpiretime", b"getkeys", b"lpos",
+          b"hget", b"hmget", b"zscore", b"sismember", b"xinfo_stream"}
+_KEYED_SECOND = {b"object", b"memory"}  # OBJECT ENCODING key, MEMORY USAGE key
+
+
+def _crc16(data: bytes) -> int:
+    crc = 0
+    for byte in data:
+        crc ^= byte << 8
+        for _ in range(8):
+            crc = ((crc << 1) ^ 0x1021) if crc & 0x8000 else crc << 1
+            crc &= 0xFFFF
+    return crc
+
+
+def key_slot(key: bytes) -> int:
+    """The hash slot of `key`: only the part between the first { and the next } when
+    that part is not empty (a hash tag)."""
+    start = key.find(b"{")
+    if start != -1:
+        end = key.find(b"}", start + 1)
+        if end > start + 1:
+            key = key[start + 1:end]
+    return _crc16(key) % SLOTS
+
+
+def key_of(argv) -> bytes | None:
+    if not argv:
+        return None
+    word = bytes(argv[0]).lower()
+    if word in _KEYED and len(argv) > 1:
+        return bytes(argv[1])
+    if word in _KEYED_SECOND and len(argv) > 2:
+        return bytes(argv[2])
+    return None
+
+
+class ClusterInspector(Inspector):
+    """Reads keys on every primary of a private cluster (`topology`)."""
+
+    def __init__(self, address: Address, topology, cap: int = 100) -> None:
+        super().__init__(address, cap=cap)
+        self.topology = topology
+        self._nodes: dict[int, Inspector] = {}  # port -> an inspector on that node
+        self._owner: list[int] = []  # slot -> port of the primary serving it
+
+    def _on(self, port: int) -> Inspector:
+        if port == self.address.port:
+            return self
+        if port not in self._nodes:
+            inspector = Inspector(Address(host="127.0.0.1", port=port, password=self.address.password),
+                                  cap=self.cap)
+            inspector.on_send = self.on_send
+            self._nodes[port] = inspector
+        return self._nodes[port]
+
+    async def _slot_owners(self) -> list[int]:
+        reply, = await super().run([[b"CLUSTER", b"SLOTS"]])
+        owner = [self.address.port] * SLOTS
+        if isinstance(reply, list):
+            for first, last, primary, *_ in reply:
+                for slot in range(int(first), int(last) + 1):
+                    owner[slot] = int(primary[1])
+        self._owner = owner
+        return owner
+
+    async def run(self, commands: list[list[bytes]]) -> list:
+        """Each command on the node serving its key (in order); keyless ones here."""
+        if not self._owner:
+            await self._slot_owners()
+        targets = []
+        for argv in commands:
+            key = key_of(argv)
+            targets.append(self.address.port if key is None else self._owner[key_slot(key)])
+        if all(t == self.address.port for t in targets):
+            return await super().run(commands)
+        replies = []
+        for port, argv in zip(targets, commands):
+            node = self._on(port)
+            replies += await (super().run([argv]) if node is self else node.run([argv]))
+        return replies
+
+    async def snapshot(self, pattern: bytes = b"*", pinned=()) -> Snapshot:
+        owner = await self._slot_owners()
+        ports = sorted(set(owner))
+        snaps = await asyncio.gather(*(
+            Inspector.snapshot(self if port == self.address.port else self._on(port), pattern,
+                               [k for k in pinned if owner[key_slot(k)] == port])
+            for port in ports))
+        keys: list[KeyInfo] = sorted((k for s in snaps for k in s.keys), key=lambda k: k.name)
+        shown = keys[: self.cap]
+        known = all(s.more >= 0 for s in snaps)
+        more = sum(s.more for s in snaps) + len(keys) - len(shown) if known else -1
+        progress = [s.progress for s in snaps if s.progress is not None]
+        return Snapshot(shown, more, sum(s.total for s in snaps), all(s.complete for s in snaps),
+                        min(progress) if progress else None, any(s.read_again for s in snaps))
+
+    def node_of(self, name: bytes) -> str:
+        """The name of the node serving `name`'s slot ("node-3"), "" if not known yet."""
+        port = self._owner[key_slot(name)] if self._owner else None
+        return next((n.name for n in self.topology.nodes if n.port == port), "")
+
+    def where(self, name: bytes) -> str:
+        """e.g. "slot 12182 on node-3 (127.0.0.1:PORT), replica node-6"."""
+        slot = key_slot(name)
+        port = self._owner[slot] if self._owner else None
+        node = next((n for n in self.topology.nodes if n.port == port), None)
+        if node is None:
+            return f"slot {slot}"
+        replicas = [n.name for n in self.topology.nodes if n.replica_of is node]
+        return f"slot {slot} on {node.name} ({node.describe()})" + (
+            f", replica {', '.join(replicas)}" if replicas else "")
+
+    async def detail(self, name: bytes) -> dict[str, str]:
+        detail = dict(await super().detail(name))  # its reads go to the key's node (run)
+        detail["node"] = self.where(name)
+        return detail
+
+    async def close(self) -> None:
+        for inspector in self._nodes.values():
+            await inspector.close()
+        self._nodes.clear()
+        await super().close()

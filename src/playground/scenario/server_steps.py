@@ -1,0 +1,109 @@
+"""Server-action steps: `server = "kill primary"` instead of a client's command.
+
+    [[steps]]
+    server = "pause-replication replica-1"
+    narration = "The replica stops applying what the primary sends."
+
+The actions are engine/server_actions.py's (kill, stop, pause, resume, pause-replication,
+resume-replication, promote, settle, connect CLIENT NODE). A server step may have
+narration, pause, predict, state checks, `match` (a regex on the line saying what
+happened), requires, and `client` (the lane it is shown in; default the first client).
+The step passes when the action had its effect; it needs the scenario's `topology`
+to be replica or cluster.
+"""
+
+from __future__ import annotations
+
+import re
+
+from playground.engine.server_actions import ActionError, apply, parse_action
+
+SERVER_STEP_FIELDS = {"server", "client", "narration", "pause", "predict", "state", "match", "requires"}
+TOPOLOGIES = ("single", "replica", "cluster")
+
+
+def topology_unmet(pg, scenario) -> str | None:
+    """Why `scenario` cannot run on `pg`'s servers (another topology), or None."""
+    have = pg.topology.kind if pg.topology is not None else "single" if pg.private else None
+    if have is None or have == scenario.topology:  # --url: the user's servers, as they are
+        return None
+    return f"needs --topology {scenario.topology} (run and check start it themselves)"
+
+
+def parse_topology(data: dict, where) -> tuple[str, int | None]:
+    """The scenario's top-level `topology` ("single", "replica", "cluster") and `replicas`."""
+    topology = data.get("topology", "single")
+    if topology not in TOPOLOGIES:
+        raise where.error(f"one of {', '.join(TOPOLOGIES)}", field_name="topology")
+    replicas = data.get("replicas")
+    if replicas is not None and (not isinstance(replicas, int) or isinstance(replicas, bool)
+                                 or not 0 <= replicas <= 5 or topology == "single"):
+        raise where.error("with topology replica or cluster: a number from 0 to 5", field_name="replicas")
+    return topology, replicas
+
+
+def parse_server_step(raw: dict, n: int, where, clients: tuple, part, topology: str, *,
+                      step_class, predict, state, requires, pause_text):
+    """A Step whose kind is "server" (model.py's helpers passed in, to keep one loader)."""
+    for key in raw:
+        if key not in SERVER_STEP_FIELDS:
+            raise where.error(f"not a field of a server step (it has {', '.join(sorted(SERVER_STEP_FIELDS))})",
+                              part=part, step=n, field_name=key)
+    text = raw["server"]
+    if not isinstance(text, str):
+        raise where.error("the action as text, e.g. \"kill primary\"", part=part, step=n, field_name="server")
+    try:
+        action, args = parse_action(text)
+    except ValueError as exc:
+        raise where.error(str(exc), part=part, step=n, field_name="server") from None
+    if topology == "single":
+        raise where.error("a server step needs topology = \"replica\" or \"cluster\" at the top",
+                          part=part, step=n, field_name="server")
+    if action == "connect" and args[0] not in clients:
+        raise where.error(f"unknown client {args[0]!r}", part=part, step=n, field_name="server")
+    client = raw.get("client", clients[0])
+    if client not in clients:
+        raise where.error(f"unknown client {client!r} (this scenario has {', '.join(clients)})",
+                          part=part, step=n, field_name="client")
+    match = raw.get("match")
+    if match is not None:
+        try:
+            re.compile(match)
+        except (re.error, TypeError) as exc:
+            raise where.error(f"bad regular expression: {exc}", part=part, step=n, field_name="match") from None
+    narration = raw.get("narration", "")
+    if not isinstance(narration, str):
+        raise where.error("must be text", part=part, step=n, field_name="narration")
+    pause = raw.get("pause")
+    if pause is True:
+        pause = pause_text
+    elif pause is False:
+        pause = None
+    elif pause is not None and not isinstance(pause, str):
+        raise where.error("true, or the question to discuss", part=part, step=n, field_name="pause")
+    return step_class(
+        n, client, None, f"[server] {' '.join(text.split())}", narration.strip(), match=match,
+        state=state(raw.get("state", {}), where, part, n),
+        predict=predict(raw["predict"], where, part, n) if "predict" in raw else None,
+        pause=pause, requires=requires(raw["requires"], where, "requires", part, n) if "requires" in raw else None,
+        server=" ".join(text.split()))
+
+
+async def run_server_step(runner, scenario, step, out) -> None:
+    """Do the action; the step's line is what happened; checks: it happened, `match`, state."""
+    from playground.scenario.runner import CheckResult
+
+    try:
+        said = await apply(runner.pg, step.server)
+    except ActionError as exc:
+        out.note = str(exc)
+        out.checks.append(CheckResult(step.server, False, str(exc)))
+        return
+    out.reply = said + "\n"
+    out.checks.append(CheckResult(step.server, True))
+    if step.match is not None:
+        ok = re.search(step.match, said) is not None
+        out.checks.append(CheckResult("match", ok, "" if ok else f"expected /{step.match}/, got {said!r}"))
+    if step.state:
+        from playground.scenario.runner import check_state
+        out.checks.extend(await check_state(runner.pg, step.state))

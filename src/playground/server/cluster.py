@@ -1,0 +1,103 @@
+"""Forming a private cluster with the server's own commands (the bundled Valkey has no
+cli): slots with CLUSTER ADDSLOTSRANGE, nodes introduced with CLUSTER MEET, replicas
+attached with CLUSTER REPLICATE; ready when every node says cluster_state:ok, knows
+every node, and all agree on who serves which slots."""
+
+from __future__ import annotations
+
+import time
+
+from playground.server.node import LOOPBACK, NodeError
+from playground.server.private import ServerError
+
+ACK_PENDING = "a replica has not acknowledged everything yet"  # as topology.py says it
+
+SLOTS = 16384
+
+
+def slot_ranges(count: int) -> list[tuple[int, int]]:
+    """The slots split as redis-cli --cluster create splits them."""
+    per = SLOTS / count
+    ranges, first = [], 0
+    for i in range(count):
+        last = SLOTS - 1 if i == count - 1 else int(round(per * (i + 1))) - 1
+        ranges.append((first, last))
+        first = last + 1
+    return ranges
+
+
+def form_cluster(topology, deadline: float) -> None:
+    primaries = topology.primaries()
+    replicas = [n for n in topology.nodes if n.replica_of is not None]
+    for epoch, node in enumerate(topology.nodes, start=1):
+        with node.link() as link:
+            node.node_id = link.call("CLUSTER", "MYID").decode()
+            link.call("CLUSTER", "SET-CONFIG-EPOCH", epoch)
+            if node in primaries:
+                first, last = slot_ranges(len(primaries))[primaries.index(node)]
+                link.call("CLUSTER", "ADDSLOTSRANGE", first, last)
+    with topology.nodes[0].link() as link:
+        link.pipeline([("CLUSTER", "MEET", LOOPBACK, n.port, n.bus_port) for n in topology.nodes[1:]])
+    for node in replicas:
+        _until(deadline, lambda: _attach(node), f"{node.name} could not become a replica")
+    wait_cluster_ok(topology, deadline)
+
+
+def _attach(node) -> str | None:
+    with node.link() as link:
+        try:
+            link.call("CLUSTER", "REPLICATE", node.replica_of.node_id)
+        except NodeError as exc:  # "Unknown node": the MEET has not reached it yet
+            return str(exc)
+    return None
+
+
+def cluster_problem(topology) -> str | None:
+    """Why the cluster is not ready yet, or None."""
+    running = [n for n in topology.nodes if n.alive() and not n.paused]
+    views = set()
+    for node in running:
+        try:
+            with node.link() as link:
+                info_text, slots = link.pipeline([("CLUSTER", "INFO"), ("CLUSTER", "SLOTS")])
+        except OSError as exc:
+            return f"{node.name}: {exc}"
+        if isinstance(info_text, NodeError):
+            return f"{node.name}: {info_text}"
+        info = dict(line.split(":", 1) for line in info_text.decode().splitlines() if ":" in line)
+        if info.get("cluster_state") != "ok":
+            return f"{node.name}: cluster_state:{info.get('cluster_state')}"
+        if int(info.get("cluster_known_nodes", 0)) < len(topology.nodes):
+            return f"{node.name} knows {info.get('cluster_known_nodes')} of {len(topology.nodes)} nodes"
+        views.add(_slot_view(slots))
+    if len(views) > 1:
+        return "the nodes do not agree yet on who serves which slots"
+    problem = topology._replication_problem() if topology.replicas else None
+    if problem and problem.endswith(ACK_PENDING):
+        topology._ask_for_acks(topology.node(problem.partition(":")[0]))
+    return problem
+
+
+def _slot_view(slots) -> tuple:
+    """CLUSTER SLOTS as comparable data: (first, last, primary port, replica ports)."""
+    view = []
+    for entry in slots or []:
+        first, last, primary, *replicas = entry
+        view.append((first, last, primary[1], tuple(sorted(r[1] for r in replicas))))
+    return tuple(sorted(view))
+
+
+def wait_cluster_ok(topology, deadline: float) -> None:
+    _until(deadline, lambda: cluster_problem(topology), "the cluster did not become ready")
+
+
+def _until(deadline: float, problem, what: str) -> None:
+    delay = 0.01
+    while True:
+        why = problem()
+        if why is None:
+            return
+        if time.monotonic() > deadline:
+            raise ServerError(f"{what}: {why}")
+        time.sleep(delay)
+        delay = min(delay * 2, 0.1)

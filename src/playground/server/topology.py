@@ -1,0 +1,262 @@
+"""Topologies beyond one server: `replica` (a primary and N replicas) and `cluster`
+(three primaries, optionally a replica each), all private to the app.
+
+Replication and the cluster bus need TCP, so every node binds 127.0.0.1 only, on free
+ports, with a random password (requirepass + masterauth) the app keeps to itself: it is
+written only to each node's config file (mode 0600, in the app's 0700 temp dir) and
+never shown. No persistence. Every node is tied to the app like the single private
+server (PR_SET_PDEATHSIG, its own process group, stopped with the app; a killed app's
+temp dir is swept on the next start).
+
+`Topology` offers what the playground uses of `PrivateServer` (label, alive, start,
+stop, restart, process, generation, info, version_tuple) plus `address` (where the
+clients connect: the primary, or the first cluster node) and the nodes themselves.
+The `single` topology is `PrivateServer` itself: a unix socket, no TCP listener.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import shutil
+import tempfile
+import time
+
+from playground.resp.connection import Address
+from playground.server.node import LOOPBACK, Node, NodeError
+from playground.server.private import TEMP_PREFIX, ServerBinary, ServerError, sweep_stale_dirs
+
+TOPOLOGIES = ("single", "replica", "cluster")
+READY_TIMEOUT = 15.0  # seconds for the whole topology to be ready
+ACK_PENDING = "a replica has not acknowledged everything yet"
+
+
+def node_address(node: Node, password: str) -> Address:
+    return Address(host=LOOPBACK, port=node.port, password=password)
+
+
+class Topology:
+    """A primary with replicas (`kind="replica"`) or a cluster (`kind="cluster"`)."""
+
+    def __init__(self, binary: ServerBinary, kind: str = "replica", replicas: int | None = None,
+                 ready_timeout: float = READY_TIMEOUT) -> None:
+        if kind not in ("replica", "cluster"):
+            raise ServerError(f"unknown topology {kind!r} (use single, replica or cluster)")
+        self.binary = binary
+        self.kind = kind
+        # replica: how many replicas of the primary; cluster: replicas per primary
+        self.replicas = (1 if kind == "replica" else 0) if replicas is None else replicas
+        if not 0 <= self.replicas <= 5 or (kind == "replica" and self.replicas < 1):
+            raise ServerError("--replicas: 1 to 5 for the replica topology, 0 to 5 for a cluster")
+        self.ready_timeout = ready_timeout
+        self.password = secrets.token_hex(24)
+        self.dir: str | None = None
+        self.nodes: list[Node] = []
+        self.generation = 0
+        self.info: dict[str, str] = {}
+        self.ready = False
+        self.socket_path = None  # no unix socket: clients use `address`
+        self.pristine = False
+
+    # -- what the playground reads ------------------------------------------------
+
+    @property
+    def flavour(self) -> str:
+        if not self.info:
+            return self.binary.flavour
+        return "Valkey" if "valkey_version" in self.info else "Redis"
+
+    @property
+    def version(self) -> str:
+        return self.info.get("valkey_version") or self.info.get("redis_version") or self.binary.version
+
+    def version_tuple(self) -> tuple[int, ...]:
+        return tuple(int(x) for x in re.findall(r"\d+", self.version)[:3])
+
+    @property
+    def label(self) -> str:
+        where = "bundled" if self.binary.origin == "bundled" else self.binary.path
+        if self.kind == "cluster":
+            shape = f"cluster of {len(self.primaries())} primaries"
+            if self.replicas:
+                shape += f", {self.replicas} replica{'s' if self.replicas > 1 else ''} each"
+        else:
+            shape = f"primary + {self.replicas} replica{'s' if self.replicas > 1 else ''}"
+        return f"{self.flavour} {self.version} ({where}), {shape}"
+
+    @property
+    def address(self) -> Address:
+        """Where clients connect by default: the primary, or the first cluster node."""
+        return node_address(self.nodes[0], self.password)
+
+    def address_of(self, node: Node) -> Address:
+        return node_address(node, self.password)
+
+    @property
+    def process(self):
+        """The default node's process (a crash of it is the server stopping)."""
+        return self.nodes[0].process if self.nodes else None
+
+    def node(self, name: str) -> Node:
+        """A node by name ("primary", "replica-1", "node-2") or by port."""
+        for node in self.nodes:
+            if node.name == name or str(node.port) == name:
+                return node
+        names = ", ".join(n.name for n in self.nodes)
+        raise ServerError(f"no node {name!r} (the nodes are {names})")
+
+    def node_at(self, host: str, port: int) -> Node | None:
+        for node in self.nodes:
+            if node.port == port and host in (LOOPBACK, "localhost", ""):
+                return node
+        return None
+
+    def primaries(self) -> list[Node]:
+        return [n for n in self.nodes if n.replica_of is None]
+
+    def alive(self) -> bool:
+        """Every node that no server action stopped is running."""
+        return bool(self.nodes) and all(n.alive() or n.stopped_on_purpose for n in self.nodes)
+
+    def crashed(self) -> list[Node]:
+        """Nodes that stopped without a server action stopping them."""
+        return [n for n in self.nodes if not n.alive() and not n.stopped_on_purpose]
+
+    # -- lifecycle ----------------------------------------------------------------
+
+    def spawn(self) -> "Topology":
+        """Start every node (the playground waits in `wait_ready`)."""
+        return self.start()
+
+    def wait_ready(self) -> "Topology":
+        return self
+
+    def start(self) -> "Topology":
+        """Every node up, the topology formed and settled; ServerError if not in time."""
+        sweep_stale_dirs()
+        self.ready = False
+        self.dir = tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}{os.getpid()}-")
+        os.chmod(self.dir, 0o700)
+        try:
+            self._make_nodes()
+            for node in self.nodes:  # a replica's config names its primary's port
+                node.spawn()
+            self.info = self.nodes[0].info("server")
+            if self.kind == "cluster":
+                from playground.server.cluster import form_cluster
+                form_cluster(self, time.monotonic() + self.ready_timeout)
+            else:
+                self.wait_settled(time.monotonic() + self.ready_timeout)
+        except BaseException:
+            self.stop()
+            raise
+        self.ready = True
+        self.pristine = True  # False once a server action changed a node (scenario resets restart)
+        self.generation += 1
+        return self
+
+    def _make_nodes(self) -> None:
+        make = lambda name, of=None: Node(name, self.binary, self.dir, self.password,  # noqa: E731
+                                          cluster=self.kind == "cluster", replica_of=of)
+        if self.kind == "replica":
+            primary = make("primary")
+            self.nodes = [primary] + [make(f"replica-{i + 1}", primary) for i in range(self.replicas)]
+            return
+        primaries = [make(f"node-{i + 1}") for i in range(3)]
+        replicas = [make(f"node-{4 + i * self.replicas + j}", p)
+                    for i, p in enumerate(primaries) for j in range(self.replicas)]
+        self.nodes = primaries + replicas
+
+    def wait_settled(self, deadline: float | None = None) -> None:
+        """Until every running replica's link to its primary is up and caught up."""
+        if self.kind == "cluster":
+            from playground.server.cluster import wait_cluster_ok
+            wait_cluster_ok(self, deadline or time.monotonic() + self.ready_timeout)
+            return
+        deadline = deadline or time.monotonic() + self.ready_timeout
+        delay = 0.005
+        while True:
+            problem = self._replication_problem()
+            if problem is None:
+                return
+            if time.monotonic() > deadline:
+                raise ServerError(f"the topology did not settle: {problem}")
+            if problem.endswith(ACK_PENDING):
+                self._ask_for_acks(self.node(problem.partition(":")[0]))
+            time.sleep(delay)
+            delay = min(delay * 2, 0.05)
+
+    def _ask_for_acks(self, primary: Node) -> None:
+        """Replicas acknowledge once a second on their own; a WAIT after a write (a
+        PUBLISH nobody hears) makes the primary ask them now (REPLCONF GETACK)."""
+        try:
+            with primary.link() as link:
+                link.pipeline([("PUBLISH", "__playground__:settle", ""), ("WAIT", len(self.nodes), 100)])
+        except (OSError, NodeError):
+            pass
+
+    def _replication_problem(self) -> str | None:
+        running = [n for n in self.nodes if n.alive() and not n.paused]
+        roles = {}
+        for node in running:
+            try:
+                roles[node.name] = node.info("replication")
+            except (OSError, NodeError) as exc:
+                return f"{node.name}: {exc}"
+        primaries = [n for n in running if roles[n.name].get("role") == "master"]
+        offsets = {n.port: int(roles[n.name].get("master_repl_offset", 0)) for n in primaries}
+        for node in primaries:  # and the primary knows it (what WAIT counts): acks arrive each second
+            info = roles[node.name]
+            for key, value in info.items():
+                if re.fullmatch(r"slave\d+", key):
+                    fields = dict(f.split("=", 1) for f in value.split(",") if "=" in f)
+                    if int(fields.get("offset", -1)) < offsets[node.port]:
+                        return f"{node.name}: {ACK_PENDING}"
+        for node in running:
+            info = roles[node.name]
+            if info.get("role") != "slave":
+                continue
+            if info.get("master_link_status") != "up":
+                return f"{node.name}: link to its primary is {info.get('master_link_status')}"
+            want = offsets.get(int(info.get("master_port", 0)))
+            if want is not None and int(info.get("slave_repl_offset", 0)) < want:
+                return f"{node.name}: behind its primary"
+        return None
+
+    def stop(self) -> None:
+        """Stop every node and remove the temp dir; safe to call twice."""
+        self.ready = False
+        for node in self.nodes:  # SIGTERM every group first, then wait: stops overlap
+            if node.process is not None and node.paused:
+                node.stop(grace=0)
+        procs = [(n, n.process) for n in self.nodes if n.process is not None]
+        for node, proc in procs:
+            try:
+                os.killpg(proc.pid, 15)
+            except OSError:
+                pass
+        for node, _ in procs:
+            node.stop()
+        if self.dir:
+            shutil.rmtree(self.dir, ignore_errors=True)
+            self.dir = None
+
+    def restart(self) -> "Topology":
+        self.stop()
+        self.nodes = []
+        return self.start()
+
+    def __enter__(self) -> "Topology":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+def make_server(binary: ServerBinary, topology: str = "single", replicas: int | None = None):
+    """A PrivateServer for `single`, a Topology otherwise."""
+    if topology == "single":
+        from playground.server.private import PrivateServer
+        return PrivateServer(binary)
+    return Topology(binary, topology, replicas)

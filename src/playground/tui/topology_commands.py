@@ -1,0 +1,51 @@
+"""Command-palette entries for a topology's server actions (engine/server_actions.py):
+kill, pause, resume, pause/resume replication, promote a replica, settle, and point a
+client at a node. Each runs in a worker; what happened is noted in every pane."""
+
+from __future__ import annotations
+
+from textual.app import SystemCommand
+
+
+def topology_commands(app):
+    """The palette's entries for `app.playground.topology` (none without one)."""
+    topology = app.playground.topology
+    if topology is None:
+        return
+    for node in topology.nodes:
+        where = f"{node.name} ({node.describe()})"
+        for action, help_text in (
+                ("kill", "SIGKILL: it dies at once"),
+                ("pause", "SIGSTOP: it answers nobody until resumed"),
+                ("resume", "SIGCONT"),
+                ("pause-replication", "a replica answers reads but applies nothing new"),
+                ("resume-replication", "the replica catches up"),
+                ("promote", "a replica becomes a primary")):
+            yield SystemCommand(f"Server: {action} {node.name}", f"{where}: {help_text}",
+                                lambda text=f"{action} {node.name}": run_action(app, text))
+        for client in app.clients:
+            yield SystemCommand(f"Server: connect {client} to {node.name}",
+                                f"client {client} reconnects to {where} (redis-cli: connect host port)",
+                                lambda text=f"connect {client} {node.name}": run_action(app, text))
+    yield SystemCommand("Server: settle", "wait until replicas caught up / the cluster is ok",
+                        lambda: run_action(app, "settle"))
+
+
+def run_action(app, text: str) -> None:
+    """Run the action in a worker (one at a time): the palette returns at once."""
+    app.run_worker(_inner(app, text), group="server-action", exclusive=True, exit_on_error=False)
+
+
+async def _inner(app, text: str) -> None:
+    from playground.engine.server_actions import ActionError, apply
+    from .client_pane import ClientPane
+
+    try:
+        said = await apply(app.playground, text)
+    except ActionError as exc:
+        app.notify(f"{text}: {exc}", severity="error")
+        return
+    app.notify(said)
+    for name in app.clients:
+        app.query_one(f"#pane-{name}", ClientPane).note(f"[server] {said}")
+    app._refresh_states()

@@ -10,6 +10,7 @@ from playground.engine.playground import Playground, install_exit_signals
 from playground.scenario.library import resolve, scenario_files
 from playground.scenario.runner import Runner, ScenarioResult, StepResult
 from playground.scenario.model import Scenario, ScenarioError, load_scenario
+from playground.i18n import tr
 
 
 def _out(text: str) -> None:
@@ -42,8 +43,8 @@ def _playground(args, scenarios: list[Scenario]) -> Playground:
 def _refuse_url_without_flush(args) -> bool:
     """Every scenario part starts on an empty server: on a --url server that takes --allow-flush."""
     if args.url and not args.allow_flush:
-        print(f"redis-playground: {args.command} empties the server before every scenario (FLUSHALL); "
-              "with --url add --allow-flush, and only for a server whose data may go", file=sys.stderr)
+        print("redis-playground: " + tr("{command} empties the server before every scenario (FLUSHALL); "
+              "with --url add --allow-flush, and only for a server whose data may go", command=args.command), file=sys.stderr)
         return True
     return False
 

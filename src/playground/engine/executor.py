@@ -17,6 +17,7 @@ from typing import Callable
 
 from playground.engine import events as ev
 from playground.engine.playground import Playground, Refused
+from playground.i18n import tr
 from playground.engine.session import STREAMING, ConnectionLost, MonitorLine, Session
 from playground.resp.cli_format import render, render_head, render_invalidate
 from playground.resp.cli_lines import (INVALID_ARGUMENTS, INVALID_REPEAT, CommandLine, RepeatError,
@@ -131,9 +132,9 @@ class Executor:
         if job is None or job.task is None or job.task.done():
             return None
         state = self.pg.sessions[client].state
-        what = "is blocked in" if state.blocked else "runs a script:" if state.busy_script else "waits for"
-        return (f"client {client} {what} {format_argv(list(job.argv))[:60]}: this line was not sent "
-                "(Ctrl+C cancels the wait)")
+        what = tr("is blocked in") if state.blocked else tr("runs a script:") if state.busy_script else tr("waits for")
+        return tr("client {client} {what} {command}: this line was not sent "
+                  "(Ctrl+C cancels the wait)", client=client, what=what, command=format_argv(list(job.argv))[:60])
 
     def submit(self, client: str, argv, repeat: int = 1,
                sink: Callable[[ev.Event], None] | None = None) -> Job:

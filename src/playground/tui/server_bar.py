@@ -5,6 +5,8 @@ from __future__ import annotations
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from playground.i18n import tr
+
 
 class ServerBar(Static):
     """One line: flavour and version (and where it came from), socket, memory, clients."""
@@ -29,12 +31,12 @@ class ServerBar(Static):
 
     def render(self) -> str:
         if self.stopped:
-            return f"{self.label} — STOPPED (F5 restarts a fresh server)"
+            return self.label + tr(" — STOPPED (F5 restarts a fresh server)")
         parts = [self.label, self.where]
         if self.memory and self.show_stats:
-            parts.append(f"mem {self.memory}")
+            parts.append(tr("mem {memory}", memory=self.memory))
         if self.clients and self.show_stats:
-            parts.append(f"{self.clients} connections")
+            parts.append(tr("{count} connections", count=self.clients))
         return "  │  ".join(p for p in parts if p)
 
     def watch_stopped(self, stopped: bool) -> None:

@@ -65,6 +65,58 @@ MESSAGES: dict[str, str] = {
     "is blocked in": "正阻塞在",
     "runs a script:": "正在执行脚本：",
     "waits for": "正在等待",
+    "its MULTI": "它的 MULTI",
+    "its WATCH": "它的 WATCH",
+    "its subscriptions": "它的订阅",
+    ", ": "、",
+    "nothing else": "无",
+    "client {name}: cancelled; reconnected as a new client ({what} lost)":
+        "客户端 {name}：已取消；已作为新客户端重新连接（丢掉的：{what}）",
+    "{command}: not supported here (the playground only talks to its own server, or the one given with --url)":
+        "{command}：这里不支持（playground 只连接它自己的服务器，或者 --url 指定的那个）",
+    "client {client} is disconnected (QUIT); the next command reconnects it":
+        "客户端 {client} 已断开（QUIT）；下一条命令会重新连接",
+    "client {client}: the server stopped; {what}": "客户端 {client}：服务器停止了；{what}",
+    "client {client}: connection lost ({error})": "客户端 {client}：连接断开（{error}）",
+    "client {client} is not connected: there is no server": "客户端 {client} 没有连接：没有服务器",
+    "{error} (not connected)": "{error}（未连接）",
+    "client {client}: reconnected as a new client (QUIT ended the old one, with its MULTI, WATCH and subscriptions)":
+        "客户端 {client}：已作为新客户端重新连接（QUIT 结束了旧连接，连同它的 MULTI、WATCH 和订阅）",
+    # -- refusals (engine/guard.py) ------------------------------------------------------
+    "the private server": "私有服务器",
+    "refused: {what} on {where}, not the playground's own server: {why} ({hint})":
+        "已拒绝：{where} 上的 {what}，那不是 playground 自己的服务器：{why}（{hint}）",
+    "add --allow-flush if that server is disposable": "如果那个服务器的数据可以丢掉，请加 --allow-flush",
+    "refused: CONFIG SET {name} on the private server: {why}": "已拒绝：私有服务器上的 CONFIG SET {name}：{why}",
+    "it empties every database": "它会清空所有数据库",
+    "it empties the database": "它会清空当前数据库",
+    "it swaps two whole databases": "它会整个交换两个数据库",
+    "it stops the server": "它会停掉服务器",
+    "it can crash, reload or alter the server": "它可能让服务器崩溃、重新加载或被改动",
+    "a replica throws its data away and copies its master's": "从节点会扔掉自己的数据，复制主节点的数据",
+    "it hands the server's role to a replica": "它会把服务器的角色交给一个从节点",
+    "it moves keys to another server": "它会把 Key 搬到另一个服务器",
+    "it overwrites the server's snapshot file on disk": "它会覆盖服务器在磁盘上的快照文件",
+    "it rewrites the server's append-only file on disk": "它会重写服务器在磁盘上的 AOF 文件",
+    "a script can call any command and its body cannot be checked; EVAL_RO runs it read-only":
+        "脚本可以调用任何命令，事先无法检查脚本内容；用 EVAL_RO 以只读方式执行",
+    "a script can call any command and its body cannot be checked; EVALSHA_RO runs it read-only":
+        "脚本可以调用任何命令，事先无法检查脚本内容；用 EVALSHA_RO 以只读方式执行",
+    "a function can call any command and its body cannot be checked; FCALL_RO runs it read-only":
+        "函数可以调用任何命令，事先无法检查函数内容；用 FCALL_RO 以只读方式执行",
+    "it changes the server, not just data": "它改的是服务器本身，而不只是数据",
+    "it replaces a function library": "它会替换一个函数库",
+    "it drops every cached script": "它会清掉脚本缓存里的所有脚本",
+    "it deletes every function library": "它会删除所有函数库",
+    "it deletes a function library": "它会删除一个函数库",
+    "it can replace every function library": "它可能替换所有函数库",
+    "it would open a TCP port with no password": "它会打开一个没有密码的 TCP 端口",
+    "the private server listens on its unix socket only": "私有服务器只监听自己的 unix socket",
+    "it would let other machines in": "它会让其他机器连进来",
+    "the server would write files outside its private directory": "服务器会把文件写到它的私有目录之外",
+    "the socket stays in the private directory": "socket 必须留在私有目录里",
+    "the socket stays owner-only": "socket 必须只有所有者能访问",
+    "the server's safety settings stay as started": "服务器的安全设置必须保持启动时的样子",
     # -- repl -----------------------------------------------------------------------
     "redis-playground repl: {server}; clients {clients} (prefix a line with 'B> ' for client B)":
         "redis-playground repl：{server}；客户端 {clients}（行首写 'B> ' 表示由客户端 B 执行）",

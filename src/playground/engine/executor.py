@@ -113,8 +113,8 @@ class Executor:
             self.emit(ev.Cleared(client))
             return True
         if word.startswith(b":") or (word == b"connect" and len(cmd.argv) == 3):
-            self.emit(ev.Notice(client, f"{cmd.argv[0].decode(errors='replace')}: not supported here (the "
-                                        "playground only talks to its own server, or the one given with --url)",
+            self.emit(ev.Notice(client, tr("{command}: not supported here (the "
+                                        "playground only talks to its own server, or the one given with --url)", command=cmd.argv[0].decode(errors='replace')),
                                 "warning"))
             return True
         return False
@@ -219,8 +219,8 @@ class Executor:
                     continue
                 self._replied(session, argv, reply, result, listening, job.limit)
                 if session.state.disconnected:
-                    self.emit(ev.ConnectionClosed(client, f"client {client} is disconnected (QUIT); "
-                                                          "the next command reconnects it"))
+                    self.emit(ev.ConnectionClosed(client, tr("client {client} is disconnected (QUIT); "
+                                                          "the next command reconnects it", client=client)))
                     break
         except asyncio.CancelledError:  # Ctrl+C: session.cancel() reconnects and says so
             result.lost = "cancelled"
@@ -285,28 +285,28 @@ class Executor:
         client = session.name
         shutdown = word == b"shutdown"
         if self.pg.server_stopped_now(wait=shutdown):
-            message = f"client {client}: the server stopped; {self.pg.gone_message()}"
+            message = tr("client {client}: the server stopped; {what}", client=client, what=self.pg.gone_message())
             result.server_gone, result.expected_stop = message, shutdown
             self.emit(ev.ServerGone(client, message, "error", expected=shutdown))
             return
         result.lost = why
-        self.emit(ev.ConnectionClosed(client, f"client {client}: connection lost ({why})", "warning"))
+        self.emit(ev.ConnectionClosed(client, tr("client {client}: connection lost ({error})", client=client, error=why), "warning"))
         await self._reconnect(session, result)
 
     async def _reconnect(self, session: Session, result: ev.LineResult, after_quit: bool = False) -> bool:
         if session.address is None:  # the server never started
-            result.lost = f"client {session.name} is not connected: there is no server"
+            result.lost = tr("client {client} is not connected: there is no server", client=session.name)
             self.emit(ev.Notice(session.name, result.lost, "error"))
             return False
         try:
             message = await self.pg.reconnect(session.name)
         except (ConnectionLost, OSError) as exc:
             result.lost = str(exc)
-            self.emit(ev.Notice(session.name, f"{exc} (not connected)", "error"))
+            self.emit(ev.Notice(session.name, tr("{error} (not connected)", error=exc), "error"))
             return False
         if after_quit:
-            message = (f"client {session.name}: reconnected as a new client (QUIT ended the old one, "
-                       "with its MULTI, WATCH and subscriptions)")
+            message = tr("client {client}: reconnected as a new client (QUIT ended the old one, "
+                         "with its MULTI, WATCH and subscriptions)", client=session.name)
         self.emit(ev.Reconnected(session.name, message))
         return True
 
@@ -328,7 +328,7 @@ class Executor:
     def _on_stream(self, session: Session, frame) -> None:
         client = session.name
         if isinstance(frame, ConnectionLost):
-            self.emit(ev.ConnectionClosed(client, f"client {client}: connection lost ({frame})", "warning"))
+            self.emit(ev.ConnectionClosed(client, tr("client {client}: connection lost ({error})", client=client, error=frame), "warning"))
             return
         if isinstance(frame, MonitorLine) and self.pg.own_traffic.seen(bytes(frame)):
             return  # the playground's own reads (inspector, observer), not the clients'

@@ -139,7 +139,7 @@ class Playground:
     def check_allowed(self, argv: list[bytes]) -> None:
         """Raise Refused for what the playground will not send (policy: engine/guard.py)."""
         message = refusal(argv, private=self.private, allow_flush=self.allow_flush,
-                          where="the private server" if self.private else self.url.describe())
+                          where=tr("the private server") if self.private else self.url.describe())
         if message:
             raise Refused(message)
 

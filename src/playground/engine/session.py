@@ -277,13 +277,13 @@ class Session:
         await self.connect()
         lost = []
         if old.in_multi:
-            lost.append("its MULTI")
+            lost.append(tr("its MULTI"))
         if old.watched:
-            lost.append("its WATCH")
+            lost.append(tr("its WATCH"))
         if old.subscribed:
-            lost.append("its subscriptions")
-        what = ", ".join(lost) if lost else "nothing else"
-        return f"client {self.name}: cancelled; reconnected as a new client ({what} lost)"
+            lost.append(tr("its subscriptions"))
+        what = tr(", ").join(lost) if lost else tr("nothing else")
+        return tr("client {name}: cancelled; reconnected as a new client ({what} lost)", name=self.name, what=what)
 
     # -- pub/sub stream -----------------------------------------------------------
 

@@ -107,3 +107,17 @@ def test_tr_follows_the_current_language_and_fills_the_fields():
         set_language("en")
     assert tr_in("zh", "Next step") == MESSAGES["Next step"] and N_("Next step") == "Next step"
     assert catalogue("en") == {}
+
+
+def test_a_check_is_named_in_the_current_language():
+    from playground.i18n import tr_check
+
+    assert tr_check("state balance") == "state balance" and tr_check("error WRONGTYPE") == "error WRONGTYPE"
+    try:
+        set_language("zh")
+        assert tr_check("reply") == MESSAGES["reply"]
+        assert tr_check("state 余额") == MESSAGES["state {key}"].format(key="余额")
+        assert tr_check("error WRONGTYPE") == MESSAGES["error {code}"].format(code="WRONGTYPE")
+        assert tr_check("something new") == "something new"
+    finally:
+        set_language("en")

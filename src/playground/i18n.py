@@ -94,3 +94,20 @@ def tr(text: str, /, **fields: object) -> str:
 def N_(text: str) -> str:
     """Marks `text` for the catalogue; it is translated (tr) where it is shown."""
     return text
+
+
+# A scenario check as the runner names it ("reply", "error WRONGTYPE", "state balance"),
+# in the interface's language: a word, or a word and what it is about.
+_CHECK_WORDS = (N_("reply"), N_("reply matches"), N_("reply arrives"), N_("blocks"), N_("does not block"),
+                N_("server stops"))
+_CHECK_PREFIXES = {"error ": N_("error {code}"), "state ": N_("state {key}")}
+
+
+def tr_check(what: str) -> str:
+    """`what` of a scenario check (runner.CheckResult), in the current language."""
+    if what in _CHECK_WORDS:
+        return tr(what)
+    for prefix, template in _CHECK_PREFIXES.items():
+        if what.startswith(prefix):
+            return tr(template, **{template[template.index("{") + 1:-1]: what[len(prefix):]})
+    return what

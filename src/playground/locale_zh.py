@@ -317,6 +317,20 @@ MESSAGES: dict[str, str] = {
         "按键：空格 下一步 · p 上一步 · r 从头开始 · e 运行到底 · o 自动播放 · g 跳转 · t 时间线 · f 演示模式 · x 关闭",
     "You changed {keys} by hand: the next steps may not match the lesson. w rewinds to this step.":
         "你手动改了 {keys}：接下来的步骤可能和课程对不上。w 回退到这一步。",
+    # -- scenario checks and the timeline -------------------------------------------------
+    "reply": "回复",
+    "reply matches": "回复匹配",
+    "reply arrives": "回复到达",
+    "blocks": "阻塞",
+    "does not block": "不阻塞",
+    "server stops": "服务器停止",
+    "error {code}": "错误 {code}",
+    "state {key}": "状态 {key}",
+    "aborted: nothing ran (a WATCHed key changed)": "事务被放弃：什么都没执行（被 WATCH 的 Key 改变了）",
+    "EXECABORT: nothing ran (a command was rejected when queued)": "EXECABORT：什么都没执行（有命令在入队时就被拒绝）",
+    "nothing ran": "什么都没执行",
+    "one script: nothing interleaves": "一个脚本：中间插不进任何命令",
+    "**atomic:** ": "**原子执行：** ",
     # -- teaching mode: dialogs -------------------------------------------------------
     "Open a scenario  (Enter: step through it · c: challenge mode · Esc: close)":
         "打开场景（回车：一步步演示 · c：挑战模式 · Esc：关闭）",

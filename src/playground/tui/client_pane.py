@@ -23,7 +23,7 @@ from textual.widgets import Input, Static
 from playground.engine import events as ev
 from playground.engine.session import ClientState
 from playground.history import History
-from playground.i18n import tr
+from playground.i18n import tr, tr_check
 from playground.resp.cli_format import render
 from playground.resp.cli_lines import INVALID_ARGUMENTS, SplitError, format_argv, split_args
 from playground.resp.replies import Bool, Double, Err, Int, Nil, Status
@@ -316,9 +316,9 @@ class ClientPane(Vertical):
             self.note(result.note)
         for check in result.checks:
             if check.ok:
-                self.write(f"  ✓ {check.what}", style="green")
+                self.write(f"  ✓ {tr_check(check.what)}", style="green")
             else:
-                self.write(f"  ✗ {check.what}: {check.detail}", style="bold white on red")
+                self.write(f"  ✗ {tr_check(check.what)}: {check.detail}", style="bold white on red")
 
     async def action_cancel(self) -> None:
         if not await self.app.executor.cancel(self.client):

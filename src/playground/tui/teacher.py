@@ -9,7 +9,7 @@ from rich.text import Text
 
 from playground.scenario import transcript as report
 from playground.history import state_dir
-from playground.i18n import tr
+from playground.i18n import tr, tr_check
 from playground.scenario.runner import ScenarioResult, StepResult
 from playground.scenario.model import Scenario
 from playground.scenario.stepper import Challenge, Stepper
@@ -117,11 +117,11 @@ class Teacher:
         failed = [c for c in result.checks if not c.ok]
         if failed:
             for c in failed:
-                text.append(tr(" ✗ MISMATCH {what}: {detail} ", what=c.what, detail=c.detail) + "\n", style="bold white on red")
+                text.append(tr(" ✗ MISMATCH {what}: {detail} ", what=tr_check(c.what), detail=c.detail) + "\n", style="bold white on red")
             text.append(tr("The server disagrees with the lesson: check the scenario or the server.") + "\n",
                         style="bold red")
         elif result.checks:
-            text.append("✓ " + ", ".join(c.what for c in result.checks) + "\n", style="green")
+            text.append("✓ " + tr(", ").join(tr_check(c.what) for c in result.checks) + "\n", style="green")
         if step.narration:
             text.append(step.narration + "\n")
         if step.predict and index in self.answers:

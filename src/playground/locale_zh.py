@@ -169,6 +169,7 @@ MESSAGES: dict[str, str] = {
     "Record": "录制",
     "Next step": "下一步",
     "Quit": "退出",
+    "palette": "命令面板",
     "中文": "English",
     "Interface language: English": "界面语言：中文",
     "no server": "没有服务器",

@@ -10,7 +10,9 @@ from __future__ import annotations
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
 
-from playground.i18n import current_language, tr
+from playground.i18n import N_, current_language, tr
+
+TEXTUAL_DESCRIPTIONS = (N_("palette"),)  # Textual's own keys the footer shows, for the catalogue
 
 
 class KeyFooter(Footer):

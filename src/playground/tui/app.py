@@ -32,6 +32,7 @@ from .key_footer import KeyFooter
 from .key_inspector import KeyInspector
 from .messages import CommandDone, ServerStopped
 from .narration import NarrationPanel
+from .language import textual_commands
 from .server_bar import ServerBar
 
 AUTOPLAY_PAUSE = 2.5  # seconds between steps in autoplay
@@ -379,7 +380,7 @@ class PlaygroundApp(App):
 
     def get_system_commands(self, screen):
         """The command palette (Ctrl+P): Textual's own commands and every playground action."""
-        yield from super().get_system_commands(screen)
+        yield from textual_commands(super().get_system_commands(screen))
         for i, name in enumerate(self.clients):
             key = f" (F{i + 2})" if i < 2 else ""
             yield SystemCommand(tr("Focus client {name}", name=name), tr("Type into client {name}'s pane", name=name) + key,

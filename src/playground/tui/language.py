@@ -11,8 +11,23 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from playground.i18n import LANGUAGES, set_language, tr
-from playground.scenario.model import ScenarioError, load_scenario
+from playground.i18n import LANGUAGES, N_, set_language, tr
+
+
+# Textual's own palette entries (App.get_system_commands), for the catalogue.
+TEXTUAL_TEXTS = (
+    N_("Theme"), N_("Change the current theme"), N_("Quit the application as soon as possible"),
+    N_("Hide the keys and widget help panel"), N_("Show help for the focused widget and a summary of available keys"),
+    N_("Minimize"), N_("Minimize the widget and restore to normal size"), N_("Maximize"),
+    N_("Maximize the focused widget"), N_("Screenshot"), N_("Save an SVG 'screenshot' of the current screen"),
+)
+
+
+def textual_commands(commands):
+    """Textual's palette entries with their title and help in the interface's language."""
+    for command in commands:
+        title = tr("Key bindings") if command.title == "Keys" else tr(command.title)  # "Keys" is the inspector
+        yield command._replace(title=title, help=tr(command.help))
 
 
 def next_language(lang: str) -> str:
@@ -51,6 +66,8 @@ def _reload_scenario(app, lang: str) -> None:
     teacher = app.teacher
     if teacher is None:
         return
+    from playground.scenario.model import ScenarioError, load_scenario
+
     try:
         scenario = load_scenario(teacher.scenario.path, lang)
     except (OSError, ScenarioError) as exc:  # the file changed or went away meanwhile

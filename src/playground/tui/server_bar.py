@@ -5,7 +5,9 @@ from __future__ import annotations
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from playground.i18n import tr
+from playground.i18n import N_, tr
+
+STARTING = N_("starting…")
 
 
 class ServerBar(Static):
@@ -16,7 +18,7 @@ class ServerBar(Static):
     ServerBar.-stopped { background: $error; }
     """
 
-    label: reactive[str] = reactive("starting…")
+    label: reactive[str] = reactive(STARTING)
     """What the server is, e.g. "Valkey 9.1.2 (bundled)"."""
     where: reactive[str] = reactive("")
     """The unix socket (or the --url address)."""
@@ -32,7 +34,7 @@ class ServerBar(Static):
     def render(self) -> str:
         if self.stopped:
             return self.label + tr(" — STOPPED (F5 restarts a fresh server)")
-        parts = [self.label, self.where]
+        parts = [tr(self.label) if self.label == STARTING else self.label, self.where]
         if self.memory and self.show_stats:
             parts.append(tr("mem {memory}", memory=self.memory))
         if self.clients and self.show_stats:

@@ -169,7 +169,7 @@ MESSAGES: dict[str, str] = {
     "Record": "录制",
     "Next step": "下一步",
     "Quit": "退出",
-    "palette": "命令面板",
+    "palette": "命令",
     "starting…": "启动中…",
     "Theme": "主题",
     "Key bindings": "按键",

@@ -256,7 +256,7 @@ MESSAGES: dict[str, str] = {
     "{shown:,} of {matching:,} keys matching {pattern} shown (the first by name; {total:,} in db)":
         "显示匹配 {pattern} 的 {matching:,} 个 Key 中的 {shown:,} 个（按名字排在前面的；库里共 {total:,} 个）",
     "{shown:,} {noun} matching {pattern} ({total:,} in db)": "{shown:,} {noun}匹配 {pattern}（库里共 {total:,} 个）",
-    "{client} dirty": "{client} 已脏",
+    "{client} dirty": "{client} 已被改",
     "by {client}": "{client} 改的",
     "cannot read {key!r}: {error}": "无法读取 {key!r}：{error}",
     "key {name}": "Key {name}",

@@ -106,8 +106,8 @@ def cmd_check(args) -> int:
         _out(f"{report.FAIL} {line}\n")
     failed += len(broken)
     untranslated = sum(len(s.missing_translations()) for s in scenarios)
-    _out(f"{passed} passed, {failed} failed" + (f", {skipped} skipped" if skipped else "")
-         + (f", {untranslated} texts not translated into {args.lang}" if untranslated else "") + "\n")
+    _out(tr("{passed} passed, {failed} failed", passed=passed, failed=failed) + (tr(", {count} skipped", count=skipped) if skipped else "")
+         + (tr(", {count} texts not translated into {lang}", count=untranslated, lang=args.lang) if untranslated else "") + "\n")
     return 1 if failed else 0
 
 

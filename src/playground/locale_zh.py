@@ -365,6 +365,10 @@ MESSAGES: dict[str, str] = {
     "{passed} passed, {failed} failed": "{passed} 个通过，{failed} 个失败",
     ", {count} skipped": "，{count} 个跳过",
     ", {count} texts not translated into {lang}": "，{count} 段文字没有翻译成 {lang}",
+    "blocked: the reply comes later": "阻塞中：回复稍后才到",
+    "the reply to {command}": "这是 {command} 的回复",
+    "the server stopped": "服务器停止了",
+    "; the playground started a fresh server": "；playground 启动了一个全新的服务器",
     # -- teaching mode: dialogs -------------------------------------------------------
     "Open a scenario  (Enter: step through it · c: challenge mode · Esc: close)":
         "打开场景（回车：一步步演示 · c：挑战模式 · Esc：关闭）",

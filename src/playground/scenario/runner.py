@@ -17,6 +17,7 @@ from playground.engine import events as ev
 from playground.engine.executor import Executor, Job
 from playground.engine.playground import Playground
 from playground.engine.units import Unit
+from playground.i18n import tr
 from playground.resp.cli_format import render
 from playground.resp.replies import Array, Bulk, Err, Int, Map, Nil, Status
 from playground.resp.cli_lines import format_argv
@@ -179,7 +180,7 @@ class Runner:
         job = self.executor.submit(step.client, argv, sink=self.sink)
         if not await job.settle():
             if step.blocking:
-                out.note = "blocked: the reply comes later"
+                out.note = tr("blocked: the reply comes later")
                 self._pending[step.client] = (job, out)
                 return
             await self.executor.cancel(step.client)
@@ -204,7 +205,7 @@ class Runner:
             out.checks.append(CheckResult("reply arrives", False, f"no reply after {WAIT_TIMEOUT:g}s"))
             await self.executor.cancel(step.client)
             return
-        out.note = f"the reply to {origin.step.display}"
+        out.note = tr("the reply to {command}", command=origin.step.display)
         out.argv = origin.argv
         await self._finish(scenario, step, out, job.result(), origin.argv)
 
@@ -213,12 +214,12 @@ class Runner:
         out.units = list(line.units)
         out.seq = line.seqs[-1] if line.seqs else None
         if line.server_gone:
-            out.note = "the server stopped"
+            out.note = tr("the server stopped")
             out.checks.append(CheckResult("server stops", step.server_stops,
                                           "" if step.server_stops else f"unexpected: {line.server_gone}"))
             self._pending.clear()
             await self.pg.restart()
-            out.note += "; the playground started a fresh server"
+            out.note += tr("; the playground started a fresh server")
             await self._check_state(step, out)
             return
         if line.refused or line.lost:

@@ -250,12 +250,12 @@ MESSAGES: dict[str, str] = {
     "{shown:,} of {total:,} keys shown (the first by name)": "显示 {total:,} 个 Key 中的 {shown:,} 个（按名字排在前面的）",
     "{shown:,} of {total:,} keys shown (a sample: SCAN)": "显示 {total:,} 个 Key 中的 {shown:,} 个（SCAN 抽样）",
     "{shown:,} {noun} matching {pattern} so far (scanning… {percent}% of {total:,} keys)":
-        "目前 {shown:,} {noun}匹配 {pattern}（扫描中… {total:,} 个 Key 已扫 {percent}%）",
+        "目前 {shown:,} {noun} 匹配 {pattern}（扫描中… {total:,} 个 Key 已扫 {percent}%）",
     "{shown:,} {noun} matching {pattern} shown (a sample: SCAN; {total:,} in db)":
-        "显示 {shown:,} {noun}匹配 {pattern}（SCAN 抽样；库里共 {total:,} 个）",
+        "显示 {shown:,} {noun} 匹配 {pattern}（SCAN 抽样；库里共 {total:,} 个）",
     "{shown:,} of {matching:,} keys matching {pattern} shown (the first by name; {total:,} in db)":
         "显示匹配 {pattern} 的 {matching:,} 个 Key 中的 {shown:,} 个（按名字排在前面的；库里共 {total:,} 个）",
-    "{shown:,} {noun} matching {pattern} ({total:,} in db)": "{shown:,} {noun}匹配 {pattern}（库里共 {total:,} 个）",
+    "{shown:,} {noun} matching {pattern} ({total:,} in db)": "{shown:,} {noun} 匹配 {pattern}（库里共 {total:,} 个）",
     "{client} dirty": "{client} 已被改",
     "by {client}": "{client} 改的",
     "cannot read {key!r}: {error}": "无法读取 {key!r}：{error}",

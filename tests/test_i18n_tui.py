@@ -41,6 +41,15 @@ async def test_f12_switches_panes_footer_and_inspector_and_back():
         assert inspector.border_title == MESSAGES["Keys"]
         await wait_until(pilot, lambda: MESSAGES["{total:,} key"].format(total=1)
                          in str(inspector.query_one("#summary").render()))
+        from playground.cells import width
+        from playground.tui.key_table import KeyTable
+
+        table = inspector.query_one(KeyTable)
+        await pilot.pause()
+        header, row = table.render_line(0).text, table.render_line(1).text
+        for title, cell in ((MESSAGES["type"], "string"), (MESSAGES["value"], '"100"'), (MESSAGES["changed"], "A")):
+            # each column starts at the same cell in the header and in the row (余额 is two cells wide)
+            assert width(header[:header.index(title)]) == width(row[:row.index(cell, len("余额"))]), (header, row)
         await type_command(pilot, app, "A", "GET 余额")
         assert log_text(app, "A")[-1] == '"100"'  # a reply stays exactly redis-cli's
 

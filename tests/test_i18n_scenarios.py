@@ -228,8 +228,8 @@ def test_check_in_chinese_passes_every_bundled_scenario_with_nothing_missing(ser
     lines = result.stdout.splitlines()
     assert len([line for line in lines if line.startswith("✓ ")]) + sum(
         line.startswith("– ") for line in lines) == len(FILES)
-    assert "missing" not in result.stdout and "not translated" not in result.stdout
-    assert re.fullmatch(r"\d+ passed, 0 failed(, \d+ skipped)?", lines[-1])
+    assert "missing" not in result.stdout and "缺少" not in result.stdout and "没有翻译" not in result.stdout
+    assert re.fullmatch(r"\d+ 个通过，0 个失败(，\d+ 个跳过)?", lines[-1])  # the summary in Chinese too
 
 
 def test_check_in_chinese_lists_what_is_missing_and_still_passes(tmp_path, server_binary):
@@ -237,10 +237,10 @@ def test_check_in_chinese_lists_what_is_missing_and_still_passes(tmp_path, serve
     result = run_cli("check", "--lang", "zh", "--server", server_binary.path, str(path), "incr-is-atomic")
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.splitlines()[1:] == [
-        "✓ partly: 2 checks passed",
-        "  missing zh: step 2 narration, step 2 predict explain",
-        "✓ incr-is-atomic: 3 checks passed",
-        "2 passed, 0 failed, 2 texts not translated into zh",
+        "✓ partly: 2 项检查全部通过",
+        "  缺少 zh 翻译：step 2 narration, step 2 predict explain",
+        "✓ incr-is-atomic: 3 项检查全部通过",
+        "2 个通过，0 个失败，2 段文字没有翻译成 zh",
     ]
     english = run_cli("check", "--lang", "en", "--server", server_binary.path, str(path))
     assert english.stdout.splitlines()[1:] == ["✓ partly: 2 checks passed", "1 passed, 0 failed"]
@@ -253,6 +253,7 @@ def test_run_in_chinese_shows_the_chinese_narration(server_binary):
     assert out.startswith("━━ watch-abort: WATCH 让过时的判断变成被放弃的 EXEC\n")
     assert "↳ A 准备从余额里扣款。" in out and "⏸ A 甚至还没开始它的事务。" in out
     assert "A> WATCH balance" in out and "A is about to spend" not in out
+    assert "   服务器：" in out and "✓ 回复" in out and "项检查通过了" in out  # the transcript's own words too
 
 
 def test_the_language_comes_from_the_locale_or_the_option_before_the_command(server_binary):

@@ -42,3 +42,72 @@ def default_language(environ: Mapping[str, str] | None = None) -> str:
         if value:
             return language_of_locale(value) or ENGLISH
     return ENGLISH
+
+
+# -- the interface's own words ------------------------------------------------------
+#
+# Every message the interface shows is written in English in the code, passed through
+# `tr` where it is shown: `tr("cannot read {key}: {error}", key=k, error=exc)`. The
+# English text (a str.format template) is the key of each language's catalogue
+# (playground/locale_<lang>.py: MESSAGES = {english: translation}); a text missing from
+# it is shown in English. `N_` marks a text that is translated later, where it is shown
+# (a Binding's description is translated by the footer). tests/test_i18n_catalogue.py
+# collects every literal passed to tr/tr_in/N_ (and every Binding description) and fails
+# when one has no translation or its format fields differ from the English.
+
+_current = ENGLISH
+_catalogues: dict[str, Mapping[str, str]] = {}
+
+
+def set_language(lang: str) -> None:
+    """The language of the interface from now on (unknown codes mean English)."""
+    global _current
+    _current = lang if lang in LANGUAGES else ENGLISH
+
+
+def current_language() -> str:
+    return _current
+
+
+def catalogue(lang: str) -> Mapping[str, str]:
+    """English text -> its translation into `lang` ({} for English)."""
+    if lang == ENGLISH or lang not in LANGUAGES:
+        return {}
+    if lang not in _catalogues:
+        from importlib import import_module
+
+        _catalogues[lang] = import_module(f"playground.locale_{lang}").MESSAGES
+    return _catalogues[lang]
+
+
+def tr_in(lang: str, text: str, /, **fields: object) -> str:
+    """`text` in `lang`, its {fields} filled in; English when there is no translation."""
+    template = catalogue(lang).get(text, text)
+    return template.format(**fields) if fields else template
+
+
+def tr(text: str, /, **fields: object) -> str:
+    """`text` in the interface's current language (see set_language), its {fields} filled in."""
+    return tr_in(_current, text, **fields)
+
+
+def N_(text: str) -> str:
+    """Marks `text` for the catalogue; it is translated (tr) where it is shown."""
+    return text
+
+
+# A scenario check as the runner names it ("reply", "error WRONGTYPE", "state balance"),
+# in the interface's language: a word, or a word and what it is about.
+_CHECK_WORDS = (N_("reply"), N_("reply matches"), N_("reply arrives"), N_("blocks"), N_("does not block"),
+                N_("server stops"))
+_CHECK_PREFIXES = {"error ": N_("error {code}"), "state ": N_("state {key}")}
+
+
+def tr_check(what: str) -> str:
+    """`what` of a scenario check (runner.CheckResult), in the current language."""
+    if what in _CHECK_WORDS:
+        return tr(what)
+    for prefix, template in _CHECK_PREFIXES.items():
+        if what.startswith(prefix):
+            return tr(template, **{template[template.index("{") + 1:-1]: what[len(prefix):]})
+    return what

@@ -14,7 +14,7 @@ import sys
 
 from playground import __version__
 from playground.errors import ScenarioError
-from playground.i18n import LANGUAGES, default_language
+from playground.i18n import LANGUAGES, default_language, set_language, tr
 from playground.server import ServerError
 
 
@@ -61,19 +61,19 @@ def _library_options(dest_prefix: str = "") -> argparse.ArgumentParser:
 def _language_option(parser: argparse.ArgumentParser) -> None:
     # SUPPRESS: a subcommand's default must not undo `redis-playground --lang zh run ...`
     parser.add_argument("--lang", choices=LANGUAGES, default=argparse.SUPPRESS,
-                        help="language of the scenario texts (default: from LC_ALL, LC_MESSAGES, "
+                        help="language of the interface and the scenario texts (default: from LC_ALL, LC_MESSAGES, "
                              "LANG, LANGUAGE; English if not " + ", ".join(LANGUAGES[1:]) + ")")
 
 
 def _client_names(text: str) -> tuple[str, ...]:
     names = tuple(n.strip() for n in text.split(",") if n.strip())
     if not names or not all(_CLIENT_NAME.fullmatch(n) for n in names):
-        raise argparse.ArgumentTypeError("give names like A,B,C: ASCII letters, digits, - and _, "
-                                         "starting with a letter, at most 32 characters each")
+        raise argparse.ArgumentTypeError(tr("give names like A,B,C: ASCII letters, digits, - and _, "
+                                         "starting with a letter, at most 32 characters each"))
     if len(set(n.lower() for n in names)) != len(names):
-        raise argparse.ArgumentTypeError("the client names must be distinct (case does not count)")
+        raise argparse.ArgumentTypeError(tr("the client names must be distinct (case does not count)"))
     if len(names) > MAX_CLIENTS:
-        raise argparse.ArgumentTypeError(f"at most {MAX_CLIENTS} clients")
+        raise argparse.ArgumentTypeError(tr("at most {count} clients", count=MAX_CLIENTS))
     return names
 
 
@@ -121,8 +121,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
             value = (before or []) + (after or [])
         elif before is not None and after is not None and before != after:
             option = "--" + name.replace("_", "-")
-            print(f"redis-playground: {option} is given before and after {args.command} "
-                  "with different values; give it once", file=sys.stderr)
+            print("redis-playground: " + tr("{option} is given before and after {command} "
+                  "with different values; give it once", option=option, command=args.command), file=sys.stderr)
             raise SystemExit(2)
         else:
             value = before if before is not None else after
@@ -139,10 +139,12 @@ def _playground(args, **kwargs):
 
 
 def main(argv: list[str] | None = None) -> int:
+    set_language(default_language())  # for the errors of parse_args
     args = parse_args(argv)
     args.lang = getattr(args, "lang", None) or default_language()
+    set_language(args.lang)
     if args.url and args.server:
-        print("redis-playground: --url and --server exclude each other", file=sys.stderr)
+        print("redis-playground: " + tr("--url and --server exclude each other"), file=sys.stderr)
         return 2
     if args.url and args.topology != "single":
         print("redis-playground: --topology starts private servers; with --url the server is yours "

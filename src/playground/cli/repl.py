@@ -31,6 +31,7 @@ from playground.cli.blocking import block_timeout
 from playground.engine import events as ev
 from playground.engine.executor import Executor, Job
 from playground.engine.playground import Playground
+from playground.i18n import tr
 from playground.resp.cli_lines import CommandLine, format_argv
 
 _PREFIX = re.compile(rb"^\s*([A-Za-z][A-Za-z0-9_-]*)>[ \t]?")
@@ -168,7 +169,7 @@ class Repl:
             try:
                 result = await line.job
             except Exception as exc:  # never a traceback: say what happened
-                self.say(f"client {name}: {exc}")
+                self.say(tr("client {name}: {error}", name=name, error=exc))
                 continue
             finally:
                 self.running[name] = None
@@ -180,8 +181,8 @@ class Repl:
             self.exit_code, self.stopped = 1, True
             return
         if self.pg.server_stopped():  # another client may have restarted it already
-            cause = "after SHUTDOWN" if expected else "unexpectedly"
-            self.say(f"client {name}: the server stopped {cause}")
+            cause = tr("after SHUTDOWN") if expected else tr("unexpectedly")
+            self.say(tr("client {name}: the server stopped {cause}", name=name, cause=cause))
             self.say(await self.pg.restart())
 
     async def finish(self) -> None:
@@ -205,27 +206,27 @@ class Repl:
         False (and the client's lines dropped) if it was cancelled."""
         what = format_argv(list(line.cmd.argv))
         if self.pg.sessions[name].state.busy_script:
-            self.say(f"client {name}: end of input; waiting for its script ({what[:40]}) to finish")
+            self.say(tr("client {name}: end of input; waiting for its script ({command}) to finish", name=name, command=what[:40]))
             try:
                 await asyncio.wait_for(asyncio.shield(line.job.task), SCRIPT_WAIT_AT_EOF)
                 return True
             except asyncio.TimeoutError:
-                self.say(f"client {name}: the script still runs after {SCRIPT_WAIT_AT_EOF:g}s; cancelled")
+                self.say(tr("client {name}: the script still runs after {seconds:g}s; cancelled", name=name, seconds=SCRIPT_WAIT_AT_EOF))
         else:
             timeout = block_timeout(line.cmd.argv)
             if timeout:  # it ends by itself, as it would in redis-cli
                 await asyncio.shield(line.job.task)
                 return True
-            self.say(f"client {name}: end of input while {what} waits forever (timeout 0) and nothing "
-                     "left in the input can wake it; cancelled")
+            self.say(tr("client {name}: end of input while {command} waits forever (timeout 0) and nothing "
+                        "left in the input can wake it; cancelled", name=name, command=what))
         self.exit_code = 1
         try:
             await self.executor.cancel(name)
         except Exception as exc:  # the server is gone: nothing to reconnect to
-            self.say(f"client {name}: {exc}")
+            self.say(tr("client {name}: {error}", name=name, error=exc))
         await asyncio.gather(line.job.task, return_exceptions=True)
         for later in self.lines[name][1:]:
-            self.say(f"client {name}: not run: {format_argv(list(later.cmd.argv))}")
+            self.say(tr("client {name}: not run: {command}", name=name, command=format_argv(list(later.cmd.argv))))
             if later.job is not None:
                 later.job.task.cancel()
         self.lines[name].clear()
@@ -273,8 +274,8 @@ async def run_repl(playground: Playground, stdin: BinaryIO | None = None,
     stdin = stdin or sys.stdin.buffer
     repl = Repl(playground, stdout or sys.stdout.buffer, stderr or sys.stderr)
     async with playground:
-        repl.say(f"redis-playground repl: {playground.label}; clients "
-                 f"{', '.join(playground.sessions)} (prefix a line with 'B> ' for client B)")
+        repl.say(tr("redis-playground repl: {server}; clients {clients} (prefix a line with 'B> ' for client B)",
+                    server=playground.label, clients=", ".join(playground.sessions)))
         lines = _stdin_lines(stdin, asyncio.get_running_loop())
         try:
             while (line := await lines.get()) is not None:

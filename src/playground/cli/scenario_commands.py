@@ -12,6 +12,7 @@ from playground.cells import pad
 from playground.scenario.library import course_order, is_recording, recordings_dir, resolve, scenario_files, scenarios_in
 from playground.scenario.runner import Runner, ScenarioResult, StepResult
 from playground.scenario.model import Scenario, ScenarioError, load_scenario
+from playground.i18n import tr
 
 
 def _out(text: str) -> None:
@@ -64,8 +65,8 @@ def _by_topology(scenarios: list[Scenario]) -> list[list[Scenario]]:
 def _refuse_url_without_flush(args) -> bool:
     """Every scenario part starts on an empty server: on a --url server that takes --allow-flush."""
     if args.url and not args.allow_flush:
-        print(f"redis-playground: {args.command} empties the server before every scenario (FLUSHALL); "
-              "with --url add --allow-flush, and only for a server whose data may go", file=sys.stderr)
+        print("redis-playground: " + tr("{command} empties the server before every scenario (FLUSHALL); "
+              "with --url add --allow-flush, and only for a server whose data may go", command=args.command), file=sys.stderr)
         return True
     return False
 
@@ -135,8 +136,8 @@ def cmd_check(args) -> int:
         _out(f"{report.FAIL} {line}\n")
     failed += len(broken)
     untranslated = sum(len(s.missing_translations()) for s in scenarios)
-    _out(f"{passed} passed, {failed} failed" + (f", {skipped} skipped" if skipped else "")
-         + (f", {untranslated} texts not translated into {args.lang}" if untranslated else "") + "\n")
+    _out(tr("{passed} passed, {failed} failed", passed=passed, failed=failed) + (tr(", {count} skipped", count=skipped) if skipped else "")
+         + (tr(", {count} texts not translated into {lang}", count=untranslated, lang=args.lang) if untranslated else "") + "\n")
     return 1 if failed else 0
 
 

@@ -17,6 +17,7 @@ from typing import Callable
 
 from playground.engine import events as ev
 from playground.engine.playground import Playground, Refused
+from playground.i18n import tr
 from playground.engine.session import STREAMING, ConnectionLost, MonitorLine, Session
 from playground.engine.why import WhyTracker
 from playground.resp.cli_format import render, render_head, render_invalidate
@@ -123,8 +124,8 @@ class Executor:
             await connect_line(self, client, cmd.argv[1], cmd.argv[2])  # to a node of the topology
             return True
         if word.startswith(b":") or (word == b"connect" and len(cmd.argv) == 3):
-            self.emit(ev.Notice(client, f"{cmd.argv[0].decode(errors='replace')}: not supported here (the "
-                                        "playground only talks to its own server, or the one given with --url)",
+            self.emit(ev.Notice(client, tr("{command}: not supported here (the "
+                                        "playground only talks to its own server, or the one given with --url)", command=cmd.argv[0].decode(errors='replace')),
                                 "warning"))
             return True
         return False
@@ -142,9 +143,9 @@ class Executor:
         if job is None or job.task is None or job.task.done():
             return None
         state = self.pg.sessions[client].state
-        what = "is blocked in" if state.blocked else "runs a script:" if state.busy_script else "waits for"
-        return (f"client {client} {what} {format_argv(list(job.argv))[:60]}: this line was not sent "
-                "(Ctrl+C cancels the wait)")
+        what = tr("is blocked in") if state.blocked else tr("runs a script:") if state.busy_script else tr("waits for")
+        return tr("client {client} {what} {command}: this line was not sent "
+                  "(Ctrl+C cancels the wait)", client=client, what=what, command=format_argv(list(job.argv))[:60])
 
     def submit(self, client: str, argv, repeat: int = 1,
                sink: Callable[[ev.Event], None] | None = None) -> Job:
@@ -235,8 +236,8 @@ class Executor:
                 if self.why is not None:
                     await self._explain(session, argv, reply, result)
                 if session.state.disconnected:
-                    self.emit(ev.ConnectionClosed(client, f"client {client} is disconnected (QUIT); "
-                                                          "the next command reconnects it"))
+                    self.emit(ev.ConnectionClosed(client, tr("client {client} is disconnected (QUIT); "
+                                                          "the next command reconnects it", client=client)))
                     break
         except asyncio.CancelledError:  # Ctrl+C: session.cancel() reconnects and says so
             result.lost = "cancelled"
@@ -314,28 +315,28 @@ class Executor:
         client = session.name
         shutdown = word == b"shutdown"
         if self.pg.server_stopped_now(wait=shutdown):
-            message = f"client {client}: the server stopped; {self.pg.gone_message()}"
+            message = tr("client {client}: the server stopped; {what}", client=client, what=self.pg.gone_message())
             result.server_gone, result.expected_stop = message, shutdown
             self.emit(ev.ServerGone(client, message, "error", expected=shutdown))
             return
         result.lost = why
-        self.emit(ev.ConnectionClosed(client, f"client {client}: connection lost ({why})", "warning"))
+        self.emit(ev.ConnectionClosed(client, tr("client {client}: connection lost ({error})", client=client, error=why), "warning"))
         await self._reconnect(session, result)
 
     async def _reconnect(self, session: Session, result: ev.LineResult, after_quit: bool = False) -> bool:
         if session.address is None:  # the server never started
-            result.lost = f"client {session.name} is not connected: there is no server"
+            result.lost = tr("client {client} is not connected: there is no server", client=session.name)
             self.emit(ev.Notice(session.name, result.lost, "error"))
             return False
         try:
             message = await self.pg.reconnect(session.name)
         except (ConnectionLost, OSError) as exc:
             result.lost = str(exc)
-            self.emit(ev.Notice(session.name, f"{exc} (not connected)", "error"))
+            self.emit(ev.Notice(session.name, tr("{error} (not connected)", error=exc), "error"))
             return False
         if after_quit:
-            message = (f"client {session.name}: reconnected as a new client (QUIT ended the old one, "
-                       "with its MULTI, WATCH and subscriptions)")
+            message = tr("client {client}: reconnected as a new client (QUIT ended the old one, "
+                         "with its MULTI, WATCH and subscriptions)", client=session.name)
         self.emit(ev.Reconnected(session.name, message))
         return True
 
@@ -366,7 +367,7 @@ class Executor:
     def _on_stream(self, session: Session, frame) -> None:
         client = session.name
         if isinstance(frame, ConnectionLost):
-            self.emit(ev.ConnectionClosed(client, f"client {client}: connection lost ({frame})", "warning"))
+            self.emit(ev.ConnectionClosed(client, tr("client {client}: connection lost ({error})", client=client, error=frame), "warning"))
             return
         if isinstance(frame, MonitorLine) and self.pg.own_traffic.seen(bytes(frame)):
             return  # the playground's own reads (inspector, observer), not the clients'

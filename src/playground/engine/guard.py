@@ -53,25 +53,27 @@ noscript), so a script cannot get around this.
 
 from __future__ import annotations
 
-_FLUSH_HINT = "add --allow-flush if that server is disposable"
+from playground.i18n import N_, tr
+
+_FLUSH_HINT = N_("add --allow-flush if that server is disposable")
 
 # --url: commands refused outright, and why (a few words).
 _URL_REFUSED = {
-    b"flushall": "it empties every database",
-    b"flushdb": "it empties the database",
-    b"swapdb": "it swaps two whole databases",
-    b"shutdown": "it stops the server",
-    b"debug": "it can crash, reload or alter the server",
-    b"replicaof": "a replica throws its data away and copies its master's",
-    b"slaveof": "a replica throws its data away and copies its master's",
-    b"failover": "it hands the server's role to a replica",
-    b"migrate": "it moves keys to another server",
-    b"save": "it overwrites the server's snapshot file on disk",
-    b"bgsave": "it overwrites the server's snapshot file on disk",
-    b"bgrewriteaof": "it rewrites the server's append-only file on disk",
-    b"eval": "a script can call any command and its body cannot be checked; EVAL_RO runs it read-only",
-    b"evalsha": "a script can call any command and its body cannot be checked; EVALSHA_RO runs it read-only",
-    b"fcall": "a function can call any command and its body cannot be checked; FCALL_RO runs it read-only",
+    b"flushall": N_("it empties every database"),
+    b"flushdb": N_("it empties the database"),
+    b"swapdb": N_("it swaps two whole databases"),
+    b"shutdown": N_("it stops the server"),
+    b"debug": N_("it can crash, reload or alter the server"),
+    b"replicaof": N_("a replica throws its data away and copies its master's"),
+    b"slaveof": N_("a replica throws its data away and copies its master's"),
+    b"failover": N_("it hands the server's role to a replica"),
+    b"migrate": N_("it moves keys to another server"),
+    b"save": N_("it overwrites the server's snapshot file on disk"),
+    b"bgsave": N_("it overwrites the server's snapshot file on disk"),
+    b"bgrewriteaof": N_("it rewrites the server's append-only file on disk"),
+    b"eval": N_("a script can call any command and its body cannot be checked; EVAL_RO runs it read-only"),
+    b"evalsha": N_("a script can call any command and its body cannot be checked; EVALSHA_RO runs it read-only"),
+    b"fcall": N_("a function can call any command and its body cannot be checked; FCALL_RO runs it read-only"),
 }
 # --url: of these, only the listed (read-only) subcommands pass.
 _URL_SUBCOMMANDS_ALLOWED = {
@@ -84,25 +86,25 @@ _URL_SUBCOMMANDS_ALLOWED = {
 }
 # --url: of these, the listed subcommands are refused.
 _URL_SUBCOMMANDS_REFUSED = {
-    b"script": {b"flush": "it drops every cached script"},
-    b"function": {b"flush": "it deletes every function library", b"delete": "it deletes a function library",
-                  b"restore": "it can replace every function library"},
+    b"script": {b"flush": N_("it drops every cached script")},
+    b"function": {b"flush": N_("it deletes every function library"), b"delete": N_("it deletes a function library"),
+                  b"restore": N_("it can replace every function library")},
 }
 
 # Private server: CONFIG SET parameters refused, and the one value that is fine (None: any change).
 _PRIVATE_CONFIG = {
-    b"port": (b"0", "it would open a TCP port with no password"),
-    b"tls-port": (b"0", "it would open a TCP port with no password"),
-    b"bind": (None, "the private server listens on its unix socket only"),
-    b"protected-mode": (b"yes", "it would let other machines in"),
-    b"dir": (None, "the server would write files outside its private directory"),
-    b"dbfilename": (None, "the server would write files outside its private directory"),
-    b"unixsocket": (None, "the socket stays in the private directory"),
-    b"unixsocketperm": (None, "the socket stays owner-only"),
-    b"unixsocketgroup": (None, "the socket stays owner-only"),
-    b"enable-debug-command": (None, "the server's safety settings stay as started"),
-    b"enable-module-command": (None, "the server's safety settings stay as started"),
-    b"enable-protected-configs": (None, "the server's safety settings stay as started"),
+    b"port": (b"0", N_("it would open a TCP port with no password")),
+    b"tls-port": (b"0", N_("it would open a TCP port with no password")),
+    b"bind": (None, N_("the private server listens on its unix socket only")),
+    b"protected-mode": (b"yes", N_("it would let other machines in")),
+    b"dir": (None, N_("the server would write files outside its private directory")),
+    b"dbfilename": (None, N_("the server would write files outside its private directory")),
+    b"unixsocket": (None, N_("the socket stays in the private directory")),
+    b"unixsocketperm": (None, N_("the socket stays owner-only")),
+    b"unixsocketgroup": (None, N_("the socket stays owner-only")),
+    b"enable-debug-command": (None, N_("the server's safety settings stay as started")),
+    b"enable-module-command": (None, N_("the server's safety settings stay as started")),
+    b"enable-protected-configs": (None, N_("the server's safety settings stay as started")),
 }
 
 
@@ -124,14 +126,14 @@ def refusal(argv: list[bytes], *, private: bool, allow_flush: bool, where: str) 
         return None
     what, why = _name(argv[0]), _URL_REFUSED.get(cmd)
     if cmd in _URL_SUBCOMMANDS_ALLOWED and sub and sub not in _URL_SUBCOMMANDS_ALLOWED[cmd]:
-        what, why = f"{what} {_name(sub)}".rstrip(), "it changes the server, not just data"
+        what, why = f"{what} {_name(sub)}".rstrip(), N_("it changes the server, not just data")
     elif cmd in _URL_SUBCOMMANDS_REFUSED and sub in _URL_SUBCOMMANDS_REFUSED[cmd]:
         what, why = f"{what} {_name(sub)}", _URL_SUBCOMMANDS_REFUSED[cmd][sub]
     elif cmd == b"function" and sub == b"load" and any(a.lower() == b"replace" for a in argv[2:-1]):
-        what, why = "FUNCTION LOAD REPLACE", "it replaces a function library"
+        what, why = "FUNCTION LOAD REPLACE", N_("it replaces a function library")
     if why is None:
         return None
-    return f"refused: {what} on {where}, not the playground's own server: {why} ({_FLUSH_HINT})"
+    return tr("refused: {what} on {where}, not the playground's own server: {why} ({hint})", what=what, where=where, why=tr(why), hint=tr(_FLUSH_HINT))
 
 
 def _private_refusal(cmd: bytes, sub: bytes, argv: list[bytes]) -> str | None:
@@ -150,5 +152,5 @@ def _private_refusal(cmd: bytes, sub: bytes, argv: list[bytes]) -> str | None:
             if param in _PRIVATE_CONFIG:
                 fine, why = _PRIVATE_CONFIG[param]
                 if fine is None or value.lower() != fine:
-                    return f"refused: CONFIG SET {argv[i].decode('utf-8', 'replace')} on the private server: {why}"
+                    return tr("refused: CONFIG SET {name} on the private server: {why}", name=argv[i].decode('utf-8', 'replace'), why=tr(why))
     return None

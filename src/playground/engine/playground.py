@@ -21,6 +21,7 @@ from playground.engine.server_order import ServerOrder
 from playground.resp.connection import Address, SideConnection
 from playground.server import PrivateServer, ServerError, choose_binary
 from playground.engine.session import ConnectionLost, Session
+from playground.i18n import tr
 
 _POLL_MIN, _POLL_MAX = 0.001, 0.05
 FLUSH = [[b"FLUSHALL"], [b"SCRIPT", b"FLUSH"]]  # no keys, no cached scripts
@@ -160,7 +161,7 @@ class Playground:
     def check_allowed(self, argv: list[bytes]) -> None:
         """Raise Refused for what the playground will not send (policy: engine/guard.py)."""
         message = refusal(argv, private=self.private, allow_flush=self.allow_flush,
-                          where="the private server" if self.private else self.url.describe())
+                          where=tr("the private server") if self.private else self.url.describe())
         if message:
             raise Refused(message)
 
@@ -179,8 +180,8 @@ class Playground:
         except ConnectionLost as exc:
             shutdown = argv[0].lower() == b"shutdown"
             if self._server_stopped(wait=shutdown):
-                raise ServerGone("the server stopped; " + self.gone_message(), expected=shutdown) from None
-            raise ConnectionLost(f"client {name}: connection lost ({exc}); reconnect to continue") from None
+                raise ServerGone(tr("the server stopped; ") + self.gone_message(), expected=shutdown) from None
+            raise ConnectionLost(tr("client {name}: connection lost ({error}); reconnect to continue", name=name, error=exc)) from None
         if refresh:
             await self.refresh_states()
         return reply
@@ -267,12 +268,12 @@ class Playground:
         if self.topology is not None and self.topology.crashed():
             from playground.engine.topology_ops import crash_message
             return crash_message(self.topology)
-        return "every key, cached script and client state (MULTI, WATCH, subscriptions) is gone"
+        return tr("every key, cached script and client state (MULTI, WATCH, subscriptions) is gone")
 
     async def restart(self) -> str:
         """A fresh private server; every client reconnects as a new client."""
         if self.server is None:
-            raise ServerError("cannot restart a server the playground does not own (--url)")
+            raise ServerError(tr("cannot restart a server the playground does not own (--url)"))
         for session in self.sessions.values():
             await session.close()
         for conn in (self.observer, self.reader, self.admin):
@@ -283,7 +284,7 @@ class Playground:
         self._help = None
         await self.start()
         names = ", ".join(self.sessions)
-        return f"started a fresh server ({self.label}); clients {names} reconnected with empty state"
+        return tr("started a fresh server ({label}); clients {names} reconnected with empty state", label=self.label, names=names)
 
     async def reconnect(self, name: str) -> str:
         """Reopen one client's connection (after it was cancelled or dropped)."""

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, fields
 from typing import Callable
 
 from playground.engine.units import Unit, UnitTracker, hello_protocol
+from playground.i18n import tr
 from playground.resp.connection import Address, TypedConnection
 from playground.resp.replies import Array, Bulk, Err, Int, Push, Status
 
@@ -126,14 +127,14 @@ class Session:
             named, client_id, *_ = await conn.pipeline(hello)  # one round trip
         except OSError as exc:
             await conn.close()
-            raise ConnectionLost(f"client {self.name}: {exc}") from None
+            raise ConnectionLost(tr("client {name}: {error}", name=self.name, error=exc)) from None
         for reply in (named, client_id):
             if isinstance(reply, Err):
                 await conn.close()
-                hint = (" (the server is running a script: SCRIPT KILL it, or SHUTDOWN NOSAVE "
-                        "if it already wrote)") if reply.code == "BUSY" else ""
-                raise ConnectionLost(f"client {self.name}: cannot connect: "
-                                     f"{reply.message.decode(errors='replace')}{hint}")
+                hint = tr(" (the server is running a script: wait for it to end, or SCRIPT KILL it; "
+                          "once it has written, only SHUTDOWN NOSAVE stops it)") if reply.code == "BUSY" else ""
+                raise ConnectionLost(tr("client {name}: cannot connect: ", name=self.name)
+                                     + f"{reply.message.decode(errors='replace')}{hint}")
         conn.on_push = lambda frame: self.on_stream(self, frame)
         self._conn = conn
         self.lost = None
@@ -207,7 +208,7 @@ class Session:
         """
         self.last_unit = None
         if self._conn is None:
-            raise ConnectionLost(f"client {self.name} is not connected")
+            raise ConnectionLost(tr("client {name} is not connected", name=self.name))
         cmd = argv[0].lower()
         if self.streaming or cmd in _SUBSCRIBE or (cmd == b"monitor" and self.units.open is None):
             if cmd == b"monitor":
@@ -276,13 +277,13 @@ class Session:
         await self.connect()
         lost = []
         if old.in_multi:
-            lost.append("its MULTI")
+            lost.append(tr("its MULTI"))
         if old.watched:
-            lost.append("its WATCH")
+            lost.append(tr("its WATCH"))
         if old.subscribed:
-            lost.append("its subscriptions")
-        what = ", ".join(lost) if lost else "nothing else"
-        return f"client {self.name}: cancelled; reconnected as a new client ({what} lost)"
+            lost.append(tr("its subscriptions"))
+        what = tr(", ").join(lost) if lost else tr("nothing else")
+        return tr("client {name}: cancelled; reconnected as a new client ({what} lost)", name=self.name, what=what)
 
     # -- pub/sub stream -----------------------------------------------------------
 

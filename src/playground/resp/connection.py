@@ -17,6 +17,8 @@ import asyncio
 from dataclasses import dataclass
 from urllib.parse import parse_qs, unquote, urlsplit
 
+from playground.i18n import tr
+
 from .replies import (
     Array, BigNumber, Bool, Bulk, Double, Err, Int, Map, Nil, Push, Set, Status, Verbatim,
 )
@@ -218,38 +220,38 @@ class Address:
         try:
             return cls._parse(url)
         except ValueError as exc:
-            raise ValueError(f"bad --url {redact_url(url)}: {exc}") from None
+            raise ValueError(tr("bad --url {url}: {error}", url=redact_url(url), error=exc)) from None
 
     @classmethod
     def _parse(cls, url: str) -> "Address":
         parts = urlsplit(url)
         if parts.scheme not in ("redis", "unix"):
-            raise ValueError("use redis://host:port/db or unix:///path/to/socket")
+            raise ValueError(tr("use redis://host:port/db or unix:///path/to/socket"))
         if parts.fragment:
-            raise ValueError("unexpected #fragment")
+            raise ValueError(tr("unexpected #fragment"))
         username = unquote(parts.username) if parts.username else None
         password = unquote(parts.password) if parts.password is not None else None
         if parts.scheme == "unix":
             query = parse_qs(parts.query, keep_blank_values=True)
             if set(query) - {"db"} or len(query.get("db", [])) > 1:
-                raise ValueError("the only query parameter is ?db=N")
+                raise ValueError(tr("the only query parameter is ?db=N"))
             if parts.hostname:
-                raise ValueError("write unix:///path (three slashes): no host")
+                raise ValueError(tr("write unix:///path (three slashes): no host"))
             if not parts.path or parts.path == "/":
-                raise ValueError("no socket path")
+                raise ValueError(tr("no socket path"))
             return cls(path=parts.path, db=_db_number(query.get("db", ["0"])[0]),
                        username=username, password=password)
         if parts.query:
-            raise ValueError("no query parameters after redis://host:port/db")
+            raise ValueError(tr("no query parameters after redis://host:port/db"))
         try:
             port = parts.port
         except ValueError:
-            raise ValueError("the port must be a number from 1 to 65535") from None
+            raise ValueError(tr("the port must be a number from 1 to 65535")) from None
         if port == 0 or (port is None and parts.netloc.rstrip().endswith(":")):
-            raise ValueError("the port must be a number from 1 to 65535")
+            raise ValueError(tr("the port must be a number from 1 to 65535"))
         path = parts.path.strip("/")
         if "/" in path:
-            raise ValueError("after host:port only /db (a database number)")
+            raise ValueError(tr("after host:port only /db (a database number)"))
         return cls(host=parts.hostname or "127.0.0.1", port=port or 6379, db=_db_number(path or "0"),
                    username=username, password=password)
 
@@ -260,7 +262,7 @@ class Address:
 
 def _db_number(text: str) -> int:
     if not text.isascii() or not text.isdigit() or len(text) > 9:
-        raise ValueError(f"the database must be a number, not {text[:20]!r}")
+        raise ValueError(tr("the database must be a number, not {text!r}", text=text[:20]))
     return int(text)
 
 

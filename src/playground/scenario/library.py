@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from playground.history import state_dir
+from playground.i18n import tr
 from playground.scenario.model import Scenario, ScenarioError, load_scenario
 
 
@@ -36,7 +37,7 @@ def scenario_files(extra_dirs: list[str] | None = None, recordings: bool = False
     files = []
     for d in dirs:
         if not d.is_dir():
-            raise ScenarioError(f"{d}: not a directory of scenarios")
+            raise ScenarioError(tr("{dir}: not a directory of scenarios", dir=d))
         files.extend(sorted(d.glob("*.toml")))
     if recordings and recordings_dir().is_dir() and recordings_dir().resolve() not in {d.resolve() for d in dirs}:
         files.extend(sorted(recordings_dir().glob("*.toml")))
@@ -66,7 +67,7 @@ def resolve(ref: str, extra_dirs: list[str] | None = None) -> Path:
         if file.stem == ref:
             return file
     known = ", ".join(f.stem for f in scenario_files(extra_dirs, recordings=True))
-    raise ScenarioError(f"{ref}: no such scenario (known: {known})")
+    raise ScenarioError(tr("{ref}: no such scenario (known: {known})", ref=ref, known=known))
 
 
 def load_all(extra_dirs: list[str] | None = None, lang: str = "en") -> list[Scenario]:

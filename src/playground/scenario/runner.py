@@ -17,6 +17,7 @@ from playground.engine import events as ev
 from playground.engine.executor import Executor, Job
 from playground.engine.playground import Playground
 from playground.engine.units import Unit
+from playground.i18n import tr
 from playground.resp.cli_format import render
 from playground.resp.replies import Array, Err, Nil
 from playground.resp.cli_lines import format_argv
@@ -185,7 +186,7 @@ class Runner:
         job = self.executor.submit(step.client, argv, sink=self.sink)
         if not await job.settle():
             if step.blocking:
-                out.note = "blocked: the reply comes later"
+                out.note = tr("blocked: the reply comes later")
                 self._pending[step.client] = (job, out)
                 return
             await self.executor.cancel(step.client)
@@ -225,7 +226,7 @@ class Runner:
             out.checks.append(CheckResult("reply arrives", False, f"no reply after {WAIT_TIMEOUT:g}s"))
             await self.executor.cancel(step.client)
             return
-        out.note = f"the reply to {origin.step.display}"
+        out.note = tr("the reply to {command}", command=origin.step.display)
         out.argv = origin.argv
         await self._finish(scenario, step, out, job.result(), origin.argv)
 
@@ -235,12 +236,12 @@ class Runner:
         out.whys = list(line.whys)
         out.seq = line.seqs[-1] if line.seqs else None
         if line.server_gone:
-            out.note = "the server stopped"
+            out.note = tr("the server stopped")
             out.checks.append(CheckResult("server stops", step.server_stops,
                                           "" if step.server_stops else f"unexpected: {line.server_gone}"))
             self._pending.clear()
             await self.pg.restart()
-            out.note += "; the playground started a fresh server"
+            out.note += tr("; the playground started a fresh server")
             await self._check_state(step, out)
             return
         if line.refused or line.lost:

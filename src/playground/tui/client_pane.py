@@ -24,6 +24,7 @@ from textual.widgets import Input, Static
 from playground.engine import events as ev
 from playground.engine.session import ClientState
 from playground.history import History
+from playground.i18n import tr, tr_check
 from playground.resp.cli_format import render
 from playground.resp.cli_lines import INVALID_ARGUMENTS, SplitError, format_argv, split_args
 from playground.resp.replies import Bool, Double, Err, Int, Nil, Status
@@ -68,29 +69,29 @@ def describe_state(state: ClientState | None, now: float | None = None, pending_
     """The state line: name, (TX n), WATCHed keys and whether EXEC will abort, blocked, subscribed."""
     text = Text()
     if state is None:
-        return Text("connecting…", style="dim")
+        return Text(tr("connecting…"), style="dim")
     text.append(f"{state.name}", style="bold")
     if state.disconnected:
-        text.append("  disconnected (QUIT): the next command reconnects", style="bold yellow")
+        text.append(tr("  disconnected (QUIT): the next command reconnects"), style="bold yellow")
     if state.monitoring:
-        text.append("  MONITOR: every command the clients send streams here (Ctrl+C stops)", style="bold blue")
+        text.append(tr("  MONITOR: every command the clients send streams here (Ctrl+C stops)"), style="bold blue")
     if state.in_multi:
         text.append(f" (TX {state.queued})", style="bold yellow")
         if state.exec_will_abort:
-            text.append(" EXECABORT pending", style="bold red")
+            text.append(tr(" EXECABORT pending"), style="bold red")
     if state.watched:
         keys = " ".join(k.decode("utf-8", "replace") for k in state.watched)
         text.append(f"  WATCH {keys}", style="magenta")
         if state.dirty:
-            text.append("  dirty — EXEC will abort", style="bold white on red")
+            text.append(tr("  dirty — EXEC will abort"), style="bold white on red")
     if state.blocked or state.busy_script:
-        what = "blocked" if state.blocked else "running script"
+        what = tr("blocked") if state.blocked else tr("running script")
         elapsed = f" {now - pending_since:.1f}s" if (now and pending_since) else ""
-        text.append(f"  {what}{elapsed} (Ctrl+C cancels)", style="bold yellow")
+        text.append(tr("  {what}{elapsed} (Ctrl+C cancels)", what=what, elapsed=elapsed), style="bold yellow")
     elif state.pending is not None:
-        text.append("  waiting…", style="yellow")
+        text.append(tr("  waiting…"), style="yellow")
     if state.subscribed:
-        text.append(f"  subscribed ({state.subscriptions})", style="bold blue")
+        text.append(tr("  subscribed ({count})", count=state.subscriptions), style="bold blue")
     if state.resp == 3:
         text.append("  RESP3", style="dim")
     if state.db:
@@ -122,7 +123,7 @@ class ClientPane(Vertical):
     def __init__(self, client: str, history: History | None = None, **kwargs) -> None:
         super().__init__(id=f"pane-{client}", **kwargs)
         self.client = client
-        self.border_title = f"Client {client}"
+        self.border_title = tr("Client {name}", name=client)
         self._pending_since: float | None = None
         self._busy = False
         self._printed: list[bytes] = []        # what the running line printed (the transcript)
@@ -136,7 +137,7 @@ class ClientPane(Vertical):
         yield Static(id="state")
         yield PaneLog(id="output", wrap=True, markup=False, highlight=False, max_lines=5000, min_width=20)
         yield CommandInput(self.history, lambda: self.app.help,
-                           placeholder=f"{self.client}> type a Redis command", id="input")
+                           placeholder=self.client + tr("> type a Redis command"), id="input")
         yield Static(id="hint")
 
     def on_mount(self) -> None:
@@ -145,10 +146,10 @@ class ClientPane(Vertical):
     def on_descendant_focus(self) -> None:
         # Which pane takes the typing, in words as well as colour (a projector washes
         # colours out; a terminal test reads text).
-        self.border_title = f"▶ Client {self.client}"
+        self.border_title = "▶ " + tr("Client {name}", name=self.client)
 
     def on_descendant_blur(self) -> None:
-        self.border_title = f"Client {self.client}"
+        self.border_title = tr("Client {name}", name=self.client)
 
     def _tick(self) -> None:
         if self._pending_since is not None:
@@ -164,7 +165,7 @@ class ClientPane(Vertical):
     def watch_state(self, state: ClientState | None) -> None:
         set_line(self.query_one("#state", Static), describe_state(state, time.monotonic(), self._pending_since))
         node = node_prompt(self.app.playground, self.client)  # on a topology: the node, like redis-cli
-        placeholder = f"{self.client}{node}{'(TX)' if state and state.in_multi else ''}> type a Redis command"
+        placeholder = f"{self.client}{node}{'(TX)' if state and state.in_multi else ''}" + tr("> type a Redis command")
         field = self.query_one(Input)
         if field.placeholder != placeholder:
             field.placeholder = placeholder
@@ -183,7 +184,7 @@ class ClientPane(Vertical):
         extra = ""
         if isinstance(data, bytes):
             if len(data) > SHOW_LIMIT:
-                extra = f"… ({len(data) - SHOW_LIMIT:,} more bytes of this reply not shown)"
+                extra = tr("… ({count:,} more bytes of this reply not shown)", count=len(data) - SHOW_LIMIT)
                 data = data[:SHOW_LIMIT]
             data = data.decode("utf-8", "replace")
         self.add(Text(data.rstrip("\n"), style=style), seq)
@@ -240,7 +241,7 @@ class ClientPane(Vertical):
     def on_command_input_search_changed(self, event: CommandInput.SearchChanged) -> None:
         if event.term is not None:
             set_line(self.query_one("#hint", Static),
-                     Text(f"(reverse-i-search)`{event.term}'" + ("" if event.found else " — no match"),
+                     Text(f"(reverse-i-search)`{event.term}'" + ("" if event.found else tr(" — no match")),
                           style="yellow"))
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
@@ -298,7 +299,7 @@ class ClientPane(Vertical):
             self._printed.append(event.output)
             self.write(event.output, style=reply_style(event.reply), seq=event.seq)
             if event.left_out:
-                self.write(f"… ({event.left_out:,} more bytes of this reply not shown)", style="italic yellow")
+                self.write(tr("… ({count:,} more bytes of this reply not shown)", count=event.left_out), style="italic yellow")
             if recorder is not None and self._record_as is not None:
                 output = render(event.reply, list(event.argv)) if event.left_out else event.output
                 recorder.replied(self.client, output.decode("utf-8", "replace"), event.reply)
@@ -312,7 +313,7 @@ class ClientPane(Vertical):
                 self.write(event.output, style="dim")
             else:
                 text = event.output.decode("utf-8", "replace").replace("\r\n", "\n")
-                self.add(Text.from_ansi(text.strip("\n") or "(no help for that)"))
+                self.add(Text.from_ansi(text.strip("\n") or tr("(no help for that)")))
         elif isinstance(event, ev.Message):
             self.write(event.output, style=reply_style(event.frame))
         elif isinstance(event, ev.ServerGone):
@@ -347,11 +348,11 @@ class ClientPane(Vertical):
         step = result.step
         shown = result.command or step.display
         if step.wait:
-            self.write("(the pending reply arrives)", style="italic dim")
+            self.write(tr("(the pending reply arrives)"), style="italic dim")
         else:
             self.write(f"{self.client}> {shown}", style="bold")
         if result.skipped:
-            self.write(f"– skipped: {result.skipped}", style="yellow")
+            self.write(tr("– skipped: {reason}", reason=result.skipped), style="yellow")
             return
         if result.reply:
             self.write(result.reply.encode(), style=reply_style(result.value), seq=result.seq)
@@ -361,9 +362,9 @@ class ClientPane(Vertical):
             self.note(result.note)
         for check in result.checks:
             if check.ok:
-                self.write(f"  ✓ {check.what}", style="green")
+                self.write(f"  ✓ {tr_check(check.what)}", style="green")
             else:
-                self.write(f"  ✗ {check.what}: {check.detail}", style="bold white on red")
+                self.write(f"  ✗ {tr_check(check.what)}: {check.detail}", style="bold white on red")
 
     async def action_cancel(self) -> None:
         if not await self.app.executor.cancel(self.client):
@@ -391,7 +392,7 @@ class ClientPane(Vertical):
                 self.note(why)
                 return
             lines = source.count("\n") + 1
-            self.write(f"{self.client}> EVAL <script, {lines} lines> {rest}".rstrip(), style="bold")
+            self.write(tr("{client}> EVAL <script, {lines} lines> {rest}", client=self.client, lines=lines, rest=rest).rstrip(), style="bold")
             self._busy = True
             argv = [b"EVAL", source.encode(), *(tail or [b"0"])]
             self.run_line(format_argv(argv), argv)

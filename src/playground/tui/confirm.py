@@ -8,6 +8,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from playground.i18n import tr
+
 
 class ConfirmScreen(ModalScreen[bool]):
     """Asks one question; dismisses with True (y / Enter on Yes) or False (n / Escape)."""
@@ -32,8 +34,8 @@ class ConfirmScreen(ModalScreen[bool]):
         with Vertical():
             yield Static(self.question)
             with Horizontal():
-                yield Button("No", id="no")
-                yield Button("Yes", id="yes", variant="error")
+                yield Button(tr("No"), id="no")
+                yield Button(tr("Yes"), id="yes", variant="error")
 
     def on_mount(self) -> None:
         self.query_one("#no", Button).focus()

@@ -9,6 +9,9 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from playground.cells import width
+from playground.i18n import N_, tr
+
 
 class InfoScreen(ModalScreen[None]):
     """A scrollable text panel; Escape or q closes it."""
@@ -33,9 +36,9 @@ class InfoScreen(ModalScreen[None]):
 
 def key_detail_text(detail: dict[str, str]) -> Text:
     text = Text()
-    for field in ("key", "type", "node", "ttl", "encoding", "memory", "size", "shown"):
+    for field, label in (("key", N_("key")), ("type", N_("type")), ("node", N_("node")), ("ttl", "ttl"), ("encoding", N_("encoding")), ("memory", N_("memory")), ("size", N_("size")), ("shown", N_("shown"))):
         if detail.get(field):
-            text.append(f"{field:>9}: ", style="bold")
+            text.append(" " * (9 - width(tr(label))) + tr(label) + ": ", style="bold")
             text.append(detail[field] + "\n")
     text.append("\n")
     text.append(detail.get("value", ""))
@@ -45,10 +48,10 @@ def key_detail_text(detail: dict[str, str]) -> Text:
 def scripts_text(scripts: list[tuple[str, bytes | None, bool]]) -> Text:
     text = Text()
     if not scripts:
-        return Text("No script has been used yet (EVAL, EVALSHA, SCRIPT LOAD).", style="dim")
+        return Text(tr("No script has been used yet (EVAL, EVALSHA, SCRIPT LOAD)."), style="dim")
     for sha, source, cached in scripts:
         text.append(sha, style="bold")
-        text.append("  cached\n" if cached else "  NOT cached (EVALSHA answers NOSCRIPT)\n",
+        text.append(tr("  cached") + "\n" if cached else tr("  NOT cached (EVALSHA answers NOSCRIPT)") + "\n",
                     style="green" if cached else "bold red")
         if source is not None:
             first = source.decode("utf-8", "replace").strip().splitlines()

@@ -8,10 +8,15 @@ screen) and again on every move between panes A and B, whose keys are the same.
 from __future__ import annotations
 
 from textual.widgets import Footer
+from textual.widgets._footer import FooterKey
+
+from playground.i18n import N_, current_language, tr
+
+TEXTUAL_DESCRIPTIONS = (N_("palette"),)  # Textual's own keys the footer shows, for the catalogue
 
 
 class KeyFooter(Footer):
-    """The keys of whatever has focus, and the command palette."""
+    """The keys of whatever has focus, and the command palette, in the interface's language."""
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -21,7 +26,15 @@ class KeyFooter(Footer):
         bindings = self.screen.active_bindings.values()
         shown = tuple((b.key, b.description, b.action, b.group, enabled, tooltip)
                       for _, b, enabled, tooltip in bindings if b.show)
-        return shown, self.show_command_palette, self.compact
+        return shown, self.show_command_palette, self.compact, current_language()
+
+    def compose(self):
+        """Textual's keys, each description in the interface's language (BINDINGS are
+        written in English; the catalogue has every one)."""
+        for widget in super().compose():
+            if isinstance(widget, FooterKey) and widget.description:
+                widget.description = tr(widget.description)
+            yield widget
 
     async def recompose(self) -> None:
         if not self._bindings_ready or not self.is_attached:

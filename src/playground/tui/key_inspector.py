@@ -19,6 +19,7 @@ from textual.reactive import reactive
 from textual.widgets import Input, Static
 
 from playground.engine.key_reader import Inspector, KeyInfo, Snapshot
+from playground.i18n import N_, tr
 from .client_pane import set_line
 from .key_table import KeyTable
 
@@ -31,7 +32,7 @@ def _watch_badge(watchers: list[tuple[str, bool]]) -> Text:
     for client, dirty in watchers:
         if text:
             text.append(" ")
-        text.append(f"{client} dirty" if dirty else client,
+        text.append(tr("{client} dirty", client=client) if dirty else client,
                     style="bold white on red" if dirty else "magenta")
     return text
 
@@ -41,20 +42,20 @@ def summary_line(snap: Snapshot, pattern: str) -> str:
     name)", "100 of 200,001 keys shown (a sample: SCAN)", "2 keys matching user:* (3 in
     db)", "0 keys matching key:7 so far (scanning… 40% of 200,001 keys)"."""
     shown, total = len(snap.keys), snap.total
-    noun = "key" if shown == 1 else "keys"
+    noun = tr("key") if shown == 1 else tr("keys")
     if pattern == "*":
         if snap.complete and shown >= total:
-            return f"{total:,} {'key' if total == 1 else 'keys'}"
+            return tr("{total:,} key", total=total) if total == 1 else tr("{total:,} keys", total=total)
         if snap.complete:
-            return f"{shown:,} of {total:,} keys shown (the first by name)"
-        return f"{shown:,} of {total:,} keys shown (a sample: SCAN)"
+            return tr("{shown:,} of {total:,} keys shown (the first by name)", shown=shown, total=total)
+        return tr("{shown:,} of {total:,} keys shown (a sample: SCAN)", shown=shown, total=total)
     if snap.progress is not None:
-        return f"{shown:,} {noun} matching {pattern} so far (scanning… {int(snap.progress * 100)}% of {total:,} keys)"
+        return tr("{shown:,} {noun} matching {pattern} so far (scanning… {percent}% of {total:,} keys)", shown=shown, noun=noun, pattern=pattern, percent=int(snap.progress * 100), total=total)
     if not snap.complete:
-        return f"{shown:,} {noun} matching {pattern} shown (a sample: SCAN; {total:,} in db)"
+        return tr("{shown:,} {noun} matching {pattern} shown (a sample: SCAN; {total:,} in db)", shown=shown, noun=noun, pattern=pattern, total=total)
     if snap.more > 0:
-        return f"{shown:,} of {shown + snap.more:,} keys matching {pattern} shown (the first by name; {total:,} in db)"
-    return f"{shown:,} {noun} matching {pattern} ({total:,} in db)"
+        return tr("{shown:,} of {matching:,} keys matching {pattern} shown (the first by name; {total:,} in db)", shown=shown, matching=shown + snap.more, pattern=pattern, total=total)
+    return tr("{shown:,} {noun} matching {pattern} ({total:,} in db)", shown=shown, noun=noun, pattern=pattern, total=total)
 
 
 def format_ttl(info: KeyInfo, now: float | None = None) -> str:
@@ -87,7 +88,7 @@ class KeyInspector(Vertical):
 
     def __init__(self, **kwargs) -> None:
         super().__init__(id="inspector", **kwargs)
-        self.border_title = "Keys"
+        self.border_title = tr("Keys")
         self.inspector: Inspector | None = None
         self._changed_at: dict[bytes, float] = {}
         self._wanted = False
@@ -97,9 +98,9 @@ class KeyInspector(Vertical):
         self._pinned: list[bytes] | None = None  # set_pinned's keys; None: the writers the app tracks
 
     def compose(self) -> ComposeResult:
-        yield Input(placeholder="filter: a SCAN pattern, e.g. user:*  (Enter applies)", id="filter")
+        yield Input(placeholder=tr("filter: a SCAN pattern, e.g. user:*  (Enter applies)"), id="filter")
         yield Static(id="summary")
-        yield KeyTable("key", "type", "TTL", "value", "changed", "watched", id="keys")
+        yield KeyTable(N_("key"), N_("type"), "TTL", N_("value"), N_("changed"), N_("watched"), id="keys")
 
     def on_mount(self) -> None:
         self.set_interval(1.0, self.refresh_keys)
@@ -186,7 +187,7 @@ class KeyInspector(Vertical):
                 Text(k.type + _node_hint(self.inspector, k.name), style=TYPE_STYLE.get(k.type, "")),
                 Text(format_ttl(k, now)),
                 Text(k.preview),
-                Text(f"by {who}" if who else "", style="bold" if recent else "dim"),
+                Text(tr("by {client}", client=who) if who else "", style="bold" if recent else "dim"),
                 _watch_badge(self.watchers.get(k.name, [])),
             )))
         self.query_one(KeyTable).set_rows(rows)
@@ -200,11 +201,11 @@ class KeyInspector(Vertical):
         try:
             detail = await self.inspector.detail(key)
         except Exception as exc:
-            self.notify(f"cannot read {key!r}: {exc}", severity="error")
+            self.notify(tr("cannot read {key!r}: {error}", key=key, error=exc), severity="error")
             return
         from .info_screens import InfoScreen, key_detail_text
 
-        self.app.push_screen(InfoScreen(f"key {detail['key']}", key_detail_text(detail)))
+        self.app.push_screen(InfoScreen(tr("key {name}", name=detail["key"]), key_detail_text(detail)))
 
     def _tick_ttls(self) -> None:
         snap = self.snapshot

@@ -22,6 +22,9 @@ from textual.reactive import reactive
 from textual.strip import Strip
 from textual.widget import Widget
 
+from playground.cells import width as cell_width
+from playground.i18n import tr
+
 Cells = tuple[Text, ...]
 PAD = 1  # blank cells either side of a column, as DataTable draws them
 
@@ -90,7 +93,7 @@ class KeyTable(Widget, can_focus=True):
         self.columns = columns
         self._keys: list[str] = []
         self._rows: list[Cells] = []
-        self._widths: list[int] = [len(c) for c in columns]
+        self._widths: list[int] = [cell_width(tr(c)) for c in columns]
         self._strips: dict[int, Strip] = {}  # row index -> drawn line (without cursor)
         self._top = 0  # first row in view
 
@@ -140,11 +143,17 @@ class KeyTable(Widget, can_focus=True):
                 self._redraw_row(index)
 
     def _natural_widths(self, rows: list[Cells]) -> list[int]:
-        widths = [len(c) for c in self.columns]
+        widths = [cell_width(tr(c)) for c in self.columns]
         for cells in rows:
             for i, cell in enumerate(cells):
                 widths[i] = max(widths[i], cell.cell_len)
         return widths
+
+    def relabel(self) -> None:
+        """Draw the header again in the interface's current language (its widths in cells)."""
+        self._widths = self._natural_widths(self._rows)
+        self._strips.clear()
+        self.refresh()
 
     def _redraw_row(self, index: int) -> None:
         self._strips.pop(index, None)
@@ -186,7 +195,7 @@ class KeyTable(Widget, can_focus=True):
         widths = self._fitted_widths(width)
         if y == 0:
             header = base + self.get_component_rich_style("key-table--header")
-            strip = self._line(self.columns, widths, header)
+            strip = self._line([tr(c) for c in self.columns], widths, header)
             if len(self._rows) > self._page:
                 last = min(len(self._rows), self._top + self._page)
                 where = Text(f" {self._top + 1}–{last}/{len(self._rows)} ", style="dim")

@@ -8,6 +8,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, TextArea
 
+from playground.i18n import tr
+
 EXAMPLE = """-- KEYS[1], ARGV[1] ... are the arguments after numkeys
 local n = redis.call('INCR', KEYS[1])
 if n == 1 then
@@ -40,12 +42,12 @@ class ScriptEditor(ModalScreen[tuple[str, str] | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label(f"Lua script for client {self.client} — Ctrl+S sends it as EVAL, Escape cancels")
+            yield Label(tr("Lua script for client {client} — Ctrl+S sends it as EVAL, Escape cancels", client=self.client))
             yield TextArea(EXAMPLE, id="source", show_line_numbers=True, tab_behavior="indent")
-            yield Input(placeholder="numkeys key ... arg ...   e.g. 1 rate:ip 60", value="1 rate:ip 60", id="args")
+            yield Input(placeholder=tr("numkeys key ... arg ...   e.g. 1 rate:ip 60"), value="1 rate:ip 60", id="args")
             with Horizontal():
-                yield Button("Cancel", id="cancel")
-                yield Button("Send EVAL", id="send", variant="primary")
+                yield Button(tr("Cancel"), id="cancel")
+                yield Button(tr("Send EVAL"), id="send", variant="primary")
 
     def on_mount(self) -> None:
         self.query_one(TextArea).focus()

@@ -5,6 +5,10 @@ from __future__ import annotations
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from playground.i18n import N_, tr
+
+STARTING = N_("starting…")
+
 
 class ServerBar(Static):
     """One line: flavour and version (and where it came from), socket, memory, clients."""
@@ -14,7 +18,7 @@ class ServerBar(Static):
     ServerBar.-stopped { background: $error; }
     """
 
-    label: reactive[str] = reactive("starting…")
+    label: reactive[str] = reactive(STARTING)
     """What the server is, e.g. "Valkey 9.1.2 (bundled)"."""
     where: reactive[str] = reactive("")
     """The unix socket (or the --url address)."""
@@ -32,13 +36,13 @@ class ServerBar(Static):
     def render(self) -> str:
         if self.stopped:
             if not self.restartable:
-                return f"{self.label} — UNREACHABLE"
-            return f"{self.label} — STOPPED (F5 restarts a fresh server)"
-        parts = [self.label, self.where]
+                return self.label + tr(" — UNREACHABLE")
+            return self.label + tr(" — STOPPED (F5 restarts a fresh server)")
+        parts = [tr(self.label) if self.label == STARTING else self.label, self.where]
         if self.memory and self.show_stats:
-            parts.append(f"mem {self.memory}")
+            parts.append(tr("mem {memory}", memory=self.memory))
         if self.clients and self.show_stats:
-            parts.append(f"{self.clients} connections")
+            parts.append(tr("{count} connections", count=self.clients))
         return "  │  ".join(p for p in parts if p)
 
     def watch_stopped(self, stopped: bool) -> None:

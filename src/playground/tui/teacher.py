@@ -9,6 +9,7 @@ from rich.text import Text
 
 from playground.scenario import transcript as report
 from playground.history import state_dir
+from playground.i18n import tr, tr_check
 from playground.scenario.runner import ScenarioResult, StepResult
 from playground.scenario.model import Scenario
 from playground.scenario.stepper import Challenge, Stepper
@@ -70,20 +71,20 @@ class Teacher:
         else:
             await self.stepper.start()
         self.diverged.clear()
-        self.message = Text("Press Space (or n) for the first step." if self.stepper else
-                            "Choose who moves: a for A, b for B. u undoes a move.", style="italic")
+        self.message = Text(tr("Press Space (or n) for the first step.") if self.stepper else
+                            tr("Choose who moves: a for A, b for B. u undoes a move."), style="italic")
         await self.after_step(None)
         self.render()
 
     async def next(self) -> None:
         if self.challenge is not None:
-            self.message = Text("Challenge mode: a moves A, b moves B.", style="italic")
+            self.message = Text(tr("Challenge mode: a moves A, b moves B."), style="italic")
             self.render()
             return
         nxt = self.stepper.next_step()
         if nxt is None:
             self.autoplay = False
-            self.message = Text("The scenario is over. r restarts it; x closes it.", style="italic")
+            self.message = Text(tr("The scenario is over. r restarts it; x closes it."), style="italic")
             self.render()
             return
         index = self.stepper.cursor
@@ -98,7 +99,7 @@ class Teacher:
         result = await self.stepper.step()
         pane.clear_input()
         if result is None:
-            self.message = Text(f"This part could not start: {self.stepper.error}", style="bold red")
+            self.message = Text(tr("This part could not start: {error}", error=self.stepper.error), style="bold red")
             self.render()
             return
         pane.show_result(result)
@@ -112,22 +113,22 @@ class Teacher:
         text = Text()
         step = result.step
         if result.skipped:
-            text.append(f"– skipped: {result.skipped}\n", style="yellow")
+            text.append(tr("– skipped: {reason}", reason=result.skipped) + "\n", style="yellow")
         failed = [c for c in result.checks if not c.ok]
         if failed:
             for c in failed:
-                text.append(f" ✗ MISMATCH {c.what}: {c.detail} \n", style="bold white on red")
-            text.append("The server disagrees with the lesson: check the scenario or the server.\n",
+                text.append(tr(" ✗ MISMATCH {what}: {detail} ", what=tr_check(c.what), detail=c.detail) + "\n", style="bold white on red")
+            text.append(tr("The server disagrees with the lesson: check the scenario or the server.") + "\n",
                         style="bold red")
         elif result.checks:
-            text.append("✓ " + ", ".join(c.what for c in result.checks) + "\n", style="green")
+            text.append("✓ " + tr(", ").join(tr_check(c.what) for c in result.checks) + "\n", style="green")
         if step.narration:
             text.append(step.narration + "\n")
         if step.predict and index in self.answers:
             choice = self.answers[index]
             right = choice == step.predict.answer
-            text.append(("✓ You predicted right. " if right else
-                         f"✗ You chose {choice}; the answer is {step.predict.answer}. "),
+            text.append((tr("✓ You predicted right. ") if right else
+                         tr("✗ You chose {choice}; the answer is {answer}. ", choice=choice, answer=step.predict.answer)),
                         style="bold green" if right else "bold red")
             text.append(step.predict.explain + "\n", style="italic")
         if step.pause:
@@ -146,9 +147,9 @@ class Teacher:
         await self.stepper.goto(index)
         self.rebuild()
         self.diverged.clear()
-        note = f"Rewound: fresh server, steps 1 to {self.stepper.cursor} replayed."
+        note = tr("Rewound: fresh server, steps 1 to {count} replayed.", count=self.stepper.cursor)
         if self.stepper.time_dependent:
-            note += " TTLs restart from the replay, so times are approximate."
+            note += tr(" TTLs restart from the replay, so times are approximate.")
         self.message = Text(note, style="italic")
         await self.after_step(None)
         self.render()
@@ -202,7 +203,7 @@ class Teacher:
         if self.challenge is None:
             return
         if client not in self.challenge.programs or self.challenge.next_for(client) is None:
-            self.message = Text(f"{client} has nothing left to do.", style="yellow")
+            self.message = Text(tr("{client} has nothing left to do.", client=client), style="yellow")
             self.render()
             return
         step = self.challenge.next_for(client)
@@ -216,11 +217,11 @@ class Teacher:
         if won is None:
             self.message = Text()
         elif won:
-            self.message = Text(f"🏁 You produced the race on the real server: {self.spec_goal()}\n"
-                                "u undoes moves, r starts again.", style="bold green")
+            self.message = Text(tr("🏁 You produced the race on the real server: {goal}\n"
+                                "u undoes moves, r starts again.", goal=self.spec_goal()), style="bold green")
         else:
-            self.message = Text("Both programs are done, but the race did not happen. "
-                                "u undoes moves; try another order.", style="bold yellow")
+            self.message = Text(tr("Both programs are done, but the race did not happen. "
+                                "u undoes moves; try another order."), style="bold yellow")
         self.render()
 
     def spec_goal(self) -> str:
@@ -233,7 +234,7 @@ class Teacher:
         self.clear_panes()
         for result in self.challenge.results:
             self.pane(result.step.client).show_result(result)
-        self.message = Text("Move undone (the other moves were replayed on a fresh server).", style="italic")
+        self.message = Text(tr("Move undone (the other moves were replayed on a fresh server)."), style="italic")
         await self.after_step(None)
         self.render()
 
@@ -296,7 +297,7 @@ class Teacher:
         text.append(f"   ({self.scenario.id})\n", style="dim")
         text.append(" ".join(self.scenario.lesson.split()) + "\n", style="italic")
         if self.challenge is not None:
-            text.append(f"Challenge: {self.spec_goal()}\n", style="bold magenta")
+            text.append(tr("Challenge: {goal}", goal=self.spec_goal()) + "\n", style="bold magenta")
             for client, program in self.challenge.programs.items():
                 done = self.challenge.position(client)
                 text.append(f"{client}: ", style="bold")
@@ -305,33 +306,33 @@ class Teacher:
                     text.append(step.display, style=style)
                     text.append("  ")
                 text.append("\n")
-            text.append("keys: a/b move a client · u undo · r restart · t timeline · x close\n", style="dim")
+            text.append(tr("keys: a/b move a client · u undo · r restart · t timeline · x close") + "\n", style="dim")
         else:
             st = self.stepper
             total = len(st.flat)
             nxt = st.next_step()
             part = nxt[0] if nxt else (self.scenario.parts[st.flat[-1][0]] if st.flat else None)
-            where = f"step {min(st.cursor + 1, total)} of {total}" if nxt else f"done: {total} steps"
+            where = tr("step {n} of {total}", n=min(st.cursor + 1, total), total=total) if nxt else tr("done: {total} steps", total=total)
             if part is not None and part.name:
-                where += f" · part: {part.name}"
+                where += tr(" · part: {name}", name=part.name)
             right, asked = self.score()
             if asked:
-                where += f" · predictions {right}/{asked}"
-            where += f" · typing {'off' if not self.speed else f'{self.speed}/s'}"
+                where += tr(" · predictions {right}/{asked}", right=right, asked=asked)
+            where += tr(" · typing {speed}", speed=tr("off") if not self.speed else f'{self.speed}/s')
             if self.autoplay:
-                where += " · autoplay ▶"
+                where += tr(" · autoplay ▶")
             text.append(where + "\n", style="bold cyan")
             if nxt is not None:
                 p, step = nxt
-                shown = (f"({step.client}'s pending reply arrives)" if step.wait
+                shown = (tr("({client}'s pending reply arrives)", client=step.client) if step.wait
                          else f"{step.client}> {st.runner.preview(step)}")
-                text.append(f"next: {shown}\n", style="cyan")
-            text.append("keys: Space next · p previous · r restart · e end · o autoplay · g go to · "
-                        "t timeline · f presenter · x close\n", style="dim")
+                text.append(tr("next: {step}", step=shown) + "\n", style="cyan")
+            text.append(tr("keys: Space next · p previous · r restart · e end · o autoplay · g go to · "
+                        "t timeline · f presenter · x close") + "\n", style="dim")
         if self.diverged:
             names = ", ".join(sorted(k.decode(errors="replace") for k in self.diverged))
-            text.append(f"You changed {names} by hand: the next steps may not match the lesson. "
-                        "w rewinds to this step.\n", style="bold yellow")
+            text.append(tr("You changed {keys} by hand: the next steps may not match the lesson. "
+                        "w rewinds to this step.", keys=names) + "\n", style="bold yellow")
         text.append_text(self.message)
         panel.body = text
 

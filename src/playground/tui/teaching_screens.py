@@ -10,6 +10,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
+from playground.i18n import tr
 from playground.scenario.model import Prediction, Scenario
 
 _MODAL_CSS = """
@@ -35,13 +36,13 @@ class ScenarioPicker(ModalScreen[tuple[Scenario, bool] | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical() as box:
-            box.border_title = "Open a scenario  (Enter: step through it · c: challenge mode · Esc: close)"
+            box.border_title = tr("Open a scenario  (Enter: step through it · c: challenge mode · Esc: close)")
             options = []
             for s in self.scenarios:
                 label = Text(f"{s.id:<24}", style="bold")
                 label.append(s.title)
                 if s.challenge:
-                    label.append("  [challenge]", style="magenta")
+                    label.append(tr("  [challenge]"), style="magenta")
                 label.append("  " + ", ".join(s.tags), style="dim")
                 options.append(Option(label, id=s.id))
             yield OptionList(*options)
@@ -67,7 +68,7 @@ class ScenarioPicker(ModalScreen[tuple[Scenario, bool] | None]):
             return
         scenario = self.scenarios[index]
         if scenario.challenge is None:
-            self.notify(f"{scenario.id} has no challenge", severity="warning")
+            self.notify(tr("{id} has no challenge", id=scenario.id), severity="warning")
             return
         self.dismiss((scenario, True))
 
@@ -87,7 +88,7 @@ class PredictScreen(ModalScreen[int]):
 
     def compose(self) -> ComposeResult:
         with Vertical() as box:
-            box.border_title = "Predict, then see"
+            box.border_title = tr("Predict, then see")
             yield Label(Text(self.command, style="bold"))
             yield Label(self.prediction.question)
             yield OptionList(*[Option(f"{i}. {c}", id=str(i))
@@ -119,12 +120,12 @@ class TimelineScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll() as box:
-            box.border_title = "Timeline: what the server executed, in order  (x: export · Esc: close)"
+            box.border_title = tr("Timeline: what the server executed, in order  (x: export · Esc: close)")
             yield Static(Text(self.text), id="timeline")
 
     def action_export(self) -> None:
         path = self.export()
-        self.notify(f"timeline written to {path}")
+        self.notify(tr("timeline written to {path}", path=path))
 
 
 class JumpScreen(ModalScreen[int | None]):
@@ -139,7 +140,7 @@ class JumpScreen(ModalScreen[int | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label(f"Go to step (1 to {self.total}); the server replays the steps before it")
+            yield Label(tr("Go to step (1 to {total}); the server replays the steps before it", total=self.total))
             yield Input(type="integer", id="n")
 
     def on_mount(self) -> None:

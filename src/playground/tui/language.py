@@ -1,0 +1,86 @@
+"""Switching the TUI's language while it runs (F12, or "Language" in the palette).
+
+Everything the app draws from then on comes out in the new language (every text goes
+through i18n.tr where it is shown); what is already on screen is drawn again here: the
+panes' titles and state lines, the footer, the key table's header and summary, the
+server bar, and an open scenario, whose texts are read again from its file in the new
+language (the steps already run stay where they are).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from playground.i18n import LANGUAGES, N_, set_language, tr
+
+
+# Textual's own palette entries (App.get_system_commands), for the catalogue.
+TEXTUAL_TEXTS = (
+    N_("Theme"), N_("Change the current theme"), N_("Quit the application as soon as possible"),
+    N_("Hide the keys and widget help panel"), N_("Show help for the focused widget and a summary of available keys"),
+    N_("Minimize"), N_("Minimize the widget and restore to normal size"), N_("Maximize"),
+    N_("Maximize the focused widget"), N_("Screenshot"), N_("Save an SVG 'screenshot' of the current screen"),
+)
+
+
+def textual_commands(commands):
+    """Textual's palette entries with their title and help in the interface's language."""
+    for command in commands:
+        title = tr("Key bindings") if command.title == "Keys" else tr(command.title)  # "Keys" is the inspector
+        yield command._replace(title=title, help=tr(command.help))
+
+
+def next_language(lang: str) -> str:
+    return LANGUAGES[(LANGUAGES.index(lang) + 1) % len(LANGUAGES)] if lang in LANGUAGES else LANGUAGES[0]
+
+
+def switch_language(app, lang: str | None = None) -> str:
+    """Show the app in `lang` (default: the next language); returns the language shown."""
+    lang = lang or next_language(app.lang)
+    app.lang = lang
+    set_language(lang)
+    app._name_client_keys()
+    from .client_pane import ClientPane
+    from .key_inspector import KeyInspector
+    from .key_table import KeyTable
+    from .server_bar import ServerBar
+
+    for pane in app.query(ClientPane):
+        focused = app.focused is not None and pane in app.focused.ancestors_with_self
+        pane.border_title = ("▶ " if focused else "") + tr("Client {name}", name=pane.client)
+        pane.query_one("#input").placeholder = pane.client + tr("> type a Redis command")
+    inspector = app.query_one(KeyInspector)
+    inspector.border_title = tr("Keys")
+    inspector.query_one("#filter").placeholder = tr("filter: a SCAN pattern, e.g. user:*  (Enter applies)")
+    inspector.query_one(KeyTable).relabel()
+    app.refresh_everything()
+    app.query_one(ServerBar).refresh()
+    app.refresh_bindings()
+    _reload_scenario(app, lang)
+    app.notify(tr("Interface language: English"))
+    return lang
+
+
+def _reload_scenario(app, lang: str) -> None:
+    """The open scenario's texts (title, lesson, narration, predictions) in `lang`."""
+    teacher = app.teacher
+    if teacher is None:
+        return
+    from playground.scenario.model import ScenarioError, load_scenario
+
+    try:
+        scenario = load_scenario(teacher.scenario.path, lang)
+    except (OSError, ScenarioError) as exc:  # the file changed or went away meanwhile
+        app.notify(str(exc), severity="error")
+        return
+    teacher.scenario = scenario
+    stepper = teacher.stepper or teacher.challenge
+    if stepper is not None:
+        stepper.scenario = scenario
+    st = teacher.stepper
+    if st is not None:
+        st.flat = [(i, s) for i, p in enumerate(scenario.parts) for s in p.steps]
+        st.results = [replace(r, step=st.flat[i][1]) for i, r in enumerate(st.results)]
+        if st.results:  # the last step's explanation, in the new language
+            teacher.message = teacher._explain(st.cursor - 1, st.results[-1])
+    teacher.render()

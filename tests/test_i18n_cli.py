@@ -1,0 +1,69 @@
+"""The command line's error lines in Chinese: with `--lang zh`, and from a Chinese locale.
+
+Each is still one line on stderr with the same exit status; `--lang en` wins over the locale.
+The Chinese is compared with the catalogue, so a text that stayed English fails here.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from playground.i18n import tr_in
+
+LOCALE_VARIABLES = ("LC_ALL", "LC_MESSAGES", "LANG", "LANGUAGE")
+
+
+def run_cli(*args: str, locale: str | None = None) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k not in LOCALE_VARIABLES}
+    if locale:
+        env["LANG"] = locale
+    return subprocess.run([sys.executable, "-m", "playground", *args], capture_output=True, text=True,
+                          timeout=120, env=env, stdin=subprocess.DEVNULL)
+
+
+def zh(text: str, **fields) -> str:
+    return tr_in("zh", text, **fields)
+
+
+CASES = {
+    "url and server": (["repl", "--url", "unix:///nowhere.sock", "--server", "bundled"], 2,
+                       zh("--url and --server exclude each other")),
+    "no such scenario": (["run", "no-such-lesson"], 2,
+                         zh("{ref}: no such scenario (known: {known})", ref="no-such-lesson", known="")[:-1]),
+    "no server binary": (["repl", "--server", "/nonexistent/redis-server"], 2,
+                         zh("server binary not found: {path}", path="/nonexistent/redis-server")),
+    "bad url": (["repl", "--url", "http://localhost/"], 2,
+                zh("bad --url {url}: {error}", url="http://localhost/",
+                   error=zh("use redis://host:port/db or unix:///path/to/socket"))),
+    "scenarios on --url": (["check", "--url", "unix:///nowhere.sock"], 2, zh(
+        "{command} empties the server before every scenario (FLUSHALL); with --url add --allow-flush, "
+        "and only for a server whose data may go", command="check")),
+}
+
+
+@pytest.mark.parametrize("how", ["option", "locale"])
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_error_lines_in_chinese(case, how):
+    args, code, expected = CASES[case]
+    result = run_cli(*args, "--lang", "zh") if how == "option" else run_cli(*args, locale="zh_CN.UTF-8")
+    assert result.returncode == code, result.stderr
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and "Traceback" not in result.stderr, result.stderr
+    assert lines[0].startswith("redis-playground: " + expected), (lines[0], expected)
+    assert any("\u4e00" <= c <= "\u9fff" for c in lines[0])
+
+
+def test_lang_en_wins_over_a_chinese_locale():
+    result = run_cli("repl", "--url", "unix:///nowhere.sock", "--server", "bundled", "--lang", "en",
+                     locale="zh_CN.UTF-8")
+    assert result.stderr.strip() == "redis-playground: --url and --server exclude each other"
+
+
+def test_an_argument_error_in_chinese_keeps_argparse_form():
+    result = run_cli("repl", "--clients", "A,a", locale="zh_CN.UTF-8")
+    assert result.returncode == 2
+    assert zh("the client names must be distinct (case does not count)") in result.stderr

@@ -1,0 +1,96 @@
+"""Switching the TUI's language live (F12, or the palette's "Language" entry): the panes,
+footer, inspector and an open scenario's texts change; the replies in the panes do not."""
+
+import pytest
+
+from playground.i18n import current_language, set_language
+from playground.locale_zh import MESSAGES
+from playground.tui.app import make_app
+from playground.tui.client_pane import ClientPane
+from playground.tui.key_footer import KeyFooter
+from playground.tui.key_inspector import KeyInspector
+from test_tui import log_text, started, type_command, wait_until
+
+
+@pytest.fixture(autouse=True)
+def english_afterwards():
+    yield
+    set_language("en")
+
+
+def _footer_descriptions(app) -> list[str]:
+    from textual.widgets._footer import FooterKey
+
+    return [key.description for key in app.query_one(KeyFooter).query(FooterKey)]
+
+
+async def test_f12_switches_panes_footer_and_inspector_and_back():
+    app = make_app("bundled")
+    async with app.run_test(size=(120, 35)) as pilot:
+        await started(pilot, app)
+        await type_command(pilot, app, "A", "SET 余额 100")
+        pane = app.query_one("#pane-A", ClientPane)
+        assert "Client A" in pane.border_title and "Clear pane" in _footer_descriptions(app)
+
+        await pilot.press("f12")
+        await pilot.pause()
+        assert current_language() == "zh" and app.lang == "zh"
+        assert MESSAGES["Client {name}"].format(name="A") in pane.border_title
+        await wait_until(pilot, lambda: MESSAGES["Clear pane"] in _footer_descriptions(app))
+        inspector = app.query_one(KeyInspector)
+        assert inspector.border_title == MESSAGES["Keys"]
+        await wait_until(pilot, lambda: MESSAGES["{total:,} key"].format(total=1)
+                         in str(inspector.query_one("#summary").render()))
+        from playground.cells import width
+        from playground.tui.key_table import KeyTable
+
+        table = inspector.query_one(KeyTable)
+        await pilot.pause()
+        header, row = table.render_line(0).text, table.render_line(1).text
+        for title, cell in ((MESSAGES["type"], "string"), (MESSAGES["value"], '"100"'), (MESSAGES["changed"], "A")):
+            # each column starts at the same cell in the header and in the row (余额 is two cells wide)
+            assert width(header[:header.index(title)]) == width(row[:row.index(cell, len("余额"))]), (header, row)
+        await type_command(pilot, app, "A", "GET 余额")
+        assert log_text(app, "A")[-1] == '"100"'  # a reply stays exactly redis-cli's
+
+        await pilot.press("f12")
+        await pilot.pause()
+        assert current_language() == "en" and "Client A" in pane.border_title
+        await wait_until(pilot, lambda: "Clear pane" in _footer_descriptions(app))
+
+
+async def test_switching_reloads_the_open_scenario_in_the_new_language():
+    from playground.scenario.library import bundled_dir
+    from playground.scenario.model import load_scenario
+
+    path = bundled_dir() / "watch-abort.toml"
+    english, chinese = load_scenario(path), load_scenario(path, "zh")
+    app = make_app("bundled", open_scenario=english)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await started(pilot, app)
+        await wait_until(pilot, lambda: app.teacher is not None and "Press Space" in app.narration.body.plain)
+        app.teacher.speed_index = 0
+        await pilot.press("space")
+        await wait_until(pilot, lambda: not app._teaching and app.teacher.stepper.cursor == 1)
+        assert english.steps[0].narration in app.narration.body.plain
+
+        app.action_switch_language()
+        await pilot.pause()
+        body = app.narration.body.plain
+        assert chinese.title in body and chinese.steps[0].narration in body
+        assert english.title not in body
+        assert MESSAGES["step {n} of {total}"].format(n=2, total=len(chinese.steps)) in body
+        await pilot.press("space")  # the next step runs on, in Chinese
+        await wait_until(pilot, lambda: not app._teaching and app.teacher.stepper.cursor == 2)
+        assert chinese.steps[1].narration in app.narration.body.plain
+
+
+async def test_the_palette_offers_the_language_switch():
+    app = make_app("bundled")
+    async with app.run_test(size=(120, 35)) as pilot:
+        await started(pilot, app)
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        assert "Language: 中文 / English" in titles
+        app.action_switch_language()
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        assert MESSAGES["Language: 中文 / English"] in titles and MESSAGES["Restart server"] in titles

@@ -1,0 +1,106 @@
+"""SVG snapshots of the app in Chinese (--lang zh), on the bundled Valkey: the narration
+panel, the prediction dialog, the timeline, and the panes and inspector with Chinese key
+names. CJK characters take two cells each: the borders, columns and the timeline's lanes
+must still line up (look at each picture before accepting it).
+
+Update after an intended change with:
+python -m pytest tests/test_tui_snapshots_zh.py --snapshot-update
+"""
+
+import pytest
+
+from playground.i18n import set_language
+from playground.tui.app import make_app
+from playground.tui.key_inspector import KeyInspector
+from playground.tui.teaching_screens import PredictScreen, TimelineScreen
+from test_tui import started, type_command, wait_until
+from test_tui_snapshots import run, settle
+
+FIRST_STEP = "按空格"  # the narration panel's first message, in Chinese
+
+
+@pytest.fixture(autouse=True)
+def no_flash(monkeypatch):
+    monkeypatch.setattr(KeyInspector, "FLASH_SECONDS", 0.0)
+
+
+@pytest.fixture(autouse=True)
+def english_afterwards():
+    yield
+    set_language("en")  # the app set the process's interface language
+
+
+def _teaching_app():
+    from playground.scenario.library import bundled_dir
+    from playground.scenario.model import load_scenario
+
+    return make_app("bundled", open_scenario=load_scenario(bundled_dir() / "watch-abort.toml", "zh"), lang="zh")
+
+
+async def _open(pilot):
+    app = pilot.app
+    await started(pilot, app)
+    await wait_until(pilot, lambda: app.teacher is not None and FIRST_STEP in app.narration.body.plain)
+    app.teacher.speed_index = 0
+    return app
+
+
+async def settle_under_dialog(pilot, app):
+    """settle() without waiting for the teaching worker, which waits for the dialog."""
+    from playground.tui.server_bar import ServerBar
+
+    bar = app.query_one(ServerBar)
+    bar.where = "/tmp/redis-playground-…/redis.sock"
+    bar.show_stats = False
+    inspector = app.query_one(KeyInspector)
+    await wait_until(pilot, lambda: not inspector._loading)
+    await pilot.pause()
+
+
+async def _step(pilot, app, times):
+    for _ in range(times):
+        await pilot.press("space")
+        await wait_until(pilot, lambda: not app._teaching)
+
+
+def test_narration_panel_in_chinese(snap_compare):
+    async def run_before(pilot):
+        app = await _open(pilot)
+        await _step(pilot, app, 3)
+        await settle(pilot, app)
+        assert "第 4 步，共 11 步" in app.narration.body.plain
+
+    assert snap_compare(_teaching_app(), terminal_size=(120, 40), run_before=run_before)
+
+
+def test_prediction_dialog_in_chinese(snap_compare):
+    async def run_before(pilot):
+        app = await _open(pilot)
+        await pilot.press("e")
+        await wait_until(pilot, lambda: isinstance(app.screen, PredictScreen))
+        await settle_under_dialog(pilot, app)
+
+    assert snap_compare(_teaching_app(), terminal_size=(120, 40), run_before=run_before)
+
+
+def test_timeline_in_chinese(snap_compare):
+    async def run_before(pilot):
+        app = await _open(pilot)
+        await pilot.press("e")
+        await wait_until(pilot, lambda: isinstance(app.screen, PredictScreen))
+        await pilot.press("3")
+        await wait_until(pilot, lambda: not app._teaching)
+        await pilot.press("e")
+        await wait_until(pilot, lambda: not app._teaching)
+        await settle(pilot, app)
+        await pilot.press("t")
+        await wait_until(pilot, lambda: isinstance(app.screen, TimelineScreen))
+        await pilot.pause()
+
+    assert snap_compare(_teaching_app(), terminal_size=(120, 40), run_before=run_before)
+
+
+def test_chinese_key_names_in_chinese(snap_compare):
+    assert snap_compare(make_app("bundled", lang="zh"), terminal_size=(120, 35), run_before=run(
+        ("A", "SET 余额 150"), ("A", "WATCH 余额"), ("B", "SET 余额 200"), ("B", "HSET 用户:1 名字 小明"),
+        ("A", "MULTI"), ("A", "DECRBY 余额 100")))

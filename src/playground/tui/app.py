@@ -49,20 +49,26 @@ class PlaygroundApp(App):
     .-short KeyInspector > #filter { display: none; }
     .-short KeyInspector.-filtering > #filter { display: block; }
     .-no-inspector KeyInspector { display: none; }
+    .-presenter KeyInspector { height: 7; }
+    .-presenter.-short KeyInspector { display: none; }
+    .-presenter #panes { height: 1fr; }
     """
 
     BINDINGS = [
+        Binding("f1", "help_screen", "Help"),
         Binding("f2", "focus_client(0)", "First client"),
         Binding("f3", "focus_client(1)", "Second client"),
-        Binding("f4", "focus_inspector", "Keys"),
-        Binding("f5", "restart_server", "Restart server"),
-        Binding("f6", "show_scripts", "Scripts"),
+        Binding("f4", "focus_inspector", "Keys", show=False),
+        Binding("f5", "restart_server", "Restart server", show=False),
+        Binding("f6", "show_scripts", "Scripts", show=False),
         Binding("f7", "open_scenario", "Scenarios"),
-        Binding("f8", "flush", "Flush db"),
-        Binding("f9", "record", "Record"),
-        Binding("ctrl+n", "teach('next')", "Next step", show=False, priority=True),
+        Binding("f8", "flush", "Flush db", show=False),
+        Binding("f9", "record", "Record", show=False),
+        Binding("ctrl+n", "teach('next')", "Next step", priority=True),
+        Binding("escape", "focus_narration", "Narration", show=False),
         Binding("ctrl+q", "quit", "Quit", priority=True),
     ]
+    """The footer shows what a class needs (F1 lists every key): it fits 80 columns."""
 
     def __init__(self, playground: Playground, clients: Iterable[str] = ("A", "B"),
                  scenario_dirs: list[str] | None = None, open_scenario=None,
@@ -257,10 +263,40 @@ class PlaygroundApp(App):
         if missing:
             self.notify(f"{scenario.id} needs clients {', '.join(scenario.clients)}", severity="error")
             return
+        if self.teacher is not None:
+            self.teacher.autoplay = False
         self.teacher = Teacher(self, scenario, challenge)
         self.narration.add_class("-open")
         self.narration.focus()
+        self.refresh_bindings()
+        if getattr(self, "_clock", None) is None:
+            self._clock = self.set_interval(0.5, self._tick_clock)
         self.action_teach("begin")
+
+    def _tick_clock(self) -> None:
+        if self.teacher is not None:
+            self.teacher.tick()
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        """Ctrl+N and Escape-to-narration exist only while a scenario is open."""
+        if action in ("teach", "focus_narration") and self.teacher is None:
+            return False
+        if action == "teach" and parameters:
+            return NarrationPanel.offers(self.teacher.challenge is not None, str(parameters[0]))
+        return True
+
+    def action_focus_narration(self) -> None:
+        """Escape: back to the narration, where Space steps (from a pane, Space types)."""
+        if self.teacher is not None and self.screen is self.screen_stack[0]:
+            self.narration.focus()
+
+    def action_help_screen(self) -> None:
+        """F1: the keys of what is open now (free play, a scenario, a challenge)."""
+        from .info_screens import InfoScreen
+        from .help_text import help_for
+
+        mode = "free" if self.teacher is None else ("challenge" if self.teacher.challenge else "scenario")
+        self.push_screen(InfoScreen("Help (Esc closes)", help_for(mode)))
 
     def action_teach(self, what: str) -> None:
         """Space/n, p, r, e, g, w, t, a/b/u ... in the narration panel (and Ctrl+N anywhere)."""
@@ -268,9 +304,7 @@ class PlaygroundApp(App):
         if teacher is None:
             return
         if what == "close":
-            self.teacher = None
-            self.narration.remove_class("-open")
-            self.action_focus_client(self.clients[0])
+            self._ask_close()
             return
         if what in ("faster", "slower"):
             getattr(teacher, what)()
@@ -306,9 +340,29 @@ class PlaygroundApp(App):
 
     _teaching = False
 
+    def _ask_close(self) -> None:
+        """x: close the scenario, after asking (a stray key must not end the lesson)."""
+        from .confirm import ConfirmScreen
+
+        def answered(yes: bool | None) -> None:
+            if yes and self.teacher is not None:
+                self.teacher.autoplay = False
+                self.teacher = None
+                self.narration.remove_class("-open")
+                self.refresh_bindings()
+                self.action_focus_client(self.clients[0])
+
+        self.push_screen(ConfirmScreen(f"Close {self.teacher.scenario.id}? The server keeps its keys; "
+                                       "F7 opens a scenario again."), answered)
+
     def action_presenter(self) -> None:
-        """Presenter layout: a big narration panel; everything stays on the keyboard."""
+        """Presenter layout: a big narration panel (the next command in bold, named
+        scripts in full), a compact inspector; everything stays on the keyboard."""
         self.screen.toggle_class("-presenter")
+        if self.teacher is not None:
+            self.teacher.render()
+        self.notify("Presenter layout " + ("on" if self.screen.has_class("-presenter") else "off")
+                    + " (f toggles)", timeout=2)
 
     def action_toggle_inspector(self) -> None:
         self.screen.toggle_class("-no-inspector")
@@ -370,7 +424,9 @@ class PlaygroundApp(App):
 
     def get_system_commands(self, screen):
         """The command palette (Ctrl+P): Textual's own commands and every playground action."""
-        yield from super().get_system_commands(screen)
+        for command in super().get_system_commands(screen):
+            if command.title != "Screenshot":  # ours below saves where exports go, and says where
+                yield command
         for i, name in enumerate(self.clients):
             key = f" (F{i + 2})" if i < 2 else ""
             yield SystemCommand(f"Focus client {name}", f"Type into client {name}'s pane{key}",
@@ -386,13 +442,16 @@ class PlaygroundApp(App):
         yield SystemCommand("Record / stop recording", "Type freely, then save it as a scenario file",
                             self.action_record)
         yield SystemCommand("Export transcript (Markdown)", "For lesson notes", self.action_export_transcript)
-        yield SystemCommand("Save screen as SVG", "A picture of the screen", self.action_save_svg)
+        yield SystemCommand("Save screen as SVG", "A picture of the screen (also: Screenshot)",
+                            self.action_save_svg)
+        yield SystemCommand("Help", "Every key of the current mode (F1)", self.action_help_screen)
         yield SystemCommand("Presenter layout", "Big narration panel", self.action_presenter)
         yield SystemCommand("Keys on/off", "Show or hide the key inspector", self.action_toggle_inspector)
         if self.teacher is not None:
             yield SystemCommand("Timeline", "What the server executed, in order",
                                 lambda: self.action_teach("timeline"))
-            yield SystemCommand("Close scenario", "Back to free typing", lambda: self.action_teach("close"))
+            yield SystemCommand("Close scenario", "Back to free typing (asks first)",
+                                lambda: self.action_teach("close"))
 
     @work(group="scripts", exit_on_error=False)
     async def action_show_scripts(self) -> None:

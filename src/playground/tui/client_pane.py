@@ -125,6 +125,7 @@ class ClientPane(Vertical):
         self._printed: list[bytes] = []        # what the running line printed (the transcript)
         self._record_as: str | None = None     # how the recorder writes the running line
         self.history = history if history is not None else History.for_client(client)
+        self.outcome: str = ""  # what the last command's reply means, on the state line until the next
 
     def compose(self) -> ComposeResult:
         yield Static(id="state")
@@ -156,7 +157,10 @@ class ClientPane(Vertical):
         self.state = pg.session(self.client).state
 
     def watch_state(self, state: ClientState | None) -> None:
-        set_line(self.query_one("#state", Static), describe_state(state, time.monotonic(), self._pending_since))
+        line = describe_state(state, time.monotonic(), self._pending_since)
+        if self.outcome and state is not None:
+            line.append(f"  {self.outcome}", style="bold yellow")
+        set_line(self.query_one("#state", Static), line)
         placeholder = f"{self.client}{'(TX)' if state and state.in_multi else ''}> type a Redis command"
         field = self.query_one(Input)
         if field.placeholder != placeholder:
@@ -209,6 +213,7 @@ class ClientPane(Vertical):
             self.note(why)
             return
         event.input.value = ""
+        self.outcome = ""
         self.write(f"{self.client}> {line}", style="bold")
         self._busy = True  # set before the worker starts: one command at a time per client
         self.run_line(line)
@@ -253,6 +258,7 @@ class ClientPane(Vertical):
         """Draw one engine event of this client."""
         recorder = self.app.recorder
         if isinstance(event, ev.Reply):
+            self.note_outcome(event.argv, event.reply)
             self._printed.append(event.output)
             self.write(event.output, style=reply_style(event.reply))
             if event.left_out:
@@ -309,15 +315,31 @@ class ClientPane(Vertical):
         if result.skipped:
             self.write(f"– skipped: {result.skipped}", style="yellow")
             return
+        self.note_outcome(result.argv, result.value)
         if result.reply:
             self.write(result.reply.encode(), style=reply_style(result.value))
         if result.note:
             self.note(result.note)
+        from .teaching_text import checks_line
+
+        folded = checks_line(result.checks)  # one line per step: the commands stay in view
+        if folded is not None:
+            self.log_widget.write(folded)
         for check in result.checks:
-            if check.ok:
-                self.write(f"  ✓ {check.what}", style="green")
-            else:
+            if not check.ok:
                 self.write(f"  ✗ {check.what}: {check.detail}", style="bold white on red")
+
+    def note_outcome(self, argv, reply) -> None:
+        """Keep the state line honest after the state it described is gone: an EXEC that
+        answered (nil) was aborted because a WATCHed key changed."""
+        if argv and bytes(argv[0]).upper() == b"EXEC" and reply is Nil:
+            self.outcome = "EXEC aborted: a WATCHed key changed, nothing ran"
+        else:
+            self.outcome = ""
+
+    def separator(self, name: str) -> None:
+        """Teaching mode: a part of the scenario starts here."""
+        self.log_widget.write(Text(f"━━ {name} ━━", style="bold magenta reverse"))
 
     async def action_cancel(self) -> None:
         if not await self.app.executor.cancel(self.client):
@@ -327,6 +349,7 @@ class ClientPane(Vertical):
 
     def action_clear(self) -> None:
         self.log_widget.clear()
+        self.outcome = ""
 
     def action_edit_script(self) -> None:
         """Write a Lua script over several lines; it is sent as one EVAL."""

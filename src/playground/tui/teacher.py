@@ -3,6 +3,7 @@ into its pane, and keeps the narration panel up to date."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from rich.text import Text
@@ -14,6 +15,7 @@ from playground.scenario.model import Scenario
 from playground.scenario.stepper import Challenge, Stepper
 from .client_pane import ClientPane
 from .teaching_screens import JumpScreen, PredictScreen, TimelineScreen
+from .teaching_text import clock, script_block, time_ran_out
 
 TYPING_SPEEDS = [0, 20, 40, 80, 160]  # characters per second; 0 = no typing animation
 
@@ -31,6 +33,10 @@ class Teacher:
         self.answers: dict[int, int] = {}     # step index -> chosen answer
         self.message = Text()                 # what the last action has to say
         self.diverged: set[bytes] = set()     # keys free typing changed under the scenario
+        self.started_at = time.monotonic()    # the scenario clock (restarts with r)
+        self.ran_at: list[float] = []         # when each step ran (to tell a TTL ran out)
+        self.sleep_until: float | None = None  # a `sleep` step is letting time pass
+        self.won: bool | None = None          # a challenge's outcome once both are done
 
     # -- helpers ------------------------------------------------------------------
 
@@ -64,11 +70,20 @@ class Teacher:
     # -- step mode ----------------------------------------------------------------
 
     async def begin(self) -> None:
+        """From the top, with nothing left of before: an empty server with clients in
+        no MULTI or WATCH, empty panes, no answers, no score, the clock at 0:00."""
         self.clear_panes()
+        self.answers.clear()
+        self.ran_at = []
+        self.won = None
+        self.sleep_until = None
         if self.challenge is not None:
             await self.challenge.reset()
         else:
             await self.stepper.start()
+            await self.app.playground.reset()
+        self.app.playground.writes.forget()
+        self.started_at = time.monotonic()
         self.diverged.clear()
         self.message = Text("Press Space (or n) for the first step." if self.stepper else
                             "Choose who moves: a for A, b for B. u undoes a move.", style="italic")
@@ -90,23 +105,48 @@ class Teacher:
         part, step = nxt
         if step.predict and index not in self.answers:
             self.autoplay = False
-            choice = await self.app.push_screen_wait(PredictScreen(step.predict, f"{step.client}> {step.display}"))
-            self.answers[index] = choice
+            shown = f"{step.client}> {step.display}"
+            choice = await self.app.push_screen_wait(
+                PredictScreen(step.predict, shown, script_block(self.scenario, step.display)))
+            self.answers[index] = choice or 0  # 0: skipped (Escape), not scored
         pane = self.pane(step.client)
         if not step.wait:
             await pane.type_out(self.stepper.runner.preview(step), self.speed)
-        result = await self.stepper.step()
+        result = await self._run_step(index)
         pane.clear_input()
         if result is None:
             self.message = Text(f"This part could not start: {self.stepper.error}", style="bold red")
             self.render()
             return
-        pane.show_result(result)
         self.message = self._explain(index, result)
         if step.pause:
             self.autoplay = False
         await self.after_step(result)
         self.render()
+
+    async def _run_step(self, index: int) -> StepResult | None:
+        """Run the next step (a part separator first when it starts a part), show it in
+        its pane, and remember when it ran; a `sleep` step counts down meanwhile."""
+        part_index, step = self.stepper.flat[index]
+        previous = self.stepper.flat[index - 1][0] if index else None
+        name = self.scenario.parts[part_index].name
+        if part_index != previous and (name or index):
+            self.part_separator(name or f"part {part_index + 1}")
+        self.ran_at[index:] = [time.monotonic()]
+        if step.sleep:
+            self.sleep_until = time.monotonic() + step.sleep
+            self.render()
+        try:
+            result = await self.stepper.step()
+        finally:
+            self.sleep_until = None
+        if result is not None:
+            self.pane(result.step.client).show_result(result)
+        return result
+
+    def part_separator(self, name: str) -> None:
+        for client in self.scenario.clients:
+            self.pane(client).separator(name)
 
     def _explain(self, index: int, result: StepResult) -> Text:
         text = Text()
@@ -117,13 +157,17 @@ class Teacher:
         if failed:
             for c in failed:
                 text.append(f" ✗ MISMATCH {c.what}: {c.detail} \n", style="bold white on red")
-            text.append("The server disagrees with the lesson: check the scenario or the server.\n",
-                        style="bold red")
+            why = time_ran_out(self.stepper.results, self.ran_at, index) if self.stepper else None
+            if why:
+                text.append(f"⏱ {why}\n", style="bold yellow")
+            else:
+                text.append("The server disagrees with the lesson: check the scenario or the server.\n",
+                            style="bold red")
         elif result.checks:
             text.append("✓ " + ", ".join(c.what for c in result.checks) + "\n", style="green")
         if step.narration:
             text.append(step.narration + "\n")
-        if step.predict and index in self.answers:
+        if step.predict and self.answers.get(index):
             choice = self.answers[index]
             right = choice == step.predict.answer
             text.append(("✓ You predicted right. " if right else
@@ -156,25 +200,33 @@ class Teacher:
     def rebuild(self) -> None:
         """The panes show exactly the steps that have run (after a rewind or jump)."""
         self.clear_panes()
-        for result in self.stepper.results:
+        last_part = None
+        for index, result in enumerate(self.stepper.results):
+            part_index = self.stepper.flat[index][0]
+            name = self.scenario.parts[part_index].name
+            if part_index != last_part and (name or index):
+                self.part_separator(name or f"part {part_index + 1}")
+            last_part = part_index
             self.pane(result.step.client).show_result(result)
+        now = time.monotonic()
+        self.ran_at = [now] * len(self.stepper.results)
 
     async def restart(self) -> None:
         await self.begin()
 
     async def run_to_end(self) -> None:
+        """Every remaining step, without typing and without asking (predictions left
+        unanswered are skipped, not scored); the header follows each step."""
+        self.autoplay = False
         while self.stepper is not None and not self.stepper.finished:
-            nxt = self.stepper.next_step()
-            if nxt and nxt[1].predict and self.stepper.cursor not in self.answers:
-                await self.next()  # still ask
-                continue
             index = self.stepper.cursor
-            result = await self.stepper.step()
+            result = await self._run_step(index)
             if result is None:
+                self.message = Text(f"This part could not start: {self.stepper.error}", style="bold red")
                 break
-            self.pane(result.step.client).show_result(result)
             self.message = self._explain(index, result)
             await self.after_step(result)
+            self.render()
         self.render()
 
     async def jump(self) -> None:
@@ -201,6 +253,12 @@ class Teacher:
     async def move(self, client: str) -> None:
         if self.challenge is None:
             return
+        if self.won:
+            self.message = self._won_text()
+            self.message.append(f"The race is over: {client} has nothing left to do. "
+                                "r retries from the start; u undoes the last move.\n", style="yellow")
+            self.render()
+            return
         if client not in self.challenge.programs or self.challenge.next_for(client) is None:
             self.message = Text(f"{client} has nothing left to do.", style="yellow")
             self.render()
@@ -212,16 +270,38 @@ class Teacher:
         pane.clear_input()
         pane.show_result(result)
         await self.after_step(result)
-        won = await self.challenge.won()
+        won = self.won = await self.challenge.won()
         if won is None:
             self.message = Text()
         elif won:
-            self.message = Text(f"🏁 You produced the race on the real server: {self.spec_goal()}\n"
-                                "u undoes moves, r starts again.", style="bold green")
+            self.final = await self._final_values()
+            self.message = self._won_text()
         else:
             self.message = Text("Both programs are done, but the race did not happen. "
                                 "u undoes moves; try another order.", style="bold yellow")
         self.render()
+
+    final = ""
+    """The goal keys' values once a challenge is won, e.g. 'balance = "130"'."""
+
+    async def _final_values(self) -> str:
+        keys = [c.key for c in self.scenario.challenge.state]
+        try:
+            replies = await self.app.playground.reader.run([[b"GET", k] for k in keys])
+        except Exception:  # a key of another type: the goal sentence says enough
+            return ""
+        from playground.resp.replies import Bulk
+
+        return ", ".join(f"{k.decode('utf-8', 'replace')} = "
+                         + (f'"{bytes(r).decode("utf-8", "replace")}"' if isinstance(r, Bulk) else "(nil)")
+                         for k, r in zip(keys, replies))
+
+    def _won_text(self) -> Text:
+        text = Text(f"🏁 You produced the race on the real server: {self.spec_goal()}\n", style="bold green")
+        if self.final:
+            text.append(f"Final value: {self.final}\n", style="bold green")
+        text.append("u undoes moves, r starts again.\n", style="green")
+        return text
 
     def spec_goal(self) -> str:
         return self.scenario.challenge.goal if self.scenario.challenge else ""
@@ -233,6 +313,7 @@ class Teacher:
         self.clear_panes()
         for result in self.challenge.results:
             self.pane(result.step.client).show_result(result)
+        self.won = None
         self.message = Text("Move undone (the other moves were replayed on a fresh server).", style="italic")
         await self.after_step(None)
         self.render()
@@ -257,15 +338,32 @@ class Teacher:
         return report.render_markdown(result)
 
     def score(self) -> tuple[int, int]:
-        right = sum(1 for i, choice in self.answers.items()
+        answered = {i: c for i, c in self.answers.items() if c}  # 0: skipped
+        right = sum(1 for i, choice in answered.items()
                     if self.stepper and choice == self.stepper.flat[i][1].predict.answer)
-        return right, len(self.answers)
+        return right, len(answered)
+
+    @property
+    def presenter(self) -> bool:
+        return self.app.screen.has_class("-presenter")
+
+    def tick(self) -> None:
+        """Once a second (more often while a `sleep` step waits): the clock moves."""
+        self.render()
+
+    def _header(self) -> Text:
+        text = Text()
+        text.append(self.scenario.title, style="bold")
+        text.append(f"   ({self.scenario.id})", style="dim")
+        text.append(f"   ⏱ {clock(time.monotonic() - self.started_at)}\n", style="bold")
+        if self.sleep_until is not None:
+            left = max(0.0, self.sleep_until - time.monotonic())
+            text.append(f"⏳ time passes: {left:.1f} s left of this step's sleep\n", style="bold yellow")
+        return text
 
     def render(self) -> None:
         panel = self.app.narration
-        text = Text()
-        text.append(self.scenario.title, style="bold")
-        text.append(f"   ({self.scenario.id})\n", style="dim")
+        text = self._header()
         text.append(" ".join(self.scenario.lesson.split()) + "\n", style="italic")
         if self.challenge is not None:
             text.append(f"Challenge: {self.spec_goal()}\n", style="bold magenta")
@@ -274,15 +372,23 @@ class Teacher:
                 text.append(f"{client}: ", style="bold")
                 for i, step in enumerate(program):
                     style = "dim strike" if i < done else ("bold reverse" if i == done else "")
+                    if step.when is not None:
+                        name, op, literal = step.when
+                        text.append(f"if {name} {op} {literal}: ", style=style + " italic" if style else "italic")
                     text.append(step.display, style=style)
                     text.append("  ")
                 text.append("\n")
-            text.append("keys: a/b move a client · u undo · r restart · t timeline · x close\n", style="dim")
+            text.append("keys: a/b move a client · u undo · r restart · t timeline · Esc here · x close\n",
+                        style="dim")
         else:
             st = self.stepper
             total = len(st.flat)
             nxt = st.next_step()
-            part = nxt[0] if nxt else (self.scenario.parts[st.flat[-1][0]] if st.flat else None)
+            # The part of the step on screen: the header changes part when the part starts.
+            if st.results:
+                part = self.scenario.parts[st.flat[st.cursor - 1][0]]
+            else:
+                part = nxt[0] if nxt else None
             where = f"step {min(st.cursor + 1, total)} of {total}" if nxt else f"done: {total} steps"
             if part is not None and part.name:
                 where += f" · part: {part.name}"
@@ -295,11 +401,16 @@ class Teacher:
             text.append(where + "\n", style="bold cyan")
             if nxt is not None:
                 p, step = nxt
+                if st.results and p is not part and p.name:
+                    text.append(f"next part: {p.name}\n", style="bold magenta")
                 shown = (f"({step.client}'s pending reply arrives)" if step.wait
                          else f"{step.client}> {st.runner.preview(step)}")
-                text.append(f"next: {shown}\n", style="cyan")
-            text.append("keys: Space next · p previous · r restart · e end · o autoplay · g go to · "
-                        "t timeline · f presenter · x close\n", style="dim")
+                text.append(f"next: {shown}\n", style="bold cyan" if self.presenter else "cyan")
+                if step.sleep:
+                    text.append(f"  (first {step.sleep:g} s pass: the step sleeps)\n", style="yellow")
+                text.append_text(script_block(self.scenario, step.display))
+            text.append("keys: Space/Ctrl+N next · p previous · r restart · e end · o autoplay · g go to · "
+                        "t timeline · f presenter · Esc here · x close\n", style="dim")
         if self.diverged:
             names = ", ".join(sorted(k.decode(errors="replace") for k in self.diverged))
             text.append(f"You changed {names} by hand: the next steps may not match the lesson. "

@@ -104,7 +104,7 @@ async def test_autoplay_stops_at_pause_and_prediction(server_binary):
         await pilot.press("o")
         await wait_until(pilot, lambda: not app.teacher.autoplay and not app._teaching, timeout=20)
         assert "⏸" in panel_text(app)  # stopped at the pause marker after the fork
-        assert log_text(app, "B")[-2:] == ["(integer) 1", "  ✓ reply · state refresh:R2 · state refresh:R3 · state family:F1"]
+        assert log_text(app, "B")[-2:] == ["(integer) 1", "  ✓ reply · state refresh:R2, refresh:R3, family:F1"]
 
 
 async def test_mismatch_is_loud(server_binary, tmp_path):

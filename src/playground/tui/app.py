@@ -49,7 +49,9 @@ class PlaygroundApp(App):
     .-short KeyInspector > #filter { display: none; }
     .-short KeyInspector.-filtering > #filter { display: block; }
     .-no-inspector KeyInspector { display: none; }
-    .-presenter KeyInspector { height: 7; }
+    .-presenter NarrationPanel { max-height: 60%; min-height: 12; border: heavy $success; padding: 0 2; }
+    .-presenter KeyInspector { height: 6; }
+    .-presenter KeyInspector > #filter { display: none; }
     .-presenter.-short KeyInspector { display: none; }
     .-presenter #panes { height: 1fr; }
     """
@@ -61,10 +63,10 @@ class PlaygroundApp(App):
         Binding("f4", "focus_inspector", "Keys", show=False),
         Binding("f5", "restart_server", "Restart server", show=False),
         Binding("f6", "show_scripts", "Scripts", show=False),
-        Binding("f7", "open_scenario", "Scenarios"),
+        Binding("f7", "open_scenario", "Lessons"),
         Binding("f8", "flush", "Flush db", show=False),
         Binding("f9", "record", "Record", show=False),
-        Binding("ctrl+n", "teach('next')", "Next step", priority=True),
+        Binding("ctrl+n", "next_anywhere", "Next", priority=True),
         Binding("escape", "focus_narration", "Narration", show=False),
         Binding("ctrl+q", "quit", "Quit", priority=True),
     ]
@@ -98,7 +100,7 @@ class PlaygroundApp(App):
             bindings = self._bindings.key_to_bindings.get(key, [])
             if index < len(self.clients):
                 self._bindings.key_to_bindings[key] = [
-                    replace(b, description=f"Client {self.clients[index]}") for b in bindings]
+                    replace(b, description=self.clients[index]) for b in bindings]
             else:
                 self._bindings.key_to_bindings.pop(key, None)
 
@@ -279,11 +281,17 @@ class PlaygroundApp(App):
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         """Ctrl+N and Escape-to-narration exist only while a scenario is open."""
-        if action in ("teach", "focus_narration") and self.teacher is None:
+        if action in ("teach", "focus_narration", "next_anywhere") and self.teacher is None:
             return False
+        if action == "next_anywhere":  # in the narration Space says it; elsewhere the footer shows ^n
+            return self.teacher.challenge is None and self.focused is not self.narration
         if action == "teach" and parameters:
             return NarrationPanel.offers(self.teacher.challenge is not None, str(parameters[0]))
         return True
+
+    def action_next_anywhere(self) -> None:
+        """Ctrl+N: the next step from anywhere, also while typing in a pane."""
+        self.action_teach("next")
 
     def action_focus_narration(self) -> None:
         """Escape: back to the narration, where Space steps (from a pane, Space types)."""

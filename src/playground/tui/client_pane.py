@@ -322,7 +322,7 @@ class ClientPane(Vertical):
             self.note(result.note)
         from .teaching_text import checks_line
 
-        folded = checks_line(result.checks)  # one line per step: the commands stay in view
+        folded = checks_line(result.checks, self.log_widget.scrollable_content_region.width)  # one line per step: the commands stay in view
         if folded is not None:
             self.log_widget.write(folded)
         for check in result.checks:

@@ -16,7 +16,6 @@ class NarrationPanel(Static, can_focus=True):
                      padding: 0 1; overflow-y: auto; }
     NarrationPanel:focus { border: round $accent; }
     NarrationPanel.-open { display: block; }
-    .-presenter NarrationPanel { max-height: 70%; height: 55%; border: heavy $success; padding: 1 2; }
     """
 
     BINDINGS = [
@@ -29,7 +28,7 @@ class NarrationPanel(Static, can_focus=True):
         Binding("minus", "app.teach('slower')", "Slower", show=False),
         Binding("g", "app.teach('jump')", "Go to", show=False),
         Binding("w", "app.teach('rewind_here')", "Rewind here", show=False),
-        Binding("t", "app.teach('timeline')", "Timeline"),
+        Binding("t", "app.teach('timeline')", "Timeline", show=False),
         Binding("a", "app.teach('move:A')", "Move A"),
         Binding("b", "app.teach('move:B')", "Move B"),
         Binding("u", "app.teach('undo')", "Undo"),

@@ -364,7 +364,9 @@ class Teacher:
     def render(self) -> None:
         panel = self.app.narration
         text = self._header()
-        text.append(" ".join(self.scenario.lesson.split()) + "\n", style="italic")
+        running = self.stepper is not None and 0 < self.stepper.cursor < len(self.stepper.flat)
+        if self.presenter or not running:  # the lesson's summary: before and after, not in the way
+            text.append(" ".join(self.scenario.lesson.split()) + "\n", style="italic")
         if self.challenge is not None:
             text.append(f"Challenge: {self.spec_goal()}\n", style="bold magenta")
             for client, program in self.challenge.programs.items():
@@ -399,6 +401,10 @@ class Teacher:
             if self.autoplay:
                 where += " · autoplay ▶"
             text.append(where + "\n", style="bold cyan")
+            start = len(text)
+            text.append_text(self.message)  # what just happened first: a long script must not hide it
+            if self.presenter:  # for the back of the room
+                text.stylize("bold", start, len(text))
             if nxt is not None:
                 p, step = nxt
                 if st.results and p is not part and p.name:
@@ -409,13 +415,14 @@ class Teacher:
                 if step.sleep:
                     text.append(f"  (first {step.sleep:g} s pass: the step sleeps)\n", style="yellow")
                 text.append_text(script_block(self.scenario, step.display))
-            text.append("keys: Space/Ctrl+N next · p previous · r restart · e end · o autoplay · g go to · "
-                        "t timeline · f presenter · Esc here · x close\n", style="dim")
+            text.append("keys: Space/Ctrl+N next · p back · r restart · e end · o auto · g go to · "
+                        "t timeline · f presenter · Esc here · F1 keys · x close\n", style="dim")
         if self.diverged:
             names = ", ".join(sorted(k.decode(errors="replace") for k in self.diverged))
             text.append(f"You changed {names} by hand: the next steps may not match the lesson. "
                         "w rewinds to this step.\n", style="bold yellow")
-        text.append_text(self.message)
+        if self.challenge is not None:
+            text.append_text(self.message)
         panel.body = text
 
     def note_free_command(self, keys: set[bytes]) -> None:

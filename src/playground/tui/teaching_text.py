@@ -52,12 +52,23 @@ def clock(seconds: float) -> str:
     return f"{seconds // 60}:{seconds % 60:02d}"
 
 
-def checks_line(checks) -> Text | None:
-    """The passed checks of one step folded into one line (failures get their own lines)."""
+def checks_line(checks, cells: int = 0) -> Text | None:
+    """The passed checks of one step folded into one line, cut to `cells` (failures get
+    their own lines): "✓ reply · state balance, lock"."""
     passed = [c.what for c in checks if c.ok]
     if not passed:
         return None
-    return Text("  ✓ " + " · ".join(passed), style="green")
+    keys = [w.split(" ", 1)[1] for w in passed if w.startswith("state ")]
+    parts = [w for w in passed if not w.startswith("state ")]
+    if keys:
+        parts.append("state " + ", ".join(keys))
+    line = "  ✓ " + " · ".join(parts)
+    if cells > 10:
+        from playground.cells import cut, width
+
+        if width(line) > cells:
+            line = cut(line, cells - 1) + "…"
+    return Text(line, style="green")
 
 
 def _ttl_set_by(step: Step, keys: set[bytes]) -> tuple[bytes, float] | None:

@@ -89,6 +89,8 @@ class PlaygroundApp(App):
         self.executor = Executor(playground, self._on_engine_event, attribute=True)
         """The one command path (engine.executor): panes and the stepper send through it."""
         self.commands_done = 0  # CommandDone messages handled: the state lines show them
+        self.script_drafts: dict[str, tuple[str, str]] = {}
+        """client -> (Lua source, keys and args) last written in the editor (Ctrl+O reopens it)."""
         self._name_client_keys()
 
     def _name_client_keys(self) -> None:
@@ -155,6 +157,15 @@ class PlaygroundApp(App):
             scenario, challenge = self._open_at_start
             self._open_at_start = None
             self.open_scenario(scenario, challenge)
+        elif self.commands_done == 0 and self.teacher is None:
+            self._first_run_hints(True)
+
+    def _first_run_hints(self, show: bool) -> None:
+        """Empty panes say where to start; the first command or lesson removes the hints."""
+        from .help_text import first_run_hint
+
+        for i, name in enumerate(self.clients):
+            self.pane(name).first_run(first_run_hint(name, i, self.clients) if show else None)
 
     @property
     def help(self) -> HelpIndex:
@@ -214,6 +225,8 @@ class PlaygroundApp(App):
         """One command finished (its writes already attributed): state lines and keys."""
         self._refresh_states()
         self.query_one(KeyInspector).refresh_keys()
+        if not self.commands_done:
+            self._first_run_hints(False)
         self.commands_done += 1
 
     def refresh_everything(self) -> None:
@@ -267,6 +280,7 @@ class PlaygroundApp(App):
             return
         if self.teacher is not None:
             self.teacher.autoplay = False
+        self._first_run_hints(False)
         self.teacher = Teacher(self, scenario, challenge)
         self.narration.add_class("-open")
         self.narration.focus()

@@ -16,7 +16,7 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
 from textual.widgets import Input, Static
 
@@ -103,7 +103,13 @@ class ClientPane(Vertical):
     ClientPane:focus-within { border: round $accent; }
     ClientPane > #state { height: 1; padding: 0 1; }
     ClientPane > PaneLog { height: 1fr; }
-    ClientPane > CommandInput, ClientPane > CommandInput:focus { border: none; height: 1; padding: 0 1; }
+    ClientPane > #line { height: 1; padding: 0 0 0 1; }
+    ClientPane > #line > #prompt { width: auto; height: 1; text-style: bold; }
+    ClientPane > #line > CommandInput, ClientPane > #line > CommandInput:focus {
+        border: none; height: 1; padding: 0 1 0 0; width: 1fr; }
+    ClientPane > #first-run { height: auto; padding: 0 1; color: $text-muted; text-style: italic;
+        display: none; }
+    ClientPane.-first-run > #first-run { display: block; }
     ClientPane > #hint { height: 1; padding: 0 1; color: $text-muted; }
     """
 
@@ -129,9 +135,12 @@ class ClientPane(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static(id="state")
+        yield Static(id="first-run")
         yield PaneLog(id="output", wrap=True, markup=False, highlight=False, max_lines=5000, min_width=20)
-        yield CommandInput(self.history, lambda: self.app.help,
-                           placeholder=f"{self.client}> type a Redis command", id="input")
+        with Horizontal(id="line"):  # the prompt stays in sight while typing
+            yield Static(f"{self.client}> ", id="prompt")
+            yield CommandInput(self.history, lambda: self.app.help,
+                               placeholder="type a Redis command", id="input")
         yield Static(id="hint")
 
     def on_mount(self) -> None:
@@ -161,10 +170,11 @@ class ClientPane(Vertical):
         if self.outcome and state is not None:
             line.append(f"  {self.outcome}", style="bold yellow")
         set_line(self.query_one("#state", Static), line)
-        placeholder = f"{self.client}{'(TX)' if state and state.in_multi else ''}> type a Redis command"
-        field = self.query_one(Input)
-        if field.placeholder != placeholder:
-            field.placeholder = placeholder
+        prompt = f"{self.client}{'(TX)' if state and state.in_multi else ''}> "
+        shown = self.query_one("#prompt", Static)
+        if getattr(shown, "_shown", None) != prompt:
+            shown._shown = prompt
+            shown.update(Text(prompt))  # its width changes with (TX): a layout pass
 
     @property
     def log_widget(self) -> PaneLog:
@@ -337,6 +347,12 @@ class ClientPane(Vertical):
         else:
             self.outcome = ""
 
+    def first_run(self, hint: Text | None) -> None:
+        """A hint where to start, in an empty pane (styled apart: it is not output)."""
+        self.set_class(hint is not None, "-first-run")
+        if hint is not None:
+            self.query_one("#first-run", Static).update(hint)
+
     def separator(self, name: str) -> None:
         """Teaching mode: a part of the scenario starts here."""
         self.log_widget.write(Text(f"━━ {name} ━━", style="bold magenta reverse"))
@@ -370,6 +386,7 @@ class ClientPane(Vertical):
             self.write(f"{self.client}> EVAL <script, {lines} lines> {rest}".rstrip(), style="bold")
             self._busy = True
             argv = [b"EVAL", source.encode(), *(tail or [b"0"])]
+            self.query_one(CommandInput).remember(format_argv(argv), argv)  # Up brings it back
             self.run_line(format_argv(argv), argv)
 
         from .script_editor import ScriptEditor  # TextArea is heavy: import it when asked for

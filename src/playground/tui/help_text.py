@@ -55,3 +55,20 @@ def help_for(mode: str) -> Text:
             text.append(what + "\n")
         text.append("\n")
     return text
+
+
+def first_run_hint(client: str, index: int, clients: list[str]) -> Text:
+    """What an empty pane says before anything was typed."""
+    text = Text()
+    if index == 0:
+        text.append("▸ Start here: ", style="bold")
+        text.append("type a command and press Enter, e.g. ")
+        text.append("SET greeting hello", style="bold cyan")
+        text.append(".\n▸ F7 opens a lesson · F1 shows every key · Ctrl+P finds any command.")
+    else:
+        first = clients[0]
+        text.append(f"▸ Client {client} ", style="bold")
+        text.append(f"is a second connection to the same server: after {first} sets it, try ")
+        text.append("GET greeting", style="bold cyan")
+        text.append(" here (F3).")
+    return text

@@ -249,7 +249,7 @@ class PlaygroundApp(App):
 
     @property
     def narration(self) -> NarrationPanel:
-        return self.query_one(NarrationPanel)
+        return self.screen_stack[0].query_one(NarrationPanel)  # also under a modal (the clock ticks)
 
     def action_open_scenario(self) -> None:
         from playground.scenario.library import scenario_files
@@ -257,7 +257,7 @@ class PlaygroundApp(App):
         from .teaching_screens import ScenarioPicker
 
         scenarios, broken = [], []
-        for path in scenario_files(self.scenario_dirs):
+        for path in scenario_files(self.scenario_dirs) + self._recording_files():
             try:
                 scenarios.append(load_scenario(path, self.lang))
             except ScenarioError as exc:
@@ -270,6 +270,19 @@ class PlaygroundApp(App):
                 self.open_scenario(*result)
 
         self.push_screen(ScenarioPicker(scenarios), chosen)
+
+    def _recording_files(self) -> list[Path]:
+        """Sessions recorded with F9 (the library's list when it has one; else the
+        directory F9 saves to), listed in the picker after the lessons."""
+        from playground.scenario import library
+
+        listed = getattr(library, "recording_files", None)
+        if listed is not None:
+            return list(listed(self.scenario_dirs))
+        if self.scenario_dirs:
+            return []  # F9 saved into the first --scenarios directory: already listed
+        directory = state_dir() / "scenarios"
+        return sorted(directory.glob("*.toml")) if directory.is_dir() else []
 
     def open_scenario(self, scenario, challenge: bool = False) -> None:
         from .teacher import Teacher
@@ -380,10 +393,11 @@ class PlaygroundApp(App):
     def action_presenter(self) -> None:
         """Presenter layout: a big narration panel (the next command in bold, named
         scripts in full), a compact inspector; everything stays on the keyboard."""
-        self.screen.toggle_class("-presenter")
+        main = self.screen_stack[0]  # also when chosen in the palette
+        main.toggle_class("-presenter")
         if self.teacher is not None:
             self.teacher.render()
-        self.notify("Presenter layout " + ("on" if self.screen.has_class("-presenter") else "off")
+        self.notify("Presenter layout " + ("on" if main.has_class("-presenter") else "off")
                     + " (f toggles)", timeout=2)
 
     def action_toggle_inspector(self) -> None:

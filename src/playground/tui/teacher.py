@@ -15,7 +15,7 @@ from playground.scenario.model import Scenario
 from playground.scenario.stepper import Challenge, Stepper
 from .client_pane import ClientPane
 from .teaching_screens import JumpScreen, PredictScreen, TimelineScreen
-from .teaching_text import clock, script_block, time_ran_out
+from .teaching_text import clock, script_block, time_ran_out, when_text
 
 TYPING_SPEEDS = [0, 20, 40, 80, 160]  # characters per second; 0 = no typing animation
 
@@ -45,7 +45,7 @@ class Teacher:
         return TYPING_SPEEDS[self.speed_index]
 
     def pane(self, client: str) -> ClientPane:
-        return self.app.query_one(f"#pane-{client}", ClientPane)
+        return self.app.screen_stack[0].query_one(f"#pane-{client}", ClientPane)
 
     def clear_panes(self) -> None:
         for name in self.scenario.clients:
@@ -322,7 +322,10 @@ class Teacher:
 
     def timeline_text(self) -> str:
         source = self.challenge or self.stepper
-        return source.timeline.render_text(self.scenario.clients)
+        lanes = len(self.scenario.clients) or 1
+        box = min(110, int(self.app.size.width * 0.9)) - 8   # the timeline modal's inside
+        width = max(24, min(60, (box - 3 * (lanes - 1)) // lanes))
+        return source.timeline.render_text(self.scenario.clients, width)
 
     def export_timeline(self) -> Path:
         source = self.challenge or self.stepper
@@ -345,7 +348,7 @@ class Teacher:
 
     @property
     def presenter(self) -> bool:
-        return self.app.screen.has_class("-presenter")
+        return self.app.screen_stack[0].has_class("-presenter")
 
     def tick(self) -> None:
         """Once a second (more often while a `sleep` step waits): the clock moves."""
@@ -374,9 +377,8 @@ class Teacher:
                 text.append(f"{client}: ", style="bold")
                 for i, step in enumerate(program):
                     style = "dim strike" if i < done else ("bold reverse" if i == done else "")
-                    if step.when is not None:
-                        name, op, literal = step.when
-                        text.append(f"if {name} {op} {literal}: ", style=style + " italic" if style else "italic")
+                    if step.when is not None:  # oversell: what makes a client stop
+                        text.append(f"if {when_text(step)}: ", style=(style + " italic").strip())
                     text.append(step.display, style=style)
                     text.append("  ")
                 text.append("\n")

@@ -39,7 +39,7 @@ class ScenarioPicker(ModalScreen[tuple[Scenario, bool] | None]):
     def compose(self) -> ComposeResult:
         # One line per scenario, cut to the box (cells, not characters): a long title or
         # its tags never wrap under the id column.
-        inner = max(30, min(110, int(self.app.size.width * 0.9)) - 10)
+        inner = max(30, min(110, int(self.app.size.width * 0.9)) - 14)  # borders, padding, scrollbar
         with Vertical() as box:
             box.border_title = "Open a scenario  (Enter: step through it · c: challenge mode · Esc: close)"
             options = []
@@ -66,7 +66,13 @@ class ScenarioPicker(ModalScreen[tuple[Scenario, bool] | None]):
 
     def _show(self, index: int | None) -> None:
         if index is not None and 0 <= index < len(self.scenarios):
-            self.query_one("#lesson", Static).update(self.scenarios[index].lesson)
+            scenario = self.scenarios[index]
+            text = Text(scenario.lesson.strip())
+            if "recorded" in scenario.tags:
+                text.append(f"\nRecorded with F9: {scenario.path}\nTo narrate it, add narration = \"…\" "
+                            "(and pause, predict) under its steps; docs/scenarios.md shows how.",
+                            style="italic")
+            self.query_one("#lesson", Static).update(text)
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         self._show(event.option_index)

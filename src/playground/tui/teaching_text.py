@@ -117,3 +117,12 @@ def time_ran_out(results, ran_at: list[float], index: int) -> str | None:
                     "on a fresh server at scenario speed; then Space runs this one in time.")
         return None
     return None
+
+
+def when_text(step: Step) -> str:
+    """A step's `when` condition as the file wrote it, e.g. "stock > 0"."""
+    when = step.when
+    if isinstance(when, tuple) and len(when) == 3:
+        name, op, literal = when
+        return f"{name} {op} {literal}"
+    return str(getattr(when, "source", None) or when)

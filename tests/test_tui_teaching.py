@@ -146,7 +146,7 @@ async def test_challenge_won_and_not_won(server_binary):
         assert app.teacher.challenge.moves == ["A"]
         for key in "bab":
             await press_and_wait(pilot, app, key)
-        assert "You produced the race" in panel_text(app)
+        assert "you produced the race" in panel_text(app)
         assert log_text(app, "B")[-2:] == ["B> SET counter 5", "OK"]
 
 

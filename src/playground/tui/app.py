@@ -45,7 +45,9 @@ class PlaygroundApp(App):
     #banner { display: none; height: auto; background: $error; color: $text; padding: 0 1; }
     #banner.-shown { display: block; }
     .-narrow #panes { layout: vertical; }
-    .-short #panes { height: 3fr; }
+    .-short #panes { height: 1fr; }
+    .-short KeyInspector { height: 6; }
+    .-short NarrationPanel { max-height: 8; }
     .-short KeyInspector > #filter { display: none; }
     .-short KeyInspector.-filtering > #filter { display: block; }
     .-no-inspector KeyInspector { display: none; }
@@ -303,8 +305,13 @@ class PlaygroundApp(App):
         self.action_teach("begin")
 
     def _tick_clock(self) -> None:
+        from textual.css.query import NoMatches
+
         if self.teacher is not None:
-            self.teacher.tick()
+            try:
+                self.teacher.tick()
+            except NoMatches:  # the app is closing: its widgets are going
+                pass
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         """Ctrl+N and Escape-to-narration exist only while a scenario is open."""
@@ -395,6 +402,9 @@ class PlaygroundApp(App):
         scripts in full), a compact inspector; everything stays on the keyboard."""
         main = self.screen_stack[0]  # also when chosen in the palette
         main.toggle_class("-presenter")
+        for name in self.clients:  # smaller panes: still showing their last lines
+            log = self.pane(name).log_widget
+            self.call_after_refresh(log.scroll_end, animate=False)
         if self.teacher is not None:
             self.teacher.render()
         self.notify("Presenter layout " + ("on" if main.has_class("-presenter") else "off")

@@ -85,8 +85,8 @@ class Teacher:
         self.app.playground.writes.forget()
         self.started_at = time.monotonic()
         self.diverged.clear()
-        self.message = Text("Press Space (or n) for the first step." if self.stepper else
-                            "Choose who moves: a for A, b for B. u undoes a move.", style="italic")
+        self.message = Text("Press Space (or n) for the first step.\n" if self.stepper else
+                            "Choose who moves: a for A, b for B. u undoes a move.\n", style="italic")
         await self.after_step(None)
         self.render()
 
@@ -159,12 +159,13 @@ class Teacher:
                 text.append(f" ✗ MISMATCH {c.what}: {c.detail} \n", style="bold white on red")
             why = time_ran_out(self.stepper.results, self.ran_at, index) if self.stepper else None
             if why:
-                text.append(f"⏱ {why}\n", style="bold yellow")
+                text.append(f"Time, not the server: {why}\n", style="bold yellow")
             else:
                 text.append("The server disagrees with the lesson: check the scenario or the server.\n",
                             style="bold red")
-        elif result.checks:
-            text.append("✓ " + ", ".join(c.what for c in result.checks) + "\n", style="green")
+        elif result.checks:  # the pane has them on one line; here a mark is enough
+            text.append(f"✓ the server agrees ({len(result.checks)} "
+                        f"check{'s' if len(result.checks) > 1 else ''}) ", style="green")
         if step.narration:
             text.append(step.narration + "\n")
         if step.predict and self.answers.get(index):
@@ -297,7 +298,7 @@ class Teacher:
                          for k, r in zip(keys, replies))
 
     def _won_text(self) -> Text:
-        text = Text(f"🏁 You produced the race on the real server: {self.spec_goal()}\n", style="bold green")
+        text = Text(f"✓ Won: you produced the race on the real server. {self.spec_goal()}\n", style="bold green")
         if self.final:
             text.append(f"Final value: {self.final}\n", style="bold green")
         text.append("u undoes moves, r starts again.\n", style="green")
@@ -356,21 +357,29 @@ class Teacher:
 
     def _header(self) -> Text:
         text = Text()
-        text.append(self.scenario.title, style="bold")
-        text.append(f"   ({self.scenario.id})", style="dim")
-        text.append(f"   ⏱ {clock(time.monotonic() - self.started_at)}\n", style="bold")
+        text.append(f" {clock(time.monotonic() - self.started_at)} ", style="bold reverse")
+        text.append("  " + self.scenario.title, style="bold")
+        text.append(f"  ({self.scenario.id})\n", style="dim")
         if self.sleep_until is not None:
             left = max(0.0, self.sleep_until - time.monotonic())
-            text.append(f"⏳ time passes: {left:.1f} s left of this step's sleep\n", style="bold yellow")
+            text.append(f"… time passes: {left:.1f} s left of this step's sleep\n", style="bold yellow")
         return text
+
+    def _message_line(self) -> Text:
+        """What the last action said, ending its own line."""
+        message = self.message.copy()
+        if message.plain and not message.plain.endswith("\n"):
+            message.append("\n")
+        return message
 
     def render(self) -> None:
         panel = self.app.narration
         text = self._header()
-        running = self.stepper is not None and 0 < self.stepper.cursor < len(self.stepper.flat)
+        running = (0 < self.stepper.cursor < len(self.stepper.flat)) if self.stepper else bool(self.challenge.moves)
         if self.presenter or not running:  # the lesson's summary: before and after, not in the way
             text.append(" ".join(self.scenario.lesson.split()) + "\n", style="italic")
         if self.challenge is not None:
+            text.append_text(self._message_line())  # a win first: a short screen must show it
             text.append(f"Challenge: {self.spec_goal()}\n", style="bold magenta")
             for client, program in self.challenge.programs.items():
                 done = self.challenge.position(client)
@@ -382,8 +391,9 @@ class Teacher:
                     text.append(step.display, style=style)
                     text.append("  ")
                 text.append("\n")
-            text.append("keys: a/b move a client · u undo · r restart · t timeline · Esc here · x close\n",
-                        style="dim")
+            if not self.app.has_class("-short"):  # a short screen: the footer says it
+                text.append("keys: a/b move a client · u undo · r restart · t timeline · Esc here · x close\n",
+                            style="dim")
         else:
             st = self.stepper
             total = len(st.flat)
@@ -404,7 +414,7 @@ class Teacher:
                 where += " · autoplay ▶"
             text.append(where + "\n", style="bold cyan")
             start = len(text)
-            text.append_text(self.message)  # what just happened first: a long script must not hide it
+            text.append_text(self._message_line())  # what just happened first: a long script must not hide it
             if self.presenter:  # for the back of the room
                 text.stylize("bold", start, len(text))
             if nxt is not None:
@@ -417,14 +427,13 @@ class Teacher:
                 if step.sleep:
                     text.append(f"  (first {step.sleep:g} s pass: the step sleeps)\n", style="yellow")
                 text.append_text(script_block(self.scenario, step.display))
-            text.append("keys: Space/Ctrl+N next · p back · r restart · e end · o auto · g go to · "
-                        "t timeline · f presenter · Esc here · F1 keys · x close\n", style="dim")
+            if not self.app.has_class("-short"):  # a short screen: the footer says it
+                text.append("keys: Space/Ctrl+N next · p back · r restart · e end · o auto · g go to · "
+                            "t timeline · f presenter · Esc here · F1 keys · x close\n", style="dim")
         if self.diverged:
             names = ", ".join(sorted(k.decode(errors="replace") for k in self.diverged))
             text.append(f"You changed {names} by hand: the next steps may not match the lesson. "
                         "w rewinds to this step.\n", style="bold yellow")
-        if self.challenge is not None:
-            text.append_text(self.message)
         panel.body = text
 
     def note_free_command(self, keys: set[bytes]) -> None:

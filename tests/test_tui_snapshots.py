@@ -19,9 +19,9 @@ from test_tui import started, type_command, wait_until
 @pytest.fixture(autouse=True)
 def no_flash(monkeypatch):
     monkeypatch.setattr(KeyInspector, "FLASH_SECONDS", 0.0)
-    import playground.tui.teacher as teacher
+    import playground.tui.teacher_view as view
 
-    monkeypatch.setattr(teacher, "clock", lambda seconds: "1:23")  # the scenario clock, pinned
+    monkeypatch.setattr(view, "clock", lambda seconds: "1:23")  # the scenario clock, pinned
 
 
 async def settle(pilot, app):

@@ -15,7 +15,7 @@ from playground.scenario.model import Scenario
 from playground.scenario.stepper import Challenge, Stepper
 from .client_pane import ClientPane
 from .teaching_screens import JumpScreen, PredictScreen, TimelineScreen
-from .teaching_text import clock, script_block, time_ran_out, when_text
+from .teaching_text import script_block, time_ran_out
 
 TYPING_SPEEDS = [0, 20, 40, 80, 160]  # characters per second; 0 = no typing animation
 
@@ -355,86 +355,10 @@ class Teacher:
         """Once a second (more often while a `sleep` step waits): the clock moves."""
         self.render()
 
-    def _header(self) -> Text:
-        text = Text()
-        text.append(f" {clock(time.monotonic() - self.started_at)} ", style="bold reverse")
-        text.append("  " + self.scenario.title, style="bold")
-        text.append(f"  ({self.scenario.id})\n", style="dim")
-        if self.sleep_until is not None:
-            left = max(0.0, self.sleep_until - time.monotonic())
-            text.append(f"… time passes: {left:.1f} s left of this step's sleep\n", style="bold yellow")
-        return text
-
-    def _message_line(self) -> Text:
-        """What the last action said, ending its own line."""
-        message = self.message.copy()
-        if message.plain and not message.plain.endswith("\n"):
-            message.append("\n")
-        return message
-
     def render(self) -> None:
-        panel = self.app.narration
-        text = self._header()
-        running = (0 < self.stepper.cursor < len(self.stepper.flat)) if self.stepper else bool(self.challenge.moves)
-        if self.presenter or not running:  # the lesson's summary: before and after, not in the way
-            text.append(" ".join(self.scenario.lesson.split()) + "\n", style="italic")
-        if self.challenge is not None:
-            text.append_text(self._message_line())  # a win first: a short screen must show it
-            text.append(f"Challenge: {self.spec_goal()}\n", style="bold magenta")
-            for client, program in self.challenge.programs.items():
-                done = self.challenge.position(client)
-                text.append(f"{client}: ", style="bold")
-                for i, step in enumerate(program):
-                    style = "dim strike" if i < done else ("bold reverse" if i == done else "")
-                    if step.when is not None:  # oversell: what makes a client stop
-                        text.append(f"if {when_text(step)}: ", style=(style + " italic").strip())
-                    text.append(step.display, style=style)
-                    text.append("  ")
-                text.append("\n")
-            if not self.app.has_class("-short"):  # a short screen: the footer says it
-                text.append("keys: a/b move a client · u undo · r restart · t timeline · Esc here · x close\n",
-                            style="dim")
-        else:
-            st = self.stepper
-            total = len(st.flat)
-            nxt = st.next_step()
-            # The part of the step on screen: the header changes part when the part starts.
-            if st.results:
-                part = self.scenario.parts[st.flat[st.cursor - 1][0]]
-            else:
-                part = nxt[0] if nxt else None
-            where = f"step {min(st.cursor + 1, total)} of {total}" if nxt else f"done: {total} steps"
-            if part is not None and part.name:
-                where += f" · part: {part.name}"
-            right, asked = self.score()
-            if asked:
-                where += f" · predictions {right}/{asked}"
-            where += f" · typing {'off' if not self.speed else f'{self.speed}/s'}"
-            if self.autoplay:
-                where += " · autoplay ▶"
-            text.append(where + "\n", style="bold cyan")
-            start = len(text)
-            text.append_text(self._message_line())  # what just happened first: a long script must not hide it
-            if self.presenter:  # for the back of the room
-                text.stylize("bold", start, len(text))
-            if nxt is not None:
-                p, step = nxt
-                if st.results and p is not part and p.name:
-                    text.append(f"next part: {p.name}\n", style="bold magenta")
-                shown = (f"({step.client}'s pending reply arrives)" if step.wait
-                         else f"{step.client}> {st.runner.preview(step)}")
-                text.append(f"next: {shown}\n", style="bold cyan" if self.presenter else "cyan")
-                if step.sleep:
-                    text.append(f"  (first {step.sleep:g} s pass: the step sleeps)\n", style="yellow")
-                text.append_text(script_block(self.scenario, step.display))
-            if not self.app.has_class("-short"):  # a short screen: the footer says it
-                text.append("keys: Space/Ctrl+N next · p back · r restart · e end · o auto · g go to · "
-                            "t timeline · f presenter · Esc here · F1 keys · x close\n", style="dim")
-        if self.diverged:
-            names = ", ".join(sorted(k.decode(errors="replace") for k in self.diverged))
-            text.append(f"You changed {names} by hand: the next steps may not match the lesson. "
-                        "w rewinds to this step.\n", style="bold yellow")
-        panel.body = text
+        from .teacher_view import narration_text
+
+        self.app.narration.body = narration_text(self)
 
     def note_free_command(self, keys: set[bytes]) -> None:
         """A command typed by hand wrote `keys`; warn if the scenario depends on them."""

@@ -114,9 +114,9 @@ class ClientPane(Vertical):
     """
 
     BINDINGS = [
-        Binding("ctrl+c", "cancel", "Cancel pending", priority=True),
-        Binding("ctrl+l", "clear", "Clear pane"),
-        Binding("ctrl+o", "edit_script", "Lua editor"),
+        Binding("ctrl+c", "cancel", "Cancel", priority=True),
+        Binding("ctrl+l", "clear", "Clear"),
+        Binding("ctrl+o", "edit_script", "Lua"),
     ]
 
     state: reactive[ClientState | None] = reactive(None, always_update=True, repaint=False)

@@ -20,7 +20,7 @@ class CommandInput(Input):
     BINDINGS = [
         Binding("up", "history(-1)", "Previous command", show=False),
         Binding("down", "history(1)", "Next command", show=False),
-        Binding("ctrl+r", "search_history", "Search history"),
+        Binding("ctrl+r", "search_history", "Search"),
         Binding("tab", "complete", "Complete command", show=False),
         Binding("escape,ctrl+g", "cancel_search", "Cancel search", show=False),
     ]

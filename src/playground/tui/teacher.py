@@ -50,6 +50,7 @@ class Teacher:
     def clear_panes(self) -> None:
         for name in self.scenario.clients:
             self.pane(name).action_clear()
+            self.pane(name).clear_input()
 
     def on_event(self, event) -> None:
         """The executor's events for the steps: the panes show each step whole

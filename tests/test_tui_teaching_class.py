@@ -355,3 +355,25 @@ async def test_timeline_wraps_evals_and_shows_replies(pg):
     assert "refresh:R3 replay:R1" in lane_b and "family:F1 active 600 R3" in lane_b  # wrapped, whole
     assert "→ (integer) 2" in lane_b  # the reply that shows B lost: the replay was detected
     assert "→ (integer) 1" in text and '→ "active"' in text
+
+
+def test_picker_order_follows_the_course_then_recordings_last():
+    from types import SimpleNamespace as S
+
+    from playground.tui.teaching_screens import course_place
+
+    items = [S(id="zz", tags=()), S(id="watch", order=4, tags=()), S(id="rec", tags=("recorded",)),
+             S(id="lost", order=1, tags=()), S(id="aa", tags=())]
+    assert [s.id for s in sorted(items, key=course_place)] == ["lost", "watch", "aa", "zz", "rec"]
+
+
+async def test_f6_shows_whole_scripts(server_binary):
+    app = make_app(server_binary.path)
+    async with app.run_test(size=(120, 35)) as pilot:
+        await started(pilot, app)
+        await type_command(pilot, app, "A", "EVAL \"local a = 1\\nlocal b = 2\\nreturn a + b\" 0")
+        await pilot.press("f6")
+        await wait_until(pilot, lambda: isinstance(app.screen, InfoScreen))
+        await wait_until(pilot, lambda: "return a + b" in str(app.screen.query_one(Static).render()))
+        text = str(app.screen.query_one(Static).render())
+        assert "local a = 1" in text and "local b = 2" in text

@@ -299,7 +299,7 @@ class Teacher:
                          for k, r in zip(keys, replies))
 
     def _won_text(self) -> Text:
-        text = Text(f"✓ Won: you produced the race on the real server. {self.spec_goal()}\n", style="bold green")
+        text = Text("✓ Won: you produced the race on the real server (the goal below).\n", style="bold green")
         if self.final:
             text.append(f"Final value: {self.final}\n", style="bold green")
         text.append("u undoes moves, r starts again.\n", style="green")

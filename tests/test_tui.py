@@ -85,7 +85,8 @@ async def test_watch_abort_by_hand(server_binary):
         lines = log_text(app, "A")
         assert lines[lines.index("A> EXEC"):][:2] == ["A> EXEC", "(nil)"]
         assert lines[-1].endswith("EXEC aborted, nothing ran.")  # the why, after the reply
-        assert "TX" not in state_text(app, "A") and "WATCH" not in state_text(app, "A")
+        assert "(TX" not in state_text(app, "A") and "WATCH balance" not in state_text(app, "A")
+        assert "EXEC aborted: a WATCHed key changed" in state_text(app, "A")  # says why, until the next command
         table = app.query_one("#inspector KeyTable", KeyTable)
         await wait_until(pilot, lambda: table.row_count == 1 and str(table.row(0)[3]) == '"200"')
 

@@ -19,6 +19,9 @@ from test_tui import started, type_command, wait_until
 @pytest.fixture(autouse=True)
 def no_flash(monkeypatch):
     monkeypatch.setattr(KeyInspector, "FLASH_SECONDS", 0.0)
+    import playground.tui.teacher_view as view
+
+    monkeypatch.setattr(view, "clock", lambda seconds: "1:23")  # the scenario clock, pinned
 
 
 async def settle(pilot, app):
@@ -136,11 +139,7 @@ def test_timeline_screen(snap_compare):
         await started(pilot, app)
         await wait_until(pilot, lambda: app.teacher is not None and "Press Space" in app.narration.body.plain)
         app.teacher.speed_index = 0
-        await pilot.press("e")
-        await wait_until(pilot, lambda: isinstance(app.screen, PredictScreen))
-        await pilot.press("3")
-        await wait_until(pilot, lambda: not app._teaching)
-        await pilot.press("e")
+        await pilot.press("e")  # to the end: questions skipped
         await wait_until(pilot, lambda: not app._teaching)
         await settle(pilot, app)
         await pilot.press("t")
@@ -148,3 +147,77 @@ def test_timeline_screen(snap_compare):
         await pilot.pause()
 
     assert snap_compare(_teaching_app(), terminal_size=(120, 40), run_before=run_before)
+
+
+# -- teaching mode in front of a class (issue 12): the three headline scenarios ----------
+
+def _lesson(sid, challenge=False):
+    from playground.scenario.library import bundled_dir
+    from playground.scenario.model import load_scenario
+
+    return make_app("bundled", open_scenario=load_scenario(bundled_dir() / f"{sid}.toml"), challenge=challenge)
+
+
+def teach(steps=0, keys=(), answer=None, presenter=False):
+    """Open the lesson, step `steps` times, press `keys` (a/b in a challenge), then either
+    leave the prediction dialog of the next step up (`answer` == "ask") or not."""
+    from playground.tui.teaching_screens import PredictScreen
+
+    async def run_before(pilot):
+        app = pilot.app
+        await started(pilot, app)
+        await wait_until(pilot, lambda: app.teacher is not None and not app._teaching
+                         and "Challenge" in app.narration.body.plain or "Press Space" in app.narration.body.plain)
+        app.teacher.speed_index = 0
+        if app.teacher.stepper:
+            app.teacher.answers = {i: s.predict.answer for i, (_, s) in enumerate(app.teacher.stepper.flat[:steps])
+                                   if s.predict}
+        await _step(pilot, app, steps)
+        for key in keys:
+            await pilot.press(key)
+            await wait_until(pilot, lambda: not app._teaching)
+        if presenter:
+            await pilot.press("f")
+        await settle(pilot, app)
+        if answer == "ask":
+            await pilot.press("space")
+            await wait_until(pilot, lambda: isinstance(app.screen, PredictScreen))
+        app.clear_notifications()
+        app.teacher.render()
+        await pilot.pause()
+    return run_before
+
+
+def test_teach_watch_abort_narration_80x24(snap_compare):
+    assert snap_compare(_lesson("watch-abort"), terminal_size=(80, 24), run_before=teach(steps=3))
+
+
+def test_teach_watch_abort_prediction_120x35(snap_compare):
+    assert snap_compare(_lesson("watch-abort"), terminal_size=(120, 35), run_before=teach(steps=5, answer="ask"))
+
+
+def test_teach_pcall_prediction_with_script_160x45(snap_compare):
+    assert snap_compare(_lesson("pcall"), terminal_size=(160, 45), run_before=teach(answer="ask"))
+
+
+def test_teach_pcall_next_script_120x35(snap_compare):
+    assert snap_compare(_lesson("pcall"), terminal_size=(120, 35), run_before=teach(steps=1))
+
+
+def test_teach_refresh_presenter_160x45(snap_compare):
+    assert snap_compare(_lesson("refresh-double-spend"), terminal_size=(160, 45),
+                        run_before=teach(steps=8, presenter=True))
+
+
+def test_teach_watch_abort_presenter_120x35(snap_compare):
+    assert snap_compare(_lesson("watch-abort"), terminal_size=(120, 35), run_before=teach(steps=4, presenter=True))
+
+
+def test_teach_refresh_challenge_won_120x35(snap_compare):
+    assert snap_compare(_lesson("refresh-double-spend", challenge=True), terminal_size=(120, 35),
+                        run_before=teach(keys="abababab"))
+
+
+def test_teach_refresh_challenge_won_80x24(snap_compare):
+    assert snap_compare(_lesson("refresh-double-spend", challenge=True), terminal_size=(80, 24),
+                        run_before=teach(keys="abababab"))

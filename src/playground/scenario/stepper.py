@@ -28,6 +28,7 @@ class TimelineEntry:
     atomic: bool = False
     note: str = ""
     seq: int | None = None
+    reply: str = ""          # what the unit answered, as redis-cli prints it
 
 
 _OUTCOME_NOTES = {"aborted": N_("aborted: nothing ran (a WATCHed key changed)"),
@@ -62,6 +63,8 @@ class Timeline:
             single = unit.kind != "transaction"
             shown = (result.command or result.step.display) if single and not result.step.wait else None
             self.entries.append(entry_for(unit, shown))
+        if result.units and result.reply:
+            self.entries[-1].reply = result.reply.rstrip("\n")
 
     def render_text(self, clients: tuple[str, ...], width: int = 36) -> str:
         """Lanes side by side; an atomic unit is drawn as one box."""
@@ -72,9 +75,15 @@ class Timeline:
                 lines.append(entry.lines[0])
                 continue
             lane = clients.index(entry.client) if entry.client in clients else 0
-            body = entry.lines
-            if entry.atomic or len(body) > 1:
-                inner = width - 4
+            boxed = entry.atomic or len(entry.lines) > 1
+            inner = width - 4 if boxed else width
+            # Wrapped, never cut (an EVAL's keys are the point); the reply follows.
+            body = [piece for x in entry.lines for piece in (wrap(x, inner) or [""])]
+            replies = entry.reply.split("\n") if entry.reply else []
+            if len(replies) > 6:
+                replies = replies[:5] + [f"… ({len(replies) - 5} more lines)"]
+            body += [piece for x in replies for piece in (wrap("→ " + x, inner) or [""])]
+            if boxed:
                 body = ["┌" + "─" * (width - 2) + "┐"] + [f"│ {pad(x, inner)} │" for x in body] + \
                        ["└" + "─" * (width - 2) + "┘"]
             if entry.note:

@@ -49,28 +49,38 @@ class PlaygroundApp(App):
     #banner { display: none; height: auto; background: $error; color: $text; padding: 0 1; }
     #banner.-shown { display: block; }
     .-narrow #panes { layout: vertical; }
-    .-short #panes { height: 3fr; }
+    .-short #panes { height: 1fr; }
+    .-short KeyInspector { height: 6; }
+    .-short NarrationPanel { max-height: 8; }
     .-short KeyInspector > #filter { display: none; }
     .-short KeyInspector.-filtering > #filter { display: block; }
     .-no-inspector KeyInspector { display: none; }
     .-order KeyInspector { display: none; }
+    .-presenter NarrationPanel { max-height: 60%; min-height: 12; border: heavy $success; padding: 0 2; }
+    .-presenter KeyInspector { height: 6; }
+    .-presenter KeyInspector > #filter { display: none; }
+    .-presenter.-short KeyInspector { display: none; }
+    .-presenter #panes { height: 1fr; }
     """
 
     BINDINGS = [
+        Binding("f1", "help_screen", "Help"),
         Binding("f2", "focus_client(0)", "First client"),
         Binding("f3", "focus_client(1)", "Second client"),
-        Binding("f4", "focus_inspector", "Keys"),
-        Binding("f5", "restart_server", "Restart server"),
-        Binding("f6", "show_scripts", "Scripts"),
-        Binding("f7", "open_scenario", "Scenarios"),
-        Binding("f8", "flush", "Flush db"),
-        Binding("f9", "record", "Record"),
+        Binding("f4", "focus_inspector", "Keys", show=False),
+        Binding("f5", "restart_server", "Restart server", show=False),
+        Binding("f6", "show_scripts", "Scripts", show=False),
+        Binding("f7", "open_scenario", "Lessons"),
+        Binding("f8", "flush", "Flush db", show=False),
+        Binding("f9", "record", "Record", show=False),
+        Binding("ctrl+n", "next_anywhere", "Next", priority=True),
+        Binding("escape", "focus_narration", "Narration", show=False),
         Binding("ctrl+t", "toggle_order", "Server order"),
-        Binding("ctrl+y", "toggle_why", "Why on/off"),
-        Binding("ctrl+n", "teach('next')", "Next step", show=False, priority=True),
+        Binding("ctrl+y", "toggle_why", "Why on/off", show=False),
         Binding("f12", "switch_language", "中文"),
         Binding("ctrl+q", "quit", "Quit", priority=True),
     ]
+    """The footer shows what a class needs (F1 lists every key): it fits 80 columns."""
 
     show_why: reactive[bool] = reactive(True, init=False)
     """Panes show a "why" under a surprising reply (EXEC → nil, EXECABORT, BUSY, NOSCRIPT, ...)."""
@@ -96,6 +106,8 @@ class PlaygroundApp(App):
         self.executor = Executor(playground, self._on_engine_event, attribute=True, explain=lang)
         """The one command path (engine.executor): panes and the stepper send through it."""
         self.commands_done = 0  # CommandDone messages handled: the state lines show them
+        self.script_drafts: dict[str, tuple[str, str]] = {}
+        """client -> (Lua source, keys and args) last written in the editor (Ctrl+O reopens it)."""
         self._name_client_keys()
 
     def _name_client_keys(self) -> None:
@@ -107,7 +119,7 @@ class PlaygroundApp(App):
             bindings = self._bindings.key_to_bindings.get(key, [])
             if index < len(self.clients):
                 self._bindings.key_to_bindings[key] = [
-                    replace(b, description=tr("Client {name}", name=self.clients[index])) for b in bindings]
+                    replace(b, description=self.clients[index]) for b in bindings]
             else:
                 self._bindings.key_to_bindings.pop(key, None)
 
@@ -167,6 +179,15 @@ class PlaygroundApp(App):
             scenario, challenge = self._open_at_start
             self._open_at_start = None
             self.open_scenario(scenario, challenge)
+        elif self.commands_done == 0 and self.teacher is None:
+            self._first_run_hints(True)
+
+    def _first_run_hints(self, show: bool) -> None:
+        """Empty panes say where to start; the first command or lesson removes the hints."""
+        from .help_text import first_run_hint
+
+        for i, name in enumerate(self.clients):
+            self.pane(name).first_run(first_run_hint(name, i, self.clients) if show else None)
 
     @property
     def help(self) -> HelpIndex:
@@ -226,6 +247,8 @@ class PlaygroundApp(App):
         """One command finished (its writes already attributed): state lines and keys."""
         self._refresh_states()
         self.query_one(KeyInspector).refresh_keys()
+        if not self.commands_done:
+            self._first_run_hints(False)
         self.commands_done += 1
 
     def refresh_everything(self) -> None:
@@ -248,7 +271,7 @@ class PlaygroundApp(App):
 
     @property
     def narration(self) -> NarrationPanel:
-        return self.query_one(NarrationPanel)
+        return self.screen_stack[0].query_one(NarrationPanel)  # also under a modal (the clock ticks)
 
     def action_open_scenario(self) -> None:
         from playground.scenario.library import course_order, scenario_files
@@ -277,10 +300,52 @@ class PlaygroundApp(App):
         if missing:
             self.notify(tr("{id} needs clients {clients}", id=scenario.id, clients=", ".join(scenario.clients)), severity="error")
             return
+        if self.teacher is not None:
+            self.teacher.autoplay = False
+        self._first_run_hints(False)
         self.teacher = Teacher(self, scenario, challenge)
         self.narration.add_class("-open")
         self.narration.focus()
+        self.refresh_bindings()
+        if getattr(self, "_clock", None) is None:
+            self._clock = self.set_interval(0.5, self._tick_clock)
         self.action_teach("begin")
+
+    def _tick_clock(self) -> None:
+        from textual.css.query import NoMatches
+
+        if self.teacher is not None:
+            try:
+                self.teacher.tick()
+            except NoMatches:  # the app is closing: its widgets are going
+                pass
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        """Ctrl+N and Escape-to-narration exist only while a scenario is open."""
+        if action in ("teach", "focus_narration", "next_anywhere") and self.teacher is None:
+            return False
+        if action == "next_anywhere":  # in the narration Space says it; elsewhere the footer shows ^n
+            return self.teacher.challenge is None and self.focused is not self.narration
+        if action == "teach" and parameters:
+            return NarrationPanel.offers(self.teacher.challenge is not None, str(parameters[0]))
+        return True
+
+    def action_next_anywhere(self) -> None:
+        """Ctrl+N: the next step from anywhere, also while typing in a pane."""
+        self.action_teach("next")
+
+    def action_focus_narration(self) -> None:
+        """Escape: back to the narration, where Space steps (from a pane, Space types)."""
+        if self.teacher is not None and self.screen is self.screen_stack[0]:
+            self.narration.focus()
+
+    def action_help_screen(self) -> None:
+        """F1: the keys of what is open now (free play, a scenario, a challenge)."""
+        from .info_screens import InfoScreen
+        from .help_text import help_for
+
+        mode = "free" if self.teacher is None else ("challenge" if self.teacher.challenge else "scenario")
+        self.push_screen(InfoScreen("Help (Esc closes)", help_for(mode)))
 
     def action_teach(self, what: str) -> None:
         """Space/n, p, r, e, g, w, t, a/b/u ... in the narration panel (and Ctrl+N anywhere)."""
@@ -288,9 +353,7 @@ class PlaygroundApp(App):
         if teacher is None:
             return
         if what == "close":
-            self.teacher = None
-            self.narration.remove_class("-open")
-            self.action_focus_client(self.clients[0])
+            self._ask_close()
             return
         if what in ("faster", "slower"):
             getattr(teacher, what)()
@@ -332,9 +395,33 @@ class PlaygroundApp(App):
 
         self.run_worker(explore_typed_in_app(self), group="explore", exclusive=True, exit_on_error=False)
 
+    def _ask_close(self) -> None:
+        """x: close the scenario, after asking (a stray key must not end the lesson)."""
+        from .confirm import ConfirmScreen
+
+        def answered(yes: bool | None) -> None:
+            if yes and self.teacher is not None:
+                self.teacher.autoplay = False
+                self.teacher = None
+                self.narration.remove_class("-open")
+                self.refresh_bindings()
+                self.action_focus_client(self.clients[0])
+
+        self.push_screen(ConfirmScreen(tr("Close {id}? The server keeps its keys; F7 opens a scenario again.",
+                                          id=self.teacher.scenario.id)), answered)
+
     def action_presenter(self) -> None:
-        """Presenter layout: a big narration panel; everything stays on the keyboard."""
-        self.screen.toggle_class("-presenter")
+        """Presenter layout: a big narration panel (the next command in bold, named
+        scripts in full), a compact inspector; everything stays on the keyboard."""
+        main = self.screen_stack[0]  # also when chosen in the palette
+        main.toggle_class("-presenter")
+        for name in self.clients:  # smaller panes: still showing their last lines
+            log = self.pane(name).log_widget
+            self.call_after_refresh(log.scroll_end, animate=False)
+        if self.teacher is not None:
+            self.teacher.render()
+        self.notify("Presenter layout " + ("on" if main.has_class("-presenter") else "off")
+                    + " (f toggles)", timeout=2)
 
     def action_toggle_order(self) -> None:
         """Ctrl+T: the lanes view (server order) and the numbers in the panes' gutters."""
@@ -426,7 +513,8 @@ class PlaygroundApp(App):
 
     def get_system_commands(self, screen):
         """The command palette (Ctrl+P): Textual's own commands and every playground action."""
-        yield from textual_commands(super().get_system_commands(screen))
+        yield from textual_commands(command for command in super().get_system_commands(screen)
+                                    if command.title != "Screenshot")  # ours saves where exports go
         for i, name in enumerate(self.clients):
             key = f" (F{i + 2})" if i < 2 else ""
             yield SystemCommand(tr("Focus client {name}", name=name), tr("Type into client {name}'s pane", name=name) + key,
@@ -445,6 +533,7 @@ class PlaygroundApp(App):
         yield SystemCommand(tr("Could it have gone differently?"), tr("Run every order of the commands just typed "
                             "in the panes, on a server of its own"), self.action_explore_typed)
         yield SystemCommand(tr("Save screen as SVG"), tr("A picture of the screen"), self.action_save_svg)
+        yield SystemCommand(tr("Help"), tr("Every key of the current mode (F1)"), self.action_help_screen)
         yield SystemCommand(tr("Presenter layout"), tr("Big narration panel"), self.action_presenter)
         yield SystemCommand(tr("Keys on/off"), tr("Show or hide the key inspector"), self.action_toggle_inspector)
         yield SystemCommand(tr("Server order (Ctrl+T)"), tr("Lanes: what the server ran, in order; numbers in the "
@@ -455,7 +544,8 @@ class PlaygroundApp(App):
         if self.teacher is not None:
             yield SystemCommand(tr("Timeline"), tr("What the server executed, in order"),
                                 lambda: self.action_teach("timeline"))
-            yield SystemCommand(tr("Close scenario"), tr("Back to free typing"), lambda: self.action_teach("close"))
+            yield SystemCommand(tr("Close scenario"), tr("Back to free typing (asks first)"),
+                                lambda: self.action_teach("close"))
         from .topology_commands import topology_commands
         yield from topology_commands(self)  # kill, pause, promote, connect a client: on a topology
 

@@ -17,7 +17,7 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
 from textual.widgets import Input, Static
 
@@ -107,14 +107,20 @@ class ClientPane(Vertical):
     ClientPane:focus-within { border: round $accent; }
     ClientPane > #state { height: 1; padding: 0 1; }
     ClientPane > PaneLog { height: 1fr; }
-    ClientPane > CommandInput, ClientPane > CommandInput:focus { border: none; height: 1; padding: 0 1; }
+    ClientPane > #line { height: 1; padding: 0 0 0 1; }
+    ClientPane > #line > #prompt { width: auto; height: 1; text-style: bold; }
+    ClientPane > #line > CommandInput, ClientPane > #line > CommandInput:focus {
+        border: none; height: 1; padding: 0 1 0 0; width: 1fr; }
+    ClientPane > #first-run { height: auto; padding: 0 1; color: $text-muted; text-style: italic;
+        display: none; }
+    ClientPane.-first-run > #first-run { display: block; }
     ClientPane > #hint { height: 1; padding: 0 1; color: $text-muted; }
     """
 
     BINDINGS = [
-        Binding("ctrl+c", "cancel", "Cancel pending", priority=True),
-        Binding("ctrl+l", "clear", "Clear pane"),
-        Binding("ctrl+o", "edit_script", "Lua editor"),
+        Binding("ctrl+c", "cancel", "Cancel", priority=True),
+        Binding("ctrl+l", "clear", "Clear"),
+        Binding("ctrl+o", "edit_script", "Lua"),
     ]
 
     state: reactive[ClientState | None] = reactive(None, always_update=True, repaint=False)
@@ -132,12 +138,16 @@ class ClientPane(Vertical):
         # Everything drawn, to draw it again when the gutter or the whys are switched on or off:
         # (kind, server-order number or None, text); kind "why" is hidden while whys are off.
         self._drawn: deque[tuple[str, int | None, Text]] = deque(maxlen=5000)
+        self.outcome: str = ""  # what the last command's reply means, on the state line until the next
 
     def compose(self) -> ComposeResult:
         yield Static(id="state")
+        yield Static(id="first-run")
         yield PaneLog(id="output", wrap=True, markup=False, highlight=False, max_lines=5000, min_width=20)
-        yield CommandInput(self.history, lambda: self.app.help,
-                           placeholder=self.client + tr("> type a Redis command"), id="input")
+        with Horizontal(id="line"):  # the prompt stays in sight while typing
+            yield Static(f"{self.client}> ", id="prompt")
+            yield CommandInput(self.history, lambda: self.app.help,
+                               placeholder=tr("type a Redis command"), id="input")
         yield Static(id="hint")
 
     def on_mount(self) -> None:
@@ -163,12 +173,16 @@ class ClientPane(Vertical):
         self.state = pg.session(self.client).state
 
     def watch_state(self, state: ClientState | None) -> None:
-        set_line(self.query_one("#state", Static), describe_state(state, time.monotonic(), self._pending_since))
+        line = describe_state(state, time.monotonic(), self._pending_since)
+        if self.outcome and state is not None:
+            line.append(f"  {self.outcome}", style="bold yellow")
+        set_line(self.query_one("#state", Static), line)
         node = node_prompt(self.app.playground, self.client)  # on a topology: the node, like redis-cli
-        placeholder = f"{self.client}{node}{'(TX)' if state and state.in_multi else ''}" + tr("> type a Redis command")
-        field = self.query_one(Input)
-        if field.placeholder != placeholder:
-            field.placeholder = placeholder
+        prompt = f"{self.client}{node}{'(TX)' if state and state.in_multi else ''}> "
+        shown = self.query_one("#prompt", Static)
+        if getattr(shown, "_shown", None) != prompt:
+            shown._shown = prompt
+            shown.update(Text(prompt))  # its width changes with (TX): a layout pass
 
     @property
     def log_widget(self) -> PaneLog:
@@ -252,6 +266,7 @@ class ClientPane(Vertical):
             self.note(why)
             return
         event.input.value = ""
+        self.outcome = ""
         self.write(f"{self.client}> {line}", style="bold")
         self._busy = True  # set before the worker starts: one command at a time per client
         self.run_line(line)
@@ -296,6 +311,7 @@ class ClientPane(Vertical):
         """Draw one engine event of this client."""
         recorder = self.app.recorder
         if isinstance(event, ev.Reply):
+            self.note_outcome(event.argv, event.reply)
             self._printed.append(event.output)
             self.write(event.output, style=reply_style(event.reply), seq=event.seq)
             if event.left_out:
@@ -354,17 +370,39 @@ class ClientPane(Vertical):
         if result.skipped:
             self.write(tr("– skipped: {reason}", reason=result.skipped), style="yellow")
             return
+        self.note_outcome(result.argv, result.value)
         if result.reply:
             self.write(result.reply.encode(), style=reply_style(result.value), seq=result.seq)
         for why in result.whys:
             self.why(why.text)
         if result.note:
             self.note(result.note)
+        from .teaching_text import checks_line
+
+        folded = checks_line(result.checks, self.log_widget.scrollable_content_region.width)  # one line per step: the commands stay in view
+        if folded is not None:
+            self.log_widget.write(folded)
         for check in result.checks:
-            if check.ok:
-                self.write(f"  ✓ {tr_check(check.what)}", style="green")
-            else:
+            if not check.ok:
                 self.write(f"  ✗ {tr_check(check.what)}: {check.detail}", style="bold white on red")
+
+    def note_outcome(self, argv, reply) -> None:
+        """Keep the state line honest after the state it described is gone: an EXEC that
+        answered (nil) was aborted because a WATCHed key changed."""
+        if argv and bytes(argv[0]).upper() == b"EXEC" and reply is Nil:
+            self.outcome = "EXEC aborted: a WATCHed key changed, nothing ran"
+        else:
+            self.outcome = ""
+
+    def first_run(self, hint: Text | None) -> None:
+        """A hint where to start, in an empty pane (styled apart: it is not output)."""
+        self.set_class(hint is not None, "-first-run")
+        if hint is not None:
+            self.query_one("#first-run", Static).update(hint)
+
+    def separator(self, name: str) -> None:
+        """Teaching mode: a part of the scenario starts here."""
+        self.log_widget.write(Text(f"━━ {name} ━━", style="bold magenta reverse"))
 
     async def action_cancel(self) -> None:
         if not await self.app.executor.cancel(self.client):
@@ -375,6 +413,7 @@ class ClientPane(Vertical):
     def action_clear(self) -> None:
         self.log_widget.clear()
         self._drawn.clear()
+        self.outcome = ""
 
     def action_edit_script(self) -> None:
         """Write a Lua script over several lines; it is sent as one EVAL."""
@@ -395,6 +434,7 @@ class ClientPane(Vertical):
             self.write(tr("{client}> EVAL <script, {lines} lines> {rest}", client=self.client, lines=lines, rest=rest).rstrip(), style="bold")
             self._busy = True
             argv = [b"EVAL", source.encode(), *(tail or [b"0"])]
+            self.query_one(CommandInput).remember(format_argv(argv), argv)  # Up brings it back
             self.run_line(format_argv(argv), argv)
 
         from .script_editor import ScriptEditor  # TextArea is heavy: import it when asked for

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Callable
 
+from textual import events
+from textual.actions import SkipAction
 from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import Input
@@ -18,8 +20,9 @@ class CommandInput(Input):
     BINDINGS = [
         Binding("up", "history(-1)", "Previous command", show=False),
         Binding("down", "history(1)", "Next command", show=False),
-        Binding("ctrl+r", "search_history", "Search history"),
+        Binding("ctrl+r", "search_history", "Search"),
         Binding("tab", "complete", "Complete command", show=False),
+        Binding("escape,ctrl+g", "cancel_search", "Cancel search", show=False),
     ]
 
     class SearchChanged(Message):
@@ -69,23 +72,67 @@ class CommandInput(Input):
         self._set(self._draft if self._pos == len(lines) else lines[self._pos])
 
     def action_search_history(self) -> None:
+        """Ctrl+R, as readline's reverse-i-search: typing narrows the match, Ctrl+R again
+        finds an older one, Enter (or any movement key) keeps it, Esc or Ctrl+G cancels.
+        Text typed before Ctrl+R starts the search."""
         if self._search is None:
+            self._draft = self.value
             self._search = self.value
             before = None
         else:
             before = self._pos
-        found = self.history.search(self._search, before)
+        self._find(before)
+
+    def _find(self, before: int | None) -> None:
+        found = self.history.search(self._search, before) if self._search else None
         if found is not None:
             self._pos = found
             self._set(self.history.lines[found])
-        self.post_message(self.SearchChanged(self._search, found is not None))
+        elif not self._search:
+            self._set(self._draft)
+        self.post_message(self.SearchChanged(self._search, found is not None or not self._search))
+
+    def _end_search(self) -> None:
+        self._search = None
+        self.post_message(self.SearchChanged(None, True))
+
+    def action_cancel_search(self) -> None:
+        if self._search is None:
+            raise SkipAction()  # Escape then means what it means elsewhere (back to the narration)
+        self._end_search()
+        self._set(self._draft)
+        self._pos = None
+
+    async def _on_key(self, event: events.Key) -> None:
+        if self._search is not None:
+            if event.key == "enter":
+                event.stop()
+                event.prevent_default()
+                self._end_search()  # the match stays in the line; Enter again sends it
+                return
+            if event.key == "backspace":
+                event.stop()
+                event.prevent_default()
+                self._search = self._search[:-1]
+                self._find(None)
+                return
+            if event.is_printable and event.character:
+                event.stop()
+                event.prevent_default()
+                self._search += event.character
+                self._find(None if self._pos is None else self._pos + 1)
+                return
+            if event.key not in ("ctrl+r", "escape", "ctrl+g"):
+                self._end_search()  # a movement key: keep the match and edit it
+        await super()._on_key(event)
 
     def action_complete(self) -> None:
         if not self._completions:
             self._completions = self.help_index().complete(self.value)
             self._completion_at = -1
         if not self._completions:
-            self.screen.focus_next()
+            if not self.value.strip():  # Tab leaves an empty line only, never a command mid-way
+                self.screen.focus_next()
             return
         self._completion_at = (self._completion_at + 1) % len(self._completions)
         self._set(self._completions[self._completion_at] + " ")

@@ -53,8 +53,9 @@ def scripts_text(scripts: list[tuple[str, bytes | None, bool]]) -> Text:
         text.append(sha, style="bold")
         text.append(tr("  cached") + "\n" if cached else tr("  NOT cached (EVALSHA answers NOSCRIPT)") + "\n",
                     style="green" if cached else "bold red")
-        if source is not None:
-            first = source.decode("utf-8", "replace").strip().splitlines()
-            text.append("    " + (first[0] if first else "") + (" …" if len(first) > 1 else "") + "\n",
-                        style="dim")
+        if source is not None:  # whole: a question may be about its third line
+            from .teaching_text import lua_text
+
+            text.append_text(lua_text(source.decode("utf-8", "replace").strip("\n"), indent="    "))
+        text.append("\n")
     return text

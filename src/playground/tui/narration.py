@@ -16,28 +16,37 @@ class NarrationPanel(Static, can_focus=True):
                      padding: 0 1; overflow-y: auto; }
     NarrationPanel:focus { border: round $accent; }
     NarrationPanel.-open { display: block; }
-    .-presenter NarrationPanel { max-height: 60%; height: 45%; border: heavy $success; }
     """
 
     BINDINGS = [
-        Binding("space,n", "app.teach('next')", "Next step"),
-        Binding("p,backspace", "app.teach('previous')", "Previous"),
+        Binding("space,n", "app.teach('next')", "Next", key_display="Space"),
+        Binding("p,backspace", "app.teach('previous')", "Prev", key_display="p"),
         Binding("r", "app.teach('restart')", "Restart"),
-        Binding("e", "app.teach('end')", "Run to end"),
-        Binding("o", "app.teach('autoplay')", "Autoplay"),
+        Binding("e", "app.teach('end')", "End"),
+        Binding("o", "app.teach('autoplay')", "Autoplay", show=False),
         Binding("plus,equals_sign", "app.teach('faster')", "Faster", show=False),
         Binding("minus", "app.teach('slower')", "Slower", show=False),
-        Binding("g", "app.teach('jump')", "Go to step"),
+        Binding("g", "app.teach('jump')", "Go to", show=False),
         Binding("w", "app.teach('rewind_here')", "Rewind here", show=False),
-        Binding("t", "app.teach('timeline')", "Timeline"),
+        Binding("t", "app.teach('timeline')", "Timeline", show=False),
         Binding("s", "app.teach('explore')", "Every schedule", show=False),
-        Binding("a", "app.teach('move:A')", "Step A", show=False),
-        Binding("b", "app.teach('move:B')", "Step B", show=False),
-        Binding("u", "app.teach('undo')", "Undo move", show=False),
+        Binding("a", "app.teach('move:A')", "Move A"),
+        Binding("b", "app.teach('move:B')", "Move B"),
+        Binding("u", "app.teach('undo')", "Undo"),
         Binding("f", "app.presenter", "Presenter"),
-        Binding("i", "app.toggle_inspector", "Keys on/off"),
-        Binding("x", "app.teach('close')", "Close scenario"),
+        Binding("i", "app.toggle_inspector", "Keys on/off", show=False),
+        Binding("x", "app.teach('close')", "Close"),
     ]
+    """Stepping keys in a lesson, a/b/u in a challenge (the footer shows the mode's own)."""
+
+    STEPPING = {"next", "previous", "end", "autoplay", "jump", "rewind_here", "faster", "slower"}
+    MOVING = {"move:A", "move:B", "undo"}
+
+    @classmethod
+    def offers(cls, challenge: bool, what: str) -> bool:
+        """Whether teach(`what`) belongs to this mode (the app's check_action asks: the
+        bindings' actions live on the app)."""
+        return what not in (cls.STEPPING if challenge else cls.MOVING)
 
     body: reactive[Text] = reactive(Text(), always_update=True)
     """Everything the panel shows, built by the teacher."""

@@ -19,6 +19,15 @@ class PaneLog(RichLog):
     PaneLog.-reading-back { scrollbar-size-vertical: 1; padding: 0 1; }
     """
 
+    _following = True  # at the newest line (not reading back)
+
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
-        self.set_class(new_value < self.max_scroll_y - 0.5, "-reading-back")
+        self._following = new_value >= self.max_scroll_y - 0.5
+        self.set_class(not self._following, "-reading-back")
+
+    def on_resize(self) -> None:
+        # The narration above grows and shrinks with each step (and the presenter
+        # layout): a pane that was following its output keeps showing the newest lines.
+        if self._following:
+            self.call_after_refresh(self.scroll_end, animate=False)

@@ -26,7 +26,7 @@ class ScriptEditor(ModalScreen[tuple[str, str] | None]):
     ScriptEditor { align: center middle; }
     ScriptEditor > Vertical { width: 90%; height: 80%; border: thick $accent; background: $surface; padding: 0 1; }
     ScriptEditor TextArea { height: 1fr; }
-    ScriptEditor Input { margin-top: 1; }
+    ScriptEditor #args-label { margin-top: 1; color: $text-muted; }
     ScriptEditor Horizontal { height: auto; align-horizontal: right; }
     ScriptEditor Button { margin-left: 2; }
     """
@@ -43,8 +43,10 @@ class ScriptEditor(ModalScreen[tuple[str, str] | None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label(tr("Lua script for client {client} — Ctrl+S sends it as EVAL, Escape cancels", client=self.client))
-            yield TextArea(EXAMPLE, id="source", show_line_numbers=True, tab_behavior="indent")
-            yield Input(placeholder=tr("numkeys key ... arg ...   e.g. 1 rate:ip 60"), value="1 rate:ip 60", id="args")
+            source, args = self.app.script_drafts.get(self.client, (EXAMPLE, "1 rate:ip 60"))
+            yield TextArea(source, id="source", show_line_numbers=True, tab_behavior="indent")
+            yield Label(tr("numkeys, then the KEYS, then the ARGV (what follows the script in EVAL):"), id="args-label")
+            yield Input(placeholder=tr("numkeys key ... arg ...   e.g. 1 rate:ip 60"), value=args, id="args")
             with Horizontal():
                 yield Button(tr("Cancel"), id="cancel")
                 yield Button(tr("Send EVAL"), id="send", variant="primary")
@@ -56,14 +58,20 @@ class ScriptEditor(ModalScreen[tuple[str, str] | None]):
         if event.button.id == "send":
             self.action_send()
         else:
-            self.dismiss(None)
+            self.action_cancel()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         self.action_send()
 
+    def _keep(self) -> tuple[str, str]:
+        draft = (self.query_one(TextArea).text, self.query_one("#args", Input).value)
+        self.app.script_drafts[self.client] = draft
+        return draft
+
     def action_send(self) -> None:
-        self.dismiss((self.query_one(TextArea).text, self.query_one("#args", Input).value))
+        self.dismiss(self._keep())
 
     def action_cancel(self) -> None:
+        self._keep()
         self.dismiss(None)

@@ -3,6 +3,7 @@ into its pane, and keeps the narration panel up to date."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from rich.text import Text
@@ -15,6 +16,7 @@ from playground.scenario.model import Scenario
 from playground.scenario.stepper import Challenge, Stepper
 from .client_pane import ClientPane
 from .teaching_screens import JumpScreen, PredictScreen, TimelineScreen
+from .teaching_text import script_block, time_ran_out
 
 TYPING_SPEEDS = [0, 20, 40, 80, 160]  # characters per second; 0 = no typing animation
 
@@ -32,6 +34,10 @@ class Teacher:
         self.answers: dict[int, int] = {}     # step index -> chosen answer
         self.message = Text()                 # what the last action has to say
         self.diverged: set[bytes] = set()     # keys free typing changed under the scenario
+        self.started_at = time.monotonic()    # the scenario clock (restarts with r)
+        self.ran_at: list[float] = []         # when each step ran (to tell a TTL ran out)
+        self.sleep_until: float | None = None  # a `sleep` step is letting time pass
+        self.won: bool | None = None          # a challenge's outcome once both are done
 
     # -- helpers ------------------------------------------------------------------
 
@@ -40,11 +46,12 @@ class Teacher:
         return TYPING_SPEEDS[self.speed_index]
 
     def pane(self, client: str) -> ClientPane:
-        return self.app.query_one(f"#pane-{client}", ClientPane)
+        return self.app.screen_stack[0].query_one(f"#pane-{client}", ClientPane)
 
     def clear_panes(self) -> None:
         for name in self.scenario.clients:
             self.pane(name).action_clear()
+            self.pane(name).clear_input()
 
     def on_event(self, event) -> None:
         """The executor's events for the steps: the panes show each step whole
@@ -65,14 +72,23 @@ class Teacher:
     # -- step mode ----------------------------------------------------------------
 
     async def begin(self) -> None:
+        """From the top, with nothing left of before: an empty server with clients in
+        no MULTI or WATCH, empty panes, no answers, no score, the clock at 0:00."""
         self.clear_panes()
+        self.answers.clear()
+        self.ran_at = []
+        self.won = None
+        self.sleep_until = None
         if self.challenge is not None:
             await self.challenge.reset()
         else:
             await self.stepper.start()
+            await self.app.playground.reset()
+        self.app.playground.writes.forget()
+        self.started_at = time.monotonic()
         self.diverged.clear()
-        self.message = Text(tr("Press Space (or n) for the first step.") if self.stepper else
-                            tr("Choose who moves: a for A, b for B. u undoes a move."), style="italic")
+        self.message = Text((tr("Press Space (or n) for the first step.") + "\n") if self.stepper else
+                            (tr("Choose who moves: a for A, b for B. u undoes a move.") + "\n"), style="italic")
         await self.after_step(None)
         self.render()
 
@@ -91,23 +107,48 @@ class Teacher:
         part, step = nxt
         if step.predict and index not in self.answers:
             self.autoplay = False
-            choice = await self.app.push_screen_wait(PredictScreen(step.predict, f"{step.client}> {step.display}"))
-            self.answers[index] = choice
+            shown = f"{step.client}> {step.display}"
+            choice = await self.app.push_screen_wait(
+                PredictScreen(step.predict, shown, script_block(self.scenario, step.display)))
+            self.answers[index] = choice or 0  # 0: skipped (Escape), not scored
         pane = self.pane(step.client)
         if not step.wait:
             await pane.type_out(self.stepper.runner.preview(step), self.speed)
-        result = await self.stepper.step()
+        result = await self._run_step(index)
         pane.clear_input()
         if result is None:
             self.message = Text(tr("This part could not start: {error}", error=self.stepper.error), style="bold red")
             self.render()
             return
-        pane.show_result(result)
         self.message = self._explain(index, result)
         if step.pause:
             self.autoplay = False
         await self.after_step(result)
         self.render()
+
+    async def _run_step(self, index: int) -> StepResult | None:
+        """Run the next step (a part separator first when it starts a part), show it in
+        its pane, and remember when it ran; a `sleep` step counts down meanwhile."""
+        part_index, step = self.stepper.flat[index]
+        previous = self.stepper.flat[index - 1][0] if index else None
+        name = self.scenario.parts[part_index].name
+        if part_index != previous and (name or index):
+            self.part_separator(name or f"part {part_index + 1}")
+        self.ran_at[index:] = [time.monotonic()]
+        if step.sleep:
+            self.sleep_until = time.monotonic() + step.sleep
+            self.render()
+        try:
+            result = await self.stepper.step()
+        finally:
+            self.sleep_until = None
+        if result is not None:
+            self.pane(result.step.client).show_result(result)
+        return result
+
+    def part_separator(self, name: str) -> None:
+        for client in self.scenario.clients:
+            self.pane(client).separator(name)
 
     def _explain(self, index: int, result: StepResult) -> Text:
         text = Text()
@@ -117,14 +158,21 @@ class Teacher:
         failed = [c for c in result.checks if not c.ok]
         if failed:
             for c in failed:
-                text.append(tr(" ✗ MISMATCH {what}: {detail} ", what=tr_check(c.what), detail=c.detail) + "\n", style="bold white on red")
-            text.append(tr("The server disagrees with the lesson: check the scenario or the server.") + "\n",
-                        style="bold red")
-        elif result.checks:
-            text.append("✓ " + tr(", ").join(tr_check(c.what) for c in result.checks) + "\n", style="green")
+                text.append(tr(" ✗ MISMATCH {what}: {detail} ", what=tr_check(c.what), detail=c.detail) + "\n",
+                            style="bold white on red")
+            why = time_ran_out(self.stepper.results, self.ran_at, index) if self.stepper else None
+            if why:
+                text.append(tr("Time, not the server: {why}", why=why) + "\n", style="bold yellow")
+            else:
+                text.append(tr("The server disagrees with the lesson: check the scenario or the server.") + "\n",
+                            style="bold red")
+        elif result.checks:  # the pane has them on one line; here a mark is enough
+            agrees = (tr("✓ the server agrees (1 check) ") if len(result.checks) == 1 else
+                      tr("✓ the server agrees ({count} checks) ", count=len(result.checks)))
+            text.append(agrees, style="green")
         if step.narration:
             text.append(step.narration + "\n")
-        if step.predict and index in self.answers:
+        if step.predict and self.answers.get(index):
             choice = self.answers[index]
             right = choice == step.predict.answer
             text.append((tr("✓ You predicted right. ") if right else
@@ -157,25 +205,33 @@ class Teacher:
     def rebuild(self) -> None:
         """The panes show exactly the steps that have run (after a rewind or jump)."""
         self.clear_panes()
-        for result in self.stepper.results:
+        last_part = None
+        for index, result in enumerate(self.stepper.results):
+            part_index = self.stepper.flat[index][0]
+            name = self.scenario.parts[part_index].name
+            if part_index != last_part and (name or index):
+                self.part_separator(name or f"part {part_index + 1}")
+            last_part = part_index
             self.pane(result.step.client).show_result(result)
+        now = time.monotonic()
+        self.ran_at = [now] * len(self.stepper.results)
 
     async def restart(self) -> None:
         await self.begin()
 
     async def run_to_end(self) -> None:
+        """Every remaining step, without typing and without asking (predictions left
+        unanswered are skipped, not scored); the header follows each step."""
+        self.autoplay = False
         while self.stepper is not None and not self.stepper.finished:
-            nxt = self.stepper.next_step()
-            if nxt and nxt[1].predict and self.stepper.cursor not in self.answers:
-                await self.next()  # still ask
-                continue
             index = self.stepper.cursor
-            result = await self.stepper.step()
+            result = await self._run_step(index)
             if result is None:
+                self.message = Text(f"This part could not start: {self.stepper.error}", style="bold red")
                 break
-            self.pane(result.step.client).show_result(result)
             self.message = self._explain(index, result)
             await self.after_step(result)
+            self.render()
         self.render()
 
     async def jump(self) -> None:
@@ -202,6 +258,12 @@ class Teacher:
     async def move(self, client: str) -> None:
         if self.challenge is None:
             return
+        if self.won:
+            self.message = self._won_text()
+            self.message.append(f"The race is over: {client} has nothing left to do. "
+                                "r retries from the start; u undoes the last move.\n", style="yellow")
+            self.render()
+            return
         if client not in self.challenge.programs or self.challenge.next_for(client) is None:
             self.message = Text(tr("{client} has nothing left to do.", client=client), style="yellow")
             self.render()
@@ -213,16 +275,38 @@ class Teacher:
         pane.clear_input()
         pane.show_result(result)
         await self.after_step(result)
-        won = await self.challenge.won()
+        won = self.won = await self.challenge.won()
         if won is None:
             self.message = Text()
         elif won:
-            self.message = Text(tr("🏁 You produced the race on the real server: {goal}\n"
-                                "u undoes moves, r starts again.", goal=self.spec_goal()), style="bold green")
+            self.final = await self._final_values()
+            self.message = self._won_text()
         else:
             self.message = Text(tr("Both programs are done, but the race did not happen. "
                                 "u undoes moves; try another order."), style="bold yellow")
         self.render()
+
+    final = ""
+    """The goal keys' values once a challenge is won, e.g. 'balance = "130"'."""
+
+    async def _final_values(self) -> str:
+        keys = [c.key for c in self.scenario.challenge.state]
+        try:
+            replies = await self.app.playground.reader.run([[b"GET", k] for k in keys])
+        except Exception:  # a key of another type: the goal sentence says enough
+            return ""
+        from playground.resp.replies import Bulk
+
+        return ", ".join(f"{k.decode('utf-8', 'replace')} = "
+                         + (f'"{bytes(r).decode("utf-8", "replace")}"' if isinstance(r, Bulk) else "(nil)")
+                         for k, r in zip(keys, replies))
+
+    def _won_text(self) -> Text:
+        text = Text("✓ Won: you produced the race on the real server (the goal below).\n", style="bold green")
+        if self.final:
+            text.append(f"Final value: {self.final}\n", style="bold green")
+        text.append("u undoes moves, r starts again.\n", style="green")
+        return text
 
     def spec_goal(self) -> str:
         return self.scenario.challenge.goal if self.scenario.challenge else ""
@@ -234,6 +318,7 @@ class Teacher:
         self.clear_panes()
         for result in self.challenge.results:
             self.pane(result.step.client).show_result(result)
+        self.won = None
         self.message = Text(tr("Move undone (the other moves were replayed on a fresh server)."), style="italic")
         await self.after_step(None)
         self.render()
@@ -270,7 +355,10 @@ class Teacher:
 
     def timeline_text(self) -> str:
         source = self.challenge or self.stepper
-        return source.timeline.render_text(self.scenario.clients)
+        lanes = len(self.scenario.clients) or 1
+        box = min(110, int(self.app.size.width * 0.9)) - 8   # the timeline modal's inside
+        width = max(24, min(60, (box - 3 * (lanes - 1)) // lanes))
+        return source.timeline.render_text(self.scenario.clients, width)
 
     def export_timeline(self) -> Path:
         source = self.challenge or self.stepper
@@ -286,55 +374,23 @@ class Teacher:
         return report.render_markdown(result)
 
     def score(self) -> tuple[int, int]:
-        right = sum(1 for i, choice in self.answers.items()
+        answered = {i: c for i, c in self.answers.items() if c}  # 0: skipped
+        right = sum(1 for i, choice in answered.items()
                     if self.stepper and choice == self.stepper.flat[i][1].predict.answer)
-        return right, len(self.answers)
+        return right, len(answered)
+
+    @property
+    def presenter(self) -> bool:
+        return self.app.screen_stack[0].has_class("-presenter")
+
+    def tick(self) -> None:
+        """Once a second (more often while a `sleep` step waits): the clock moves."""
+        self.render()
 
     def render(self) -> None:
-        panel = self.app.narration
-        text = Text()
-        text.append(self.scenario.title, style="bold")
-        text.append(f"   ({self.scenario.id})\n", style="dim")
-        text.append(" ".join(self.scenario.lesson.split()) + "\n", style="italic")
-        if self.challenge is not None:
-            text.append(tr("Challenge: {goal}", goal=self.spec_goal()) + "\n", style="bold magenta")
-            for client, program in self.challenge.programs.items():
-                done = self.challenge.position(client)
-                text.append(f"{client}: ", style="bold")
-                for i, step in enumerate(program):
-                    style = "dim strike" if i < done else ("bold reverse" if i == done else "")
-                    text.append(step.display, style=style)
-                    text.append("  ")
-                text.append("\n")
-            text.append(tr("keys: a/b move a client · u undo · r restart · t timeline · x close") + "\n", style="dim")
-        else:
-            st = self.stepper
-            total = len(st.flat)
-            nxt = st.next_step()
-            part = nxt[0] if nxt else (self.scenario.parts[st.flat[-1][0]] if st.flat else None)
-            where = tr("step {n} of {total}", n=min(st.cursor + 1, total), total=total) if nxt else tr("done: {total} steps", total=total)
-            if part is not None and part.name:
-                where += tr(" · part: {name}", name=part.name)
-            right, asked = self.score()
-            if asked:
-                where += tr(" · predictions {right}/{asked}", right=right, asked=asked)
-            where += tr(" · typing {speed}", speed=tr("off") if not self.speed else f'{self.speed}/s')
-            if self.autoplay:
-                where += tr(" · autoplay ▶")
-            text.append(where + "\n", style="bold cyan")
-            if nxt is not None:
-                p, step = nxt
-                shown = (tr("({client}'s pending reply arrives)", client=step.client) if step.wait
-                         else f"{step.client}> {st.runner.preview(step)}")
-                text.append(tr("next: {step}", step=shown) + "\n", style="cyan")
-            text.append(tr("keys: Space next · p previous · r restart · e end · o autoplay · g go to · "
-                        "t timeline · f presenter · x close") + "\n", style="dim")
-        if self.diverged:
-            names = ", ".join(sorted(k.decode(errors="replace") for k in self.diverged))
-            text.append(tr("You changed {keys} by hand: the next steps may not match the lesson. "
-                        "w rewinds to this step.", keys=names) + "\n", style="bold yellow")
-        text.append_text(self.message)
-        panel.body = text
+        from .teacher_view import narration_text
+
+        self.app.narration.body = narration_text(self)
 
     def note_free_command(self, keys: set[bytes]) -> None:
         """A command typed by hand wrote `keys`; warn if the scenario depends on them."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -11,6 +13,7 @@ from textual.widgets import Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from playground.i18n import tr
+from playground.cells import cut, pad, width
 from playground.scenario.model import Prediction, Scenario
 
 _MODAL_CSS = """
@@ -32,18 +35,29 @@ class ScenarioPicker(ModalScreen[tuple[Scenario, bool] | None]):
 
     def __init__(self, scenarios: list[Scenario]) -> None:
         super().__init__()
-        self.scenarios = scenarios
+        self.scenarios = sorted(scenarios, key=course_place)
 
     def compose(self) -> ComposeResult:
+        # One line per scenario, cut to the box (cells, not characters): a long title or
+        # its tags never wrap under the id column.
+        inner = max(30, min(110, int(self.app.size.width * 0.9)) - 14)  # borders, padding, scrollbar
         with Vertical() as box:
             box.border_title = tr("Open a scenario  (Enter: step through it · c: challenge mode · Esc: close)")
             options = []
             for s in self.scenarios:
-                label = Text(f"{s.id:<24}", style="bold")
-                label.append(s.title)
-                if s.challenge:
-                    label.append(tr("  [challenge]"), style="magenta")
-                label.append("  " + ", ".join(s.tags), style="dim")
+                order = getattr(s, "order", None)
+                number = f"{order:>2}. " if isinstance(order, int) else ""
+                idw = 24
+                label = Text(pad(number + s.id, idw), style="bold")
+                tag = tr("  [challenge]")
+                rest = s.title + (tag if s.challenge else "")
+                tags = "  " + ", ".join(s.tags) if s.tags else ""
+                room = inner - idw
+                shown = cut(rest, room)
+                label.append(shown.replace(tag, ""))
+                if s.challenge and tag in shown:
+                    label.append(tag, style="magenta")
+                label.append(cut(tags, max(0, room - width(shown))), style="dim")
                 options.append(Option(label, id=s.id))
             yield OptionList(*options)
             yield Static(id="lesson")
@@ -54,7 +68,13 @@ class ScenarioPicker(ModalScreen[tuple[Scenario, bool] | None]):
 
     def _show(self, index: int | None) -> None:
         if index is not None and 0 <= index < len(self.scenarios):
-            self.query_one("#lesson", Static).update(self.scenarios[index].lesson)
+            scenario = self.scenarios[index]
+            text = Text(scenario.lesson.strip())
+            if "recorded" in scenario.tags:
+                text.append(f"\nRecorded with F9: {scenario.path}\nTo narrate it, add narration = \"…\" "
+                            "(and pause, predict) under its steps; docs/scenarios.md shows how.",
+                            style="italic")
+            self.query_one("#lesson", Static).update(text)
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         self._show(event.option_index)
@@ -73,26 +93,55 @@ class ScenarioPicker(ModalScreen[tuple[Scenario, bool] | None]):
         self.dismiss((scenario, True))
 
 
+_OWN_NUMBER = re.compile(r"^\s*\(?\d+[.)]\s+")
+
+
+def choice_label(number: int, choice: str) -> str:
+    """One numbering only: a choice written as "1) (integer) 100" is shown "1. (integer) 100"."""
+    return f"{number}. {_OWN_NUMBER.sub('', choice, count=1)}"
+
+
+def course_place(scenario: Scenario) -> tuple:
+    """The picker's order: a scenario's place in the course (its `order`, when the
+    library gives one), then the rest by id; recordings last."""
+    order = getattr(scenario, "order", None)
+    recorded = "recorded" in getattr(scenario, "tags", ())
+    return (recorded, order is None, order if isinstance(order, (int, float)) else 0, scenario.id)
+
+
 class PredictScreen(ModalScreen[int]):
-    """Asks the step's question before it runs; dismisses with the chosen number (1-based)."""
+    """Asks the step's question before it runs; dismisses with the chosen number
+    (1-based), or 0 when skipped with Escape."""
 
     DEFAULT_CSS = _MODAL_CSS.format(name="PredictScreen") + """
     PredictScreen OptionList { height: auto; margin-top: 1; }
+    PredictScreen #script { margin-top: 1; }
+    PredictScreen #keys { margin-top: 1; color: $text-muted; }
     """
-    BINDINGS = [Binding(str(i), f"choose({i})", show=False) for i in range(1, 10)]
+    BINDINGS = [Binding(str(i), f"choose({i})", show=False) for i in range(1, 10)] + [
+        Binding("escape", "skip", "Skip the question")]
 
-    def __init__(self, prediction: Prediction, command: str) -> None:
+    def __init__(self, prediction: Prediction, command: str, script: Text | None = None) -> None:
         super().__init__()
         self.prediction = prediction
         self.command = command
+        self.script = script
 
     def compose(self) -> ComposeResult:
-        with Vertical() as box:
+        n = len(self.prediction.choices)
+        with VerticalScroll() as box:
             box.border_title = tr("Predict, then see")
+            box.border_subtitle = tr("1–{n} or ↑↓ Enter: answer · Esc: skip", n=n)
             yield Label(Text(self.command, style="bold"))
-            yield Label(self.prediction.question)
-            yield OptionList(*[Option(f"{i}. {c}", id=str(i))
+            if self.script:
+                yield Static(self.script, id="script")
+            yield Label(Text(self.prediction.question, style="bold"))
+            yield OptionList(*[Option(choice_label(i, c), id=str(i))
                                for i, c in enumerate(self.prediction.choices, 1)])
+            yield Label(f"Keys: 1–{n} answer · ↑↓ then Enter · Esc skips this question (not scored)", id="keys")
+
+    def action_skip(self) -> None:
+        self.dismiss(0)
 
     def on_mount(self) -> None:
         self.query_one(OptionList).focus()

@@ -1,0 +1,94 @@
+"""The narration panel's text in teaching mode: the clock, the lesson, where the
+lesson is, what just happened, the next command with its named scripts' source; or a
+challenge's goal and programs."""
+
+from __future__ import annotations
+
+import time
+
+from rich.text import Text
+
+from .teaching_text import clock, script_block, when_text
+
+
+def _header(teacher) -> Text:
+    text = Text()
+    text.append(f" {clock(time.monotonic() - teacher.started_at)} ", style="bold reverse")
+    text.append("  " + teacher.scenario.title, style="bold")
+    text.append(f"  ({teacher.scenario.id})\n", style="dim")
+    if teacher.sleep_until is not None:
+        left = max(0.0, teacher.sleep_until - time.monotonic())
+        text.append(f"… time passes: {left:.1f} s left of this step's sleep\n", style="bold yellow")
+    return text
+
+
+def _message_line(teacher) -> Text:
+    """What the last action said, ending its own line."""
+    message = teacher.message.copy()
+    if message.plain and not message.plain.endswith("\n"):
+        message.append("\n")
+    return message
+
+
+def narration_text(teacher) -> Text:
+    text = _header(teacher)
+    running = (0 < teacher.stepper.cursor < len(teacher.stepper.flat)) if teacher.stepper else bool(teacher.challenge.moves)
+    if teacher.presenter or not running:  # the lesson's summary: before and after, not in the way
+        text.append(" ".join(teacher.scenario.lesson.split()) + "\n", style="italic")
+    if teacher.challenge is not None:
+        text.append_text(_message_line(teacher))  # a win first: a short screen must show it
+        text.append(f"Challenge: {teacher.spec_goal()}\n", style="bold magenta")
+        for client, program in teacher.challenge.programs.items():
+            done = teacher.challenge.position(client)
+            text.append(f"{client}: ", style="bold")
+            for i, step in enumerate(program):
+                style = "dim strike" if i < done else ("bold reverse" if i == done else "")
+                if step.when is not None:  # oversell: what makes a client stop
+                    text.append(f"if {when_text(step)}: ", style=(style + " italic").strip())
+                text.append(step.display, style=style)
+                text.append("  ")
+            text.append("\n")
+        if not teacher.app.has_class("-short"):  # a short screen: the footer says it
+            text.append("keys: a/b move a client · u undo · r restart · t timeline · Esc here · x close\n",
+                        style="dim")
+    else:
+        st = teacher.stepper
+        total = len(st.flat)
+        nxt = st.next_step()
+        # The part of the step on screen: the header changes part when the part starts.
+        if st.results:
+            part = teacher.scenario.parts[st.flat[st.cursor - 1][0]]
+        else:
+            part = nxt[0] if nxt else None
+        where = f"step {min(st.cursor + 1, total)} of {total}" if nxt else f"done: {total} steps"
+        if part is not None and part.name:
+            where += f" · part: {part.name}"
+        right, asked = teacher.score()
+        if asked:
+            where += f" · predictions {right}/{asked}"
+        where += f" · typing {'off' if not teacher.speed else f'{teacher.speed}/s'}"
+        if teacher.autoplay:
+            where += " · autoplay ▶"
+        text.append(where + "\n", style="bold cyan")
+        start = len(text)
+        text.append_text(_message_line(teacher))  # what just happened first: a long script must not hide it
+        if teacher.presenter:  # for the back of the room
+            text.stylize("bold", start, len(text))
+        if nxt is not None:
+            p, step = nxt
+            if st.results and p is not part and p.name:
+                text.append(f"next part: {p.name}\n", style="bold magenta")
+            shown = (f"({step.client}'s pending reply arrives)" if step.wait
+                     else f"{step.client}> {st.runner.preview(step)}")
+            text.append(f"next: {shown}\n", style="bold cyan" if teacher.presenter else "cyan")
+            if step.sleep:
+                text.append(f"  (first {step.sleep:g} s pass: the step sleeps)\n", style="yellow")
+            text.append_text(script_block(teacher.scenario, step.display))
+        if not teacher.app.has_class("-short"):  # a short screen: the footer says it
+            text.append("keys: Space/Ctrl+N next · p back · r restart · e end · o auto · g go to · "
+                        "t timeline · f presenter · Esc here · F1 keys · x close\n", style="dim")
+    if teacher.diverged:
+        names = ", ".join(sorted(k.decode(errors="replace") for k in teacher.diverged))
+        text.append(f"You changed {names} by hand: the next steps may not match the lesson. "
+                    "w rewinds to this step.\n", style="bold yellow")
+    return text

@@ -1,0 +1,128 @@
+"""What teaching mode writes besides the steps: named scripts' source, the scenario
+clock, folded check marks, and why a check failed when only time passed."""
+
+from __future__ import annotations
+
+import re
+
+from rich.text import Text
+
+from playground.scenario.model import Scenario, Step
+
+_NAME = re.compile(r"\$([A-Za-z_][A-Za-z0-9_-]*)")
+
+
+def scripts_in(scenario: Scenario, shown: str) -> list[tuple[str, str]]:
+    """The scenario's named scripts a step's command refers to (`$name`), with their source."""
+    found = []
+    for name in dict.fromkeys(_NAME.findall(shown or "")):
+        if name in scenario.scripts:
+            found.append((name, scenario.scripts[name].strip("\n")))
+    return found
+
+
+def lua_text(source: str, indent: str = "  ") -> Text:
+    """Lua source, syntax-coloured by Rich (Pygments ships with it), indented."""
+    try:
+        from rich.syntax import Syntax
+
+        body = Syntax(source, "lua", theme="ansi_dark", background_color="default").highlight(source)
+        body.rstrip()
+    except Exception:  # no lexer: plain text is as good for reading
+        body = Text(source)
+    out = Text()
+    for line in body.split("\n"):
+        out.append(indent)
+        out.append_text(line)
+        out.append("\n")
+    return out
+
+
+def script_block(scenario: Scenario, shown: str) -> Text:
+    """Each named script of a command: `$name =` and its coloured source."""
+    text = Text()
+    for name, source in scripts_in(scenario, shown):
+        text.append(f"${name} =\n", style="bold magenta")
+        text.append_text(lua_text(source))
+    return text
+
+
+def clock(seconds: float) -> str:
+    seconds = max(0, int(seconds))
+    return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+def checks_line(checks, cells: int = 0) -> Text | None:
+    """The passed checks of one step folded into one line, cut to `cells` (failures get
+    their own lines): "✓ reply · state balance, lock"."""
+    passed = [c.what for c in checks if c.ok]
+    if not passed:
+        return None
+    keys = [w.split(" ", 1)[1] for w in passed if w.startswith("state ")]
+    parts = [w for w in passed if not w.startswith("state ")]
+    if keys:
+        parts.append("state " + ", ".join(keys))
+    line = "  ✓ " + " · ".join(parts)
+    if cells > 10:
+        from playground.cells import cut, width
+
+        if width(line) > cells:
+            line = cut(line, cells - 1) + "…"
+    return Text(line, style="green")
+
+
+def _ttl_set_by(step: Step, keys: set[bytes]) -> tuple[bytes, float] | None:
+    """(key, seconds) when the step's command gives one of `keys` an expiry."""
+    argv = step.argv or ()
+    words = [a.upper() for a in argv]
+    if not words:
+        return None
+    try:
+        if words[0] in (b"SETEX", b"PSETEX", b"EXPIRE", b"PEXPIRE") and argv[1] in keys:
+            n = float(argv[2])
+            return argv[1], n / 1000 if words[0].startswith(b"P") else n
+        if words[0] == b"SET" and argv[1] in keys:
+            for flag, scale in ((b"EX", 1.0), (b"PX", 0.001)):
+                if flag in words[3:]:
+                    return argv[1], float(argv[words.index(flag, 3) + 1]) * scale
+    except (IndexError, ValueError):
+        return None
+    for check in step.state:
+        if check.key in keys and check.ttl is not None and check.ttl[1] >= 0:
+            return check.key, float(check.ttl[1])
+    return None
+
+
+def time_ran_out(results, ran_at: list[float], index: int) -> str | None:
+    """Whether step `index` failed only because wall time passed: an earlier step gave
+    a key it checks (or uses) an expiry shorter than the time since, although the
+    scenario's own sleeps in between stay under it. Returns the sentence that says so."""
+    result = results[index]
+    keys = {c.what.split(" ", 1)[1].encode() for c in result.checks
+            if not c.ok and c.what.startswith("state ")}
+    keys |= set((result.step.argv or ())[1:])
+    if not keys or index >= len(ran_at):
+        return None
+    for j in range(index - 1, -1, -1):
+        found = _ttl_set_by(results[j].step, keys)
+        if found is None or j >= len(ran_at):
+            continue
+        key, ttl = found
+        paused = ran_at[index] - ran_at[j]
+        planned = sum(r.step.sleep for r in results[j + 1:index + 1])
+        if paused > ttl > planned:
+            name = key.decode("utf-8", "replace")
+            return (f"{name}'s {ttl:g} s TTL ran out while paused {paused:.0f} s: the lesson "
+                    f"expects the next step within {ttl:g} s. p replays up to the previous step "
+                    "on a fresh server at scenario speed; then Space runs this one in time.")
+        return None
+    return None
+
+
+def when_text(step: Step) -> str:
+    """A step's `when` condition as the file wrote it, e.g. "stock > 0"."""
+    when = step.when
+    if isinstance(when, tuple) and len(when) == 3:
+        name, op, literal = when
+        return f"{name} {op} {literal}"
+    return str(getattr(when, "source", None) or when)

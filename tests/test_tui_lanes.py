@@ -65,7 +65,11 @@ async def test_stepped_scenario_shows_its_why_and_its_part_in_the_lanes(server_b
             await wait_until(pilot, lambda: not app._teaching)
         await wait_until(pilot, lambda: "↳ why: B changed WATCHed balance (SET balance 200, #3)"
                          in " ".join(log_text(app, "A")))
+        checks = [line for line in log_text(app, "A") if line.lstrip().startswith("✓")]
+        assert checks  # the folded check marks of each step
         await pilot.press("ctrl+t")
         await wait_until(pilot, lambda: "EXEC" in lanes_text(app))
         text = lanes_text(app)
         assert "fresh start" in text and "↳ why: B changed WATCHed balance" in text
+        redrawn = [line.strip() for line in log_text(app, "A") if line.strip().startswith("✓")]
+        assert redrawn == [line.strip() for line in checks]  # the redraw with gutters keeps them

@@ -30,11 +30,19 @@ from typing import BinaryIO, TextIO
 from playground.cli.blocking import block_timeout
 from playground.engine import events as ev
 from playground.engine.executor import Executor, Job
+from playground.engine.pipeline import pipelinable
 from playground.engine.playground import Playground
-from playground.resp.cli_lines import CommandLine, format_argv
+from playground.resp.cli_lines import CommandLine, RepeatError, SplitError, format_argv, parse_line
+from playground.resp.replies import Err, Push
 
 _PREFIX = re.compile(rb"^\s*([A-Za-z][A-Za-z0-9_-]*)>[ \t]?")
 SCRIPT_WAIT_AT_EOF = 60.0
+CLEAR_SCREEN = b"\x1b[H\x1b[2J"   # linenoiseClearScreen, written at once (not through stdio)
+# After these (unless the server answered with an error) redis-cli stays in its
+# subscribe or monitor loop for good: it reads no more input.
+_STAYS_LISTENING = (b"subscribe", b"psubscribe", b"ssubscribe", b"monitor")
+_LOCAL_WORDS = (b"help", b"?", b"quit", b"exit", b"restart", b"clear", b"connect")
+PIPELINE_LINES = 1000  # lines read ahead and sent together at most
 
 
 class OutputClosed(Exception):
@@ -46,21 +54,28 @@ class _Line:
     cmd: CommandLine
     started: asyncio.Event = field(default_factory=asyncio.Event)
     job: Job | None = None          # the executor's job, once this line's turn came
-    held: list[bytes] = field(default_factory=list)   # its output, printed in FIFO order
+    held: list[tuple[object, bool]] = field(default_factory=list)  # (output, buffered), in order
+    skipped: bool = False           # not run: its client listens for good (see Repl.deaf)
 
     @property
     def done(self) -> bool:
-        return self.job is not None and self.job.task.done()
+        return self.skipped or (self.job is not None and self.job.task.done())
 
 
 class Repl:
     """Feeds lines to the playground's clients and prints their replies."""
 
-    def __init__(self, playground: Playground, out: BinaryIO, err: TextIO) -> None:
+    def __init__(self, playground: Playground, out: BinaryIO, err: TextIO, show_pushes: bool = False) -> None:
         self.pg = playground
         self.out = out
         self.err = err
+        self.show_pushes = show_pushes  # redis-cli --show-pushes yes (piped, it hides them)
         self.executor = Executor(playground, self._on_event)
+        self.executor.keep_output = False  # written as it comes: a big reply in pieces
+        self.unflushed: list[bytes] = []  # what redis-cli printed without fflush (see write)
+        self.last_reply: dict[str, object] = {}  # each client's last reply or stream frame
+        self.deaf: dict[str, bytes] = {}  # client -> the word after which redis-cli reads no more
+        self.in_workers = 0  # lines queued to a worker and not yet through (restarts included)
         self.queues: dict[str, asyncio.Queue] = {}
         self.workers: dict[str, asyncio.Task] = {}
         self.lines: dict[str, list[_Line]] = {name: [] for name in playground.sessions}  # not yet printed
@@ -73,8 +88,38 @@ class Repl:
 
     # -- output -------------------------------------------------------------------
 
-    def write(self, data: bytes) -> None:
+    def write(self, data, buffered: bool = False) -> None:
+        """Write redis-cli's output: bytes, or an iterator of pieces (a big reply).
+
+        `buffered`: redis-cli printed it without fflush, so it waits in stdio's buffer
+        and the clear-screen sequence (a direct write) overtakes it."""
+        if buffered:
+            self.unflushed.append(data)
+            return
         try:
+            if self.unflushed:
+                pending, self.unflushed = self.unflushed, []
+                for piece in pending:
+                    self.out.write(piece)
+            if isinstance(data, bytes):
+                self.out.write(data)
+            else:
+                for piece in data:
+                    self.out.write(piece)
+        except BrokenPipeError:
+            raise OutputClosed() from None
+
+    def flush(self, everything: bool = False) -> None:
+        try:
+            if everything and self.unflushed:
+                self.write(b"")
+            self.out.flush()
+        except BrokenPipeError:
+            raise OutputClosed() from None
+
+    def write_direct(self, data: bytes) -> None:
+        try:
+            self.out.flush()
             self.out.write(data)
             self.out.flush()
         except BrokenPipeError:
@@ -84,24 +129,41 @@ class Repl:
         print(message, file=self.err, flush=True)
 
     def _on_event(self, event: ev.Event) -> None:
-        line = self.running.get(event.client)
+        client = event.client
+        line = self.running.get(client)
         if isinstance(event, ev.Message):
-            self.stream_held[event.client].append(event.output)
-        elif isinstance(event, (ev.Reply, ev.Output)):
-            if line is None:
-                self.write(event.output)
-            else:
-                line.held.append(event.output)
+            if isinstance(event.frame, Push) and not self.pg.sessions[client].streaming:
+                # a push between replies (client tracking): piped redis-cli hides it
+                # unless --show-pushes yes, and prints it where it reads it: before the
+                # reply of the command it was reading for
+                if self.show_pushes:
+                    self._out(line, event.output)
+                return
+            self.last_reply[client] = event.frame
+            self.stream_held[client].append(event.output)
+        elif isinstance(event, ev.Reply):
+            self.last_reply[client] = event.reply
+            self._out(line, event.output)
+        elif isinstance(event, ev.Output):
+            self._out(line, event.output, event.buffered)
+        elif isinstance(event, ev.Cleared):
+            self.write_direct(CLEAR_SCREEN)
         elif isinstance(event, ev.Notice):
             self.say(event.text)
+
+    def _out(self, line: "_Line | None", output, buffered: bool = False) -> None:
+        if line is None:
+            self.write(output, buffered)
+        else:
+            line.held.append((output, buffered))
 
     def _print_done(self, name: str) -> None:
         """Print the finished lines of client `name`, oldest first, up to the first
         one still running: a client's output keeps the order of its lines."""
         lines = self.lines[name]
         while lines and lines[0].done:
-            for data in lines.pop(0).held:
-                self.write(data)
+            for data, buffered in lines.pop(0).held:
+                self.write(data, buffered)
 
     def _flush_stream(self, name: str) -> None:
         held = self.stream_held[name]
@@ -125,12 +187,16 @@ class Repl:
         cmd = self.executor.parse(name, text)
         if cmd is None:
             return True
+        if name in self.deaf:
+            self._not_read(name, cmd)
+            return True
         if not cmd.counted and cmd.argv[0].lower() in (b"quit", b"exit"):
             return False
         if await self.executor.answer_locally(name, cmd):
             return True
         line = _Line(cmd)
         self.lines[name].append(line)
+        self.in_workers += 1
         self._queue(name).put_nowait(line)
         await self._settle_client(name)
         for other in self.pg.sessions:
@@ -140,13 +206,71 @@ class Repl:
             if session.streaming:
                 await session.sync()
             self._flush_stream(session.name)
+        self.flush()
         return not self.stopped
+
+    async def feed_many(self, raws: list[bytes]) -> bool:
+        """Handle lines read together: runs of one client's plain lines are pipelined
+        (`Executor.run_pipelined`) while nothing else is going on (no client waiting
+        or listening); every other line goes through `feed`. Same output either way.
+        False when the user typed quit/exit."""
+        run: list[tuple[bytes, CommandLine]] = []
+        run_client = None
+        for raw in raws:
+            fast = self._pipelinable(raw)
+            if run and (fast is None or fast[0] != run_client):
+                if not await self._run_pipelined(run_client, run):
+                    return False
+                run = []
+            if fast is not None:
+                run_client = fast[0]
+                run.append((raw, fast[1]))
+            elif not await self.feed(raw):
+                return False
+        if run and not await self._run_pipelined(run_client, run):
+            return False
+        self.flush()
+        return not self.stopped
+
+    def _pipelinable(self, raw: bytes) -> tuple[str, CommandLine] | None:
+        """(client, line) if `raw` may be pipelined now, else None (nothing emitted)."""
+        if self.in_workers or any(self.lines.values()) or self.deaf:
+            return None
+        name, text = self.split_client(raw.rstrip(b"\n"))
+        try:
+            cmd = parse_line(text)
+        except (SplitError, RepeatError):
+            return None
+        if cmd is None or cmd.argv[0].lower() in _LOCAL_WORDS or cmd.argv[0][:1] == b":":
+            return None
+        session = self.pg.sessions[name]
+        if (not pipelinable(cmd.argv) or session.streaming or not session.connected
+                or session.state.disconnected or any(s.streaming for s in self.pg.sessions.values())):
+            return None
+        return name, cmd
+
+    async def _run_pipelined(self, name: str, run: list[tuple[bytes, CommandLine]]) -> bool:
+        results = await self.executor.run_pipelined(name, [(tuple(c.argv), c.repeat) for _, c in run])
+        for result in results:
+            if result.server_gone:
+                await self._server_gone(name, result.expected_stop)
+        for raw, _ in run[len(results):]:  # the connection dropped: the rest one by one
+            if not await self.feed(raw):
+                return False
+        return not self.stopped
+
+    def _not_read(self, name: str, cmd: CommandLine) -> None:
+        word = self.deaf[name].decode().upper()
+        self.say(f"client {name}: not run: {format_argv(list(cmd.argv))} (after {word}, redis-cli "
+                 "reads no more input)")
 
     async def _settle_client(self, name: str) -> bool:
         """Wait until each of the client's lines is done, in order, or one is blocked
         on the server (the lines behind it wait their turn); print what is done."""
         for line in list(self.lines[name]):
             await line.started.wait()
+            if line.skipped:
+                continue
             if not await line.job.settle():
                 break
         self._print_done(name)
@@ -162,18 +286,32 @@ class Repl:
         queue = self.queues[name]
         while True:
             line = await queue.get()
-            self.running[name] = line
-            line.job = self.executor.submit(name, line.cmd.argv, line.cmd.repeat)
-            line.started.set()
             try:
-                result = await line.job
-            except Exception as exc:  # never a traceback: say what happened
-                self.say(f"client {name}: {exc}")
-                continue
+                await self._run_line(name, line)
             finally:
-                self.running[name] = None
-            if result.server_gone:
-                await self._server_gone(name, result.expected_stop)
+                self.in_workers -= 1
+
+    async def _run_line(self, name: str, line: _Line) -> None:
+        if name in self.deaf:
+            line.skipped = True
+            line.started.set()
+            self._not_read(name, line.cmd)
+            return
+        self.running[name] = line
+        line.job = self.executor.submit(name, line.cmd.argv, line.cmd.repeat)
+        line.started.set()
+        try:
+            result = await line.job
+        except Exception as exc:  # never a traceback: say what happened
+            self.say(f"client {name}: {exc}")
+            return
+        finally:
+            self.running[name] = None
+        word = line.cmd.argv[0].lower()
+        if word in _STAYS_LISTENING and not isinstance(self.last_reply.get(name), Err):
+            self.deaf[name] = word
+        if result.server_gone:
+            await self._server_gone(name, result.expected_stop)
 
     async def _server_gone(self, name: str, expected: bool) -> None:
         if not self.pg.private:
@@ -190,12 +328,13 @@ class Repl:
             while lines:
                 line = lines[0]
                 await line.started.wait()
-                if not await line.job.settle():
+                if not line.skipped and not await line.job.settle():
                     if not await self._wait_at_eof(name, line):
                         break
                 self._print_done(name)
         for name in self.stream_held:
             self._flush_stream(name)
+        self.flush(everything=True)
         for task in self.workers.values():
             task.cancel()
         await asyncio.gather(*self.workers.values(), return_exceptions=True)
@@ -268,17 +407,23 @@ def _stdin_lines(stream: BinaryIO, loop: asyncio.AbstractEventLoop) -> asyncio.Q
 
 
 async def run_repl(playground: Playground, stdin: BinaryIO | None = None,
-                   stdout: BinaryIO | None = None, stderr: TextIO | None = None) -> int:
+                   stdout: BinaryIO | None = None, stderr: TextIO | None = None,
+                   show_pushes: bool = False) -> int:
     """Run the REPL until end of input; returns the exit code."""
     stdin = stdin or sys.stdin.buffer
-    repl = Repl(playground, stdout or sys.stdout.buffer, stderr or sys.stderr)
+    repl = Repl(playground, stdout or sys.stdout.buffer, stderr or sys.stderr, show_pushes)
     async with playground:
         repl.say(f"redis-playground repl: {playground.label}; clients "
                  f"{', '.join(playground.sessions)} (prefix a line with 'B> ' for client B)")
         lines = _stdin_lines(stdin, asyncio.get_running_loop())
         try:
-            while (line := await lines.get()) is not None:
-                if not await repl.feed(line):
+            ended = False
+            while not ended:
+                batch = [await lines.get()]
+                while batch[-1] is not None and len(batch) < PIPELINE_LINES and not lines.empty():
+                    batch.append(lines.get_nowait())
+                ended = batch[-1] is None
+                if not await repl.feed_many([line for line in batch if line is not None]):
                     break
             await repl.finish()
         except OutputClosed:

@@ -220,6 +220,63 @@ def render(reply: object, argv: list[bytes] | None = None) -> bytes:
     return format_tty(reply)
 
 
+def render_chunks(reply: object, argv: list[bytes] | None = None):
+    """`render(reply, argv)` in pieces of about a MiB (a generator): a 50 MB value is
+    written as it is escaped, never held rendered in one piece."""
+    if argv is not None and prints_raw(argv):
+        yield format_raw(reply)
+    elif isinstance(reply, Bulk) and len(reply) > _CHUNK:
+        yield from _lazy_repr(reply)
+        yield b"\n"
+    elif isinstance(reply, (Array, Set, Push, Map)) and reply:
+        yield from _aggregate_chunks(reply, b"")
+    else:
+        yield format_tty(reply)
+
+
+def _aggregate_chunks(reply: list, prefix: bytes):
+    idxlen = len(str(len(reply)))
+    child_prefix = prefix + b" " * (idxlen + 2)
+    numsep = _NUMSEP.get(type(reply), b")")
+    batch, size = [], 0
+    for i, item in enumerate(reply):
+        batch.append((b"" if i == 0 else prefix) + str(i + 1).rjust(idxlen).encode() + numsep + b" ")
+        if isinstance(reply, Map):
+            key, item = item
+            batch.append(format_tty(key, child_prefix)[:-1] + b" => ")
+            if _is_multiline(item):
+                batch.append(b"\n" + child_prefix)
+        if isinstance(item, Bulk) and len(item) > _CHUNK:
+            yield b"".join(batch)
+            batch, size = [], 0
+            for piece in _lazy_repr(item):
+                yield piece
+            yield b"\n"
+            continue
+        if isinstance(item, (Array, Set, Push, Map)) and len(item) > 1024:
+            yield b"".join(batch)
+            batch, size = [], 0
+            yield from _aggregate_chunks(item, child_prefix)
+            continue
+        text = format_tty(item, child_prefix)
+        batch.append(text)
+        size += len(text)
+        if size >= _CHUNK:
+            yield b"".join(batch)
+            batch, size = [], 0
+    if batch:
+        yield b"".join(batch)
+
+
+def _lazy_repr(data: bytes):
+    """`"` + escaped `data` + `"`, one escaped MiB at a time."""
+    yield b'"'
+    view = memoryview(data)
+    for start in range(0, len(data), _CHUNK):
+        yield _escape(bytes(view[start:start + _CHUNK]))
+    yield b'"'
+
+
 def render_head(reply: object, argv: list[bytes] | None, limit: int) -> tuple[bytes, int]:
     """The first `limit` bytes of `render(reply, argv)`, and how many bytes of it were left
     out (0 when it all fits): work and memory in proportion to `limit` for a big string,
@@ -256,5 +313,6 @@ def render_invalidate(reply: Push) -> bytes | None:
     """`cliFormatInvalidateTTY`: a RESP3 client-tracking invalidation, or None if not one."""
     if (len(reply) == 2 and isinstance(reply[0], Bulk) and reply[0].startswith(b"invalidate")
             and isinstance(reply[1], Array)):
-        return b"-> invalidate: " + b", ".join(b"'" + bytes(k) + b"'" for k in reply[1]) + b"\n"
+        # sdscatfmt's %s: a key is cut at its first NUL byte, as redis-cli prints it
+        return b"-> invalidate: " + b", ".join(b"'" + _c_string(bytes(k)) + b"'" for k in reply[1]) + b"\n"
     return None

@@ -14,6 +14,7 @@ Failures are OSErrors: `ConnectionError` (lost, refused, closed by the server),
 from __future__ import annotations
 
 import asyncio
+import time
 from dataclasses import dataclass
 from urllib.parse import parse_qs, unquote, urlsplit
 
@@ -22,7 +23,9 @@ from .replies import (
 )
 
 CONNECT_TIMEOUT = 5.0
-LINE_LIMIT = 1 << 24  # longest simple-string/error line accepted (asyncio's default is 64 KiB)
+LINE_LIMIT = 1 << 24  # the stream's buffer limit: a longer line is read in pieces
+LONGEST_LINE = 1 << 29  # longest simple-string/error line accepted (512 MiB, as a bulk string)
+_BULK_PIECE = 1 << 20  # a big bulk string is read in pieces of this size
 
 
 class ProtocolError(ConnectionError):
@@ -61,6 +64,9 @@ class TypedConnection:
         never returned as a reply. None drops them."""
         self.pushes_are_replies = False
         """True while subscribed: the stream reader takes push frames as its replies."""
+        self.first_line_at = 0.0
+        """When the first line of the last reply arrived (time.monotonic): the server
+        had answered by then, whatever it costs us to read and render the rest."""
 
     async def connect(self) -> None:
         """Open the socket, then AUTH / CLIENT SETNAME / SELECT as the address asks, in
@@ -128,7 +134,7 @@ class TypedConnection:
             raise ConnectionError("not connected")
         try:
             while True:
-                reply = await self._read(self._reader)
+                reply = await self._read(self._reader, top=True)
                 if isinstance(reply, Push) and not self.pushes_are_replies:
                     if self.on_push is not None:
                         self.on_push(reply)
@@ -138,7 +144,7 @@ class TypedConnection:
             self._drop()
             if isinstance(exc, asyncio.IncompleteReadError):
                 raise ConnectionError("Connection closed by server.") from None
-            if isinstance(exc, asyncio.LimitOverrunError):
+            if isinstance(exc, _LineTooLong):
                 raise ProtocolError("a reply line longer than the protocol allows") from None
             if isinstance(exc, ValueError):  # int() of a bad length
                 raise ProtocolError(f"Protocol Error: {exc}") from None
@@ -151,8 +157,13 @@ class TypedConnection:
         await self.send_packed_command(pack_pipeline(commands))
         return [await self.read_response() for _ in commands]
 
-    async def _read(self, reader: asyncio.StreamReader):
-        raw = (await reader.readuntil(b"\r\n"))[:-2]
+    async def _read(self, reader: asyncio.StreamReader, top: bool = False):
+        try:
+            raw = (await reader.readuntil(b"\r\n"))[:-2]
+        except asyncio.LimitOverrunError as exc:
+            raw = await _long_line(reader, exc.consumed)
+        if top:
+            self.first_line_at = time.monotonic()
         byte, rest = raw[:1], raw[1:]
         if byte == b"+":
             return Status(rest)
@@ -162,7 +173,11 @@ class TypedConnection:
             return Int(int(rest))
         if byte == b"$":
             n = int(rest)
-            return Nil if n < 0 else Bulk((await reader.readexactly(n + 2))[:-2])
+            if n < 0:
+                return Nil
+            if n <= _BULK_PIECE:
+                return Bulk((await reader.readexactly(n + 2))[:-2])
+            return Bulk(await _read_big(reader, n))
         if byte in (b"*", b"~", b">"):
             n = int(rest)
             if n < 0:
@@ -193,6 +208,42 @@ class TypedConnection:
                 await self._read(reader)
             return await self._read(reader)
         raise ProtocolError(f"Protocol Error: {raw!r}")
+
+
+class _LineTooLong(Exception):
+    """A simple-string or error line longer than LONGEST_LINE."""
+
+
+async def _long_line(reader: asyncio.StreamReader, consumed: int) -> bytes:
+    """A line longer than the stream's limit (e.g. `+yyy…` of 17 MB from a script),
+    read in pieces up to LONGEST_LINE; returned without its CRLF."""
+    pieces, size = [], 0
+    while True:
+        pieces.append(await reader.readexactly(consumed))
+        size += consumed
+        if size > LONGEST_LINE:
+            raise _LineTooLong()
+        try:
+            pieces.append(await reader.readuntil(b"\r\n"))
+            return b"".join(pieces)[:-2]
+        except asyncio.LimitOverrunError as exc:
+            consumed = exc.consumed
+
+
+async def _read_big(reader: asyncio.StreamReader, n: int) -> bytes:
+    """n bytes and the CRLF after them, read in pieces: the stream's buffer stays small
+    and the value is in memory twice at most (the pieces, then one bytes object)."""
+    pieces, left = [], n
+    while left:
+        piece = await reader.read(min(left, _BULK_PIECE))
+        if not piece:
+            raise asyncio.IncompleteReadError(b"", left)
+        pieces.append(piece)
+        left -= len(piece)
+    await reader.readexactly(2)
+    data = b"".join(pieces)
+    pieces.clear()
+    return data
 
 
 @dataclass(frozen=True)

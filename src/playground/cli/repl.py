@@ -75,6 +75,7 @@ class Repl:
         self.unflushed: list[bytes] = []  # what redis-cli printed without fflush (see write)
         self.last_reply: dict[str, object] = {}  # each client's last reply or stream frame
         self.deaf: dict[str, bytes] = {}  # client -> the word after which redis-cli reads no more
+        self.after_quit: dict[str, bool] = {}  # the client's next line is lost, as in redis-cli
         self.in_workers = 0  # lines queued to a worker and not yet through (restarts included)
         self.queues: dict[str, asyncio.Queue] = {}
         self.workers: dict[str, asyncio.Task] = {}
@@ -140,7 +141,10 @@ class Repl:
                     self._out(line, event.output)
                 return
             self.last_reply[client] = event.frame
-            self.stream_held[client].append(event.output)
+            if line is not None:  # the running line's own frames (its confirmations), in order
+                line.held.append((event.output, False))
+            else:
+                self.stream_held[client].append(event.output)
         elif isinstance(event, ev.Reply):
             self.last_reply[client] = event.reply
             self._out(line, event.output)
@@ -260,8 +264,12 @@ class Repl:
         return not self.stopped
 
     def _not_read(self, name: str, cmd: CommandLine) -> None:
-        word = self.deaf[name].decode().upper()
-        self.say(f"client {name}: not run: {format_argv(list(cmd.argv))} (after {word}, redis-cli "
+        what = format_argv(list(cmd.argv))
+        if name not in self.deaf:
+            self.say(f"client {name}: not run: {what} (after QUIT, redis-cli finds the connection "
+                     "closed at the next command, says so on stderr, and reconnects at the one after)")
+            return
+        self.say(f"client {name}: not run: {what} (after {self.deaf[name].decode().upper()}, redis-cli "
                  "reads no more input)")
 
     async def _settle_client(self, name: str) -> bool:
@@ -292,7 +300,7 @@ class Repl:
                 self.in_workers -= 1
 
     async def _run_line(self, name: str, line: _Line) -> None:
-        if name in self.deaf:
+        if name in self.deaf or self.after_quit.pop(name, False):
             line.skipped = True
             line.started.set()
             self._not_read(name, line.cmd)
@@ -310,6 +318,8 @@ class Repl:
         word = line.cmd.argv[0].lower()
         if word in _STAYS_LISTENING and not isinstance(self.last_reply.get(name), Err):
             self.deaf[name] = word
+        elif word == b"quit" and self.pg.sessions[name].state.disconnected:
+            self.after_quit[name] = True
         if result.server_gone:
             await self._server_gone(name, result.expected_stop)
 

@@ -233,7 +233,7 @@ class Executor:
         waited = 0.0
         outputs: list[bytes] = []
         try:
-            for _ in range(job.repeat):
+            for count in range(job.repeat):
                 was_streaming = session.streaming
                 if listening:
                     self.emit(ev.Sent(client, argv))
@@ -244,7 +244,9 @@ class Executor:
                     return result
                 if reply is STREAMING:
                     result.streaming = True
-                    if not was_streaming and word in _SUBSCRIBE_WORDS:
+                    if not was_streaming and count == 0 and word in _SUBSCRIBE_WORDS:
+                        # (redis-cli enters its subscribe loop once: after an error the
+                        # repeats are plain commands)
                         self.emit(ev.Output(client, READING_MESSAGES))
                     await session.wait_stream_drained()
                     if session.streaming and not was_streaming:

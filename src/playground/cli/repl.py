@@ -72,6 +72,7 @@ class Repl:
         self.show_pushes = show_pushes  # redis-cli --show-pushes yes (piped, it hides them)
         self.executor = Executor(playground, self._on_event)
         self.executor.keep_output = False  # written as it comes: a big reply in pieces
+        self.executor.replies_only = True
         self.unflushed: list[bytes] = []  # what redis-cli printed without fflush (see write)
         self.last_reply: dict[str, object] = {}  # each client's last reply or stream frame
         self.deaf: dict[str, bytes] = {}  # client -> the word after which redis-cli reads no more
@@ -220,36 +221,45 @@ class Repl:
         False when the user typed quit/exit."""
         run: list[tuple[bytes, CommandLine]] = []
         run_client = None
+        quiet = self._quiet()
         for raw in raws:
-            fast = self._pipelinable(raw)
+            fast = self._pipelinable(raw) if quiet else None
             if run and (fast is None or fast[0] != run_client):
                 if not await self._run_pipelined(run_client, run):
                     return False
                 run = []
+                quiet = self._quiet()
+                if fast is not None and not quiet:
+                    fast = None
             if fast is not None:
                 run_client = fast[0]
                 run.append((raw, fast[1]))
-            elif not await self.feed(raw):
+                continue
+            if not await self.feed(raw):
                 return False
+            quiet = self._quiet()
         if run and not await self._run_pipelined(run_client, run):
             return False
         self.flush()
         return not self.stopped
 
+    def _quiet(self) -> bool:
+        """Nothing going on that a pipelined line could overtake: no line waiting or
+        still in a worker, no client listening, none deaf, every one connected."""
+        return not (self.in_workers or any(self.lines.values()) or self.deaf or self.after_quit
+                    or any(s.streaming or not s.connected or s.state.disconnected
+                           for s in self.pg.sessions.values()))
+
     def _pipelinable(self, raw: bytes) -> tuple[str, CommandLine] | None:
-        """(client, line) if `raw` may be pipelined now, else None (nothing emitted)."""
-        if self.in_workers or any(self.lines.values()) or self.deaf:
-            return None
+        """(client, line) if `raw` may be pipelined (when `_quiet`), else None (nothing
+        emitted: `feed` will parse it again and answer)."""
         name, text = self.split_client(raw.rstrip(b"\n"))
         try:
             cmd = parse_line(text)
         except (SplitError, RepeatError):
             return None
-        if cmd is None or cmd.argv[0].lower() in _LOCAL_WORDS or cmd.argv[0][:1] == b":":
-            return None
-        session = self.pg.sessions[name]
-        if (not pipelinable(cmd.argv) or session.streaming or not session.connected
-                or session.state.disconnected or any(s.streaming for s in self.pg.sessions.values())):
+        if (cmd is None or cmd.argv[0].lower() in _LOCAL_WORDS or cmd.argv[0][:1] == b":"
+                or not pipelinable(cmd.argv)):
             return None
         return name, cmd
 
@@ -383,7 +393,8 @@ class Repl:
 
 
 def _stdin_lines(stream: BinaryIO, loop: asyncio.AbstractEventLoop) -> asyncio.Queue:
-    """Read lines in a daemon thread, so a blocked read never holds up shutdown.
+    """Read lines in a daemon thread, so a blocked read never holds up shutdown; the
+    queue gets the lines of each read together (a list), then None at the end.
 
     A real file descriptor is read with os.read: a daemon thread blocked inside a
     buffered reader at interpreter exit aborts Python ("_enter_buffered_busy")."""
@@ -404,10 +415,10 @@ def _stdin_lines(stream: BinaryIO, loop: asyncio.AbstractEventLoop) -> asyncio.Q
             for chunk in chunks():
                 rest += chunk
                 *lines, rest = rest.split(b"\n")
-                for line in lines:
-                    loop.call_soon_threadsafe(queue.put_nowait, line + b"\n")
+                if lines:  # every line of the chunk at once: they can be pipelined together
+                    loop.call_soon_threadsafe(queue.put_nowait, [line + b"\n" for line in lines])
             if rest:
-                loop.call_soon_threadsafe(queue.put_nowait, rest)
+                loop.call_soon_threadsafe(queue.put_nowait, [rest])
             loop.call_soon_threadsafe(queue.put_nowait, None)
         except RuntimeError:  # the loop is closed: the REPL has ended
             pass
@@ -427,13 +438,17 @@ async def run_repl(playground: Playground, stdin: BinaryIO | None = None,
                  f"{', '.join(playground.sessions)} (prefix a line with 'B> ' for client B)")
         lines = _stdin_lines(stdin, asyncio.get_running_loop())
         try:
+            pending: list[bytes] = []
             ended = False
-            while not ended:
-                batch = [await lines.get()]
-                while batch[-1] is not None and len(batch) < PIPELINE_LINES and not lines.empty():
-                    batch.append(lines.get_nowait())
-                ended = batch[-1] is None
-                if not await repl.feed_many([line for line in batch if line is not None]):
+            while not ended or pending:
+                while not ended and (not pending or not lines.empty()):
+                    more = await lines.get()
+                    if more is None:
+                        ended = True
+                    else:
+                        pending.extend(more)
+                batch, pending = pending[:PIPELINE_LINES], pending[PIPELINE_LINES:]
+                if batch and not await repl.feed_many(batch):
                     break
             await repl.finish()
         except OutputClosed:

@@ -84,6 +84,8 @@ class Executor:
         """False: LineResult.output stays empty, and a big reply's `Reply.output` is an
         iterator of rendered pieces (`repl` writes them as they come: a 50 MB value is
         never rendered in one piece)."""
+        self.replies_only = False
+        """True: no Sent or UnitEnded events (`repl` prints neither)."""
         for session in pg.sessions.values():
             session.on_stream = self._on_stream
 
@@ -235,7 +237,7 @@ class Executor:
         try:
             for count in range(job.repeat):
                 was_streaming = session.streaming
-                if listening:
+                if listening and not self.replies_only:
                     self.emit(ev.Sent(client, argv))
                 try:
                     reply = await session.execute(list(argv))
@@ -277,11 +279,11 @@ class Executor:
         seq = self.pg.next_seq()
         left_out = 0
         if limit is not None:
-            output, left_out = render_head(reply, list(argv), limit)
+            output, left_out = render_head(reply, argv, limit)
         elif not self.keep_output and _maybe_big(reply):
-            output = render_chunks(reply, list(argv))
+            output = render_chunks(reply, argv)
         else:
-            output = render(reply, list(argv))
+            output = render(reply, argv)
         result.replies.append(reply)
         if self.keep_output:
             outputs.append(output)
@@ -293,7 +295,7 @@ class Executor:
             return
         unit.seq = seq
         result.units.append(unit)
-        if listening:
+        if listening and not self.replies_only:
             self.emit(ev.UnitEnded(client, unit))
 
     def _attribute_later(self, result: ev.LineResult) -> None:

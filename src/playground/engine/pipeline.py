@@ -48,7 +48,7 @@ async def run_pipelined(executor: "Executor", client: str,
     the results of the lines done; fewer than given if the connection dropped (the
     caller runs the rest one by one, which reconnects)."""
     session = executor.pg.sessions[client]
-    listening = executor._has_sink or client in executor._sinks
+    listening = executor._has_sink
     executor._sinks.pop(client, None)
     results: list[ev.LineResult] = []
     allowed: list[tuple[tuple[bytes, ...], int]] = []
@@ -72,7 +72,8 @@ async def _pipeline(executor: "Executor", session: Session, lines, results: list
     if not lines:
         return True
     client = session.name
-    argvs = [list(argv) for argv, repeat in lines for _ in range(repeat)]
+    sent_events = listening and not executor.replies_only
+    argvs = [argv for argv, repeat in lines for _ in range(repeat)]
     replies = session.execute_pipelined(argvs)
     try:
         for argv, repeat in lines:
@@ -82,7 +83,7 @@ async def _pipeline(executor: "Executor", session: Session, lines, results: list
             waited = 0.0
             try:
                 for _ in range(repeat):
-                    if listening:
+                    if sent_events:
                         executor.emit(ev.Sent(client, argv))
                     _, reply = await replies.__anext__()
                     waited += session.waited

@@ -16,6 +16,9 @@ _TOKEN_END = b" \n\r\t"             # what ends an unquoted token (and NUL)
 _HEX = b"0123456789abcdefABCDEF"
 _ESC = {ord("n"): 0x0A, ord("r"): 0x0D, ord("t"): 0x09, ord("b"): 0x08, ord("a"): 0x07}
 _LONG_MAX = 2**63 - 1
+# Bytes that may stand anywhere in a line split by whitespace alone (bytes.split()
+# splits on space, \t, \n, \r, \v, \f: \v and \f don't end an sdssplitargs token).
+_PLAIN_TEXT = bytes(b for b in range(256) if b not in b"\"'\0\v\f")
 
 
 class SplitError(ValueError):
@@ -27,6 +30,8 @@ def split_args(line: bytes | str) -> list[bytes]:
     `Invalid argument(s)`."""
     if isinstance(line, str):
         line = line.encode("utf-8")
+    if not line.translate(None, _PLAIN_TEXT):  # no quotes, NUL, \v or \f: plain words
+        return line.split()
     # C strings end at the first NUL byte.
     nul = line.find(b"\0")
     if nul >= 0:

@@ -19,6 +19,8 @@ import sys
 import time
 from pathlib import Path
 
+from playground.bench_repl import bench_repl, table_rows as repl_rows
+
 BUDGETS = {
     "ready": ("ratio", 1.3),
     "enter_to_reply_p95_ms": ("value", 16.0),
@@ -334,7 +336,8 @@ def main(argv: list[str] | None = None) -> int:
              ("replay", lambda: bench_replay(args.runs)),
              ("inspector", lambda: bench_inspector(args.runs)),
              ("memory", lambda: bench_memory(args.runs)),
-             ("redis_cli", lambda: bench_redis_cli(args.commands))]
+             ("redis_cli", lambda: bench_redis_cli(args.commands)),
+             ("repl", lambda: bench_repl(min(args.runs, 3)))]
     for name, run in steps:
         print(f"measuring {name}…", file=sys.stderr, flush=True)
         results[name] = run()
@@ -391,6 +394,8 @@ def table(r: dict) -> str:
     if c:
         lines.append(row("for context: redis-cli PING", f"{c['piped_ms_per_command']:.3f} ms piped", "", "",
                          f"{c['one_process_per_command_ms']:.1f} ms with one process per command", "", ""))
+    if r.get("repl"):
+        lines.extend(repl_rows(r["repl"], row))
     return "\n".join(lines)
 
 

@@ -20,12 +20,13 @@ CASES = sorted((GOLDEN / "cases").glob("*.txt"))
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name.removesuffix(".txt") for c in CASES])
-async def test_repl_matches_redis_cli(case, private_server):
+async def test_repl_matches_redis_cli(case, private_server, monkeypatch):
     expected_file = GOLDEN / golden_dir_name(private_server.binary) / (case.name.removesuffix(".txt") + ".out")
     assert expected_file.exists(), (
         f"no golden for {private_server.label}: run tests/golden/generate.py with redis-cli")
     out, err = io.BytesIO(), io.StringIO()
     options = cli_options(case.name)  # the redis-cli options the golden was made with
+    monkeypatch.setenv("TERM", "xterm" if ".xterm." in case.name else "dumb")
     pg = Playground(server=private_server, resp=3 if "-3" in options else 2)
     code = await run_repl(pg, stdin=io.BytesIO(case.read_bytes()), stdout=out, stderr=err,
                           show_pushes="--show-pushes" in options)

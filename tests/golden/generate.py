@@ -5,7 +5,8 @@
 For every server the suite knows (tests/servers.py) and every case in cases/, start a
 fresh private server, pipe the case into redis-cli and store what it printed in
 <flavour>-<version>/<case>.out. Words in a case's name add options (`cli_options`):
-`.resp3` is `-3`, `.show-pushes` is `--show-pushes yes`; `.listens` marks a case that
+`.resp3` is `-3`, `.show-pushes` is `--show-pushes yes`, `.xterm` runs it with
+TERM=xterm (redis-cli colours its Lua debugger's lines then); `.listens` marks a case that
 ends in SUBSCRIBE or MONITOR, where redis-cli never exits: it is stopped after
 LISTEN_SECONDS and what it printed by then is the golden. Needs redis-cli (Debian:
 redis-tools).
@@ -13,6 +14,7 @@ redis-tools).
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -46,8 +48,9 @@ def main() -> int:
             with PrivateServer(binary) as server:
                 args = [cli, "-s", server.socket_path, "--no-raw", *cli_options(case.name)]
                 listens = ".listens." in case.name
+                env = {**os.environ, "TERM": "xterm" if ".xterm." in case.name else "dumb"}
                 try:
-                    result = subprocess.run(args, stdin=case.open("rb"), capture_output=True,
+                    result = subprocess.run(args, stdin=case.open("rb"), capture_output=True, env=env,
                                             timeout=LISTEN_SECONDS if listens else 30)
                     stdout, code = result.stdout, result.returncode
                 except subprocess.TimeoutExpired as exc:

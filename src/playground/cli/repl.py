@@ -247,7 +247,7 @@ class Repl:
         """Nothing going on that a pipelined line could overtake: no line waiting or
         still in a worker, no client listening, none deaf, every one connected."""
         return not (self.in_workers or any(self.lines.values()) or self.deaf or self.after_quit
-                    or any(s.streaming or not s.connected or s.state.disconnected
+                    or any(s.streaming or not s.connected or s.state.disconnected or s.ldb.active
                            for s in self.pg.sessions.values()))
 
     def _pipelinable(self, raw: bytes) -> tuple[str, CommandLine] | None:

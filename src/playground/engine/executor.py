@@ -20,7 +20,8 @@ from playground.engine import pipeline
 from playground.engine.pipeline import TIMING_FROM
 from playground.engine.playground import Playground, Refused
 from playground.engine.session import STREAMING, ConnectionLost, MonitorLine, Session
-from playground.resp.cli_format import render, render_chunks, render_head, render_invalidate
+from playground.engine.lua_debugger import LDB_ENDED
+from playground.resp.cli_format import render, render_chunks, render_head, render_invalidate, render_ldb
 from playground.resp.cli_lines import (INVALID_ARGUMENTS, INVALID_REPEAT, CommandLine, RepeatError,
                                        SplitError, format_argv, parse_line)
 from playground.resp.replies import Array, Bulk, Map, Push, Set
@@ -110,7 +111,7 @@ class Executor:
         `connect` are checked before the count is stripped, so with a count they go to
         the server. True when answered."""
         word = cmd.argv[0].lower()
-        if word in (b"help", b"?"):
+        if word in (b"help", b"?") and not self.pg.sessions[client].ldb.active:  # (the debugger has its own)
             index = await self.pg.help_index()
             text = index.output_help([a.decode("utf-8", "replace") for a in cmd.argv[1:]])
             self.emit(ev.Output(client, text, buffered=True))
@@ -257,7 +258,8 @@ class Executor:
                 waited += session.waited
                 self._replied(session, argv, reply, result, listening, job.limit, outputs)
                 if session.state.disconnected:
-                    self.emit(ev.ConnectionClosed(client, f"client {client} is disconnected (QUIT); "
+                    why = "the Lua debugging session ended" if session.ldb.ended else "QUIT"
+                    self.emit(ev.ConnectionClosed(client, f"client {client} is disconnected ({why}); "
                                                           "the next command reconnects it"))
                     break
         except asyncio.CancelledError:  # Ctrl+C: session.cancel() reconnects and says so
@@ -268,7 +270,7 @@ class Executor:
             result.output = b"".join(outputs)
         # redis-cli's "(N.NNs)" measures its round trips; here only the server's part of
         # them counts (until each reply starts arriving), not our reading and rendering
-        if waited >= TIMING_FROM and not result.streaming:
+        if waited >= TIMING_FROM and not result.streaming and (not session.ldb.reply or session.ldb.ended):
             self.emit(ev.Output(client, b"(%.2fs)\n" % waited, kind="timing", buffered=True))
         return result
 
@@ -278,7 +280,11 @@ class Executor:
         client = session.name
         seq = self.pg.next_seq()
         left_out = 0
-        if limit is not None:
+        if session.ldb.reply:  # redis-cli's Lua debugger: its log lines, then the EVAL's reply
+            output = render_ldb(reply)
+            if session.ldb.ended:
+                output += render(session.ldb.final) + LDB_ENDED
+        elif limit is not None:
             output, left_out = render_head(reply, argv, limit)
         elif not self.keep_output and _maybe_big(reply):
             output = render_chunks(reply, argv)
@@ -349,7 +355,8 @@ class Executor:
             self.emit(ev.Notice(session.name, f"{exc} (not connected)", "error"))
             return False
         if after_quit:
-            message = (f"client {session.name}: reconnected as a new client (QUIT ended the old one, "
+            cause = "the end of its Lua debugging session" if session.ldb.ended else "QUIT"
+            message = (f"client {session.name}: reconnected as a new client ({cause} ended the old one, "
                        "with its MULTI, WATCH and subscriptions)")
         self.emit(ev.Reconnected(session.name, message))
         return True

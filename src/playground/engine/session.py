@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass, field, fields
 from typing import Callable
 
+from playground.engine.lua_debugger import LuaDebugging
 from playground.engine.units import Unit, UnitTracker, hello_protocol
 from playground.resp.connection import Address, TypedConnection, pack_pipeline
 from playground.resp.replies import Array, Bulk, Err, Int, Push, Status
@@ -105,6 +106,7 @@ class Session:
         self.last_unit: Unit | None = None  # the unit the last command closed, if any
         self._monitoring = False
         self.waited = 0.0  # seconds the last reply took to start arriving (the server's time)
+        self.ldb = LuaDebugging()
 
     # -- connection ---------------------------------------------------------------
 
@@ -142,6 +144,7 @@ class Session:
         self._subs = _Subscriptions()
         self._outstanding = 0
         self._monitoring = False
+        self.ldb.active = False
         self._drained.set()
         self.units.clear()
         self.state = ClientState(self.name, client_id=int(client_id) if isinstance(client_id, Int) else None,
@@ -219,11 +222,14 @@ class Session:
             return STREAMING
         self.state = replace(self.state, pending=tuple(argv))
         self._running = asyncio.current_task()
+        debugging = self.ldb.before(argv)
         try:
             sent = time.monotonic()
             await self._conn.send_command(*argv)
             reply = await self._conn.read_response()
             self.waited = self._conn.first_line_at - sent
+            if debugging and self.ldb.after(reply):  # the session ended: the EVAL's own reply follows
+                self.ldb.final = await self._conn.read_response()
         except OSError as exc:
             self._conn = None
             self.state = replace(self.state, pending=None)
@@ -235,6 +241,8 @@ class Session:
             self._running = None
         self._track(argv, reply)  # pending=None too: one state copy per reply
         if cmd == b"quit" and isinstance(reply, Status):
+            self._after_quit()
+        elif self.ldb.ended:  # the server closes the connection after a debugging session
             self._after_quit()
         return reply
 

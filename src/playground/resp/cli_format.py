@@ -7,6 +7,7 @@ and a pane must show what redis-cli would have written to the terminal.
 
 from __future__ import annotations
 
+import os
 import re
 
 from .replies import (
@@ -316,3 +317,44 @@ def render_invalidate(reply: Push) -> bytes | None:
         # sdscatfmt's %s: a key is cut at its first NUL byte, as redis-cli prints it
         return b"-> invalidate: " + b", ".join(b"'" + _c_string(bytes(k)) + b"'" for k in reply[1]) + b"\n"
     return None
+
+
+_LDB_CODES = {"red": 31, "green": 32, "yellow": 33, "magenta": 35, "cyan": 36, "white": 37, "bold": 37}
+
+
+def render_ldb(reply: object) -> bytes:
+    """What redis-cli prints for a reply of its Lua debugger (`cliFormatReplyRaw` in
+    debugging mode, then its command delimiter): one log line each, coloured as
+    `sdsCatColorizedLdbReply` does when TERM names an xterm; `<endsession>` prints
+    nothing (its line break stays)."""
+    return _ldb_raw(reply, "xterm" in os.environ.get("TERM", "")) + b"\n"
+
+
+def _ldb_raw(reply: object, colour: bool) -> bytes:
+    if isinstance(reply, Status):
+        if reply.startswith(b"<endsession>"):
+            return b""
+        return _ldb_colour(bytes(reply), colour)
+    if isinstance(reply, (Array, Set, Push)):
+        return b"\n".join(_ldb_raw(x, colour) for x in reply)
+    if isinstance(reply, Map):
+        return b"\n".join(_ldb_raw(k, colour) + b" " + _ldb_raw(v, colour) for k, v in reply)
+    return format_raw(reply)
+
+
+def _ldb_colour(line: bytes, colour: bool) -> bytes:
+    if not colour:
+        return line
+    text = _c_string(line)  # strstr() stops at a NUL
+    name = "white"
+    for mark, this in ((b"<debug>", "bold"), (b"<redis>", "green"), (b"<reply>", "cyan"),
+                       (b"<error>", "red"), (b"<hint>", "bold"), (b"<value>", "magenta"),
+                       (b"<retval>", "magenta")):
+        if mark in text:
+            name = this
+    if len(line) > 4 and line[3:4].isdigit():
+        if line[1:2] == b">":
+            name = "yellow"   # the current line
+        elif line[2:3] == b"#":
+            name = "bold"     # a breakpoint
+    return b"\x1b[%d;%d;49m" % (name == "bold", _LDB_CODES[name]) + line + b"\x1b[0m"

@@ -178,7 +178,10 @@ class ClientPane(Vertical):
                 extra = f"… ({len(data) - SHOW_LIMIT:,} more bytes of this reply not shown)"
                 data = data[:SHOW_LIMIT]
             data = data.decode("utf-8", "replace")
-        self.log_widget.write(Text(data.rstrip("\n"), style=style))
+        if "\x1b[" in data:  # colours of redis-cli's own (its Lua debugger's lines): kept
+            self.log_widget.write(Text.from_ansi(data.rstrip("\n"), style=style))
+        else:
+            self.log_widget.write(Text(data.rstrip("\n"), style=style))
         if extra:
             self.log_widget.write(Text(extra, style="italic yellow"))
 

@@ -20,14 +20,13 @@ note on stderr, the lines behind it are reported as not run, and the exit status
 from __future__ import annotations
 
 import asyncio
-import os
 import re
 import sys
-import threading
 from dataclasses import dataclass, field
 from typing import BinaryIO, TextIO
 
 from playground.cli.blocking import block_timeout
+from playground.cli.repl_input import line_batches
 from playground.engine import events as ev
 from playground.engine.executor import Executor, Job
 from playground.engine.pipeline import pipelinable
@@ -392,41 +391,6 @@ class Repl:
         return False
 
 
-def _stdin_lines(stream: BinaryIO, loop: asyncio.AbstractEventLoop) -> asyncio.Queue:
-    """Read lines in a daemon thread, so a blocked read never holds up shutdown; the
-    queue gets the lines of each read together (a list), then None at the end.
-
-    A real file descriptor is read with os.read: a daemon thread blocked inside a
-    buffered reader at interpreter exit aborts Python ("_enter_buffered_busy")."""
-    queue: asyncio.Queue = asyncio.Queue()
-
-    def chunks():
-        try:
-            fd = stream.fileno()
-        except (AttributeError, OSError, ValueError):
-            yield from iter(lambda: stream.read(65536), b"")
-            return
-        while chunk := os.read(fd, 65536):
-            yield chunk
-
-    def pump() -> None:
-        rest = b""
-        try:
-            for chunk in chunks():
-                rest += chunk
-                *lines, rest = rest.split(b"\n")
-                if lines:  # every line of the chunk at once: they can be pipelined together
-                    loop.call_soon_threadsafe(queue.put_nowait, [line + b"\n" for line in lines])
-            if rest:
-                loop.call_soon_threadsafe(queue.put_nowait, [rest])
-            loop.call_soon_threadsafe(queue.put_nowait, None)
-        except RuntimeError:  # the loop is closed: the REPL has ended
-            pass
-
-    threading.Thread(target=pump, daemon=True, name="repl-stdin").start()
-    return queue
-
-
 async def run_repl(playground: Playground, stdin: BinaryIO | None = None,
                    stdout: BinaryIO | None = None, stderr: TextIO | None = None,
                    show_pushes: bool = False) -> int:
@@ -436,19 +400,9 @@ async def run_repl(playground: Playground, stdin: BinaryIO | None = None,
     async with playground:
         repl.say(f"redis-playground repl: {playground.label}; clients "
                  f"{', '.join(playground.sessions)} (prefix a line with 'B> ' for client B)")
-        lines = _stdin_lines(stdin, asyncio.get_running_loop())
         try:
-            pending: list[bytes] = []
-            ended = False
-            while not ended or pending:
-                while not ended and (not pending or not lines.empty()):
-                    more = await lines.get()
-                    if more is None:
-                        ended = True
-                    else:
-                        pending.extend(more)
-                batch, pending = pending[:PIPELINE_LINES], pending[PIPELINE_LINES:]
-                if batch and not await repl.feed_many(batch):
+            async for batch in line_batches(stdin, PIPELINE_LINES):
+                if not await repl.feed_many(batch):
                     break
             await repl.finish()
         except OutputClosed:

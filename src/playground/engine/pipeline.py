@@ -11,11 +11,14 @@ read, whichever is later).
 
 from __future__ import annotations
 
+import asyncio
+import time
 from typing import TYPE_CHECKING
 
 from playground.engine import events as ev
 from playground.engine.playground import Refused
-from playground.engine.session import ConnectionLost, Session
+from playground.engine.session import ConnectionLost, Session, replace
+from playground.resp.connection import pack_pipeline
 
 if TYPE_CHECKING:
     from playground.engine.executor import Executor
@@ -74,7 +77,7 @@ async def _pipeline(executor: "Executor", session: Session, lines, results: list
     client = session.name
     sent_events = listening and not executor.replies_only
     argvs = [argv for argv, repeat in lines for _ in range(repeat)]
-    replies = session.execute_pipelined(argvs)
+    replies = replies_of(session, argvs)
     try:
         for argv, repeat in lines:
             result = ev.LineResult(client, argv)
@@ -101,3 +104,41 @@ async def _pipeline(executor: "Executor", session: Session, lines, results: list
         await replies.aclose()
     return True
 
+
+async def replies_of(session: Session, argvs: list, window: int = 512):
+    """Send `argvs` ahead, `window` commands a write, and yield (argv, reply) as the
+    replies arrive, in order; `waited` is each reply's own server time (from when the
+    command was sent or the reply before it was read, whichever is later). For plain
+    commands only: no subscribe, monitor or QUIT (the caller picks them).
+
+    Raises ConnectionLost if the connection drops. (A Session method but for its place:
+    it keeps the session's state as `Session.execute` does.)"""
+    if session._conn is None:
+        raise ConnectionLost(f"client {session.name} is not connected")
+    conn = session._conn
+    session._running = asyncio.current_task()
+    batches = [argvs[i:i + window] for i in range(0, len(argvs), window)]
+    ready = 0.0
+    try:
+        sent_at = []
+        for index, batch in enumerate(batches):
+            if index == 0:
+                await conn.send_packed_command(pack_pipeline(batch))
+                sent_at.append(time.monotonic())
+            if index + 1 < len(batches):  # the next window goes while this one is read
+                await conn.send_packed_command(pack_pipeline(batches[index + 1]))
+                sent_at.append(time.monotonic())
+            ready = max(sent_at[index], ready)
+            for argv in batch:
+                session.last_unit = None
+                reply = await conn.read_response()
+                session.waited = max(conn.first_line_at - ready, 0.0)
+                ready = time.monotonic()
+                session._track(argv, reply)
+                yield argv, reply
+    except OSError as exc:
+        session._conn = None
+        session.state = replace(session.state, pending=None)
+        raise ConnectionLost(str(exc)) from None
+    finally:
+        session._running = None

@@ -15,7 +15,7 @@ from typing import Callable
 
 from playground.engine.lua_debugger import LuaDebugging
 from playground.engine.units import Unit, UnitTracker, hello_protocol
-from playground.resp.connection import Address, TypedConnection, pack_pipeline
+from playground.resp.connection import Address, TypedConnection
 from playground.resp.replies import Array, Bulk, Err, Int, Push, Status
 
 _SUBSCRIBE = {b"subscribe": "channels", b"psubscribe": "patterns", b"ssubscribe": "shard"}
@@ -245,43 +245,6 @@ class Session:
         elif self.ldb.ended:  # the server closes the connection after a debugging session
             self._after_quit()
         return reply
-
-    async def execute_pipelined(self, argvs: list[list[bytes]], window: int = 512):
-        """Send `argvs` ahead, `window` commands a write, and yield (argv, reply) as the
-        replies arrive, in order; `waited` is each reply's own server time (from when the
-        command was sent or the reply before it was read, whichever is later). For plain
-        commands only: no subscribe, monitor or QUIT (the caller picks them).
-
-        Raises ConnectionLost if the connection drops."""
-        if self._conn is None:
-            raise ConnectionLost(f"client {self.name} is not connected")
-        conn = self._conn
-        self._running = asyncio.current_task()
-        batches = [argvs[i:i + window] for i in range(0, len(argvs), window)]
-        ready = 0.0
-        try:
-            sent_at = []
-            for index, batch in enumerate(batches):
-                if index == 0:
-                    await conn.send_packed_command(pack_pipeline(batch))
-                    sent_at.append(time.monotonic())
-                if index + 1 < len(batches):  # the next window goes while this one is read
-                    await conn.send_packed_command(pack_pipeline(batches[index + 1]))
-                    sent_at.append(time.monotonic())
-                ready = max(sent_at[index], ready)
-                for argv in batch:
-                    self.last_unit = None
-                    reply = await conn.read_response()
-                    self.waited = max(conn.first_line_at - ready, 0.0)
-                    ready = time.monotonic()
-                    self._track(argv, reply)
-                    yield argv, reply
-        except OSError as exc:
-            self._conn = None
-            self.state = replace(self.state, pending=None)
-            raise ConnectionLost(str(exc)) from None
-        finally:
-            self._running = None
 
     def _after_quit(self) -> None:
         """QUIT: the server closes the connection after its OK; the client is shown

@@ -23,7 +23,7 @@ from .replies import (
 )
 
 CONNECT_TIMEOUT = 5.0
-LINE_LIMIT = 1 << 24  # the stream's buffer limit: a longer line is read in pieces
+LINE_LIMIT = 1 << 20  # the stream's buffer limit (it holds twice that at most): a longer line is read in pieces
 LONGEST_LINE = 1 << 29  # longest simple-string/error line accepted (512 MiB, as a bulk string)
 _BULK_PIECE = 1 << 20  # a big bulk string is read in pieces of this size
 
@@ -231,18 +231,22 @@ async def _long_line(reader: asyncio.StreamReader, consumed: int) -> bytes:
 
 
 async def _read_big(reader: asyncio.StreamReader, n: int) -> bytes:
-    """n bytes and the CRLF after them, read in pieces: the stream's buffer stays small
-    and the value is in memory twice at most (the pieces, then one bytes object)."""
-    pieces, left = [], n
-    while left:
-        piece = await reader.read(min(left, _BULK_PIECE))
+    """n bytes and the CRLF after them, read in pieces into one buffer: the stream's own
+    buffer stays small (LINE_LIMIT) and the value is in memory twice at most (the
+    buffer, then one bytes object; the caller's Bulk is made once the buffer is gone)."""
+    buffer = bytearray(n)
+    view = memoryview(buffer)
+    done = 0
+    while done < n:
+        piece = await reader.read(min(n - done, _BULK_PIECE))
         if not piece:
-            raise asyncio.IncompleteReadError(b"", left)
-        pieces.append(piece)
-        left -= len(piece)
+            raise asyncio.IncompleteReadError(b"", n - done)
+        view[done:done + len(piece)] = piece
+        done += len(piece)
     await reader.readexactly(2)
-    data = b"".join(pieces)
-    pieces.clear()
+    view.release()
+    data = bytes(buffer)
+    del buffer
     return data
 
 

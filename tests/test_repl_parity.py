@@ -121,3 +121,15 @@ async def test_timing_counts_the_server_not_our_rendering(private_server):
                                         b"BLPOP nothing 0.6\n")
     assert re.search(rb"\n300000\) \(integer\) 300000\n\(nil\)\n\(\d+\.\d\ds\)\n$", out), out[-80:]
     assert len(_TIMING.findall(out)) == 1
+
+
+async def test_a_script_is_pipelined_only_before_its_own_clients_next_line(private_server, monkeypatch):
+    """EVAL then A's next line: pipelined together. EVAL then a B line (which may have to
+    kill it) or at the end of input: alone, waited for as a script."""
+    counter = CountingPipelines(monkeypatch)
+    text = (b"A> EVAL \"return redis.call('INCR', KEYS[1])\" 1 n\nA> GET n\n"
+            b"A> EVAL \"return redis.call('INCR', KEYS[1])\" 1 n\nB> GET n\n"
+            b"A> EVAL \"return redis.call('INCR', KEYS[1])\" 1 n\n")
+    out, _ = await repl(private_server, text)
+    assert out == b'(integer) 1\n"1"\n(integer) 2\n"2"\n(integer) 3\n'
+    assert counter.lines == 3  # the first EVAL, A's GET, B's GET

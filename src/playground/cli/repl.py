@@ -11,6 +11,14 @@ later lines wait their turn. Output is printed at settle points, so it never dep
 on timing: after each line, its own output, then that of clients it unblocked; a
 subscribed or monitoring client prints what the server sent it so far.
 
+Speed: lines read together are pipelined (`feed_many`): while no client waits or
+listens, a run of one client's plain lines goes to the server at once and its replies
+are printed as they arrive; a line that may block, stream or change the connection
+goes alone, as above. A script goes with the run only when the same client's next line
+follows it (that line would wait for the script anyway); the one difference: while such
+a script runs longer than the server's busy threshold (5 s), other clients' lines
+behind the run wait for it instead of getting BUSY.
+
 At end of input every line still waiting is waited for: a blocking command until its
 own timeout, a running script up to SCRIPT_WAIT_AT_EOF seconds. A command that would
 wait forever (timeout 0) with nothing left in the input to wake it is cancelled with a
@@ -42,6 +50,7 @@ CLEAR_SCREEN = b"\x1b[H\x1b[2J"   # linenoiseClearScreen, written at once (not t
 _STAYS_LISTENING = (b"subscribe", b"psubscribe", b"ssubscribe", b"monitor")
 _LOCAL_WORDS = (b"help", b"?", b"quit", b"exit", b"restart", b"clear", b"connect")
 PIPELINE_LINES = 1000  # lines read ahead and sent together at most
+_SCRIPT_WORDS = (b"eval", b"evalsha", b"eval_ro", b"evalsha_ro", b"fcall", b"fcall_ro")
 
 
 class OutputClosed(Exception):
@@ -221,8 +230,8 @@ class Repl:
         run: list[tuple[bytes, CommandLine]] = []
         run_client = None
         quiet = self._quiet()
-        for raw in raws:
-            fast = self._pipelinable(raw) if quiet else None
+        for index, raw in enumerate(raws):
+            fast = self._pipelinable(raw, raws[index + 1] if index + 1 < len(raws) else None) if quiet else None
             if run and (fast is None or fast[0] != run_client):
                 if not await self._run_pipelined(run_client, run):
                     return False
@@ -249,18 +258,29 @@ class Repl:
                     or any(s.streaming or not s.connected or s.state.disconnected or s.ldb.active
                            for s in self.pg.sessions.values()))
 
-    def _pipelinable(self, raw: bytes) -> tuple[str, CommandLine] | None:
+    def _pipelinable(self, raw: bytes, following: bytes | None = None) -> tuple[str, CommandLine] | None:
         """(client, line) if `raw` may be pipelined (when `_quiet`), else None (nothing
-        emitted: `feed` will parse it again and answer)."""
+        emitted: `feed` will parse it again and answer).
+
+        A script (EVAL, FCALL, ...) is pipelined only when the line after it is a plain
+        line of the same client, which would wait for the script anyway; otherwise it
+        goes alone, so that a script that runs until another client kills it, or until
+        the end of input, is waited for as such (see the module docstring)."""
         name, text = self.split_client(raw.rstrip(b"\n"))
         try:
             cmd = parse_line(text)
         except (SplitError, RepeatError):
             return None
-        if (cmd is None or cmd.argv[0].lower() in _LOCAL_WORDS or cmd.argv[0][:1] == b":"
-                or not pipelinable(cmd.argv)):
+        if cmd is None or cmd.argv[0].lower() in _LOCAL_WORDS or cmd.argv[0][:1] == b":":
             return None
-        return name, cmd
+        if pipelinable(cmd.argv):
+            return name, cmd
+        if (cmd.argv[0].lower() in _SCRIPT_WORDS and following is not None
+                and not self.pg.sessions[name].ldb.on_eval):
+            after = self._pipelinable(following)
+            if after is not None and after[0] == name:
+                return name, cmd
+        return None
 
     async def _run_pipelined(self, name: str, run: list[tuple[bytes, CommandLine]]) -> bool:
         results = await self.executor.run_pipelined(name, [(tuple(c.argv), c.repeat) for _, c in run])

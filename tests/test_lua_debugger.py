@@ -43,3 +43,27 @@ async def test_pane_steps_through_a_script_like_redis_cli(server_binary, monkeyp
         assert lines[end + 1].startswith("# client A is disconnected")  # a note, styled apart
         await type_command(pilot, app, "A", "GET k")  # a new connection; the change was thrown away
         assert log_text(app, "A")[-1] == '"1"'
+
+
+async def test_repl_other_client_waits_for_a_sync_session_without_hanging(private_server, monkeypatch):
+    """SCRIPT DEBUG SYNC holds the whole server: B's line waits (no hang: nothing polls
+    the held server) and gets its reply once A's session ends; the change stays. A
+    session still open at the end of input is closed, as redis-cli's exit would."""
+    import io
+
+    from playground.cli.repl import run_repl
+    from playground.engine.playground import Playground
+
+    monkeypatch.setenv("TERM", "dumb")
+    text = (b"SET k 1\nSCRIPT DEBUG SYNC\nEVAL \"redis.call('INCR', KEYS[1])\\nreturn 1\" 1 k\n"
+            b"B> GET k\nstep\ncontinue\nB> GET k\n"
+            b"SCRIPT DEBUG SYNC\nEVAL \"return 2\" 0\nB> PING\n")
+    out, err = io.BytesIO(), io.StringIO()
+    code = await run_repl(Playground(server=private_server), stdin=io.BytesIO(text), stdout=out, stderr=err)
+    assert code == 0, err.getvalue()
+    lines = out.getvalue().decode().splitlines()
+    end = lines.index("(Lua debugging session ended -- dataset changes rolled back)")
+    assert lines[end - 3:end] == ["", "(integer) 1", ""]
+    assert lines[end + 1:] == ["", '"2"', '"2"', "OK", "* Stopped at 1, stop reason = step over",
+                               "-> 1   return 2", "PONG"]
+    assert "end of input during a Lua debugging session" in err.getvalue()

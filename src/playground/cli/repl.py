@@ -363,6 +363,11 @@ class Repl:
 
     async def finish(self) -> None:
         """End of input: wait for what is still coming (see the module docstring)."""
+        for session in self.pg.sessions.values():
+            if session.ldb.active:  # redis-cli would exit here, and its connection with it
+                self.say(f"client {session.name}: end of input during a Lua debugging session; "
+                         "its connection is closed, as redis-cli's exit would")
+                await session.close()
         for name, lines in self.lines.items():
             while lines:
                 line = lines[0]

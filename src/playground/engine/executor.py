@@ -355,7 +355,7 @@ class Executor:
             self.emit(ev.Notice(session.name, f"{exc} (not connected)", "error"))
             return False
         if after_quit:
-            cause = "the end of its Lua debugging session" if session.ldb.ended else "QUIT"
+            cause = "the Lua debugging session" if session.ldb.ended else "QUIT"
             message = (f"client {session.name}: reconnected as a new client ({cause} ended the old one, "
                        "with its MULTI, WATCH and subscriptions)")
         self.emit(ev.Reconnected(session.name, message))

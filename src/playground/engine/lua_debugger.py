@@ -26,6 +26,7 @@ class LuaDebugging:
 
     def __init__(self) -> None:
         self.on_eval = False   # SCRIPT DEBUG YES|SYNC was sent: the next EVAL debugs
+        self.sync = False      # ... SYNC: the server serves no one else during the session
         self.active = False    # in a session: replies are the debugger's
         self.reply = False     # the last reply was the debugger's
         self.ended = False     # ... and it ended the session (`final` holds the EVAL's reply)
@@ -36,6 +37,7 @@ class LuaDebugging:
         cmd = argv[0].lower()
         if cmd == b"script" and len(argv) == 3 and argv[1].lower() == b"debug":
             self.on_eval = argv[2].lower() in (b"yes", b"sync")
+            self.sync = argv[2].lower() == b"sync"
         self.reply = self.active or (cmd == b"eval" and self.on_eval)
         self.ended, self.final = False, None
         return self.reply
@@ -49,4 +51,7 @@ class LuaDebugging:
             self.ended = True
         return self.ended
 
-
+    @property
+    def holds_server(self) -> bool:
+        """A SYNC session is on: the server answers nothing else until it ends."""
+        return self.active and self.sync

@@ -189,6 +189,11 @@ class Playground:
         Polls the observer with a growing interval: a reply that comes at once costs
         nothing, a blocked client is noticed within a few round trips.
         """
+        holder = next((s for s in self.sessions.values() if s.ldb.holds_server), None)
+        if holder is not None:  # a SYNC Lua debugging session: no one else is served, not even the observer
+            if holder.name == name:
+                await asyncio.wait([pending])
+            return pending.done()
         delay = _POLL_MIN
         while not pending.done():
             done, _ = await asyncio.wait([pending], timeout=delay)

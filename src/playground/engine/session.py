@@ -178,6 +178,7 @@ class Session:
         return replies[len(commands):]
 
     async def close(self) -> None:
+        self.ldb.active = False  # the server ends a debugging session whose connection closes
         if self._reader is not None:
             self._reader.cancel()
             await asyncio.gather(self._reader, return_exceptions=True)

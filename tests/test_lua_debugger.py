@@ -13,10 +13,6 @@ SCRIPT = "EVAL \"local a = redis.call('INCR', KEYS[1])\\nreturn a * 10\" 1 k"
 
 
 async def test_pane_steps_through_a_script_like_redis_cli(server_binary, monkeypatch):
-    if server_binary.flavour == "Valkey":
-        pytest.xfail("Valkey 9.1.2's debugger, in the app, stops first at line 2 with "
-                     "'<out of range source code line>' (after the inspector's read script; not "
-                     "reproduced with redis-cli alone): the server's log lines, shown as sent")
     monkeypatch.setenv("TERM", "xterm")  # redis-cli colours the debugger's lines under an xterm
     app = make_app(server_binary.path)
     async with app.run_test(size=(160, 45)) as pilot:
@@ -35,7 +31,7 @@ async def test_pane_steps_through_a_script_like_redis_cli(server_binary, monkeyp
         await type_command(pilot, app, "B", "GET k")  # the forked session's INCR is not seen
         assert log_text(app, "B")[-1] == '"1"'
         await type_command(pilot, app, "A", "help")  # the debugger's help, not redis-cli's
-        assert "Redis Lua debugger help:" in log_text(app, "A")
+        assert any(line.lower().endswith("lua debugger help:") for line in log_text(app, "A"))
         await type_command(pilot, app, "A", "continue")
         lines = log_text(app, "A")
         end = lines.index("(Lua debugging session ended -- dataset changes rolled back)")

@@ -101,6 +101,7 @@ class Playground:
         address = self.address
         self.observer = Observer(address)
         self.reader = Inspector(address)
+        self.reader.no_scripts = lambda: any(s.ldb.on_eval or s.ldb.active for s in self.sessions.values())
         self.admin = SideConnection(address, "playground-admin")  # opened when first used
         self.writes = WriteTracker(self.reader)
         for side in (self.observer, self.reader, self.admin):

@@ -133,3 +133,56 @@ async def test_a_script_is_pipelined_only_before_its_own_clients_next_line(priva
     out, _ = await repl(private_server, text)
     assert out == b'(integer) 1\n"1"\n(integer) 2\n"2"\n(integer) 3\n'
     assert counter.lines == 3  # the first EVAL, A's GET, B's GET
+
+
+def _encode(reply) -> bytes:
+    from playground.resp.replies import Err, Nil, Status
+
+    if reply is Nil:
+        return b"$-1\r\n"
+    if isinstance(reply, Status):
+        return b"+" + reply + b"\r\n"
+    if isinstance(reply, Err):
+        return b"-" + reply.message + b"\r\n"
+    if isinstance(reply, Int):
+        return b":%d\r\n" % reply
+    if isinstance(reply, Bulk):
+        return b"$%d\r\n%s\r\n" % (len(reply), reply)
+    return b"*%d\r\n" % len(reply) + b"".join(_encode(x) for x in reply)
+
+
+async def test_replies_read_from_the_buffer_at_once_equal_those_read_line_by_line():
+    """A whole reply already buffered is parsed at once (connection._parse_buffered);
+    one arriving in pieces goes the general way: the same typed replies either way."""
+    import asyncio
+    import random
+
+    from playground.resp.connection import Address, TypedConnection
+    from playground.resp.replies import Err, Nil, Status
+
+    rnd = random.Random(16)
+
+    def make(depth=0):
+        k = rnd.random()
+        if depth < 3 and k < 0.25:
+            return Array([make(depth + 1) for _ in range(rnd.randrange(4))])
+        return rnd.choice([Nil, Status(b"OK"), Err(b"ERR x y"), Int(rnd.randrange(-9, 99)),
+                           Bulk(bytes(rnd.randrange(256) for _ in range(rnd.randrange(12)))), Bulk(b"a\r\nb")])
+
+    replies = [make() for _ in range(400)]
+    data = b"".join(_encode(r) for r in replies)
+    for piece in (len(data), 1, 7):  # all at once (fast path), then in small pieces
+        reader = asyncio.StreamReader()
+        conn = TypedConnection(Address(path="/nowhere"))
+        conn._reader = reader
+        async def feed():
+            for start in range(0, len(data), piece):
+                reader.feed_data(data[start:start + piece])
+                await asyncio.sleep(0)  # the reader runs between pieces: often mid-reply
+            reader.feed_eof()
+
+        feeding = asyncio.ensure_future(feed())
+        got = [await conn.read_response() for _ in replies]
+        await feeding
+        assert got == replies
+        assert [type(x) for x in got] == [type(x) for x in replies]

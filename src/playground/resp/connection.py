@@ -132,6 +132,15 @@ class TypedConnection:
         """
         if self._reader is None:
             raise ConnectionError("not connected")
+        buffered = getattr(self._reader, "_buffer", None)  # asyncio.StreamReader's own
+        if buffered:
+            done = _parse_buffered(buffered)
+            if done is not None:  # a whole reply was there already: no coroutine per element
+                reply, end = done
+                del buffered[:end]
+                self._reader._maybe_resume_transport()
+                self.first_line_at = time.monotonic()
+                return reply
         try:
             while True:
                 reply = await self._read(self._reader, top=True)
@@ -208,6 +217,61 @@ class TypedConnection:
                 await self._read(reader)
             return await self._read(reader)
         raise ProtocolError(f"Protocol Error: {raw!r}")
+
+
+_SIMPLE = {43: Status, 45: Err, 36: Bulk}  # + - $
+
+
+def _parse_buffered(buf: bytearray, pos: int = 0, depth: int = 0):
+    """(reply, end) for a whole RESP2 reply (or RESP3 null/boolean) at `pos` of `buf`,
+    or None when it is not all there, is of another type, or is odd in any way: the
+    general reader then takes it (and says what is wrong). Plain replies are most of
+    what a client reads; parsing them from the buffer at once is several times faster
+    than a coroutine per line."""
+    nl = buf.find(b"\r\n", pos)
+    if nl < 0 or depth > 8:
+        return None
+    kind = buf[pos]
+    if kind == 43:  # +
+        return Status(buf[pos + 1:nl]), nl + 2
+    if kind == 58:  # :
+        try:
+            return Int(buf[pos + 1:nl]), nl + 2
+        except ValueError:
+            return None
+    if kind == 45:  # -
+        return Err(bytes(buf[pos + 1:nl])), nl + 2
+    if kind == 36:  # $
+        try:
+            n = int(buf[pos + 1:nl])
+        except ValueError:
+            return None
+        if n < 0:
+            return Nil, nl + 2
+        end = nl + 2 + n
+        if n > _BULK_PIECE or len(buf) < end + 2 or buf[end:end + 2] != b"\r\n":
+            return None
+        return Bulk(buf[nl + 2:end]), end + 2
+    if kind == 42:  # *
+        try:
+            n = int(buf[pos + 1:nl])
+        except ValueError:
+            return None
+        if n < 0:
+            return Nil, nl + 2
+        items, at = [], nl + 2
+        for _ in range(n):
+            if at >= len(buf):
+                return None
+            done = _parse_buffered(buf, at, depth + 1)
+            if done is None:
+                return None
+            item, at = done
+            items.append(item)
+        return Array(items), at
+    if kind == 95 and nl == pos + 1:  # _ (RESP3 null)
+        return Nil, nl + 2
+    return None
 
 
 class _LineTooLong(Exception):

@@ -11,6 +11,7 @@ import pytest
 
 from servers import golden_dir_name
 
+from golden.generate import cli_options
 from playground.engine.playground import Playground
 from playground.cli.repl import run_repl
 
@@ -19,14 +20,16 @@ CASES = sorted((GOLDEN / "cases").glob("*.txt"))
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name.removesuffix(".txt") for c in CASES])
-async def test_repl_matches_redis_cli(case, private_server):
+async def test_repl_matches_redis_cli(case, private_server, monkeypatch):
     expected_file = GOLDEN / golden_dir_name(private_server.binary) / (case.name.removesuffix(".txt") + ".out")
     assert expected_file.exists(), (
         f"no golden for {private_server.label}: run tests/golden/generate.py with redis-cli")
     out, err = io.BytesIO(), io.StringIO()
-    resp = 3 if case.name.endswith(".resp3.txt") else 2
-    pg = Playground(server=private_server, resp=resp)
-    code = await run_repl(pg, stdin=io.BytesIO(case.read_bytes()), stdout=out, stderr=err)
+    options = cli_options(case.name)  # the redis-cli options the golden was made with
+    monkeypatch.setenv("TERM", "xterm" if ".xterm." in case.name else "dumb")
+    pg = Playground(server=private_server, resp=3 if "-3" in options else 2)
+    code = await run_repl(pg, stdin=io.BytesIO(case.read_bytes()), stdout=out, stderr=err,
+                          show_pushes="--show-pushes" in options)
     assert code == 0
     assert out.getvalue().decode("latin-1") == expected_file.read_bytes().decode("latin-1")
 

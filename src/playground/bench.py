@@ -19,6 +19,8 @@ import sys
 import time
 from pathlib import Path
 
+from playground.bench_repl import bench_repl, table_rows as repl_rows
+
 BUDGETS = {
     "ready": ("ratio", 1.3),
     "enter_to_reply_p95_ms": ("value", 16.0),
@@ -430,7 +432,8 @@ def main(argv: list[str] | None = None) -> int:
              ("memory", lambda: bench_memory(args.runs)),
              ("explore", lambda: bench_explore(args.runs)),
              ("redis_cli", lambda: bench_redis_cli(args.commands)),
-             ("topology", lambda: bench_topology(args.runs))]
+             ("topology", lambda: bench_topology(args.runs)),
+             ("repl", lambda: bench_repl(min(args.runs, 3)))]
     if args.only:
         steps = [step for step in steps if step[0] in args.only]
     for name, run in steps:
@@ -509,6 +512,8 @@ def table(r: dict) -> str:
     if c:
         lines.append(row("for context: redis-cli PING", f"{c['piped_ms_per_command']:.3f} ms piped", "", "",
                          f"{c['one_process_per_command_ms']:.1f} ms with one process per command", "", ""))
+    if r.get("repl"):
+        lines.extend(repl_rows(r["repl"], row))
     return "\n".join(lines)
 
 

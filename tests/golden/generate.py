@@ -3,12 +3,18 @@
     python tests/golden/generate.py
 
 For every server the suite knows (tests/servers.py) and every case in cases/, start a
-fresh private server, pipe the case into redis-cli (`-3` for `*.resp3.txt`) and store
-what it printed in <flavour>-<version>/<case>.out. Needs redis-cli (Debian: redis-tools).
+fresh private server, pipe the case into redis-cli and store what it printed in
+<flavour>-<version>/<case>.out. Words in a case's name add options (`cli_options`):
+`.resp3` is `-3`, `.show-pushes` is `--show-pushes yes`, `.xterm` runs it with
+TERM=xterm (redis-cli colours its Lua debugger's lines then); `.listens` marks a case that
+ends in SUBSCRIBE or MONITOR, where redis-cli never exits: it is stopped after
+LISTEN_SECONDS and what it printed by then is the golden. Needs redis-cli (Debian:
+redis-tools).
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -21,6 +27,14 @@ from servers import available_binaries, golden_dir_name  # noqa: E402
 
 from playground.server import PrivateServer  # noqa: E402
 
+LISTEN_SECONDS = 3.0
+
+
+def cli_options(case_name: str) -> list[str]:
+    """redis-cli's options for a case, from the words in its file name."""
+    words = case_name.split(".")[1:]
+    return (["-3"] if "resp3" in words else []) + (["--show-pushes", "yes"] if "show-pushes" in words else [])
+
 
 def main() -> int:
     cli = shutil.which("redis-cli")
@@ -32,13 +46,20 @@ def main() -> int:
         out_dir.mkdir(exist_ok=True)
         for case in sorted((HERE / "cases").glob("*.txt")):
             with PrivateServer(binary) as server:
-                args = [cli, "-s", server.socket_path, "--no-raw"]
-                if case.name.endswith(".resp3.txt"):
-                    args.append("-3")
-                result = subprocess.run(args, stdin=case.open("rb"), capture_output=True, timeout=30)
+                args = [cli, "-s", server.socket_path, "--no-raw", *cli_options(case.name)]
+                listens = ".listens." in case.name
+                env = {**os.environ, "TERM": "xterm" if ".xterm." in case.name else "dumb"}
+                try:
+                    result = subprocess.run(args, stdin=case.open("rb"), capture_output=True, env=env,
+                                            timeout=LISTEN_SECONDS if listens else 30)
+                    stdout, code = result.stdout, result.returncode
+                except subprocess.TimeoutExpired as exc:
+                    if not listens:
+                        raise
+                    stdout, code = exc.stdout or b"", "none (still listening, stopped)"
             name = case.name.removesuffix(".txt") + ".out"
-            (out_dir / name).write_bytes(result.stdout)
-            print(f"{out_dir.name}/{name}: {len(result.stdout)} bytes, exit {result.returncode}")
+            (out_dir / name).write_bytes(stdout)
+            print(f"{out_dir.name}/{name}: {len(stdout)} bytes, exit {code}")
     return 0
 
 

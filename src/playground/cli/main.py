@@ -90,6 +90,9 @@ def build_parser() -> argparse.ArgumentParser:
                           help="read 'A> CMD' / 'B> CMD' lines from stdin, print what redis-cli prints")
     repl.add_argument("-3", dest="resp3", action="store_true",
                       help="start the clients in RESP3 mode (like redis-cli -3)")
+    repl.add_argument("--show-pushes", choices=("yes", "no"), default="no",
+                      help="print RESP3 pushes such as invalidations (like redis-cli --show-pushes; "
+                           "piped, redis-cli hides them)")
     _language_option(repl)
 
     sub.add_parser("list", parents=[library], help="list the scenarios: id, title, tags")
@@ -160,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
 
             install_exit_signals()
             pg = _playground(args, resp=3 if args.resp3 else 2)
-            return asyncio.run(run_repl(pg))
+            return asyncio.run(run_repl(pg, show_pushes=args.show_pushes == "yes"))
         if args.command in ("list", "run", "check"):
             from playground.cli import scenario_commands as commands
 

@@ -11,6 +11,14 @@ later lines wait their turn. Output is printed at settle points, so it never dep
 on timing: after each line, its own output, then that of clients it unblocked; a
 subscribed or monitoring client prints what the server sent it so far.
 
+Speed: lines read together are pipelined (`feed_many`): while no client waits or
+listens, a run of one client's plain lines goes to the server at once and its replies
+are printed as they arrive; a line that may block, stream or change the connection
+goes alone, as above. A script goes with the run only when the same client's next line
+follows it (that line would wait for the script anyway); the one difference: while such
+a script runs longer than the server's busy threshold (5 s), other clients' lines
+behind the run wait for it instead of getting BUSY.
+
 At end of input every line still waiting is waited for: a blocking command until its
 own timeout, a running script up to SCRIPT_WAIT_AT_EOF seconds. A command that would
 wait forever (timeout 0) with nothing left in the input to wake it is cancelled with a
@@ -20,22 +28,30 @@ note on stderr, the lines behind it are reported as not run, and the exit status
 from __future__ import annotations
 
 import asyncio
-import os
 import re
 import sys
-import threading
 from dataclasses import dataclass, field
 from typing import BinaryIO, TextIO
 
 from playground.cli.blocking import block_timeout
+from playground.cli.repl_input import line_batches
 from playground.engine import events as ev
 from playground.engine.executor import Executor, Job
+from playground.engine.pipeline import pipelinable
 from playground.engine.playground import Playground
 from playground.i18n import tr
-from playground.resp.cli_lines import CommandLine, format_argv
+from playground.resp.cli_lines import CommandLine, RepeatError, SplitError, format_argv, parse_line
+from playground.resp.replies import Err, Push
 
 _PREFIX = re.compile(rb"^\s*([A-Za-z][A-Za-z0-9_-]*)>[ \t]?")
 SCRIPT_WAIT_AT_EOF = 60.0
+CLEAR_SCREEN = b"\x1b[H\x1b[2J"   # linenoiseClearScreen, written at once (not through stdio)
+# After these (unless the server answered with an error) redis-cli stays in its
+# subscribe or monitor loop for good: it reads no more input.
+_STAYS_LISTENING = (b"subscribe", b"psubscribe", b"ssubscribe", b"monitor")
+_LOCAL_WORDS = (b"help", b"?", b"quit", b"exit", b"restart", b"clear", b"connect")
+PIPELINE_LINES = 1000  # lines read ahead and sent together at most
+_SCRIPT_WORDS = (b"eval", b"evalsha", b"eval_ro", b"evalsha_ro", b"fcall", b"fcall_ro")
 
 
 class OutputClosed(Exception):
@@ -47,21 +63,30 @@ class _Line:
     cmd: CommandLine
     started: asyncio.Event = field(default_factory=asyncio.Event)
     job: Job | None = None          # the executor's job, once this line's turn came
-    held: list[bytes] = field(default_factory=list)   # its output, printed in FIFO order
+    held: list[tuple[object, bool]] = field(default_factory=list)  # (output, buffered), in order
+    skipped: bool = False           # not run: its client listens for good (see Repl.deaf)
 
     @property
     def done(self) -> bool:
-        return self.job is not None and self.job.task.done()
+        return self.skipped or (self.job is not None and self.job.task.done())
 
 
 class Repl:
     """Feeds lines to the playground's clients and prints their replies."""
 
-    def __init__(self, playground: Playground, out: BinaryIO, err: TextIO) -> None:
+    def __init__(self, playground: Playground, out: BinaryIO, err: TextIO, show_pushes: bool = False) -> None:
         self.pg = playground
         self.out = out
         self.err = err
+        self.show_pushes = show_pushes  # redis-cli --show-pushes yes (piped, it hides them)
         self.executor = Executor(playground, self._on_event)
+        self.executor.keep_output = False  # written as it comes: a big reply in pieces
+        self.executor.replies_only = True
+        self.unflushed: list[bytes] = []  # what redis-cli printed without fflush (see write)
+        self.last_reply: dict[str, object] = {}  # each client's last reply or stream frame
+        self.deaf: dict[str, bytes] = {}  # client -> the word after which redis-cli reads no more
+        self.after_quit: dict[str, bool] = {}  # the client's next line is lost, as in redis-cli
+        self.in_workers = 0  # lines queued to a worker and not yet through (restarts included)
         self.queues: dict[str, asyncio.Queue] = {}
         self.workers: dict[str, asyncio.Task] = {}
         self.lines: dict[str, list[_Line]] = {name: [] for name in playground.sessions}  # not yet printed
@@ -74,8 +99,38 @@ class Repl:
 
     # -- output -------------------------------------------------------------------
 
-    def write(self, data: bytes) -> None:
+    def write(self, data, buffered: bool = False) -> None:
+        """Write redis-cli's output: bytes, or an iterator of pieces (a big reply).
+
+        `buffered`: redis-cli printed it without fflush, so it waits in stdio's buffer
+        and the clear-screen sequence (a direct write) overtakes it."""
+        if buffered:
+            self.unflushed.append(data)
+            return
         try:
+            if self.unflushed:
+                pending, self.unflushed = self.unflushed, []
+                for piece in pending:
+                    self.out.write(piece)
+            if isinstance(data, bytes):
+                self.out.write(data)
+            else:
+                for piece in data:
+                    self.out.write(piece)
+        except BrokenPipeError:
+            raise OutputClosed() from None
+
+    def flush(self, everything: bool = False) -> None:
+        try:
+            if everything and self.unflushed:
+                self.write(b"")
+            self.out.flush()
+        except BrokenPipeError:
+            raise OutputClosed() from None
+
+    def write_direct(self, data: bytes) -> None:
+        try:
+            self.out.flush()
             self.out.write(data)
             self.out.flush()
         except BrokenPipeError:
@@ -85,24 +140,44 @@ class Repl:
         print(message, file=self.err, flush=True)
 
     def _on_event(self, event: ev.Event) -> None:
-        line = self.running.get(event.client)
+        client = event.client
+        line = self.running.get(client)
         if isinstance(event, ev.Message):
-            self.stream_held[event.client].append(event.output)
-        elif isinstance(event, (ev.Reply, ev.Output)):
-            if line is None:
-                self.write(event.output)
+            if isinstance(event.frame, Push) and not self.pg.sessions[client].streaming:
+                # a push between replies (client tracking): piped redis-cli hides it
+                # unless --show-pushes yes, and prints it where it reads it: before the
+                # reply of the command it was reading for
+                if self.show_pushes:
+                    self._out(line, event.output)
+                return
+            self.last_reply[client] = event.frame
+            if line is not None:  # the running line's own frames (its confirmations), in order
+                line.held.append((event.output, False))
             else:
-                line.held.append(event.output)
+                self.stream_held[client].append(event.output)
+        elif isinstance(event, ev.Reply):
+            self.last_reply[client] = event.reply
+            self._out(line, event.output)
+        elif isinstance(event, ev.Output):
+            self._out(line, event.output, event.buffered)
+        elif isinstance(event, ev.Cleared):
+            self.write_direct(CLEAR_SCREEN)
         elif isinstance(event, ev.Notice):
             self.say(event.text)
+
+    def _out(self, line: "_Line | None", output, buffered: bool = False) -> None:
+        if line is None:
+            self.write(output, buffered)
+        else:
+            line.held.append((output, buffered))
 
     def _print_done(self, name: str) -> None:
         """Print the finished lines of client `name`, oldest first, up to the first
         one still running: a client's output keeps the order of its lines."""
         lines = self.lines[name]
         while lines and lines[0].done:
-            for data in lines.pop(0).held:
-                self.write(data)
+            for data, buffered in lines.pop(0).held:
+                self.write(data, buffered)
 
     def _flush_stream(self, name: str) -> None:
         held = self.stream_held[name]
@@ -126,12 +201,16 @@ class Repl:
         cmd = self.executor.parse(name, text)
         if cmd is None:
             return True
+        if name in self.deaf:
+            self._not_read(name, cmd)
+            return True
         if not cmd.counted and cmd.argv[0].lower() in (b"quit", b"exit"):
             return False
         if await self.executor.answer_locally(name, cmd):
             return True
         line = _Line(cmd)
         self.lines[name].append(line)
+        self.in_workers += 1
         self._queue(name).put_nowait(line)
         await self._settle_client(name)
         for other in self.pg.sessions:
@@ -141,13 +220,97 @@ class Repl:
             if session.streaming:
                 await session.sync()
             self._flush_stream(session.name)
+        self.flush()
         return not self.stopped
+
+    async def feed_many(self, raws: list[bytes]) -> bool:
+        """Handle lines read together: runs of one client's plain lines are pipelined
+        (`Executor.run_pipelined`) while nothing else is going on (no client waiting
+        or listening); every other line goes through `feed`. Same output either way.
+        False when the user typed quit/exit."""
+        run: list[tuple[bytes, CommandLine]] = []
+        run_client = None
+        quiet = self._quiet()
+        for index, raw in enumerate(raws):
+            fast = self._pipelinable(raw, raws[index + 1] if index + 1 < len(raws) else None) if quiet else None
+            if run and (fast is None or fast[0] != run_client):
+                if not await self._run_pipelined(run_client, run):
+                    return False
+                run = []
+                quiet = self._quiet()
+                if fast is not None and not quiet:
+                    fast = None
+            if fast is not None:
+                run_client = fast[0]
+                run.append((raw, fast[1]))
+                continue
+            if not await self.feed(raw):
+                return False
+            quiet = self._quiet()
+        if run and not await self._run_pipelined(run_client, run):
+            return False
+        self.flush()
+        return not self.stopped
+
+    def _quiet(self) -> bool:
+        """Nothing going on that a pipelined line could overtake: no line waiting or
+        still in a worker, no client listening, none deaf, every one connected."""
+        return not (self.in_workers or any(self.lines.values()) or self.deaf or self.after_quit
+                    or any(s.streaming or not s.connected or s.state.disconnected or s.ldb.active
+                           for s in self.pg.sessions.values()))
+
+    def _pipelinable(self, raw: bytes, following: bytes | None = None) -> tuple[str, CommandLine] | None:
+        """(client, line) if `raw` may be pipelined (when `_quiet`), else None (nothing
+        emitted: `feed` will parse it again and answer).
+
+        A script (EVAL, FCALL, ...) is pipelined only when the line after it is a plain
+        line of the same client, which would wait for the script anyway; otherwise it
+        goes alone, so that a script that runs until another client kills it, or until
+        the end of input, is waited for as such (see the module docstring)."""
+        if self.pg.follows_redirects:  # a cluster: each reply may send the line elsewhere
+            return None
+        name, text = self.split_client(raw.rstrip(b"\n"))
+        try:
+            cmd = parse_line(text)
+        except (SplitError, RepeatError):
+            return None
+        if cmd is None or cmd.argv[0].lower() in _LOCAL_WORDS or cmd.argv[0][:1] == b":":
+            return None
+        if pipelinable(cmd.argv):
+            return name, cmd
+        if (cmd.argv[0].lower() in _SCRIPT_WORDS and following is not None
+                and not self.pg.sessions[name].ldb.on_eval):
+            after = self._pipelinable(following)
+            if after is not None and after[0] == name:
+                return name, cmd
+        return None
+
+    async def _run_pipelined(self, name: str, run: list[tuple[bytes, CommandLine]]) -> bool:
+        results = await self.executor.run_pipelined(name, [(tuple(c.argv), c.repeat) for _, c in run])
+        for result in results:
+            if result.server_gone:
+                await self._server_gone(name, result.expected_stop)
+        for raw, _ in run[len(results):]:  # the connection dropped: the rest one by one
+            if not await self.feed(raw):
+                return False
+        return not self.stopped
+
+    def _not_read(self, name: str, cmd: CommandLine) -> None:
+        what = format_argv(list(cmd.argv))
+        if name not in self.deaf:
+            self.say(f"client {name}: not run: {what} (after QUIT, redis-cli finds the connection "
+                     "closed at the next command, says so on stderr, and reconnects at the one after)")
+            return
+        self.say(f"client {name}: not run: {what} (after {self.deaf[name].decode().upper()}, redis-cli "
+                 "reads no more input)")
 
     async def _settle_client(self, name: str) -> bool:
         """Wait until each of the client's lines is done, in order, or one is blocked
         on the server (the lines behind it wait their turn); print what is done."""
         for line in list(self.lines[name]):
             await line.started.wait()
+            if line.skipped:
+                continue
             if not await line.job.settle():
                 break
         self._print_done(name)
@@ -163,18 +326,34 @@ class Repl:
         queue = self.queues[name]
         while True:
             line = await queue.get()
-            self.running[name] = line
-            line.job = self.executor.submit(name, line.cmd.argv, line.cmd.repeat)
-            line.started.set()
             try:
-                result = await line.job
-            except Exception as exc:  # never a traceback: say what happened
-                self.say(tr("client {name}: {error}", name=name, error=exc))
-                continue
+                await self._run_line(name, line)
             finally:
-                self.running[name] = None
-            if result.server_gone:
-                await self._server_gone(name, result.expected_stop)
+                self.in_workers -= 1
+
+    async def _run_line(self, name: str, line: _Line) -> None:
+        if name in self.deaf or self.after_quit.pop(name, False):
+            line.skipped = True
+            line.started.set()
+            self._not_read(name, line.cmd)
+            return
+        self.running[name] = line
+        line.job = self.executor.submit(name, line.cmd.argv, line.cmd.repeat)
+        line.started.set()
+        try:
+            result = await line.job
+        except Exception as exc:  # never a traceback: say what happened
+            self.say(tr("client {name}: {error}", name=name, error=exc))
+            return
+        finally:
+            self.running[name] = None
+        word = line.cmd.argv[0].lower()
+        if word in _STAYS_LISTENING and not isinstance(self.last_reply.get(name), Err):
+            self.deaf[name] = word
+        elif word == b"quit" and self.pg.sessions[name].state.disconnected:
+            self.after_quit[name] = True
+        if result.server_gone:
+            await self._server_gone(name, result.expected_stop)
 
     async def _server_gone(self, name: str, expected: bool) -> None:
         if not self.pg.private:
@@ -187,16 +366,22 @@ class Repl:
 
     async def finish(self) -> None:
         """End of input: wait for what is still coming (see the module docstring)."""
+        for session in self.pg.sessions.values():
+            if session.ldb.active:  # redis-cli would exit here, and its connection with it
+                self.say(f"client {session.name}: end of input during a Lua debugging session; "
+                         "its connection is closed, as redis-cli's exit would")
+                await session.close()
         for name, lines in self.lines.items():
             while lines:
                 line = lines[0]
                 await line.started.wait()
-                if not await line.job.settle():
+                if not line.skipped and not await line.job.settle():
                     if not await self._wait_at_eof(name, line):
                         break
                 self._print_done(name)
         for name in self.stream_held:
             self._flush_stream(name)
+        self.flush(everything=True)
         for task in self.workers.values():
             task.cancel()
         await asyncio.gather(*self.workers.values(), return_exceptions=True)
@@ -234,52 +419,18 @@ class Repl:
         return False
 
 
-def _stdin_lines(stream: BinaryIO, loop: asyncio.AbstractEventLoop) -> asyncio.Queue:
-    """Read lines in a daemon thread, so a blocked read never holds up shutdown.
-
-    A real file descriptor is read with os.read: a daemon thread blocked inside a
-    buffered reader at interpreter exit aborts Python ("_enter_buffered_busy")."""
-    queue: asyncio.Queue = asyncio.Queue()
-
-    def chunks():
-        try:
-            fd = stream.fileno()
-        except (AttributeError, OSError, ValueError):
-            yield from iter(lambda: stream.read(65536), b"")
-            return
-        while chunk := os.read(fd, 65536):
-            yield chunk
-
-    def pump() -> None:
-        rest = b""
-        try:
-            for chunk in chunks():
-                rest += chunk
-                *lines, rest = rest.split(b"\n")
-                for line in lines:
-                    loop.call_soon_threadsafe(queue.put_nowait, line + b"\n")
-            if rest:
-                loop.call_soon_threadsafe(queue.put_nowait, rest)
-            loop.call_soon_threadsafe(queue.put_nowait, None)
-        except RuntimeError:  # the loop is closed: the REPL has ended
-            pass
-
-    threading.Thread(target=pump, daemon=True, name="repl-stdin").start()
-    return queue
-
-
 async def run_repl(playground: Playground, stdin: BinaryIO | None = None,
-                   stdout: BinaryIO | None = None, stderr: TextIO | None = None) -> int:
+                   stdout: BinaryIO | None = None, stderr: TextIO | None = None,
+                   show_pushes: bool = False) -> int:
     """Run the REPL until end of input; returns the exit code."""
     stdin = stdin or sys.stdin.buffer
-    repl = Repl(playground, stdout or sys.stdout.buffer, stderr or sys.stderr)
+    repl = Repl(playground, stdout or sys.stdout.buffer, stderr or sys.stderr, show_pushes)
     async with playground:
         repl.say(tr("redis-playground repl: {server}; clients {clients} (prefix a line with 'B> ' for client B)",
                     server=playground.label, clients=", ".join(playground.sessions)))
-        lines = _stdin_lines(stdin, asyncio.get_running_loop())
         try:
-            while (line := await lines.get()) is not None:
-                if not await repl.feed(line):
+            async for batch in line_batches(stdin, PIPELINE_LINES):
+                if not await repl.feed_many(batch):
                     break
             await repl.finish()
         except OutputClosed:

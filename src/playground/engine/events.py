@@ -48,6 +48,7 @@ class Output(Event):
 
     output: bytes
     kind: str = "local"   # "local" | "timing" | "error"
+    buffered: bool = False  # redis-cli prints it without flushing: a later `clear` overtakes it
 
 
 @dataclass(eq=False)

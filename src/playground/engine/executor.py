@@ -16,19 +16,23 @@ import time
 from typing import Callable
 
 from playground.engine import events as ev
+from playground.engine import pipeline
+from playground.engine.pipeline import TIMING_FROM
 from playground.engine.playground import Playground, Refused
 from playground.i18n import tr
 from playground.engine.session import STREAMING, ConnectionLost, MonitorLine, Session
 from playground.engine.why import WhyTracker
-from playground.resp.cli_format import render, render_head, render_invalidate
+from playground.engine.lua_debugger import LDB_ENDED
+from playground.resp.cli_format import render, render_chunks, render_head, render_invalidate, render_ldb
 from playground.resp.cli_lines import (INVALID_ARGUMENTS, INVALID_REPEAT, CommandLine, RepeatError,
                                        SplitError, format_argv, parse_line)
-from playground.resp.replies import Push
+from playground.resp.replies import Array, Bulk, Map, Push, Set
 from playground.engine.redirect import follow
 
 READING_MESSAGES = b"Reading messages... (press Ctrl-C to quit)\n"
 _SUBSCRIBE_WORDS = (b"subscribe", b"psubscribe", b"ssubscribe")
-TIMING_FROM = 0.5  # redis-cli prints "(N.NNs)" after a reply that took at least this long
+RESTART_OUTSIDE_LDB = b"Use 'restart' only in Lua debugging mode.\n"
+_BIG_OUTPUT = 1 << 20  # a reply this big is rendered in pieces when nobody keeps its output
 
 
 class Job:
@@ -85,6 +89,12 @@ class Executor:
         self._attributions: asyncio.Future | None = None  # the last attribution queued
         self._jobs: dict[str, Job] = {}
         self._sinks: dict[str, Callable[[ev.Event], None]] = {}  # a running job's own sink
+        self.keep_output = True
+        """False: LineResult.output stays empty, and a big reply's `Reply.output` is an
+        iterator of rendered pieces (`repl` writes them as they come: a 50 MB value is
+        never rendered in one piece)."""
+        self.replies_only = False
+        """True: no Sent or UnitEnded events (`repl` prints neither)."""
         for session in pg.sessions.values():
             session.on_stream = self._on_stream
 
@@ -100,7 +110,7 @@ class Executor:
         except SplitError:
             self.emit(ev.Output(client, INVALID_ARGUMENTS, kind="error"))
         except RepeatError:
-            self.emit(ev.Output(client, INVALID_REPEAT, kind="error"))
+            self.emit(ev.Output(client, INVALID_REPEAT, kind="error", buffered=True))
         return None
 
     async def answer_locally(self, client: str, cmd: CommandLine) -> bool:
@@ -109,13 +119,16 @@ class Executor:
         `connect` are checked before the count is stripped, so with a count they go to
         the server. True when answered."""
         word = cmd.argv[0].lower()
-        if word in (b"help", b"?"):
+        if word in (b"help", b"?") and not self.pg.sessions[client].ldb.active:  # (the debugger has its own)
             index = await self.pg.help_index()
             text = index.output_help([a.decode("utf-8", "replace") for a in cmd.argv[1:]])
-            self.emit(ev.Output(client, text))
+            self.emit(ev.Output(client, text, buffered=True))
             return True
         if cmd.counted:
             return False
+        if word == b"restart":  # outside its Lua debugger, redis-cli answers this itself
+            self.emit(ev.Output(client, RESTART_OUTSIDE_LDB))
+            return True
         if word == b"clear" and len(cmd.argv) == 1:
             self.emit(ev.Cleared(client))
             return True
@@ -123,12 +136,27 @@ class Executor:
             from playground.engine.server_actions import connect_line
             await connect_line(self, client, cmd.argv[1], cmd.argv[2])  # to a node of the topology
             return True
-        if word.startswith(b":") or (word == b"connect" and len(cmd.argv) == 3):
+        if word.startswith(b":"):
+            self._preference(client, cmd.argv)
+            return True
+        if word == b"connect" and len(cmd.argv) == 3:
             self.emit(ev.Notice(client, tr("{command}: not supported here (the "
                                         "playground only talks to its own server, or the one given with --url)", command=cmd.argv[0].decode(errors='replace')),
                                 "warning"))
             return True
         return False
+
+    def _preference(self, client: str, argv: list[bytes]) -> None:
+        """redis-cli's `cliSetPreferences`: `:set hints|nohints` (nothing to do here:
+        there are no hints to switch) and its answers to anything else, which redis-cli
+        prints without flushing them (`buffered`)."""
+        if argv[0].lower() == b":set" and len(argv) >= 2:
+            if argv[1].lower() in (b"hints", b"nohints"):
+                return
+            text = b"unknown redis-cli preference '%s'\n" % argv[1]
+        else:
+            text = b"unknown redis-cli internal command '%s'\n" % argv[0]
+        self.emit(ev.Output(client, text, buffered=True))
 
     async def run_line(self, client: str, line: str | bytes) -> ev.LineResult | None:
         """Parse, answer locally or send, and wait for the end; None if nothing was sent."""
@@ -189,6 +217,11 @@ class Executor:
             self._attribute_later(result)
         return result
 
+    async def run_pipelined(self, client: str, lines: list[tuple[tuple[bytes, ...], int]]) -> list[ev.LineResult]:
+        """Run `lines` ((argv, repeat) each) for an idle, connected client, sending ahead:
+        the same events and output as one `run` per line (see engine/pipeline.py)."""
+        return await pipeline.run_pipelined(self, client, lines)
+
     async def _refuse(self, client: str, argv, why: str) -> ev.LineResult:
         self.emit(ev.Notice(client, why, "warning"))
         return ev.LineResult(client, argv, refused=why)
@@ -212,10 +245,12 @@ class Executor:
         word = argv[0].lower()
         listening = self._has_sink or client in self._sinks
         started = time.monotonic()
+        waited = 0.0
+        outputs: list[bytes] = []
         try:
-            for _ in range(job.repeat):
+            for count in range(job.repeat):
                 was_streaming = session.streaming
-                if listening:
+                if listening and not self.replies_only:
                     self.emit(ev.Sent(client, argv))
                 if self.why is not None:
                     self.why.sending(client, argv)
@@ -228,16 +263,22 @@ class Executor:
                     return result
                 if reply is STREAMING:
                     result.streaming = True
-                    if not was_streaming and word in _SUBSCRIBE_WORDS:
+                    if not was_streaming and count == 0 and word in _SUBSCRIBE_WORDS:
+                        # (redis-cli enters its subscribe loop once: after an error the
+                        # repeats are plain commands)
                         self.emit(ev.Output(client, READING_MESSAGES))
                     await session.wait_stream_drained()
+                    if session.streaming and not was_streaming:
+                        break  # redis-cli stays in its subscribe loop: `2 SUBSCRIBE a` subscribes once
                     continue
-                self._replied(session, argv, reply, result, listening, job.limit)
+                waited += session.waited
+                self._replied(session, argv, reply, result, listening, job.limit, outputs)
                 if self.why is not None:
                     await self._explain(session, argv, reply, result)
                 if session.state.disconnected:
-                    self.emit(ev.ConnectionClosed(client, tr("client {client} is disconnected (QUIT); "
-                                                          "the next command reconnects it", client=client)))
+                    why = tr("the Lua debugging session ended") if session.ldb.ended else "QUIT"
+                    self.emit(ev.ConnectionClosed(client, tr("client {client} is disconnected ({why}); "
+                                                          "the next command reconnects it", client=client, why=why)))
                     break
         except asyncio.CancelledError:  # Ctrl+C: session.cancel() reconnects and says so
             result.lost = "cancelled"
@@ -246,22 +287,32 @@ class Executor:
             result.elapsed = time.monotonic() - started
             if self.why is not None:
                 self.why.in_flight.pop(client, None)
-        if result.elapsed >= TIMING_FROM and not result.streaming:
-            self.emit(ev.Output(client, b"(%.2fs)\n" % result.elapsed, kind="timing"))
+            result.output = b"".join(outputs)
+        # redis-cli's "(N.NNs)" measures its round trips; here only the server's part of
+        # them counts (until each reply starts arriving), not our reading and rendering
+        if waited >= TIMING_FROM and not result.streaming and (not session.ldb.reply or session.ldb.ended):
+            self.emit(ev.Output(client, b"(%.2fs)\n" % waited, kind="timing", buffered=True))
         return result
 
     def _replied(self, session: Session, argv, reply, result: ev.LineResult, listening: bool,
-                 limit: int | None = None) -> None:
+                 limit: int | None, outputs: list[bytes]) -> None:
         """Record a reply: its server order, its output, the unit it closed."""
         client = session.name
         seq = self.pg.next_seq()
         left_out = 0
-        if limit is None:
-            output = render(reply, list(argv))
+        if session.ldb.reply:  # redis-cli's Lua debugger: its log lines, then the EVAL's reply
+            output = render_ldb(reply)
+            if session.ldb.ended:
+                output += render(session.ldb.final) + LDB_ENDED
+        elif limit is not None:
+            output, left_out = render_head(reply, argv, limit)
+        elif not self.keep_output and _maybe_big(reply):
+            output = render_chunks(reply, argv)
         else:
-            output, left_out = render_head(reply, list(argv), limit)
+            output = render(reply, argv)
         result.replies.append(reply)
-        result.output += output
+        if self.keep_output:
+            outputs.append(output)
         result.seqs.append(seq)
         if listening:
             self.emit(ev.Reply(client, argv, reply, output, seq, left_out))
@@ -271,7 +322,7 @@ class Executor:
         unit.seq = seq
         self.pg.order.ran(seq, client, unit)
         result.units.append(unit)
-        if listening:
+        if listening and not self.replies_only:
             self.emit(ev.UnitEnded(client, unit))
 
     async def _explain(self, session: Session, argv, reply, result: ev.LineResult) -> None:
@@ -335,8 +386,9 @@ class Executor:
             self.emit(ev.Notice(session.name, tr("{error} (not connected)", error=exc), "error"))
             return False
         if after_quit:
-            message = tr("client {client}: reconnected as a new client (QUIT ended the old one, "
-                         "with its MULTI, WATCH and subscriptions)", client=session.name)
+            cause = tr("the Lua debugging session") if session.ldb.ended else "QUIT"
+            message = tr("client {client}: reconnected as a new client ({cause} ended the old one, "
+                         "with its MULTI, WATCH and subscriptions)", client=session.name, cause=cause)
         self.emit(ev.Reconnected(session.name, message))
         return True
 
@@ -375,3 +427,13 @@ class Executor:
         if isinstance(frame, Push) and not session.streaming:
             output = render_invalidate(frame)
         self.emit(ev.Message(client, frame, output if output is not None else render(frame)))
+
+
+def _maybe_big(reply) -> bool:
+    """Could redis-cli's rendering of `reply` be over a MiB? (cheap: no rendering)"""
+    if isinstance(reply, Bulk):
+        return len(reply) > _BIG_OUTPUT
+    if not isinstance(reply, (Array, Set, Map, Push)):
+        return False
+    return len(reply) > 4096 or any(isinstance(x, Bulk) and len(x) > _BIG_OUTPUT
+                                    for x in (reply if not isinstance(reply, Map) else (v for _, v in reply)))

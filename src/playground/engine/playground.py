@@ -119,6 +119,7 @@ class Playground:
         if self.topology is not None and self.topology.kind == "cluster":
             from playground.engine.cluster_reader import ClusterInspector
             self.reader = ClusterInspector(address, self.topology)
+        self.reader.no_scripts = lambda: any(s.ldb.on_eval or s.ldb.active for s in self.sessions.values())
         self.admin = SideConnection(address, "playground-admin")  # opened when first used
         self.writes = WriteTracker(self.reader)
         for side in (self.observer, self.reader, self.admin):
@@ -212,6 +213,11 @@ class Playground:
         Polls the observer with a growing interval: a reply that comes at once costs
         nothing, a blocked client is noticed within a few round trips.
         """
+        holder = next((s for s in self.sessions.values() if s.ldb.holds_server), None)
+        if holder is not None:  # a SYNC Lua debugging session: no one else is served, not even the observer
+            if holder.name == name:
+                await asyncio.wait([pending])
+            return pending.done()
         delay = _POLL_MIN
         while not pending.done():
             done, _ = await asyncio.wait([pending], timeout=delay)

@@ -9,9 +9,11 @@ QUEUED, which keys it WATCHed) is tracked here from the replies; what the server
 from __future__ import annotations
 
 import asyncio
+import time
 from dataclasses import dataclass, field, fields
 from typing import Callable
 
+from playground.engine.lua_debugger import LuaDebugging
 from playground.engine.units import Unit, UnitTracker, hello_protocol
 from playground.i18n import tr
 from playground.resp.connection import Address, TypedConnection
@@ -104,6 +106,8 @@ class Session:
         self.units = UnitTracker(name)
         self.last_unit: Unit | None = None  # the unit the last command closed, if any
         self._monitoring = False
+        self.waited = 0.0  # seconds the last reply took to start arriving (the server's time)
+        self.ldb = LuaDebugging()
 
     # -- connection ---------------------------------------------------------------
 
@@ -141,6 +145,7 @@ class Session:
         self._subs = _Subscriptions()
         self._outstanding = 0
         self._monitoring = False
+        self.ldb.active = False
         self._drained.set()
         self.units.clear()
         self.state = ClientState(self.name, client_id=int(client_id) if isinstance(client_id, Int) else None,
@@ -174,6 +179,7 @@ class Session:
         return replies[len(commands):]
 
     async def close(self) -> None:
+        self.ldb.active = False  # the server ends a debugging session whose connection closes
         if self._reader is not None:
             self._reader.cancel()
             await asyncio.gather(self._reader, return_exceptions=True)
@@ -218,9 +224,14 @@ class Session:
             return STREAMING
         self.state = replace(self.state, pending=tuple(argv))
         self._running = asyncio.current_task()
+        debugging = self.ldb.before(argv)
         try:
+            sent = time.monotonic()
             await self._conn.send_command(*argv)
             reply = await self._conn.read_response()
+            self.waited = self._conn.first_line_at - sent
+            if debugging and self.ldb.after(reply):  # the session ended: the EVAL's own reply follows
+                self.ldb.final = await self._conn.read_response()
         except OSError as exc:
             self._conn = None
             self.state = replace(self.state, pending=None)
@@ -232,6 +243,8 @@ class Session:
             self._running = None
         self._track(argv, reply)  # pending=None too: one state copy per reply
         if cmd == b"quit" and isinstance(reply, Status):
+            self._after_quit()
+        elif self.ldb.ended:  # the server closes the connection after a debugging session
             self._after_quit()
         return reply
 

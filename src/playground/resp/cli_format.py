@@ -7,6 +7,7 @@ and a pane must show what redis-cli would have written to the terminal.
 
 from __future__ import annotations
 
+import os
 import re
 
 from .replies import (
@@ -220,6 +221,63 @@ def render(reply: object, argv: list[bytes] | None = None) -> bytes:
     return format_tty(reply)
 
 
+def render_chunks(reply: object, argv: list[bytes] | None = None):
+    """`render(reply, argv)` in pieces of about a MiB (a generator): a 50 MB value is
+    written as it is escaped, never held rendered in one piece."""
+    if argv is not None and prints_raw(argv):
+        yield format_raw(reply)
+    elif isinstance(reply, Bulk) and len(reply) > _CHUNK:
+        yield from _lazy_repr(reply)
+        yield b"\n"
+    elif isinstance(reply, (Array, Set, Push, Map)) and reply:
+        yield from _aggregate_chunks(reply, b"")
+    else:
+        yield format_tty(reply)
+
+
+def _aggregate_chunks(reply: list, prefix: bytes):
+    idxlen = len(str(len(reply)))
+    child_prefix = prefix + b" " * (idxlen + 2)
+    numsep = _NUMSEP.get(type(reply), b")")
+    batch, size = [], 0
+    for i, item in enumerate(reply):
+        batch.append((b"" if i == 0 else prefix) + str(i + 1).rjust(idxlen).encode() + numsep + b" ")
+        if isinstance(reply, Map):
+            key, item = item
+            batch.append(format_tty(key, child_prefix)[:-1] + b" => ")
+            if _is_multiline(item):
+                batch.append(b"\n" + child_prefix)
+        if isinstance(item, Bulk) and len(item) > _CHUNK:
+            yield b"".join(batch)
+            batch, size = [], 0
+            for piece in _lazy_repr(item):
+                yield piece
+            yield b"\n"
+            continue
+        if isinstance(item, (Array, Set, Push, Map)) and len(item) > 1024:
+            yield b"".join(batch)
+            batch, size = [], 0
+            yield from _aggregate_chunks(item, child_prefix)
+            continue
+        text = format_tty(item, child_prefix)
+        batch.append(text)
+        size += len(text)
+        if size >= _CHUNK:
+            yield b"".join(batch)
+            batch, size = [], 0
+    if batch:
+        yield b"".join(batch)
+
+
+def _lazy_repr(data: bytes):
+    """`"` + escaped `data` + `"`, one escaped MiB at a time."""
+    yield b'"'
+    view = memoryview(data)
+    for start in range(0, len(data), _CHUNK):
+        yield _escape(bytes(view[start:start + _CHUNK]))
+    yield b'"'
+
+
 def render_head(reply: object, argv: list[bytes] | None, limit: int) -> tuple[bytes, int]:
     """The first `limit` bytes of `render(reply, argv)`, and how many bytes of it were left
     out (0 when it all fits): work and memory in proportion to `limit` for a big string,
@@ -256,5 +314,47 @@ def render_invalidate(reply: Push) -> bytes | None:
     """`cliFormatInvalidateTTY`: a RESP3 client-tracking invalidation, or None if not one."""
     if (len(reply) == 2 and isinstance(reply[0], Bulk) and reply[0].startswith(b"invalidate")
             and isinstance(reply[1], Array)):
-        return b"-> invalidate: " + b", ".join(b"'" + bytes(k) + b"'" for k in reply[1]) + b"\n"
+        # sdscatfmt's %s: a key is cut at its first NUL byte, as redis-cli prints it
+        return b"-> invalidate: " + b", ".join(b"'" + _c_string(bytes(k)) + b"'" for k in reply[1]) + b"\n"
     return None
+
+
+_LDB_CODES = {"red": 31, "green": 32, "yellow": 33, "magenta": 35, "cyan": 36, "white": 37, "bold": 37}
+
+
+def render_ldb(reply: object) -> bytes:
+    """What redis-cli prints for a reply of its Lua debugger (`cliFormatReplyRaw` in
+    debugging mode, then its command delimiter): one log line each, coloured as
+    `sdsCatColorizedLdbReply` does when TERM names an xterm; `<endsession>` prints
+    nothing (its line break stays)."""
+    return _ldb_raw(reply, "xterm" in os.environ.get("TERM", "")) + b"\n"
+
+
+def _ldb_raw(reply: object, colour: bool) -> bytes:
+    if isinstance(reply, Status):
+        if reply.startswith(b"<endsession>"):
+            return b""
+        return _ldb_colour(bytes(reply), colour)
+    if isinstance(reply, (Array, Set, Push)):
+        return b"\n".join(_ldb_raw(x, colour) for x in reply)
+    if isinstance(reply, Map):
+        return b"\n".join(_ldb_raw(k, colour) + b" " + _ldb_raw(v, colour) for k, v in reply)
+    return format_raw(reply)
+
+
+def _ldb_colour(line: bytes, colour: bool) -> bytes:
+    if not colour:
+        return line
+    text = _c_string(line)  # strstr() stops at a NUL
+    name = "white"
+    for mark, this in ((b"<debug>", "bold"), (b"<redis>", "green"), (b"<reply>", "cyan"),
+                       (b"<error>", "red"), (b"<hint>", "bold"), (b"<value>", "magenta"),
+                       (b"<retval>", "magenta")):
+        if mark in text:
+            name = this
+    if len(line) > 4 and line[3:4].isdigit():
+        if line[1:2] == b">":
+            name = "yellow"   # the current line
+        elif line[2:3] == b"#":
+            name = "bold"     # a breakpoint
+    return b"\x1b[%d;%d;49m" % (name == "bold", _LDB_CODES[name]) + line + b"\x1b[0m"

@@ -6,6 +6,7 @@ redis-cli's `repl()`, so a line means the same arguments here as in redis-cli.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 INVALID_ARGUMENTS = b"Invalid argument(s)\n"
@@ -16,6 +17,11 @@ _TOKEN_END = b" \n\r\t"             # what ends an unquoted token (and NUL)
 _HEX = b"0123456789abcdefABCDEF"
 _ESC = {ord("n"): 0x0A, ord("r"): 0x0D, ord("t"): 0x09, ord("b"): 0x08, ord("a"): 0x07}
 _LONG_MAX = 2**63 - 1
+_DOUBLE_QUOTED_RUN = re.compile(rb'[^\\"]+')
+_SINGLE_QUOTED_RUN = re.compile(rb"[^\\']+")
+# Bytes that may stand anywhere in a line split by whitespace alone (bytes.split()
+# splits on space, \t, \n, \r, \v, \f: \v and \f don't end an sdssplitargs token).
+_PLAIN_TEXT = bytes(b for b in range(256) if b not in b"\"'\0\v\f")
 
 
 class SplitError(ValueError):
@@ -27,6 +33,8 @@ def split_args(line: bytes | str) -> list[bytes]:
     `Invalid argument(s)`."""
     if isinstance(line, str):
         line = line.encode("utf-8")
+    if not line.translate(None, _PLAIN_TEXT):  # no quotes, NUL, \v or \f: plain words
+        return line.split()
     # C strings end at the first NUL byte.
     nul = line.find(b"\0")
     if nul >= 0:
@@ -45,6 +53,11 @@ def split_args(line: bytes | str) -> list[bytes]:
             c = line[p] if p < n else None
             nxt = line[p + 1] if p + 1 < n else None
             if inq:
+                run = _DOUBLE_QUOTED_RUN.match(line, p)
+                if run:  # up to the next backslash or quote, at once
+                    current += run.group()
+                    p = run.end()
+                    continue
                 if (c == 0x5C and nxt == ord("x") and p + 3 < n
                         and line[p + 2] in _HEX and line[p + 3] in _HEX):
                     current.append(int(line[p + 2:p + 4], 16))
@@ -62,6 +75,11 @@ def split_args(line: bytes | str) -> list[bytes]:
                 else:
                     current.append(c)
             elif insq:
+                run = _SINGLE_QUOTED_RUN.match(line, p)
+                if run:
+                    current += run.group()
+                    p = run.end()
+                    continue
                 if c == 0x5C and nxt == 0x27:
                     p += 1
                     current.append(0x27)

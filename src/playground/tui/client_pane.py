@@ -201,7 +201,10 @@ class ClientPane(Vertical):
                 extra = tr("… ({count:,} more bytes of this reply not shown)", count=len(data) - SHOW_LIMIT)
                 data = data[:SHOW_LIMIT]
             data = data.decode("utf-8", "replace")
-        self.add(Text(data.rstrip("\n"), style=style), seq)
+        if "\x1b[" in data:  # colours of redis-cli's own (its Lua debugger's lines): kept
+            self.add(Text.from_ansi(data.rstrip("\n"), style=style), seq)
+        else:
+            self.add(Text(data.rstrip("\n"), style=style), seq)
         if extra:
             self.add(Text(extra, style="italic yellow"))
 

@@ -39,6 +39,16 @@ MESSAGES: dict[str, str] = {
     "bad --url {url}: {error}": "--url {url} 写得不对：{error}",
     "use redis://host:port/db, rediss://host:port/db or unix:///path/to/socket":
         "请写成 redis://host:port/db、rediss://host:port/db 或 unix:///path/to/socket",
+    # -- command line: serve -----------------------------------------------------------
+    "serve gives every tab a private server of its own; --url is not for serve":
+        "serve 给每个浏览器标签页一个自己的私有服务器；serve 不能用 --url",
+    "serve needs textual-serve: pip install 'redis-playground[serve]'":
+        "serve 需要 textual-serve：pip install 'redis-playground[serve]'",
+    "warning: listening on {host}: anyone who can reach this port can open playgrounds of their own and "
+    "type commands into them (each on a private server, never another Redis), using this machine's CPU "
+    "and memory":
+        "警告：正在 {host} 上监听：任何能连到这个端口的人都能打开自己的 playground 并在里面输入命令"
+        "（每个都在私有服务器上，不会碰到别的 Redis），占用这台机器的 CPU 和内存",
     # -- command line: --url over TLS, ACL user ------------------------------------
     "--cacert {path}: {error}": "--cacert {path}：{error}",
     "--cert {cert} / --key {key}: {error}": "--cert {cert} / --key {key}：{error}",

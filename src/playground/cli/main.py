@@ -134,6 +134,9 @@ def build_parser() -> argparse.ArgumentParser:
     from playground.cli.explore_command import add_parser as add_explore
 
     add_explore(sub, [common, library])
+    from playground.cli.serve_command import add_parser as add_serve
+
+    add_serve(sub, [common, library])
     return parser
 
 
@@ -193,6 +196,10 @@ def main(argv: list[str] | None = None) -> int:
             from playground.cli import scenario_commands as commands
 
             return getattr(commands, f"cmd_{args.command}")(args)
+        if args.command == "serve":
+            from playground.cli.serve_command import cmd_serve
+
+            return cmd_serve(args)
         if args.command == "explore":
             from playground.cli.explore_command import cmd_explore
 

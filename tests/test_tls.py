@@ -181,3 +181,12 @@ def test_option_mistakes_are_one_line(tmp_path):
         assert result.returncode == 2, (args, result.stderr)
         assert len(result.stderr.strip().splitlines()) == 1 and expected in result.stderr, (args, result.stderr)
         assert "Traceback" not in result.stderr
+
+
+def test_options_after_the_command(tls_server, certs):
+    port, required = tls_server
+    result = subprocess.run([sys.executable, "-m", "playground", "repl", "--url", f"rediss://127.0.0.1:{port}",
+                             "--insecure", *_client(certs, required)], input="A> PING\n",
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "PONG\n"

@@ -30,6 +30,14 @@ def private_state_dir(tmp_path, monkeypatch):
     return tmp_path / "state"
 
 
+@pytest.fixture(autouse=True)
+def export_dir(tmp_path, monkeypatch):
+    """Exports (transcripts, screenshots, timelines) to a temp dir, never the checkout (the
+    app's default is the current directory)."""
+    monkeypatch.setenv("REDIS_PLAYGROUND_EXPORT_DIR", str(tmp_path / "exports"))
+    return tmp_path / "exports"
+
+
 def pytest_report_header(config):
     return "servers: " + ", ".join(b.label for b in BINARIES)
 

@@ -38,7 +38,7 @@ CASES = {
                          zh("server binary not found: {path}", path="/nonexistent/redis-server")),
     "bad url": (["repl", "--url", "http://localhost/"], 2,
                 zh("bad --url {url}: {error}", url="http://localhost/",
-                   error=zh("use redis://host:port/db or unix:///path/to/socket"))),
+                   error=zh("use redis://host:port/db, rediss://host:port/db or unix:///path/to/socket"))),
     "scenarios on --url": (["check", "--url", "unix:///nowhere.sock"], 2, zh(
         "{command} empties the server before every scenario (FLUSHALL); with --url add --allow-flush, "
         "and only for a server whose data may go", command="check")),

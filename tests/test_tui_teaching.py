@@ -150,7 +150,7 @@ async def test_challenge_won_and_not_won(server_binary):
         assert log_text(app, "B")[-2:] == ["B> SET counter 5", "OK"]
 
 
-async def test_timeline_view(server_binary, private_state_dir):
+async def test_timeline_view(server_binary, export_dir):
     app = make_app(server_binary.path, open_scenario=scenario("watch-abort"))
     async with app.run_test(size=(140, 45)) as pilot:
         await opened(pilot, app)
@@ -161,7 +161,7 @@ async def test_timeline_view(server_binary, private_state_dir):
         assert "┌" in text and "DECRBY balance 100" in text and "aborted: nothing ran" in text
         await pilot.press("x")
         await pilot.pause()
-        exported = private_state_dir / "exports" / "watch-abort-timeline.md"
+        exported = export_dir / "watch-abort-timeline.md"
         assert "**atomic:** `MULTI`<br>`DECRBY balance 100`<br>`EXEC`" in exported.read_text()
 
 

@@ -24,6 +24,12 @@ def state_dir() -> Path:
     return Path(base) / "redis-playground"
 
 
+def exports_dir() -> Path:
+    """Where transcripts, screenshots and timelines go: $REDIS_PLAYGROUND_EXPORT_DIR, else the
+    current directory (where a teacher looks for them); always an absolute path, to say on screen."""
+    return Path(os.environ.get("REDIS_PLAYGROUND_EXPORT_DIR") or os.getcwd()).absolute()
+
+
 def private_dir(path: Path) -> Path:
     """`path` as a directory only its owner can enter (created so, or tightened)."""
     path.mkdir(mode=0o700, parents=True, exist_ok=True)

@@ -37,7 +37,34 @@ MESSAGES: dict[str, str] = {
     "cannot restart a server the playground does not own (--url)": "不是 playground 自己启动的服务器（--url），不能重启",
     # -- command line: --url ------------------------------------------------------
     "bad --url {url}: {error}": "--url {url} 写得不对：{error}",
-    "use redis://host:port/db or unix:///path/to/socket": "请写成 redis://host:port/db 或 unix:///path/to/socket",
+    "use redis://host:port/db, rediss://host:port/db or unix:///path/to/socket":
+        "请写成 redis://host:port/db、rediss://host:port/db 或 unix:///path/to/socket",
+    # -- command line: serve -----------------------------------------------------------
+    "serve gives every tab a private server of its own; --url is not for serve":
+        "serve 给每个浏览器标签页一个自己的私有服务器；serve 不能用 --url",
+    "serve needs textual-serve: pip install 'redis-playground[serve]'":
+        "serve 需要 textual-serve：pip install 'redis-playground[serve]'",
+    "warning: listening on {host}: anyone who can reach this port can open playgrounds of their own and "
+    "type commands into them (each on a private server, never another Redis), using this machine's CPU "
+    "and memory":
+        "警告：正在 {host} 上监听：任何能连到这个端口的人都能打开自己的 playground 并在里面输入命令"
+        "（每个都在私有服务器上，不会碰到别的 Redis），占用这台机器的 CPU 和内存",
+    # -- command line: --url over TLS, ACL user ------------------------------------
+    "--cacert {path}: {error}": "--cacert {path}：{error}",
+    "--cert {cert} / --key {key}: {error}": "--cert {cert} / --key {key}：{error}",
+    "certificate verify failed: {why} (give the server's CA with --cacert, or --insecure to skip the check)":
+        "证书校验失败：{why}（用 --cacert 给出服务器的 CA，或者用 --insecure 跳过校验）",
+    "the server asks for a client certificate (--cert and --key)": "服务器要求客户端证书（--cert 和 --key）",
+    "the server does not speak TLS there (a plain redis:// port?)":
+        "服务器在这个端口上不说 TLS（是普通的 redis:// 端口吗？）",
+    "TLS failed: {reason}": "TLS 失败：{reason}",
+    "{options} go with --tls or a rediss:// URL": "{options} 要和 --tls 或 rediss:// URL 一起用",
+    "TLS is for host:port servers, not a unix socket": "TLS 只用于 host:port 的服务器，不用于 unix socket",
+    "--cert and --key go together": "--cert 和 --key 要一起给",
+    "{options} go with --url (the private server needs none)": "{options} 要和 --url 一起用（私有服务器用不到它们）",
+    "the server closed the connection after the TLS handshake (does it ask for a client certificate? "
+    "--cert and --key)":
+        "TLS 握手之后服务器关闭了连接（它是否要求客户端证书？--cert 和 --key）",
     "unexpected #fragment": "多了一个 #片段",
     "the only query parameter is ?db=N": "唯一允许的查询参数是 ?db=N",
     "write unix:///path (three slashes): no host": "请写 unix:///path（三个斜杠）：不带主机名",

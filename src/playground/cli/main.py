@@ -22,7 +22,8 @@ _CLIENT_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,31}")
 MAX_CLIENTS = 16
 # Options that may come before or after the subcommand: name -> default.
 _GLOBAL = {"server": None, "url": None, "allow_flush": False, "clients": ("A", "B"), "scenarios": [],
-           "topology": "single", "replicas": None}
+           "topology": "single", "replicas": None,
+           "tls": False, "cacert": None, "cert": None, "key": None, "insecure": False, "user": None}
 _TOP = "top_"  # dest prefix of the copies given before the subcommand
 
 
@@ -47,7 +48,33 @@ def _server_options(dest_prefix: str = "") -> argparse.ArgumentParser:
     group.add_argument("--replicas", dest=dest_prefix + "replicas", type=int, choices=range(0, 6),
                        metavar="N", help="replica: how many replicas (default 1); cluster: replicas per "
                                          "primary (default 0)")
+    tls = common.add_argument_group("--url: TLS and ACL user (as redis-cli names them)")
+    tls.add_argument("--tls", dest=dest_prefix + "tls", action="store_const", const=True,
+                     help="speak TLS to the --url server (a rediss:// URL does too)")
+    tls.add_argument("--cacert", dest=dest_prefix + "cacert", metavar="FILE",
+                     help="CA certificate(s) to check the server's certificate with (default: the system's)")
+    tls.add_argument("--cert", dest=dest_prefix + "cert", metavar="FILE", help="client certificate (with --key)")
+    tls.add_argument("--key", dest=dest_prefix + "key", metavar="FILE", help="client certificate's private key")
+    tls.add_argument("--insecure", dest=dest_prefix + "insecure", action="store_const", const=True,
+                     help="do not check the server's certificate")
+    tls.add_argument("--user", dest=dest_prefix + "user", metavar="NAME",
+                     help="ACL user name (AUTH user password); the password from the URL or $REDISCLI_AUTH")
     return common
+
+
+def _url_address(args):
+    """--url with the TLS and --user options applied: an Address (ValueError: one line)."""
+    from playground.resp.connection import Address
+
+    named = [f"--{name}" for name in ("tls", "cacert", "cert", "key", "insecure", "user") if getattr(args, name)]
+    if not args.url:
+        if named:
+            raise ValueError(tr("{options} go with --url (the private server needs none)",
+                                options=", ".join(named)))
+        return None
+    return Address.from_url(args.url).with_options(
+        tls=args.tls, cacert=args.cacert, cert=args.cert, key=args.key, insecure=args.insecure,
+        user=args.user, password=os.environ.get("REDISCLI_AUTH") or None)
 
 
 def _library_options(dest_prefix: str = "") -> argparse.ArgumentParser:
@@ -110,6 +137,9 @@ def build_parser() -> argparse.ArgumentParser:
     from playground.cli.explore_command import add_parser as add_explore
 
     add_explore(sub, [common, library])
+    from playground.cli.serve_command import add_parser as add_serve
+
+    add_serve(sub, [common, library])
     return parser
 
 
@@ -157,6 +187,7 @@ def main(argv: list[str] | None = None) -> int:
         print("redis-playground: --replicas goes with --topology replica or cluster", file=sys.stderr)
         return 2
     try:
+        args.url = _url_address(args)
         if args.command == "repl":
             from playground.engine.playground import install_exit_signals
             from playground.cli.repl import run_repl
@@ -168,6 +199,10 @@ def main(argv: list[str] | None = None) -> int:
             from playground.cli import scenario_commands as commands
 
             return getattr(commands, f"cmd_{args.command}")(args)
+        if args.command == "serve":
+            from playground.cli.serve_command import cmd_serve
+
+            return cmd_serve(args)
         if args.command == "explore":
             from playground.cli.explore_command import cmd_explore
 

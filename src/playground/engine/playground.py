@@ -70,12 +70,12 @@ class Playground:
         return self._seq
 
     @classmethod
-    def create(cls, server_choice: str | None = None, url: str | None = None,
+    def create(cls, server_choice: str | None = None, url: "str | Address | None" = None,
                topology: str = "single", replicas: int | None = None, **kwargs) -> "Playground":
         """From command-line options: a private server (default) or an explicit --url;
         `topology` replica or cluster: private nodes on 127.0.0.1 (server/topology.py)."""
         if url:
-            return cls(url=Address.from_url(url), **kwargs)
+            return cls(url=url if isinstance(url, Address) else Address.from_url(url), **kwargs)
         from playground.server.topology import make_server
         return cls(server=make_server(choose_binary(server_choice), topology, replicas), **kwargs)
 
@@ -124,8 +124,12 @@ class Playground:
         self.writes = WriteTracker(self.reader)
         for side in (self.observer, self.reader, self.admin):
             side.on_send = self._side_sent
-        await asyncio.gather(*(session.connect(address, resp=self.resp) for session in self.sessions.values()),
-                             self.observer.connect(), self.reader.connect())
+        outcomes = await asyncio.gather(*(session.connect(address, resp=self.resp)
+                                          for session in self.sessions.values()),
+                                        self.observer.connect(), self.reader.connect(), return_exceptions=True)
+        for outcome in outcomes:  # every connection tried to the end: none fails unseen after we return
+            if isinstance(outcome, BaseException):
+                raise outcome
         if self.topology is not None:
             self.follows_redirects = self.topology.kind == "cluster"
         elif self.url is not None:

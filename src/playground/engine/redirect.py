@@ -61,7 +61,8 @@ async def follow(pg, session, argv: list[bytes], reply, emit=None):
         if emit is not None:
             emit(ev.Output(session.name, redirect_line(slot, host, port), kind="redirect"))
         old = session.address
-        await session.connect(Address(host=host, port=port, username=old.username, password=old.password))
+        await session.connect(Address(host=host, port=port, username=old.username, password=old.password,
+                                      tls=old.tls))
         if kind == "ASK":
             await session._conn.pipeline([[b"ASKING"]])
         reply = await session.execute(list(argv))

@@ -14,12 +14,14 @@ Failures are OSErrors: `ConnectionError` (lost, refused, closed by the server),
 from __future__ import annotations
 
 import asyncio
+import ssl
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from playground.i18n import tr
 
+from .tls import TlsOptions, tls_failure
 from .replies import (
     Array, BigNumber, Bool, Bulk, Double, Err, Int, Map, Nil, Push, Set, Status, Verbatim,
 )
@@ -77,11 +79,17 @@ class TypedConnection:
         try:
             if self.address.path:
                 opening = asyncio.open_unix_connection(self.address.path, limit=LINE_LIMIT)
+            elif self.address.tls is not None:
+                opening = asyncio.open_connection(self.address.host, self.address.port, limit=LINE_LIMIT,
+                                                  ssl=self.address.tls.context(),
+                                                  server_hostname=self.address.host)  # SNI
             else:
                 opening = asyncio.open_connection(self.address.host, self.address.port, limit=LINE_LIMIT)
             self._reader, self._writer = await asyncio.wait_for(opening, CONNECT_TIMEOUT)
         except asyncio.TimeoutError:
             raise TimeoutError(f"timeout connecting to {where}") from None
+        except ssl.SSLError as exc:
+            raise ConnectionError(f"cannot connect to {where}: {tls_failure(exc)}") from None
         except OSError as exc:
             raise ConnectionError(f"cannot connect to {where}: {exc.strerror or exc}") from None
         hello = []
@@ -92,7 +100,19 @@ class TypedConnection:
             hello.append([b"CLIENT", b"SETNAME", self.client_name.encode()])
         if self.address.db:
             hello.append([b"SELECT", b"%d" % self.address.db])
-        for argv, reply in zip(hello, await self.pipeline(hello)):
+        if self.address.tls is not None and not hello:
+            hello.append([b"PING"])  # a TLS server refuses a missing client certificate only now
+        try:
+            replies = await self.pipeline(hello)
+        except ConnectionError as exc:  # a TLS server that wants a client certificate says so here
+            await self.close()
+            if self.address.tls is None:
+                raise
+            if str(exc) == "Connection closed by server.":  # right after the handshake
+                exc = tr("the server closed the connection after the TLS handshake (does it ask for "
+                         "a client certificate? --cert and --key)")
+            raise ConnectionError(f"cannot connect to {where}: {exc}") from None
+        for argv, reply in zip(hello, replies):
             if isinstance(reply, Err):
                 await self.close()
                 raise ConnectionError(f"{argv[0].decode()} failed on {where}: "
@@ -163,6 +183,8 @@ class TypedConnection:
                 raise ProtocolError("a reply line longer than the protocol allows") from None
             if isinstance(exc, ValueError):  # int() of a bad length
                 raise ProtocolError(f"Protocol Error: {exc}") from None
+            if isinstance(exc, ssl.SSLError):
+                raise ConnectionError(tls_failure(exc)) from None
             raise
 
     async def pipeline(self, commands: list[list[bytes]]) -> list:
@@ -322,18 +344,20 @@ async def _read_big(reader: asyncio.StreamReader, n: int) -> bytes:
 
 @dataclass(frozen=True)
 class Address:
-    """Where a server listens: a unix socket path, or host and port."""
+    """Where a server listens: a unix socket path, or host and port (with TLS: `tls`)."""
 
     path: str | None = None
     host: str = "127.0.0.1"
     port: int = 6379
     db: int = 0
     username: str | None = None
-    password: str | None = None
+    password: str | None = field(default=None, repr=False)
+    tls: TlsOptions | None = None
 
     @classmethod
     def from_url(cls, url: str) -> "Address":
-        """redis://[user:password@]host[:port][/db] or unix://[user:password@]/path/to/socket[?db=N].
+        """redis://[user:password@]host[:port][/db] (rediss://: TLS) or
+        unix://[user:password@]/path/to/socket[?db=N].
 
         ValueError with one line for anything else (the password shown as ***)."""
         try:
@@ -344,8 +368,8 @@ class Address:
     @classmethod
     def _parse(cls, url: str) -> "Address":
         parts = urlsplit(url)
-        if parts.scheme not in ("redis", "unix"):
-            raise ValueError(tr("use redis://host:port/db or unix:///path/to/socket"))
+        if parts.scheme not in ("redis", "rediss", "unix"):
+            raise ValueError(tr("use redis://host:port/db, rediss://host:port/db or unix:///path/to/socket"))
         if parts.fragment:
             raise ValueError(tr("unexpected #fragment"))
         username = unquote(parts.username) if parts.username else None
@@ -372,11 +396,35 @@ class Address:
         if "/" in path:
             raise ValueError(tr("after host:port only /db (a database number)"))
         return cls(host=parts.hostname or "127.0.0.1", port=port or 6379, db=_db_number(path or "0"),
-                   username=username, password=password)
+                   username=username, password=password,
+                   tls=TlsOptions() if parts.scheme == "rediss" else None)
+
+    def with_options(self, tls: bool = False, cacert: str | None = None, cert: str | None = None,
+                     key: str | None = None, insecure: bool = False, user: str | None = None,
+                     password: str | None = None) -> "Address":
+        """This address with redis-cli's connection options applied (--tls, --cacert, --cert,
+        --key, --insecure, --user; `password`, from REDISCLI_AUTH, where the URL has none).
+        The TLS files are read here: ValueError with one line when one is wrong."""
+        named = [name for name, given in (("--cacert", cacert), ("--cert", cert), ("--key", key),
+                                          ("--insecure", insecure)) if given]
+        options = self.tls
+        if tls or named:
+            if not tls and options is None:
+                raise ValueError(tr("{options} go with --tls or a rediss:// URL", options=", ".join(named)))
+            if self.path:
+                raise ValueError(tr("TLS is for host:port servers, not a unix socket"))
+            if key and not cert or cert and not key:
+                raise ValueError(tr("--cert and --key go together"))
+            options = TlsOptions(cacert=cacert, cert=cert, key=key, insecure=insecure)
+            options.context()  # a missing or bad file: one line now, not at every connection
+        return replace(self, tls=options, username=user if user is not None else self.username,
+                       password=self.password if self.password is not None else password)
 
     def describe(self) -> str:
         """Where, for messages: never the user name or password."""
-        return self.path if self.path else f"{self.host}:{self.port}"
+        if self.path:
+            return self.path
+        return f"{self.host}:{self.port}" + (" (TLS)" if self.tls is not None else "")
 
 
 def _db_number(text: str) -> int:

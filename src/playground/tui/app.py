@@ -20,7 +20,7 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from playground.engine.playground import Playground
-from playground.history import state_dir
+from playground.history import exports_dir, state_dir
 from playground.i18n import set_language, tr
 from playground.server import PrivateServer
 from playground.engine import events as ev
@@ -500,13 +500,13 @@ class PlaygroundApp(App):
         else:
             text = session_markdown(self.transcript, self.clients, self.playground.label)
             name = "session-transcript.md"
-        directory = state_dir() / "exports"
+        directory = exports_dir()
         directory.mkdir(parents=True, exist_ok=True)
         (directory / name).write_text(text, encoding="utf-8")
         self.notify(tr("Transcript written to {path}", path=directory / name))
 
     def action_save_svg(self) -> None:
-        directory = state_dir() / "exports"
+        directory = exports_dir()
         directory.mkdir(parents=True, exist_ok=True)
         path = self.save_screenshot(path=str(directory))
         self.notify(tr("Screen saved as {path}", path=path))

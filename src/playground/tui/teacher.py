@@ -9,7 +9,7 @@ from pathlib import Path
 from rich.text import Text
 
 from playground.scenario import transcript as report
-from playground.history import state_dir
+from playground.history import exports_dir
 from playground.i18n import tr, tr_check
 from playground.scenario.runner import ScenarioResult, StepResult
 from playground.scenario.model import Scenario
@@ -403,7 +403,7 @@ class Teacher:
 
 
 def _write(name: str, text: str) -> Path:
-    directory = state_dir() / "exports"
+    directory = exports_dir()
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / name
     path.write_text(text, encoding="utf-8")

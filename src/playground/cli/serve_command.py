@@ -1,0 +1,104 @@
+"""`redis-playground serve`: the playground in a browser tab (textual-serve).
+
+Each tab (each websocket) gets its own app process, and that app its own private server,
+as in the terminal. Nothing outlives what started it:
+- a tab closed: textual-serve asks its app to quit; here the app is also terminated if it
+  has not gone within a few seconds, then killed;
+- the command ended (Ctrl+C, SIGTERM): every app still running is terminated, then killed;
+- the command killed outright: each app has PR_SET_PDEATHSIG (SIGTERM, which Textual's web
+  driver takes as "quit"); the app's private server dies with the app (its own
+  PR_SET_PDEATHSIG and watchdog, server/private.py).
+Loopback by default: on another address anyone who can reach it gets playgrounds of their own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ctypes
+import ipaddress
+import os
+import signal
+import sys
+
+from playground.i18n import tr
+
+QUIT_GRACE = 5.0  # seconds an app has to quit on its own before it is terminated, then killed
+
+
+def add_parser(sub, parents) -> None:
+    serve = sub.add_parser("serve", parents=parents,
+                           help="the playground in a browser tab: one app and one private server per tab")
+    serve.add_argument("--host", default="127.0.0.1",
+                       help="address to listen on (default 127.0.0.1: this machine only)")
+    serve.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def app_command(args) -> list[str]:
+    """The command each tab runs: this Python, the playground, the options given to serve."""
+    argv = [sys.executable, "-m", "playground", "--lang", args.lang]
+    if args.server:
+        argv += ["--server", args.server]
+    if tuple(args.clients) != ("A", "B"):
+        argv += ["--clients", ",".join(args.clients)]
+    for folder in args.scenarios:
+        argv += ["--scenarios", os.path.abspath(folder)]
+    if args.topology != "single":
+        argv += ["--topology", args.topology]
+    if args.replicas is not None:
+        argv += ["--replicas", str(args.replicas)]
+    return argv
+
+
+def cmd_serve(args) -> int:
+    if args.url:
+        print("redis-playground: " + tr("serve gives every tab a private server of its own; "
+                                        "--url is not for serve"), file=sys.stderr)
+        return 2
+    if not 0 < args.port < 65536:
+        print("redis-playground: " + tr("the port must be a number from 1 to 65535"), file=sys.stderr)
+        return 2
+    try:
+        import textual_serve  # noqa: F401
+    except ImportError:
+        print("redis-playground: " + tr("serve needs textual-serve: pip install 'redis-playground[serve]'"),
+              file=sys.stderr)
+        return 2
+    if not is_loopback(args.host):
+        print("redis-playground: " + tr(
+            "warning: listening on {host}: anyone who can reach this port can open playgrounds of their "
+            "own and type commands into them (each on a private server, never another Redis), using this "
+            "machine's CPU and memory", host=args.host), file=sys.stderr)
+    from playground.cli.web_server import PlaygroundServer
+
+    PlaygroundServer(app_command(args), args.host, args.port, quit_grace=QUIT_GRACE).serve()
+    return 0
+
+
+def die_with_parent() -> None:
+    """preexec_fn of an app process: SIGTERM when serve dies, however it dies (Linux)."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+async def end_process(process: asyncio.subprocess.Process, grace: float) -> None:
+    """Terminate `process` (Textual quits on SIGTERM), then kill it if it lingers."""
+    if process.returncode is None:
+        try:
+            process.terminate()
+            await asyncio.wait_for(process.wait(), grace)
+        except ProcessLookupError:
+            pass
+        except asyncio.TimeoutError:
+            process.kill()
+            await process.wait()

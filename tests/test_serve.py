@@ -1,0 +1,300 @@
+"""`redis-playground serve` in a real headless chromium, driven over the DevTools protocol:
+the page loads, `SET k v` typed into pane A answers OK and the key shows in the inspector,
+and no app or server outlives its tab, nor the command.
+
+The terminal in the page is xterm.js drawing on a canvas, so the test reads the screen
+from the bytes the page receives on its websocket (recorded by a script added before the
+page's own) through a small terminal emulator: cursor moves and text, which is all
+Textual's renderer sends beside colours."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+SRC = str(Path(__file__).resolve().parents[1] / "src")
+DEADLINE = 90.0  # seconds for anything the test waits for
+
+
+def _skip_reason() -> str | None:
+    if not os.access(CHROMIUM, os.X_OK):
+        return "chromium is not installed (apt-get install chromium): the browser test needs it"
+    try:
+        import aiohttp  # noqa: F401
+        import textual_serve  # noqa: F401
+    except ImportError:
+        return "textual-serve is not installed (pip install -e '.[serve]')"
+    return None
+
+
+pytestmark = pytest.mark.skipif(_skip_reason() is not None, reason=_skip_reason() or "")
+
+RECORDER = """
+(() => {
+  window.__received = [];
+  const Native = window.WebSocket;
+  window.WebSocket = function (...args) {
+    const socket = new Native(...args);
+    socket.binaryType = "arraybuffer";
+    socket.addEventListener("message", (event) => {
+      if (typeof event.data !== "string") {
+        let text = ""; const bytes = new Uint8Array(event.data);
+        for (const b of bytes) text += String.fromCharCode(b);
+        window.__received.push(btoa(text));
+      }
+    });
+    return socket;
+  };
+  window.WebSocket.prototype = Native.prototype;
+  Object.assign(window.WebSocket, Native);
+})();
+"""
+
+
+class Screen:
+    """Enough of a terminal for Textual's output: CUP moves, text, CR/LF; the rest ignored."""
+
+    CSI = re.compile(r"\x1b\[([0-9;?<>=]*)([@-~])|\x1b[()][0-9A-B]|\x1b[=>78]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
+
+    def __init__(self, width: int, height: int) -> None:
+        self.rows = [[" "] * width for _ in range(height)]
+        self.x = self.y = 0
+
+    def feed(self, text: str) -> None:
+        pos = 0
+        for match in self.CSI.finditer(text):
+            self._text(text[pos:match.start()])
+            pos = match.end()
+            if match.group(2) == "H":
+                parts = [int(p) if p.isdigit() else 1 for p in (match.group(1) or "1;1").split(";")]
+                self.y, self.x = parts[0] - 1, (parts[1] if len(parts) > 1 else 1) - 1
+            elif match.group(2) == "J" and match.group(1) == "2":
+                for row in self.rows:
+                    row[:] = [" "] * len(row)
+        self._text(text[pos:])
+
+    def _text(self, text: str) -> None:
+        for char in text:
+            if char == "\r":
+                self.x = 0
+            elif char == "\n":
+                self.y += 1
+            elif char >= " " and 0 <= self.y < len(self.rows) and 0 <= self.x < len(self.rows[0]):
+                self.rows[self.y][self.x] = char
+                self.x += 1
+
+    def text(self) -> str:
+        return "\n".join("".join(row).rstrip() for row in self.rows)
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _descendants(pid: int) -> dict[int, str]:
+    """Every process under `pid`: pid -> command name."""
+    children: dict[int, list[int]] = {}
+    names = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        name = stat[stat.index("(") + 1:stat.rindex(")")]
+        ppid = int(stat[stat.rindex(")") + 2:].split()[1])
+        children.setdefault(ppid, []).append(int(entry))
+        names[int(entry)] = name
+    found, todo = {}, [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found[child] = names[child]
+            todo.append(child)
+    return found
+
+
+def _alive(pids) -> set[int]:
+    alive = set()
+    for pid in pids:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state != "Z":
+            alive.add(pid)
+    return alive
+
+
+def _wait_for(predicate, what: str):
+    end = time.monotonic() + DEADLINE
+    while time.monotonic() < end:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.2)  # polling a condition, bounded by DEADLINE
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def _readline_matching(stream, pattern: str, what: str) -> re.Match:
+    """The first line of `stream` matching `pattern`, read in a thread so it stays bounded."""
+    import threading
+
+    found: list = []
+
+    def read() -> None:
+        for line in stream:
+            if match := re.search(pattern, line):
+                found.append(match)
+                return
+
+    thread = threading.Thread(target=read, daemon=True)
+    thread.start()
+    thread.join(DEADLINE)
+    if not found:
+        raise AssertionError(f"timed out waiting for {what}")
+    return found[0]
+
+
+class DevTools:
+    """A chromium page over the DevTools protocol (flat sessions)."""
+
+    def __init__(self, ws) -> None:
+        self.ws, self.next_id, self.session = ws, 0, None
+
+    async def call(self, method: str, params: dict | None = None, session: bool = True) -> dict:
+        self.next_id += 1
+        message = {"id": self.next_id, "method": method, "params": params or {}}
+        if session and self.session:
+            message["sessionId"] = self.session
+        await self.ws.send_str(json.dumps(message))
+        while True:
+            reply = json.loads((await asyncio.wait_for(self.ws.receive(), DEADLINE)).data)
+            if reply.get("id") == self.next_id:
+                if "error" in reply:
+                    raise AssertionError(f"{method}: {reply['error']}")
+                return reply.get("result", {})
+
+    async def evaluate(self, expression: str):
+        result = await self.call("Runtime.evaluate", {"expression": expression, "returnByValue": True})
+        return result["result"].get("value")
+
+    async def screen(self, width: int = 250, height: int = 80) -> str:
+        chunks = await self.evaluate("window.__received || []")
+        screen = Screen(width, height)
+        screen.feed(b"".join(base64.b64decode(c) for c in chunks).decode("utf-8", "replace"))
+        return screen.text()
+
+    async def wait_screen(self, predicate, what: str) -> str:
+        end = time.monotonic() + DEADLINE
+        while time.monotonic() < end:
+            text = await self.screen()
+            if predicate(text):
+                return text
+            await asyncio.sleep(0.3)  # polling the page, bounded by DEADLINE
+        raise AssertionError(f"timed out waiting for {what}; the screen:\n{text}")
+
+
+@pytest.fixture
+def serve(tmp_path):
+    port = _free_port()
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [SRC, os.environ.get("PYTHONPATH")])),
+           "LANG": "C.UTF-8", "REDIS_PLAYGROUND_STATE_DIR": str(tmp_path / "state")}
+    proc = subprocess.Popen([sys.executable, "-m", "playground", "serve", "--port", str(port), "--server", "bundled"],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=tmp_path)
+    try:
+        _readline_matching(proc.stdout, r"http://127\.0\.0\.1:\d+", "serve to listen")
+        yield proc, f"http://127.0.0.1:{port}/"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait(timeout=30)
+
+
+@pytest.fixture
+def chromium(tmp_path):
+    proc = subprocess.Popen(
+        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         f"--user-data-dir={tmp_path / 'chromium'}", "--remote-debugging-port=0", "--window-size=1400,900",
+         "about:blank"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        match = _readline_matching(proc.stderr, r"DevTools listening on (ws://\S+)", "chromium's DevTools")
+        yield match.group(1)
+    finally:
+        proc.kill()
+        proc.wait(timeout=30)
+
+
+async def _open_tab(browser_ws, url: str):
+    import aiohttp
+
+    http = aiohttp.ClientSession()
+    ws = await http.ws_connect(browser_ws, max_msg_size=0)
+    tools = DevTools(ws)
+    target = (await tools.call("Target.createTarget", {"url": "about:blank"}))["targetId"]
+    tools.session = (await tools.call("Target.attachToTarget", {"targetId": target, "flatten": True}))["sessionId"]
+    await tools.call("Page.enable")
+    await tools.call("Page.addScriptToEvaluateOnNewDocument", {"source": RECORDER})
+    await tools.call("Page.navigate", {"url": url})
+    return http, tools, target
+
+
+def test_a_tab_gets_its_own_playground_and_leaves_nothing(serve, chromium):
+    proc, url = serve
+
+    async def scenario() -> dict[int, str]:
+        http, tools, target = await _open_tab(chromium, url)
+        try:
+            await tools.wait_screen(lambda s: "A>" in s, "pane A's prompt")
+            started = _descendants(proc.pid)
+            assert any("server" in name for name in started.values()), started  # the tab's private server
+            await tools.evaluate("document.querySelector('.xterm-helper-textarea').focus()")
+            await tools.call("Input.insertText", {"text": "SET k v"})
+            await tools.call("Input.dispatchKeyEvent", {"type": "keyDown", "key": "Enter", "code": "Enter",
+                                                        "windowsVirtualKeyCode": 13, "text": "\r"})
+            await tools.call("Input.dispatchKeyEvent", {"type": "keyUp", "key": "Enter", "code": "Enter",
+                                                        "windowsVirtualKeyCode": 13})
+            text = await tools.wait_screen(
+                lambda s: re.search(r"^│ OK\s", s, re.M) and re.search(r'^│ k +string +\S+ +"v"', s, re.M),
+                "OK in pane A and the key k in the inspector")
+            assert re.search(r"^│ A> SET k v\s", text, re.M), text
+            await tools.call("Target.closeTarget", {"targetId": target}, session=False)
+            return _descendants(proc.pid) | started
+        finally:
+            await tools.ws.close()
+            await http.close()
+
+    processes = asyncio.run(scenario())
+    _wait_for(lambda: not _alive(processes), f"the tab's app and server to end: {processes}")
+    assert proc.poll() is None  # serve itself goes on
+
+    async def second_tab() -> None:
+        http, tools, _ = await _open_tab(chromium, url)
+        try:
+            await tools.wait_screen(lambda s: "A>" in s, "pane A's prompt in a second tab")
+        finally:
+            await tools.ws.close()
+            await http.close()
+
+    asyncio.run(second_tab())
+    processes = _descendants(proc.pid)
+    assert processes
+    proc.send_signal(signal.SIGINT)  # Ctrl+C: serve ends, with every app and server
+    proc.wait(timeout=DEADLINE)
+    _wait_for(lambda: not _alive(processes), f"every app and server to end with serve: {processes}")

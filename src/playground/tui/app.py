@@ -420,8 +420,8 @@ class PlaygroundApp(App):
             self.call_after_refresh(log.scroll_end, animate=False)
         if self.teacher is not None:
             self.teacher.render()
-        self.notify("Presenter layout " + ("on" if main.has_class("-presenter") else "off")
-                    + " (f toggles)", timeout=2)
+        self.notify(tr("Presenter layout on (f toggles)") if main.has_class("-presenter")
+                    else tr("Presenter layout off (f toggles)"), timeout=2)
 
     def action_toggle_order(self) -> None:
         """Ctrl+T: the lanes view (server order) and the numbers in the panes' gutters."""

@@ -390,7 +390,7 @@ class ClientPane(Vertical):
         """Keep the state line honest after the state it described is gone: an EXEC that
         answered (nil) was aborted because a WATCHed key changed."""
         if argv and bytes(argv[0]).upper() == b"EXEC" and reply is Nil:
-            self.outcome = "EXEC aborted: a WATCHed key changed, nothing ran"
+            self.outcome = tr("EXEC aborted: a WATCHed key changed, nothing ran")
         else:
             self.outcome = ""
 

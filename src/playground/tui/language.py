@@ -43,16 +43,21 @@ def switch_language(app, lang: str | None = None) -> str:
     from .client_pane import ClientPane
     from .key_inspector import KeyInspector
     from .key_table import KeyTable
+    from .lanes_view import LanesView
     from .server_bar import ServerBar
 
     for pane in app.query(ClientPane):
         focused = app.focused is not None and pane in app.focused.ancestors_with_self
         pane.border_title = ("▶ " if focused else "") + tr("Client {name}", name=pane.client)
-        pane.query_one("#input").placeholder = pane.client + tr("> type a Redis command")
+        pane.query_one("#input").placeholder = tr("type a Redis command")
     inspector = app.query_one(KeyInspector)
     inspector.border_title = tr("Keys")
     inspector.query_one("#filter").placeholder = tr("filter: a SCAN pattern, e.g. user:*  (Enter applies)")
     inspector.query_one(KeyTable).relabel()
+    lanes = app.query_one(LanesView)
+    lanes.border_title = tr("Server order (Ctrl+T hides)")
+    if lanes.has_class("-shown"):
+        lanes.draw()
     app.refresh_everything()
     app.query_one(ServerBar).refresh()
     app.refresh_bindings()

@@ -266,7 +266,7 @@ async def test_challenge_keys_win_text_and_program_conditions(server_binary):
     async with app.run_test(size=(120, 35)) as pilot:
         await started(pilot, app)
         await wait_until(pilot, lambda: app.teacher is not None and "Challenge:" in panel_text(app))
-        assert "if stock > 0: SET stock {stock-1}" in panel_text(app)
+        assert "if stock > 0: SET stock ${stock-1}" in panel_text(app)
 
 
 async def test_close_asks_first(server_binary):

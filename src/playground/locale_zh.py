@@ -198,6 +198,8 @@ MESSAGES: dict[str, str] = {
     "no server": "没有服务器",
     "The server could not start: {error}": "服务器无法启动：{error}",
     "{reason}. Press F5 to start a fresh server.": "{reason}。按 F5 启动一个全新的服务器。",
+    "The server stopped (exit status {code})": "服务器停止了（退出状态 {code}）",
+    "Help (Esc closes)": "帮助（Esc 关闭）",
     "Restart failed: {error}": "重启失败：{error}",
     "This is not the playground's own server (--url): it cannot be restarted.":
         "这不是 playground 自己的服务器（--url）：不能重启。",

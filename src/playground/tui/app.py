@@ -345,7 +345,7 @@ class PlaygroundApp(App):
         from .help_text import help_for
 
         mode = "free" if self.teacher is None else ("challenge" if self.teacher.challenge else "scenario")
-        self.push_screen(InfoScreen("Help (Esc closes)", help_for(mode)))
+        self.push_screen(InfoScreen(tr("Help (Esc closes)"), help_for(mode)))
 
     def action_teach(self, what: str) -> None:
         """Space/n, p, r, e, g, w, t, a/b/u ... in the narration panel (and Ctrl+N anywhere)."""
@@ -567,7 +567,7 @@ class PlaygroundApp(App):
         bar = self.query_one(ServerBar)
         if not bar.stopped and self.playground.server_stopped():  # killed from outside
             code = self.playground.server.process.returncode
-            self.post_message(ServerStopped(f"The server stopped (exit status {code})"))
+            self.post_message(ServerStopped(tr("The server stopped (exit status {code})", code=code)))
             return
         try:
             reply = (await self.inspector.run([[b"INFO", b"memory"], [b"INFO", b"clients"]]))

@@ -381,7 +381,7 @@ class ClientPane(Vertical):
 
         folded = checks_line(result.checks, self.log_widget.scrollable_content_region.width)  # one line per step: the commands stay in view
         if folded is not None:
-            self.log_widget.write(folded)
+            self.add(folded)  # kept: Ctrl+T / Ctrl+Y redraw the log from what was added
         for check in result.checks:
             if not check.ok:
                 self.write(f"  ✗ {tr_check(check.what)}: {check.detail}", style="bold white on red")
@@ -402,7 +402,7 @@ class ClientPane(Vertical):
 
     def separator(self, name: str) -> None:
         """Teaching mode: a part of the scenario starts here."""
-        self.log_widget.write(Text(f"━━ {name} ━━", style="bold magenta reverse"))
+        self.add(Text(f"━━ {name} ━━", style="bold magenta reverse"))
 
     async def action_cancel(self) -> None:
         if not await self.app.executor.cancel(self.client):

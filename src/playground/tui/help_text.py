@@ -54,7 +54,7 @@ def help_for(mode: str) -> Text:
     for title, keys in groups + [(N_("Everywhere"), _EVERYWHERE)]:
         text.append(tr(title) + "\n", style="bold underline")
         for key, what in keys:
-            text.append("  " + pad(key, 10), style="bold cyan")
+            text.append("  " + pad(key, 11), style="bold cyan")
             text.append(tr(what) + "\n")
         text.append("\n")
     return text

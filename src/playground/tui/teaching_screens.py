@@ -48,7 +48,7 @@ class ScenarioPicker(ModalScreen[tuple[Scenario, bool] | None]):
                 order = getattr(s, "order", None)
                 number = f"{order:>2}. " if isinstance(order, int) else ""
                 idw = 24
-                label = Text(pad(number + s.id, idw), style="bold")
+                label = Text(pad(cut(number + s.id, idw - 1), idw), style="bold")  # a long id never touches the title
                 tag = tr("  [challenge]")
                 rest = s.title + (tag if s.challenge else "")
                 tags = "  " + ", ".join(s.tags) if s.tags else ""

@@ -94,3 +94,22 @@ async def test_the_palette_offers_the_language_switch():
         app.action_switch_language()
         titles = [c.title for c in app.get_system_commands(app.screen)]
         assert MESSAGES["Language: 中文 / English"] in titles and MESSAGES["Restart server"] in titles
+
+
+@pytest.mark.parametrize("mode", ["free", "scenario", "challenge"])
+def test_f1_help_in_chinese_every_line_translated_and_the_keys_in_one_column(mode):
+    import re
+
+    from playground.cells import width
+    from playground.tui.help_text import help_for
+
+    set_language("zh")
+    lines = [line for line in help_for(mode).plain.splitlines() if line.strip()]
+    han = re.compile("[\u4e00-\u9fff]")
+    untranslated = [line for line in lines if not han.search(line)]
+    assert not untranslated, untranslated  # a description (or title) left in English
+    keyed = [line for line in lines if line.startswith("  ")]
+    assert len(keyed) > 10
+    # the description starts in the same terminal column on every key's line
+    starts = {width(line[:re.match(r"  (.+?) {2,}(\S)", line).start(2)]) for line in keyed}
+    assert len(starts) == 1, starts

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from rich.text import Text
+
 from playground.i18n import LANGUAGES, N_, set_language, tr
 
 
@@ -88,4 +90,10 @@ def _reload_scenario(app, lang: str) -> None:
         st.results = [replace(r, step=st.flat[i][1]) for i, r in enumerate(st.results)]
         if st.results:  # the last step's explanation, in the new language
             teacher.message = teacher._explain(st.cursor - 1, st.results[-1])
+        else:
+            teacher.message = Text(tr("Press Space (or n) for the first step.") + "\n", style="italic")
+    elif teacher.won:  # a challenge's win, in the new language
+        teacher.message = teacher._won_text()
+    elif not teacher.challenge.moves:
+        teacher.message = Text(tr("Choose who moves: a for A, b for B. u undoes a move.") + "\n", style="italic")
     teacher.render()

@@ -30,6 +30,17 @@ def private_state_dir(tmp_path, monkeypatch):
     return tmp_path / "state"
 
 
+@pytest.fixture(autouse=True)
+def english_interface():
+    """Every test starts with the interface in English: a command run in-process with
+    --lang zh (cli.main) sets the process's language, and it must not leak into the next test."""
+    from playground.i18n import set_language
+
+    set_language("en")
+    yield
+    set_language("en")
+
+
 def pytest_report_header(config):
     return "servers: " + ", ".join(b.label for b in BINARIES)
 

@@ -490,6 +490,18 @@ MESSAGES: dict[str, str] = {
     "node": "节点",
     "Every schedule": "所有调度",
     " — UNREACHABLE": " — 无法连接",
+    "{id}: --part {part}: the number of a part, 1 to {count}": "{id}：--part {part}：应该是部分的编号，1 到 {count}",
+    "--limit: at least 1": "--limit：至少为 1",
+    "{id}: part {part}: step {n} stops the server; the explorer cannot run it":
+        "{id}：第 {part} 部分：第 {n} 步会让服务器停止；探索器无法运行它",
+    "{id}: part {part} has no steps to interleave": "{id}：第 {part} 部分没有可以交错执行的步骤",
+    "{id}: needs client {missing}; the playground has {clients}": "{id}：需要客户端 {missing}；playground 里只有 {clients}",
+    "{client}> {line}: unknown client {name!r} (clients: {clients})": "{client}> {line}：没有客户端 {name!r}（已有：{clients}）",
+    "nothing typed to explore: type commands in the panes first": "没有可探索的命令：请先在窗格里输入命令",
+    "{where}: a repeat count of at most 100 here": "{where}：这里的重复次数最多为 100",
+    "the commands typed in the panes": "在窗格里输入的命令",
+    "explore empties the server before every schedule (FLUSHALL); with --url add --allow-flush, and only for a server whose data may go":
+        "explore 在每种调度开始前都会清空服务器（FLUSHALL）；用 --url 时要加 --allow-flush，而且只能用于数据可以丢掉的服务器",
     "Every schedule  (Enter: step through it · Esc: close)": "所有调度（回车：一步步演示 · Esc：关闭）",
     "Type commands in at least two panes first: their orders are what gets explored.":
         "请先在至少两个窗格里输入命令：要探索的正是它们之间的交错顺序。",

@@ -38,6 +38,17 @@ def export_dir(tmp_path, monkeypatch):
     return tmp_path / "exports"
 
 
+@pytest.fixture(autouse=True)
+def english_interface():
+    """Every test starts with the interface in English: a command run in-process with
+    --lang zh (cli.main) sets the process's language, and it must not leak into the next test."""
+    from playground.i18n import set_language
+
+    set_language("en")
+    yield
+    set_language("en")
+
+
 def pytest_report_header(config):
     return "servers: " + ", ".join(b.label for b in BINARIES)
 

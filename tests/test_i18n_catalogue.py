@@ -68,7 +68,7 @@ TEXTS = collect_texts()
 
 def test_the_scan_finds_the_interface_texts():
     # A broken scan (wrong marker names, wrong argument index) would pass everything below.
-    assert "Next step" in TEXTS                                   # a Binding description
+    assert "Lessons" in TEXTS                                     # a Binding description
     assert "--url and --server exclude each other" in TEXTS       # a CLI error line
     assert "server binary not found: {path}" in TEXTS             # an engine error, through tr
     assert len(TEXTS) > 150
@@ -105,7 +105,7 @@ def test_tr_follows_the_current_language_and_fills_the_fields():
         assert i18n.current_language() == "en"
     finally:
         set_language("en")
-    assert tr_in("zh", "Next step") == MESSAGES["Next step"] and N_("Next step") == "Next step"
+    assert tr_in("zh", "Lessons") == MESSAGES["Lessons"] and N_("Lessons") == "Lessons"
     assert catalogue("en") == {}
 
 

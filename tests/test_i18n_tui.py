@@ -30,13 +30,13 @@ async def test_f12_switches_panes_footer_and_inspector_and_back():
         await started(pilot, app)
         await type_command(pilot, app, "A", "SET 余额 100")
         pane = app.query_one("#pane-A", ClientPane)
-        assert "Client A" in pane.border_title and "Clear pane" in _footer_descriptions(app)
+        assert "Client A" in pane.border_title and "Clear" in _footer_descriptions(app)
 
         await pilot.press("f12")
         await pilot.pause()
         assert current_language() == "zh" and app.lang == "zh"
         assert MESSAGES["Client {name}"].format(name="A") in pane.border_title
-        await wait_until(pilot, lambda: MESSAGES["Clear pane"] in _footer_descriptions(app))
+        await wait_until(pilot, lambda: MESSAGES["Clear"] in _footer_descriptions(app))
         inspector = app.query_one(KeyInspector)
         assert inspector.border_title == MESSAGES["Keys"]
         await wait_until(pilot, lambda: MESSAGES["{total:,} key"].format(total=1)
@@ -56,7 +56,7 @@ async def test_f12_switches_panes_footer_and_inspector_and_back():
         await pilot.press("f12")
         await pilot.pause()
         assert current_language() == "en" and "Client A" in pane.border_title
-        await wait_until(pilot, lambda: "Clear pane" in _footer_descriptions(app))
+        await wait_until(pilot, lambda: "Clear" in _footer_descriptions(app))
 
 
 async def test_switching_reloads_the_open_scenario_in_the_new_language():
@@ -94,3 +94,22 @@ async def test_the_palette_offers_the_language_switch():
         app.action_switch_language()
         titles = [c.title for c in app.get_system_commands(app.screen)]
         assert MESSAGES["Language: 中文 / English"] in titles and MESSAGES["Restart server"] in titles
+
+
+@pytest.mark.parametrize("mode", ["free", "scenario", "challenge"])
+def test_f1_help_in_chinese_every_line_translated_and_the_keys_in_one_column(mode):
+    import re
+
+    from playground.cells import width
+    from playground.tui.help_text import help_for
+
+    set_language("zh")
+    lines = [line for line in help_for(mode).plain.splitlines() if line.strip()]
+    han = re.compile("[\u4e00-\u9fff]")
+    untranslated = [line for line in lines if not han.search(line)]
+    assert not untranslated, untranslated  # a description (or title) left in English
+    keyed = [line for line in lines if line.startswith("  ")]
+    assert len(keyed) > 10
+    # the description starts in the same terminal column on every key's line
+    starts = {width(line[:re.match(r"  (.+?) {2,}(\S)", line).start(2)]) for line in keyed}
+    assert len(starts) == 1, starts

@@ -10,6 +10,7 @@ import sys
 from playground.engine.playground import Playground, install_exit_signals
 from playground.explore.explorer import DEFAULT_LIMIT, ExploreError, Explorer
 from playground.explore.report import RENDERERS
+from playground.i18n import tr
 from playground.scenario.library import resolve
 from playground.scenario.model import load_scenario
 
@@ -33,8 +34,8 @@ def add_parser(sub, parents) -> None:
 def cmd_explore(args) -> int:
     scenario = load_scenario(resolve(args.scenario, args.scenarios), args.lang)
     if args.url and not args.allow_flush:
-        print("redis-playground: explore empties the server before every schedule (FLUSHALL); "
-              "with --url add --allow-flush, and only for a server whose data may go", file=sys.stderr)
+        print("redis-playground: " + tr("explore empties the server before every schedule (FLUSHALL); "
+              "with --url add --allow-flush, and only for a server whose data may go"), file=sys.stderr)
         return 2
     part = args.part
     if part is None:

@@ -26,6 +26,7 @@ from playground.engine.playground import Playground
 from playground.explore import schedules as sch
 from playground.explore.footprint import Footprint, block_timeout, footprints, may_block
 from playground.explore.snapshot import Snapshot, Snapshotter, judge
+from playground.i18n import tr
 from playground.scenario.model import Part, Scenario, Step
 from playground.scenario.runner import WAIT_TIMEOUT, Runner, requirement_unmet
 
@@ -103,9 +104,10 @@ class Explorer:
     def __init__(self, pg: Playground, scenario: Scenario, part: int = 1, limit: int = DEFAULT_LIMIT,
                  seed: int = 0, reduce: bool = True, executor: Executor | None = None, sink=None) -> None:
         if not 1 <= part <= len(scenario.parts):
-            raise ExploreError(f"{scenario.id}: --part {part}: the number of a part, 1 to {len(scenario.parts)}")
+            raise ExploreError(tr("{id}: --part {part}: the number of a part, 1 to {count}", id=scenario.id, part=part,
+                                    count=len(scenario.parts)))
         if limit < 1:
-            raise ExploreError("--limit: at least 1")
+            raise ExploreError(tr("--limit: at least 1"))
         self.pg = pg
         self.scenario = scenario
         self.part_number = part
@@ -119,10 +121,10 @@ class Explorer:
         self.snapshots = Snapshotter(pg)
         for step in self.part.steps:
             if step.server_stops:
-                raise ExploreError(f"{scenario.id}: part {part}: step {step.number} stops the server; "
-                                   "the explorer cannot run it")
+                raise ExploreError(tr("{id}: part {part}: step {n} stops the server; the explorer cannot run it",
+                                      id=scenario.id, part=part, n=step.number))
         if not self.programs:
-            raise ExploreError(f"{scenario.id}: part {part} has no steps to interleave")
+            raise ExploreError(tr("{id}: part {part} has no steps to interleave", id=scenario.id, part=part))
 
     def independent(self, x: sch.Move, y: sch.Move) -> bool:
         return not self.footprints[x[0]][x[1]].conflicts(self.footprints[y[0]][y[1]])
@@ -133,8 +135,8 @@ class Explorer:
             raise ExploreError(f"{self.scenario.id}: {why}")
         missing = [c for c in self.programs if c not in self.pg.sessions]
         if missing:
-            raise ExploreError(f"{self.scenario.id}: needs client {', '.join(missing)}; "
-                               f"the playground has {', '.join(self.pg.sessions)}")
+            raise ExploreError(tr("{id}: needs client {missing}; the playground has {clients}", id=self.scenario.id,
+                                  missing=", ".join(missing), clients=", ".join(self.pg.sessions)))
         lengths = {c: len(p) for c, p in self.programs.items()}
         result = Exploration(self.scenario, self.part, self.part_number, self.pg.label,
                              {c: [s.display for s in p] for c, p in self.programs.items()},

@@ -10,17 +10,19 @@ from __future__ import annotations
 from pathlib import Path
 
 from playground.explore.explorer import ExploreError
+from playground.i18n import tr
 from playground.resp.cli_lines import RepeatError, SplitError, format_argv, parse_line
 from playground.scenario.model import Part, Scenario, Step
 
 
 def typed_scenario(typed: list[tuple[str, str]], clients: tuple[str, ...] = ("A", "B"),
-                   setup: list[str] = (), title: str = "the commands typed in the panes") -> Scenario:
+                   setup: list[str] = (), title: str | None = None) -> Scenario:
     """A one-part scenario whose steps are `typed`: (client, line) in the order typed."""
     steps: list[Step] = []
     for client, line in typed:
         if client not in clients:
-            raise ExploreError(f"{client}> {line}: unknown client {client!r} (clients: {', '.join(clients)})")
+            raise ExploreError(tr("{client}> {line}: unknown client {name!r} (clients: {clients})", client=client,
+                                  line=line, name=client, clients=", ".join(clients)))
         argv, repeat = _parse(f"{client}> {line}", line)
         if argv is None:
             continue
@@ -32,8 +34,9 @@ def typed_scenario(typed: list[tuple[str, str]], clients: tuple[str, ...] = ("A"
         if argv is not None:
             setup_argv += [argv] * repeat
     if not steps:
-        raise ExploreError("nothing typed to explore: type commands in the panes first")
+        raise ExploreError(tr("nothing typed to explore: type commands in the panes first"))
     part = Part("", tuple(setup_argv), tuple(format_argv(list(a)) for a in setup_argv), tuple(steps))
+    title = title or tr("the commands typed in the panes")
     return Scenario("free-play", Path("free-play"), title, "", (), None, {}, tuple(clients), (part,))
 
 
@@ -45,7 +48,7 @@ def _parse(where: str, line: str):
     if parsed is None:
         return None, 0
     if parsed.repeat > 100:
-        raise ExploreError(f"{where}: a repeat count of at most 100 here")
+        raise ExploreError(tr("{where}: a repeat count of at most 100 here", where=where))
     return tuple(parsed.argv), max(parsed.repeat, 1)
 
 

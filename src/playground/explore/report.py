@@ -7,62 +7,64 @@ import json
 from playground.cells import pad, width
 from playground.explore.explorer import Exploration, OutcomeClass
 from playground.explore.schedules import label
+from playground.i18n import tr
 
 GOAL_MARK = "⚠"
 OWN_MARK = "◀"
 
 
 def figures(r: Exploration) -> str:
-    n = f"{r.total:,} schedules (every interleaving that keeps each client's order)"
+    n = tr("{total:,} schedules (every interleaving that keeps each client's order)", total=r.total)
     if r.sampled:
-        own = ", and the scenario's own order" if r.runs > r.limit else ""
-        return (f"{n}: more than --limit {r.limit:,},\nso a reproducible sample of {r.limit:,} "
-                f"(seed {r.seed}) was run{own}.")
+        own = tr(", and the scenario's own order") if r.runs > r.limit else ""
+        return tr("{schedules}: more than --limit {limit:,},\nso a reproducible sample of {limit:,} "
+                  "(seed {seed}) was run{own}.", schedules=n, limit=r.limit, seed=r.seed, own=own)
     if r.covered != r.total:
-        return (f"{n}, {r.covered:,} of them possible\n(a blocked client cannot move until "
-                f"something unblocks it): {r.runs:,} run.")
+        return tr("{schedules}, {covered:,} of them possible\n(a blocked client cannot move until "
+                  "something unblocks it): {runs:,} run.", schedules=n, covered=r.covered, runs=r.runs)
     if r.reduced and r.runs != r.covered:
-        return (f"{n}: {r.runs:,} run,\none of each group of schedules that differ only in the "
-                "order of independent steps (they end the same).")
-    return f"{n}: all run."
+        return tr("{schedules}: {runs:,} run,\none of each group of schedules that differ only in the "
+                  "order of independent steps (they end the same).", schedules=n, runs=r.runs)
+    return tr("{schedules}: all run.", schedules=n)
 
 
 def outcome_lines(r: Exploration, cls: OutcomeClass) -> list[str]:
-    lines = [f"deadlock: {cls.deadlock}"] if cls.deadlock else []
+    lines = [tr("deadlock: {what}", what=cls.deadlock)] if cls.deadlock else []
     keys = r.keys
     lines += [f"{k} = {cls.snapshot.describe(k)}" for k in keys]
-    return lines or ["(no keys)"]
+    return lines or [tr("(no keys)")]
 
 
 def _marks(cls: OutcomeClass) -> list[str]:
     marks = []
     if cls.goal_reached:
-        marks.append(f"{GOAL_MARK} the challenge's state")
+        marks.append(tr("{mark} the challenge's state", mark=GOAL_MARK))
     if cls.own:
-        marks.append(f"{OWN_MARK} the scenario's own order")
+        marks.append(tr("{mark} the scenario's own order", mark=OWN_MARK))
     return marks
 
 
 def _header(r: Exploration) -> list[str]:
     s = r.scenario
-    part = f"part {r.part_number}" + (f" ({r.part.name})" if r.part.name else "")
-    lines = [f"{s.id}: {s.title}", f"{part}, on {r.server}"]
+    part = tr("part {n}", n=r.part_number) + (f" ({r.part.name})" if r.part.name else "")
+    lines = [f"{s.id}: {s.title}", tr("{part}, on {server}", part=part, server=r.server)]
     for client, steps in r.programs.items():
         lines.append(f"  {client}: " + " · ".join(f"{client}{i} {d}" for i, d in enumerate(steps, 1)))
     if r.goal:
-        lines.append(f"Challenge: {r.goal}")
+        lines.append(tr("Challenge: {goal}", goal=r.goal))
     return lines
 
 
 def render_text(r: Exploration) -> str:
     lines = _header(r) + ["", figures(r)]
     count = len(r.classes)
-    lines.append(f"{count} outcome{'s' if count != 1 else ''}:")
+    lines.append(tr("{count} outcome:", count=count) if count == 1 else tr("{count} outcomes:", count=count))
     rows = [(f"{c.count:,}", outcome_lines(r, c), c.label, _marks(c)) for c in r.classes]
-    w_count = max([width("schedules")] + [width(a) for a, *_ in rows])
-    w_out = max([width("outcome")] + [width(x) for _, out, *_ in rows for x in out])
-    w_first = max([width("first schedule")] + [width(f) for _, _, f, _ in rows])
-    lines.append("  " + "  ".join([pad("schedules", w_count), pad("outcome", w_out), "first schedule"]))
+    heads = (tr("schedules"), tr("outcome"), tr("first schedule"))
+    w_count = max([width(heads[0])] + [width(a) for a, *_ in rows])
+    w_out = max([width(heads[1])] + [width(x) for _, out, *_ in rows for x in out])
+    w_first = max([width(heads[2])] + [width(f) for _, _, f, _ in rows])
+    lines.append("  " + "  ".join([pad(heads[0], w_count), pad(heads[1], w_out), heads[2]]))
     for n, out, first, marks in rows:
         for i in range(max(len(out), len(marks))):
             cells = [pad(n if i == 0 else "", w_count), pad(out[i] if i < len(out) else "", w_out),
@@ -76,27 +78,31 @@ def summary_line(r: Exploration) -> str:
     parts = []
     if r.goal is not None:
         reached = sum(c.count for c in r.classes if c.goal_reached)
-        parts.append(f"{reached:,} of {r.covered:,} schedules reach the challenge's state ({GOAL_MARK})")
+        parts.append(tr("{reached:,} of {covered:,} schedules reach the challenge's state ({mark})",
+                        reached=reached, covered=r.covered, mark=GOAL_MARK))
     deadlocks = sum(c.count for c in r.classes if c.deadlock)
     if deadlocks:
-        parts.append(f"{deadlocks:,} schedule" + ("s end" if deadlocks != 1 else " ends") + " in a deadlock")
+        parts.append(tr("{count:,} schedules end in a deadlock", count=deadlocks) if deadlocks != 1
+                     else tr("{count:,} schedule ends in a deadlock", count=deadlocks))
     own = next((c for c in r.classes if c.own), None)
     if own is not None:
-        parts.append(f"the scenario's own order ({label(r.own_order)}) is in the outcome marked {OWN_MARK}")
+        parts.append(tr("the scenario's own order ({order}) is in the outcome marked {mark}",
+                        order=label(r.own_order), mark=OWN_MARK))
     if len(r.classes) == 1:
-        parts.insert(0, "every schedule ends the same")
-    text = "; ".join(parts)
-    return text[:1].upper() + text[1:] + "." if text else ""
+        parts.insert(0, tr("every schedule ends the same"))
+    text = tr("; ").join(parts)
+    return tr("{sentence}.", sentence=text[:1].upper() + text[1:]) if text else ""
 
 
 def render_markdown(r: Exploration) -> str:
     s = r.scenario
-    lines = [f"## {s.title}", "", f"`{s.id}`, part {r.part_number}, on {r.server}", ""]
+    lines = [f"## {s.title}", "", tr("`{id}`, part {n}, on {server}", id=s.id, n=r.part_number, server=r.server), ""]
     for client, steps in r.programs.items():
         lines.append(f"- **{client}**: " + ", ".join(f"{client}{i} `{_md(d)}`" for i, d in enumerate(steps, 1)))
     if r.goal:
-        lines += ["", f"Challenge: {_md(r.goal)}"]
-    lines += ["", figures(r), "", "| schedules | outcome | first schedule | |", "|---:|---|---|---|"]
+        lines += ["", tr("Challenge: {goal}", goal=_md(r.goal))]
+    heads = (tr("schedules"), tr("outcome"), tr("first schedule"))
+    lines += ["", figures(r), "", "| {} | {} | {} | |".format(*heads), "|---:|---|---|---|"]
     for c in r.classes:
         out = "<br>".join(f"`{_md(x)}`" for x in outcome_lines(r, c))
         lines.append(f"| {c.count:,} | {out} | `{c.label}` | {'<br>'.join(_md(m) for m in _marks(c))} |")

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from playground.cells import pad, width, wrap
 from playground.engine.units import Unit
+from playground.i18n import N_, tr
 from playground.resp.cli_format import render
 from playground.scenario.stepper import entry_for
 
@@ -57,7 +58,7 @@ def row_for(unit: Unit, shown: str | None = None, whys=()) -> LaneRow:
                    [w.text if hasattr(w, "text") else str(w) for w in whys])
 
 
-_MARKS = {"reset": "fresh start", "flush": "flushed by the playground", "restart": "server restarted"}
+_MARKS = {"reset": N_("fresh start"), "flush": N_("flushed by the playground"), "restart": N_("server restarted")}
 
 
 def rows_from_order(rows) -> list[LaneRow]:
@@ -65,7 +66,7 @@ def rows_from_order(rows) -> list[LaneRow]:
     out = []
     for row in rows:
         if row.unit is None:
-            label = f"part: {row.text}" if row.mark == "reset" and row.text else _MARKS.get(row.mark, row.mark)
+            label = tr("part: {name}", name=row.text) if row.mark == "reset" and row.text else tr(_MARKS.get(row.mark, row.mark))
             out.append(LaneRow(None, "", [label]))
         else:
             out.append(row_for(row.unit, whys=row.whys))
@@ -157,7 +158,7 @@ def render_markdown(rows: list[LaneRow], clients, why_label: str = "why") -> str
         cells = [""] * len(clients)
         text = "<br>".join(f"`{x}`" for x in row.lines)
         if row.atomic:
-            text = "**one block:** " + text
+            text = tr("**one block:** ") + text
         if row.reply:
             text += f"<br>→ `{row.reply}`"
         if row.note:

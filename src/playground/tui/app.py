@@ -345,7 +345,7 @@ class PlaygroundApp(App):
         from .help_text import help_for
 
         mode = "free" if self.teacher is None else ("challenge" if self.teacher.challenge else "scenario")
-        self.push_screen(InfoScreen("Help (Esc closes)", help_for(mode)))
+        self.push_screen(InfoScreen(tr("Help (Esc closes)"), help_for(mode)))
 
     def action_teach(self, what: str) -> None:
         """Space/n, p, r, e, g, w, t, a/b/u ... in the narration panel (and Ctrl+N anywhere)."""
@@ -420,8 +420,8 @@ class PlaygroundApp(App):
             self.call_after_refresh(log.scroll_end, animate=False)
         if self.teacher is not None:
             self.teacher.render()
-        self.notify("Presenter layout " + ("on" if main.has_class("-presenter") else "off")
-                    + " (f toggles)", timeout=2)
+        self.notify(tr("Presenter layout on (f toggles)") if main.has_class("-presenter")
+                    else tr("Presenter layout off (f toggles)"), timeout=2)
 
     def action_toggle_order(self) -> None:
         """Ctrl+T: the lanes view (server order) and the numbers in the panes' gutters."""
@@ -567,7 +567,7 @@ class PlaygroundApp(App):
         bar = self.query_one(ServerBar)
         if not bar.stopped and self.playground.server_stopped():  # killed from outside
             code = self.playground.server.process.returncode
-            self.post_message(ServerStopped(f"The server stopped (exit status {code})"))
+            self.post_message(ServerStopped(tr("The server stopped (exit status {code})", code=code)))
             return
         try:
             reply = (await self.inspector.run([[b"INFO", b"memory"], [b"INFO", b"clients"]]))

@@ -384,7 +384,7 @@ class ClientPane(Vertical):
 
         folded = checks_line(result.checks, self.log_widget.scrollable_content_region.width)  # one line per step: the commands stay in view
         if folded is not None:
-            self.add(folded)  # kept: redrawn when the gutter or the whys are toggled
+            self.add(folded)  # kept: Ctrl+T / Ctrl+Y redraw the log from what was added
         for check in result.checks:
             if not check.ok:
                 self.write(f"  ✗ {tr_check(check.what)}: {check.detail}", style="bold white on red")
@@ -393,7 +393,7 @@ class ClientPane(Vertical):
         """Keep the state line honest after the state it described is gone: an EXEC that
         answered (nil) was aborted because a WATCHed key changed."""
         if argv and bytes(argv[0]).upper() == b"EXEC" and reply is Nil:
-            self.outcome = "EXEC aborted: a WATCHed key changed, nothing ran"
+            self.outcome = tr("EXEC aborted: a WATCHed key changed, nothing ran")
         else:
             self.outcome = ""
 

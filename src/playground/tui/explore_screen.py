@@ -13,6 +13,7 @@ from textual.widgets.option_list import Option
 
 from playground.cells import pad, width
 from playground.explore.explorer import Exploration
+from playground.i18n import tr
 from playground.explore.report import GOAL_MARK, OWN_MARK, figures, outcome_lines, summary_line
 
 
@@ -36,12 +37,13 @@ class ExploreScreen(ModalScreen[int | None]):
     def compose(self) -> ComposeResult:
         r = self.result
         rows = [(f"{c.count:,}", outcome_lines(r, c), c.label) for c in r.classes]
-        w_count = max([width("schedules")] + [width(n) for n, _, _ in rows])
-        w_out = max([width("outcome")] + [width(x) for _, out, _ in rows for x in out])
+        heads = (tr("schedules"), tr("outcome"), tr("first schedule"))
+        w_count = max([width(heads[0])] + [width(n) for n, _, _ in rows])
+        w_out = max([width(heads[1])] + [width(x) for _, out, _ in rows for x in out])
         with Vertical() as box:
-            box.border_title = "Every schedule  (Enter: step through it · Esc: close)"
+            box.border_title = tr("Every schedule  (Enter: step through it · Esc: close)")
             yield Static(Text(figures(r)), id="explore-figures")
-            yield Static(Text("  " + "  ".join([pad("schedules", w_count), pad("outcome", w_out), "first schedule"]),
+            yield Static(Text("  " + "  ".join([pad(heads[0], w_count), pad(heads[1], w_out), heads[2]]),
                               style="bold"))
             options = []
             for (n, out, first), cls in zip(rows, r.classes):
@@ -54,9 +56,9 @@ class ExploreScreen(ModalScreen[int | None]):
                     if i == 0:
                         label.append("  " + first, style="cyan")
                         if cls.goal_reached:
-                            label.append(f"  {GOAL_MARK} the challenge's state", style="bold magenta")
+                            label.append("  " + tr("{mark} the challenge's state", mark=GOAL_MARK), style="bold magenta")
                         if cls.own:
-                            label.append(f"  {OWN_MARK} the scenario's order", style="dim")
+                            label.append("  " + tr("{mark} the scenario's own order", mark=OWN_MARK), style="dim")
                 options.append(Option(label))
             yield OptionList(*options)
             yield Static(Text(summary_line(r)), id="explore-summary")
@@ -80,10 +82,10 @@ async def explore_typed_in_app(app) -> None:
 
     typed = [(client, line) for client, line, _ in app.transcript if client in app.clients][-FREE_PLAY_LINES:]
     if len({client for client, _ in typed}) < 2:
-        app.notify("Type commands in at least two panes first: their orders are what gets explored.",
+        app.notify(tr("Type commands in at least two panes first: their orders are what gets explored."),
                    severity="warning")
         return
-    app.notify(f"Running every order of the last {len(typed)} commands typed, on a server of its own…")
+    app.notify(tr("Running every order of the last {count} commands typed, on a server of its own…", count=len(typed)))
     server = app.playground.server
     try:
         binary = server.binary if server is not None else choose_binary(None)

@@ -14,6 +14,8 @@ from textual.containers import VerticalScroll
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from playground.i18n import tr
+
 SHOWN_ROWS = 400  # the newest rows drawn (the engine keeps more)
 
 STYLES = {"head": "bold", "rule": "dim", "part": "bold yellow", "cmd": "", "box": "",
@@ -35,7 +37,7 @@ class LanesView(VerticalScroll, can_focus=True):
     def __init__(self, clients, **kwargs) -> None:
         super().__init__(**kwargs)
         self.clients = tuple(clients)
-        self.border_title = "Server order (Ctrl+T hides)"
+        self.border_title = tr("Server order (Ctrl+T hides)")
 
     def compose(self):
         yield Static(id="lanes-text")
@@ -66,7 +68,7 @@ class LanesView(VerticalScroll, can_focus=True):
         for line, kind in lanes.layout(rows, self.clients, total, label):
             out.append(line + "\n", style=STYLES.get(kind, ""))
         if not rows:
-            out.append("Nothing ran yet: type a command in a pane.", style="italic dim")
+            out.append(tr("Nothing ran yet: type a command in a pane."), style="italic dim")
         return out
 
     def draw(self) -> None:

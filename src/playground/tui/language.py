@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from rich.text import Text
+
 from playground.i18n import LANGUAGES, N_, set_language, tr
 
 
@@ -43,16 +45,21 @@ def switch_language(app, lang: str | None = None) -> str:
     from .client_pane import ClientPane
     from .key_inspector import KeyInspector
     from .key_table import KeyTable
+    from .lanes_view import LanesView
     from .server_bar import ServerBar
 
     for pane in app.query(ClientPane):
         focused = app.focused is not None and pane in app.focused.ancestors_with_self
         pane.border_title = ("▶ " if focused else "") + tr("Client {name}", name=pane.client)
-        pane.query_one("#input").placeholder = pane.client + tr("> type a Redis command")
+        pane.query_one("#input").placeholder = tr("type a Redis command")
     inspector = app.query_one(KeyInspector)
     inspector.border_title = tr("Keys")
     inspector.query_one("#filter").placeholder = tr("filter: a SCAN pattern, e.g. user:*  (Enter applies)")
     inspector.query_one(KeyTable).relabel()
+    lanes = app.query_one(LanesView)
+    lanes.border_title = tr("Server order (Ctrl+T hides)")
+    if lanes.has_class("-shown"):
+        lanes.draw()
     app.refresh_everything()
     app.query_one(ServerBar).refresh()
     app.refresh_bindings()
@@ -83,4 +90,10 @@ def _reload_scenario(app, lang: str) -> None:
         st.results = [replace(r, step=st.flat[i][1]) for i, r in enumerate(st.results)]
         if st.results:  # the last step's explanation, in the new language
             teacher.message = teacher._explain(st.cursor - 1, st.results[-1])
+        else:
+            teacher.message = Text(tr("Press Space (or n) for the first step.") + "\n", style="italic")
+    elif teacher.won:  # a challenge's win, in the new language
+        teacher.message = teacher._won_text()
+    elif not teacher.challenge.moves:
+        teacher.message = Text(tr("Choose who moves: a for A, b for B. u undoes a move.") + "\n", style="italic")
     teacher.render()

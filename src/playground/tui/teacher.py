@@ -133,7 +133,7 @@ class Teacher:
         previous = self.stepper.flat[index - 1][0] if index else None
         name = self.scenario.parts[part_index].name
         if part_index != previous and (name or index):
-            self.part_separator(name or f"part {part_index + 1}")
+            self.part_separator(name or tr("part {n}", n=part_index + 1))
         self.ran_at[index:] = [time.monotonic()]
         if step.sleep:
             self.sleep_until = time.monotonic() + step.sleep
@@ -210,7 +210,7 @@ class Teacher:
             part_index = self.stepper.flat[index][0]
             name = self.scenario.parts[part_index].name
             if part_index != last_part and (name or index):
-                self.part_separator(name or f"part {part_index + 1}")
+                self.part_separator(name or tr("part {n}", n=part_index + 1))
             last_part = part_index
             self.pane(result.step.client).show_result(result)
         now = time.monotonic()
@@ -227,7 +227,7 @@ class Teacher:
             index = self.stepper.cursor
             result = await self._run_step(index)
             if result is None:
-                self.message = Text(f"This part could not start: {self.stepper.error}", style="bold red")
+                self.message = Text(tr("This part could not start: {error}", error=self.stepper.error), style="bold red")
                 break
             self.message = self._explain(index, result)
             await self.after_step(result)
@@ -260,8 +260,9 @@ class Teacher:
             return
         if self.won:
             self.message = self._won_text()
-            self.message.append(f"The race is over: {client} has nothing left to do. "
-                                "r retries from the start; u undoes the last move.\n", style="yellow")
+            self.message.append(tr("The race is over: {client} has nothing left to do. "
+                                   "r retries from the start; u undoes the last move.", client=client) + "\n",
+                                style="yellow")
             self.render()
             return
         if client not in self.challenge.programs or self.challenge.next_for(client) is None:
@@ -302,10 +303,10 @@ class Teacher:
                          for k, r in zip(keys, replies))
 
     def _won_text(self) -> Text:
-        text = Text("✓ Won: you produced the race on the real server (the goal below).\n", style="bold green")
+        text = Text(tr("✓ Won: you produced the race on the real server (the goal below).") + "\n", style="bold green")
         if self.final:
-            text.append(f"Final value: {self.final}\n", style="bold green")
-        text.append("u undoes moves, r starts again.\n", style="green")
+            text.append(tr("Final value: {values}", values=self.final) + "\n", style="bold green")
+        text.append(tr("u undoes moves, r starts again.") + "\n", style="green")
         return text
 
     def spec_goal(self) -> str:
@@ -334,7 +335,7 @@ class Teacher:
         part = self.scenario.challenge.part + 1 if self.challenge is not None else 1
         if self.stepper is not None and self.stepper.next_step() is not None:
             part = self.scenario.parts.index(self.stepper.next_step()[0]) + 1
-        self.message = Text("Running every schedule on the server…", style="italic")
+        self.message = Text(tr("Running every schedule on the server…"), style="italic")
         self.render()
         try:
             result = await Explorer(self.app.playground, self.scenario, part, limit=2000,

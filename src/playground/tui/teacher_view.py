@@ -8,6 +8,8 @@ import time
 
 from rich.text import Text
 
+from playground.i18n import tr
+
 from .teaching_text import clock, script_block, when_text
 
 
@@ -18,7 +20,7 @@ def _header(teacher) -> Text:
     text.append(f"  ({teacher.scenario.id})\n", style="dim")
     if teacher.sleep_until is not None:
         left = max(0.0, teacher.sleep_until - time.monotonic())
-        text.append(f"… time passes: {left:.1f} s left of this step's sleep\n", style="bold yellow")
+        text.append(tr("… time passes: {left:.1f} s left of this step's sleep", left=left) + "\n", style="bold yellow")
     return text
 
 
@@ -37,19 +39,19 @@ def narration_text(teacher) -> Text:
         text.append(" ".join(teacher.scenario.lesson.split()) + "\n", style="italic")
     if teacher.challenge is not None:
         text.append_text(_message_line(teacher))  # a win first: a short screen must show it
-        text.append(f"Challenge: {teacher.spec_goal()}\n", style="bold magenta")
+        text.append(tr("Challenge: {goal}", goal=teacher.spec_goal()) + "\n", style="bold magenta")
         for client, program in teacher.challenge.programs.items():
             done = teacher.challenge.position(client)
             text.append(f"{client}: ", style="bold")
             for i, step in enumerate(program):
                 style = "dim strike" if i < done else ("bold reverse" if i == done else "")
                 if step.when is not None:  # oversell: what makes a client stop
-                    text.append(f"if {when_text(step)}: ", style=(style + " italic").strip())
+                    text.append(tr("if {condition}: ", condition=when_text(step)), style=(style + " italic").strip())
                 text.append(step.display, style=style)
                 text.append("  ")
             text.append("\n")
         if not teacher.app.has_class("-short"):  # a short screen: the footer says it
-            text.append("keys: a/b move a client · u undo · r restart · t timeline · Esc here · x close\n",
+            text.append(tr("keys: a/b move a client · u undo · r restart · t timeline · Esc here · x close") + "\n",
                         style="dim")
     else:
         st = teacher.stepper
@@ -60,15 +62,15 @@ def narration_text(teacher) -> Text:
             part = teacher.scenario.parts[st.flat[st.cursor - 1][0]]
         else:
             part = nxt[0] if nxt else None
-        where = f"step {min(st.cursor + 1, total)} of {total}" if nxt else f"done: {total} steps"
+        where = tr("step {n} of {total}", n=min(st.cursor + 1, total), total=total) if nxt else tr("done: {total} steps", total=total)
         if part is not None and part.name:
-            where += f" · part: {part.name}"
+            where += tr(" · part: {name}", name=part.name)
         right, asked = teacher.score()
         if asked:
-            where += f" · predictions {right}/{asked}"
-        where += f" · typing {'off' if not teacher.speed else f'{teacher.speed}/s'}"
+            where += tr(" · predictions {right}/{asked}", right=right, asked=asked)
+        where += tr(" · typing {speed}", speed=tr("off") if not teacher.speed else f"{teacher.speed}/s")
         if teacher.autoplay:
-            where += " · autoplay ▶"
+            where += tr(" · autoplay ▶")
         text.append(where + "\n", style="bold cyan")
         start = len(text)
         text.append_text(_message_line(teacher))  # what just happened first: a long script must not hide it
@@ -77,18 +79,18 @@ def narration_text(teacher) -> Text:
         if nxt is not None:
             p, step = nxt
             if st.results and p is not part and p.name:
-                text.append(f"next part: {p.name}\n", style="bold magenta")
-            shown = (f"({step.client}'s pending reply arrives)" if step.wait
+                text.append(tr("next part: {name}", name=p.name) + "\n", style="bold magenta")
+            shown = (tr("({client}'s pending reply arrives)", client=step.client) if step.wait
                      else f"{step.client}> {st.runner.preview(step)}")
-            text.append(f"next: {shown}\n", style="bold cyan" if teacher.presenter else "cyan")
+            text.append(tr("next: {step}", step=shown) + "\n", style="bold cyan" if teacher.presenter else "cyan")
             if step.sleep:
-                text.append(f"  (first {step.sleep:g} s pass: the step sleeps)\n", style="yellow")
+                text.append(tr("  (first {seconds:g} s pass: the step sleeps)", seconds=step.sleep) + "\n", style="yellow")
             text.append_text(script_block(teacher.scenario, step.display))
         if not teacher.app.has_class("-short"):  # a short screen: the footer says it
-            text.append("keys: Space/Ctrl+N next · p back · r restart · e end · o auto · g go to · "
-                        "t timeline · f presenter · Esc here · F1 keys · x close\n", style="dim")
+            text.append(tr("keys: Space/Ctrl+N next · p back · r restart · e end · o auto · g go to · "
+                        "t timeline · f presenter · Esc here · F1 keys · x close") + "\n", style="dim")
     if teacher.diverged:
         names = ", ".join(sorted(k.decode(errors="replace") for k in teacher.diverged))
-        text.append(f"You changed {names} by hand: the next steps may not match the lesson. "
-                    "w rewinds to this step.\n", style="bold yellow")
+        text.append(tr("You changed {keys} by hand: the next steps may not match the lesson. "
+                    "w rewinds to this step.", keys=names) + "\n", style="bold yellow")
     return text

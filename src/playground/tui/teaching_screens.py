@@ -48,7 +48,7 @@ class ScenarioPicker(ModalScreen[tuple[Scenario, bool] | None]):
                 order = getattr(s, "order", None)
                 number = f"{order:>2}. " if isinstance(order, int) else ""
                 idw = 24
-                label = Text(pad(number + s.id, idw), style="bold")
+                label = Text(pad(cut(number + s.id, idw - 1), idw), style="bold")  # a long id never touches the title
                 tag = tr("  [challenge]")
                 rest = s.title + (tag if s.challenge else "")
                 tags = "  " + ", ".join(s.tags) if s.tags else ""
@@ -71,9 +71,9 @@ class ScenarioPicker(ModalScreen[tuple[Scenario, bool] | None]):
             scenario = self.scenarios[index]
             text = Text(scenario.lesson.strip())
             if "recorded" in scenario.tags:
-                text.append(f"\nRecorded with F9: {scenario.path}\nTo narrate it, add narration = \"…\" "
-                            "(and pause, predict) under its steps; docs/scenarios.md shows how.",
-                            style="italic")
+                text.append("\n" + tr("Recorded with F9: {path}\nTo narrate it, add narration = \"…\" "
+                                       "(and pause, predict) under its steps; docs/scenarios.md shows how.",
+                                       path=scenario.path), style="italic")
             self.query_one("#lesson", Static).update(text)
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
@@ -138,7 +138,7 @@ class PredictScreen(ModalScreen[int]):
             yield Label(Text(self.prediction.question, style="bold"))
             yield OptionList(*[Option(choice_label(i, c), id=str(i))
                                for i, c in enumerate(self.prediction.choices, 1)])
-            yield Label(f"Keys: 1–{n} answer · ↑↓ then Enter · Esc skips this question (not scored)", id="keys")
+            yield Label(tr("Keys: 1–{n} answer · ↑↓ then Enter · Esc skips this question (not scored)", n=n), id="keys")
 
     def action_skip(self) -> None:
         self.dismiss(0)

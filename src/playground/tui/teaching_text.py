@@ -7,6 +7,7 @@ import re
 
 from rich.text import Text
 
+from playground.i18n import tr, tr_check
 from playground.scenario.model import Scenario, Step
 
 _NAME = re.compile(r"\$([A-Za-z_][A-Za-z0-9_-]*)")
@@ -59,9 +60,9 @@ def checks_line(checks, cells: int = 0) -> Text | None:
     if not passed:
         return None
     keys = [w.split(" ", 1)[1] for w in passed if w.startswith("state ")]
-    parts = [w for w in passed if not w.startswith("state ")]
+    parts = [tr_check(w) for w in passed if not w.startswith("state ")]
     if keys:
-        parts.append("state " + ", ".join(keys))
+        parts.append(tr("state {key}", key=", ".join(keys)))
     line = "  ✓ " + " · ".join(parts)
     if cells > 10:
         from playground.cells import cut, width
@@ -112,9 +113,10 @@ def time_ran_out(results, ran_at: list[float], index: int) -> str | None:
         planned = sum(r.step.sleep for r in results[j + 1:index + 1])
         if paused > ttl > planned:
             name = key.decode("utf-8", "replace")
-            return (f"{name}'s {ttl:g} s TTL ran out while paused {paused:.0f} s: the lesson "
-                    f"expects the next step within {ttl:g} s. p replays up to the previous step "
-                    "on a fresh server at scenario speed; then Space runs this one in time.")
+            return tr("{key}'s {ttl:g} s TTL ran out while paused {paused:.0f} s: the lesson "
+                      "expects the next step within {ttl:g} s. p replays up to the previous step "
+                      "on a fresh server at scenario speed; then Space runs this one in time.",
+                      key=name, ttl=ttl, paused=paused)
         return None
     return None
 

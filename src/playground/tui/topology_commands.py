@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from textual.app import SystemCommand
 
+from playground.i18n import N_, tr
+
 
 def topology_commands(app):
     """The palette's entries for `app.playground.topology` (none without one)."""
@@ -15,19 +17,20 @@ def topology_commands(app):
     for node in topology.nodes:
         where = f"{node.name} ({node.describe()})"
         for action, help_text in (
-                ("kill", "SIGKILL: it dies at once"),
-                ("pause", "SIGSTOP: it answers nobody until resumed"),
+                ("kill", N_("SIGKILL: it dies at once")),
+                ("pause", N_("SIGSTOP: it answers nobody until resumed")),
                 ("resume", "SIGCONT"),
-                ("pause-replication", "a replica answers reads but applies nothing new"),
-                ("resume-replication", "the replica catches up"),
-                ("promote", "a replica becomes a primary")):
-            yield SystemCommand(f"Server: {action} {node.name}", f"{where}: {help_text}",
+                ("pause-replication", N_("a replica answers reads but applies nothing new")),
+                ("resume-replication", N_("the replica catches up")),
+                ("promote", N_("a replica becomes a primary"))):
+            yield SystemCommand(tr("Server: {action} {node}", action=action, node=node.name), f"{where}: {tr(help_text)}",
                                 lambda text=f"{action} {node.name}": run_action(app, text))
         for client in app.clients:
-            yield SystemCommand(f"Server: connect {client} to {node.name}",
-                                f"client {client} reconnects to {where} (redis-cli: connect host port)",
+            yield SystemCommand(tr("Server: connect {client} to {node}", client=client, node=node.name),
+                                tr("client {client} reconnects to {where} (redis-cli: connect host port)",
+                                   client=client, where=where),
                                 lambda text=f"connect {client} {node.name}": run_action(app, text))
-    yield SystemCommand("Server: settle", "wait until replicas caught up / the cluster is ok",
+    yield SystemCommand(tr("Server: settle"), tr("wait until replicas caught up / the cluster is ok"),
                         lambda: run_action(app, "settle"))
 
 

@@ -101,14 +101,16 @@ MESSAGES: dict[str, str] = {
         "客户端 {name}：已取消；已作为新客户端重新连接（丢掉的：{what}）",
     "{command}: not supported here (the playground only talks to its own server, or the one given with --url)":
         "{command}：这里不支持（playground 只连接它自己的服务器，或者 --url 指定的那个）",
-    "client {client} is disconnected (QUIT); the next command reconnects it":
-        "客户端 {client} 已断开（QUIT）；下一条命令会重新连接",
+    "client {client} is disconnected ({why}); the next command reconnects it":
+        "客户端 {client} 已断开（{why}）；下一条命令会重新连接",
+    "the Lua debugging session ended": "Lua 调试会话结束了",
+    "the Lua debugging session": "Lua 调试会话",
     "client {client}: the server stopped; {what}": "客户端 {client}：服务器停止了；{what}",
     "client {client}: connection lost ({error})": "客户端 {client}：连接断开（{error}）",
     "client {client} is not connected: there is no server": "客户端 {client} 没有连接：没有服务器",
     "{error} (not connected)": "{error}（未连接）",
-    "client {client}: reconnected as a new client (QUIT ended the old one, with its MULTI, WATCH and subscriptions)":
-        "客户端 {client}：已作为新客户端重新连接（QUIT 结束了旧连接，连同它的 MULTI、WATCH 和订阅）",
+    "client {client}: reconnected as a new client ({cause} ended the old one, with its MULTI, WATCH and subscriptions)":
+        "客户端 {client}：已作为新客户端重新连接（{cause} 结束了旧连接，连同它的 MULTI、WATCH 和订阅）",
     # -- refusals (engine/guard.py) ------------------------------------------------------
     "the private server": "私有服务器",
     "refused: {what} on {where}, not the playground's own server: {why} ({hint})":

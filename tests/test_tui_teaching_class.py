@@ -4,7 +4,7 @@ around it: Pilot on a real server (issue 12)."""
 import pytest
 from textual.widgets import Static
 
-import playground.tui.app as app_module
+import playground.tui.app_teaching as app_module
 from playground.scenario.library import bundled_dir
 from playground.scenario.model import load_scenario
 from playground.tui.app import make_app

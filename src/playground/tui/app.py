@@ -9,18 +9,16 @@ import asyncio
 import os
 import signal
 import time
-from pathlib import Path
 from typing import Iterable
 
 from textual import work
-from textual.app import App, ComposeResult, SystemCommand
+from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.reactive import reactive
 from textual.widgets import Static
 
 from playground.engine.playground import Playground
-from playground.history import exports_dir, state_dir
 from playground.i18n import set_language, tr
 from playground.server import PrivateServer
 from playground.engine import events as ev
@@ -34,13 +32,12 @@ from .key_inspector import KeyInspector
 from .lanes_view import LanesView
 from .messages import CommandDone, ServerStopped
 from .narration import NarrationPanel
-from .language import textual_commands
 from .server_bar import ServerBar
+from .app_recording import RecordingActions
+from .app_teaching import TeachingActions
 
-AUTOPLAY_PAUSE = 2.5  # seconds between steps in autoplay
 
-
-class PlaygroundApp(App):
+class PlaygroundApp(TeachingActions, RecordingActions, App):
     """Two real clients on a private server, and every key they touch."""
 
     TITLE = "redis-playground"
@@ -267,287 +264,11 @@ class PlaygroundApp(App):
                 watchers.setdefault(key, []).append((name, state.dirty))
         self.query_one(KeyInspector).set_watchers(watchers)
 
-    # -- teaching mode ------------------------------------------------------------
-
-    @property
-    def narration(self) -> NarrationPanel:
-        return self.screen_stack[0].query_one(NarrationPanel)  # also under a modal (the clock ticks)
-
-    def action_open_scenario(self) -> None:
-        from playground.scenario.library import course_order, scenario_files
-        from playground.scenario.model import ScenarioError, load_scenario
-        from .teaching_screens import ScenarioPicker
-
-        scenarios, broken = [], []
-        for path in scenario_files(self.scenario_dirs, recordings=True):
-            try:
-                scenarios.append(load_scenario(path, self.lang))
-            except ScenarioError as exc:
-                broken.append(str(exc))
-        for message in broken:
-            self.notify(message, severity="error")
-
-        def chosen(result) -> None:
-            if result:
-                self.open_scenario(*result)
-
-        self.push_screen(ScenarioPicker(course_order(scenarios)), chosen)
-
-    def open_scenario(self, scenario, challenge: bool = False) -> None:
-        from .teacher import Teacher
-
-        missing = [c for c in scenario.clients if c not in self.clients]
-        if missing:
-            self.notify(tr("{id} needs clients {clients}", id=scenario.id, clients=", ".join(scenario.clients)), severity="error")
-            return
-        if self.teacher is not None:
-            self.teacher.autoplay = False
-        self._first_run_hints(False)
-        self.teacher = Teacher(self, scenario, challenge)
-        self.narration.add_class("-open")
-        self.narration.focus()
-        self.refresh_bindings()
-        if getattr(self, "_clock", None) is None:
-            self._clock = self.set_interval(0.5, self._tick_clock)
-        self.action_teach("begin")
-
-    def _tick_clock(self) -> None:
-        from textual.css.query import NoMatches
-
-        if self.teacher is not None:
-            try:
-                self.teacher.tick()
-            except NoMatches:  # the app is closing: its widgets are going
-                pass
-
-    def check_action(self, action: str, parameters: tuple) -> bool | None:
-        """Ctrl+N and Escape-to-narration exist only while a scenario is open."""
-        if action in ("teach", "focus_narration", "next_anywhere") and self.teacher is None:
-            return False
-        if action == "next_anywhere":  # in the narration Space says it; elsewhere the footer shows ^n
-            return self.teacher.challenge is None and self.focused is not self.narration
-        if action == "teach" and parameters:
-            return NarrationPanel.offers(self.teacher.challenge is not None, str(parameters[0]))
-        return True
-
-    def action_next_anywhere(self) -> None:
-        """Ctrl+N: the next step from anywhere, also while typing in a pane."""
-        self.action_teach("next")
-
-    def action_focus_narration(self) -> None:
-        """Escape: back to the narration, where Space steps (from a pane, Space types)."""
-        if self.teacher is not None and self.screen is self.screen_stack[0]:
-            self.narration.focus()
-
-    def action_help_screen(self) -> None:
-        """F1: the keys of what is open now (free play, a scenario, a challenge)."""
-        from .info_screens import InfoScreen
-        from .help_text import help_for
-
-        mode = "free" if self.teacher is None else ("challenge" if self.teacher.challenge else "scenario")
-        self.push_screen(InfoScreen(tr("Help (Esc closes)"), help_for(mode)))
-
-    def action_teach(self, what: str) -> None:
-        """Space/n, p, r, e, g, w, t, a/b/u ... in the narration panel (and Ctrl+N anywhere)."""
-        teacher = self.teacher
-        if teacher is None:
-            return
-        if what == "close":
-            self._ask_close()
-            return
-        if what in ("faster", "slower"):
-            getattr(teacher, what)()
-            return
-        if what == "autoplay":
-            teacher.autoplay = not teacher.autoplay
-            teacher.render()
-            if teacher.autoplay:
-                self.action_teach("next")
-            return
-        self._teach(what)
-
-    @work(exclusive=False, group="teach", exit_on_error=False)
-    async def _teach(self, what: str) -> None:
-        teacher = self.teacher
-        if teacher is None or self._teaching:
-            return
-        self._teaching = True
-        try:
-            if what.startswith("move:"):
-                await teacher.move(what.split(":", 1)[1])
-            else:
-                await {"begin": teacher.begin, "next": teacher.next, "previous": teacher.previous,
-                       "restart": teacher.restart, "end": teacher.run_to_end, "jump": teacher.jump,
-                       "rewind_here": teacher.rewind_here, "timeline": teacher.show_timeline,
-                       "undo": teacher.undo, "explore": teacher.explore}[what]()
-        except Exception as exc:  # never a traceback in front of the class
-            self.notify(f"{what}: {exc}", severity="error")
-        finally:
-            self._teaching = False
-        if teacher.autoplay and self.teacher is teacher:
-            self.set_timer(AUTOPLAY_PAUSE, lambda: self.action_teach("next") if teacher.autoplay else None)
-
-    _teaching = False
-
-    def action_explore_typed(self) -> None:
-        """Every order of the last commands typed in the panes (tui/explore_screen.py)."""
-        from .explore_screen import explore_typed_in_app
-
-        self.run_worker(explore_typed_in_app(self), group="explore", exclusive=True, exit_on_error=False)
-
-    def _ask_close(self) -> None:
-        """x: close the scenario, after asking (a stray key must not end the lesson)."""
-        from .confirm import ConfirmScreen
-
-        def answered(yes: bool | None) -> None:
-            if yes and self.teacher is not None:
-                self.teacher.autoplay = False
-                self.teacher = None
-                self.narration.remove_class("-open")
-                self.refresh_bindings()
-                self.action_focus_client(self.clients[0])
-
-        self.push_screen(ConfirmScreen(tr("Close {id}? The server keeps its keys; F7 opens a scenario again.",
-                                          id=self.teacher.scenario.id)), answered)
-
-    def action_presenter(self) -> None:
-        """Presenter layout: a big narration panel (the next command in bold, named
-        scripts in full), a compact inspector; everything stays on the keyboard."""
-        main = self.screen_stack[0]  # also when chosen in the palette
-        main.toggle_class("-presenter")
-        for name in self.clients:  # smaller panes: still showing their last lines
-            log = self.pane(name).log_widget
-            self.call_after_refresh(log.scroll_end, animate=False)
-        if self.teacher is not None:
-            self.teacher.render()
-        self.notify(tr("Presenter layout on (f toggles)") if main.has_class("-presenter")
-                    else tr("Presenter layout off (f toggles)"), timeout=2)
-
-    def action_toggle_order(self) -> None:
-        """Ctrl+T: the lanes view (server order) and the numbers in the panes' gutters."""
-        self.show_order = not self.show_order
-
-    def action_toggle_why(self) -> None:
-        """Ctrl+Y: the "why" notes under surprising replies."""
-        self.show_why = not self.show_why
-
-    def watch_show_order(self, shown: bool) -> None:
-        self.set_class(shown, "-order")
-        lanes = self.query_one(LanesView)
-        lanes.set_class(shown, "-shown")
-        if shown:
-            self.call_after_refresh(lanes.draw)
-        for name in self.clients:
-            self.pane(name).redraw()
-
-    def watch_show_why(self, shown: bool) -> None:
-        for name in self.clients:
-            self.pane(name).redraw()
-        if self.show_order:
-            self.query_one(LanesView).draw()
-        self.notify(tr("Why notes on") if shown else tr("Why notes off (Ctrl+Y shows them again)"), timeout=2)
-
-    def action_switch_language(self) -> None:
-        """F12: the interface and the open scenario in the other language (English ⇄ 中文)."""
-        from .language import switch_language
-
-        switch_language(self)
-
-    def action_toggle_inspector(self) -> None:
-        self.screen.toggle_class("-no-inspector")
-
-    # -- recording and export -------------------------------------------------------
-
-    def action_record(self) -> None:
-        if self.recorder is not None:
-            recorder, self.recorder = self.recorder, None
-            if not len(recorder):
-                self.notify(tr("Recording stopped: nothing was typed."))
-                return
-            directory = Path(self.scenario_dirs[0]) if self.scenario_dirs else state_dir() / "scenarios"
-            path = recorder.save(directory, "Recorded session", tuple(self.clients))
-            self.notify(tr("Recording saved: {path}\nReplay it with: redis-playground check {path}", path=path), timeout=10)
-            return
-
-        def go(yes: bool | None) -> None:
-            if yes:
-                self._start_recording()
-
-        from .confirm import ConfirmScreen
-
-        self.push_screen(ConfirmScreen(tr("Recording starts from an empty server (every key and script is "
-                                       "deleted) so that the file replays the same. Start?")), go)
-
-    @work(group="server", exit_on_error=False)
-    async def _start_recording(self) -> None:
-        try:
-            await self.playground.reset()
-        except Exception as exc:
-            self.notify(tr("cannot record: {error}", error=exc), severity="error")
-            return
-        self.playground.writes.forget()
-        from playground.scenario.recorder import Recorder
-
-        self.recorder = Recorder()
-        for name in self.clients:
-            self.query_one(f"#pane-{name}", ClientPane).note(tr("recording: type in A and B; F9 stops"))
-        self.refresh_everything()
-
-    def action_export_transcript(self) -> None:
-        if self.teacher is not None:
-            text = self.teacher.transcript_markdown()
-            name = f"{self.teacher.scenario.id}-transcript.md"
-        else:
-            text = session_markdown(self.transcript, self.clients, self.playground.label)
-            name = "session-transcript.md"
-        directory = exports_dir()
-        directory.mkdir(parents=True, exist_ok=True)
-        (directory / name).write_text(text, encoding="utf-8")
-        self.notify(tr("Transcript written to {path}", path=directory / name))
-
-    def action_save_svg(self) -> None:
-        directory = exports_dir()
-        directory.mkdir(parents=True, exist_ok=True)
-        path = self.save_screenshot(path=str(directory))
-        self.notify(tr("Screen saved as {path}", path=path))
-
     def get_system_commands(self, screen):
         """The command palette (Ctrl+P): Textual's own commands and every playground action."""
-        yield from textual_commands(command for command in super().get_system_commands(screen)
-                                    if command.title != "Screenshot")  # ours saves where exports go
-        for i, name in enumerate(self.clients):
-            key = f" (F{i + 2})" if i < 2 else ""
-            yield SystemCommand(tr("Focus client {name}", name=name), tr("Type into client {name}'s pane", name=name) + key,
-                                lambda name=name: self.action_focus_client(name))
-        yield SystemCommand(tr("Focus keys"), tr("Browse the key inspector"), self.action_focus_inspector)
-        yield SystemCommand(tr("Restart server"), tr("A fresh, empty private server"), self.action_restart_server)
-        yield SystemCommand(tr("Flush database"), tr("Delete every key and cached script (asks first)"),
-                            self.action_flush)
-        yield SystemCommand(tr("Show cached scripts"), tr("Which scripts SCRIPT EXISTS still knows"),
-                            self.action_show_scripts)
-        yield SystemCommand(tr("Open scenario"), tr("Step through a scripted race, or schedule a challenge"),
-                            self.action_open_scenario)
-        yield SystemCommand(tr("Record / stop recording"), tr("Type freely, then save it as a scenario file"),
-                            self.action_record)
-        yield SystemCommand(tr("Export transcript (Markdown)"), tr("For lesson notes"), self.action_export_transcript)
-        yield SystemCommand(tr("Could it have gone differently?"), tr("Run every order of the commands just typed "
-                            "in the panes, on a server of its own"), self.action_explore_typed)
-        yield SystemCommand(tr("Save screen as SVG"), tr("A picture of the screen"), self.action_save_svg)
-        yield SystemCommand(tr("Help"), tr("Every key of the current mode (F1)"), self.action_help_screen)
-        yield SystemCommand(tr("Presenter layout"), tr("Big narration panel"), self.action_presenter)
-        yield SystemCommand(tr("Keys on/off"), tr("Show or hide the key inspector"), self.action_toggle_inspector)
-        yield SystemCommand(tr("Server order (Ctrl+T)"), tr("Lanes: what the server ran, in order; numbers in the "
-                            "panes' gutters"), self.action_toggle_order)
-        yield SystemCommand(tr("Why notes on/off (Ctrl+Y)"), tr("The reason under EXEC → (nil), EXECABORT, BUSY, "
-                            "NOSCRIPT ..."), self.action_toggle_why)
-        yield SystemCommand(tr("Language: 中文 / English"), tr("Switch the interface and the scenario texts (F12)"), self.action_switch_language)
-        if self.teacher is not None:
-            yield SystemCommand(tr("Timeline"), tr("What the server executed, in order"),
-                                lambda: self.action_teach("timeline"))
-            yield SystemCommand(tr("Close scenario"), tr("Back to free typing (asks first)"),
-                                lambda: self.action_teach("close"))
-        from .topology_commands import topology_commands
-        yield from topology_commands(self)  # kill, pause, promote, connect a client: on a topology
+        from .palette import system_commands
+
+        yield from system_commands(self, super().get_system_commands(screen))
 
     @work(group="scripts", exit_on_error=False)
     async def action_show_scripts(self) -> None:
@@ -651,18 +372,6 @@ class PlaygroundApp(App):
 
     async def on_unmount(self) -> None:
         await self.playground.close()
-
-
-def session_markdown(transcript: list[tuple[str, str, str]], clients: list[str], server: str) -> str:
-    """A free-typing session as a Markdown table, one row per command, one column per client."""
-    out = ["# redis-playground session", "", f"Server: {server}", "",
-           "| # | " + " | ".join(clients) + " |", "|---|" + "---|" * len(clients)]
-    for i, (client, command, printed) in enumerate(transcript, 1):
-        cells = [""] * len(clients)
-        body = [f"`{client}> {command}`"] + [f"`{line}`" for line in printed.rstrip("\n").split("\n") if line]
-        cells[clients.index(client) if client in clients else 0] = "<br>".join(body).replace("|", "\\|")
-        out.append(f"| {i} | " + " | ".join(cells) + " |")
-    return "\n".join(out) + "\n"
 
 
 def make_app(server_choice: str | None = None, url: str | None = None,

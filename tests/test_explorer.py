@@ -320,3 +320,21 @@ async def test_free_play_in_the_app_leaves_the_keys_alone(server_binary):
         assert app.screen.result.total == 3
         assert {c.snapshot.describe("k") for c in app.screen.result.classes} == {'"a1"', '"b"', '"b1"'}
         assert await app.playground.execute("A", [b"GET", b"k"]) == b"b1"  # untouched
+
+
+def test_the_command_line_agrees_with_the_explorer_and_does_not_load_it_for_other_commands():
+    """The parser is built for every command: it names the explorer's default limit and
+    formats without importing the explorer (start-up of `repl`)."""
+    import subprocess
+    import sys
+
+    from playground.cli import explore_command
+    from playground.explore.explorer import DEFAULT_LIMIT
+    from playground.explore.report import RENDERERS
+
+    assert explore_command.DEFAULT_LIMIT == DEFAULT_LIMIT
+    assert explore_command.FORMATS == tuple(RENDERERS)
+    probe = ("import sys; from playground.cli.main import build_parser; build_parser(); "
+             "print('playground.explore.explorer' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert out.stdout.strip() == "False", out.stderr

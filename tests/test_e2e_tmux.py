@@ -72,3 +72,36 @@ def test_watch_abort_in_a_real_terminal(session, server_binary, private_state_di
     while time.monotonic() < deadline and any(os.path.exists(f"/tmp/{d}") for d in server_dirs):
         time.sleep(0.1)
     assert not any(os.path.exists(f"/tmp/{d}") for d in server_dirs)
+
+
+def _running(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rpartition(")")[2].split()[0] not in ("Z", "X")
+    except OSError:
+        return False
+
+
+def test_closing_the_terminal_ends_the_app_and_its_server(session, server_binary, private_state_dir):
+    """The terminal goes away mid-lesson (tmux killed: SIGHUP) after much drawing: the
+    app and its server are gone within seconds. (Textual's own shutdown could wait
+    forever for its output thread, which died writing to the closed terminal.)"""
+    command = (f"env -u COLUMNS -u LINES {sys.executable} -m playground --server {server_binary.path} "
+               "open watch-abort")
+    tmux("new-session", "-d", "-x", "80", "-y", "24", "-s", session,
+         "-e", f"REDIS_PLAYGROUND_STATE_DIR={private_state_dir}", command)
+    wait_for(session, "watch-abort")
+    pid = int(tmux("display-message", "-p", "-t", session, "#{pane_pid}").strip())
+    for step in range(2, 6):
+        tmux("send-keys", "-t", session, "Space")
+        wait_for(session, f"step {step} of 11")
+    tmux("send-keys", "-t", session, "C-t")
+    wait_for(session, "Server order")
+    server_dirs = [d for d in os.listdir("/tmp") if d.startswith(f"redis-playground-{pid}-")]
+    assert server_dirs
+    tmux("kill-server")
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline and (_running(pid) or any(os.path.exists(f"/tmp/{d}") for d in server_dirs)):
+        time.sleep(0.1)
+    assert not _running(pid), "the app outlived its terminal"
+    assert not any(os.path.exists(f"/tmp/{d}") for d in server_dirs)

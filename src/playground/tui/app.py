@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import threading
 import time
 from typing import Iterable
 
@@ -35,6 +36,19 @@ from .narration import NarrationPanel
 from .server_bar import ServerBar
 from .app_recording import RecordingActions
 from .app_teaching import TeachingActions
+
+
+SIGNAL_EXIT_GRACE = 3.0  # seconds the app has to exit after SIGTERM / SIGHUP
+
+
+def exit_after(seconds: float, code: int) -> None:
+    """End the process with `code` after `seconds` unless it has ended by then (a daemon
+    thread: a normal exit does not wait for it)."""
+    def end() -> None:
+        time.sleep(seconds)
+        os._exit(code)
+
+    threading.Thread(target=end, name="exit-after-signal", daemon=True).start()
 
 
 class PlaygroundApp(TeachingActions, RecordingActions, App):
@@ -135,7 +149,7 @@ class PlaygroundApp(TeachingActions, RecordingActions, App):
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGHUP):
             try:
-                loop.add_signal_handler(sig, self.exit)
+                loop.add_signal_handler(sig, self._exit_on_signal, sig)
             except (NotImplementedError, RuntimeError):
                 pass
         self.query_one(f"#pane-{self.clients[0]} Input").focus()
@@ -178,6 +192,16 @@ class PlaygroundApp(TeachingActions, RecordingActions, App):
             self.open_scenario(scenario, challenge)
         elif self.commands_done == 0 and self.teacher is None:
             self._first_run_hints(True)
+
+    def _exit_on_signal(self, sig: int) -> None:
+        """SIGTERM, or SIGHUP (the terminal is gone): the server goes at once, then the app
+        exits; bounded, because with its terminal gone Textual's own shutdown can wait
+        forever (its output thread dies writing to the closed terminal while the main
+        thread waits for it to finish)."""
+        if self.playground.server is not None:
+            self.playground.server.stop()
+        exit_after(SIGNAL_EXIT_GRACE, 128 + sig)
+        self.exit()
 
     def _first_run_hints(self, show: bool) -> None:
         """Empty panes say where to start; the first command or lesson removes the hints."""

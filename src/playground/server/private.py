@@ -263,7 +263,34 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
-class PrivateServer:
+class ServerIdentity:
+    """What a running server (or topology) is, from its binary and its INFO: shared by
+    PrivateServer and Topology, which set `binary` and `info`."""
+
+    binary: ServerBinary
+    info: dict[str, str]
+
+    @property
+    def where(self) -> str:
+        return "bundled" if self.binary.origin == "bundled" else self.binary.path
+
+    @property
+    def flavour(self) -> str:
+        """From the running server's INFO (valkey_version only exists on Valkey)."""
+        if not self.info:
+            return self.binary.flavour
+        return "Valkey" if "valkey_version" in self.info else "Redis"
+
+    @property
+    def version(self) -> str:
+        """From INFO: valkey_version on Valkey (its redis_version is a compatibility value)."""
+        return self.info.get("valkey_version") or self.info.get("redis_version") or self.binary.version
+
+    def version_tuple(self) -> tuple[int, ...]:
+        return tuple(int(x) for x in re.findall(r"\d+", self.version)[:3])
+
+
+class PrivateServer(ServerIdentity):
     """A server process owned by this app: start, check, stop, restart."""
 
     def __init__(self, binary: ServerBinary, script_time_limit_ms: int = DEFAULT_SCRIPT_TIME_LIMIT_MS,
@@ -283,23 +310,7 @@ class PrivateServer:
     @property
     def label(self) -> str:
         """e.g. "Valkey 9.1.2 (bundled)" or "Redis 7.0.15 (/usr/bin/redis-server)"."""
-        where = "bundled" if self.binary.origin == "bundled" else self.binary.path
-        return f"{self.flavour} {self.version} ({where})"
-
-    @property
-    def flavour(self) -> str:
-        """From the running server's INFO (valkey_version only exists on Valkey)."""
-        if not self.info:
-            return self.binary.flavour
-        return "Valkey" if "valkey_version" in self.info else "Redis"
-
-    @property
-    def version(self) -> str:
-        """From INFO: valkey_version on Valkey (its redis_version is a compatibility value)."""
-        return self.info.get("valkey_version") or self.info.get("redis_version") or self.binary.version
-
-    def version_tuple(self) -> tuple[int, ...]:
-        return tuple(int(x) for x in re.findall(r"\d+", self.version)[:3])
+        return f"{self.flavour} {self.version} ({self.where})"
 
     def alive(self) -> bool:
         return self.process is not None and self.process.poll() is None

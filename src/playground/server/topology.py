@@ -25,7 +25,7 @@ import time
 
 from playground.resp.connection import Address
 from playground.server.node import LOOPBACK, Node, NodeError
-from playground.server.private import TEMP_PREFIX, ServerBinary, ServerError, sweep_stale_dirs
+from playground.server.private import TEMP_PREFIX, ServerBinary, ServerError, ServerIdentity, sweep_stale_dirs
 
 TOPOLOGIES = ("single", "replica", "cluster")
 READY_TIMEOUT = 15.0  # seconds for the whole topology to be ready
@@ -36,7 +36,7 @@ def node_address(node: Node, password: str) -> Address:
     return Address(host=LOOPBACK, port=node.port, password=password)
 
 
-class Topology:
+class Topology(ServerIdentity):
     """A primary with replicas (`kind="replica"`) or a cluster (`kind="cluster"`)."""
 
     def __init__(self, binary: ServerBinary, kind: str = "replica", replicas: int | None = None,
@@ -62,28 +62,14 @@ class Topology:
     # -- what the playground reads ------------------------------------------------
 
     @property
-    def flavour(self) -> str:
-        if not self.info:
-            return self.binary.flavour
-        return "Valkey" if "valkey_version" in self.info else "Redis"
-
-    @property
-    def version(self) -> str:
-        return self.info.get("valkey_version") or self.info.get("redis_version") or self.binary.version
-
-    def version_tuple(self) -> tuple[int, ...]:
-        return tuple(int(x) for x in re.findall(r"\d+", self.version)[:3])
-
-    @property
     def label(self) -> str:
-        where = "bundled" if self.binary.origin == "bundled" else self.binary.path
         if self.kind == "cluster":
             shape = f"cluster of {len(self.primaries())} primaries"
             if self.replicas:
                 shape += f", {self.replicas} replica{'s' if self.replicas > 1 else ''} each"
         else:
             shape = f"primary + {self.replicas} replica{'s' if self.replicas > 1 else ''}"
-        return f"{self.flavour} {self.version} ({where}), {shape}"
+        return f"{self.flavour} {self.version} ({self.where}), {shape}"
 
     @property
     def address(self) -> Address:

@@ -67,6 +67,19 @@ def _words(text: str) -> list[str]:
     return words
 
 
+def chop(line: str, cells: int) -> list[str]:
+    """`line` cut into pieces of at most `cells` cells, not re-flowed at spaces (a command
+    or reply is shown as typed, continued on the next line). Empty text gives one piece."""
+    pieces, piece, used = [], "", 0
+    for char in line:
+        w = width(char)
+        if used + w > cells and piece:
+            pieces.append(piece)
+            piece, used = "", 0
+        piece, used = piece + char, used + w
+    return pieces + [piece] if piece or not pieces else pieces
+
+
 def wrap(text: str, cells: int) -> list[str]:
     """Lines of at most `cells` cells: English breaks at spaces, Chinese between characters.
     A word longer than a line is cut into pieces. Empty text gives no lines (like textwrap)."""

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from playground.cells import pad, width, wrap
+from playground.cells import chop, pad, width, wrap
 from playground.engine.units import Unit
 from playground.i18n import N_, tr
 from playground.resp.cli_format import render
@@ -86,18 +86,6 @@ def rows_from_steps(steps) -> list[LaneRow]:
     return sorted(out, key=lambda r: r.seq if r.seq is not None else 0)
 
 
-def _chop(line: str, cells: int) -> list[str]:
-    """A line cut into pieces of at most `cells` cells (commands are not re-flowed)."""
-    pieces, piece, used = [], "", 0
-    for char in line:
-        w = width(char)
-        if used + w > cells and piece:
-            pieces.append(piece)
-            piece, used = "", 0
-        piece, used = piece + char, used + w
-    return pieces + [piece] if piece or not pieces else pieces
-
-
 def lane_width(clients, total: int) -> int:
     n = max(1, len(clients))
     return max(MIN_LANE, (total - GUTTER - len(SEP) * n) // n)
@@ -122,14 +110,14 @@ def layout(rows: list[LaneRow], clients, total: int = 80, why_label: str = "why"
             inner = lane - 4
             body.append(("┌" + "─" * (lane - 2) + "┐", "box"))
             for line in row.lines:
-                body += [(f"│ {pad(piece, inner)} │", "box") for piece in _chop(line, inner)]
+                body += [(f"│ {pad(piece, inner)} │", "box") for piece in chop(line, inner)]
             if row.reply:
-                body += [(f"│ {pad(piece, inner)} │", "box") for piece in _chop("→ " + row.reply, inner)]
+                body += [(f"│ {pad(piece, inner)} │", "box") for piece in chop("→ " + row.reply, inner)]
             body.append(("└" + "─" * (lane - 2) + "┘", "box"))
         else:
-            body += [(piece, "cmd") for line in row.lines for piece in _chop(line, lane)]
+            body += [(piece, "cmd") for line in row.lines for piece in chop(line, lane)]
             if row.reply:
-                body += [(piece, "reply") for piece in _chop("→ " + row.reply, lane)]
+                body += [(piece, "reply") for piece in chop("→ " + row.reply, lane)]
         if row.note:
             body += [("  " + piece, "note") for piece in wrap(f"({row.note})", lane - 2)]
         for i, (text, kind) in enumerate(body):

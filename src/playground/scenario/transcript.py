@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from playground.cells import pad, width, wrap
+from playground.cells import chop, pad, width, wrap
 from playground.engine.why_text import LABEL as WHY_LABEL
 from playground.scenario import lanes
 from playground.scenario.runner import ScenarioResult, StepResult
@@ -42,19 +42,6 @@ def _cell_lines(step: StepResult) -> list[str]:
     if step.note:
         lines.append(f"({step.note})")
     return lines
-
-
-def _chop(line: str, cells: int) -> list[str]:
-    """A lane line cut into pieces of at most `cells` cells (a command or reply is not
-    re-flowed at spaces: it is shown as typed, continued on the next line)."""
-    pieces, piece, used = [], "", 0
-    for char in line:
-        w = width(char)
-        if used + w > cells and piece:
-            pieces.append(piece)
-            piece, used = "", 0
-        piece, used = piece + char, used + w
-    return pieces + [piece] if piece or not pieces else pieces
 
 
 def _indent(text: str, cells: int, first: str, rest: str) -> list[str]:
@@ -97,7 +84,7 @@ def text_part(scenario: Scenario, part_name: str, setup: tuple[str, ...]) -> str
 def text_step(scenario: Scenario, step: StepResult) -> str:
     clients = scenario.clients
     lane = clients.index(step.step.client)
-    cell = [piece for line in _cell_lines(step) for piece in _chop(line, LANE)]
+    cell = [piece for line in _cell_lines(step) for piece in chop(line, LANE)]
     out = []
     for i, line in enumerate(cell):
         cols = [" " * LANE] * len(clients)

@@ -360,10 +360,11 @@ async def test_timeline_wraps_evals_and_shows_replies(pg):
 def test_picker_order_follows_the_course_then_recordings_last():
     from types import SimpleNamespace as S
 
-    from playground.tui.teaching_screens import course_place
+    from playground.scenario.library import course_place
 
-    items = [S(id="zz", tags=()), S(id="watch", order=4, tags=()), S(id="rec", tags=("recorded",)),
-             S(id="lost", order=1, tags=()), S(id="aa", tags=())]
+    items = [S(id="zz", order=None, tags=(), path=None), S(id="watch", order=4, tags=(), path=None),
+             S(id="rec", order=None, tags=("recorded",), path=None),
+             S(id="lost", order=1, tags=(), path=None), S(id="aa", order=None, tags=(), path=None)]
     assert [s.id for s in sorted(items, key=course_place)] == ["lost", "watch", "aa", "zz", "rec"]
 
 

@@ -31,7 +31,7 @@ def cmd_list(args) -> int:
             failed += 1
     recorded = False
     for s in course_order(scenarios):
-        if is_recording(s.path) and not recorded:
+        if is_recording(s) and not recorded:
             recorded = True
             _out(f"\nYour recordings ({recordings_dir()}): add narration, predictions and checks by "
                  "editing the file (docs/scenarios.md), then `redis-playground check FILE`.\n")

@@ -26,8 +26,12 @@ def recordings_dir() -> Path:
     return state_dir() / "scenarios"
 
 
-def is_recording(path: Path) -> bool:
-    return path.resolve().parent == recordings_dir().resolve()
+def is_recording(scenario: Scenario) -> bool:
+    """Recorded with F9 (the recorder tags its files "recorded", wherever they were saved),
+    or kept where F9 saves recordings."""
+    if "recorded" in scenario.tags:
+        return True
+    return scenario.path is not None and scenario.path.resolve().parent == recordings_dir().resolve()
 
 
 def scenario_files(extra_dirs: list[str] | None = None, recordings: bool = False) -> list[Path]:
@@ -44,10 +48,14 @@ def scenario_files(extra_dirs: list[str] | None = None, recordings: bool = False
     return files
 
 
+def course_place(scenario: Scenario) -> tuple:
+    """Where a scenario comes in the course: by its `order`, then those without a place
+    (by id); recordings last. The sort key of `list` and the F7 picker."""
+    return (is_recording(scenario), scenario.order is None, scenario.order or 0, scenario.id)
+
+
 def course_order(scenarios: list[Scenario]) -> list[Scenario]:
-    """The course's order (each file's `order`), then those without a place (by id);
-    recordings last."""
-    return sorted(scenarios, key=lambda s: (is_recording(s.path), s.order is None, s.order or 0, s.id))
+    return sorted(scenarios, key=course_place)
 
 
 def scenarios_in(directory: Path) -> list[Path]:

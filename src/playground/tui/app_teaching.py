@@ -22,7 +22,7 @@ class TeachingActions:
         return self.screen_stack[0].query_one(NarrationPanel)  # also under a modal (the clock ticks)
 
     def action_open_scenario(self) -> None:
-        from playground.scenario.library import course_order, scenario_files
+        from playground.scenario.library import scenario_files
         from playground.scenario.model import ScenarioError, load_scenario
         from .teaching_screens import ScenarioPicker
 
@@ -39,7 +39,7 @@ class TeachingActions:
             if result:
                 self.open_scenario(*result)
 
-        self.push_screen(ScenarioPicker(course_order(scenarios)), chosen)
+        self.push_screen(ScenarioPicker(scenarios), chosen)  # it shows them in course order
 
     def open_scenario(self, scenario, challenge: bool = False) -> None:
         from .teacher import Teacher

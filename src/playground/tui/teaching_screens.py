@@ -14,6 +14,7 @@ from textual.widgets.option_list import Option
 
 from playground.i18n import tr
 from playground.cells import cut, pad, width
+from playground.scenario.library import course_order, is_recording
 from playground.scenario.model import Prediction, Scenario
 
 _MODAL_CSS = """
@@ -35,7 +36,7 @@ class ScenarioPicker(ModalScreen[tuple[Scenario, bool] | None]):
 
     def __init__(self, scenarios: list[Scenario]) -> None:
         super().__init__()
-        self.scenarios = sorted(scenarios, key=course_place)
+        self.scenarios = course_order(scenarios)
 
     def compose(self) -> ComposeResult:
         # One line per scenario, cut to the box (cells, not characters): a long title or
@@ -70,7 +71,7 @@ class ScenarioPicker(ModalScreen[tuple[Scenario, bool] | None]):
         if index is not None and 0 <= index < len(self.scenarios):
             scenario = self.scenarios[index]
             text = Text(scenario.lesson.strip())
-            if "recorded" in scenario.tags:
+            if is_recording(scenario):
                 text.append("\n" + tr("Recorded with F9: {path}\nTo narrate it, add narration = \"…\" "
                                        "(and pause, predict) under its steps; docs/scenarios.md shows how.",
                                        path=scenario.path), style="italic")
@@ -99,14 +100,6 @@ _OWN_NUMBER = re.compile(r"^\s*\(?\d+[.)]\s+")
 def choice_label(number: int, choice: str) -> str:
     """One numbering only: a choice written as "1) (integer) 100" is shown "1. (integer) 100"."""
     return f"{number}. {_OWN_NUMBER.sub('', choice, count=1)}"
-
-
-def course_place(scenario: Scenario) -> tuple:
-    """The picker's order: a scenario's place in the course (its `order`, when the
-    library gives one), then the rest by id; recordings last."""
-    order = getattr(scenario, "order", None)
-    recorded = "recorded" in getattr(scenario, "tags", ())
-    return (recorded, order is None, order if isinstance(order, (int, float)) else 0, scenario.id)
 
 
 class PredictScreen(ModalScreen[int]):

@@ -23,22 +23,32 @@ class WriteTracker:
         self.last_writer: dict[bytes, str] = {}
         self._writes: dict[bytes, bool] = {}      # command name -> has the write flag
 
-    async def note_unit(self, unit: Unit) -> frozenset[bytes]:
-        """The keys `unit` wrote (also stored on it); a unit that did not run wrote none."""
-        if not unit.ran:
-            return frozenset()
+    async def keys_written(self, unit: Unit) -> frozenset[bytes]:
+        """The keys `unit` wrote, worked out once and kept on it (`unit.written`; and
+        `unit.flushed` when it emptied whole databases). A unit that did not run wrote
+        none; a command that failed wrote nothing (a script may have, before it failed)."""
+        if unit.written is not None:
+            return unit.written
         keys: set[bytes] = set()
-        for argv, reply in unit.command_replies():
-            if argv[0].lower() in _FORGETS and not isinstance(reply, Err):
-                self.forget()
-                continue
-            if isinstance(reply, Err) and not (unit.kind == "script" and unit.started):
-                continue  # a command that failed wrote nothing (a script may have, before it failed)
-            keys |= await self.written_keys(list(argv))
+        if unit.ran:
+            for argv, reply in unit.command_replies():
+                if isinstance(reply, Err) and not (unit.kind == "script" and unit.started):
+                    continue
+                if argv[0].lower() in _FORGETS:
+                    unit.flushed = True
+                    continue
+                keys |= await self.written_keys(list(argv))
         unit.written = frozenset(keys)
+        return unit.written
+
+    async def note_unit(self, unit: Unit) -> frozenset[bytes]:
+        """Remember `unit` as the last writer of the keys it wrote (returned)."""
+        keys = await self.keys_written(unit)
+        if unit.flushed:
+            self.forget()
         for key in keys:
             self.last_writer[key] = unit.client
-        return unit.written
+        return keys
 
     async def written_keys(self, argv: list[bytes]) -> set[bytes]:
         cmd = argv[0].lower()

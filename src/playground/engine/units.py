@@ -39,7 +39,8 @@ class Unit:
     seq: int | None = None                     # server order: when it ran (EXEC time)
     rejected: list[tuple[tuple[bytes, ...], Err]] = field(default_factory=list)  # queue-time errors
     watched: tuple[bytes, ...] = ()            # keys WATCHed when EXEC ran
-    written: frozenset[bytes] = frozenset()    # keys it wrote (filled in by attribution)
+    written: frozenset[bytes] | None = None    # keys it wrote: WriteTracker.keys_written fills it in
+    flushed: bool = False                      # it emptied whole databases (FLUSHALL, FLUSHDB, SWAPDB)
     started: bool = True                       # False: an error before it began (NOSCRIPT, BUSY, ...)
 
     OUTCOMES = ("open", "ran", "error", "committed", "aborted", "execabort", "discarded")

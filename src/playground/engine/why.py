@@ -25,12 +25,11 @@ import hashlib
 import time
 
 from playground.engine.events import Why
-from playground.engine.units import SCRIPT_COMMANDS, Unit, script_keys
+from playground.engine.units import SCRIPT_COMMANDS, Unit
 from playground.resp.cli_lines import format_argv
 from playground.resp.replies import Array, Bulk, Err, Int, Nil, Status
 from playground.engine.why_text import message
 
-_FLUSHES = (b"flushall", b"flushdb", b"swapdb")
 
 
 def _name(key: bytes) -> str:
@@ -137,26 +136,10 @@ class WhyTracker:
         return bool(int(reply)) if isinstance(reply, Int) else None
 
     async def _written(self, unit: Unit) -> set[bytes] | None:
-        """The keys a unit wrote; None for a flush (every key)."""
-        if unit.written:
-            return set(unit.written)
-        keys: set[bytes] = set()
-        if not unit.ran:
-            return keys
-        for argv, reply in unit.command_replies():
-            if isinstance(reply, Err) and not (unit.kind == "script" and unit.started):
-                continue
-            cmd = argv[0].lower()
-            if cmd in _FLUSHES:
-                return None
-            if cmd in SCRIPT_COMMANDS:
-                keys |= set() if SCRIPT_COMMANDS[cmd] else set(script_keys(argv))
-                continue
-            try:
-                keys |= await self.pg.writes.written_keys(list(argv))
-            except Exception:
-                continue
-        return keys
+        """The keys a unit wrote (worked out once per unit, shared with the inspector's
+        attribution: WriteTracker.keys_written); None for a flush (every key)."""
+        keys = await self.pg.writes.keys_written(unit)
+        return None if unit.flushed else set(keys)
 
     # -- the cases ------------------------------------------------------------------------
 

@@ -30,9 +30,9 @@ class CountingPipelines:
         self.lines = 0
         real = Executor.run_pipelined
 
-        async def counted(executor, client, lines):
+        async def counted(executor, lines, overlap=True):
             self.lines += len(lines)
-            return await real(executor, client, lines)
+            return await real(executor, lines, overlap)
 
         monkeypatch.setattr(Executor, "run_pipelined", counted)
 

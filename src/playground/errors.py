@@ -3,3 +3,7 @@
 
 class ScenarioError(ValueError):
     """A scenario file that cannot be used; str() is the one-line message."""
+
+
+class ServerError(Exception):
+    """The server could not be chosen or started; the message is one line for the user."""

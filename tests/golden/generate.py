@@ -1,12 +1,15 @@
 """Regenerate the golden outputs with the real `redis-cli --no-raw`.
 
-    python tests/golden/generate.py
+    python tests/golden/generate.py [CASE ...]
 
 For every server the suite knows (tests/servers.py) and every case in cases/, start a
 fresh private server, pipe the case into redis-cli and store what it printed in
 <flavour>-<version>/<case>.out. Words in a case's name add options (`cli_options`):
 `.resp3` is `-3`, `.show-pushes` is `--show-pushes yes`, `.xterm` runs it with
-TERM=xterm (redis-cli colours its Lua debugger's lines then); `.listens` marks a case that
+TERM=xterm (redis-cli colours its Lua debugger's lines then); `.prefixed` marks a case
+whose lines name their client (`B> GET k`, on keys only, nothing a connection keeps): one
+redis-cli gets the lines without the prefixes, and two clients must print the same (the
+repl overlaps their lines where they commute, engine/commuting.py); `.listens` marks a case that
 ends in SUBSCRIBE or MONITOR, where redis-cli never exits: it is stopped after
 LISTEN_SECONDS and what it printed by then is the golden. Needs redis-cli (Debian:
 redis-tools).
@@ -15,6 +18,7 @@ redis-tools).
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -45,12 +49,17 @@ def main() -> int:
         out_dir = HERE / golden_dir_name(binary)
         out_dir.mkdir(exist_ok=True)
         for case in sorted((HERE / "cases").glob("*.txt")):
+            if sys.argv[1:] and case.name.split(".")[0] not in sys.argv[1:]:
+                continue  # only the cases named
             with PrivateServer(binary) as server:
                 args = [cli, "-s", server.socket_path, "--no-raw", *cli_options(case.name)]
                 listens = ".listens." in case.name
                 env = {**os.environ, "TERM": "xterm" if ".xterm." in case.name else "dumb"}
+                text = case.read_bytes()
+                if ".prefixed." in case.name:
+                    text = re.sub(rb"(?m)^[A-Za-z]+> ", b"", text)
                 try:
-                    result = subprocess.run(args, stdin=case.open("rb"), capture_output=True, env=env,
+                    result = subprocess.run(args, input=text, capture_output=True, env=env,
                                             timeout=LISTEN_SECONDS if listens else 30)
                     stdout, code = result.stdout, result.returncode
                 except subprocess.TimeoutExpired as exc:

@@ -13,9 +13,8 @@ import re
 import sys
 
 from playground import __version__
-from playground.errors import ScenarioError
+from playground.errors import ScenarioError, ServerError
 from playground.i18n import LANGUAGES, default_language, set_language, tr
-from playground.server import ServerError
 
 
 _CLIENT_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,31}")

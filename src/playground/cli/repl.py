@@ -28,6 +28,8 @@ note on stderr, the lines behind it are reported as not run, and the exit status
 from __future__ import annotations
 
 import asyncio
+import gc
+import io
 import re
 import sys
 from dataclasses import dataclass, field
@@ -37,7 +39,7 @@ from playground.cli.blocking import block_timeout
 from playground.cli.repl_input import line_batches
 from playground.engine import events as ev
 from playground.engine.executor import Executor, Job
-from playground.engine.pipeline import pipelinable
+from playground.engine.pipeline import NOT_PIPELINED
 from playground.engine.playground import Playground
 from playground.i18n import tr
 from playground.resp.cli_lines import CommandLine, RepeatError, SplitError, format_argv, parse_line
@@ -52,6 +54,7 @@ _STAYS_LISTENING = (b"subscribe", b"psubscribe", b"ssubscribe", b"monitor")
 _LOCAL_WORDS = (b"help", b"?", b"quit", b"exit", b"restart", b"clear", b"connect")
 PIPELINE_LINES = 1000  # lines read ahead and sent together at most
 _SCRIPT_WORDS = (b"eval", b"evalsha", b"eval_ro", b"evalsha_ro", b"fcall", b"fcall_ro")
+_NOT_IN_RUNS = NOT_PIPELINED | frozenset(_LOCAL_WORDS)  # (see Repl._pipelinable)
 
 
 class OutputClosed(Exception):
@@ -82,6 +85,8 @@ class Repl:
         self.executor = Executor(playground, self._on_event)
         self.executor.keep_output = False  # written as it comes: a big reply in pieces
         self.executor.replies_only = True
+        for session in playground.sessions.values():
+            session.keep_units = False  # no server-order records: nobody here reads them
         self.unflushed: list[bytes] = []  # what redis-cli printed without fflush (see write)
         self.last_reply: dict[str, object] = {}  # each client's last reply or stream frame
         self.deaf: dict[str, bytes] = {}  # client -> the word after which redis-cli reads no more
@@ -96,6 +101,8 @@ class Repl:
         self.stream_held: dict[str, list[bytes]] = {name: [] for name in playground.sessions}
         self.exit_code = 0
         self.stopped = False
+        self.names = {name.lower().encode(): name for name in playground.sessions}  # `B> ` -> B
+        self.default_client = next(iter(playground.sessions))
 
     # -- output -------------------------------------------------------------------
 
@@ -187,13 +194,12 @@ class Repl:
     # -- lines --------------------------------------------------------------------
 
     def split_client(self, line: bytes) -> tuple[str, bytes]:
-        match = _PREFIX.match(line)
+        match = _PREFIX.match(line) if b">" in line else None
         if match:
-            name = match.group(1).decode()
-            for known in self.pg.sessions:
-                if known.lower() == name.lower():
-                    return known, line[match.end():]
-        return next(iter(self.pg.sessions)), line
+            known = self.names.get(match.group(1).lower())
+            if known is not None:
+                return known, line[match.end():]
+        return self.default_client, line
 
     async def feed(self, raw: bytes) -> bool:
         """Handle one input line; False when the user typed quit/exit."""
@@ -224,30 +230,25 @@ class Repl:
         return not self.stopped
 
     async def feed_many(self, raws: list[bytes]) -> bool:
-        """Handle lines read together: runs of one client's plain lines are pipelined
+        """Handle lines read together: runs of plain lines are pipelined
         (`Executor.run_pipelined`) while nothing else is going on (no client waiting
         or listening); every other line goes through `feed`. Same output either way.
         False when the user typed quit/exit."""
-        run: list[tuple[bytes, CommandLine]] = []
-        run_client = None
+        run: list[tuple[bytes, str, CommandLine]] = []
         quiet = self._quiet()
         for index, raw in enumerate(raws):
             fast = self._pipelinable(raw, raws[index + 1] if index + 1 < len(raws) else None) if quiet else None
-            if run and (fast is None or fast[0] != run_client):
-                if not await self._run_pipelined(run_client, run):
+            if fast is not None:
+                run.append((raw, *fast))
+                continue
+            if run:
+                if not await self._run_pipelined(run):
                     return False
                 run = []
-                quiet = self._quiet()
-                if fast is not None and not quiet:
-                    fast = None
-            if fast is not None:
-                run_client = fast[0]
-                run.append((raw, fast[1]))
-                continue
             if not await self.feed(raw):
                 return False
             quiet = self._quiet()
-        if run and not await self._run_pipelined(run_client, run):
+        if run and not await self._run_pipelined(run):
             return False
         self.flush()
         return not self.stopped
@@ -274,23 +275,25 @@ class Repl:
             cmd = parse_line(text)
         except (SplitError, RepeatError):
             return None
-        if cmd is None or cmd.argv[0].lower() in _LOCAL_WORDS or cmd.argv[0][:1] == b":":
+        if cmd is None:
             return None
-        if pipelinable(cmd.argv):
+        word = cmd.argv[0].lower()
+        if word not in _NOT_IN_RUNS and word[:1] != b":":
             return name, cmd
-        if (cmd.argv[0].lower() in _SCRIPT_WORDS and following is not None
+        if (word in _SCRIPT_WORDS and following is not None
                 and not self.pg.sessions[name].ldb.on_eval):
             after = self._pipelinable(following)
             if after is not None and after[0] == name:
                 return name, cmd
         return None
 
-    async def _run_pipelined(self, name: str, run: list[tuple[bytes, CommandLine]]) -> bool:
-        results = await self.executor.run_pipelined(name, [(tuple(c.argv), c.repeat) for _, c in run])
+    async def _run_pipelined(self, run: list[tuple[bytes, str, CommandLine]]) -> bool:
+        results = await self.executor.run_pipelined([(name, tuple(c.argv), c.repeat) for _, name, c in run],
+                                                    overlap=not self.show_pushes)
         for result in results:
             if result.server_gone:
-                await self._server_gone(name, result.expected_stop)
-        for raw, _ in run[len(results):]:  # the connection dropped: the rest one by one
+                await self._server_gone(result.client, result.expected_stop)
+        for raw, _, _ in run[len(results):]:  # the server went away: the rest one by one
             if not await self.feed(raw):
                 return False
         return not self.stopped
@@ -424,8 +427,26 @@ async def run_repl(playground: Playground, stdin: BinaryIO | None = None,
                    show_pushes: bool = False) -> int:
     """Run the REPL until end of input; returns the exit code."""
     stdin = stdin or sys.stdin.buffer
-    repl = Repl(playground, stdout or sys.stdout.buffer, stderr or sys.stderr, show_pushes)
+    stdout = stdout or sys.stdout.buffer
+    buffered = None
+    if isinstance(stdout, io.RawIOBase):  # python -u, PYTHONUNBUFFERED: a write per reply otherwise
+        stdout = buffered = io.BufferedWriter(stdout, 1 << 16)  # (flushed at each settle point, as before)
+    try:
+        return await _run_repl(playground, stdin, stdout, stderr, show_pushes)
+    finally:
+        if buffered is not None:
+            try:
+                buffered.flush()
+                buffered.detach()  # the caller's stdout stays open
+            except (OSError, ValueError):
+                pass  # stdout went away (`| head -1`): nothing more to say there
+
+
+async def _run_repl(playground: Playground, stdin: BinaryIO, stdout: BinaryIO, stderr: TextIO | None,
+                    show_pushes: bool) -> int:
+    repl = Repl(playground, stdout, stderr or sys.stderr, show_pushes)
     async with playground:
+        gc.freeze()  # what start-up made lives as long as the repl: never scan it again (~7% of a long input)
         repl.say(tr("redis-playground repl: {server}; clients {clients} (prefix a line with 'B> ' for client B)",
                     server=playground.label, clients=", ".join(playground.sessions)))
         try:

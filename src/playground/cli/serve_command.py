@@ -14,8 +14,6 @@ Loopback by default: on another address anyone who can reach it gets playgrounds
 from __future__ import annotations
 
 import asyncio
-import ctypes
-import ipaddress
 import os
 import signal
 import sys
@@ -34,6 +32,8 @@ def add_parser(sub, parents) -> None:
 
 
 def is_loopback(host: str) -> bool:
+    import ipaddress
+
     if host == "localhost":
         return True
     try:
@@ -85,6 +85,8 @@ def cmd_serve(args) -> int:
 
 def die_with_parent() -> None:
     """preexec_fn of an app process: SIGTERM when serve dies, however it dies (Linux)."""
+    import ctypes
+
     try:
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):

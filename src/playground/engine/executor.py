@@ -217,10 +217,11 @@ class Executor:
             self._attribute_later(result)
         return result
 
-    async def run_pipelined(self, client: str, lines: list[tuple[tuple[bytes, ...], int]]) -> list[ev.LineResult]:
-        """Run `lines` ((argv, repeat) each) for an idle, connected client, sending ahead:
-        the same events and output as one `run` per line (see engine/pipeline.py)."""
-        return await pipeline.run_pipelined(self, client, lines)
+    async def run_pipelined(self, lines: list[tuple[str, tuple[bytes, ...], int]],
+                            overlap: bool = True) -> list[ev.LineResult]:
+        """Run `lines` ((client, argv, repeat) each) for idle, connected clients, sending
+        ahead: the same events and output as one `run` per line (engine/pipeline.py)."""
+        return await pipeline.run_lines(self, lines, overlap)
 
     async def _refuse(self, client: str, argv, why: str) -> ev.LineResult:
         self.emit(ev.Notice(client, why, "warning"))

@@ -112,10 +112,11 @@ def _name(arg: bytes) -> str:
     return arg.decode("utf-8", "replace").upper()
 
 
-def refusal(argv: list[bytes], *, private: bool, allow_flush: bool, where: str) -> str | None:
-    """The one-line reason the playground will not send `argv` to the server at `where`,
-    or None when it may. `private`: the playground's own server; `allow_flush`: the user
-    said the --url server is disposable."""
+def refusal(argv: list[bytes], *, private: bool, allow_flush: bool, where) -> str | None:
+    """The one-line reason the playground will not send `argv` to the server at `where`
+    (its description, or a function that gives it when a message needs it), or None when
+    it may. `private`: the playground's own server; `allow_flush`: the user said the --url
+    server is disposable."""
     if not argv:
         return None
     cmd = argv[0].lower()
@@ -133,6 +134,7 @@ def refusal(argv: list[bytes], *, private: bool, allow_flush: bool, where: str) 
         what, why = "FUNCTION LOAD REPLACE", N_("it replaces a function library")
     if why is None:
         return None
+    where = where() if callable(where) else where
     return tr("refused: {what} on {where}, not the playground's own server: {why} ({hint})", what=what, where=where, why=tr(why), hint=tr(_FLUSH_HINT))
 
 

@@ -1,12 +1,17 @@
-"""Pipelined lines: a client's plain lines sent ahead, replies read as they come.
+"""Pipelined lines: plain lines sent ahead, replies read as they come, in input order.
 
 `repl` reads many lines from a file or pipe; one round trip per line would make it
-several times slower than redis-cli. Consecutive lines of one client that cannot block,
-stream or change the connection (`pipelinable`) go to the server in windows of a few
-hundred commands, and each reply is tracked, rendered and reported exactly as the
-executor's one-line path does (same events, same order, same "(N.NNs)" rule: a
-reply's own server time, from when its command was sent or the reply before it was
-read, whichever is later).
+several times slower than redis-cli. Lines that cannot block, stream or change the
+connection (`pipelinable`) go to the server in windows of a few hundred commands, and
+each reply is tracked, rendered and reported exactly as the executor's one-line path
+does (same events, same order, same "(N.NNs)" rule: a reply's own server time, from
+when its command was sent or the reply before it was read, whichever is later).
+
+Order: a client's lines keep their order on its connection. A line of another client
+is sent once the replies of the lines before it are in (it may read what they wrote),
+unless it commutes with every line still in flight (engine/commuting.py: they share no
+key that either writes): then it is sent at once, and the replies are still read and
+reported in input order. Either way each client sees what it would see line by line.
 """
 
 from __future__ import annotations
@@ -16,14 +21,17 @@ import time
 from typing import TYPE_CHECKING
 
 from playground.engine import events as ev
+from playground.engine.commuting import in_order
 from playground.engine.playground import Refused
-from playground.engine.session import ConnectionLost, Session, replace
-from playground.resp.connection import pack_pipeline
+from playground.engine.session import replace
+from playground.resp.connection import MORE, pack_command
 
 if TYPE_CHECKING:
     from playground.engine.executor import Executor
 
 TIMING_FROM = 0.5  # redis-cli prints "(N.NNs)" after a reply that took at least this long
+WINDOW = 512       # commands sent and not yet answered, at most
+SEND_AT = 64       # commands gathered before a write, unless a reply is waited for sooner
 
 # Commands that may wait for another client or for time (blocking pops, WAIT, scripts
 # that run until killed), stream (subscribe, monitor), end or replace the connection
@@ -42,103 +50,187 @@ def pipelinable(argv) -> bool:
     return argv[0].lower() not in NOT_PIPELINED
 
 
-async def run_pipelined(executor: "Executor", client: str,
-                        lines: list[tuple[tuple[bytes, ...], int]]) -> list[ev.LineResult]:
-    """Run `lines` ((argv, repeat) each) for an idle, connected client, sending ahead
-    instead of waiting for each reply: the same events and output as one `run` per
-    line, in the same order, at a fraction of the round trips. For lines that cannot
-    block or change the connection (the caller picks them: `pipelinable`). Returns
-    the results of the lines done; fewer than given if the connection dropped (the
-    caller runs the rest one by one, which reconnects)."""
-    session = executor.pg.sessions[client]
-    listening = executor._has_sink
-    executor._sinks.pop(client, None)
-    results: list[ev.LineResult] = []
-    allowed: list[tuple[tuple[bytes, ...], int]] = []
-    for argv, repeat in lines:
+class _Line:
+    __slots__ = ("client", "argv", "repeat", "refused", "wait", "packed", "sent", "written", "read", "sent_at",
+                 "result", "outputs", "waited")
+
+    def __init__(self, client: str, argv: tuple, repeat: int) -> None:
+        self.client, self.argv, self.repeat = client, argv, repeat
+        self.refused: str | None = None
+        self.wait = -1                 # the line of another client to be answered before this is sent
+        self.packed = b""
+        self.sent = self.written = self.read = 0  # commands gathered to send, written, replies read
+        self.sent_at = 0.0
+        self.result = ev.LineResult(client, argv)
+        self.outputs: list[bytes] = []
+        self.waited = 0.0
+
+
+async def run_lines(executor: "Executor", lines: list[tuple[str, tuple[bytes, ...], int]],
+                    overlap: bool = True) -> list[ev.LineResult]:
+    """Run `lines` ((client, argv, repeat) each, clients idle and connected) sending
+    ahead instead of waiting for each reply: the same events and output as one `run`
+    per line, in the same order, at a fraction of the round trips. For lines that cannot
+    block or change the connection (the caller picks them: `pipelinable`). `overlap`:
+    send a line of one client while another's are in flight when they commute (off:
+    wait at every switch between clients, e.g. while pushes are shown, whose place
+    among the replies would depend on it).
+
+    Returns the results of the lines done, in order; fewer than given if the server
+    went away (the caller deals with that and runs the rest one by one). A client whose
+    own connection dropped is reconnected, and its later lines run one by one."""
+    pg = executor.pg
+    todo = [_Line(client, argv, repeat) for client, argv, repeat in lines]
+    clients = {line.client for line in todo}
+    for line in todo:
         try:
-            executor.pg.check_allowed(list(argv))
+            pg.check_allowed(line.argv)
         except Refused as exc:
-            if not await _pipeline(executor, session, allowed, results, listening):
-                return results
-            allowed = []
-            executor.emit(ev.Refused(client, str(exc), "warning"))
-            results.append(ev.LineResult(client, argv, refused=str(exc)))
+            line.refused = str(exc)
             continue
-        executor.pg.note_scripts(list(argv))
-        allowed.append((argv, repeat))
-    await _pipeline(executor, session, allowed, results, listening)
-    return results
-
-
-async def _pipeline(executor: "Executor", session: Session, lines, results: list, listening: bool) -> bool:
-    if not lines:
-        return True
-    client = session.name
-    sent_events = listening and not executor.replies_only
-    argvs = [argv for argv, repeat in lines for _ in range(repeat)]
-    replies = replies_of(session, argvs)
+        pg.note_scripts(line.argv)
+        line.packed = pack_command(line.argv)
+    if len(clients) > 1:
+        heads = [(line.client, line.argv) for line in todo]
+        waits = await pg.command_keys.waits(heads) if overlap else in_order(heads)
+        for line, wait in zip(todo, waits):
+            line.wait = wait
+    listening = executor._has_sink
+    sessions = {name: pg.sessions[name] for name in clients}
+    task = asyncio.current_task()
+    for name, session in sessions.items():
+        executor._sinks.pop(name, None)
+        session._running = task
     try:
-        for argv, repeat in lines:
-            result = ev.LineResult(client, argv)
-            results.append(result)
-            outputs: list[bytes] = []
-            waited = 0.0
-            try:
-                for _ in range(repeat):
-                    if sent_events:
-                        executor.emit(ev.Sent(client, argv))
-                    _, reply = await replies.__anext__()
-                    waited += session.waited
-                    executor._replied(session, argv, reply, result, listening, None, outputs)
-            except ConnectionLost as exc:
-                await executor._lost(session, result, argv[0].lower(), str(exc))
-                return False
-            result.output = b"".join(outputs)
-            result.elapsed = waited
-            if waited >= TIMING_FROM:
-                executor.emit(ev.Output(client, b"(%.2fs)\n" % waited, kind="timing", buffered=True))
-            if executor.attribute:
-                executor._attribute_later(result)
+        return await _Run(executor, todo, sessions, listening).go()
     finally:
-        await replies.aclose()
-    return True
+        for session in sessions.values():
+            session._running = None
 
 
-async def replies_of(session: Session, argvs: list, window: int = 512):
-    """Send `argvs` ahead, `window` commands a write, and yield (argv, reply) as the
-    replies arrive, in order; `waited` is each reply's own server time (from when the
-    command was sent or the reply before it was read, whichever is later). For plain
-    commands only: no subscribe, monitor or QUIT (the caller picks them).
+class _Run:
+    def __init__(self, executor: "Executor", todo: list[_Line], sessions: dict, listening: bool) -> None:
+        self.executor = executor
+        self.todo = todo
+        self.sessions = sessions
+        self.listening = listening
+        self.out: dict[str, list[bytes]] = {name: [] for name in sessions}
+        self.unsent: list[_Line] = []   # lines with commands gathered and not yet written
+        self.gathered = 0
+        self.in_flight = 0              # commands sent (or gathered) and not yet answered
+        self.next_send = 0
+        self.answered = -1              # every line up to this one is answered
+        self.lost: dict[str, str] = {}  # clients whose connection dropped here: why
+        self.ready = 0.0
 
-    Raises ConnectionLost if the connection drops. (A Session method but for its place:
-    it keeps the session's state as `Session.execute` does.)"""
-    if session._conn is None:
-        raise ConnectionLost(f"client {session.name} is not connected")
-    conn = session._conn
-    session._running = asyncio.current_task()
-    batches = [argvs[i:i + window] for i in range(0, len(argvs), window)]
-    ready = 0.0
-    try:
-        sent_at = []
-        for index, batch in enumerate(batches):
-            if index == 0:
-                await conn.send_packed_command(pack_pipeline(batch))
-                sent_at.append(time.monotonic())
-            if index + 1 < len(batches):  # the next window goes while this one is read
-                await conn.send_packed_command(pack_pipeline(batches[index + 1]))
-                sent_at.append(time.monotonic())
-            ready = max(sent_at[index], ready)
-            for argv in batch:
-                session.last_unit = None
-                reply = await conn.read_response()
-                session.waited = max(conn.first_line_at - ready, 0.0)
-                ready = time.monotonic()
-                session._track(argv, reply)
-                yield argv, reply
-    except OSError as exc:
+    async def go(self) -> list[ev.LineResult]:
+        results = []
+        for index, line in enumerate(self.todo):
+            if line.refused is not None:
+                self.executor.emit(ev.Refused(line.client, line.refused, "warning"))
+                line.result.refused = line.refused
+            elif self.lost and (line.client in self.lost or line.sent == 0):
+                # after a dropped connection: whatever was not sent yet goes one by one
+                self.next_send = max(self.next_send, index + 1)
+                results.append(await self.executor.run(line.client, line.argv, line.repeat))
+                self.answered = index
+                continue
+            elif not await self._answer(line) and line.result.server_gone:
+                results.append(line.result)
+                return results
+            results.append(line.result)
+            self.answered = index
+        return results
+
+    def _gather(self) -> None:
+        """Take the lines that may be sent now, in input order: a line waits until the
+        line of another client it does not commute with is answered (`_Line.wait`)."""
+        todo = self.todo
+        while self.next_send < len(todo) and self.in_flight < WINDOW:
+            line = todo[self.next_send]
+            if line.refused is not None:
+                self.next_send += 1
+                continue
+            if line.wait > self.answered or (self.lost and (line.sent == 0 or line.client in self.lost)):
+                return  # (after a dropped connection, only a line half sent goes on)
+            count = min(line.repeat - line.sent, WINDOW - self.in_flight)
+            self.out[line.client].append(line.packed * count if count > 1 else line.packed)
+            line.sent += count
+            self.in_flight += count
+            self.gathered += count
+            self.unsent.append(line)
+            if line.sent < line.repeat:
+                return
+            self.next_send += 1
+
+    async def _send(self) -> None:
+        for name, pieces in self.out.items():
+            if pieces:
+                data = b"".join(pieces)
+                pieces.clear()
+                session = self.sessions[name]
+                try:
+                    await session._conn.send_packed_command(data)
+                except OSError as exc:
+                    self._dropped(session, exc)
+        now = time.monotonic()
+        for line in self.unsent:
+            line.sent_at = now
+            line.written = line.sent
+        self.unsent.clear()
+        self.gathered = 0
+
+    def _dropped(self, session, exc) -> None:
+        self.lost[session.name] = str(exc)
         session._conn = None
         session.state = replace(session.state, pending=None)
-        raise ConnectionLost(str(exc)) from None
-    finally:
+
+    async def _answer(self, line: _Line) -> bool:
+        """Read `line`'s replies (sending more lines meanwhile); False if its connection
+        dropped (the line is reported lost)."""
+        executor, session = self.executor, self.sessions[line.client]
+        result, argv, outputs = line.result, line.argv, line.outputs
+        track, replied, listening, monotonic = session._track, executor._replied, self.listening, time.monotonic
+        sent_events = listening and not executor.replies_only
+        while line.read < line.repeat:
+            self._gather()
+            if self.gathered and (self.gathered >= SEND_AT or line.written == line.read):
+                await self._send()
+            if line.client in self.lost:
+                return await self._lost(line, session)
+            conn = session._conn
+            try:
+                for _ in range(line.written - line.read):
+                    session.last_unit = None
+                    if sent_events:
+                        executor.emit(ev.Sent(line.client, argv))
+                    reply = conn.buffered_response()
+                    if reply is MORE:
+                        reply = await conn.read_response()
+                    ready = self.ready if self.ready > line.sent_at else line.sent_at
+                    waited = conn.first_line_at - ready
+                    if waited < 0:
+                        waited = 0.0
+                    self.ready = monotonic()
+                    line.read += 1
+                    self.in_flight -= 1
+                    session.waited = waited
+                    line.waited += waited
+                    track(argv, reply)
+                    replied(session, argv, reply, result, listening, None, outputs)
+            except OSError as exc:
+                self._dropped(session, exc)
+                return await self._lost(line, session)
+        result.output = b"".join(outputs)
+        result.elapsed = line.waited
+        if line.waited >= TIMING_FROM:
+            executor.emit(ev.Output(line.client, b"(%.2fs)\n" % line.waited, kind="timing", buffered=True))
+        if executor.attribute:
+            executor._attribute_later(result)
+        return True
+
+    async def _lost(self, line: _Line, session) -> bool:
+        self.in_flight -= line.sent - line.read
         session._running = None
+        await self.executor._lost(session, line.result, line.argv[0].lower(), self.lost[line.client])
+        return False

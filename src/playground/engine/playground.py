@@ -9,19 +9,22 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import signal
-from typing import Callable, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable
 
 from playground.engine.attribution import WriteTracker
 from playground.engine.guard import refusal
-from playground.engine.help import HelpIndex, load_help
 from playground.engine.key_reader import Inspector
 from playground.engine.observer import Observer
 from playground.engine.own_traffic import OwnTraffic
 from playground.engine.server_order import ServerOrder
 from playground.resp.connection import Address, SideConnection
-from playground.server import PrivateServer, ServerError, choose_binary
+from playground.errors import ServerError
 from playground.engine.session import ConnectionLost, Session
 from playground.i18n import tr
+
+if TYPE_CHECKING:  # (imported when used: `repl --url` needs neither)
+    from playground.engine.help import HelpIndex
+    from playground.server import PrivateServer
 
 _POLL_MIN, _POLL_MAX = 0.001, 0.05
 FLUSH = [[b"FLUSHALL"], [b"SCRIPT", b"FLUSH"]]  # no keys, no cached scripts
@@ -62,12 +65,21 @@ class Playground:
         self.order = ServerOrder()  # every unit in server order, and the playground's own resets
         self._seq = 0
         self.follows_redirects = False  # like redis-cli -c: a cluster (engine/redirect.py)
+        self._command_keys = None
 
     def next_seq(self) -> int:
         """The next server-order number: one counter for every client, in reply order."""
         self._seq += 1
         self.order.last_seq = self._seq
         return self._seq
+
+    @property
+    def command_keys(self):
+        """Each command's key positions, asked once per name (engine/commuting.py)."""
+        if self._command_keys is None or self._command_keys.reader is not self.reader:
+            from playground.engine.commuting import CommandKeys
+            self._command_keys = CommandKeys(self.reader)
+        return self._command_keys
 
     @classmethod
     def create(cls, server_choice: str | None = None, url: "str | Address | None" = None,
@@ -76,6 +88,7 @@ class Playground:
         `topology` replica or cluster: private nodes on 127.0.0.1 (server/topology.py)."""
         if url:
             return cls(url=url if isinstance(url, Address) else Address.from_url(url), **kwargs)
+        from playground.server import choose_binary
         from playground.server.topology import make_server
         return cls(server=make_server(choose_binary(server_choice), topology, replicas), **kwargs)
 
@@ -163,10 +176,12 @@ class Playground:
     async def __aexit__(self, *exc) -> None:
         await self.close()
 
+    def _where(self) -> str:
+        return tr("the private server") if self.private else self.url.describe()
+
     def check_allowed(self, argv: list[bytes]) -> None:
         """Raise Refused for what the playground will not send (policy: engine/guard.py)."""
-        message = refusal(argv, private=self.private, allow_flush=self.allow_flush,
-                          where=tr("the private server") if self.private else self.url.describe())
+        message = refusal(argv, private=self.private, allow_flush=self.allow_flush, where=self._where)
         if message:
             raise Refused(message)
 
@@ -236,6 +251,8 @@ class Playground:
 
     async def help_index(self) -> HelpIndex:
         """The server's command help (COMMAND DOCS), read once per server."""
+        from playground.engine.help import HelpIndex, load_help
+
         if self._help is None:
             try:
                 self._help = await load_help(self.reader)

@@ -54,6 +54,9 @@ class ClientState:
 
 
 _STATE_FIELDS = frozenset(f.name for f in fields(ClientState))
+# Commands whose reply may change the client-side state (see Session._track and
+# UnitTracker.note): every other command outside MULTI and WATCH changes none of it.
+_TRACKED = frozenset((b"multi", b"exec", b"discard", b"watch", b"unwatch", b"reset", b"select", b"hello"))
 
 
 def replace(state: ClientState, **changes) -> ClientState:
@@ -105,6 +108,9 @@ class Session:
         self._start_resp = 2
         self.units = UnitTracker(name)
         self.last_unit: Unit | None = None  # the unit the last command closed, if any
+        self.keep_units = True
+        """False: a single command outside MULTI closes no unit (`repl`: nobody reads the
+        server order); transactions and the client's state are followed as always."""
         self._monitoring = False
         self.waited = 0.0  # seconds the last reply took to start arriving (the server's time)
         self.ldb = LuaDebugging()
@@ -261,9 +267,14 @@ class Session:
         """Client-side state and units from one command and its reply (the reply has
         arrived: nothing is pending any more)."""
         units = self.units
-        self.last_unit = units.note(argv, reply)
-        state = self.state
         cmd = argv[0].lower()
+        state = self.state
+        if (units.open is None and cmd not in _TRACKED and not units.watched and state.pending is None
+                and not state.in_multi and not state.dirty and not state.watched and not state.exec_will_abort
+                and not state.queued):  # a plain command: nothing to change but the unit
+            self.last_unit = units.note(argv, reply) if self.keep_units else None
+            return
+        self.last_unit = units.note(argv, reply)
         if cmd == b"reset" and isinstance(reply, Status):
             self.state = ClientState(self.name, client_id=state.client_id)
             return

@@ -8,7 +8,6 @@ import asyncio
 
 from playground.engine.redirect import follow
 from playground.resp.replies import Bulk, Err, Verbatim
-from playground.server.node import NodeError
 
 FLUSH = (("FLUSHALL",), ("SCRIPT", "FLUSH"))
 
@@ -82,6 +81,8 @@ async def url_is_cluster(pg) -> bool:
 
 
 def _summary_sync(topology) -> str:
+    from playground.server.node import NodeError  # (a topology's: `repl --url` never needs it)
+
     infos = {}
     for node in topology.nodes:
         if node.alive() and not node.paused:

@@ -95,6 +95,13 @@ def format_tty(reply: object, prefix: bytes = b"", limit: int | None = None) -> 
 
     With `limit`, rendering may stop early: the result is then a prefix of the full
     rendering at least `limit` bytes long (or all of it, if shorter)."""
+    kind = type(reply)
+    if kind is Bulk and len(reply) <= _CHUNK:  # (the usual replies first, at once)
+        return b'"' + _escape(reply) + b'"\n'
+    if kind is Int:
+        return b"(integer) %d\n" % reply
+    if kind is Array and limit is None and reply:
+        return _format_aggregate(reply, prefix, limit)
     if isinstance(reply, Err):
         return b"(error) " + _c_string(reply.message) + b"\n"
     if isinstance(reply, Status):
@@ -131,7 +138,22 @@ def _format_aggregate(reply: list, prefix: bytes, limit: int | None) -> bytes:
     idxlen = len(str(count))
     child_prefix = prefix + b" " * (idxlen + 2)
     numsep = _NUMSEP.get(type(reply), b")")
+    if limit is None and type(reply) is Array and all(type(x) is Bulk for x in reply):
+        joined = b"".join(reply)  # plain strings, nothing to escape (LRANGE, SMEMBERS, ...): at once
+        if len(joined) <= _CHUNK and not _NEEDS_ESCAPE.search(joined):
+            lines = [b'%*d) "%b"\n' % (idxlen, i, x) for i, x in enumerate(reply, 1)]
+            if prefix:
+                return lines[0] + b"".join([prefix + line for line in lines[1:]])
+            return b"".join(lines)
     out = []
+    if limit is None and type(reply) is not Map:
+        for i, item in enumerate(reply):
+            head = (b"" if i == 0 else prefix) + b"%*d%b " % (idxlen, i + 1, numsep)
+            if type(item) is Bulk and len(item) <= _CHUNK:
+                out.append(head + b'"' + _escape(item) + b'"\n')
+            else:
+                out.append(head + format_tty(item, child_prefix))
+        return b"".join(out)
     if limit is None:
         for i, item in enumerate(reply):
             out.append((b"" if i == 0 else prefix) + str(i + 1).rjust(idxlen).encode() + numsep + b" ")
@@ -195,12 +217,17 @@ def _c_string(data: bytes) -> bytes:
     return data if cut < 0 else data[:cut]
 
 
+_RAW_WORDS = frozenset((b"info", b"lolwut", b"debug", b"memory", b"cluster", b"client", b"latency", b"proxy"))
+
+
 def prints_raw(argv: list[bytes]) -> bool:
     """Commands whose reply redis-cli prints raw even with --no-raw (`cliSendCommand`)."""
     if not argv:
         return False
-    argc = len(argv)
     cmd = argv[0].lower()
+    if cmd not in _RAW_WORDS:
+        return False
+    argc = len(argv)
     sub = argv[1].lower() if argc >= 2 else b""
     return (
         cmd in (b"info", b"lolwut")

@@ -7,7 +7,7 @@ redis-cli's `repl()`, so a line means the same arguments here as in redis-cli.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 INVALID_ARGUMENTS = b"Invalid argument(s)\n"
 INVALID_REPEAT = b"Invalid redis-cli repeat command option value.\n"
@@ -17,6 +17,7 @@ _TOKEN_END = b" \n\r\t"             # what ends an unquoted token (and NUL)
 _HEX = b"0123456789abcdefABCDEF"
 _ESC = {ord("n"): 0x0A, ord("r"): 0x0D, ord("t"): 0x09, ord("b"): 0x08, ord("a"): 0x07}
 _LONG_MAX = 2**63 - 1
+_COUNT_START = b"0123456789+-" + _C_SPACE  # (b"" is in it too: an empty first word goes to strtol)
 _DOUBLE_QUOTED_RUN = re.compile(rb'[^\\"]+')
 _SINGLE_QUOTED_RUN = re.compile(rb"[^\\']+")
 # Bytes that may stand anywhere in a line split by whitespace alone (bytes.split()
@@ -106,8 +107,7 @@ def split_args(line: bytes | str) -> list[bytes]:
         args.append(bytes(current))
 
 
-@dataclass(frozen=True)
-class CommandLine:
+class CommandLine(NamedTuple):
     """One typed line: the command's arguments and how many times to send it."""
 
     argv: list[bytes]
@@ -142,7 +142,7 @@ def parse_line(line: bytes | str) -> CommandLine | None:
     argv = split_args(line)
     if not argv:
         return None
-    if len(argv) > 1:
+    if len(argv) > 1 and argv[0][:1] in _COUNT_START:
         value, whole = _strtol(argv[0])
         if whole:
             if value <= 0:

@@ -29,6 +29,8 @@ CONNECT_TIMEOUT = 5.0
 LINE_LIMIT = 1 << 20  # the stream's buffer limit (it holds twice that at most): a longer line is read in pieces
 LONGEST_LINE = 1 << 29  # longest simple-string/error line accepted (512 MiB, as a bulk string)
 _BULK_PIECE = 1 << 20  # a big bulk string is read in pieces of this size
+RECV_SIZE = 1 << 16  # bytes asked of each recv
+WAIT_WHOLE = 1 << 18  # a reply shorter than this is waited for whole, then parsed at once
 
 
 class ProtocolError(ConnectionError):
@@ -37,6 +39,10 @@ class ProtocolError(ConnectionError):
 
 def pack_command(args) -> bytes:
     """RESP array of bulk strings, every argument exactly as given."""
+    try:  # (all bytes: the usual case, at once)
+        return b"*%d\r\n" % len(args) + b"".join([b"$%d\r\n%b\r\n" % (len(arg), arg) for arg in args])
+    except TypeError:  # str or int arguments
+        pass
     parts = [b"*%d\r\n" % len(args)]
     for arg in args:
         if isinstance(arg, str):
@@ -85,6 +91,10 @@ class TypedConnection:
             else:
                 opening = asyncio.open_connection(self.address.host, self.address.port, limit=LINE_LIMIT)
             self._reader, self._writer = await asyncio.wait_for(opening, CONNECT_TIMEOUT)
+            if hasattr(self._writer.transport, "max_size"):
+                # asyncio reads into a fresh buffer of max_size (256 KiB) per recv, which
+                # costs ~20 µs even for a 5-byte reply; 64 KiB costs ~3 µs
+                self._writer.transport.max_size = RECV_SIZE
         except asyncio.TimeoutError:
             raise TimeoutError(f"timeout connecting to {where}") from None
         except ssl.SSLError as exc:
@@ -158,9 +168,13 @@ class TypedConnection:
         if self._reader is None:
             raise ConnectionError("not connected")
         buffered = getattr(self._reader, "_buffer", None)  # asyncio.StreamReader's own
-        if buffered:
-            done = _parse_buffered(buffered)
-            if done is not None:  # a whole reply was there already: no coroutine per element
+        if buffered is not None:
+            # A whole plain reply is parsed from the buffer at once, not with a coroutine
+            # per line: wait for its pieces while they are few (a reply under WAIT_WHOLE).
+            done = _parse_buffered(buffered) if buffered else MORE
+            while done is MORE and len(buffered) < WAIT_WHOLE and await self._more_data():
+                done = _parse_buffered(buffered)
+            if done is not None and done is not MORE:
                 reply, end = done
                 del buffered[:end]
                 self._reader._maybe_resume_transport()
@@ -185,6 +199,38 @@ class TypedConnection:
             if isinstance(exc, ssl.SSLError):
                 raise ConnectionError(tls_failure(exc)) from None
             raise
+
+    def buffered_response(self):
+        """The next reply if it is all in the buffer already (typed, as `read_response`
+        gives it), else MORE: then `read_response` waits for it. No coroutine: a long
+        pipeline's replies mostly come this way."""
+        buffered = getattr(self._reader, "_buffer", None)
+        if not buffered:
+            return MORE
+        done = _parse_buffered(buffered)
+        if done is None or done is MORE:
+            return MORE
+        reply, end = done
+        del buffered[:end]
+        self._reader._maybe_resume_transport()
+        self.first_line_at = time.monotonic()
+        return reply
+
+    async def _more_data(self) -> bool:
+        """Wait until more bytes arrive; False if none can (end of input, an error, or a
+        StreamReader without the hook): the general reader then takes over."""
+        reader = self._reader
+        if (not hasattr(reader, "_wait_for_data") or reader.at_eof() or reader.exception() is not None
+                or reader._waiter is not None):
+            return False
+        try:
+            await reader._wait_for_data("read_response")
+        except asyncio.CancelledError:  # Ctrl+C: the connection is dropped, as for any read
+            self._drop()
+            raise
+        except Exception:  # (a TLS alert, a reset): the general reader raises it as it should
+            return False
+        return True
 
     async def pipeline(self, commands: list[list[bytes]]) -> list:
         """Send `commands` in one write and return their replies, in order."""
@@ -247,17 +293,20 @@ class TypedConnection:
 
 
 _SIMPLE = {43: Status, 45: Err, 36: Bulk}  # + - $
+MORE = (None, 0)  # _parse_buffered: a reply that is not all there yet
 
 
 def _parse_buffered(buf: bytearray, pos: int = 0, depth: int = 0):
-    """(reply, end) for a whole RESP2 reply (or RESP3 null/boolean) at `pos` of `buf`,
-    or None when it is not all there, is of another type, or is odd in any way: the
+    """(reply, end) for a whole RESP2 reply (or RESP3 null) at `pos` of `buf`; MORE when
+    it is not all there yet; None when it is of another type or odd in any way: the
     general reader then takes it (and says what is wrong). Plain replies are most of
     what a client reads; parsing them from the buffer at once is several times faster
     than a coroutine per line."""
     nl = buf.find(b"\r\n", pos)
-    if nl < 0 or depth > 8:
+    if depth > 8:
         return None
+    if nl < 0:
+        return MORE
     kind = buf[pos]
     if kind == 43:  # +
         return Status(buf[pos + 1:nl]), nl + 2
@@ -276,7 +325,11 @@ def _parse_buffered(buf: bytearray, pos: int = 0, depth: int = 0):
         if n < 0:
             return Nil, nl + 2
         end = nl + 2 + n
-        if n > _BULK_PIECE or len(buf) < end + 2 or buf[end:end + 2] != b"\r\n":
+        if n > _BULK_PIECE:
+            return None
+        if len(buf) < end + 2:
+            return MORE
+        if buf[end:end + 2] != b"\r\n":
             return None
         return Bulk(buf[nl + 2:end]), end + 2
     if kind == 42:  # *
@@ -286,13 +339,35 @@ def _parse_buffered(buf: bytearray, pos: int = 0, depth: int = 0):
             return None
         if n < 0:
             return Nil, nl + 2
-        items, at = [], nl + 2
+        items, at, size = [], nl + 2, len(buf)
         for _ in range(n):
-            if at >= len(buf):
-                return None
+            if at >= size:
+                return MORE
+            if buf[at] == 36:  # $: a bulk string (most elements), here rather than in a call
+                nl = buf.find(b"\r\n", at)
+                if nl < 0:
+                    return MORE
+                try:
+                    m = int(buf[at + 1:nl])
+                except ValueError:
+                    return None
+                if m < 0:
+                    items.append(Nil)
+                    at = nl + 2
+                    continue
+                end = nl + 2 + m
+                if m > _BULK_PIECE:
+                    return None
+                if size < end + 2:
+                    return MORE
+                if buf[end:end + 2] != b"\r\n":
+                    return None
+                items.append(Bulk(buf[nl + 2:end]))
+                at = end + 2
+                continue
             done = _parse_buffered(buf, at, depth + 1)
-            if done is None:
-                return None
+            if done is None or done is MORE:
+                return done
             item, at = done
             items.append(item)
         return Array(items), at

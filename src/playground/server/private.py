@@ -31,6 +31,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from playground.errors import ServerError  # noqa: F401 (raised here, defined apart: the CLI imports it cheaply)
 from playground.i18n import tr
 
 ENV_VAR = "REDIS_PLAYGROUND_SERVER"
@@ -40,10 +41,6 @@ VERSION_TIMEOUT = 5.0  # seconds for `--version` to answer
 VERSION_LIMIT = 4096    # bytes of its output read
 STOP_GRACE = 3.0        # seconds from SIGTERM to SIGKILL
 _VERSION_RE = re.compile(rb"^(Redis|Valkey|KeyDB) server v=(\S+)")
-
-
-class ServerError(Exception):
-    """The server could not be chosen or started; the message is one line for the user."""
 
 
 @dataclass(frozen=True)

@@ -28,11 +28,13 @@ class CountingPipelines:
 
     def __init__(self, monkeypatch):
         self.lines = 0
+        self.runs = []
         real = Executor.run_pipelined
 
-        async def counted(executor, lines, overlap=True):
+        async def counted(executor, lines, overlap=True, settle_last=False):
             self.lines += len(lines)
-            return await real(executor, lines, overlap)
+            self.runs.append((len(lines), settle_last))
+            return await real(executor, lines, overlap, settle_last)
 
         monkeypatch.setattr(Executor, "run_pipelined", counted)
 
@@ -123,16 +125,18 @@ async def test_timing_counts_the_server_not_our_rendering(private_server):
     assert len(_TIMING.findall(out)) == 1
 
 
-async def test_a_script_is_pipelined_only_before_its_own_clients_next_line(private_server, monkeypatch):
+async def test_a_script_ends_its_run_unless_its_own_clients_line_follows(private_server, monkeypatch):
     """EVAL then A's next line: pipelined together. EVAL then a B line (which may have to
-    kill it) or at the end of input: alone, waited for as a script."""
+    kill it) or at the end of input: the last line of its run, waited for as a script
+    (tests/test_repl.py: a busy one is handed over still running, and B kills it)."""
     counter = CountingPipelines(monkeypatch)
     text = (b"A> EVAL \"return redis.call('INCR', KEYS[1])\" 1 n\nA> GET n\n"
             b"A> EVAL \"return redis.call('INCR', KEYS[1])\" 1 n\nB> GET n\n"
             b"A> EVAL \"return redis.call('INCR', KEYS[1])\" 1 n\n")
     out, _ = await repl(private_server, text)
     assert out == b'(integer) 1\n"1"\n(integer) 2\n"2"\n(integer) 3\n'
-    assert counter.lines == 3  # the first EVAL, A's GET, B's GET
+    # (EVAL GET EVAL) ends at the EVAL before B's line, (GET EVAL) at the end of input
+    assert counter.runs == [(3, True), (2, True)]
 
 
 def _encode(reply) -> bytes:

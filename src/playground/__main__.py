@@ -1,5 +1,3 @@
-import sys
+from playground.cli.main import entry
 
-from playground.cli.main import main
-
-sys.exit(main())
+entry()

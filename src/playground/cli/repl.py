@@ -239,7 +239,13 @@ class Repl:
         for index, raw in enumerate(raws):
             fast = self._pipelinable(raw, raws[index + 1] if index + 1 < len(raws) else None) if quiet else None
             if fast is not None:
-                run.append((raw, *fast))
+                if fast[2]:  # a script another client's line follows: it ends the run
+                    if not await self._run_pipelined(run + [(raw, fast[0], fast[1])], settle_last=True):
+                        return False
+                    run = []
+                    quiet = self._quiet()
+                else:
+                    run.append((raw, fast[0], fast[1]))
                 continue
             if run:
                 if not await self._run_pipelined(run):
@@ -260,14 +266,16 @@ class Repl:
                     or any(s.streaming or not s.connected or s.state.disconnected or s.ldb.active
                            for s in self.pg.sessions.values()))
 
-    def _pipelinable(self, raw: bytes, following: bytes | None = None) -> tuple[str, CommandLine] | None:
-        """(client, line) if `raw` may be pipelined (when `_quiet`), else None (nothing
-        emitted: `feed` will parse it again and answer).
+    def _pipelinable(self, raw: bytes, following: bytes | None = None) -> tuple[str, CommandLine, bool] | None:
+        """(client, line, settles) if `raw` may be pipelined (when `_quiet`), else None
+        (nothing emitted: `feed` will parse it again and answer).
 
-        A script (EVAL, FCALL, ...) is pipelined only when the line after it is a plain
-        line of the same client, which would wait for the script anyway; otherwise it
-        goes alone, so that a script that runs until another client kills it, or until
-        the end of input, is waited for as such (see the module docstring)."""
+        A script (EVAL, FCALL, ...) goes with the run when the line after it is a plain
+        line of the same client, which would wait for the script anyway. Otherwise it
+        ends the run (`settles`): it is waited for as any line is, and if the server
+        says it is busy, the lines after it go on without it (another client may have
+        to kill it), and at the end of input it is waited for as a script (see the
+        module docstring)."""
         if self.pg.follows_redirects:  # a cluster: each reply may send the line elsewhere
             return None
         name, text = self.split_client(raw.rstrip(b"\n"))
@@ -279,20 +287,28 @@ class Repl:
             return None
         word = cmd.argv[0].lower()
         if word not in _NOT_IN_RUNS and word[:1] != b":":
-            return name, cmd
-        if (word in _SCRIPT_WORDS and following is not None
-                and not self.pg.sessions[name].ldb.on_eval):
-            after = self._pipelinable(following)
-            if after is not None and after[0] == name:
-                return name, cmd
+            return name, cmd, False
+        if word in _SCRIPT_WORDS and not self.pg.sessions[name].ldb.on_eval:
+            after = self._pipelinable(following) if following is not None else None
+            return name, cmd, after is None or after[0] != name
         return None
 
-    async def _run_pipelined(self, run: list[tuple[bytes, str, CommandLine]]) -> bool:
-        results = await self.executor.run_pipelined([(name, tuple(c.argv), c.repeat) for _, name, c in run],
-                                                    overlap=not self.show_pushes)
+    async def _run_pipelined(self, run: list[tuple[bytes, str, CommandLine]], settle_last: bool = False) -> bool:
+        results, blocked = await self.executor.run_pipelined(
+            [(name, tuple(c.argv), c.repeat) for _, name, c in run], overlap=not self.show_pushes,
+            settle_last=settle_last)
         for result in results:
             if result.server_gone:
                 await self._server_gone(result.client, result.expected_stop)
+        if blocked is not None:  # the last line still runs: its client's worker takes it over
+            _, name, cmd = run[-1]
+            line = _Line(cmd, job=blocked)
+            line.started.set()
+            self.lines[name].append(line)
+            self.running[name] = line
+            self.in_workers += 1
+            self._queue(name).put_nowait(line)
+            return not self.stopped
         for raw, _, _ in run[len(results):]:  # the server went away: the rest one by one
             if not await self.feed(raw):
                 return False
@@ -341,7 +357,8 @@ class Repl:
             self._not_read(name, line.cmd)
             return
         self.running[name] = line
-        line.job = self.executor.submit(name, line.cmd.argv, line.cmd.repeat)
+        if line.job is None:  # (else a pipelined line that blocked, handed over running)
+            line.job = self.executor.submit(name, line.cmd.argv, line.cmd.repeat)
         line.started.set()
         try:
             result = await line.job

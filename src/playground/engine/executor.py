@@ -217,11 +217,12 @@ class Executor:
             self._attribute_later(result)
         return result
 
-    async def run_pipelined(self, lines: list[tuple[str, tuple[bytes, ...], int]],
-                            overlap: bool = True) -> list[ev.LineResult]:
+    async def run_pipelined(self, lines: list[tuple[str, tuple[bytes, ...], int]], overlap: bool = True,
+                            settle_last: bool = False) -> tuple[list[ev.LineResult], Job | None]:
         """Run `lines` ((client, argv, repeat) each) for idle, connected clients, sending
-        ahead: the same events and output as one `run` per line (engine/pipeline.py)."""
-        return await pipeline.run_lines(self, lines, overlap)
+        ahead: the same events and output as one `run` per line; the last line, if it
+        blocks, handed back as a running Job (engine/pipeline.py)."""
+        return await pipeline.run_lines(self, lines, overlap, settle_last)
 
     async def _refuse(self, client: str, argv, why: str) -> ev.LineResult:
         self.emit(ev.Notice(client, why, "warning"))

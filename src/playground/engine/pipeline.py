@@ -27,11 +27,12 @@ from playground.engine.session import replace
 from playground.resp.connection import MORE, pack_command
 
 if TYPE_CHECKING:
-    from playground.engine.executor import Executor
+    from playground.engine.executor import Executor, Job
 
 TIMING_FROM = 0.5  # redis-cli prints "(N.NNs)" after a reply that took at least this long
 WINDOW = 512       # commands sent and not yet answered, at most
 SEND_AT = 64       # commands gathered before a write, unless a reply is waited for sooner
+LOW_WATER = 16     # or fewer than this are on their way (after a wait for another client's reply)
 
 # Commands that may wait for another client or for time (blocking pops, WAIT, scripts
 # that run until killed), stream (subscribe, monitor), end or replace the connection
@@ -67,7 +68,7 @@ class _Line:
 
 
 async def run_lines(executor: "Executor", lines: list[tuple[str, tuple[bytes, ...], int]],
-                    overlap: bool = True) -> list[ev.LineResult]:
+                    overlap: bool = True, settle_last: bool = False) -> tuple[list[ev.LineResult], "Job | None"]:
     """Run `lines` ((client, argv, repeat) each, clients idle and connected) sending
     ahead instead of waiting for each reply: the same events and output as one `run`
     per line, in the same order, at a fraction of the round trips. For lines that cannot
@@ -76,9 +77,14 @@ async def run_lines(executor: "Executor", lines: list[tuple[str, tuple[bytes, ..
     wait at every switch between clients, e.g. while pushes are shown, whose place
     among the replies would depend on it).
 
-    Returns the results of the lines done, in order; fewer than given if the server
-    went away (the caller deals with that and runs the rest one by one). A client whose
-    own connection dropped is reconnected, and its later lines run one by one."""
+    `settle_last`: the last line may block (a script that another client's line follows,
+    which may have to kill it): it is waited for as `Job.settle` waits, and if the server
+    says its client is blocked, it is handed back still running, as a Job.
+
+    Returns the results of the lines done, in order, and that Job (or None); fewer
+    results than lines if the server went away (the caller deals with that and runs the
+    rest one by one). A client whose own connection dropped is reconnected, and its
+    later lines run one by one."""
     pg = executor.pg
     todo = [_Line(client, argv, repeat) for client, argv, repeat in lines]
     clients = {line.client for line in todo}
@@ -101,11 +107,29 @@ async def run_lines(executor: "Executor", lines: list[tuple[str, tuple[bytes, ..
     for name, session in sessions.items():
         executor._sinks.pop(name, None)
         session._running = task
+    run = _Run(executor, todo, sessions, listening)
+    pending = None
     try:
-        return await _Run(executor, todo, sessions, listening).go()
+        if not settle_last:
+            return await run.go(), None
+        results = await run.go(len(todo) - 1)
+        if len(results) < len(todo) - 1:
+            return results, None
+        last = todo[-1]
+        task = asyncio.ensure_future(run.answer_last(last))
+        if await pg.settle(last.client, task):
+            return results + [task.result()], None
+        from playground.engine.executor import Job
+
+        pending = Job(executor, last.client, last.argv, last.repeat)
+        pending.task = task
+        executor._jobs[last.client] = pending
+        sessions[last.client]._running = task
+        return results, pending
     finally:
         for session in sessions.values():
-            session._running = None
+            if pending is None or session.name != pending.client:
+                session._running = None
 
 
 class _Run:
@@ -122,10 +146,12 @@ class _Run:
         self.answered = -1              # every line up to this one is answered
         self.lost: dict[str, str] = {}  # clients whose connection dropped here: why
         self.ready = 0.0
+        self.sent_events = listening and not executor.replies_only
 
-    async def go(self) -> list[ev.LineResult]:
+    async def go(self, end: int | None = None) -> list[ev.LineResult]:
+        """Answer the lines (up to `end`), in order."""
         results = []
-        for index, line in enumerate(self.todo):
+        for index, line in enumerate(self.todo[:end]):
             if line.refused is not None:
                 self.executor.emit(ev.Refused(line.client, line.refused, "warning"))
                 line.result.refused = line.refused
@@ -135,12 +161,30 @@ class _Run:
                 results.append(await self.executor.run(line.client, line.argv, line.repeat))
                 self.answered = index
                 continue
-            elif not await self._answer(line) and line.result.server_gone:
-                results.append(line.result)
-                return results
+            else:
+                if self.next_send < len(self.todo):
+                    self._gather()
+                if self.gathered and (self.gathered >= SEND_AT or self.in_flight - self.gathered < LOW_WATER):
+                    await self._send()  # (few replies left to come: send now, not when they are read)
+                if not self._take(line) and not await self._answer(line) and line.result.server_gone:
+                    results.append(line.result)
+                    return results
             results.append(line.result)
             self.answered = index
         return results
+
+    async def answer_last(self, line: _Line) -> ev.LineResult:
+        """The last line, in a task of its own (see run_lines' `settle_last`)."""
+        if line.refused is not None:
+            self.executor.emit(ev.Refused(line.client, line.refused, "warning"))
+            line.result.refused = line.refused
+        elif self.lost and (line.client in self.lost or line.sent == 0):
+            return await self.executor.run(line.client, line.argv, line.repeat)
+        else:
+            session = self.sessions[line.client]
+            session.state = replace(session.state, pending=line.argv)  # (the observer's busy_script)
+            await self._answer(line)
+        return line.result
 
     def _gather(self) -> None:
         """Take the lines that may be sent now, in input order: a line waits until the
@@ -185,13 +229,25 @@ class _Run:
         session._conn = None
         session.state = replace(session.state, pending=None)
 
+    def _take(self, line: _Line) -> bool:
+        """Answer `line` from the replies already in its connection's buffer; True when
+        that was all of them (no coroutine, no wait: most lines of a long input)."""
+        if line.written != line.repeat or self.lost:
+            return False
+        session = self.sessions[line.client]
+        conn = session._conn
+        while line.read < line.repeat:
+            reply = conn.buffered_response()
+            if reply is MORE:
+                return False
+            self._got(line, session, conn, reply)
+        self._done(line)
+        return True
+
     async def _answer(self, line: _Line) -> bool:
         """Read `line`'s replies (sending more lines meanwhile); False if its connection
         dropped (the line is reported lost)."""
-        executor, session = self.executor, self.sessions[line.client]
-        result, argv, outputs = line.result, line.argv, line.outputs
-        track, replied, listening, monotonic = session._track, executor._replied, self.listening, time.monotonic
-        sent_events = listening and not executor.replies_only
+        session = self.sessions[line.client]
         while line.read < line.repeat:
             self._gather()
             if self.gathered and (self.gathered >= SEND_AT or line.written == line.read):
@@ -201,33 +257,41 @@ class _Run:
             conn = session._conn
             try:
                 for _ in range(line.written - line.read):
-                    session.last_unit = None
-                    if sent_events:
-                        executor.emit(ev.Sent(line.client, argv))
                     reply = conn.buffered_response()
                     if reply is MORE:
                         reply = await conn.read_response()
-                    ready = self.ready if self.ready > line.sent_at else line.sent_at
-                    waited = conn.first_line_at - ready
-                    if waited < 0:
-                        waited = 0.0
-                    self.ready = monotonic()
-                    line.read += 1
-                    self.in_flight -= 1
-                    session.waited = waited
-                    line.waited += waited
-                    track(argv, reply)
-                    replied(session, argv, reply, result, listening, None, outputs)
+                    self._got(line, session, conn, reply)
             except OSError as exc:
                 self._dropped(session, exc)
                 return await self._lost(line, session)
-        result.output = b"".join(outputs)
+        self._done(line)
+        return True
+
+    def _got(self, line: _Line, session, conn, reply) -> None:
+        """One reply of `line`: tracked, rendered and reported as `Executor.run` does."""
+        if self.sent_events:
+            self.executor.emit(ev.Sent(line.client, line.argv))
+        ready = self.ready if self.ready > line.sent_at else line.sent_at
+        waited = conn.first_line_at - ready
+        if waited < 0:
+            waited = 0.0
+        self.ready = time.monotonic()
+        line.read += 1
+        self.in_flight -= 1
+        session.waited = waited
+        line.waited += waited
+        session.last_unit = None
+        session._track(line.argv, reply)
+        self.executor._replied(session, line.argv, reply, line.result, self.listening, None, line.outputs)
+
+    def _done(self, line: _Line) -> None:
+        executor, result = self.executor, line.result
+        result.output = b"".join(line.outputs)
         result.elapsed = line.waited
         if line.waited >= TIMING_FROM:
             executor.emit(ev.Output(line.client, b"(%.2fs)\n" % line.waited, kind="timing", buffered=True))
         if executor.attribute:
             executor._attribute_later(result)
-        return True
 
     async def _lost(self, line: _Line, session) -> bool:
         self.in_flight -= line.sent - line.read

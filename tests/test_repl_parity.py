@@ -156,7 +156,7 @@ def _encode(reply) -> bytes:
 
 
 async def test_replies_read_from_the_buffer_at_once_equal_those_read_line_by_line():
-    """A whole reply already buffered is parsed at once (connection._parse_buffered);
+    """A whole reply already buffered is parsed at once (resp/buffer_parser.py);
     one arriving in pieces goes the general way: the same typed replies either way."""
     import asyncio
     import random

@@ -11,13 +11,17 @@ later lines wait their turn. Output is printed at settle points, so it never dep
 on timing: after each line, its own output, then that of clients it unblocked; a
 subscribed or monitoring client prints what the server sent it so far.
 
-Speed: lines read together are pipelined (`feed_many`): while no client waits or
-listens, a run of one client's plain lines goes to the server at once and its replies
-are printed as they arrive; a line that may block, stream or change the connection
-goes alone, as above. A script goes with the run only when the same client's next line
-follows it (that line would wait for the script anyway); the one difference: while such
-a script runs longer than the server's busy threshold (5 s), other clients' lines
-behind the run wait for it instead of getting BUSY.
+Speed: lines read together are pipelined (`feed_many`, engine/pipeline.py): while no
+client waits or listens, a run of plain lines goes to the server ahead of the replies,
+which are printed in input order as they arrive. A line of one client is sent while
+another client's lines are still in flight only when they commute (they share no key
+that either writes, engine/commuting.py); otherwise it waits for their replies, as
+line by line. A line that may block, stream or change the connection goes alone, as
+above. A script goes with the run when the same client's next line follows it (that
+line would wait for the script anyway); otherwise it ends the run, and if the server
+says it is busy, the lines after it go on without it, as above. The one difference:
+while a script followed by its own client's line runs longer than the server's busy
+threshold (5 s), other clients' lines behind the run wait for it instead of getting BUSY.
 
 At end of input every line still waiting is waited for: a blocking command until its
 own timeout, a running script up to SCRIPT_WAIT_AT_EOF seconds. A command that would
@@ -37,12 +41,12 @@ from typing import BinaryIO, TextIO
 
 from playground.cli.blocking import block_timeout
 from playground.cli.repl_input import line_batches
+from playground.cli.repl_runs import PipelinedRuns
 from playground.engine import events as ev
 from playground.engine.executor import Executor, Job
-from playground.engine.pipeline import NOT_PIPELINED
 from playground.engine.playground import Playground
 from playground.i18n import tr
-from playground.resp.cli_lines import CommandLine, RepeatError, SplitError, format_argv, parse_line
+from playground.resp.cli_lines import CommandLine, format_argv
 from playground.resp.replies import Err, Push
 
 _PREFIX = re.compile(rb"^\s*([A-Za-z][A-Za-z0-9_-]*)>[ \t]?")
@@ -51,10 +55,7 @@ CLEAR_SCREEN = b"\x1b[H\x1b[2J"   # linenoiseClearScreen, written at once (not t
 # After these (unless the server answered with an error) redis-cli stays in its
 # subscribe or monitor loop for good: it reads no more input.
 _STAYS_LISTENING = (b"subscribe", b"psubscribe", b"ssubscribe", b"monitor")
-_LOCAL_WORDS = (b"help", b"?", b"quit", b"exit", b"restart", b"clear", b"connect")
 PIPELINE_LINES = 1000  # lines read ahead and sent together at most
-_SCRIPT_WORDS = (b"eval", b"evalsha", b"eval_ro", b"evalsha_ro", b"fcall", b"fcall_ro")
-_NOT_IN_RUNS = NOT_PIPELINED | frozenset(_LOCAL_WORDS)  # (see Repl._pipelinable)
 
 
 class OutputClosed(Exception):
@@ -74,7 +75,7 @@ class _Line:
         return self.skipped or (self.job is not None and self.job.task.done())
 
 
-class Repl:
+class Repl(PipelinedRuns):
     """Feeds lines to the playground's clients and prints their replies."""
 
     def __init__(self, playground: Playground, out: BinaryIO, err: TextIO, show_pushes: bool = False) -> None:
@@ -229,90 +230,15 @@ class Repl:
         self.flush()
         return not self.stopped
 
-    async def feed_many(self, raws: list[bytes]) -> bool:
-        """Handle lines read together: runs of plain lines are pipelined
-        (`Executor.run_pipelined`) while nothing else is going on (no client waiting
-        or listening); every other line goes through `feed`. Same output either way.
-        False when the user typed quit/exit."""
-        run: list[tuple[bytes, str, CommandLine]] = []
-        quiet = self._quiet()
-        for index, raw in enumerate(raws):
-            fast = self._pipelinable(raw, raws[index + 1] if index + 1 < len(raws) else None) if quiet else None
-            if fast is not None:
-                if fast[2]:  # a script another client's line follows: it ends the run
-                    if not await self._run_pipelined(run + [(raw, fast[0], fast[1])], settle_last=True):
-                        return False
-                    run = []
-                    quiet = self._quiet()
-                else:
-                    run.append((raw, fast[0], fast[1]))
-                continue
-            if run:
-                if not await self._run_pipelined(run):
-                    return False
-                run = []
-            if not await self.feed(raw):
-                return False
-            quiet = self._quiet()
-        if run and not await self._run_pipelined(run):
-            return False
-        self.flush()
-        return not self.stopped
-
-    def _quiet(self) -> bool:
-        """Nothing going on that a pipelined line could overtake: no line waiting or
-        still in a worker, no client listening, none deaf, every one connected."""
-        return not (self.in_workers or any(self.lines.values()) or self.deaf or self.after_quit
-                    or any(s.streaming or not s.connected or s.state.disconnected or s.ldb.active
-                           for s in self.pg.sessions.values()))
-
-    def _pipelinable(self, raw: bytes, following: bytes | None = None) -> tuple[str, CommandLine, bool] | None:
-        """(client, line, settles) if `raw` may be pipelined (when `_quiet`), else None
-        (nothing emitted: `feed` will parse it again and answer).
-
-        A script (EVAL, FCALL, ...) goes with the run when the line after it is a plain
-        line of the same client, which would wait for the script anyway. Otherwise it
-        ends the run (`settles`): it is waited for as any line is, and if the server
-        says it is busy, the lines after it go on without it (another client may have
-        to kill it), and at the end of input it is waited for as a script (see the
-        module docstring)."""
-        if self.pg.follows_redirects:  # a cluster: each reply may send the line elsewhere
-            return None
-        name, text = self.split_client(raw.rstrip(b"\n"))
-        try:
-            cmd = parse_line(text)
-        except (SplitError, RepeatError):
-            return None
-        if cmd is None:
-            return None
-        word = cmd.argv[0].lower()
-        if word not in _NOT_IN_RUNS and word[:1] != b":":
-            return name, cmd, False
-        if word in _SCRIPT_WORDS and not self.pg.sessions[name].ldb.on_eval:
-            after = self._pipelinable(following) if following is not None else None
-            return name, cmd, after is None or after[0] != name
-        return None
-
-    async def _run_pipelined(self, run: list[tuple[bytes, str, CommandLine]], settle_last: bool = False) -> bool:
-        results, blocked = await self.executor.run_pipelined(
-            [(name, tuple(c.argv), c.repeat) for _, name, c in run], overlap=not self.show_pushes,
-            settle_last=settle_last)
-        for result in results:
-            if result.server_gone:
-                await self._server_gone(result.client, result.expected_stop)
-        if blocked is not None:  # the last line still runs: its client's worker takes it over
-            _, name, cmd = run[-1]
-            line = _Line(cmd, job=blocked)
-            line.started.set()
-            self.lines[name].append(line)
-            self.running[name] = line
-            self.in_workers += 1
-            self._queue(name).put_nowait(line)
-            return not self.stopped
-        for raw, _, _ in run[len(results):]:  # the server went away: the rest one by one
-            if not await self.feed(raw):
-                return False
-        return not self.stopped
+    def adopt(self, name: str, cmd: CommandLine, job: Job) -> None:
+        """A pipelined line that blocked, still running: its client's worker takes it
+        over as if it had started it (the client's later lines wait their turn)."""
+        line = _Line(cmd, job=job)
+        line.started.set()
+        self.lines[name].append(line)
+        self.running[name] = line
+        self.in_workers += 1
+        self._queue(name).put_nowait(line)
 
     def _not_read(self, name: str, cmd: CommandLine) -> None:
         what = format_argv(list(cmd.argv))

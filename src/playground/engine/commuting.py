@@ -22,8 +22,6 @@ the order of writes to other keys (it depends on timing in redis-cli too).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from playground.engine.units import SCRIPT_COMMANDS
 from playground.resp.replies import Array, Int
 
@@ -32,14 +30,16 @@ _BEYOND_KEYS = frozenset((b"sort", b"sort_ro", b"move", b"copy", b"migrate", b"o
                           b"memory", b"restore-asking", b"watch"))
 
 
-@dataclass(frozen=True, slots=True)
 class KeySpec:
     """A command's key positions (COMMAND INFO's first, last, step) and whether it writes."""
 
-    first: int
-    last: int
-    step: int
-    writes: bool
+    __slots__ = ("first", "last", "step", "writes")
+
+    def __init__(self, first: int, last: int, step: int, writes: bool) -> None:
+        self.first, self.last, self.step, self.writes = first, last, step, writes
+
+    def __repr__(self) -> str:
+        return f"KeySpec({self.first}, {self.last}, {self.step}, writes={self.writes})"
 
     def keys(self, argv) -> tuple[bytes, ...] | None:
         if not self.first:
@@ -93,7 +93,12 @@ class CommandKeys:
         out = []
         for index, ((client, argv), name) in enumerate(zip(lines, names)):
             spec = specs.get(name)
-            keys = None if spec is None else spec.keys(argv)
+            if spec is None:
+                keys = None
+            elif spec.first == 1 and spec.last == 1:  # (one key, the first argument: most commands)
+                keys = argv[1:2] if len(argv) > 1 else None
+            else:
+                keys = spec.keys(argv)
             wait = -1
             for other, last in last_any.items():
                 if other == client:

@@ -21,12 +21,11 @@ from playground.engine.pipeline import TIMING_FROM
 from playground.engine.playground import Playground, Refused
 from playground.i18n import tr
 from playground.engine.session import STREAMING, ConnectionLost, MonitorLine, Session
-from playground.engine.why import WhyTracker
 from playground.engine.lua_debugger import LDB_ENDED
 from playground.resp.cli_format import render, render_chunks, render_head, render_invalidate, render_ldb
 from playground.resp.cli_lines import (INVALID_ARGUMENTS, INVALID_REPEAT, CommandLine, RepeatError,
                                        SplitError, format_argv, parse_line)
-from playground.resp.replies import Array, Bulk, Map, Push, Set
+from playground.resp.replies import Array, Bulk, Err, Int, Map, Nil, Push, Set, Status
 from playground.engine.redirect import follow
 
 READING_MESSAGES = b"Reading messages... (press Ctrl-C to quit)\n"
@@ -82,7 +81,11 @@ class Executor:
     def __init__(self, pg: Playground, sink: Callable[[ev.Event], None] | None = None, *,
                  attribute: bool = False, explain: str | None = None) -> None:
         self.pg = pg
-        self.why = WhyTracker(pg, explain) if explain else None
+        self.why = None
+        if explain:
+            from playground.engine.why import WhyTracker  # (imported when asked for: repl never is)
+
+            self.why = WhyTracker(pg, explain)
         self.sink = sink or (lambda event: None)
         self._has_sink = sink is not None  # else the per-reply events are not even built
         self.attribute = attribute
@@ -433,6 +436,9 @@ class Executor:
 
 def _maybe_big(reply) -> bool:
     """Could redis-cli's rendering of `reply` be over a MiB? (cheap: no rendering)"""
+    kind = type(reply)
+    if kind is Int or kind is Status or kind is Err or reply is Nil:
+        return False
     if isinstance(reply, Bulk):
         return len(reply) > _BIG_OUTPUT
     if not isinstance(reply, (Array, Set, Map, Push)):

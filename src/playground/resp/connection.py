@@ -21,6 +21,7 @@ from playground.i18n import tr
 
 from .address import Address, redact_url  # noqa: F401 (re-exported: where a server listens)
 from .tls import tls_failure
+from .buffer_parser import BULK_PIECE as _BULK_PIECE, MORE, parse_buffered as _parse_buffered
 from .replies import (
     Array, BigNumber, Bool, Bulk, Double, Err, Int, Map, Nil, Push, Set, Status, Verbatim,
 )
@@ -28,7 +29,6 @@ from .replies import (
 CONNECT_TIMEOUT = 5.0
 LINE_LIMIT = 1 << 20  # the stream's buffer limit (it holds twice that at most): a longer line is read in pieces
 LONGEST_LINE = 1 << 29  # longest simple-string/error line accepted (512 MiB, as a bulk string)
-_BULK_PIECE = 1 << 20  # a big bulk string is read in pieces of this size
 RECV_SIZE = 1 << 16  # bytes asked of each recv
 WAIT_WHOLE = 1 << 18  # a reply shorter than this is waited for whole, then parsed at once
 
@@ -290,90 +290,6 @@ class TypedConnection:
                 await self._read(reader)
             return await self._read(reader)
         raise ProtocolError(f"Protocol Error: {raw!r}")
-
-
-_SIMPLE = {43: Status, 45: Err, 36: Bulk}  # + - $
-MORE = (None, 0)  # _parse_buffered: a reply that is not all there yet
-
-
-def _parse_buffered(buf: bytearray, pos: int = 0, depth: int = 0):
-    """(reply, end) for a whole RESP2 reply (or RESP3 null) at `pos` of `buf`; MORE when
-    it is not all there yet; None when it is of another type or odd in any way: the
-    general reader then takes it (and says what is wrong). Plain replies are most of
-    what a client reads; parsing them from the buffer at once is several times faster
-    than a coroutine per line."""
-    nl = buf.find(b"\r\n", pos)
-    if depth > 8:
-        return None
-    if nl < 0:
-        return MORE
-    kind = buf[pos]
-    if kind == 43:  # +
-        return Status(buf[pos + 1:nl]), nl + 2
-    if kind == 58:  # :
-        try:
-            return Int(buf[pos + 1:nl]), nl + 2
-        except ValueError:
-            return None
-    if kind == 45:  # -
-        return Err(bytes(buf[pos + 1:nl])), nl + 2
-    if kind == 36:  # $
-        try:
-            n = int(buf[pos + 1:nl])
-        except ValueError:
-            return None
-        if n < 0:
-            return Nil, nl + 2
-        end = nl + 2 + n
-        if n > _BULK_PIECE:
-            return None
-        if len(buf) < end + 2:
-            return MORE
-        if buf[end:end + 2] != b"\r\n":
-            return None
-        return Bulk(buf[nl + 2:end]), end + 2
-    if kind == 42:  # *
-        try:
-            n = int(buf[pos + 1:nl])
-        except ValueError:
-            return None
-        if n < 0:
-            return Nil, nl + 2
-        items, at, size = [], nl + 2, len(buf)
-        for _ in range(n):
-            if at >= size:
-                return MORE
-            if buf[at] == 36:  # $: a bulk string (most elements), here rather than in a call
-                nl = buf.find(b"\r\n", at)
-                if nl < 0:
-                    return MORE
-                try:
-                    m = int(buf[at + 1:nl])
-                except ValueError:
-                    return None
-                if m < 0:
-                    items.append(Nil)
-                    at = nl + 2
-                    continue
-                end = nl + 2 + m
-                if m > _BULK_PIECE:
-                    return None
-                if size < end + 2:
-                    return MORE
-                if buf[end:end + 2] != b"\r\n":
-                    return None
-                items.append(Bulk(buf[nl + 2:end]))
-                at = end + 2
-                continue
-            done = _parse_buffered(buf, at, depth + 1)
-            if done is None or done is MORE:
-                return done
-            item, at = done
-            items.append(item)
-        return Array(items), at
-    if kind == 95 and nl == pos + 1:  # _ (RESP3 null)
-        return Nil, nl + 2
-    return None
 
 
 class _LineTooLong(Exception):

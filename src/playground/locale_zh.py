@@ -581,4 +581,15 @@ MESSAGES: dict[str, str] = {
         "客户端 {client} 重新连接到 {where}（redis-cli：connect host port）",
     "Server: settle": "服务器：等待同步完成",
     "wait until replicas caught up / the cluster is ok": "等副本追上 / 集群状态变为 ok",
+    "the topology settled": "拓扑已稳定",
+    "{node} killed (SIGKILL): gone at once, with whatever it had not sent on":
+        "{node} 被杀掉（SIGKILL）：立即消失，还没发出去的数据也一起丢了",
+    "{node} stopped (SIGTERM); without persistence its data is gone": "{node} 已停止（SIGTERM）；没有持久化，它的数据没了",
+    "{node} paused (SIGSTOP): it answers nobody until resumed": "{node} 已暂停（SIGSTOP）：恢复之前不回答任何人",
+    "{node} resumed (SIGCONT)": "{node} 已恢复（SIGCONT）",
+    "{node}: replication paused (CLIENT PAUSE WRITE): it still answers reads, but applies nothing from its primary":
+        "{node}：复制已暂停（CLIENT PAUSE WRITE）：它照常回答读请求，但不再应用主节点的任何写入",
+    "{node}: replication resumed (CLIENT UNPAUSE)": "{node}：复制已恢复（CLIENT UNPAUSE）",
+    "{node} is a primary now ({how})": "{node} 现在是主节点（{how}）",
+    "client {client} is connected to {node} now": "客户端 {client} 现在连接到 {node}",
 }

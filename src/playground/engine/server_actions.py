@@ -23,6 +23,7 @@ import os
 import signal
 import time
 
+from playground.i18n import tr
 from playground.server.node import NodeError
 from playground.server.private import ServerError
 
@@ -59,9 +60,8 @@ async def apply(pg, text: str) -> str:
     except ValueError as exc:
         raise ActionError(str(exc)) from None
     if action == "settle":
-        started = time.monotonic()
         await asyncio.to_thread(_settle, topology)
-        return f"the topology settled ({time.monotonic() - started:.1f}s)"
+        return tr("the topology settled")
     if action == "connect":
         return await connect(pg, args[0], args[1])
     try:
@@ -95,7 +95,7 @@ def _kill(topology, node) -> str:
     _signal(node, signal.SIGKILL)
     node.stopped_on_purpose = True
     node.stop(grace=0)
-    return f"{node.name} ({node.describe()}) killed (SIGKILL): gone at once, with whatever it had not sent on"
+    return tr("{node} killed (SIGKILL): gone at once, with whatever it had not sent on", node=node.name)
 
 
 def _stop(topology, node) -> str:
@@ -103,7 +103,7 @@ def _stop(topology, node) -> str:
         raise ActionError(f"{node.name} is not running")
     node.stopped_on_purpose = True
     node.stop()
-    return f"{node.name} ({node.describe()}) stopped (SIGTERM); without persistence its data is gone"
+    return tr("{node} stopped (SIGTERM); without persistence its data is gone", node=node.name)
 
 
 def _process_state(pid: int) -> bytes:
@@ -127,14 +127,14 @@ def _pause(topology, node) -> str:
     _signal(node, signal.SIGSTOP)
     node.paused = True
     _until_state(node, stopped=True)
-    return f"{node.name} ({node.describe()}) paused (SIGSTOP): it answers nobody until resumed"
+    return tr("{node} paused (SIGSTOP): it answers nobody until resumed", node=node.name)
 
 
 def _resume(topology, node) -> str:
     _signal(node, signal.SIGCONT)
     node.paused = False
     _until_state(node, stopped=False)
-    return f"{node.name} ({node.describe()}) resumed (SIGCONT)"
+    return tr("{node} resumed (SIGCONT)", node=node.name)
 
 
 def _call(node, *args):
@@ -153,13 +153,13 @@ def _pause_replication(topology, node) -> str:
     if _role(node) != b"slave":
         raise ActionError(f"{node.name} is not a replica")
     _call(node, "CLIENT", "PAUSE", PAUSE_MS, "WRITE")
-    return (f"{node.name} ({node.describe()}): replication paused (CLIENT PAUSE WRITE): it still "
-            "answers reads, but applies nothing from its primary")
+    return tr("{node}: replication paused (CLIENT PAUSE WRITE): it still answers reads, but applies "
+              "nothing from its primary", node=node.name)
 
 
 def _resume_replication(topology, node) -> str:
     _call(node, "CLIENT", "UNPAUSE")
-    return f"{node.name} ({node.describe()}): replication resumed (CLIENT UNPAUSE)"
+    return tr("{node}: replication resumed (CLIENT UNPAUSE)", node=node.name)
 
 
 def _promote(topology, node) -> str:
@@ -181,7 +181,7 @@ def _promote(topology, node) -> str:
     if topology.nodes[0] is not node and topology.kind == "replica":
         topology.nodes.remove(node)   # clients connect to the primary by default:
         topology.nodes.insert(0, node)  # now this one
-    return f"{node.name} ({node.describe()}) is a primary now ({how})"
+    return tr("{node} is a primary now ({how})", node=node.name, how=how)
 
 
 _NODE_ACTIONS = {"kill": _kill, "stop": _stop, "pause": _pause, "resume": _resume,
@@ -203,7 +203,7 @@ async def connect(pg, client: str, node_name: str) -> str:
         await session.connect(pg.topology.address_of(node))
     except ConnectionLost as exc:
         raise ActionError(str(exc)) from None
-    return f"client {client} is connected to {node.name} ({node.describe()}) now"
+    return tr("client {client} is connected to {node} now", client=client, node=node.name)
 
 
 async def connect_line(executor, client: str, host: bytes, port: bytes) -> None:

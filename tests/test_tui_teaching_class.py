@@ -378,3 +378,23 @@ async def test_f6_shows_whole_scripts(server_binary):
         await wait_until(pilot, lambda: "return a + b" in str(app.screen.query_one(Static).render()))
         text = str(app.screen.query_one(Static).render())
         assert "local a = 1" in text and "local b = 2" in text
+
+
+async def test_a_long_narration_scrolls_from_the_keyboard_at_80x24(server_binary):
+    """At 80×24 the narration has 8 rows; the presenter's arrows and PgUp/PgDn/Home/End
+    reach what is below them, and the stepping keys still step."""
+    app = make_app(server_binary.path, open_scenario=scenario("pcall"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await opened(pilot, app)
+        panel = app.query_one(NarrationPanel)
+        assert app.focused is panel
+        await pilot.pause()
+        assert panel.max_scroll_y > 0  # the lesson's text is longer than 8 rows
+        await pilot.press("down")
+        await wait_until(pilot, lambda: panel.scroll_y >= 1)
+        await pilot.press("end")
+        await wait_until(pilot, lambda: panel.scroll_y == panel.max_scroll_y)
+        await pilot.press("home")
+        await wait_until(pilot, lambda: panel.scroll_y == 0)
+        await pilot.press("space")
+        await wait_until(pilot, lambda: "step 1 of" in panel_text(app))

@@ -582,6 +582,8 @@ MESSAGES: dict[str, str] = {
     "Server: settle": "服务器：等待同步完成",
     "wait until replicas caught up / the cluster is ok": "等副本追上 / 集群状态变为 ok",
     "the topology settled": "拓扑已稳定",
+    "scroll a narration longer than its panel (also PgUp, PgDn, Home, End)":
+        "旁白超出面板时上下滚动（也可用 PgUp、PgDn、Home、End）",
     "{node} killed (SIGKILL): gone at once, with whatever it had not sent on":
         "{node} 被杀掉（SIGKILL）：立即消失，还没发出去的数据也一起丢了",
     "{node} stopped (SIGTERM); without persistence its data is gone": "{node} 已停止（SIGTERM）；没有持久化，它的数据没了",

@@ -28,6 +28,7 @@ _SCENARIO = [
     ("o", N_("autoplay on/off")), ("+ / -", N_("typing faster / slower")), ("g", N_("go to a step")),
     ("w", N_("rewind to this step after typing by hand")), ("t", N_("timeline: what the server ran, in order")),
     ("f", N_("presenter layout for a projector")), ("i", N_("key inspector on/off")), ("x", N_("close the scenario (asks)")),
+    ("↑ / ↓", N_("scroll a narration longer than its panel (also PgUp, PgDn, Home, End)")),
 ]
 _CHALLENGE = [
     ("a / b", N_("move client A / B one step")), ("u", N_("undo the last move")), ("r", N_("start again")),

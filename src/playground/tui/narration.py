@@ -3,19 +3,24 @@
 from __future__ import annotations
 
 from rich.text import Text
+from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.containers import VerticalScroll
 from textual.reactive import reactive
 from textual.widgets import Static
 
 
-class NarrationPanel(Static, can_focus=True):
-    """Title, lesson, progress and what just happened; the keys that drive the scenario."""
+class NarrationPanel(VerticalScroll, can_focus=True):
+    """Title, lesson, progress and what just happened; the keys that drive the scenario.
+    A narration longer than the panel scrolls (the arrows, PgUp/PgDn, Home, End: at 80×24
+    the panel has 8 rows)."""
 
     DEFAULT_CSS = """
     NarrationPanel { display: none; height: auto; max-height: 14; border: round $success;
-                     padding: 0 1; overflow-y: auto; }
+                     padding: 0 1; scrollbar-size-vertical: 1; }
     NarrationPanel:focus { border: round $accent; }
     NarrationPanel.-open { display: block; }
+    NarrationPanel > Static { width: 1fr; height: auto; }
     """
 
     BINDINGS = [
@@ -37,7 +42,8 @@ class NarrationPanel(Static, can_focus=True):
         Binding("i", "app.toggle_inspector", "Keys on/off", show=False),
         Binding("x", "app.teach('close')", "Close"),
     ]
-    """Stepping keys in a lesson, a/b/u in a challenge (the footer shows the mode's own)."""
+    """Stepping keys in a lesson, a/b/u in a challenge (the footer shows the mode's own);
+    the scrolling keys are VerticalScroll's."""
 
     STEPPING = {"next", "previous", "end", "autoplay", "jump", "rewind_here", "faster", "slower"}
     MOVING = {"move:A", "move:B", "undo"}
@@ -51,5 +57,9 @@ class NarrationPanel(Static, can_focus=True):
     body: reactive[Text] = reactive(Text(), always_update=True)
     """Everything the panel shows, built by the teacher."""
 
+    def compose(self) -> ComposeResult:
+        yield Static(self.body)
+
     def watch_body(self, body: Text) -> None:
-        self.update(body)
+        if self.is_mounted and self.children:
+            self.query_one(Static).update(body)

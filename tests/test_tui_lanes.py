@@ -26,8 +26,11 @@ async def test_ctrl_t_shows_lanes_and_gutters_and_ctrl_y_hides_the_whys(server_b
             await type_command(pilot, app, client, line)
         log = log_text(app, "A")
         assert log[log.index("A> EXEC") + 1] == "(nil)"  # redis-cli's text, untouched
-        why = " ".join(log[log.index("(nil)") + 1:])
-        assert why.startswith("  ↳ why: B changed WATCHed balance (DECRBY balance 30, #3)")
+        note = log[log.index("(nil)") + 1:]
+        assert note[0].startswith("  ↳ why: ")  # wrapped lines hang under the note's own text:
+        assert all(line.startswith(" " * len("  ↳ why: ")) for line in note[1:] if line)
+        why = " ".join(" ".join(note).split())
+        assert why.startswith("↳ why: B changed WATCHed balance (DECRBY balance 30, #3)")
         lanes = app.query_one(LanesView)
         assert not lanes.display
 
@@ -64,7 +67,7 @@ async def test_stepped_scenario_shows_its_why_and_its_part_in_the_lanes(server_b
                 await pilot.press("1")
             await wait_until(pilot, lambda: not app._teaching)
         await wait_until(pilot, lambda: "↳ why: B changed WATCHed balance (SET balance 200, #3)"
-                         in " ".join(log_text(app, "A")))
+                         in " ".join(" ".join(log_text(app, "A")).split()))
         checks = [line for line in log_text(app, "A") if line.lstrip().startswith("✓")]
         assert checks  # the folded check marks of each step
         await pilot.press("ctrl+t")

@@ -223,7 +223,9 @@ class ClientPane(Vertical):
 
     def _draw(self, entry: tuple[str, int | None, Text]) -> None:
         kind, seq, text = entry
-        if kind == "why" and not getattr(self.app, "show_why", True):
+        if kind == "why":
+            if getattr(self.app, "show_why", True):
+                self.log_widget.write(self._hanging(text))
             return
         if getattr(self.app, "show_order", False):  # the gutter: a narrow dim column of numbers
             gutter = f"{seq:>3} " if seq is not None else "    "
@@ -235,6 +237,19 @@ class ClientPane(Vertical):
                 out.append_text(line)
             text = out
         self.log_widget.write(text)
+
+    def _hanging(self, text: Text):
+        """A why note wrapped under its own text, not under the "↳ why:" before it
+        (and past the gutter's column when the gutter is on)."""
+        from rich.table import Table
+
+        head = text.plain.find(": ") + 2
+        indent = 4 if getattr(self.app, "show_order", False) else 0
+        grid = Table.grid(expand=True)
+        grid.add_column(width=indent + text[:head].cell_len, no_wrap=True)  # (cells: 原因 is four)
+        grid.add_column(ratio=1)
+        grid.add_row(Text(" " * indent) + text[:head], text[head:])
+        return grid
 
     def redraw(self) -> None:
         """Draw the log again (the gutter or the whys were switched on or off)."""

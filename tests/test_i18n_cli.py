@@ -67,3 +67,16 @@ def test_an_argument_error_in_chinese_keeps_argparse_form():
     result = run_cli("repl", "--clients", "A,a", locale="zh_CN.UTF-8")
     assert result.returncode == 2
     assert zh("the client names must be distinct (case does not count)") in result.stderr
+
+
+def test_a_failed_check_says_what_it_expected_in_chinese(tmp_path):
+    """`run` in Chinese: the detail of a failed check (expected …, got …) is Chinese too."""
+    lesson = tmp_path / "wrong.toml"
+    lesson.write_text('title = "t"\nlesson = "l"\n\n[[steps]]\nclient = "A"\ncommand = "SET k 1"\n'
+                      'reply = "OK"\n\n[steps.state]\nk = "2"\n'
+                      '\n[[steps]]\nclient = "A"\ncommand = "INCR k"\nreply = "(integer) 3"\n')
+    result = run_cli("--lang", "zh", "--server", "bundled", "run", str(lesson))
+    assert result.returncode == 1, result.stderr
+    assert zh("expected {want}, got {got}", want="'2'", got="'1'") in result.stdout
+    assert zh("expected {want}, got {got}", want="'(integer) 3'", got="'(integer) 2'") in result.stdout
+    assert "expected" not in result.stdout

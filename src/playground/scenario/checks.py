@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from playground.i18n import tr
 from playground.resp.replies import Array, Bulk, Int, Map, Status
 from playground.scenario.fields import check_unknown, read_list, read_typed
 from playground.scenario.model import StateCheck
@@ -149,29 +150,30 @@ def _in_range(name: str, want: tuple[int, int], got: int | None, problems: list[
     low, high = want
     if not (low <= (got if got is not None else -2) <= high):
         shown = f"{low}" if low == high else f"{low}..{high}"
-        problems.append(f"expected {name} {shown}, got {got}")
+        problems.append(tr("expected {name} {want}, got {got}", name=name, want=shown, got=got))
 
 
 def judge(check: StateCheck, type_: str, ttl: int | None, got: dict) -> CheckResult:
     problems: list[str] = []
     exists = type_ != "none"
     if check.absent and exists:
-        problems.append(f"expected absent, it is a {type_}")
+        problems.append(tr("expected absent, it is a {type}", type=type_))
     if check.exists and not exists:
-        problems.append("expected to exist, it is absent")
+        problems.append(tr("expected to exist, it is absent"))
     if check.type and type_ != check.type:
-        problems.append(f"expected type {check.type}, got {type_}")
+        problems.append(tr("expected type {want}, got {got}", want=check.type, got=type_))
     if check.value is not None and (type_ != "string" or got["value"] != check.value):
-        shown = repr(got["value"]) if type_ == "string" else ("absent" if not exists else f"a {type_}")
-        problems.append(f"expected {check.value!r}, got {shown}")
+        shown = repr(got["value"]) if type_ == "string" else (tr("absent") if not exists else tr("a {type}", type=type_))
+        problems.append(tr("expected {want}, got {got}", want=repr(check.value), got=shown))
     if check.ttl is not None:
         _in_range("TTL", check.ttl, ttl, problems)
     if check.pttl is not None:
         _in_range("PTTL", check.pttl, got["pttl"], problems)
     if check.list is not None and (type_ != "list" or tuple(got["list"] or ()) != check.list):
-        problems.append(f"expected list {list(check.list)}, got {got['list'] if type_ == 'list' else type_}")
+        problems.append(tr("expected list {want}, got {got}", want=list(check.list),
+                               got=got['list'] if type_ == 'list' else type_))
     if check.set is not None and (type_ != "set" or frozenset(got["set"] or ()) != check.set):
-        problems.append(f"expected set {sorted(check.set)}, got {got['set'] if type_ == 'set' else type_}")
+        problems.append(tr("expected set {want}, got {got}", want=sorted(check.set), got=got['set'] if type_ == 'set' else type_))
     for name in ("hash", "hash_has"):
         want = getattr(check, name)
         if want is None:
@@ -179,17 +181,17 @@ def judge(check: StateCheck, type_: str, ttl: int | None, got: dict) -> CheckRes
         pairs = got[name] or []
         value = dict(zip(pairs[::2], pairs[1::2])) if type_ == "hash" else None
         if name == "hash" and value != want:
-            problems.append(f"expected hash {want}, got {value}")
+            problems.append(tr("expected hash {want}, got {got}", want=want, got=value))
         elif name == "hash_has" and (value is None or any(value.get(f) != v for f, v in want.items())):
-            problems.append(f"expected a hash with {want}, got {value}")
+            problems.append(tr("expected a hash with {want}, got {got}", want=want, got=value))
     if check.zset is not None:
         pairs = got["zset"] or []
         value = tuple((pairs[i], float(pairs[i + 1])) for i in range(0, len(pairs), 2)) if type_ == "zset" else None
         if value != check.zset:
-            problems.append(f"expected zset {list(check.zset)}, got {value}")
+            problems.append(tr("expected zset {want}, got {got}", want=list(check.zset), got=value))
     for count in ("scard", "llen"):
         want = getattr(check, count)
         if want is not None and got[count] != want:
-            problems.append(f"expected {count} {want}, got {got[count]!r}")
+            problems.append(tr("expected {name} {want}, got {got}", name=count, want=want, got=repr(got[count])))
     name = check.key.decode("utf-8", "replace")
-    return CheckResult(f"state {name}", not problems, "; ".join(problems))
+    return CheckResult(f"state {name}", not problems, tr("; ").join(problems))

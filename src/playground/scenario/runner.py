@@ -192,10 +192,10 @@ class Runner:
             await self.executor.cancel(step.client)
             await asyncio.gather(job.task, return_exceptions=True)
             out.checks.append(CheckResult("does not block", False,
-                                          "the command blocked; mark the step blocking = true and add a wait step"))
+                                          tr("the command blocked; mark the step blocking = true and add a wait step")))
             return
         if step.blocking and not step.server_stops:
-            out.checks.append(CheckResult("blocks", False, "expected the command to block, it answered at once"))
+            out.checks.append(CheckResult("blocks", False, tr("expected the command to block, it answered at once")))
         await self._finish(scenario, step, out, job.result(), argv)
 
     async def _reconnect_step(self, scenario: Scenario, step: Step, out: StepResult) -> None:
@@ -206,7 +206,7 @@ class Runner:
         message = await self.executor.reconnect(step.client)
         out.note = message
         ok = message is not None and self.pg.sessions[step.client].connected
-        out.checks.append(CheckResult("reconnects", ok, "" if ok else f"client {step.client} could not reconnect"))
+        out.checks.append(CheckResult("reconnects", ok, "" if ok else tr("client {client} could not reconnect", client=step.client)))
         await self._check_state(step, out)
 
     async def _server_step(self, scenario: Scenario, step: Step, out: StepResult) -> None:
@@ -217,13 +217,13 @@ class Runner:
         pending = self._pending.pop(step.client, None)
         if pending is None:
             out.checks.append(CheckResult("reply arrives", False,
-                                          f"{step.client} has no blocked command to wait for (it answered at once)"))
+                                          tr("{client} has no blocked command to wait for (it answered at once)", client=step.client)))
             return
         job, origin = pending
         try:
             await asyncio.wait_for(asyncio.shield(job.task), WAIT_TIMEOUT)
         except asyncio.TimeoutError:
-            out.checks.append(CheckResult("reply arrives", False, f"no reply after {WAIT_TIMEOUT:g}s"))
+            out.checks.append(CheckResult("reply arrives", False, tr("no reply after {seconds}s", seconds=f"{WAIT_TIMEOUT:g}")))
             await self.executor.cancel(step.client)
             return
         out.note = tr("the reply to {command}", command=origin.step.display)
@@ -238,19 +238,19 @@ class Runner:
         if line.server_gone:
             out.note = tr("the server stopped")
             out.checks.append(CheckResult("server stops", step.server_stops,
-                                          "" if step.server_stops else f"unexpected: {line.server_gone}"))
+                                          "" if step.server_stops else tr("unexpected: {what}", what=line.server_gone)))
             self._pending.clear()
             await self.pg.restart()
             out.note += tr("; the playground started a fresh server")
             await self._check_state(step, out)
             return
         if line.refused or line.lost:
-            why = line.refused or f"client {step.client}: connection lost ({line.lost})"
+            why = line.refused or tr("client {client}: connection lost ({error})", client=step.client, error=line.lost)
             out.note = why
             out.checks.append(CheckResult("reply", False, why))
             return
         if step.server_stops:
-            out.checks.append(CheckResult("server stops", False, "the server kept running"))
+            out.checks.append(CheckResult("server stops", False, tr("the server kept running")))
         reply = STREAMING if line.streaming else line.reply
         out.value = reply
         out.reply = "" if line.streaming else line.output.decode("utf-8", "replace")
@@ -305,14 +305,14 @@ def check_reply(scenario: Scenario, step: Step, reply, rendered: str,
         expected = expand_shas(scenario, expect.reply).rstrip("\n")
         got = rendered.rstrip("\n")
         results.append(CheckResult("reply" + on, got == expected,
-                                   "" if got == expected else f"expected {expected!r}, got {got!r}"))
+                                   "" if got == expected else tr("expected {want}, got {got}", want=repr(expected), got=repr(got))))
     if expect.error is not None:
         ok = isinstance(reply, Err) and reply.code == expect.error
-        got = rendered.strip() if isinstance(reply, Err) else f"not an error: {rendered.strip()!r}"
-        results.append(CheckResult(f"error {expect.error}{on}", ok, "" if ok else f"expected {expect.error}, got {got}"))
+        got = rendered.strip() if isinstance(reply, Err) else tr("not an error: {reply}", reply=repr(rendered.strip()))
+        results.append(CheckResult(f"error {expect.error}{on}", ok, "" if ok else tr("expected {want}, got {got}", want=expect.error, got=got)))
     if expect.match is not None:
         pattern = expand_shas(scenario, expect.match)
         ok = re.search(pattern, rendered, re.DOTALL) is not None
         results.append(CheckResult("reply matches" + on, ok,
-                                   "" if ok else f"{rendered.strip()!r} does not match {pattern!r}"))
+                                   "" if ok else tr("{reply} does not match {pattern}", reply=repr(rendered.strip()), pattern=repr(pattern))))
     return results

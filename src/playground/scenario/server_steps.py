@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 
+from playground.i18n import tr
 from playground.engine.server_actions import ActionError, apply, parse_action
 
 SERVER_STEP_FIELDS = {"server", "client", "narration", "pause", "predict", "state", "match", "requires"}
@@ -103,7 +104,8 @@ async def run_server_step(runner, scenario, step, out) -> None:
     out.checks.append(CheckResult(step.server, True))
     if step.match is not None:
         ok = re.search(step.match, said) is not None
-        out.checks.append(CheckResult("match", ok, "" if ok else f"expected /{step.match}/, got {said!r}"))
+        out.checks.append(CheckResult("match", ok, "" if ok else tr("expected /{pattern}/, got {got}", pattern=step.match,
+                                                                         got=repr(said))))
     if step.state:
         from playground.scenario.runner import check_state
         out.checks.extend(await check_state(runner.pg, step.state))

@@ -34,20 +34,7 @@ def parse_buffered(buf: bytearray, pos: int = 0, depth: int = 0):
     if kind == 45:  # -
         return Err(bytes(buf[pos + 1:nl])), nl + 2
     if kind == 36:  # $
-        try:
-            n = int(buf[pos + 1:nl])
-        except ValueError:
-            return None
-        if n < 0:
-            return Nil, nl + 2
-        end = nl + 2 + n
-        if n > BULK_PIECE:
-            return None
-        if len(buf) < end + 2:
-            return MORE
-        if buf[end:end + 2] != b"\r\n":
-            return None
-        return Bulk(buf[nl + 2:end]), end + 2
+        return _bulk(buf, pos, nl)
     if kind == 42:  # *
         try:
             n = int(buf[pos + 1:nl])
@@ -59,29 +46,11 @@ def parse_buffered(buf: bytearray, pos: int = 0, depth: int = 0):
         for _ in range(n):
             if at >= size:
                 return MORE
-            if buf[at] == 36:  # $: a bulk string (most elements), here rather than in a call
+            if buf[at] == 36:  # $: a bulk string (most elements), without the general dispatch
                 nl = buf.find(b"\r\n", at)
-                if nl < 0:
-                    return MORE
-                try:
-                    m = int(buf[at + 1:nl])
-                except ValueError:
-                    return None
-                if m < 0:
-                    items.append(Nil)
-                    at = nl + 2
-                    continue
-                end = nl + 2 + m
-                if m > BULK_PIECE:
-                    return None
-                if size < end + 2:
-                    return MORE
-                if buf[end:end + 2] != b"\r\n":
-                    return None
-                items.append(Bulk(buf[nl + 2:end]))
-                at = end + 2
-                continue
-            done = parse_buffered(buf, at, depth + 1)
+                done = _bulk(buf, at, nl) if nl >= 0 else MORE
+            else:
+                done = parse_buffered(buf, at, depth + 1)
             if done is None or done is MORE:
                 return done
             item, at = done
@@ -90,3 +59,22 @@ def parse_buffered(buf: bytearray, pos: int = 0, depth: int = 0):
     if kind == 95 and nl == pos + 1:  # _ (RESP3 null)
         return Nil, nl + 2
     return None
+
+
+def _bulk(buf: bytearray, pos: int, nl: int):
+    """(Bulk or Nil, end) for the bulk string at `pos` whose length line ends at `nl`;
+    MORE or None as for parse_buffered."""
+    try:
+        n = int(buf[pos + 1:nl])
+    except ValueError:
+        return None
+    if n < 0:
+        return Nil, nl + 2
+    if n > BULK_PIECE:
+        return None
+    end = nl + 2 + n
+    if len(buf) < end + 2:
+        return MORE
+    if buf[end:end + 2] != b"\r\n":
+        return None
+    return Bulk(buf[nl + 2:end]), end + 2

@@ -80,3 +80,38 @@ def test_a_failed_check_says_what_it_expected_in_chinese(tmp_path):
     assert zh("expected {want}, got {got}", want="'2'", got="'1'") in result.stdout
     assert zh("expected {want}, got {got}", want="'(integer) 3'", got="'(integer) 2'") in result.stdout
     assert "expected" not in result.stdout
+
+
+LOADER_MISTAKES = {
+    # a step with a field the loader does not know: FILE: step N: FIELD: message
+    "unknown field": ('[[steps]]\nclient = "A"\ncommand = "SET k 1"\ncolour = "red"\n',
+                      lambda path: zh(": ").join([
+                          path, zh("step {n}", n=1), "colour",
+                          zh("unknown field (known: {known})", known="args, blocking, client, command, error, match, "
+                             "narration, pause, predict, reconnect, redis, reply, requires, save, server_stops, "
+                             "sleep, state, valkey, wait, when")])),
+    # a named part, and a `when` that ends too soon (the condition parser's words too)
+    "bad when": ('[[parts]]\nname = "race"\n[[parts.steps]]\nclient = "A"\ncommand = "GET k"\nsave = "n"\n'
+                 '[[parts.steps]]\nclient = "A"\ncommand = "SET k 1"\nwhen = "n >"\n',
+                 lambda path: zh(": ").join([
+                     path, zh("part {name}", name="'race'"), zh("step {n}", n=2), "when",
+                     zh("column {column}: {message}", column=4, message=zh(
+                         'expected {what} (a saved name, nil, a number or "text"), found {found}',
+                         what=zh("a value after {op}", op="'>'"), found=zh("the end")))])),
+}
+
+
+@pytest.mark.parametrize("case", sorted(LOADER_MISTAKES))
+def test_a_scenario_file_mistake_in_chinese(tmp_path, case):
+    """A lesson file's mistake is one line in Chinese: file, part, step and field as written,
+    the words around them from the catalogue; exit status 2, no traceback."""
+    body, expected = LOADER_MISTAKES[case]
+    lesson = tmp_path / "broken.toml"
+    lesson.write_text('title = "t"\nlesson = "l"\n\n' + body)
+    result = run_cli("--lang", "zh", "run", str(lesson))
+    assert result.returncode == 2, result.stderr
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and "Traceback" not in result.stderr, result.stderr
+    assert lines[0] == "redis-playground: " + expected(str(lesson)), lines[0]
+    english = run_cli("--lang", "en", "run", str(lesson)).stderr.strip()
+    assert english.startswith(f"redis-playground: {lesson}: ") and "：" not in english, english

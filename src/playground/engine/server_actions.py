@@ -41,12 +41,12 @@ def parse_action(text: str) -> tuple[str, tuple[str, ...]]:
     """"kill primary" -> ("kill", ("primary",)); ValueError with a line if malformed."""
     words = text.split()
     if not words or words[0].lower() not in ACTIONS:
-        raise ValueError(f"an action: {', '.join(ACTIONS)} (then a node name)")
+        raise ValueError(tr("an action: {actions} (then a node name)", actions=", ".join(ACTIONS)))
     action, args = words[0].lower(), tuple(words[1:])
     want = {"settle": 0, "connect": 2}.get(action, 1)
     if len(args) != want:
         usage = {0: action, 1: f"{action} NODE", 2: f"{action} CLIENT NODE"}[want]
-        raise ValueError(f"write it as: {usage}")
+        raise ValueError(tr("write it as: {usage}", usage=usage))
     return action, args
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from playground.i18n import tr
+from playground.i18n import N_, tr
 from playground.resp.replies import Array, Bulk, Int, Map, Status
 from playground.scenario.fields import check_unknown, read_list, read_typed
 from playground.scenario.model import StateCheck
@@ -31,7 +31,7 @@ class CheckResult:
 def parse_state(raw, where, part, n) -> tuple[StateCheck, ...]:
     """The checks of one `state` table; `where.error(...)` (one line) for a mistake."""
     if not isinstance(raw, dict):
-        raise where.error('a table: key = "value" or key = { absent = true, ttl = [1, 60], ... }',
+        raise where.error(tr('a table: key = "value" or key = {table}', table="{ absent = true, ttl = [1, 60], ... }"),
                           part=part, step=n, field_name="state")
     checks = []
     for key, spec in raw.items():
@@ -40,7 +40,7 @@ def parse_state(raw, where, part, n) -> tuple[StateCheck, ...]:
             checks.append(StateCheck(key.encode(), value=spec))
             continue
         if not isinstance(spec, dict) or not spec:
-            raise where.error("text (the string value) or a table of checks", part=part, step=n, field_name=fname)
+            raise where.error(tr("text (the string value) or a table of checks"), part=part, step=n, field_name=fname)
         check_unknown(spec, FIELDS, where, part=part, step=n, prefix=fname)
         kw: dict = {}
         if "value" in spec:
@@ -51,13 +51,14 @@ def parse_state(raw, where, part, n) -> tuple[StateCheck, ...]:
         if "type" in spec:
             t = read_typed(spec, "type", str, where, part, n, fname)
             if t not in TYPES:
-                raise where.error(f"type {t!r}: one of {', '.join(sorted(TYPES))}", part=part, step=n, field_name=fname)
+                raise where.error(tr("type {type}: one of {types}", type=repr(t), types=", ".join(sorted(TYPES))),
+                                  part=part, step=n, field_name=fname)
             kw["type"] = t
-        for name, unit in (("ttl", "seconds"), ("pttl", "milliseconds")):
+        for name, unit in (("ttl", N_("seconds")), ("pttl", N_("milliseconds"))):
             if name in spec:
                 kw[name] = _range(spec[name])
                 if kw[name] is None:
-                    raise where.error(f"{name}: {unit}, -1 for no expiry, or [min, max]",
+                    raise where.error(tr("{name}: {unit}, -1 for no expiry, or [min, max]", name=name, unit=tr(unit)),
                                       part=part, step=n, field_name=fname)
         if "list" in spec:
             kw["list"] = tuple(read_list(spec["list"], where, fname + ".list", part, n))
@@ -67,19 +68,20 @@ def parse_state(raw, where, part, n) -> tuple[StateCheck, ...]:
             if name in spec:
                 h = spec[name]
                 if not isinstance(h, dict) or not all(isinstance(v, str) for v in h.values()):
-                    raise where.error(f"{name}: a table of field = \"value\"", part=part, step=n, field_name=fname)
+                    raise where.error(tr("{name}: a table of field = \"value\"", name=name), part=part, step=n,
+                                      field_name=fname)
                 kw[name] = dict(h)
         if "zset" in spec:
             z = spec["zset"]
             if not isinstance(z, list) or not all(isinstance(p, list) and len(p) == 2 and isinstance(p[0], str)
                                                   and isinstance(p[1], (int, float)) for p in z):
-                raise where.error('zset: a list of ["member", score] pairs', part=part, step=n, field_name=fname)
+                raise where.error(tr('zset: a list of ["member", score] pairs'), part=part, step=n, field_name=fname)
             kw["zset"] = tuple((p[0], float(p[1])) for p in z)
         for count in ("scard", "llen"):
             if count in spec:
                 kw[count] = read_typed(spec, count, int, where, part, n, fname)
         if kw.get("absent") and len(kw) > 1:
-            raise where.error("absent = true cannot be combined with other checks", part=part, step=n, field_name=fname)
+            raise where.error(tr("absent = true cannot be combined with other checks"), part=part, step=n, field_name=fname)
         checks.append(StateCheck(key.encode(), **kw))
     return tuple(checks)
 

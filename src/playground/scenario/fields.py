@@ -7,13 +7,15 @@ import re
 from pathlib import Path
 
 from playground.errors import ScenarioError
+from playground.i18n import tr
 from playground.scenario.model import FLAVOURS, Requirement
 
 _REQUIRES = {"flavour", "min_version", "command", "commands"}
 
 
 class Where:
-    """Builds `FILE: part P: step N: FIELD: message` lines."""
+    """Builds `FILE: part P: step N: FIELD: message` lines (in the interface's language:
+    the message is translated by the caller, the words "part" and "step" here)."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -22,26 +24,26 @@ class Where:
               field_name: str | None = None) -> ScenarioError:
         where = [str(self.path)]
         if part:
-            where.append(f"part {part!r}")
+            where.append(tr("part {name}", name=repr(part)))
         if step is not None:
-            where.append(f"step {step}")
+            where.append(tr("step {n}", n=step))
         if field_name:
             where.append(field_name)
-        return ScenarioError(": ".join(where + [message]))
+        return ScenarioError(tr(": ").join(where + [message]))
 
 
 def read_requires(raw, where: Where, fname: str, part=None, n=None) -> Requirement:
     if not isinstance(raw, dict):
-        raise where.error("a table: flavour, min_version, command", part=part, step=n, field_name=fname)
+        raise where.error(tr("a table: flavour, min_version, command"), part=part, step=n, field_name=fname)
     check_unknown(raw, _REQUIRES, where, part=part, step=n, prefix=fname)
     flavour = raw.get("flavour")
     if flavour is not None and flavour not in FLAVOURS:
-        raise where.error("flavour: \"redis\" or \"valkey\"", part=part, step=n, field_name=fname)
+        raise where.error(tr("flavour: \"redis\" or \"valkey\""), part=part, step=n, field_name=fname)
     version = raw.get("min_version")
     parsed_version = None
     if version is not None:
         if not isinstance(version, str) or not re.match(r"^\d{1,5}(\.\d{1,5}){0,2}$", version):
-            raise where.error('min_version: like "7.0" or "8.4.0"', part=part, step=n, field_name=fname)
+            raise where.error(tr('min_version: like "7.0" or "8.4.0"'), part=part, step=n, field_name=fname)
         parsed_version = tuple(int(x) for x in version.split("."))
     commands = raw.get("commands", [])
     if "command" in raw:
@@ -54,39 +56,39 @@ def check_unknown(raw: dict, allowed: set, where: Where, part=None, step=None, p
     for key in raw:
         if key not in allowed:
             name = f"{prefix}.{key}" if prefix else key
-            raise where.error(f"unknown field (known: {', '.join(sorted(allowed))})",
+            raise where.error(tr("unknown field (known: {known})", known=", ".join(sorted(allowed))),
                               part=part, step=step, field_name=name)
 
 
 def read_text(data: dict, key: str, where: Where, required: bool = False) -> str:
     if key not in data:
         if required:
-            raise where.error("missing", field_name=key)
+            raise where.error(tr("missing"), field_name=key)
         return ""
     if not isinstance(data[key], str) or not data[key].strip():
-        raise where.error("must be non-empty text", field_name=key)
+        raise where.error(tr("must be non-empty text"), field_name=key)
     return data[key]
 
 
 def read_typed(raw: dict, key: str, kind, where: Where, part, n, prefix, required: bool = False):
     if key not in raw:
         if required:
-            raise where.error("missing", part=part, step=n, field_name=f"{prefix}.{key}")
+            raise where.error(tr("missing"), part=part, step=n, field_name=f"{prefix}.{key}")
         return None
     value = raw[key]
     if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-        raise where.error(f"must be {kind.__name__}", part=part, step=n, field_name=f"{prefix}.{key}")
+        raise where.error(tr("must be {type}", type=kind.__name__), part=part, step=n, field_name=f"{prefix}.{key}")
     return value
 
 
 def read_bool(raw: dict, key: str, where: Where, part, n) -> bool:
     value = raw.get(key, False)
     if not isinstance(value, bool):
-        raise where.error("true or false", part=part, step=n, field_name=key)
+        raise where.error(tr("true or false"), part=part, step=n, field_name=key)
     return value
 
 
 def read_list(value, where: Where, fname: str, part=None, n=None) -> list[str]:
     if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
-        raise where.error("a list of text", part=part, step=n, field_name=fname)
+        raise where.error(tr("a list of text"), part=part, step=n, field_name=fname)
     return list(value)

@@ -12,7 +12,7 @@ import tomllib
 from pathlib import Path
 
 from playground.errors import ScenarioError
-from playground.i18n import ENGLISH, PAUSE_TEXT
+from playground.i18n import ENGLISH, PAUSE_TEXT, tr
 from playground.resp.cli_lines import RepeatError, SplitError, format_argv, parse_line
 from playground.scenario.checks import parse_state
 from playground.scenario.fields import (Where, check_unknown, read_bool, read_list, read_requires,
@@ -48,22 +48,22 @@ def load_scenario(path: str | Path, lang: str = ENGLISH) -> Scenario:
         with open(path, "rb") as f:
             raw = f.read(MAX_FILE_BYTES + 1)
         if len(raw) > MAX_FILE_BYTES:
-            raise where.error(f"too big for a scenario (more than {MAX_FILE_BYTES // 2**20} MB)")
+            raise where.error(tr("too big for a scenario (more than {mb} MB)", mb=MAX_FILE_BYTES // 2**20))
         data = tomllib.loads(raw.decode("utf-8"))
     except FileNotFoundError:
-        raise where.error("no such file") from None
+        raise where.error(tr("no such file")) from None
     except IsADirectoryError:
-        raise where.error("a directory, not a scenario file") from None
+        raise where.error(tr("a directory, not a scenario file")) from None
     except OSError as exc:
-        raise where.error(f"cannot read: {exc.strerror}") from None
+        raise where.error(tr("cannot read: {error}", error=exc.strerror)) from None
     except UnicodeDecodeError as exc:
-        raise where.error(f"not UTF-8 text ({exc.reason})") from None
+        raise where.error(tr("not UTF-8 text ({reason})", reason=exc.reason)) from None
     except tomllib.TOMLDecodeError as exc:
-        raise where.error(f"not valid TOML: {exc}") from None
+        raise where.error(tr("not valid TOML: {error}", error=exc)) from None
     except RecursionError:
-        raise where.error("too deeply nested (arrays or tables inside each other)") from None
+        raise where.error(tr("too deeply nested (arrays or tables inside each other)")) from None
     except ValueError:  # tomllib's int() of a number past Python's 4300 digits
-        raise where.error("not valid TOML: a number of more than 4300 digits") from None
+        raise where.error(tr("not valid TOML: a number of more than 4300 digits")) from None
     return parse_scenario(data, path, lang)
 
 
@@ -77,20 +77,21 @@ def parse_scenario(data: dict, path: Path, lang: str = ENGLISH) -> Scenario:
     requires = read_requires(data.get("requires"), where, "requires") if "requires" in data else None
     scripts = data.get("scripts", {})
     if not isinstance(scripts, dict) or not all(isinstance(v, str) for v in scripts.values()):
-        raise where.error("a table of name = \"\"\"lua source\"\"\"", field_name="scripts")
+        raise where.error(tr("a table of name = \"\"\"lua source\"\"\""), field_name="scripts")
     for name in scripts:
         if not re.match(r"^[A-Za-z_][A-Za-z0-9_-]*$", name):
-            raise where.error(f"script name {name!r}: use letters, digits, - and _", field_name="scripts")
+            raise where.error(tr("script name {name}: use letters, digits, - and _", name=repr(name)),
+                              field_name="scripts")
     clients = tuple(read_list(data.get("clients", ["A", "B"]), where, "clients"))
     for c in clients:
         if not CLIENT_RE.match(c):
-            raise where.error(f"client name {c!r}: use letters, digits, - and _", field_name="clients")
+            raise where.error(tr("client name {name}: use letters, digits, - and _", name=repr(c)), field_name="clients")
     if "parts" in data:
         if "steps" in data or "setup" in data:
-            raise where.error("use either top-level setup/steps or [[parts]], not both", field_name="parts")
+            raise where.error(tr("use either top-level setup/steps or [[parts]], not both"), field_name="parts")
         raw_parts = data["parts"]
         if not isinstance(raw_parts, list) or not raw_parts or not all(isinstance(p, dict) for p in raw_parts):
-            raise where.error("[[parts]] tables, each with name, setup and steps", field_name="parts")
+            raise where.error(tr("[[parts]] tables, each with name, setup and steps"), field_name="parts")
     else:
         raw_parts = [{"name": "", "setup": data.get("setup", []), "steps": data.get("steps")}]
     from playground.scenario.server_steps import parse_topology
@@ -102,7 +103,7 @@ def parse_scenario(data: dict, path: Path, lang: str = ENGLISH) -> Scenario:
     challenge = _challenge(data["challenge"], where, parts) if "challenge" in data else None
     order = data.get("order")
     if order is not None and (type(order) is not int or not 1 <= order <= 9999):
-        raise where.error("its place in the course: a whole number from 1 to 9999", field_name="order")
+        raise where.error(tr("its place in the course: a whole number from 1 to 9999"), field_name="order")
     return Scenario(path.stem, path, title, lesson.strip(), tags, requires, dict(scripts),
                     clients, tuple(parts), challenge, lang, missing, order, topology, replicas)
 
@@ -111,11 +112,11 @@ def _part(raw: dict, index: int, where: Where, scripts: dict, clients: tuple, to
     name = raw.get("name", "")
     label = name or (str(index) if index > 1 else None)
     if not isinstance(name, str):
-        raise where.error("must be text", part=str(index), field_name="name")
+        raise where.error(tr("must be text"), part=str(index), field_name="name")
     requires = read_requires(raw["requires"], where, "requires", part=label) if "requires" in raw else None
     setup_raw = raw.get("setup", [])
     if not isinstance(setup_raw, list) or not all(isinstance(c, str) for c in setup_raw):
-        raise where.error('a list of commands, e.g. ["SET balance 150"]', part=label, field_name="setup")
+        raise where.error(tr('a list of commands, e.g. ["SET balance 150"]'), part=label, field_name="setup")
     setup, shown = [], []
     for line in setup_raw:
         texts = _command(line, where, scripts, part=label, field_name="setup")
@@ -127,10 +128,10 @@ def _part(raw: dict, index: int, where: Where, scripts: dict, clients: tuple, to
         shown.append(unescape(line))
     problem = setup_problem(setup)
     if problem:
-        raise where.error(f"command {problem[0]}: {problem[1]}", part=label, field_name="setup")
+        raise where.error(tr("command {n}: {problem}", n=problem[0], problem=problem[1]), part=label, field_name="setup")
     steps_raw = raw.get("steps")
     if not isinstance(steps_raw, list) or not steps_raw:
-        raise where.error("at least one [[steps]] table is needed", part=label, field_name="steps")
+        raise where.error(tr("at least one [[steps]] table is needed"), part=label, field_name="steps")
     steps = []
     blocked: set[str] = set()
     saved: dict[str, set[str]] = {c: set() for c in clients}
@@ -138,11 +139,11 @@ def _part(raw: dict, index: int, where: Where, scripts: dict, clients: tuple, to
         step = _step(step_raw, n, where, scripts, clients, label, saved, requires, topology)
         if step.wait:
             if step.client not in blocked:
-                raise where.error(f"client {step.client} has no blocking step to wait for",
+                raise where.error(tr("client {name} has no blocking step to wait for", name=step.client),
                                   part=label, step=n, field_name="wait")
             blocked.discard(step.client)
         elif step.client in blocked and not step.server_stops:
-            raise where.error(f"client {step.client} is still blocked; add a wait step first",
+            raise where.error(tr("client {name} is still blocked; add a wait step first", name=step.client),
                               part=label, step=n, field_name="client")
         if step.blocking:
             blocked.add(step.client)
@@ -156,7 +157,7 @@ def _step(raw, n: int, where: Where, scripts: dict, clients: tuple, part: str | 
           saved: dict[str, set[str]], part_requires: Requirement | None = None,
           topology: str = "single") -> Step:
     if not isinstance(raw, dict):
-        raise where.error("each step is a [[steps]] table", part=part, step=n)
+        raise where.error(tr("each step is a [[steps]] table"), part=part, step=n)
     if "server" in raw:
         from playground.scenario.server_steps import parse_server_step
         return parse_server_step(raw, n, where, clients, part, topology, step_class=Step, predict=_predict,
@@ -164,31 +165,35 @@ def _step(raw, n: int, where: Where, scripts: dict, clients: tuple, part: str | 
     check_unknown(raw, _STEP, where, part=part, step=n)
     client = raw.get("client")
     if client is None:
-        raise where.error("missing (which client: " + ", ".join(clients) + ")", part=part, step=n, field_name="client")
+        raise where.error(tr("missing (which client: {clients})", clients=", ".join(clients)),
+                          part=part, step=n, field_name="client")
     if client not in clients:
-        raise where.error(f"unknown client {client!r} (this scenario has {', '.join(clients)})",
+        raise where.error(tr("unknown client {name} (this scenario has {clients})", name=repr(client),
+                             clients=", ".join(clients)),
                           part=part, step=n, field_name="client")
     kinds = [k for k in STEP_KINDS if read_bool(raw, k, where, part, n)]
     if len(kinds) > 1:
-        raise where.error(f"a step is one of {' or '.join(kinds)}", part=part, step=n, field_name=kinds[1])
+        raise where.error(tr("a step is one of {kinds}", kinds=tr(" or ").join(kinds)), part=part, step=n,
+                          field_name=kinds[1])
     kind = kinds[0] if kinds else "command"
     command = raw.get("command")
     if "args" in raw:
         if command is not None:
-            raise where.error("use command or args, not both", part=part, step=n, field_name="args")
+            raise where.error(tr("use command or args, not both"), part=part, step=n, field_name="args")
         if not isinstance(raw["args"], list):
-            raise where.error('a list of arguments: ["SET", "k", "a b"]', part=part, step=n, field_name="args")
+            raise where.error(tr('a list of arguments: ["SET", "k", "a b"]'), part=part, step=n, field_name="args")
         command = raw["args"]
     known = saved[client]
     template = False
     if kind != "command":
         if command is not None:
-            what = "it collects the pending reply" if kind == "wait" else "it opens a new connection"
-            raise where.error(f"a {kind} step has no command: {what}", part=part, step=n, field_name="command")
+            what = tr("it collects the pending reply") if kind == "wait" else tr("it opens a new connection")
+            raise where.error(tr("a {kind} step has no command: {what}", kind=kind, what=what),
+                              part=part, step=n, field_name="command")
         argv, display = None, "(reply arrives)" if kind == "wait" else "(reconnects)"
     else:
         if command is None:
-            raise where.error("missing (the command as typed, or a list of arguments)",
+            raise where.error(tr("missing (the command as typed, or a list of arguments)"),
                               part=part, step=n, field_name="command")
         texts = _command(command, where, scripts, part=part, step=n, field_name="command")
         for text in texts:
@@ -206,12 +211,12 @@ def _step(raw, n: int, where: Where, scripts: dict, clients: tuple, part: str | 
         if flavour in raw:
             table = raw[flavour]
             if not isinstance(table, dict) or not table:
-                raise where.error("a table of reply, error and/or match for this server",
+                raise where.error(tr("a table of reply, error and/or match for this server"),
                                   part=part, step=n, field_name=flavour)
             check_unknown(table, _EXPECT, where, part=part, step=n, prefix=flavour)
             per_server[flavour] = _expect(table, where, scripts, part, n, flavour)
     if kind == "reconnect" and (expect or per_server):
-        raise where.error("a reconnect step gets no reply to check", part=part, step=n, field_name="reply")
+        raise where.error(tr("a reconnect step gets no reply to check"), part=part, step=n, field_name="reply")
     state = parse_state(raw.get("state", {}), where, part, n)
     predict = _predict(raw["predict"], where, part, n) if "predict" in raw else None
     pause = raw.get("pause")
@@ -220,26 +225,26 @@ def _step(raw, n: int, where: Where, scripts: dict, clients: tuple, part: str | 
     elif pause is False:
         pause = None
     elif pause is not None and not isinstance(pause, str):
-        raise where.error("true, or the question to discuss", part=part, step=n, field_name="pause")
+        raise where.error(tr("true, or the question to discuss"), part=part, step=n, field_name="pause")
     sleep = raw.get("sleep", 0)
     if not isinstance(sleep, (int, float)) or isinstance(sleep, bool) or not 0 <= sleep <= 30:
-        raise where.error("seconds to wait, 0 to 30", part=part, step=n, field_name="sleep")
+        raise where.error(tr("seconds to wait, 0 to 30"), part=part, step=n, field_name="sleep")
     blocking = read_bool(raw, "blocking", where, part, n)
     if blocking and kind != "command":
-        raise where.error(f"a {kind} step cannot block", part=part, step=n, field_name="blocking")
+        raise where.error(tr("a {kind} step cannot block", kind=kind), part=part, step=n, field_name="blocking")
     requires = read_requires(raw["requires"], where, "requires", part, n) if "requires" in raw else None
     if part_requires is not None:
         requires = part_requires.merged(requires)
     narration = raw.get("narration", "")
     if not isinstance(narration, str):
-        raise where.error("must be text", part=part, step=n, field_name="narration")
+        raise where.error(tr("must be text"), part=part, step=n, field_name="narration")
     when = _when(raw, where, part, n, client, known) if "when" in raw else None
     save = raw.get("save")
     if save is not None:
         if not isinstance(save, str) or not NAME_RE.match(save):
-            raise where.error("a name: letters, digits and _", part=part, step=n, field_name="save")
+            raise where.error(tr("a name: letters, digits and _"), part=part, step=n, field_name="save")
         if kind == "reconnect":
-            raise where.error("a reconnect step has no reply to save", part=part, step=n, field_name="save")
+            raise where.error(tr("a reconnect step has no reply to save"), part=part, step=n, field_name="save")
         known.add(save)
     return Step(n, client, argv, display, narration.strip(), expect.reply, expect.error, expect.match,
                 state, predict, pause, blocking, kind == "wait", float(sleep),
@@ -252,34 +257,35 @@ def _expect(raw: dict, where: Where, scripts: dict, part, n, prefix: str | None)
         return f"{prefix}.{f}" if prefix else f
     for f in _EXPECT:
         if f in raw and not isinstance(raw[f], str):
-            raise where.error("must be text", part=part, step=n, field_name=name(f))
+            raise where.error(tr("must be text"), part=part, step=n, field_name=name(f))
     if "reply" in raw and ("error" in raw or "match" in raw):
-        raise where.error("reply is the whole reply: use it alone, or error and/or match",
+        raise where.error(tr("reply is the whole reply: use it alone, or error and/or match"),
                           part=part, step=n, field_name=name("reply"))
     if "match" in raw:
         try:
             re.compile(raw["match"])
         except re.error as exc:
-            raise where.error(f"bad regular expression: {exc}", part=part, step=n, field_name=name("match")) from None
+            raise where.error(tr("bad regular expression: {error}", error=exc), part=part, step=n,
+                              field_name=name("match")) from None
     if "error" in raw and not re.match(r"^\S+$", raw["error"]):
-        raise where.error("only the error code, one word (\"WRONGTYPE\"); check the message with match",
+        raise where.error(tr("only the error code, one word (\"WRONGTYPE\"); check the message with match"),
                           part=part, step=n, field_name=name("error"))
     for f in ("reply", "match"):
         for ref in SHA_IN_TEXT.findall(raw.get(f, "")):
             if ref not in scripts:
-                raise where.error(f"unknown script ${ref}", part=part, step=n, field_name=name(f))
+                raise where.error(tr("unknown script ${name}", name=ref), part=part, step=n, field_name=name(f))
     return Expect(raw.get("reply"), raw.get("error"), raw.get("match"))
 
 
 def _when(raw: dict, where: Where, part, n, client: str, known: set[str]):
     source = raw["when"]
     if not isinstance(source, str):
-        raise where.error('a condition as text, like: seen > 0, or seen == "active"',
+        raise where.error(tr('a condition as text, like: seen > 0, or seen == "active"'),
                           part=part, step=n, field_name="when")
     quoted_nil = re.search(r"""["']\(nil\)["']""", source)
     if quoted_nil:
-        raise where.error(f'column {quoted_nil.start() + 1}: "(nil)" is text; a nil reply is written nil '
-                          f"(or (nil)), without quotes", part=part, step=n, field_name="when")
+        raise where.error(tr('column {column}: "(nil)" is text; a nil reply is written nil (or (nil)), without quotes',
+                             column=quoted_nil.start() + 1), part=part, step=n, field_name="when")
     try:
         when = parse_when(source)
     except WhenError as exc:
@@ -287,8 +293,10 @@ def _when(raw: dict, where: Where, part, n, client: str, known: set[str]):
     for name in when.names:
         if name not in known:
             column = re.search(rf"\b{re.escape(name)}\b", source)
-            at = f"column {column.start() + 1}: " if column else ""
-            raise where.error(f"{at}{name!r} is not saved by an earlier step of client {client}",
+            problem = tr("{name} is not saved by an earlier step of client {client}", name=repr(name), client=client)
+            if column:
+                problem = tr("column {column}: {message}", column=column.start() + 1, message=problem)
+            raise where.error(problem,
                               part=part, step=n, field_name="when")
     return when
 
@@ -298,32 +306,34 @@ def _command(command, where: Where, scripts: dict, part=None, step=None, field_n
     everything else as written."""
     if isinstance(command, list):
         if not command or not all(isinstance(a, str) for a in command):
-            raise where.error("a list of arguments must hold text", part=part, step=step, field_name=field_name)
+            raise where.error(tr("a list of arguments must hold text"), part=part, step=step, field_name=field_name)
         argv = [a.encode() for a in command]
     elif isinstance(command, str):
         try:
             parsed = parse_line(command)
         except SplitError:
-            raise where.error(f"{command!r}: Invalid argument(s) (unbalanced quotes?)",
+            raise where.error(tr("{command}: Invalid argument(s) (unbalanced quotes?)", command=repr(command)),
                               part=part, step=step, field_name=field_name) from None
         except RepeatError:
-            raise where.error(f"{command!r}: bad repeat count", part=part, step=step, field_name=field_name) from None
+            raise where.error(tr("{command}: bad repeat count", command=repr(command)), part=part, step=step,
+                              field_name=field_name) from None
         if parsed is None:
-            raise where.error("empty command", part=part, step=step, field_name=field_name)
+            raise where.error(tr("empty command"), part=part, step=step, field_name=field_name)
         if parsed.repeat != 1:
-            raise where.error("repeat counts are not for scenarios: write the step again",
+            raise where.error(tr("repeat counts are not for scenarios: write the step again"),
                               part=part, step=step, field_name=field_name)
         argv = parsed.argv
     else:
-        raise where.error("text, or a list of arguments", part=part, step=step, field_name=field_name)
+        raise where.error(tr("text, or a list of arguments"), part=part, step=step, field_name=field_name)
     out = []
     for arg in argv:
         ref = SCRIPT_REF.match(arg.decode("utf-8", "replace"))
         if ref:
             name, sha = ref.group(1), ref.group(2)
             if name not in scripts:
-                raise where.error(f"unknown script ${name} (scripts: {', '.join(scripts) or 'none'}; "
-                                  f"a literal $ is written $$)", part=part, step=step, field_name=field_name)
+                raise where.error(tr("unknown script ${name} (scripts: {scripts}; a literal $ is written $$)",
+                                     name=name, scripts=", ".join(scripts) or tr("none")),
+                                  part=part, step=step, field_name=field_name)
             arg = escape(script_sha(scripts[name]) if sha else scripts[name]).encode()
         out.append(arg)
     return tuple(out)
@@ -331,31 +341,32 @@ def _command(command, where: Where, scripts: dict, part=None, step=None, field_n
 
 def _challenge(raw, where: Where, parts: list) -> ChallengeSpec:
     if not isinstance(raw, dict):
-        raise where.error("a table with goal, state and (optionally) part", field_name="challenge")
+        raise where.error(tr("a table with goal, state and (optionally) part"), field_name="challenge")
     check_unknown(raw, {"goal", "part", "state"}, where, prefix="challenge")
     goal = read_typed(raw, "goal", str, where, None, None, "challenge", required=True)
     part = read_typed(raw, "part", int, where, None, None, "challenge") or 1
     if not 1 <= part <= len(parts):
-        raise where.error(f"part {part}: the number of a part, 1 to {len(parts)}", field_name="challenge.part")
+        raise where.error(tr("part {part}: the number of a part, 1 to {count}", part=part, count=len(parts)),
+                          field_name="challenge.part")
     if "state" not in raw:
-        raise where.error("missing: the state that means the race happened", field_name="challenge.state")
+        raise where.error(tr("missing: the state that means the race happened"), field_name="challenge.state")
     state = parse_state(raw["state"], where, None, None)
     if not state:
-        raise where.error("at least one key to check", field_name="challenge.state")
+        raise where.error(tr("at least one key to check"), field_name="challenge.state")
     return ChallengeSpec(goal, part - 1, state)
 
 
 def _predict(raw, where: Where, part, n) -> Prediction:
     if not isinstance(raw, dict):
-        raise where.error("a table with question, choices, answer, explain", part=part, step=n, field_name="predict")
+        raise where.error(tr("a table with question, choices, answer, explain"), part=part, step=n, field_name="predict")
     check_unknown(raw, _PREDICT, where, part=part, step=n, prefix="predict")
     question = read_typed(raw, "question", str, where, part, n, "predict", required=True)
     choices = read_list(raw.get("choices"), where, "predict.choices", part, n)
     if len(choices) < 2:
-        raise where.error("at least two choices", part=part, step=n, field_name="predict.choices")
+        raise where.error(tr("at least two choices"), part=part, step=n, field_name="predict.choices")
     answer = read_typed(raw, "answer", int, where, part, n, "predict", required=True)
     if not 1 <= answer <= len(choices):
-        raise where.error(f"answer {answer}: the number of a choice, 1 to {len(choices)}",
+        raise where.error(tr("answer {answer}: the number of a choice, 1 to {count}", answer=answer, count=len(choices)),
                           part=part, step=n, field_name="predict.answer")
     explain = read_typed(raw, "explain", str, where, part, n, "predict", required=True)
     return Prediction(question, tuple(choices), answer, explain.strip())

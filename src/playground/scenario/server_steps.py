@@ -35,11 +35,11 @@ def parse_topology(data: dict, where) -> tuple[str, int | None]:
     """The scenario's top-level `topology` ("single", "replica", "cluster") and `replicas`."""
     topology = data.get("topology", "single")
     if topology not in TOPOLOGIES:
-        raise where.error(f"one of {', '.join(TOPOLOGIES)}", field_name="topology")
+        raise where.error(tr("one of {choices}", choices=", ".join(TOPOLOGIES)), field_name="topology")
     replicas = data.get("replicas")
     if replicas is not None and (not isinstance(replicas, int) or isinstance(replicas, bool)
                                  or not 0 <= replicas <= 5 or topology == "single"):
-        raise where.error("with topology replica or cluster: a number from 0 to 5", field_name="replicas")
+        raise where.error(tr("with topology replica or cluster: a number from 0 to 5"), field_name="replicas")
     return topology, replicas
 
 
@@ -48,40 +48,41 @@ def parse_server_step(raw: dict, n: int, where, clients: tuple, part, topology: 
     """A Step whose kind is "server" (model.py's helpers passed in, to keep one loader)."""
     for key in raw:
         if key not in SERVER_STEP_FIELDS:
-            raise where.error(f"not a field of a server step (it has {', '.join(sorted(SERVER_STEP_FIELDS))})",
+            raise where.error(tr("not a field of a server step (it has {fields})", fields=", ".join(sorted(SERVER_STEP_FIELDS))),
                               part=part, step=n, field_name=key)
     text = raw["server"]
     if not isinstance(text, str):
-        raise where.error("the action as text, e.g. \"kill primary\"", part=part, step=n, field_name="server")
+        raise where.error(tr("the action as text, e.g. \"kill primary\""), part=part, step=n, field_name="server")
     try:
         action, args = parse_action(text)
     except ValueError as exc:
         raise where.error(str(exc), part=part, step=n, field_name="server") from None
     if topology == "single":
-        raise where.error("a server step needs topology = \"replica\" or \"cluster\" at the top",
+        raise where.error(tr("a server step needs topology = \"replica\" or \"cluster\" at the top"),
                           part=part, step=n, field_name="server")
     if action == "connect" and args[0] not in clients:
-        raise where.error(f"unknown client {args[0]!r}", part=part, step=n, field_name="server")
+        raise where.error(tr("unknown client {name}", name=repr(args[0])), part=part, step=n, field_name="server")
     client = raw.get("client", clients[0])
     if client not in clients:
-        raise where.error(f"unknown client {client!r} (this scenario has {', '.join(clients)})",
+        raise where.error(tr("unknown client {name} (this scenario has {clients})", name=repr(client),
+                             clients=", ".join(clients)),
                           part=part, step=n, field_name="client")
     match = raw.get("match")
     if match is not None:
         try:
             re.compile(match)
         except (re.error, TypeError) as exc:
-            raise where.error(f"bad regular expression: {exc}", part=part, step=n, field_name="match") from None
+            raise where.error(tr("bad regular expression: {error}", error=exc), part=part, step=n, field_name="match") from None
     narration = raw.get("narration", "")
     if not isinstance(narration, str):
-        raise where.error("must be text", part=part, step=n, field_name="narration")
+        raise where.error(tr("must be text"), part=part, step=n, field_name="narration")
     pause = raw.get("pause")
     if pause is True:
         pause = pause_text
     elif pause is False:
         pause = None
     elif pause is not None and not isinstance(pause, str):
-        raise where.error("true, or the question to discuss", part=part, step=n, field_name="pause")
+        raise where.error(tr("true, or the question to discuss"), part=part, step=n, field_name="pause")
     return step_class(
         n, client, None, f"[server] {' '.join(text.split())}", narration.strip(), match=match,
         state=state(raw.get("state", {}), where, part, n),

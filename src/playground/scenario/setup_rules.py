@@ -4,35 +4,37 @@ inherit. The loader refuses them, so a bad file fails at load time with one line
 
 from __future__ import annotations
 
+from playground.i18n import N_, tr
+
 # command -> why it has no place in a setup (a setup only prepares data)
 _NEVER = {
-    b"shutdown": "stops the server",
-    b"monitor": "turns the connection into a stream that never ends",
-    b"subscribe": "turns the connection into a stream of messages",
-    b"psubscribe": "turns the connection into a stream of messages",
-    b"ssubscribe": "turns the connection into a stream of messages",
-    b"sync": "turns the connection into a replication stream",
-    b"psync": "turns the connection into a replication stream",
-    b"quit": "closes the connection",
-    b"reset": "resets the connection the steps go on with",
-    b"hello": "changes the protocol of the connection",
-    b"replicaof": "makes the server a replica of another server",
-    b"slaveof": "makes the server a replica of another server",
-    b"failover": "hands the server's role to another server",
-    b"migrate": "connects to another server",
-    b"wait": "waits for replicas (with 0: for ever)",
-    b"waitaof": "waits for the AOF (with 0: for ever)",
-    b"exec": "has no MULTI to run",
-    b"discard": "has no MULTI to discard",
+    b"shutdown": N_("stops the server"),
+    b"monitor": N_("turns the connection into a stream that never ends"),
+    b"subscribe": N_("turns the connection into a stream of messages"),
+    b"psubscribe": N_("turns the connection into a stream of messages"),
+    b"ssubscribe": N_("turns the connection into a stream of messages"),
+    b"sync": N_("turns the connection into a replication stream"),
+    b"psync": N_("turns the connection into a replication stream"),
+    b"quit": N_("closes the connection"),
+    b"reset": N_("resets the connection the steps go on with"),
+    b"hello": N_("changes the protocol of the connection"),
+    b"replicaof": N_("makes the server a replica of another server"),
+    b"slaveof": N_("makes the server a replica of another server"),
+    b"failover": N_("hands the server's role to another server"),
+    b"migrate": N_("connects to another server"),
+    b"wait": N_("waits for replicas (with 0: for ever)"),
+    b"waitaof": N_("waits for the AOF (with 0: for ever)"),
+    b"exec": N_("has no MULTI to run"),
+    b"discard": N_("has no MULTI to discard"),
 }
 _BLOCKING = {b"blpop", b"brpop", b"brpoplpush", b"blmove", b"blmpop", b"bzpopmin", b"bzpopmax",
              b"bzmpop"}
-_CLIENT = {b"pause": "pauses every client", b"kill": "closes connections the scenario uses",
-           b"reply": "stops the replies the setup reads", b"unblock": "has no blocked client to free"}
-_DEBUG = {b"sleep": "blocks the server", b"restart": "restarts the server",
-          b"crash-and-recover": "restarts the server", b"segfault": "crashes the server",
-          b"panic": "crashes the server", b"oom": "crashes the server", b"assert": "crashes the server",
-          b"reload": "reloads the dataset", b"loadaof": "reloads the dataset"}
+_CLIENT = {b"pause": N_("pauses every client"), b"kill": N_("closes connections the scenario uses"),
+           b"reply": N_("stops the replies the setup reads"), b"unblock": N_("has no blocked client to free")}
+_DEBUG = {b"sleep": N_("blocks the server"), b"restart": N_("restarts the server"),
+          b"crash-and-recover": N_("restarts the server"), b"segfault": N_("crashes the server"),
+          b"panic": N_("crashes the server"), b"oom": N_("crashes the server"), b"assert": N_("crashes the server"),
+          b"reload": N_("reloads the dataset"), b"loadaof": N_("reloads the dataset")}
 
 
 def setup_problem(setup: list[tuple[bytes, ...]]) -> tuple[int, str] | None:
@@ -45,7 +47,7 @@ def setup_problem(setup: list[tuple[bytes, ...]]) -> tuple[int, str] | None:
         why = None
         if name == b"multi":
             if in_multi:
-                return i, "MULTI inside MULTI"
+                return i, tr("MULTI inside MULTI")
             in_multi = i
             continue
         if name in (b"exec", b"discard") and in_multi:
@@ -54,7 +56,7 @@ def setup_problem(setup: list[tuple[bytes, ...]]) -> tuple[int, str] | None:
         if name in _NEVER:
             why = _NEVER[name]
         elif name in _BLOCKING or (name in (b"xread", b"xreadgroup") and b"block" in (a.lower() for a in argv)):
-            why = "blocks until another client moves"
+            why = N_("blocks until another client moves")
         elif name == b"client" and sub in _CLIENT:
             shown += " " + sub.decode().upper()
             why = _CLIENT[sub]
@@ -62,7 +64,7 @@ def setup_problem(setup: list[tuple[bytes, ...]]) -> tuple[int, str] | None:
             shown += " " + sub.decode().upper()
             why = _DEBUG[sub]
         if why:
-            return i, f"{shown} {why}; a setup only prepares data"
+            return i, tr("{command} {why}; a setup only prepares data", command=shown, why=tr(why))
     if in_multi:
-        return in_multi, "MULTI without EXEC: the steps would run queued"
+        return in_multi, tr("MULTI without EXEC: the steps would run queued")
     return None

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from playground.i18n import tr
 from playground.resp.replies import BigNumber, Bulk, Double, Err, Int, Map, Nil, Status, Verbatim
 
 TEMPLATE = re.compile(r"\$\$|\$\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:([+-])\s*(\d+)\s*)?\}")
@@ -41,23 +42,23 @@ def template_problem(text: str, known: set[str]) -> str | None:
     rest = TEMPLATE.sub("", text)
     bad = BAD_DOLLAR_BRACE.search(rest)
     if bad:
-        return (f"{_short(bad.group())}: a saved value is written ${{name}}, ${{name+1}} or ${{name-1}} "
-                "(for a literal $ write $$)")
+        return tr("{text}: a saved value is written ${{name}}, ${{name+1}} or ${{name-1}} (for a literal $ write $$)",
+                  text=_short(bad.group()))
     for m in TEMPLATE.finditer(text):
         if not m.group(1):
             continue
         if m.group(3) and not _in_int64(m.group(2) + m.group(3)):
-            return (f"${{{m.group(1)}{m.group(2)}{_short(m.group(3))}}}: add or subtract a number "
-                    f"from {INT64[0]} to {INT64[1]}")
+            return tr("{text}: add or subtract a number from {low} to {high}",
+                      text=f"${{{m.group(1)}{m.group(2)}{_short(m.group(3))}}}", low=INT64[0], high=INT64[1])
         if m.group(1) not in known:
-            return (f"${{{m.group(1)}}}: {m.group(1)!r} is not saved by an earlier step of this client "
-                    "(save = \"" + m.group(1) + "\")")
+            return tr("{text}: {name} is not saved by an earlier step of this client (save = \"{save}\")",
+                      text=f"${{{m.group(1)}}}", name=repr(m.group(1)), save=m.group(1))
     m = OLD_TEMPLATE.fullmatch(text)  # a whole argument: the old spelling (a hash tag is part of a key)
     if m:
         if m.group(1) in known:
             new = "${" + m.group(1) + (m.group(2) or "") + "}"
-            return (f"{m.group()} is the old spelling of a saved value: write {new} "
-                    f"(inside a key, braces are a hash tag and are sent as written)")
+            return tr("{old} is the old spelling of a saved value: write {new} "
+                      "(inside a key, braces are a hash tag and are sent as written)", old=m.group(), new=new)
     return None
 
 
@@ -144,4 +145,4 @@ def _in_int64(digits: str) -> bool:
 
 def _short(text: str) -> str:
     """A value for a message: a 5000-digit number is not printed whole."""
-    return text if len(text) <= 30 else f"{text[:12]}…({len(text)} characters)"
+    return text if len(text) <= 30 else tr("{start}…({count} characters)", start=text[:12], count=len(text))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from playground.i18n import ENGLISH, LANGUAGES, PAUSE_TEXT
+from playground.i18n import ENGLISH, LANGUAGES, PAUSE_TEXT, tr
 
 # The text fields of each kind of table, and whether each is a list of texts.
 TOP_TEXT = ("title", "lesson")
@@ -73,17 +73,18 @@ def _check(table: _Table, field: str, lang: str) -> None:
     name = translated_name(field, lang)
     value, english = table.raw[name], table.raw.get(field)
     if english is None or english is False:
-        raise table.error(name, f"translates {field}, which is missing")
+        raise table.error(name, tr("translates {field}, which is missing", field=field))
     if not (isinstance(english, list) if field in LIST_FIELDS
             else isinstance(english, str) or (field == "pause" and english is True)):
-        raise table.error(field, "must be " + ("a list of text" if field in LIST_FIELDS else "text"))
+        raise table.error(field, tr("must be a list of text") if field in LIST_FIELDS else tr("must be text"))
     if field in LIST_FIELDS:
         if not isinstance(value, list) or not all(isinstance(x, str) and x.strip() for x in value):
-            raise table.error(name, "a list of non-empty text")
+            raise table.error(name, tr("a list of non-empty text"))
         if isinstance(english, list) and len(value) != len(english):
-            raise table.error(name, f"{len(value)} choices, but {field} has {len(english)}")
+            raise table.error(name, tr("{count} choices, but {field} has {english}", count=len(value), field=field,
+                                       english=len(english)))
     elif not isinstance(value, str) or not value.strip():
-        raise table.error(name, "must be non-empty text")
+        raise table.error(name, tr("must be non-empty text"))
 
 
 def _translations_in(table: _Table) -> dict[tuple[str, str], object]:
@@ -96,8 +97,9 @@ def _translations_in(table: _Table) -> dict[tuple[str, str], object]:
         field, lang = m.group(1), m.group(2)
         if lang not in TRANSLATIONS:
             if lang == ENGLISH:
-                raise table.error(key, f"the English text is {field} itself")
-            raise table.error(key, f"unknown language {lang!r} (known: {', '.join(TRANSLATIONS)})")
+                raise table.error(key, tr("the English text is {field} itself", field=field))
+            raise table.error(key, tr("unknown language {lang} (known: {known})", lang=repr(lang),
+                                            known=", ".join(TRANSLATIONS)))
         _check(table, field, lang)
         found[(field, lang)] = table.raw.pop(key)
     return found

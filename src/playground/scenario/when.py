@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from playground.i18n import tr
 from playground.scenario.substitution import INT64, _in_int64, _short, as_number, show_value
 
 MAX_LENGTH = 500
@@ -42,7 +43,7 @@ class WhenError(ValueError):
     """A condition that cannot be read: `column` is 1-based in the condition's text."""
 
     def __init__(self, column: int, message: str) -> None:
-        super().__init__(f"column {column}: {message}")
+        super().__init__(tr("column {column}: {message}", column=column, message=message))
         self.column = column
 
 
@@ -108,13 +109,13 @@ class When:
 def parse_when(source: str) -> When:
     """Parse a condition; WhenError (with its column) if it cannot be read."""
     if len(source) > MAX_LENGTH:
-        raise WhenError(MAX_LENGTH + 1, f"a condition is at most {MAX_LENGTH} characters")
+        raise WhenError(MAX_LENGTH + 1, tr("a condition is at most {count} characters", count=MAX_LENGTH))
     tokens = _tokens(source)
     parser = _Parser(tokens)
     tree = parser.condition(0)
     end = parser.peek()
     if end.kind != "end":
-        raise WhenError(end.column, f"unexpected {end.text!r}: join conditions with and / or")
+        raise WhenError(end.column, tr("unexpected {text}: join conditions with and / or", text=repr(end.text)))
     names: list[str] = []
     _collect(tree, names)
     return When(source, tree, tuple(names))
@@ -125,15 +126,16 @@ def _tokens(source: str) -> list[_Token]:
     while pos < len(source):
         m = _TOKEN.match(source, pos)
         if not m:
-            raise WhenError(pos + 1, f"unexpected {source[pos]!r} (values: a saved name, nil, "
-                                     'a number, "text"; operators: == != < <= > >=)')
+            raise WhenError(pos + 1, tr('unexpected {text} (values: a saved name, nil, a number, "text"; '
+                                        "operators: == != < <= > >=)", text=repr(source[pos])))
         kind, text = m.lastgroup, m.group()
         if kind != "space":
             value = None
             if kind == "number":
                 value = float(text) if any(c in text for c in ".") else int(text)
                 if isinstance(value, int) and not _in_int64(text):
-                    raise WhenError(pos + 1, f"{_short(text)}: a number from {INT64[0]} to {INT64[1]}")
+                    raise WhenError(pos + 1, tr("{text}: a number from {low} to {high}", text=_short(text),
+                                                         low=INT64[0], high=INT64[1]))
             elif kind == "string":
                 value = re.sub(r"\\(.)", r"\1", text[1:-1]) if text[0] == '"' else text[1:-1]
             elif kind == "word" and text == "nil":
@@ -161,7 +163,7 @@ class _Parser:
 
     def condition(self, depth: int):
         if depth > MAX_DEPTH:
-            raise WhenError(self.peek().column, f"nested more than {MAX_DEPTH} deep")
+            raise WhenError(self.peek().column, tr("nested more than {depth} deep", depth=MAX_DEPTH))
         left = self.conjunction(depth)
         while self.peek().kind == "or":
             self.take()
@@ -180,25 +182,27 @@ class _Parser:
         if token.kind == "not":
             self.take()
             if depth > MAX_DEPTH:
-                raise WhenError(token.column, f"nested more than {MAX_DEPTH} deep")
+                raise WhenError(token.column, tr("nested more than {depth} deep", depth=MAX_DEPTH))
             return Not(self.negation(depth + 1))
         if token.kind == "paren" and token.text == "(":
             self.take()
             inner = self.condition(depth + 1)
             close = self.take()
             if close.kind != "paren" or close.text != ")":
-                raise WhenError(close.column, f"expected ')' to close the '(' of column {token.column}, "
-                                              f"found {close.text!r}")
+                found = tr("'the end'") if close.kind == "end" else repr(close.text)
+                raise WhenError(close.column, tr("expected ')' to close the '(' of column {column}, found {found}",
+                                                 column=token.column, found=found))
             return inner
         return self.comparison()
 
     def comparison(self):
-        left = self.value("a condition")
+        left = self.value(tr("a condition"))
         op = self.take()
         if op.kind != "op":
-            shown = "the end" if op.kind == "end" else repr(op.text)
-            raise WhenError(op.column, f"expected == != < <= > or >= after {left_text(left)}, found {shown}")
-        right = self.value(f"a value after {op.text!r}")
+            shown = tr("the end") if op.kind == "end" else repr(op.text)
+            raise WhenError(op.column, tr("expected == != < <= > or >= after {value}, found {found}",
+                                          value=left_text(left), found=shown))
+        right = self.value(tr("a value after {op}", op=repr(op.text)))
         return Compare(left, op.text, right)
 
     def value(self, what: str):
@@ -211,8 +215,9 @@ class _Parser:
             return Literal(token.value)
         if token.kind == "string":
             return Literal(token.value, is_text=True)
-        shown = "the end" if token.kind == "end" else repr(token.text)
-        raise WhenError(token.column, f'expected {what} (a saved name, nil, a number or "text"), found {shown}')
+        shown = tr("the end") if token.kind == "end" else repr(token.text)
+        raise WhenError(token.column, tr('expected {what} (a saved name, nil, a number or "text"), found {found}',
+                                         what=what, found=shown))
 
 
 def left_text(node) -> str:
@@ -220,7 +225,7 @@ def left_text(node) -> str:
         return node.name
     if isinstance(node, Literal):
         return "nil" if node.value is None else repr(node.value)
-    return "the value"
+    return tr("the value")
 
 
 def _collect(node, names: list[str]) -> None:

@@ -115,3 +115,40 @@ def test_a_scenario_file_mistake_in_chinese(tmp_path, case):
     assert lines[0] == "redis-playground: " + expected(str(lesson)), lines[0]
     english = run_cli("--lang", "en", "run", str(lesson)).stderr.strip()
     assert english.startswith(f"redis-playground: {lesson}: ") and "：" not in english, english
+
+
+@pytest.mark.parametrize("args, locale", [(["--help"], "zh_CN.UTF-8"), (["--lang", "zh", "repl", "--help"], None),
+                                          (["repl", "--help", "--lang=zh"], None)])
+def test_help_in_chinese(args, locale):
+    """--help follows the interface's language: our own texts and argparse's words."""
+    result = run_cli(*args, locale=locale)
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert out.startswith(zh("usage: ") + "redis-playground"), out[:80]
+    assert zh("options") + ":" in out and zh("show this help message and exit") in out
+    assert zh("server") + ":" in out and zh("client certificate's private key") in out
+    assert zh("names of the clients, each with its own connection (default A,B)") in out
+    if "repl" in args:
+        assert zh("start the clients in RESP3 mode (like redis-cli -3)") in out
+    else:
+        assert zh("Two real Redis clients side by side on a private server.") in out
+        assert zh("replay one scenario and check it") in out
+        assert zh("show program's version number and exit") in out
+    assert "usage:" not in out and "show this help message" not in out
+
+
+def test_help_lang_en_wins_over_a_chinese_locale():
+    result = run_cli("--help", "--lang", "en", locale="zh_CN.UTF-8")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("usage: redis-playground")
+    assert "Two real Redis clients side by side on a private server." in result.stdout
+    assert not any("\u4e00" <= c <= "\u9fff" for c in result.stdout)
+
+
+def test_argparse_errors_in_chinese():
+    result = run_cli("--lang", "zh", "run")
+    assert result.returncode == 2
+    assert result.stderr.startswith(zh("usage: "))
+    assert zh("%(prog)s: error: %(message)s\n") % {
+        "prog": "redis-playground run",
+        "message": zh("the following arguments are required: %s") % "ID|PATH"} in result.stderr

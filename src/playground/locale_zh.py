@@ -21,6 +21,74 @@ MESSAGES: dict[str, str] = {
         "而且只能用于数据可以丢掉的服务器",
     "{ref}: no such scenario (known: {known})": "{ref}：没有这个场景（已有：{known}）",
     "{dir}: not a directory of scenarios": "{dir}：不是场景文件目录",
+    # -- command line: --help ----------------------------------------------------------
+    "Two real Redis clients side by side on a private server.": "两个真正的 Redis 客户端并排连在一个私有服务器上。",
+    "show program's version number and exit": "显示程序的版本号并退出",
+    "language of the interface and the scenario texts (default: from LC_ALL, LC_MESSAGES, LANG, LANGUAGE; "
+    "English if not {languages})":
+        "界面和场景文本的语言（默认：取自 LC_ALL、LC_MESSAGES、LANG、LANGUAGE；不是 {languages} 时用英文）",
+    "also use the scenario files in DIR (may be repeated)": "另外使用 DIR 里的场景文件（可以给多次）",
+    "server": "服务器",
+    "server binary for the private server (default: $REDIS_PLAYGROUND_SERVER, then redis-server on PATH, "
+    "then the bundled valkey-server)":
+        "私有服务器用的服务器程序（默认：$REDIS_PLAYGROUND_SERVER，其次是 PATH 上的 redis-server，"
+        "再次是自带的 valkey-server）",
+    "use this existing server instead of a private one (redis://host:port/db or unix:///path); never the default":
+        "使用这个现有的服务器，而不是私有服务器（redis://host:port/db 或 unix:///path）；从不默认使用",
+    "with --url: the server is disposable; allow FLUSHALL, EVAL, CONFIG SET, REPLICAOF, ... and scenario resets "
+    "(refused by default)":
+        "与 --url 一起用：这个服务器的数据可以丢掉；允许 FLUSHALL、EVAL、CONFIG SET、REPLICAOF 等命令"
+        "以及场景重置（默认拒绝）",
+    "names of the clients, each with its own connection (default A,B)": "客户端的名字，每个客户端有自己的连接（默认 A,B）",
+    "single (default: one server on a unix socket), replica (a primary and replicas) or cluster "
+    "(three primaries); private nodes on 127.0.0.1 with a password the app keeps to itself "
+    "(a scenario's own topology wins)":
+        "single（默认：一个服务器，监听 unix socket）、replica（一个主节点加若干副本）或 cluster"
+        "（三个主节点）；节点都是私有的，监听 127.0.0.1，密码只有本程序知道（场景自己声明的拓扑优先）",
+    "replica: how many replicas (default 1); cluster: replicas per primary (default 0)":
+        "replica：副本个数（默认 1）；cluster：每个主节点的副本个数（默认 0）",
+    "--url: TLS and ACL user (as redis-cli names them)": "--url 的 TLS 和 ACL 用户（选项名与 redis-cli 相同）",
+    "speak TLS to the --url server (a rediss:// URL does too)": "用 TLS 连接 --url 的服务器（rediss:// 开头的 URL 也会）",
+    "CA certificate(s) to check the server's certificate with (default: the system's)":
+        "用来校验服务器证书的 CA 证书（默认：系统自带的）",
+    "client certificate (with --key)": "客户端证书（与 --key 一起用）",
+    "client certificate's private key": "客户端证书的私钥",
+    "do not check the server's certificate": "不校验服务器的证书",
+    "ACL user name (AUTH user password); the password from the URL or $REDISCLI_AUTH":
+        "ACL 用户名（AUTH user password）；密码取自 URL 或 $REDISCLI_AUTH",
+    "read 'A> CMD' / 'B> CMD' lines from stdin, print what redis-cli prints":
+        "从标准输入读取 'A> CMD' / 'B> CMD' 这样的行，输出和 redis-cli 一样的内容",
+    "start the clients in RESP3 mode (like redis-cli -3)": "客户端以 RESP3 模式启动（同 redis-cli -3）",
+    "print RESP3 pushes such as invalidations (like redis-cli --show-pushes; piped, redis-cli hides them)":
+        "输出 RESP3 推送消息，例如失效通知（同 redis-cli --show-pushes；输出到管道时 redis-cli 不显示它们）",
+    "list the scenarios: id, title, tags": "列出场景：id、标题、标签",
+    "replay one scenario and check it": "重演一个场景并检查结果",
+    "open the app on a scenario, to step through it (or --challenge)": "打开应用并载入一个场景，一步步演示（或用 --challenge）",
+    "you schedule the clients' moves and try to produce the race": "由你来安排各个客户端的执行顺序，试着制造出竞态条件",
+    "replay scenarios (default: all bundled) and report N passed, N failed":
+        "重演场景（默认：所有自带场景），报告通过几个、失败几个",
+    "run every interleaving of a scenario's client programs and group the schedules by outcome":
+        "运行一个场景中各客户端命令的所有交错执行，按结果把调度分组",
+    "which part (default: the challenge's part, else 1)": "第几部分（默认：挑战所在的部分，否则为 1）",
+    "run at most this many schedules; past it, a reproducible sample (default {limit:,})":
+        "最多运行这么多种调度；超过时运行可复现的抽样（默认 {limit:,}）",
+    "the sample's seed (default 0)": "抽样的种子（默认 0）",
+    "run every schedule, not one per class of equivalent schedules": "运行每一种调度，而不是每组等价调度只运行一种",
+    "the playground in a browser tab: one app and one private server per tab":
+        "在浏览器标签页里使用 playground：每个标签页一个应用、一个私有服务器",
+    "address to listen on (default 127.0.0.1: this machine only)": "监听的地址（默认 127.0.0.1：只有本机能访问）",
+    "port to listen on (default 8000)": "监听的端口（默认 8000）",
+    "usage: ": "用法：",
+    "positional arguments": "位置参数",
+    "options": "选项",
+    "show this help message and exit": "显示这条帮助信息并退出",
+    "%(prog)s: error: %(message)s\n": "%(prog)s: 错误：%(message)s\n",
+    "the following arguments are required: %s": "缺少以下参数：%s",
+    "unrecognized arguments: %s": "无法识别的参数：%s",
+    "argument %(argument_name)s: %(message)s": "参数 %(argument_name)s：%(message)s",
+    "invalid choice: %(value)r (choose from %(choices)s)": "无效的选择：%(value)r（可选：%(choices)s）",
+    "expected one argument": "需要一个参数值",
+    "invalid %(type)s value: %(value)r": "无效的 %(type)s 值：%(value)r",
     # -- command line: the server -------------------------------------------------
     "server binary not found: {path}": "找不到服务器程序：{path}",
     "server binary is not executable: {path}": "服务器程序不可执行：{path}",

@@ -17,17 +17,17 @@ FORMATS = ("text", "markdown", "json")
 
 def add_parser(sub, parents) -> None:
     explore = sub.add_parser("explore", parents=parents,
-                             help="run every interleaving of a scenario's client programs and group "
-                                  "the schedules by outcome")
+                             help=tr("run every interleaving of a scenario's client programs and group "
+                                     "the schedules by outcome"))
     explore.add_argument("scenario", metavar="ID|PATH")
     explore.add_argument("--part", type=int, default=None,
-                         help="which part (default: the challenge's part, else 1)")
+                         help=tr("which part (default: the challenge's part, else 1)"))
     explore.add_argument("--limit", type=int, default=DEFAULT_LIMIT,
-                         help=f"run at most this many schedules; past it, a reproducible sample "
-                              f"(default {DEFAULT_LIMIT:,})")
-    explore.add_argument("--seed", type=int, default=0, help="the sample's seed (default 0)")
+                         help=tr("run at most this many schedules; past it, a reproducible sample "
+                                 "(default {limit:,})", limit=DEFAULT_LIMIT))
+    explore.add_argument("--seed", type=int, default=0, help=tr("the sample's seed (default 0)"))
     explore.add_argument("--exhaustive", action="store_true",
-                         help="run every schedule, not one per class of equivalent schedules")
+                         help=tr("run every schedule, not one per class of equivalent schedules"))
     explore.add_argument("--format", choices=FORMATS, default="text")
 
 

@@ -14,7 +14,7 @@ import sys
 
 from playground import __version__
 from playground.errors import ScenarioError, ServerError
-from playground.i18n import LANGUAGES, default_language, set_language, tr
+from playground.i18n import LANGUAGES, N_, default_language, set_language, tr
 
 
 _CLIENT_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,31}")
@@ -28,36 +28,36 @@ _TOP = "top_"  # dest prefix of the copies given before the subcommand
 
 def _server_options(dest_prefix: str = "") -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
-    group = common.add_argument_group("server")
+    group = common.add_argument_group(tr("server"))
     group.add_argument("--server", dest=dest_prefix + "server", metavar="PATH|bundled|system",
-                       help="server binary for the private server (default: $REDIS_PLAYGROUND_SERVER, "
-                            "then redis-server on PATH, then the bundled valkey-server)")
+                       help=tr("server binary for the private server (default: $REDIS_PLAYGROUND_SERVER, "
+                               "then redis-server on PATH, then the bundled valkey-server)"))
     group.add_argument("--url", dest=dest_prefix + "url", metavar="URL",
-                       help="use this existing server instead of a private one "
-                            "(redis://host:port/db or unix:///path); never the default")
+                       help=tr("use this existing server instead of a private one "
+                               "(redis://host:port/db or unix:///path); never the default"))
     group.add_argument("--allow-flush", dest=dest_prefix + "allow_flush", action="store_const", const=True,
-                       help="with --url: the server is disposable; allow FLUSHALL, EVAL, CONFIG SET, "
-                            "REPLICAOF, ... and scenario resets (refused by default)")
+                       help=tr("with --url: the server is disposable; allow FLUSHALL, EVAL, CONFIG SET, "
+                               "REPLICAOF, ... and scenario resets (refused by default)"))
     group.add_argument("--clients", dest=dest_prefix + "clients", type=_client_names, metavar="A,B",
-                       help="names of the clients, each with its own connection (default A,B)")
+                       help=tr("names of the clients, each with its own connection (default A,B)"))
     group.add_argument("--topology", dest=dest_prefix + "topology", choices=("single", "replica", "cluster"),
-                       help="single (default: one server on a unix socket), replica (a primary and "
-                            "replicas) or cluster (three primaries); private nodes on 127.0.0.1 with "
-                            "a password the app keeps to itself (a scenario's own topology wins)")
+                       help=tr("single (default: one server on a unix socket), replica (a primary and "
+                               "replicas) or cluster (three primaries); private nodes on 127.0.0.1 with "
+                               "a password the app keeps to itself (a scenario's own topology wins)"))
     group.add_argument("--replicas", dest=dest_prefix + "replicas", type=int, choices=range(0, 6),
-                       metavar="N", help="replica: how many replicas (default 1); cluster: replicas per "
-                                         "primary (default 0)")
-    tls = common.add_argument_group("--url: TLS and ACL user (as redis-cli names them)")
+                       metavar="N", help=tr("replica: how many replicas (default 1); cluster: replicas per "
+                                            "primary (default 0)"))
+    tls = common.add_argument_group(tr("--url: TLS and ACL user (as redis-cli names them)"))
     tls.add_argument("--tls", dest=dest_prefix + "tls", action="store_const", const=True,
-                     help="speak TLS to the --url server (a rediss:// URL does too)")
+                     help=tr("speak TLS to the --url server (a rediss:// URL does too)"))
     tls.add_argument("--cacert", dest=dest_prefix + "cacert", metavar="FILE",
-                     help="CA certificate(s) to check the server's certificate with (default: the system's)")
-    tls.add_argument("--cert", dest=dest_prefix + "cert", metavar="FILE", help="client certificate (with --key)")
-    tls.add_argument("--key", dest=dest_prefix + "key", metavar="FILE", help="client certificate's private key")
+                     help=tr("CA certificate(s) to check the server's certificate with (default: the system's)"))
+    tls.add_argument("--cert", dest=dest_prefix + "cert", metavar="FILE", help=tr("client certificate (with --key)"))
+    tls.add_argument("--key", dest=dest_prefix + "key", metavar="FILE", help=tr("client certificate's private key"))
     tls.add_argument("--insecure", dest=dest_prefix + "insecure", action="store_const", const=True,
-                     help="do not check the server's certificate")
+                     help=tr("do not check the server's certificate"))
     tls.add_argument("--user", dest=dest_prefix + "user", metavar="NAME",
-                     help="ACL user name (AUTH user password); the password from the URL or $REDISCLI_AUTH")
+                     help=tr("ACL user name (AUTH user password); the password from the URL or $REDISCLI_AUTH"))
     return common
 
 
@@ -79,7 +79,7 @@ def _url_address(args):
 def _library_options(dest_prefix: str = "") -> argparse.ArgumentParser:
     library = argparse.ArgumentParser(add_help=False)
     library.add_argument("--scenarios", dest=dest_prefix + "scenarios", action="append", metavar="DIR",
-                         help="also use the scenario files in DIR (may be repeated)")
+                         help=tr("also use the scenario files in DIR (may be repeated)"))
     _language_option(library)
     return library
 
@@ -87,8 +87,38 @@ def _library_options(dest_prefix: str = "") -> argparse.ArgumentParser:
 def _language_option(parser: argparse.ArgumentParser) -> None:
     # SUPPRESS: a subcommand's default must not undo `redis-playground --lang zh run ...`
     parser.add_argument("--lang", choices=LANGUAGES, default=argparse.SUPPRESS,
-                        help="language of the interface and the scenario texts (default: from LC_ALL, LC_MESSAGES, "
-                             "LANG, LANGUAGE; English if not " + ", ".join(LANGUAGES[1:]) + ")")
+                        help=tr("language of the interface and the scenario texts (default: from LC_ALL, LC_MESSAGES, "
+                                "LANG, LANGUAGE; English if not {languages})", languages=", ".join(LANGUAGES[1:])))
+
+
+# argparse's own words (it looks each up through `argparse._` when it shows it): the ones
+# our commands can show, translated by _argparse_text; any other stays English.
+_ARGPARSE_TEXTS = (
+    N_("usage: "), N_("positional arguments"), N_("options"), N_("show this help message and exit"),
+    N_("%(prog)s: error: %(message)s\n"), N_("the following arguments are required: %s"),
+    N_("unrecognized arguments: %s"), N_("argument %(argument_name)s: %(message)s"),
+    N_("invalid choice: %(value)r (choose from %(choices)s)"), N_("expected one argument"),
+    N_("invalid %(type)s value: %(value)r"),
+)
+
+
+def _argparse_text(text):
+    """argparse's `_`: its texts in the interface's language (tr), when we have them."""
+    return tr(text) if text in _ARGPARSE_TEXTS else text
+
+
+def _language_in(argv: list[str]) -> str | None:
+    """The language `--lang X` / `--lang=X` asks for in argv (the last known one), for --help
+    and argparse's errors, which come before the parsed --lang counts."""
+    found = None
+    for i, arg in enumerate(argv):
+        if arg == "--":
+            break
+        value = argv[i + 1] if arg == "--lang" and i + 1 < len(argv) else (
+            arg[len("--lang="):] if arg.startswith("--lang=") else None)
+        if value in LANGUAGES:
+            found = value
+    return found
 
 
 def _client_names(text: str) -> tuple[str, ...]:
@@ -108,30 +138,31 @@ def build_parser() -> argparse.ArgumentParser:
     `parse_args` merges the two."""
     parser = argparse.ArgumentParser(
         prog="redis-playground", parents=[_server_options(_TOP), _library_options(_TOP)],
-        description="Two real Redis clients side by side on a private server.")
-    parser.add_argument("--version", action="version", version=f"redis-playground {__version__}")
+        description=tr("Two real Redis clients side by side on a private server."))
+    parser.add_argument("--version", action="version", version=f"redis-playground {__version__}",
+                        help=tr("show program's version number and exit"))
     common, library = _server_options(), _library_options()
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     repl = sub.add_parser("repl", parents=[common],
-                          help="read 'A> CMD' / 'B> CMD' lines from stdin, print what redis-cli prints")
+                          help=tr("read 'A> CMD' / 'B> CMD' lines from stdin, print what redis-cli prints"))
     repl.add_argument("-3", dest="resp3", action="store_true",
-                      help="start the clients in RESP3 mode (like redis-cli -3)")
+                      help=tr("start the clients in RESP3 mode (like redis-cli -3)"))
     repl.add_argument("--show-pushes", choices=("yes", "no"), default="no",
-                      help="print RESP3 pushes such as invalidations (like redis-cli --show-pushes; "
-                           "piped, redis-cli hides them)")
+                      help=tr("print RESP3 pushes such as invalidations (like redis-cli --show-pushes; "
+                              "piped, redis-cli hides them)"))
     _language_option(repl)
 
-    sub.add_parser("list", parents=[library], help="list the scenarios: id, title, tags")
-    run = sub.add_parser("run", parents=[common, library], help="replay one scenario and check it")
+    sub.add_parser("list", parents=[library], help=tr("list the scenarios: id, title, tags"))
+    run = sub.add_parser("run", parents=[common, library], help=tr("replay one scenario and check it"))
     run.add_argument("scenario", metavar="ID|PATH")
     run.add_argument("--format", choices=("text", "markdown", "json"), default="text")
     opener = sub.add_parser("open", parents=[common, library],
-                            help="open the app on a scenario, to step through it (or --challenge)")
+                            help=tr("open the app on a scenario, to step through it (or --challenge)"))
     opener.add_argument("scenario", metavar="ID|PATH")
     opener.add_argument("--challenge", action="store_true",
-                        help="you schedule the clients' moves and try to produce the race")
+                        help=tr("you schedule the clients' moves and try to produce the race"))
     check = sub.add_parser("check", parents=[common, library],
-                           help="replay scenarios (default: all bundled) and report N passed, N failed")
+                           help=tr("replay scenarios (default: all bundled) and report N passed, N failed"))
     check.add_argument("scenarios_to_check", nargs="*", metavar="ID|PATH")
     from playground.cli.explore_command import add_parser as add_explore
 
@@ -189,7 +220,9 @@ def entry() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    set_language(default_language())  # for the errors of parse_args
+    # for --help and the errors of parse_args: --lang if given, else the locale's language
+    set_language(_language_in(sys.argv[1:] if argv is None else argv) or default_language())
+    argparse._ = _argparse_text
     args = parse_args(argv)
     args.lang = getattr(args, "lang", None) or default_language()
     set_language(args.lang)

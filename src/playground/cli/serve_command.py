@@ -25,10 +25,10 @@ QUIT_GRACE = 5.0  # seconds an app has to quit on its own before it is terminate
 
 def add_parser(sub, parents) -> None:
     serve = sub.add_parser("serve", parents=parents,
-                           help="the playground in a browser tab: one app and one private server per tab")
+                           help=tr("the playground in a browser tab: one app and one private server per tab"))
     serve.add_argument("--host", default="127.0.0.1",
-                       help="address to listen on (default 127.0.0.1: this machine only)")
-    serve.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
+                       help=tr("address to listen on (default 127.0.0.1: this machine only)"))
+    serve.add_argument("--port", type=int, default=8000, help=tr("port to listen on (default 8000)"))
 
 
 def is_loopback(host: str) -> bool:

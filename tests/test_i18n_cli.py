@@ -152,3 +152,15 @@ def test_argparse_errors_in_chinese():
     assert zh("%(prog)s: error: %(message)s\n") % {
         "prog": "redis-playground run",
         "message": zh("the following arguments are required: %s") % "ID|PATH"} in result.stderr
+
+
+def test_chinese_help_fits_the_terminal_width(monkeypatch):
+    """argparse counts characters; a Chinese character takes two cells: the help is
+    wrapped by cells, so no line is wider than the terminal."""
+    from playground.cells import width
+
+    monkeypatch.setenv("COLUMNS", "80")
+    for command in ([], ["repl"], ["explore"]):
+        result = run_cli("--lang", "zh", *command, "--help")
+        assert result.returncode == 0, result.stderr
+        assert max(width(line) for line in result.stdout.splitlines()) <= 80

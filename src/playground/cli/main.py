@@ -133,10 +133,37 @@ def _client_names(text: str) -> tuple[str, ...]:
     return names
 
 
+class _CellWidthFormatter(argparse.HelpFormatter):
+    """argparse's help, with Chinese text wrapped by terminal cells (two a character):
+    argparse counts characters, so a Chinese help line came out twice as wide."""
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        if text.isascii():
+            return super()._split_lines(text, width)
+        from playground.cells import wrap
+
+        return wrap(text, width)
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if text.isascii():
+            return super()._fill_text(text, width, indent)
+        from playground.cells import wrap
+
+        return "\n".join(indent + line for line in wrap(text, width - len(indent)))
+
+
+class _Parser(argparse.ArgumentParser):
+    """The command line's parser (its subcommands' too: argparse makes them of this class)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("formatter_class", _CellWidthFormatter)
+        super().__init__(*args, **kwargs)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Global options are accepted before the subcommand (stored as top_*) and after it;
     `parse_args` merges the two."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="redis-playground", parents=[_server_options(_TOP), _library_options(_TOP)],
         description=tr("Two real Redis clients side by side on a private server."))
     parser.add_argument("--version", action="version", version=f"redis-playground {__version__}",

@@ -3,7 +3,6 @@
 redis-cli's is the golden case two_clients.prefixed.)"""
 
 import io
-import os
 
 from playground.cli.repl import run_repl
 from playground.engine.commuting import in_order
@@ -136,44 +135,3 @@ async def test_an_unbuffered_stdout_gets_a_few_big_writes_not_one_per_reply(priv
     await repl(private_server, b"INCR n\n" * 2000, stdout=out)
     assert b"".join(out.chunks) == b"".join(b"(integer) %d\n" % i for i in range(1, 2001))
     assert len(out.chunks) < 20 and not out.closed  # (the caller's stdout is left open)
-
-
-async def test_replies_taken_from_the_buffer_without_a_coroutine_are_the_same():
-    """`buffered_response` (a whole reply already there) and `read_response` (waiting for
-    the rest) take turns on replies arriving in pieces: the same typed replies."""
-    import asyncio
-    import random
-
-    from test_repl_parity import _encode
-
-    from playground.resp.connection import MORE, Address
-    from playground.resp.replies import Array, Bulk, Err, Int, Nil, Status
-
-    rnd = random.Random(7)
-
-    def make(depth=0):
-        if depth < 3 and rnd.random() < 0.3:
-            return Array([make(depth + 1) for _ in range(rnd.randrange(5))])
-        return rnd.choice([Nil, Status(b"OK"), Err(b"ERR x"), Int(rnd.randrange(-9, 99)),
-                           Bulk(bytes(rnd.randrange(256) for _ in range(rnd.randrange(9)))), Bulk(b"a\r\nb")])
-
-    replies = [make() for _ in range(300)]
-    data = b"".join(_encode(r) for r in replies)
-    for piece in (len(data), 1, 5, 64):
-        reader = asyncio.StreamReader()
-        conn = TypedConnection(Address(path="/nowhere"))
-        conn._reader = reader
-
-        async def feed():
-            for start in range(0, len(data), piece):
-                reader.feed_data(data[start:start + piece])
-                await asyncio.sleep(0)
-            reader.feed_eof()
-
-        feeding = asyncio.ensure_future(feed())
-        got = []
-        for _ in replies:
-            reply = conn.buffered_response()
-            got.append(reply if reply is not MORE else await conn.read_response())
-        await feeding
-        assert got == replies and [type(x) for x in got] == [type(x) for x in replies]

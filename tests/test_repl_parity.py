@@ -157,11 +157,12 @@ def _encode(reply) -> bytes:
 
 async def test_replies_read_from_the_buffer_at_once_equal_those_read_line_by_line():
     """A whole reply already buffered is parsed at once (resp/buffer_parser.py);
-    one arriving in pieces goes the general way: the same typed replies either way."""
+    one arriving in pieces goes the general way: the same typed replies either way, also
+    when `buffered_response` (no coroutine) and `read_response` take turns."""
     import asyncio
     import random
 
-    from playground.resp.connection import Address, TypedConnection
+    from playground.resp.connection import MORE, Address, TypedConnection
     from playground.resp.replies import Err, Nil, Status
 
     rnd = random.Random(16)
@@ -175,8 +176,12 @@ async def test_replies_read_from_the_buffer_at_once_equal_those_read_line_by_lin
 
     replies = [make() for _ in range(400)]
     data = b"".join(_encode(r) for r in replies)
-    for piece in (len(data), 1, 7):  # all at once (fast path), then in small pieces
-        reader = asyncio.StreamReader()
+    async def read(conn, taking: bool):
+        reply = conn.buffered_response() if taking else MORE
+        return reply if reply is not MORE else await conn.read_response()
+
+    for piece, taking in [(p, t) for p in (len(data), 1, 5, 7, 64) for t in (False, True)]:
+        reader = asyncio.StreamReader()  # (all at once: the fast path; then in small pieces)
         conn = TypedConnection(Address(path="/nowhere"))
         conn._reader = reader
         async def feed():
@@ -186,7 +191,7 @@ async def test_replies_read_from_the_buffer_at_once_equal_those_read_line_by_lin
             reader.feed_eof()
 
         feeding = asyncio.ensure_future(feed())
-        got = [await conn.read_response() for _ in replies]
+        got = [await read(conn, taking) for _ in replies]
         await feeding
         assert got == replies
         assert [type(x) for x in got] == [type(x) for x in replies]

@@ -4,10 +4,10 @@ their replies (engine/pipeline.py), and the lines that may not (see cli/repl.py)
 from __future__ import annotations
 
 from playground.engine.pipeline import NOT_PIPELINED
+from playground.engine.units import SCRIPT_COMMANDS
 from playground.resp.cli_lines import CommandLine, RepeatError, SplitError, parse_line
 
 LOCAL_WORDS = (b"help", b"?", b"quit", b"exit", b"restart", b"clear", b"connect")
-SCRIPT_WORDS = (b"eval", b"evalsha", b"eval_ro", b"evalsha_ro", b"fcall", b"fcall_ro")
 _NOT_IN_RUNS = NOT_PIPELINED | frozenset(LOCAL_WORDS)
 
 
@@ -74,7 +74,7 @@ class PipelinedRuns:
         word = cmd.argv[0].lower()
         if word not in _NOT_IN_RUNS and word[:1] != b":":
             return name, cmd, False
-        if word in SCRIPT_WORDS and not self.pg.sessions[name].ldb.on_eval:
+        if word in SCRIPT_COMMANDS and not self.pg.sessions[name].ldb.on_eval:
             after = self._pipelinable(following) if following is not None else None
             return name, cmd, after is None or after[0] != name
         return None

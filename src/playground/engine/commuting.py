@@ -42,6 +42,8 @@ class KeySpec:
         return f"KeySpec({self.first}, {self.last}, {self.step}, writes={self.writes})"
 
     def keys(self, argv) -> tuple[bytes, ...] | None:
+        if self.first == 1 and self.last == 1:  # one key, the first argument: most commands
+            return argv[1:2] if len(argv) > 1 else None
         if not self.first:
             return ()
         last = self.last if self.last >= 0 else len(argv) + self.last
@@ -93,12 +95,7 @@ class CommandKeys:
         out = []
         for index, ((client, argv), name) in enumerate(zip(lines, names)):
             spec = specs.get(name)
-            if spec is None:
-                keys = None
-            elif spec.first == 1 and spec.last == 1:  # (one key, the first argument: most commands)
-                keys = argv[1:2] if len(argv) > 1 else None
-            else:
-                keys = spec.keys(argv)
+            keys = None if spec is None else spec.keys(argv)
             wait = -1
             for other, last in last_any.items():
                 if other == client:

@@ -153,10 +153,8 @@ class _Run:
         results = []
         for index, line in enumerate(self.todo[:end]):
             if line.refused is not None:
-                self.executor.emit(ev.Refused(line.client, line.refused, "warning"))
-                line.result.refused = line.refused
-            elif self.lost and (line.client in self.lost or line.sent == 0):
-                # after a dropped connection: whatever was not sent yet goes one by one
+                self._refused(line)
+            elif self._one_by_one(line):
                 self.next_send = max(self.next_send, index + 1)
                 results.append(await self.executor.run(line.client, line.argv, line.repeat))
                 self.answered = index
@@ -176,15 +174,23 @@ class _Run:
     async def answer_last(self, line: _Line) -> ev.LineResult:
         """The last line, in a task of its own (see run_lines' `settle_last`)."""
         if line.refused is not None:
-            self.executor.emit(ev.Refused(line.client, line.refused, "warning"))
-            line.result.refused = line.refused
-        elif self.lost and (line.client in self.lost or line.sent == 0):
+            self._refused(line)
+        elif self._one_by_one(line):
             return await self.executor.run(line.client, line.argv, line.repeat)
         else:
             session = self.sessions[line.client]
             session.state = replace(session.state, pending=line.argv)  # (the observer's busy_script)
             await self._answer(line)
         return line.result
+
+    def _refused(self, line: _Line) -> None:
+        self.executor.emit(ev.Refused(line.client, line.refused, "warning"))
+        line.result.refused = line.refused
+
+    def _one_by_one(self, line: _Line) -> bool:
+        """After a dropped connection, whatever was not sent yet (and every later line of
+        the client that lost it) goes the one-line way, which reconnects."""
+        return bool(self.lost) and (line.client in self.lost or line.sent == 0)
 
     def _gather(self) -> None:
         """Take the lines that may be sent now, in input order: a line waits until the
@@ -195,7 +201,7 @@ class _Run:
             if line.refused is not None:
                 self.next_send += 1
                 continue
-            if line.wait > self.answered or (self.lost and (line.sent == 0 or line.client in self.lost)):
+            if line.wait > self.answered or self._one_by_one(line):
                 return  # (after a dropped connection, only a line half sent goes on)
             count = min(line.repeat - line.sent, WINDOW - self.in_flight)
             self.out[line.client].append(line.packed * count if count > 1 else line.packed)

@@ -146,25 +146,16 @@ def _format_aggregate(reply: list, prefix: bytes, limit: int | None) -> bytes:
                 return lines[0] + b"".join([prefix + line for line in lines[1:]])
             return b"".join(lines)
     out = []
-    if limit is None and type(reply) is not Map:
-        for i, item in enumerate(reply):
-            head = (b"" if i == 0 else prefix) + b"%*d%b " % (idxlen, i + 1, numsep)
-            if type(item) is Bulk and len(item) <= _CHUNK:
-                out.append(head + b'"' + _escape(item) + b'"\n')
-            else:
-                out.append(head + format_tty(item, child_prefix))
-        return b"".join(out)
     if limit is None:
+        is_map = isinstance(reply, Map)
         for i, item in enumerate(reply):
-            out.append((b"" if i == 0 else prefix) + str(i + 1).rjust(idxlen).encode() + numsep + b" ")
-            if isinstance(reply, Map):
-                key, value = item
+            out.append((b"" if i == 0 else prefix) + b"%*d%b " % (idxlen, i + 1, numsep))
+            if is_map:
+                key, item = item
                 out.append(format_tty(key, child_prefix)[:-1] + b" => ")
-                if _is_multiline(value):
+                if _is_multiline(item):
                     out.append(b"\n" + child_prefix)
-                out.append(format_tty(value, child_prefix))
-            else:
-                out.append(format_tty(item, child_prefix))
+            out.append(format_tty(item, child_prefix))
         return b"".join(out)
     size = 0
     for i, item in enumerate(reply):  # the same, stopping once `limit` bytes are there

@@ -171,14 +171,10 @@ class TypedConnection:
         if buffered is not None:
             # A whole plain reply is parsed from the buffer at once, not with a coroutine
             # per line: wait for its pieces while they are few (a reply under WAIT_WHOLE).
-            done = _parse_buffered(buffered) if buffered else MORE
-            while done is MORE and len(buffered) < WAIT_WHOLE and await self._more_data():
-                done = _parse_buffered(buffered)
-            if done is not None and done is not MORE:
-                reply, end = done
-                del buffered[:end]
-                self._reader._maybe_resume_transport()
-                self.first_line_at = time.monotonic()
+            reply = self._take_whole(buffered)
+            while reply is MORE and len(buffered) < WAIT_WHOLE and await self._more_data():
+                reply = self._take_whole(buffered)
+            if reply is not None and reply is not MORE:
                 return reply
         try:
             while True:
@@ -204,12 +200,15 @@ class TypedConnection:
         """The next reply if it is all in the buffer already (typed, as `read_response`
         gives it), else MORE: then `read_response` waits for it. No coroutine: a long
         pipeline's replies mostly come this way."""
-        buffered = getattr(self._reader, "_buffer", None)
-        if not buffered:
-            return MORE
-        done = _parse_buffered(buffered)
+        reply = self._take_whole(getattr(self._reader, "_buffer", None))
+        return MORE if reply is None else reply
+
+    def _take_whole(self, buffered: bytearray | None):
+        """The reply at the start of the read buffer, taken out of it if it is all there;
+        MORE if it is not yet; None if the general reader must take it (see buffer_parser)."""
+        done = _parse_buffered(buffered) if buffered else MORE
         if done is None or done is MORE:
-            return MORE
+            return done
         reply, end = done
         del buffered[:end]
         self._reader._maybe_resume_transport()

@@ -312,6 +312,8 @@ MESSAGES: dict[str, str] = {
     "recording: type in A and B; F9 stops": "录制中：在 A 和 B 里输入命令；F9 停止",
     "Transcript written to {path}": "记录已写入 {path}",
     "Screen saved as {path}": "屏幕已保存为 {path}",
+    "Could not write {path}: {reason}": "无法写入 {path}：{reason}",
+    " (still recording: F9 tries again)": "（仍在录制：再按 F9 重试）",
     "cannot ask the server: {error}": "无法询问服务器：{error}",
     "Lua scripts seen in this session": "本次会话里用过的 Lua 脚本",
     " — STOPPED (F5 restarts a fresh server)": " —— 已停止（F5 启动一个全新的服务器）",

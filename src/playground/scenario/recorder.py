@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from playground.history import open_private
-from playground.resp.cli_lines import RepeatError, SplitError, format_argv, parse_line
-from playground.resp.cli_secrets import SECRET, redact, reply_reveals_secret, secret_positions
+from playground.resp.cli_lines import RepeatError, SplitError, parse_line
+from playground.resp.cli_secrets import SECRET, redact_line, reply_reveals_secret
 from playground.resp.replies import Err
 from playground.scenario.substitution import escape
 
@@ -49,9 +49,9 @@ class Recorder:
         except (SplitError, RepeatError, UnicodeEncodeError):
             cmd = None
         argv = cmd.argv if cmd is not None else []
-        if secret_positions(argv):
-            line = format_argv(redact(argv))
-            self.redacted = True
+        shown = redact_line(line, argv)
+        if shown != line:
+            line, self.redacted = shown, True
         step = _Step(client, line, argv=argv)
         self.steps.append(step)
         self._open[client] = step

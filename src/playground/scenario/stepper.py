@@ -15,6 +15,7 @@ from playground.engine.playground import Playground
 from playground.engine.units import Unit
 from playground.i18n import N_, tr
 from playground.resp.cli_lines import format_argv
+from playground.resp.cli_secrets import redact_line, redact_reply
 from playground.scenario.runner import Runner, StepResult, check_state
 from playground.scenario.model import Part, Scenario, Step
 
@@ -38,13 +39,13 @@ _OUTCOME_NOTES = {"aborted": N_("aborted: nothing ran (a WATCHed key changed)"),
 
 def entry_for(unit: Unit, shown: str | None = None) -> TimelineEntry:
     """A unit as the timeline shows it; `shown` is how the step spelled a single command
-    (a named script stays `$name`)."""
+    (a named script stays `$name`). Secrets are left out (`redact_line`)."""
     if unit.kind == "transaction":
         end = "DISCARD" if unit.outcome == "discarded" else "EXEC"
-        return TimelineEntry(unit.client, ["MULTI", *(format_argv(list(c)) for c in unit.commands), end],
+        return TimelineEntry(unit.client, ["MULTI", *(redact_line(format_argv(list(c)), list(c)) for c in unit.commands), end],
                              atomic=unit.outcome == "committed", note=_OUTCOME_NOTES.get(unit.outcome, ""),
                              seq=unit.seq)
-    line = shown or format_argv(list(unit.commands[0]))
+    line = redact_line(shown or format_argv(list(unit.commands[0])), list(unit.commands[0]))
     if unit.kind == "script":
         return TimelineEntry(unit.client, [line], atomic=True, note=N_("one script: nothing interleaves"),
                              seq=unit.seq)
@@ -64,7 +65,8 @@ class Timeline:
             shown = (result.command or result.step.display) if single and not result.step.wait else None
             self.entries.append(entry_for(unit, shown))
         if result.units and result.reply:
-            self.entries[-1].reply = result.reply.rstrip("\n")
+            argv = list(result.units[-1].commands[0]) if result.units[-1].kind != "transaction" else []
+            self.entries[-1].reply = redact_reply(argv, result.reply.rstrip("\n"))
 
     def render_text(self, clients: tuple[str, ...], width: int = 36) -> str:
         """Lanes side by side; an atomic unit is drawn as one box."""

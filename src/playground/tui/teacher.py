@@ -9,8 +9,7 @@ from pathlib import Path
 from rich.text import Text
 
 from playground.scenario import transcript as report
-from playground.history import exports_dir
-from playground.i18n import tr, tr_check
+from playground.i18n import N_, tr, tr_check
 from playground.scenario.runner import ScenarioResult, StepResult
 from playground.scenario.model import Scenario
 from playground.scenario.stepper import Challenge, Stepper
@@ -361,10 +360,11 @@ class Teacher:
         width = max(24, min(60, (box - 3 * (lanes - 1)) // lanes))
         return source.timeline.render_text(self.scenario.clients, width)
 
-    def export_timeline(self) -> Path:
+    def export_timeline(self) -> Path | None:
         source = self.challenge or self.stepper
-        return _write(f"{self.scenario.id}-timeline.md",
-                      f"# {self.scenario.title}\n\n" + source.timeline.render_markdown(self.scenario.clients))
+        return self.app.write_export(f"{self.scenario.id}-timeline.md",
+                                     f"# {self.scenario.title}\n\n" + source.timeline.render_markdown(self.scenario.clients),
+                                     N_("timeline written to {path}"))
 
     async def show_timeline(self) -> None:
         self.app.push_screen(TimelineScreen(self.timeline_text(), self.export_timeline))
@@ -401,12 +401,3 @@ class Teacher:
         if hit:
             self.diverged |= hit
             self.render()
-
-
-def _write(name: str, text: str) -> Path:
-    directory = exports_dir()
-    directory.mkdir(parents=True, exist_ok=True)
-    path = directory / name
-    path.write_text(text, encoding="utf-8")
-    return path
-

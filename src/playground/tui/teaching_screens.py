@@ -166,8 +166,7 @@ class TimelineScreen(ModalScreen[None]):
             yield Static(Text(self.text), id="timeline")
 
     def action_export(self) -> None:
-        path = self.export()
-        self.notify(tr("timeline written to {path}", path=path))
+        self.export()  # says where, or why it could not
 
 
 class JumpScreen(ModalScreen[int | None]):

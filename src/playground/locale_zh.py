@@ -314,6 +314,7 @@ MESSAGES: dict[str, str] = {
     "Screen saved as {path}": "屏幕已保存为 {path}",
     "Could not write {path}: {reason}": "无法写入 {path}：{reason}",
     " (still recording: F9 tries again)": "（仍在录制：再按 F9 重试）",
+    " (history kept for this run only)": "（历史记录只保留到本次运行结束）",
     "cannot ask the server: {error}": "无法询问服务器：{error}",
     "Lua scripts seen in this session": "本次会话里用过的 Lua 脚本",
     " — STOPPED (F5 restarts a fresh server)": " —— 已停止（F5 启动一个全新的服务器）",

@@ -39,7 +39,8 @@ MESSAGES: dict[str, str] = {
     "(refused by default)":
         "与 --url 一起用：这个服务器的数据可以丢掉；允许 FLUSHALL、EVAL、CONFIG SET、REPLICAOF 等命令"
         "以及场景重置（默认拒绝）",
-    "names of the clients, each with its own connection (default A,B)": "客户端的名字，每个客户端有自己的连接（默认 A,B）",
+    "names of the clients, at most {count}, each with its own connection (default A,B)":
+        "客户端名，最多 {count} 个，各有自己的连接（默认 A,B）",
     "single (default: one server on a unix socket), replica (a primary and replicas) or cluster "
     "(three primaries); private nodes on 127.0.0.1 with a password the app keeps to itself "
     "(a scenario's own topology wins)":
@@ -699,6 +700,10 @@ MESSAGES: dict[str, str] = {
     "too big for a scenario (more than {mb} MB)": "太大了，不像是场景文件（超过 {mb} MB）",
     "no such file": "没有这个文件",
     "a directory, not a scenario file": "这是目录，不是场景文件",
+    "a FIFO (named pipe), not a scenario file": "这是 FIFO（命名管道），不是场景文件",
+    "a socket, not a scenario file": "这是套接字，不是场景文件",
+    "a device, not a scenario file": "这是设备文件，不是场景文件",
+    "not a regular file, not a scenario file": "不是普通文件，不是场景文件",
     "cannot read: {error}": "无法读取：{error}",
     "not UTF-8 text ({reason})": "不是 UTF-8 文本（{reason}）",
     "not valid TOML: {error}": "不是有效的 TOML：{error}",

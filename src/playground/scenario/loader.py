@@ -17,10 +17,11 @@ from playground.resp.cli_lines import RepeatError, SplitError, format_argv, pars
 from playground.scenario.checks import parse_state
 from playground.scenario.fields import (Where, check_unknown, read_bool, read_list, read_requires,
                                         read_text, read_typed)
-from playground.scenario.model import (CLIENT_RE, FLAVOURS, SCRIPT_REF, SHA_IN_TEXT, STEP_KINDS,
+from playground.scenario.model import (CLIENT_RE, FLAVOURS, MAX_CLIENTS, SCRIPT_REF, SHA_IN_TEXT, STEP_KINDS,
                                        ChallengeSpec, Expect, Part, Prediction, Requirement, Scenario,
                                        Step, script_sha)
 from playground.scenario.setup_rules import setup_problem
+from playground.scenario.source import MAX_FILE_BYTES, read_source  # noqa: F401 (MAX_FILE_BYTES re-exported)
 from playground.scenario.substitution import (TEMPLATE, escape, fill_template, names_in,
                                               template_problem, unescape)
 from playground.scenario.translations import localise
@@ -35,27 +36,14 @@ _EXPECT = {"reply", "error", "match"}
 _PREDICT = {"question", "choices", "answer", "explain"}
 NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
-MAX_FILE_BYTES = 4 * 1024 * 1024
-"""A scenario is a page of text; a bigger file is refused before it is read."""
-
-
 def load_scenario(path: str | Path, lang: str = ENGLISH) -> Scenario:
     """Read and validate one scenario file; ScenarioError (one line) if anything is off.
     Its texts are in `lang` ("en", "zh", see playground.i18n), English where not translated."""
     path = Path(path)
     where = Where(path)
+    raw = read_source(path, where)
     try:
-        with open(path, "rb") as f:
-            raw = f.read(MAX_FILE_BYTES + 1)
-        if len(raw) > MAX_FILE_BYTES:
-            raise where.error(tr("too big for a scenario (more than {mb} MB)", mb=MAX_FILE_BYTES // 2**20))
         data = tomllib.loads(raw.decode("utf-8"))
-    except FileNotFoundError:
-        raise where.error(tr("no such file")) from None
-    except IsADirectoryError:
-        raise where.error(tr("a directory, not a scenario file")) from None
-    except OSError as exc:
-        raise where.error(tr("cannot read: {error}", error=exc.strerror)) from None
     except UnicodeDecodeError as exc:
         raise where.error(tr("not UTF-8 text ({reason})", reason=exc.reason)) from None
     except tomllib.TOMLDecodeError as exc:
@@ -83,6 +71,8 @@ def parse_scenario(data: dict, path: Path, lang: str = ENGLISH) -> Scenario:
             raise where.error(tr("script name {name}: use letters, digits, - and _", name=repr(name)),
                               field_name="scripts")
     clients = tuple(read_list(data.get("clients", ["A", "B"]), where, "clients"))
+    if len(clients) > MAX_CLIENTS:
+        raise where.error(tr("at most {count} clients", count=MAX_CLIENTS), field_name="clients")
     for c in clients:
         if not CLIENT_RE.match(c):
             raise where.error(tr("client name {name}: use letters, digits, - and _", name=repr(c)), field_name="clients")

@@ -19,7 +19,7 @@ from textual.containers import Horizontal
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from playground.engine.playground import Playground
+from playground.engine.playground import Playground, Refused
 from playground.i18n import set_language, tr
 from playground.server import PrivateServer
 from playground.engine import events as ev
@@ -376,6 +376,12 @@ class PlaygroundApp(TeachingActions, RecordingActions, App):
         self.query_one(KeyInspector).refresh_keys()
 
     def action_flush(self) -> None:
+        try:  # refused (a --url server without --allow-flush): said before asking, not after Yes
+            self.playground.check_allowed([b"flushall"])
+        except Refused as exc:
+            self.notify(str(exc), severity="error", timeout=10)
+            return
+
         def confirmed(yes: bool | None) -> None:
             if yes:
                 self._flush()

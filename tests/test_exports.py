@@ -67,6 +67,10 @@ def test_commands_with_a_secret_are_redacted(line, shown):
      '1# "masterauth" => "<secret>"\n2# "port" => "6379"'),
     ("ACL LIST", '1) "user bob on #' + "ab" * 32 + ' ~* +@all"', '1) "user bob on #<secret> ~* +@all"'),
     ("GET requirepass", '"hunter2"', '"hunter2"'),  # a key's value is no password
+    ("EXEC", '1) OK\n2) 1) "requirepass"\n   2) "hunter2"', '1) OK\n2) 1) "requirepass"\n   2) "<secret>"'),
+    ("EVAL \"return redis.call('CONFIG','GET','masterauth')\" 0", '1) "masterauth"\n2) "hunter2"',
+     '1) "masterauth"\n2) "<secret>"'),
+    ("LRANGE l 0 -1", '1) "requirepass"\n2) "hunter2"', '1) "requirepass"\n2) "hunter2"'),  # data, not CONFIG
 ])
 def test_replies_that_echo_a_secret_are_redacted(line, reply, shown):
     assert redact_exchange(line, reply)[1] == shown
@@ -123,7 +127,7 @@ async def test_session_exports_leave_secrets_out_and_are_0600(server_binary, exp
     async with app.run_test(size=(140, 45)) as pilot:
         await started(pilot, app)
         for line in ("AUTH hunter2", "CONFIG SET masterauth hunter2", "CONFIG GET masterauth",
-                     "ACL SETUSER bob on >bobpw"):
+                     "ACL SETUSER bob on >bobpw", "MULTI", "CONFIG GET masterauth", "EXEC"):
             await type_command(pilot, app, "A", line)
         app.action_export_transcript()
         app.action_save_svg()

@@ -118,7 +118,9 @@ def reply_reveals_secret(argv: list[bytes], rendered: str) -> bool:
 
 
 _HASH = re.compile(r"[0-9a-fA-F]{64}")  # an ACL password's SHA-256
-_ITEM = re.compile(r'^(?P<pre>\s*(?:\d+[)#]\s+)?)(?P<name>"(?:[^"\\]|\\.)*"|\S+)(?P<rest>.*)$')
+_ITEM = re.compile(r'^(?P<pre>\s*(?:\d+[)#]\s+)*)(?P<name>"(?:[^"\\]|\\.)*"|\S+)(?P<rest>.*)$')
+_RUNS_OTHERS = (b"exec", b"eval", b"evalsha", b"eval_ro", b"evalsha_ro", b"fcall", b"fcall_ro")
+"""Commands whose reply can hold another command's (a CONFIG GET queued or called)."""
 
 
 def _bare(token: str) -> bytes:
@@ -127,13 +129,18 @@ def _bare(token: str) -> bytes:
 
 def redact_reply(argv: list[bytes], rendered: str) -> str:
     """`rendered` (a reply as printed) with any secret it echoes replaced by SECRET: the
-    value after a password parameter in CONFIG GET's answer (array or map form), the
-    password hashes in ACL GETUSER / ACL LIST."""
-    if not argv or not reply_reveals_secret(argv, rendered):
+    value after a password parameter's name in CONFIG GET's answer (array or map form,
+    also inside EXEC's reply or a script's), the password hashes in ACL GETUSER / ACL LIST."""
+    if not argv or not rendered:
+        return rendered
+    a = [bytes(x).lower() for x in argv[:2]]
+    if a in ([b"acl", b"getuser"], [b"acl", b"list"]):
+        return _HASH.sub(SECRET.decode(), rendered)
+    if a != [b"config", b"get"] and a[0] not in _RUNS_OTHERS:
+        return rendered
+    if not any(name.decode() in rendered.lower() for name in _CONFIG_SECRETS):
         return rendered
     hidden = SECRET.decode()
-    if [x.lower() for x in argv[:2]] != [b"config", b"get"]:
-        return _HASH.sub(hidden, rendered)
     out, hide_next = [], False
     for line in rendered.split("\n"):
         m = _ITEM.match(line)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from playground.history import open_private
 from playground.resp.cli_lines import RepeatError, SplitError, parse_line
-from playground.resp.cli_secrets import SECRET, redact_line, reply_reveals_secret
+from playground.resp.cli_secrets import SECRET, redact_line, redact_reply, reply_reveals_secret
 from playground.resp.replies import Err
 from playground.scenario.substitution import escape
 
@@ -62,7 +62,7 @@ class Recorder:
             return
         if isinstance(reply, Err):
             step.error = reply.code
-        elif reply_reveals_secret(step.argv, rendered):
+        elif reply_reveals_secret(step.argv, rendered) or redact_reply(step.argv, rendered) != rendered:
             self.redacted = True  # no check: the reply would write the secret into the file
         else:
             step.reply = rendered.rstrip("\n")

@@ -142,3 +142,14 @@ async def test_session_exports_leave_secrets_out_and_are_0600(server_binary, exp
         assert "CONFIG SET masterauth <secret>" in transcript_file.read_text()
         shown = "\n".join(log_text(app, "A"))
         assert "AUTH hunter2" in shown  # the screen itself is drawn again as it was
+
+
+async def test_explore_reports_leave_secrets_out(pg):
+    from playground.explore.explorer import explore
+    from playground.explore.free_play import typed_scenario
+    from playground.explore.report import RENDERERS
+
+    result = await explore(pg, typed_scenario([("A", "AUTH hunter2"), ("B", "SET k 1")]))
+    for kind, render in RENDERERS.items():
+        text = render(result)
+        assert "hunter2" not in text and "<secret>" in text, (kind, text)

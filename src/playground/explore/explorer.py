@@ -27,6 +27,7 @@ from playground.explore import schedules as sch
 from playground.explore.footprint import Footprint, block_timeout, footprints, may_block
 from playground.explore.snapshot import Snapshot, Snapshotter, judge
 from playground.i18n import tr
+from playground.resp.cli_secrets import redact_line
 from playground.scenario.model import Part, Scenario, Step
 from playground.scenario.runner import WAIT_TIMEOUT, Runner, requirement_unmet
 
@@ -70,7 +71,7 @@ class Exploration:
     part: Part
     part_number: int                 # 1-based
     server: str
-    programs: dict[str, list[str]]   # client -> each step as shown
+    programs: dict[str, list[str]]   # client -> each step as shown (secrets left out)
     total: int                       # interleavings of the programs
     covered: int = 0                 # schedules the runs stand for
     runs: int = 0
@@ -139,7 +140,8 @@ class Explorer:
                                   missing=", ".join(missing), clients=", ".join(self.pg.sessions)))
         lengths = {c: len(p) for c, p in self.programs.items()}
         result = Exploration(self.scenario, self.part, self.part_number, self.pg.label,
-                             {c: [s.display for s in p] for c, p in self.programs.items()},
+                             {c: [redact_line(s.display, list(s.argv) if s.argv else None) for s in p]
+                              for c, p in self.programs.items()},
                              sch.count_schedules(lengths), limit=self.limit, seed=self.seed,
                              goal=self.scenario.challenge.goal if self._has_goal() else None)
         self.footprints = await footprints(self.pg.reader, self.programs)

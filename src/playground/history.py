@@ -124,8 +124,8 @@ class History:
                     f.write("".join(line + "\n" for line in self.lines))
             else:
                 self.path.chmod(0o600)
-        except OSError:
-            self.path = None
+        except OSError as exc:  # said with the first line typed
+            self.failure, self.path = write_failure(self.path, exc), None
 
     def search(self, text: str, before: int | None = None) -> int | None:
         """Index of the newest line containing `text`, older than `before`."""

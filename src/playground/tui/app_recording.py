@@ -3,7 +3,8 @@ transcript as Markdown, the screen as SVG. (A mixin of PlaygroundApp.)"""
 
 from __future__ import annotations
 
-import time
+import re
+from datetime import datetime
 from pathlib import Path
 
 from textual import work
@@ -83,7 +84,7 @@ class RecordingActions:
         """The screen as SVG, with the panes' secrets left out (drawn without them for
         the moment of the picture, as every export leaves them out)."""
         panes = [pane for pane in self.query(ClientPane) if pane.shows_secrets]
-        name = f"redis-playground-{time.strftime('%Y%m%d-%H%M%S')}.svg"
+        name = re.sub(r'[ <>:"/\\|?*.]', "_", f"{self.title} {datetime.now().isoformat()}") + ".svg"  # Textual's name
 
         def take() -> None:
             try:

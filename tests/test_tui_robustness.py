@@ -34,6 +34,9 @@ async def start_waiting(pilot, app, client, line, state):
 
 
 async def start_eval(pilot, app, client, script, *args):
+    """A script that keeps its client busy; others get BUSY after 0.1 s, as in busy-script
+    (the server's own default is 5 s)."""
+    await app.playground.set_script_time_limit(100)
     await start_waiting(pilot, app, client, f'EVAL "{script}" ' + " ".join(args), "running script")
 
 

@@ -188,6 +188,7 @@ class Scenario:
     order: int | None = None            # its place in the course (the picker and `list` follow it)
     topology: str = "single"            # "replica" or "cluster": run and check start one
     replicas: int | None = None         # replicas (per primary in a cluster); None: the default
+    script_time_limit_ms: int | None = None  # BUSY after this long (lua-time-limit); None: the server's default
 
     def missing_translations(self, lang: str | None = None) -> tuple[str, ...]:
         """The texts with no translation into `lang` (default: the loaded language), which

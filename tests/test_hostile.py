@@ -72,6 +72,9 @@ HOSTILE_ON_URL = [
     [b"SAVE"], [b"BGSAVE"], [b"BGREWRITEAOF"], [b"ACL", b"SETUSER", b"x"], [b"ACL", b"DELUSER", b"x"],
     [b"ACL", b"LOAD"], [b"ACL", b"SAVE"], [b"MODULE", b"LOAD", b"/tmp/x.so"],
     [b"CLUSTER", b"RESET"], [b"CLUSTER", b"FLUSHSLOTS"],
+    [b"SCRIPT", b"DEBUG", b"SYNC"], [b"script", b"debug", b"yes"], [b"CLIENT", b"PAUSE", b"3000", b"ALL"],
+    [b"CLIENT", b"KILL", b"TYPE", b"normal", b"SKIPME", b"yes"], [b"client", b"kill", b"127.0.0.1:1"],
+    [b"SYNC"], [b"PSYNC", b"?", b"-1"], [b"ACL", b"LOG", b"RESET"],
 ]
 
 

@@ -68,6 +68,7 @@ class Playground:
         self._command_keys = None
         self._script_limit: int | None = None        # what reset() last set (None: as the server started)
         self._script_limit_start: bytes | None = None  # lua-time-limit as the server started
+        self.restart_listeners: list[Callable[[], None]] = []  # told after every restart, whoever asked
 
     def next_seq(self) -> int:
         """The next server-order number: one counter for every client, in reply order."""
@@ -321,6 +322,8 @@ class Playground:
         self._help = None
         self._script_limit = None
         await self.start()
+        for listener in list(self.restart_listeners):  # the app's bar and inspector follow at once
+            listener()
         names = ", ".join(self.sessions)
         return tr("started a fresh server ({label}); clients {names} reconnected with empty state", label=self.label, names=names)
 

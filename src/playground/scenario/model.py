@@ -78,6 +78,7 @@ class StateCheck:
     zset: tuple[tuple[str, float], ...] | None = None
     scard: int | None = None
     llen: int | None = None
+    zcard: int | None = None
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,11 @@ DEFAULT_LIMIT = 10_000  # the explorer's own default (explore/explorer.py), chec
 FORMATS = ("text", "markdown", "json")
 
 
+def format_name(value: str) -> str:
+    """`--format md` is markdown (run's and explore's)."""
+    return "markdown" if value == "md" else value
+
+
 def add_parser(sub, parents) -> None:
     explore = sub.add_parser("explore", parents=parents,
                              help=tr("run every interleaving of a scenario's client programs and group "
@@ -28,7 +33,7 @@ def add_parser(sub, parents) -> None:
     explore.add_argument("--seed", type=int, default=0, help=tr("the sample's seed (default 0)"))
     explore.add_argument("--exhaustive", action="store_true",
                          help=tr("run every schedule, not one per class of equivalent schedules"))
-    explore.add_argument("--format", choices=FORMATS, default="text")
+    explore.add_argument("--format", type=format_name, choices=FORMATS, default="text")
 
 
 def cmd_explore(args) -> int:

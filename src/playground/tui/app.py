@@ -31,7 +31,7 @@ from .client_pane import ClientPane
 from .key_footer import KeyFooter
 from .key_inspector import KeyInspector
 from .lanes_view import LanesView
-from .messages import CommandDone, ServerStopped
+from .messages import CommandDone, ServerRestarted, ServerStopped
 from .narration import NarrationPanel
 from .server_bar import ServerBar
 from .app_recording import RecordingActions
@@ -153,6 +153,7 @@ class PlaygroundApp(TeachingActions, RecordingActions, App):
             except (NotImplementedError, RuntimeError):
                 pass
         self.query_one(f"#pane-{self.clients[0]} Input").focus()
+        self.playground.restart_listeners.append(lambda: self.post_message(ServerRestarted()))
         self._info_timer = self.set_interval(1.0, self._update_server_info)  # not per command
         self.start_playground()
 
@@ -176,12 +177,7 @@ class PlaygroundApp(TeachingActions, RecordingActions, App):
             else:
                 self.show_banner(tr("Cannot reach the server given with --url: {error}", error=exc))
             return
-        bar.label = self.playground.label
-        bar.where = self.playground.address.describe()
-        bar.stopped = False
-        self.hide_banner()
-        self.query_one(KeyInspector).attach(self.inspector)
-        self._refresh_states()
+        self._follow_server()
         self._update_server_info()
         self.set_timer(self.HELP_AFTER, self._load_help)
         if os.environ.get("REDIS_PLAYGROUND_BENCH_READY"):
@@ -192,6 +188,20 @@ class PlaygroundApp(TeachingActions, RecordingActions, App):
             self.open_scenario(scenario, challenge)
         elif self.commands_done == 0 and self.teacher is None:
             self._first_run_hints(True)
+
+    def _follow_server(self) -> None:
+        """The bar and the inspector on the server that runs now."""
+        bar = self.query_one(ServerBar)
+        bar.label = self.playground.label
+        bar.where = self.playground.address.describe()
+        bar.stopped = False
+        self.hide_banner()
+        self.inspector = self.playground.reader
+        self.query_one(KeyInspector).attach(self.inspector)
+        self._refresh_states()
+
+    def on_server_restarted(self, message: ServerRestarted) -> None:
+        self._follow_server()
 
     def _exit_on_signal(self, sig: int) -> None:
         """SIGTERM, or SIGHUP (the terminal is gone): the server goes at once, then the app
@@ -360,20 +370,12 @@ class PlaygroundApp(TeachingActions, RecordingActions, App):
                         severity="warning")
             return
         try:
-            message = await self.playground.restart()
-            self.inspector = self.playground.reader
-            self.query_one(KeyInspector).attach(self.inspector)
+            message = await self.playground.restart()  # the bar and inspector follow (ServerRestarted)
         except Exception as exc:
             self.show_banner(tr("Restart failed: {error}", error=exc))
             return
-        bar = self.query_one(ServerBar)
-        bar.stopped = False
-        bar.where = self.playground.address.describe()
-        self.hide_banner()
         for name in self.clients:
             self.query_one(f"#pane-{name}", ClientPane).note(message)
-        self._refresh_states()
-        self.query_one(KeyInspector).refresh_keys()
 
     def action_flush(self) -> None:
         try:  # refused (a --url server without --allow-flush): said before asking, not after Yes

@@ -554,8 +554,10 @@ MESSAGES: dict[str, str] = {
     "the server stopped": "服务器停止了",
     "; the playground started a fresh server": "；playground 启动了一个全新的服务器",
     # -- teaching mode: dialogs -------------------------------------------------------
-    "Open a scenario  (Enter: step through it · c: challenge mode · Esc: close)":
-        "打开场景（回车：一步步演示 · c：挑战模式 · Esc：关闭）",
+    "Open a scenario  (type to search · Enter: step through it · Ctrl+E: challenge mode · Esc: close)":
+        "打开场景（输入文字搜索 · 回车：一步步演示 · Ctrl+E：挑战模式 · Esc：关闭）",
+    "search by id or title": "按 id 或标题搜索",
+    "No scenario matches.": "没有匹配的场景。",
     "  [challenge]": "  [挑战]",
     "{id} has no challenge": "{id} 没有挑战模式",
     "Open as challenge": "以挑战模式打开",

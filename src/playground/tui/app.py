@@ -363,8 +363,23 @@ class PlaygroundApp(TeachingActions, RecordingActions, App):
     def action_focus_inspector(self) -> None:
         self.query_one("#inspector #keys").focus()
 
+    def action_restart_server(self) -> None:
+        """F5: a fresh server; asks first (like F8) unless the server already stopped."""
+        if not self.playground.private or self.query_one(ServerBar).stopped or self.playground.server_stopped():
+            self._restart_server()
+            return
+
+        def confirmed(yes: bool | None) -> None:
+            if yes:
+                self._restart_server()
+
+        from .confirm import ConfirmScreen
+
+        self.push_screen(ConfirmScreen(tr("Start a fresh server? Every key, cached script and client state "
+                                          "(MULTI, WATCH, subscriptions) is lost.")), confirmed)
+
     @work(exclusive=True, group="server", exit_on_error=False)
-    async def action_restart_server(self) -> None:
+    async def _restart_server(self) -> None:
         if not self.playground.private:
             self.notify(tr("This is not the playground's own server (--url): it cannot be restarted."),
                         severity="warning")

@@ -162,3 +162,18 @@ async def test_f5_asks_before_wiping_a_live_server(server_binary):
         await pilot.press("y")
         await wait_until(pilot, lambda: app.playground.server.generation == generation + 1)
         assert await app.playground.execute("A", [b"EXISTS", b"kept"]) == 0
+
+
+async def test_ctrl_c_at_an_idle_prompt_says_how_to_quit(server_binary):
+    """redis-cli quits on Ctrl+C at its prompt; here it did nothing, with no hint."""
+    app = make_app(server_binary.path)
+    async with app.run_test(size=(120, 35)) as pilot:
+        await started(pilot, app)
+        said = []
+        app.notify = lambda message, **kw: said.append(message)
+        app.query_one("#pane-A Input").value = "GET half-typed"
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert app.query_one("#pane-A Input").value == "" and not said
+        await pilot.press("ctrl+c")
+        await wait_until(pilot, lambda: any("Ctrl+Q" in message for message in said))

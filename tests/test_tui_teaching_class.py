@@ -86,8 +86,8 @@ async def test_restart_resets_everything_at_once(server_binary):
         await wait_until(pilot, lambda: not app._teaching)
         assert "You chose 2" in panel_text(app) and "predictions 0/1" in panel_text(app)
         await press_and_wait(pilot, app, "r")
-        assert await dbsize(app) == 0
-        await wait_until(pilot, lambda: summary(app) == "0 keys")
+        assert await dbsize(app) == 1  # only the setup's balance: the state before step 1
+        await wait_until(pilot, lambda: summary(app) == "1 key")
         text = panel_text(app)
         assert "step 1 of 11" in text and "You chose" not in text and "predictions" not in text
         assert "WATCH" not in state_line(app, "A") and log_text(app, "A") == []
@@ -111,10 +111,21 @@ async def test_another_scenario_from_f7_starts_clean(server_binary):
         await pilot.press("enter")
         await wait_until(pilot, lambda: app.teacher.scenario.id == "incr-is-atomic" and not app._teaching)
         await pilot.pause()
-        assert await dbsize(app) == 0
+        assert await dbsize(app) == 1  # only its setup's counter: the state before step 1
+        assert bytes((await app.playground.reader.run([[b"GET", b"counter"]]))[0]) == b"4"
         assert "WATCH" not in state_line(app, "A") and "dirty" not in state_line(app, "A")
         assert log_text(app, "A") == [] and log_text(app, "B") == []
-        await wait_until(pilot, lambda: summary(app) == "0 keys")
+        await wait_until(pilot, lambda: summary(app) == "1 key")
+
+
+async def test_the_starting_state_is_there_before_the_first_step(server_binary):
+    """open pcall showed 0 keys while its first question asked what is on the server."""
+    app = make_app(server_binary.path, open_scenario=scenario("pcall"))
+    async with app.run_test(size=(120, 35)) as pilot:
+        await opened(pilot, app)
+        await wait_until(pilot, lambda: summary(app) == "1 key")
+        assert bytes((await app.playground.reader.run([[b"GET", b"wrong-type"]]))[0]) == b"string"
+        assert app.teacher.stepper.cursor == 0
 
 
 async def test_presenter_layout_changes_the_screen(server_binary):

@@ -72,8 +72,9 @@ class Teacher:
     # -- step mode ----------------------------------------------------------------
 
     async def begin(self) -> None:
-        """From the top, with nothing left of before: an empty server with clients in
-        no MULTI or WATCH, empty panes, no answers, no score, the clock at 0:00."""
+        """From the top, with nothing left of before: a fresh server holding only the first
+        part's setup (the state before step 1), clients in no MULTI or WATCH, empty panes,
+        no answers, no score, the clock at 0:00."""
         self.clear_panes()
         self.answers.clear()
         self.ran_at = []
@@ -82,13 +83,14 @@ class Teacher:
         if self.challenge is not None:
             await self.challenge.reset()
         else:
-            await self.stepper.start()
-            await self.app.playground.reset()
+            await self.stepper.start()  # a fresh server with the first part's setup: the state before step 1
         self.app.playground.writes.forget()
         self.started_at = time.monotonic()
         self.diverged.clear()
         self.message = Text((tr("Press Space (or n) for the first step.") + "\n") if self.stepper else
                             (tr("Choose who moves: a for A, b for B. u undoes a move.") + "\n"), style="italic")
+        if self.stepper is not None and self.stepper.error:
+            self.message = Text(tr("This part could not start: {error}", error=self.stepper.error), style="bold red")
         await self.after_step(None)
         self.render()
 

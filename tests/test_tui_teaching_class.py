@@ -409,3 +409,49 @@ async def test_a_long_narration_scrolls_from_the_keyboard_at_80x24(server_binary
         await wait_until(pilot, lambda: panel.scroll_y == 0)
         await pilot.press("space")
         await wait_until(pilot, lambda: "step 1 of" in panel_text(app))
+
+
+async def test_predictions_show_the_command_as_sent_and_skip_a_step_that_will_not_run(server_binary, tmp_path):
+    """The dialog showed `${n+1}` unfilled, and a prediction on a skipped step was asked and
+    graded "You predicted right"."""
+    path = tmp_path / "predict-skip.toml"
+    path.write_text('''title = "t"
+lesson = "l"
+setup = ["SET n 4"]
+[[steps]]
+client = "A"
+command = "GET n"
+save = "n"
+[[steps]]
+client = "A"
+command = "SET n ${n+1}"
+[steps.predict]
+question = "What does A send?"
+choices = ["SET n 5", "SET n ${n+1}"]
+answer = 1
+explain = "The saved reply is filled in."
+[[steps]]
+client = "A"
+command = "DEL n"
+when = "n == 99"
+[steps.predict]
+question = "Does A delete it?"
+choices = ["yes", "no"]
+answer = 1
+explain = "A saw 4."
+''')
+    from playground.scenario.model import load_scenario
+
+    app = make_app(server_binary.path, open_scenario=load_scenario(path))
+    async with app.run_test(size=(120, 35)) as pilot:
+        await opened(pilot, app)
+        await press_and_wait(pilot, app, "space")
+        await pilot.press("space")
+        await wait_until(pilot, lambda: isinstance(app.screen, PredictScreen))
+        assert app.screen.command == "A> SET n 5"
+        await pilot.press("1")
+        await wait_until(pilot, lambda: not app._teaching)
+        await press_and_wait(pilot, app, "space")  # the skipped step: no question
+        assert not isinstance(app.screen, PredictScreen)
+        assert app.teacher.stepper.results[-1].skipped
+        assert "predictions 1/1" in panel_text(app)

@@ -107,9 +107,11 @@ class Teacher:
             return
         index = self.stepper.cursor
         part, step = nxt
+        if step.predict and index not in self.answers and await self.stepper.runner.skip_reason(step):
+            self.answers[index] = 0  # the step will not run: nothing to predict, not scored
         if step.predict and index not in self.answers:
             self.autoplay = False
-            shown = f"{step.client}> {step.display}"
+            shown = f"{step.client}> {self.stepper.runner.preview(step)}"  # ${n} filled in, as it will be sent
             choice = await self.app.push_screen_wait(
                 PredictScreen(step.predict, shown, script_block(self.scenario, step.display)))
             self.answers[index] = choice or 0  # 0: skipped (Escape), not scored

@@ -177,3 +177,24 @@ async def test_ctrl_c_at_an_idle_prompt_says_how_to_quit(server_binary):
         assert app.query_one("#pane-A Input").value == "" and not said
         await pilot.press("ctrl+c")
         await wait_until(pilot, lambda: any("Ctrl+Q" in message for message in said))
+
+
+async def test_a_pane_scrolls_back_from_the_keyboard(server_binary):
+    """PageUp/PageDown (and Shift+arrows) scroll the pane while its prompt has focus; only
+    the mouse did before."""
+    from playground.tui.pane_log import PaneLog
+
+    app = make_app(server_binary.path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot, app)
+        await type_command(pilot, app, "A", "30 PING")
+        log = app.query_one("#pane-A PaneLog", PaneLog)
+        await wait_until(pilot, lambda: log.max_scroll_y > 0 and log.scroll_y == log.max_scroll_y)
+        bottom = log.scroll_y
+        await pilot.press("pageup")
+        await wait_until(pilot, lambda: log.scroll_y < bottom)
+        await pilot.press("shift+down")
+        up = log.scroll_y
+        await pilot.press("pagedown", "pagedown", "pagedown")
+        await wait_until(pilot, lambda: log.scroll_y == log.max_scroll_y > up)
+        assert app.focused is app.query_one("#pane-A Input")  # still typing there

@@ -302,6 +302,11 @@ MESSAGES: dict[str, str] = {
         "启动一个全新的服务器？所有 Key、缓存的脚本和客户端状态（MULTI、WATCH、订阅）都会丢失。",
     "Ctrl+Q quits the playground (Ctrl+C cancels a command that waits, or clears the line)":
         "Ctrl+Q 退出 playground（Ctrl+C 取消正在等待的命令，或清空输入行）",
+    "Scroll up": "向上滚动",
+    "Scroll down": "向下滚动",
+    "Line up": "上移一行",
+    "Line down": "下移一行",
+    "Newest": "最新",
     "Delete every key and cached script on this server?": "删除这个服务器上的所有 Key 和缓存的脚本吗？",
     "Flushed: no keys, no cached scripts.": "已清空：没有 Key，也没有缓存的脚本。",
     "{id} needs clients {clients}": "{id} 需要客户端 {clients}",

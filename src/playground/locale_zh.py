@@ -302,6 +302,7 @@ MESSAGES: dict[str, str] = {
         "启动一个全新的服务器？所有 Key、缓存的脚本和客户端状态（MULTI、WATCH、订阅）都会丢失。",
     "Ctrl+Q quits the playground (Ctrl+C cancels a command that waits, or clears the line)":
         "Ctrl+Q 退出 playground（Ctrl+C 取消正在等待的命令，或清空输入行）",
+    "Previous": "上一个",
     "Scroll up": "向上滚动",
     "Scroll down": "向下滚动",
     "Line up": "上移一行",

@@ -198,3 +198,19 @@ async def test_a_pane_scrolls_back_from_the_keyboard(server_binary):
         await pilot.press("pagedown", "pagedown", "pagedown")
         await wait_until(pilot, lambda: log.scroll_y == log.max_scroll_y > up)
         assert app.focused is app.query_one("#pane-A Input")  # still typing there
+
+
+async def test_f4_never_focuses_a_hidden_inspector(server_binary):
+    """F4 with the lanes open focused the inspector they had hidden: the lanes give way."""
+    from playground.tui.key_inspector import KeyInspector
+
+    app = make_app(server_binary.path)
+    async with app.run_test(size=(120, 35)) as pilot:
+        await started(pilot, app)
+        await pilot.press("ctrl+t")
+        await wait_until(pilot, lambda: app.show_order)
+        inspector = app.query_one(KeyInspector)
+        assert not inspector.display
+        await pilot.press("f4")
+        await wait_until(pilot, lambda: inspector.display and app.focused is app.query_one("#inspector #keys"))
+        assert not app.show_order

@@ -303,6 +303,7 @@ MESSAGES: dict[str, str] = {
     "Ctrl+Q quits the playground (Ctrl+C cancels a command that waits, or clears the line)":
         "Ctrl+Q 退出 playground（Ctrl+C 取消正在等待的命令，或清空输入行）",
     "Previous": "上一个",
+    "No room for the keys in the presenter layout at this size: f leaves it": "这个尺寸的演示模式放不下 Key 列表：按 f 退出演示模式",
     "Scroll up": "向上滚动",
     "Scroll down": "向下滚动",
     "Line up": "上移一行",

@@ -361,6 +361,15 @@ class PlaygroundApp(TeachingActions, RecordingActions, App):
         self.query_one(f"#pane-{which} Input").focus()
 
     def action_focus_inspector(self) -> None:
+        """F4: the keys, brought on screen first when the layout hides them (never a
+        focus on something hidden: the lanes give way; a hidden inspector is shown)."""
+        inspector = self.query_one(KeyInspector)
+        if self.show_order and not inspector.display:
+            self.show_order = False
+        self.screen.remove_class("-no-inspector")
+        if not inspector.display:  # the presenter layout at a small size has no room for it
+            self.notify(tr("No room for the keys in the presenter layout at this size: f leaves it"), timeout=3)
+            return
         self.query_one("#inspector #keys").focus()
 
     def action_restart_server(self) -> None:

@@ -455,3 +455,21 @@ explain = "A saw 4."
         assert not isinstance(app.screen, PredictScreen)
         assert app.teacher.stepper.results[-1].skipped
         assert "predictions 1/1" in panel_text(app)
+
+
+async def test_f12_while_a_prediction_is_open_translates_the_question(server_binary):
+    app = make_app(server_binary.path, open_scenario=scenario("lost-update"))
+    async with app.run_test(size=(120, 35)) as pilot:
+        await opened(pilot, app)
+        while not isinstance(app.screen, PredictScreen):
+            await pilot.press("space")
+            await wait_until(pilot, lambda: isinstance(app.screen, PredictScreen) or not app._teaching)
+        english = app.screen.prediction.question
+        await pilot.press("f12")
+        await wait_until(pilot, lambda: app.screen.prediction.question != english)
+        await pilot.pause()
+        assert app.lang == "zh" and "计数器" in app.screen.prediction.question
+        labels = [str(label.render()) for label in app.screen.query("Label")]
+        assert any("计数器" in label for label in labels)
+        await pilot.press("1")
+        await wait_until(pilot, lambda: not isinstance(app.screen, PredictScreen))

@@ -299,6 +299,17 @@ MESSAGES: dict[str, str] = {
     "Restart failed: {error}": "重启失败：{error}",
     "This is not the playground's own server (--url): it cannot be restarted.":
         "这不是 playground 自己的服务器（--url）：不能重启。",
+    "Start a fresh server? Every key, cached script and client state (MULTI, WATCH, subscriptions) is lost.":
+        "启动一个全新的服务器？所有 Key、缓存的脚本和客户端状态（MULTI、WATCH、订阅）都会丢失。",
+    "Ctrl+Q quits the playground (Ctrl+C cancels a command that waits, or clears the line)":
+        "Ctrl+Q 退出 playground（Ctrl+C 取消正在等待的命令，或清空输入行）",
+    "Previous": "上一个",
+    "No room for the keys in the presenter layout at this size: f leaves it": "这个尺寸的演示模式放不下 Key 列表：按 f 退出演示模式",
+    "Scroll up": "向上滚动",
+    "Scroll down": "向下滚动",
+    "Line up": "上移一行",
+    "Line down": "下移一行",
+    "Newest": "最新",
     "Delete every key and cached script on this server?": "删除这个服务器上的所有 Key 和缓存的脚本吗？",
     "Flushed: no keys, no cached scripts.": "已清空：没有 Key，也没有缓存的脚本。",
     "{id} needs clients {clients}": "{id} 需要客户端 {clients}",
@@ -558,8 +569,10 @@ MESSAGES: dict[str, str] = {
     "the server stopped": "服务器停止了",
     "; the playground started a fresh server": "；playground 启动了一个全新的服务器",
     # -- teaching mode: dialogs -------------------------------------------------------
-    "Open a scenario  (Enter: step through it · c: challenge mode · Esc: close)":
-        "打开场景（回车：一步步演示 · c：挑战模式 · Esc：关闭）",
+    "Open a scenario  (type to search · Enter: step through it · Ctrl+E: challenge mode · Esc: close)":
+        "打开场景（输入文字搜索 · 回车：一步步演示 · Ctrl+E：挑战模式 · Esc：关闭）",
+    "search by id or title": "按 id 或标题搜索",
+    "No scenario matches.": "没有匹配的场景。",
     "  [challenge]": "  [挑战]",
     "{id} has no challenge": "{id} 没有挑战模式",
     "Open as challenge": "以挑战模式打开",

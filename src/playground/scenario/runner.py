@@ -162,17 +162,23 @@ class Runner:
                 return f"part {part.name or 1}: setup {shown!r} failed: {render(reply).decode().strip()}"
         return None
 
-    async def run_step(self, scenario: Scenario, part: str, step: Step) -> StepResult:
-        out = StepResult(part, step)
+    async def skip_reason(self, step: Step) -> str | None:
+        """Why `step` would be skipped now (a requirement the server lacks, or a `when` the
+        client's saved replies do not meet), or None when it runs."""
         why = await requirement_unmet(self.pg, step.requires)
         if why:
-            out.skipped = why
-            return out
+            return why
         if step.when is not None:
             saved = self.saved.get(step.client, {})
             if not step.when.holds(saved):
-                out.skipped = f"{step.client} saw {step.when.seen(saved)}, so it does not do this"
-                return out
+                return f"{step.client} saw {step.when.seen(saved)}, so it does not do this"
+        return None
+
+    async def run_step(self, scenario: Scenario, part: str, step: Step) -> StepResult:
+        out = StepResult(part, step)
+        out.skipped = await self.skip_reason(step)
+        if out.skipped:
+            return out
         await self.HANDLERS[step.kind](scenario, step, out)
         return out
 

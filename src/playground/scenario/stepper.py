@@ -155,11 +155,21 @@ class Stepper:
         return self.scenario.parts[part_index], step
 
     async def start(self) -> None:
-        """From the top: fresh server, first part's setup."""
+        """From the top: a fresh server with the first part's setup, so what is on the
+        server before step 1 is there to see (and a rewind to step 0 is truly fresh)."""
         self.results = []
         self.timeline = Timeline()
         self.error = None
         self._part_started = None
+        if self.flat:
+            await self._begin_part(self.flat[0][0])
+
+    async def _begin_part(self, part_index: int) -> None:
+        part = self.scenario.parts[part_index]
+        self.error = await self.runner.begin_part(self.scenario, part)
+        self._part_started = part_index
+        if part.name:
+            self.timeline.entries.append(TimelineEntry("", [f"── {part.name} ──"]))
 
     async def step(self) -> StepResult | None:
         """Run the next step; None when the scenario is over (or setup failed)."""
@@ -168,12 +178,9 @@ class Stepper:
         part_index, step = self.flat[self.cursor]
         part = self.scenario.parts[part_index]
         if self._part_started != part_index:
-            self.error = await self.runner.begin_part(self.scenario, part)
-            self._part_started = part_index
-            if part.name:
-                self.timeline.entries.append(TimelineEntry("", [f"── {part.name} ──"]))
-            if self.error:
-                return None
+            await self._begin_part(part_index)
+        if self.error:
+            return None
         result = await self.runner.run_step(self.scenario, part.name, step)
         await self.pg.refresh_states()  # the panes show the server's flags after every step
         self.results.append(result)

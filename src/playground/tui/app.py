@@ -88,7 +88,7 @@ class PlaygroundApp(TeachingActions, RecordingActions, App):
         Binding("escape", "focus_narration", "Narration", show=False),
         Binding("ctrl+t", "toggle_order", "Server order"),
         Binding("ctrl+y", "toggle_why", "Why on/off", show=False),
-        Binding("f12", "switch_language", "中文"),
+        Binding("f12", "switch_language", "中文", priority=True),  # in modals too (a prediction re-renders)
         Binding("ctrl+q", "quit", "Quit", priority=True),
     ]
     """The footer shows what a class needs (F1 lists every key): it fits 80 columns."""
@@ -361,10 +361,34 @@ class PlaygroundApp(TeachingActions, RecordingActions, App):
         self.query_one(f"#pane-{which} Input").focus()
 
     def action_focus_inspector(self) -> None:
+        """F4: the keys, brought on screen first when the layout hides them (never a
+        focus on something hidden: the lanes give way; a hidden inspector is shown)."""
+        inspector = self.query_one(KeyInspector)
+        if self.show_order and not inspector.display:
+            self.show_order = False
+        self.screen.remove_class("-no-inspector")
+        if not inspector.display:  # the presenter layout at a small size has no room for it
+            self.notify(tr("No room for the keys in the presenter layout at this size: f leaves it"), timeout=3)
+            return
         self.query_one("#inspector #keys").focus()
 
+    def action_restart_server(self) -> None:
+        """F5: a fresh server; asks first (like F8) unless the server already stopped."""
+        if not self.playground.private or self.query_one(ServerBar).stopped or self.playground.server_stopped():
+            self._restart_server()
+            return
+
+        def confirmed(yes: bool | None) -> None:
+            if yes:
+                self._restart_server()
+
+        from .confirm import ConfirmScreen
+
+        self.push_screen(ConfirmScreen(tr("Start a fresh server? Every key, cached script and client state "
+                                          "(MULTI, WATCH, subscriptions) is lost.")), confirmed)
+
     @work(exclusive=True, group="server", exit_on_error=False)
-    async def action_restart_server(self) -> None:
+    async def _restart_server(self) -> None:
         if not self.playground.private:
             self.notify(tr("This is not the playground's own server (--url): it cannot be restarted."),
                         severity="warning")

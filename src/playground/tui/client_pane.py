@@ -68,6 +68,11 @@ class ClientPane(Vertical):
         Binding("ctrl+c", "cancel", "Cancel", priority=True),
         Binding("ctrl+l", "clear", "Clear"),
         Binding("ctrl+o", "edit_script", "Lua"),
+        Binding("pageup", "read_back('page_up')", "Scroll up", show=False),
+        Binding("pagedown", "read_back('page_down')", "Scroll down", show=False),
+        Binding("shift+up", "read_back('up')", "Line up", show=False),
+        Binding("shift+down", "read_back('down')", "Line down", show=False),
+        Binding("ctrl+end", "read_back('end')", "Newest", show=False),
     ]
 
     state: reactive[ClientState | None] = reactive(None, always_update=True, repaint=False)
@@ -387,9 +392,19 @@ class ClientPane(Vertical):
 
     async def action_cancel(self) -> None:
         if not await self.app.executor.cancel(self.client):
-            self.query_one(Input).value = ""
+            line = self.query_one(Input)
+            if not line.value:  # redis-cli quits here: say how this app quits
+                self.app.notify(tr("Ctrl+Q quits the playground (Ctrl+C cancels a command that waits, "
+                                   "or clears the line)"), timeout=4)
+            line.value = ""
             return
         self.post_message(CommandDone(self.client, [b"<cancel>"]))
+
+    def action_read_back(self, how: str) -> None:
+        """Scroll the pane's output from the keyboard while typing (it took the mouse)."""
+        log = self.log_widget
+        {"page_up": log.scroll_page_up, "page_down": log.scroll_page_down, "up": log.scroll_up,
+         "down": log.scroll_down, "end": log.scroll_end}[how](animate=False)
 
     def action_clear(self) -> None:
         self.log_widget.clear()

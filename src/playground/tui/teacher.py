@@ -71,8 +71,9 @@ class Teacher:
     # -- step mode ----------------------------------------------------------------
 
     async def begin(self) -> None:
-        """From the top, with nothing left of before: an empty server with clients in
-        no MULTI or WATCH, empty panes, no answers, no score, the clock at 0:00."""
+        """From the top, with nothing left of before: a fresh server holding only the first
+        part's setup (the state before step 1), clients in no MULTI or WATCH, empty panes,
+        no answers, no score, the clock at 0:00."""
         self.clear_panes()
         self.answers.clear()
         self.ran_at = []
@@ -81,13 +82,14 @@ class Teacher:
         if self.challenge is not None:
             await self.challenge.reset()
         else:
-            await self.stepper.start()
-            await self.app.playground.reset()
+            await self.stepper.start()  # a fresh server with the first part's setup: the state before step 1
         self.app.playground.writes.forget()
         self.started_at = time.monotonic()
         self.diverged.clear()
         self.message = Text((tr("Press Space (or n) for the first step.") + "\n") if self.stepper else
                             (tr("Choose who moves: a for A, b for B. u undoes a move.") + "\n"), style="italic")
+        if self.stepper is not None and self.stepper.error:
+            self.message = Text(tr("This part could not start: {error}", error=self.stepper.error), style="bold red")
         await self.after_step(None)
         self.render()
 
@@ -104,9 +106,11 @@ class Teacher:
             return
         index = self.stepper.cursor
         part, step = nxt
+        if step.predict and index not in self.answers and await self.stepper.runner.skip_reason(step):
+            self.answers[index] = 0  # the step will not run: nothing to predict, not scored
         if step.predict and index not in self.answers:
             self.autoplay = False
-            shown = f"{step.client}> {step.display}"
+            shown = f"{step.client}> {self.stepper.runner.preview(step)}"  # ${n} filled in, as it will be sent
             choice = await self.app.push_screen_wait(
                 PredictScreen(step.predict, shown, script_block(self.scenario, step.display)))
             self.answers[index] = choice or 0  # 0: skipped (Escape), not scored

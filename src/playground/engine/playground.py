@@ -65,7 +65,7 @@ class Playground:
         self.order = ServerOrder()  # every unit in server order, and the playground's own resets
         self._seq = 0
         self.follows_redirects = False  # like redis-cli -c: a cluster (engine/redirect.py)
-        self._command_keys = None
+        self._catalogue = None
 
     def next_seq(self) -> int:
         """The next server-order number: one counter for every client, in reply order."""
@@ -74,12 +74,12 @@ class Playground:
         return self._seq
 
     @property
-    def command_keys(self):
-        """Each command's key positions, asked once per name (engine/commuting.py)."""
-        if self._command_keys is None or self._command_keys.reader is not self.reader:
-            from playground.engine.commuting import CommandKeys
-            self._command_keys = CommandKeys(self.reader)
-        return self._command_keys
+    def catalogue(self):
+        """What each command does, asked of this server once per name (engine/catalogue.py)."""
+        if self._catalogue is None or self._catalogue.reader is not self.reader:
+            from playground.engine.catalogue import Catalogue
+            self._catalogue = Catalogue(self.reader)
+        return self._catalogue
 
     @classmethod
     def create(cls, server_choice: str | None = None, url: "str | Address | None" = None,

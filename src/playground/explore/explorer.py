@@ -24,7 +24,8 @@ from dataclasses import dataclass, field, replace
 from playground.engine.executor import Executor
 from playground.engine.playground import Playground
 from playground.explore import schedules as sch
-from playground.explore.footprint import Footprint, block_timeout, footprints, may_block
+from playground.engine.catalogue import block_timeout, may_block
+from playground.explore.footprint import Footprint, footprints
 from playground.explore.snapshot import Snapshot, Snapshotter, judge
 from playground.i18n import tr
 from playground.scenario.model import Part, Scenario, Step
@@ -142,7 +143,7 @@ class Explorer:
                              {c: [s.display for s in p] for c, p in self.programs.items()},
                              sch.count_schedules(lengths), limit=self.limit, seed=self.seed,
                              goal=self.scenario.challenge.goal if self._has_goal() else None)
-        self.footprints = await footprints(self.pg.reader, self.programs)
+        self.footprints = await footprints(self.pg.catalogue, self.programs)
         planned = self._plan(lengths, result)
         own = tuple(s.client for s in self.part.steps)
         clients = list(self.programs)
@@ -270,7 +271,7 @@ class Explorer:
             if state.busy_script:
                 limit = WAIT_TIMEOUT
             elif may_block(job.argv):
-                limit = block_timeout(job.argv)   # None: it waits for ever
+                limit = block_timeout(job.argv) or None   # None: it waits for ever
             else:
                 limit = OTHER_WAIT                # held up some other way (CLIENT PAUSE ...)
             bound = max(bound, min(limit + 0.25, WAIT_TIMEOUT) if limit is not None else 0.0)

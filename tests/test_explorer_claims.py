@@ -91,3 +91,81 @@ async def test_small_programs_reduced_as_brute_force(pg):
         await same_as_brute_force(pg, case)
         fewer += reduced.runs < reduced.total
     assert fewer >= 3
+
+
+# -- every schedule from a fresh state, outcomes compared exactly --------------------------
+
+FUNCTION_THEN_CALL = '''
+title = "a function loaded in one schedule is not there in the next"
+lesson = "x"
+[[steps]]
+client = "A"
+command = ["FUNCTION", "LOAD", "#!lua name=lib\\nredis.register_function('f', function(keys) return redis.call('SET', keys[1], '1') end)"]
+[[steps]]
+client = "B"
+command = "FCALL f 1 done"
+'''
+
+
+@pytest.mark.asyncio
+async def test_loaded_functions_do_not_leak_into_the_next_schedule(pg, tmp_path):
+    found = await same_as_brute_force(pg, write(tmp_path, "function", FUNCTION_THEN_CALL))
+    assert {dict(o)["done"] for o in found} == {'"1"', "(absent)"}   # B first: no such function yet
+
+
+@pytest.mark.asyncio
+async def test_configuration_is_back_to_its_start_values_for_each_schedule_and_after(pg, tmp_path):
+    case = write(tmp_path, "config", program(["SET pad x"], [("A", "CONFIG SET maxmemory 1"), ("B", "SET k v")]))
+    reply = await pg.execute("A", [b"CONFIG", b"SET", b"maxmemory", b"0"])
+    if isinstance(reply, Exception) or b"NOPERM" in bytes(str(reply), "utf-8"):
+        pytest.skip(f"a learner may not CONFIG SET here: {reply}")
+    found = await same_as_brute_force(pg, case)
+    assert {dict(o)["k"] for o in found} == {'"v"', "(absent)"}      # A first: out of memory
+    assert await pg.execute("A", [b"CONFIG", b"GET", b"maxmemory"]) == [b"maxmemory", b"0"]
+
+
+@pytest.mark.asyncio
+async def test_outcomes_differ_by_any_byte_database_stream_entry_or_ttl_class(pg):
+    cases = {
+        "bytes": ([("A", r'SET k "\xff"'), ("B", r'SET k "\xfe"')], "k", {r'"\xff"', r'"\xfe"'}),
+        # database 0 alone tells A1 B1 A2 (k w, copied) from A1 A2 B1 (k w, v copied) not
+        "db 1": ([("A", "SET k v"), ("A", "COPY k k DB 1 REPLACE"), ("B", "SET k w")], "k [db 1]",
+                 {'"v"', '"w"'}),
+        "stream": ([("A", "XADD s * f a"), ("B", "XADD s * f b")], "s",
+                   {'[* {"f": "a"}, * {"f": "b"}]', '[* {"f": "b"}, * {"f": "a"}]'}),
+        "ttl": ([("A", "SET k v EX 5"), ("B", "SET k v EX 100")], "k",
+                {'"v" (expires within 60 s)', '"v" (expires later)'}),
+    }
+    for name, (steps, key, shown) in cases.items():
+        result = await explore(pg, typed_scenario(steps))
+        assert {c.snapshot.describe(key) for c in result.classes} == shown, name
+        assert len(result.classes) == (3 if name == "db 1" else 2), name
+
+
+@pytest.mark.asyncio
+async def test_control_bytes_never_reach_the_terminal(pg):
+    from playground.explore.report import render_text
+
+    result = await explore(pg, typed_scenario([("A", r'SET "k\x1b" "\x1b[31mred\x07"'), ("B", "GET x")]))
+    text = render_text(result)
+    assert "\x1b" not in text and "\x07" not in text
+    assert r'"k\x1b" = "\x1b[31mred\a"' in text
+
+
+@pytest.mark.asyncio
+async def test_a_server_that_dies_mid_exploration_stops_it(pg):
+    from playground.explore.explorer import ExploreError, Explorer
+
+    class Killing(Explorer):
+        runs = 0
+
+        async def run_schedule(self, planned):
+            self.runs += 1
+            if self.runs == 3:
+                self.pg.server.process.kill()
+                self.pg.server.process.wait()
+            return await super().run_schedule(planned)
+
+    case = typed_scenario([("A", "INCR n"), ("A", "INCR n"), ("B", "INCR n"), ("B", "GET n")])
+    with pytest.raises(ExploreError, match="the server stopped during schedule"):
+        await Killing(pg, case, reduce=False).explore()

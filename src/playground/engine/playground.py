@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # (imported when used: `repl --url` needs neither)
     from playground.server import PrivateServer
 
 _POLL_MIN, _POLL_MAX = 0.001, 0.05
-FLUSH = [[b"FLUSHALL"], [b"SCRIPT", b"FLUSH"]]  # no keys, no cached scripts
+FLUSH = [[b"FLUSHALL"], [b"SCRIPT", b"FLUSH"], [b"FUNCTION", b"FLUSH"]]  # no keys, scripts or functions
 
 
 class ServerGone(Exception):
@@ -318,7 +318,7 @@ class Playground:
         return await self.sessions[name].cancel()
 
     async def flushall(self) -> None:
-        """Empty the server: FLUSHALL and SCRIPT FLUSH (refused on a --url server without
+        """Empty the server: FLUSHALL, SCRIPT FLUSH and FUNCTION FLUSH (refused on a --url server without
         --allow-flush), on the playground's own connection: a client inside MULTI would
         queue them, a blocked one could not send them."""
         self.check_allowed([b"flushall"])
@@ -331,7 +331,8 @@ class Playground:
         self.writes.forget()
 
     async def reset(self, setup: list[list[bytes]] = (), by: str | None = None, label: str = "") -> list:
-        """A fresh start for a scenario part: a live server, no keys, no cached scripts,
+        """A fresh start for a scenario part: a live server, no keys, no cached scripts or
+        loaded functions,
         and every client reset (RESET) with no MULTI, WATCH or subscription; then `setup`
         run by client `by` (default: the first). Returns the setup's replies.
 

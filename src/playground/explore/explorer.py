@@ -1,11 +1,14 @@
 """The race explorer: every interleaving of the clients' programs, run on the real server.
 
 Each client's steps of a part are its program (client-side `save`, `when` and `${n+1}`
-included, reply checks off, as in a challenge). Every schedule starts from a fresh
-server (`Playground.reset`: no keys, no cached scripts, every client reset) and the
-part's setup, then runs its steps through the scenario runner and the one executor,
-in the schedule's order. Its outcome: the final values of the keys (everything the
-part left on the server), and whether the challenge's goal state was reached.
+included, reply checks off, as in a challenge). Every schedule starts from a state equal
+to a fresh server (`Playground.reset`: no keys in any database, no cached scripts or
+loaded functions, every client reset; and when a step or the setup may change the
+configuration, every CONFIG value back to what it was when the exploration began) and
+the part's setup, then runs its steps through the scenario runner and the one executor,
+in the schedule's order. Its outcome: the final keys of every database, exactly
+(explore/snapshot.py), and whether the challenge's goal state was reached. A server
+that stops mid-exploration stops it (`ExploreError`): its outcomes would be false.
 
 A blocked client cannot move until something unblocks it: its next step waits, and the
 schedule's other moves go first. A schedule in which nobody can move any more is a
@@ -19,10 +22,11 @@ With `reduce` (the default) only one schedule per equivalence class is run (see
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from dataclasses import dataclass, field, replace
 
 from playground.engine.executor import Executor
-from playground.engine.playground import Playground
+from playground.engine.playground import Playground, ServerGone
 from playground.explore import schedules as sch
 from playground.engine.catalogue import block_timeout, may_block
 from playground.explore.footprint import Footprint, footprints
@@ -120,6 +124,7 @@ class Explorer:
         self.programs = programs_of(scenario, self.part)
         self.footprints: dict[str, list[Footprint]] = {}
         self.snapshots = Snapshotter(pg)
+        self._process = None             # the server process the exploration began on
         for step in self.part.steps:
             if step.server_stops:
                 raise ExploreError(tr("{id}: part {part}: step {n} stops the server; the explorer cannot run it",
@@ -131,6 +136,7 @@ class Explorer:
         return not self.footprints[x[0]][x[1]].conflicts(self.footprints[y[0]][y[1]])
 
     async def explore(self) -> Exploration:
+        self._process = getattr(self.pg.server, "process", None)
         why = await requirement_unmet(self.pg, self.scenario.requires)
         if why:
             raise ExploreError(f"{self.scenario.id}: {why}")
@@ -144,6 +150,7 @@ class Explorer:
                              sch.count_schedules(lengths), limit=self.limit, seed=self.seed,
                              goal=self.scenario.challenge.goal if self._has_goal() else None)
         self.footprints = await footprints(self.pg.catalogue, self.programs)
+        self.config = await self._config() if self._changes_config() else None
         planned = self._plan(lengths, result)
         own = tuple(s.client for s in self.part.steps)
         clients = list(self.programs)
@@ -156,7 +163,7 @@ class Explorer:
         runs: dict[tuple[str, ...], Run] = {}
         own_run = None
         for schedule in planned:
-            run = await self.run_schedule(schedule)
+            run = await self._run_checked(schedule)
             # a blocked client can make two plans run the same (or an equivalent) order
             key = sch.canonical_form(run.schedule, self.independent, clients) if result.reduced else run.schedule
             if key not in runs:
@@ -165,11 +172,63 @@ class Explorer:
             if schedule == own_key:
                 own_run = runs[key]
         await self.runner._discard_pending()
+        await self._restore_config()
         result.own_order = own
         result.runs = len(runs)
         self._group(result, runs.values(), own_run)
         result.covered = sum(c.count for c in result.classes)
         return result
+
+    async def _run_checked(self, schedule: tuple[str, ...]) -> Run:
+        """One schedule, on a server still running at its end (else ExploreError: a
+        restarted or dead server would give outcomes that are not the program's)."""
+        try:
+            self._check_alive(schedule)
+            run = await self.run_schedule(schedule)
+            await self._restore_config()
+        except (ServerGone, ConnectionError, OSError) as exc:
+            self._check_alive(schedule)
+            raise ExploreError(f"{self.scenario.id}: {exc}") from exc
+        self._check_alive(schedule)
+        return run
+
+    def _check_alive(self, schedule: tuple[str, ...]) -> None:
+        """The server that began the exploration still runs (a fresh start restarts a
+        dead one: that, too, ends the exploration)."""
+        server = self.pg.server
+        if server is None or not hasattr(server, "alive"):
+            return
+        if not server.alive() or getattr(server, "process", None) is not self._process:
+            raise ExploreError(tr("{id}: the server stopped during schedule {order}; the exploration stops "
+                                  "here (its outcomes would not be the program's)",
+                                  id=self.scenario.id, order=sch.label(schedule)))
+
+    def _changes_config(self) -> bool:
+        argvs = [*self.part.setup, *(s.argv for p in self.programs.values() for s in p if s.argv)]
+        return any(argv[0].lower() == b"config" for argv in argvs)  # (scripts may not call CONFIG)
+
+    async def _config(self) -> dict[bytes, bytes] | None:
+        """Every CONFIG value, over the playground's own connection (None: not allowed)."""
+        with contextlib.suppress(Exception):
+            reply, = await self._admin().run([[b"CONFIG", b"GET", b"*"]])
+            if not isinstance(reply, (list, tuple)):
+                return None
+            items = [tuple(x) for x in reply] if reply and isinstance(reply[0], tuple) else \
+                list(zip(reply[::2], reply[1::2]))
+            return {bytes(k): bytes(v) for k, v in items}
+        return None
+
+    async def _restore_config(self) -> None:
+        """CONFIG values a schedule changed, back to the start values."""
+        if not self.config:
+            return
+        now = await self._config() or {}
+        changed = [[b"CONFIG", b"SET", k, v] for k, v in self.config.items() if now.get(k, v) != v]
+        if changed:
+            await self._admin().run(changed)
+
+    def _admin(self):
+        return self.pg.admin or self.pg.reader
 
     def _has_goal(self) -> bool:
         c = self.scenario.challenge

@@ -134,8 +134,9 @@ def _key_json(cls: OutcomeClass, key: str) -> dict | None:
     state = cls.snapshot.keys.get(key)
     if state is None:
         return None
-    value = state.items[0] if state.type in ("string", "stream") else list(state.items)
-    return {"type": state.type, "value": value, "expires": state.expires}
+    value = state.items[0] if state.type == "string" else list(state.items)
+    return {"type": state.type, "value": value, "shown": state.shown, "expires": state.expires,
+            "ttl": state.ttl_class}
 
 
 def render_json(r: Exploration) -> str:

@@ -150,6 +150,17 @@ def may_block(argv) -> bool:
     return cmd in BLOCK_TIMEOUT_AT
 
 
+def depends_on_time(argv) -> bool:
+    """Whether the line sets, reads or removes a TTL, reads the clock, or blocks with a
+    timeout (from its arguments alone; a script is not looked into: see `Effect.time`)."""
+    if not argv:
+        return False
+    name = bytes(argv[0]).lower()
+    if name in TIME_DEPENDENT or bool(block_timeout(argv)):
+        return True
+    return name == b"set" and any(bytes(a).lower() in _SET_TTL_OPTIONS for a in argv[3:])
+
+
 def _sort_effect(argv) -> Effect:
     """SORT/SORT_RO: the sorted key; BY and GET patterns name keys from the sorted
     values (unknown: any key), STORE writes its key. COMMAND GETKEYS names neither."""
@@ -328,8 +339,7 @@ class Catalogue:
         name = bytes(argv[0]).lower()
         timeout = block_timeout(argv)
         blocks = may_block(argv)
-        time = bool(sleep) or name in TIME_DEPENDENT or (blocks and bool(timeout)) \
-            or (name == b"set" and any(bytes(a).lower() in _SET_TTL_OPTIONS for a in argv[3:]))
+        time = bool(sleep) or depends_on_time(argv)
         if name in SCRIPT_COMMANDS:
             return Effect(None, frozenset() if SCRIPT_COMMANDS[name] else None, script=True, time=True)
         if name in SERVER_STATE:

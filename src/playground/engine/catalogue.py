@@ -323,9 +323,6 @@ class Catalogue:
             for name, info in zip(new, reply):
                 self.commands[name] = _parse_info(info)
 
-    def known(self, name: bytes) -> bool:
-        return name.lower() in self.commands
-
     async def effects(self, lines) -> list[Effect]:
         lines = list(lines)
         await self.learn(argv[0] for argv in lines if argv)

@@ -9,9 +9,9 @@ its entries in order (an id the server made from the clock is shown as `*`: it d
 from run to run). A TTL is a class a teacher can read: none, expires within the lesson
 (`LESSON_SECONDS`), or later; the remaining milliseconds depend on when it is read.
 
-Usually one round trip: the keys of database 0 seen after earlier schedules are read
-together with `KEYS *` and `INFO keyspace`, by the type they had then; a key that is
-new or changed type, or a key in another database, costs one more.
+Usually one round trip: the keys of the clients' database seen after earlier schedules
+are read together with `KEYS *` and `INFO keyspace`, by the type they had then; a key
+that is new or changed type, or a key in another database, costs one more.
 """
 
 from __future__ import annotations
@@ -85,13 +85,14 @@ def show(value: bytes) -> str:
     return repr_bytes(value).decode("ascii")
 
 
-def show_key(key: bytes, db: int = 0) -> str:
+def show_key(key: bytes, db: int | None = None) -> str:
     """A key's name as the report prints it: bare when it is plain text (no quote or
-    backslash either), else escaped in quotes; a key in another database says which."""
+    backslash either), else escaped in quotes; a key in another database than the
+    clients' own (`db`) says which."""
     key = bytes(key)
     text, shown = key.decode("utf-8", "replace"), show(key)
     name = text if shown == f'"{text}"' else shown
-    return name if db == 0 else f"{name} [db {db}]"
+    return name if db is None else f"{name} [db {db}]"
 
 
 def _text(value) -> str:
@@ -130,22 +131,24 @@ def _decode(type_: str, raw) -> tuple[str, tuple]:
     return "[" + ", ".join(map(show, values)) + "]", tuple(map(_text, values))
 
 
-def _databases(info) -> list[int]:
-    """The databases INFO keyspace lists (those holding keys), other than 0."""
+def _databases(info, own: int) -> list[int]:
+    """The databases INFO keyspace lists (those holding keys), other than `own`."""
     out = []
     for line in _text(info).splitlines() if isinstance(info, (Bulk, Status, bytes)) else ():
         name = line.partition(":")[0]
-        if name.startswith("db") and name[2:].isdigit() and name != "db0":
+        if name.startswith("db") and name[2:].isdigit() and int(name[2:]) != own:
             out.append(int(name[2:]))
     return sorted(out)
 
 
 class Snapshotter:
-    """Reads outcomes; remembers the type of each key of database 0 between schedules."""
+    """Reads outcomes; remembers the type of each key of the clients' own database (0,
+    or a --url's /db, where the read connection is) between schedules."""
 
     def __init__(self, pg) -> None:
         self.pg = pg
         self.types: dict[bytes, str] = {}
+        self.own_db = getattr(pg.address, "db", 0) or 0
 
     async def read(self) -> Snapshot:
         known = list(self.types.items())
@@ -165,19 +168,20 @@ class Snapshotter:
                 continue
             out.keys[show_key(key)] = self._state(type_, pttl, raw)
         if retry:
-            for key, state, type_ in await self._read_keys(0, retry):
+            for key, state, type_ in await self._read_keys(self.own_db, retry):
                 self.types[key] = type_
                 out.keys[show_key(key)] = state
-        for db in _databases(replies[0]):
+        for db in _databases(replies[0], self.own_db):
             keys, = await self._in_db(db, [[b"KEYS", b"*"]])
             for key, state, _ in await self._read_keys(db, [bytes(k) for k in keys]):
                 out.keys[show_key(key, db)] = state
         return out
 
     async def _in_db(self, db: int, commands: list[list[bytes]]) -> list:
-        if db == 0:
+        if db == self.own_db:
             return await self.pg.reader.run(commands)
-        replies = await self.pg.reader.run([[b"SELECT", b"%d" % db], *commands, [b"SELECT", b"0"]])
+        replies = await self.pg.reader.run([[b"SELECT", b"%d" % db], *commands,
+                                            [b"SELECT", b"%d" % self.own_db]])
         return replies[1:-1]
 
     async def _read_keys(self, db: int, keys: list[bytes]) -> list[tuple[bytes, KeyState, str]]:

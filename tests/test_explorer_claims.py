@@ -169,3 +169,18 @@ async def test_a_server_that_dies_mid_exploration_stops_it(pg):
     case = typed_scenario([("A", "INCR n"), ("A", "INCR n"), ("B", "INCR n"), ("B", "GET n")])
     with pytest.raises(ExploreError, match="the server stopped during schedule"):
         await Killing(pg, case, reduce=False).explore()
+
+
+@pytest.mark.asyncio
+async def test_on_a_url_with_a_database_that_database_is_the_clients_own(private_server):
+    from playground.engine.playground import Playground
+    from playground.resp.address import Address
+
+    url = Address(path=private_server.socket_path, db=2)
+    async with Playground(url=url, allow_flush=True) as pg:
+        result = await explore(pg, typed_scenario([("A", "SET k a"), ("A", "COPY k k DB 0 REPLACE"),
+                                                   ("B", "SET k b")]))
+        assert {c.snapshot.describe("k") for c in result.classes} == {'"a"', '"b"'}
+        assert {c.snapshot.describe("k [db 0]") for c in result.classes} == {'"a"', '"b"'}
+        reply, = await pg.reader.run([[b"CLIENT", b"INFO"]])
+        assert b" db=2 " in bytes(reply)     # the read connection is back on the clients' database

@@ -618,8 +618,8 @@ MESSAGES: dict[str, str] = {
     "(absent)": "（不存在）",
     "(expires within {seconds} s)": "（{seconds} 秒内过期）",
     "(expires later)": "（较晚才过期）",
-    "{id}: the server stopped during schedule {order}; the exploration stops here (its outcomes would not be the program's)":
-        "{id}：服务器在调度 {order} 期间停止了；探索到此为止（否则得到的结果就不是这段程序的结果）",
+    "the server stopped during schedule {order}; the exploration stops here (its outcomes would not be the program's)":
+        "服务器在调度 {order} 期间停止了；探索到此为止（否则得到的结果就不是这段程序的结果）",
     "{mark} the challenge's state": "{mark} 挑战的目标状态",
     "{mark} the scenario's own order": "{mark} 场景本身的顺序",
     "{part}, on {server}": "{part}，服务器：{server}",

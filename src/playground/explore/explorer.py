@@ -22,7 +22,6 @@ With `reduce` (the default) only one schedule per equivalence class is run (see
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from dataclasses import dataclass, field, replace
 
 from playground.engine.executor import Executor
@@ -30,6 +29,7 @@ from playground.engine.playground import Playground, ServerGone
 from playground.explore import schedules as sch
 from playground.engine.catalogue import block_timeout, may_block
 from playground.explore.footprint import Footprint, footprints
+from playground.explore.fresh_state import FreshState, ServerStopped
 from playground.explore.snapshot import Snapshot, Snapshotter, judge
 from playground.i18n import tr
 from playground.scenario.model import Part, Scenario, Step
@@ -124,7 +124,7 @@ class Explorer:
         self.programs = programs_of(scenario, self.part)
         self.footprints: dict[str, list[Footprint]] = {}
         self.snapshots = Snapshotter(pg)
-        self._process = None             # the server process the exploration began on
+        self.fresh = FreshState(pg)
         for step in self.part.steps:
             if step.server_stops:
                 raise ExploreError(tr("{id}: part {part}: step {n} stops the server; the explorer cannot run it",
@@ -136,7 +136,6 @@ class Explorer:
         return not self.footprints[x[0]][x[1]].conflicts(self.footprints[y[0]][y[1]])
 
     async def explore(self) -> Exploration:
-        self._process = getattr(self.pg.server, "process", None)
         why = await requirement_unmet(self.pg, self.scenario.requires)
         if why:
             raise ExploreError(f"{self.scenario.id}: {why}")
@@ -150,7 +149,7 @@ class Explorer:
                              sch.count_schedules(lengths), limit=self.limit, seed=self.seed,
                              goal=self.scenario.challenge.goal if self._has_goal() else None)
         self.footprints = await footprints(self.pg.catalogue, self.programs)
-        self.config = await self._config() if self._changes_config() else None
+        await self.fresh.begin([*self.part.setup, *(s.argv for p in self.programs.values() for s in p)])
         planned = self._plan(lengths, result)
         own = tuple(s.client for s in self.part.steps)
         clients = list(self.programs)
@@ -172,7 +171,7 @@ class Explorer:
             if schedule == own_key:
                 own_run = runs[key]
         await self.runner._discard_pending()
-        await self._restore_config()
+        await self.fresh.restore()
         result.own_order = own
         result.runs = len(runs)
         self._group(result, runs.values(), own_run)
@@ -182,53 +181,21 @@ class Explorer:
     async def _run_checked(self, schedule: tuple[str, ...]) -> Run:
         """One schedule, on a server still running at its end (else ExploreError: a
         restarted or dead server would give outcomes that are not the program's)."""
+        label = sch.label(schedule)
         try:
-            self._check_alive(schedule)
+            self.fresh.check_alive(label)
             run = await self.run_schedule(schedule)
-            await self._restore_config()
-        except (ServerGone, ConnectionError, OSError) as exc:
-            self._check_alive(schedule)
+            await self.fresh.restore()
+            self.fresh.check_alive(label)
+        except ServerStopped as exc:
             raise ExploreError(f"{self.scenario.id}: {exc}") from exc
-        self._check_alive(schedule)
+        except (ServerGone, ConnectionError, OSError) as exc:
+            try:
+                self.fresh.check_alive(label)
+            except ServerStopped as stopped:
+                raise ExploreError(f"{self.scenario.id}: {stopped}") from exc
+            raise ExploreError(f"{self.scenario.id}: {exc}") from exc
         return run
-
-    def _check_alive(self, schedule: tuple[str, ...]) -> None:
-        """The server that began the exploration still runs (a fresh start restarts a
-        dead one: that, too, ends the exploration)."""
-        server = self.pg.server
-        if server is None or not hasattr(server, "alive"):
-            return
-        if not server.alive() or getattr(server, "process", None) is not self._process:
-            raise ExploreError(tr("{id}: the server stopped during schedule {order}; the exploration stops "
-                                  "here (its outcomes would not be the program's)",
-                                  id=self.scenario.id, order=sch.label(schedule)))
-
-    def _changes_config(self) -> bool:
-        argvs = [*self.part.setup, *(s.argv for p in self.programs.values() for s in p if s.argv)]
-        return any(argv[0].lower() == b"config" for argv in argvs)  # (scripts may not call CONFIG)
-
-    async def _config(self) -> dict[bytes, bytes] | None:
-        """Every CONFIG value, over the playground's own connection (None: not allowed)."""
-        with contextlib.suppress(Exception):
-            reply, = await self._admin().run([[b"CONFIG", b"GET", b"*"]])
-            if not isinstance(reply, (list, tuple)):
-                return None
-            items = [tuple(x) for x in reply] if reply and isinstance(reply[0], tuple) else \
-                list(zip(reply[::2], reply[1::2]))
-            return {bytes(k): bytes(v) for k, v in items}
-        return None
-
-    async def _restore_config(self) -> None:
-        """CONFIG values a schedule changed, back to the start values."""
-        if not self.config:
-            return
-        now = await self._config() or {}
-        changed = [[b"CONFIG", b"SET", k, v] for k, v in self.config.items() if now.get(k, v) != v]
-        if changed:
-            await self._admin().run(changed)
-
-    def _admin(self):
-        return self.pg.admin or self.pg.reader
 
     def _has_goal(self) -> bool:
         c = self.scenario.challenge

@@ -184,3 +184,29 @@ async def test_on_a_url_with_a_database_that_database_is_the_clients_own(private
         assert {c.snapshot.describe("k [db 0]") for c in result.classes} == {'"a"', '"b"'}
         reply, = await pg.reader.run([[b"CLIENT", b"INFO"]])
         assert b" db=2 " in bytes(reply)     # the read connection is back on the clients' database
+
+
+# -- outcomes by what each client saw -----------------------------------------------------
+
+WATCH_NO_RETRY = [("A", "WATCH k"), ("A", "GET k"), ("A", "MULTI"), ("A", "SET k a"), ("A", "EXEC"), ("B", "SET k b")]
+NO_WATCH = [step for step in WATCH_NO_RETRY if step[1] != "WATCH k"]
+
+
+@pytest.mark.asyncio
+async def test_by_replies_tells_an_aborted_exec_from_a_lost_update(pg):
+    from playground.explore.report import render_json, render_text
+
+    by_state = [await explore(pg, typed_scenario(steps)) for steps in (WATCH_NO_RETRY, NO_WATCH)]
+    assert [{c.snapshot.describe("k") for c in r.classes} for r in by_state] == [{'"a"', '"b"'}] * 2  # the same
+    watch, plain = [await explore(pg, typed_scenario(steps), by="replies") for steps in (WATCH_NO_RETRY, NO_WATCH)]
+    saw = {dict(c.first_run.replies)["A"][-1] for c in watch.classes}
+    assert "(nil)" in saw and "1) OK" in saw                 # aborted in some orders, committed in others
+    assert "(nil)" not in {dict(c.first_run.replies)["A"][-1] for c in plain.classes}
+    assert "A saw: OK · (nil) · OK · QUEUED · (nil)" in render_text(watch)
+    assert '"by": "replies"' in render_json(watch)
+    for steps in (WATCH_NO_RETRY, NO_WATCH, [("A", "INCR n"), ("B", "GET m"), ("A", "GET m"), ("B", "INCR n")]):
+        reduced = await explore(pg, typed_scenario(steps), by="replies")
+        every = await explore(pg, typed_scenario(steps), by="replies", reduce=False)
+        assert reduced.runs <= every.runs == every.total
+        assert {(c.first_run.replies, c.count) for c in reduced.classes} == \
+            {(c.first_run.replies, c.count) for c in every.classes}

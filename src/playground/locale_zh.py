@@ -618,6 +618,11 @@ MESSAGES: dict[str, str] = {
     "(absent)": "（不存在）",
     "(expires within {seconds} s)": "（{seconds} 秒内过期）",
     "(expires later)": "（较晚才过期）",
+    "{client} saw: {replies}": "{client} 看到：{replies}",
+    "--by: one of {choices}": "--by：只能是 {choices} 之一",
+    "what makes two outcomes the same: the final state (default), or the replies each client saw (an aborted EXEC, an error), which tells a lost update from an aborted transaction":
+        "什么样的两个结果算相同：最终状态（默认），或者每个客户端看到的回复（被中止的 EXEC、错误），"
+        "这样能把丢失更新和被中止的事务区分开",
     "the server stopped during schedule {order}; the exploration stops here (its outcomes would not be the program's)":
         "服务器在调度 {order} 期间停止了；探索到此为止（否则得到的结果就不是这段程序的结果）",
     "{mark} the challenge's state": "{mark} 挑战的目标状态",

@@ -36,6 +36,9 @@ from playground.scenario.model import Part, Scenario, Step
 from playground.scenario.runner import WAIT_TIMEOUT, Runner, requirement_unmet
 
 DEFAULT_LIMIT = 10_000
+BY = ("state", "replies")
+"""What an outcome is: the final state (every key, exactly), or what each client saw
+(its replies in order: EXEC's nil, errors ...) with the final state of the first run."""
 OTHER_WAIT = 2.0  # seconds a client held up by something other than a blocking command is given
 
 
@@ -51,6 +54,7 @@ class Run:
     covers: int = 1                  # schedules this run stands for
     moves: list[tuple[str, int | None, bool]] = field(default_factory=list)
     # what ran, in order: (client, index of its step or None for taking a blocked reply, blocked?)
+    replies: tuple[tuple[str, tuple[str, ...]], ...] = ()   # per client, the replies it saw, in order
 
 
 @dataclass
@@ -61,6 +65,7 @@ class OutcomeClass:
     count: int = 0                   # schedules covered
     runs: int = 0                    # schedules run
     goal_reached: bool | None = None  # the challenge's goal state (None: no challenge)
+    reached: int = 0                 # schedules covered that reach it
     own: bool = False                # the scenario's own order is in this class
     first_run: Run | None = None
 
@@ -86,6 +91,7 @@ class Exploration:
     own_order: tuple[str, ...] | None = None
     classes: list[OutcomeClass] = field(default_factory=list)
     goal: str | None = None
+    by: str = "state"                # what makes two outcomes the same (BY)
 
     @property
     def keys(self) -> list[str]:
@@ -107,12 +113,16 @@ def programs_of(scenario: Scenario, part: Part) -> dict[str, list[Step]]:
 
 class Explorer:
     def __init__(self, pg: Playground, scenario: Scenario, part: int = 1, limit: int = DEFAULT_LIMIT,
-                 seed: int = 0, reduce: bool = True, executor: Executor | None = None, sink=None) -> None:
+                 seed: int = 0, reduce: bool = True, executor: Executor | None = None, sink=None,
+                 by: str = "state") -> None:
         if not 1 <= part <= len(scenario.parts):
             raise ExploreError(tr("{id}: --part {part}: the number of a part, 1 to {count}", id=scenario.id, part=part,
                                     count=len(scenario.parts)))
         if limit < 1:
             raise ExploreError(tr("--limit: at least 1"))
+        if by not in BY:
+            raise ExploreError(tr("--by: one of {choices}", choices=", ".join(BY)))
+        self.by = by
         self.pg = pg
         self.scenario = scenario
         self.part_number = part
@@ -147,7 +157,7 @@ class Explorer:
         result = Exploration(self.scenario, self.part, self.part_number, self.pg.label,
                              {c: [s.display for s in p] for c, p in self.programs.items()},
                              sch.count_schedules(lengths), limit=self.limit, seed=self.seed,
-                             goal=self.scenario.challenge.goal if self._has_goal() else None)
+                             goal=self.scenario.challenge.goal if self._has_goal() else None, by=self.by)
         self.footprints = await footprints(self.pg.catalogue, self.programs)
         await self.fresh.begin([*self.part.setup, *(s.argv for p in self.programs.values() for s in p)])
         planned = self._plan(lengths, result)
@@ -223,12 +233,13 @@ class Explorer:
         classes: dict[tuple, OutcomeClass] = {}
         spec = self.scenario.challenge if result.goal is not None else None
         for run in sorted(runs, key=lambda r: r.schedule):
-            key = (run.deadlock, run.snapshot.signature)
+            key = (run.deadlock, run.snapshot.signature if self.by == "state" else run.replies)
             cls = classes.get(key)
             if cls is None:
-                goal = judge(run.snapshot, spec.state) if spec else None
-                cls = classes[key] = OutcomeClass(run.snapshot, run.deadlock, run.schedule, goal_reached=goal,
-                                                  first_run=run)
+                cls = classes[key] = OutcomeClass(run.snapshot, run.deadlock, run.schedule, first_run=run)
+            if spec:
+                cls.reached += run.covers if judge(run.snapshot, spec.state) else 0
+                cls.goal_reached = cls.reached > 0
             cls.count += run.covers
             cls.runs += 1
             if run is own_run:
@@ -248,6 +259,7 @@ class Explorer:
         remaining = list(planned)
         executed: list[str] = []
         done: list[tuple[str, int | None, bool]] = []
+        seen: dict[str, list[str]] = {c: [] for c in self.programs}
         deadlock = None
         while True:
             await self._settle_pending()
@@ -265,16 +277,23 @@ class Explorer:
             client = remaining.pop(pick)
             step = self.programs[client][position[client]]
             if client in runner._pending and not step.wait:
-                await self._collect(client)
+                seen[client].append(_seen(await self._collect(client)))
                 done.append((client, None, False))
             out = await runner.run_step(self.scenario, self.part.name, step)
-            done.append((client, position[client], client in runner._pending and runner._pending[client][1] is out))
+            blocked = client in runner._pending and runner._pending[client][1] is out
+            done.append((client, position[client], blocked))
+            if not blocked:
+                seen[client].append(_seen(out))
             position[client] += 1
             executed.append(client)
+        if not deadlock:   # replies that came with no wait step left to take them
+            for client in [c for c, (job, _) in runner._pending.items() if job.task.done()]:
+                seen[client].append(_seen(await self._collect(client)))
         shot = await self.snapshots.read()
         if deadlock:
             await runner._discard_pending()
-        return Run(tuple(executed), shot, deadlock, moves=done)
+        return Run(tuple(executed), shot, deadlock, moves=done,
+                   replies=tuple((c, tuple(r)) for c, r in seen.items()))
 
     def _can_move(self, client: str) -> bool:
         pending = self.runner._pending.get(client)
@@ -315,12 +334,19 @@ class Explorer:
                                                    key=lambda item: list(self.programs).index(item[0]))
                          if not job.task.done())
 
-    async def _collect(self, client: str) -> None:
+    async def _collect(self, client: str):
         """The reply of a command that blocked arrived, and the client's next step is a
         command: take the reply first (its `save` included)."""
         _, origin = self.runner._pending[client]
         wait = replace(origin.step, wait=True, argv=None, blocking=False)
-        await self.runner.run_step(self.scenario, self.part.name, wait)
+        return await self.runner.run_step(self.scenario, self.part.name, wait)
+
+
+def _seen(out) -> str:
+    """A step's reply as its client saw it, on one line (redis-cli's rendering: escaped)."""
+    if out.skipped:
+        return "-"
+    return " ".join((out.reply or "").split("\n")).strip()
 
 
 def schedule_scenario(result: Exploration, cls: OutcomeClass) -> Scenario:

@@ -30,6 +30,9 @@ def figures(r: Exploration) -> str:
 
 def outcome_lines(r: Exploration, cls: OutcomeClass) -> list[str]:
     lines = [tr("deadlock: {what}", what=cls.deadlock)] if cls.deadlock else []
+    if r.by == "replies":
+        lines += [tr("{client} saw: {replies}", client=client, replies=" · ".join(seen) or "-")
+                  for client, seen in cls.first_run.replies]
     keys = r.keys
     lines += [f"{k} = {cls.snapshot.describe(k)}" for k in keys]
     return lines or [tr("(no keys)")]
@@ -77,7 +80,7 @@ def render_text(r: Exploration) -> str:
 def summary_line(r: Exploration) -> str:
     parts = []
     if r.goal is not None:
-        reached = sum(c.count for c in r.classes if c.goal_reached)
+        reached = sum(c.reached for c in r.classes)
         parts.append(tr("{reached:,} of {covered:,} schedules reach the challenge's state ({mark})",
                         reached=reached, covered=r.covered, mark=GOAL_MARK))
     deadlocks = sum(c.count for c in r.classes if c.deadlock)
@@ -121,10 +124,11 @@ def to_json(r: Exploration) -> dict:
         "scenario": r.scenario.id, "title": r.scenario.title, "part": r.part_number, "server": r.server,
         "programs": r.programs, "schedules": r.total, "covered": r.covered, "run": r.runs,
         "sampled": r.sampled, "limit": r.limit, "seed": r.seed, "reduced": r.reduced,
-        "goal": r.goal, "own_order": label(r.own_order) if r.own_order else None,
+        "goal": r.goal, "own_order": label(r.own_order) if r.own_order else None, "by": r.by,
         "classes": [{
             "count": c.count, "run": c.runs, "first": c.label,
             "state": {k: _key_json(c, k) for k in r.keys},
+            "replies": dict(c.first_run.replies) if c.first_run else {},
             "deadlock": c.deadlock, "goal_reached": c.goal_reached, "own_order": c.own,
         } for c in r.classes],
     }

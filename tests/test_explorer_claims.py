@@ -210,3 +210,25 @@ async def test_by_replies_tells_an_aborted_exec_from_a_lost_update(pg):
         assert reduced.runs <= every.runs == every.total
         assert {(c.first_run.replies, c.count) for c in reduced.classes} == \
             {(c.first_run.replies, c.count) for c in every.classes}
+
+
+# -- the scenario's topology ------------------------------------------------------------
+
+@pytest.mark.asyncio
+async def test_a_cluster_scenario_is_explored_on_a_cluster_and_never_on_one_server(pg, server_binary):
+    from playground.engine.playground import Playground
+    from playground.explore.explorer import ExploreError, Explorer
+    from playground.scenario.library import resolve
+    from playground.server.topology import Topology
+
+    crossslot = load_scenario(resolve("cluster-crossslot"))
+    with pytest.raises(ExploreError, match="needs --topology cluster"):
+        await explore(pg, crossslot)
+    with pytest.raises(ExploreError, match=r"step 1 acts on the servers \(connect B replica-1\)"):
+        Explorer(pg, load_scenario(resolve("stale-read-from-replica")))
+    async with Playground(server=Topology(server_binary, "cluster", 0), clients=("A",)) as cluster:
+        result = await explore(cluster, crossslot)
+    assert len(result.classes) == 1
+    state = {k: result.classes[0].snapshot.describe(k) for k in result.keys}
+    assert "user:1:name" not in state and state["{user:1}:name"] == '"ann"'   # CROSSSLOT: no MSET
+    assert state["{bank}:alice"] == '"10"' and "balance:alice" not in state

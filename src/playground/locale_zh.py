@@ -589,6 +589,8 @@ MESSAGES: dict[str, str] = {
     " — UNREACHABLE": " — 无法连接",
     "{id}: --part {part}: the number of a part, 1 to {count}": "{id}：--part {part}：应该是部分的编号，1 到 {count}",
     "--limit: at least 1": "--limit：至少为 1",
+    "{id}: part {part}: step {n} acts on the servers ({action}); the explorer does not interleave server actions yet":
+        "{id}：第 {part} 部分：第 {n} 步操作服务器（{action}）；探索器暂时还不能把服务器操作和命令交错执行",
     "{id}: part {part}: step {n} stops the server; the explorer cannot run it":
         "{id}：第 {part} 部分：第 {n} 步会让服务器停止；探索器无法运行它",
     "{id}: part {part} has no steps to interleave": "{id}：第 {part} 部分没有可以交错执行的步骤",

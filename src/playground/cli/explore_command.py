@@ -52,8 +52,13 @@ def cmd_explore(args) -> int:
     if part is None:
         part = scenario.challenge.part + 1 if scenario.challenge else 1
     clients = list(dict.fromkeys([*args.clients, *scenario.clients]))
+    shape = {}   # the scenario's own topology wins over --topology, as for run and check
+    if not args.url and (scenario.topology != "single" or args.topology != "single"):
+        own = scenario.topology != "single"
+        shape = {"topology": scenario.topology if own else args.topology,
+                 "replicas": scenario.replicas if own else args.replicas}
     pg = Playground.create(server_choice=args.server, url=args.url, allow_flush=args.allow_flush,
-                           clients=clients)
+                           clients=clients, **shape)
     try:
         explorer = Explorer(pg, scenario, part, limit=args.limit, seed=args.seed,
                             reduce=not args.exhaustive, by=args.by)

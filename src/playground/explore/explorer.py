@@ -34,6 +34,7 @@ from playground.explore.snapshot import Snapshot, Snapshotter, judge
 from playground.i18n import tr
 from playground.scenario.model import Part, Scenario, Step
 from playground.scenario.runner import WAIT_TIMEOUT, Runner, requirement_unmet
+from playground.scenario.server_steps import topology_unmet
 
 DEFAULT_LIMIT = 10_000
 BY = ("state", "replies")
@@ -139,6 +140,10 @@ class Explorer:
             if step.server_stops:
                 raise ExploreError(tr("{id}: part {part}: step {n} stops the server; the explorer cannot run it",
                                       id=scenario.id, part=part, n=step.number))
+            if step.server is not None:   # each schedule would start the topology afresh: minutes
+                raise ExploreError(tr("{id}: part {part}: step {n} acts on the servers ({action}); the explorer "
+                                      "does not interleave server actions yet", id=scenario.id, part=part,
+                                      n=step.number, action=step.server))
         if not self.programs:
             raise ExploreError(tr("{id}: part {part} has no steps to interleave", id=scenario.id, part=part))
 
@@ -147,6 +152,9 @@ class Explorer:
 
     async def explore(self) -> Exploration:
         why = await requirement_unmet(self.pg, self.scenario.requires)
+        if why:
+            raise ExploreError(f"{self.scenario.id}: {why}")
+        why = topology_unmet(self.pg, self.scenario)
         if why:
             raise ExploreError(f"{self.scenario.id}: {why}")
         missing = [c for c in self.programs if c not in self.pg.sessions]

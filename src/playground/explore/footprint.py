@@ -37,7 +37,9 @@ def _program_footprints(program: list[Step], catalogue) -> list[Effect]:
     blocker: Effect | None = None         # the previous step may block: its keys, as written
     for step in program:
         cmd = step.argv[0].lower() if step.argv else b""
-        if not step.argv:                      # a wait step: the blocked command's reply
+        if step.server is not None or step.reconnect:   # acts on a node, or a new connection
+            fp = ANYTHING
+        elif not step.argv:                    # a wait step: the blocked command's reply
             fp = blocker or ANYTHING
         elif cmd == b"exec":
             fp = ANYTHING if named is None else Effect(frozenset(named), frozenset(named))

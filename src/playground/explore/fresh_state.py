@@ -36,11 +36,16 @@ class FreshState:
             self.config = await self._read_config()
 
     def check_alive(self, label: str) -> None:
-        """Raise ServerStopped unless the server the exploration began on still runs."""
+        """Raise ServerStopped unless the server the exploration began on still runs (a
+        topology: no node crashed; it is started afresh after a server action)."""
         server = self.pg.server
         if server is None or not hasattr(server, "alive"):
             return
-        if not server.alive() or getattr(server, "process", None) is not self.process:
+        if hasattr(server, "crashed"):
+            stopped = bool(server.crashed())
+        else:
+            stopped = not server.alive() or getattr(server, "process", None) is not self.process
+        if stopped:
             raise ServerStopped(tr("the server stopped during schedule {order}; the exploration stops "
                                    "here (its outcomes would not be the program's)", order=label))
 

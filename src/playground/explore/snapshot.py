@@ -148,7 +148,7 @@ class Snapshotter:
     def __init__(self, pg) -> None:
         self.pg = pg
         self.types: dict[bytes, str] = {}
-        self.own_db = getattr(pg.address, "db", 0) or 0
+        self.own_db = getattr(pg.url, "db", 0) or 0    # a private server: 0
 
     async def read(self) -> Snapshot:
         known = list(self.types.items())
@@ -157,6 +157,8 @@ class Snapshotter:
             commands += [[b"TYPE", key], [b"PTTL", key], _READS[type_](key)]
         replies = await self.pg.reader.run(commands)
         present = {bytes(k) for k in replies[1]} if isinstance(replies[1], Array) else set()
+        if hasattr(self.pg.reader, "every_key"):     # a cluster: every primary's keys
+            present = set(await self.pg.reader.every_key())
         out = Snapshot()
         retry = [k for k in present if k not in self.types]
         for i, (key, type_) in enumerate(known):

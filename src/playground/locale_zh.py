@@ -184,14 +184,13 @@ MESSAGES: dict[str, str] = {
     "refused: {what} on {where}, not the playground's own server: {why} ({hint})":
         "已拒绝：{where} 上的 {what}，那不是 playground 自己的服务器：{why}（{hint}）",
     "add --allow-flush if that server is disposable": "如果那个服务器的数据可以丢掉，请加 --allow-flush",
-    "refused: CONFIG SET {name} on the private server: {why}": "已拒绝：私有服务器上的 CONFIG SET {name}：{why}",
     "it empties every database": "它会清空所有数据库",
     "it empties the database": "它会清空当前数据库",
     "it swaps two whole databases": "它会整个交换两个数据库",
     "it stops the server": "它会停掉服务器",
     "it can crash, reload or alter the server": "它可能让服务器崩溃、重新加载或被改动",
-    "a replica throws its data away and copies its master's": "从节点会扔掉自己的数据，复制主节点的数据",
-    "it hands the server's role to a replica": "它会把服务器的角色交给一个从节点",
+    "a replica throws its data away and copies its master's": "副本会扔掉自己的数据，复制主节点的数据",
+    "it hands the server's role to a replica": "它会把服务器的角色交给一个副本",
     "it moves keys to another server": "它会把 Key 搬到另一个服务器",
     "it overwrites the server's snapshot file on disk": "它会覆盖服务器在磁盘上的快照文件",
     "it rewrites the server's append-only file on disk": "它会重写服务器在磁盘上的 AOF 文件",
@@ -204,16 +203,15 @@ MESSAGES: dict[str, str] = {
     "it changes the server, not just data": "它改的是服务器本身，而不只是数据",
     "it replaces a function library": "它会替换一个函数库",
     "it drops every cached script": "它会清掉脚本缓存里的所有脚本",
+    "a script under the debugger (SYNC) stops the whole server": "调试器（SYNC）下的脚本会让整个服务器停住",
+    "it stops every client of the server": "它会让服务器的所有客户端停下来",
+    "it disconnects the server's other clients": "它会断开服务器的其他客户端",
+    "it streams the whole dataset and can make the server rewrite its snapshot file": "它会传出整个数据集，还可能让服务器重写快照文件",
+    "it wipes the server's security log": "它会清空服务器的安全日志",
+    "milliseconds a script runs before others get BUSY: a whole number from 1 to 60000": "脚本运行多少毫秒后其他客户端收到 BUSY：1 到 60000 的整数",
     "it deletes every function library": "它会删除所有函数库",
     "it deletes a function library": "它会删除一个函数库",
     "it can replace every function library": "它可能替换所有函数库",
-    "it would open a TCP port with no password": "它会打开一个没有密码的 TCP 端口",
-    "the private server listens on its unix socket only": "私有服务器只监听自己的 unix socket",
-    "it would let other machines in": "它会让其他机器连进来",
-    "the server would write files outside its private directory": "服务器会把文件写到它的私有目录之外",
-    "the socket stays in the private directory": "socket 必须留在私有目录里",
-    "the socket stays owner-only": "socket 必须只有所有者能访问",
-    "the server's safety settings stay as started": "服务器的安全设置必须保持启动时的样子",
     # -- repl -----------------------------------------------------------------------
     "redis-playground repl: {server}; clients {clients} (prefix a line with 'B> ' for client B)":
         "redis-playground repl：{server}；客户端 {clients}（行首写 'B> ' 表示由客户端 B 执行）",
@@ -300,6 +298,10 @@ MESSAGES: dict[str, str] = {
     "Restart failed: {error}": "重启失败：{error}",
     "This is not the playground's own server (--url): it cannot be restarted.":
         "这不是 playground 自己的服务器（--url）：不能重启。",
+    "Start a fresh server? Every key, cached script and client state (MULTI, WATCH, subscriptions) is lost.":
+        "启动一个全新的服务器？所有 Key、缓存的脚本和客户端状态（MULTI、WATCH、订阅）都会丢失。",
+    "Ctrl+Q quits the playground (Ctrl+C cancels a command that waits, or clears the line)":
+        "Ctrl+Q 退出 playground（Ctrl+C 取消正在等待的命令，或清空输入行）",
     "Delete every key and cached script on this server?": "删除这个服务器上的所有 Key 和缓存的脚本吗？",
     "Flushed: no keys, no cached scripts.": "已清空：没有 Key，也没有缓存的脚本。",
     "{id} needs clients {clients}": "{id} 需要客户端 {clients}",
@@ -556,8 +558,10 @@ MESSAGES: dict[str, str] = {
     "the server stopped": "服务器停止了",
     "; the playground started a fresh server": "；playground 启动了一个全新的服务器",
     # -- teaching mode: dialogs -------------------------------------------------------
-    "Open a scenario  (Enter: step through it · c: challenge mode · Esc: close)":
-        "打开场景（回车：一步步演示 · c：挑战模式 · Esc：关闭）",
+    "Open a scenario  (type to search · Enter: step through it · Ctrl+E: challenge mode · Esc: close)":
+        "打开场景（输入文字搜索 · 回车：一步步演示 · Ctrl+E：挑战模式 · Esc：关闭）",
+    "search by id or title": "按 id 或标题搜索",
+    "No scenario matches.": "没有匹配的场景。",
     "  [challenge]": "  [挑战]",
     "{id} has no challenge": "{id} 没有挑战模式",
     "Open as challenge": "以挑战模式打开",

@@ -16,6 +16,11 @@ FORMATS = ("text", "markdown", "json")
 BY = ("state", "replies")  # the explorer's own (explore/explorer.py), checked by a test
 
 
+def format_name(value: str) -> str:
+    """`--format md` is markdown (run's and explore's)."""
+    return "markdown" if value == "md" else value
+
+
 def add_parser(sub, parents) -> None:
     explore = sub.add_parser("explore", parents=parents,
                              help=tr("run every interleaving of a scenario's client programs and group "
@@ -33,7 +38,7 @@ def add_parser(sub, parents) -> None:
                          help=tr("what makes two outcomes the same: the final state (default), or the replies "
                                  "each client saw (an aborted EXEC, an error), which tells a lost update from "
                                  "an aborted transaction"))
-    explore.add_argument("--format", choices=FORMATS, default="text")
+    explore.add_argument("--format", type=format_name, choices=FORMATS, default="text")
 
 
 def cmd_explore(args) -> int:

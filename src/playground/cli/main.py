@@ -182,7 +182,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("list", parents=[library], help=tr("list the scenarios: id, title, tags"))
     run = sub.add_parser("run", parents=[common, library], help=tr("replay one scenario and check it"))
     run.add_argument("scenario", metavar="ID|PATH")
-    run.add_argument("--format", choices=("text", "markdown", "json"), default="text")
+    from playground.cli.explore_command import FORMATS, format_name
+
+    run.add_argument("--format", type=format_name, choices=FORMATS, default="text")
     opener = sub.add_parser("open", parents=[common, library],
                             help=tr("open the app on a scenario, to step through it (or --challenge)"))
     opener.add_argument("scenario", metavar="ID|PATH")

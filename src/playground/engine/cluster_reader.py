@@ -69,7 +69,8 @@ class ClusterInspector(Inspector):
         if port == self.address.port:
             return self
         if port not in self._nodes:
-            inspector = Inspector(Address(host="127.0.0.1", port=port, password=self.address.password),
+            inspector = Inspector(Address(host="127.0.0.1", port=port, username=self.address.username,
+                                          password=self.address.password),
                                   cap=self.cap)
             inspector.on_send = self.on_send
             self._nodes[port] = inspector

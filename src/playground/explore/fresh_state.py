@@ -17,6 +17,11 @@ import contextlib
 from playground.i18n import tr
 
 
+# set by the playground itself for each part (Playground.set_script_time_limit), which
+# remembers what it set: not ours to put back
+_PLAYGROUND_OWN = frozenset((b"lua-time-limit", b"busy-reply-threshold"))
+
+
 class ServerStopped(Exception):
     """The server stopped (or was restarted) during a schedule (str() is one line)."""
 
@@ -54,7 +59,8 @@ class FreshState:
         if not self.config:
             return
         now = await self._read_config() or {}
-        changed = [[b"CONFIG", b"SET", k, v] for k, v in self.config.items() if now.get(k, v) != v]
+        changed = [[b"CONFIG", b"SET", k, v] for k, v in self.config.items()
+                   if now.get(k, v) != v and k not in _PLAYGROUND_OWN]
         if changed:
             await self._admin().run(changed)
 

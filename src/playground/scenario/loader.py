@@ -27,7 +27,7 @@ from playground.scenario.translations import localise
 from playground.scenario.when import WhenError, parse_when
 
 _TOP = {"title", "lesson", "order", "tags", "requires", "scripts", "clients", "setup", "steps", "parts", "challenge",
-        "topology", "replicas"}
+        "topology", "replicas", "script_time_limit_ms"}
 _PART = {"name", "setup", "steps", "requires"}
 _STEP = {"client", "command", "args", "narration", "reply", "error", "match", "state", "predict",
          "pause", "blocking", "sleep", "server_stops", "requires", "save", "when", *STEP_KINDS, *FLAVOURS}
@@ -104,8 +104,12 @@ def parse_scenario(data: dict, path: Path, lang: str = ENGLISH) -> Scenario:
     order = data.get("order")
     if order is not None and (type(order) is not int or not 1 <= order <= 9999):
         raise where.error(tr("its place in the course: a whole number from 1 to 9999"), field_name="order")
+    limit = data.get("script_time_limit_ms")
+    if limit is not None and (type(limit) is not int or not 1 <= limit <= 60000):
+        raise where.error(tr("milliseconds a script runs before others get BUSY: a whole number from 1 to 60000"),
+                          field_name="script_time_limit_ms")
     return Scenario(path.stem, path, title, lesson.strip(), tags, requires, dict(scripts),
-                    clients, tuple(parts), challenge, lang, missing, order, topology, replicas)
+                    clients, tuple(parts), challenge, lang, missing, order, topology, replicas, limit)
 
 
 def _part(raw: dict, index: int, where: Where, scripts: dict, clients: tuple, topology: str = "single") -> Part:

@@ -78,6 +78,7 @@ class StateCheck:
     zset: tuple[tuple[str, float], ...] | None = None
     scard: int | None = None
     llen: int | None = None
+    zcard: int | None = None
 
 
 @dataclass(frozen=True)
@@ -188,6 +189,7 @@ class Scenario:
     order: int | None = None            # its place in the course (the picker and `list` follow it)
     topology: str = "single"            # "replica" or "cluster": run and check start one
     replicas: int | None = None         # replicas (per primary in a cluster); None: the default
+    script_time_limit_ms: int | None = None  # BUSY after this long (lua-time-limit); None: the server's default
 
     def missing_translations(self, lang: str | None = None) -> tuple[str, ...]:
         """The texts with no translation into `lang` (default: the loaded language), which

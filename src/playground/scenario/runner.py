@@ -155,7 +155,8 @@ class Runner:
         setup = part.setup
         if part.setup and await requirement_unmet(self.pg, part.requires):
             setup = ()  # every step of the part is skipped, with the reason
-        replies = await self.pg.reset(setup=setup, by=scenario.clients[0], label=part.name)
+        replies = await self.pg.reset(setup=setup, by=scenario.clients[0], label=part.name,
+                                      script_time_limit_ms=scenario.script_time_limit_ms)
         for reply, shown in zip(replies, part.setup_display):
             if isinstance(reply, Err):
                 return f"part {part.name or 1}: setup {shown!r} failed: {render(reply).decode().strip()}"

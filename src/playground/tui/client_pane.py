@@ -424,7 +424,11 @@ class ClientPane(Vertical):
 
     async def action_cancel(self) -> None:
         if not await self.app.executor.cancel(self.client):
-            self.query_one(Input).value = ""
+            line = self.query_one(Input)
+            if not line.value:  # redis-cli quits here: say how this app quits
+                self.app.notify(tr("Ctrl+Q quits the playground (Ctrl+C cancels a command that waits, "
+                                   "or clears the line)"), timeout=4)
+            line.value = ""
             return
         self.post_message(CommandDone(self.client, [b"<cancel>"]))
 

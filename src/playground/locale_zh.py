@@ -252,6 +252,7 @@ MESSAGES: dict[str, str] = {
     "Help": "帮助",
     "Lessons": "课程",
     "Next": "下一步",
+    "Previous": "上一个",
     "Narration": "讲解",
     "Clear": "清屏",
     "Lua": "Lua 脚本",

@@ -6,6 +6,8 @@ explorer once did) would merge."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from playground.explore.explorer import explore
@@ -241,3 +243,21 @@ async def test_a_cluster_scenario_is_explored_on_a_cluster_and_never_on_one_serv
     state = {k: result.classes[0].snapshot.describe(k) for k in result.keys}
     assert "user:1:name" not in state and state["{user:1}:name"] == '"ann"'   # CROSSSLOT: no MSET
     assert state["{bank}:alice"] == '"10"' and "balance:alice" not in state
+
+
+@pytest.mark.asyncio
+async def test_outcomes_are_labelled_against_the_serial_orders_only_when_every_one_ran(pg):
+    from playground.explore.report import render_json, render_text
+    from playground.scenario.library import resolve
+
+    result = await explore(pg, typed_scenario([("A", "GET n"), ("B", "INCR n"), ("A", "INCR n")]))
+    assert result.serial_known
+    labels = {c.snapshot.describe("n"): c.serial for c in result.classes}
+    assert labels == {'"2"': [("A", "B"), ("B", "A")]}     # INCRs commute: every order ends the same
+    sampled = await explore(pg, load_scenario(resolve("watch-retry")), limit=4, reduce=False)
+    found = {order for c in sampled.classes for order in c.serial}
+    assert sampled.sampled and sampled.serial_known == (found == {("A", "B"), ("B", "A")})
+    assert ("no serial order gives this" in render_text(sampled)) <= sampled.serial_known
+    lost = await explore(pg, load_scenario(resolve("lost-update")))
+    data = {c["state"]["counter"]["value"]: c["serial"] for c in json.loads(render_json(lost))["classes"]}
+    assert data == {"5": [], "6": [["A", "B"], ["B", "A"]]}

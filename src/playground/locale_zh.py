@@ -626,6 +626,9 @@ MESSAGES: dict[str, str] = {
     "(expires within {seconds} s)": "（{seconds} 秒内过期）",
     "(expires later)": "（较晚才过期）",
     "{client} saw: {replies}": "{client} 看到：{replies}",
+    " then ": " → ",
+    "same as {order}": "与串行顺序 {order} 相同",
+    "no serial order gives this": "任何串行顺序都得不到这个结果",
     "--by: one of {choices}": "--by：只能是 {choices} 之一",
     "what makes two outcomes the same: the final state (default), or the replies each client saw (an aborted EXEC, an error), which tells a lost update from an aborted transaction":
         "什么样的两个结果算相同：最终状态（默认），或者每个客户端看到的回复（被中止的 EXEC、错误），"

@@ -22,6 +22,7 @@ With `reduce` (the default) only one schedule per equivalence class is run (see
 from __future__ import annotations
 
 import asyncio
+from itertools import permutations
 from dataclasses import dataclass, field, replace
 
 from playground.engine.executor import Executor
@@ -68,6 +69,7 @@ class OutcomeClass:
     goal_reached: bool | None = None  # the challenge's goal state (None: no challenge)
     reached: int = 0                 # schedules covered that reach it
     own: bool = False                # the scenario's own order is in this class
+    serial: list[tuple[str, ...]] = field(default_factory=list)  # the serial orders in it ("A", "B": A then B)
     first_run: Run | None = None
 
     @property
@@ -93,6 +95,7 @@ class Exploration:
     classes: list[OutcomeClass] = field(default_factory=list)
     goal: str | None = None
     by: str = "state"                # what makes two outcomes the same (BY)
+    serial_known: bool = False       # every serial order was run: a class without one has none
 
     @property
     def keys(self) -> list[str]:
@@ -177,8 +180,11 @@ class Explorer:
             own_key = own
             if own not in planned:
                 planned.append(own)
+        serial = self._serial_plans(lengths, result, clients)
+        result.serial_known = bool(serial) and all(p in planned for p in serial.values())
         runs: dict[tuple[str, ...], Run] = {}
         own_run = None
+        serial_runs: list[tuple[tuple[str, ...], Run]] = []
         for schedule in planned:
             run = await self._run_checked(schedule)
             # a blocked client can make two plans run the same (or an equivalent) order
@@ -188,11 +194,12 @@ class Explorer:
                 runs[key] = run
             if schedule == own_key:
                 own_run = runs[key]
+            serial_runs += [(order, runs[key]) for order, plan in serial.items() if plan == schedule]
         await self.runner._discard_pending()
         await self.fresh.restore()
         result.own_order = own
         result.runs = len(runs)
-        self._group(result, runs.values(), own_run)
+        self._group(result, runs.values(), own_run, serial_runs)
         result.covered = sum(c.count for c in result.classes)
         return result
 
@@ -237,8 +244,20 @@ class Explorer:
         result.sampled = True
         return sch.sample_schedules(lengths, self.limit, self.seed)
 
-    def _group(self, result: Exploration, runs, own_run: Run | None) -> None:
+    def _serial_plans(self, lengths, result: Exploration, clients) -> dict[tuple[str, ...], tuple[str, ...]]:
+        """Each serial order of the clients (all of one, then all of the next: at most 3
+        clients), as the schedule planned for it."""
+        if len(clients) > 3:
+            return {}
+        out = {}
+        for order in permutations(clients):
+            schedule = tuple(c for c in order for _ in range(lengths[c]))
+            out[order] = sch.canonical_form(schedule, self.independent, clients) if result.reduced else schedule
+        return out
+
+    def _group(self, result: Exploration, runs, own_run: Run | None, serial_runs=()) -> None:
         classes: dict[tuple, OutcomeClass] = {}
+        class_of: dict[int, OutcomeClass] = {}
         spec = self.scenario.challenge if result.goal is not None else None
         for run in sorted(runs, key=lambda r: r.schedule):
             key = (run.deadlock, run.snapshot.signature if self.by == "state" else run.replies)
@@ -248,10 +267,14 @@ class Explorer:
             if spec:
                 cls.reached += run.covers if judge(run.snapshot, spec.state) else 0
                 cls.goal_reached = cls.reached > 0
+            class_of[id(run)] = cls
             cls.count += run.covers
             cls.runs += 1
             if run is own_run:
                 cls.own = True
+        for order, run in serial_runs:
+            if order not in class_of[id(run)].serial:
+                class_of[id(run)].serial.append(order)
         result.classes = sorted(classes.values(), key=lambda c: (-c.count, c.first))
 
     # -- one schedule -------------------------------------------------------------------
@@ -355,40 +378,6 @@ def _seen(out) -> str:
     if out.skipped:
         return "-"
     return " ".join((out.reply or "").split("\n")).strip()
-
-
-def schedule_scenario(result: Exploration, cls: OutcomeClass) -> Scenario:
-    """The class's first schedule as a scenario of its own, to step through like any
-    other: the part's setup, then the steps in that order (reply checks off; a command
-    that blocked in that order is marked blocking, and the reply of one whose client
-    moved on without a wait step arrives as a wait step)."""
-    run = cls.first_run
-    programs = programs_of(result.scenario, result.part)
-    steps: list[Step] = []
-    moves = sch.moves(run.schedule)
-    label = sch.label(run.schedule)
-    n = 0
-    blocked_step: dict[str, Step | None] = {}   # each client's command still waiting, if any
-    for client, index, blocked in run.moves:
-        if index is None:
-            origin = blocked_step.pop(client, None)
-            steps.append(Step(len(steps) + 1, client, None, "(reply arrives)", wait=True,
-                              save=origin.save if origin else None,
-                              narration=f"{client}'s blocked command gets its reply."))
-            continue
-        step = programs[client][index]
-        n += 1
-        note = f"Move {n} of {len(moves)} in {label}: {client}{index + 1}."
-        if cls.deadlock and n == len(moves):
-            note += f" Nobody can move after this: {cls.deadlock}."
-        if step.wait and blocked_step.pop(client, None) is None:
-            continue  # in this order the command answered at once: no reply to wait for
-        if blocked:
-            blocked_step[client] = step
-        steps.append(replace(step, number=len(steps) + 1, blocking=blocked, narration=note))
-    part = Part(result.part.name, result.part.setup, result.part.setup_display, tuple(steps))
-    return replace(result.scenario, id=f"{result.scenario.id} {label}",
-                   title=f"{result.scenario.title} · schedule {label}", parts=(part,), challenge=None)
 
 
 async def explore(pg: Playground, scenario: Scenario, part: int = 1, **kwargs) -> Exploration:

@@ -38,12 +38,19 @@ def outcome_lines(r: Exploration, cls: OutcomeClass) -> list[str]:
     return lines or [tr("(no keys)")]
 
 
-def _marks(cls: OutcomeClass) -> list[str]:
+def serial_words(order) -> str:
+    return tr(" then ").join(order)
+
+
+def _marks(cls: OutcomeClass, r: Exploration | None = None) -> list[str]:
     marks = []
     if cls.goal_reached:
         marks.append(tr("{mark} the challenge's state", mark=GOAL_MARK))
     if cls.own:
         marks.append(tr("{mark} the scenario's own order", mark=OWN_MARK))
+    marks += [tr("same as {order}", order=serial_words(order)) for order in cls.serial]
+    if not cls.serial and r is not None and r.serial_known:
+        marks.append(tr("no serial order gives this"))
     return marks
 
 
@@ -62,7 +69,7 @@ def render_text(r: Exploration) -> str:
     lines = _header(r) + ["", figures(r)]
     count = len(r.classes)
     lines.append(tr("{count} outcome:", count=count) if count == 1 else tr("{count} outcomes:", count=count))
-    rows = [(f"{c.count:,}", outcome_lines(r, c), c.label, _marks(c)) for c in r.classes]
+    rows = [(f"{c.count:,}", outcome_lines(r, c), c.label, _marks(c, r)) for c in r.classes]
     heads = (tr("schedules"), tr("outcome"), tr("first schedule"))
     w_count = max([width(heads[0])] + [width(a) for a, *_ in rows])
     w_out = max([width(heads[1])] + [width(x) for _, out, *_ in rows for x in out])
@@ -108,7 +115,7 @@ def render_markdown(r: Exploration) -> str:
     lines += ["", figures(r), "", "| {} | {} | {} | |".format(*heads), "|---:|---|---|---|"]
     for c in r.classes:
         out = "<br>".join(f"`{_md(x)}`" for x in outcome_lines(r, c))
-        lines.append(f"| {c.count:,} | {out} | `{c.label}` | {'<br>'.join(_md(m) for m in _marks(c))} |")
+        lines.append(f"| {c.count:,} | {out} | `{c.label}` | {'<br>'.join(_md(m) for m in _marks(c, r))} |")
     summary = summary_line(r)
     if summary:
         lines += ["", summary]
@@ -129,6 +136,7 @@ def to_json(r: Exploration) -> dict:
             "count": c.count, "run": c.runs, "first": c.label,
             "state": {k: _key_json(c, k) for k in r.keys},
             "replies": dict(c.first_run.replies) if c.first_run else {},
+            "serial": [list(order) for order in c.serial] if r.serial_known or c.serial else None,
             "deadlock": c.deadlock, "goal_reached": c.goal_reached, "own_order": c.own,
         } for c in r.classes],
     }

@@ -258,6 +258,8 @@ async def test_outcomes_are_labelled_against_the_serial_orders_only_when_every_o
     found = {order for c in sampled.classes for order in c.serial}
     assert sampled.sampled and sampled.serial_known == (found == {("A", "B"), ("B", "A")})
     assert ("no serial order gives this" in render_text(sampled)) <= sampled.serial_known
+    rare = [c for c in sampled.classes if c.runs < 3]
+    assert rare and all(f"seen in {c.runs} of the sampled schedules only" in render_text(sampled) for c in rare)
     lost = await explore(pg, load_scenario(resolve("lost-update")))
     data = {c["state"]["counter"]["value"]: c["serial"] for c in json.loads(render_json(lost))["classes"]}
     assert data == {"5": [], "6": [["A", "B"], ["B", "A"]]}

@@ -11,6 +11,7 @@ from playground.i18n import tr
 
 GOAL_MARK = "⚠"
 OWN_MARK = "◀"
+RARE = 3   # a sampled outcome seen fewer times than this is said to be rare
 
 
 def figures(r: Exploration) -> str:
@@ -48,6 +49,8 @@ def _marks(cls: OutcomeClass, r: Exploration | None = None) -> list[str]:
         marks.append(tr("{mark} the challenge's state", mark=GOAL_MARK))
     if cls.own:
         marks.append(tr("{mark} the scenario's own order", mark=OWN_MARK))
+    if r is not None and r.sampled and cls.runs < RARE:
+        marks.append(tr("seen in {runs} of the sampled schedules only", runs=cls.runs))
     marks += [tr("same as {order}", order=serial_words(order)) for order in cls.serial]
     if not cls.serial and r is not None and r.serial_known:
         marks.append(tr("no serial order gives this"))

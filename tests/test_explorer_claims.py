@@ -263,3 +263,33 @@ async def test_outcomes_are_labelled_against_the_serial_orders_only_when_every_o
     lost = await explore(pg, load_scenario(resolve("lost-update")))
     data = {c["state"]["counter"]["value"]: c["serial"] for c in json.loads(render_json(lost))["classes"]}
     assert data == {"5": [], "6": [["A", "B"], ["B", "A"]]}
+
+
+# -- a blocking command's timeout is a move --------------------------------------------------
+
+LATE_PRODUCER = '''
+title = "the producer is late"
+lesson = "x"
+[[steps]]
+client = "A"
+command = "BLPOP q 1"
+blocking = true
+[[steps]]
+client = "A"
+wait = true
+[[steps]]
+client = "B"
+command = "RPUSH q job"
+'''
+
+
+@pytest.mark.asyncio
+async def test_a_timeout_is_explored_like_any_move(pg, tmp_path):
+    case = write(tmp_path, "late", LATE_PRODUCER)
+    reduced = await explore(pg, case, by="replies")
+    assert reduced.covered == reduced.total == 3            # A2 before B1: the timeout fired
+    seen = {(dict(c.first_run.replies)["A"][-1], c.snapshot.describe("q")) for c in reduced.classes}
+    assert seen == {("(nil)", '["job"]'), ('1) "q" 2) "job"', "(absent)")}   # late: the job stays queued
+    every = await explore(pg, case, by="replies", reduce=False)
+    assert {(c.first_run.replies, c.count) for c in reduced.classes} == \
+        {(c.first_run.replies, c.count) for c in every.classes}

@@ -630,6 +630,7 @@ MESSAGES: dict[str, str] = {
     "same as {order}": "与串行顺序 {order} 相同",
     "no serial order gives this": "任何串行顺序都得不到这个结果",
     "seen in {runs} of the sampled schedules only": "只在抽样的调度中出现了 {runs} 次",
+    "{id}: {command} did not time out after {seconds:g} s": "{id}：{command} 过了 {seconds:g} 秒还没有超时",
     "--by: one of {choices}": "--by：只能是 {choices} 之一",
     "what makes two outcomes the same: the final state (default), or the replies each client saw (an aborted EXEC, an error), which tells a lost update from an aborted transaction":
         "什么样的两个结果算相同：最终状态（默认），或者每个客户端看到的回复（被中止的 EXEC、错误），"

@@ -13,7 +13,10 @@ that stops mid-exploration stops it (`ExploreError`): its outcomes would be fals
 A blocked client cannot move until something unblocks it: its next step waits, and the
 schedule's other moves go first. A schedule in which nobody can move any more is a
 deadlock, its own outcome (never a hang: a blocking command with a timeout is given
-that long, one without is known to wait for ever).
+that long, one without is known to wait for ever). A timeout is a move too: the next
+move of a client whose command blocks with a timeout may come before whoever would
+unblock it, and then waits for the timeout to fire (BLPOP q 1 returns nil: the producer
+was late). The catalogue makes such a move conflict with every other.
 
 With `reduce` (the default) only one schedule per equivalence class is run (see
 `schedules`): figures report both the schedules covered and the schedules run.
@@ -23,16 +26,18 @@ from __future__ import annotations
 
 import asyncio
 from itertools import permutations
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 from playground.engine.executor import Executor
 from playground.engine.playground import Playground, ServerGone
 from playground.explore import schedules as sch
 from playground.engine.catalogue import block_timeout, may_block
 from playground.explore.footprint import Footprint, footprints
+from playground.explore.outcomes import Exploration, OutcomeClass, Run
 from playground.explore.fresh_state import FreshState, ServerStopped
-from playground.explore.snapshot import Snapshot, Snapshotter, judge
+from playground.explore.snapshot import Snapshotter, judge
 from playground.i18n import tr
+from playground.resp.cli_lines import format_argv
 from playground.scenario.model import Part, Scenario, Step
 from playground.scenario.runner import WAIT_TIMEOUT, Runner, requirement_unmet
 from playground.scenario.server_steps import topology_unmet
@@ -46,61 +51,6 @@ OTHER_WAIT = 2.0  # seconds a client held up by something other than a blocking 
 
 class ExploreError(Exception):
     """The explorer cannot run this (str() is one line)."""
-
-
-@dataclass
-class Run:
-    schedule: tuple[str, ...]        # the moves as executed
-    snapshot: Snapshot
-    deadlock: str | None = None      # who waits for ever, when nobody can move
-    covers: int = 1                  # schedules this run stands for
-    moves: list[tuple[str, int | None, bool]] = field(default_factory=list)
-    # what ran, in order: (client, index of its step or None for taking a blocked reply, blocked?)
-    replies: tuple[tuple[str, tuple[str, ...]], ...] = ()   # per client, the replies it saw, in order
-
-
-@dataclass
-class OutcomeClass:
-    snapshot: Snapshot
-    deadlock: str | None
-    first: tuple[str, ...]           # its first schedule (lexicographic order)
-    count: int = 0                   # schedules covered
-    runs: int = 0                    # schedules run
-    goal_reached: bool | None = None  # the challenge's goal state (None: no challenge)
-    reached: int = 0                 # schedules covered that reach it
-    own: bool = False                # the scenario's own order is in this class
-    serial: list[tuple[str, ...]] = field(default_factory=list)  # the serial orders in it ("A", "B": A then B)
-    first_run: Run | None = None
-
-    @property
-    def label(self) -> str:
-        return sch.label(self.first)
-
-
-@dataclass
-class Exploration:
-    scenario: Scenario
-    part: Part
-    part_number: int                 # 1-based
-    server: str
-    programs: dict[str, list[str]]   # client -> each step as shown
-    total: int                       # interleavings of the programs
-    covered: int = 0                 # schedules the runs stand for
-    runs: int = 0
-    sampled: bool = False
-    limit: int = DEFAULT_LIMIT
-    seed: int = 0
-    reduced: bool = True
-    own_order: tuple[str, ...] | None = None
-    classes: list[OutcomeClass] = field(default_factory=list)
-    goal: str | None = None
-    by: str = "state"                # what makes two outcomes the same (BY)
-    serial_known: bool = False       # every serial order was run: a class without one has none
-
-    @property
-    def keys(self) -> list[str]:
-        """Every key some outcome has, in name order."""
-        return sorted({k for c in self.classes for k in c.snapshot.keys})
 
 
 def programs_of(scenario: Scenario, part: Part) -> dict[str, list[Step]]:
@@ -299,21 +249,24 @@ class Explorer:
                         and not await self._wait_for_any(all_of=True):
                     deadlock = self._who_waits()
                 break
-            pick = next((i for i, c in enumerate(remaining) if self._can_move(c)), None)
+            pick = next((i for i, c in enumerate(remaining) if self._can_move(c) or self._may_time_out(c)), None)
             if pick is None:
                 if await self._wait_for_any():
                     continue
                 deadlock = self._who_waits()
                 break
             client = remaining.pop(pick)
+            if not self._can_move(client):
+                await self._time_out(client)
             step = self.programs[client][position[client]]
             if client in runner._pending and not step.wait:
                 seen[client].append(_seen(await self._collect(client)))
                 done.append((client, None, False))
+            nothing_to_take = step.wait and client not in runner._pending   # it answered at once
             out = await runner.run_step(self.scenario, self.part.name, step)
             blocked = client in runner._pending and runner._pending[client][1] is out
             done.append((client, position[client], blocked))
-            if not blocked:
+            if not blocked and not nothing_to_take:
                 seen[client].append(_seen(out))
             position[client] += 1
             executed.append(client)
@@ -325,6 +278,22 @@ class Explorer:
             await runner._discard_pending()
         return Run(tuple(executed), shot, deadlock, moves=done,
                    replies=tuple((c, tuple(r)) for c, r in seen.items()))
+
+    def _may_time_out(self, client: str) -> bool:
+        """Its blocked command has a timeout (and no script holds it up)."""
+        pending = self.runner._pending.get(client)
+        if pending is None or self.pg.sessions[client].state.busy_script:
+            return False
+        return may_block(pending[0].argv) and bool(block_timeout(pending[0].argv))
+
+    async def _time_out(self, client: str) -> None:
+        """Let the client's blocked command time out (nobody unblocked it in this order)."""
+        job = self.runner._pending[client][0]
+        seconds = block_timeout(job.argv)
+        await asyncio.wait([job.task], timeout=min(seconds + 2.0, WAIT_TIMEOUT))
+        if not job.task.done():
+            raise ExploreError(tr("{id}: {command} did not time out after {seconds:g} s", id=self.scenario.id,
+                                  command=format_argv(list(job.argv)), seconds=seconds))
 
     def _can_move(self, client: str) -> bool:
         pending = self.runner._pending.get(client)
@@ -358,8 +327,6 @@ class Explorer:
         return bool(done) and (not all_of or len(done) == len(waiting))
 
     def _who_waits(self) -> str:
-        from playground.resp.cli_lines import format_argv
-
         return "; ".join(f"{c} waits in {format_argv(list(job.argv))}"
                          for c, (job, _) in sorted(self.runner._pending.items(),
                                                    key=lambda item: list(self.programs).index(item[0]))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from playground.cells import pad, width
-from playground.explore.explorer import Exploration, OutcomeClass
+from playground.explore.outcomes import Exploration, OutcomeClass
 from playground.explore.schedules import label
 from playground.i18n import tr
 

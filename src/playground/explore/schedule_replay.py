@@ -6,7 +6,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from playground.explore import schedules as sch
-from playground.explore.explorer import Exploration, OutcomeClass, programs_of
+from playground.explore.explorer import programs_of
+from playground.explore.outcomes import Exploration, OutcomeClass
 from playground.scenario.model import Part, Scenario, Step
 
 

@@ -12,7 +12,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from playground.cells import pad, width
-from playground.explore.explorer import Exploration
+from playground.explore.outcomes import Exploration
 from playground.i18n import tr
 from playground.explore.report import GOAL_MARK, OWN_MARK, figures, outcome_lines, summary_line
 

@@ -6,9 +6,10 @@ Built from the server itself: COMMAND INFO, asked once per command name and kept
 the server's lifetime (`Playground.catalogue`), gives the command's flags (`blocking`,
 `readonly`, `movablekeys` ...) and its key specifications: where the keys are (an
 index, a keyword, a key count) and what is done to each (RO, RW, OW, RM; INCOMPLETE
-when the server itself cannot say). Where that metadata is not enough, `CORRECTIONS`
-below says what is known instead; each correction has a test that fails without it
-(tests/test_catalogue.py).
+when the server itself cannot say). Where that metadata is not enough, the corrections
+below say what is known instead: tests/test_catalogue.py checks the answers on each
+server, tests/test_explorer_claims.py the interleavings whose outcomes a reduction
+trusting the metadata (or COMMAND GETKEYS) alone would merge.
 
 Unknown is always the safe side: `Effect.reads`/`writes` of None means "any key", and
 an `Effect.anything` line (a script, FLUSHALL, CONFIG SET, a command that depends on

@@ -253,6 +253,7 @@ MESSAGES: dict[str, str] = {
     "Help": "帮助",
     "Lessons": "课程",
     "Next": "下一步",
+    "Previous": "上一个",
     "Narration": "讲解",
     "Clear": "清屏",
     "Lua": "Lua 脚本",
@@ -604,6 +605,8 @@ MESSAGES: dict[str, str] = {
     " — UNREACHABLE": " — 无法连接",
     "{id}: --part {part}: the number of a part, 1 to {count}": "{id}：--part {part}：应该是部分的编号，1 到 {count}",
     "--limit: at least 1": "--limit：至少为 1",
+    "{id}: part {part}: step {n} acts on the servers ({action}); the explorer does not interleave server actions yet":
+        "{id}：第 {part} 部分：第 {n} 步操作服务器（{action}）；探索器暂时还不能把服务器操作和命令交错执行",
     "{id}: part {part}: step {n} stops the server; the explorer cannot run it":
         "{id}：第 {part} 部分：第 {n} 步会让服务器停止；探索器无法运行它",
     "{id}: part {part} has no steps to interleave": "{id}：第 {part} 部分没有可以交错执行的步骤",
@@ -630,6 +633,21 @@ MESSAGES: dict[str, str] = {
     "{schedules}: all run.": "{schedules}：全部运行。",
     "deadlock: {what}": "死锁：{what}",
     "(no keys)": "（没有 Key）",
+    "(absent)": "（不存在）",
+    "(expires within {seconds} s)": "（{seconds} 秒内过期）",
+    "(expires later)": "（较晚才过期）",
+    "{client} saw: {replies}": "{client} 看到：{replies}",
+    " then ": " → ",
+    "same as {order}": "与串行顺序 {order} 相同",
+    "no serial order gives this": "任何串行顺序都得不到这个结果",
+    "seen in {runs} of the sampled schedules only": "只在抽样的调度中出现了 {runs} 次",
+    "{id}: {command} did not time out after {seconds:g} s": "{id}：{command} 过了 {seconds:g} 秒还没有超时",
+    "--by: one of {choices}": "--by：只能是 {choices} 之一",
+    "what makes two outcomes the same: the final state (default), or the replies each client saw (an aborted EXEC, an error), which tells a lost update from an aborted transaction":
+        "什么样的两个结果算相同：最终状态（默认），或者每个客户端看到的回复（被中止的 EXEC、错误），"
+        "这样能把丢失更新和被中止的事务区分开",
+    "the server stopped during schedule {order}; the exploration stops here (its outcomes would not be the program's)":
+        "服务器在调度 {order} 期间停止了；探索到此为止（否则得到的结果就不是这段程序的结果）",
     "{mark} the challenge's state": "{mark} 挑战的目标状态",
     "{mark} the scenario's own order": "{mark} 场景本身的顺序",
     "{part}, on {server}": "{part}，服务器：{server}",

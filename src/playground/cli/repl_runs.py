@@ -4,7 +4,7 @@ their replies (engine/pipeline.py), and the lines that may not (see cli/repl.py)
 from __future__ import annotations
 
 from playground.engine.pipeline import NOT_PIPELINED
-from playground.engine.units import SCRIPT_COMMANDS
+from playground.engine.catalogue import SCRIPT_COMMANDS
 from playground.resp.cli_lines import CommandLine, RepeatError, SplitError, parse_line
 
 LOCAL_WORDS = (b"help", b"?", b"quit", b"exit", b"restart", b"clear", b"connect")

@@ -76,6 +76,15 @@ class ClusterInspector(Inspector):
             self._nodes[port] = inspector
         return self._nodes[port]
 
+    async def every_key(self) -> list[bytes]:
+        """KEYS * on every primary (each holds the keys of its slots)."""
+        out: list[bytes] = []
+        for port in sorted(set(await self._slot_owners())):
+            node = self._on(port)
+            reply, = await (super().run([[b"KEYS", b"*"]]) if node is self else node.run([[b"KEYS", b"*"]]))
+            out += [bytes(k) for k in reply] if isinstance(reply, list) else []
+        return out
+
     async def _slot_owners(self) -> list[int]:
         reply, = await super().run([[b"CLUSTER", b"SLOTS"]])
         owner = [self.address.port] * SLOTS

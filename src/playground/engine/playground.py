@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # (imported when used: `repl --url` needs neither)
     from playground.server import PrivateServer
 
 _POLL_MIN, _POLL_MAX = 0.001, 0.05
-FLUSH = [[b"FLUSHALL"], [b"SCRIPT", b"FLUSH"]]  # no keys, no cached scripts
+FLUSH = [[b"FLUSHALL"], [b"SCRIPT", b"FLUSH"], [b"FUNCTION", b"FLUSH"]]  # no keys, scripts or functions
 
 
 class ServerGone(Exception):
@@ -65,7 +65,7 @@ class Playground:
         self.order = ServerOrder()  # every unit in server order, and the playground's own resets
         self._seq = 0
         self.follows_redirects = False  # like redis-cli -c: a cluster (engine/redirect.py)
-        self._command_keys = None
+        self._catalogue = None
         self._script_limit: int | None = None        # what reset() last set (None: as the server started)
         self._script_limit_start: bytes | None = None  # lua-time-limit as the server started
         self.restart_listeners: list[Callable[[], None]] = []  # told after every restart, whoever asked
@@ -77,12 +77,12 @@ class Playground:
         return self._seq
 
     @property
-    def command_keys(self):
-        """Each command's key positions, asked once per name (engine/commuting.py)."""
-        if self._command_keys is None or self._command_keys.reader is not self.reader:
-            from playground.engine.commuting import CommandKeys
-            self._command_keys = CommandKeys(self.reader)
-        return self._command_keys
+    def catalogue(self):
+        """What each command does, asked of this server once per name (engine/catalogue.py)."""
+        if self._catalogue is None or self._catalogue.reader is not self.reader:
+            from playground.engine.catalogue import Catalogue
+            self._catalogue = Catalogue(self.reader)
+        return self._catalogue
 
     @classmethod
     def create(cls, server_choice: str | None = None, url: "str | Address | None" = None,
@@ -332,7 +332,7 @@ class Playground:
         return await self.sessions[name].cancel()
 
     async def flushall(self) -> None:
-        """Empty the server: FLUSHALL and SCRIPT FLUSH (refused on a --url server without
+        """Empty the server: FLUSHALL, SCRIPT FLUSH and FUNCTION FLUSH (refused on a --url server without
         --allow-flush), on the playground's own connection: a client inside MULTI would
         queue them, a blocked one could not send them."""
         self.check_allowed([b"flushall"])
@@ -363,7 +363,8 @@ class Playground:
 
     async def reset(self, setup: list[list[bytes]] = (), by: str | None = None, label: str = "",
                     script_time_limit_ms: int | None = None) -> list:
-        """A fresh start for a scenario part: a live server, no keys, no cached scripts,
+        """A fresh start for a scenario part: a live server, no keys, no cached scripts or
+        loaded functions,
         and every client reset (RESET) with no MULTI, WATCH or subscription; then `setup`
         run by client `by` (default: the first). Returns the setup's replies.
         `script_time_limit_ms`: the scenario's own (see set_script_time_limit).

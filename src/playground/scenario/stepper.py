@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from playground.cells import pad, wrap
+from playground.engine.catalogue import depends_on_time
 from playground.engine.executor import Executor
 from playground.engine.playground import Playground
 from playground.engine.units import Unit
@@ -116,8 +117,7 @@ class Timeline:
 
 def _depends_on_time(scenario: Scenario) -> bool:
     for step in scenario.steps:
-        words = {a.lower() for a in (step.argv or ())}
-        if step.sleep or words & {b"ex", b"px", b"exat", b"pxat", b"expire", b"pexpire", b"setex", b"psetex"}:
+        if step.sleep or depends_on_time(step.argv):
             return True
         if any(c.ttl is not None and c.ttl[0] >= 0 for c in step.state):
             return True

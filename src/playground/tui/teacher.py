@@ -332,7 +332,8 @@ class Teacher:
     async def explore(self) -> None:
         """Run every schedule of the current part (the challenge's in challenge mode),
         show the outcomes; the one picked opens as a scenario of its own order."""
-        from playground.explore.explorer import ExploreError, Explorer, schedule_scenario
+        from playground.explore.explorer import ExploreError, Explorer
+        from playground.explore.schedule_replay import schedule_scenario
         from .explore_screen import ExploreScreen
 
         part = self.scenario.challenge.part + 1 if self.challenge is not None else 1

@@ -862,4 +862,7 @@ MESSAGES: dict[str, str] = {
     "killed by signal {n}": "被信号 {n} 终止",
     "program {program} {status}": "程序 {program} {status}",
     "program {program}: cannot start: {error}": "程序 {program}：无法启动：{error}",
+    "program {program} is not repeatable at command {n}: after the same replies it sent {now}, "
+    "where it sent {before} before":
+        "程序 {program} 不可重复，在第 {n} 条命令：收到同样的回复后，它这次发出 {now}，之前发出的是 {before}",
 }

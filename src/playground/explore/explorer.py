@@ -155,7 +155,11 @@ class Explorer:
         runs: dict[tuple[str, ...], Run] = {}
         own_run = None
         for schedule in planned:
-            run = await self.run_schedule(schedule)
+            try:
+                run = await self.run_schedule(schedule)
+            except BaseException:
+                await self.runner.programs.stop()  # a lesson's programs never outlive the search
+                raise
             # a blocked client can make two plans run the same (or an equivalent) order
             key = sch.canonical_form(run.schedule, self.independent, clients) if result.reduced else run.schedule
             if key not in runs:
@@ -244,6 +248,9 @@ class Explorer:
             done.append((client, position[client], client in runner._pending and runner._pending[client][1] is out))
             position[client] += 1
             executed.append(client)
+        problem = runner.programs.not_repeatable or await runner.programs.finish()  # (gate/lesson.py)
+        if problem:  # a lesson's program: its outcomes cannot be trusted, or it ended badly
+            raise ExploreError(f"{self.scenario.id}: {problem}")
         shot = await self.snapshots.read()
         if deadlock:
             await runner._discard_pending()

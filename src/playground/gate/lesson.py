@@ -24,10 +24,18 @@ class LessonPrograms:
         self.gate: Gate | None = None
         self.running: dict[str, Program] = {}
         self._watchers: list[asyncio.Task] = []
+        self.history: dict[str, list] = {}   # client -> [(argv, reply)] of its steps in this run
+        self.seen: dict[tuple, tuple] = {}   # (client, history) -> the command sent next, in any run
+        self.not_repeatable: str | None = None
+        self._lesson = None
 
     async def start(self, scenario) -> str | None:
         """Start the scenario's programs on a new gate; the error line if one cannot start."""
         await self.stop()
+        if self._lesson != scenario.path:  # each run of the same lesson is compared with the others
+            self.seen, self._lesson = {}, scenario.path
+        self.history = {name: [] for name in scenario.programs}
+        self.not_repeatable = None
         if not scenario.programs:
             return None
         try:
@@ -98,6 +106,25 @@ class LessonPrograms:
                 or tr("program {program} ended before its next command", program=program.describe))
 
 
+    def note_sent(self, name: str, held: Held) -> str | None:
+        """Remember what program `name` sent after the replies it got so far; the line
+        saying so when an earlier run got the same replies and it sent something else
+        (randomness, the clock: its outcomes could not be trusted)."""
+        history = self.history.setdefault(name, [])
+        key = (name, tuple(history))
+        before = self.seen.setdefault(key, tuple(held.argv))
+        if before != tuple(held.argv) and self.not_repeatable is None:
+            from playground.resp.cli_lines import format_argv
+            self.not_repeatable = tr(
+                "program {program} is not repeatable at command {n}: after the same replies it sent {now}, "
+                "where it sent {before} before", program=self.running[name].describe, n=len(history) + 1,
+                now=held.display, before=format_argv(list(before)))
+        return self.not_repeatable
+
+    def note_reply(self, name: str, held: Held) -> None:
+        self.history.setdefault(name, []).append((tuple(held.argv), held.reply))
+
+
 async def answered(pg, held: Held, timeout: float = REPLY_TIMEOUT) -> bool:
     """Wait until `held`'s reply is back (True), or the server says its client is blocked,
     or `timeout` passes (False). Polls with a growing interval, as Playground.settle does."""
@@ -145,6 +172,9 @@ async def release_step(runner, scenario, step, out) -> None:
         out.checks.append(CheckResult("sends a command", False, got))
         return
     out.command, out.argv = got.display, tuple(got.argv)
+    odd = runner.programs.note_sent(step.client, got)
+    if odd:
+        out.checks.append(CheckResult("repeatable", False, odd))
     runner.programs.gate.release(got)
     if not await answered(runner.pg, got):
         why = (tr("the program's connection closed") if got.done.done()
@@ -152,6 +182,7 @@ async def release_step(runner, scenario, step, out) -> None:
         out.checks.append(CheckResult("reply", False, why))
         return
     out.seq = got.seq
+    runner.programs.note_reply(step.client, got)
     reply = await typed_reply(got.reply)
     out.value = reply
     out.reply = render(reply, got.argv).decode("utf-8", "replace")

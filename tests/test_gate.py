@@ -182,3 +182,16 @@ async def test_program_dies_mid_multi(pg, gate):
         assert await r.incr("k") == 1
     finally:
         await r.aclose()
+
+
+async def test_a_bare_info_first_is_the_ready_check(pg, gate):
+    """ioredis sends INFO before anything else: no step; a later INFO is the program's own."""
+    url = await gate.listen("raw")
+    reader, writer = await asyncio.open_unix_connection(url[len("unix://"):])
+    try:
+        writer.write(b"INFO\r\nPING\r\nINFO\r\n")
+        await step(gate, "raw", "PING")
+        await (await step(gate, "raw", "INFO")).done
+        assert [h.unstepped for h in gate.log] == [True, False, False]
+    finally:
+        writer.close()

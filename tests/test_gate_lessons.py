@@ -134,6 +134,8 @@ async def test_programs_run_free_after_the_last_step(pg, tmp_path):
      "step 1: release: only a program's steps release a command (see [programs])"),
     ('program_time_limit = 5\n[[steps]]\nclient = "A"\ncommand = "GET k"\n',
      "program_time_limit: only with [programs]"),
+    ('programs_need = ["node"]\n[programs]\nA = ["node", "x.js"]\n[[steps]]\nclient = "A"\n',
+     """programs_need: a list of commands, each a list: [["node", "-e", "require('ioredis')"]]"""),
 ])
 def test_bad_programs_table_is_one_line(tmp_path, body, message):
     path = tmp_path / "bad.toml"
@@ -151,3 +153,17 @@ def test_check_command_runs_program_lessons():
                           timeout=120, cwd="/", env=env)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "2 passed, 0 failed" in done.stdout
+
+
+async def test_a_missing_need_skips_the_lesson(pg, tmp_path):
+    path = lesson(tmp_path, '''
+        programs_need = [["python", "-c", "import no_such_module_here"]]
+        [programs]
+        A = ["python", "x.py"]
+        [[steps]]
+        client = "A"
+        ''', {})
+    result = await Runner(pg).run(load_scenario(path))
+    assert result.skipped == ("needs python -c import no_such_module_here: "
+                              "ModuleNotFoundError: No module named 'no_such_module_here'")
+    assert not result.steps and result.error is None

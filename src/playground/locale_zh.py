@@ -865,4 +865,8 @@ MESSAGES: dict[str, str] = {
     "program {program} is not repeatable at command {n}: after the same replies it sent {now}, "
     "where it sent {before} before":
         "程序 {program} 不可重复，在第 {n} 条命令：收到同样的回复后，它这次发出 {now}，之前发出的是 {before}",
+    'a list of commands, each a list: [["node", "-e", "require(\'ioredis\')"]]':
+        '应为命令的列表，每条命令也是列表：[["node", "-e", "require(\'ioredis\')"]]',
+    "needs {command}: {program} is not installed": "需要 {command}：没有安装 {program}",
+    "needs {command}": "需要 {command}",
 }

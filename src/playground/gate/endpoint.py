@@ -6,7 +6,8 @@ the learner user, exactly like a pane's. Every command a program sends is held a
 gate until it is released (`Gate.release`, `Gate.release_next`), or at once while the
 gate is free-running (`Gate.free_running`); either way `Gate.log` has them in server
 order (reply order, numbered by the playground's own counter). The client library's
-handshake (HELLO, AUTH, SELECT, CLIENT SETNAME/SETINFO) passes without a step; a
+handshake (HELLO, AUTH, SELECT, CLIENT SETNAME/SETINFO, and a bare INFO before the
+connection's first step: ioredis's ready check) passes without a step; a
 pipeline is one step per command; MULTI … EXEC is one step per command too; blocking
 commands block on the server for real. Requests and replies go through byte for byte:
 nothing is decoded and re-encoded, frames.py only finds where each one ends.
@@ -35,10 +36,11 @@ CONNECT_TIMEOUT = 5.0
 SUBSCRIBING = {b"subscribe", b"psubscribe", b"ssubscribe", b"unsubscribe", b"punsubscribe", b"sunsubscribe"}
 
 
-def passes_unstepped(argv: list[bytes]) -> bool:
-    """The client library's own handshake: no step of the lesson."""
+def passes_unstepped(argv: list[bytes], first: bool = False) -> bool:
+    """The client library's own handshake: no step of the lesson. `first`: nothing of this
+    connection was stepped yet, so a bare INFO is the library's ready check (ioredis)."""
     name = argv[0].lower() if argv else b""
-    if name in (b"hello", b"auth", b"select"):
+    if name in (b"hello", b"auth", b"select") or (first and argv == [argv[0]] and name == b"info"):
         return True
     return name == b"client" and len(argv) > 1 and argv[1].lower() in (b"setname", b"setinfo")
 
@@ -73,6 +75,7 @@ class GateClient:
         self.queue: deque[Held] = deque()  # received, not yet sent to the server
         self.inflight: deque[Held] = deque()  # sent, reply not yet back
         self.closed = False
+        self.stepped = False               # has a command of this connection been a step yet?
         self._writer: asyncio.StreamWriter | None = None   # to the program
         self._upstream: asyncio.StreamWriter | None = None  # to the server
 
@@ -261,8 +264,9 @@ class Gate:
                     (argv, end), start = got, pos
                     pos = end
                     self._arrivals += 1
-                    client.queue.append(Held(client, argv, bytes(buf[start:end]), self._arrivals,
-                                             passes_unstepped(argv)))
+                    unstepped = passes_unstepped(argv, first=not client.stepped)
+                    client.stepped = client.stepped or not unstepped
+                    client.queue.append(Held(client, argv, bytes(buf[start:end]), self._arrivals, unstepped))
                 del buf[:pos]
                 client.pump()
                 if len(client.queue) > MAX_HELD:

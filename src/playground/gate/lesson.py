@@ -55,6 +55,21 @@ class LessonPrograms:
             return str(exc)
         return None
 
+    async def unmet(self, scenario) -> str | None:
+        """Why the programs cannot run here (a `programs_need` command failed), or None."""
+        for argv in scenario.programs_need:
+            probe = Program("need", argv, scenario.path.resolve().parent, "", TIME_LIMIT)
+            shown = " ".join(argv)
+            try:
+                await probe.start()
+            except ProgramError:
+                return tr("needs {command}: {program} is not installed", command=shown, program=argv[0])
+            await probe.wait()
+            if probe.failure():
+                words = probe.last_words()
+                return tr("needs {command}", command=shown) + (f": {words}" if words else "")
+        return None
+
     async def _exit_told(self, program: Program) -> None:
         await program.process.wait()
         if self.gate is not None:

@@ -7,6 +7,22 @@ from __future__ import annotations
 from playground.i18n import tr
 
 TIME_LIMIT_FIELD = "program_time_limit"
+NEED_FIELD = "programs_need"
+
+
+def parse_needs(data: dict, where) -> tuple[tuple[str, ...], ...]:
+    """`programs_need`: commands that must succeed for the programs to run (e.g.
+    ["node", "-e", "require('ioredis')"]); where one fails the scenario is skipped."""
+    raw = data.get(NEED_FIELD)
+    if raw is None:
+        return ()
+    if "programs" not in data:
+        raise where.error(tr("only with [programs]"), field_name=NEED_FIELD)
+    if (not isinstance(raw, list) or not raw or not all(
+            isinstance(c, list) and c and all(isinstance(a, str) and a and "\0" not in a for a in c) for c in raw)):
+        raise where.error(tr('a list of commands, each a list: [["node", "-e", "require(\'ioredis\')"]]'),
+                          field_name=NEED_FIELD)
+    return tuple(tuple(c) for c in raw)
 
 
 def parse_programs(data: dict, where, clients: tuple) -> tuple[dict[str, tuple[str, ...]], float | None]:

@@ -49,6 +49,8 @@ class Program:
     async def start(self) -> "Program":
         argv = [sys.executable if self.argv[0] == "python" else self.argv[0], *self.argv[1:]]
         env = dict(os.environ, REDIS_URL=self.url, PYTHONUNBUFFERED="1")
+        if self.url.startswith("unix://"):  # for libraries that take a socket's path, not a URL (ioredis)
+            env["REDIS_SOCKET"] = self.url[len("unix://"):]
         try:
             self.process = await asyncio.create_subprocess_exec(
                 *argv, cwd=self.cwd, env=env, stdin=asyncio.subprocess.DEVNULL,
@@ -103,11 +105,13 @@ class Program:
         await asyncio.gather(*self._readers, return_exceptions=True)
 
     def last_words(self) -> str:
-        """Its last line of error output (a traceback's last line), else of output."""
+        """Its last line of error output that names an error (a Python traceback's last
+        line, Node's `Error: …` before its stack), else its last line, else of output."""
         for stream in (self.stderr, self.stdout):
             lines = [line.strip() for line in bytes(stream).decode("utf-8", "replace").splitlines() if line.strip()]
             if lines:
-                return lines[-1][:200]
+                named = [line for line in lines if "Error" in line and not line.startswith("at ")]
+                return (named or lines)[-1][:200]
         return ""
 
     def failure(self) -> str | None:

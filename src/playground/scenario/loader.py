@@ -27,7 +27,8 @@ from playground.scenario.translations import localise
 from playground.scenario.when import WhenError, parse_when
 
 _TOP = {"title", "lesson", "order", "tags", "requires", "scripts", "clients", "setup", "steps", "parts", "challenge",
-        "topology", "replicas", "script_time_limit_ms", "programs", "program_time_limit"}
+        "topology", "replicas", "script_time_limit_ms", "programs", "program_time_limit",
+        "programs_need"}
 _PART = {"name", "setup", "steps", "requires"}
 _STEP = {"client", "command", "args", "narration", "reply", "error", "match", "state", "predict",
          "pause", "blocking", "sleep", "server_stops", "requires", "save", "when", *STEP_KINDS, *FLAVOURS}
@@ -94,8 +95,9 @@ def parse_scenario(data: dict, path: Path, lang: str = ENGLISH) -> Scenario:
             raise where.error(tr("[[parts]] tables, each with name, setup and steps"), field_name="parts")
     else:
         raw_parts = [{"name": "", "setup": data.get("setup", []), "steps": data.get("steps")}]
-    from playground.gate.lesson_format import mark_program_steps, parse_programs
+    from playground.gate.lesson_format import mark_program_steps, parse_needs, parse_programs
     programs, program_time_limit = parse_programs(data, where, clients)
+    needs = parse_needs(data, where)
     raw_parts = mark_program_steps(raw_parts, programs, where)
     from playground.scenario.server_steps import parse_topology
     topology, replicas = parse_topology(data, where)
@@ -113,7 +115,7 @@ def parse_scenario(data: dict, path: Path, lang: str = ENGLISH) -> Scenario:
                           field_name="script_time_limit_ms")
     return Scenario(path.stem, path, title, lesson.strip(), tags, requires, dict(scripts),
                     clients, tuple(parts), challenge, lang, missing, order, topology, replicas, limit,
-                    programs, program_time_limit)
+                    programs, program_time_limit, needs)
 
 
 def _part(raw: dict, index: int, where: Where, scripts: dict, clients: tuple, topology: str = "single") -> Part:

@@ -192,6 +192,7 @@ class Scenario:
     script_time_limit_ms: int | None = None  # BUSY after this long (lua-time-limit); None: the server's default
     programs: dict = field(default_factory=dict)  # client -> argv: the clients that are programs (gate/)
     program_time_limit: float | None = None  # seconds each program may run; None: gate.programs.TIME_LIMIT
+    programs_need: tuple = ()            # commands that must succeed, else the scenario is skipped
 
     def missing_translations(self, lang: str | None = None) -> tuple[str, ...]:
         """The texts with no translation into `lang` (default: the loaded language), which

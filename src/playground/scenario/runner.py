@@ -128,7 +128,7 @@ class Runner:
             result.skipped = why
             return result
         from playground.scenario.server_steps import topology_unmet
-        why = topology_unmet(self.pg, scenario)
+        why = topology_unmet(self.pg, scenario) or await self.programs.unmet(scenario)
         if why:
             result.skipped = why
             return result

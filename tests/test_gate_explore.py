@@ -57,3 +57,11 @@ async def test_a_program_that_is_not_repeatable_is_reported(pg, tmp_path):
         await explore(pg, load_scenario(tmp_path / "lesson.toml"))
     assert str(caught.value) == ("lesson: program A (python drift.py) is not repeatable at command 2: after the "
                                  "same replies it sent GET key2, where it sent GET key1 before")
+
+
+async def test_explore_finds_none_in_the_lua_programs(pg):
+    """Some orders need fewer commands (B's EVALSHA finds the script A loaded): those steps
+    are skipped, not failed."""
+    result = await explore(pg, load_scenario(bundled_dir() / "lua-script-python.toml"))
+    assert result.total == 20
+    assert outcomes(result) == {'"6"': 20}

@@ -869,4 +869,5 @@ MESSAGES: dict[str, str] = {
         '应为命令的列表，每条命令也是列表：[["node", "-e", "require(\'ioredis\')"]]',
     "needs {command}: {program} is not installed": "需要 {command}：没有安装 {program}",
     "needs {command}": "需要 {command}",
+    "program {program} has ended": "程序 {program} 已经结束",
 }

@@ -116,6 +116,7 @@ class Explorer:
         self.seed = seed
         self.reduce = reduce
         self.runner = Runner(pg, executor=executor or Executor(pg), sink=sink)
+        self.runner.programs.lenient = True  # a lesson's program may send fewer commands in some orders
         self.programs = programs_of(scenario, self.part)
         self.footprints: dict[str, list[Footprint]] = {}
         self.snapshots = Snapshotter(pg)

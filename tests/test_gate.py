@@ -195,3 +195,28 @@ async def test_a_bare_info_first_is_the_ready_check(pg, gate):
         assert [h.unstepped for h in gate.log] == [True, False, False]
     finally:
         writer.close()
+
+
+@pytest.mark.parametrize("protocol", [2, 3])
+async def test_pubsub_through_the_gate(pg, gate, protocol):
+    """SUBSCRIBE of two channels is one step (a confirmation each); messages are no replies."""
+    r = redis.Redis.from_url(await gate.listen("A"), protocol=protocol)
+    p = r.pubsub()
+    try:
+        task = asyncio.ensure_future(p.subscribe("news", "sport"))
+        sub = await step(gate, "A", "SUBSCRIBE news sport")
+        await asyncio.wait_for(task, WAIT)
+        assert (await asyncio.wait_for(sub.done, WAIT)).count(b"subscribe") == 2
+        assert await p.get_message(timeout=WAIT) == {"type": "subscribe", "pattern": None,
+                                                    "channel": b"news", "data": 1}
+        assert (await p.get_message(timeout=WAIT))["channel"] == b"sport"
+        await pg.execute("B", [b"PUBLISH", b"sport", b"goal"])
+        message = await p.get_message(timeout=WAIT)
+        assert message["type"] == "message" and message["data"] == b"goal"
+        ping = asyncio.ensure_future(p.ping())
+        pong = await step(gate, "A", "PING")
+        await asyncio.wait_for(ping, WAIT)
+        assert (await asyncio.wait_for(pong.done, WAIT)).lower().count(b"pong") == 1
+    finally:
+        await p.aclose()
+        await r.aclose()

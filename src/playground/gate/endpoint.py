@@ -34,6 +34,24 @@ RECV = 1 << 16
 MAX_HELD = 10_000          # a program that floods stops being read until some are released
 CONNECT_TIMEOUT = 5.0
 SUBSCRIBING = {b"subscribe", b"psubscribe", b"ssubscribe", b"unsubscribe", b"punsubscribe", b"sunsubscribe"}
+_MESSAGES = (b"$7\r\nmessage\r\n", b"$8\r\npmessage\r\n", b"$8\r\nsmessage\r\n")
+
+
+def replies_expected(argv: list[bytes]) -> int:
+    """How many frames answer this command: one a channel for (UN)SUBSCRIBE and kin (an
+    UNSUBSCRIBE of every channel: the first; the others come as messages do)."""
+    if argv and argv[0].lower() in SUBSCRIBING:
+        return max(1, len(argv) - 1)
+    return 1
+
+
+def is_message(frame: bytes, head: "Held | None") -> bool:
+    """A frame no command asked for: a published message (RESP2 or RESP3), or a RESP3
+    push while the next reply due is not a subscription's."""
+    body = frame[frame.find(b"\n") + 1:]
+    if frame[:1] in (b"*", b">") and body.startswith(_MESSAGES):
+        return True
+    return frame[:1] == b">" and (head is None or head.argv[0].lower() not in SUBSCRIBING)
 
 
 def passes_unstepped(argv: list[bytes], first: bool = False) -> bool:
@@ -57,6 +75,7 @@ class Held:
     released: bool = False
     reply: bytes | None = None       # the reply, exactly as the server sent it
     seq: int | None = None           # its server-order number (when the reply came)
+    frames: int = 0                  # reply frames so far (SUBSCRIBE a b: one a channel)
     done: asyncio.Future = field(default_factory=lambda: asyncio.get_running_loop().create_future())
 
     @property
@@ -320,12 +339,16 @@ class Gate:
                     frame = bytes(buf[pos:end])
                     pos = end
                     head = client.inflight[0] if client.inflight else None
-                    if head is None or (frame[:1] == b">" and head.argv[0].lower() not in SUBSCRIBING):
+                    if head is None or is_message(frame, head):
                         continue  # a push: a message, an invalidation
+                    head.reply = frame if head.reply is None else head.reply + frame
+                    head.frames += 1
+                    if head.frames < replies_expected(head.argv):
+                        continue  # SUBSCRIBE a b: a confirmation each
                     client.inflight.popleft()
-                    head.reply, head.seq = frame, self.next_seq()
+                    head.seq = self.next_seq()
                     self.log.append(head)
-                    head.done.set_result(frame)
+                    head.done.set_result(head.reply)
                 del buf[:pos]
                 self.changed()
                 await client._writer.drain()

@@ -220,3 +220,24 @@ async def test_pubsub_through_the_gate(pg, gate, protocol):
     finally:
         await p.aclose()
         await r.aclose()
+
+
+async def test_a_flood_is_held_with_backpressure(pg, gate):
+    """A program that pipelines far more than MAX_HELD commands is read no further until
+    they go; released, every reply comes back in order."""
+    from playground.gate import endpoint
+
+    url = await gate.listen("raw")
+    reader, writer = await asyncio.open_unix_connection(url[len("unix://"):])
+    count = endpoint.MAX_HELD * 3
+    try:
+        writer.write(b"*2\r\n$4\r\nINCR\r\n$1\r\nn\r\n" * count)
+        client = (await gate.wait_for(lambda: gate.clients, WAIT))[0]
+        assert await gate.wait_for(lambda: len(client.queue) > endpoint.MAX_HELD, WAIT)
+        assert len(client.queue) < count  # the rest waits in the socket, not in the gate
+        gate.run_free()
+        want = b"".join(b":%d\r\n" % i for i in range(1, count + 1))
+        got = await asyncio.wait_for(reader.readexactly(len(want)), WAIT * 3)
+        assert got == want
+    finally:
+        writer.close()

@@ -292,6 +292,8 @@ class Gate:
                     await self.wait_for(lambda: len(client.queue) <= MAX_HELD or client.closed, 3600)
         except (FrameError, ConnectionError, OSError):
             pass
+        except asyncio.CancelledError:  # the loop is ending (the app quits): asyncio's stream
+            pass                        # callback would log a cancelled handler as an error
         finally:
             client.fail_pending()
             if pump is not None:

@@ -43,6 +43,7 @@ class LessonPrograms:
             self.gate = Gate.for_playground(self.pg)
         except ValueError:
             return tr("a lesson with programs runs on the playground's own private server")
+        self.pg.closing.append(self.stop)  # the app quits: its programs go too
         limit = scenario.program_time_limit or TIME_LIMIT
         cwd = scenario.path.resolve().parent
         try:
@@ -101,6 +102,8 @@ class LessonPrograms:
         if self.gate is not None:
             await self.gate.close()
             self.gate = None
+        if self.stop in self.pg.closing:
+            self.pg.closing.remove(self.stop)
 
     async def next_command(self, name: str) -> Held | str:
         """Program `name`'s next command at the gate, or why there is none."""

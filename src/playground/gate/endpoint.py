@@ -12,14 +12,15 @@ pipeline is one step per command; MULTI … EXEC is one step per command too; bl
 commands block on the server for real. Requests and replies go through byte for byte:
 nothing is decoded and re-encoded, frames.py only finds where each one ends.
 
-The endpoint listens on unix sockets in a 0700 directory (the private server's own),
-never on a network address.
+The endpoint listens on unix sockets in a 0700 directory (the private server's own), and
+on request on 127.0.0.1 with a random password (gate/auth.py), never on another address.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+import secrets
 import socket
 import struct
 from collections import deque
@@ -28,7 +29,7 @@ from typing import Callable
 
 from playground.gate.frames import FrameError, reply_end, request
 from playground.resp.address import Address
-from playground.resp.connection import pack_pipeline
+from playground.resp.connection import pack_command, pack_pipeline
 
 RECV = 1 << 16
 MAX_HELD = 10_000          # a program that floods stops being read until some are released
@@ -76,6 +77,7 @@ class Held:
     reply: bytes | None = None       # the reply, exactly as the server sent it
     seq: int | None = None           # its server-order number (when the reply came)
     frames: int = 0                  # reply frames so far (SUBSCRIBE a b: one a channel)
+    local: bytes | None = None       # the gate answers it itself (the TCP endpoint's AUTH)
     done: asyncio.Future = field(default_factory=lambda: asyncio.get_running_loop().create_future())
 
     @property
@@ -87,7 +89,7 @@ class Held:
 class GateClient:
     """One connection of one program, and its own connection to the server."""
 
-    def __init__(self, gate: "Gate", label: str, number: int) -> None:
+    def __init__(self, gate: "Gate", label: str, number: int, password: bytes | None = None) -> None:
         self.gate = gate
         self.label = label                 # the program (a lesson's client name, or the program's name)
         self.name = f"{label}#{number}"    # the client: program and connection
@@ -95,6 +97,8 @@ class GateClient:
         self.inflight: deque[Held] = deque()  # sent, reply not yet back
         self.closed = False
         self.stepped = False               # has a command of this connection been a step yet?
+        self.password = password           # the TCP endpoint's (gate/auth.py); None on a unix socket
+        self.authed = password is None
         self._writer: asyncio.StreamWriter | None = None   # to the program
         self._upstream: asyncio.StreamWriter | None = None  # to the server
 
@@ -111,9 +115,15 @@ class GateClient:
             head = self.queue[0]
             if not (head.released or head.unstepped or self.gate.free_running):
                 break
+            if head.local is not None and (self.inflight or out):
+                break  # its reply goes after those of the commands before it
             self.queue.popleft()
             head.released = True
-            if head.argv:
+            if head.local is not None:
+                head.reply = head.local
+                self._writer.write(head.local)
+                head.done.set_result(head.local)
+            elif head.argv:
                 self.inflight.append(head)
                 out.append(head.raw)
             else:  # an empty inline line: the server ignores it, no reply
@@ -168,10 +178,20 @@ class Gate:
         self._seq += 1
         return self._seq
 
-    async def listen(self, label: str | None = None) -> str:
+    async def listen(self, label: str | None = None, tcp: bool = False) -> str:
         """A socket for program `label` (None: for any program, each named after its
-        process); returns the URL to give it (unix://…)."""
+        process); returns the URL to give it (unix://…). `tcp`: on 127.0.0.1 (never another
+        address), on a free port, with a random password (redis://:PASSWORD@127.0.0.1:PORT)."""
         key = label or ""
+        if tcp:
+            if ("tcp", key) not in self._servers:
+                password = secrets.token_hex(16)
+                server = await asyncio.start_server(lambda r, w: self._serve(r, w, label, password.encode()),
+                                                    host="127.0.0.1", port=0, limit=RECV)
+                server.password = password
+                self._servers[("tcp", key)] = server
+            server = self._servers[("tcp", key)]
+            return f"redis://:{server.password}@127.0.0.1:{server.sockets[0].getsockname()[1]}"
         if key not in self._servers:
             safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in key) or "any"
             path = os.path.join(self.directory, f"gate-{safe}.sock")
@@ -249,13 +269,13 @@ class Gate:
     # ---- one program's connection
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
-                     label: str | None) -> None:
+                     label: str | None, password: bytes | None = None) -> None:
         task = asyncio.current_task()
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         label = label or _peer_name(writer) or "program"
         number = self._counts[label] = self._counts.get(label, 0) + 1
-        client = GateClient(self, label, number)
+        client = GateClient(self, label, number, password)
         client._writer = writer
         self.clients.append(client)
         pump = None
@@ -281,11 +301,16 @@ class Gate:
                     if got is None:
                         break
                     (argv, end), start = got, pos
-                    pos = end
+                    pos, raw, local = end, bytes(buf[start:end]), None
+                    if client.password is not None:
+                        from playground.gate.auth import admit
+                        client.authed, local, instead = admit(argv, client.password, client.authed)
+                        if instead is not None:  # HELLO … AUTH: the password stays here
+                            argv, raw = instead, pack_command(instead)
                     self._arrivals += 1
-                    unstepped = passes_unstepped(argv, first=not client.stepped)
+                    unstepped = local is not None or passes_unstepped(argv, first=not client.stepped)
                     client.stepped = client.stepped or not unstepped
-                    client.queue.append(Held(client, argv, bytes(buf[start:end]), self._arrivals, unstepped))
+                    client.queue.append(Held(client, argv, raw, self._arrivals, unstepped, local=local))
                 del buf[:pos]
                 client.pump()
                 if len(client.queue) > MAX_HELD:
@@ -348,6 +373,8 @@ class Gate:
                     if head.frames < replies_expected(head.argv):
                         continue  # SUBSCRIBE a b: a confirmation each
                     client.inflight.popleft()
+                    if not client.inflight:
+                        client.pump()  # a reply of the gate's own may be next
                     head.seq = self.next_seq()
                     self.log.append(head)
                     head.done.set_result(head.reply)

@@ -163,6 +163,7 @@ class Gate:
         self._counts: dict[str, int] = {}
         self._changed = asyncio.Condition()
         self._version = 0
+        self._waiting = 0  # wait_for calls waiting for a change
         self.free_running = False
         self.listeners: list[Callable[[], None]] = []  # told of every change (a UI)
 
@@ -218,7 +219,8 @@ class Gate:
 
     def changed(self) -> None:
         self._version += 1
-        asyncio.get_running_loop().create_task(self._notify())
+        if self._waiting:  # (a task per change only when someone waits: a command's cost)
+            asyncio.get_running_loop().create_task(self._notify())
         for listener in list(self.listeners):
             listener()
 
@@ -235,10 +237,13 @@ class Gate:
                 value = predicate()
                 if value or loop.time() >= deadline:
                     return value or None
+                self._waiting += 1
                 try:
                     await asyncio.wait_for(self._changed.wait(), deadline - loop.time())
                 except asyncio.TimeoutError:
                     pass
+                finally:
+                    self._waiting -= 1
 
     def held(self, label: str | None = None) -> list[Held]:
         """The commands waiting at the gate (each connection's next), oldest first."""

@@ -882,4 +882,31 @@ MESSAGES: dict[str, str] = {
     "{count} choices, but {field} has {english}": "有 {count} 个选项，但 {field} 有 {english} 个",
     "the English text is {field} itself": "英文文本就是 {field} 本身",
     "unknown language {lang} (known: {known})": "未知的语言 {lang}（可用的有：{known}）",
+    # -- the stepping gate and programs in lessons (gate/) --------------------------
+    "the program's connection closed": "程序的连接关闭了",
+    "the command blocked; a program's blocking commands are not stepped yet": "命令阻塞了；程序的阻塞命令还不能逐步执行",
+    "a lesson with programs runs on the playground's own private server": "带程序的课程只能在 playground 自己的私有服务器上运行",
+    "program {name} is not running": "程序 {name} 没有在运行",
+    "ran past its time limit ({seconds} s)": "超过了时间限制（{seconds} 秒）",
+    "program {program} ended before its next command": "程序 {program} 在发出下一条命令之前就结束了",
+    "only with [programs]": "只能和 [programs] 一起用",
+    'a table of client = ["python", "program.py"]': '应为 客户端 = ["python", "program.py"] 形式的表',
+    'the program and its arguments: ["python", "program.py"]': '应为程序及其参数：["python", "program.py"]',
+    "seconds a program may run, 1 to 300": "程序可以运行的秒数，1 到 300",
+    "client {name} is a program: each of its steps releases its next command":
+        "客户端 {name} 是一个程序：它的每一步都是放行它的下一条命令",
+    "only a program's steps release a command (see [programs])": "只有程序的步骤才放行命令（见 [programs]）",
+    "program {program} {why}: stopped": "程序 {program} {why}：已停止",
+    "exited with status {n}": "以状态 {n} 退出",
+    "killed by signal {n}": "被信号 {n} 终止",
+    "program {program} {status}": "程序 {program} {status}",
+    "program {program}: cannot start: {error}": "程序 {program}：无法启动：{error}",
+    "program {program} is not repeatable at command {n}: after the same replies it sent {now}, "
+    "where it sent {before} before":
+        "程序 {program} 不可重复，在第 {n} 条命令：收到同样的回复后，它这次发出 {now}，之前发出的是 {before}",
+    'a list of commands, each a list: [["node", "-e", "require(\'ioredis\')"]]':
+        '应为命令的列表，每条命令也是列表：[["node", "-e", "require(\'ioredis\')"]]',
+    "needs {command}: {program} is not installed": "需要 {command}：没有安装 {program}",
+    "needs {command}": "需要 {command}",
+    "program {program} has ended": "程序 {program} 已经结束",
 }

@@ -176,6 +176,7 @@ class DevTools:
 
     def __init__(self, ws) -> None:
         self.ws, self.next_id, self.session = ws, 0, None
+        self.events: list[dict] = []  # every event chromium sent (Network.enable: each request)
 
     async def call(self, method: str, params: dict | None = None, session: bool = True) -> dict:
         self.next_id += 1
@@ -185,13 +186,16 @@ class DevTools:
         await self.ws.send_str(json.dumps(message))
         while True:
             reply = json.loads((await asyncio.wait_for(self.ws.receive(), DEADLINE)).data)
-            if reply.get("id") == self.next_id:
+            if "method" in reply:
+                self.events.append(reply)
+            elif reply.get("id") == self.next_id:
                 if "error" in reply:
                     raise AssertionError(f"{method}: {reply['error']}")
                 return reply.get("result", {})
 
-    async def evaluate(self, expression: str):
-        result = await self.call("Runtime.evaluate", {"expression": expression, "returnByValue": True})
+    async def evaluate(self, expression: str, await_promise: bool = False):
+        result = await self.call("Runtime.evaluate", {"expression": expression, "returnByValue": True,
+                                                      "awaitPromise": await_promise})
         return result["result"].get("value")
 
     async def screen(self, width: int = 250, height: int = 80) -> str:
@@ -231,6 +235,8 @@ def chromium(tmp_path):
     proc = subprocess.Popen(
         [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         # no name resolves but 127.0.0.1's: the tests send nothing to any other host
+         "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
          f"--user-data-dir={tmp_path / 'chromium'}", "--remote-debugging-port=0", "--window-size=1400,900",
          "about:blank"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
@@ -250,6 +256,7 @@ async def _open_tab(browser_ws, url: str):
     target = (await tools.call("Target.createTarget", {"url": "about:blank"}))["targetId"]
     tools.session = (await tools.call("Target.attachToTarget", {"targetId": target, "flatten": True}))["sessionId"]
     await tools.call("Page.enable")
+    await tools.call("Network.enable")
     await tools.call("Page.addScriptToEvaluateOnNewDocument", {"source": RECORDER})
     await tools.call("Page.navigate", {"url": url})
     return http, tools, target
@@ -298,3 +305,28 @@ def test_a_tab_gets_its_own_playground_and_leaves_nothing(serve, chromium):
     proc.send_signal(signal.SIGINT)  # Ctrl+C: serve ends, with every app and server
     proc.wait(timeout=DEADLINE)
     _wait_for(lambda: not _alive(processes), f"every app and server to end with serve: {processes}")
+
+
+def test_the_page_needs_nothing_but_serve(serve, chromium):
+    """A class may have no internet: every request the page makes (page, script, styles,
+    fonts, websocket) goes to serve itself, on 127.0.0.1."""
+    _, url = serve
+
+    async def scenario() -> list[str]:
+        http, tools, _ = await _open_tab(chromium, url)
+        try:
+            await tools.wait_screen(lambda s: "A>" in s, "pane A's prompt")
+            await tools.evaluate("document.fonts.ready.then(() => true)", await_promise=True)
+            return [e["params"]["request"]["url"] for e in tools.events
+                    if e["method"] == "Network.requestWillBeSent"] + [
+                e["params"]["url"] for e in tools.events if e["method"] == "Network.webSocketCreated"]
+        finally:
+            await tools.ws.close()
+            await http.close()
+
+    requests = asyncio.run(scenario())
+    assert any("/static/js/textual.js" in r for r in requests), requests
+    assert any("/static/fonts/RobotoMono" in r for r in requests), requests  # serve's own font
+    assert any(r.startswith("ws://127.0.0.1:") for r in requests), requests
+    elsewhere = [r for r in requests if not re.match(r"(https?|wss?)://127\.0\.0\.1:\d+/|data:|about:", r)]
+    assert not elsewhere, elsewhere

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
+from pathlib import Path
 
 from aiohttp import web
 from textual_serve.app_service import AppService
@@ -15,6 +16,7 @@ from textual_serve.server import Server, to_int
 from playground.cli.serve_command import die_with_parent, end_process
 
 log = logging.getLogger("textual-serve")
+PAGE = Path(__file__).resolve().parent / "serve_page"  # the page's template: nothing from the internet
 
 
 class PlaygroundApp(AppService):
@@ -50,7 +52,7 @@ class PlaygroundApp(AppService):
 
 class PlaygroundServer(Server):
     def __init__(self, argv: list[str], host: str, port: int, quit_grace: float) -> None:
-        super().__init__(" ".join(argv), host=host, port=port, title="redis-playground")
+        super().__init__(" ".join(argv), host=host, port=port, title="redis-playground", templates_path=PAGE)
         self.argv = argv
         self.quit_grace = quit_grace
         self.running: set = set()

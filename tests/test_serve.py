@@ -305,6 +305,8 @@ def test_a_tab_gets_its_own_playground_and_leaves_nothing(serve, chromium):
     proc.send_signal(signal.SIGINT)  # Ctrl+C: serve ends, with every app and server
     proc.wait(timeout=DEADLINE)
     _wait_for(lambda: not _alive(processes), f"every app and server to end with serve: {processes}")
+    said = proc.stdout.read()
+    assert "Unknown child process" not in said and "Traceback" not in said, said
 
 
 def test_the_page_needs_nothing_but_serve(serve, chromium):

@@ -108,8 +108,8 @@ MESSAGES: dict[str, str] = {
     "use redis://host:port/db, rediss://host:port/db or unix:///path/to/socket":
         "请写成 redis://host:port/db、rediss://host:port/db 或 unix:///path/to/socket",
     # -- command line: serve -----------------------------------------------------------
-    "serve gives every tab a private server of its own; --url is not for serve":
-        "serve 给每个浏览器标签页一个自己的私有服务器；serve 不能用 --url",
+    "serve gives every tab a private server of its own; {options}: not for serve":
+        "serve 给每个浏览器标签页一个自己的私有服务器；serve 不能用 {options}",
     "serve needs textual-serve: pip install 'redis-playground[serve]'":
         "serve 需要 textual-serve：pip install 'redis-playground[serve]'",
     "warning: listening on {host}: anyone who can reach this port can open playgrounds of their own and "

@@ -20,6 +20,7 @@ import sys
 
 from playground.i18n import tr
 
+URL_OPTIONS = ("url", "allow_flush", "tls", "cacert", "cert", "key", "insecure", "user")  # refused: --url's
 QUIT_GRACE = 5.0  # seconds an app has to quit on its own before it is terminated, then killed
 
 
@@ -59,9 +60,10 @@ def app_command(args) -> list[str]:
 
 
 def cmd_serve(args) -> int:
-    if args.url:
+    named = [f"--{name.replace('_', '-')}" for name in URL_OPTIONS if getattr(args, name, None)]
+    if named:
         print("redis-playground: " + tr("serve gives every tab a private server of its own; "
-                                        "--url is not for serve"), file=sys.stderr)
+                                        "{options}: not for serve", options=", ".join(named)), file=sys.stderr)
         return 2
     if not 0 < args.port < 65536:
         print("redis-playground: " + tr("the port must be a number from 1 to 65535"), file=sys.stderr)
@@ -94,13 +96,20 @@ def die_with_parent() -> None:
 
 
 async def end_process(process: asyncio.subprocess.Process, grace: float) -> None:
-    """Terminate `process` (Textual quits on SIGTERM), then kill it if it lingers."""
-    if process.returncode is None:
+    """Terminate `process` (Textual quits on SIGTERM), then kill it if it lingers.
+
+    By os.kill, never Process.terminate/kill: those poll (waitpid) first, and an app that
+    has just exited (its tab closed) is then reaped here before asyncio's child watcher
+    gets to it, which logs "Unknown child process pid N, will report returncode 255". A pid
+    is only reaped by the watcher, which sets returncode, so it is ours until then."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        if process.returncode is not None:
+            return
         try:
-            process.terminate()
-            await asyncio.wait_for(process.wait(), grace)
+            os.kill(process.pid, sig)
         except ProcessLookupError:
             pass
+        try:
+            await asyncio.wait_for(process.wait(), grace if sig == signal.SIGTERM else None)
         except asyncio.TimeoutError:
-            process.kill()
-            await process.wait()
+            continue

@@ -247,6 +247,28 @@ def chromium(tmp_path):
         proc.wait(timeout=30)
 
 
+async def _press(tools: DevTools, key: str, code: str, vk: int, modifiers: int = 0, text: str = "") -> None:
+    """A key pressed and released (modifiers: 1 Alt, 2 Ctrl, 8 Shift)."""
+    down = {"type": "keyDown" if text else "rawKeyDown", "key": key, "code": code,
+            "windowsVirtualKeyCode": vk, "modifiers": modifiers}
+    if text:
+        down["text"] = text
+    await tools.call("Input.dispatchKeyEvent", down)
+    await tools.call("Input.dispatchKeyEvent", {"type": "keyUp", "key": key, "code": code,
+                                                "windowsVirtualKeyCode": vk, "modifiers": modifiers})
+
+
+async def _alt(tools: DevTools, letter: str) -> None:
+    await _press(tools, letter, f"Key{letter.upper()}", ord(letter.upper()), modifiers=1)
+
+
+async def _type_line(tools: DevTools, text: str, enter: bool = True) -> None:
+    await tools.evaluate("document.querySelector('.xterm-helper-textarea').focus()")
+    await tools.call("Input.insertText", {"text": text})
+    if enter:
+        await _press(tools, "Enter", "Enter", 13, text="\r")
+
+
 async def _open_tab(browser_ws, url: str):
     import aiohttp
 
@@ -332,3 +354,42 @@ def test_the_page_needs_nothing_but_serve(serve, chromium):
     assert any(r.startswith("ws://127.0.0.1:") for r in requests), requests
     elsewhere = [r for r in requests if not re.match(r"(https?|wss?)://127\.0\.0\.1:\d+/|data:|about:", r)]
     assert not elsewhere, elsewhere
+
+
+def test_served_keys_reach_the_app_and_are_the_ones_shown(serve, chromium):
+    """A browser keeps Ctrl+T, Ctrl+N, Ctrl+W and Ctrl+Q (Firefox) for itself: under serve
+    Alt+T, Alt+N, Alt+W and Alt+Q do what they do, and the footer, F1 and the texts say so."""
+    proc, url = serve
+
+    async def scenario() -> None:
+        http, tools, _ = await _open_tab(chromium, url)
+        try:
+            text = await tools.wait_screen(lambda s: "A>" in s and "Alt+T" in s, "pane A and Alt+T in the footer")
+            assert "Alt+Q" in text and "^t" not in text and "^q" not in text, text
+            await _type_line(tools, "SET k v", enter=False)
+            await tools.wait_screen(lambda s: re.search(r"A> SET k v\b", s), "the line typed")
+            await _alt(tools, "w")  # Ctrl+W in a terminal: the word to the left goes
+            await tools.wait_screen(lambda s: re.search(r"A> SET k +│", s), "Alt+W to delete the word v")
+            await _alt(tools, "t")
+            await tools.wait_screen(lambda s: "Server order (Alt+T hides)" in s, "Alt+T to show the server order")
+            await _press(tools, "F1", "F1", 112)
+            await tools.wait_screen(lambda s: re.search(r"Alt\+Q +quit", s) and re.search(r"Alt\+W +delete", s),
+                                    "F1 to name Alt+Q and Alt+W")
+            await _press(tools, "Escape", "Escape", 27)
+            await _press(tools, "F7", "F7", 118)
+            await tools.wait_screen(lambda s: "Open a scenario" in s, "the lesson picker")
+            await _press(tools, "Enter", "Enter", 13, text="\r")
+            await tools.wait_screen(lambda s: "step 1 of" in s and "Space/Alt+N next" in s, "a lesson, naming Alt+N")
+            await _press(tools, "F2", "F2", 113)  # in a pane, where Space types: Alt+N steps
+            await _alt(tools, "n")
+            await tools.wait_screen(lambda s: "step 2 of" in s, "Alt+N to step the lesson")
+            await _alt(tools, "q")
+            end = time.monotonic() + DEADLINE
+            while not await tools.evaluate("document.body.classList.contains('-closed')"):
+                assert time.monotonic() < end, "Alt+Q did not end the app"
+                await asyncio.sleep(0.2)  # polling the page, bounded by DEADLINE
+        finally:
+            await tools.ws.close()
+            await http.close()
+
+    asyncio.run(scenario())

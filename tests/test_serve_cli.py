@@ -15,6 +15,7 @@ import pytest
 
 from playground.cli.main import build_parser
 from playground.cli.serve_command import end_process
+from playground import served
 
 SRC = str(Path(__file__).resolve().parents[1] / "src")
 DEADLINE = 30.0
@@ -78,3 +79,13 @@ def test_an_app_that_has_just_exited_is_ended_without_a_warning(caplog):
             policy.set_child_watcher(None)
             loop.close()
     assert not [r for r in caplog.records if "Unknown child process" in r.getMessage()], caplog.text
+
+
+def test_served_keys_only_under_serve(monkeypatch):
+    monkeypatch.delenv(served.ENV, raising=False)
+    assert served.keys("ctrl+n") == "ctrl+n" and served.key_display("ctrl+n") is None
+    assert served.label("Space/Ctrl+N next") == "Space/Ctrl+N next"
+    monkeypatch.setenv(served.ENV, "1")
+    assert served.keys("ctrl+n") == "alt+n,ctrl+n" and served.key_display("ctrl+n") == "Alt+N"
+    assert served.keys("escape,ctrl+w") == "escape,alt+w,ctrl+w" and served.key_display("f1") is None
+    assert served.label("Space/Ctrl+N next · Ctrl+T · Ctrl+P · Ctrl+Q") == "Space/Alt+N next · Alt+T · Ctrl+P · Alt+Q"

@@ -257,6 +257,8 @@ MESSAGES: dict[str, str] = {
     "Lua": "Lua 脚本",
     "Search": "搜索",
     "Cancel search": "取消搜索",
+    "Delete the word to the left": "删除左边的一个词",
+    "delete the word to the left (in a browser Ctrl+W closes the tab)": "删除左边的一个词（在浏览器里 Ctrl+W 会关闭标签页）",
     "Close {id}? The server keeps its keys; F7 opens a scenario again.": "关闭 {id}？服务器上的 Key 会保留；按 F7 可以再打开一个场景。",
     "Presenter layout on (f toggles)": "演示布局已打开（f 切换）",
     "Presenter layout off (f toggles)": "演示布局已关闭（f 切换）",

@@ -14,6 +14,7 @@ from textual_serve.app_service import AppService
 from textual_serve.server import Server, to_int
 
 from playground.cli.serve_command import die_with_parent, end_process
+from playground.served import ENV as SERVED_ENV
 
 log = logging.getLogger("textual-serve")
 PAGE = Path(__file__).resolve().parent / "serve_page"  # the page's template: nothing from the internet
@@ -27,6 +28,11 @@ class PlaygroundApp(AppService):
         self.argv = argv
         self.running = running  # every app process alive, for the server's shutdown
         self.grace = grace
+
+    def _build_environment(self, width: int = 80, height: int = 24) -> dict[str, str]:
+        environment = super()._build_environment(width=width, height=height)
+        environment[SERVED_ENV] = "1"  # the app shows the keys a browser lets through (playground/served.py)
+        return environment
 
     async def _open_app_process(self, width: int = 80, height: int = 24):
         self._process = process = await asyncio.create_subprocess_exec(

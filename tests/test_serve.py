@@ -45,9 +45,11 @@ pytestmark = pytest.mark.skipif(_skip_reason() is not None, reason=_skip_reason(
 RECORDER = """
 (() => {
   window.__received = [];
+  window.__sockets = [];
   const Native = window.WebSocket;
   window.WebSocket = function (...args) {
     const socket = new Native(...args);
+    window.__sockets.push(socket);
     socket.binaryType = "arraybuffer";
     socket.addEventListener("message", (event) => {
       if (typeof event.data !== "string") {
@@ -188,18 +190,28 @@ class DevTools:
             reply = json.loads((await asyncio.wait_for(self.ws.receive(), DEADLINE)).data)
             if "method" in reply:
                 self.events.append(reply)
+                if reply["method"] == "Page.javascriptDialogOpening":  # "Leave site?": leave
+                    await self.ws.send_str(json.dumps({"id": 10**9 + len(self.events), "sessionId": self.session,
+                                                       "method": "Page.handleJavaScriptDialog",
+                                                       "params": {"accept": True}}))
             elif reply.get("id") == self.next_id:
                 if "error" in reply:
                     raise AssertionError(f"{method}: {reply['error']}")
                 return reply.get("result", {})
 
     async def evaluate(self, expression: str, await_promise: bool = False):
-        result = await self.call("Runtime.evaluate", {"expression": expression, "returnByValue": True,
-                                                      "awaitPromise": await_promise})
+        """The expression's value; None while the page is between two documents (a reload)."""
+        try:
+            result = await self.call("Runtime.evaluate", {"expression": expression, "returnByValue": True,
+                                                          "awaitPromise": await_promise})
+        except AssertionError as error:
+            if "navigated or closed" in str(error) or "context was destroyed" in str(error):
+                return None
+            raise
         return result["result"].get("value")
 
     async def screen(self, width: int = 250, height: int = 80) -> str:
-        chunks = await self.evaluate("window.__received || []")
+        chunks = await self.evaluate("window.__received || []") or []
         screen = Screen(width, height)
         screen.feed(b"".join(base64.b64decode(c) for c in chunks).decode("utf-8", "replace"))
         return screen.text()
@@ -215,11 +227,13 @@ class DevTools:
 
 
 @pytest.fixture
-def serve(tmp_path):
+def serve(request, tmp_path):
+    """serve on a free port; indirect parameters: more options for it."""
     port = _free_port()
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [SRC, os.environ.get("PYTHONPATH")])),
            "LANG": "C.UTF-8", "REDIS_PLAYGROUND_STATE_DIR": str(tmp_path / "state")}
-    proc = subprocess.Popen([sys.executable, "-m", "playground", "serve", "--port", str(port), "--server", "bundled"],
+    proc = subprocess.Popen([sys.executable, "-m", "playground", "serve", "--port", str(port), "--server", "bundled",
+                             *getattr(request, "param", ())],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=tmp_path)
     try:
         _readline_matching(proc.stdout, r"http://127\.0\.0\.1:\d+", "serve to listen")
@@ -284,6 +298,7 @@ async def _open_tab(browser_ws, url: str):
     return http, tools, target
 
 
+@pytest.mark.parametrize("serve", [("--session-grace", "0.02")], indirect=True)  # 1.2 s
 def test_a_tab_gets_its_own_playground_and_leaves_nothing(serve, chromium):
     proc, url = serve
 
@@ -384,10 +399,54 @@ def test_served_keys_reach_the_app_and_are_the_ones_shown(serve, chromium):
             await _alt(tools, "n")
             await tools.wait_screen(lambda s: "step 2 of" in s, "Alt+N to step the lesson")
             await _alt(tools, "q")
-            end = time.monotonic() + DEADLINE
-            while not await tools.evaluate("document.body.classList.contains('-closed')"):
-                assert time.monotonic() < end, "Alt+Q did not end the app"
-                await asyncio.sleep(0.2)  # polling the page, bounded by DEADLINE
+            await _until(tools, "document.body.classList.contains('-closed')", "Alt+Q to end the app")
+            assert await tools.evaluate("document.querySelector('.closed-dialog .message').textContent") \
+                == "Session ended."
+        finally:
+            await tools.ws.close()
+            await http.close()
+
+    asyncio.run(scenario())
+
+
+async def _until(tools: DevTools, expression: str, what: str) -> None:
+    end = time.monotonic() + DEADLINE
+    while await tools.evaluate(expression) is not True:
+        if time.monotonic() > end:
+            raise AssertionError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.2)  # polling the page, bounded by DEADLINE
+
+
+def _dialogs(tools: DevTools) -> list[str]:
+    return [e["params"]["type"] for e in tools.events if e["method"] == "Page.javascriptDialogOpening"]
+
+
+def test_a_reload_or_a_lost_connection_finds_the_same_session(serve, chromium):
+    """The page keeps its session's token: after a reload (which asks "Leave site?" first)
+    and after its connection drops, the tab shows its own app again, on the same server."""
+    proc, url = serve
+
+    async def scenario() -> None:
+        http, tools, _ = await _open_tab(chromium, url)
+        try:
+            await tools.wait_screen(lambda s: "A>" in s, "pane A's prompt")
+            await _type_line(tools, "SET k v")
+            shown = lambda s: (re.search(r"^│ A> SET k v\s", s, re.M) and re.search(r"^│ OK\s", s, re.M)
+                               and re.search(r'^│ k +string +\S+ +"v"', s, re.M))  # noqa: E731
+            await tools.wait_screen(shown, "OK in pane A and the key k in the inspector")
+            before = _descendants(proc.pid)
+            await tools.evaluate("window.__old = true")
+            await tools.call("Page.reload")
+            await _until(tools, "window.__old === undefined", "the new document")
+            await tools.wait_screen(shown, "the same pane and key after the reload")
+            assert _dialogs(tools) == ["beforeunload"], tools.events  # "Leave site?" was asked
+            assert _descendants(proc.pid) == before  # the same app and server, no other
+            await _until(tools, "window.__sockets.length === 1 && window.__sockets[0].readyState === 1", "the socket")
+            await tools.evaluate("window.__old = true; window.__sockets[0].close(4100, 'drop')")  # a drop
+            await _until(tools, "window.__old === undefined", "the page to reload itself and reconnect")
+            await tools.wait_screen(shown, "the same pane and key after the connection dropped")
+            assert _dialogs(tools) == ["beforeunload"]  # a reconnect does not ask
+            assert _descendants(proc.pid) == before
         finally:
             await tools.ws.close()
             await http.close()

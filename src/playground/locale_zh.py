@@ -110,6 +110,16 @@ MESSAGES: dict[str, str] = {
     # -- command line: serve -----------------------------------------------------------
     "serve gives every tab a private server of its own; {options}: not for serve":
         "serve 给每个浏览器标签页一个自己的私有服务器；serve 不能用 {options}",
+    "how long a tab's app and server wait for the tab to come back after a reload or a lost connection, then "
+    "stop (default {minutes:g} minutes)":
+        "标签页重新加载或断线后，它的应用和服务器等它回来多久，然后停止（默认 {minutes:g} 分钟）",
+    "--session-grace is a number of minutes from 0 to {most}": "--session-grace 是 0 到 {most} 之间的分钟数",
+    "Session ended.": "会话已结束。",
+    "The class is full: every place on this server is taken. Ask your teacher, then try again.":
+        "课堂已满：这台服务器上的位置都被占了。请问老师，然后再试一次。",
+    "Try again": "再试一次",
+    "This session is open in another tab.": "这个会话已在另一个标签页中打开。",
+    "Connection lost: reconnecting to your session…": "连接断开：正在重新连接到你的会话……",
     "serve needs textual-serve: pip install 'redis-playground[serve]'":
         "serve 需要 textual-serve：pip install 'redis-playground[serve]'",
     "warning: listening on {host}: anyone who can reach this port can open playgrounds of their own and "

@@ -452,3 +452,34 @@ def test_a_reload_or_a_lost_connection_finds_the_same_session(serve, chromium):
             await http.close()
 
     asyncio.run(scenario())
+
+
+@pytest.mark.parametrize("serve", [("--max-tabs", "1")], indirect=True)
+def test_max_tabs_one_more_tab_is_told_the_class_is_full(serve, chromium):
+    proc, url = serve
+
+    async def scenario() -> None:
+        http, first, _ = await _open_tab(chromium, url)
+        try:
+            await first.wait_screen(lambda s: "A>" in s, "the first tab's pane A")
+            started = _descendants(proc.pid)
+            http2, second, _ = await _open_tab(chromium, url)
+            try:
+                await _until(second, "document.body.classList.contains('-closed')", "the second tab to be refused")
+                message = await second.evaluate("document.querySelector('.closed-dialog .message').textContent")
+                assert message.startswith("The class is full"), message
+                assert await second.evaluate("getComputedStyle(document.querySelector('.closed-dialog')).display") \
+                    == "flex"  # on screen
+                assert _descendants(proc.pid) == started  # no app started for it
+            finally:
+                await second.ws.close()
+                await http2.close()
+            await first.evaluate("window.__old = true")
+            await first.call("Page.reload")  # the first learner's own session still comes back
+            await _until(first, "window.__old === undefined", "the new document")
+            await first.wait_screen(lambda s: "A>" in s, "the first tab's pane A after a reload")
+        finally:
+            await first.ws.close()
+            await http.close()
+
+    asyncio.run(scenario())

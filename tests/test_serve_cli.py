@@ -29,7 +29,7 @@ def _serve_help() -> str:
 
 def test_serve_help_lists_only_what_serve_accepts():
     text = _serve_help()
-    for option in ("--host", "--port", "--server", "--clients", "--topology", "--scenarios", "--lang"):
+    for option in ("--host", "--port", "--max-tabs", "--session-grace", "--server", "--clients", "--topology", "--scenarios", "--lang"):
         assert option in text
     for option in ("--url", "--allow-flush", "--tls", "--cacert", "--cert", "--key", "--insecure", "--user", "TLS"):
         assert option not in text, option
@@ -37,7 +37,9 @@ def test_serve_help_lists_only_what_serve_accepts():
 
 @pytest.mark.parametrize("argv, option", [(["serve", "--url", "redis://127.0.0.1:1"], "--url"),
                                           (["--url", "redis://127.0.0.1:1", "serve"], "--url"),
-                                          (["serve", "--tls"], "--tls"), (["serve", "--allow-flush"], "--allow-flush")])
+                                          (["serve", "--tls"], "--tls"), (["serve", "--allow-flush"], "--allow-flush"),
+                                          (["serve", "--max-tabs", "0"], "--max-tabs"),
+                                          (["serve", "--session-grace", "-1"], "--session-grace")])
 def test_url_options_are_refused_in_one_line(argv, option):
     result = subprocess.run([sys.executable, "-m", "playground", "--lang", "en", *argv], capture_output=True,
                             text=True, timeout=DEADLINE, env={"PYTHONPATH": SRC, "PATH": "/usr/bin:/bin"})

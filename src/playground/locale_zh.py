@@ -114,6 +114,9 @@ MESSAGES: dict[str, str] = {
     "stop (default {minutes:g} minutes)":
         "标签页重新加载或断线后，它的应用和服务器等它回来多久，然后停止（默认 {minutes:g} 分钟）",
     "--session-grace is a number of minutes from 0 to {most}": "--session-grace 是 0 到 {most} 之间的分钟数",
+    "at most N sessions at once (each an app and a private server); one more tab is told the class is full "
+    "(default: no limit)": "最多同时 N 个会话（每个一个应用和一个私有服务器）；再多一个标签页会被告知课堂已满（默认不限）",
+    "--max-tabs must be 1 or more": "--max-tabs 至少是 1",
     "Session ended.": "会话已结束。",
     "The class is full: every place on this server is taken. Ask your teacher, then try again.":
         "课堂已满：这台服务器上的位置都被占了。请问老师，然后再试一次。",

@@ -32,6 +32,9 @@ def add_parser(sub, parents) -> None:
     serve.add_argument("--host", default="127.0.0.1",
                        help=tr("address to listen on (default 127.0.0.1: this machine only)"))
     serve.add_argument("--port", type=int, default=8000, help=tr("port to listen on (default 8000)"))
+    serve.add_argument("--max-tabs", type=int, metavar="N",
+                       help=tr("at most N sessions at once (each an app and a private server); "
+                               "one more tab is told the class is full (default: no limit)"))
     serve.add_argument("--session-grace", type=float, default=SESSION_GRACE_MINUTES, metavar="MINUTES",
                        help=tr("how long a tab's app and server wait for the tab to come back after a reload "
                                "or a lost connection, then stop (default {minutes:g} minutes)",
@@ -78,6 +81,9 @@ def cmd_serve(args) -> int:
         print("redis-playground: " + tr("--session-grace is a number of minutes from 0 to {most}",
                                         most=7 * 24 * 60), file=sys.stderr)
         return 2
+    if args.max_tabs is not None and args.max_tabs < 1:
+        print("redis-playground: " + tr("--max-tabs must be 1 or more"), file=sys.stderr)
+        return 2
     try:
         import textual_serve  # noqa: F401
     except ImportError:
@@ -92,7 +98,7 @@ def cmd_serve(args) -> int:
     from playground.cli.web_server import PlaygroundServer
 
     PlaygroundServer(app_command(args), args.host, args.port, quit_grace=QUIT_GRACE,
-                     session_grace=args.session_grace * 60).serve()
+                     session_grace=args.session_grace * 60, max_tabs=args.max_tabs).serve()
     return 0
 
 

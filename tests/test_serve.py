@@ -19,6 +19,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -228,10 +229,12 @@ class DevTools:
 
 @pytest.fixture
 def serve(request, tmp_path):
-    """serve on a free port; indirect parameters: more options for it."""
+    """serve on a free port; indirect parameters: more options for it. Its TMPDIR is a
+    directory of its own (short: the private servers' unix sockets are in it), left empty."""
     port = _free_port()
+    temp = tempfile.mkdtemp(prefix="rp-serve-")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [SRC, os.environ.get("PYTHONPATH")])),
-           "LANG": "C.UTF-8", "REDIS_PLAYGROUND_STATE_DIR": str(tmp_path / "state")}
+           "LANG": "C.UTF-8", "REDIS_PLAYGROUND_STATE_DIR": str(tmp_path / "state"), "TMPDIR": temp}
     proc = subprocess.Popen([sys.executable, "-m", "playground", "serve", "--port", str(port), "--server", "bundled",
                              *getattr(request, "param", ())],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=tmp_path)
@@ -240,8 +243,15 @@ def serve(request, tmp_path):
         yield proc, f"http://127.0.0.1:{port}/"
     finally:
         if proc.poll() is None:
-            proc.kill()
+            proc.terminate()  # as Ctrl+C: serve ends its sessions and removes their directories
+            try:
+                proc.wait(timeout=DEADLINE)
+            except subprocess.TimeoutExpired:
+                proc.kill()
         proc.wait(timeout=30)
+        left = os.listdir(temp)
+        shutil.rmtree(temp, ignore_errors=True)
+        assert not left, f"serve left {left}"
 
 
 @pytest.fixture
@@ -480,6 +490,48 @@ def test_max_tabs_one_more_tab_is_told_the_class_is_full(serve, chromium):
             await first.wait_screen(lambda s: "A>" in s, "the first tab's pane A after a reload")
         finally:
             await first.ws.close()
+            await http.close()
+
+    asyncio.run(scenario())
+
+
+def test_exports_are_downloads_and_history_is_per_learner(serve, chromium, tmp_path):
+    """An export goes to the learner's browser as a download, never to a shared file in
+    serve's directory; a second learner's Up arrow does not show the first one's command."""
+    proc, url = serve
+    downloads = tmp_path / "downloads"
+    downloads.mkdir()
+
+    async def scenario() -> None:
+        http, tools, _ = await _open_tab(chromium, url)
+        try:
+            await tools.call("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(downloads)},
+                             session=False)
+            await tools.wait_screen(lambda s: "A>" in s, "pane A's prompt")
+            await _type_line(tools, "SET k v")
+            await tools.wait_screen(lambda s: re.search(r"^│ OK\s", s, re.M), "OK in pane A")
+            await _press(tools, "p", "KeyP", 80, modifiers=2)  # Ctrl+P: the command palette
+            await tools.call("Input.insertText", {"text": "Export transcript"})
+            await tools.wait_screen(lambda s: "For lesson notes" in s, "the palette's export entry")
+            await _press(tools, "Enter", "Enter", 13, text="\r")
+            await tools.wait_screen(lambda s: "sent to your browser" in s, "the app to say it sent the file")
+        finally:
+            await tools.ws.close()
+            await http.close()
+        exported = downloads / "session-transcript.md"
+        _wait_for(lambda: exported.exists() and "SET k v" in exported.read_text(), "the download")
+        assert not list(tmp_path.glob("*.md")), list(tmp_path.glob("*.md"))  # nothing in serve's directory
+
+        http, tools, _ = await _open_tab(chromium, url)  # a second learner
+        try:
+            await tools.wait_screen(lambda s: "A>" in s, "pane A's prompt in a second tab")
+            await tools.evaluate("document.querySelector('.xterm-helper-textarea').focus()")
+            await _press(tools, "ArrowUp", "ArrowUp", 38)  # another learner's history would fill the line
+            await _type_line(tools, "PING")
+            text = await tools.wait_screen(lambda s: re.search(r"^│ PONG\s", s, re.M) or "ERR" in s, "PING's reply")
+            assert re.search(r"^│ A> PING\s", text, re.M), text
+        finally:
+            await tools.ws.close()
             await http.close()
 
     asyncio.run(scenario())

@@ -117,6 +117,7 @@ MESSAGES: dict[str, str] = {
     "at most N sessions at once (each an app and a private server); one more tab is told the class is full "
     "(default: no limit)": "最多同时 N 个会话（每个一个应用和一个私有服务器）；再多一个标签页会被告知课堂已满（默认不限）",
     "--max-tabs must be 1 or more": "--max-tabs 至少是 1",
+    "{name}: sent to your browser as a download": "{name}：已作为下载发送到你的浏览器",
     "Session ended.": "会话已结束。",
     "The class is full: every place on this server is taken. Ask your teacher, then try again.":
         "课堂已满：这台服务器上的位置都被占了。请问老师，然后再试一次。",

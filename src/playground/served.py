@@ -6,8 +6,10 @@ that name a key show that one when served. `serve` marks its apps with REDIS_PLA
 
 from __future__ import annotations
 
+import mimetypes
 import os
 import re
+from pathlib import Path
 
 ENV = "REDIS_PLAYGROUND_SERVED"
 BROWSER_KEYS = {"ctrl+n": "alt+n", "ctrl+t": "alt+t", "ctrl+w": "alt+w", "ctrl+q": "alt+q"}
@@ -42,6 +44,20 @@ def key_display(key: str) -> str | None:
 
 
 _NAMED = re.compile("|".join(re.escape(_shown(k)) for k in BROWSER_KEYS))
+
+
+def delivered(app, path: Path) -> bool:
+    """Served, a file the app wrote (an export, a recording) goes to the learner's browser as
+    a download (Textual's deliver_binary; textual-serve hands it to the page) and the app
+    says so: True. In a terminal, False: the caller says where the file is."""
+    if not served():
+        return False
+    from playground.i18n import tr
+
+    app.deliver_binary(path, save_filename=path.name, open_method="download",
+                       mime_type=mimetypes.guess_type(path.name)[0] or "application/octet-stream")
+    app.notify(tr("{name}: sent to your browser as a download", name=path.name))
+    return True
 
 
 def label(text: str) -> str:

@@ -16,7 +16,9 @@ import asyncio
 import logging
 import re
 import secrets
+import shutil
 import signal
+import tempfile
 from pathlib import Path
 
 import aiohttp_jinja2
@@ -38,9 +40,10 @@ ENDED, FULL, TAKEN = 4000, 4003, 4001  # websocket close codes, for the page
 class PlaygroundApp(AppService):
     """One session's app process."""
 
-    def __init__(self, argv: list[str], running: set, grace: float, **kwargs) -> None:
+    def __init__(self, argv: list[str], running: set, grace: float, home: Path, **kwargs) -> None:
         super().__init__(" ".join(argv), **kwargs)
         self.argv = argv
+        self.home = home  # the session's own directory: its history, recordings and exports
         self.running = running  # every app process alive, for the server's shutdown
         self.grace = grace
 
@@ -48,6 +51,10 @@ class PlaygroundApp(AppService):
         environment = super()._build_environment(width=width, height=height)
         environment[SERVED_ENV] = "1"  # the app shows the keys a browser lets through (playground/served.py)
         environment["TEXTUAL_DRIVER"] = DRIVER
+        # per learner, never shared: the panes' history and F9's recordings (state), and the
+        # exports, each also sent to the learner's browser as a download (served.delivered)
+        environment["REDIS_PLAYGROUND_STATE_DIR"] = str(self.home / "state")
+        environment["REDIS_PLAYGROUND_EXPORT_DIR"] = str(self.home / "exports")
         return environment
 
     async def _open_app_process(self, width: int = 80, height: int = 24):
@@ -77,6 +84,7 @@ class Session:
 
     def __init__(self, token: str) -> None:
         self.token = token
+        self.home = Path(tempfile.mkdtemp(prefix="redis-playground-session-"))  # 0700; removed at its end
         self.app: PlaygroundApp | None = None
         self.websocket: web.WebSocketResponse | None = None
         self.expiry: asyncio.TimerHandle | None = None
@@ -135,6 +143,8 @@ class PlaygroundServer(Server):
             if session.expiry is not None:
                 session.expiry.cancel()
         await asyncio.gather(*(end_process(p, self.quit_grace) for p in list(self.running)))
+        for session in list(self.sessions.values()):
+            shutil.rmtree(session.home, ignore_errors=True)
 
     def serve(self, debug: bool = False) -> None:
         self.debug = debug
@@ -197,7 +207,7 @@ class PlaygroundServer(Server):
             await previous.close(code=TAKEN)
         if session.app is None:
             session.app = PlaygroundApp(
-                self.argv, self.running, self.quit_grace, write_bytes=session.write_bytes,
+                self.argv, self.running, self.quit_grace, session.home, write_bytes=session.write_bytes,
                 write_str=session.write_str, close=session.close,
                 download_manager=self.download_manager, debug=self.debug)
             await session.app.start(width, height)
@@ -228,5 +238,6 @@ class PlaygroundServer(Server):
                 await session.app.stop()
             await session.close()
         finally:
+            shutil.rmtree(session.home, ignore_errors=True)
             if self.sessions.get(session.token) is session:
                 del self.sessions[session.token]

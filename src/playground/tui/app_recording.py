@@ -9,6 +9,7 @@ from textual import work
 
 from playground.history import exports_dir, state_dir
 from playground.i18n import tr
+from playground.served import delivered
 from .client_pane import ClientPane
 
 
@@ -23,6 +24,8 @@ class RecordingActions:
                 return
             directory = Path(self.scenario_dirs[0]) if self.scenario_dirs else state_dir() / "scenarios"
             path = recorder.save(directory, "Recorded session", tuple(self.clients))
+            if delivered(self, path):
+                return
             self.notify(tr("Recording saved: {path}\nReplay it with: redis-playground check {path}", path=path), timeout=10)
             return
 
@@ -60,12 +63,16 @@ class RecordingActions:
         directory = exports_dir()
         directory.mkdir(parents=True, exist_ok=True)
         (directory / name).write_text(text, encoding="utf-8")
+        if delivered(self, directory / name):
+            return
         self.notify(tr("Transcript written to {path}", path=directory / name))
 
     def action_save_svg(self) -> None:
         directory = exports_dir()
         directory.mkdir(parents=True, exist_ok=True)
         path = self.save_screenshot(path=str(directory))
+        if delivered(self, Path(path)):
+            return
         self.notify(tr("Screen saved as {path}", path=path))
 
 

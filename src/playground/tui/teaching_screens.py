@@ -13,6 +13,7 @@ from textual.widgets import Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from playground.i18n import tr
+from playground.served import delivered
 from playground.cells import cut, pad, width
 from playground.scenario.library import course_order, is_recording
 from playground.scenario.model import Prediction, Scenario
@@ -167,7 +168,8 @@ class TimelineScreen(ModalScreen[None]):
 
     def action_export(self) -> None:
         path = self.export()
-        self.notify(tr("timeline written to {path}", path=path))
+        if not delivered(self.app, path):
+            self.notify(tr("timeline written to {path}", path=path))
 
 
 class JumpScreen(ModalScreen[int | None]):

@@ -32,7 +32,7 @@ from playground.served import ENV as SERVED_ENV
 
 log = logging.getLogger("textual-serve")
 PAGE = Path(__file__).resolve().parent / "serve_page"  # the page's template: nothing from the internet
-DRIVER = "playground.cli.served_driver:ServedDriver"  # Textual's web driver, which can repaint on demand
+DRIVER = "playground.tui.served_driver:ServedDriver"  # Textual's web driver, which can repaint on demand
 TOKEN = re.compile(r"[0-9a-f]{32}")
 ENDED, FULL, TAKEN = 4000, 4003, 4001  # websocket close codes, for the page
 

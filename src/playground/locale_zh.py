@@ -109,8 +109,22 @@ MESSAGES: dict[str, str] = {
     "use redis://host:port/db, rediss://host:port/db or unix:///path/to/socket":
         "请写成 redis://host:port/db、rediss://host:port/db 或 unix:///path/to/socket",
     # -- command line: serve -----------------------------------------------------------
-    "serve gives every tab a private server of its own; --url is not for serve":
-        "serve 给每个浏览器标签页一个自己的私有服务器；serve 不能用 --url",
+    "serve gives every tab a private server of its own; {options}: not for serve":
+        "serve 给每个浏览器标签页一个自己的私有服务器；serve 不能用 {options}",
+    "how long a tab's app and server wait for the tab to come back after a reload or a lost connection, then "
+    "stop (default {minutes:g} minutes)":
+        "标签页重新加载或断线后，它的应用和服务器等它回来多久，然后停止（默认 {minutes:g} 分钟）",
+    "--session-grace is a number of minutes from 0 to {most}": "--session-grace 是 0 到 {most} 之间的分钟数",
+    "at most N sessions at once (each an app and a private server); one more tab is told the class is full "
+    "(default: no limit)": "最多同时 N 个会话（每个一个应用和一个私有服务器）；再多一个标签页会被告知课堂已满（默认不限）",
+    "--max-tabs must be 1 or more": "--max-tabs 至少是 1",
+    "{name}: sent to your browser as a download": "{name}：已作为下载发送到你的浏览器",
+    "Session ended.": "会话已结束。",
+    "The class is full: every place on this server is taken. Ask your teacher, then try again.":
+        "课堂已满：这台服务器上的位置都被占了。请问老师，然后再试一次。",
+    "Try again": "再试一次",
+    "This session is open in another tab.": "这个会话已在另一个标签页中打开。",
+    "Connection lost: reconnecting to your session…": "连接断开：正在重新连接到你的会话……",
     "serve needs textual-serve: pip install 'redis-playground[serve]'":
         "serve 需要 textual-serve：pip install 'redis-playground[serve]'",
     "warning: listening on {host}: anyone who can reach this port can open playgrounds of their own and "
@@ -259,6 +273,8 @@ MESSAGES: dict[str, str] = {
     "Lua": "Lua 脚本",
     "Search": "搜索",
     "Cancel search": "取消搜索",
+    "Delete the word to the left": "删除左边的一个词",
+    "delete the word to the left (in a browser Ctrl+W closes the tab)": "删除左边的一个词（在浏览器里 Ctrl+W 会关闭标签页）",
     "Close {id}? The server keeps its keys; F7 opens a scenario again.": "关闭 {id}？服务器上的 Key 会保留；按 F7 可以再打开一个场景。",
     "Presenter layout on (f toggles)": "演示布局已打开（f 切换）",
     "Presenter layout off (f toggles)": "演示布局已关闭（f 切换）",

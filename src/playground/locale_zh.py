@@ -528,15 +528,15 @@ MESSAGES: dict[str, str] = {
     "✓ Won: you produced the race on the real server (the goal below).": "✓ 成功：你在真实的服务器上制造出了这个竞态条件（目标见下方）。",
     "Final value: {values}": "最终值：{values}",
     "u undoes moves, r starts again.": "u 撤销，r 重新开始。",
-    "Running every schedule on the server…": "正在服务器上运行每一种调度…",
+    "Running every schedule on a server of its own…": "正在一个单独的服务器上运行每一种调度…",
     "… time passes: {left:.1f} s left of this step's sleep": "… 时间在流逝：这一步的等待还剩 {left:.1f} 秒",
     "if {condition}: ": "如果 {condition}：",
-    "keys: a/b move a client · u undo · r restart · t timeline · Esc here · x close":
-        "按键：a/b 让客户端走一步 · u 撤销 · r 从头开始 · t 时间线 · Esc 回到这里 · x 关闭",
+    "keys: a/b move a client · u undo · r restart · t timeline · s every schedule · Esc here · x close":
+        "按键：a/b 让客户端走一步 · u 撤销 · r 从头开始 · t 时间线 · s 所有调度 · Esc 回到这里 · x 关闭",
     "next part: {name}": "下一部分：{name}",
     "  (first {seconds:g} s pass: the step sleeps)": "  （先等 {seconds:g} 秒：这一步会等待）",
-    "keys: Space/Ctrl+N next · p back · r restart · e end · o auto · g go to · t timeline · f presenter · Esc here · F1 keys · x close":
-        "按键：空格/Ctrl+N 下一步 · p 上一步 · r 从头开始 · e 运行到底 · o 自动播放 · g 跳转 · t 时间线 · f 演示模式 · Esc 回到这里 · F1 按键 · x 关闭",
+    "keys: Space/Ctrl+N next · p back · r restart · e end · o auto · g go to · t timeline · s every schedule · f presenter · Esc here · F1 keys · x close":
+        "按键：空格/Ctrl+N 下一步 · p 上一步 · r 从头开始 · e 运行到底 · o 自动播放 · g 跳转 · t 时间线 · s 所有调度 · f 演示模式 · Esc 回到这里 · F1 按键 · x 关闭",
     "Skip the question": "跳过这个问题",
     "1–{n} or ↑↓ Enter: answer · Esc: skip": "1–{n} 或 ↑↓ 回车：作答 · Esc：跳过",
     "Keys: 1–{n} answer · ↑↓ then Enter · Esc skips this question (not scored)":
@@ -640,6 +640,10 @@ MESSAGES: dict[str, str] = {
         "正在一台单独的服务器上，按每一种可能的顺序运行最后输入的 {count} 条命令…",
     "{total:,} schedules (every interleaving that keeps each client's order)": "{total:,} 种调度（保持每个客户端自身顺序的所有交错执行）",
     ", and the scenario's own order": "，外加场景本身的顺序",
+    ", and the order you typed": "，外加你输入的顺序",
+    "every schedule of this part, on a server of its own (Esc comes back here)": "这一部分的所有调度，在一个单独的服务器上运行（Esc 回到这里）",
+    "{mark} the order you typed": "{mark} 你输入的顺序",
+    "the order you typed ({order}) is in the outcome marked {mark}": "你输入的顺序（{order}）属于标有 {mark} 的结果",
     "{schedules}: more than --limit {limit:,},\nso a reproducible sample of {limit:,} (seed {seed}) was run{own}.":
         "{schedules}：超过了 --limit {limit:,}，\n所以运行了可复现的 {limit:,} 种抽样（种子 {seed}）{own}。",
     "{schedules}, {covered:,} of them possible\n(a blocked client cannot move until something unblocks it): {runs:,} run.":

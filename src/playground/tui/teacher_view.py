@@ -52,7 +52,7 @@ def narration_text(teacher) -> Text:
                 text.append("  ")
             text.append("\n")
         if not teacher.app.has_class("-short"):  # a short screen: the footer says it
-            text.append(tr("keys: a/b move a client · u undo · r restart · t timeline · Esc here · x close") + "\n",
+            text.append(tr("keys: a/b move a client · u undo · r restart · t timeline · s every schedule · Esc here · x close") + "\n",
                         style="dim")
     else:
         st = teacher.stepper
@@ -89,7 +89,7 @@ def narration_text(teacher) -> Text:
             text.append_text(script_block(teacher.scenario, step.display))
         if not teacher.app.has_class("-short"):  # a short screen: the footer says it
             text.append(label(tr("keys: Space/Ctrl+N next · p back · r restart · e end · o auto · g go to · "
-                              "t timeline · f presenter · Esc here · F1 keys · x close")) + "\n", style="dim")
+                              "t timeline · s every schedule · f presenter · Esc here · F1 keys · x close")) + "\n", style="dim")
     if teacher.diverged:
         names = ", ".join(sorted(k.decode(errors="replace") for k in teacher.diverged))
         text.append(tr("You changed {keys} by hand: the next steps may not match the lesson. "

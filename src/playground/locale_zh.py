@@ -523,6 +523,19 @@ MESSAGES: dict[str, str] = {
     "blocks": "阻塞",
     "does not block": "不阻塞",
     "server stops": "服务器停止",
+    "answers in time": "按时回复",
+    # -- time limits (scenario/time_limits.py) --------------------------------------------
+    "setup ({commands}) did not answer within {seconds:g}s; scenario stopped":
+        "setup（{commands}）在 {seconds:g} 秒内没有回复；场景已停止",
+    "no answer within {seconds:g}s; scenario stopped": "{seconds:g} 秒内没有回复；场景已停止",
+    "the playground started a fresh server": "playground 启动了一个新的服务器",
+    "the server still does not answer ({error})": "服务器仍然没有回复（{error}）",
+    "SCRIPT KILL and CLIENT UNPAUSE sent; every client reconnected": "已发送 SCRIPT KILL 和 CLIENT UNPAUSE；所有客户端都已重新连接",
+    "a setup or step that has not answered by then stops its scenario (default 15)":
+        "setup 或步骤到这个时间还没有回复，就停止它所在的场景（默认 15）",
+    "seconds from 0.1 to 86400, e.g. 15 or 2.5": "秒数，从 0.1 到 86400，例如 15 或 2.5",
+    "The scenario stopped: {error}": "场景已停止：{error}",
+    "r restarts it; x closes it.": "r 从头再来；x 关闭。",
     "error {code}": "错误 {code}",
     "state {key}": "状态 {key}",
     "aborted: nothing ran (a WATCHed key changed)": "事务被放弃：什么都没执行（被 WATCH 的 Key 改变了）",

@@ -133,6 +133,16 @@ def _client_names(text: str) -> tuple[str, ...]:
     return names
 
 
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0.1 <= value <= 86400:  # (also refuses nan and inf)
+        raise argparse.ArgumentTypeError(tr("seconds from 0.1 to 86400, e.g. 15 or 2.5"))
+    return value
+
+
 class _CellWidthFormatter(argparse.HelpFormatter):
     """argparse's help, with Chinese text wrapped by terminal cells (two a character):
     argparse counts characters, so a Chinese help line came out twice as wide."""
@@ -191,6 +201,9 @@ def build_parser() -> argparse.ArgumentParser:
     check = sub.add_parser("check", parents=[common, library],
                            help=tr("replay scenarios (default: all bundled) and report N passed, N failed"))
     check.add_argument("scenarios_to_check", nargs="*", metavar="ID|PATH")
+    for sub_parser in (run, check):
+        sub_parser.add_argument("--time-limit", type=_seconds, default=None, metavar="SECONDS",
+                                help=tr("a setup or step that has not answered by then stops its scenario (default 15)"))
     from playground.cli.explore_command import add_parser as add_explore
 
     add_explore(sub, [common, library])

@@ -301,17 +301,25 @@ class Playground:
         """A fresh private server; every client reconnects as a new client."""
         if self.server is None:
             raise ServerError(tr("cannot restart a server the playground does not own (--url)"))
-        for session in self.sessions.values():
-            await session.close()
-        for conn in (self.observer, self.reader, self.admin):
-            if conn is not None:
-                await conn.close()
+        await self._close_connections()
         self.server.restart()
         self.order.mark("restart")
         self._help = None
         await self.start()
         names = ", ".join(self.sessions)
         return tr("started a fresh server ({label}); clients {names} reconnected with empty state", label=self.label, names=names)
+
+    async def _close_connections(self) -> None:
+        for session in self.sessions.values():
+            await session.close()
+        for conn in (self.observer, self.reader, self.admin):
+            if conn is not None:
+                await conn.close()
+
+    async def reconnect_all(self) -> None:
+        """Every connection anew, the server as it is (after a time-out on --url)."""
+        await self._close_connections()
+        await self.start()
 
     async def reconnect(self, name: str) -> str:
         """Reopen one client's connection (after it was cancelled or dropped)."""

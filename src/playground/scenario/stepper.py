@@ -144,7 +144,8 @@ class Stepper:
 
     @property
     def finished(self) -> bool:
-        return self.cursor >= len(self.flat)
+        """Every step ran, or a setup or step did not answer in time (`error` says which)."""
+        return self.cursor >= len(self.flat) or self.runner.stopped is not None
 
     def next_step(self) -> tuple[Part, Step] | None:
         if self.finished:
@@ -156,7 +157,7 @@ class Stepper:
         """From the top: fresh server, first part's setup."""
         self.results = []
         self.timeline = Timeline()
-        self.error = None
+        self.error = self.runner.stopped = None
         self._part_started = None
 
     async def step(self) -> StepResult | None:
@@ -172,8 +173,9 @@ class Stepper:
                 self.timeline.entries.append(TimelineEntry("", [f"── {part.name} ──"]))
             if self.error:
                 return None
-        result = await self.runner.run_step(self.scenario, part.name, step)
-        await self.pg.refresh_states()  # the panes show the server's flags after every step
+        # the panes show the server's flags after every step
+        result = await self.runner.run_step(self.scenario, part.name, step, refresh=True)
+        self.error = self.runner.stopped
         self.results.append(result)
         self.timeline.add_result(result)
         return result

@@ -141,3 +141,15 @@ async def repl_url(address, text):
     pg = Playground(url=address)
     assert await run_repl(pg, stdin=io.BytesIO(text.encode()), stdout=out, stderr=err) == 0
     return out.getvalue(), err.getvalue()
+
+
+async def test_client_kill_of_everyone_loses_each_clients_next_line_as_redis_cli_does(private_server):
+    """`CLIENT KILL TYPE normal SKIPME no` closes A's and B's connections: each one's next
+    line meets the closed connection and is lost, said on stderr (redis-cli: "Error:
+    Broken pipe"), and the line after it reconnects. (A RecursionError, then a hang, before.)"""
+    out, err = await repl(private_server, "A> CLIENT KILL TYPE normal SKIPME no\nA> PING\nB> PING\n"
+                                          "A> PING\nB> PING\n")
+    first, *rest = out.decode().splitlines()
+    assert first.startswith("(integer) ") and rest == ["PONG", "PONG"], err
+    assert "client A: connection lost" in err and "client B: connection lost" in err
+    assert "Traceback" not in err

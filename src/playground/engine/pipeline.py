@@ -214,6 +214,7 @@ class _Run:
             self.next_send += 1
 
     async def _send(self) -> None:
+        failed = set()
         for name, pieces in self.out.items():
             if pieces:
                 data = b"".join(pieces)
@@ -221,17 +222,22 @@ class _Run:
                 session = self.sessions[name]
                 try:
                     await session._conn.send_packed_command(data)
-                except OSError as exc:
+                except OSError as exc:  # (a closed socket: the server read none of it)
                     self._dropped(session, exc)
+                    failed.add(name)
         now = time.monotonic()
         for line in self.unsent:
+            if line.client in failed:  # not sent after all: it goes the one-line way
+                self.in_flight -= line.sent - line.written
+                line.sent = line.written
+                continue
             line.sent_at = now
             line.written = line.sent
         self.unsent.clear()
         self.gathered = 0
 
     def _dropped(self, session, exc) -> None:
-        self.lost[session.name] = str(exc)
+        self.lost[session.name] = session.dropped = str(exc)
         session._conn = None
         session.state = replace(session.state, pending=None)
 

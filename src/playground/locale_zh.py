@@ -524,6 +524,9 @@ MESSAGES: dict[str, str] = {
     "does not block": "不阻塞",
     "server stops": "服务器停止",
     "answers in time": "按时回复",
+    "client {client}: no reply to {command}: it was sent before the connection dropped and may have run; "
+    "not sent again":
+        "客户端 {client}：{command} 没有收到回复：它在连接断开前已经发出，可能已经执行；不会再发一次",
     # -- time limits (scenario/time_limits.py) --------------------------------------------
     "setup ({commands}) did not answer within {seconds:g}s; scenario stopped":
         "setup（{commands}）在 {seconds:g} 秒内没有回复；场景已停止",

@@ -1,6 +1,9 @@
 """The headless repl with two clients: order of output, blocking, pub/sub, restarts."""
 
+import asyncio
 import io
+
+import pytest
 
 from playground.engine.playground import Playground
 from playground.cli.repl import run_repl
@@ -9,7 +12,8 @@ from playground.cli.repl import run_repl
 async def repl(private_server, text: str, code: int = 0, **kwargs) -> tuple[bytes, str]:
     out, err = io.BytesIO(), io.StringIO()
     pg = Playground(server=private_server, **kwargs)
-    got = await run_repl(pg, stdin=io.BytesIO(text.encode()), stdout=out, stderr=err)
+    # (a hang fails the test instead of stalling the run)
+    got = await asyncio.wait_for(run_repl(pg, stdin=io.BytesIO(text.encode()), stdout=out, stderr=err), 60)
     assert got == code, err.getvalue()
     return out.getvalue(), err.getvalue()
 
@@ -153,3 +157,14 @@ async def test_client_kill_of_everyone_loses_each_clients_next_line_as_redis_cli
     assert first.startswith("(integer) ") and rest == ["PONG", "PONG"], err
     assert "client A: connection lost" in err and "client B: connection lost" in err
     assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("mode", ["SKIP", "OFF"])
+async def test_client_reply_off_or_skip_waits_as_redis_cli_does_and_input_ends(private_server, mode):
+    """The server sends no reply to CLIENT REPLY OFF/SKIP, and redis-cli waits for one for
+    ever: A's later lines never go; B's go on (before: B's reply never came, no exit). At
+    end of input A's wait is cancelled with a note, as a BLPOP with timeout 0 is."""
+    out, err = await repl(private_server, f"A> CLIENT REPLY {mode}\nA> SET x 1\nB> GET x\nB> SET x 2\n", code=1)
+    assert out == b"(nil)\nOK\n", err
+    assert f"client A: end of input while CLIENT REPLY {mode} waits for a reply the server never sends" in err
+    assert "client A: not run: SET x 1" in err

@@ -527,6 +527,9 @@ MESSAGES: dict[str, str] = {
     "client {client}: no reply to {command}: it was sent before the connection dropped and may have run; "
     "not sent again":
         "客户端 {client}：{command} 没有收到回复：它在连接断开前已经发出，可能已经执行；不会再发一次",
+    "client {name}: end of input while {command} waits for a reply the server never sends "
+    "(redis-cli waits for ever); cancelled":
+        "客户端 {name}：输入结束时 {command} 还在等一个服务器永远不会发送的回复（redis-cli 会一直等下去）；已取消",
     # -- time limits (scenario/time_limits.py) --------------------------------------------
     "setup ({commands}) did not answer within {seconds:g}s; scenario stopped":
         "setup（{commands}）在 {seconds:g} 秒内没有回复；场景已停止",

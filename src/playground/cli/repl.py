@@ -44,7 +44,7 @@ from playground.cli.repl_input import line_batches
 from playground.cli.repl_runs import PipelinedRuns
 from playground.engine import events as ev
 from playground.engine.executor import Executor, Job
-from playground.engine.playground import Playground
+from playground.engine.playground import Playground, no_reply_coming
 from playground.i18n import tr
 from playground.resp.cli_lines import CommandLine, format_argv
 from playground.resp.replies import Err, Push
@@ -343,6 +343,9 @@ class Repl(PipelinedRuns):
                 return True
             except asyncio.TimeoutError:
                 self.say(tr("client {name}: the script still runs after {seconds:g}s; cancelled", name=name, seconds=SCRIPT_WAIT_AT_EOF))
+        elif no_reply_coming(self.pg.sessions[name]):
+            self.say(tr("client {name}: end of input while {command} waits for a reply the server never sends "
+                        "(redis-cli waits for ever); cancelled", name=name, command=what))
         else:
             timeout = block_timeout(line.cmd.argv)
             if timeout:  # it ends by itself, as it would in redis-cli

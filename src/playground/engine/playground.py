@@ -237,6 +237,9 @@ class Playground:
             if holder.name == name:
                 await asyncio.wait([pending])
             return pending.done()
+        if no_reply_coming(self.sessions[name]):  # it waits for ever, as redis-cli does
+            await asyncio.wait([pending], timeout=_POLL_MAX)  # (an error still comes at once)
+            return pending.done()
         delay = _POLL_MIN
         while not pending.done():
             done, _ = await asyncio.wait([pending], timeout=delay)
@@ -362,6 +365,15 @@ class Playground:
         *_, replies = await asyncio.gather(*(session.reset() for session in others),
                                            setter.reset(then=FLUSH + list(setup)))
         return replies[len(FLUSH):]
+
+
+def no_reply_coming(session: Session) -> bool:
+    """The client's pending command is CLIENT REPLY OFF or SKIP, outside MULTI: the
+    server sends it no reply at all (and redis-cli waits for one for ever)."""
+    argv = session.state.pending
+    return (argv is not None and len(argv) == 3 and not session.state.in_multi
+            and bytes(argv[0]).lower() == b"client" and bytes(argv[1]).lower() == b"reply"
+            and bytes(argv[2]).lower() in (b"off", b"skip"))
 
 
 def install_exit_signals() -> None:

@@ -168,3 +168,12 @@ async def test_client_reply_off_or_skip_waits_as_redis_cli_does_and_input_ends(p
     assert out == b"(nil)\nOK\n", err
     assert f"client A: end of input while CLIENT REPLY {mode} waits for a reply the server never sends" in err
     assert "client A: not run: SET x 1" in err
+
+
+async def test_repeated_quit_loses_no_later_line(private_server):
+    """`2 quit`: redis-cli's second QUIT meets the closed connection ("Error: Broken pipe"
+    on stderr) and the PING after it reconnects; a single QUIT loses the next line."""
+    out, err = await repl(private_server, "2 quit\nPING\nPING\nPING\n")
+    assert out == b"OK\nPONG\nPONG\nPONG\n", err
+    out, err = await repl(private_server, "1 quit\nPING\nPING\n")
+    assert out == b"OK\nPONG\n", err

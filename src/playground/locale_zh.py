@@ -530,6 +530,9 @@ MESSAGES: dict[str, str] = {
     "client {name}: end of input while {command} waits for a reply the server never sends "
     "(redis-cli waits for ever); cancelled":
         "客户端 {name}：输入结束时 {command} 还在等一个服务器永远不会发送的回复（redis-cli 会一直等下去）；已取消",
+    "client {name}: {count} QUIT: the QUITs after the first meet the closed connection "
+    "(redis-cli says so on stderr); the next line reconnects":
+        "客户端 {name}：{count} QUIT：第一个之后的 QUIT 遇到的是已关闭的连接（redis-cli 会在 stderr 上说明）；下一行会重新连接",
     # -- time limits (scenario/time_limits.py) --------------------------------------------
     "setup ({commands}) did not answer within {seconds:g}s; scenario stopped":
         "setup（{commands}）在 {seconds:g} 秒内没有回复；场景已停止",

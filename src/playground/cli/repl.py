@@ -297,7 +297,11 @@ class Repl(PipelinedRuns):
         if word in _STAYS_LISTENING and not isinstance(self.last_reply.get(name), Err):
             self.deaf[name] = word
         elif word == b"quit" and self.pg.sessions[name].state.disconnected:
-            self.after_quit[name] = True
+            if line.cmd.repeat > 1:  # redis-cli's second QUIT is the line that meets the closed connection
+                self.say(tr("client {name}: {count} QUIT: the QUITs after the first meet the closed connection "
+                            "(redis-cli says so on stderr); the next line reconnects", name=name, count=line.cmd.repeat))
+            else:
+                self.after_quit[name] = True
         if result.server_gone:
             await self._server_gone(name, result.expected_stop)
 

@@ -244,6 +244,17 @@ def _playground(args, **kwargs):
 _exit_now: list[int] = []
 
 
+def _on_a_terminal() -> bool:
+    """The app draws on a terminal and reads keys from it: without one (`</dev/null`, a
+    pipe) Textual spins at full CPU or writes into a pipe that may close."""
+    if os.environ.get("REDIS_PLAYGROUND_BENCH_READY"):  # python -m playground.bench: headless
+        return True
+    try:
+        return sys.stdin.isatty() and sys.stdout.isatty()
+    except (AttributeError, ValueError):  # closed or replaced streams
+        return False
+
+
 def entry() -> None:
     """The command (`redis-playground`, `python -m playground`): `main`, then exit. After
     `repl` without Python's teardown of every module (~25 ms of a short run): nothing is
@@ -299,6 +310,10 @@ def main(argv: list[str] | None = None) -> int:
             from playground.cli.explore_command import cmd_explore
 
             return cmd_explore(args)
+        if not _on_a_terminal():
+            print("redis-playground: " + tr("the app needs a terminal (its input and output are not one); "
+                  "for scripts use repl, run or check"), file=sys.stderr)
+            return 2
         server = None
         if not args.url:  # spawn the private server first: it starts while Textual imports
             from playground.server import choose_binary

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import signal
 from typing import TYPE_CHECKING, Callable, Iterable
 
 from playground.engine.attribution import WriteTracker
+from playground.engine.exit_signals import install_exit_signals  # noqa: F401 (re-exported)
 from playground.engine.guard import refusal
 from playground.engine.key_reader import Inspector
 from playground.engine.observer import Observer
@@ -374,16 +374,3 @@ def no_reply_coming(session: Session) -> bool:
     return (argv is not None and len(argv) == 3 and not session.state.in_multi
             and bytes(argv[0]).lower() == b"client" and bytes(argv[1]).lower() == b"reply"
             and bytes(argv[2]).lower() in (b"off", b"skip"))
-
-
-def install_exit_signals() -> None:
-    """SIGTERM and SIGHUP end the app like Ctrl+C does, so every `finally` stops the server."""
-    def raise_interrupt(signum, frame):
-        raise KeyboardInterrupt(signal.Signals(signum).name)
-
-    for sig in (signal.SIGTERM, signal.SIGHUP):
-        try:
-            signal.signal(sig, raise_interrupt)
-        except (ValueError, OSError):
-            pass
-

@@ -1,0 +1,93 @@
+"""Signals and missing terminals, tried as a CI job or a careless shell would: whatever
+hangs, SIGTERM and SIGINT end `repl` within 3 s with its server gone; the app without a
+terminal says so in one line instead of spinning or hanging."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+HANGS = {  # input that leaves client A waiting for ever, then a line of B's to know when
+    "blpop-forever": (b"A> BLPOP l 0\nB> PING\n", b"PONG\n"),
+    "client-reply-skip": (b"A> CLIENT REPLY SKIP\nB> PING\n", b"PONG\n"),
+    "busy-script": (b'A> EVAL "while true do end" 0\nB> PING\n', b"(error) BUSY"),
+}
+
+
+def _env() -> dict:
+    return dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+
+
+def _servers_of(pid: int) -> list[int]:
+    """The server processes whose parent is `pid` (by executable: a server rewrites its title)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            exe = os.path.basename(os.readlink(entry / "exe"))
+        except (OSError, ValueError, IndexError):
+            continue
+        if parent == pid and exe.endswith("-server"):
+            found.append(int(entry.name))
+    return found
+
+
+def _gone(pid: int, within: float) -> bool:
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        try:
+            if "State:\tZ" in Path(f"/proc/{pid}/status").read_text():
+                return True
+        except OSError:
+            return True
+        time.sleep(0.02)
+    return False
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+@pytest.mark.parametrize("hang", sorted(HANGS))
+def test_the_first_signal_ends_a_hanging_repl_within_3_s_and_its_server(hang, sig):
+    """stdin stays open (a person at the keyboard, or `timeout 60 redis-playground repl`):
+    the first SIGTERM used to be ignored while a client waited."""
+    text, answer = HANGS[hang]
+    app = subprocess.Popen([sys.executable, "-m", "playground", "repl", "--server", "bundled"],
+                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env())
+    try:
+        app.stdin.write(text)
+        app.stdin.flush()
+        assert app.stdout.readline().startswith(answer)  # A hangs now; B was answered
+        servers = _servers_of(app.pid)
+        assert len(servers) == 1
+        app.send_signal(sig)
+        app.wait(timeout=3)
+        assert _gone(servers[0], within=1), "the server outlived the app"
+        assert b"Traceback" not in app.stderr.read()
+    finally:
+        app.kill()
+        app.wait()
+
+
+def test_the_app_without_a_terminal_says_so_in_one_line_and_ends():
+    """`redis-playground </dev/null | head -c 100`: no terminal to draw on or read keys
+    from. It used to spin at full CPU, and after SIGTERM with the pipe closed, hang with
+    its server alive; now it says so and exits before starting a server."""
+    app = subprocess.Popen([sys.executable, "-m", "playground", "--server", "bundled"], stdin=subprocess.DEVNULL,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env())
+    try:
+        app.stdout.close()  # what `head -c 100` does once it has enough (here: at once)
+        app.wait(timeout=5)
+        err = app.stderr.read().decode()
+        assert app.returncode == 2
+        assert err == ("redis-playground: the app needs a terminal (its input and output are not one); "
+                       "for scripts use repl, run or check\n")
+    finally:
+        app.kill()
+        app.wait()

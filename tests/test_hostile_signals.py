@@ -91,3 +91,45 @@ def test_the_app_without_a_terminal_says_so_in_one_line_and_ends():
     finally:
         app.kill()
         app.wait()
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
+def test_a_signal_ends_the_app_on_a_terminal_within_3_s_and_its_server(sig):
+    """The app on a terminal (a pty): `kill -TERM`, `kill -INT` (Ctrl+C is a key there,
+    not a signal) and a hang-up each end it within 3 s, its server too. (This held
+    before: it guards the terminal case beside the one above, which did not.)"""
+    import pty
+    import threading
+
+    master, slave = pty.openpty()
+    app = subprocess.Popen([sys.executable, "-m", "playground", "--server", "bundled"], stdin=slave,
+                           stdout=slave, stderr=slave, env=dict(_env(), TERM="xterm-256color"),
+                           start_new_session=True)
+    os.close(slave)
+    seen = bytearray()
+    drawn = threading.Event()
+
+    def drain() -> None:  # the terminal's reader: the app never blocks writing to it
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:
+                return
+            if not chunk:
+                return
+            seen.extend(chunk)
+            if b"Valkey" in seen:  # the server bar: mounted, and the playground started
+                drawn.set()
+
+    threading.Thread(target=drain, daemon=True).start()
+    try:
+        assert drawn.wait(30), bytes(seen[-500:])
+        servers = _servers_of(app.pid)
+        assert len(servers) == 1
+        app.send_signal(sig)
+        app.wait(timeout=3)
+        assert _gone(servers[0], within=1), "the server outlived the app"
+    finally:
+        app.kill()
+        app.wait()
+        os.close(master)

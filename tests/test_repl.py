@@ -177,3 +177,13 @@ async def test_repeated_quit_loses_no_later_line(private_server):
     assert out == b"OK\nPONG\nPONG\nPONG\n", err
     out, err = await repl(private_server, "1 quit\nPING\nPING\n")
     assert out == b"OK\nPONG\n", err
+
+
+async def test_a_line_held_by_client_pause_prints_its_time_as_redis_cli_does(private_server):
+    """B's GET waits out A's CLIENT PAUSE, so redis-cli prints "(1.00s)"-style time under
+    it. With another client's line after it, the run's own key lookup (COMMAND INFO)
+    used to sit out the pause first, and the time line went missing."""
+    import re
+
+    out, err = await repl(private_server, "A> CLIENT PAUSE 1000\nB> GET k\nA> GET j\n")
+    assert re.fullmatch(rb"OK\n\(nil\)\n\((0\.9\d|1\.\d\d)s\)\n\(nil\)\n", out), (out, err)

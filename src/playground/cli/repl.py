@@ -215,6 +215,7 @@ class Repl(PipelinedRuns):
             return False
         if await self.executor.answer_locally(name, cmd):
             return True
+        self.note_pause(cmd.argv)
         line = _Line(cmd)
         self.lines[name].append(line)
         self.in_workers += 1

@@ -133,3 +133,34 @@ def test_a_signal_ends_the_app_on_a_terminal_within_3_s_and_its_server(sig):
         app.kill()
         app.wait()
         os.close(master)
+
+
+def test_the_first_sigterm_ends_check_during_a_setup_that_never_answers(tmp_path):
+    """`check` stuck in a setup (a script that loops for ever, a time limit far away):
+    one SIGTERM ends it within 3 s, and its server."""
+    (tmp_path / "loop.toml").write_text('title = "Loop"\nlesson = "Never ends."\n'
+                                        "setup = ['EVAL \"while true do end\" 0']\n"
+                                        '[[steps]]\nclient = "A"\ncommand = "GET k"\n', encoding="utf-8")
+    app = subprocess.Popen([sys.executable, "-m", "playground", "check", "--server", "bundled", "--time-limit", "600",
+                            str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env())
+    try:
+        assert app.stdout.readline().startswith(b"on Valkey")
+        servers = _servers_of(app.pid)
+        assert len(servers) == 1
+        deadline = time.monotonic() + 10  # the script runs: the server's CPU time grows
+        while _cpu_ticks(servers[0]) < 20 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        app.send_signal(signal.SIGTERM)
+        app.wait(timeout=3)
+        assert _gone(servers[0], within=1), "the server outlived the app"
+    finally:
+        app.kill()
+        app.wait()
+
+
+def _cpu_ticks(pid: int) -> int:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0
+    return int(fields[11]) + int(fields[12])  # utime + stime

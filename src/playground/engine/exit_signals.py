@@ -21,11 +21,8 @@ _armed: list[bool] = []
 
 
 def _end_now() -> None:
-    for stream in ("stdout", "stderr"):
-        try:
-            getattr(__import__("sys"), stream).flush()
-        except Exception:  # noqa: BLE001 (a closed pipe: nothing more to say there)
-            pass
+    # (no flush of stdout here: the main thread may hold its lock, blocked writing to a
+    # pipe nobody reads, and this must end the process whatever the main thread does)
     os._exit(EXIT_CODE)
 
 

@@ -193,7 +193,7 @@ class Runner:
             return await within(limit, self._run_step(scenario, part, step, out, refresh))
         except TimedOut:
             self.stopped = step_message(scenario, part, step, self.time_limit) + "; " + await recover(self)
-            out.note = self.stopped
+            out.note = tr("no answer within {seconds:g}s; scenario stopped", seconds=self.time_limit)
             out.checks.append(CheckResult("answers in time", False, self.stopped))
             return out
 

@@ -86,8 +86,8 @@ def test_the_app_without_a_terminal_says_so_in_one_line_and_ends():
         app.wait(timeout=5)
         err = app.stderr.read().decode()
         assert app.returncode == 2
-        assert err == ("redis-playground: the app needs a terminal (its input and output are not one); "
-                       "for scripts use repl, run or check\n")
+        assert err == ("redis-playground: the app needs a terminal: its input (stdin) or its screen (stderr) "
+                       "is not one; for scripts use repl, run or check\n")
     finally:
         app.kill()
         app.wait()

@@ -533,8 +533,8 @@ MESSAGES: dict[str, str] = {
     "client {name}: {count} QUIT: the QUITs after the first meet the closed connection "
     "(redis-cli says so on stderr); the next line reconnects":
         "客户端 {name}：{count} QUIT：第一个之后的 QUIT 遇到的是已关闭的连接（redis-cli 会在 stderr 上说明）；下一行会重新连接",
-    "the app needs a terminal (its input and output are not one); for scripts use repl, run or check":
-        "这个应用需要一个终端（它的输入和输出都不是终端）；脚本里请用 repl、run 或 check",
+    "the app needs a terminal: its input (stdin) or its screen (stderr) is not one; for scripts use repl, run or check":
+        "这个应用需要一个终端：它的输入（stdin）或屏幕（stderr）不是终端；脚本里请用 repl、run 或 check",
     # -- time limits (scenario/time_limits.py) --------------------------------------------
     "setup ({commands}) did not answer within {seconds:g}s; scenario stopped":
         "setup（{commands}）在 {seconds:g} 秒内没有回复；场景已停止",

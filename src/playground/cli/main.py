@@ -245,12 +245,12 @@ _exit_now: list[int] = []
 
 
 def _on_a_terminal() -> bool:
-    """The app draws on a terminal and reads keys from it: without one (`</dev/null`, a
-    pipe) Textual spins at full CPU or writes into a pipe that may close."""
+    """The app reads keys from stdin and draws on stderr (Textual's choice: stdout may go
+    to a file): without a terminal there (`</dev/null`) Textual spins at full CPU."""
     if os.environ.get("REDIS_PLAYGROUND_BENCH_READY"):  # python -m playground.bench: headless
         return True
     try:
-        return sys.stdin.isatty() and sys.stdout.isatty()
+        return sys.stdin.isatty() and sys.stderr.isatty()
     except (AttributeError, ValueError):  # closed or replaced streams
         return False
 
@@ -311,7 +311,7 @@ def main(argv: list[str] | None = None) -> int:
 
             return cmd_explore(args)
         if not _on_a_terminal():
-            print("redis-playground: " + tr("the app needs a terminal (its input and output are not one); "
+            print("redis-playground: " + tr("the app needs a terminal: its input (stdin) or its screen (stderr) is not one; "
                   "for scripts use repl, run or check"), file=sys.stderr)
             return 2
         server = None

@@ -183,3 +183,18 @@ async def _lesson_view_stops(tmp_path, pg):
     assert [c.what for c in result.checks if not c.ok] == ["answers in time"]
     assert stepper.finished and await stepper.step() is None
     assert await pg.execute("B", [b"PING"]) == b"PONG"
+
+
+def test_on_a_url_server_a_looping_setup_is_killed_and_check_goes_on(tmp_path, private_server):
+    """A server the playground does not own can't be restarted: after the time-out it
+    gets SCRIPT KILL on a new connection, every connection is opened anew, and the next
+    file runs on it."""
+    (tmp_path / "a-looping-setup.toml").write_text(NEVER_ANSWERS["a-looping-setup"][0], encoding="utf-8")
+    (tmp_path / "c-fine.toml").write_text(HEAD + 'setup = ["SET k 1"]\n' + STEP + "reply = '\"1\"'\n", encoding="utf-8")
+    result = _cli("check", "--url", f"unix://{private_server.socket_path}", "--allow-flush", "--time-limit", "2",
+                  str(tmp_path))
+    assert "Traceback" not in result.stderr and result.returncode == 1, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    assert (f"✗ a-looping-setup: {tmp_path / 'a-looping-setup'}.toml: setup (EVAL \"while true do end\" 0) did not "
+            "answer within 2s; scenario stopped; SCRIPT KILL and CLIENT UNPAUSE sent; every client reconnected") in lines
+    assert "✓ c-fine: 1 checks passed" in lines

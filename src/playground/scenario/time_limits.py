@@ -59,20 +59,29 @@ async def recover(runner) -> str:
     return await _unstick_url(pg)
 
 
-async def _unstick_url(pg) -> str:
+async def _unstick_url(pg, within: float = 12.0) -> str:
     """A server the playground does not own: ask it to end the script and the pause on a
-    new connection, then reconnect every connection of the playground's."""
-    from playground.resp.connection import SideConnection
+    new, unnamed connection (CLIENT SETNAME is refused while a script runs; SCRIPT KILL
+    is answered only once the server's busy threshold has passed), then reconnect every
+    connection of the playground's, again until it works or `within` seconds have passed
+    (a killed script ends at its next check)."""
+    from playground.resp.connection import TypedConnection
 
-    side = SideConnection(pg.address, "playground-recover")
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + within
+    side = TypedConnection(pg.address)
     try:
-        await asyncio.wait_for(side.run([[b"SCRIPT", b"KILL"], [b"CLIENT", b"UNPAUSE"]]), 5)
-    except (OSError, asyncio.TimeoutError):
+        await asyncio.wait_for(side.connect(), 2)
+        await asyncio.wait_for(side.pipeline([[b"SCRIPT", b"KILL"], [b"CLIENT", b"UNPAUSE"]]), within)
+    except Exception:  # noqa: BLE001 (no script, not paused, or unreachable: the reconnect says)
         pass
     finally:
         await side.close()
-    try:
-        await asyncio.wait_for(pg.reconnect_all(), 10)
-    except Exception as exc:  # noqa: BLE001 (said in one line, never a traceback)
-        return tr("the server still does not answer ({error})", error=str(exc) or type(exc).__name__)
-    return tr("SCRIPT KILL and CLIENT UNPAUSE sent; every client reconnected")
+    while True:
+        try:
+            await asyncio.wait_for(pg.reconnect_all(), 5)
+            return tr("SCRIPT KILL and CLIENT UNPAUSE sent; every client reconnected")
+        except Exception as exc:  # noqa: BLE001 (said in one line, never a traceback)
+            if loop.time() >= deadline:
+                return tr("the server still does not answer ({error})", error=str(exc) or type(exc).__name__)
+        await asyncio.sleep(0.1)  # (a retry interval: the script is still winding down)

@@ -227,7 +227,9 @@ async def test_three_formats(pg):
     assert "A1 B1 A2 B2" in text and 'counter = "5"' in text
     assert "4 of 6 schedules reach the challenge's state" in text
     md = render_markdown(result)
-    assert "| 4 | `counter = \"5\"` | `A1 B1 A2 B2` | ⚠ the challenge's state<br>◀ the scenario's own order |" in md
+    assert ("| 4 | `counter = \"5\"` | `A1 B1 A2 B2` | ⚠ the challenge's state<br>◀ the scenario's own order"
+            "<br>no serial order gives this |") in md
+    assert "| 2 | `counter = \"6\"` | `A1 A2 B1 B2` | same as A then B<br>same as B then A |" in md
     data = json.loads(render_json(result))
     assert data["schedules"] == 6 and data["covered"] == 6 and data["run"] == 4
     assert [(c["count"], c["state"]["counter"]["value"], c["goal_reached"]) for c in data["classes"]] == [
@@ -264,7 +266,7 @@ def test_free_play_input_mistakes():
 
 @pytest.mark.asyncio
 async def test_a_class_steps_through_as_its_own_scenario(pg, tmp_path):
-    from playground.explore.explorer import schedule_scenario
+    from playground.explore.schedule_replay import schedule_scenario
     from playground.explore.snapshot import Snapshotter
     from playground.scenario.runner import Runner
 
@@ -329,11 +331,12 @@ def test_the_command_line_agrees_with_the_explorer_and_does_not_load_it_for_othe
     import sys
 
     from playground.cli import explore_command
-    from playground.explore.explorer import DEFAULT_LIMIT
+    from playground.explore.explorer import BY, DEFAULT_LIMIT
     from playground.explore.report import RENDERERS
 
     assert explore_command.DEFAULT_LIMIT == DEFAULT_LIMIT
     assert explore_command.FORMATS == tuple(RENDERERS)
+    assert explore_command.BY == BY
     probe = ("import sys; from playground.cli.main import build_parser; build_parser(); "
              "print('playground.explore.explorer' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)

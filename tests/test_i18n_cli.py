@@ -127,7 +127,7 @@ def test_help_in_chinese(args, locale):
     assert out.startswith(zh("usage: ") + "redis-playground"), out[:80]
     assert zh("options") + ":" in out and zh("show this help message and exit") in out
     assert zh("server") + ":" in out and zh("client certificate's private key") in out
-    assert zh("names of the clients, each with its own connection (default A,B)") in out
+    assert zh("names of the clients, at most {count}, each with its own connection (default A,B)").format(count=16) in out
     if "repl" in args:
         assert zh("start the clients in RESP3 mode (like redis-cli -3)") in out
     else:

@@ -5,7 +5,7 @@ redis-cli's is the golden case two_clients.prefixed.)"""
 import io
 
 from playground.cli.repl import run_repl
-from playground.engine.commuting import in_order
+from playground.engine.commuting import in_order, waits
 from playground.engine.playground import Playground
 from playground.resp.connection import TypedConnection
 
@@ -16,7 +16,7 @@ async def waits_of(private_server, text: str) -> list[int]:
         client, _, command = raw.strip().partition(" ")
         lines.append((client, tuple(w.encode() for w in command.split())))
     async with Playground(server=private_server) as pg:
-        return await pg.command_keys.waits(lines)
+        return await waits(pg.catalogue, lines)
 
 
 async def test_a_line_waits_for_the_last_line_of_another_client_it_does_not_commute_with(private_server):

@@ -192,6 +192,14 @@ async def test_pttl_and_hash_has(pg, tmp_path):
     assert details[2] == "expected a hash with {'c': '3'}, got {'a': '1', 'b': '2'}"
 
 
+async def test_zcard(pg, tmp_path):
+    text = HEAD + step(command="ZADD board 1 ada 2 bob", reply="(integer) 2", state='{ board = { zcard = 2 } }')
+    assert (await run(pg, tmp_path, text)).ok
+    result = await run(pg, tmp_path, HEAD + step(command="ZADD board 1 ada", state='{ board = { zcard = 2 } }'))
+    assert [c.detail for _, c in result.failed_checks] == ["expected zcard 2, got 1"]
+    assert "zcard" in error_of(tmp_path, HEAD + step(command="PING", state='{ board = { zcard = "2" } }'))
+
+
 def test_pttl_mistake(tmp_path):
     text = HEAD + step(command="PING", state='{ k = { pttl = "soon" } }')
     assert error_of(tmp_path, text) == "step 1: state.k: pttl: milliseconds, -1 for no expiry, or [min, max]"

@@ -91,6 +91,24 @@ def test_list_command():
     lines = result.stdout.splitlines()
     assert len(lines) == len(FILES)
     assert any(line.startswith("watch-abort ") and "[watch, transactions, headline]" in line for line in lines)
+    # full ids, however long, and the titles in one column after two spaces
+    ids = [path.stem for path in FILES]
+    width = max(map(len, ids))
+    assert all(line[:width].rstrip() in ids and line[width:width + 2] == "  " and line[width + 2] != " "
+               for line in lines), lines
+
+
+def test_list_shows_a_long_id_whole(tmp_path):
+    long_id = "a-rather-long-lesson-identifier-for-the-class"
+    (tmp_path / f"{long_id}.toml").write_text('title = "Long"\nlesson = "l"\n[[steps]]\nclient = "A"\ncommand = "PING"\n')
+    result = run_cli("list", "--scenarios", str(tmp_path))
+    assert result.returncode == 0, result.stderr
+    assert any(line.startswith(long_id + "  Long") for line in result.stdout.splitlines()), result.stdout
+
+
+def test_run_format_md_is_markdown(server_binary):
+    result = run_cli("run", "lost-update", "--format", "md", "--server", server_binary.path)
+    assert result.returncode == 0 and result.stdout.startswith("## lost-update — "), result.stderr
 
 
 def test_check_command_passes_and_counts(server_binary):

@@ -263,6 +263,20 @@ def test_stop_ends_a_wrapper_scripts_server(tmp_path, server_binary):
     assert not any(_pid_running(p) for p in pids)
 
 
+def test_stop_ends_a_server_a_wrapper_moved_to_a_session_of_its_own(tmp_path, server_binary):
+    """A wrapper that ignores SIGTERM and runs the server under `setsid -w`: the server is in
+    another session and process group, beyond the group stop; the pid the server reported
+    (INFO process_id, checked by its working directory) is killed too."""
+    wrapper = tmp_path / "escape.sh"
+    wrapper.write_text(f'#!/bin/sh\ntrap "" TERM\nexec setsid -w "{server_binary.path}" "$@"\n')
+    wrapper.chmod(0o755)
+    server = PrivateServer(choose_binary(str(wrapper))).start()
+    pid = int(server.info["process_id"])
+    assert os.getsid(pid) != os.getsid(server.process.pid)  # it did escape the group
+    server.stop()
+    assert _wait_gone(pid), "the setsid server outlived stop()"
+
+
 def test_server_in_current_directory_and_normal_exit_leaves_nothing(tmp_path, server_binary):
     _no_wrapper_server(server_binary.path, tmp_path / "myredis")
     result = subprocess.run([sys.executable, "-m", "playground", "repl", "--server", "myredis"],

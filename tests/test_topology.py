@@ -106,10 +106,11 @@ def test_password_stays_in_private_files(replicated):
     for node in replicated.nodes:
         conf = Path(node.dir) / "node.conf"
         assert stat.S_IMODE(conf.stat().st_mode) == 0o600
-        assert replicated.password in conf.read_text()
+        secrets = (replicated.credentials.admin_password, replicated.credentials.learner_password)
+        assert all(secret in conf.read_text() for secret in secrets)
         cmdline = Path(f"/proc/{node.pid}/cmdline").read_bytes()
-        assert replicated.password.encode() not in cmdline
-    assert replicated.password not in replicated.label
+        assert not any(secret.encode() in cmdline for secret in secrets)
+    assert not any(secret in replicated.label for secret in secrets)
 
 
 def test_unauthenticated_connection_is_refused(replicated, cluster):
@@ -198,7 +199,7 @@ async def test_redirect_moves_the_client_and_says_so(cluster):
         assert said == [redirect_line(12182, "127.0.0.1", node3.port)]
         assert said[0] == b"-> Redirected to slot [12182] located at 127.0.0.1:%d\n" % node3.port
         assert pg.sessions["A"].address.port == node3.port != first.port
-        assert pg.sessions["A"].address.password == cluster.password
+        assert pg.sessions["A"].address.password == cluster.credentials.learner_password
         events.clear()
         assert (await executor.run_line("A", "GET foo")).output == b'"1"\n'
         assert not [e for e in events if isinstance(e, ev.Output)]  # it stays on that node
@@ -410,13 +411,30 @@ async def test_topology_scenarios_pass(names, server_binary):
             assert not zh.missing_translations()
 
 
-async def test_cluster_meet_to_another_server_is_refused(cluster):
+@pytest.mark.parametrize("line", [
+    "CLUSTER MEET 127.0.0.1 {port}",
+    "EVAL \"return redis.call('CLUSTER','MEET','127.0.0.1',ARGV[1])\" 0 {port}",
+    "EVAL \"return redis.call('MIGRATE','127.0.0.1',ARGV[1],'k',0,100)\" 0 {port}",
+    "CONFIG GET masterauth", "CONFIG SET requirepass x", "ACL SETUSER intruder on nopass ~* +@all", "ACL LIST",
+    "REPLICAOF NO ONE", "CLUSTER RESET",
+])
+async def test_a_learner_on_a_cluster_node_cannot_join_open_or_read_its_secrets(cluster, line):
+    """The issue's data loss: a script's CLUSTER MEET made another cluster node on this
+    machine join ours. The nodes' ACL refuses it typed and inside scripts, and the node's
+    password (masterauth) never reaches a learner."""
     pg = await _playground(cluster)
     try:
-        result = await Executor(pg).run_line("A", "CLUSTER MEET 192.0.2.1 7000")
-        assert result.refused and result.refused.startswith("refused: CLUSTER MEET on the private server")
+        with socket.socket() as spare:  # a port nobody listens on: nothing to join even if it went through
+            spare.bind(("127.0.0.1", 0))
+            port = spare.getsockname()[1]
+        result = await Executor(pg).run_line("A", line.format(port=port))
+        text = result.output.decode(errors="replace")
+        assert "NOPERM" in text or "ACL failure" in text or "can't run this command" in text, text
+        assert cluster.credentials.admin_password not in text and cluster.credentials.learner_password not in text
         with cluster.node("node-1").link() as link:
-            assert link.call("CLUSTER", "INFO").count(b"cluster_known_nodes:3") == 1
+            info = link.call("CLUSTER", "INFO")
+            assert b"cluster_known_nodes:3" in info and b"cluster_state:ok" in info
+            assert sorted(link.call("ACL", "USERS")) == [b"default", b"playground"]
     finally:
         await _close_keeping_server(pg)
 
@@ -425,7 +443,7 @@ async def test_url_to_a_cluster_follows_redirects_on_loopback(cluster):
     from playground.resp.connection import Address
 
     node1, node3 = cluster.node("node-1"), cluster.node("node-3")
-    pg = Playground(url=Address(host="127.0.0.1", port=node1.port, password=cluster.password))
+    pg = Playground(url=Address(host="127.0.0.1", port=node1.port, password=cluster.credentials.learner_password))
     await pg.start()
     try:
         assert pg.follows_redirects

@@ -140,3 +140,77 @@ async def test_server_does_not_outlive_the_app(server_binary):
     assert process.poll() is not None
     import os
     assert not os.path.exists(folder)
+
+
+async def test_f5_asks_before_wiping_a_live_server(server_binary):
+    """F5 wiped the server without asking (F8 asked): now it asks like F8; No keeps everything."""
+    from playground.tui.confirm import ConfirmScreen
+
+    app = make_app(server_binary.path)
+    async with app.run_test(size=(120, 35)) as pilot:
+        await started(pilot, app)
+        await type_command(pilot, app, "A", "SET kept 1")
+        generation = app.playground.server.generation
+        await pilot.press("f5")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("n")
+        await wait_until(pilot, lambda: not isinstance(app.screen, ConfirmScreen))
+        assert app.playground.server.generation == generation
+        assert await app.playground.execute("A", [b"EXISTS", b"kept"]) == 1
+        await pilot.press("f5")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("y")
+        await wait_until(pilot, lambda: app.playground.server.generation == generation + 1)
+        assert await app.playground.execute("A", [b"EXISTS", b"kept"]) == 0
+
+
+async def test_ctrl_c_at_an_idle_prompt_says_how_to_quit(server_binary):
+    """redis-cli quits on Ctrl+C at its prompt; here it did nothing, with no hint."""
+    app = make_app(server_binary.path)
+    async with app.run_test(size=(120, 35)) as pilot:
+        await started(pilot, app)
+        said = []
+        app.notify = lambda message, **kw: said.append(message)
+        app.query_one("#pane-A Input").value = "GET half-typed"
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert app.query_one("#pane-A Input").value == "" and not said
+        await pilot.press("ctrl+c")
+        await wait_until(pilot, lambda: any("Ctrl+Q" in message for message in said))
+
+
+async def test_a_pane_scrolls_back_from_the_keyboard(server_binary):
+    """PageUp/PageDown (and Shift+arrows) scroll the pane while its prompt has focus; only
+    the mouse did before."""
+    from playground.tui.pane_log import PaneLog
+
+    app = make_app(server_binary.path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot, app)
+        await type_command(pilot, app, "A", "30 PING")
+        log = app.query_one("#pane-A PaneLog", PaneLog)
+        await wait_until(pilot, lambda: log.max_scroll_y > 0 and log.scroll_y == log.max_scroll_y)
+        bottom = log.scroll_y
+        await pilot.press("pageup")
+        await wait_until(pilot, lambda: log.scroll_y < bottom)
+        await pilot.press("shift+down")
+        up = log.scroll_y
+        await pilot.press("pagedown", "pagedown", "pagedown")
+        await wait_until(pilot, lambda: log.scroll_y == log.max_scroll_y > up)
+        assert app.focused is app.query_one("#pane-A Input")  # still typing there
+
+
+async def test_f4_never_focuses_a_hidden_inspector(server_binary):
+    """F4 with the lanes open focused the inspector they had hidden: the lanes give way."""
+    from playground.tui.key_inspector import KeyInspector
+
+    app = make_app(server_binary.path)
+    async with app.run_test(size=(120, 35)) as pilot:
+        await started(pilot, app)
+        await pilot.press("ctrl+t")
+        await wait_until(pilot, lambda: app.show_order)
+        inspector = app.query_one(KeyInspector)
+        assert not inspector.display
+        await pilot.press("f4")
+        await wait_until(pilot, lambda: inspector.display and app.focused is app.query_one("#inspector #keys"))
+        assert not app.show_order

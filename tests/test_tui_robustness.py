@@ -34,6 +34,9 @@ async def start_waiting(pilot, app, client, line, state):
 
 
 async def start_eval(pilot, app, client, script, *args):
+    """A script that keeps its client busy; others get BUSY after 0.1 s, as in busy-script
+    (the server's own default is 5 s)."""
+    await app.playground.set_script_time_limit(100)
     await start_waiting(pilot, app, client, f'EVAL "{script}" ' + " ".join(args), "running script")
 
 
@@ -222,3 +225,21 @@ async def test_an_unreachable_url_does_not_offer_f5(tmp_path):
         bar = app.query_one(ServerBar)
         assert bar.stopped and "F5" not in str(bar.render()) and "UNREACHABLE" in str(bar.render())
         assert "--url" in str(banner.render()) and "F5" not in str(banner.render())
+
+
+async def test_a_lesson_that_restarts_a_killed_server_takes_the_bar_and_inspector_along(server_binary):
+    """kill -9 mid-lesson, then the lesson's next reset starts a fresh server: the bar stops
+    saying STOPPED and the inspector reads the new server at once (they stayed on the dead one)."""
+    app = make_app(server_binary.path)
+    async with app.run_test(size=(120, 35)) as pilot:
+        await started(pilot, app)
+        process = app.playground.server.process
+        process.kill()
+        process.wait()
+        bar, banner = app.query_one(ServerBar), app.query_one("#banner", Static)
+        await wait_until(pilot, lambda: bar.stopped and banner.has_class("-shown"))
+        await app.playground.reset(setup=[[b"SET", b"fresh", b"1"]])  # what a lesson's next part does
+        await wait_until(pilot, lambda: not bar.stopped and not banner.has_class("-shown"))
+        assert app.inspector is app.playground.reader
+        table = app.query_one("#inspector KeyTable", KeyTable)
+        await wait_until(pilot, lambda: any("fresh" in table.row_key(i) for i in range(table.row_count)))

@@ -22,6 +22,9 @@ FIRST_STEP = "按空格"  # the narration panel's first message, in Chinese
 @pytest.fixture(autouse=True)
 def no_flash(monkeypatch):
     monkeypatch.setattr(KeyInspector, "FLASH_SECONDS", 0.0)
+    import playground.tui.teacher_view as view
+
+    monkeypatch.setattr(view, "clock", lambda seconds: "1:23")  # the scenario clock, pinned (it read 0:01 under load)
 
 
 @pytest.fixture(autouse=True)

@@ -178,6 +178,33 @@ async def test_picker_opens_a_scenario(server_binary):
         await wait_until(pilot, lambda: app.teacher is not None and app.teacher.scenario.id == "incr-is-atomic")
 
 
+async def test_picker_searches_as_you_type_and_letters_are_never_actions(server_binary):
+    """Typing "pcall" used to open lost-update in challenge mode (c) and then make a move (a)."""
+    app = make_app(server_binary.path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot, app)
+        await pilot.press("f7")
+        await wait_until(pilot, lambda: isinstance(app.screen, ScenarioPicker))
+        picker = app.screen
+        labels = [picker.query_one("OptionList").get_option_at_index(i).prompt.plain
+                  for i in range(picker.query_one("OptionList").option_count)]
+        assert any("refresh-double-spend " in label for label in labels)  # whole ids, even at 80 columns
+        for key in "pcall":
+            await pilot.press(key)
+        assert [s.id for s in picker.scenarios] == ["pcall"] and app.screen is picker
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.teacher is not None and app.teacher.scenario.id == "pcall")
+        assert app.teacher.challenge is None  # step mode, not challenge mode
+        await pilot.press("f7")
+        await wait_until(pilot, lambda: isinstance(app.screen, ScenarioPicker))
+        for key in ["l", "o", "s", "t", "space", "u", "p"]:
+            await pilot.press(key)
+        assert [s.id for s in app.screen.scenarios] == ["lost-update"]
+        await pilot.press("ctrl+e")  # challenge mode, from the keyboard, without a letter
+        await wait_until(pilot, lambda: app.teacher is not None and app.teacher.scenario.id == "lost-update")
+        assert app.teacher.challenge is not None
+
+
 async def test_recording_round_trip(server_binary, private_state_dir):
     app = make_app(server_binary.path)
     async with app.run_test(size=(140, 45)) as pilot:

@@ -86,8 +86,8 @@ async def test_restart_resets_everything_at_once(server_binary):
         await wait_until(pilot, lambda: not app._teaching)
         assert "You chose 2" in panel_text(app) and "predictions 0/1" in panel_text(app)
         await press_and_wait(pilot, app, "r")
-        assert await dbsize(app) == 0
-        await wait_until(pilot, lambda: summary(app) == "0 keys")
+        assert await dbsize(app) == 1  # only the setup's balance: the state before step 1
+        await wait_until(pilot, lambda: summary(app) == "1 key")
         text = panel_text(app)
         assert "step 1 of 11" in text and "You chose" not in text and "predictions" not in text
         assert "WATCH" not in state_line(app, "A") and log_text(app, "A") == []
@@ -111,10 +111,21 @@ async def test_another_scenario_from_f7_starts_clean(server_binary):
         await pilot.press("enter")
         await wait_until(pilot, lambda: app.teacher.scenario.id == "incr-is-atomic" and not app._teaching)
         await pilot.pause()
-        assert await dbsize(app) == 0
+        assert await dbsize(app) == 1  # only its setup's counter: the state before step 1
+        assert bytes((await app.playground.reader.run([[b"GET", b"counter"]]))[0]) == b"4"
         assert "WATCH" not in state_line(app, "A") and "dirty" not in state_line(app, "A")
         assert log_text(app, "A") == [] and log_text(app, "B") == []
-        await wait_until(pilot, lambda: summary(app) == "0 keys")
+        await wait_until(pilot, lambda: summary(app) == "1 key")
+
+
+async def test_the_starting_state_is_there_before_the_first_step(server_binary):
+    """open pcall showed 0 keys while its first question asked what is on the server."""
+    app = make_app(server_binary.path, open_scenario=scenario("pcall"))
+    async with app.run_test(size=(120, 35)) as pilot:
+        await opened(pilot, app)
+        await wait_until(pilot, lambda: summary(app) == "1 key")
+        assert bytes((await app.playground.reader.run([[b"GET", b"wrong-type"]]))[0]) == b"string"
+        assert app.teacher.stepper.cursor == 0
 
 
 async def test_presenter_layout_changes_the_screen(server_binary):
@@ -398,3 +409,67 @@ async def test_a_long_narration_scrolls_from_the_keyboard_at_80x24(server_binary
         await wait_until(pilot, lambda: panel.scroll_y == 0)
         await pilot.press("space")
         await wait_until(pilot, lambda: "step 1 of" in panel_text(app))
+
+
+async def test_predictions_show_the_command_as_sent_and_skip_a_step_that_will_not_run(server_binary, tmp_path):
+    """The dialog showed `${n+1}` unfilled, and a prediction on a skipped step was asked and
+    graded "You predicted right"."""
+    path = tmp_path / "predict-skip.toml"
+    path.write_text('''title = "t"
+lesson = "l"
+setup = ["SET n 4"]
+[[steps]]
+client = "A"
+command = "GET n"
+save = "n"
+[[steps]]
+client = "A"
+command = "SET n ${n+1}"
+[steps.predict]
+question = "What does A send?"
+choices = ["SET n 5", "SET n ${n+1}"]
+answer = 1
+explain = "The saved reply is filled in."
+[[steps]]
+client = "A"
+command = "DEL n"
+when = "n == 99"
+[steps.predict]
+question = "Does A delete it?"
+choices = ["yes", "no"]
+answer = 1
+explain = "A saw 4."
+''')
+    from playground.scenario.model import load_scenario
+
+    app = make_app(server_binary.path, open_scenario=load_scenario(path))
+    async with app.run_test(size=(120, 35)) as pilot:
+        await opened(pilot, app)
+        await press_and_wait(pilot, app, "space")
+        await pilot.press("space")
+        await wait_until(pilot, lambda: isinstance(app.screen, PredictScreen))
+        assert app.screen.command == "A> SET n 5"
+        await pilot.press("1")
+        await wait_until(pilot, lambda: not app._teaching)
+        await press_and_wait(pilot, app, "space")  # the skipped step: no question
+        assert not isinstance(app.screen, PredictScreen)
+        assert app.teacher.stepper.results[-1].skipped
+        assert "predictions 1/1" in panel_text(app)
+
+
+async def test_f12_while_a_prediction_is_open_translates_the_question(server_binary):
+    app = make_app(server_binary.path, open_scenario=scenario("lost-update"))
+    async with app.run_test(size=(120, 35)) as pilot:
+        await opened(pilot, app)
+        while not isinstance(app.screen, PredictScreen):
+            await pilot.press("space")
+            await wait_until(pilot, lambda: isinstance(app.screen, PredictScreen) or not app._teaching)
+        english = app.screen.prediction.question
+        await pilot.press("f12")
+        await wait_until(pilot, lambda: app.screen.prediction.question != english)
+        await pilot.pause()
+        assert app.lang == "zh" and "计数器" in app.screen.prediction.question
+        labels = [str(label.render()) for label in app.screen.query("Label")]
+        assert any("计数器" in label for label in labels)
+        await pilot.press("1")
+        await wait_until(pilot, lambda: not isinstance(app.screen, PredictScreen))

@@ -8,6 +8,7 @@ directory; lines with a secret found in an older file are dropped when it is rea
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 from playground.resp.cli_lines import RepeatError, SplitError, parse_line
@@ -39,15 +40,34 @@ def private_dir(path: Path) -> Path:
 
 
 def open_private(path: Path, mode: str = "a"):
-    """Open `path` for writing as a 0600 file (an existing file is tightened first)."""
+    """Open `path` for writing as a 0600 file (an existing file is tightened first; a
+    device such as /dev/null is written as it is)."""
     flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if mode == "a" else os.O_TRUNC)
     fd = os.open(path, flags, 0o600)
     try:
-        os.fchmod(fd, 0o600)
+        if stat.S_ISREG(os.fstat(fd).st_mode):
+            os.fchmod(fd, 0o600)
         return os.fdopen(fd, mode, encoding="utf-8")
     except BaseException:
         os.close(fd)
         raise
+
+
+def write_private(path: Path, text: str) -> Path:
+    """Write `text` to `path` as a 0600 file (its directory made if missing): every
+    export goes through here. Raises OSError (a full disk, a read-only directory)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open_private(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def write_failure(path, exc: OSError) -> str:
+    """One line for a write that failed: the path and the OS's reason."""
+    from playground.i18n import tr
+
+    return tr("Could not write {path}: {reason}", path=exc.filename or path,
+              reason=exc.strerror or exc.__class__.__name__)
 
 
 def keeps(line: str) -> bool:
@@ -65,6 +85,7 @@ class History:
     def __init__(self, path: Path | None) -> None:
         self.path = path
         self.lines: list[str] = []
+        self.failure: str | None = None  # why the file could not be written (said once)
         if path is not None:
             try:
                 stored = path.read_text(encoding="utf-8").splitlines()
@@ -91,8 +112,8 @@ class History:
                 private_dir(self.path.parent)
                 with open_private(self.path) as f:
                     f.write(line.replace("\n", " ") + "\n")
-            except OSError:
-                self.path = None  # read-only home: keep history for this run only
+            except OSError as exc:  # read-only home, full disk: keep history for this run only
+                self.failure, self.path = write_failure(self.path, exc), None
 
     def _tighten(self, rewrite: bool) -> None:
         """Make an existing file 0600 in a 0700 directory; rewrite it without dropped lines."""
@@ -103,8 +124,8 @@ class History:
                     f.write("".join(line + "\n" for line in self.lines))
             else:
                 self.path.chmod(0o600)
-        except OSError:
-            self.path = None
+        except OSError as exc:  # said with the first line typed
+            self.failure, self.path = write_failure(self.path, exc), None
 
     def search(self, text: str, before: int | None = None) -> int | None:
         """Index of the newest line containing `text`, older than `before`."""

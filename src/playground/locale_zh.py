@@ -39,7 +39,8 @@ MESSAGES: dict[str, str] = {
     "(refused by default)":
         "与 --url 一起用：这个服务器的数据可以丢掉；允许 FLUSHALL、EVAL、CONFIG SET、REPLICAOF 等命令"
         "以及场景重置（默认拒绝）",
-    "names of the clients, each with its own connection (default A,B)": "客户端的名字，每个客户端有自己的连接（默认 A,B）",
+    "names of the clients, at most {count}, each with its own connection (default A,B)":
+        "客户端名，最多 {count} 个，各有自己的连接（默认 A,B）",
     "single (default: one server on a unix socket), replica (a primary and replicas) or cluster "
     "(three primaries); private nodes on 127.0.0.1 with a password the app keeps to itself "
     "(a scenario's own topology wins)":
@@ -184,14 +185,13 @@ MESSAGES: dict[str, str] = {
     "refused: {what} on {where}, not the playground's own server: {why} ({hint})":
         "已拒绝：{where} 上的 {what}，那不是 playground 自己的服务器：{why}（{hint}）",
     "add --allow-flush if that server is disposable": "如果那个服务器的数据可以丢掉，请加 --allow-flush",
-    "refused: CONFIG SET {name} on the private server: {why}": "已拒绝：私有服务器上的 CONFIG SET {name}：{why}",
     "it empties every database": "它会清空所有数据库",
     "it empties the database": "它会清空当前数据库",
     "it swaps two whole databases": "它会整个交换两个数据库",
     "it stops the server": "它会停掉服务器",
     "it can crash, reload or alter the server": "它可能让服务器崩溃、重新加载或被改动",
-    "a replica throws its data away and copies its master's": "从节点会扔掉自己的数据，复制主节点的数据",
-    "it hands the server's role to a replica": "它会把服务器的角色交给一个从节点",
+    "a replica throws its data away and copies its master's": "副本会扔掉自己的数据，复制主节点的数据",
+    "it hands the server's role to a replica": "它会把服务器的角色交给一个副本",
     "it moves keys to another server": "它会把 Key 搬到另一个服务器",
     "it overwrites the server's snapshot file on disk": "它会覆盖服务器在磁盘上的快照文件",
     "it rewrites the server's append-only file on disk": "它会重写服务器在磁盘上的 AOF 文件",
@@ -204,16 +204,15 @@ MESSAGES: dict[str, str] = {
     "it changes the server, not just data": "它改的是服务器本身，而不只是数据",
     "it replaces a function library": "它会替换一个函数库",
     "it drops every cached script": "它会清掉脚本缓存里的所有脚本",
+    "a script under the debugger (SYNC) stops the whole server": "调试器（SYNC）下的脚本会让整个服务器停住",
+    "it stops every client of the server": "它会让服务器的所有客户端停下来",
+    "it disconnects the server's other clients": "它会断开服务器的其他客户端",
+    "it streams the whole dataset and can make the server rewrite its snapshot file": "它会传出整个数据集，还可能让服务器重写快照文件",
+    "it wipes the server's security log": "它会清空服务器的安全日志",
+    "milliseconds a script runs before others get BUSY: a whole number from 1 to 60000": "脚本运行多少毫秒后其他客户端收到 BUSY：1 到 60000 的整数",
     "it deletes every function library": "它会删除所有函数库",
     "it deletes a function library": "它会删除一个函数库",
     "it can replace every function library": "它可能替换所有函数库",
-    "it would open a TCP port with no password": "它会打开一个没有密码的 TCP 端口",
-    "the private server listens on its unix socket only": "私有服务器只监听自己的 unix socket",
-    "it would let other machines in": "它会让其他机器连进来",
-    "the server would write files outside its private directory": "服务器会把文件写到它的私有目录之外",
-    "the socket stays in the private directory": "socket 必须留在私有目录里",
-    "the socket stays owner-only": "socket 必须只有所有者能访问",
-    "the server's safety settings stay as started": "服务器的安全设置必须保持启动时的样子",
     # -- repl -----------------------------------------------------------------------
     "redis-playground repl: {server}; clients {clients} (prefix a line with 'B> ' for client B)":
         "redis-playground repl：{server}；客户端 {clients}（行首写 'B> ' 表示由客户端 B 执行）",
@@ -254,6 +253,7 @@ MESSAGES: dict[str, str] = {
     "Help": "帮助",
     "Lessons": "课程",
     "Next": "下一步",
+    "Previous": "上一个",
     "Narration": "讲解",
     "Clear": "清屏",
     "Lua": "Lua 脚本",
@@ -300,6 +300,17 @@ MESSAGES: dict[str, str] = {
     "Restart failed: {error}": "重启失败：{error}",
     "This is not the playground's own server (--url): it cannot be restarted.":
         "这不是 playground 自己的服务器（--url）：不能重启。",
+    "Start a fresh server? Every key, cached script and client state (MULTI, WATCH, subscriptions) is lost.":
+        "启动一个全新的服务器？所有 Key、缓存的脚本和客户端状态（MULTI、WATCH、订阅）都会丢失。",
+    "Ctrl+Q quits the playground (Ctrl+C cancels a command that waits, or clears the line)":
+        "Ctrl+Q 退出 playground（Ctrl+C 取消正在等待的命令，或清空输入行）",
+    "Previous": "上一个",
+    "No room for the keys in the presenter layout at this size: f leaves it": "这个尺寸的演示模式放不下 Key 列表：按 f 退出演示模式",
+    "Scroll up": "向上滚动",
+    "Scroll down": "向下滚动",
+    "Line up": "上移一行",
+    "Line down": "下移一行",
+    "Newest": "最新",
     "Delete every key and cached script on this server?": "删除这个服务器上的所有 Key 和缓存的脚本吗？",
     "Flushed: no keys, no cached scripts.": "已清空：没有 Key，也没有缓存的脚本。",
     "{id} needs clients {clients}": "{id} 需要客户端 {clients}",
@@ -312,6 +323,9 @@ MESSAGES: dict[str, str] = {
     "recording: type in A and B; F9 stops": "录制中：在 A 和 B 里输入命令；F9 停止",
     "Transcript written to {path}": "记录已写入 {path}",
     "Screen saved as {path}": "屏幕已保存为 {path}",
+    "Could not write {path}: {reason}": "无法写入 {path}：{reason}",
+    " (still recording: F9 tries again)": "（仍在录制：再按 F9 重试）",
+    " (history kept for this run only)": "（历史记录只保留到本次运行结束）",
     "cannot ask the server: {error}": "无法询问服务器：{error}",
     "Lua scripts seen in this session": "本次会话里用过的 Lua 脚本",
     " — STOPPED (F5 restarts a fresh server)": " —— 已停止（F5 启动一个全新的服务器）",
@@ -580,8 +594,10 @@ MESSAGES: dict[str, str] = {
     "the server stopped": "服务器停止了",
     "; the playground started a fresh server": "；playground 启动了一个全新的服务器",
     # -- teaching mode: dialogs -------------------------------------------------------
-    "Open a scenario  (Enter: step through it · c: challenge mode · Esc: close)":
-        "打开场景（回车：一步步演示 · c：挑战模式 · Esc：关闭）",
+    "Open a scenario  (type to search · Enter: step through it · Ctrl+E: challenge mode · Esc: close)":
+        "打开场景（输入文字搜索 · 回车：一步步演示 · Ctrl+E：挑战模式 · Esc：关闭）",
+    "search by id or title": "按 id 或标题搜索",
+    "No scenario matches.": "没有匹配的场景。",
     "  [challenge]": "  [挑战]",
     "{id} has no challenge": "{id} 没有挑战模式",
     "Open as challenge": "以挑战模式打开",
@@ -613,6 +629,8 @@ MESSAGES: dict[str, str] = {
     " — UNREACHABLE": " — 无法连接",
     "{id}: --part {part}: the number of a part, 1 to {count}": "{id}：--part {part}：应该是部分的编号，1 到 {count}",
     "--limit: at least 1": "--limit：至少为 1",
+    "{id}: part {part}: step {n} acts on the servers ({action}); the explorer does not interleave server actions yet":
+        "{id}：第 {part} 部分：第 {n} 步操作服务器（{action}）；探索器暂时还不能把服务器操作和命令交错执行",
     "{id}: part {part}: step {n} stops the server; the explorer cannot run it":
         "{id}：第 {part} 部分：第 {n} 步会让服务器停止；探索器无法运行它",
     "{id}: part {part} has no steps to interleave": "{id}：第 {part} 部分没有可以交错执行的步骤",
@@ -639,6 +657,21 @@ MESSAGES: dict[str, str] = {
     "{schedules}: all run.": "{schedules}：全部运行。",
     "deadlock: {what}": "死锁：{what}",
     "(no keys)": "（没有 Key）",
+    "(absent)": "（不存在）",
+    "(expires within {seconds} s)": "（{seconds} 秒内过期）",
+    "(expires later)": "（较晚才过期）",
+    "{client} saw: {replies}": "{client} 看到：{replies}",
+    " then ": " → ",
+    "same as {order}": "与串行顺序 {order} 相同",
+    "no serial order gives this": "任何串行顺序都得不到这个结果",
+    "seen in {runs} of the sampled schedules only": "只在抽样的调度中出现了 {runs} 次",
+    "{id}: {command} did not time out after {seconds:g} s": "{id}：{command} 过了 {seconds:g} 秒还没有超时",
+    "--by: one of {choices}": "--by：只能是 {choices} 之一",
+    "what makes two outcomes the same: the final state (default), or the replies each client saw (an aborted EXEC, an error), which tells a lost update from an aborted transaction":
+        "什么样的两个结果算相同：最终状态（默认），或者每个客户端看到的回复（被中止的 EXEC、错误），"
+        "这样能把丢失更新和被中止的事务区分开",
+    "the server stopped during schedule {order}; the exploration stops here (its outcomes would not be the program's)":
+        "服务器在调度 {order} 期间停止了；探索到此为止（否则得到的结果就不是这段程序的结果）",
     "{mark} the challenge's state": "{mark} 挑战的目标状态",
     "{mark} the scenario's own order": "{mark} 场景本身的顺序",
     "{part}, on {server}": "{part}，服务器：{server}",
@@ -720,6 +753,10 @@ MESSAGES: dict[str, str] = {
     "too big for a scenario (more than {mb} MB)": "太大了，不像是场景文件（超过 {mb} MB）",
     "no such file": "没有这个文件",
     "a directory, not a scenario file": "这是目录，不是场景文件",
+    "a FIFO (named pipe), not a scenario file": "这是 FIFO（命名管道），不是场景文件",
+    "a socket, not a scenario file": "这是套接字，不是场景文件",
+    "a device, not a scenario file": "这是设备文件，不是场景文件",
+    "not a regular file, not a scenario file": "不是普通文件，不是场景文件",
     "cannot read: {error}": "无法读取：{error}",
     "not UTF-8 text ({reason})": "不是 UTF-8 文本（{reason}）",
     "not valid TOML: {error}": "不是有效的 TOML：{error}",

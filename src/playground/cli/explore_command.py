@@ -13,6 +13,12 @@ from playground.i18n import tr
 # imported when it runs (the explorer costs ~50 ms of start-up).
 DEFAULT_LIMIT = 10_000  # the explorer's own default (explore/explorer.py), checked by a test
 FORMATS = ("text", "markdown", "json")
+BY = ("state", "replies")  # the explorer's own (explore/explorer.py), checked by a test
+
+
+def format_name(value: str) -> str:
+    """`--format md` is markdown (run's and explore's)."""
+    return "markdown" if value == "md" else value
 
 
 def add_parser(sub, parents) -> None:
@@ -28,7 +34,11 @@ def add_parser(sub, parents) -> None:
     explore.add_argument("--seed", type=int, default=0, help=tr("the sample's seed (default 0)"))
     explore.add_argument("--exhaustive", action="store_true",
                          help=tr("run every schedule, not one per class of equivalent schedules"))
-    explore.add_argument("--format", choices=FORMATS, default="text")
+    explore.add_argument("--by", choices=BY, default="state",
+                         help=tr("what makes two outcomes the same: the final state (default), or the replies "
+                                 "each client saw (an aborted EXEC, an error), which tells a lost update from "
+                                 "an aborted transaction"))
+    explore.add_argument("--format", type=format_name, choices=FORMATS, default="text")
 
 
 def cmd_explore(args) -> int:
@@ -47,11 +57,16 @@ def cmd_explore(args) -> int:
     if part is None:
         part = scenario.challenge.part + 1 if scenario.challenge else 1
     clients = list(dict.fromkeys([*args.clients, *scenario.clients]))
+    shape = {}   # the scenario's own topology wins over --topology, as for run and check
+    if not args.url and (scenario.topology != "single" or args.topology != "single"):
+        own = scenario.topology != "single"
+        shape = {"topology": scenario.topology if own else args.topology,
+                 "replicas": scenario.replicas if own else args.replicas}
     pg = Playground.create(server_choice=args.server, url=args.url, allow_flush=args.allow_flush,
-                           clients=clients)
+                           clients=clients, **shape)
     try:
         explorer = Explorer(pg, scenario, part, limit=args.limit, seed=args.seed,
-                            reduce=not args.exhaustive)
+                            reduce=not args.exhaustive, by=args.by)
     except ExploreError as exc:
         print(f"redis-playground: {exc}", file=sys.stderr)
         return 2

@@ -15,10 +15,10 @@ import sys
 from playground import __version__
 from playground.errors import ScenarioError, ServerError
 from playground.i18n import LANGUAGES, N_, default_language, set_language, tr
+from playground.scenario.model import MAX_CLIENTS
 
 
 _CLIENT_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,31}")
-MAX_CLIENTS = 16
 # Options that may come before or after the subcommand: name -> default.
 _GLOBAL = {"server": None, "url": None, "allow_flush": False, "clients": ("A", "B"), "scenarios": [],
            "topology": "single", "replicas": None,
@@ -39,7 +39,8 @@ def _server_options(dest_prefix: str = "") -> argparse.ArgumentParser:
                        help=tr("with --url: the server is disposable; allow FLUSHALL, EVAL, CONFIG SET, "
                                "REPLICAOF, ... and scenario resets (refused by default)"))
     group.add_argument("--clients", dest=dest_prefix + "clients", type=_client_names, metavar="A,B",
-                       help=tr("names of the clients, each with its own connection (default A,B)"))
+                       help=tr("names of the clients, at most {count}, each with its own connection (default A,B)",
+                               count=MAX_CLIENTS))
     group.add_argument("--topology", dest=dest_prefix + "topology", choices=("single", "replica", "cluster"),
                        help=tr("single (default: one server on a unix socket), replica (a primary and "
                                "replicas) or cluster (three primaries); private nodes on 127.0.0.1 with "
@@ -192,7 +193,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("list", parents=[library], help=tr("list the scenarios: id, title, tags"))
     run = sub.add_parser("run", parents=[common, library], help=tr("replay one scenario and check it"))
     run.add_argument("scenario", metavar="ID|PATH")
-    run.add_argument("--format", choices=("text", "markdown", "json"), default="text")
+    from playground.cli.explore_command import FORMATS, format_name
+
+    run.add_argument("--format", type=format_name, choices=FORMATS, default="text")
     opener = sub.add_parser("open", parents=[common, library],
                             help=tr("open the app on a scenario, to step through it (or --challenge)"))
     opener.add_argument("scenario", metavar="ID|PATH")

@@ -39,7 +39,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import BinaryIO, TextIO
 
-from playground.cli.blocking import block_timeout
+from playground.engine.catalogue import block_timeout
 from playground.cli.repl_input import line_batches
 from playground.cli.repl_runs import PipelinedRuns
 from playground.engine import events as ev

@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 
 from playground.engine.pipeline import NOT_PIPELINED
-from playground.engine.units import SCRIPT_COMMANDS
+from playground.engine.catalogue import SCRIPT_COMMANDS
 from playground.resp.cli_lines import CommandLine, RepeatError, SplitError, parse_line
 
 LOCAL_WORDS = (b"help", b"?", b"quit", b"exit", b"restart", b"clear", b"connect")

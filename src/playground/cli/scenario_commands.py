@@ -8,7 +8,7 @@ import sys
 from playground.engine.executor import Executor
 from playground.scenario import transcript as report
 from playground.engine.playground import Playground, install_exit_signals
-from playground.cells import pad
+from playground.cells import pad, width as cells
 from playground.scenario.library import course_order, is_recording, recordings_dir, resolve, scenario_files, scenarios_in
 from playground.scenario.runner import Runner, ScenarioResult, StepResult
 from playground.scenario.model import Scenario, ScenarioError, load_scenario
@@ -30,13 +30,15 @@ def cmd_list(args) -> int:
             print(f"redis-playground: {exc}", file=sys.stderr)
             failed += 1
     recorded = False
-    for s in course_order(scenarios):
+    ordered = course_order(scenarios)
+    width = max((cells(s.id) for s in ordered), default=0)  # full ids, titles in one column
+    for s in ordered:
         if is_recording(s) and not recorded:
             recorded = True
             _out(f"\nYour recordings ({recordings_dir()}): add narration, predictions and checks by "
                  "editing the file (docs/scenarios.md), then `redis-playground check FILE`.\n")
         tags = ", ".join(s.tags)
-        _out(pad(s.id, 24) + f" {s.title}" + (f"  [{tags}]" if tags else "") + "\n")
+        _out(pad(s.id, width) + f"  {s.title}" + (f"  [{tags}]" if tags else "") + "\n")
     return 1 if failed else 0
 
 

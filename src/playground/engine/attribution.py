@@ -9,7 +9,8 @@ script's declared keys count as written by whoever ran it.
 
 from __future__ import annotations
 
-from playground.engine.units import SCRIPT_COMMANDS, Unit, script_keys
+from playground.engine.catalogue import SCRIPT_COMMANDS
+from playground.engine.units import Unit, script_keys
 from playground.resp.replies import Array, Err
 
 _FORGETS = (b"flushall", b"flushdb", b"swapdb")  # after these, nothing known holds

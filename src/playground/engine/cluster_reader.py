@@ -69,11 +69,21 @@ class ClusterInspector(Inspector):
         if port == self.address.port:
             return self
         if port not in self._nodes:
-            inspector = Inspector(Address(host="127.0.0.1", port=port, password=self.address.password),
+            inspector = Inspector(Address(host="127.0.0.1", port=port, username=self.address.username,
+                                          password=self.address.password),
                                   cap=self.cap)
             inspector.on_send = self.on_send
             self._nodes[port] = inspector
         return self._nodes[port]
+
+    async def every_key(self) -> list[bytes]:
+        """KEYS * on every primary (each holds the keys of its slots)."""
+        out: list[bytes] = []
+        for port in sorted(set(await self._slot_owners())):
+            node = self._on(port)
+            reply, = await (super().run([[b"KEYS", b"*"]]) if node is self else node.run([[b"KEYS", b"*"]]))
+            out += [bytes(k) for k in reply] if isinstance(reply, list) else []
+        return out
 
     async def _slot_owners(self) -> list[int]:
         reply, = await super().run([[b"CLUSTER", b"SLOTS"]])

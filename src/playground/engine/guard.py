@@ -9,8 +9,11 @@ every command (typed, replayed, and each line of a scenario setup) before it is 
 Refused: whatever empties, swaps or overwrites whole databases, or stops, reconfigures or
 hands over the server: FLUSHALL, FLUSHDB, SWAPDB, SHUTDOWN, DEBUG, REPLICAOF/SLAVEOF,
 FAILOVER, MIGRATE, SAVE/BGSAVE/BGREWRITEAOF (they overwrite the server's files on disk),
-SCRIPT FLUSH, FUNCTION FLUSH/DELETE/RESTORE and FUNCTION LOAD REPLACE; of CONFIG, ACL,
-CLUSTER and MODULE only the read-only subcommands pass. Commands on one key the user
+SCRIPT FLUSH, FUNCTION FLUSH/DELETE/RESTORE and FUNCTION LOAD REPLACE; SCRIPT DEBUG (a
+script stopped under the SYNC debugger freezes the whole server), CLIENT PAUSE and CLIENT
+KILL (they stop or disconnect the user's other clients), SYNC/PSYNC (the whole dataset,
+and a server without diskless sync rewrites its dump.rdb), ACL LOG RESET (the security
+log); of CONFIG, ACL, CLUSTER and MODULE only the read-only subcommands pass. Commands on one key the user
 names (SET, DEL, MOVE to another db, COPY/RESTORE ... REPLACE) pass: that is what the user
 came to type, and nothing else of theirs goes with it.
 
@@ -35,20 +38,12 @@ server-enforced read-only script mode is what makes scripts safe.
 
 With --allow-flush the user says the server is disposable: nothing is refused.
 
-The private server (ours, on a unix socket in a 0700 dir)
-----------------------------------------------------------
-Anything goes except what would expose it or reach beyond it: CONFIG SET of port or
-tls-port (other than 0), bind, protected-mode (other than yes), dir and dbfilename (files
-written elsewhere), checked for every parameter of `CONFIG SET p1 v1 p2 v2 ...`;
-REPLICAOF/SLAVEOF to a host (a replica executes whatever its master sends, CONFIG SET
-included), MIGRATE (it writes keys into another server, e.g. the user's own on
-localhost) and CLUSTER MEET (it would join a private cluster's nodes with another
-server). The server refuses some of these itself, and they are refused here anyway:
-unixsocket, unixsocketperm, enable-debug-command, enable-module-command and
-enable-protected-configs are immutable at run time, and dir/dbfilename are "protected
-configs" refused while enable-protected-configs is no (the default on Redis 7 and
-Valkey). CONFIG cannot be called from a script on either server (it is flagged
-noscript), so a script cannot get around this.
+The private server and a topology's nodes (ours)
+------------------------------------------------
+Nothing is refused here: the server itself enforces the sandbox (server/sandbox.py). The
+learners' connections log in as a restricted ACL user that cannot MIGRATE, join or reshape
+a cluster, replicate, CONFIG SET, or change users, and ACL rules hold inside scripts and
+functions too, which no check of a typed line can see into.
 """
 
 from __future__ import annotations
@@ -74,6 +69,8 @@ _URL_REFUSED = {
     b"eval": N_("a script can call any command and its body cannot be checked; EVAL_RO runs it read-only"),
     b"evalsha": N_("a script can call any command and its body cannot be checked; EVALSHA_RO runs it read-only"),
     b"fcall": N_("a function can call any command and its body cannot be checked; FCALL_RO runs it read-only"),
+    b"sync": N_("it streams the whole dataset and can make the server rewrite its snapshot file"),
+    b"psync": N_("it streams the whole dataset and can make the server rewrite its snapshot file"),
 }
 # --url: of these, only the listed (read-only) subcommands pass.
 _URL_SUBCOMMANDS_ALLOWED = {
@@ -86,25 +83,12 @@ _URL_SUBCOMMANDS_ALLOWED = {
 }
 # --url: of these, the listed subcommands are refused.
 _URL_SUBCOMMANDS_REFUSED = {
-    b"script": {b"flush": N_("it drops every cached script")},
+    b"script": {b"flush": N_("it drops every cached script"),
+               b"debug": N_("a script under the debugger (SYNC) stops the whole server")},
+    b"client": {b"pause": N_("it stops every client of the server"),
+                b"kill": N_("it disconnects the server's other clients")},
     b"function": {b"flush": N_("it deletes every function library"), b"delete": N_("it deletes a function library"),
                   b"restore": N_("it can replace every function library")},
-}
-
-# Private server: CONFIG SET parameters refused, and the one value that is fine (None: any change).
-_PRIVATE_CONFIG = {
-    b"port": (b"0", N_("it would open a TCP port with no password")),
-    b"tls-port": (b"0", N_("it would open a TCP port with no password")),
-    b"bind": (None, N_("the private server listens on its unix socket only")),
-    b"protected-mode": (b"yes", N_("it would let other machines in")),
-    b"dir": (None, N_("the server would write files outside its private directory")),
-    b"dbfilename": (None, N_("the server would write files outside its private directory")),
-    b"unixsocket": (None, N_("the socket stays in the private directory")),
-    b"unixsocketperm": (None, N_("the socket stays owner-only")),
-    b"unixsocketgroup": (None, N_("the socket stays owner-only")),
-    b"enable-debug-command": (None, N_("the server's safety settings stay as started")),
-    b"enable-module-command": (None, N_("the server's safety settings stay as started")),
-    b"enable-protected-configs": (None, N_("the server's safety settings stay as started")),
 }
 
 
@@ -121,9 +105,7 @@ def refusal(argv: list[bytes], *, private: bool, allow_flush: bool, where) -> st
         return None
     cmd = argv[0].lower()
     sub = argv[1].lower() if len(argv) > 1 else b""
-    if private:
-        return _private_refusal(cmd, sub, argv)
-    if allow_flush:
+    if private or allow_flush:
         return None
     what, why = _name(argv[0]), _URL_REFUSED.get(cmd)
     if cmd in _URL_SUBCOMMANDS_ALLOWED and sub and sub not in _URL_SUBCOMMANDS_ALLOWED[cmd]:
@@ -132,27 +114,9 @@ def refusal(argv: list[bytes], *, private: bool, allow_flush: bool, where) -> st
         what, why = f"{what} {_name(sub)}", _URL_SUBCOMMANDS_REFUSED[cmd][sub]
     elif cmd == b"function" and sub == b"load" and any(a.lower() == b"replace" for a in argv[2:-1]):
         what, why = "FUNCTION LOAD REPLACE", N_("it replaces a function library")
+    elif cmd == b"acl" and sub == b"log" and len(argv) > 2 and argv[2].lower() == b"reset":
+        what, why = "ACL LOG RESET", N_("it wipes the server's security log")
     if why is None:
         return None
     where = where() if callable(where) else where
     return tr("refused: {what} on {where}, not the playground's own server: {why} ({hint})", what=what, where=where, why=tr(why), hint=tr(_FLUSH_HINT))
-
-
-def _private_refusal(cmd: bytes, sub: bytes, argv: list[bytes]) -> str | None:
-    if cmd in (b"replicaof", b"slaveof") and not (sub == b"no" and len(argv) > 2 and argv[2].lower() == b"one"):
-        return (f"refused: {_name(argv[0])} on the private server: a replica executes whatever its "
-                "master sends, CONFIG SET included")
-    if cmd == b"migrate":
-        return "refused: MIGRATE on the private server: it writes keys into another server"
-    if cmd == b"cluster" and sub == b"meet":
-        return ("refused: CLUSTER MEET on the private server: it would join the playground's nodes "
-                "with another server (the playground forms its own cluster)")
-    if cmd == b"config" and sub == b"set":
-        for i in range(2, len(argv), 2):
-            param = argv[i].lower()
-            value = argv[i + 1] if i + 1 < len(argv) else b""
-            if param in _PRIVATE_CONFIG:
-                fine, why = _PRIVATE_CONFIG[param]
-                if fine is None or value.lower() != fine:
-                    return tr("refused: CONFIG SET {name} on the private server: {why}", name=argv[i].decode('utf-8', 'replace'), why=tr(why))
-    return None

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from playground.resp.connection import Address, SideConnection
 from playground.resp.replies import Bulk, Err, Verbatim
-from playground.engine.units import SCRIPT_COMMANDS
+from playground.engine.catalogue import SCRIPT_COMMANDS
 from playground.engine.session import ClientState, Session, replace
 
 OBSERVER_NAME = "playground-observer"

@@ -21,7 +21,7 @@ import time
 from typing import TYPE_CHECKING
 
 from playground.engine import events as ev
-from playground.engine.commuting import in_order
+from playground.engine.commuting import in_order, waits as commuting_waits
 from playground.engine.playground import Refused
 from playground.engine.session import replace
 from playground.i18n import tr
@@ -100,7 +100,7 @@ async def run_lines(executor: "Executor", lines: list[tuple[str, tuple[bytes, ..
         line.packed = pack_command(line.argv)
     if len(clients) > 1:
         heads = [(line.client, line.argv) for line in todo]
-        waits = await pg.command_keys.waits(heads) if overlap else in_order(heads)
+        waits = await commuting_waits(pg.catalogue, heads) if overlap else in_order(heads)
         for line, wait in zip(todo, waits):
             line.wait = wait
     listening = executor._has_sink

@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # (imported when used: `repl --url` needs neither)
     from playground.server import PrivateServer
 
 _POLL_MIN, _POLL_MAX = 0.001, 0.05
-FLUSH = [[b"FLUSHALL"], [b"SCRIPT", b"FLUSH"]]  # no keys, no cached scripts
+FLUSH = [[b"FLUSHALL"], [b"SCRIPT", b"FLUSH"], [b"FUNCTION", b"FLUSH"]]  # no keys, scripts or functions
 
 
 class ServerGone(Exception):
@@ -65,7 +65,10 @@ class Playground:
         self.order = ServerOrder()  # every unit in server order, and the playground's own resets
         self._seq = 0
         self.follows_redirects = False  # like redis-cli -c: a cluster (engine/redirect.py)
-        self._command_keys = None
+        self._catalogue = None
+        self._script_limit: int | None = None        # what reset() last set (None: as the server started)
+        self._script_limit_start: bytes | None = None  # lua-time-limit as the server started
+        self.restart_listeners: list[Callable[[], None]] = []  # told after every restart, whoever asked
 
     def next_seq(self) -> int:
         """The next server-order number: one counter for every client, in reply order."""
@@ -74,12 +77,12 @@ class Playground:
         return self._seq
 
     @property
-    def command_keys(self):
-        """Each command's key positions, asked once per name (engine/commuting.py)."""
-        if self._command_keys is None or self._command_keys.reader is not self.reader:
-            from playground.engine.commuting import CommandKeys
-            self._command_keys = CommandKeys(self.reader)
-        return self._command_keys
+    def catalogue(self):
+        """What each command does, asked of this server once per name (engine/catalogue.py)."""
+        if self._catalogue is None or self._catalogue.reader is not self.reader:
+            from playground.engine.catalogue import Catalogue
+            self._catalogue = Catalogue(self.reader)
+        return self._catalogue
 
     @classmethod
     def create(cls, server_choice: str | None = None, url: "str | Address | None" = None,
@@ -99,10 +102,17 @@ class Playground:
 
     @property
     def address(self) -> Address:
-        if self.topology is not None:
-            return self.topology.address
+        """Where the learners' clients connect (the sandbox's restricted user on a private server)."""
         if self.server is not None:
-            return Address(path=self.server.socket_path)
+            return self.server.address
+        return self.url
+
+    @property
+    def admin_address(self) -> Address:
+        """Where the app's own connections (observer, inspector, admin) connect: on a
+        private server as the app's own ACL user (server/sandbox.py); under --url, the URL."""
+        if self.server is not None:
+            return self.server.admin_address
         return self.url
 
     @property
@@ -126,14 +136,14 @@ class Playground:
                 self.server.start()
             else:
                 self.server.wait_ready()  # spawned early by the CLI
-        address = self.address
-        self.observer = Observer(address)
-        self.reader = Inspector(address)
+        address, own = self.address, self.admin_address
+        self.observer = Observer(own)
+        self.reader = Inspector(own)
         if self.topology is not None and self.topology.kind == "cluster":
             from playground.engine.cluster_reader import ClusterInspector
-            self.reader = ClusterInspector(address, self.topology)
+            self.reader = ClusterInspector(own, self.topology)
         self.reader.no_scripts = lambda: any(s.ldb.on_eval or s.ldb.active for s in self.sessions.values())
-        self.admin = SideConnection(address, "playground-admin")  # opened when first used
+        self.admin = SideConnection(own, "playground-admin")  # opened when first used
         self.writes = WriteTracker(self.reader)
         for side in (self.observer, self.reader, self.admin):
             side.on_send = self._side_sent
@@ -269,7 +279,8 @@ class Playground:
             return
         sessions = list(self.sessions.values())
         if self.topology is not None:  # client ids are per node: only those on the observer's
-            sessions = [s for s in sessions if s.address == self.observer.address]
+            on = self.observer.address
+            sessions = [s for s in sessions if (s.address.host, s.address.port) == (on.host, on.port)]
         try:
             await self.observer.refresh(sessions)
         except OSError:
@@ -308,7 +319,10 @@ class Playground:
         self.server.restart()
         self.order.mark("restart")
         self._help = None
+        self._script_limit = None
         await self.start()
+        for listener in list(self.restart_listeners):  # the app's bar and inspector follow at once
+            listener()
         names = ", ".join(self.sessions)
         return tr("started a fresh server ({label}); clients {names} reconnected with empty state", label=self.label, names=names)
 
@@ -329,7 +343,7 @@ class Playground:
         return await self.sessions[name].cancel()
 
     async def flushall(self) -> None:
-        """Empty the server: FLUSHALL and SCRIPT FLUSH (refused on a --url server without
+        """Empty the server: FLUSHALL, SCRIPT FLUSH and FUNCTION FLUSH (refused on a --url server without
         --allow-flush), on the playground's own connection: a client inside MULTI would
         queue them, a blocked one could not send them."""
         self.check_allowed([b"flushall"])
@@ -341,10 +355,30 @@ class Playground:
         self.order.mark("flush")
         self.writes.forget()
 
-    async def reset(self, setup: list[list[bytes]] = (), by: str | None = None, label: str = "") -> list:
-        """A fresh start for a scenario part: a live server, no keys, no cached scripts,
+    async def set_script_time_limit(self, ms: int | None) -> None:
+        """How long a script runs before other clients get BUSY: `ms`, or (None) the value
+        the private server started with. Set as the app's own user (learners cannot CONFIG
+        SET); nothing is sent when it is already so, or on a --url server."""
+        if self.server is None or ms == self._script_limit:
+            return
+        if self._script_limit_start is None:
+            reply, = await self.admin.run([[b"CONFIG", b"GET", b"lua-time-limit"]])
+            self._script_limit_start = reply[1] if isinstance(reply, list) and len(reply) == 2 else b"5000"
+        value = self._script_limit_start if ms is None else b"%d" % ms
+        if self.topology is not None:
+            from playground.engine.topology_ops import config_set_everywhere
+            await config_set_everywhere(self.topology, b"lua-time-limit", value)
+        else:
+            await self.admin.run([[b"CONFIG", b"SET", b"lua-time-limit", value]])
+        self._script_limit = ms
+
+    async def reset(self, setup: list[list[bytes]] = (), by: str | None = None, label: str = "",
+                    script_time_limit_ms: int | None = None) -> list:
+        """A fresh start for a scenario part: a live server, no keys, no cached scripts or
+        loaded functions,
         and every client reset (RESET) with no MULTI, WATCH or subscription; then `setup`
         run by client `by` (default: the first). Returns the setup's replies.
+        `script_time_limit_ms`: the scenario's own (see set_script_time_limit).
 
         That client's reset, the flush and the setup go in one round trip, while the
         other clients reset on their own connections at the same time. `label` names the
@@ -353,9 +387,12 @@ class Playground:
         if self.topology is not None:
             from playground.engine.topology_ops import reset_topology
             self.order.mark("reset", label, setup)
-            return await reset_topology(self, setup, by)
+            replies = await reset_topology(self, setup, by)
+            await self.set_script_time_limit(script_time_limit_ms)
+            return replies
         if self.server is not None and not self.server.alive():
             await self.restart()
+        await self.set_script_time_limit(script_time_limit_ms)
         for argv in setup:
             self.check_allowed(argv)
             self.note_scripts(argv)

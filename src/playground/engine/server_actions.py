@@ -72,9 +72,9 @@ async def apply(pg, text: str) -> str:
     said = await asyncio.to_thread(_NODE_ACTIONS[action], topology, node)
     if action == "promote":  # the playground's own reads follow the primary
         for side in (pg.observer, pg.reader, pg.admin):
-            if side is not None and side.address != topology.address:
+            if side is not None and side.address != topology.admin_address:
                 await side.close()
-                side.address = topology.address
+                side.address = topology.admin_address
     return said
 
 

@@ -161,7 +161,7 @@ class Session:
 
     async def reset(self, then: list[list[bytes]] = ()) -> list:
         """A clean client on the same connection: RESET (no MULTI, WATCH, subscriptions,
-        tracking; db 0; RESP2), then the name back, in one round trip; `then` are more
+        tracking; db 0; RESP2), then the name and a --url's database back, in one round trip; `then` are more
         commands sent in that round trip, their replies returned and the client's state
         following them as `execute` would. Reconnects instead when the connection is
         busy or the server has no RESET (before 6.2)."""
@@ -172,6 +172,8 @@ class Session:
         commands = [[b"RESET"], [b"CLIENT", b"SETNAME", self.name.encode()]]
         if self._start_resp == 3:
             commands.append([b"HELLO", b"3"])
+        if self.address.db:            # a --url's /db: where a new connection starts
+            commands.append([b"SELECT", b"%d" % self.address.db])
         try:
             replies = await self._conn.pipeline(commands + then)
         except OSError:
@@ -181,7 +183,8 @@ class Session:
             await self.connect()
             return [await self.execute(argv) for argv in then]
         self.units.clear()
-        self.state = ClientState(self.name, client_id=self.state.client_id, resp=self._start_resp)
+        self.state = ClientState(self.name, client_id=self.state.client_id, db=self.address.db,
+                                 resp=self._start_resp)
         for argv, reply in zip(then, replies[len(commands):]):
             self._track(argv, reply)
         return replies[len(commands):]

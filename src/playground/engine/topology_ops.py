@@ -33,6 +33,16 @@ def _flush_and_settle(topology) -> None:
     topology.wait_settled()
 
 
+async def config_set_everywhere(topology, name: bytes, value: bytes) -> None:
+    """CONFIG SET on every running node, as the app's own user (learners cannot)."""
+    def set_all() -> None:
+        for node in topology.nodes:
+            if node.alive() and not node.paused:
+                with node.link() as link:
+                    link.call("CONFIG", "SET", name, value)
+    await asyncio.to_thread(set_all)
+
+
 async def reset_topology(pg, setup, by: str | None) -> list:
     """Playground.reset on a topology: every client back on the default node with a
     clean state, no keys anywhere, then `setup` by client `by` (redirects followed).

@@ -14,11 +14,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from playground.engine.catalogue import SCRIPT_COMMANDS
 from playground.resp.replies import Array, Err, Int, Map, Nil, Status
 
-SCRIPT_COMMANDS = {b"eval": False, b"evalsha": False, b"fcall": False,
-                   b"eval_ro": True, b"evalsha_ro": True, b"fcall_ro": True}
-"""Every command that runs a script or function: name -> read-only."""
 
 NOT_QUEUED = (b"multi", b"watch")  # answered at once inside MULTI, never queued
 

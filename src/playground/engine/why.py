@@ -25,7 +25,8 @@ import hashlib
 import time
 
 from playground.engine.events import Why
-from playground.engine.units import SCRIPT_COMMANDS, Unit
+from playground.engine.catalogue import SCRIPT_COMMANDS
+from playground.engine.units import Unit
 from playground.resp.cli_lines import format_argv
 from playground.resp.replies import Array, Bulk, Err, Int, Nil, Status
 from playground.engine.why_text import message

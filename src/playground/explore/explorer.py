@@ -1,16 +1,22 @@
 """The race explorer: every interleaving of the clients' programs, run on the real server.
 
 Each client's steps of a part are its program (client-side `save`, `when` and `${n+1}`
-included, reply checks off, as in a challenge). Every schedule starts from a fresh
-server (`Playground.reset`: no keys, no cached scripts, every client reset) and the
-part's setup, then runs its steps through the scenario runner and the one executor,
-in the schedule's order. Its outcome: the final values of the keys (everything the
-part left on the server), and whether the challenge's goal state was reached.
+included, reply checks off, as in a challenge). Every schedule starts from a state equal
+to a fresh server (`Playground.reset`: no keys in any database, no cached scripts or
+loaded functions, every client reset; and when a step or the setup may change the
+configuration, every CONFIG value back to what it was when the exploration began) and
+the part's setup, then runs its steps through the scenario runner and the one executor,
+in the schedule's order. Its outcome: the final keys of every database, exactly
+(explore/snapshot.py), and whether the challenge's goal state was reached. A server
+that stops mid-exploration stops it (`ExploreError`): its outcomes would be false.
 
 A blocked client cannot move until something unblocks it: its next step waits, and the
 schedule's other moves go first. A schedule in which nobody can move any more is a
 deadlock, its own outcome (never a hang: a blocking command with a timeout is given
-that long, one without is known to wait for ever).
+that long, one without is known to wait for ever). A timeout is a move too: the next
+move of a client whose command blocks with a timeout may come before whoever would
+unblock it, and then waits for the timeout to fire (BLPOP q 1 returns nil: the producer
+was late). The catalogue makes such a move conflict with every other.
 
 With `reduce` (the default) only one schedule per equivalence class is run (see
 `schedules`): figures report both the schedules covered and the schedules run.
@@ -19,73 +25,33 @@ With `reduce` (the default) only one schedule per equivalence class is run (see
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field, replace
+from itertools import permutations
+from dataclasses import replace
 
 from playground.engine.executor import Executor
-from playground.engine.playground import Playground
+from playground.engine.playground import Playground, ServerGone
 from playground.explore import schedules as sch
-from playground.explore.footprint import Footprint, block_timeout, footprints, may_block
-from playground.explore.snapshot import Snapshot, Snapshotter, judge
+from playground.engine.catalogue import block_timeout, may_block
+from playground.explore.footprint import Footprint, footprints
+from playground.explore.outcomes import Exploration, OutcomeClass, Run
+from playground.explore.fresh_state import FreshState, ServerStopped
+from playground.explore.snapshot import Snapshotter, judge
 from playground.i18n import tr
+from playground.resp.cli_lines import format_argv
+from playground.resp.cli_secrets import redact_line
 from playground.scenario.model import Part, Scenario, Step
 from playground.scenario.runner import WAIT_TIMEOUT, Runner, requirement_unmet
+from playground.scenario.server_steps import topology_unmet
 
 DEFAULT_LIMIT = 10_000
+BY = ("state", "replies")
+"""What an outcome is: the final state (every key, exactly), or what each client saw
+(its replies in order: EXEC's nil, errors ...) with the final state of the first run."""
 OTHER_WAIT = 2.0  # seconds a client held up by something other than a blocking command is given
 
 
 class ExploreError(Exception):
     """The explorer cannot run this (str() is one line)."""
-
-
-@dataclass
-class Run:
-    schedule: tuple[str, ...]        # the moves as executed
-    snapshot: Snapshot
-    deadlock: str | None = None      # who waits for ever, when nobody can move
-    covers: int = 1                  # schedules this run stands for
-    moves: list[tuple[str, int | None, bool]] = field(default_factory=list)
-    # what ran, in order: (client, index of its step or None for taking a blocked reply, blocked?)
-
-
-@dataclass
-class OutcomeClass:
-    snapshot: Snapshot
-    deadlock: str | None
-    first: tuple[str, ...]           # its first schedule (lexicographic order)
-    count: int = 0                   # schedules covered
-    runs: int = 0                    # schedules run
-    goal_reached: bool | None = None  # the challenge's goal state (None: no challenge)
-    own: bool = False                # the scenario's own order is in this class
-    first_run: Run | None = None
-
-    @property
-    def label(self) -> str:
-        return sch.label(self.first)
-
-
-@dataclass
-class Exploration:
-    scenario: Scenario
-    part: Part
-    part_number: int                 # 1-based
-    server: str
-    programs: dict[str, list[str]]   # client -> each step as shown
-    total: int                       # interleavings of the programs
-    covered: int = 0                 # schedules the runs stand for
-    runs: int = 0
-    sampled: bool = False
-    limit: int = DEFAULT_LIMIT
-    seed: int = 0
-    reduced: bool = True
-    own_order: tuple[str, ...] | None = None
-    classes: list[OutcomeClass] = field(default_factory=list)
-    goal: str | None = None
-
-    @property
-    def keys(self) -> list[str]:
-        """Every key some outcome has, in name order."""
-        return sorted({k for c in self.classes for k in c.snapshot.keys})
 
 
 def programs_of(scenario: Scenario, part: Part) -> dict[str, list[Step]]:
@@ -102,12 +68,16 @@ def programs_of(scenario: Scenario, part: Part) -> dict[str, list[Step]]:
 
 class Explorer:
     def __init__(self, pg: Playground, scenario: Scenario, part: int = 1, limit: int = DEFAULT_LIMIT,
-                 seed: int = 0, reduce: bool = True, executor: Executor | None = None, sink=None) -> None:
+                 seed: int = 0, reduce: bool = True, executor: Executor | None = None, sink=None,
+                 by: str = "state") -> None:
         if not 1 <= part <= len(scenario.parts):
             raise ExploreError(tr("{id}: --part {part}: the number of a part, 1 to {count}", id=scenario.id, part=part,
                                     count=len(scenario.parts)))
         if limit < 1:
             raise ExploreError(tr("--limit: at least 1"))
+        if by not in BY:
+            raise ExploreError(tr("--by: one of {choices}", choices=", ".join(BY)))
+        self.by = by
         self.pg = pg
         self.scenario = scenario
         self.part_number = part
@@ -119,10 +89,15 @@ class Explorer:
         self.programs = programs_of(scenario, self.part)
         self.footprints: dict[str, list[Footprint]] = {}
         self.snapshots = Snapshotter(pg)
+        self.fresh = FreshState(pg)
         for step in self.part.steps:
             if step.server_stops:
                 raise ExploreError(tr("{id}: part {part}: step {n} stops the server; the explorer cannot run it",
                                       id=scenario.id, part=part, n=step.number))
+            if step.server is not None:   # each schedule would start the topology afresh: minutes
+                raise ExploreError(tr("{id}: part {part}: step {n} acts on the servers ({action}); the explorer "
+                                      "does not interleave server actions yet", id=scenario.id, part=part,
+                                      n=step.number, action=step.server))
         if not self.programs:
             raise ExploreError(tr("{id}: part {part} has no steps to interleave", id=scenario.id, part=part))
 
@@ -133,16 +108,21 @@ class Explorer:
         why = await requirement_unmet(self.pg, self.scenario.requires)
         if why:
             raise ExploreError(f"{self.scenario.id}: {why}")
+        why = topology_unmet(self.pg, self.scenario)
+        if why:
+            raise ExploreError(f"{self.scenario.id}: {why}")
         missing = [c for c in self.programs if c not in self.pg.sessions]
         if missing:
             raise ExploreError(tr("{id}: needs client {missing}; the playground has {clients}", id=self.scenario.id,
                                   missing=", ".join(missing), clients=", ".join(self.pg.sessions)))
         lengths = {c: len(p) for c, p in self.programs.items()}
         result = Exploration(self.scenario, self.part, self.part_number, self.pg.label,
-                             {c: [s.display for s in p] for c, p in self.programs.items()},
+                             {c: [redact_line(s.display, list(s.argv) if s.argv else None) for s in p]
+                              for c, p in self.programs.items()},
                              sch.count_schedules(lengths), limit=self.limit, seed=self.seed,
-                             goal=self.scenario.challenge.goal if self._has_goal() else None)
-        self.footprints = await footprints(self.pg.reader, self.programs)
+                             goal=self.scenario.challenge.goal if self._has_goal() else None, by=self.by)
+        self.footprints = await footprints(self.pg.catalogue, self.programs)
+        await self.fresh.begin([*self.part.setup, *(s.argv for p in self.programs.values() for s in p)])
         planned = self._plan(lengths, result)
         own = tuple(s.client for s in self.part.steps)
         clients = list(self.programs)
@@ -152,10 +132,13 @@ class Explorer:
             own_key = own
             if own not in planned:
                 planned.append(own)
+        serial = self._serial_plans(lengths, result, clients)
+        result.serial_known = bool(serial) and all(p in planned for p in serial.values())
         runs: dict[tuple[str, ...], Run] = {}
         own_run = None
+        serial_runs: list[tuple[tuple[str, ...], Run]] = []
         for schedule in planned:
-            run = await self.run_schedule(schedule)
+            run = await self._run_checked(schedule)
             # a blocked client can make two plans run the same (or an equivalent) order
             key = sch.canonical_form(run.schedule, self.independent, clients) if result.reduced else run.schedule
             if key not in runs:
@@ -163,12 +146,33 @@ class Explorer:
                 runs[key] = run
             if schedule == own_key:
                 own_run = runs[key]
+            serial_runs += [(order, runs[key]) for order, plan in serial.items() if plan == schedule]
         await self.runner._discard_pending()
+        await self.fresh.restore()
         result.own_order = own
         result.runs = len(runs)
-        self._group(result, runs.values(), own_run)
+        self._group(result, runs.values(), own_run, serial_runs)
         result.covered = sum(c.count for c in result.classes)
         return result
+
+    async def _run_checked(self, schedule: tuple[str, ...]) -> Run:
+        """One schedule, on a server still running at its end (else ExploreError: a
+        restarted or dead server would give outcomes that are not the program's)."""
+        label = sch.label(schedule)
+        try:
+            self.fresh.check_alive(label)
+            run = await self.run_schedule(schedule)
+            await self.fresh.restore()
+            self.fresh.check_alive(label)
+        except ServerStopped as exc:
+            raise ExploreError(f"{self.scenario.id}: {exc}") from exc
+        except (ServerGone, ConnectionError, OSError) as exc:
+            try:
+                self.fresh.check_alive(label)
+            except ServerStopped as stopped:
+                raise ExploreError(f"{self.scenario.id}: {stopped}") from exc
+            raise ExploreError(f"{self.scenario.id}: {exc}") from exc
+        return run
 
     def _has_goal(self) -> bool:
         c = self.scenario.challenge
@@ -192,20 +196,37 @@ class Explorer:
         result.sampled = True
         return sch.sample_schedules(lengths, self.limit, self.seed)
 
-    def _group(self, result: Exploration, runs, own_run: Run | None) -> None:
+    def _serial_plans(self, lengths, result: Exploration, clients) -> dict[tuple[str, ...], tuple[str, ...]]:
+        """Each serial order of the clients (all of one, then all of the next: at most 3
+        clients), as the schedule planned for it."""
+        if len(clients) > 3:
+            return {}
+        out = {}
+        for order in permutations(clients):
+            schedule = tuple(c for c in order for _ in range(lengths[c]))
+            out[order] = sch.canonical_form(schedule, self.independent, clients) if result.reduced else schedule
+        return out
+
+    def _group(self, result: Exploration, runs, own_run: Run | None, serial_runs=()) -> None:
         classes: dict[tuple, OutcomeClass] = {}
+        class_of: dict[int, OutcomeClass] = {}
         spec = self.scenario.challenge if result.goal is not None else None
         for run in sorted(runs, key=lambda r: r.schedule):
-            key = (run.deadlock, run.snapshot.signature)
+            key = (run.deadlock, run.snapshot.signature if self.by == "state" else run.replies)
             cls = classes.get(key)
             if cls is None:
-                goal = judge(run.snapshot, spec.state) if spec else None
-                cls = classes[key] = OutcomeClass(run.snapshot, run.deadlock, run.schedule, goal_reached=goal,
-                                                  first_run=run)
+                cls = classes[key] = OutcomeClass(run.snapshot, run.deadlock, run.schedule, first_run=run)
+            if spec:
+                cls.reached += run.covers if judge(run.snapshot, spec.state) else 0
+                cls.goal_reached = cls.reached > 0
+            class_of[id(run)] = cls
             cls.count += run.covers
             cls.runs += 1
             if run is own_run:
                 cls.own = True
+        for order, run in serial_runs:
+            if order not in class_of[id(run)].serial:
+                class_of[id(run)].serial.append(order)
         result.classes = sorted(classes.values(), key=lambda c: (-c.count, c.first))
 
     # -- one schedule -------------------------------------------------------------------
@@ -221,6 +242,7 @@ class Explorer:
         remaining = list(planned)
         executed: list[str] = []
         done: list[tuple[str, int | None, bool]] = []
+        seen: dict[str, list[str]] = {c: [] for c in self.programs}
         deadlock = None
         while True:
             await self._settle_pending()
@@ -229,25 +251,51 @@ class Explorer:
                         and not await self._wait_for_any(all_of=True):
                     deadlock = self._who_waits()
                 break
-            pick = next((i for i, c in enumerate(remaining) if self._can_move(c)), None)
+            pick = next((i for i, c in enumerate(remaining) if self._can_move(c) or self._may_time_out(c)), None)
             if pick is None:
                 if await self._wait_for_any():
                     continue
                 deadlock = self._who_waits()
                 break
             client = remaining.pop(pick)
+            if not self._can_move(client):
+                await self._time_out(client)
             step = self.programs[client][position[client]]
             if client in runner._pending and not step.wait:
-                await self._collect(client)
+                seen[client].append(_seen(await self._collect(client)))
                 done.append((client, None, False))
+            nothing_to_take = step.wait and client not in runner._pending   # it answered at once
             out = await runner.run_step(self.scenario, self.part.name, step)
-            done.append((client, position[client], client in runner._pending and runner._pending[client][1] is out))
+            blocked = client in runner._pending and runner._pending[client][1] is out
+            done.append((client, position[client], blocked))
+            if not blocked and not nothing_to_take:
+                seen[client].append(_seen(out))
             position[client] += 1
             executed.append(client)
+        if not deadlock:   # replies that came with no wait step left to take them
+            for client in [c for c, (job, _) in runner._pending.items() if job.task.done()]:
+                seen[client].append(_seen(await self._collect(client)))
         shot = await self.snapshots.read()
         if deadlock:
             await runner._discard_pending()
-        return Run(tuple(executed), shot, deadlock, moves=done)
+        return Run(tuple(executed), shot, deadlock, moves=done,
+                   replies=tuple((c, tuple(r)) for c, r in seen.items()))
+
+    def _may_time_out(self, client: str) -> bool:
+        """Its blocked command has a timeout (and no script holds it up)."""
+        pending = self.runner._pending.get(client)
+        if pending is None or self.pg.sessions[client].state.busy_script:
+            return False
+        return may_block(pending[0].argv) and bool(block_timeout(pending[0].argv))
+
+    async def _time_out(self, client: str) -> None:
+        """Let the client's blocked command time out (nobody unblocked it in this order)."""
+        job = self.runner._pending[client][0]
+        seconds = block_timeout(job.argv)
+        await asyncio.wait([job.task], timeout=min(seconds + 2.0, WAIT_TIMEOUT))
+        if not job.task.done():
+            raise ExploreError(tr("{id}: {command} did not time out after {seconds:g} s", id=self.scenario.id,
+                                  command=format_argv(list(job.argv)), seconds=seconds))
 
     def _can_move(self, client: str) -> bool:
         pending = self.runner._pending.get(client)
@@ -270,7 +318,7 @@ class Explorer:
             if state.busy_script:
                 limit = WAIT_TIMEOUT
             elif may_block(job.argv):
-                limit = block_timeout(job.argv)   # None: it waits for ever
+                limit = block_timeout(job.argv) or None   # None: it waits for ever
             else:
                 limit = OTHER_WAIT                # held up some other way (CLIENT PAUSE ...)
             bound = max(bound, min(limit + 0.25, WAIT_TIMEOUT) if limit is not None else 0.0)
@@ -281,53 +329,24 @@ class Explorer:
         return bool(done) and (not all_of or len(done) == len(waiting))
 
     def _who_waits(self) -> str:
-        from playground.resp.cli_lines import format_argv
-
         return "; ".join(f"{c} waits in {format_argv(list(job.argv))}"
                          for c, (job, _) in sorted(self.runner._pending.items(),
                                                    key=lambda item: list(self.programs).index(item[0]))
                          if not job.task.done())
 
-    async def _collect(self, client: str) -> None:
+    async def _collect(self, client: str):
         """The reply of a command that blocked arrived, and the client's next step is a
         command: take the reply first (its `save` included)."""
         _, origin = self.runner._pending[client]
         wait = replace(origin.step, wait=True, argv=None, blocking=False)
-        await self.runner.run_step(self.scenario, self.part.name, wait)
+        return await self.runner.run_step(self.scenario, self.part.name, wait)
 
 
-def schedule_scenario(result: Exploration, cls: OutcomeClass) -> Scenario:
-    """The class's first schedule as a scenario of its own, to step through like any
-    other: the part's setup, then the steps in that order (reply checks off; a command
-    that blocked in that order is marked blocking, and the reply of one whose client
-    moved on without a wait step arrives as a wait step)."""
-    run = cls.first_run
-    programs = programs_of(result.scenario, result.part)
-    steps: list[Step] = []
-    moves = sch.moves(run.schedule)
-    label = sch.label(run.schedule)
-    n = 0
-    blocked_step: dict[str, Step | None] = {}   # each client's command still waiting, if any
-    for client, index, blocked in run.moves:
-        if index is None:
-            origin = blocked_step.pop(client, None)
-            steps.append(Step(len(steps) + 1, client, None, "(reply arrives)", wait=True,
-                              save=origin.save if origin else None,
-                              narration=f"{client}'s blocked command gets its reply."))
-            continue
-        step = programs[client][index]
-        n += 1
-        note = f"Move {n} of {len(moves)} in {label}: {client}{index + 1}."
-        if cls.deadlock and n == len(moves):
-            note += f" Nobody can move after this: {cls.deadlock}."
-        if step.wait and blocked_step.pop(client, None) is None:
-            continue  # in this order the command answered at once: no reply to wait for
-        if blocked:
-            blocked_step[client] = step
-        steps.append(replace(step, number=len(steps) + 1, blocking=blocked, narration=note))
-    part = Part(result.part.name, result.part.setup, result.part.setup_display, tuple(steps))
-    return replace(result.scenario, id=f"{result.scenario.id} {label}",
-                   title=f"{result.scenario.title} · schedule {label}", parts=(part,), challenge=None)
+def _seen(out) -> str:
+    """A step's reply as its client saw it, on one line (redis-cli's rendering: escaped)."""
+    if out.skipped:
+        return "-"
+    return " ".join((out.reply or "").split("\n")).strip()
 
 
 async def explore(pg: Playground, scenario: Scenario, part: int = 1, **kwargs) -> Exploration:

@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 
 from playground.cells import pad, width
-from playground.explore.explorer import Exploration, OutcomeClass
+from playground.explore.outcomes import Exploration, OutcomeClass
 from playground.explore.schedules import label
 from playground.i18n import tr
 
 GOAL_MARK = "⚠"
 OWN_MARK = "◀"
+RARE = 3   # a sampled outcome seen fewer times than this is said to be rare
 
 
 def figures(r: Exploration) -> str:
@@ -30,17 +31,29 @@ def figures(r: Exploration) -> str:
 
 def outcome_lines(r: Exploration, cls: OutcomeClass) -> list[str]:
     lines = [tr("deadlock: {what}", what=cls.deadlock)] if cls.deadlock else []
+    if r.by == "replies":
+        lines += [tr("{client} saw: {replies}", client=client, replies=" · ".join(seen) or "-")
+                  for client, seen in cls.first_run.replies]
     keys = r.keys
     lines += [f"{k} = {cls.snapshot.describe(k)}" for k in keys]
     return lines or [tr("(no keys)")]
 
 
-def _marks(cls: OutcomeClass) -> list[str]:
+def serial_words(order) -> str:
+    return tr(" then ").join(order)
+
+
+def _marks(cls: OutcomeClass, r: Exploration | None = None) -> list[str]:
     marks = []
     if cls.goal_reached:
         marks.append(tr("{mark} the challenge's state", mark=GOAL_MARK))
     if cls.own:
         marks.append(tr("{mark} the scenario's own order", mark=OWN_MARK))
+    if r is not None and r.sampled and cls.runs < RARE:
+        marks.append(tr("seen in {runs} of the sampled schedules only", runs=cls.runs))
+    marks += [tr("same as {order}", order=serial_words(order)) for order in cls.serial]
+    if not cls.serial and r is not None and r.serial_known:
+        marks.append(tr("no serial order gives this"))
     return marks
 
 
@@ -59,7 +72,7 @@ def render_text(r: Exploration) -> str:
     lines = _header(r) + ["", figures(r)]
     count = len(r.classes)
     lines.append(tr("{count} outcome:", count=count) if count == 1 else tr("{count} outcomes:", count=count))
-    rows = [(f"{c.count:,}", outcome_lines(r, c), c.label, _marks(c)) for c in r.classes]
+    rows = [(f"{c.count:,}", outcome_lines(r, c), c.label, _marks(c, r)) for c in r.classes]
     heads = (tr("schedules"), tr("outcome"), tr("first schedule"))
     w_count = max([width(heads[0])] + [width(a) for a, *_ in rows])
     w_out = max([width(heads[1])] + [width(x) for _, out, *_ in rows for x in out])
@@ -77,7 +90,7 @@ def render_text(r: Exploration) -> str:
 def summary_line(r: Exploration) -> str:
     parts = []
     if r.goal is not None:
-        reached = sum(c.count for c in r.classes if c.goal_reached)
+        reached = sum(c.reached for c in r.classes)
         parts.append(tr("{reached:,} of {covered:,} schedules reach the challenge's state ({mark})",
                         reached=reached, covered=r.covered, mark=GOAL_MARK))
     deadlocks = sum(c.count for c in r.classes if c.deadlock)
@@ -105,7 +118,7 @@ def render_markdown(r: Exploration) -> str:
     lines += ["", figures(r), "", "| {} | {} | {} | |".format(*heads), "|---:|---|---|---|"]
     for c in r.classes:
         out = "<br>".join(f"`{_md(x)}`" for x in outcome_lines(r, c))
-        lines.append(f"| {c.count:,} | {out} | `{c.label}` | {'<br>'.join(_md(m) for m in _marks(c))} |")
+        lines.append(f"| {c.count:,} | {out} | `{c.label}` | {'<br>'.join(_md(m) for m in _marks(c, r))} |")
     summary = summary_line(r)
     if summary:
         lines += ["", summary]
@@ -121,10 +134,12 @@ def to_json(r: Exploration) -> dict:
         "scenario": r.scenario.id, "title": r.scenario.title, "part": r.part_number, "server": r.server,
         "programs": r.programs, "schedules": r.total, "covered": r.covered, "run": r.runs,
         "sampled": r.sampled, "limit": r.limit, "seed": r.seed, "reduced": r.reduced,
-        "goal": r.goal, "own_order": label(r.own_order) if r.own_order else None,
+        "goal": r.goal, "own_order": label(r.own_order) if r.own_order else None, "by": r.by,
         "classes": [{
             "count": c.count, "run": c.runs, "first": c.label,
             "state": {k: _key_json(c, k) for k in r.keys},
+            "replies": dict(c.first_run.replies) if c.first_run else {},
+            "serial": [list(order) for order in c.serial] if r.serial_known or c.serial else None,
             "deadlock": c.deadlock, "goal_reached": c.goal_reached, "own_order": c.own,
         } for c in r.classes],
     }
@@ -134,8 +149,9 @@ def _key_json(cls: OutcomeClass, key: str) -> dict | None:
     state = cls.snapshot.keys.get(key)
     if state is None:
         return None
-    value = state.items[0] if state.type in ("string", "stream") else list(state.items)
-    return {"type": state.type, "value": value, "expires": state.expires}
+    value = state.items[0] if state.type == "string" else list(state.items)
+    return {"type": state.type, "value": value, "shown": state.shown, "expires": state.expires,
+            "ttl": state.ttl_class}
 
 
 def render_json(r: Exploration) -> str:

@@ -1,17 +1,31 @@
-"""The outcome of one schedule: every key on the server, its type, value and whether it
-expires, read over the playground's read-only connection.
+"""The outcome of one schedule: every key in every database, its type, its exact value
+and its TTL class, read over the playground's read-only connection.
 
-Usually one round trip: the keys seen after earlier schedules are read together with
-`KEYS *`, by the type they had then; a key that is new or changed type costs one more.
+Two outcomes are the same only if every byte is: values are compared as the server
+holds them and shown as redis-cli escapes them (`sdscatrepr`: never a raw control byte
+to the terminal), except that text which is valid UTF-8 and printable is shown as text
+(a Chinese value reads as Chinese; the escaping keeps the two forms apart). A stream is
+its entries in order (an id the server made from the clock is shown as `*`: it differs
+from run to run). A TTL is a class a teacher can read: none, expires within the lesson
+(`LESSON_SECONDS`), or later; the remaining milliseconds depend on when it is read.
+
+Usually one round trip: the keys of the clients' database seen after earlier schedules
+are read together with `KEYS *` and `INFO keyspace`, by the type they had then; a key
+that is new or changed type, or a key in another database, costs one more.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from playground.i18n import tr
+from playground.resp.cli_format import repr_bytes
 from playground.resp.replies import Array, Bulk, Int, Map, Status
-from playground.scenario.model import StateCheck
 from playground.scenario.checks import judge as _judge
+from playground.scenario.model import StateCheck
+
+LESSON_SECONDS = 60          # a TTL up to this long "expires within the lesson"
+_CLOCK_IDS = 10 ** 12        # a stream id's milliseconds past this came from the clock (after 2001)
 
 _READS = {
     "string": lambda k: [b"GET", k],
@@ -19,112 +33,180 @@ _READS = {
     "set": lambda k: [b"SMEMBERS", k],
     "hash": lambda k: [b"HGETALL", k],
     "zset": lambda k: [b"ZRANGE", k, b"0", b"-1", b"WITHSCORES"],
-    "stream": lambda k: [b"XLEN", k],   # entry ids carry the time: only the length is an outcome
+    "stream": lambda k: [b"XRANGE", k, b"-", b"+"],
 }
+TTL_NONE, TTL_SOON, TTL_LATER = "none", "soon", "later"
 
 
 @dataclass(frozen=True)
 class KeyState:
     type: str
-    shown: str                          # the value as the report prints it
-    expires: bool
+    shown: str                          # the value as the report prints it (escaped)
+    ttl_class: str                      # TTL_NONE, TTL_SOON or TTL_LATER
     ttl: int                            # seconds (-1: no expiry), for judging a goal only
-    items: tuple = ()                   # the decoded value: text, or a tuple of texts
+    items: tuple = ()                   # the value as text (a string: one item), for goals and JSON
+
+    @property
+    def expires(self) -> bool:
+        return self.ttl_class != TTL_NONE
 
 
 @dataclass
 class Snapshot:
-    keys: dict[str, KeyState] = field(default_factory=dict)
+    keys: dict[str, KeyState] = field(default_factory=dict)   # shown key name -> state
 
     @property
     def signature(self) -> tuple:
-        """What makes two outcomes the same: each key's type, value and expiry (not the
-        remaining TTL, which depends on when it is read)."""
-        return tuple(sorted((k, s.type, s.shown, s.expires) for k, s in self.keys.items()))
+        """What makes two outcomes the same: each key's type, exact value and TTL class
+        (key names as shown are exact too: see `show_key`)."""
+        return tuple(sorted((k, s.type, s.shown, s.ttl_class) for k, s in self.keys.items()))
 
     def describe(self, key: str) -> str:
         state = self.keys.get(key)
         if state is None:
-            return "(absent)"
-        return state.shown + (" (expires)" if state.expires else "")
+            return tr("(absent)")
+        if state.ttl_class == TTL_SOON:
+            return state.shown + " " + tr("(expires within {seconds} s)", seconds=LESSON_SECONDS)
+        if state.ttl_class == TTL_LATER:
+            return state.shown + " " + tr("(expires later)")
+        return state.shown
+
+
+def show(value: bytes) -> str:
+    """A value as the report prints it: printable UTF-8 text in quotes (\\ and " escaped),
+    anything else as redis-cli prints it (\\xff, \\n, \\x1b ...)."""
+    value = bytes(value)
+    try:
+        text = value.decode("utf-8")
+    except UnicodeDecodeError:
+        text = None
+    if text is not None and text.isprintable():
+        return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return repr_bytes(value).decode("ascii")
+
+
+def show_key(key: bytes, db: int | None = None) -> str:
+    """A key's name as the report prints it: bare when it is plain text (no quote or
+    backslash either), else escaped in quotes; a key in another database than the
+    clients' own (`db`) says which."""
+    key = bytes(key)
+    text, shown = key.decode("utf-8", "replace"), show(key)
+    name = text if shown == f'"{text}"' else shown
+    return name if db is None else f"{name} [db {db}]"
 
 
 def _text(value) -> str:
     return bytes(value).decode("utf-8", "replace")
 
 
-def _quote(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+def _stream_id(raw) -> str:
+    entry_id = _text(raw)
+    ms, _, _ = entry_id.partition("-")
+    return "*" if ms.isdigit() and int(ms) >= _CLOCK_IDS else entry_id
 
 
 def _decode(type_: str, raw) -> tuple[str, tuple]:
     if type_ == "string":
-        text = _text(raw) if isinstance(raw, (Bulk, Status)) else ""
-        return _quote(text), (text,)
+        value = bytes(raw) if isinstance(raw, (Bulk, Status)) else b""
+        return show(value), (_text(value),)
     if type_ == "stream":
-        n = int(raw) if isinstance(raw, Int) else 0
-        return f"stream of {n}", (n,)
-    items = [_text(x) for pair in (raw or ()) for x in (pair if isinstance(raw, Map) else (pair,))] \
+        entries = []
+        for entry in raw if isinstance(raw, Array) else ():
+            fields = list(entry[1]) if isinstance(entry, Array) and len(entry) > 1 and entry[1] else []
+            body = ", ".join(f"{show(f)}: {show(v)}" for f, v in zip(fields[::2], fields[1::2]))
+            entries.append(f"{_stream_id(entry[0])} {{{body}}}")
+        return "[" + ", ".join(entries) + "]", tuple(entries)
+    values = [bytes(x) for pair in (raw or ()) for x in (pair if isinstance(raw, Map) else (pair,))] \
         if isinstance(raw, (Array, Map)) else []
     if type_ == "set":
-        items = sorted(items)
-        return "{" + ", ".join(map(_quote, items)) + "}", tuple(items)
+        values = sorted(values)
+        return "{" + ", ".join(map(show, values)) + "}", tuple(map(_text, values))
     if type_ == "hash":
-        pairs = sorted(zip(items[::2], items[1::2]))
-        return "{" + ", ".join(f"{_quote(f)}: {_quote(v)}" for f, v in pairs) + "}", \
-            tuple(x for p in pairs for x in p)
+        pairs = sorted(zip(values[::2], values[1::2]))
+        return "{" + ", ".join(f"{show(f)}: {show(v)}" for f, v in pairs) + "}", \
+            tuple(_text(x) for p in pairs for x in p)
     if type_ == "zset":
-        pairs = list(zip(items[::2], items[1::2]))
-        return "[" + ", ".join(f"{_quote(m)} {s}" for m, s in pairs) + "]", tuple(items)
-    return "[" + ", ".join(map(_quote, items)) + "]", tuple(items)
+        pairs = list(zip(values[::2], values[1::2]))
+        return "[" + ", ".join(f"{show(m)} {_text(s)}" for m, s in pairs) + "]", tuple(map(_text, values))
+    return "[" + ", ".join(map(show, values)) + "]", tuple(map(_text, values))
+
+
+def _databases(info, own: int) -> list[int]:
+    """The databases INFO keyspace lists (those holding keys), other than `own`."""
+    out = []
+    for line in _text(info).splitlines() if isinstance(info, (Bulk, Status, bytes)) else ():
+        name = line.partition(":")[0]
+        if name.startswith("db") and name[2:].isdigit() and int(name[2:]) != own:
+            out.append(int(name[2:]))
+    return sorted(out)
 
 
 class Snapshotter:
-    """Reads outcomes; remembers each key's type between schedules."""
+    """Reads outcomes; remembers the type of each key of the clients' own database (0,
+    or a --url's /db, where the read connection is) between schedules."""
 
     def __init__(self, pg) -> None:
         self.pg = pg
         self.types: dict[bytes, str] = {}
+        self.own_db = getattr(pg.url, "db", 0) or 0    # a private server: 0
 
     async def read(self) -> Snapshot:
         known = list(self.types.items())
-        commands = [[b"KEYS", b"*"]]
+        commands = [[b"INFO", b"keyspace"], [b"KEYS", b"*"]]
         for key, type_ in known:
             commands += [[b"TYPE", key], [b"PTTL", key], _READS[type_](key)]
         replies = await self.pg.reader.run(commands)
-        present = {bytes(k) for k in replies[0]} if isinstance(replies[0], Array) else set()
+        present = {bytes(k) for k in replies[1]} if isinstance(replies[1], Array) else set()
+        if hasattr(self.pg.reader, "every_key"):     # a cluster: every primary's keys
+            present = set(await self.pg.reader.every_key())
         out = Snapshot()
         retry = [k for k in present if k not in self.types]
         for i, (key, type_) in enumerate(known):
             if key not in present:
                 continue
-            got_type, pttl, raw = replies[1 + 3 * i: 4 + 3 * i]
+            got_type, pttl, raw = replies[2 + 3 * i: 5 + 3 * i]
             if _text(got_type) != type_:
                 retry.append(key)
                 continue
-            out.keys[key.decode("utf-8", "replace")] = self._state(type_, pttl, raw)
+            out.keys[show_key(key)] = self._state(type_, pttl, raw)
         if retry:
-            types = await self.pg.reader.run([[b"TYPE", k] for k in retry])
-            retry = [(k, _text(t)) for k, t in zip(retry, types) if _text(t) in _READS]
-            replies = await self.pg.reader.run([c for k, t in retry for c in ([b"PTTL", k], _READS[t](k))])
-            for i, (key, type_) in enumerate(retry):
+            for key, state, type_ in await self._read_keys(self.own_db, retry):
                 self.types[key] = type_
-                out.keys[key.decode("utf-8", "replace")] = self._state(type_, replies[2 * i], replies[2 * i + 1])
+                out.keys[show_key(key)] = state
+        for db in _databases(replies[0], self.own_db):
+            keys, = await self._in_db(db, [[b"KEYS", b"*"]])
+            for key, state, _ in await self._read_keys(db, [bytes(k) for k in keys]):
+                out.keys[show_key(key, db)] = state
         return out
+
+    async def _in_db(self, db: int, commands: list[list[bytes]]) -> list:
+        if db == self.own_db:
+            return await self.pg.reader.run(commands)
+        replies = await self.pg.reader.run([[b"SELECT", b"%d" % db], *commands,
+                                            [b"SELECT", b"%d" % self.own_db]])
+        return replies[1:-1]
+
+    async def _read_keys(self, db: int, keys: list[bytes]) -> list[tuple[bytes, KeyState, str]]:
+        types = await self._in_db(db, [[b"TYPE", k] for k in keys])
+        typed = [(k, _text(t)) for k, t in zip(keys, types) if _text(t) in _READS]
+        replies = await self._in_db(db, [c for k, t in typed for c in ([b"PTTL", k], _READS[t](k))])
+        return [(key, self._state(type_, replies[2 * i], replies[2 * i + 1]), type_)
+                for i, (key, type_) in enumerate(typed)]
 
     @staticmethod
     def _state(type_: str, pttl, raw) -> KeyState:
         shown, items = _decode(type_, raw)
         ms = int(pttl) if isinstance(pttl, Int) else -1
         ttl = (ms + 500) // 1000 if ms > 0 else ms
-        return KeyState(type_, shown, ms >= 0, ttl, items)
+        ttl_class = TTL_NONE if ms < 0 else TTL_SOON if ms <= LESSON_SECONDS * 1000 else TTL_LATER
+        return KeyState(type_, shown, ttl_class, ttl, items)
 
 
 def judge(shot: Snapshot, checks: tuple[StateCheck, ...]) -> bool:
     """Do these state checks (a challenge's goal) hold in the outcome? The runner's own
     judge, given the snapshot's values instead of the server's."""
     for check in checks:
-        state = shot.keys.get(check.key.decode("utf-8", "replace"))
+        state = shot.keys.get(show_key(check.key))
         got = dict.fromkeys(("value", "list", "set", "hash", "zset", "scard", "llen"))
         type_, ttl = "none", -2
         if state is not None:

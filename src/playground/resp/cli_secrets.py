@@ -3,9 +3,15 @@ and the arguments a recording replaces with a placeholder.
 
 `is_sensitive` is a port of `isSensitiveCommand` (redis/redis `src/redis-cli.c`): the one
 rule the pane history and the F9 recorder both use.
+
+`redact_exchange` is the one redaction every export uses (transcripts in every format,
+the timeline, the SVG screenshot's panes, F9 recordings): a command with its secret
+arguments replaced by SECRET, and a reply that echoes a secret with the secret replaced.
 """
 
 from __future__ import annotations
+
+import re
 
 SECRET = b"<secret>"
 """What a recording writes in place of a secret argument."""
@@ -109,3 +115,66 @@ def reply_reveals_secret(argv: list[bytes], rendered: str) -> bool:
     if a == [b"config", b"get"]:
         return any(name.decode() in rendered.lower() for name in _CONFIG_SECRETS)
     return a in ([b"acl", b"getuser"], [b"acl", b"list"])
+
+
+_HASH = re.compile(r"[0-9a-fA-F]{64}")  # an ACL password's SHA-256
+_ITEM = re.compile(r'^(?P<pre>\s*(?:\d+[)#]\s+)*)(?P<name>"(?:[^"\\]|\\.)*"|\S+)(?P<rest>.*)$')
+_RUNS_OTHERS = (b"exec", b"eval", b"evalsha", b"eval_ro", b"evalsha_ro", b"fcall", b"fcall_ro")
+"""Commands whose reply can hold another command's (a CONFIG GET queued or called)."""
+
+
+def _bare(token: str) -> bytes:
+    return token.strip('"').lower().encode()
+
+
+def redact_reply(argv: list[bytes], rendered: str) -> str:
+    """`rendered` (a reply as printed) with any secret it echoes replaced by SECRET: the
+    value after a password parameter's name in CONFIG GET's answer (array or map form,
+    also inside EXEC's reply or a script's), the password hashes in ACL GETUSER / ACL LIST."""
+    if not argv or not rendered:
+        return rendered
+    a = [bytes(x).lower() for x in argv[:2]]
+    if a in ([b"acl", b"getuser"], [b"acl", b"list"]):
+        return _HASH.sub(SECRET.decode(), rendered)
+    if a != [b"config", b"get"] and a[0] not in _RUNS_OTHERS:
+        return rendered
+    if not any(name.decode() in rendered.lower() for name in _CONFIG_SECRETS):
+        return rendered
+    hidden = SECRET.decode()
+    out, hide_next = [], False
+    for line in rendered.split("\n"):
+        m = _ITEM.match(line)
+        if m is None:
+            out.append(line)
+            continue
+        if hide_next:
+            line, hide_next = m["pre"] + ('"' + hidden + '"' if m["name"].startswith('"') else hidden), False
+        elif _bare(m["name"]) in _CONFIG_SECRETS:
+            if " => " in m["rest"]:   # RESP3 map: name => value on one line
+                line = m["pre"] + m["name"] + " => " + '"' + hidden + '"'
+            else:
+                hide_next = True
+        out.append(line)
+    return "\n".join(out)
+
+
+def redact_exchange(command: str, reply: str = "", argv: list[bytes] | None = None) -> tuple[str, str]:
+    """A command as shown (and its reply as printed) with every secret replaced by SECRET;
+    `argv` None: the command is parsed as redis-cli splits a typed line."""
+    from playground.resp.cli_lines import RepeatError, SplitError, format_argv, parse_line
+
+    if argv is None:
+        try:
+            cmd = parse_line(command)
+        except (SplitError, RepeatError, UnicodeEncodeError):
+            cmd = None
+        argv = list(cmd.argv) if cmd is not None else []
+    argv = [bytes(a) for a in argv]
+    if secret_positions(argv):
+        command = format_argv(redact(argv))
+    return command, redact_reply(argv, reply) if reply else reply
+
+
+def redact_line(command: str, argv: list[bytes] | None = None) -> str:
+    """`redact_exchange` for a command without a reply."""
+    return redact_exchange(command, "", argv)[0]

@@ -14,8 +14,8 @@ from playground.scenario.model import StateCheck
 if TYPE_CHECKING:
     from playground.engine.playground import Playground
 
-FIELDS = {"value", "absent", "exists", "type", "ttl", "pttl", "list", "set", "hash", "hash_has", "zset",
-          "scard", "llen"}
+COUNTS = ("scard", "llen", "zcard")  # a set's size, a list's length, a sorted set's size
+FIELDS = {"value", "absent", "exists", "type", "ttl", "pttl", "list", "set", "hash", "hash_has", "zset", *COUNTS}
 TYPES = {"string", "list", "set", "zset", "hash", "stream", "none"}
 
 
@@ -77,7 +77,7 @@ def parse_state(raw, where, part, n) -> tuple[StateCheck, ...]:
                                                   and isinstance(p[1], (int, float)) for p in z):
                 raise where.error(tr('zset: a list of ["member", score] pairs'), part=part, step=n, field_name=fname)
             kw["zset"] = tuple((p[0], float(p[1])) for p in z)
-        for count in ("scard", "llen"):
+        for count in COUNTS:
             if count in spec:
                 kw[count] = read_typed(spec, count, int, where, part, n, fname)
         if kw.get("absent") and len(kw) > 1:
@@ -124,7 +124,7 @@ def decode_value(kind: str, raw) -> object:
 READS = {"value": lambda k: [b"GET", k], "list": lambda k: [b"LRANGE", k, b"0", b"-1"],
          "set": lambda k: [b"SMEMBERS", k], "hash": lambda k: [b"HGETALL", k],
          "zset": lambda k: [b"ZRANGE", k, b"0", b"-1", b"WITHSCORES"],
-         "scard": lambda k: [b"SCARD", k], "llen": lambda k: [b"LLEN", k]}
+         "scard": lambda k: [b"SCARD", k], "llen": lambda k: [b"LLEN", k], "zcard": lambda k: [b"ZCARD", k]}
 """What to read for each kind of check (and for describe_key, each type of key)."""
 _CHECK_READS = dict(READS, hash_has=READS["hash"], pttl=lambda k: [b"PTTL", k])
 
@@ -191,7 +191,7 @@ def judge(check: StateCheck, type_: str, ttl: int | None, got: dict) -> CheckRes
         value = tuple((pairs[i], float(pairs[i + 1])) for i in range(0, len(pairs), 2)) if type_ == "zset" else None
         if value != check.zset:
             problems.append(tr("expected zset {want}, got {got}", want=list(check.zset), got=value))
-    for count in ("scard", "llen"):
+    for count in COUNTS:
         want = getattr(check, count)
         if want is not None and got[count] != want:
             problems.append(tr("expected {name} {want}, got {got}", name=count, want=want, got=repr(got[count])))

@@ -19,6 +19,7 @@ from playground.cells import chop, pad, width, wrap
 from playground.engine.units import Unit
 from playground.i18n import N_, tr
 from playground.resp.cli_format import render
+from playground.resp.cli_secrets import redact_reply
 from playground.scenario.stepper import entry_for
 
 GUTTER = 4          # "  12": the server-order number, then SEP
@@ -45,7 +46,7 @@ def reply_line(unit: Unit) -> str:
         return ""
     argv = [b"EXEC"] if unit.kind == "transaction" else list(unit.commands[0])
     try:
-        text = render(unit.reply, argv).decode("utf-8", "replace").rstrip("\n")
+        text = redact_reply(argv, render(unit.reply, argv).decode("utf-8", "replace").rstrip("\n"))
     except Exception:
         return ""
     first, _, rest = text.partition("\n")

@@ -17,17 +17,18 @@ from playground.resp.cli_lines import RepeatError, SplitError, format_argv, pars
 from playground.scenario.checks import parse_state
 from playground.scenario.fields import (Where, check_unknown, read_bool, read_list, read_requires,
                                         read_text, read_typed)
-from playground.scenario.model import (CLIENT_RE, FLAVOURS, SCRIPT_REF, SHA_IN_TEXT, STEP_KINDS,
+from playground.scenario.model import (CLIENT_RE, FLAVOURS, MAX_CLIENTS, SCRIPT_REF, SHA_IN_TEXT, STEP_KINDS,
                                        ChallengeSpec, Expect, Part, Prediction, Requirement, Scenario,
                                        Step, script_sha)
 from playground.scenario.setup_rules import setup_problem
+from playground.scenario.source import MAX_FILE_BYTES, read_source  # noqa: F401 (MAX_FILE_BYTES re-exported)
 from playground.scenario.substitution import (TEMPLATE, escape, fill_template, names_in,
                                               template_problem, unescape)
 from playground.scenario.translations import localise
 from playground.scenario.when import WhenError, parse_when
 
 _TOP = {"title", "lesson", "order", "tags", "requires", "scripts", "clients", "setup", "steps", "parts", "challenge",
-        "topology", "replicas"}
+        "topology", "replicas", "script_time_limit_ms"}
 _PART = {"name", "setup", "steps", "requires"}
 _STEP = {"client", "command", "args", "narration", "reply", "error", "match", "state", "predict",
          "pause", "blocking", "sleep", "server_stops", "requires", "save", "when", *STEP_KINDS, *FLAVOURS}
@@ -35,27 +36,14 @@ _EXPECT = {"reply", "error", "match"}
 _PREDICT = {"question", "choices", "answer", "explain"}
 NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
-MAX_FILE_BYTES = 4 * 1024 * 1024
-"""A scenario is a page of text; a bigger file is refused before it is read."""
-
-
 def load_scenario(path: str | Path, lang: str = ENGLISH) -> Scenario:
     """Read and validate one scenario file; ScenarioError (one line) if anything is off.
     Its texts are in `lang` ("en", "zh", see playground.i18n), English where not translated."""
     path = Path(path)
     where = Where(path)
+    raw = read_source(path, where)
     try:
-        with open(path, "rb") as f:
-            raw = f.read(MAX_FILE_BYTES + 1)
-        if len(raw) > MAX_FILE_BYTES:
-            raise where.error(tr("too big for a scenario (more than {mb} MB)", mb=MAX_FILE_BYTES // 2**20))
         data = tomllib.loads(raw.decode("utf-8"))
-    except FileNotFoundError:
-        raise where.error(tr("no such file")) from None
-    except IsADirectoryError:
-        raise where.error(tr("a directory, not a scenario file")) from None
-    except OSError as exc:
-        raise where.error(tr("cannot read: {error}", error=exc.strerror)) from None
     except UnicodeDecodeError as exc:
         raise where.error(tr("not UTF-8 text ({reason})", reason=exc.reason)) from None
     except tomllib.TOMLDecodeError as exc:
@@ -83,6 +71,8 @@ def parse_scenario(data: dict, path: Path, lang: str = ENGLISH) -> Scenario:
             raise where.error(tr("script name {name}: use letters, digits, - and _", name=repr(name)),
                               field_name="scripts")
     clients = tuple(read_list(data.get("clients", ["A", "B"]), where, "clients"))
+    if len(clients) > MAX_CLIENTS:
+        raise where.error(tr("at most {count} clients", count=MAX_CLIENTS), field_name="clients")
     for c in clients:
         if not CLIENT_RE.match(c):
             raise where.error(tr("client name {name}: use letters, digits, - and _", name=repr(c)), field_name="clients")
@@ -104,8 +94,12 @@ def parse_scenario(data: dict, path: Path, lang: str = ENGLISH) -> Scenario:
     order = data.get("order")
     if order is not None and (type(order) is not int or not 1 <= order <= 9999):
         raise where.error(tr("its place in the course: a whole number from 1 to 9999"), field_name="order")
+    limit = data.get("script_time_limit_ms")
+    if limit is not None and (type(limit) is not int or not 1 <= limit <= 60000):
+        raise where.error(tr("milliseconds a script runs before others get BUSY: a whole number from 1 to 60000"),
+                          field_name="script_time_limit_ms")
     return Scenario(path.stem, path, title, lesson.strip(), tags, requires, dict(scripts),
-                    clients, tuple(parts), challenge, lang, missing, order, topology, replicas)
+                    clients, tuple(parts), challenge, lang, missing, order, topology, replicas, limit)
 
 
 def _part(raw: dict, index: int, where: Where, scripts: dict, clients: tuple, topology: str = "single") -> Part:

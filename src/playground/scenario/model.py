@@ -23,6 +23,8 @@ __all__ = ["Requirement", "StateCheck", "Prediction", "Expect", "Step", "Part", 
            "STEP_KINDS", "FLAVOURS"]
 
 CLIENT_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
+MAX_CLIENTS = 16
+"""The most clients (panes) a session or a scenario has: `--clients` and a file's `clients`."""
 SCRIPT_REF = re.compile(r"^\$([A-Za-z_][A-Za-z0-9_-]*)(\.sha)?$")
 SHA_IN_TEXT = re.compile(r"\$([A-Za-z_][A-Za-z0-9_-]*)\.sha")
 FLAVOURS = ("redis", "valkey")
@@ -78,6 +80,7 @@ class StateCheck:
     zset: tuple[tuple[str, float], ...] | None = None
     scard: int | None = None
     llen: int | None = None
+    zcard: int | None = None
 
 
 @dataclass(frozen=True)
@@ -188,6 +191,7 @@ class Scenario:
     order: int | None = None            # its place in the course (the picker and `list` follow it)
     topology: str = "single"            # "replica" or "cluster": run and check start one
     replicas: int | None = None         # replicas (per primary in a cluster); None: the default
+    script_time_limit_ms: int | None = None  # BUSY after this long (lua-time-limit); None: the server's default
 
     def missing_translations(self, lang: str | None = None) -> tuple[str, ...]:
         """The texts with no translation into `lang` (default: the loaded language), which

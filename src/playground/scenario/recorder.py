@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from playground.history import open_private
-from playground.resp.cli_lines import RepeatError, SplitError, format_argv, parse_line
-from playground.resp.cli_secrets import SECRET, redact, reply_reveals_secret, secret_positions
+from playground.resp.cli_lines import RepeatError, SplitError, parse_line
+from playground.resp.cli_secrets import SECRET, redact_line, redact_reply, reply_reveals_secret
 from playground.resp.replies import Err
 from playground.scenario.substitution import escape
 
@@ -49,9 +49,9 @@ class Recorder:
         except (SplitError, RepeatError, UnicodeEncodeError):
             cmd = None
         argv = cmd.argv if cmd is not None else []
-        if secret_positions(argv):
-            line = format_argv(redact(argv))
-            self.redacted = True
+        shown = redact_line(line, argv)
+        if shown != line:
+            line, self.redacted = shown, True
         step = _Step(client, line, argv=argv)
         self.steps.append(step)
         self._open[client] = step
@@ -62,7 +62,7 @@ class Recorder:
             return
         if isinstance(reply, Err):
             step.error = reply.code
-        elif reply_reveals_secret(step.argv, rendered):
+        elif reply_reveals_secret(step.argv, rendered) or redact_reply(step.argv, rendered) != rendered:
             self.redacted = True  # no check: the reply would write the secret into the file
         else:
             step.reply = rendered.rstrip("\n")

@@ -172,7 +172,8 @@ class Runner:
         setup = part.setup
         if part.setup and await requirement_unmet(self.pg, part.requires):
             setup = ()  # every step of the part is skipped, with the reason
-        replies = await self.pg.reset(setup=setup, by=scenario.clients[0], label=part.name)
+        replies = await self.pg.reset(setup=setup, by=scenario.clients[0], label=part.name,
+                                      script_time_limit_ms=scenario.script_time_limit_ms)
         for reply, shown in zip(replies, part.setup_display):
             if isinstance(reply, Err):
                 return f"part {part.name or 1}: setup {shown!r} failed: {render(reply).decode().strip()}"
@@ -183,10 +184,7 @@ class Runner:
         one that does not answer in time fails, sets `stopped` and leaves a fresh server
         (a server step, which acts on the nodes, has its own limits)."""
         if step.kind == "server":
-            out = await self._run_step(scenario, part, step)
-            if refresh:
-                await self.pg.refresh_states()
-            return out
+            return await self._run_step(scenario, part, step, refresh=refresh)
         limit = self.time_limit + (step.sleep or 0) + (WAIT_TIMEOUT if step.kind == "wait" else 0)
         out = StepResult(part, step)
         try:
@@ -197,23 +195,26 @@ class Runner:
             out.checks.append(CheckResult("answers in time", False, self.stopped))
             return out
 
-    async def _run_step(self, scenario: Scenario, part: str, step: Step, out: StepResult | None = None,
-                        refresh: bool = False) -> StepResult:
-        out = out or StepResult(part, step)
-        if refresh:
-            await self._run_step(scenario, part, step, out)
-            await self.pg.refresh_states()  # (after CLIENT PAUSE ALL this waits too)
-            return out
+    async def skip_reason(self, step: Step) -> str | None:
+        """Why `step` would be skipped now (a requirement the server lacks, or a `when` the
+        client's saved replies do not meet), or None when it runs."""
         why = await requirement_unmet(self.pg, step.requires)
         if why:
-            out.skipped = why
-            return out
+            return why
         if step.when is not None:
             saved = self.saved.get(step.client, {})
             if not step.when.holds(saved):
-                out.skipped = f"{step.client} saw {step.when.seen(saved)}, so it does not do this"
-                return out
-        await self.HANDLERS[step.kind](scenario, step, out)
+                return f"{step.client} saw {step.when.seen(saved)}, so it does not do this"
+        return None
+
+    async def _run_step(self, scenario: Scenario, part: str, step: Step, out: StepResult | None = None,
+                        refresh: bool = False) -> StepResult:
+        out = out or StepResult(part, step)
+        out.skipped = await self.skip_reason(step)
+        if not out.skipped:
+            await self.HANDLERS[step.kind](scenario, step, out)
+        if refresh:
+            await self.pg.refresh_states()  # (after CLIENT PAUSE ALL this waits too)
         return out
 
     async def _command_step(self, scenario: Scenario, step: Step, out: StepResult) -> None:

@@ -4,6 +4,7 @@ inherit. The loader refuses them, so a bad file fails at load time with one line
 
 from __future__ import annotations
 
+from playground.engine.catalogue import may_block
 from playground.i18n import N_, tr
 
 # command -> why it has no place in a setup (a setup only prepares data)
@@ -27,8 +28,6 @@ _NEVER = {
     b"exec": N_("has no MULTI to run"),
     b"discard": N_("has no MULTI to discard"),
 }
-_BLOCKING = {b"blpop", b"brpop", b"brpoplpush", b"blmove", b"blmpop", b"bzpopmin", b"bzpopmax",
-             b"bzmpop"}
 _CLIENT = {b"pause": N_("pauses every client"), b"kill": N_("closes connections the scenario uses"),
            b"reply": N_("stops the replies the setup reads"), b"unblock": N_("has no blocked client to free")}
 _DEBUG = {b"sleep": N_("blocks the server"), b"restart": N_("restarts the server"),
@@ -55,7 +54,7 @@ def setup_problem(setup: list[tuple[bytes, ...]]) -> tuple[int, str] | None:
             continue
         if name in _NEVER:
             why = _NEVER[name]
-        elif name in _BLOCKING or (name in (b"xread", b"xreadgroup") and b"block" in (a.lower() for a in argv)):
+        elif may_block(argv):
             why = N_("blocks until another client moves")
         elif name == b"client" and sub in _CLIENT:
             shown += " " + sub.decode().upper()

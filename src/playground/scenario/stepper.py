@@ -10,11 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from playground.cells import pad, wrap
+from playground.engine.catalogue import depends_on_time
 from playground.engine.executor import Executor
 from playground.engine.playground import Playground
 from playground.engine.units import Unit
 from playground.i18n import N_, tr
 from playground.resp.cli_lines import format_argv
+from playground.resp.cli_secrets import redact_line, redact_reply
 from playground.scenario.runner import Runner, StepResult, check_state
 from playground.scenario.model import Part, Scenario, Step
 
@@ -38,13 +40,13 @@ _OUTCOME_NOTES = {"aborted": N_("aborted: nothing ran (a WATCHed key changed)"),
 
 def entry_for(unit: Unit, shown: str | None = None) -> TimelineEntry:
     """A unit as the timeline shows it; `shown` is how the step spelled a single command
-    (a named script stays `$name`)."""
+    (a named script stays `$name`). Secrets are left out (`redact_line`)."""
     if unit.kind == "transaction":
         end = "DISCARD" if unit.outcome == "discarded" else "EXEC"
-        return TimelineEntry(unit.client, ["MULTI", *(format_argv(list(c)) for c in unit.commands), end],
+        return TimelineEntry(unit.client, ["MULTI", *(redact_line(format_argv(list(c)), list(c)) for c in unit.commands), end],
                              atomic=unit.outcome == "committed", note=_OUTCOME_NOTES.get(unit.outcome, ""),
                              seq=unit.seq)
-    line = shown or format_argv(list(unit.commands[0]))
+    line = redact_line(shown or format_argv(list(unit.commands[0])), list(unit.commands[0]))
     if unit.kind == "script":
         return TimelineEntry(unit.client, [line], atomic=True, note=N_("one script: nothing interleaves"),
                              seq=unit.seq)
@@ -64,7 +66,8 @@ class Timeline:
             shown = (result.command or result.step.display) if single and not result.step.wait else None
             self.entries.append(entry_for(unit, shown))
         if result.units and result.reply:
-            self.entries[-1].reply = result.reply.rstrip("\n")
+            argv = list(result.units[-1].commands[0]) if result.units[-1].kind != "transaction" else []
+            self.entries[-1].reply = redact_reply(argv, result.reply.rstrip("\n"))
 
     def render_text(self, clients: tuple[str, ...], width: int = 36) -> str:
         """Lanes side by side; an atomic unit is drawn as one box."""
@@ -114,8 +117,7 @@ class Timeline:
 
 def _depends_on_time(scenario: Scenario) -> bool:
     for step in scenario.steps:
-        words = {a.lower() for a in (step.argv or ())}
-        if step.sleep or words & {b"ex", b"px", b"exat", b"pxat", b"expire", b"pexpire", b"setex", b"psetex"}:
+        if step.sleep or depends_on_time(step.argv):
             return True
         if any(c.ttl is not None and c.ttl[0] >= 0 for c in step.state):
             return True
@@ -154,11 +156,21 @@ class Stepper:
         return self.scenario.parts[part_index], step
 
     async def start(self) -> None:
-        """From the top: fresh server, first part's setup."""
+        """From the top: a fresh server with the first part's setup, so what is on the
+        server before step 1 is there to see (and a rewind to step 0 is truly fresh)."""
         self.results = []
         self.timeline = Timeline()
         self.error = self.runner.stopped = None
         self._part_started = None
+        if self.flat:
+            await self._begin_part(self.flat[0][0])
+
+    async def _begin_part(self, part_index: int) -> None:
+        part = self.scenario.parts[part_index]
+        self.error = await self.runner.begin_part(self.scenario, part)
+        self._part_started = part_index
+        if part.name:
+            self.timeline.entries.append(TimelineEntry("", [f"── {part.name} ──"]))
 
     async def step(self) -> StepResult | None:
         """Run the next step; None when the scenario is over (or setup failed)."""
@@ -167,12 +179,9 @@ class Stepper:
         part_index, step = self.flat[self.cursor]
         part = self.scenario.parts[part_index]
         if self._part_started != part_index:
-            self.error = await self.runner.begin_part(self.scenario, part)
-            self._part_started = part_index
-            if part.name:
-                self.timeline.entries.append(TimelineEntry("", [f"── {part.name} ──"]))
-            if self.error:
-                return None
+            await self._begin_part(part_index)
+        if self.error:
+            return None
         # the panes show the server's flags after every step
         result = await self.runner.run_step(self.scenario, part.name, step, refresh=True)
         self.error = self.runner.stopped

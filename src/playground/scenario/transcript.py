@@ -10,6 +10,7 @@ from playground.scenario import lanes
 from playground.scenario.runner import ScenarioResult, StepResult
 from playground.scenario.model import Prediction, Scenario
 from playground.i18n import tr, tr_check
+from playground.resp.cli_secrets import redact, redact_exchange, redact_line
 
 OK, FAIL, SKIP = "✓", "✗", "–"
 LANE = 38
@@ -31,17 +32,27 @@ def _no_command(step) -> str:
 def _cell_lines(step: StepResult) -> list[str]:
     """What goes in the client's lane for one step: the command, then its reply."""
     if step.skipped:
-        return [f"{step.step.client}> {step.step.display}", f"{SKIP} " + tr("skipped: {reason}", reason=step.skipped)]
-    shown = step.command or step.step.display
+        return [f"{step.step.client}> {_shown(step)}", f"{SKIP} " + tr("skipped: {reason}", reason=step.skipped)]
+    shown, reply = redact_exchange(step.command or step.step.display, step.reply or "", _argv(step))
     head = f"{step.step.client}> {shown}" if step.step.argv is not None else f"{step.step.client}: " + _no_command(step.step)
     if step.step.kind == "server":
         head = shown  # "[server] kill primary": no client typed it
     lines = [head]
-    if step.reply:
-        lines.extend(step.reply.rstrip("\n").split("\n"))
+    if reply:
+        lines.extend(reply.rstrip("\n").split("\n"))
     if step.note:
         lines.append(f"({step.note})")
     return lines
+
+
+def _argv(step: StepResult) -> list[bytes] | None:
+    argv = step.argv or step.step.argv
+    return list(argv) if argv and not step.step.wait else None
+
+
+def _shown(step: StepResult) -> str:
+    """The step's command as a transcript shows it: secrets left out."""
+    return redact_line(step.command or step.step.display, _argv(step))
 
 
 def _indent(text: str, cells: int, first: str, rest: str) -> list[str]:
@@ -74,7 +85,7 @@ def text_part(scenario: Scenario, part_name: str, setup: tuple[str, ...]) -> str
     if part_name:
         out.append("\n   ── " + tr("part: {name}", name=part_name))
     if setup:
-        out.append("   " + tr("setup: ") + "; ".join(setup))
+        out.append("   " + tr("setup: ") + "; ".join(redact_line(c) for c in setup))
     clients = scenario.clients
     head = "   #  " + " │ ".join(pad(c, LANE) for c in clients)
     out.append(head.rstrip())
@@ -181,7 +192,7 @@ def render_markdown(result: ScenarioResult) -> str:
         if part.name:
             out += [f"### {part.name}", ""]
         if part.setup_display:
-            out += [tr("Setup: ") + ", ".join(f"`{c}`" for c in part.setup_display), ""]
+            out += [tr("Setup: ") + ", ".join(f"`{redact_line(c)}`" for c in part.setup_display), ""]
         header = "| # | " + " | ".join(scenario.clients) + tr(" | checks | what happens |")
         out += [header, "|" + "---|" * (len(scenario.clients) + 3)]
         for s in steps:
@@ -205,15 +216,16 @@ def render_markdown(result: ScenarioResult) -> str:
 
 
 def json_step(result_server: str, scenario: Scenario, step: StepResult) -> str:
+    argv = _argv(step)
     return json.dumps({
         "scenario": scenario.id,
         "server": result_server,
         "part": step.part,
         "step": step.step.number,
         "client": step.step.client,
-        "command": (step.command or step.step.display) if not step.step.wait else None,
-        "argv": [a.decode("utf-8", "replace") for a in step.step.argv] if step.step.argv else None,
-        "reply": step.reply,
+        "command": _shown(step) if not step.step.wait else None,
+        "argv": [a.decode("utf-8", "replace") for a in redact(step.step.argv)] if step.step.argv else None,
+        "reply": redact_exchange("", step.reply, argv)[1] if step.reply else step.reply,
         "note": step.note,
         "skipped": step.skipped,
         "checks": [{"check": c.what, "ok": c.ok, "detail": c.detail} for c in step.checks],
@@ -236,7 +248,7 @@ def check_line(result: ScenarioResult) -> str:
     step, check = result.failed_checks[0]
     more = len(result.failed_checks) - 1
     part = tr("part {name}: ", name=repr(step.part)) if step.part else ""
-    return (f"{FAIL} {sid}: {part}" + tr("step {n}", n=step.step.number) + f" ({step.step.client}> {step.step.display}): "
+    return (f"{FAIL} {sid}: {part}" + tr("step {n}", n=step.step.number) + f" ({step.step.client}> {_shown(step)}): "
             f"{tr_check(check.what)}: {check.detail}" + (tr(" (+{count} more)", count=more) if more else ""))
 
 

@@ -1,5 +1,6 @@
-"""One server process of a topology: a node on 127.0.0.1 with a password, and a small
-blocking RESP client (`NodeLink`) the app uses to form and act on the topology.
+"""One server process of a topology: a node on 127.0.0.1 with the sandbox's two ACL users
+(server/sandbox.py), and a small blocking RESP client (`NodeLink`, the app's own user) the
+app uses to form and act on the topology.
 
 A node is a direct child of the app, in its own process group, tied to the app with
 PR_SET_PDEATHSIG like the single private server. Its settings are in a config file in its
@@ -15,9 +16,10 @@ import subprocess
 import time
 from pathlib import Path
 
+from playground.server.sandbox import ADMIN_USER, Credentials, acl_config
 from playground.server.private import (
     DEFAULT_SCRIPT_TIME_LIMIT_MS, STOP_GRACE, ServerBinary, ServerError, _die_with_parent, _start_watchdog, _stop_watchdog,
-    _stop_group,
+    _stop_group, kill_escaped,
 )
 
 LOOPBACK = "127.0.0.1"
@@ -36,14 +38,14 @@ def free_port() -> int:
 
 
 class NodeLink:
-    """A blocking RESP2 connection to one node, authenticated: for start-up, readiness
-    checks and server actions (never a learner's client)."""
+    """A blocking RESP2 connection to one node, authenticated as the app's own user: for
+    start-up, readiness checks and server actions (never a learner's client)."""
 
     def __init__(self, port: int, password: str, timeout: float = 2.0) -> None:
         self.sock = socket.create_connection((LOOPBACK, port), timeout=timeout)
         self.file = self.sock.makefile("rb")
         try:
-            self.call("AUTH", password)
+            self.call("AUTH", ADMIN_USER, password)
         except BaseException:
             self.close()
             raise
@@ -110,15 +112,15 @@ def parse_info(text: bytes) -> dict[str, str]:
 class Node:
     """One server process: its name ("primary", "replica-1", "node-2"), port, role."""
 
-    def __init__(self, name: str, binary: ServerBinary, root: str, password: str, *,
+    def __init__(self, name: str, binary: ServerBinary, root: str, credentials: Credentials, *,
                  cluster: bool = False, replica_of: "Node | None" = None,
-                 script_time_limit_ms: int = DEFAULT_SCRIPT_TIME_LIMIT_MS) -> None:
+                 script_time_limit_ms: int | None = DEFAULT_SCRIPT_TIME_LIMIT_MS) -> None:
         self.name = name
         self.binary = binary
         self.dir = os.path.join(root, name)
         self.cluster = cluster
         self.replica_of = replica_of  # at start (a topology action may change the role)
-        self._password = password
+        self._credentials = credentials
         self.script_time_limit_ms = script_time_limit_ms
         self.port = 0
         self.bus_port = 0
@@ -127,6 +129,7 @@ class Node:
         self.stopped_on_purpose = False  # a server action stopped it: no crash banner
         self.paused = False              # SIGSTOPped by a server action
         self.node_id = ""                # the cluster node id, once known
+        self.server_pid = ""             # INFO's process_id (a --server wrapper may setsid it away)
 
     @property
     def pid(self) -> int | None:
@@ -139,17 +142,19 @@ class Node:
         return f"{LOOPBACK}:{self.port}"
 
     def link(self, timeout: float = 2.0) -> NodeLink:
-        return NodeLink(self.port, self._password, timeout)
+        return NodeLink(self.port, self._credentials.admin_password, timeout)
 
     def _config(self) -> str:
         lines = [
             f"port {self.port}", f"bind {LOOPBACK}", "protected-mode yes",
-            f"requirepass {self._password}", f"masterauth {self._password}",
-            f"dir {self.dir}", 'save ""', "appendonly no", "daemonize no",
-            f"lua-time-limit {self.script_time_limit_ms}", "loglevel notice",
+            *acl_config(self.binary, self._credentials, node=True),  # server/sandbox.py
+            f"masteruser {ADMIN_USER}", f"masterauth {self._credentials.admin_password}",
+            f"dir {self.dir}", 'save ""', "appendonly no", "daemonize no", "loglevel notice",
             "repl-diskless-sync yes", "repl-diskless-sync-delay 0",
             "repl-diskless-load on-empty-db",  # straight from the socket (no 1 s disk hand-over)
         ]
+        if self.script_time_limit_ms is not None:
+            lines.append(f"lua-time-limit {self.script_time_limit_ms}")
         if self.cluster:
             lines += ["cluster-enabled yes", "cluster-config-file nodes.conf",
                       f"cluster-port {self.bus_port}", "cluster-node-timeout 2000",
@@ -184,6 +189,10 @@ class Node:
                     raise ServerError(f"cannot start {self.binary.path}: {exc}") from None
             self._watchdog = _start_watchdog(self.process.pid)  # the node dies with the app
             if self._wait_answering(timeout, log_path):
+                try:
+                    self.server_pid = self.info().get("process_id", "")
+                except (OSError, NodeError):
+                    self.server_pid = ""
                 self.stopped_on_purpose = False
                 self.paused = False
                 return
@@ -230,6 +239,7 @@ class Node:
                 except OSError:
                     pass
             _stop_group(proc, grace=grace)
+            kill_escaped(self.server_pid, self.dir)
         self.paused = False
 
     def info(self, section: str = "server") -> dict[str, str]:

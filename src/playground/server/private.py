@@ -12,7 +12,11 @@ wrapper's server survives; use `exec` in wrappers). `--version` gets VERSION_TIM
 seconds and VERSION_LIMIT bytes, and its group is killed after. Nothing is added to the
 command line to lock the server down (enable-debug-command, enable-module-command and
 enable-protected-configs already default to no on Redis 7 and Valkey, and older servers
-reject unknown options): what could open it up is refused by engine/guard.py.
+reject unknown options). Learners log in as a restricted ACL user and the app's own
+connections as another, both created by a 0600 config file in the 0700 dir
+(server/sandbox.py): the server itself refuses what would reach beyond it, scripts included.
+The server runs with its own defaults (a lesson that wants BUSY sooner sets
+`script_time_limit_ms`).
 """
 
 from __future__ import annotations
@@ -33,10 +37,12 @@ from pathlib import Path
 
 from playground.errors import ServerError  # noqa: F401 (raised here, defined apart: the CLI imports it cheaply)
 from playground.i18n import tr
+from playground.resp.address import Address
+from playground.server.sandbox import ADMIN_USER, Credentials, acl_config
 
 ENV_VAR = "REDIS_PLAYGROUND_SERVER"
 TEMP_PREFIX = "redis-playground-"
-DEFAULT_SCRIPT_TIME_LIMIT_MS = 100
+DEFAULT_SCRIPT_TIME_LIMIT_MS = None  # None: the server's own default (5 s on Redis and Valkey)
 VERSION_TIMEOUT = 5.0  # seconds for `--version` to answer
 VERSION_LIMIT = 4096    # bytes of its output read
 STOP_GRACE = 3.0        # seconds from SIGTERM to SIGKILL
@@ -140,6 +146,29 @@ def _stop_group(proc: subprocess.Popen, grace: float) -> None:
     deadline = time.monotonic() + KILL_WAIT  # SIGKILL is not instant on a busy machine:
     while _group_alive(pgid) and time.monotonic() < deadline:  # the whole group, not just
         time.sleep(0.005)                                     # the leader, is gone on return
+
+
+def kill_escaped(pid_text: str | None, workdir: str | None) -> None:
+    """SIGKILL the server process the server itself reported (INFO's process_id) if it is
+    still running in `workdir` after its group was stopped: a `--server` wrapper that ran it
+    under `setsid` put it in a group of its own, beyond _stop_group. Its working directory
+    (our private temp dir) proves the pid was not reused by someone else's process."""
+    try:
+        pid = int(pid_text or 0)
+        if pid <= 1 or not workdir or os.readlink(f"/proc/{pid}/cwd") != os.path.realpath(workdir):
+            return
+        os.kill(pid, signal.SIGKILL)
+    except (ValueError, OSError):
+        return
+    deadline = time.monotonic() + KILL_WAIT
+    while _pid_alive(pid) and time.monotonic() < deadline:  # gone (or a zombie for init to reap)
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                if f.read().rpartition(b")")[2].split()[0] in (b"Z", b"X"):
+                    return
+        except OSError:
+            return
+        time.sleep(0.005)
 
 
 def _group_alive(pgid: int) -> bool:
@@ -290,9 +319,10 @@ class ServerIdentity:
 class PrivateServer(ServerIdentity):
     """A server process owned by this app: start, check, stop, restart."""
 
-    def __init__(self, binary: ServerBinary, script_time_limit_ms: int = DEFAULT_SCRIPT_TIME_LIMIT_MS,
+    def __init__(self, binary: ServerBinary, script_time_limit_ms: int | None = DEFAULT_SCRIPT_TIME_LIMIT_MS,
                  startup_timeout: float = 5.0) -> None:
         self.binary = binary
+        self.credentials = Credentials()
         self.script_time_limit_ms = script_time_limit_ms
         self.startup_timeout = startup_timeout
         self.dir: str | None = None
@@ -312,6 +342,16 @@ class PrivateServer(ServerIdentity):
     def alive(self) -> bool:
         return self.process is not None and self.process.poll() is None
 
+    @property
+    def address(self) -> Address:
+        """Where learners connect: the unix socket, as the restricted `default` user."""
+        return Address(path=self.socket_path)
+
+    @property
+    def admin_address(self) -> Address:
+        """Where the app's own connections connect, as the `playground` user."""
+        return Address(path=self.socket_path, username=ADMIN_USER, password=self.credentials.admin_password)
+
     def start(self) -> "PrivateServer":
         """Spawn the server and wait until it answers PING."""
         self.spawn()
@@ -321,12 +361,17 @@ class PrivateServer(ServerIdentity):
         """Start the process without waiting for it (the app imports meanwhile)."""
         sweep_stale_dirs()
         self.ready = False
+        users = acl_config(self.binary, self.credentials, node=False)  # ServerError for a server without ACLs
         self.dir = tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}{os.getpid()}-")
         os.chmod(self.dir, 0o700)
         self.socket_path = os.path.join(self.dir, "redis.sock")
         self._log_path = os.path.join(self.dir, "server.log")
+        conf = os.path.join(self.dir, "server.conf")
+        fd = os.open(conf, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as f:
+            f.write("\n".join(users) + "\n")
         args = [
-            self.binary.path,
+            self.binary.path, conf,
             "--port", "0",
             "--unixsocket", self.socket_path,
             "--unixsocketperm", "700",
@@ -334,9 +379,10 @@ class PrivateServer(ServerIdentity):
             "--save", "",
             "--appendonly", "no",
             "--daemonize", "no",
-            "--lua-time-limit", str(self.script_time_limit_ms),
             "--loglevel", "notice",
         ]
+        if self.script_time_limit_ms is not None:
+            args += ["--lua-time-limit", str(self.script_time_limit_ms)]
         with open(self._log_path, "wb") as log:
             try:
                 self.process = subprocess.Popen(
@@ -417,6 +463,7 @@ class PrivateServer(ServerIdentity):
         _stop_watchdog(watchdog)  # first: once the group is gone its id may be reused
         if proc is not None:
             _stop_group(proc, grace=STOP_GRACE)  # a wrapper script's server too
+            kill_escaped(self.info.get("process_id"), self.dir)
         self._cleanup_dir()
 
     def _cleanup_dir(self) -> None:

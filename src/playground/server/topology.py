@@ -2,9 +2,10 @@
 (three primaries, optionally a replica each), all private to the app.
 
 Replication and the cluster bus need TCP, so every node binds 127.0.0.1 only, on free
-ports, with a random password (requirepass + masterauth) the app keeps to itself: it is
-written only to each node's config file (mode 0600, in the app's 0700 temp dir) and
-never shown. No persistence. Every node is tied to the app like the single private
+ports, with the sandbox's two ACL users (server/sandbox.py): learners as `default` and the
+app (and replication: masteruser) as `playground`, each with a random password the app
+keeps to itself: written only to each node's config file (mode 0600, in the app's 0700
+temp dir) and never shown. No persistence. Every node is tied to the app like the single private
 server (PR_SET_PDEATHSIG, its own process group, stopped with the app; a killed app's
 temp dir is swept on the next start).
 
@@ -18,13 +19,13 @@ from __future__ import annotations
 
 import os
 import re
-import secrets
 import shutil
 import tempfile
 import time
 
 from playground.resp.connection import Address
 from playground.server.node import LOOPBACK, Node, NodeError
+from playground.server.sandbox import ADMIN_USER, Credentials
 from playground.server.private import TEMP_PREFIX, ServerBinary, ServerError, ServerIdentity, sweep_stale_dirs
 
 TOPOLOGIES = ("single", "replica", "cluster")
@@ -32,8 +33,11 @@ READY_TIMEOUT = 15.0  # seconds for the whole topology to be ready
 ACK_PENDING = "a replica has not acknowledged everything yet"
 
 
-def node_address(node: Node, password: str) -> Address:
-    return Address(host=LOOPBACK, port=node.port, password=password)
+def node_address(node: Node, credentials: Credentials, admin: bool = False) -> Address:
+    """Where to reach `node`: as the learner (`default`), or as the app's own user."""
+    if admin:
+        return Address(host=LOOPBACK, port=node.port, username=ADMIN_USER, password=credentials.admin_password)
+    return Address(host=LOOPBACK, port=node.port, password=credentials.learner_password)
 
 
 class Topology(ServerIdentity):
@@ -50,7 +54,7 @@ class Topology(ServerIdentity):
         if not 0 <= self.replicas <= 5 or (kind == "replica" and self.replicas < 1):
             raise ServerError("--replicas: 1 to 5 for the replica topology, 0 to 5 for a cluster")
         self.ready_timeout = ready_timeout
-        self.password = secrets.token_hex(24)
+        self.credentials = Credentials.for_tcp()
         self.dir: str | None = None
         self.nodes: list[Node] = []
         self.generation = 0
@@ -74,10 +78,15 @@ class Topology(ServerIdentity):
     @property
     def address(self) -> Address:
         """Where clients connect by default: the primary, or the first cluster node."""
-        return node_address(self.nodes[0], self.password)
+        return node_address(self.nodes[0], self.credentials)
+
+    @property
+    def admin_address(self) -> Address:
+        """The same node, as the app's own user (observer, inspector, server actions)."""
+        return node_address(self.nodes[0], self.credentials, admin=True)
 
     def address_of(self, node: Node) -> Address:
-        return node_address(node, self.password)
+        return node_address(node, self.credentials)
 
     @property
     def process(self):
@@ -143,7 +152,7 @@ class Topology(ServerIdentity):
         return self
 
     def _make_nodes(self) -> None:
-        make = lambda name, of=None: Node(name, self.binary, self.dir, self.password,  # noqa: E731
+        make = lambda name, of=None: Node(name, self.binary, self.dir, self.credentials,  # noqa: E731
                                           cluster=self.kind == "cluster", replica_of=of)
         if self.kind == "replica":
             primary = make("primary")

@@ -19,7 +19,7 @@ from textual.containers import Horizontal
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from playground.engine.playground import Playground
+from playground.engine.playground import Playground, Refused
 from playground.i18n import set_language, tr
 from playground.server import PrivateServer
 from playground.engine import events as ev
@@ -31,7 +31,7 @@ from .client_pane import ClientPane
 from .key_footer import KeyFooter
 from .key_inspector import KeyInspector
 from .lanes_view import LanesView
-from .messages import CommandDone, ServerStopped
+from .messages import CommandDone, ServerRestarted, ServerStopped
 from .narration import NarrationPanel
 from .server_bar import ServerBar
 from .app_recording import RecordingActions
@@ -88,7 +88,7 @@ class PlaygroundApp(TeachingActions, RecordingActions, App):
         Binding("escape", "focus_narration", "Narration", show=False),
         Binding("ctrl+t", "toggle_order", "Server order"),
         Binding("ctrl+y", "toggle_why", "Why on/off", show=False),
-        Binding("f12", "switch_language", "中文"),
+        Binding("f12", "switch_language", "中文", priority=True),  # in modals too (a prediction re-renders)
         Binding("ctrl+q", "quit", "Quit", priority=True),
     ]
     """The footer shows what a class needs (F1 lists every key): it fits 80 columns."""
@@ -153,6 +153,7 @@ class PlaygroundApp(TeachingActions, RecordingActions, App):
             except (NotImplementedError, RuntimeError):
                 pass
         self.query_one(f"#pane-{self.clients[0]} Input").focus()
+        self.playground.restart_listeners.append(lambda: self.post_message(ServerRestarted()))
         self._info_timer = self.set_interval(1.0, self._update_server_info)  # not per command
         self.start_playground()
 
@@ -176,12 +177,7 @@ class PlaygroundApp(TeachingActions, RecordingActions, App):
             else:
                 self.show_banner(tr("Cannot reach the server given with --url: {error}", error=exc))
             return
-        bar.label = self.playground.label
-        bar.where = self.playground.address.describe()
-        bar.stopped = False
-        self.hide_banner()
-        self.query_one(KeyInspector).attach(self.inspector)
-        self._refresh_states()
+        self._follow_server()
         self._update_server_info()
         self.set_timer(self.HELP_AFTER, self._load_help)
         if os.environ.get("REDIS_PLAYGROUND_BENCH_READY"):
@@ -192,6 +188,20 @@ class PlaygroundApp(TeachingActions, RecordingActions, App):
             self.open_scenario(scenario, challenge)
         elif self.commands_done == 0 and self.teacher is None:
             self._first_run_hints(True)
+
+    def _follow_server(self) -> None:
+        """The bar and the inspector on the server that runs now."""
+        bar = self.query_one(ServerBar)
+        bar.label = self.playground.label
+        bar.where = self.playground.address.describe()
+        bar.stopped = False
+        self.hide_banner()
+        self.inspector = self.playground.reader
+        self.query_one(KeyInspector).attach(self.inspector)
+        self._refresh_states()
+
+    def on_server_restarted(self, message: ServerRestarted) -> None:
+        self._follow_server()
 
     def _exit_on_signal(self, sig: int) -> None:
         """SIGTERM, or SIGHUP (the terminal is gone): the server goes at once, then the app
@@ -351,31 +361,53 @@ class PlaygroundApp(TeachingActions, RecordingActions, App):
         self.query_one(f"#pane-{which} Input").focus()
 
     def action_focus_inspector(self) -> None:
+        """F4: the keys, brought on screen first when the layout hides them (never a
+        focus on something hidden: the lanes give way; a hidden inspector is shown)."""
+        inspector = self.query_one(KeyInspector)
+        if self.show_order and not inspector.display:
+            self.show_order = False
+        self.screen.remove_class("-no-inspector")
+        if not inspector.display:  # the presenter layout at a small size has no room for it
+            self.notify(tr("No room for the keys in the presenter layout at this size: f leaves it"), timeout=3)
+            return
         self.query_one("#inspector #keys").focus()
 
+    def action_restart_server(self) -> None:
+        """F5: a fresh server; asks first (like F8) unless the server already stopped."""
+        if not self.playground.private or self.query_one(ServerBar).stopped or self.playground.server_stopped():
+            self._restart_server()
+            return
+
+        def confirmed(yes: bool | None) -> None:
+            if yes:
+                self._restart_server()
+
+        from .confirm import ConfirmScreen
+
+        self.push_screen(ConfirmScreen(tr("Start a fresh server? Every key, cached script and client state "
+                                          "(MULTI, WATCH, subscriptions) is lost.")), confirmed)
+
     @work(exclusive=True, group="server", exit_on_error=False)
-    async def action_restart_server(self) -> None:
+    async def _restart_server(self) -> None:
         if not self.playground.private:
             self.notify(tr("This is not the playground's own server (--url): it cannot be restarted."),
                         severity="warning")
             return
         try:
-            message = await self.playground.restart()
-            self.inspector = self.playground.reader
-            self.query_one(KeyInspector).attach(self.inspector)
+            message = await self.playground.restart()  # the bar and inspector follow (ServerRestarted)
         except Exception as exc:
             self.show_banner(tr("Restart failed: {error}", error=exc))
             return
-        bar = self.query_one(ServerBar)
-        bar.stopped = False
-        bar.where = self.playground.address.describe()
-        self.hide_banner()
         for name in self.clients:
             self.query_one(f"#pane-{name}", ClientPane).note(message)
-        self._refresh_states()
-        self.query_one(KeyInspector).refresh_keys()
 
     def action_flush(self) -> None:
+        try:  # refused (a --url server without --allow-flush): said before asking, not after Yes
+            self.playground.check_allowed([b"flushall"])
+        except Refused as exc:
+            self.notify(str(exc), severity="error", timeout=10)
+            return
+
         def confirmed(yes: bool | None) -> None:
             if yes:
                 self._flush()

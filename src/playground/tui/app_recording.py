@@ -3,12 +3,14 @@ transcript as Markdown, the screen as SVG. (A mixin of PlaygroundApp.)"""
 
 from __future__ import annotations
 
+import re
+from datetime import datetime
 from pathlib import Path
 
 from textual import work
 
-from playground.history import exports_dir, state_dir
-from playground.i18n import tr
+from playground.history import exports_dir, state_dir, write_failure, write_private
+from playground.i18n import N_, tr
 from .client_pane import ClientPane
 
 
@@ -22,7 +24,13 @@ class RecordingActions:
                 self.notify(tr("Recording stopped: nothing was typed."))
                 return
             directory = Path(self.scenario_dirs[0]) if self.scenario_dirs else state_dir() / "scenarios"
-            path = recorder.save(directory, "Recorded session", tuple(self.clients))
+            try:
+                path = recorder.save(directory, "Recorded session", tuple(self.clients))
+            except OSError as exc:  # kept: the recording goes on, F9 tries again
+                self.recorder = recorder
+                self.notify(write_failure(directory, exc) + tr(" (still recording: F9 tries again)"),
+                            severity="error", timeout=10)
+                return
             self.notify(tr("Recording saved: {path}\nReplay it with: redis-playground check {path}", path=path), timeout=10)
             return
 
@@ -57,24 +65,53 @@ class RecordingActions:
         else:
             text = session_markdown(self.transcript, self.clients, self.playground.label)
             name = "session-transcript.md"
-        directory = exports_dir()
-        directory.mkdir(parents=True, exist_ok=True)
-        (directory / name).write_text(text, encoding="utf-8")
-        self.notify(tr("Transcript written to {path}", path=directory / name))
+        self.write_export(name, text, N_("Transcript written to {path}"))
+
+    def write_export(self, name: str, text: str, done: str) -> Path | None:
+        """Write an export (0600) where exports go and say where (`done`, untranslated,
+        with {path}); a write that fails (a full disk, a read-only directory) is one
+        notice naming the path and the reason, and the app goes on."""
+        path = exports_dir() / name
+        try:
+            write_private(path, text)
+        except OSError as exc:
+            self.notify(write_failure(path, exc), severity="error", timeout=10)
+            return None
+        self.notify(tr(done, path=path))
+        return path
 
     def action_save_svg(self) -> None:
-        directory = exports_dir()
-        directory.mkdir(parents=True, exist_ok=True)
-        path = self.save_screenshot(path=str(directory))
-        self.notify(tr("Screen saved as {path}", path=path))
+        """The screen as SVG, with the panes' secrets left out (drawn without them for
+        the moment of the picture, as every export leaves them out)."""
+        panes = [pane for pane in self.query(ClientPane) if pane.shows_secrets]
+        name = re.sub(r'[ <>:"/\\|?*.]', "_", f"{self.title} {datetime.now().isoformat()}") + ".svg"  # Textual's name
+
+        def take() -> None:
+            try:
+                svg = self.export_screenshot()
+            finally:
+                for pane in panes:
+                    pane.redraw()
+            self.write_export(name, svg, N_("Screen saved as {path}"))
+
+        for pane in panes:
+            pane.redraw(secretless=True)
+        if panes:
+            self.call_after_refresh(take)
+        else:
+            take()
 
 
 def session_markdown(transcript: list[tuple[str, str, str]], clients: list[str], server: str) -> str:
-    """A free-typing session as a Markdown table, one row per command, one column per client."""
+    """A free-typing session as a Markdown table, one row per command, one column per client
+    (secrets left out: `redact_exchange`)."""
+    from playground.resp.cli_secrets import redact_exchange
+
     out = ["# redis-playground session", "", f"Server: {server}", "",
            "| # | " + " | ".join(clients) + " |", "|---|" + "---|" * len(clients)]
     for i, (client, command, printed) in enumerate(transcript, 1):
         cells = [""] * len(clients)
+        command, printed = redact_exchange(command, printed)
         body = [f"`{client}> {command}`"] + [f"`{line}`" for line in printed.rstrip("\n").split("\n") if line]
         cells[clients.index(client) if client in clients else 0] = "<br>".join(body).replace("|", "\\|")
         out.append(f"| {i} | " + " | ".join(cells) + " |")

@@ -27,22 +27,16 @@ from playground.history import History
 from playground.i18n import tr, tr_check
 from playground.resp.cli_format import render
 from playground.resp.cli_lines import INVALID_ARGUMENTS, SplitError, format_argv, split_args
-from playground.resp.replies import Bool, Double, Err, Int, Nil, Status
+from playground.resp.cli_secrets import SECRET, redact_line, redact_reply
+from playground.resp.replies import Nil
 from .command_input import CommandInput
 from .messages import CommandDone, ServerStopped
 from .pane_log import PaneLog
+from .pane_state import describe_state, reply_style, set_line
 
 SHOW_LIMIT = 64 * 1024  # bytes of one reply drawn in a pane; the rest is summarised
 WHY_STYLE = "italic #8f8fc8"  # a "why" (engine/why.py): a note, never mistaken for redis-cli output
 GUTTER_STYLE = "dim"
-
-
-def set_line(widget: Static, text: Text) -> None:
-    """Update a one-line Static only when its text changed, and without a layout pass
-    (its size is fixed): typing must not pay for redrawing the screen."""
-    if getattr(widget, "_shown", None) != text:
-        widget._shown = text
-        widget.update(text, layout=False)
 
 
 def _safe_split(line: str) -> list[bytes]:
@@ -50,53 +44,6 @@ def _safe_split(line: str) -> list[bytes]:
         return split_args(line)
     except SplitError:
         return []
-
-
-def reply_style(reply: object) -> str:
-    """Colour by the reply's type, as a terminal user expects from redis-cli's spirit."""
-    if isinstance(reply, Err):
-        return "bold red"
-    if reply is Nil:
-        return "dim"
-    if isinstance(reply, (Int, Double, Bool)):
-        return "cyan"
-    if isinstance(reply, Status):
-        return "green"
-    return ""
-
-
-def describe_state(state: ClientState | None, now: float | None = None, pending_since: float | None = None) -> Text:
-    """The state line: name, (TX n), WATCHed keys and whether EXEC will abort, blocked, subscribed."""
-    text = Text()
-    if state is None:
-        return Text(tr("connecting…"), style="dim")
-    text.append(f"{state.name}", style="bold")
-    if state.disconnected:
-        text.append(tr("  disconnected (QUIT): the next command reconnects"), style="bold yellow")
-    if state.monitoring:
-        text.append(tr("  MONITOR: every command the clients send streams here (Ctrl+C stops)"), style="bold blue")
-    if state.in_multi:
-        text.append(f" (TX {state.queued})", style="bold yellow")
-        if state.exec_will_abort:
-            text.append(tr(" EXECABORT pending"), style="bold red")
-    if state.watched:
-        keys = " ".join(k.decode("utf-8", "replace") for k in state.watched)
-        text.append(f"  WATCH {keys}", style="magenta")
-        if state.dirty:
-            text.append(tr("  dirty — EXEC will abort"), style="bold white on red")
-    if state.blocked or state.busy_script:
-        what = tr("blocked") if state.blocked else tr("running script")
-        elapsed = f" {now - pending_since:.1f}s" if (now and pending_since) else ""
-        text.append(tr("  {what}{elapsed} (Ctrl+C cancels)", what=what, elapsed=elapsed), style="bold yellow")
-    elif state.pending is not None:
-        text.append(tr("  waiting…"), style="yellow")
-    if state.subscribed:
-        text.append(tr("  subscribed ({count})", count=state.subscriptions), style="bold blue")
-    if state.resp == 3:
-        text.append("  RESP3", style="dim")
-    if state.db:
-        text.append(f"  db {state.db}", style="dim")
-    return text
 
 
 class ClientPane(Vertical):
@@ -121,6 +68,11 @@ class ClientPane(Vertical):
         Binding("ctrl+c", "cancel", "Cancel", priority=True),
         Binding("ctrl+l", "clear", "Clear"),
         Binding("ctrl+o", "edit_script", "Lua"),
+        Binding("pageup", "read_back('page_up')", "Scroll up", show=False),
+        Binding("pagedown", "read_back('page_down')", "Scroll down", show=False),
+        Binding("shift+up", "read_back('up')", "Line up", show=False),
+        Binding("shift+down", "read_back('down')", "Line down", show=False),
+        Binding("ctrl+end", "read_back('end')", "Newest", show=False),
     ]
 
     state: reactive[ClientState | None] = reactive(None, always_update=True, repaint=False)
@@ -136,8 +88,9 @@ class ClientPane(Vertical):
         self._record_as: str | None = None     # how the recorder writes the running line
         self.history = history if history is not None else History.for_client(client)
         # Everything drawn, to draw it again when the gutter or the whys are switched on or off:
-        # (kind, server-order number or None, text); kind "why" is hidden while whys are off.
-        self._drawn: deque[tuple[str, int | None, Text]] = deque(maxlen=5000)
+        # (kind, server-order number or None, text, the text without its secrets or None);
+        # kind "why" is hidden while whys are off.
+        self._drawn: deque[tuple[str, int | None, Text, Text | None]] = deque(maxlen=5000)
         self.outcome: str = ""  # what the last command's reply means, on the state line until the next
 
     def compose(self) -> ComposeResult:
@@ -188,9 +141,10 @@ class ClientPane(Vertical):
     def log_widget(self) -> PaneLog:
         return self.query_one("#output", PaneLog)
 
-    def write(self, data: bytes | str, style: str = "", seq: int | None = None) -> None:
+    def write(self, data: bytes | str, style: str = "", seq: int | None = None, secretless: str | None = None) -> None:
         """Append redis-cli's output (bytes) or a note to the log; `seq`: the reply's
-        server-order number, shown in the gutter while the server order is on (Ctrl+T).
+        server-order number, shown in the gutter while the server order is on (Ctrl+T);
+        `secretless`: the same text with its secrets left out, for the SVG screenshot.
 
         A reply of megabytes would make the terminal crawl: past SHOW_LIMIT bytes the
         pane shows the start and says how much it left out (the repl prints it all).
@@ -204,13 +158,17 @@ class ClientPane(Vertical):
         if "\x1b[" in data:  # colours of redis-cli's own (its Lua debugger's lines): kept
             self.add(Text.from_ansi(data.rstrip("\n"), style=style), seq)
         else:
-            self.add(Text(data.rstrip("\n"), style=style), seq)
+            hidden = None
+            if secretless is not None and SECRET.decode() in secretless:  # something was left out
+                hidden = Text(secretless[:SHOW_LIMIT].rstrip("\n"), style=style)
+            self.add(Text(data.rstrip("\n"), style=style), seq, hidden=hidden)
         if extra:
             self.add(Text(extra, style="italic yellow"))
 
-    def add(self, text: Text, seq: int | None = None, kind: str = "out") -> None:
-        """Draw `text` (and keep it, to redraw when the gutter or the whys are toggled)."""
-        entry = (kind, seq, text)
+    def add(self, text: Text, seq: int | None = None, kind: str = "out", hidden: Text | None = None) -> None:
+        """Draw `text` (and keep it, to redraw when the gutter or the whys are toggled);
+        `hidden`: `text` without its secrets."""
+        entry = (kind, seq, text, hidden)
         self._drawn.append(entry)
         self._draw(entry)
 
@@ -221,8 +179,10 @@ class ClientPane(Vertical):
         label = LABEL.get(getattr(self.app, "lang", "en"), LABEL["en"])
         self.add(Text(f"  ↳ {label}: {text}", style=WHY_STYLE), kind="why")
 
-    def _draw(self, entry: tuple[str, int | None, Text]) -> None:
-        kind, seq, text = entry
+    def _draw(self, entry: tuple[str, int | None, Text, Text | None], secretless: bool = False) -> None:
+        kind, seq, text, hidden = entry
+        if secretless and hidden is not None:
+            text = hidden
         if kind == "why":
             if getattr(self.app, "show_why", True):
                 self.log_widget.write(self._hanging(text))
@@ -251,11 +211,16 @@ class ClientPane(Vertical):
         grid.add_row(Text(" " * indent) + text[:head], text[head:])
         return grid
 
-    def redraw(self) -> None:
-        """Draw the log again (the gutter or the whys were switched on or off)."""
+    def redraw(self, secretless: bool = False) -> None:
+        """Draw the log again (the gutter or the whys were switched on or off; or with its
+        secrets left out for a screenshot, `secretless`)."""
         self.log_widget.clear()
         for entry in self._drawn:
-            self._draw(entry)
+            self._draw(entry, secretless)
+
+    @property
+    def shows_secrets(self) -> bool:
+        return any(entry[3] is not None for entry in self._drawn)
 
     def note(self, message: str) -> None:
         self.write(f"# {message}", style="italic yellow")
@@ -285,7 +250,7 @@ class ClientPane(Vertical):
             return
         event.input.value = ""
         self.outcome = ""
-        self.write(f"{self.client}> {line}", style="bold")
+        self.write(f"{self.client}> {line}", style="bold", secretless=f"{self.client}> {redact_line(line)}")
         self._busy = True  # set before the worker starts: one command at a time per client
         self.run_line(line)
 
@@ -331,7 +296,8 @@ class ClientPane(Vertical):
         if isinstance(event, ev.Reply):
             self.note_outcome(event.argv, event.reply)
             self._printed.append(event.output)
-            self.write(event.output, style=reply_style(event.reply), seq=event.seq)
+            self.write(event.output, style=reply_style(event.reply), seq=event.seq,
+                       secretless=redact_reply(list(event.argv), event.output.decode("utf-8", "replace")))
             if event.left_out:
                 self.write(tr("… ({count:,} more bytes of this reply not shown)", count=event.left_out), style="italic yellow")
             if recorder is not None and self._record_as is not None:
@@ -384,13 +350,15 @@ class ClientPane(Vertical):
         if step.wait:
             self.write(tr("(the pending reply arrives)"), style="italic dim")
         else:
-            self.write(f"{self.client}> {shown}", style="bold")
+            self.write(f"{self.client}> {shown}", style="bold",
+                       secretless=f"{self.client}> {redact_line(shown, list(result.argv) if result.argv else None)}")
         if result.skipped:
             self.write(tr("– skipped: {reason}", reason=result.skipped), style="yellow")
             return
         self.note_outcome(result.argv, result.value)
         if result.reply:
-            self.write(result.reply.encode(), style=reply_style(result.value), seq=result.seq)
+            self.write(result.reply.encode(), style=reply_style(result.value), seq=result.seq,
+                       secretless=redact_reply(list(result.argv or ()), result.reply))
         for why in result.whys:
             self.why(why.text)
         if result.note:
@@ -424,9 +392,19 @@ class ClientPane(Vertical):
 
     async def action_cancel(self) -> None:
         if not await self.app.executor.cancel(self.client):
-            self.query_one(Input).value = ""
+            line = self.query_one(Input)
+            if not line.value:  # redis-cli quits here: say how this app quits
+                self.app.notify(tr("Ctrl+Q quits the playground (Ctrl+C cancels a command that waits, "
+                                   "or clears the line)"), timeout=4)
+            line.value = ""
             return
         self.post_message(CommandDone(self.client, [b"<cancel>"]))
+
+    def action_read_back(self, how: str) -> None:
+        """Scroll the pane's output from the keyboard while typing (it took the mouse)."""
+        log = self.log_widget
+        {"page_up": log.scroll_page_up, "page_down": log.scroll_page_down, "up": log.scroll_up,
+         "down": log.scroll_down, "end": log.scroll_end}[how](animate=False)
 
     def action_clear(self) -> None:
         self.log_widget.clear()

@@ -12,6 +12,7 @@ from textual.widgets import Input
 
 from playground.engine.help import HelpIndex
 from playground.history import History
+from playground.i18n import tr
 
 
 class CommandInput(Input):
@@ -138,7 +139,11 @@ class CommandInput(Input):
         self._set(self._completions[self._completion_at] + " ")
 
     def remember(self, line: str, argv: list[bytes] | None) -> None:
-        """A line was submitted: keep it (unless it carries a password)."""
+        """A line was submitted: keep it (unless it carries a password); a history file
+        that cannot be written is said once, and the history goes on in memory."""
         self.history.add(line, argv)
+        if self.history.failure:
+            self.app.notify(self.history.failure + tr(" (history kept for this run only)"), severity="warning", timeout=10)
+            self.history.failure = None
         self._pos = None
         self._search = None

@@ -12,7 +12,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from playground.cells import pad, width
-from playground.explore.explorer import Exploration
+from playground.explore.outcomes import Exploration
 from playground.i18n import tr
 from playground.explore.report import GOAL_MARK, OWN_MARK, figures, outcome_lines, summary_line
 
@@ -76,7 +76,8 @@ FREE_PLAY_LINES = 10  # the last lines typed that free play explores (5 and 5: 2
 async def explore_typed_in_app(app) -> None:
     """"Could this have gone differently?": every order of the last lines typed in the
     panes, on a server of its own; picking an outcome steps through its schedule."""
-    from playground.explore.explorer import ExploreError, schedule_scenario
+    from playground.explore.explorer import ExploreError
+    from playground.explore.schedule_replay import schedule_scenario
     from playground.explore.free_play import explore_typed
     from playground.server import ServerError, choose_binary
 

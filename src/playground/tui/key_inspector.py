@@ -20,7 +20,7 @@ from textual.widgets import Input, Static
 
 from playground.engine.key_reader import Inspector, KeyInfo, Snapshot
 from playground.i18n import N_, tr
-from .client_pane import set_line
+from .pane_state import set_line
 from .key_table import KeyTable
 
 TYPE_STYLE = {"string": "green", "list": "cyan", "set": "magenta", "zset": "yellow",

@@ -92,6 +92,13 @@ def _reload_scenario(app, lang: str) -> None:
             teacher.message = teacher._explain(st.cursor - 1, st.results[-1])
         else:
             teacher.message = Text(tr("Press Space (or n) for the first step.") + "\n", style="italic")
+        from .teaching_screens import PredictScreen
+
+        if isinstance(app.screen, PredictScreen) and not st.finished:  # the open question, in the new language
+            step = st.flat[st.cursor][1]
+            if step.predict is not None:
+                app.screen.prediction = step.predict
+                app.screen.refresh(recompose=True)
     elif teacher.won:  # a challenge's win, in the new language
         teacher.message = teacher._won_text()
     elif not teacher.challenge.moves:

@@ -17,6 +17,10 @@ class CommandDone(Message):
     was_in_multi: bool = False  # the client was inside MULTI when it sent the command
 
 
+class ServerRestarted(Message):
+    """A fresh private server runs (F5, a lesson's reset, a restart after SHUTDOWN)."""
+
+
 @dataclass
 class ServerStopped(Message):
     """The private server is gone (a crash, or SHUTDOWN typed in a pane)."""

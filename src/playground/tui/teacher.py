@@ -9,8 +9,7 @@ from pathlib import Path
 from rich.text import Text
 
 from playground.scenario import transcript as report
-from playground.history import exports_dir
-from playground.i18n import tr, tr_check
+from playground.i18n import N_, tr, tr_check
 from playground.scenario.runner import ScenarioResult, StepResult
 from playground.scenario.model import Scenario
 from playground.scenario.stepper import Challenge, Stepper
@@ -72,8 +71,9 @@ class Teacher:
     # -- step mode ----------------------------------------------------------------
 
     async def begin(self) -> None:
-        """From the top, with nothing left of before: an empty server with clients in
-        no MULTI or WATCH, empty panes, no answers, no score, the clock at 0:00."""
+        """From the top, with nothing left of before: a fresh server holding only the first
+        part's setup (the state before step 1), clients in no MULTI or WATCH, empty panes,
+        no answers, no score, the clock at 0:00."""
         self.clear_panes()
         self.answers.clear()
         self.ran_at = []
@@ -82,13 +82,14 @@ class Teacher:
         if self.challenge is not None:
             await self.challenge.reset()
         else:
-            await self.stepper.start()
-            await self.app.playground.reset()
+            await self.stepper.start()  # a fresh server with the first part's setup: the state before step 1
         self.app.playground.writes.forget()
         self.started_at = time.monotonic()
         self.diverged.clear()
         self.message = Text((tr("Press Space (or n) for the first step.") + "\n") if self.stepper else
                             (tr("Choose who moves: a for A, b for B. u undoes a move.") + "\n"), style="italic")
+        if self.stepper is not None and self.stepper.error:
+            self.message = Text(tr("This part could not start: {error}", error=self.stepper.error), style="bold red")
         await self.after_step(None)
         self.render()
 
@@ -105,9 +106,11 @@ class Teacher:
             return
         index = self.stepper.cursor
         part, step = nxt
+        if step.predict and index not in self.answers and await self.stepper.runner.skip_reason(step):
+            self.answers[index] = 0  # the step will not run: nothing to predict, not scored
         if step.predict and index not in self.answers:
             self.autoplay = False
-            shown = f"{step.client}> {step.display}"
+            shown = f"{step.client}> {self.stepper.runner.preview(step)}"  # ${n} filled in, as it will be sent
             choice = await self.app.push_screen_wait(
                 PredictScreen(step.predict, shown, script_block(self.scenario, step.display)))
             self.answers[index] = choice or 0  # 0: skipped (Escape), not scored
@@ -333,7 +336,8 @@ class Teacher:
     async def explore(self) -> None:
         """Run every schedule of the current part (the challenge's in challenge mode),
         show the outcomes; the one picked opens as a scenario of its own order."""
-        from playground.explore.explorer import ExploreError, Explorer, schedule_scenario
+        from playground.explore.explorer import ExploreError, Explorer
+        from playground.explore.schedule_replay import schedule_scenario
         from .explore_screen import ExploreScreen
 
         part = self.scenario.challenge.part + 1 if self.challenge is not None else 1
@@ -365,10 +369,11 @@ class Teacher:
         width = max(24, min(60, (box - 3 * (lanes - 1)) // lanes))
         return source.timeline.render_text(self.scenario.clients, width)
 
-    def export_timeline(self) -> Path:
+    def export_timeline(self) -> Path | None:
         source = self.challenge or self.stepper
-        return _write(f"{self.scenario.id}-timeline.md",
-                      f"# {self.scenario.title}\n\n" + source.timeline.render_markdown(self.scenario.clients))
+        return self.app.write_export(f"{self.scenario.id}-timeline.md",
+                                     f"# {self.scenario.title}\n\n" + source.timeline.render_markdown(self.scenario.clients),
+                                     N_("timeline written to {path}"))
 
     async def show_timeline(self) -> None:
         self.app.push_screen(TimelineScreen(self.timeline_text(), self.export_timeline))
@@ -405,12 +410,3 @@ class Teacher:
         if hit:
             self.diverged |= hit
             self.render()
-
-
-def _write(name: str, text: str) -> Path:
-    directory = exports_dir()
-    directory.mkdir(parents=True, exist_ok=True)
-    path = directory / name
-    path.write_text(text, encoding="utf-8")
-    return path
-

@@ -25,57 +25,89 @@ _MODAL_CSS = """
 
 
 class ScenarioPicker(ModalScreen[tuple[Scenario, bool] | None]):
-    """Every scenario with its title, tags and lesson; Enter opens it, c as a challenge."""
+    """Every scenario with its title, tags and lesson. Typing searches ids and titles
+    (letters never trigger an action here); ↑/↓ pick, Enter opens, Ctrl+E as a challenge."""
 
     DEFAULT_CSS = _MODAL_CSS.format(name="ScenarioPicker") + """
-    ScenarioPicker OptionList { height: auto; max-height: 20; }
+    ScenarioPicker OptionList { height: auto; max-height: 18; }
     ScenarioPicker #lesson { margin-top: 1; color: $text-muted; }
     """
     BINDINGS = [Binding("escape", "dismiss(None)", "Close"),
-                Binding("c", "challenge", "Open as challenge")]
+                Binding("ctrl+e", "challenge", "Open as challenge", priority=True),  # over Input's ctrl+e
+                Binding("down", "move(1)", "Next", show=False),
+                Binding("up", "move(-1)", "Previous", show=False),
+                Binding("pagedown", "move(8)", "Page down", show=False),
+                Binding("pageup", "move(-8)", "Page up", show=False)]
 
     def __init__(self, scenarios: list[Scenario]) -> None:
         super().__init__()
-        self.scenarios = course_order(scenarios)
+        self.all_scenarios = course_order(scenarios)
+        self.scenarios = list(self.all_scenarios)  # those the search keeps, in course order
 
     def compose(self) -> ComposeResult:
-        # One line per scenario, cut to the box (cells, not characters): a long title or
-        # its tags never wrap under the id column.
-        inner = max(30, min(110, int(self.app.size.width * 0.9)) - 14)  # borders, padding, scrollbar
         with Vertical() as box:
-            box.border_title = tr("Open a scenario  (Enter: step through it · c: challenge mode · Esc: close)")
-            options = []
-            for s in self.scenarios:
-                order = getattr(s, "order", None)
-                number = f"{order:>2}. " if isinstance(order, int) else ""
-                idw = 24
-                label = Text(pad(cut(number + s.id, idw - 1), idw), style="bold")  # a long id never touches the title
-                tag = tr("  [challenge]")
-                rest = s.title + (tag if s.challenge else "")
-                tags = "  " + ", ".join(s.tags) if s.tags else ""
-                room = inner - idw
-                shown = cut(rest, room)
-                label.append(shown.replace(tag, ""))
-                if s.challenge and tag in shown:
-                    label.append(tag, style="magenta")
-                label.append(cut(tags, max(0, room - width(shown))), style="dim")
-                options.append(Option(label, id=s.id))
-            yield OptionList(*options)
+            box.border_title = tr("Open a scenario  (type to search · Enter: step through it · "
+                                  "Ctrl+E: challenge mode · Esc: close)")
+            yield Input(placeholder=tr("search by id or title"), id="search")
+            yield OptionList(*self._options())
             yield Static(id="lesson")
 
+    def _options(self) -> list[Option]:
+        """One line per scenario, cut to the box (cells, not characters): the whole id,
+        then as much of the title and tags as fits."""
+        inner = max(30, min(110, int(self.app.size.width * 0.9)) - 14)  # borders, padding, scrollbar
+        numbered = [(f"{s.order:>2}. " if isinstance(getattr(s, "order", None), int) else "") + s.id
+                    for s in self.scenarios]
+        idw = min(max((width(n) for n in numbered), default=0) + 2, inner)
+        options = []
+        for s, name in zip(self.scenarios, numbered):
+            label = Text(pad(cut(name, idw), idw), style="bold")
+            tag = tr("  [challenge]")
+            rest = s.title + (tag if s.challenge else "")
+            tags = "  " + ", ".join(s.tags) if s.tags else ""
+            room = max(0, inner - idw)
+            shown = cut(rest, room)
+            label.append(shown.replace(tag, ""))
+            if s.challenge and tag in shown:
+                label.append(tag, style="magenta")
+            label.append(cut(tags, max(0, room - width(shown))), style="dim")
+            options.append(Option(label, id=s.id))
+        return options
+
     def on_mount(self) -> None:
-        self.query_one(OptionList).focus()
+        self.query_one("#search", Input).focus()
+        self.query_one(OptionList).highlighted = 0 if self.scenarios else None
         self._show(0)
 
+    def on_input_changed(self, event: Input.Changed) -> None:
+        words = event.value.casefold().split()
+        self.scenarios = [s for s in self.all_scenarios
+                          if all(w in f"{s.id} {s.title} {' '.join(s.tags)}".casefold() for w in words)]
+        options = self.query_one(OptionList)
+        options.clear_options()
+        options.add_options(self._options())
+        options.highlighted = 0 if self.scenarios else None
+        self._show(0 if self.scenarios else None)
+
+    def action_move(self, step: int) -> None:
+        options = self.query_one(OptionList)
+        if not self.scenarios:
+            return
+        current = options.highlighted if options.highlighted is not None else 0
+        options.highlighted = max(0, min(len(self.scenarios) - 1, current + step))
+
     def _show(self, index: int | None) -> None:
-        if index is not None and 0 <= index < len(self.scenarios):
-            scenario = self.scenarios[index]
-            text = Text(scenario.lesson.strip())
-            if is_recording(scenario):
-                text.append("\n" + tr("Recorded with F9: {path}\nTo narrate it, add narration = \"…\" "
-                                       "(and pause, predict) under its steps; docs/scenarios.md shows how.",
-                                       path=scenario.path), style="italic")
-            self.query_one("#lesson", Static).update(text)
+        lesson = self.query_one("#lesson", Static)
+        if index is None or not 0 <= index < len(self.scenarios):
+            lesson.update(tr("No scenario matches.") if not self.scenarios else "")
+            return
+        scenario = self.scenarios[index]
+        text = Text(scenario.lesson.strip())
+        if is_recording(scenario):
+            text.append("\n" + tr("Recorded with F9: {path}\nTo narrate it, add narration = \"…\" "
+                                   "(and pause, predict) under its steps; docs/scenarios.md shows how.",
+                                   path=scenario.path), style="italic")
+        lesson.update(text)
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         self._show(event.option_index)
@@ -83,9 +115,14 @@ class ScenarioPicker(ModalScreen[tuple[Scenario, bool] | None]):
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         self.dismiss((self.scenarios[event.option_index], False))
 
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        index = self.query_one(OptionList).highlighted
+        if index is not None and 0 <= index < len(self.scenarios):
+            self.dismiss((self.scenarios[index], False))
+
     def action_challenge(self) -> None:
         index = self.query_one(OptionList).highlighted
-        if index is None:
+        if index is None or not 0 <= index < len(self.scenarios):
             return
         scenario = self.scenarios[index]
         if scenario.challenge is None:
@@ -166,8 +203,7 @@ class TimelineScreen(ModalScreen[None]):
             yield Static(Text(self.text), id="timeline")
 
     def action_export(self) -> None:
-        path = self.export()
-        self.notify(tr("timeline written to {path}", path=path))
+        self.export()  # says where, or why it could not
 
 
 class JumpScreen(ModalScreen[int | None]):

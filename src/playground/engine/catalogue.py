@@ -1,0 +1,379 @@
+"""What a command line does, for everyone who must know: which keys it reads and writes,
+whether it blocks and for how long, whether it depends on time, runs a script or
+changes the server's own state.
+
+Built from the server itself: COMMAND INFO, asked once per command name and kept for
+the server's lifetime (`Playground.catalogue`), gives the command's flags (`blocking`,
+`readonly`, `movablekeys` ...) and its key specifications: where the keys are (an
+index, a keyword, a key count) and what is done to each (RO, RW, OW, RM; INCOMPLETE
+when the server itself cannot say). Where that metadata is not enough, the corrections
+below say what is known instead: tests/test_catalogue.py checks the answers on each
+server, tests/test_explorer_claims.py the interleavings whose outcomes a reduction
+trusting the metadata (or COMMAND GETKEYS) alone would merge.
+
+Unknown is always the safe side: `Effect.reads`/`writes` of None means "any key", and
+an `Effect.anything` line (a script, FLUSHALL, CONFIG SET, a command that depends on
+time, one the server does not describe) conflicts with every line that touches a key.
+Keys are compared by name whatever database each client selected (SELECT itself is
+`anything`): two clients in different databases may be taken to share a key they do
+not share, never the other way round.
+
+No Textual here, and no I/O but `Catalogue.learn`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from playground.resp.replies import Array, Int, Map
+
+# -- corrections: what COMMAND INFO does not say ----------------------------------------
+
+SCRIPT_COMMANDS = {b"eval": False, b"evalsha": False, b"fcall": False,
+                   b"eval_ro": True, b"evalsha_ro": True, b"fcall_ro": True}
+"""Every command that runs a script or function: name -> read-only. A script may use
+keys it does not declare (and call TIME, or set a TTL): its keys are unknown."""
+
+OWN_STATE_ONLY = frozenset((b"ping", b"echo", b"multi", b"discard", b"unwatch"))
+"""Key-less commands that touch nothing another client could see (every other key-less
+command, KEYS, SCAN, RANDOMKEY, DBSIZE, FLUSHALL, INFO, ..., may touch any key)."""
+
+TIME_DEPENDENT = frozenset((
+    b"setex", b"psetex", b"getex", b"expire", b"pexpire", b"expireat", b"pexpireat", b"persist",
+    b"ttl", b"pttl", b"expiretime", b"pexpiretime", b"restore", b"time", b"object",
+    b"hexpire", b"hpexpire", b"hexpireat", b"hpexpireat", b"hpersist", b"httl", b"hpttl",
+    b"hexpiretime", b"hpexpiretime", b"hgetex", b"hsetex"))
+"""Commands whose effect or reply depends on when they run (a TTL set, read or
+removed): between two of them time may pass (a `sleep` step, a blocking timeout), so
+they are ordered against everything. SET is one only with EX/PX/EXAT/PXAT
+(`_SET_TTL_OPTIONS`)."""
+_SET_TTL_OPTIONS = frozenset((b"ex", b"px", b"exat", b"pxat"))
+
+SERVER_STATE = frozenset((b"function", b"script", b"config", b"select", b"swapdb", b"client", b"acl",
+                          b"module", b"debug", b"slowlog", b"latency", b"memory", b"migrate",
+                          b"replicaof", b"slaveof", b"failover", b"shutdown", b"reset", b"hello",
+                          b"cluster", b"readonly", b"readwrite", b"auth", b"save", b"bgsave",
+                          b"bgrewriteaof", b"lastsave"))
+"""Commands that read or change the server's (or the connection's) own state, not a key:
+loaded functions and scripts, configuration, the selected database, clients."""
+
+WRITES_THOUGH_READONLY = frozenset((b"pfcount",))
+"""Flagged `readonly`, yet they write: PFCOUNT stores the HyperLogLog's cardinality in
+the key (its key spec says RW; servers without key specs only say readonly)."""
+
+BLOCK_TIMEOUT_AT = {b"blpop": -1, b"brpop": -1, b"brpoplpush": -1, b"blmove": -1, b"bzpopmin": -1,
+                    b"bzpopmax": -1, b"blmpop": 1, b"bzmpop": 1, b"wait": -1, b"waitaof": -1}
+"""Commands that may block, and which argument holds the timeout (XREAD and XREADGROUP
+block only with BLOCK ms). WAIT and WAITAOF count milliseconds, the others seconds.
+Every command the servers flag `blocking` is here (a test checks it); Redis 7.0 does
+not flag WAIT."""
+_MILLISECONDS = frozenset((b"wait", b"waitaof"))
+
+
+@dataclass(frozen=True)
+class Effect:
+    """What one command line does. `reads`/`writes`: key names (None: any key)."""
+
+    reads: frozenset[bytes] | None = frozenset()
+    writes: frozenset[bytes] | None = frozenset()
+    blocks: bool = False
+    timeout: float | None = None      # seconds a blocking line waits at most; None: for ever
+    time: bool = False                # depends on when it runs
+    script: bool = False
+    server_state: bool = False
+
+    @property
+    def anything(self) -> bool:
+        """May write any key, or depends on time or the server's state: ordered against
+        every line that touches a key."""
+        return self.written is None
+
+    @property
+    def touched(self) -> frozenset[bytes] | None:
+        """Every key read or written (None: any)."""
+        if self.reads is None or self.written is None:
+            return None
+        return self.reads | self.writes
+
+    @property
+    def written(self) -> frozenset[bytes] | None:
+        """Every key written (None: any; also for a line that depends on time or the
+        server's state, which the order of any other line may change)."""
+        if self.writes is None or self.time or self.server_state:
+            return None
+        return self.writes
+
+    def conflicts(self, other: "Effect") -> bool:
+        """Could the two lines, run by different clients, end differently in the other order?"""
+        return _meets(self.written, other.touched) or _meets(other.written, self.touched)
+
+
+def _meets(a: frozenset | None, b: frozenset | None) -> bool:
+    if a is None:
+        return b is None or bool(b)
+    if b is None:
+        return bool(a)
+    return not a.isdisjoint(b)
+
+
+NOTHING = Effect()
+ANYTHING = Effect(reads=None, writes=None)
+
+
+def block_timeout(argv) -> float | None:
+    """Seconds a blocking command waits at most: 0.0 for ever; None when the line does
+    not block (or its timeout cannot be read, which its callers treat as for ever)."""
+    if not argv:
+        return None
+    cmd = bytes(argv[0]).lower()
+    try:
+        if cmd in (b"xread", b"xreadgroup"):
+            words = [bytes(a).lower() for a in argv]
+            if b"block" not in words:
+                return None
+            return max(int(argv[words.index(b"block") + 1]) / 1000, 0.0)
+        at = BLOCK_TIMEOUT_AT.get(cmd)
+        if at is None or len(argv) < 2:
+            return None
+        value = float(argv[at])
+        return max(value / 1000 if cmd in _MILLISECONDS else value, 0.0)
+    except (ValueError, IndexError):
+        return None
+
+
+def may_block(argv) -> bool:
+    """Whether the line is one that may block (from its arguments alone)."""
+    if not argv:
+        return False
+    cmd = bytes(argv[0]).lower()
+    if cmd in (b"xread", b"xreadgroup"):
+        return any(bytes(a).lower() == b"block" for a in argv[1:])
+    return cmd in BLOCK_TIMEOUT_AT
+
+
+def depends_on_time(argv) -> bool:
+    """Whether the line sets, reads or removes a TTL, reads the clock, or blocks with a
+    timeout (from its arguments alone; a script is not looked into: see `Effect.time`)."""
+    if not argv:
+        return False
+    name = bytes(argv[0]).lower()
+    if name in TIME_DEPENDENT or bool(block_timeout(argv)):
+        return True
+    return name == b"set" and any(bytes(a).lower() in _SET_TTL_OPTIONS for a in argv[3:])
+
+
+def _sort_effect(argv) -> Effect:
+    """SORT/SORT_RO: the sorted key; BY and GET patterns name keys from the sorted
+    values (unknown: any key), STORE writes its key. COMMAND GETKEYS names neither."""
+    if len(argv) < 2:
+        return ANYTHING
+    reads_any, writes = False, set()
+    i = 2
+    while i < len(argv):
+        word = bytes(argv[i]).lower()
+        if word in (b"by", b"get") and i + 1 < len(argv):
+            pattern = bytes(argv[i + 1])
+            if (word == b"by" and b"*" in pattern) or (word == b"get" and pattern != b"#"):
+                reads_any = True
+            i += 2
+        elif word == b"store" and i + 1 < len(argv):
+            writes.add(bytes(argv[i + 1]))
+            i += 2
+        elif word == b"limit":
+            i += 3
+        else:
+            i += 1
+    return Effect(reads=None if reads_any else frozenset((bytes(argv[1]),)), writes=frozenset(writes))
+
+
+# -- what the server says ---------------------------------------------------------------
+
+@dataclass(frozen=True)
+class _Spec:
+    """One key specification: where its keys are, and whether they are written."""
+
+    begin: tuple           # ("index", pos) | ("keyword", word, startfrom) | ("unknown",)
+    find: tuple            # ("range", lastkey, step, limit) | ("keynum", idx, first, step) | ("unknown",)
+    writes: bool
+    incomplete: bool
+
+
+@dataclass(frozen=True)
+class _Command:
+    flags: frozenset[bytes]
+    specs: tuple[_Spec, ...] | None    # None: the server gave no key specs (before 7.0)
+    first: int
+    last: int
+    step: int
+
+
+def _pairs(value) -> dict:
+    """A RESP2 flat array of name, value or a RESP3 map, as a dict with lower-case names."""
+    if isinstance(value, Map):
+        items = list(value)
+    elif isinstance(value, (Array, list, tuple)):
+        items = list(zip(value[::2], value[1::2]))
+    else:
+        return {}
+    return {bytes(k).lower(): v for k, v in items}
+
+
+def _words(value) -> frozenset[bytes]:
+    return frozenset(bytes(f).lower() for f in value) if isinstance(value, (Array, list, tuple)) else frozenset()
+
+
+def _int(value, default: int = 0) -> int:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return default
+
+
+def _parse_spec(raw) -> _Spec:
+    spec = _pairs(raw)
+    flags = _words(spec.get(b"flags"))
+    begin, find = _pairs(spec.get(b"begin_search")), _pairs(spec.get(b"find_keys"))
+    b_type, b_spec = bytes(begin.get(b"type", b"unknown")).lower(), _pairs(begin.get(b"spec"))
+    f_type, f_spec = bytes(find.get(b"type", b"unknown")).lower(), _pairs(find.get(b"spec"))
+    if b_type == b"index":
+        where = ("index", _int(b_spec.get(b"index")))
+    elif b_type == b"keyword":
+        where = ("keyword", bytes(b_spec.get(b"keyword", b"")).lower(), _int(b_spec.get(b"startfrom")))
+    else:
+        where = ("unknown",)
+    if f_type == b"range":
+        how = ("range", _int(f_spec.get(b"lastkey")), _int(f_spec.get(b"keystep"), 1), _int(f_spec.get(b"limit")))
+    elif f_type == b"keynum":
+        how = ("keynum", _int(f_spec.get(b"keynumidx")), _int(f_spec.get(b"firstkey")),
+               _int(f_spec.get(b"keystep"), 1))
+    else:
+        how = ("unknown",)
+    writes = bool(flags & {b"rw", b"ow", b"rm", b"variable_flags"})
+    return _Spec(where, how, writes, b"incomplete" in flags or "unknown" in (where[0], how[0]))
+
+
+def _parse_info(info) -> _Command | None:
+    if not isinstance(info, Array) or len(info) < 6:
+        return None
+    specs = tuple(_parse_spec(s) for s in info[8]) if len(info) > 8 and isinstance(info[8], Array) else None
+    first, last, step = (_int(x) if isinstance(x, Int) else 0 for x in info[3:6])
+    return _Command(_words(info[2]), specs, first, last, step)
+
+
+def _spec_keys(spec: _Spec, argv) -> list[bytes] | None:
+    """The keys this spec finds in argv (None: cannot tell), as the server's
+    getKeysUsingKeySpecs finds them."""
+    argc = len(argv)
+    if spec.begin[0] == "index":
+        first = spec.begin[1]
+    elif spec.begin[0] == "keyword":
+        _, word, start = spec.begin
+        indexes = range(start, argc) if start > 0 else range(argc + start, 0, -1)
+        first = next((i + 1 for i in indexes if 0 < i < argc and bytes(argv[i]).lower() == word), None)
+        if first is None:
+            return []          # no keyword, no keys (XREAD without STREAMS is refused anyway)
+    else:
+        return None
+    if spec.find[0] == "range":
+        _, lastkey, step, limit = spec.find
+        if lastkey >= 0:
+            last = first + lastkey
+        elif limit <= 1:
+            last = argc + lastkey
+        else:
+            last = first + (argc - first) // limit + lastkey
+    elif spec.find[0] == "keynum":
+        _, idx, offset, step = spec.find
+        if first + idx >= argc:
+            return None
+        count = _int(argv[first + idx], -1)
+        if count < 0:
+            return None
+        first += offset
+        last = first + (count - 1) * step
+    else:
+        return None
+    if step <= 0 or first <= 0 or last >= argc:
+        return None if last >= argc else []
+    return [bytes(k) for k in argv[first:last + 1:step]]
+
+
+class Catalogue:
+    """Each command's description, asked of the server once per name; `effect` answers
+    for a command line from it and the corrections above."""
+
+    def __init__(self, reader) -> None:
+        self.reader = reader
+        self.commands: dict[bytes, _Command | None] = {}
+
+    async def learn(self, names) -> None:
+        """Ask for the names not known yet, in one round trip (a failure, or a name the
+        server does not know, leaves them unknown: they conflict with everything)."""
+        new = sorted({bytes(n).lower() for n in names} - self.commands.keys())
+        if not new:
+            return
+        for name in new:
+            self.commands[name] = None
+        if self.reader is None:
+            return
+        try:
+            reply, = await self.reader.run([[b"COMMAND", b"INFO", *new]])
+        except Exception:  # busy, gone, refused by an ACL: nothing is known
+            return
+        if isinstance(reply, Array):
+            for name, info in zip(new, reply):
+                self.commands[name] = _parse_info(info)
+
+    async def effects(self, lines) -> list[Effect]:
+        lines = list(lines)
+        await self.learn(argv[0] for argv in lines if argv)
+        return [self.effect(argv) for argv in lines]
+
+    def effect(self, argv, sleep: float = 0.0) -> Effect:
+        """What the line does (after `learn` of its name; an unlearnt name: ANYTHING).
+        `sleep`: seconds a scenario step lets pass first (then it depends on time)."""
+        if not argv:
+            return ANYTHING
+        name = bytes(argv[0]).lower()
+        timeout = block_timeout(argv)
+        blocks = may_block(argv)
+        time = bool(sleep) or depends_on_time(argv)
+        if name in SCRIPT_COMMANDS:
+            return Effect(None, frozenset() if SCRIPT_COMMANDS[name] else None, script=True, time=True)
+        if name in SERVER_STATE:
+            return Effect(None, None, server_state=True, time=time)
+        if name in OWN_STATE_ONLY:
+            return Effect(time=time)
+        if name in (b"sort", b"sort_ro"):
+            found = _sort_effect(argv)
+            return Effect(found.reads, found.writes, time=time)
+        command = self.commands.get(name)
+        if command is None:
+            return ANYTHING
+        blocks = blocks or (b"blocking" in command.flags and name not in (b"xread", b"xreadgroup"))
+        reads, writes = self._keys(command, argv, name)
+        return Effect(reads, writes, blocks, timeout if blocks and timeout else None, time)
+
+    @staticmethod
+    def _keys(command: _Command, argv, name: bytes) -> tuple[frozenset | None, frozenset | None]:
+        if command.specs is None:    # before key specs: first, last, step and the readonly flag
+            if command.first <= 0 or command.step <= 0 or b"movablekeys" in command.flags:
+                return None, None
+            last = command.last if command.last >= 0 else len(argv) + command.last
+            if command.first >= len(argv) or last >= len(argv) or last < command.first:
+                return None, None
+            keys = frozenset(bytes(k) for k in argv[command.first:last + 1:command.step])
+            writes = b"readonly" not in command.flags or name in WRITES_THOUGH_READONLY
+            return keys, keys if writes else frozenset()
+        if not command.specs:        # no keys at all: it may read any (DBSIZE, KEYS, SCAN), or write any
+            return None, (frozenset() if b"readonly" in command.flags else None)   # (FLUSHALL)
+        reads: set[bytes] = set()
+        writes: set[bytes] = set()
+        for spec in command.specs:
+            keys = _spec_keys(spec, argv)
+            if keys is None or spec.incomplete:
+                return None, None
+            reads.update(keys)
+            if spec.writes or name in WRITES_THOUGH_READONLY:
+                writes.update(keys)
+        return frozenset(reads), frozenset(writes)

@@ -1,0 +1,79 @@
+"""What makes each schedule start on a state equal to a fresh server, beyond what
+`Playground.reset` does (no keys in any database, no scripts or functions, every client
+reset): the configuration and the server itself.
+
+- CONFIG: when a step or the setup may change it, every value is read when the
+  exploration begins and, after each schedule and at the end, what a schedule changed
+  is set back, over the playground's own connection (never a learner's);
+- the server: the one the exploration began on must still run after every schedule. A
+  fresh start restarts a dead server, so a crash would otherwise pass unnoticed and its
+  schedule report an outcome the program never has.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+from playground.i18n import tr
+
+
+# set by the playground itself for each part (Playground.set_script_time_limit), which
+# remembers what it set: not ours to put back
+_PLAYGROUND_OWN = frozenset((b"lua-time-limit", b"busy-reply-threshold"))
+
+
+class ServerStopped(Exception):
+    """The server stopped (or was restarted) during a schedule (str() is one line)."""
+
+
+class FreshState:
+    def __init__(self, pg) -> None:
+        self.pg = pg
+        self.config: dict[bytes, bytes] | None = None
+        self.process = None
+
+    async def begin(self, commands) -> None:
+        """Before the first schedule; `commands`: every command the setup and the steps
+        may send."""
+        self.process = getattr(self.pg.server, "process", None)
+        self.config = None
+        if any(argv[0].lower() == b"config" for argv in commands if argv):  # (scripts may not call CONFIG)
+            self.config = await self._read_config()
+
+    def check_alive(self, label: str) -> None:
+        """Raise ServerStopped unless the server the exploration began on still runs (a
+        topology: no node crashed; it is started afresh after a server action)."""
+        server = self.pg.server
+        if server is None or not hasattr(server, "alive"):
+            return
+        if hasattr(server, "crashed"):
+            stopped = bool(server.crashed())
+        else:
+            stopped = not server.alive() or getattr(server, "process", None) is not self.process
+        if stopped:
+            raise ServerStopped(tr("the server stopped during schedule {order}; the exploration stops "
+                                   "here (its outcomes would not be the program's)", order=label))
+
+    async def restore(self) -> None:
+        """CONFIG values a schedule changed, back to the start values."""
+        if not self.config:
+            return
+        now = await self._read_config() or {}
+        changed = [[b"CONFIG", b"SET", k, v] for k, v in self.config.items()
+                   if now.get(k, v) != v and k not in _PLAYGROUND_OWN]
+        if changed:
+            await self._admin().run(changed)
+
+    async def _read_config(self) -> dict[bytes, bytes] | None:
+        """Every CONFIG value (None: the server would not say)."""
+        with contextlib.suppress(Exception):
+            reply, = await self._admin().run([[b"CONFIG", b"GET", b"*"]])
+            if not isinstance(reply, (list, tuple)):
+                return None
+            items = [tuple(x) for x in reply] if reply and isinstance(reply[0], tuple) else \
+                list(zip(reply[::2], reply[1::2]))
+            return {bytes(k): bytes(v) for k, v in items}
+        return None
+
+    def _admin(self):
+        return self.pg.admin or self.pg.reader

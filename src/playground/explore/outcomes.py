@@ -1,0 +1,65 @@
+"""What an exploration finds: each schedule run (`Run`), the outcomes they fall into
+(`OutcomeClass`), and the whole (`Exploration`), as explore/report.py shows them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from playground.explore import schedules as sch
+from playground.explore.snapshot import Snapshot
+from playground.scenario.model import Part, Scenario
+
+
+@dataclass
+class Run:
+    schedule: tuple[str, ...]        # the moves as executed
+    snapshot: Snapshot
+    deadlock: str | None = None      # who waits for ever, when nobody can move
+    covers: int = 1                  # schedules this run stands for
+    moves: list[tuple[str, int | None, bool]] = field(default_factory=list)
+    # what ran, in order: (client, index of its step or None for taking a blocked reply, blocked?)
+    replies: tuple[tuple[str, tuple[str, ...]], ...] = ()   # per client, the replies it saw, in order
+
+
+@dataclass
+class OutcomeClass:
+    snapshot: Snapshot
+    deadlock: str | None
+    first: tuple[str, ...]           # its first schedule (lexicographic order)
+    count: int = 0                   # schedules covered
+    runs: int = 0                    # schedules run
+    goal_reached: bool | None = None  # the challenge's goal state (None: no challenge)
+    reached: int = 0                 # schedules covered that reach it
+    own: bool = False                # the scenario's own order is in this class
+    serial: list[tuple[str, ...]] = field(default_factory=list)  # the serial orders in it ("A", "B": A then B)
+    first_run: Run | None = None
+
+    @property
+    def label(self) -> str:
+        return sch.label(self.first)
+
+
+@dataclass
+class Exploration:
+    scenario: Scenario
+    part: Part
+    part_number: int                 # 1-based
+    server: str
+    programs: dict[str, list[str]]   # client -> each step as shown (secrets left out)
+    total: int                       # interleavings of the programs
+    covered: int = 0                 # schedules the runs stand for
+    runs: int = 0
+    sampled: bool = False
+    limit: int = 0                   # the explorer's --limit
+    seed: int = 0
+    reduced: bool = True
+    own_order: tuple[str, ...] | None = None
+    classes: list[OutcomeClass] = field(default_factory=list)
+    goal: str | None = None
+    by: str = "state"                # what makes two outcomes the same (BY)
+    serial_known: bool = False       # every serial order was run: a class without one has none
+
+    @property
+    def keys(self) -> list[str]:
+        """Every key some outcome has, in name order."""
+        return sorted({k for c in self.classes for k in c.snapshot.keys})

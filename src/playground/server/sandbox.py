@@ -1,0 +1,101 @@
+"""The sandbox every private server and node runs under: two ACL users, enforced by the server.
+
+Learners (the panes, scenario clients, `repl`, the explorer, every `serve` tab) are the
+server's `default` user; the app's own connections (the observer, the key inspector,
+server actions, forming a topology, replication between nodes) log in as `playground`
+with a random password that lives only in this process and in the server's 0600 config
+file in its 0700 temp dir. ACL rules apply inside scripts and functions too (a script runs
+with its caller's user), so what the learner may not type, no EVAL or FCALL can do either.
+
+The learner may run everything (data commands, MULTI/WATCH, scripts and functions,
+pub/sub, blocking commands, CLIENT, SCRIPT DEBUG, MONITOR, SAVE, FLUSHALL, SHUTDOWN — the
+busy-script lesson needs it; the app restarts the server) except what would reach beyond
+the private server or open it up:
+
+| refused                  | why                                                        |
+|--------------------------|------------------------------------------------------------|
+| MIGRATE                  | it writes keys into another server (any host)              |
+| CLUSTER, but the reads   | MEET/FORGET/REPLICATE/RESET/ADDSLOTS... join or reshape     |
+|                          | clusters (a real node on this machine could join ours)     |
+| REPLICAOF, SLAVEOF       | a replica runs whatever its master sends                   |
+| FAILOVER                 | hands the server's role over                               |
+| SYNC, PSYNC, REPLCONF    | a replication stream (the whole dataset, the RDB)          |
+| ACL, but WHOAMI/CAT/LOG  | users and passwords are the app's                          |
+| CONFIG, but GET (single) | port, bind, protected-mode, requirepass... open the server |
+|                          | (on nodes GET too: masterauth holds the app's password)    |
+| DEBUG, MODULE            | crash, reload, or load code into the server                |
+
+Where a lesson needs one of these (a server action: promote, kill...), the app does it as
+`playground`. On the single server the learner's `default` user has no password (the
+unix socket is 0700: only this OS user reaches it); on a topology's TCP nodes it has a
+random password of its own, which the app sends for the learner and never shows.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from dataclasses import dataclass, field
+
+from playground.errors import ServerError
+
+ADMIN_USER = "playground"
+MIN_VERSION = (6, 2)  # ACL subcommand rules, channel rules (&*) and FAILOVER
+
+# Read-only subcommands the learner keeps of a refused command, and the first server
+# version that knows each (an ACL rule naming an unknown subcommand stops the server).
+_KEPT = {
+    "cluster": {"info": (), "nodes": (), "slots": (), "keyslot": (), "myid": (), "countkeysinslot": (),
+                "getkeysinslot": (), "help": (), "shards": (7, 0), "links": (7, 0)},
+    "acl": {"whoami": (), "cat": (), "log": (), "help": ()},
+    "config": {"get": (), "help": ()},  # single server only (see above)
+}
+_REFUSED = ("migrate", "replicaof", "slaveof", "failover", "sync", "psync", "replconf", "debug", "module")
+
+
+def version_tuple(version: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in re.findall(r"\d+", version)[:3])
+
+
+def learner_rules(version: str, *, node: bool) -> list[str]:
+    """The learner's ACL rules (after `on`, the password rule and `~* &*`) on a server of
+    `version`; `node`: a topology's TCP node (CONFIG GET refused too)."""
+    have = version_tuple(version)
+    rules = ["+@all"]
+    rules += [f"-{name}" for name in _REFUSED]
+    for command, kept in _KEPT.items():
+        rules.append(f"-{command}")
+        if command == "config" and node:
+            continue
+        rules += [f"+{command}|{sub}" for sub, since in kept.items() if have >= since]
+    return rules
+
+
+@dataclass(frozen=True)
+class Credentials:
+    """The two users' passwords for one server or topology (never shown, never logged)."""
+
+    admin_password: str = field(default_factory=lambda: secrets.token_hex(24), repr=False)
+    learner_password: str | None = field(default=None, repr=False)  # None: no password (unix socket)
+
+    @classmethod
+    def for_tcp(cls) -> "Credentials":
+        return cls(learner_password=secrets.token_hex(24))
+
+
+def check_version(flavour: str, version: str) -> None:
+    """ServerError unless the server has the ACLs the sandbox needs."""
+    if flavour == "Redis" and version_tuple(version) < MIN_VERSION:
+        raise ServerError(f"Redis {version} is too old for the playground's sandbox (ACL rules need "
+                          f"{'.'.join(map(str, MIN_VERSION))} or later): install a newer redis-server "
+                          "or use --server bundled")
+
+
+def acl_config(binary, credentials: Credentials, *, node: bool) -> list[str]:
+    """The config-file lines that create both users (the file must be 0600)."""
+    check_version(binary.flavour, binary.version)
+    learner_version = binary.version if binary.flavour == "Redis" else "7.2"  # Valkey: Redis 7.2's commands and more
+    learner_pass = "nopass" if credentials.learner_password is None else f">{credentials.learner_password}"
+    learner = " ".join(["user default on", learner_pass, "~*", "&*", *learner_rules(learner_version, node=node)])
+    admin = f"user {ADMIN_USER} on >{credentials.admin_password} ~* &* +@all"
+    return [learner, admin]

@@ -1,0 +1,66 @@
+"""What a client pane draws besides redis-cli's output: its state line (`describe_state`),
+the colour of a reply (`reply_style`), and one-line updates without a layout pass."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widgets import Static
+
+from playground.engine.session import ClientState
+from playground.i18n import tr
+from playground.resp.replies import Bool, Double, Err, Int, Nil, Status
+
+
+def set_line(widget: Static, text: Text) -> None:
+    """Update a one-line Static only when its text changed, and without a layout pass
+    (its size is fixed): typing must not pay for redrawing the screen."""
+    if getattr(widget, "_shown", None) != text:
+        widget._shown = text
+        widget.update(text, layout=False)
+
+
+def reply_style(reply: object) -> str:
+    """Colour by the reply's type, as a terminal user expects from redis-cli's spirit."""
+    if isinstance(reply, Err):
+        return "bold red"
+    if reply is Nil:
+        return "dim"
+    if isinstance(reply, (Int, Double, Bool)):
+        return "cyan"
+    if isinstance(reply, Status):
+        return "green"
+    return ""
+
+
+def describe_state(state: ClientState | None, now: float | None = None, pending_since: float | None = None) -> Text:
+    """The state line: name, (TX n), WATCHed keys and whether EXEC will abort, blocked, subscribed."""
+    text = Text()
+    if state is None:
+        return Text(tr("connecting…"), style="dim")
+    text.append(f"{state.name}", style="bold")
+    if state.disconnected:
+        text.append(tr("  disconnected (QUIT): the next command reconnects"), style="bold yellow")
+    if state.monitoring:
+        text.append(tr("  MONITOR: every command the clients send streams here (Ctrl+C stops)"), style="bold blue")
+    if state.in_multi:
+        text.append(f" (TX {state.queued})", style="bold yellow")
+        if state.exec_will_abort:
+            text.append(tr(" EXECABORT pending"), style="bold red")
+    if state.watched:
+        keys = " ".join(k.decode("utf-8", "replace") for k in state.watched)
+        text.append(f"  WATCH {keys}", style="magenta")
+        if state.dirty:
+            text.append(tr("  dirty — EXEC will abort"), style="bold white on red")
+    if state.blocked or state.busy_script:
+        what = tr("blocked") if state.blocked else tr("running script")
+        elapsed = f" {now - pending_since:.1f}s" if (now and pending_since) else ""
+        text.append(tr("  {what}{elapsed} (Ctrl+C cancels)", what=what, elapsed=elapsed), style="bold yellow")
+    elif state.pending is not None:
+        text.append(tr("  waiting…"), style="yellow")
+    if state.subscribed:
+        text.append(tr("  subscribed ({count})", count=state.subscriptions), style="bold blue")
+    if state.resp == 3:
+        text.append("  RESP3", style="dim")
+    if state.db:
+        text.append(f"  db {state.db}", style="dim")
+    return text

@@ -1,0 +1,103 @@
+"""The command catalogue (engine/catalogue.py): what a command line does, as the real
+server describes it, with the corrections where its description is not enough."""
+
+from __future__ import annotations
+
+import pytest
+
+from playground.engine.catalogue import BLOCK_TIMEOUT_AT, block_timeout, may_block
+
+K = frozenset
+
+
+def argv(line: str) -> tuple[bytes, ...]:
+    return tuple(w.encode() for w in line.split())
+
+
+# line -> (reads, writes) with None for "any key"
+KEYS = {
+    "GET k": (K({b"k"}), K()),
+    "MSET a 1 b 2": (K({b"a", b"b"}), K({b"a", b"b"})),
+    "LMOVE a b LEFT RIGHT": (K({b"a", b"b"}), K({b"a", b"b"})),
+    "ZUNIONSTORE d 2 a b": (K({b"d", b"a", b"b"}), K({b"d"})),          # a key count
+    "XREAD COUNT 2 STREAMS s1 s2 0 0": (K({b"s1", b"s2"}), K()),        # after a keyword
+    "WATCH a b": (K({b"a", b"b"}), K()),
+    "PFCOUNT h": (K({b"h"}), K({b"h"})),        # flagged readonly, writes the cached cardinality
+    "SORT ids STORE out": (K({b"ids"}), K({b"out"})),
+    "SORT ids BY w_* STORE out": (None, K({b"out"})),                   # BY reads keys named by values
+    "SORT_RO ids GET o_*": (None, K()),
+    "SORT ids BY nosort GET #": (K({b"ids"}), K()),
+    "KEYS *": (None, K()),
+    "DBSIZE": (None, K()),
+    "FLUSHALL": (None, None),
+    "EVAL x 1 k": (None, None),                 # a script may use keys it does not declare
+    "NOSUCHCOMMAND k": (None, None),
+}
+
+
+@pytest.mark.asyncio
+async def test_keys_read_and_written_as_the_server_describes_them(pg):
+    lines = list(KEYS)
+    effects = await pg.catalogue.effects(argv(line) for line in lines)
+    assert {line: (e.reads, e.writes) for line, e in zip(lines, effects)} == KEYS
+
+
+@pytest.mark.asyncio
+async def test_time_scripts_server_state_and_blocking(pg):
+    cases = {
+        # line: (depends on time, script, server state, blocks, timeout)
+        "SET k v": (False, False, False, False, None),
+        "SET k v PX 500": (True, False, False, False, None),
+        "SET k v KEEPTTL": (False, False, False, False, None),
+        "PERSIST k": (True, False, False, False, None),
+        "GETEX k EX 1800": (True, False, False, False, None),
+        "PTTL k": (True, False, False, False, None),
+        "EXPIRETIME k": (True, False, False, False, None),
+        "EVALSHA abc 0": (True, True, False, False, None),
+        "FCALL_RO f 0": (True, True, False, False, None),
+        "FUNCTION LOAD x": (False, False, True, False, None),
+        "SCRIPT FLUSH": (False, False, True, False, None),
+        "CONFIG SET maxmemory 1": (False, False, True, False, None),
+        "SELECT 1": (False, False, True, False, None),
+        "CLIENT PAUSE 100": (False, False, True, False, None),
+        "BLPOP q 0": (False, False, False, True, None),           # for ever: no time involved
+        "BLPOP q 1.5": (True, False, False, True, 1.5),
+        "BZMPOP 2 1 z MIN": (True, False, False, True, 2.0),
+        "XREAD BLOCK 100 STREAMS s $": (True, False, False, True, 0.1),
+        "XREAD STREAMS s 0": (False, False, False, False, None),
+        "WAIT 0 250": (True, False, False, True, 0.25),
+    }
+    lines = list(cases)
+    effects = await pg.catalogue.effects(argv(line) for line in lines)
+    got = {line: (e.time, e.script, e.server_state, e.blocks, e.timeout) for line, e in zip(lines, effects)}
+    assert got == cases
+    # what depends on time or the server's state conflicts with any line that touches a key
+    get, ttl, ping = await pg.catalogue.effects([argv("GET other"), argv("PTTL k"), argv("PING")])
+    assert ttl.conflicts(get) and get.conflicts(ttl) and not ttl.conflicts(ping)
+
+
+@pytest.mark.asyncio
+async def test_every_command_the_server_flags_blocking_has_its_timeout_place(pg):
+    reply, = await pg.reader.run([[b"COMMAND"]])
+    blocking = {bytes(info[0]).lower() for info in reply if b"blocking" in {bytes(f) for f in info[2]}}
+    assert blocking - {b"xread", b"xreadgroup"} <= set(BLOCK_TIMEOUT_AT)
+    assert {b"blpop", b"bzmpop", b"xread"} <= blocking   # the server did answer
+
+
+def test_block_timeouts_as_the_server_reads_them():
+    assert block_timeout(argv("BLPOP a b 0")) == 0.0          # for ever
+    assert block_timeout(argv("BLMPOP 2.5 1 a LEFT")) == 2.5
+    assert block_timeout(argv("WAITAOF 1 0 1500")) == 1.5
+    assert block_timeout(argv("XREADGROUP GROUP g c BLOCK 0 STREAMS s >")) == 0.0
+    assert block_timeout(argv("XREAD STREAMS s 0")) is None and not may_block(argv("XREAD STREAMS s 0"))
+    assert block_timeout(argv("GET k")) is None and not may_block(argv("GET k"))
+    assert block_timeout(argv("BLPOP q soon")) is None and may_block(argv("BLPOP q soon"))
+
+
+@pytest.mark.asyncio
+async def test_asked_once_per_name(pg):
+    sent = []
+    pg.reader.on_send = sent.append
+    await pg.catalogue.effects([argv("GET a"), argv("SET b 1")])
+    await pg.catalogue.effects([argv("GET c"), argv("set d 2")])
+    assert [c for batch in sent for c in batch if c[:1] == [b"COMMAND"]] == [[b"COMMAND", b"INFO", b"get", b"set"]]

@@ -49,6 +49,8 @@ async def recover(runner) -> str:
     pg, executor = runner.pg, runner.executor
     tasks = [job.task for job in executor._jobs.values() if job.task is not None and not job.task.done()]
     tasks += [job.task for job, _ in runner._pending.values() if not job.task.done()]
+    if executor._attributions is not None and not executor._attributions.done():
+        tasks.append(executor._attributions)  # (a write's attribution waits on the reader too)
     runner._pending.clear()
     for task in tasks:
         task.cancel()

@@ -109,8 +109,22 @@ MESSAGES: dict[str, str] = {
     "use redis://host:port/db, rediss://host:port/db or unix:///path/to/socket":
         "请写成 redis://host:port/db、rediss://host:port/db 或 unix:///path/to/socket",
     # -- command line: serve -----------------------------------------------------------
-    "serve gives every tab a private server of its own; --url is not for serve":
-        "serve 给每个浏览器标签页一个自己的私有服务器；serve 不能用 --url",
+    "serve gives every tab a private server of its own; {options}: not for serve":
+        "serve 给每个浏览器标签页一个自己的私有服务器；serve 不能用 {options}",
+    "how long a tab's app and server wait for the tab to come back after a reload or a lost connection, then "
+    "stop (default {minutes:g} minutes)":
+        "标签页重新加载或断线后，它的应用和服务器等它回来多久，然后停止（默认 {minutes:g} 分钟）",
+    "--session-grace is a number of minutes from 0 to {most}": "--session-grace 是 0 到 {most} 之间的分钟数",
+    "at most N sessions at once (each an app and a private server); one more tab is told the class is full "
+    "(default: no limit)": "最多同时 N 个会话（每个一个应用和一个私有服务器）；再多一个标签页会被告知课堂已满（默认不限）",
+    "--max-tabs must be 1 or more": "--max-tabs 至少是 1",
+    "{name}: sent to your browser as a download": "{name}：已作为下载发送到你的浏览器",
+    "Session ended.": "会话已结束。",
+    "The class is full: every place on this server is taken. Ask your teacher, then try again.":
+        "课堂已满：这台服务器上的位置都被占了。请问老师，然后再试一次。",
+    "Try again": "再试一次",
+    "This session is open in another tab.": "这个会话已在另一个标签页中打开。",
+    "Connection lost: reconnecting to your session…": "连接断开：正在重新连接到你的会话……",
     "serve needs textual-serve: pip install 'redis-playground[serve]'":
         "serve 需要 textual-serve：pip install 'redis-playground[serve]'",
     "warning: listening on {host}: anyone who can reach this port can open playgrounds of their own and "
@@ -259,6 +273,8 @@ MESSAGES: dict[str, str] = {
     "Lua": "Lua 脚本",
     "Search": "搜索",
     "Cancel search": "取消搜索",
+    "Delete the word to the left": "删除左边的一个词",
+    "delete the word to the left (in a browser Ctrl+W closes the tab)": "删除左边的一个词（在浏览器里 Ctrl+W 会关闭标签页）",
     "Close {id}? The server keeps its keys; F7 opens a scenario again.": "关闭 {id}？服务器上的 Key 会保留；按 F7 可以再打开一个场景。",
     "Presenter layout on (f toggles)": "演示布局已打开（f 切换）",
     "Presenter layout off (f toggles)": "演示布局已关闭（f 切换）",
@@ -906,4 +922,31 @@ MESSAGES: dict[str, str] = {
     "{count} choices, but {field} has {english}": "有 {count} 个选项，但 {field} 有 {english} 个",
     "the English text is {field} itself": "英文文本就是 {field} 本身",
     "unknown language {lang} (known: {known})": "未知的语言 {lang}（可用的有：{known}）",
+    # -- the stepping gate and programs in lessons (gate/) --------------------------
+    "the program's connection closed": "程序的连接关闭了",
+    "the command blocked; a program's blocking commands are not stepped yet": "命令阻塞了；程序的阻塞命令还不能逐步执行",
+    "a lesson with programs runs on the playground's own private server": "带程序的课程只能在 playground 自己的私有服务器上运行",
+    "program {name} is not running": "程序 {name} 没有在运行",
+    "ran past its time limit ({seconds} s)": "超过了时间限制（{seconds} 秒）",
+    "program {program} ended before its next command": "程序 {program} 在发出下一条命令之前就结束了",
+    "only with [programs]": "只能和 [programs] 一起用",
+    'a table of client = ["python", "program.py"]': '应为 客户端 = ["python", "program.py"] 形式的表',
+    'the program and its arguments: ["python", "program.py"]': '应为程序及其参数：["python", "program.py"]',
+    "seconds a program may run, 1 to 300": "程序可以运行的秒数，1 到 300",
+    "client {name} is a program: each of its steps releases its next command":
+        "客户端 {name} 是一个程序：它的每一步都是放行它的下一条命令",
+    "only a program's steps release a command (see [programs])": "只有程序的步骤才放行命令（见 [programs]）",
+    "program {program} {why}: stopped": "程序 {program} {why}：已停止",
+    "exited with status {n}": "以状态 {n} 退出",
+    "killed by signal {n}": "被信号 {n} 终止",
+    "program {program} {status}": "程序 {program} {status}",
+    "program {program}: cannot start: {error}": "程序 {program}：无法启动：{error}",
+    "program {program} is not repeatable at command {n}: after the same replies it sent {now}, "
+    "where it sent {before} before":
+        "程序 {program} 不可重复，在第 {n} 条命令：收到同样的回复后，它这次发出 {now}，之前发出的是 {before}",
+    'a list of commands, each a list: [["node", "-e", "require(\'ioredis\')"]]':
+        '应为命令的列表，每条命令也是列表：[["node", "-e", "require(\'ioredis\')"]]',
+    "needs {command}: {program} is not installed": "需要 {command}：没有安装 {program}",
+    "needs {command}": "需要 {command}",
+    "program {program} has ended": "程序 {program} 已经结束",
 }

@@ -14,6 +14,7 @@ from dataclasses import replace
 from rich.text import Text
 
 from playground.i18n import LANGUAGES, N_, set_language, tr
+from playground.served import label
 
 
 # Textual's own palette entries (App.get_system_commands), for the catalogue.
@@ -57,7 +58,7 @@ def switch_language(app, lang: str | None = None) -> str:
     inspector.query_one("#filter").placeholder = tr("filter: a SCAN pattern, e.g. user:*  (Enter applies)")
     inspector.query_one(KeyTable).relabel()
     lanes = app.query_one(LanesView)
-    lanes.border_title = tr("Server order (Ctrl+T hides)")
+    lanes.border_title = label(tr("Server order (Ctrl+T hides)"))
     if lanes.has_class("-shown"):
         lanes.draw()
     app.refresh_everything()

@@ -553,6 +553,30 @@ MESSAGES: dict[str, str] = {
     "blocks": "阻塞",
     "does not block": "不阻塞",
     "server stops": "服务器停止",
+    "answers in time": "按时回复",
+    "client {client}: no reply to {command}: it was sent before the connection dropped and may have run; "
+    "not sent again":
+        "客户端 {client}：{command} 没有收到回复：它在连接断开前已经发出，可能已经执行；不会再发一次",
+    "client {name}: end of input while {command} waits for a reply the server never sends "
+    "(redis-cli waits for ever); cancelled":
+        "客户端 {name}：输入结束时 {command} 还在等一个服务器永远不会发送的回复（redis-cli 会一直等下去）；已取消",
+    "client {name}: {count} QUIT: the QUITs after the first meet the closed connection "
+    "(redis-cli says so on stderr); the next line reconnects":
+        "客户端 {name}：{count} QUIT：第一个之后的 QUIT 遇到的是已关闭的连接（redis-cli 会在 stderr 上说明）；下一行会重新连接",
+    "the app needs a terminal: its input (stdin) or its screen (stderr) is not one; for scripts use repl, run or check":
+        "这个应用需要一个终端：它的输入（stdin）或屏幕（stderr）不是终端；脚本里请用 repl、run 或 check",
+    # -- time limits (scenario/time_limits.py) --------------------------------------------
+    "setup ({commands}) did not answer within {seconds:g}s; scenario stopped":
+        "setup（{commands}）在 {seconds:g} 秒内没有回复；场景已停止",
+    "no answer within {seconds:g}s; scenario stopped": "{seconds:g} 秒内没有回复；场景已停止",
+    "the playground started a fresh server": "playground 启动了一个新的服务器",
+    "the server still does not answer ({error})": "服务器仍然没有回复（{error}）",
+    "SCRIPT KILL and CLIENT UNPAUSE sent; every client reconnected": "已发送 SCRIPT KILL 和 CLIENT UNPAUSE；所有客户端都已重新连接",
+    "a setup or step that has not answered by then stops its scenario (default 15)":
+        "setup 或步骤到这个时间还没有回复，就停止它所在的场景（默认 15）",
+    "seconds from 0.1 to 86400, e.g. 15 or 2.5": "秒数，从 0.1 到 86400，例如 15 或 2.5",
+    "The scenario stopped: {error}": "场景已停止：{error}",
+    "r restarts it; x closes it.": "r 从头再来；x 关闭。",
     "error {code}": "错误 {code}",
     "state {key}": "状态 {key}",
     "aborted: nothing ran (a WATCHed key changed)": "事务被放弃：什么都没执行（被 WATCH 的 Key 改变了）",

@@ -124,6 +124,10 @@ class Teacher:
             self.render()
             return
         self.message = self._explain(index, result)
+        if self.stepper.error:  # it did not answer in time: the scenario stops here
+            self.autoplay = False
+            self.message = Text(tr("The scenario stopped: {error}", error=self.stepper.error) + "\n"
+                                + tr("r restarts it; x closes it."), style="bold red")
         if step.pause:
             self.autoplay = False
         await self.after_step(result)

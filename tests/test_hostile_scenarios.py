@@ -155,6 +155,22 @@ def test_check_of_a_directory_stops_what_never_answers_and_goes_on(tmp_path, ser
     assert lines[-1] == "1 passed, 2 failed"
 
 
+def test_a_scenario_sets_its_own_time_limit(tmp_path, server_binary):
+    """`time_limit = 1` in the file: the looping setup stops after 1 s (not the default 15);
+    --time-limit given on the command line wins over it."""
+    text = NEVER_ANSWERS["a-looping-setup"][0].replace(HEAD, HEAD + "time_limit = 1\n", 1)
+    path = tmp_path / "own-limit.toml"
+    path.write_text(text, encoding="utf-8")
+    result = _cli("check", "--server", server_binary.path, str(path))
+    assert result.returncode == 1 and "did not answer within 1s" in result.stdout, result.stdout + result.stderr
+    result = _cli("check", "--server", server_binary.path, "--time-limit", "2", str(path))
+    assert "did not answer within 2s" in result.stdout, result.stdout + result.stderr
+    bad = tmp_path / "bad-limit.toml"
+    bad.write_text(HEAD + "time_limit = 0\n" + STEP, encoding="utf-8")
+    result = _cli("check", "--server", server_binary.path, str(bad))
+    assert "time_limit: seconds a setup or step may take" in result.stdout + result.stderr
+
+
 def test_time_limit_option_is_checked():
     result = _cli("check", "--time-limit", "0", "incr-is-atomic")
     assert result.returncode == 2 and "Traceback" not in result.stderr
@@ -175,7 +191,7 @@ async def _lesson_view_stops(tmp_path, pg):
     path = tmp_path / "b-paused-step.toml"
     path.write_text(NEVER_ANSWERS["b-paused-step"][0], encoding="utf-8")
     stepper = Stepper(pg, load_scenario(path))
-    stepper.runner.time_limit = 1
+    stepper.runner.time_limit_given = 1
     await stepper.start()
     result = await stepper.step()
     assert stepper.error == (f"{path}: step 1 (A> CLIENT PAUSE 600000 ALL): no answer within 1s; "

@@ -223,6 +223,7 @@ MESSAGES: dict[str, str] = {
     "it disconnects the server's other clients": "它会断开服务器的其他客户端",
     "it streams the whole dataset and can make the server rewrite its snapshot file": "它会传出整个数据集，还可能让服务器重写快照文件",
     "it wipes the server's security log": "它会清空服务器的安全日志",
+    "seconds a setup or step may take: a number above 0, at most 600": "setup 或一步最多可用的秒数：大于 0、不超过 600 的数",
     "milliseconds a script runs before others get BUSY: a whole number from 1 to 60000": "脚本运行多少毫秒后其他客户端收到 BUSY：1 到 60000 的整数",
     "it deletes every function library": "它会删除所有函数库",
     "it deletes a function library": "它会删除一个函数库",

@@ -106,7 +106,7 @@ class Runner:
                  record_touched: bool = False, executor: Executor | None = None,
                  sink=None, time_limit: float | None = None) -> None:
         self.pg = pg
-        self.time_limit = time_limit or DEFAULT_TIME_LIMIT  # seconds a setup or step may take
+        self.time_limit_given = time_limit  # run/check --time-limit: wins over the scenario's own
         self.stopped: str | None = None  # why the scenario stopped (a time-out), if it did
         self.sink = sink  # the executor's events for the steps (None: the executor's own sink)
         self.on_step = on_step or (lambda result: None)
@@ -167,14 +167,20 @@ class Runner:
         saved = self.saved.get(step.client, {})
         return format_argv([fill_template(a, saved) for a in step.argv])
 
+    def time_limit(self, scenario: Scenario) -> float:
+        """Seconds a setup or step may take: --time-limit, else the scenario's
+        `time_limit`, else DEFAULT_TIME_LIMIT."""
+        return self.time_limit_given or scenario.time_limit or DEFAULT_TIME_LIMIT
+
     async def begin_part(self, scenario: Scenario, part: Part) -> str | None:
         """Fresh server state, then the part's setup; the error message if setup failed
         or did not answer in time (the server is then fresh again)."""
         self.stopped = None
+        seconds = self.time_limit(scenario)
         try:
-            return await within(self.time_limit, self._begin_part(scenario, part))
+            return await within(seconds, self._begin_part(scenario, part))
         except TimedOut:
-            self.stopped = setup_message(scenario, part, self.time_limit) + "; " + await recover(self)
+            self.stopped = setup_message(scenario, part, seconds) + "; " + await recover(self)
             return self.stopped
 
     async def _begin_part(self, scenario: Scenario, part: Part) -> str | None:
@@ -197,13 +203,14 @@ class Runner:
         (a server step, which acts on the nodes, has its own limits)."""
         if step.kind == "server":
             return await self._run_step(scenario, part, step, refresh=refresh)
-        limit = self.time_limit + (step.sleep or 0) + (WAIT_TIMEOUT if step.kind == "wait" else 0)
+        seconds = self.time_limit(scenario)
+        limit = seconds + (step.sleep or 0) + (WAIT_TIMEOUT if step.kind == "wait" else 0)
         out = StepResult(part, step)
         try:
             return await within(limit, self._run_step(scenario, part, step, out, refresh))
         except TimedOut:
-            self.stopped = step_message(scenario, part, step, self.time_limit) + "; " + await recover(self)
-            out.note = tr("no answer within {seconds:g}s; scenario stopped", seconds=self.time_limit)
+            self.stopped = step_message(scenario, part, step, seconds) + "; " + await recover(self)
+            out.note = tr("no answer within {seconds:g}s; scenario stopped", seconds=seconds)
             out.checks.append(CheckResult("answers in time", False, self.stopped))
             return out
 

@@ -150,6 +150,8 @@ class Repl(PipelinedRuns):
     def _on_event(self, event: ev.Event) -> None:
         client = event.client
         line = self.running.get(client)
+        if line is not None and not any(held is line for held in self.lines[client]):
+            line = None  # printed already (its worker has not cleared `running` yet): what comes now is not its
         if isinstance(event, ev.Message):
             if isinstance(event.frame, Push) and not self.pg.sessions[client].streaming:
                 # a push between replies (client tracking): piped redis-cli hides it

@@ -82,6 +82,8 @@ class PipelinedRuns:
         module docstring)."""
         if self.pg.follows_redirects:  # a cluster: each reply may send the line elsewhere
             return None
+        if self.show_pushes:  # one round trip a line, as redis-cli: the server batches a
+            return None       # pipeline's invalidations into one push (two SETs, one push)
         name, text = self.split_client(raw.rstrip(b"\n"))
         try:
             cmd = parse_line(text)

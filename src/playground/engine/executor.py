@@ -18,6 +18,7 @@ from typing import Callable
 from playground.engine import events as ev
 from playground.engine import pipeline
 from playground.engine.pipeline import TIMING_FROM
+from playground.engine.changes import ChangeFeed, record as record_changes
 from playground.engine.playground import Playground, Refused
 from playground.i18n import tr
 from playground.engine.session import STREAMING, ConnectionLost, MonitorLine, Session
@@ -89,6 +90,9 @@ class Executor:
         self.sink = sink or (lambda event: None)
         self._has_sink = sink is not None  # else the per-reply events are not even built
         self.attribute = attribute
+        self._records = attribute or bool(explain)  # what each unit changed, as the server says
+        if self._records and pg.changes is None and ChangeFeed.possible(pg):
+            pg.changes = ChangeFeed(pg)
         self._attributions: asyncio.Future | None = None  # the last attribution queued
         self._jobs: dict[str, Job] = {}
         self._sinks: dict[str, Callable[[ev.Event], None]] = {}  # a running job's own sink
@@ -247,6 +251,8 @@ class Executor:
             if not await self._reconnect(session, result, after_quit):
                 return result
         pg.note_scripts(list(argv))
+        if pg.changes is not None:
+            await pg.changes.ready()
         word = argv[0].lower()
         listening = self._has_sink or client in self._sinks
         started = time.monotonic()
@@ -278,6 +284,8 @@ class Executor:
                     continue
                 waited += session.waited
                 self._replied(session, argv, reply, result, listening, job.limit, outputs)
+                if self._records and session.last_unit is not None:
+                    await record_changes(pg, session.last_unit)
                 if self.why is not None:
                     await self._explain(session, argv, reply, result)
                 if session.state.disconnected:

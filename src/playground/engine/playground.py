@@ -59,6 +59,7 @@ class Playground:
         self.reader: Inspector | None = None  # read-only connection: inspector and checks
         self.admin: SideConnection | None = None  # flushes: never through a client's connection
         self.writes: WriteTracker | None = None  # who last wrote each key (write attribution)
+        self.changes = None  # the server's key events, when an executor records them (engine/changes.py)
         self._help: HelpIndex | None = None
         self.scripts_seen: dict[str, bytes | None] = {}  # sha1 -> source (None if only the sha was seen)
         self.own_traffic = OwnTraffic()
@@ -173,6 +174,8 @@ class Playground:
             await self.reader.close()
         if self.admin is not None:
             await self.admin.close()
+        if self.changes is not None:
+            await self.changes.close()
         if self.server is not None:
             self.server.stop()
 

@@ -39,6 +39,7 @@ class ClientState:
     exec_will_abort: bool = False   # a queue-time error: EXEC will answer EXECABORT
     watched: tuple[bytes, ...] = ()
     dirty: bool = False             # server flag d: a WATCHed key changed, EXEC will abort
+    dirty_keys: tuple[bytes, ...] = ()  # which WATCHed keys changed, by the engine's write records
     blocked: bool = False           # server flag b: waiting in BLPOP, XREAD BLOCK, ...
     busy_script: bool = False       # the server is running this client's slow script
     subscriptions: int = 0
@@ -286,6 +287,7 @@ class Session:
                        exec_will_abort=bool(tx and tx.rejected), watched=units.watched)
         if (tx is None and state.in_multi) or not units.watched:
             changes["dirty"] = False
+            changes["dirty_keys"] = ()
         if cmd == b"select" and isinstance(reply, Status) and len(argv) == 2:
             changes["db"] = int(argv[1])
         elif cmd == b"hello":

@@ -70,3 +70,17 @@ async def test_the_ttl_note_in_chinese(pg):
     await lines(ex, "A> SET k v", "A> WATCH k", "B> EXPIRE k 100", "A> MULTI", "A> GET k", "A> EXEC")
     why, = whys(seen)
     assert why.text.startswith("A WATCH 之后（#2），B 只改了被 WATCH 的 k 的过期时间（EXPIRE k 100，#3）")
+
+
+async def test_only_the_watched_key_that_changed_is_dirty(pg):
+    ex, _ = recording(pg)
+    await lines(ex, "A> SET k 1", "A> WATCH k missing", "B> SET missing 1")
+    await pg.refresh_states()
+    state = pg.session("A").state
+    assert state.dirty and state.dirty_keys == (b"missing",)   # the client is dirty, as the server says
+    assert state.dirty_key(b"missing") and not state.dirty_key(b"k")
+    await lines(ex, "B> EXPIRE k 100")
+    assert pg.session("A").state.dirty_keys == (b"missing", b"k")
+    await lines(ex, "A> UNWATCH")
+    await pg.refresh_states()
+    assert not pg.session("A").state.dirty and pg.session("A").state.dirty_keys == ()

@@ -53,6 +53,11 @@ class ClientState:
     def subscribed(self) -> bool:
         return self.subscriptions > 0
 
+    def dirty_key(self, key: bytes) -> bool:
+        """Did WATCHed `key` change? (flag d is per client; `dirty_keys` say which: none
+        recorded, e.g. an outside writer, and every WATCHed key may have)"""
+        return self.dirty and (key in self.dirty_keys or not self.dirty_keys)
+
 
 _STATE_FIELDS = frozenset(f.name for f in fields(ClientState))
 # Commands whose reply may change the client-side state (see Session._track and

@@ -295,7 +295,7 @@ class PlaygroundApp(TeachingActions, RecordingActions, App):
             state = self.playground.session(name).state
             self.query_one(f"#pane-{name}", ClientPane).state = state
             for key in state.watched:
-                watchers.setdefault(key, []).append((name, state.dirty))
+                watchers.setdefault(key, []).append((name, state.dirty_key(key)))
         self.query_one(KeyInspector).set_watchers(watchers)
 
     def get_system_commands(self, screen):

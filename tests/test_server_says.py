@@ -84,3 +84,11 @@ async def test_only_the_watched_key_that_changed_is_dirty(pg):
     await lines(ex, "A> UNWATCH")
     await pg.refresh_states()
     assert not pg.session("A").state.dirty and pg.session("A").state.dirty_keys == ()
+
+
+async def test_a_client_pause_does_not_hold_the_line(pg):
+    """CLIENT PAUSE changes no key: nothing is asked of the server about it (a question
+    would wait for the pause to end)."""
+    ex, _ = recording(pg)
+    done, = await lines(ex, "A> CLIENT PAUSE 2500")
+    assert done.elapsed < 1.5 and done.units[0].changes == {}

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 
+from playground.engine.catalogue import SERVER_STATE
 from playground.engine.session import Session, replace
 from playground.resp.replies import Array, Bulk, Err, Push
 
@@ -30,6 +31,8 @@ TTL_EVENTS = frozenset((b"expire", b"persist"))
 """Events that change only a key's time to live (its value and type stay)."""
 SERVER_EVENTS = frozenset((b"expired", b"evicted"))
 """Events of the server's own: nobody's write."""
+KEYLESS_STATE = SERVER_STATE - {b"swapdb"}
+"""Server-state commands that change no key."""
 _KEEP_FOR = 8       # takes an unclaimed event waits for its unit, at most
 _SYNC_TIMEOUT = 5.0  # seconds: a sync that never comes back (the server busy): no records
 
@@ -126,9 +129,10 @@ async def record(pg, unit) -> None:
     may_have_run = unit.ran or (unit.kind == "script" and unit.outcome == "error")  # (an error's code
     if feed is not None and may_have_run and not (isinstance(unit.reply, Err) and unit.reply.code == "BUSY"):
         # may come from a command the script called after it wrote: only the server can say)
-        effects = await pg.catalogue.effects(unit.commands)
+        # (commands that change no key are not asked about: after CLIENT PAUSE any question waits)
+        commands = [argv for argv in unit.commands if argv and argv[0].lower() not in KEYLESS_STATE]
         keys: set[bytes] | None = set()
-        for effect in effects:
+        for effect in await pg.catalogue.effects(commands) if commands else ():
             if effect.writes is None:
                 keys = None
                 break

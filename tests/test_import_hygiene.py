@@ -69,3 +69,30 @@ def test_the_app_and_the_commands_do_not_import_redis_py():
            "rc = cli.main(['check', '--server', 'bundled', 'watch-abort'])\nassert rc == 0, rc")
     assert not _imported(app, "redis") and not _imported(run, "redis")
     assert _imported("import redis.asyncio", "redis")  # the check itself can fail
+
+
+def test_every_package_imported_directly_is_declared():
+    """A package the source imports itself is declared in pyproject.toml (a dependency or
+    an extra's), not only there because another package needs it (rich via textual,
+    aiohttp via textual-serve)."""
+    import ast
+    import importlib.metadata
+    import re
+    import tomllib
+    from pathlib import Path
+
+    root = Path(playground.__file__).resolve().parents[2]
+    project = tomllib.loads((root / "pyproject.toml").read_text())["project"]
+    declared = {re.split(r"[<>=!~\[ ;]", req, maxsplit=1)[0].lower().replace("_", "-")
+                for req in project["dependencies"] + sum(project["optional-dependencies"].values(), [])}
+    owners = importlib.metadata.packages_distributions()
+    imported = set()
+    for path in Path(playground.__file__).parent.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
+                     [node.module] if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module else [])
+            imported.update(name.partition(".")[0] for name in names)
+    third_party = imported - set(sys.stdlib_module_names) - {"playground"}
+    missing = {m: owners.get(m) for m in third_party
+               if not {d.lower().replace("_", "-") for d in owners.get(m, [m])} & declared}
+    assert not missing

@@ -17,6 +17,7 @@ from typing import Callable
 
 from playground.engine import events as ev
 from playground.engine import pipeline
+from playground.engine.job import Job
 from playground.engine.pipeline import TIMING_FROM
 from playground.engine.changes import ChangeFeed, record as record_changes
 from playground.engine.playground import Playground, Refused
@@ -33,37 +34,6 @@ READING_MESSAGES = b"Reading messages... (press Ctrl-C to quit)\n"
 _SUBSCRIBE_WORDS = (b"subscribe", b"psubscribe", b"ssubscribe")
 RESTART_OUTSIDE_LDB = b"Use 'restart' only in Lua debugging mode.\n"
 _BIG_OUTPUT = 1 << 20  # a reply this big is rendered in pieces when nobody keeps its output
-
-
-class Job:
-    """One line on its way: `task` ends with its LineResult; `settle()` returns as soon
-    as the line is done or its client is blocked on the server."""
-
-    def __init__(self, executor: "Executor", client: str, argv: tuple[bytes, ...], repeat: int,
-                 limit: int | None = None) -> None:
-        self.executor = executor
-        self.client = client
-        self.argv = argv
-        self.repeat = repeat
-        self.limit = limit  # render at most this many bytes of each reply (None: all)
-        self.task: asyncio.Task | None = None
-        self.blocked = False
-
-    async def settle(self) -> bool:
-        """True when the line is done; False when the server says its client waits
-        (a `Blocked` event is sent once)."""
-        done = await self.executor.pg.settle(self.client, self.task)
-        if not done and not self.blocked:
-            self.blocked = True
-            state = self.executor.pg.sessions[self.client].state
-            self.executor.emit(ev.Blocked(self.client, self.argv, busy_script=state.busy_script))
-        return done
-
-    def result(self) -> ev.LineResult:
-        return self.task.result()
-
-    def __await__(self):
-        return self.task.__await__()
 
 
 class Executor:
@@ -104,6 +74,19 @@ class Executor:
         """True: no Sent or UnitEnded events (`repl` prints neither)."""
         for session in pg.sessions.values():
             session.on_stream = self._on_stream
+
+    @property
+    def has_sink(self) -> bool:
+        """Does anyone listen to the per-reply events? (else they are not even built)"""
+        return self._has_sink
+
+    def adopt(self, job: Job) -> None:
+        """`job` (a line started elsewhere: the pipeline's last, blocked) is its client's job now."""
+        self._jobs[job.client] = job
+
+    def default_sink(self, client: str) -> None:
+        """`client`'s events go to the executor's own sink again (no job's own sink)."""
+        self._sinks.pop(client, None)
 
     def emit(self, event: ev.Event) -> None:
         self._sinks.get(event.client, self.sink)(event)
@@ -199,7 +182,7 @@ class Executor:
         job.task = asyncio.create_task(self._run(job))
         if self.attribute:
             job.task.add_done_callback(
-                lambda task: task.cancelled() or task.exception() or self._attribute_later(task.result()))
+                lambda task: task.cancelled() or task.exception() or self.attribute_later(task.result()))
         self._jobs[client] = job
         return job
 
@@ -221,7 +204,7 @@ class Executor:
         finally:
             self._jobs.pop(client, None)
         if self.attribute:
-            self._attribute_later(result)
+            self.attribute_later(result)
         return result
 
     async def run_pipelined(self, lines: list[tuple[str, tuple[bytes, ...], int]], overlap: bool = True,
@@ -270,7 +253,7 @@ class Executor:
                     if pg.follows_redirects:  # like redis-cli -c (engine/redirect.py)
                         reply = await follow(pg, session, list(argv), reply, self.emit)
                 except ConnectionLost as exc:
-                    await self._lost(session, result, word, str(exc))
+                    await self.connection_lost(session, result, word, str(exc))
                     return result
                 if reply is STREAMING:
                     result.streaming = True
@@ -283,7 +266,7 @@ class Executor:
                         break  # redis-cli stays in its subscribe loop: `2 SUBSCRIBE a` subscribes once
                     continue
                 waited += session.waited
-                self._replied(session, argv, reply, result, listening, job.limit, outputs)
+                self.replied(session, argv, reply, result, listening, job.limit, outputs)
                 if self._records and session.last_unit is not None:
                     await record_changes(pg, session.last_unit)
                 if self.why is not None:
@@ -307,7 +290,7 @@ class Executor:
             self.emit(ev.Output(client, b"(%.2fs)\n" % waited, kind="timing", buffered=True))
         return result
 
-    def _replied(self, session: Session, argv, reply, result: ev.LineResult, listening: bool,
+    def replied(self, session: Session, argv, reply, result: ev.LineResult, listening: bool,
                  limit: int | None, outputs: list[bytes]) -> None:
         """Record a reply: its server order, its output, the unit it closed."""
         client = session.name
@@ -348,7 +331,7 @@ class Executor:
             result.whys.append(why)
             self.emit(why)
 
-    def _attribute_later(self, result: ev.LineResult) -> None:
+    def attribute_later(self, result: ev.LineResult) -> None:
         """Attribution costs reader round trips (COMMAND INFO, GETKEYS): it starts when
         the line is done, in command order, so neither the reply nor the line's end
         waits for it."""
@@ -375,7 +358,7 @@ class Executor:
         if keys:
             self.emit(ev.Wrote(unit.client, keys, unit))
 
-    async def _lost(self, session: Session, result: ev.LineResult, word: bytes, why: str) -> None:
+    async def connection_lost(self, session: Session, result: ev.LineResult, word: bytes, why: str) -> None:
         client = session.name
         shutdown = word == b"shutdown"
         if self.pg.server_stopped_now(wait=shutdown):

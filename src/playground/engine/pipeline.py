@@ -23,11 +23,12 @@ from typing import TYPE_CHECKING
 from playground.engine import events as ev
 from playground.engine.commuting import in_order, waits as commuting_waits
 from playground.engine.playground import Refused
+from playground.engine.job import Job
 from playground.engine.session import replace
 from playground.resp.connection import MORE, pack_command
 
 if TYPE_CHECKING:
-    from playground.engine.executor import Executor, Job
+    from playground.engine.executor import Executor
 
 TIMING_FROM = 0.5  # redis-cli prints "(N.NNs)" after a reply that took at least this long
 WINDOW = 512       # commands sent and not yet answered, at most
@@ -101,12 +102,12 @@ async def run_lines(executor: "Executor", lines: list[tuple[str, tuple[bytes, ..
         waits = await commuting_waits(pg.catalogue, heads) if overlap else in_order(heads)
         for line, wait in zip(todo, waits):
             line.wait = wait
-    listening = executor._has_sink
+    listening = executor.has_sink
     sessions = {name: pg.sessions[name] for name in clients}
     task = asyncio.current_task()
     for name, session in sessions.items():
-        executor._sinks.pop(name, None)
-        session._running = task
+        executor.default_sink(name)
+        session.running = task
     run = _Run(executor, todo, sessions, listening)
     pending = None
     try:
@@ -119,17 +120,15 @@ async def run_lines(executor: "Executor", lines: list[tuple[str, tuple[bytes, ..
         task = asyncio.ensure_future(run.answer_last(last))
         if await pg.settle(last.client, task):
             return results + [task.result()], None
-        from playground.engine.executor import Job
-
         pending = Job(executor, last.client, last.argv, last.repeat)
         pending.task = task
-        executor._jobs[last.client] = pending
-        sessions[last.client]._running = task
+        executor.adopt(pending)
+        sessions[last.client].running = task
         return results, pending
     finally:
         for session in sessions.values():
             if pending is None or session.name != pending.client:
-                session._running = None
+                session.running = None
 
 
 class _Run:
@@ -220,7 +219,7 @@ class _Run:
                 pieces.clear()
                 session = self.sessions[name]
                 try:
-                    await session._conn.send_packed_command(data)
+                    await session.connection.send_packed_command(data)
                 except OSError as exc:
                     self._dropped(session, exc)
         now = time.monotonic()
@@ -232,8 +231,7 @@ class _Run:
 
     def _dropped(self, session, exc) -> None:
         self.lost[session.name] = str(exc)
-        session._conn = None
-        session.state = replace(session.state, pending=None)
+        session.dropped()
 
     def _take(self, line: _Line) -> bool:
         """Answer `line` from the replies already in its connection's buffer; True when
@@ -241,7 +239,7 @@ class _Run:
         if line.written != line.repeat or self.lost:
             return False
         session = self.sessions[line.client]
-        conn = session._conn
+        conn = session.connection
         while line.read < line.repeat:
             reply = conn.buffered_response()
             if reply is MORE:
@@ -260,7 +258,7 @@ class _Run:
                 await self._send()
             if line.client in self.lost:
                 return await self._lost(line, session)
-            conn = session._conn
+            conn = session.connection
             try:
                 for _ in range(line.written - line.read):
                     reply = conn.buffered_response()
@@ -287,8 +285,8 @@ class _Run:
         session.waited = waited
         line.waited += waited
         session.last_unit = None
-        session._track(line.argv, reply)
-        self.executor._replied(session, line.argv, reply, line.result, self.listening, None, line.outputs)
+        session.track(line.argv, reply)
+        self.executor.replied(session, line.argv, reply, line.result, self.listening, None, line.outputs)
 
     def _done(self, line: _Line) -> None:
         executor, result = self.executor, line.result
@@ -297,10 +295,10 @@ class _Run:
         if line.waited >= TIMING_FROM:
             executor.emit(ev.Output(line.client, b"(%.2fs)\n" % line.waited, kind="timing", buffered=True))
         if executor.attribute:
-            executor._attribute_later(result)
+            executor.attribute_later(result)
 
     async def _lost(self, line: _Line, session) -> bool:
         self.in_flight -= line.sent - line.read
-        session._running = None
-        await self.executor._lost(session, line.result, line.argv[0].lower(), self.lost[line.client])
+        session.running = None
+        await self.executor.connection_lost(session, line.result, line.argv[0].lower(), self.lost[line.client])
         return False

@@ -60,7 +60,7 @@ class ClientState:
 
 
 _STATE_FIELDS = frozenset(f.name for f in fields(ClientState))
-# Commands whose reply may change the client-side state (see Session._track and
+# Commands whose reply may change the client-side state (see Session.track and
 # UnitTracker.note): every other command outside MULTI and WATCH changes none of it.
 _TRACKED = frozenset((b"multi", b"exec", b"discard", b"watch", b"unwatch", b"reset", b"select", b"hello"))
 
@@ -109,7 +109,7 @@ class Session:
         self._drained.set()
         self._sync_waiters: dict[bytes, asyncio.Future] = {}
         self._sync_counter = 0
-        self._running: asyncio.Task | None = None
+        self.running: asyncio.Task | None = None
         self.lost: str | None = None   # set when the stream reader lost the connection
         self._start_resp = 2
         self.units = UnitTracker(name)
@@ -190,7 +190,7 @@ class Session:
         self.state = ClientState(self.name, client_id=self.state.client_id, db=self.address.db,
                                  resp=self._start_resp)
         for argv, reply in zip(then, replies[len(commands):]):
-            self._track(argv, reply)
+            self.track(argv, reply)
         return replies[len(commands):]
 
     async def close(self) -> None:
@@ -209,6 +209,16 @@ class Session:
     @property
     def connected(self) -> bool:
         return self._conn is not None
+
+    @property
+    def connection(self):
+        """The open connection (None when not connected): for a caller that pipelines."""
+        return self._conn
+
+    def dropped(self) -> None:
+        """The connection failed under a caller that pipelines: forget it (the next command reconnects)."""
+        self._conn = None
+        self.state = replace(self.state, pending=None)
 
     @property
     def streaming(self) -> bool:
@@ -238,7 +248,7 @@ class Session:
             await self._send_streaming(argv)
             return STREAMING
         self.state = replace(self.state, pending=tuple(argv))
-        self._running = asyncio.current_task()
+        self.running = asyncio.current_task()
         debugging = self.ldb.before(argv)
         try:
             sent = time.monotonic()
@@ -255,8 +265,8 @@ class Session:
                 return Status(b"OK")
             raise ConnectionLost(str(exc)) from None
         finally:
-            self._running = None
-        self._track(argv, reply)  # pending=None too: one state copy per reply
+            self.running = None
+        self.track(argv, reply)  # pending=None too: one state copy per reply
         if cmd == b"quit" and isinstance(reply, Status):
             self._after_quit()
         elif self.ldb.ended:  # the server closes the connection after a debugging session
@@ -272,7 +282,7 @@ class Session:
         self.units.clear()
         self.state = ClientState(self.name, disconnected=True, resp=self._start_resp)
 
-    def _track(self, argv, reply) -> None:
+    def track(self, argv, reply) -> None:
         """Client-side state and units from one command and its reply (the reply has
         arrived: nothing is pending any more)."""
         units = self.units
@@ -303,7 +313,7 @@ class Session:
 
     async def cancel(self) -> str:
         """Abandon a pending command: close the connection and open a new one."""
-        task = self._running
+        task = self.running
         if task is not None and not task.done():
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)

@@ -11,7 +11,8 @@ from __future__ import annotations
 import asyncio
 import re
 from dataclasses import dataclass, field
-from typing import Callable
+from types import MappingProxyType
+from typing import Callable, Mapping
 
 from playground.engine import events as ev
 from playground.engine.executor import Executor, Job
@@ -108,6 +109,9 @@ class Runner:
         self.record_touched = record_touched
         self.executor = executor or Executor(pg)
         self._pending: dict[str, tuple[Job, StepResult]] = {}
+        self.waiting: Mapping[str, tuple[Job, StepResult]] = MappingProxyType(self._pending)
+        """Clients whose command blocked, and whose reply no wait step took yet: client ->
+        (its Job, the StepResult of the step that sent it). A read-only live view."""
         self.saved: dict[str, dict[str, object]] = {}  # client -> name -> value (save = "...")
         self.HANDLERS = {"command": self._command_step, "wait": self._wait_step,
                          "reconnect": self._reconnect_step,  # one per step kind (model.STEP_KINDS)
@@ -137,7 +141,7 @@ class Runner:
                 step_result = await self.run_step(scenario, part.name, step)
                 result.steps.append(step_result)
                 self.on_step(step_result)
-        await self._discard_pending()
+        await self.discard_pending()
         return result
 
     def preview(self, step: Step) -> str:
@@ -149,7 +153,7 @@ class Runner:
 
     async def begin_part(self, scenario: Scenario, part: Part) -> str | None:
         """Fresh server state, then the part's setup; the error message if setup failed."""
-        await self._discard_pending()
+        await self.discard_pending()
         self.saved = {}
         self._keys_so_far: dict[bytes, None] = {}  # the part's keys, in the order first touched
         setup = part.setup
@@ -287,7 +291,8 @@ class Runner:
                 keys.setdefault(bytes(k), None)
         return {key.decode("utf-8", "replace"): await describe_key(self.pg, key) for key in keys}
 
-    async def _discard_pending(self) -> None:
+    async def discard_pending(self) -> None:
+        """Cancel every blocked command still waiting, and forget them."""
         for name, (job, _) in list(self._pending.items()):
             if not job.task.done():
                 try:

@@ -32,6 +32,9 @@ def deferred_imports(path):
     return [n.module for f in ast.walk(tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
             for n in ast.walk(f) if isinstance(n, ast.ImportFrom)]
 
+def imported_modules(path):
+    return [n.module for n in ast.walk(ast.parse(open(path).read())) if isinstance(n, ast.ImportFrom)]
+
 print(json.dumps(globals()[sys.argv[1]](sys.argv[2])))
 '''
 
@@ -59,3 +62,11 @@ def test_pipeline_and_executor_import_each_other_at_top_level_only():
     deferred into a function between the two."""
     assert "playground.engine.executor" not in scan("deferred_imports", SRC / "engine" / "pipeline.py")
     assert "playground.engine.pipeline" not in scan("deferred_imports", SRC / "engine" / "executor.py")
+
+
+def test_web_server_does_not_import_serve_command():
+    """serve_command imports web_server when serving (textual-serve is an extra); web_server
+    keeps what it needs itself, so the two do not import each other."""
+    path = SRC / "cli" / "web_server.py"
+    imports = scan("imported_modules", path)
+    assert "playground.cli.serve_command" not in imports

@@ -13,9 +13,7 @@ Loopback by default: on another address anyone who can reach it gets playgrounds
 
 from __future__ import annotations
 
-import asyncio
 import os
-import signal
 import sys
 
 from playground.i18n import tr
@@ -82,25 +80,3 @@ def cmd_serve(args) -> int:
     PlaygroundServer(app_command(args), args.host, args.port, quit_grace=QUIT_GRACE).serve()
     return 0
 
-
-def die_with_parent() -> None:
-    """preexec_fn of an app process: SIGTERM when serve dies, however it dies (Linux)."""
-    import ctypes
-
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
-
-
-async def end_process(process: asyncio.subprocess.Process, grace: float) -> None:
-    """Terminate `process` (Textual quits on SIGTERM), then kill it if it lingers."""
-    if process.returncode is None:
-        try:
-            process.terminate()
-            await asyncio.wait_for(process.wait(), grace)
-        except ProcessLookupError:
-            pass
-        except asyncio.TimeoutError:
-            process.kill()
-            await process.wait()

@@ -12,9 +12,30 @@ from aiohttp import web
 from textual_serve.app_service import AppService
 from textual_serve.server import Server, to_int
 
-from playground.cli.serve_command import die_with_parent, end_process
-
 log = logging.getLogger("textual-serve")
+
+
+def die_with_parent() -> None:
+    """preexec_fn of an app process: SIGTERM when serve dies, however it dies (Linux)."""
+    import ctypes
+
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+async def end_process(process: asyncio.subprocess.Process, grace: float) -> None:
+    """Terminate `process` (Textual quits on SIGTERM), then kill it if it lingers."""
+    if process.returncode is None:
+        try:
+            process.terminate()
+            await asyncio.wait_for(process.wait(), grace)
+        except ProcessLookupError:
+            pass
+        except asyncio.TimeoutError:
+            process.kill()
+            await process.wait()
 
 
 class PlaygroundApp(AppService):

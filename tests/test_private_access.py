@@ -70,3 +70,10 @@ def test_web_server_does_not_import_serve_command():
     path = SRC / "cli" / "web_server.py"
     imports = scan("imported_modules", path)
     assert "playground.cli.serve_command" not in imports
+
+
+def test_the_scenario_model_does_not_reach_for_its_loader():
+    """The loader imports the model; the model no longer hands out the loader's names
+    through a module __getattr__ (every caller imports them from scenario.loader)."""
+    assert "playground.scenario" not in scan("deferred_imports", SRC / "scenario" / "model.py")
+    assert "__getattr__" not in (SRC / "scenario" / "model.py").read_text()

@@ -451,7 +451,7 @@ def run_app(args, server: PrivateServer | None = None) -> int:
     scenario = None
     if getattr(args, "command", None) == "open":
         from playground.scenario.library import resolve
-        from playground.scenario.model import load_scenario
+        from playground.scenario.loader import load_scenario
 
         scenario = load_scenario(resolve(args.scenario, args.scenarios), getattr(args, "lang", "en"))
     app = make_app(args.server, args.url, args.allow_flush, args.clients,

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Callable
 
+from playground.engine.client_state import ClientState, replace  # noqa: F401 (re-exported)
 from playground.engine.lua_debugger import LuaDebugging
 from playground.engine.units import Unit, UnitTracker, hello_protocol
 from playground.i18n import tr
@@ -28,50 +29,9 @@ class ConnectionLost(Exception):
     """The connection dropped under a command (server gone, or killed the client)."""
 
 
-@dataclass(frozen=True)
-class ClientState:
-    """What a client pane shows about its client. Server flags win over client guesses."""
-
-    name: str
-    client_id: int | None = None
-    in_multi: bool = False
-    queued: int = 0                 # QUEUED replies since MULTI (counted client-side)
-    exec_will_abort: bool = False   # a queue-time error: EXEC will answer EXECABORT
-    watched: tuple[bytes, ...] = ()
-    dirty: bool = False             # server flag d: a WATCHed key changed, EXEC will abort
-    dirty_keys: tuple[bytes, ...] = ()  # which WATCHed keys changed, by the engine's write records
-    blocked: bool = False           # server flag b: waiting in BLPOP, XREAD BLOCK, ...
-    busy_script: bool = False       # the server is running this client's slow script
-    subscriptions: int = 0
-    resp: int = 2
-    db: int = 0
-    pending: tuple[bytes, ...] | None = None  # the command still waiting for its reply
-    monitoring: bool = False        # after MONITOR: every command the server runs streams in
-    disconnected: bool = False      # after QUIT (the next command reconnects)
-
-    @property
-    def subscribed(self) -> bool:
-        return self.subscriptions > 0
-
-    def dirty_key(self, key: bytes) -> bool:
-        """Did WATCHed `key` change? (flag d is per client; `dirty_keys` say which: none
-        recorded, e.g. an outside writer, and every WATCHed key may have)"""
-        return self.dirty and (key in self.dirty_keys or not self.dirty_keys)
-
-
-_STATE_FIELDS = frozenset(f.name for f in fields(ClientState))
 # Commands whose reply may change the client-side state (see Session.track and
 # UnitTracker.note): every other command outside MULTI and WATCH changes none of it.
 _TRACKED = frozenset((b"multi", b"exec", b"discard", b"watch", b"unwatch", b"reset", b"select", b"hello"))
-
-
-def replace(state: ClientState, **changes) -> ClientState:
-    """`dataclasses.replace` for ClientState without its per-call introspection: every
-    command makes two of these, and the scenario runner's replay time is mostly such work."""
-    assert _STATE_FIELDS.issuperset(changes), changes
-    new = object.__new__(ClientState)
-    new.__dict__.update(state.__dict__, **changes)
-    return new
 
 
 @dataclass

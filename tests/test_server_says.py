@@ -92,3 +92,14 @@ async def test_a_client_pause_does_not_hold_the_line(pg):
     ex, _ = recording(pg)
     done, = await lines(ex, "A> CLIENT PAUSE 2500")
     assert done.elapsed < 1.5 and done.units[0].changes == {}
+
+
+async def test_a_fresh_starts_setup_is_nobodys_write(pg):
+    """A lesson part's setup runs outside any unit: a read-only script after it (which may
+    touch any key) is not credited with the setup's writes."""
+    ex, _ = recording(pg)
+    await lines(ex, "A> PING")                       # the key events are listened to from here
+    await pg.reset([[b"SET", b"plain", b"1"]], label="part 1")
+    await lines(ex, f"B> {READ_ONLY_SCRIPT}")
+    await ex.attributed()
+    assert pg.writes.last_writer == {}

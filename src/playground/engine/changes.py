@@ -93,6 +93,17 @@ class ChangeFeed:
         else:
             self._pool.append((bytes(key), event, 0))
 
+    async def discard(self) -> None:
+        """Forget every event so far (a fresh start's setup ran outside any unit)."""
+        if self.session.streaming:
+            try:
+                await asyncio.wait_for(self.session.sync(), _SYNC_TIMEOUT)
+            except (asyncio.TimeoutError, OSError):
+                pass
+        self._pool.clear()
+        self._expired.clear()
+        self.expired = []
+
     async def take(self, keys: frozenset[bytes] | None) -> dict[bytes, tuple[bytes, ...]] | None:
         """The changes of a unit that just replied and may write `keys` (None: any key);
         None when the server cannot say (no feed, the server busy or gone)."""

@@ -393,6 +393,8 @@ class Playground:
         self.order.mark("reset", label, setup)
         *_, replies = await asyncio.gather(*(session.reset() for session in others),
                                            setter.reset(then=FLUSH + list(setup)))
+        if self.changes is not None:
+            await self.changes.discard()  # the setup's key events are nobody's write
         return replies[len(FLUSH):]
 
 

@@ -77,3 +77,14 @@ def test_the_scenario_model_does_not_reach_for_its_loader():
     through a module __getattr__ (every caller imports them from scenario.loader)."""
     assert "playground.scenario" not in scan("deferred_imports", SRC / "scenario" / "model.py")
     assert "__getattr__" not in (SRC / "scenario" / "model.py").read_text()
+
+
+def test_the_pipeline_asks_the_catalogue_which_commands_block_or_run_scripts():
+    """No second list of blocking or script commands in the pipeline: they come from the
+    catalogue (a command added there is never pipelined)."""
+    from playground.engine.catalogue import BLOCK_TIMEOUT_AT, SCRIPT_COMMANDS
+    from playground.engine.pipeline import pipelinable
+
+    text = (SRC / "engine" / "pipeline.py").read_text()
+    assert "blpop" not in text and "evalsha" not in text
+    assert not any(pipelinable([name]) for name in [*BLOCK_TIMEOUT_AT, *SCRIPT_COMMANDS, b"xread"])

@@ -21,6 +21,7 @@ import time
 from typing import TYPE_CHECKING
 
 from playground.engine import events as ev
+from playground.engine.catalogue import BLOCK_TIMEOUT_AT, SCRIPT_COMMANDS
 from playground.engine.commuting import in_order, waits as commuting_waits
 from playground.engine.playground import Refused
 from playground.engine.job import Job
@@ -35,13 +36,13 @@ WINDOW = 512       # commands sent and not yet answered, at most
 SEND_AT = 64       # commands gathered before a write, unless a reply is waited for sooner
 LOW_WATER = 16     # or fewer than this are on their way (after a wait for another client's reply)
 
-# Commands that may wait for another client or for time (blocking pops, WAIT, scripts
-# that run until killed), stream (subscribe, monitor), end or replace the connection
+# Commands that may wait for another client or for time (blocking pops, WAIT: the
+# catalogue's BLOCK_TIMEOUT_AT, and XREAD/XREADGROUP with BLOCK; scripts that run until
+# killed: its SCRIPT_COMMANDS), stream (subscribe, monitor), end or replace the connection
 # (QUIT, RESET, HELLO, AUTH, SHUTDOWN, CLIENT ..., SYNC), or enter redis-cli's own modes
 # (SCRIPT DEBUG): they go one by one, with the executor's blocked-client detection.
-NOT_PIPELINED = frozenset(w.encode() for w in """
-    blpop brpop brpoplpush blmove blmpop bzpopmin bzpopmax bzmpop xread xreadgroup wait waitaof
-    eval evalsha eval_ro evalsha_ro fcall fcall_ro script function
+NOT_PIPELINED = frozenset(BLOCK_TIMEOUT_AT) | frozenset(SCRIPT_COMMANDS) | frozenset(w.encode() for w in """
+    xread xreadgroup script function
     subscribe psubscribe ssubscribe unsubscribe punsubscribe sunsubscribe monitor
     quit reset hello auth shutdown client debug sync psync replicaof slaveof failover
 """.split())

@@ -6,7 +6,7 @@ import asyncio
 from playground.engine import events as ev
 from playground.engine.executor import Executor
 from playground.scenario.library import resolve
-from playground.scenario.model import load_scenario
+from playground.scenario.loader import load_scenario
 from playground.scenario.stepper import Stepper
 
 

@@ -14,7 +14,7 @@ from playground.explore.explorer import ExploreError, explore, programs_of
 from playground.explore.free_play import typed_scenario
 from playground.explore.report import render_json, render_markdown, render_text
 from playground.scenario.library import resolve
-from playground.scenario.model import load_scenario
+from playground.scenario.loader import load_scenario
 
 
 def scenario(ref: str, lang: str = "en"):

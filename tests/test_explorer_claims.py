@@ -12,7 +12,7 @@ import pytest
 
 from playground.explore.explorer import explore
 from playground.explore.free_play import typed_scenario
-from playground.scenario.model import load_scenario
+from playground.scenario.loader import load_scenario
 
 
 def write(tmp_path, name: str, text: str):

@@ -12,7 +12,7 @@ from playground.history import History
 from playground.resp.cli_lines import format_argv, parse_line
 from playground.resp.cli_secrets import is_sensitive, redact
 from playground.resp.replies import Bulk, Err, Status
-from playground.scenario.model import load_scenario
+from playground.scenario.loader import load_scenario
 from playground.scenario.recorder import Recorder
 
 # -- 1. secrets never on disk ---------------------------------------------------------

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from playground.scenario.model import ScenarioError, load_scenario
+from playground.scenario.model import ScenarioError
+from playground.scenario.loader import load_scenario
 
 HEAD = 'title = "Hostile"\nlesson = "A file written to break the loader."\n'
 STEP = '[[steps]]\nclient = "A"\ncommand = "GET k"\n'

@@ -13,7 +13,8 @@ from playground.engine.playground import Playground
 from playground.cells import cut, pad, width, wrap
 from playground.i18n import LANGUAGES, PAUSE_TEXT, default_language
 from playground.scenario.library import scenario_files
-from playground.scenario.model import ScenarioError, load_scenario
+from playground.scenario.model import ScenarioError
+from playground.scenario.loader import load_scenario
 from playground.scenario.runner import Runner
 from playground.scenario.transcript import render_text
 

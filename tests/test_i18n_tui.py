@@ -61,7 +61,7 @@ async def test_f12_switches_panes_footer_and_inspector_and_back():
 
 async def test_switching_reloads_the_open_scenario_in_the_new_language():
     from playground.scenario.library import bundled_dir
-    from playground.scenario.model import load_scenario
+    from playground.scenario.loader import load_scenario
 
     path = bundled_dir() / "watch-abort.toml"
     english, chinese = load_scenario(path), load_scenario(path, "zh")

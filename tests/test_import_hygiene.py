@@ -69,3 +69,35 @@ def test_the_app_and_the_commands_do_not_import_redis_py():
            "rc = cli.main(['check', '--server', 'bundled', 'watch-abort'])\nassert rc == 0, rc")
     assert not _imported(app, "redis") and not _imported(run, "redis")
     assert _imported("import redis.asyncio", "redis")  # the check itself can fail
+
+
+_SCAN = """
+import ast, importlib.metadata, json, re, sys, tomllib
+from pathlib import Path
+import playground
+src = Path(playground.__file__).parent
+project = tomllib.loads((src.parents[1] / "pyproject.toml").read_text())["project"]
+declared = {re.split(r"[<>=!~\\[ ;]", req, maxsplit=1)[0].lower().replace("_", "-")
+            for req in project["dependencies"] + sum(project["optional-dependencies"].values(), [])}
+owners = importlib.metadata.packages_distributions()
+imported = set()
+for path in src.rglob("*.py"):
+    for node in ast.walk(ast.parse(path.read_text())):
+        names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
+                 [node.module] if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module else [])
+        imported.update(name.partition(".")[0] for name in names)
+third_party = imported - set(sys.stdlib_module_names) - {"playground"}
+print(json.dumps(sorted(m for m in third_party
+                        if not {d.lower().replace("_", "-") for d in owners.get(m, [m])} & declared)))
+"""
+
+
+def test_every_package_imported_directly_is_declared():
+    """A package the source imports itself is declared in pyproject.toml (a dependency or
+    an extra's), not only there because another package needs it (rich via textual,
+    aiohttp via textual-serve). (Scanned in a fresh interpreter, as the checks above.)"""
+    import json
+
+    result = subprocess.run([sys.executable, "-c", _SCAN], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == []

@@ -10,7 +10,8 @@ import sys
 import pytest
 
 from playground.scenario.library import bundled_dir, course_order, load_all
-from playground.scenario.model import ScenarioError, load_scenario
+from playground.scenario.model import ScenarioError
+from playground.scenario.loader import load_scenario
 from playground.scenario.runner import Runner
 from playground.scenario.transcript import render_markdown, render_text
 

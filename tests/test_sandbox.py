@@ -14,7 +14,7 @@ import pytest
 
 from playground.engine.guard import refusal
 from playground.resp.replies import Err
-from playground.scenario.model import load_scenario
+from playground.scenario.loader import load_scenario
 from playground.scenario.runner import Runner
 from playground.server.node import free_port
 from playground.server.private import _stop_group

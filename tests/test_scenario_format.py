@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from playground.scenario.model import ScenarioError, load_scenario, script_sha
+from playground.scenario.model import ScenarioError, script_sha
+from playground.scenario.loader import load_scenario
 
 GOOD = '''
 title = "t"

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from playground.scenario.model import ScenarioError, load_scenario
+from playground.scenario.model import ScenarioError
+from playground.scenario.loader import load_scenario
 from playground.scenario.recorder import Recorder
 from playground.scenario.runner import Runner
 from playground.scenario.when import WhenError, parse_when

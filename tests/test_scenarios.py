@@ -9,7 +9,7 @@ import pytest
 
 from playground.scenario.library import bundled_dir, scenario_files
 from playground.scenario.runner import Runner
-from playground.scenario.model import load_scenario
+from playground.scenario.loader import load_scenario
 
 CATALOGUE = Path(__file__).resolve().parents[2] / "shared" / "SCENARIOS.md"
 FILES = scenario_files()

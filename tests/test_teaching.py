@@ -1,7 +1,7 @@
 """Teaching mode's engine: stepping, rewinding, the timeline, and challenges."""
 
 from playground.scenario.library import bundled_dir
-from playground.scenario.model import load_scenario
+from playground.scenario.loader import load_scenario
 from playground.scenario.stepper import Challenge, Stepper
 
 

@@ -29,7 +29,7 @@ from playground.engine.executor import Executor
 from playground.engine.playground import Playground
 from playground.engine.redirect import redirect_line
 from playground.engine.server_actions import ActionError, apply
-from playground.scenario.model import load_scenario
+from playground.scenario.loader import load_scenario
 from playground.scenario.runner import Runner
 from playground.server.topology import Topology
 

@@ -4,7 +4,7 @@
 from textual.widgets import Static
 
 from playground.scenario.library import resolve
-from playground.scenario.model import load_scenario
+from playground.scenario.loader import load_scenario
 from playground.tui.app import make_app
 from playground.tui.lanes_view import LanesView
 from playground.tui.teaching_screens import PredictScreen

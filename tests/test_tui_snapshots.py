@@ -108,7 +108,7 @@ def test_inspector_with_many_keys(snap_compare):
 
 def _teaching_app():
     from playground.scenario.library import bundled_dir
-    from playground.scenario.model import load_scenario
+    from playground.scenario.loader import load_scenario
 
     return make_app("bundled", open_scenario=load_scenario(bundled_dir() / "watch-abort.toml"))
 
@@ -153,7 +153,7 @@ def test_timeline_screen(snap_compare):
 
 def _lesson(sid, challenge=False):
     from playground.scenario.library import bundled_dir
-    from playground.scenario.model import load_scenario
+    from playground.scenario.loader import load_scenario
 
     return make_app("bundled", open_scenario=load_scenario(bundled_dir() / f"{sid}.toml"), challenge=challenge)
 

@@ -35,7 +35,7 @@ def english_afterwards():
 
 def _teaching_app():
     from playground.scenario.library import bundled_dir
-    from playground.scenario.model import load_scenario
+    from playground.scenario.loader import load_scenario
 
     return make_app("bundled", open_scenario=load_scenario(bundled_dir() / "watch-abort.toml", "zh"), lang="zh")
 

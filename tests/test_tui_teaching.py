@@ -8,7 +8,7 @@ from textual.widgets import Static
 
 import playground.tui.app_teaching as app_module
 from playground.scenario.library import bundled_dir
-from playground.scenario.model import load_scenario
+from playground.scenario.loader import load_scenario
 from playground.tui.app import make_app
 from playground.tui.narration import NarrationPanel
 from playground.tui.teaching_screens import PredictScreen, ScenarioPicker, TimelineScreen

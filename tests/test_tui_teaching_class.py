@@ -6,7 +6,7 @@ from textual.widgets import Static
 
 import playground.tui.app_teaching as app_module
 from playground.scenario.library import bundled_dir
-from playground.scenario.model import load_scenario
+from playground.scenario.loader import load_scenario
 from playground.tui.app import make_app
 from playground.tui.command_input import CommandInput
 from playground.tui.confirm import ConfirmScreen
@@ -440,7 +440,7 @@ choices = ["yes", "no"]
 answer = 1
 explain = "A saw 4."
 ''')
-    from playground.scenario.model import load_scenario
+    from playground.scenario.loader import load_scenario
 
     app = make_app(server_binary.path, open_scenario=load_scenario(path))
     async with app.run_test(size=(120, 35)) as pilot:

@@ -46,7 +46,7 @@ def cmd_explore(args) -> int:
     from playground.explore.explorer import ExploreError, Explorer
     from playground.explore.report import RENDERERS
     from playground.scenario.library import resolve
-    from playground.scenario.model import load_scenario
+    from playground.scenario.loader import load_scenario
 
     scenario = load_scenario(resolve(args.scenario, args.scenarios), args.lang)
     if args.url and not args.allow_flush:

@@ -334,7 +334,7 @@ def main(argv: list[str] | None = None) -> int:
             topology, replicas = args.topology, args.replicas
             if args.command == "open":  # a scenario that declares a topology starts on it
                 from playground.scenario.library import resolve
-                from playground.scenario.model import load_scenario
+                from playground.scenario.loader import load_scenario
 
                 scenario = load_scenario(resolve(args.scenario, args.scenarios), args.lang)
                 if scenario.topology != "single":

@@ -11,7 +11,8 @@ from playground.engine.playground import Playground, install_exit_signals
 from playground.cells import pad, width as cells
 from playground.scenario.library import course_order, is_recording, recordings_dir, resolve, scenario_files, scenarios_in
 from playground.scenario.runner import Runner, ScenarioResult, StepResult
-from playground.scenario.model import Scenario, ScenarioError, load_scenario
+from playground.scenario.model import Scenario, ScenarioError
+from playground.scenario.loader import load_scenario
 from playground.i18n import tr
 
 

@@ -14,9 +14,7 @@ Loopback by default: on another address anyone who can reach it gets playgrounds
 
 from __future__ import annotations
 
-import asyncio
 import os
-import signal
 import sys
 
 from playground.i18n import tr
@@ -101,32 +99,3 @@ def cmd_serve(args) -> int:
                      session_grace=args.session_grace * 60, max_tabs=args.max_tabs).serve()
     return 0
 
-
-def die_with_parent() -> None:
-    """preexec_fn of an app process: SIGTERM when serve dies, however it dies (Linux)."""
-    import ctypes
-
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
-
-
-async def end_process(process: asyncio.subprocess.Process, grace: float) -> None:
-    """Terminate `process` (Textual quits on SIGTERM), then kill it if it lingers.
-
-    By os.kill, never Process.terminate/kill: those poll (waitpid) first, and an app that
-    has just exited (its tab closed) is then reaped here before asyncio's child watcher
-    gets to it, which logs "Unknown child process pid N, will report returncode 255". A pid
-    is only reaped by the watcher, which sets returncode, so it is ours until then."""
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        if process.returncode is not None:
-            return
-        try:
-            os.kill(process.pid, sig)
-        except ProcessLookupError:
-            pass
-        try:
-            await asyncio.wait_for(process.wait(), grace if sig == signal.SIGTERM else None)
-        except asyncio.TimeoutError:
-            continue

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import re
 import secrets
 import shutil
@@ -26,7 +27,6 @@ from aiohttp import web
 from textual_serve.app_service import AppService
 from textual_serve.server import Server, to_int
 
-from playground.cli.serve_command import die_with_parent, end_process
 from playground.i18n import tr
 from playground.served import ENV as SERVED_ENV
 
@@ -35,6 +35,36 @@ PAGE = Path(__file__).resolve().parent / "serve_page"  # the page's template: no
 DRIVER = "playground.tui.served_driver:ServedDriver"  # Textual's web driver, which can repaint on demand
 TOKEN = re.compile(r"[0-9a-f]{32}")
 ENDED, FULL, TAKEN = 4000, 4003, 4001  # websocket close codes, for the page
+
+
+def die_with_parent() -> None:
+    """preexec_fn of an app process: SIGTERM when serve dies, however it dies (Linux)."""
+    import ctypes
+
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+async def end_process(process: asyncio.subprocess.Process, grace: float) -> None:
+    """Terminate `process` (Textual quits on SIGTERM), then kill it if it lingers.
+
+    By os.kill, never Process.terminate/kill: those poll (waitpid) first, and an app that
+    has just exited (its tab closed) is then reaped here before asyncio's child watcher
+    gets to it, which logs "Unknown child process pid N, will report returncode 255". A pid
+    is only reaped by the watcher, which sets returncode, so it is ours until then."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        if process.returncode is not None:
+            return
+        try:
+            os.kill(process.pid, sig)
+        except ProcessLookupError:
+            pass
+        try:
+            await asyncio.wait_for(process.wait(), grace if sig == signal.SIGTERM else None)
+        except asyncio.TimeoutError:
+            continue
 
 
 class PlaygroundApp(AppService):

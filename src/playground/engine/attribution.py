@@ -1,10 +1,14 @@
 """Which client last wrote each key: the inspector's "changed by" column.
 
-Diffing snapshots cannot say who changed a key when both clients are busy, so the
-writers are worked out from the commands themselves: the server says whether a command
-writes (COMMAND INFO flags, cached per name) and which of its arguments are keys
-(COMMAND GETKEYS); commands queued inside MULTI count when their EXEC runs, and a
-script's declared keys count as written by whoever ran it.
+Diffing snapshots cannot say who changed a key when both clients are busy. On the
+private server the server itself says what each unit changed (its key events:
+engine/changes.py, `Unit.changes`): a read-only script wrote nothing, a script that
+failed half-way wrote what it wrote, a TTL change is a change. Where it cannot say (a
+--url server, a topology, pipelined `repl` lines), the writers are worked out from the
+commands' names: the server says whether a command writes (COMMAND INFO flags, cached
+per name) and which of its arguments are keys (COMMAND GETKEYS); commands queued inside
+MULTI count when their EXEC runs, and a script's declared keys count as written by
+whoever ran it.
 """
 
 from __future__ import annotations
@@ -31,7 +35,10 @@ class WriteTracker:
         if unit.written is not None:
             return unit.written
         keys: set[bytes] = set()
-        if unit.ran:
+        if unit.ran and unit.changes is not None:   # what the server says it changed
+            unit.flushed = any(argv[0].lower() in _FORGETS for argv, _ in unit.command_replies())
+            keys = set(unit.changes)
+        elif unit.ran:                              # else: what the commands' names say
             for argv, reply in unit.command_replies():
                 if isinstance(reply, Err) and not (unit.kind == "script" and unit.started):
                     continue

@@ -17,7 +17,9 @@ from typing import Callable
 
 from playground.engine import events as ev
 from playground.engine import pipeline
+from playground.engine.job import Job
 from playground.engine.pipeline import TIMING_FROM
+from playground.engine.changes import ChangeFeed, record as record_changes
 from playground.engine.playground import Playground, Refused
 from playground.i18n import tr
 from playground.engine.session import STREAMING, ConnectionLost, MonitorLine, Session
@@ -32,37 +34,6 @@ READING_MESSAGES = b"Reading messages... (press Ctrl-C to quit)\n"
 _SUBSCRIBE_WORDS = (b"subscribe", b"psubscribe", b"ssubscribe")
 RESTART_OUTSIDE_LDB = b"Use 'restart' only in Lua debugging mode.\n"
 _BIG_OUTPUT = 1 << 20  # a reply this big is rendered in pieces when nobody keeps its output
-
-
-class Job:
-    """One line on its way: `task` ends with its LineResult; `settle()` returns as soon
-    as the line is done or its client is blocked on the server."""
-
-    def __init__(self, executor: "Executor", client: str, argv: tuple[bytes, ...], repeat: int,
-                 limit: int | None = None) -> None:
-        self.executor = executor
-        self.client = client
-        self.argv = argv
-        self.repeat = repeat
-        self.limit = limit  # render at most this many bytes of each reply (None: all)
-        self.task: asyncio.Task | None = None
-        self.blocked = False
-
-    async def settle(self) -> bool:
-        """True when the line is done; False when the server says its client waits
-        (a `Blocked` event is sent once)."""
-        done = await self.executor.pg.settle(self.client, self.task)
-        if not done and not self.blocked:
-            self.blocked = True
-            state = self.executor.pg.sessions[self.client].state
-            self.executor.emit(ev.Blocked(self.client, self.argv, busy_script=state.busy_script))
-        return done
-
-    def result(self) -> ev.LineResult:
-        return self.task.result()
-
-    def __await__(self):
-        return self.task.__await__()
 
 
 class Executor:
@@ -89,6 +60,9 @@ class Executor:
         self.sink = sink or (lambda event: None)
         self._has_sink = sink is not None  # else the per-reply events are not even built
         self.attribute = attribute
+        self._records = attribute or bool(explain)  # what each unit changed, as the server says
+        if self._records and pg.changes is None and ChangeFeed.possible(pg):
+            pg.changes = ChangeFeed(pg)
         self._attributions: asyncio.Future | None = None  # the last attribution queued
         self._jobs: dict[str, Job] = {}
         self._sinks: dict[str, Callable[[ev.Event], None]] = {}  # a running job's own sink
@@ -100,6 +74,19 @@ class Executor:
         """True: no Sent or UnitEnded events (`repl` prints neither)."""
         for session in pg.sessions.values():
             session.on_stream = self._on_stream
+
+    @property
+    def has_sink(self) -> bool:
+        """Does anyone listen to the per-reply events? (else they are not even built)"""
+        return self._has_sink
+
+    def adopt(self, job: Job) -> None:
+        """`job` (a line started elsewhere: the pipeline's last, blocked) is its client's job now."""
+        self._jobs[job.client] = job
+
+    def default_sink(self, client: str) -> None:
+        """`client`'s events go to the executor's own sink again (no job's own sink)."""
+        self._sinks.pop(client, None)
 
     def emit(self, event: ev.Event) -> None:
         self._sinks.get(event.client, self.sink)(event)
@@ -168,6 +155,14 @@ class Executor:
             return None
         return await self.submit(client, cmd.argv, cmd.repeat)
 
+    def in_flight(self) -> list:
+        """Every line's task still running, and a write attribution still waiting on the
+        reader (for a caller that abandons them after a time-out: scenario/time_limits.py)."""
+        tasks = [job.task for job in self._jobs.values() if job.task is not None and not job.task.done()]
+        if self._attributions is not None and not self._attributions.done():
+            tasks.append(self._attributions)
+        return tasks
+
     def busy(self, client: str) -> str | None:
         """Why client `client` can't take a command now (it waits for a reply), or None."""
         job = self._jobs.get(client)
@@ -195,7 +190,7 @@ class Executor:
         job.task = asyncio.create_task(self._run(job))
         if self.attribute:
             job.task.add_done_callback(
-                lambda task: task.cancelled() or task.exception() or self._attribute_later(task.result()))
+                lambda task: task.cancelled() or task.exception() or self.attribute_later(task.result()))
         self._jobs[client] = job
         return job
 
@@ -217,7 +212,7 @@ class Executor:
         finally:
             self._jobs.pop(client, None)
         if self.attribute:
-            self._attribute_later(result)
+            self.attribute_later(result)
         return result
 
     async def run_pipelined(self, lines: list[tuple[str, tuple[bytes, ...], int]], overlap: bool = True,
@@ -252,6 +247,8 @@ class Executor:
             if not await self._reconnect(session, result, after_quit):
                 return result
         pg.note_scripts(list(argv))
+        if pg.changes is not None:
+            await pg.changes.ready()
         word = argv[0].lower()
         listening = self._has_sink or client in self._sinks
         started = time.monotonic()
@@ -269,7 +266,7 @@ class Executor:
                     if pg.follows_redirects:  # like redis-cli -c (engine/redirect.py)
                         reply = await follow(pg, session, list(argv), reply, self.emit)
                 except ConnectionLost as exc:
-                    await self._lost(session, result, word, str(exc))
+                    await self.connection_lost(session, result, word, str(exc))
                     return result
                 if reply is STREAMING:
                     result.streaming = True
@@ -282,7 +279,9 @@ class Executor:
                         break  # redis-cli stays in its subscribe loop: `2 SUBSCRIBE a` subscribes once
                     continue
                 waited += session.waited
-                self._replied(session, argv, reply, result, listening, job.limit, outputs)
+                self.replied(session, argv, reply, result, listening, job.limit, outputs)
+                if self._records and session.last_unit is not None:
+                    await record_changes(pg, session.last_unit)
                 if self.why is not None:
                     await self._explain(session, argv, reply, result)
                 if session.state.disconnected:
@@ -304,7 +303,7 @@ class Executor:
             self.emit(ev.Output(client, b"(%.2fs)\n" % waited, kind="timing", buffered=True))
         return result
 
-    def _replied(self, session: Session, argv, reply, result: ev.LineResult, listening: bool,
+    def replied(self, session: Session, argv, reply, result: ev.LineResult, listening: bool,
                  limit: int | None, outputs: list[bytes]) -> None:
         """Record a reply: its server order, its output, the unit it closed."""
         client = session.name
@@ -345,7 +344,7 @@ class Executor:
             result.whys.append(why)
             self.emit(why)
 
-    def _attribute_later(self, result: ev.LineResult) -> None:
+    def attribute_later(self, result: ev.LineResult) -> None:
         """Attribution costs reader round trips (COMMAND INFO, GETKEYS): it starts when
         the line is done, in command order, so neither the reply nor the line's end
         waits for it."""
@@ -372,7 +371,7 @@ class Executor:
         if keys:
             self.emit(ev.Wrote(unit.client, keys, unit))
 
-    async def _lost(self, session: Session, result: ev.LineResult, word: bytes, why: str) -> None:
+    async def connection_lost(self, session: Session, result: ev.LineResult, word: bytes, why: str) -> None:
         client = session.name
         shutdown = word == b"shutdown"
         if self.pg.server_stopped_now(wait=shutdown):

@@ -5,6 +5,7 @@ XRANGE) or DETAIL_BYTES bytes (STRLEN + GETRANGE), and a note saying how much th
 
 from __future__ import annotations
 
+from playground.engine.value_reads import SIZE, read_value
 from playground.resp.cli_format import format_tty, repr_bytes
 from playground.resp.replies import Array, Bulk, Err, Int, Status
 
@@ -12,8 +13,6 @@ DETAIL_ITEMS = 1000
 DETAIL_BYTES = 64 * 1024
 SCAN_ROUNDS = 50   # SSCAN/HSCAN calls at most, for a set or hash that SCAN hands out slowly
 
-_SIZE = {"string": b"STRLEN", "list": b"LLEN", "set": b"SCARD", "zset": b"ZCARD", "hash": b"HLEN",
-         "stream": b"XLEN"}
 _UNIT = {"string": "bytes", "list": "elements", "set": "members", "zset": "members", "hash": "fields",
          "stream": "entries"}
 
@@ -25,17 +24,9 @@ async def read_detail(conn, name: bytes, items: int = DETAIL_ITEMS, nbytes: int 
         [b"TYPE", name], [b"PTTL", name], [b"OBJECT", b"ENCODING", name], [b"MEMORY", b"USAGE", name]])
     t = bytes(type_).decode() if isinstance(type_, (Status, Bulk)) else "?"
     size, value, in_order = None, None, True
-    if t in _SIZE:
-        last = str(items - 1).encode()
-        first = {
-            "string": [b"GETRANGE", name, b"0", str(nbytes - 1).encode()],
-            "list": [b"LRANGE", name, b"0", last],
-            "set": [b"SSCAN", name, b"0", b"COUNT", str(items).encode()],
-            "zset": [b"ZRANGE", name, b"0", last, b"WITHSCORES"],
-            "hash": [b"HSCAN", name, b"0", b"COUNT", str(items).encode()],
-            "stream": [b"XRANGE", name, b"-", b"+", b"COUNT", str(items).encode()],
-        }[t]
-        size_reply, value = await conn.run([[_SIZE[t], name], first])
+    if t in SIZE:
+        first = read_value(t, name, items, nbytes)
+        size_reply, value = await conn.run([[SIZE[t], name], first])
         size = int(size_reply) if isinstance(size_reply, Int) else None
         if t in ("set", "hash") and isinstance(value, Array):
             value = await _scan_more(conn, first, value, items * (2 if t == "hash" else 1))

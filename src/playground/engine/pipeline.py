@@ -21,28 +21,30 @@ import time
 from typing import TYPE_CHECKING
 
 from playground.engine import events as ev
+from playground.engine.catalogue import BLOCK_TIMEOUT_AT, SCRIPT_COMMANDS
 from playground.engine.commuting import in_order, waits as commuting_waits
 from playground.engine.playground import Refused
+from playground.engine.job import Job
 from playground.engine.session import replace
 from playground.i18n import tr
 from playground.resp.cli_lines import format_argv
 from playground.resp.connection import MORE, pack_command
 
 if TYPE_CHECKING:
-    from playground.engine.executor import Executor, Job
+    from playground.engine.executor import Executor
 
 TIMING_FROM = 0.5  # redis-cli prints "(N.NNs)" after a reply that took at least this long
 WINDOW = 512       # commands sent and not yet answered, at most
 SEND_AT = 64       # commands gathered before a write, unless a reply is waited for sooner
 LOW_WATER = 16     # or fewer than this are on their way (after a wait for another client's reply)
 
-# Commands that may wait for another client or for time (blocking pops, WAIT, scripts
-# that run until killed), stream (subscribe, monitor), end or replace the connection
+# Commands that may wait for another client or for time (blocking pops, WAIT: the
+# catalogue's BLOCK_TIMEOUT_AT, and XREAD/XREADGROUP with BLOCK; scripts that run until
+# killed: its SCRIPT_COMMANDS), stream (subscribe, monitor), end or replace the connection
 # (QUIT, RESET, HELLO, AUTH, SHUTDOWN, CLIENT ..., SYNC), or enter redis-cli's own modes
 # (SCRIPT DEBUG): they go one by one, with the executor's blocked-client detection.
-NOT_PIPELINED = frozenset(w.encode() for w in """
-    blpop brpop brpoplpush blmove blmpop bzpopmin bzpopmax bzmpop xread xreadgroup wait waitaof
-    eval evalsha eval_ro evalsha_ro fcall fcall_ro script function
+NOT_PIPELINED = frozenset(BLOCK_TIMEOUT_AT) | frozenset(SCRIPT_COMMANDS) | frozenset(w.encode() for w in """
+    xread xreadgroup script function
     subscribe psubscribe ssubscribe unsubscribe punsubscribe sunsubscribe monitor
     quit reset hello auth shutdown client debug sync psync replicaof slaveof failover
 """.split())
@@ -103,12 +105,12 @@ async def run_lines(executor: "Executor", lines: list[tuple[str, tuple[bytes, ..
         waits = await commuting_waits(pg.catalogue, heads) if overlap else in_order(heads)
         for line, wait in zip(todo, waits):
             line.wait = wait
-    listening = executor._has_sink
+    listening = executor.has_sink
     sessions = {name: pg.sessions[name] for name in clients}
     task = asyncio.current_task()
     for name, session in sessions.items():
-        executor._sinks.pop(name, None)
-        session._running = task
+        executor.default_sink(name)
+        session.running = task
     run = _Run(executor, todo, sessions, listening)
     pending = None
     try:
@@ -121,17 +123,15 @@ async def run_lines(executor: "Executor", lines: list[tuple[str, tuple[bytes, ..
         task = asyncio.ensure_future(run.answer_last(last))
         if await pg.settle(last.client, task):
             return results + [task.result()], None
-        from playground.engine.executor import Job
-
         pending = Job(executor, last.client, last.argv, last.repeat)
         pending.task = task
-        executor._jobs[last.client] = pending
-        sessions[last.client]._running = task
+        executor.adopt(pending)
+        sessions[last.client].running = task
         return results, pending
     finally:
         for session in sessions.values():
             if pending is None or session.name != pending.client:
-                session._running = None
+                session.running = None
 
 
 class _Run:
@@ -238,7 +238,7 @@ class _Run:
                 pieces.clear()
                 session = self.sessions[name]
                 try:
-                    await session._conn.send_packed_command(data)
+                    await session.connection.send_packed_command(data)
                 except OSError as exc:  # (a closed socket: the server read none of it)
                     self._dropped(session, exc)
                     failed.add(name)
@@ -254,9 +254,8 @@ class _Run:
         self.gathered = 0
 
     def _dropped(self, session, exc) -> None:
-        self.lost[session.name] = session.dropped = str(exc)
-        session._conn = None
-        session.state = replace(session.state, pending=None)
+        self.lost[session.name] = str(exc)
+        session.forget_connection(str(exc))
 
     def _take(self, line: _Line) -> bool:
         """Answer `line` from the replies already in its connection's buffer; True when
@@ -264,7 +263,7 @@ class _Run:
         if line.written != line.repeat or self.lost:
             return False
         session = self.sessions[line.client]
-        conn = session._conn
+        conn = session.connection
         while line.read < line.repeat:
             reply = conn.buffered_response()
             if reply is MORE:
@@ -283,7 +282,7 @@ class _Run:
                 await self._send()
             if line.client in self.lost:
                 return await self._lost(line, session)
-            conn = session._conn
+            conn = session.connection
             try:
                 for _ in range(line.written - line.read):
                     reply = conn.buffered_response()
@@ -310,8 +309,8 @@ class _Run:
         session.waited = waited
         line.waited += waited
         session.last_unit = None
-        session._track(line.argv, reply)
-        self.executor._replied(session, line.argv, reply, line.result, self.listening, None, line.outputs)
+        session.track(line.argv, reply)
+        self.executor.replied(session, line.argv, reply, line.result, self.listening, None, line.outputs)
 
     def _done(self, line: _Line) -> None:
         executor, result = self.executor, line.result
@@ -320,10 +319,10 @@ class _Run:
         if line.waited >= TIMING_FROM:
             executor.emit(ev.Output(line.client, b"(%.2fs)\n" % line.waited, kind="timing", buffered=True))
         if executor.attribute:
-            executor._attribute_later(result)
+            executor.attribute_later(result)
 
     async def _lost(self, line: _Line, session) -> bool:
         self.in_flight -= line.sent - line.read
-        session._running = None
-        await self.executor._lost(session, line.result, line.argv[0].lower(), self.lost[line.client])
+        session.running = None
+        await self.executor.connection_lost(session, line.result, line.argv[0].lower(), self.lost[line.client])
         return False

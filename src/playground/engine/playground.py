@@ -59,6 +59,7 @@ class Playground:
         self.reader: Inspector | None = None  # read-only connection: inspector and checks
         self.admin: SideConnection | None = None  # flushes: never through a client's connection
         self.writes: WriteTracker | None = None  # who last wrote each key (write attribution)
+        self.changes = None  # the server's key events, when an executor records them (engine/changes.py)
         self._help: HelpIndex | None = None
         self.scripts_seen: dict[str, bytes | None] = {}  # sha1 -> source (None if only the sha was seen)
         self.own_traffic = OwnTraffic()
@@ -176,6 +177,8 @@ class Playground:
             await self.reader.close()
         if self.admin is not None:
             await self.admin.close()
+        if self.changes is not None:
+            await self.changes.close()
         if self.server is not None:
             self.server.stop()
 
@@ -404,6 +407,8 @@ class Playground:
         self.order.mark("reset", label, setup)
         *_, replies = await asyncio.gather(*(session.reset() for session in others),
                                            setter.reset(then=FLUSH + list(setup)))
+        if self.changes is not None:
+            await self.changes.discard()  # the setup's key events are nobody's write
         return replies[len(FLUSH):]
 
 

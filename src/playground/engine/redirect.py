@@ -64,6 +64,6 @@ async def follow(pg, session, argv: list[bytes], reply, emit=None):
         await session.connect(Address(host=host, port=port, username=old.username, password=old.password,
                                       tls=old.tls))
         if kind == "ASK":
-            await session._conn.pipeline([[b"ASKING"]])
+            await session.connection.pipeline([[b"ASKING"]])
         reply = await session.execute(list(argv))
     return reply

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Callable
 
+from playground.engine.client_state import ClientState, replace  # noqa: F401 (re-exported)
 from playground.engine.lua_debugger import LuaDebugging
 from playground.engine.units import Unit, UnitTracker, hello_protocol
 from playground.i18n import tr
@@ -28,44 +29,9 @@ class ConnectionLost(Exception):
     """The connection dropped under a command (server gone, or killed the client)."""
 
 
-@dataclass(frozen=True)
-class ClientState:
-    """What a client pane shows about its client. Server flags win over client guesses."""
-
-    name: str
-    client_id: int | None = None
-    in_multi: bool = False
-    queued: int = 0                 # QUEUED replies since MULTI (counted client-side)
-    exec_will_abort: bool = False   # a queue-time error: EXEC will answer EXECABORT
-    watched: tuple[bytes, ...] = ()
-    dirty: bool = False             # server flag d: a WATCHed key changed, EXEC will abort
-    blocked: bool = False           # server flag b: waiting in BLPOP, XREAD BLOCK, ...
-    busy_script: bool = False       # the server is running this client's slow script
-    subscriptions: int = 0
-    resp: int = 2
-    db: int = 0
-    pending: tuple[bytes, ...] | None = None  # the command still waiting for its reply
-    monitoring: bool = False        # after MONITOR: every command the server runs streams in
-    disconnected: bool = False      # after QUIT (the next command reconnects)
-
-    @property
-    def subscribed(self) -> bool:
-        return self.subscriptions > 0
-
-
-_STATE_FIELDS = frozenset(f.name for f in fields(ClientState))
-# Commands whose reply may change the client-side state (see Session._track and
+# Commands whose reply may change the client-side state (see Session.track and
 # UnitTracker.note): every other command outside MULTI and WATCH changes none of it.
 _TRACKED = frozenset((b"multi", b"exec", b"discard", b"watch", b"unwatch", b"reset", b"select", b"hello"))
-
-
-def replace(state: ClientState, **changes) -> ClientState:
-    """`dataclasses.replace` for ClientState without its per-call introspection: every
-    command makes two of these, and the scenario runner's replay time is mostly such work."""
-    assert _STATE_FIELDS.issuperset(changes), changes
-    new = object.__new__(ClientState)
-    new.__dict__.update(state.__dict__, **changes)
-    return new
 
 
 @dataclass
@@ -103,7 +69,7 @@ class Session:
         self._drained.set()
         self._sync_waiters: dict[bytes, asyncio.Future] = {}
         self._sync_counter = 0
-        self._running: asyncio.Task | None = None
+        self.running: asyncio.Task | None = None
         self.dropped: str | None = None  # why the connection was found closed, until it is reopened
         self.lost: str | None = None   # set when the stream reader lost the connection
         self._start_resp = 2
@@ -186,7 +152,7 @@ class Session:
         self.state = ClientState(self.name, client_id=self.state.client_id, db=self.address.db,
                                  resp=self._start_resp)
         for argv, reply in zip(then, replies[len(commands):]):
-            self._track(argv, reply)
+            self.track(argv, reply)
         return replies[len(commands):]
 
     async def close(self) -> None:
@@ -205,6 +171,18 @@ class Session:
     @property
     def connected(self) -> bool:
         return self._conn is not None
+
+    @property
+    def connection(self):
+        """The open connection (None when not connected): for a caller that pipelines."""
+        return self._conn
+
+    def forget_connection(self, why: str) -> None:
+        """The connection failed under a caller that pipelines: forget it (the next command
+        reconnects, and says `why` it was lost)."""
+        self.dropped = why
+        self._conn = None
+        self.state = replace(self.state, pending=None)
 
     @property
     def streaming(self) -> bool:
@@ -234,7 +212,7 @@ class Session:
             await self._send_streaming(argv)
             return STREAMING
         self.state = replace(self.state, pending=tuple(argv))
-        self._running = asyncio.current_task()
+        self.running = asyncio.current_task()
         debugging = self.ldb.before(argv)
         try:
             sent = time.monotonic()
@@ -251,8 +229,8 @@ class Session:
                 return Status(b"OK")
             raise ConnectionLost(str(exc)) from None
         finally:
-            self._running = None
-        self._track(argv, reply)  # pending=None too: one state copy per reply
+            self.running = None
+        self.track(argv, reply)  # pending=None too: one state copy per reply
         if cmd == b"quit" and isinstance(reply, Status):
             self._after_quit()
         elif self.ldb.ended:  # the server closes the connection after a debugging session
@@ -268,7 +246,7 @@ class Session:
         self.units.clear()
         self.state = ClientState(self.name, disconnected=True, resp=self._start_resp)
 
-    def _track(self, argv, reply) -> None:
+    def track(self, argv, reply) -> None:
         """Client-side state and units from one command and its reply (the reply has
         arrived: nothing is pending any more)."""
         units = self.units
@@ -288,6 +266,7 @@ class Session:
                        exec_will_abort=bool(tx and tx.rejected), watched=units.watched)
         if (tx is None and state.in_multi) or not units.watched:
             changes["dirty"] = False
+            changes["dirty_keys"] = ()
         if cmd == b"select" and isinstance(reply, Status) and len(argv) == 2:
             changes["db"] = int(argv[1])
         elif cmd == b"hello":
@@ -298,7 +277,7 @@ class Session:
 
     async def cancel(self) -> str:
         """Abandon a pending command: close the connection and open a new one."""
-        task = self._running
+        task = self.running
         # (not the task asking: a pipelined run that found the connection dropped
         # reconnects from the task that is marked as running it, and a task that awaits
         # its own cancellation recurses without end)

@@ -40,6 +40,8 @@ class Unit:
     written: frozenset[bytes] | None = None    # keys it wrote: WriteTracker.keys_written fills it in
     flushed: bool = False                      # it emptied whole databases (FLUSHALL, FLUSHDB, SWAPDB)
     started: bool = True                       # False: an error before it began (NOSCRIPT, BUSY, ...)
+    changes: dict[bytes, tuple[bytes, ...]] | None = None  # what the server says it changed: key -> events
+                                               # (engine/changes.py; None: it cannot say)
 
     OUTCOMES = ("open", "ran", "error", "committed", "aborted", "execabort", "discarded")
 

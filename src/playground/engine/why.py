@@ -4,7 +4,8 @@ After a reply that surprises a learner the executor asks `WhyTracker.explain` fo
 reason, and emits it as a `Why` event right after the reply:
 
 - EXEC → (nil): which WATCHed key changed, by which client, at which server-order
-  number; or that it expired, was flushed, or was rewritten with the same value;
+  number; or that only its TTL changed, it expired, was flushed, or was rewritten
+  with the same value;
 - EXEC → EXECABORT: which queued command was rejected, and the error it got;
 - BUSY: whose script runs, for how long, what SCRIPT KILL / SHUTDOWN NOSAVE would do;
   UNKILLABLE: that the script has written;
@@ -16,7 +17,9 @@ reason, and emits it as a `Why` event right after the reply:
 The records: the server order (engine/server_order.py: every unit and the
 playground's own resets), the WATCH numbers kept here, each watched key's value when
 it was watched (DUMP, one round trip per WATCH: to tell a same-value rewrite), and
-which keys a unit wrote (asked of the server only when explaining: COMMAND GETKEYS).
+which keys a unit wrote: on the private server what the server says it changed (its
+key events, engine/changes.py: a read-only script wrote nothing, a TTL-only change is
+told apart), elsewhere from the commands' names (COMMAND GETKEYS, when explaining).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from __future__ import annotations
 import hashlib
 import time
 
+from playground.engine.changes import ttl_only
 from playground.engine.events import Why
 from playground.engine.catalogue import SCRIPT_COMMANDS
 from playground.engine.units import Unit
@@ -162,6 +166,10 @@ class WhyTracker:
                 continue
             key = hit[0]
             what = _short(row.unit.commands[0]) if row.unit.kind != "transaction" else "MULTI … EXEC"
+            changes = row.unit.changes
+            if changes is not None and ttl_only(changes.get(key)):  # the server says: only the TTL
+                return "ttl", self.say("aborted_ttl", key=_name(key), who=who, cmd=what, seq=row.seq,
+                                       watch=watched.get(key, start), client=client)
             same = False
             if values.get(key) is not None:
                 now = await self._dump([key])

@@ -16,6 +16,9 @@ MESSAGES: dict[str, dict[str, str]] = {
                            "EXEC aborted, nothing ran.",
         "aborted_same": "{who} rewrote WATCHed {key} with the value it already had ({cmd}, #{seq}): any write "
                         "to a WATCHed key aborts EXEC, even one that leaves it as it was.",
+        "aborted_ttl": "{who} changed only the TTL of WATCHed {key} ({cmd}, #{seq}) after {client}'s WATCH "
+                       "(#{watch}); its value stayed as it was, but a new or removed TTL is a change to the key, "
+                       "so EXEC aborted.",
         "aborted_expired": "WATCHed {key} expired after {client}'s WATCH (#{watch}): no client wrote it, but "
                            "an expiry counts as a change, so EXEC aborted.",
         "aborted_flush": "{who} ran {cmd} (#{seq}) after {client}'s WATCH: a flush changes every key, WATCHed "
@@ -64,6 +67,8 @@ MESSAGES: dict[str, dict[str, str]] = {
                            "EXEC 放弃，事务里什么都没执行。",
         "aborted_same": "{who} 把被 WATCH 的 {key} 写成了原来的值（{cmd}，#{seq}）：只要写了被 WATCH 的键，"
                         "哪怕值没变，EXEC 也会放弃。",
+        "aborted_ttl": "{client} WATCH 之后（#{watch}），{who} 只改了被 WATCH 的 {key} 的过期时间（{cmd}，#{seq}）："
+                       "值没有变，但设置或去掉过期时间也是对键的改变，所以 EXEC 放弃。",
         "aborted_expired": "{client} WATCH 之后（#{watch}），被 WATCH 的 {key} 过期了：没有客户端写它，"
                            "但过期也算改变，所以 EXEC 放弃。",
         "aborted_flush": "{client} WATCH 之后，{who} 执行了 {cmd}（#{seq}）：清空会改变每个键，"

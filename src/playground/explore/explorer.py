@@ -152,7 +152,7 @@ class Explorer:
             if schedule == own_key:
                 own_run = runs[key]
             serial_runs += [(order, runs[key]) for order, plan in serial.items() if plan == schedule]
-        await self.runner._discard_pending()
+        await self.runner.discard_pending()
         await self.fresh.restore()
         result.own_order = own
         result.runs = len(runs)
@@ -252,7 +252,7 @@ class Explorer:
         while True:
             await self._settle_pending()
             if not remaining:
-                if any(not job.task.done() for job, _ in runner._pending.values()) \
+                if any(not job.task.done() for job, _ in runner.waiting.values()) \
                         and not await self._wait_for_any(all_of=True):
                     deadlock = self._who_waits()
                 break
@@ -266,39 +266,39 @@ class Explorer:
             if not self._can_move(client):
                 await self._time_out(client)
             step = self.programs[client][position[client]]
-            if client in runner._pending and not step.wait:
+            if client in runner.waiting and not step.wait:
                 seen[client].append(_seen(await self._collect(client)))
                 done.append((client, None, False))
-            nothing_to_take = step.wait and client not in runner._pending   # it answered at once
+            nothing_to_take = step.wait and client not in runner.waiting   # it answered at once
             out = await runner.run_step(self.scenario, self.part.name, step)
-            blocked = client in runner._pending and runner._pending[client][1] is out
+            blocked = client in runner.waiting and runner.waiting[client][1] is out
             done.append((client, position[client], blocked))
             if not blocked and not nothing_to_take:
                 seen[client].append(_seen(out))
             position[client] += 1
             executed.append(client)
         if not deadlock:   # replies that came with no wait step left to take them
-            for client in [c for c, (job, _) in runner._pending.items() if job.task.done()]:
+            for client in [c for c, (job, _) in runner.waiting.items() if job.task.done()]:
                 seen[client].append(_seen(await self._collect(client)))
         problem = runner.programs.not_repeatable or await runner.programs.finish()  # (gate/lesson.py)
         if problem:  # a lesson's program: its outcomes cannot be trusted, or it ended badly
             raise ExploreError(f"{self.scenario.id}: {problem}")
         shot = await self.snapshots.read()
         if deadlock:
-            await runner._discard_pending()
+            await runner.discard_pending()
         return Run(tuple(executed), shot, deadlock, moves=done,
                    replies=tuple((c, tuple(r)) for c, r in seen.items()))
 
     def _may_time_out(self, client: str) -> bool:
         """Its blocked command has a timeout (and no script holds it up)."""
-        pending = self.runner._pending.get(client)
+        pending = self.runner.waiting.get(client)
         if pending is None or self.pg.sessions[client].state.busy_script:
             return False
         return may_block(pending[0].argv) and bool(block_timeout(pending[0].argv))
 
     async def _time_out(self, client: str) -> None:
         """Let the client's blocked command time out (nobody unblocked it in this order)."""
-        job = self.runner._pending[client][0]
+        job = self.runner.waiting[client][0]
         seconds = block_timeout(job.argv)
         await asyncio.wait([job.task], timeout=min(seconds + 2.0, WAIT_TIMEOUT))
         if not job.task.done():
@@ -306,20 +306,20 @@ class Explorer:
                                   command=format_argv(list(job.argv)), seconds=seconds))
 
     def _can_move(self, client: str) -> bool:
-        pending = self.runner._pending.get(client)
+        pending = self.runner.waiting.get(client)
         return pending is None or pending[0].task.done()
 
     async def _settle_pending(self) -> None:
         """Until each blocked client has either its reply or the server's word that it
         still waits: what can move next must not depend on how fast a reply travels."""
-        for client, (job, _) in list(self.runner._pending.items()):
+        for client, (job, _) in list(self.runner.waiting.items()):
             if not job.task.done():
                 await self.pg.settle(client, job.task)
 
     async def _wait_for_any(self, all_of: bool = False) -> bool:
         """Nobody can move: give the blocked commands with a timeout that long. True if
         a reply came."""
-        waiting = [(c, job) for c, (job, _) in self.runner._pending.items() if not job.task.done()]
+        waiting = [(c, job) for c, (job, _) in self.runner.waiting.items() if not job.task.done()]
         bound = 0.0
         for client, job in waiting:
             state = self.pg.sessions[client].state
@@ -338,14 +338,14 @@ class Explorer:
 
     def _who_waits(self) -> str:
         return "; ".join(f"{c} waits in {format_argv(list(job.argv))}"
-                         for c, (job, _) in sorted(self.runner._pending.items(),
+                         for c, (job, _) in sorted(self.runner.waiting.items(),
                                                    key=lambda item: list(self.programs).index(item[0]))
                          if not job.task.done())
 
     async def _collect(self, client: str):
         """The reply of a command that blocked arrived, and the client's next step is a
         command: take the reply first (its `save` included)."""
-        _, origin = self.runner._pending[client]
+        _, origin = self.runner.waiting[client]
         wait = replace(origin.step, wait=True, argv=None, blocking=False)
         return await self.runner.run_step(self.scenario, self.part.name, wait)
 

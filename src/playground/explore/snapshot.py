@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from playground.engine.value_reads import TYPES, read_value
 from playground.i18n import tr
 from playground.resp.cli_format import repr_bytes
 from playground.resp.replies import Array, Bulk, Int, Map, Status
@@ -27,14 +28,6 @@ from playground.scenario.model import StateCheck
 LESSON_SECONDS = 60          # a TTL up to this long "expires within the lesson"
 _CLOCK_IDS = 10 ** 12        # a stream id's milliseconds past this came from the clock (after 2001)
 
-_READS = {
-    "string": lambda k: [b"GET", k],
-    "list": lambda k: [b"LRANGE", k, b"0", b"-1"],
-    "set": lambda k: [b"SMEMBERS", k],
-    "hash": lambda k: [b"HGETALL", k],
-    "zset": lambda k: [b"ZRANGE", k, b"0", b"-1", b"WITHSCORES"],
-    "stream": lambda k: [b"XRANGE", k, b"-", b"+"],
-}
 TTL_NONE, TTL_SOON, TTL_LATER = "none", "soon", "later"
 
 
@@ -154,7 +147,7 @@ class Snapshotter:
         known = list(self.types.items())
         commands = [[b"INFO", b"keyspace"], [b"KEYS", b"*"]]
         for key, type_ in known:
-            commands += [[b"TYPE", key], [b"PTTL", key], _READS[type_](key)]
+            commands += [[b"TYPE", key], [b"PTTL", key], read_value(type_, key)]
         replies = await self.pg.reader.run(commands)
         present = {bytes(k) for k in replies[1]} if isinstance(replies[1], Array) else set()
         if hasattr(self.pg.reader, "every_key"):     # a cluster: every primary's keys
@@ -188,8 +181,8 @@ class Snapshotter:
 
     async def _read_keys(self, db: int, keys: list[bytes]) -> list[tuple[bytes, KeyState, str]]:
         types = await self._in_db(db, [[b"TYPE", k] for k in keys])
-        typed = [(k, _text(t)) for k, t in zip(keys, types) if _text(t) in _READS]
-        replies = await self._in_db(db, [c for k, t in typed for c in ([b"PTTL", k], _READS[t](k))])
+        typed = [(k, _text(t)) for k, t in zip(keys, types) if _text(t) in TYPES]
+        replies = await self._in_db(db, [c for k, t in typed for c in ([b"PTTL", k], read_value(t, k))])
         return [(key, self._state(type_, replies[2 * i], replies[2 * i + 1]), type_)
                 for i, (key, type_) in enumerate(typed)]
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from playground.engine.value_reads import SIZE, read_value
 from playground.i18n import N_, tr
 from playground.resp.replies import Array, Bulk, Int, Map, Status
 from playground.scenario.fields import check_unknown, read_list, read_typed
@@ -121,10 +122,10 @@ def decode_value(kind: str, raw) -> object:
     return None
 
 
-READS = {"value": lambda k: [b"GET", k], "list": lambda k: [b"LRANGE", k, b"0", b"-1"],
-         "set": lambda k: [b"SMEMBERS", k], "hash": lambda k: [b"HGETALL", k],
-         "zset": lambda k: [b"ZRANGE", k, b"0", b"-1", b"WITHSCORES"],
-         "scard": lambda k: [b"SCARD", k], "llen": lambda k: [b"LLEN", k], "zcard": lambda k: [b"ZCARD", k]}
+READS = {"value": lambda k: read_value("string", k), "list": lambda k: read_value("list", k),
+         "set": lambda k: read_value("set", k), "hash": lambda k: read_value("hash", k),
+         "zset": lambda k: read_value("zset", k),
+         "scard": lambda k: [SIZE["set"], k], "llen": lambda k: [SIZE["list"], k], "zcard": lambda k: [SIZE["zset"], k]}
 """What to read for each kind of check (and for describe_key, each type of key)."""
 _CHECK_READS = dict(READS, hash_has=READS["hash"], pttl=lambda k: [b"PTTL", k])
 

@@ -8,7 +8,8 @@ from pathlib import Path
 
 from playground.history import state_dir
 from playground.i18n import tr
-from playground.scenario.model import Scenario, ScenarioError, load_scenario
+from playground.scenario.model import Scenario, ScenarioError
+from playground.scenario.loader import load_scenario
 
 
 def bundled_dir() -> Path:

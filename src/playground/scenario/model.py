@@ -213,12 +213,3 @@ class Scenario:
 
 def script_sha(source: str) -> str:
     return hashlib.sha1(source.encode()).hexdigest()
-
-
-def __getattr__(name: str):
-    """`from playground.scenario.model import load_scenario` keeps working: the loader
-    lives in playground.scenario.loader (imported on first use: it imports this module)."""
-    if name in ("load_scenario", "parse_scenario", "MAX_FILE_BYTES"):
-        from playground.scenario import loader
-        return getattr(loader, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

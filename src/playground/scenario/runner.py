@@ -13,7 +13,8 @@ from __future__ import annotations
 import asyncio
 import re
 from dataclasses import dataclass, field
-from typing import Callable
+from types import MappingProxyType
+from typing import Callable, Mapping
 
 from playground.engine import events as ev
 from playground.engine.executor import Executor, Job
@@ -113,6 +114,9 @@ class Runner:
         self.record_touched = record_touched
         self.executor = executor or Executor(pg)
         self._pending: dict[str, tuple[Job, StepResult]] = {}
+        self.waiting: Mapping[str, tuple[Job, StepResult]] = MappingProxyType(self._pending)
+        """Clients whose command blocked, and whose reply no wait step took yet: client ->
+        (its Job, the StepResult of the step that sent it). A read-only live view."""
         self.saved: dict[str, dict[str, object]] = {}  # client -> name -> value (save = "...")
         self.HANDLERS = {"command": self._command_step, "wait": self._wait_step,
                          "reconnect": self._reconnect_step,  # one per step kind (model.STEP_KINDS)
@@ -157,7 +161,7 @@ class Runner:
             if error:
                 result.error = error
                 return result
-        await self._discard_pending()
+        await self.discard_pending()
         return result
 
     def preview(self, step: Step) -> str:
@@ -184,7 +188,7 @@ class Runner:
             return self.stopped
 
     async def _begin_part(self, scenario: Scenario, part: Part) -> str | None:
-        await self._discard_pending()
+        await self.discard_pending()
         self.saved = {}
         self._keys_so_far: dict[bytes, None] = {}  # the part's keys, in the order first touched
         setup = part.setup
@@ -345,7 +349,15 @@ class Runner:
                 keys.setdefault(bytes(k), None)
         return {key.decode("utf-8", "replace"): await describe_key(self.pg, key) for key in keys}
 
-    async def _discard_pending(self) -> None:
+    def abandon_waiting(self) -> list:
+        """Forget the blocked steps whose replies wait steps would take; their tasks still
+        running (for a caller that cancels them: scenario/time_limits.py)."""
+        tasks = [job.task for job, _ in self._pending.values() if not job.task.done()]
+        self._pending.clear()
+        return tasks
+
+    async def discard_pending(self) -> None:
+        """Cancel every blocked command still waiting, and forget them."""
         for name, (job, _) in list(self._pending.items()):
             if not job.task.done():
                 try:

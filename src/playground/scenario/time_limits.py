@@ -47,11 +47,7 @@ async def recover(runner) -> str:
     """After a time-out: abandon what still runs and make the server usable again;
     what was done, as a short clause."""
     pg, executor = runner.pg, runner.executor
-    tasks = [job.task for job in executor._jobs.values() if job.task is not None and not job.task.done()]
-    tasks += [job.task for job, _ in runner._pending.values() if not job.task.done()]
-    if executor._attributions is not None and not executor._attributions.done():
-        tasks.append(executor._attributions)  # (a write's attribution waits on the reader too)
-    runner._pending.clear()
+    tasks = executor.in_flight() + runner.abandon_waiting()
     for task in tasks:
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)

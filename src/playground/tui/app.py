@@ -300,7 +300,7 @@ class PlaygroundApp(TeachingActions, RecordingActions, App):
             state = self.playground.session(name).state
             self.query_one(f"#pane-{name}", ClientPane).state = state
             for key in state.watched:
-                watchers.setdefault(key, []).append((name, state.dirty))
+                watchers.setdefault(key, []).append((name, state.dirty_key(key)))
         self.query_one(KeyInspector).set_watchers(watchers)
 
     def get_system_commands(self, screen):
@@ -456,7 +456,7 @@ def run_app(args, server: PrivateServer | None = None) -> int:
     scenario = None
     if getattr(args, "command", None) == "open":
         from playground.scenario.library import resolve
-        from playground.scenario.model import load_scenario
+        from playground.scenario.loader import load_scenario
 
         scenario = load_scenario(resolve(args.scenario, args.scenarios), getattr(args, "lang", "en"))
     app = make_app(args.server, args.url, args.allow_flush, args.clients,

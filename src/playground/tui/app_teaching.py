@@ -23,7 +23,8 @@ class TeachingActions:
 
     def action_open_scenario(self) -> None:
         from playground.scenario.library import scenario_files
-        from playground.scenario.model import ScenarioError, load_scenario
+        from playground.scenario.model import ScenarioError
+        from playground.scenario.loader import load_scenario
         from .teaching_screens import ScenarioPicker
 
         scenarios, broken = [], []

@@ -74,7 +74,8 @@ def _reload_scenario(app, lang: str) -> None:
     teacher = app.teacher
     if teacher is None:
         return
-    from playground.scenario.model import ScenarioError, load_scenario
+    from playground.scenario.model import ScenarioError
+    from playground.scenario.loader import load_scenario
 
     try:
         scenario = load_scenario(teacher.scenario.path, lang)

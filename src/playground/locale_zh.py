@@ -925,4 +925,7 @@ MESSAGES: dict[str, str] = {
     "needs {command}: {program} is not installed": "需要 {command}：没有安装 {program}",
     "needs {command}": "需要 {command}",
     "program {program} has ended": "程序 {program} 已经结束",
+    "the first step of a part has no step before it to be bound to": "一个部分的第一步之前没有可以绑定的步骤",
+    "a bound step runs right after the one before it: it cannot have {field}":
+        "绑定的步骤紧接着前一步运行：它不能有 {field}",
 }

@@ -187,9 +187,21 @@ class Stepper:
         self.timeline.add_result(result)
         return result
 
+    def bound_next(self) -> bool:
+        """The next step is bound to the one that just ran (`bound = true`): it runs with
+        it, with no pause, typing or prediction between them."""
+        return not self.finished and self.cursor > 0 and self.flat[self.cursor][1].bound
+
+    def group_start(self, index: int) -> int:
+        """The first step of the bound group holding step `index` (a rewind never
+        stops between bound steps)."""
+        while 0 < index < len(self.flat) and self.flat[index][1].bound:
+            index -= 1
+        return index
+
     async def goto(self, index: int) -> None:
         """Rewind or jump: fresh server, then steps 1..index replayed silently."""
-        index = max(0, min(index, len(self.flat)))
+        index = self.group_start(max(0, min(index, len(self.flat))))
         await self.start()
         while self.cursor < index:
             if await self.step() is None:
@@ -232,11 +244,12 @@ class Challenge:
             c: [s for s in self.part.steps if s.client == c] for c in scenario.clients}
         self.moves: list[str] = []
         self.results: list[StepResult] = []
+        self.bound_results: list[StepResult] = []
         self.runner = Runner(pg, executor=executor, sink=sink)
         self.timeline = Timeline()
 
     def position(self, client: str) -> int:
-        return self.moves.count(client)
+        return sum(1 for r in self.results if r.step.client == client)
 
     def next_for(self, client: str) -> Step | None:
         program = self.programs[client]
@@ -252,12 +265,24 @@ class Challenge:
         await self.runner.begin_part(self.scenario, self.part)
 
     async def move(self, client: str) -> StepResult | None:
+        """The client's next step, and then each step bound to it (`bound = true`: it
+        moves with the one before it, whoever's it is); `bound_results` holds those."""
         step = self.next_for(client)
+        self.bound_results: list[StepResult] = []
         if step is None:
             return None
+        result = await self._run(step)
+        self.moves.append(client)
+        index = next(i for i, s in enumerate(self.part.steps) if s is step) + 1
+        while index < len(self.part.steps) and self.part.steps[index].bound \
+                and self.next_for(self.part.steps[index].client) is self.part.steps[index]:
+            self.bound_results.append(await self._run(self.part.steps[index]))
+            index += 1
+        return result
+
+    async def _run(self, step: Step) -> StepResult:
         result = await self.runner.run_step(self.scenario, self.part.name, _unchecked(step))
         await self.pg.refresh_states()
-        self.moves.append(client)
         self.results.append(result)
         self.timeline.add_result(result)
         return result

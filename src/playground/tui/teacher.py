@@ -124,6 +124,10 @@ class Teacher:
             self.render()
             return
         self.message = self._explain(index, result)
+        while result is not None and self.stepper.bound_next():  # bound steps: at once, untyped
+            index = self.stepper.cursor
+            if (result := await self._run_step(index)) is not None:
+                self.message.append_text(self._explain(index, result))
         if step.pause:
             self.autoplay = False
         await self.after_step(result)
@@ -277,7 +281,8 @@ class Teacher:
         await pane.type_out(self.challenge.runner.preview(step), self.speed)
         result = await self.challenge.move(client)
         pane.clear_input()
-        pane.show_result(result)
+        for shown in (result, *self.challenge.bound_results):  # bound steps move with it
+            self.pane(shown.step.client).show_result(shown)
         await self.after_step(result)
         won = self.won = await self.challenge.won()
         if won is None:

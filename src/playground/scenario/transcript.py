@@ -38,7 +38,7 @@ def _cell_lines(step: StepResult) -> list[str]:
     head = f"{step.step.client}> {shown}" if sent else f"{step.step.client}: " + _no_command(step.step)
     if step.step.kind == "server":
         head = shown  # "[server] kill primary": no client typed it
-    lines = [head]
+    lines = [head] + [r.stable_line for r in step.redirects]  # the node named, never a port
     if reply:
         lines.extend(reply.rstrip("\n").split("\n"))
     if step.note:
@@ -227,6 +227,7 @@ def json_step(result_server: str, scenario: Scenario, step: StepResult) -> str:
         "command": _shown(step) if not step.step.wait else None,
         "argv": [a.decode("utf-8", "replace") for a in redact(step.step.argv)] if step.step.argv else None,
         "reply": redact_exchange("", step.reply, argv)[1] if step.reply else step.reply,
+        "redirects": [r.stable_line for r in step.redirects],
         "note": step.note,
         "skipped": step.skipped,
         "checks": [{"check": c.what, "ok": c.ok, "detail": c.detail} for c in step.checks],

@@ -356,6 +356,8 @@ class ClientPane(Vertical):
             self.write(tr("– skipped: {reason}", reason=result.skipped), style="yellow")
             return
         self.note_outcome(result.argv, result.value)
+        for redirect in result.redirects:  # a cluster's `-> Redirected to slot ...`, as in free play
+            self.add(Text(redirect.line))
         if result.reply:
             self.write(result.reply.encode(), style=reply_style(result.value), seq=result.seq,
                        secretless=redact_reply(list(result.argv or ()), result.reply))

@@ -38,6 +38,15 @@ _OUTCOME_NOTES = {"aborted": N_("aborted: nothing ran (a WATCHed key changed)"),
                   "discarded": N_("nothing ran")}
 
 
+_REFUSALS = ("CROSSSLOT", "NOSCRIPT", "BUSY", "MOVED", "ASK", "CLUSTERDOWN", "TRYAGAIN", "LOADING", "MASTERDOWN", "ERR")
+"""Error codes of a script the server refused before running it (ERR: a compile error, a
+bad key count: Unit.started). Not WRONGTYPE and the like: a script raises those midway."""
+
+
+def _refused(unit: Unit) -> bool:
+    return not unit.started and getattr(unit.reply, "code", None) in _REFUSALS
+
+
 def entry_for(unit: Unit, shown: str | None = None) -> TimelineEntry:
     """A unit as the timeline shows it; `shown` is how the step spelled a single command
     (a named script stays `$name`). Secrets are left out (`redact_line`)."""
@@ -47,6 +56,8 @@ def entry_for(unit: Unit, shown: str | None = None) -> TimelineEntry:
                              atomic=unit.outcome == "committed", note=_OUTCOME_NOTES.get(unit.outcome, ""),
                              seq=unit.seq)
     line = redact_line(shown or format_argv(list(unit.commands[0])), list(unit.commands[0]))
+    if unit.kind == "script" and _refused(unit):  # CROSSSLOT, NOSCRIPT, BUSY ...: it never ran
+        return TimelineEntry(unit.client, [line], note=N_("refused: the script did not run"), seq=unit.seq)
     if unit.kind == "script":
         return TimelineEntry(unit.client, [line], atomic=True, note=N_("one script: nothing interleaves"),
                              seq=unit.seq)
@@ -161,6 +172,7 @@ class Stepper:
         self.timeline = Timeline()
         self.error = None
         self._part_started = None
+        self.pg.restart_numbering()  # a rewind numbers its replies (and why-notes) from #1 again
         if self.flat:
             await self._begin_part(self.flat[0][0])
 
@@ -262,6 +274,7 @@ class Challenge:
 
     async def reset(self) -> None:
         self.moves, self.results, self.timeline = [], [], Timeline()
+        self.pg.restart_numbering()
         await self.runner.begin_part(self.scenario, self.part)
 
     async def move(self, client: str) -> StepResult | None:

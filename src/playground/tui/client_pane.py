@@ -347,8 +347,12 @@ class ClientPane(Vertical):
         """Teaching mode: one scenario step as this pane shows it, with its checks."""
         step = result.step
         shown = result.command or step.display
-        if step.wait:
+        if step.wait:  # what it answers, then the reply (as redis-cli prints a reply under its command)
             self.write(tr("(the pending reply arrives)"), style="italic dim")
+            if result.note and not result.skipped:
+                self.note(result.note)
+        elif step.kind == "server":  # "# [server] kill primary", as free play's palette says it: nobody typed it
+            self.note(shown)
         else:
             self.write(f"{self.client}> {shown}", style="bold",
                        secretless=f"{self.client}> {redact_line(shown, list(result.argv) if result.argv else None)}")
@@ -363,7 +367,7 @@ class ClientPane(Vertical):
                        secretless=redact_reply(list(result.argv or ()), result.reply))
         for why in result.whys:
             self.why(why.text)
-        if result.note:
+        if result.note and not step.wait:
             self.note(result.note)
         from .teaching_text import checks_line
 

@@ -75,6 +75,8 @@ async def test_space_runs_the_bound_step_with_the_one_before(server_binary, tmp_
 async def test_a_bound_step_moves_with_the_one_before_in_a_challenge(pg, tmp_path):
     challenge = Challenge(pg, load_scenario(write(tmp_path, LOCK)))
     await challenge.reset()
+    assert challenge.bound_to("B") == "A"
+    assert await challenge.move("B") is None and challenge.position("B") == 0   # never on its own
     await challenge.move("A")
     assert challenge.position("B") == 1 and challenge.moves == ["A"]
     assert challenge.bound_results[0].reply.strip() == "(nil)"
@@ -114,3 +116,15 @@ async def test_explore_never_splits_a_bound_pair(pg, tmp_path, reduce):
     seen = {reply for cls in result.classes for c, replies in cls.first_run.replies if c == "A"
             for reply in replies}
     assert not any("b" in r for r in seen)    # A's GET never sees B's write
+
+
+async def test_the_challenge_screen_says_a_bound_step_waits_for_its_partner(server_binary, tmp_path):
+    app = make_app(server_binary.path, open_scenario=load_scenario(write(tmp_path, LOCK)), challenge=True)
+    async with app.run_test(size=(140, 45)) as pilot:
+        await started(pilot, app)
+        await wait_until(pilot, lambda: app.teacher is not None and "Challenge:" in panel_text(app))
+        app.teacher.speed_index = 0
+        await press_and_wait(pilot, app, "b")
+        assert "bound to A's" in panel_text(app) and app.teacher.challenge.moves == []
+        await press_and_wait(pilot, app, "a")
+        assert log_text(app, "B")[:2] == ["B> SET lock b NX PX 2000", "(nil)"]

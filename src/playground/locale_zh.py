@@ -931,4 +931,5 @@ MESSAGES: dict[str, str] = {
     "refused: the script did not run": "被拒绝：脚本没有运行",
     "1 schedule (the only interleaving that keeps each client's order)": "1 种调度（保持每个客户端自身顺序的唯一交错执行）",
     ", 1 step skipped ({reason})": "，跳过了 1 步（{reason}）",
+    "{client}'s next step is bound to {other}'s: it moves with it.": "{client} 的下一步绑定在 {other} 的那一步上：它会随那一步一起走。",
 }

@@ -272,6 +272,16 @@ class Challenge:
     def finished(self) -> bool:
         return all(self.next_for(c) is None for c in self.programs)
 
+    def bound_to(self, client: str) -> str | None:
+        """Whose step the client's next step is bound to (`bound = true`), while that step
+        has not run: the client cannot move on its own, it moves with that step."""
+        step = self.next_for(client)
+        if step is None or not step.bound:
+            return None
+        before = self.part.steps[next(i for i, s in enumerate(self.part.steps) if s is step) - 1]
+        ran = self.position(before.client) > self.programs[before.client].index(before)
+        return None if ran else before.client
+
     async def reset(self) -> None:
         self.moves, self.results, self.timeline = [], [], Timeline()
         self.pg.restart_numbering()
@@ -282,7 +292,7 @@ class Challenge:
         moves with the one before it, whoever's it is); `bound_results` holds those."""
         step = self.next_for(client)
         self.bound_results: list[StepResult] = []
-        if step is None:
+        if step is None or self.bound_to(client):
             return None
         result = await self._run(step)
         self.moves.append(client)

@@ -276,6 +276,11 @@ class Teacher:
             self.message = Text(tr("{client} has nothing left to do.", client=client), style="yellow")
             self.render()
             return
+        if self.challenge.bound_to(client):
+            self.message = Text(tr("{client}'s next step is bound to {other}'s: it moves with it.", client=client,
+                                   other=self.challenge.bound_to(client)), style="yellow")
+            self.render()
+            return
         step = self.challenge.next_for(client)
         pane = self.pane(client)
         await pane.type_out(self.challenge.runner.preview(step), self.speed)

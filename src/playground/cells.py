@@ -80,6 +80,26 @@ def chop(line: str, cells: int) -> list[str]:
     return pieces + [piece] if piece or not pieces else pieces
 
 
+def fold(line: str, cells: int) -> list[str]:
+    """`line` in pieces of at most `cells` cells, broken at the last space that fits
+    (nothing re-flowed or collapsed: a reply's own spacing stays; the space a piece ends
+    at is kept when it fits); a run with no space is cut as `chop` does. Empty text gives
+    one piece."""
+    cells = max(cells, 2)
+    pieces = []
+    while width(line) > cells:
+        fits = len(cut(line, cells))
+        at = max((i for i in range(1, min(fits + 1, len(line))) if line[i] == " " and line[:i].strip()),
+                 default=None)
+        if at is None:
+            pieces.append(line[:fits])
+            line = line[fits:]
+            continue
+        pieces.append(line[:at + 1] if at + 1 <= fits else line[:at])
+        line = line[at + 1:]
+    return pieces + [line] if line or not pieces else pieces
+
+
 def wrap(text: str, cells: int) -> list[str]:
     """Lines of at most `cells` cells: English breaks at spaces, Chinese between characters.
     A word longer than a line is cut into pieces. Empty text gives no lines (like textwrap)."""

@@ -954,4 +954,11 @@ MESSAGES: dict[str, str] = {
     "needs {command}: {program} is not installed": "需要 {command}：没有安装 {program}",
     "needs {command}": "需要 {command}",
     "program {program} has ended": "程序 {program} 已经结束",
+    "the first step of a part has no step before it to be bound to": "一个部分的第一步之前没有可以绑定的步骤",
+    "a bound step runs right after the one before it: it cannot have {field}":
+        "绑定的步骤紧接着前一步运行：它不能有 {field}",
+    "refused: the script did not run": "被拒绝：脚本没有运行",
+    "1 schedule (the only interleaving that keeps each client's order)": "1 种调度（保持每个客户端自身顺序的唯一交错执行）",
+    ", 1 step skipped ({reason})": "，跳过了 1 步（{reason}）",
+    "{client}'s next step is bound to {other}'s: it moves with it.": "{client} 的下一步绑定在 {other} 的那一步上：它会随那一步一起走。",
 }

@@ -118,18 +118,19 @@ async def _run_one(pg: Playground, scenario: Scenario, fmt: str, lang: str = "en
 
 def cmd_check(args) -> int:
     scenarios, broken = [], []
-    if args.scenarios_to_check:
-        files = []
-        for ref in args.scenarios_to_check:
-            path = resolve(ref, args.scenarios)
-            files += scenarios_in(path) if path.is_dir() else [path]  # check DIR: every .toml in it
-    else:
-        files = scenario_files(args.scenarios)
-    for file in files:
-        try:
-            scenarios.append(load_scenario(file, args.lang))
-        except ScenarioError as exc:
-            broken.append(str(exc))
+    if args.scenarios_to_check:   # in the order given; a directory's in course order
+        groups = [scenarios_in(path) if path.is_dir() else [path]
+                  for path in (resolve(ref, args.scenarios) for ref in args.scenarios_to_check)]
+    else:                         # the library in course order, as `list` and the F7 picker
+        groups = [scenario_files(args.scenarios)]
+    for files in groups:
+        loaded = []
+        for file in files:
+            try:
+                loaded.append(load_scenario(file, args.lang))
+            except ScenarioError as exc:
+                broken.append(str(exc))
+        scenarios += course_order(loaded)
     if _refuse_url_without_flush(args):
         return 2
     install_exit_signals()

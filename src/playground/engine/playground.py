@@ -78,6 +78,15 @@ class Playground:
         self.order.last_seq = self._seq
         return self._seq
 
+    def restart_numbering(self) -> None:
+        """Server-order numbers start again at #1 and the server order forgets its rows: a
+        lesson back at its start numbers its replies (and its why-notes' #N) as it did on
+        its first run."""
+        self._seq = 0
+        self.order.rows.clear()
+        self.order.last_seq = 0
+        self.order.version += 1
+
     @property
     def catalogue(self):
         """What each command does, asked of this server once per name (engine/catalogue.py)."""

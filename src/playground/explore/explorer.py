@@ -101,8 +101,17 @@ class Explorer:
                                       n=step.number, action=step.server))
         if not self.programs:
             raise ExploreError(tr("{id}: part {part} has no steps to interleave", id=scenario.id, part=part))
+        self.bound_pairs = _bound_pairs(self.part)
+
+    def keeps_bound(self, schedule: tuple[str, ...]) -> bool:
+        return sch.keeps_bound(schedule, self.bound_pairs)
 
     def independent(self, x: sch.Move, y: sch.Move) -> bool:
+        """A bound step and the one it is bound to commute with nothing, so a class of
+        equivalent schedules either keeps every bound pair together or splits it in all
+        its members (and filtering the classes' least members is exact)."""
+        if any(x in pair or y in pair for pair in self.bound_pairs):
+            return False
         return not self.footprints[x[0]][x[1]].conflicts(self.footprints[y[0]][y[1]])
 
     async def explore(self) -> Exploration:
@@ -184,10 +193,19 @@ class Explorer:
         return c is not None and self.scenario.parts[c.part] is self.part
 
     def _plan(self, lengths: dict[str, int], result: Exploration) -> list[tuple[str, ...]]:
+        """The schedules to run: every one (or one per class), or a sample; never one that
+        splits a bound pair (then `result.total` counts only those that keep them)."""
+        if self.bound_pairs and result.total <= 200_000:
+            result.total = sum(1 for s in sch.all_schedules(lengths) if self.keeps_bound(s))
+        return [s for s in self._planned(lengths, result) if self.keeps_bound(s)]
+
+    def _planned(self, lengths: dict[str, int], result: Exploration) -> list[tuple[str, ...]]:
         if self.reduce:
             planned = []
             try:
                 for schedule in sch.canonical_schedules(lengths, self.independent):
+                    if not self.keeps_bound(schedule):
+                        continue
                     planned.append(schedule)
                     if len(planned) > self.limit:
                         break
@@ -348,6 +366,17 @@ class Explorer:
         _, origin = self.runner.waiting[client]
         wait = replace(origin.step, wait=True, argv=None, blocking=False)
         return await self.runner.run_step(self.scenario, self.part.name, wait)
+
+
+def _bound_pairs(part: Part) -> list[tuple[sch.Move, sch.Move]]:
+    """(the step before, the bound step) as moves (client, index in its program), for
+    each step of the part with `bound = true`."""
+    seen: dict[str, int] = {}
+    at: list[sch.Move] = []
+    for step in part.steps:
+        at.append((step.client, seen.get(step.client, 0)))
+        seen[step.client] = seen.get(step.client, 0) + 1
+    return [(at[i - 1], at[i]) for i, step in enumerate(part.steps) if step.bound and i]
 
 
 def _seen(out) -> str:

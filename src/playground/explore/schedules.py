@@ -97,6 +97,15 @@ def label(schedule: Sequence[str]) -> str:
     return " ".join(f"{c}{i + 1}" for c, i in moves(schedule))
 
 
+def keeps_bound(schedule: Sequence[str], pairs: Sequence[tuple[Move, Move]]) -> bool:
+    """Each (step, bound step) pair runs back to back: no other move between them
+    (a scenario's `bound = true`, e.g. a lock taken and tried before its TTL runs out)."""
+    if not pairs:
+        return True
+    at = {m: i for i, m in enumerate(moves(schedule))}
+    return all(at[second] == at[first] + 1 for first, second in pairs)
+
+
 def _violates(prefix: list[Move], move: Move, order: dict[str, int], independent: Independent) -> bool:
     """Would appending `move` make `prefix` not lexicographically least in its class?
     It would if `move` commutes with every move back to one of a later-ordered client

@@ -7,6 +7,8 @@ The format is documented in docs/scenarios.md. A mistake is reported as
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import re
 import tomllib
 from pathlib import Path
@@ -32,7 +34,7 @@ _TOP = {"title", "lesson", "order", "tags", "requires", "scripts", "clients", "s
         "programs_need"}
 _PART = {"name", "setup", "steps", "requires"}
 _STEP = {"client", "command", "args", "narration", "reply", "error", "match", "state", "predict",
-         "pause", "blocking", "sleep", "server_stops", "requires", "save", "when", *STEP_KINDS, *FLAVOURS}
+         "pause", "blocking", "sleep", "server_stops", "requires", "save", "when", "bound", *STEP_KINDS, *FLAVOURS}
 _EXPECT = {"reply", "error", "match"}
 _PREDICT = {"question", "choices", "answer", "explain"}
 NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -139,7 +141,9 @@ def _part(raw: dict, index: int, where: Where, scripts: dict, clients: tuple, to
     blocked: set[str] = set()
     saved: dict[str, set[str]] = {c: set() for c in clients}
     for n, step_raw in enumerate(steps_raw, 1):
-        step = _step(step_raw, n, where, scripts, clients, label, saved, requires, topology)
+        step = _bound(step_raw, n, where, label, _step(
+            {k: v for k, v in step_raw.items() if k != "bound"} if isinstance(step_raw, dict) else step_raw,
+            n, where, scripts, clients, label, saved, requires, topology))
         if step.wait:
             if step.client not in blocked:
                 raise where.error(tr("client {name} has no blocking step to wait for", name=step.client),
@@ -154,6 +158,21 @@ def _part(raw: dict, index: int, where: Where, scripts: dict, clients: tuple, to
             blocked.clear()
         steps.append(step)
     return Part(name, tuple(setup), tuple(shown), tuple(steps), requires)
+
+
+def _bound(raw, n: int, where: Where, part, step: Step) -> Step:
+    """`bound = true`: the step runs right after the one before it (TTL lessons): it has
+    no `predict` or `pause` of its own, and the first step of a part cannot be bound."""
+    if not isinstance(raw, dict) or not read_bool(raw, "bound", where, part, n):
+        return step
+    if n == 1:
+        raise where.error(tr("the first step of a part has no step before it to be bound to"),
+                          part=part, step=n, field_name="bound")
+    for name in ("predict", "pause"):
+        if name in raw:
+            raise where.error(tr("a bound step runs right after the one before it: it cannot have {field}",
+                                 field=name), part=part, step=n, field_name="bound")
+    return replace(step, bound=True)
 
 
 def _step(raw, n: int, where: Where, scripts: dict, clients: tuple, part: str | None,

@@ -48,6 +48,7 @@ class StepResult:
     seq: int | None = None              # server-order number of the reply
     argv: tuple[bytes, ...] | None = None  # what was sent (for a wait step: the blocking command)
     whys: list = field(default_factory=list)  # engine Why events for its reply (executor explain=...)
+    redirects: list = field(default_factory=list)  # a cluster's redirects before the reply (scenario/redirects.py)
 
     @property
     def ok(self) -> bool:
@@ -248,7 +249,11 @@ class Runner:
         out.argv = argv
         if step.sleep:
             await asyncio.sleep(step.sleep)
-        job = self.executor.submit(step.client, argv, sink=self.sink)
+        sink = self.sink
+        if self.pg.follows_redirects:  # redis-cli -c's redirect lines, apart from the reply
+            from playground.scenario.redirects import catching
+            sink = catching(self.pg, out.redirects, self.sink or self.executor.sink)
+        job = self.executor.submit(step.client, argv, sink=sink)
         if not await job.settle():
             if step.blocking:
                 out.note = tr("blocked: the reply comes later")

@@ -38,6 +38,15 @@ _OUTCOME_NOTES = {"aborted": N_("aborted: nothing ran (a WATCHed key changed)"),
                   "discarded": N_("nothing ran")}
 
 
+_REFUSALS = ("CROSSSLOT", "NOSCRIPT", "BUSY", "MOVED", "ASK", "CLUSTERDOWN", "TRYAGAIN", "LOADING", "MASTERDOWN", "ERR")
+"""Error codes of a script the server refused before running it (ERR: a compile error, a
+bad key count: Unit.started). Not WRONGTYPE and the like: a script raises those midway."""
+
+
+def _refused(unit: Unit) -> bool:
+    return not unit.started and getattr(unit.reply, "code", None) in _REFUSALS
+
+
 def entry_for(unit: Unit, shown: str | None = None) -> TimelineEntry:
     """A unit as the timeline shows it; `shown` is how the step spelled a single command
     (a named script stays `$name`). Secrets are left out (`redact_line`)."""
@@ -47,6 +56,8 @@ def entry_for(unit: Unit, shown: str | None = None) -> TimelineEntry:
                              atomic=unit.outcome == "committed", note=_OUTCOME_NOTES.get(unit.outcome, ""),
                              seq=unit.seq)
     line = redact_line(shown or format_argv(list(unit.commands[0])), list(unit.commands[0]))
+    if unit.kind == "script" and _refused(unit):  # CROSSSLOT, NOSCRIPT, BUSY ...: it never ran
+        return TimelineEntry(unit.client, [line], note=N_("refused: the script did not run"), seq=unit.seq)
     if unit.kind == "script":
         return TimelineEntry(unit.client, [line], atomic=True, note=N_("one script: nothing interleaves"),
                              seq=unit.seq)
@@ -162,6 +173,7 @@ class Stepper:
         self.timeline = Timeline()
         self.error = self.runner.stopped = None
         self._part_started = None
+        self.pg.restart_numbering()  # a rewind numbers its replies (and why-notes) from #1 again
         if self.flat:
             await self._begin_part(self.flat[0][0])
 
@@ -189,9 +201,21 @@ class Stepper:
         self.timeline.add_result(result)
         return result
 
+    def bound_next(self) -> bool:
+        """The next step is bound to the one that just ran (`bound = true`): it runs with
+        it, with no pause, typing or prediction between them."""
+        return not self.finished and self.cursor > 0 and self.flat[self.cursor][1].bound
+
+    def group_start(self, index: int) -> int:
+        """The first step of the bound group holding step `index` (a rewind never
+        stops between bound steps)."""
+        while 0 < index < len(self.flat) and self.flat[index][1].bound:
+            index -= 1
+        return index
+
     async def goto(self, index: int) -> None:
         """Rewind or jump: fresh server, then steps 1..index replayed silently."""
-        index = max(0, min(index, len(self.flat)))
+        index = self.group_start(max(0, min(index, len(self.flat))))
         await self.start()
         while self.cursor < index:
             if await self.step() is None:
@@ -234,11 +258,12 @@ class Challenge:
             c: [s for s in self.part.steps if s.client == c] for c in scenario.clients}
         self.moves: list[str] = []
         self.results: list[StepResult] = []
+        self.bound_results: list[StepResult] = []
         self.runner = Runner(pg, executor=executor, sink=sink)
         self.timeline = Timeline()
 
     def position(self, client: str) -> int:
-        return self.moves.count(client)
+        return sum(1 for r in self.results if r.step.client == client)
 
     def next_for(self, client: str) -> Step | None:
         program = self.programs[client]
@@ -249,17 +274,40 @@ class Challenge:
     def finished(self) -> bool:
         return all(self.next_for(c) is None for c in self.programs)
 
+    def bound_to(self, client: str) -> str | None:
+        """Whose step the client's next step is bound to (`bound = true`), while that step
+        has not run: the client cannot move on its own, it moves with that step."""
+        step = self.next_for(client)
+        if step is None or not step.bound:
+            return None
+        before = self.part.steps[next(i for i, s in enumerate(self.part.steps) if s is step) - 1]
+        ran = self.position(before.client) > self.programs[before.client].index(before)
+        return None if ran else before.client
+
     async def reset(self) -> None:
         self.moves, self.results, self.timeline = [], [], Timeline()
+        self.pg.restart_numbering()
         await self.runner.begin_part(self.scenario, self.part)
 
     async def move(self, client: str) -> StepResult | None:
+        """The client's next step, and then each step bound to it (`bound = true`: it
+        moves with the one before it, whoever's it is); `bound_results` holds those."""
         step = self.next_for(client)
-        if step is None:
+        self.bound_results: list[StepResult] = []
+        if step is None or self.bound_to(client):
             return None
+        result = await self._run(step)
+        self.moves.append(client)
+        index = next(i for i, s in enumerate(self.part.steps) if s is step) + 1
+        while index < len(self.part.steps) and self.part.steps[index].bound \
+                and self.next_for(self.part.steps[index].client) is self.part.steps[index]:
+            self.bound_results.append(await self._run(self.part.steps[index]))
+            index += 1
+        return result
+
+    async def _run(self, step: Step) -> StepResult:
         result = await self.runner.run_step(self.scenario, self.part.name, _unchecked(step))
         await self.pg.refresh_states()
-        self.moves.append(client)
         self.results.append(result)
         self.timeline.add_result(result)
         return result

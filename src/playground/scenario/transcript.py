@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from playground.cells import chop, pad, width, wrap
+from playground.cells import fold, pad, width, wrap
 from playground.engine.why_text import LABEL as WHY_LABEL
 from playground.scenario import lanes
 from playground.scenario.runner import ScenarioResult, StepResult
@@ -38,10 +38,12 @@ def _cell_lines(step: StepResult) -> list[str]:
     head = f"{step.step.client}> {shown}" if sent else f"{step.step.client}: " + _no_command(step.step)
     if step.step.kind == "server":
         head = shown  # "[server] kill primary": no client typed it
-    lines = [head]
+    lines = [head] + [r.stable_line for r in step.redirects]  # the node named, never a port
+    if step.note and step.step.wait:  # "(the reply to WAIT 1 100)", then that reply (as in the pane)
+        lines.append(f"({step.note})")
     if reply:
         lines.extend(reply.rstrip("\n").split("\n"))
-    if step.note:
+    if step.note and not step.step.wait:
         lines.append(f"({step.note})")
     return lines
 
@@ -96,7 +98,7 @@ def text_part(scenario: Scenario, part_name: str, setup: tuple[str, ...]) -> str
 def text_step(scenario: Scenario, step: StepResult) -> str:
     clients = scenario.clients
     lane = clients.index(step.step.client)
-    cell = [piece for line in _cell_lines(step) for piece in chop(line, LANE)]
+    cell = [piece for line in _cell_lines(step) for piece in fold(line, LANE)]  # at spaces, by cells
     out = []
     for i, line in enumerate(cell):
         cols = [" " * LANE] * len(clients)
@@ -227,6 +229,7 @@ def json_step(result_server: str, scenario: Scenario, step: StepResult) -> str:
         "command": _shown(step) if not step.step.wait else None,
         "argv": [a.decode("utf-8", "replace") for a in redact(step.step.argv)] if step.step.argv else None,
         "reply": redact_exchange("", step.reply, argv)[1] if step.reply else step.reply,
+        "redirects": [r.stable_line for r in step.redirects],
         "note": step.note,
         "skipped": step.skipped,
         "checks": [{"check": c.what, "ok": c.ok, "detail": c.detail} for c in step.checks],
@@ -243,7 +246,10 @@ def check_line(result: ScenarioResult) -> str:
     if result.error:
         return f"{FAIL} {sid}: {result.error}"
     skipped_steps = [s for s in result.steps if s.skipped]
-    extra = tr(", {count} steps skipped ({reason})", count=len(skipped_steps), reason=skipped_steps[0].skipped) if skipped_steps else ""
+    extra = ""
+    if skipped_steps:
+        extra = (tr(", 1 step skipped ({reason})", reason=skipped_steps[0].skipped) if len(skipped_steps) == 1 else
+                 tr(", {count} steps skipped ({reason})", count=len(skipped_steps), reason=skipped_steps[0].skipped))
     if result.ok:
         return f"{OK} {sid}: " + tr("{count} checks passed", count=result.check_count) + extra
     step, check = result.failed_checks[0]

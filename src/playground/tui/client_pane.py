@@ -347,8 +347,12 @@ class ClientPane(Vertical):
         """Teaching mode: one scenario step as this pane shows it, with its checks."""
         step = result.step
         shown = result.command or step.display
-        if step.wait:
+        if step.wait:  # what it answers, then the reply (as redis-cli prints a reply under its command)
             self.write(tr("(the pending reply arrives)"), style="italic dim")
+            if result.note and not result.skipped:
+                self.note(result.note)
+        elif step.kind == "server":  # "# [server] kill primary", as free play's palette says it: nobody typed it
+            self.note(shown)
         else:
             self.write(f"{self.client}> {shown}", style="bold",
                        secretless=f"{self.client}> {redact_line(shown, list(result.argv) if result.argv else None)}")
@@ -356,12 +360,14 @@ class ClientPane(Vertical):
             self.write(tr("– skipped: {reason}", reason=result.skipped), style="yellow")
             return
         self.note_outcome(result.argv, result.value)
+        for redirect in result.redirects:  # a cluster's `-> Redirected to slot ...`, as in free play
+            self.add(Text(redirect.line))
         if result.reply:
             self.write(result.reply.encode(), style=reply_style(result.value), seq=result.seq,
                        secretless=redact_reply(list(result.argv or ()), result.reply))
         for why in result.whys:
             self.why(why.text)
-        if result.note:
+        if result.note and not step.wait:
             self.note(result.note)
         from .teaching_text import checks_line
 

@@ -124,6 +124,10 @@ class Teacher:
             self.render()
             return
         self.message = self._explain(index, result)
+        while result is not None and not self.stepper.error and self.stepper.bound_next():  # bound steps: at once, untyped
+            index = self.stepper.cursor
+            if (result := await self._run_step(index)) is not None:
+                self.message.append_text(self._explain(index, result))
         if self.stepper.error:  # it did not answer in time: the scenario stops here
             self.autoplay = False
             self.message = Text(tr("The scenario stopped: {error}", error=self.stepper.error) + "\n"
@@ -276,12 +280,18 @@ class Teacher:
             self.message = Text(tr("{client} has nothing left to do.", client=client), style="yellow")
             self.render()
             return
+        if self.challenge.bound_to(client):
+            self.message = Text(tr("{client}'s next step is bound to {other}'s: it moves with it.", client=client,
+                                   other=self.challenge.bound_to(client)), style="yellow")
+            self.render()
+            return
         step = self.challenge.next_for(client)
         pane = self.pane(client)
         await pane.type_out(self.challenge.runner.preview(step), self.speed)
         result = await self.challenge.move(client)
         pane.clear_input()
-        pane.show_result(result)
+        for shown in (result, *self.challenge.bound_results):  # bound steps move with it
+            self.pane(shown.step.client).show_result(shown)
         await self.after_step(result)
         won = self.won = await self.challenge.won()
         if won is None:

@@ -350,7 +350,7 @@ def test_check_a_directory_names_the_server(tmp_path, server_binary):
     assert result.returncode == 0, result.stdout + result.stderr
     lines = result.stdout.splitlines()
     assert lines[0] == f"on {server_binary.flavour} {server_binary.version} ({server_binary.path})"
-    assert lines[1:] == ["✓ one: 1 checks passed", "✓ two: 1 checks passed", "2 passed, 0 failed"]
+    assert lines[1:] == ["✓ one: 1 check passed", "✓ two: 1 check passed", "2 passed, 0 failed"]
     empty = tmp_path / "empty"
     empty.mkdir()
     result = subprocess.run([sys.executable, "-m", "playground", "check", str(empty), "--server",

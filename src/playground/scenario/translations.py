@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from playground.i18n import ENGLISH, LANGUAGES, PAUSE_TEXT, tr
+from playground.i18n import ENGLISH, LANGUAGES, PAUSE_TEXT, tr, tr_in
 
 # The text fields of each kind of table, and whether each is a list of texts.
 TOP_TEXT = ("title", "lesson")
@@ -133,5 +133,5 @@ def localise(data: dict, lang: str, where) -> tuple[dict, dict[str, tuple[str, .
             if (field, lang) in found:
                 table.raw[field] = found[(field, lang)]
             elif field == "pause" and table.raw.get(field) is True:
-                table.raw[field] = PAUSE_TEXT.get(lang, PAUSE_TEXT[ENGLISH])
+                table.raw[field] = tr_in(lang, PAUSE_TEXT)
     return data, {code: tuple(fields) for code, fields in missing.items()}

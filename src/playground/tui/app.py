@@ -88,7 +88,7 @@ class PlaygroundApp(TeachingActions, RecordingActions, App):
         Binding("escape", "focus_narration", "Narration", show=False),
         Binding("ctrl+t", "toggle_order", "Server order"),
         Binding("ctrl+y", "toggle_why", "Why on/off", show=False),
-        Binding("f12", "switch_language", "中文", priority=True),  # in modals too (a prediction re-renders)
+        Binding("f12", "switch_language", "Next language", priority=True),  # in modals too (a prediction re-renders)
         Binding("ctrl+q", "quit", "Quit", priority=True),
     ]
     """The footer shows what a class needs (F1 lists every key): it fits 80 columns."""

@@ -176,8 +176,7 @@ class ClientPane(Vertical):
         """A "why" under the reply it explains (engine/why.py): styled as a note."""
         from playground.engine.why_text import LABEL
 
-        label = LABEL.get(getattr(self.app, "lang", "en"), LABEL["en"])
-        self.add(Text(f"  ↳ {label}: {text}", style=WHY_STYLE), kind="why")
+        self.add(Text(f"  ↳ {tr(LABEL)}: {text}", style=WHY_STYLE), kind="why")
 
     def _draw(self, entry: tuple[str, int | None, Text, Text | None], secretless: bool = False) -> None:
         kind, seq, text, hidden = entry

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from textual.app import SystemCommand
 
-from playground.i18n import tr
+from playground import i18n
+from playground.i18n import language_name, tr
 
 from .language import textual_commands
 
@@ -38,7 +39,7 @@ def system_commands(self, textual):
                         "panes' gutters"), self.action_toggle_order)
     yield SystemCommand(tr("Why notes on/off (Ctrl+Y)"), tr("The reason under EXEC → (nil), EXECABORT, BUSY, "
                         "NOSCRIPT ..."), self.action_toggle_why)
-    yield SystemCommand(tr("Language: 中文 / English"), tr("Switch the interface and the scenario texts (F12)"), self.action_switch_language)
+    yield SystemCommand(tr("Language: {languages}", languages=" / ".join(language_name(lang) for lang in i18n.LANGUAGES)), tr("Switch the interface and the scenario texts (F12)"), self.action_switch_language)
     if self.teacher is not None:
         yield SystemCommand(tr("Timeline"), tr("What the server executed, in order"),
                             lambda: self.action_teach("timeline"))

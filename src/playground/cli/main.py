@@ -14,7 +14,8 @@ import sys
 
 from playground import __version__
 from playground.errors import ScenarioError, ServerError
-from playground.i18n import LANGUAGES, N_, current_language, default_language, set_language, tr
+from playground import i18n
+from playground.i18n import N_, current_language, default_language, set_language, tr
 from playground.scenario.model import MAX_CLIENTS
 
 
@@ -87,9 +88,9 @@ def _library_options(dest_prefix: str = "") -> argparse.ArgumentParser:
 
 def _language_option(parser: argparse.ArgumentParser) -> None:
     # SUPPRESS: a subcommand's default must not undo `redis-playground --lang zh run ...`
-    parser.add_argument("--lang", choices=LANGUAGES, default=argparse.SUPPRESS,
+    parser.add_argument("--lang", choices=i18n.LANGUAGES, default=argparse.SUPPRESS,
                         help=tr("language of the interface and the scenario texts (default: from LC_ALL, LC_MESSAGES, "
-                                "LANG, LANGUAGE; English if not {languages})", languages=", ".join(LANGUAGES[1:])))
+                                "LANG, LANGUAGE; English if not {languages})", languages=", ".join(i18n.LANGUAGES[1:])))
 
 
 # argparse's own words that our commands can show (cli/argparse_lang.py has argparse read
@@ -112,7 +113,7 @@ def _language_in(argv: list[str]) -> str | None:
             break
         value = argv[i + 1] if arg == "--lang" and i + 1 < len(argv) else (
             arg[len("--lang="):] if arg.startswith("--lang=") else None)
-        if value in LANGUAGES:
+        if value in i18n.LANGUAGES:
             found = value
     return found
 

@@ -88,7 +88,7 @@ LOADER_MISTAKES = {
                       lambda path: zh(": ").join([
                           path, zh("step {n}", n=1), "colour",
                           zh("unknown field (known: {known})", known="args, blocking, client, command, error, match, "
-                             "narration, pause, predict, reconnect, redis, reply, requires, save, server_stops, "
+                             "narration, pause, predict, reconnect, redis, release, reply, requires, save, server_stops, "
                              "sleep, state, valkey, wait, when")])),
     # a named part, and a `when` that ends too soon (the condition parser's words too)
     "bad when": ('[[parts]]\nname = "race"\n[[parts.steps]]\nclient = "A"\ncommand = "GET k"\nsave = "n"\n'

@@ -24,7 +24,7 @@ async def test_replies_keep_their_types_and_pipelines_keep_their_order(private_s
 
 
 async def test_password_name_and_db_from_the_address(private_server):
-    admin = TypedConnection(Address(path=private_server.socket_path))
+    admin = TypedConnection(private_server.admin_address)  # learners may not CONFIG SET (server/sandbox.py)
     await admin.connect()
     await admin.send_command(b"CONFIG", b"SET", b"requirepass", b"s3cret")
     assert await admin.read_response() == Status(b"OK")

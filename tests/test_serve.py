@@ -19,6 +19,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -45,9 +46,11 @@ pytestmark = pytest.mark.skipif(_skip_reason() is not None, reason=_skip_reason(
 RECORDER = """
 (() => {
   window.__received = [];
+  window.__sockets = [];
   const Native = window.WebSocket;
   window.WebSocket = function (...args) {
     const socket = new Native(...args);
+    window.__sockets.push(socket);
     socket.binaryType = "arraybuffer";
     socket.addEventListener("message", (event) => {
       if (typeof event.data !== "string") {
@@ -176,6 +179,7 @@ class DevTools:
 
     def __init__(self, ws) -> None:
         self.ws, self.next_id, self.session = ws, 0, None
+        self.events: list[dict] = []  # every event chromium sent (Network.enable: each request)
 
     async def call(self, method: str, params: dict | None = None, session: bool = True) -> dict:
         self.next_id += 1
@@ -185,17 +189,30 @@ class DevTools:
         await self.ws.send_str(json.dumps(message))
         while True:
             reply = json.loads((await asyncio.wait_for(self.ws.receive(), DEADLINE)).data)
-            if reply.get("id") == self.next_id:
+            if "method" in reply:
+                self.events.append(reply)
+                if reply["method"] == "Page.javascriptDialogOpening":  # "Leave site?": leave
+                    await self.ws.send_str(json.dumps({"id": 10**9 + len(self.events), "sessionId": self.session,
+                                                       "method": "Page.handleJavaScriptDialog",
+                                                       "params": {"accept": True}}))
+            elif reply.get("id") == self.next_id:
                 if "error" in reply:
                     raise AssertionError(f"{method}: {reply['error']}")
                 return reply.get("result", {})
 
-    async def evaluate(self, expression: str):
-        result = await self.call("Runtime.evaluate", {"expression": expression, "returnByValue": True})
+    async def evaluate(self, expression: str, await_promise: bool = False):
+        """The expression's value; None while the page is between two documents (a reload)."""
+        try:
+            result = await self.call("Runtime.evaluate", {"expression": expression, "returnByValue": True,
+                                                          "awaitPromise": await_promise})
+        except AssertionError as error:
+            if "navigated or closed" in str(error) or "context was destroyed" in str(error):
+                return None
+            raise
         return result["result"].get("value")
 
     async def screen(self, width: int = 250, height: int = 80) -> str:
-        chunks = await self.evaluate("window.__received || []")
+        chunks = await self.evaluate("window.__received || []") or []
         screen = Screen(width, height)
         screen.feed(b"".join(base64.b64decode(c) for c in chunks).decode("utf-8", "replace"))
         return screen.text()
@@ -211,19 +228,30 @@ class DevTools:
 
 
 @pytest.fixture
-def serve(tmp_path):
+def serve(request, tmp_path):
+    """serve on a free port; indirect parameters: more options for it. Its TMPDIR is a
+    directory of its own (short: the private servers' unix sockets are in it), left empty."""
     port = _free_port()
+    temp = tempfile.mkdtemp(prefix="rp-serve-")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [SRC, os.environ.get("PYTHONPATH")])),
-           "LANG": "C.UTF-8", "REDIS_PLAYGROUND_STATE_DIR": str(tmp_path / "state")}
-    proc = subprocess.Popen([sys.executable, "-m", "playground", "serve", "--port", str(port), "--server", "bundled"],
+           "LANG": "C.UTF-8", "REDIS_PLAYGROUND_STATE_DIR": str(tmp_path / "state"), "TMPDIR": temp}
+    proc = subprocess.Popen([sys.executable, "-m", "playground", "serve", "--port", str(port), "--server", "bundled",
+                             *getattr(request, "param", ())],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=tmp_path)
     try:
         _readline_matching(proc.stdout, r"http://127\.0\.0\.1:\d+", "serve to listen")
         yield proc, f"http://127.0.0.1:{port}/"
     finally:
         if proc.poll() is None:
-            proc.kill()
+            proc.terminate()  # as Ctrl+C: serve ends its sessions and removes their directories
+            try:
+                proc.wait(timeout=DEADLINE)
+            except subprocess.TimeoutExpired:
+                proc.kill()
         proc.wait(timeout=30)
+        left = os.listdir(temp)
+        shutil.rmtree(temp, ignore_errors=True)
+        assert not left, f"serve left {left}"
 
 
 @pytest.fixture
@@ -231,6 +259,8 @@ def chromium(tmp_path):
     proc = subprocess.Popen(
         [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         # no name resolves but 127.0.0.1's: the tests send nothing to any other host
+         "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
          f"--user-data-dir={tmp_path / 'chromium'}", "--remote-debugging-port=0", "--window-size=1400,900",
          "about:blank"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
@@ -239,6 +269,28 @@ def chromium(tmp_path):
     finally:
         proc.kill()
         proc.wait(timeout=30)
+
+
+async def _press(tools: DevTools, key: str, code: str, vk: int, modifiers: int = 0, text: str = "") -> None:
+    """A key pressed and released (modifiers: 1 Alt, 2 Ctrl, 8 Shift)."""
+    down = {"type": "keyDown" if text else "rawKeyDown", "key": key, "code": code,
+            "windowsVirtualKeyCode": vk, "modifiers": modifiers}
+    if text:
+        down["text"] = text
+    await tools.call("Input.dispatchKeyEvent", down)
+    await tools.call("Input.dispatchKeyEvent", {"type": "keyUp", "key": key, "code": code,
+                                                "windowsVirtualKeyCode": vk, "modifiers": modifiers})
+
+
+async def _alt(tools: DevTools, letter: str) -> None:
+    await _press(tools, letter, f"Key{letter.upper()}", ord(letter.upper()), modifiers=1)
+
+
+async def _type_line(tools: DevTools, text: str, enter: bool = True) -> None:
+    await tools.evaluate("document.querySelector('.xterm-helper-textarea').focus()")
+    await tools.call("Input.insertText", {"text": text})
+    if enter:
+        await _press(tools, "Enter", "Enter", 13, text="\r")
 
 
 async def _open_tab(browser_ws, url: str):
@@ -250,11 +302,13 @@ async def _open_tab(browser_ws, url: str):
     target = (await tools.call("Target.createTarget", {"url": "about:blank"}))["targetId"]
     tools.session = (await tools.call("Target.attachToTarget", {"targetId": target, "flatten": True}))["sessionId"]
     await tools.call("Page.enable")
+    await tools.call("Network.enable")
     await tools.call("Page.addScriptToEvaluateOnNewDocument", {"source": RECORDER})
     await tools.call("Page.navigate", {"url": url})
     return http, tools, target
 
 
+@pytest.mark.parametrize("serve", [("--session-grace", "0.02")], indirect=True)  # 1.2 s
 def test_a_tab_gets_its_own_playground_and_leaves_nothing(serve, chromium):
     proc, url = serve
 
@@ -298,3 +352,186 @@ def test_a_tab_gets_its_own_playground_and_leaves_nothing(serve, chromium):
     proc.send_signal(signal.SIGINT)  # Ctrl+C: serve ends, with every app and server
     proc.wait(timeout=DEADLINE)
     _wait_for(lambda: not _alive(processes), f"every app and server to end with serve: {processes}")
+    said = proc.stdout.read()
+    assert "Unknown child process" not in said and "Traceback" not in said, said
+
+
+def test_the_page_needs_nothing_but_serve(serve, chromium):
+    """A class may have no internet: every request the page makes (page, script, styles,
+    fonts, websocket) goes to serve itself, on 127.0.0.1."""
+    _, url = serve
+
+    async def scenario() -> list[str]:
+        http, tools, _ = await _open_tab(chromium, url)
+        try:
+            await tools.wait_screen(lambda s: "A>" in s, "pane A's prompt")
+            await tools.evaluate("document.fonts.ready.then(() => true)", await_promise=True)
+            return [e["params"]["request"]["url"] for e in tools.events
+                    if e["method"] == "Network.requestWillBeSent"] + [
+                e["params"]["url"] for e in tools.events if e["method"] == "Network.webSocketCreated"]
+        finally:
+            await tools.ws.close()
+            await http.close()
+
+    requests = asyncio.run(scenario())
+    assert any("/static/js/textual.js" in r for r in requests), requests
+    assert any("/static/fonts/RobotoMono" in r for r in requests), requests  # serve's own font
+    assert any(r.startswith("ws://127.0.0.1:") for r in requests), requests
+    elsewhere = [r for r in requests if not re.match(r"(https?|wss?)://127\.0\.0\.1:\d+/|data:|about:", r)]
+    assert not elsewhere, elsewhere
+
+
+def test_served_keys_reach_the_app_and_are_the_ones_shown(serve, chromium):
+    """A browser keeps Ctrl+T, Ctrl+N, Ctrl+W and Ctrl+Q (Firefox) for itself: under serve
+    Alt+T, Alt+N, Alt+W and Alt+Q do what they do, and the footer, F1 and the texts say so."""
+    proc, url = serve
+
+    async def scenario() -> None:
+        http, tools, _ = await _open_tab(chromium, url)
+        try:
+            text = await tools.wait_screen(lambda s: "A>" in s and "Alt+T" in s, "pane A and Alt+T in the footer")
+            assert "Alt+Q" in text and "^t" not in text and "^q" not in text, text
+            await _type_line(tools, "SET k v", enter=False)
+            await tools.wait_screen(lambda s: re.search(r"A> SET k v\b", s), "the line typed")
+            await _alt(tools, "w")  # Ctrl+W in a terminal: the word to the left goes
+            await tools.wait_screen(lambda s: re.search(r"A> SET k +│", s), "Alt+W to delete the word v")
+            await _alt(tools, "t")
+            await tools.wait_screen(lambda s: "Server order (Alt+T hides)" in s, "Alt+T to show the server order")
+            await _press(tools, "F1", "F1", 112)
+            await tools.wait_screen(lambda s: re.search(r"Alt\+Q +quit", s) and re.search(r"Alt\+W +delete", s),
+                                    "F1 to name Alt+Q and Alt+W")
+            await _press(tools, "Escape", "Escape", 27)
+            await _press(tools, "F7", "F7", 118)
+            await tools.wait_screen(lambda s: "Open a scenario" in s, "the lesson picker")
+            await _press(tools, "Enter", "Enter", 13, text="\r")
+            await tools.wait_screen(lambda s: "step 1 of" in s and "Space/Alt+N next" in s, "a lesson, naming Alt+N")
+            await _press(tools, "F2", "F2", 113)  # in a pane, where Space types: Alt+N steps
+            await _alt(tools, "n")
+            await tools.wait_screen(lambda s: "step 2 of" in s, "Alt+N to step the lesson")
+            await _alt(tools, "q")
+            await _until(tools, "document.body.classList.contains('-closed')", "Alt+Q to end the app")
+            assert await tools.evaluate("document.querySelector('.closed-dialog .message').textContent") \
+                == "Session ended."
+        finally:
+            await tools.ws.close()
+            await http.close()
+
+    asyncio.run(scenario())
+
+
+async def _until(tools: DevTools, expression: str, what: str) -> None:
+    end = time.monotonic() + DEADLINE
+    while await tools.evaluate(expression) is not True:
+        if time.monotonic() > end:
+            raise AssertionError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.2)  # polling the page, bounded by DEADLINE
+
+
+def _dialogs(tools: DevTools) -> list[str]:
+    return [e["params"]["type"] for e in tools.events if e["method"] == "Page.javascriptDialogOpening"]
+
+
+def test_a_reload_or_a_lost_connection_finds_the_same_session(serve, chromium):
+    """The page keeps its session's token: after a reload (which asks "Leave site?" first)
+    and after its connection drops, the tab shows its own app again, on the same server."""
+    proc, url = serve
+
+    async def scenario() -> None:
+        http, tools, _ = await _open_tab(chromium, url)
+        try:
+            await tools.wait_screen(lambda s: "A>" in s, "pane A's prompt")
+            await _type_line(tools, "SET k v")
+            shown = lambda s: (re.search(r"^│ A> SET k v\s", s, re.M) and re.search(r"^│ OK\s", s, re.M)
+                               and re.search(r'^│ k +string +\S+ +"v"', s, re.M))  # noqa: E731
+            await tools.wait_screen(shown, "OK in pane A and the key k in the inspector")
+            before = _descendants(proc.pid)
+            await tools.evaluate("window.__old = true")
+            await tools.call("Page.reload")
+            await _until(tools, "window.__old === undefined", "the new document")
+            await tools.wait_screen(shown, "the same pane and key after the reload")
+            assert _dialogs(tools) == ["beforeunload"], tools.events  # "Leave site?" was asked
+            assert _descendants(proc.pid) == before  # the same app and server, no other
+            await _until(tools, "window.__sockets.length === 1 && window.__sockets[0].readyState === 1", "the socket")
+            await tools.evaluate("window.__old = true; window.__sockets[0].close(4100, 'drop')")  # a drop
+            await _until(tools, "window.__old === undefined", "the page to reload itself and reconnect")
+            await tools.wait_screen(shown, "the same pane and key after the connection dropped")
+            assert _dialogs(tools) == ["beforeunload"]  # a reconnect does not ask
+            assert _descendants(proc.pid) == before
+        finally:
+            await tools.ws.close()
+            await http.close()
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.parametrize("serve", [("--max-tabs", "1")], indirect=True)
+def test_max_tabs_one_more_tab_is_told_the_class_is_full(serve, chromium):
+    proc, url = serve
+
+    async def scenario() -> None:
+        http, first, _ = await _open_tab(chromium, url)
+        try:
+            await first.wait_screen(lambda s: "A>" in s, "the first tab's pane A")
+            started = _descendants(proc.pid)
+            http2, second, _ = await _open_tab(chromium, url)
+            try:
+                await _until(second, "document.body.classList.contains('-closed')", "the second tab to be refused")
+                message = await second.evaluate("document.querySelector('.closed-dialog .message').textContent")
+                assert message.startswith("The class is full"), message
+                assert await second.evaluate("getComputedStyle(document.querySelector('.closed-dialog')).display") \
+                    == "flex"  # on screen
+                assert _descendants(proc.pid) == started  # no app started for it
+            finally:
+                await second.ws.close()
+                await http2.close()
+            await first.evaluate("window.__old = true")
+            await first.call("Page.reload")  # the first learner's own session still comes back
+            await _until(first, "window.__old === undefined", "the new document")
+            await first.wait_screen(lambda s: "A>" in s, "the first tab's pane A after a reload")
+        finally:
+            await first.ws.close()
+            await http.close()
+
+    asyncio.run(scenario())
+
+
+def test_exports_are_downloads_and_history_is_per_learner(serve, chromium, tmp_path):
+    """An export goes to the learner's browser as a download, never to a shared file in
+    serve's directory; a second learner's Up arrow does not show the first one's command."""
+    proc, url = serve
+    downloads = tmp_path / "downloads"
+    downloads.mkdir()
+
+    async def scenario() -> None:
+        http, tools, _ = await _open_tab(chromium, url)
+        try:
+            await tools.call("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(downloads)},
+                             session=False)
+            await tools.wait_screen(lambda s: "A>" in s, "pane A's prompt")
+            await _type_line(tools, "SET k v")
+            await tools.wait_screen(lambda s: re.search(r"^│ OK\s", s, re.M), "OK in pane A")
+            await _press(tools, "p", "KeyP", 80, modifiers=2)  # Ctrl+P: the command palette
+            await tools.call("Input.insertText", {"text": "Export transcript"})
+            await tools.wait_screen(lambda s: "For lesson notes" in s, "the palette's export entry")
+            await _press(tools, "Enter", "Enter", 13, text="\r")
+            await tools.wait_screen(lambda s: "sent to your browser" in s, "the app to say it sent the file")
+        finally:
+            await tools.ws.close()
+            await http.close()
+        exported = downloads / "session-transcript.md"
+        _wait_for(lambda: exported.exists() and "SET k v" in exported.read_text(), "the download")
+        assert not list(tmp_path.glob("*.md")), list(tmp_path.glob("*.md"))  # nothing in serve's directory
+
+        http, tools, _ = await _open_tab(chromium, url)  # a second learner
+        try:
+            await tools.wait_screen(lambda s: "A>" in s, "pane A's prompt in a second tab")
+            await tools.evaluate("document.querySelector('.xterm-helper-textarea').focus()")
+            await _press(tools, "ArrowUp", "ArrowUp", 38)  # another learner's history would fill the line
+            await _type_line(tools, "PING")
+            text = await tools.wait_screen(lambda s: re.search(r"^│ PONG\s", s, re.M) or "ERR" in s, "PING's reply")
+            assert re.search(r"^│ A> PING\s", text, re.M), text
+        finally:
+            await tools.ws.close()
+            await http.close()
+
+    asyncio.run(scenario())

@@ -6,8 +6,13 @@ Entries already in the .po are kept as they are (the .po is the source now); ent
 lacks are appended. After `git merge main` brings a locale_zh.py that others added to:
 
     git show main:src/playground/locale_zh.py > /tmp/locale_zh.py
-    PYTHONPATH=src python tools/po_sync.py zh /tmp/locale_zh.py
+    git show $(git merge-base HEAD main):src/playground/locale_zh.py > /tmp/locale_zh_base.py
+    PYTHONPATH=src python tools/po_sync.py zh /tmp/locale_zh.py --base /tmp/locale_zh_base.py
     git rm -f src/playground/locale_zh.py   # (the merge's modify/delete conflict)
+
+With --base, only what changed since that version is brought over: entries added or
+changed (a changed one replaces the .po's), and entries removed are removed from the .po;
+an entry the .po dropped on purpose does not come back.
 
 With no file, writes the .po's header only if the .po does not exist yet.
 """
@@ -114,8 +119,19 @@ def main(argv: list[str]) -> int:
         print(__doc__)
         return 2
     lang, *files = argv
+    base: dict[str, str] = {}
+    if "--base" in files:
+        at = files.index("--base")
+        base = read_messages(Path(files[at + 1]))
+        del files[at:at + 2]
     for name in files:
-        print(f"{name}: {add(lang, read_messages(Path(name)))} new entries in {po_file(lang)}")
+        new = read_messages(Path(name))
+        messages = {k: v for k, v in new.items() if base.get(k) != v}
+        changed = {(None, k) for k in messages if k in base}
+        gone = {(None, k) for k in base if k not in new}
+        dropped = remove(lang, changed | gone) if changed or gone else 0
+        print(f"{name}: {add(lang, messages)} entries added to {po_file(lang)}, {len(gone)} removed "
+              f"({dropped} dropped in all, changed ones included)")
     if not files:
         add(lang, {})
     return 0

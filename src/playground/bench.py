@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 
 from playground.bench_repl import bench_repl, table_rows as repl_rows
+from playground.bench_gate import bench_gate, table_rows as gate_rows
 
 BUDGETS = {
     "ready": ("ratio", 1.3),
@@ -415,7 +416,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", metavar="FILE", help="write the results here too")
     parser.add_argument("--only", metavar="NAME", action="append",
                         help="run only this measurement (ready, enter_to_reply, replay, inspector, "
-                             "memory, redis_cli, topology); may be repeated")
+                             "memory, redis_cli, topology, repl, gate); may be repeated")
     args = parser.parse_args(argv)
 
     # An installed package has its bytecode compiled at install time. An editable checkout
@@ -433,7 +434,8 @@ def main(argv: list[str] | None = None) -> int:
              ("explore", lambda: bench_explore(args.runs)),
              ("redis_cli", lambda: bench_redis_cli(args.commands)),
              ("topology", lambda: bench_topology(args.runs)),
-             ("repl", lambda: bench_repl(min(args.runs, 3)))]
+             ("repl", lambda: bench_repl(min(args.runs, 3))),
+             ("gate", lambda: bench_gate(min(args.runs, 3)))]
     if args.only:
         steps = [step for step in steps if step[0] in args.only]
     for name, run in steps:
@@ -517,6 +519,8 @@ def table(r: dict) -> str:
                          f"{c['one_process_per_command_ms']:.1f} ms with one process per command", "", ""))
     if r.get("repl"):
         lines.extend(repl_rows(r["repl"], row))
+    if r.get("gate"):
+        lines.extend(gate_rows(r["gate"], row))
     return "\n".join(lines)
 
 

@@ -27,18 +27,24 @@ _GLOBAL = {"server": None, "url": None, "allow_flush": False, "clients": ("A", "
 _TOP = "top_"  # dest prefix of the copies given before the subcommand
 
 
-def _server_options(dest_prefix: str = "") -> argparse.ArgumentParser:
+def _server_options(dest_prefix: str = "", private_only: bool = False) -> argparse.ArgumentParser:
+    """The server options. `private_only` (serve's): --url and its options are accepted, to be
+    refused with one clear line, but --help does not list them."""
     common = argparse.ArgumentParser(add_help=False)
+
+    def shown(text: str) -> str:
+        return argparse.SUPPRESS if private_only else text
+
     group = common.add_argument_group(tr("server"))
     group.add_argument("--server", dest=dest_prefix + "server", metavar="PATH|bundled|system",
                        help=tr("server binary for the private server (default: $REDIS_PLAYGROUND_SERVER, "
                                "then redis-server on PATH, then the bundled valkey-server)"))
     group.add_argument("--url", dest=dest_prefix + "url", metavar="URL",
-                       help=tr("use this existing server instead of a private one "
-                               "(redis://host:port/db or unix:///path); never the default"))
+                       help=shown(tr("use this existing server instead of a private one "
+                                      "(redis://host:port/db or unix:///path); never the default")))
     group.add_argument("--allow-flush", dest=dest_prefix + "allow_flush", action="store_const", const=True,
-                       help=tr("with --url: the server is disposable; allow FLUSHALL, EVAL, CONFIG SET, "
-                               "REPLICAOF, ... and scenario resets (refused by default)"))
+                       help=shown(tr("with --url: the server is disposable; allow FLUSHALL, EVAL, CONFIG SET, "
+                                      "REPLICAOF, ... and scenario resets (refused by default)")))
     group.add_argument("--clients", dest=dest_prefix + "clients", type=_client_names, metavar="A,B",
                        help=tr("names of the clients, at most {count}, each with its own connection (default A,B)",
                                count=MAX_CLIENTS))
@@ -51,15 +57,18 @@ def _server_options(dest_prefix: str = "") -> argparse.ArgumentParser:
                                             "primary (default 0)"))
     tls = common.add_argument_group(tr("--url: TLS and ACL user (as redis-cli names them)"))
     tls.add_argument("--tls", dest=dest_prefix + "tls", action="store_const", const=True,
-                     help=tr("speak TLS to the --url server (a rediss:// URL does too)"))
-    tls.add_argument("--cacert", dest=dest_prefix + "cacert", metavar="FILE",
-                     help=tr("CA certificate(s) to check the server's certificate with (default: the system's)"))
-    tls.add_argument("--cert", dest=dest_prefix + "cert", metavar="FILE", help=tr("client certificate (with --key)"))
-    tls.add_argument("--key", dest=dest_prefix + "key", metavar="FILE", help=tr("client certificate's private key"))
+                     help=shown(tr("speak TLS to the --url server (a rediss:// URL does too)")))
+    tls.add_argument("--cacert", dest=dest_prefix + "cacert", metavar="FILE", help=shown(
+        tr("CA certificate(s) to check the server's certificate with (default: the system's)")))
+    tls.add_argument("--cert", dest=dest_prefix + "cert", metavar="FILE",
+                     help=shown(tr("client certificate (with --key)")))
+    tls.add_argument("--key", dest=dest_prefix + "key", metavar="FILE",
+                     help=shown(tr("client certificate's private key")))
     tls.add_argument("--insecure", dest=dest_prefix + "insecure", action="store_const", const=True,
-                     help=tr("do not check the server's certificate"))
+                     help=shown(tr("do not check the server's certificate")))
     tls.add_argument("--user", dest=dest_prefix + "user", metavar="NAME",
-                     help=tr("ACL user name (AUTH user password); the password from the URL or $REDISCLI_AUTH"))
+                     help=shown(tr("ACL user name (AUTH user password); the password from the URL or "
+                                   "$REDISCLI_AUTH")))
     return common
 
 
@@ -195,7 +204,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_explore(sub, [common, library])
     from playground.cli.serve_command import add_parser as add_serve
 
-    add_serve(sub, [common, library])
+    add_serve(sub, [_server_options(private_only=True), library])
     return parser
 
 

@@ -1,9 +1,10 @@
 """`redis-playground serve`: the playground in a browser tab (textual-serve).
 
-Each tab (each websocket) gets its own app process, and that app its own private server,
-as in the terminal. Nothing outlives what started it:
-- a tab closed: textual-serve asks its app to quit; here the app is also terminated if it
-  has not gone within a few seconds, then killed;
+Each tab gets its own app process, and that app its own private server, as in the
+terminal; a reload or a lost connection finds them again (a session, cli/web_server.py).
+Nothing outlives what started it:
+- a tab closed (or its connection lost) for longer than --session-grace: its app is asked
+  to quit, terminated if it has not gone within a few seconds, then killed;
 - the command ended (Ctrl+C, SIGTERM): every app still running is terminated, then killed;
 - the command killed outright: each app has PR_SET_PDEATHSIG (SIGTERM, which Textual's web
   driver takes as "quit"); the app's private server dies with the app (its own
@@ -20,6 +21,8 @@ import sys
 
 from playground.i18n import tr
 
+URL_OPTIONS = ("url", "allow_flush", "tls", "cacert", "cert", "key", "insecure", "user")  # refused: --url's
+SESSION_GRACE_MINUTES = 10.0  # a session outlives its tab's connection this long (reload, Wi-Fi, sleep)
 QUIT_GRACE = 5.0  # seconds an app has to quit on its own before it is terminated, then killed
 
 
@@ -29,6 +32,13 @@ def add_parser(sub, parents) -> None:
     serve.add_argument("--host", default="127.0.0.1",
                        help=tr("address to listen on (default 127.0.0.1: this machine only)"))
     serve.add_argument("--port", type=int, default=8000, help=tr("port to listen on (default 8000)"))
+    serve.add_argument("--max-tabs", type=int, metavar="N",
+                       help=tr("at most N sessions at once (each an app and a private server); "
+                               "one more tab is told the class is full (default: no limit)"))
+    serve.add_argument("--session-grace", type=float, default=SESSION_GRACE_MINUTES, metavar="MINUTES",
+                       help=tr("how long a tab's app and server wait for the tab to come back after a reload "
+                               "or a lost connection, then stop (default {minutes:g} minutes)",
+                               minutes=SESSION_GRACE_MINUTES))
 
 
 def is_loopback(host: str) -> bool:
@@ -59,12 +69,20 @@ def app_command(args) -> list[str]:
 
 
 def cmd_serve(args) -> int:
-    if args.url:
+    named = [f"--{name.replace('_', '-')}" for name in URL_OPTIONS if getattr(args, name, None)]
+    if named:
         print("redis-playground: " + tr("serve gives every tab a private server of its own; "
-                                        "--url is not for serve"), file=sys.stderr)
+                                        "{options}: not for serve", options=", ".join(named)), file=sys.stderr)
         return 2
     if not 0 < args.port < 65536:
         print("redis-playground: " + tr("the port must be a number from 1 to 65535"), file=sys.stderr)
+        return 2
+    if not 0 <= args.session_grace <= 7 * 24 * 60:
+        print("redis-playground: " + tr("--session-grace is a number of minutes from 0 to {most}",
+                                        most=7 * 24 * 60), file=sys.stderr)
+        return 2
+    if args.max_tabs is not None and args.max_tabs < 1:
+        print("redis-playground: " + tr("--max-tabs must be 1 or more"), file=sys.stderr)
         return 2
     try:
         import textual_serve  # noqa: F401
@@ -79,7 +97,8 @@ def cmd_serve(args) -> int:
             "machine's CPU and memory", host=args.host), file=sys.stderr)
     from playground.cli.web_server import PlaygroundServer
 
-    PlaygroundServer(app_command(args), args.host, args.port, quit_grace=QUIT_GRACE).serve()
+    PlaygroundServer(app_command(args), args.host, args.port, quit_grace=QUIT_GRACE,
+                     session_grace=args.session_grace * 60, max_tabs=args.max_tabs).serve()
     return 0
 
 
@@ -94,13 +113,20 @@ def die_with_parent() -> None:
 
 
 async def end_process(process: asyncio.subprocess.Process, grace: float) -> None:
-    """Terminate `process` (Textual quits on SIGTERM), then kill it if it lingers."""
-    if process.returncode is None:
+    """Terminate `process` (Textual quits on SIGTERM), then kill it if it lingers.
+
+    By os.kill, never Process.terminate/kill: those poll (waitpid) first, and an app that
+    has just exited (its tab closed) is then reaped here before asyncio's child watcher
+    gets to it, which logs "Unknown child process pid N, will report returncode 255". A pid
+    is only reaped by the watcher, which sets returncode, so it is ours until then."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        if process.returncode is not None:
+            return
         try:
-            process.terminate()
-            await asyncio.wait_for(process.wait(), grace)
+            os.kill(process.pid, sig)
         except ProcessLookupError:
             pass
+        try:
+            await asyncio.wait_for(process.wait(), grace if sig == signal.SIGTERM else None)
         except asyncio.TimeoutError:
-            process.kill()
-            await process.wait()
+            continue

@@ -1,30 +1,61 @@
 """textual-serve's Server and AppService, made to leave no process behind (see
-cli/serve_command.py): each app started without a shell, tied to this process, stopped
-for sure when its tab goes, and every one stopped when the server ends."""
+cli/serve_command.py) and to keep a learner's session across reloads and network drops.
+
+A session is one learner's app process (and so its private server). The page keeps a
+random token in its sessionStorage (per tab, kept across reloads) and opens its websocket
+at /ws/<token>: a websocket with a known token re-attaches to that session, which repaints
+its whole screen. A session whose websocket went stays alive for `grace` seconds (a
+reload, a Wi-Fi blip, a laptop asleep), then its app is stopped; an app that ends (Alt+Q)
+ends its session. Close codes the page acts on: ENDED (the session is over: "Session
+ended"), FULL (--max-tabs reached), TAKEN (the session was opened in another tab); any
+other close is a drop, and the page reconnects by itself."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import re
+import secrets
+import shutil
 import signal
+import tempfile
+from pathlib import Path
 
+import aiohttp_jinja2
 from aiohttp import web
 from textual_serve.app_service import AppService
 from textual_serve.server import Server, to_int
 
 from playground.cli.serve_command import die_with_parent, end_process
+from playground.i18n import tr
+from playground.served import ENV as SERVED_ENV
 
 log = logging.getLogger("textual-serve")
+PAGE = Path(__file__).resolve().parent / "serve_page"  # the page's template: nothing from the internet
+DRIVER = "playground.tui.served_driver:ServedDriver"  # Textual's web driver, which can repaint on demand
+TOKEN = re.compile(r"[0-9a-f]{32}")
+ENDED, FULL, TAKEN = 4000, 4003, 4001  # websocket close codes, for the page
 
 
 class PlaygroundApp(AppService):
-    """One tab's app process."""
+    """One session's app process."""
 
-    def __init__(self, argv: list[str], running: set, grace: float, **kwargs) -> None:
+    def __init__(self, argv: list[str], running: set, grace: float, home: Path, **kwargs) -> None:
         super().__init__(" ".join(argv), **kwargs)
         self.argv = argv
+        self.home = home  # the session's own directory: its history, recordings and exports
         self.running = running  # every app process alive, for the server's shutdown
         self.grace = grace
+
+    def _build_environment(self, width: int = 80, height: int = 24) -> dict[str, str]:
+        environment = super()._build_environment(width=width, height=height)
+        environment[SERVED_ENV] = "1"  # the app shows the keys a browser lets through (playground/served.py)
+        environment["TEXTUAL_DRIVER"] = DRIVER
+        # per learner, never shared: the panes' history and F9's recordings (state), and the
+        # exports, each also sent to the learner's browser as a download (served.delivered)
+        environment["REDIS_PLAYGROUND_STATE_DIR"] = str(self.home / "state")
+        environment["REDIS_PLAYGROUND_EXPORT_DIR"] = str(self.home / "exports")
+        return environment
 
     async def _open_app_process(self, width: int = 80, height: int = 24):
         self._process = process = await asyncio.create_subprocess_exec(
@@ -48,21 +79,72 @@ class PlaygroundApp(AppService):
                 self.running.discard(process)
 
 
+class Session:
+    """One learner's app, and the websocket of the tab showing it (None between two)."""
+
+    def __init__(self, token: str) -> None:
+        self.token = token
+        self.home = Path(tempfile.mkdtemp(prefix="redis-playground-session-"))  # 0700; removed at its end
+        self.app: PlaygroundApp | None = None
+        self.websocket: web.WebSocketResponse | None = None
+        self.expiry: asyncio.TimerHandle | None = None
+        self.stopping: asyncio.Task | None = None
+
+    async def write_bytes(self, data: bytes) -> None:
+        """The app's output to the tab; dropped while no tab shows it (a repaint follows)."""
+        websocket = self.websocket
+        if websocket is not None and not websocket.closed:
+            try:
+                await websocket.send_bytes(data)
+            except (ConnectionError, RuntimeError):
+                pass
+
+    async def write_str(self, data: str) -> None:
+        websocket = self.websocket
+        if websocket is not None and not websocket.closed:
+            try:
+                await websocket.send_str(data)
+            except (ConnectionError, RuntimeError):
+                pass
+
+    async def close(self) -> None:
+        """The app said it exits: the tab shows "Session ended"."""
+        websocket, self.websocket = self.websocket, None
+        if websocket is not None:
+            await websocket.close(code=ENDED)
+
+
 class PlaygroundServer(Server):
-    def __init__(self, argv: list[str], host: str, port: int, quit_grace: float) -> None:
-        super().__init__(" ".join(argv), host=host, port=port, title="redis-playground")
+    def __init__(self, argv: list[str], host: str, port: int, quit_grace: float, session_grace: float = 600.0,
+                 max_tabs: int | None = None) -> None:
+        super().__init__(" ".join(argv), host=host, port=port, title="redis-playground", templates_path=PAGE)
         self.argv = argv
         self.quit_grace = quit_grace
+        self.session_grace = session_grace  # seconds a session outlives its tab's websocket
+        self.max_tabs = max_tabs
         self.running: set = set()
+        self.sessions: dict[str, Session] = {}
         self.sockets: set[web.WebSocketResponse] = set()
+        self.closing = False
+
+    async def _make_app(self) -> web.Application:
+        app = await super()._make_app()
+        app.router.add_get("/ws/{token}", self.handle_websocket)
+        return app
 
     async def on_startup(self, app: web.Application) -> None:
         self.console.print(f"redis-playground: {self.public_url}  (Ctrl+C stops it)", highlight=False)
 
     async def on_shutdown(self, app: web.Application) -> None:
+        self.closing = True
         for websocket in list(self.sockets):
-            await websocket.close()
+            await websocket.close(code=ENDED)
+        for session in list(self.sessions.values()):
+            if session.expiry is not None:
+                session.expiry.cancel()
         await asyncio.gather(*(end_process(p, self.quit_grace) for p in list(self.running)))
+        for session in list(self.sessions.values()):
+            shutil.rmtree(session.home, ignore_errors=True)
 
     def serve(self, debug: bool = False) -> None:
         self.debug = debug
@@ -74,27 +156,88 @@ class PlaygroundServer(Server):
         web.run_app(self._make_app(), host=self.host, port=self.port, handle_signals=False, loop=loop,
                     print=lambda *args: None, shutdown_timeout=self.quit_grace)
 
+    @aiohttp_jinja2.template("app_index.html")
+    async def handle_index(self, request: web.Request):
+        context = await Server.handle_index.__wrapped__(self, request)
+        context["texts"] = {"ended": tr("Session ended."), "restart": tr("Restart"),
+                            "full": tr("The class is full: every place on this server is taken. "
+                                       "Ask your teacher, then try again."),
+                            "again": tr("Try again"), "taken": tr("This session is open in another tab."),
+                            "reconnecting": tr("Connection lost: reconnecting to your session…")}
+        return context
+
     async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
-        """textual-serve's own, with our AppService: one app process per websocket (tab)."""
+        """A tab's websocket: a new session, or a known token's session re-attached."""
         websocket = web.WebSocketResponse(heartbeat=15)
         width = to_int(request.query.get("width", "80"), 80)
         height = to_int(request.query.get("height", "24"), 24)
-        app_service = None
+        token = request.match_info.get("token", "")
+        if not TOKEN.fullmatch(token):
+            token = secrets.token_hex(16)  # no token (an older page): a session that cannot be resumed
+        await websocket.prepare(request)
+        if self.closing:
+            await websocket.close(code=ENDED)
+            return websocket
+        session = self.sessions.get(token)
+        if session is None or session.stopping is not None:
+            if self.max_tabs is not None and len(self.sessions) >= self.max_tabs:
+                await websocket.close(code=FULL)
+                return websocket
+            session = self.sessions[token] = Session(token)
         self.sockets.add(websocket)
         try:
-            await websocket.prepare(request)
-            app_service = PlaygroundApp(
-                self.argv, self.running, self.quit_grace, write_bytes=websocket.send_bytes,
-                write_str=websocket.send_str, close=websocket.close,
-                download_manager=self.download_manager, debug=self.debug)
-            await app_service.start(width, height)
-            await self._process_messages(websocket, app_service)
+            await self._attach(session, websocket, width, height)
+            await self._process_messages(websocket, session.app)
         except asyncio.CancelledError:
             await websocket.close()
         except Exception as error:
             log.exception(error)
         finally:
             self.sockets.discard(websocket)
-            if app_service is not None:
-                await app_service.stop()
+            if session.websocket is websocket:
+                self._detach(session)
         return websocket
+
+    async def _attach(self, session: Session, websocket: web.WebSocketResponse, width: int, height: int) -> None:
+        if session.expiry is not None:
+            session.expiry.cancel()
+            session.expiry = None
+        previous, session.websocket = session.websocket, websocket
+        if previous is not None:
+            await previous.close(code=TAKEN)
+        if session.app is None:
+            session.app = PlaygroundApp(
+                self.argv, self.running, self.quit_grace, session.home, write_bytes=session.write_bytes,
+                write_str=session.write_str, close=session.close,
+                download_manager=self.download_manager, debug=self.debug)
+            await session.app.start(width, height)
+            session.app._task.add_done_callback(lambda _: self._end(session))
+        else:
+            await session.app.set_terminal_size(width, height)
+            await session.app.send_meta({"type": "repaint"})
+
+    def _detach(self, session: Session) -> None:
+        """The tab's websocket went: the session waits `session_grace` seconds for it."""
+        session.websocket = None
+        if self.closing or session.stopping is not None:
+            return
+        session.expiry = asyncio.get_running_loop().call_later(self.session_grace, self._end, session)
+
+    def _end(self, session: Session) -> None:
+        """The session is over (its grace ran out, or its app ended): stop its app."""
+        if session.stopping is not None or self.closing:
+            return
+        if session.expiry is not None:
+            session.expiry.cancel()
+            session.expiry = None
+        session.stopping = asyncio.ensure_future(self._stop(session))
+
+    async def _stop(self, session: Session) -> None:
+        try:
+            if session.app is not None:
+                await session.app.stop()
+            await session.close()
+        finally:
+            shutil.rmtree(session.home, ignore_errors=True)
+            if self.sessions.get(session.token) is session:
+                del self.sessions[session.token]

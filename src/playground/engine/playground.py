@@ -69,6 +69,7 @@ class Playground:
         self._script_limit: int | None = None        # what reset() last set (None: as the server started)
         self._script_limit_start: bytes | None = None  # lua-time-limit as the server started
         self.restart_listeners: list[Callable[[], None]] = []  # told after every restart, whoever asked
+        self.closing: list[Callable] = []  # awaited first on close: a lesson's running programs (gate/lesson.py)
 
     def next_seq(self) -> int:
         """The next server-order number: one counter for every client, in reply order."""
@@ -165,6 +166,8 @@ class Playground:
         self.own_traffic.sent(commands)
 
     async def close(self) -> None:
+        for stop in list(self.closing):
+            await stop()
         for session in self.sessions.values():
             await session.close()
         if self.observer is not None:

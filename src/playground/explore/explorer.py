@@ -86,6 +86,7 @@ class Explorer:
         self.seed = seed
         self.reduce = reduce
         self.runner = Runner(pg, executor=executor or Executor(pg), sink=sink)
+        self.runner.programs.lenient = True  # a lesson's program may send fewer commands in some orders
         self.programs = programs_of(scenario, self.part)
         self.footprints: dict[str, list[Footprint]] = {}
         self.snapshots = Snapshotter(pg)
@@ -138,7 +139,11 @@ class Explorer:
         own_run = None
         serial_runs: list[tuple[tuple[str, ...], Run]] = []
         for schedule in planned:
-            run = await self._run_checked(schedule)
+            try:
+                run = await self._run_checked(schedule)
+            except BaseException:
+                await self.runner.programs.stop()  # a lesson's programs never outlive the search
+                raise
             # a blocked client can make two plans run the same (or an equivalent) order
             key = sch.canonical_form(run.schedule, self.independent, clients) if result.reduced else run.schedule
             if key not in runs:
@@ -275,6 +280,9 @@ class Explorer:
         if not deadlock:   # replies that came with no wait step left to take them
             for client in [c for c, (job, _) in runner._pending.items() if job.task.done()]:
                 seen[client].append(_seen(await self._collect(client)))
+        problem = runner.programs.not_repeatable or await runner.programs.finish()  # (gate/lesson.py)
+        if problem:  # a lesson's program: its outcomes cannot be trusted, or it ended badly
+            raise ExploreError(f"{self.scenario.id}: {problem}")
         shot = await self.snapshots.read()
         if deadlock:
             await runner._discard_pending()

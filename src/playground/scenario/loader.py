@@ -28,7 +28,8 @@ from playground.scenario.translations import localise
 from playground.scenario.when import WhenError, parse_when
 
 _TOP = {"title", "lesson", "order", "tags", "requires", "scripts", "clients", "setup", "steps", "parts", "challenge",
-        "topology", "replicas", "script_time_limit_ms"}
+        "topology", "replicas", "script_time_limit_ms", "programs", "program_time_limit",
+        "programs_need"}
 _PART = {"name", "setup", "steps", "requires"}
 _STEP = {"client", "command", "args", "narration", "reply", "error", "match", "state", "predict",
          "pause", "blocking", "sleep", "server_stops", "requires", "save", "when", *STEP_KINDS, *FLAVOURS}
@@ -84,6 +85,10 @@ def parse_scenario(data: dict, path: Path, lang: str = ENGLISH) -> Scenario:
             raise where.error(tr("[[parts]] tables, each with name, setup and steps"), field_name="parts")
     else:
         raw_parts = [{"name": "", "setup": data.get("setup", []), "steps": data.get("steps")}]
+    from playground.gate.lesson_format import mark_program_steps, parse_needs, parse_programs
+    programs, program_time_limit = parse_programs(data, where, clients)
+    needs = parse_needs(data, where)
+    raw_parts = mark_program_steps(raw_parts, programs, where)
     from playground.scenario.server_steps import parse_topology
     topology, replicas = parse_topology(data, where)
     parts = []
@@ -99,7 +104,8 @@ def parse_scenario(data: dict, path: Path, lang: str = ENGLISH) -> Scenario:
         raise where.error(tr("milliseconds a script runs before others get BUSY: a whole number from 1 to 60000"),
                           field_name="script_time_limit_ms")
     return Scenario(path.stem, path, title, lesson.strip(), tags, requires, dict(scripts),
-                    clients, tuple(parts), challenge, lang, missing, order, topology, replicas, limit)
+                    clients, tuple(parts), challenge, lang, missing, order, topology, replicas, limit,
+                    programs, program_time_limit, needs)
 
 
 def _part(raw: dict, index: int, where: Where, scripts: dict, clients: tuple, topology: str = "single") -> Part:
@@ -184,7 +190,7 @@ def _step(raw, n: int, where: Where, scripts: dict, clients: tuple, part: str | 
             what = tr("it collects the pending reply") if kind == "wait" else tr("it opens a new connection")
             raise where.error(tr("a {kind} step has no command: {what}", kind=kind, what=what),
                               part=part, step=n, field_name="command")
-        argv, display = None, "(reply arrives)" if kind == "wait" else "(reconnects)"
+        argv, display = None, {"wait": "(reply arrives)", "release": "(its next command)"}.get(kind, "(reconnects)")
     else:
         if command is None:
             raise where.error(tr("missing (the command as typed, or a list of arguments)"),
@@ -243,7 +249,7 @@ def _step(raw, n: int, where: Where, scripts: dict, clients: tuple, part: str | 
     return Step(n, client, argv, display, narration.strip(), expect.reply, expect.error, expect.match,
                 state, predict, pause, blocking, kind == "wait", float(sleep),
                 read_bool(raw, "server_stops", where, part, n), requires, save, when, template,
-                kind == "reconnect", per_server)
+                kind == "reconnect", per_server, release=kind == "release")
 
 
 def _expect(raw: dict, where: Where, scripts: dict, part, n, prefix: str | None) -> Expect:

@@ -29,7 +29,7 @@ SCRIPT_REF = re.compile(r"^\$([A-Za-z_][A-Za-z0-9_-]*)(\.sha)?$")
 SHA_IN_TEXT = re.compile(r"\$([A-Za-z_][A-Za-z0-9_-]*)\.sha")
 FLAVOURS = ("redis", "valkey")
 
-STEP_KINDS = ("wait", "reconnect")
+STEP_KINDS = ("wait", "reconnect", "release")
 """Step kinds other than "command", each marked in the file by `<kind> = true` on a step
 with no command, each run by one handler in `Runner.HANDLERS`. A new kind: add its name
 here, a boolean field of that name on Step, and its handler."""
@@ -129,6 +129,7 @@ class Step:
     reconnect: bool = False          # the client opens a new connection (after QUIT, CLIENT KILL)
     per_server: dict = field(default_factory=dict)  # flavour -> Expect, instead of reply/error/match
     server: str | None = None        # a server action instead of a command (scenario/server_steps.py)
+    release: bool = False            # a program's step: its next command goes through the gate (gate/lesson.py)
 
     @property
     def has_reply_check(self) -> bool:
@@ -192,6 +193,9 @@ class Scenario:
     topology: str = "single"            # "replica" or "cluster": run and check start one
     replicas: int | None = None         # replicas (per primary in a cluster); None: the default
     script_time_limit_ms: int | None = None  # BUSY after this long (lua-time-limit); None: the server's default
+    programs: dict = field(default_factory=dict)  # client -> argv: the clients that are programs (gate/)
+    program_time_limit: float | None = None  # seconds each program may run; None: gate.programs.TIME_LIMIT
+    programs_need: tuple = ()            # commands that must succeed, else the scenario is skipped
 
     def missing_translations(self, lang: str | None = None) -> tuple[str, ...]:
         """The texts with no translation into `lang` (default: the loaded language), which

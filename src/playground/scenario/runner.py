@@ -111,21 +111,29 @@ class Runner:
         self.saved: dict[str, dict[str, object]] = {}  # client -> name -> value (save = "...")
         self.HANDLERS = {"command": self._command_step, "wait": self._wait_step,
                          "reconnect": self._reconnect_step,  # one per step kind (model.STEP_KINDS)
-                         "server": self._server_step}
+                         "server": self._server_step, "release": self._release_step}
+        from playground.gate.lesson import LessonPrograms
+        self.programs = LessonPrograms(pg)  # a lesson's programs, each part's own (gate/lesson.py)
 
     async def run(self, scenario: Scenario) -> ScenarioResult:
+        try:
+            return await self._run(scenario)
+        finally:
+            await self.programs.stop()  # no program outlives its run
+
+    async def _run(self, scenario: Scenario) -> ScenarioResult:
         result = ScenarioResult(scenario, self.pg.label)
         why = await requirement_unmet(self.pg, scenario.requires)
         if why:
             result.skipped = why
             return result
         from playground.scenario.server_steps import topology_unmet
-        why = topology_unmet(self.pg, scenario)
+        why = topology_unmet(self.pg, scenario) or await self.programs.unmet(scenario)
         if why:
             result.skipped = why
             return result
         for name in scenario.clients:
-            if name not in self.pg.sessions:
+            if name not in self.pg.sessions and name not in scenario.programs:
                 result.error = f"needs client {name}, the playground has {', '.join(self.pg.sessions)}"
                 return result
         for part in scenario.parts:
@@ -137,6 +145,10 @@ class Runner:
                 step_result = await self.run_step(scenario, part.name, step)
                 result.steps.append(step_result)
                 self.on_step(step_result)
+            error = await self.programs.finish()  # every program to its end
+            if error:
+                result.error = error
+                return result
         await self._discard_pending()
         return result
 
@@ -160,7 +172,7 @@ class Runner:
         for reply, shown in zip(replies, part.setup_display):
             if isinstance(reply, Err):
                 return f"part {part.name or 1}: setup {shown!r} failed: {render(reply).decode().strip()}"
-        return None
+        return await self.programs.start(scenario)  # (programs start on the part's fresh state)
 
     async def skip_reason(self, step: Step) -> str | None:
         """Why `step` would be skipped now (a requirement the server lacks, or a `when` the
@@ -219,6 +231,10 @@ class Runner:
     async def _server_step(self, scenario: Scenario, step: Step, out: StepResult) -> None:
         from playground.scenario.server_steps import run_server_step
         await run_server_step(self, scenario, step, out)
+
+    async def _release_step(self, scenario: Scenario, step: Step, out: StepResult) -> None:
+        from playground.gate.lesson import release_step
+        await release_step(self, scenario, step, out)
 
     async def _wait_step(self, scenario: Scenario, step: Step, out: StepResult) -> None:
         pending = self._pending.pop(step.client, None)

@@ -34,7 +34,8 @@ def _cell_lines(step: StepResult) -> list[str]:
     if step.skipped:
         return [f"{step.step.client}> {_shown(step)}", f"{SKIP} " + tr("skipped: {reason}", reason=step.skipped)]
     shown, reply = redact_exchange(step.command or step.step.display, step.reply or "", _argv(step))
-    head = f"{step.step.client}> {shown}" if step.step.argv is not None else f"{step.step.client}: " + _no_command(step.step)
+    sent = step.step.argv is not None or (step.step.release and step.command)  # (a program's: what it sent)
+    head = f"{step.step.client}> {shown}" if sent else f"{step.step.client}: " + _no_command(step.step)
     if step.step.kind == "server":
         head = shown  # "[server] kill primary": no client typed it
     lines = [head]

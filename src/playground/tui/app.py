@@ -21,6 +21,7 @@ from textual.widgets import Static
 
 from playground.engine.playground import Playground, Refused
 from playground.i18n import set_language, tr
+from playground.served import key_display, keys, served
 from playground.server import PrivateServer
 from playground.engine import events as ev
 from playground.engine.executor import Executor
@@ -84,14 +85,16 @@ class PlaygroundApp(TeachingActions, RecordingActions, App):
         Binding("f7", "open_scenario", "Lessons"),
         Binding("f8", "flush", "Flush db", show=False),
         Binding("f9", "record", "Record", show=False),
-        Binding("ctrl+n", "next_anywhere", "Next", priority=True),
+        Binding(keys("ctrl+n"), "next_anywhere", "Next", priority=True, key_display=key_display("ctrl+n")),
         Binding("escape", "focus_narration", "Narration", show=False),
-        Binding("ctrl+t", "toggle_order", "Server order"),
+        Binding(keys("ctrl+t"), "toggle_order", "Server order", key_display=key_display("ctrl+t"),
+                priority=served()),  # served, Alt+T: printable, so a pane would type the t first
         Binding("ctrl+y", "toggle_why", "Why on/off", show=False),
         Binding("f12", "switch_language", "Next language", priority=True),  # in modals too (a prediction re-renders)
-        Binding("ctrl+q", "quit", "Quit", priority=True),
+        Binding(keys("ctrl+q"), "quit", "Quit", priority=True, key_display=key_display("ctrl+q")),
     ]
-    """The footer shows what a class needs (F1 lists every key): it fits 80 columns."""
+    """The footer shows what a class needs (F1 lists every key): it fits 80 columns. Under
+    `serve`, keys the browser keeps have a second key that reaches the page (served.py)."""
 
     show_why: reactive[bool] = reactive(True, init=False)
     """Panes show a "why" under a surprising reply (EXEC → nil, EXECABORT, BUSY, NOSCRIPT, ...)."""

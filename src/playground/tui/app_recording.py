@@ -11,6 +11,7 @@ from textual import work
 
 from playground.history import exports_dir, state_dir, write_failure, write_private
 from playground.i18n import N_, tr
+from playground.served import delivered
 from .client_pane import ClientPane
 
 
@@ -30,6 +31,8 @@ class RecordingActions:
                 self.recorder = recorder
                 self.notify(write_failure(directory, exc) + tr(" (still recording: F9 tries again)"),
                             severity="error", timeout=10)
+                return
+            if delivered(self, path):
                 return
             self.notify(tr("Recording saved: {path}\nReplay it with: redis-playground check {path}", path=path), timeout=10)
             return
@@ -77,7 +80,8 @@ class RecordingActions:
         except OSError as exc:
             self.notify(write_failure(path, exc), severity="error", timeout=10)
             return None
-        self.notify(tr(done, path=path))
+        if not delivered(self, path):  # served: a download in the learner's browser
+            self.notify(tr(done, path=path))
         return path
 
     def action_save_svg(self) -> None:

@@ -13,6 +13,7 @@ from textual.widgets import Input
 from playground.engine.help import HelpIndex
 from playground.history import History
 from playground.i18n import tr
+from playground.served import served
 
 
 class CommandInput(Input):
@@ -24,7 +25,10 @@ class CommandInput(Input):
         Binding("ctrl+r", "search_history", "Search"),
         Binding("tab", "complete", "Complete command", show=False),
         Binding("escape,ctrl+g", "cancel_search", "Cancel search", show=False),
-    ]
+    ] + ([Binding("alt+w", "delete_left_word", "Delete the word to the left", show=False,
+                                priority=True)] if served() else [])
+    """Served, Alt+W does what Ctrl+W does in a terminal (the browser closes the tab on Ctrl+W);
+    priority: Alt+W is printable (a w), which Input would type before its bindings are asked."""
 
     class SearchChanged(Message):
         """Reverse search started, moved or ended (`term` None when it ended)."""

@@ -6,6 +6,7 @@ from rich.text import Text
 
 from playground.cells import pad
 from playground.i18n import N_, tr
+from playground.served import label, served
 
 _EVERYWHERE = [
     ("F1", N_("this help")), ("F2 / F3", N_("type into client A / B")), ("F4", N_("the key inspector (/ filters)")),
@@ -47,15 +48,20 @@ _INTRO = {
 }
 
 
+_SERVED_TYPING = [("Alt+W", N_("delete the word to the left (in a browser Ctrl+W closes the tab)"))]
+
+
 def help_for(mode: str) -> Text:
+    """The keys of `mode`; under serve, the ones that reach the page (served.py)."""
     text = Text(tr(_INTRO[mode]) + "\n\n")
-    groups = {"free": [(N_("Typing in a pane"), _TYPING)],
-              "scenario": [(N_("Stepping the lesson"), _SCENARIO), (N_("Typing in a pane"), _TYPING)],
-              "challenge": [(N_("The challenge"), _CHALLENGE), (N_("Typing in a pane"), _TYPING)]}[mode]
+    typing = _TYPING + (_SERVED_TYPING if served() else [])
+    groups = {"free": [(N_("Typing in a pane"), typing)],
+              "scenario": [(N_("Stepping the lesson"), _SCENARIO), (N_("Typing in a pane"), typing)],
+              "challenge": [(N_("The challenge"), _CHALLENGE), (N_("Typing in a pane"), typing)]}[mode]
     for title, keys in groups + [(N_("Everywhere"), _EVERYWHERE)]:
         text.append(tr(title) + "\n", style="bold underline")
         for key, what in keys:
-            text.append("  " + pad(key, 11), style="bold cyan")
+            text.append("  " + pad(label(key), 11), style="bold cyan")
             text.append(tr(what) + "\n")
         text.append("\n")
     return text

@@ -15,6 +15,7 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from playground.i18n import tr
+from playground.served import label
 
 SHOWN_ROWS = 400  # the newest rows drawn (the engine keeps more)
 
@@ -37,7 +38,7 @@ class LanesView(VerticalScroll, can_focus=True):
     def __init__(self, clients, **kwargs) -> None:
         super().__init__(**kwargs)
         self.clients = tuple(clients)
-        self.border_title = tr("Server order (Ctrl+T hides)")
+        self.border_title = label(tr("Server order (Ctrl+T hides)"))
 
     def compose(self):
         yield Static(id="lanes-text")

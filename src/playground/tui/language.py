@@ -15,6 +15,7 @@ from rich.text import Text
 
 from playground import i18n
 from playground.i18n import N_, NP_, language_name, set_language, tr, trp
+from playground.served import label
 
 
 # Textual's own palette entries (App.get_system_commands), for the catalogue.
@@ -59,7 +60,7 @@ def switch_language(app, lang: str | None = None) -> str:
     inspector.query_one("#filter").placeholder = tr("filter: a SCAN pattern, e.g. user:*  (Enter applies)")
     inspector.query_one(KeyTable).relabel()
     lanes = app.query_one(LanesView)
-    lanes.border_title = tr("Server order (Ctrl+T hides)")
+    lanes.border_title = label(tr("Server order (Ctrl+T hides)"))
     if lanes.has_class("-shown"):
         lanes.draw()
     app.refresh_everything()

@@ -7,6 +7,7 @@ from textual.app import SystemCommand
 
 from playground import i18n
 from playground.i18n import language_name, tr
+from playground.served import label
 
 from .language import textual_commands
 
@@ -35,7 +36,7 @@ def system_commands(self, textual):
     yield SystemCommand(tr("Help"), tr("Every key of the current mode (F1)"), self.action_help_screen)
     yield SystemCommand(tr("Presenter layout"), tr("Big narration panel"), self.action_presenter)
     yield SystemCommand(tr("Keys on/off"), tr("Show or hide the key inspector"), self.action_toggle_inspector)
-    yield SystemCommand(tr("Server order (Ctrl+T)"), tr("Lanes: what the server ran, in order; numbers in the "
+    yield SystemCommand(label(tr("Server order (Ctrl+T)")), tr("Lanes: what the server ran, in order; numbers in the "
                         "panes' gutters"), self.action_toggle_order)
     yield SystemCommand(tr("Why notes on/off (Ctrl+Y)"), tr("The reason under EXEC → (nil), EXECABORT, BUSY, "
                         "NOSCRIPT ..."), self.action_toggle_why)

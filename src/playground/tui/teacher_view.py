@@ -9,6 +9,7 @@ import time
 from rich.text import Text
 
 from playground.i18n import tr
+from playground.served import label
 
 from .teaching_text import clock, script_block, when_text
 
@@ -87,8 +88,8 @@ def narration_text(teacher) -> Text:
                 text.append(tr("  (first {seconds:g} s pass: the step sleeps)", seconds=step.sleep) + "\n", style="yellow")
             text.append_text(script_block(teacher.scenario, step.display))
         if not teacher.app.has_class("-short"):  # a short screen: the footer says it
-            text.append(tr("keys: Space/Ctrl+N next · p back · r restart · e end · o auto · g go to · "
-                        "t timeline · f presenter · Esc here · F1 keys · x close") + "\n", style="dim")
+            text.append(label(tr("keys: Space/Ctrl+N next · p back · r restart · e end · o auto · g go to · "
+                              "t timeline · f presenter · Esc here · F1 keys · x close")) + "\n", style="dim")
     if teacher.diverged:
         names = ", ".join(sorted(k.decode(errors="replace") for k in teacher.diverged))
         text.append(tr("You changed {keys} by hand: the next steps may not match the lesson. "

@@ -203,7 +203,7 @@ class TimelineScreen(ModalScreen[None]):
             yield Static(Text(self.text), id="timeline")
 
     def action_export(self) -> None:
-        self.export()  # says where, or why it could not
+        self.export()  # says where (or sends it to the browser under serve), or why it could not
 
 
 class JumpScreen(ModalScreen[int | None]):

@@ -1,0 +1,405 @@
+"""The stepping gate: a RESP endpoint that programs connect to as if it were Redis.
+
+Each accepted connection becomes a client of the playground (a `GateClient`, named after
+the program and its connection) with a connection of its own to the private server, as
+the learner user, exactly like a pane's. Every command a program sends is held at the
+gate until it is released (`Gate.release`, `Gate.release_next`), or at once while the
+gate is free-running (`Gate.free_running`); either way `Gate.log` has them in server
+order (reply order, numbered by the playground's own counter). The client library's
+handshake (HELLO, AUTH, SELECT, CLIENT SETNAME/SETINFO, and a bare INFO before the
+connection's first step: ioredis's ready check) passes without a step; a
+pipeline is one step per command; MULTI … EXEC is one step per command too; blocking
+commands block on the server for real. Requests and replies go through byte for byte:
+nothing is decoded and re-encoded, frames.py only finds where each one ends.
+
+The endpoint listens on unix sockets in a 0700 directory (the private server's own), and
+on request on 127.0.0.1 with a random password (gate/auth.py), never on another address.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import secrets
+import socket
+import struct
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Callable
+
+from playground.gate.frames import FrameError, reply_end, request
+from playground.resp.address import Address
+from playground.resp.connection import pack_command, pack_pipeline
+
+RECV = 1 << 16
+MAX_HELD = 10_000          # a program that floods stops being read until some are released
+CONNECT_TIMEOUT = 5.0
+SUBSCRIBING = {b"subscribe", b"psubscribe", b"ssubscribe", b"unsubscribe", b"punsubscribe", b"sunsubscribe"}
+_MESSAGES = (b"$7\r\nmessage\r\n", b"$8\r\npmessage\r\n", b"$8\r\nsmessage\r\n")
+
+
+def replies_expected(argv: list[bytes]) -> int:
+    """How many frames answer this command: one a channel for (UN)SUBSCRIBE and kin (an
+    UNSUBSCRIBE of every channel: the first; the others come as messages do)."""
+    if argv and argv[0].lower() in SUBSCRIBING:
+        return max(1, len(argv) - 1)
+    return 1
+
+
+def is_message(frame: bytes, head: "Held | None") -> bool:
+    """A frame no command asked for: a published message (RESP2 or RESP3), or a RESP3
+    push while the next reply due is not a subscription's."""
+    body = frame[frame.find(b"\n") + 1:]
+    if frame[:1] in (b"*", b">") and body.startswith(_MESSAGES):
+        return True
+    return frame[:1] == b">" and (head is None or head.argv[0].lower() not in SUBSCRIBING)
+
+
+def passes_unstepped(argv: list[bytes], first: bool = False) -> bool:
+    """The client library's own handshake: no step of the lesson. `first`: nothing of this
+    connection was stepped yet, so a bare INFO is the library's ready check (ioredis)."""
+    name = argv[0].lower() if argv else b""
+    if name in (b"hello", b"auth", b"select") or (first and argv == [argv[0]] and name == b"info"):
+        return True
+    return name == b"client" and len(argv) > 1 and argv[1].lower() in (b"setname", b"setinfo")
+
+
+@dataclass(eq=False)
+class Held:
+    """One command of a program: held, then released, then answered."""
+
+    client: "GateClient"
+    argv: list[bytes]
+    raw: bytes                       # exactly what the program sent
+    arrived: int                     # the gate's arrival counter (release_next takes the oldest)
+    unstepped: bool = False          # handshake: released at once
+    released: bool = False
+    reply: bytes | None = None       # the reply, exactly as the server sent it
+    seq: int | None = None           # its server-order number (when the reply came)
+    frames: int = 0                  # reply frames so far (SUBSCRIBE a b: one a channel)
+    local: bytes | None = None       # the gate answers it itself (the TCP endpoint's AUTH)
+    done: asyncio.Future = field(default_factory=lambda: asyncio.get_running_loop().create_future())
+
+    @property
+    def display(self) -> str:
+        from playground.resp.cli_lines import format_argv
+        return format_argv(self.argv)
+
+
+class GateClient:
+    """One connection of one program, and its own connection to the server."""
+
+    def __init__(self, gate: "Gate", label: str, number: int, password: bytes | None = None) -> None:
+        self.gate = gate
+        self.label = label                 # the program (a lesson's client name, or the program's name)
+        self.name = f"{label}#{number}"    # the client: program and connection
+        self.queue: deque[Held] = deque()  # received, not yet sent to the server
+        self.inflight: deque[Held] = deque()  # sent, reply not yet back
+        self.closed = False
+        self.stepped = False               # has a command of this connection been a step yet?
+        self.password = password           # the TCP endpoint's (gate/auth.py); None on a unix socket
+        self.authed = password is None
+        self._writer: asyncio.StreamWriter | None = None   # to the program
+        self._upstream: asyncio.StreamWriter | None = None  # to the server
+
+    @property
+    def next(self) -> Held | None:
+        """The command held at the gate, shown as "next: …"."""
+        return self.queue[0] if self.queue else None
+
+    def pump(self) -> None:
+        """Send to the server what may go: released commands, the handshake, everything
+        while free-running; always in the program's own order."""
+        out = []
+        while self.queue and not self.closed:
+            head = self.queue[0]
+            if not (head.released or head.unstepped or self.gate.free_running):
+                break
+            if head.local is not None and (self.inflight or out):
+                break  # its reply goes after those of the commands before it
+            self.queue.popleft()
+            head.released = True
+            if head.local is not None:
+                head.reply = head.local
+                self._writer.write(head.local)
+                head.done.set_result(head.local)
+            elif head.argv:
+                self.inflight.append(head)
+                out.append(head.raw)
+            else:  # an empty inline line: the server ignores it, no reply
+                head.done.set_result(b"")
+        if out and self._upstream is not None:
+            self._upstream.write(b"".join(out))
+        self.gate.changed()
+
+    def fail_pending(self) -> None:
+        self.closed = True
+        for held in [*self.inflight, *self.queue]:
+            if not held.done.done():
+                held.done.set_exception(ConnectionError(f"{self.name}: connection closed"))
+                held.done.exception()  # (retrieved: a waiter may never come)
+        self.inflight.clear()
+        self.queue.clear()
+        for w in (self._upstream, self._writer):
+            if w is not None:
+                w.close()
+        self.gate.changed()
+
+
+class Gate:
+    """Listeners, their clients, and the server order of every command they ran."""
+
+    def __init__(self, address: Callable[[], Address], directory: str,
+                 next_seq: Callable[[], int] | None = None) -> None:
+        self.address = address
+        self.directory = directory
+        self._seq = 0
+        self.next_seq = next_seq or self._own_seq
+        self.clients: list[GateClient] = []
+        self.log: list[Held] = []                  # in server order
+        self._servers: dict[str, asyncio.AbstractServer] = {}
+        self._tasks: set[asyncio.Task] = set()  # one per program connection
+        self._arrivals = 0
+        self._counts: dict[str, int] = {}
+        self._changed = asyncio.Condition()
+        self._version = 0
+        self._waiting = 0  # wait_for calls waiting for a change
+        self.free_running = False
+        self.listeners: list[Callable[[], None]] = []  # told of every change (a UI)
+
+    @classmethod
+    def for_playground(cls, pg) -> "Gate":
+        """A gate in front of `pg`'s private server (and nothing else)."""
+        directory = getattr(pg.server, "dir", None) if pg.server is not None else None
+        if not directory:
+            raise ValueError("the gate forwards only to the playground's private server")
+        return cls(lambda: pg.address, directory, pg.next_seq)
+
+    def _own_seq(self) -> int:
+        self._seq += 1
+        return self._seq
+
+    async def listen(self, label: str | None = None, tcp: bool = False) -> str:
+        """A socket for program `label` (None: for any program, each named after its
+        process); returns the URL to give it (unix://…). `tcp`: on 127.0.0.1 (never another
+        address), on a free port, with a random password (redis://:PASSWORD@127.0.0.1:PORT)."""
+        key = label or ""
+        if tcp:
+            if ("tcp", key) not in self._servers:
+                password = secrets.token_hex(16)
+                server = await asyncio.start_server(lambda r, w: self._serve(r, w, label, password.encode()),
+                                                    host="127.0.0.1", port=0, limit=RECV)
+                server.password = password
+                self._servers[("tcp", key)] = server
+            server = self._servers[("tcp", key)]
+            return f"redis://:{server.password}@127.0.0.1:{server.sockets[0].getsockname()[1]}"
+        if key not in self._servers:
+            safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in key) or "any"
+            path = os.path.join(self.directory, f"gate-{safe}.sock")
+            old = os.umask(0o077)
+            try:
+                self._servers[key] = await asyncio.start_unix_server(
+                    lambda r, w: self._serve(r, w, label), path=path, limit=RECV)
+            finally:
+                os.umask(old)
+        return "unix://" + self._servers[key].sockets[0].getsockname()
+
+    async def close(self) -> None:
+        for server in self._servers.values():
+            server.close()
+        for client in list(self.clients):
+            client.fail_pending()
+        if self._tasks:  # each ends once its sockets are closed
+            await asyncio.wait(self._tasks, timeout=CONNECT_TIMEOUT)
+        for server in self._servers.values():
+            await server.wait_closed()
+        self._servers.clear()
+
+    # ---- waiting and releasing
+
+    def changed(self) -> None:
+        self._version += 1
+        if self._waiting:  # (a task per change only when someone waits: a command's cost)
+            asyncio.get_running_loop().create_task(self._notify())
+        for listener in list(self.listeners):
+            listener()
+
+    async def _notify(self) -> None:
+        async with self._changed:
+            self._changed.notify_all()
+
+    async def wait_for(self, predicate: Callable[[], object], timeout: float):
+        """predicate()'s first true value, or None after `timeout` seconds."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        async with self._changed:
+            while True:
+                value = predicate()
+                if value or loop.time() >= deadline:
+                    return value or None
+                self._waiting += 1
+                try:
+                    await asyncio.wait_for(self._changed.wait(), deadline - loop.time())
+                except asyncio.TimeoutError:
+                    pass
+                finally:
+                    self._waiting -= 1
+
+    def held(self, label: str | None = None) -> list[Held]:
+        """The commands waiting at the gate (each connection's next), oldest first."""
+        heads = [c.next for c in self.clients if c.next is not None and not c.closed
+                 and (label is None or c.label == label)]
+        return sorted(heads, key=lambda h: h.arrived)
+
+    def release(self, held: Held) -> Held:
+        """Send one held command to the server (its connection's next)."""
+        client = held.client
+        if client.next is not held:
+            raise ValueError(f"{client.name}: only its next command can be released")
+        held.released = True
+        client.pump()
+        return held
+
+    async def release_next(self, label: str, timeout: float) -> Held | None:
+        """Wait (up to `timeout` s) for program `label`'s next command, and release it."""
+        first = await self.wait_for(lambda: next(iter(self.held(label)), None), timeout)
+        return self.release(first) if first is not None else None
+
+    def run_free(self, free: bool = True) -> None:
+        """Release every command at once from now on (run mode), or hold them again."""
+        self.free_running = free
+        for client in list(self.clients):
+            client.pump()
+
+    # ---- one program's connection
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
+                     label: str | None, password: bytes | None = None) -> None:
+        task = asyncio.current_task()
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        label = label or _peer_name(writer) or "program"
+        number = self._counts[label] = self._counts.get(label, 0) + 1
+        client = GateClient(self, label, number, password)
+        client._writer = writer
+        self.clients.append(client)
+        pump = None
+        try:
+            try:
+                up_reader, client._upstream = await self._open_upstream(client.name)
+            except (OSError, asyncio.TimeoutError, ConnectionError) as exc:
+                writer.write(b"-ERR the playground's server cannot be reached: %s\r\n"
+                             % str(exc).replace("\r", " ").replace("\n", " ").encode())
+                await writer.drain()
+                return
+            pump = asyncio.ensure_future(self._replies(client, up_reader))
+            self.changed()
+            buf = bytearray()
+            while not pump.done():
+                data = await reader.read(RECV)
+                if not data:
+                    break
+                buf += data
+                pos = 0
+                while pos < len(buf):
+                    got = request(buf, pos)
+                    if got is None:
+                        break
+                    (argv, end), start = got, pos
+                    pos, raw, local = end, bytes(buf[start:end]), None
+                    if client.password is not None:
+                        from playground.gate.auth import admit
+                        client.authed, local, instead = admit(argv, client.password, client.authed)
+                        if instead is not None:  # HELLO … AUTH: the password stays here
+                            argv, raw = instead, pack_command(instead)
+                    self._arrivals += 1
+                    unstepped = local is not None or passes_unstepped(argv, first=not client.stepped)
+                    client.stepped = client.stepped or not unstepped
+                    client.queue.append(Held(client, argv, raw, self._arrivals, unstepped, local=local))
+                del buf[:pos]
+                client.pump()
+                if len(client.queue) > MAX_HELD:
+                    await self.wait_for(lambda: len(client.queue) <= MAX_HELD or client.closed, 3600)
+        except (FrameError, ConnectionError, OSError):
+            pass
+        except asyncio.CancelledError:  # the loop is ending (the app quits): asyncio's stream
+            pass                        # callback would log a cancelled handler as an error
+        finally:
+            client.fail_pending()
+            if pump is not None:
+                pump.cancel()
+                await asyncio.gather(pump, return_exceptions=True)
+
+    async def _open_upstream(self, name: str):
+        address = self.address()
+        if address.path:
+            opening = asyncio.open_unix_connection(address.path, limit=RECV)
+        else:
+            opening = asyncio.open_connection(address.host, address.port, limit=RECV)
+        up_reader, up_writer = await asyncio.wait_for(opening, CONNECT_TIMEOUT)
+        hello = []
+        if address.password is not None:
+            hello.append([b"AUTH", *([address.username.encode()] if address.username else []),
+                          address.password.encode()])
+        hello.append([b"CLIENT", b"SETNAME", name.replace(" ", "_").encode()])
+        up_writer.write(pack_pipeline(hello))
+        buf = bytearray()
+        for _ in hello:
+            while (end := reply_end(buf)) is None:
+                data = await asyncio.wait_for(up_reader.read(RECV), CONNECT_TIMEOUT)
+                if not data:
+                    raise ConnectionError("closed by the server")
+                buf += data
+            if buf[:1] == b"-":
+                up_writer.close()
+                raise ConnectionError(bytes(buf[1:end - 2]).decode("utf-8", "replace"))
+            del buf[:end]
+        return up_reader, up_writer
+
+    async def _replies(self, client: GateClient, up_reader: asyncio.StreamReader) -> None:
+        """The server's replies, to the program as they come, each matched to its command."""
+        buf = bytearray()
+        try:
+            while True:
+                data = await up_reader.read(RECV)
+                if not data:
+                    break
+                client._writer.write(data)
+                buf += data
+                pos = 0
+                while (end := reply_end(buf, pos)) is not None:
+                    frame = bytes(buf[pos:end])
+                    pos = end
+                    head = client.inflight[0] if client.inflight else None
+                    if head is None or is_message(frame, head):
+                        continue  # a push: a message, an invalidation
+                    head.reply = frame if head.reply is None else head.reply + frame
+                    head.frames += 1
+                    if head.frames < replies_expected(head.argv):
+                        continue  # SUBSCRIBE a b: a confirmation each
+                    client.inflight.popleft()
+                    if not client.inflight:
+                        client.pump()  # a reply of the gate's own may be next
+                    head.seq = self.next_seq()
+                    self.log.append(head)
+                    head.done.set_result(head.reply)
+                del buf[:pos]
+                self.changed()
+                await client._writer.drain()
+        except (FrameError, ConnectionError, OSError):
+            pass
+        finally:
+            client.fail_pending()
+
+
+def _peer_name(writer: asyncio.StreamWriter) -> str | None:
+    """The connecting process's name (SO_PEERCRED, then /proc): a program the learner
+    started by hand is named after itself."""
+    sock = writer.get_extra_info("socket")
+    try:
+        creds = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+        pid = struct.unpack("3i", creds)[0]
+        with open(f"/proc/{pid}/comm") as f:
+            return f.read().strip() or None
+    except (OSError, AttributeError):
+        return None

@@ -1,0 +1,78 @@
+"""The `[programs]` table of a scenario file (docs/scenarios.md, "Programs"): which
+clients are programs, and the marking of their steps, each of which releases the
+program's next command instead of sending one of its own."""
+
+from __future__ import annotations
+
+from playground.i18n import tr
+
+TIME_LIMIT_FIELD = "program_time_limit"
+NEED_FIELD = "programs_need"
+
+
+def parse_needs(data: dict, where) -> tuple[tuple[str, ...], ...]:
+    """`programs_need`: commands that must succeed for the programs to run (e.g.
+    ["node", "-e", "require('ioredis')"]); where one fails the scenario is skipped."""
+    raw = data.get(NEED_FIELD)
+    if raw is None:
+        return ()
+    if "programs" not in data:
+        raise where.error(tr("only with [programs]"), field_name=NEED_FIELD)
+    if (not isinstance(raw, list) or not raw or not all(
+            isinstance(c, list) and c and all(isinstance(a, str) and a and "\0" not in a for a in c) for c in raw)):
+        raise where.error(tr('a list of commands, each a list: [["node", "-e", "require(\'ioredis\')"]]'),
+                          field_name=NEED_FIELD)
+    return tuple(tuple(c) for c in raw)
+
+
+def parse_programs(data: dict, where, clients: tuple) -> tuple[dict[str, tuple[str, ...]], float | None]:
+    """({client: argv}, the time limit in seconds or None) from the file's top level."""
+    raw = data.get("programs")
+    limit = data.get(TIME_LIMIT_FIELD)
+    if raw is None:
+        if limit is not None:
+            raise where.error(tr("only with [programs]"), field_name=TIME_LIMIT_FIELD)
+        return {}, None
+    if not isinstance(raw, dict) or not raw:
+        raise where.error(tr('a table of client = ["python", "program.py"]'), field_name="programs")
+    programs = {}
+    for name, argv in raw.items():
+        if name not in clients:
+            raise where.error(tr("unknown client {name} (this scenario has {clients})", name=repr(name),
+                                 clients=", ".join(clients)), field_name="programs")
+        if (not isinstance(argv, list) or not argv
+                or not all(isinstance(a, str) and a and "\0" not in a for a in argv)):
+            raise where.error(tr('the program and its arguments: ["python", "program.py"]'),
+                              field_name=f"programs.{name}")
+        programs[name] = tuple(argv)
+    if limit is not None and (type(limit) not in (int, float) or not 1 <= limit <= 300):
+        raise where.error(tr("seconds a program may run, 1 to 300"), field_name=TIME_LIMIT_FIELD)
+    return programs, None if limit is None else float(limit)
+
+
+def mark_program_steps(raw_parts: list, programs: dict, where) -> list:
+    """The parts with every step of a program client marked `release = true` (copies);
+    a program's step with a command of its own, or a release step of a client that is
+    not a program, is an error."""
+    parts = []
+    for i, part in enumerate(raw_parts, 1):
+        label = part.get("name") or (str(i) if i > 1 else None)
+        steps = part.get("steps")
+        if not isinstance(steps, list):
+            parts.append(part)
+            continue
+        marked = []
+        for n, step in enumerate(steps, 1):
+            if isinstance(step, dict) and "server" not in step:
+                if step.get("client") in programs:
+                    for name in ("command", "args", "blocking", "wait", "reconnect"):
+                        if name in step:
+                            raise where.error(tr("client {name} is a program: each of its steps releases its next command",
+                                                 name=step["client"]), part=label, step=n, field_name=name)
+                    step = dict(step, release=True)
+                elif "release" in step:
+                    raise where.error(tr("only a program's steps release a command (see [programs])"),
+                                      part=label, step=n, field_name="release")
+            marked.append(step)
+        parts.append(dict(part, steps=marked))
+    return parts

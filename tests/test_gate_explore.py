@@ -1,0 +1,67 @@
+"""Exploring programs: every schedule re-runs the lesson's programs from the start on a
+fresh state; a program that does something else on the same replies is reported, not
+trusted. On both real servers."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from playground.explore.explorer import ExploreError, explore
+from playground.scenario.library import bundled_dir
+from playground.scenario.loader import load_scenario
+
+pytest.importorskip("redis")
+
+
+def outcomes(result) -> dict[str, int]:
+    return {c.snapshot.describe("counter"): c.count for c in result.classes}
+
+
+async def test_explore_finds_the_lost_update_in_the_python_programs(pg):
+    result = await explore(pg, load_scenario(bundled_dir() / "lost-update-python.toml"))
+    assert result.total == 6 and result.runs == 6
+    assert outcomes(result) == {'"5"': 4, '"6"': 2}
+
+
+async def test_explore_finds_none_in_the_incr_programs(pg):
+    result = await explore(pg, load_scenario(bundled_dir() / "incr-python.toml"))
+    assert outcomes(result) == {'"6"': 2}
+
+
+async def test_a_program_that_is_not_repeatable_is_reported(pg, tmp_path):
+    (tmp_path / "drift.py").write_text(textwrap.dedent('''
+        import os, redis
+        runs = int(open("runs").read()) + 1 if os.path.exists("runs") else 1
+        open("runs", "w").write(str(runs))
+        r = redis.Redis.from_url(os.environ["REDIS_URL"])
+        r.get("counter")
+        r.get(f"key{runs}")  # the same replies, another command every run
+        '''))
+    (tmp_path / "lesson.toml").write_text(textwrap.dedent('''
+        title = "t"
+        lesson = "l"
+        setup = ["SET counter 4"]
+        [programs]
+        A = ["python", "drift.py"]
+        [[steps]]
+        client = "A"
+        [[steps]]
+        client = "A"
+        [[steps]]
+        client = "B"
+        command = "INCR counter"
+        '''))
+    with pytest.raises(ExploreError) as caught:
+        await explore(pg, load_scenario(tmp_path / "lesson.toml"))
+    assert str(caught.value) == ("lesson: program A (python drift.py) is not repeatable at command 2: after the "
+                                 "same replies it sent GET key2, where it sent GET key1 before")
+
+
+async def test_explore_finds_none_in_the_lua_programs(pg):
+    """Some orders need fewer commands (B's EVALSHA finds the script A loaded): those steps
+    are skipped, not failed."""
+    result = await explore(pg, load_scenario(bundled_dir() / "lua-script-python.toml"))
+    assert result.total == 20
+    assert outcomes(result) == {'"6"': 20}

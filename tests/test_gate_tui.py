@@ -1,0 +1,38 @@
+"""A program lesson stepped in the app (Pilot, real server): each Space lets one program
+command through, the panes show what the programs sent, rewinding re-runs them, and no
+program outlives the app."""
+
+import os
+
+import pytest
+
+import playground.tui.app_teaching as app_module
+from playground.tui.app import make_app
+from test_tui import log_text
+from test_tui_teaching import opened, panel_text, press_and_wait, scenario
+
+pytest.importorskip("redis")
+
+
+@pytest.fixture(autouse=True)
+def quick_autoplay(monkeypatch):
+    monkeypatch.setattr(app_module, "AUTOPLAY_PAUSE", 0.05)
+
+
+async def test_stepping_a_program_lesson(server_binary):
+    app = make_app(server_binary.path, open_scenario=scenario("lost-update-python"))
+    async with app.run_test(size=(140, 45)) as pilot:
+        await opened(pilot, app)
+        for _ in range(4):
+            await press_and_wait(pilot, app, "space")
+        assert log_text(app, "A") == ['A> GET counter', '"4"', '  ✓ reply', 'A> SET counter 5', 'OK', '  ✓ reply']
+        assert log_text(app, "B")[-3:] == ['B> SET counter 5', 'OK', '  ✓ reply · state counter']
+        await press_and_wait(pilot, app, "p")  # back one step: the programs run again from the start
+        assert "step 4 of 4" in panel_text(app)
+        assert log_text(app, "B") == ['B> GET counter', '"4"', '  ✓ reply']
+        programs = app.teacher.stepper.runner.programs.running
+        pids = [p.process.pid for p in programs.values()]
+        assert len(pids) == 2
+    for pid in pids:  # the app has quit (this process goes on): its programs are gone
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)

@@ -174,3 +174,24 @@ def test_a_check_is_named_in_the_current_language():
         assert tr_check("something new") == "something new"
     finally:
         set_language("en")
+
+
+def test_a_topology_is_named_in_the_interface_language():
+    """Run headers name the topology: "primary + 1 replica", "cluster of 3 primaries" (issue 28)."""
+    from types import SimpleNamespace
+
+    from playground.server.topology import Topology
+
+    def named(kind, primaries, replicas):
+        fake = SimpleNamespace(kind=kind, primaries=lambda: [0] * primaries, replicas=replicas,
+                               flavour="Valkey", version="9.1.2", where="bundled")
+        return Topology.label.fget(fake)
+
+    assert named("replica", 1, 1) == "Valkey 9.1.2 (bundled), primary + 1 replica"
+    assert named("cluster", 3, 2) == "Valkey 9.1.2 (bundled), cluster of 3 primaries, 2 replicas each"
+    try:
+        set_language("zh")
+        assert named("replica", 1, 2).endswith("主节点 + 2 个副本")
+        assert named("cluster", 3, 1).endswith("3 个主节点的集群，每个主节点 1 个副本")
+    finally:
+        set_language("en")

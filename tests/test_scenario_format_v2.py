@@ -172,6 +172,15 @@ async def test_when_nil_after_an_aborted_exec(pg, tmp_path):
     assert result.ok, failures(result)
     assert result.steps[5].skipped is None
     assert result.steps[6].skipped == "A saw r = (nil), so it does not do this"
+    from playground.i18n import set_language, tr_in
+
+    try:  # in Chinese, the skipped step's note is Chinese (issue 28)
+        set_language("zh")
+        chinese = await run(pg, tmp_path, text)
+    finally:
+        set_language("en")
+    assert chinese.steps[6].skipped == tr_in("zh", "{client} saw {seen}, so it does not do this",
+                                             client="A", seen="r = (nil)") == "A 看到的是 r = (nil)，所以不做这一步"
 
 
 # -- state checks -------------------------------------------------------------------

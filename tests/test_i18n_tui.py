@@ -94,6 +94,11 @@ async def test_the_palette_offers_the_language_switch():
         app.action_switch_language()
         titles = [c.title for c in app.get_system_commands(app.screen)]
         assert tr_in("zh", "Language: {languages}", languages="English / " + language_name("zh")) in titles and tr_in("zh", "Restart server") in titles
+        from textual.command import CommandInput, CommandPalette
+
+        await pilot.press("ctrl+p")  # the palette's own placeholder, in Chinese too (issue 28)
+        await wait_until(pilot, lambda: isinstance(app.screen, CommandPalette))
+        assert app.screen.query_one(CommandInput).placeholder == tr_in("zh", "Search for commands…") != "Search for commands…"
 
 
 @pytest.mark.parametrize("mode", ["free", "scenario", "challenge"])

@@ -307,6 +307,11 @@ class PlaygroundApp(TeachingActions, RecordingActions, App):
 
         yield from system_commands(self, super().get_system_commands(screen))
 
+    def action_command_palette(self) -> None:
+        from .palette import open_palette
+
+        open_palette(self)
+
     @work(group="scripts", exit_on_error=False)
     async def action_show_scripts(self) -> None:
         try:

@@ -12,6 +12,15 @@ from playground.served import label
 from .language import textual_commands
 
 
+def open_palette(app) -> None:
+    """Ctrl+P: Textual's palette (as App.action_command_palette opens it), its placeholder
+    in the interface's language."""
+    from textual.command import CommandPalette
+
+    if app.use_command_palette and not CommandPalette.is_open(app):
+        app.push_screen(CommandPalette(id="--command-palette", placeholder=tr("Search for commands…")))
+
+
 def system_commands(self, textual):
     """Every palette entry of the app `self`; `textual`: Textual's own commands."""
     yield from textual_commands(command for command in textual if command.title != "Screenshot")

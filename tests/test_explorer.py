@@ -307,6 +307,37 @@ async def test_in_the_app_pick_an_outcome_and_step_through_it(server_binary):
         assert log_text(app, "B") == ["B> GET counter", '"5"', "B> SET counter 6", "OK"]
 
 
+async def test_s_mid_lesson_explores_apart_and_esc_comes_back_to_the_same_step(server_binary):
+    """`s` explored on the app's own server (the inspector showed a state the lesson never
+    reached) and Esc threw the lesson back to step 1 with panes and keys cleared."""
+    from playground.tui.app import make_app
+    from playground.tui.explore_screen import ExploreScreen
+    from test_tui import log_text, wait_until
+    from test_tui_teaching import opened, panel_text, press_and_wait
+
+    app = make_app(server_binary.path, open_scenario=scenario("lost-update"))
+    async with app.run_test(size=(140, 45)) as pilot:
+        await opened(pilot, app)
+        for _ in range(3):
+            await press_and_wait(pilot, app, "space")
+        lines_a, lines_b = log_text(app, "A"), log_text(app, "B")
+        generation = app.playground.server.generation
+        await pilot.press("s")
+        await wait_until(pilot, lambda: isinstance(app.screen, ExploreScreen), timeout=20)
+        assert await app.playground.execute("B", [b"GET", b"counter"]) == b"5"  # A's SET, nothing else
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not isinstance(app.screen, ExploreScreen) and not app._teaching)
+        assert app.teacher.stepper.cursor == 3 and "step 4 of" in panel_text(app)
+        assert (log_text(app, "A"), log_text(app, "B")) == (lines_a, lines_b)
+        assert app.playground.server.generation == generation
+        from playground.tui.teaching_screens import PredictScreen
+
+        await pilot.press("space")  # the lesson goes on: B's SET (after its question), the lost update
+        await wait_until(pilot, lambda: isinstance(app.screen, PredictScreen))
+        await press_and_wait(pilot, app, "1")
+        assert log_text(app, "B")[-3:-1] == ["B> SET counter 5", "OK"]
+
+
 async def test_free_play_in_the_app_leaves_the_keys_alone(server_binary):
     from playground.tui.app import make_app
     from playground.tui.explore_screen import ExploreScreen

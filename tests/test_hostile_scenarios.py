@@ -3,6 +3,7 @@ from the loader, from `list` and from `check`; never a traceback, and `list` goe
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 import sys
@@ -126,3 +127,90 @@ def test_a_step_that_kills_every_other_client_leaves_the_apps_own_connections_wo
     result = _cli("check", "--server", server_binary.path, str(path))
     assert "Traceback" not in result.stderr
     assert result.stdout.splitlines()[-1] == "1 passed, 0 failed", result.stdout + result.stderr
+
+
+NEVER_ANSWERS = {  # file name -> (content, what its line says after "FILE: ")
+    "a-looping-setup": (HEAD + "setup = ['EVAL \"while true do end\" 0']\n" + STEP,
+                        "setup (EVAL \"while true do end\" 0) did not answer within 2s; scenario stopped; "
+                        "the playground started a fresh server"),
+    "b-paused-step": (HEAD + '[[steps]]\nclient = "A"\ncommand = "CLIENT PAUSE 600000 ALL"\n'
+                      '[[steps]]\nclient = "B"\ncommand = "GET k"\n',
+                      "step 2 (B> GET k): no answer within 2s; scenario stopped; the playground started a fresh server"),
+}
+
+
+def test_check_of_a_directory_stops_what_never_answers_and_goes_on(tmp_path, server_binary):
+    """A setup that loops forever and a step behind `CLIENT PAUSE 600000 ALL` each stop
+    their scenario with one line naming the file and the step; the next file runs on a
+    usable server (it would find the pause or the script otherwise), and the exit is 1."""
+    for name, (text, _) in NEVER_ANSWERS.items():
+        (tmp_path / f"{name}.toml").write_text(text, encoding="utf-8")
+    (tmp_path / "c-fine.toml").write_text(HEAD + 'setup = ["SET k 1"]\n' + STEP + "reply = '\"1\"'\n", encoding="utf-8")
+    result = _cli("check", "--server", server_binary.path, "--time-limit", "2", str(tmp_path))
+    assert "Traceback" not in result.stderr and result.returncode == 1, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    for name, (_, message) in NEVER_ANSWERS.items():
+        assert f"✗ {name}: {tmp_path / name}.toml: {message}" in lines, result.stdout
+    assert "✓ c-fine: 1 checks passed" in lines
+    assert lines[-1] == "1 passed, 2 failed"
+
+
+def test_a_scenario_sets_its_own_time_limit(tmp_path, server_binary):
+    """`time_limit = 1` in the file: the looping setup stops after 1 s (not the default 15);
+    --time-limit given on the command line wins over it."""
+    text = NEVER_ANSWERS["a-looping-setup"][0].replace(HEAD, HEAD + "time_limit = 1\n", 1)
+    path = tmp_path / "own-limit.toml"
+    path.write_text(text, encoding="utf-8")
+    result = _cli("check", "--server", server_binary.path, str(path))
+    assert result.returncode == 1 and "did not answer within 1s" in result.stdout, result.stdout + result.stderr
+    result = _cli("check", "--server", server_binary.path, "--time-limit", "2", str(path))
+    assert "did not answer within 2s" in result.stdout, result.stdout + result.stderr
+    bad = tmp_path / "bad-limit.toml"
+    bad.write_text(HEAD + "time_limit = 0\n" + STEP, encoding="utf-8")
+    result = _cli("check", "--server", server_binary.path, str(bad))
+    assert "time_limit: seconds a setup or step may take" in result.stdout + result.stderr
+
+
+def test_time_limit_option_is_checked():
+    result = _cli("check", "--time-limit", "0", "incr-is-atomic")
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert "--time-limit: seconds from 0.1 to 86400" in result.stderr
+
+
+async def test_the_lesson_view_says_a_step_did_not_answer_and_stops(tmp_path, pg):
+    await asyncio.wait_for(_lesson_view_stops(tmp_path, pg), 30)  # (a hang fails, never stalls)
+
+
+async def _lesson_view_stops(tmp_path, pg):
+    """What the TUI's teaching mode drives (Stepper): after `CLIENT PAUSE 600000 ALL` the
+    panes' own read of the clients' flags waits too, so the pause step itself stops the
+    lesson, with the stop message as its error (not "Press Space" for ever), and the
+    fresh server answers."""
+    from playground.scenario.stepper import Stepper
+
+    path = tmp_path / "b-paused-step.toml"
+    path.write_text(NEVER_ANSWERS["b-paused-step"][0], encoding="utf-8")
+    stepper = Stepper(pg, load_scenario(path))
+    stepper.runner.time_limit_given = 1
+    await stepper.start()
+    result = await stepper.step()
+    assert stepper.error == (f"{path}: step 1 (A> CLIENT PAUSE 600000 ALL): no answer within 1s; "
+                             "scenario stopped; the playground started a fresh server")
+    assert [c.what for c in result.checks if not c.ok] == ["answers in time"]
+    assert stepper.finished and await stepper.step() is None
+    assert await pg.execute("B", [b"PING"]) == b"PONG"
+
+
+def test_on_a_url_server_a_looping_setup_is_killed_and_check_goes_on(tmp_path, private_server):
+    """A server the playground does not own can't be restarted: after the time-out it
+    gets SCRIPT KILL on a new connection, every connection is opened anew, and the next
+    file runs on it."""
+    (tmp_path / "a-looping-setup.toml").write_text(NEVER_ANSWERS["a-looping-setup"][0], encoding="utf-8")
+    (tmp_path / "c-fine.toml").write_text(HEAD + 'setup = ["SET k 1"]\n' + STEP + "reply = '\"1\"'\n", encoding="utf-8")
+    result = _cli("check", "--url", f"unix://{private_server.socket_path}", "--allow-flush", "--time-limit", "2",
+                  str(tmp_path))
+    assert "Traceback" not in result.stderr and result.returncode == 1, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    assert (f"✗ a-looping-setup: {tmp_path / 'a-looping-setup'}.toml: setup (EVAL \"while true do end\" 0) did not "
+            "answer within 2s; scenario stopped; SCRIPT KILL and CLIENT UNPAUSE sent; every client reconnected") in lines
+    assert "✓ c-fine: 1 checks passed" in lines

@@ -30,13 +30,13 @@ async def test_f12_switches_panes_footer_and_inspector_and_back():
         await started(pilot, app)
         await type_command(pilot, app, "A", "SET 余额 100")
         pane = app.query_one("#pane-A", ClientPane)
-        assert "Client A" in pane.border_title and "Clear" in _footer_descriptions(app)
+        assert "Client A" in pane.border_title and "Help" in _footer_descriptions(app)
 
         await pilot.press("f12")
         await pilot.pause()
         assert current_language() == "zh" and app.lang == "zh"
         assert tr_in("zh", "Client {name}", name="A") in pane.border_title
-        await wait_until(pilot, lambda: tr_in("zh", "Clear") in _footer_descriptions(app))
+        await wait_until(pilot, lambda: tr_in("zh", "Help") in _footer_descriptions(app))
         inspector = app.query_one(KeyInspector)
         assert inspector.border_title == tr_in("zh", "Keys")
         await wait_until(pilot, lambda: trn_in("zh", "{n:,} key", "{n:,} keys", 1)
@@ -56,7 +56,7 @@ async def test_f12_switches_panes_footer_and_inspector_and_back():
         await pilot.press("f12")
         await pilot.pause()
         assert current_language() == "en" and "Client A" in pane.border_title
-        await wait_until(pilot, lambda: "Clear" in _footer_descriptions(app))
+        await wait_until(pilot, lambda: "Help" in _footer_descriptions(app))
 
 
 async def test_switching_reloads_the_open_scenario_in_the_new_language():

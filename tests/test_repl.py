@@ -1,6 +1,9 @@
 """The headless repl with two clients: order of output, blocking, pub/sub, restarts."""
 
+import asyncio
 import io
+
+import pytest
 
 from playground.engine.playground import Playground
 from playground.cli.repl import run_repl
@@ -9,7 +12,8 @@ from playground.cli.repl import run_repl
 async def repl(private_server, text: str, code: int = 0, **kwargs) -> tuple[bytes, str]:
     out, err = io.BytesIO(), io.StringIO()
     pg = Playground(server=private_server, **kwargs)
-    got = await run_repl(pg, stdin=io.BytesIO(text.encode()), stdout=out, stderr=err)
+    # (a hang fails the test instead of stalling the run)
+    got = await asyncio.wait_for(run_repl(pg, stdin=io.BytesIO(text.encode()), stdout=out, stderr=err), 60)
     assert got == code, err.getvalue()
     return out.getvalue(), err.getvalue()
 
@@ -141,3 +145,45 @@ async def repl_url(address, text):
     pg = Playground(url=address)
     assert await run_repl(pg, stdin=io.BytesIO(text.encode()), stdout=out, stderr=err) == 0
     return out.getvalue(), err.getvalue()
+
+
+async def test_client_kill_of_everyone_loses_each_clients_next_line_as_redis_cli_does(private_server):
+    """`CLIENT KILL TYPE normal SKIPME no` closes A's and B's connections: each one's next
+    line meets the closed connection and is lost, said on stderr (redis-cli: "Error:
+    Broken pipe"), and the line after it reconnects. (A RecursionError, then a hang, before.)"""
+    out, err = await repl(private_server, "A> CLIENT KILL TYPE normal SKIPME no\nA> PING\nB> PING\n"
+                                          "A> PING\nB> PING\n")
+    first, *rest = out.decode().splitlines()
+    assert first.startswith("(integer) ") and rest == ["PONG", "PONG"], err
+    assert "client A: connection lost" in err and "client B: connection lost" in err
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("mode", ["SKIP", "OFF"])
+async def test_client_reply_off_or_skip_waits_as_redis_cli_does_and_input_ends(private_server, mode):
+    """The server sends no reply to CLIENT REPLY OFF/SKIP, and redis-cli waits for one for
+    ever: A's later lines never go; B's go on (before: B's reply never came, no exit). At
+    end of input A's wait is cancelled with a note, as a BLPOP with timeout 0 is."""
+    out, err = await repl(private_server, f"A> CLIENT REPLY {mode}\nA> SET x 1\nB> GET x\nB> SET x 2\n", code=1)
+    assert out == b"(nil)\nOK\n", err
+    assert f"client A: end of input while CLIENT REPLY {mode} waits for a reply the server never sends" in err
+    assert "client A: not run: SET x 1" in err
+
+
+async def test_repeated_quit_loses_no_later_line(private_server):
+    """`2 quit`: redis-cli's second QUIT meets the closed connection ("Error: Broken pipe"
+    on stderr) and the PING after it reconnects; a single QUIT loses the next line."""
+    out, err = await repl(private_server, "2 quit\nPING\nPING\nPING\n")
+    assert out == b"OK\nPONG\nPONG\nPONG\n", err
+    out, err = await repl(private_server, "1 quit\nPING\nPING\n")
+    assert out == b"OK\nPONG\n", err
+
+
+async def test_a_line_held_by_client_pause_prints_its_time_as_redis_cli_does(private_server):
+    """B's GET waits out A's CLIENT PAUSE, so redis-cli prints "(1.00s)"-style time under
+    it. With another client's line after it, the run's own key lookup (COMMAND INFO)
+    used to sit out the pause first, and the time line went missing."""
+    import re
+
+    out, err = await repl(private_server, "A> CLIENT PAUSE 1000\nB> GET k\nA> GET j\n")
+    assert re.fullmatch(rb"OK\n\(nil\)\n\((0\.9\d|1\.\d\d)s\)\n\(nil\)\n", out), (out, err)

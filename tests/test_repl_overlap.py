@@ -135,3 +135,24 @@ async def test_an_unbuffered_stdout_gets_a_few_big_writes_not_one_per_reply(priv
     await repl(private_server, b"INCR n\n" * 2000, stdout=out)
     assert b"".join(out.chunks) == b"".join(b"(integer) %d\n" % i for i in range(1, 2001))
     assert len(out.chunks) < 20 and not out.closed  # (the caller's stdout is left open)
+
+
+async def test_a_line_that_may_have_run_is_never_sent_again(private_server):
+    """The server drops A for its output buffer (the pipelined GETs' replies pile up):
+    the lines already sent may have run, so none is re-sent (INCR counted twice
+    before), and stderr names each line that got no reply."""
+    lines = ['CONFIG SET client-output-buffer-limit "normal 65536 65536 0"', "SETRANGE v 30000 x", "INCR n",
+             *["GET v"] * 5, "INCR n", "GET n"]
+    out, err = io.BytesIO(), io.StringIO()
+    from playground.cli.repl import run_repl
+
+    pg = Playground(server=private_server)
+    assert await run_repl(pg, stdin=io.BytesIO("".join(f"{line}\n" for line in lines).encode()),
+                          stdout=out, stderr=err) == 0
+    replies = out.getvalue().splitlines()
+    lost = [line for line in err.getvalue().splitlines()
+            if "no reply to" in line or "connection lost" in line]
+    assert len(replies) + len(lost) == len(lines), (replies, err.getvalue())
+    counted = [r for r in replies if r.startswith(b"(integer) ") and r != b"(integer) 30001"]
+    assert counted == [b"(integer) %d" % n for n in range(1, len(counted) + 1)]  # never one count twice
+    assert b'"3"' not in replies

@@ -213,6 +213,16 @@ def test_teach_watch_abort_presenter_120x35(snap_compare):
     assert snap_compare(_lesson("watch-abort"), terminal_size=(120, 35), run_before=teach(steps=4, presenter=True))
 
 
+def test_teach_watch_abort_presenter_80x24(snap_compare):
+    """A projector at 80×24: the commands and replies stay visible (bar and footer go)."""
+    assert snap_compare(_lesson("watch-abort"), terminal_size=(80, 24), run_before=teach(steps=4, presenter=True))
+
+
+def test_teach_pcall_presenter_script_120x35(snap_compare):
+    """The next step's Lua source must not take the panes' room."""
+    assert snap_compare(_lesson("pcall"), terminal_size=(120, 35), run_before=teach(steps=1, presenter=True))
+
+
 def test_teach_refresh_challenge_won_120x35(snap_compare):
     assert snap_compare(_lesson("refresh-double-spend", challenge=True), terminal_size=(120, 35),
                         run_before=teach(keys="abababab"))

@@ -199,7 +199,8 @@ async def test_picker_searches_as_you_type_and_letters_are_never_actions(server_
         await wait_until(pilot, lambda: isinstance(app.screen, ScenarioPicker))
         for key in ["l", "o", "s", "t", "space", "u", "p"]:
             await pilot.press(key)
-        assert [s.id for s in app.screen.scenarios] == ["lost-update"]
+        assert app.screen.scenarios[0].id == "lost-update"  # (and its Python and Node.js forms)
+        assert all(s.id.startswith("lost-update") for s in app.screen.scenarios)
         await pilot.press("ctrl+e")  # challenge mode, from the keyboard, without a letter
         await wait_until(pilot, lambda: app.teacher is not None and app.teacher.scenario.id == "lost-update")
         assert app.teacher.challenge is not None
@@ -229,3 +230,21 @@ async def test_recording_round_trip(server_binary, private_state_dir):
                              "--server", server_binary.path], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.splitlines()[-1] == "1 passed, 0 failed"
+
+
+async def test_a_step_that_never_answers_stops_the_lesson_and_says_so(server_binary, tmp_path):
+    """After `CLIENT PAUSE 600000 ALL` nothing answers, the app's own reads included: the
+    lesson stops within its time limit and says so in red (it stayed at "Press Space"),
+    on a fresh server where typed commands answer again."""
+    paused = tmp_path / "paused.toml"
+    paused.write_text('title = "Paused"\nlesson = "Everyone waits."\n[[steps]]\nclient = "A"\n'
+                      'command = "CLIENT PAUSE 600000 ALL"\n[[steps]]\nclient = "B"\ncommand = "GET k"\n')
+    app = make_app(server_binary.path, open_scenario=load_scenario(paused))
+    async with app.run_test(size=(140, 45)) as pilot:
+        await opened(pilot, app)
+        app.teacher.stepper.runner.time_limit = 1
+        await pilot.press("space")
+        await wait_until(pilot, lambda: "The scenario stopped" in panel_text(app), timeout=20)
+        assert f"{paused}: step 1 (A> CLIENT PAUSE 600000 ALL): no answer within 1s" in panel_text(app)
+        assert "r restarts it; x closes it." in panel_text(app)
+        assert await app.playground.execute("B", [b"PING"]) == b"PONG"

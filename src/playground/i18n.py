@@ -151,7 +151,7 @@ PAUSE_TEXT = N_("Pause here to discuss.")
 # A scenario check as the runner names it ("reply", "error WRONGTYPE", "state balance"),
 # in the interface's language: a word, or a word and what it is about.
 _CHECK_WORDS = (N_("reply"), N_("reply matches"), N_("reply arrives"), N_("blocks"), N_("does not block"),
-                N_("server stops"), N_("reconnects"))
+                N_("server stops"), N_("answers in time"), N_("reconnects"))
 _CHECK_PREFIXES = {"error ": N_("error {code}"), "state ": N_("state {key}")}
 
 

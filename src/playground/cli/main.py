@@ -139,6 +139,16 @@ def _client_names(text: str) -> tuple[str, ...]:
     return names
 
 
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0.1 <= value <= 86400:  # (also refuses nan and inf)
+        raise argparse.ArgumentTypeError(tr("seconds from 0.1 to 86400, e.g. 15 or 2.5"))
+    return value
+
+
 class _CellWidthFormatter(argparse.HelpFormatter):
     """argparse's help, with Chinese text wrapped by terminal cells (two a character):
     argparse counts characters, so a Chinese help line came out twice as wide."""
@@ -199,6 +209,9 @@ def build_parser() -> argparse.ArgumentParser:
     check = sub.add_parser("check", parents=[common, library],
                            help=tr("replay scenarios (default: all bundled) and report N passed, N failed"))
     check.add_argument("scenarios_to_check", nargs="*", metavar="ID|PATH")
+    for sub_parser in (run, check):
+        sub_parser.add_argument("--time-limit", type=_seconds, default=None, metavar="SECONDS",
+                                help=tr("a setup or step that has not answered by then stops its scenario (default 15)"))
     from playground.cli.explore_command import add_parser as add_explore
 
     add_explore(sub, [common, library])
@@ -237,6 +250,17 @@ def _playground(args, **kwargs):
 
 
 _exit_now: list[int] = []
+
+
+def _on_a_terminal() -> bool:
+    """The app reads keys from stdin and draws on stderr (Textual's choice: stdout may go
+    to a file): without a terminal there (`</dev/null`) Textual spins at full CPU."""
+    if os.environ.get("REDIS_PLAYGROUND_BENCH_READY"):  # python -m playground.bench: headless
+        return True
+    try:
+        return sys.stdin.isatty() and sys.stderr.isatty()
+    except (AttributeError, ValueError):  # closed or replaced streams
+        return False
 
 
 def entry() -> None:
@@ -296,6 +320,10 @@ def main(argv: list[str] | None = None) -> int:
             from playground.cli.explore_command import cmd_explore
 
             return cmd_explore(args)
+        if not _on_a_terminal():
+            print("redis-playground: " + tr("the app needs a terminal: its input (stdin) or its screen (stderr) is not one; "
+                  "for scripts use repl, run or check"), file=sys.stderr)
+            return 2
         server = None
         if not args.url:  # spawn the private server first: it starts while Textual imports
             from playground.server import choose_binary

@@ -44,7 +44,7 @@ from playground.cli.repl_input import line_batches
 from playground.cli.repl_runs import PipelinedRuns
 from playground.engine import events as ev
 from playground.engine.executor import Executor, Job
-from playground.engine.playground import Playground
+from playground.engine.playground import Playground, no_reply_coming
 from playground.i18n import tr
 from playground.resp.cli_lines import CommandLine, format_argv
 from playground.resp.replies import Err, Push
@@ -215,6 +215,7 @@ class Repl(PipelinedRuns):
             return False
         if await self.executor.answer_locally(name, cmd):
             return True
+        self.note_pause(cmd.argv)
         line = _Line(cmd)
         self.lines[name].append(line)
         self.in_workers += 1
@@ -297,7 +298,11 @@ class Repl(PipelinedRuns):
         if word in _STAYS_LISTENING and not isinstance(self.last_reply.get(name), Err):
             self.deaf[name] = word
         elif word == b"quit" and self.pg.sessions[name].state.disconnected:
-            self.after_quit[name] = True
+            if line.cmd.repeat > 1:  # redis-cli's second QUIT is the line that meets the closed connection
+                self.say(tr("client {name}: {count} QUIT: the QUITs after the first meet the closed connection "
+                            "(redis-cli says so on stderr); the next line reconnects", name=name, count=line.cmd.repeat))
+            else:
+                self.after_quit[name] = True
         if result.server_gone:
             await self._server_gone(name, result.expected_stop)
 
@@ -343,6 +348,9 @@ class Repl(PipelinedRuns):
                 return True
             except asyncio.TimeoutError:
                 self.say(tr("client {name}: the script still runs after {seconds:g}s; cancelled", name=name, seconds=SCRIPT_WAIT_AT_EOF))
+        elif no_reply_coming(self.pg.sessions[name]):
+            self.say(tr("client {name}: end of input while {command} waits for a reply the server never sends "
+                        "(redis-cli waits for ever); cancelled", name=name, command=what))
         else:
             timeout = block_timeout(line.cmd.argv)
             if timeout:  # it ends by itself, as it would in redis-cli

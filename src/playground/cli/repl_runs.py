@@ -3,6 +3,8 @@ their replies (engine/pipeline.py), and the lines that may not (see cli/repl.py)
 
 from __future__ import annotations
 
+import time
+
 from playground.engine.pipeline import NOT_PIPELINED
 from playground.engine.catalogue import SCRIPT_COMMANDS
 from playground.resp.cli_lines import CommandLine, RepeatError, SplitError, parse_line
@@ -45,9 +47,25 @@ class PipelinedRuns:
         self.flush()
         return not self.stopped
 
+    paused_until = 0.0  # (time.monotonic) while a CLIENT PAUSE typed here may last
+
+    def note_pause(self, argv) -> None:
+        """After CLIENT PAUSE ms, lines go one by one until it is over: a run of two
+        clients' lines first asks the server for their keys (COMMAND INFO), and that
+        question would sit out the pause, so the line's own "(1.00s)" went missing."""
+        if len(argv) >= 3 and argv[0].lower() == b"client" and argv[1].lower() in (b"pause", b"unpause"):
+            try:
+                seconds = int(argv[2]) / 1000 if argv[1].lower() == b"pause" else 0.0
+            except ValueError:
+                return
+            self.paused_until = time.monotonic() + min(max(seconds, 0.0), 86400.0) + 0.05
+
     def _quiet(self) -> bool:
         """Nothing going on that a pipelined line could overtake: no line waiting or
-        still in a worker, no client listening, none deaf, every one connected."""
+        still in a worker, no client listening, none deaf, every one connected, no
+        CLIENT PAUSE of ours in force."""
+        if self.paused_until and time.monotonic() < self.paused_until:
+            return False
         return not (self.in_workers or any(self.lines.values()) or self.deaf or self.after_quit
                     or any(s.streaming or not s.connected or s.state.disconnected or s.ldb.active
                            for s in self.pg.sessions.values()))

@@ -242,6 +242,11 @@ class Executor:
             self.emit(ev.Refused(client, str(exc), "warning"))
             result.refused = str(exc)
             return result
+        if session.dropped is not None and not session.state.disconnected:
+            # found closed (CLIENT KILL) while other lines went out: as in redis-cli, this
+            # line meets the closed connection and is lost; the next one reconnects
+            await self._lost(session, result, argv[0].lower(), session.dropped)
+            return result
         if session.state.disconnected or not session.connected:
             after_quit = session.state.disconnected
             if not await self._reconnect(session, result, after_quit):

@@ -24,6 +24,8 @@ from playground.engine import events as ev
 from playground.engine.commuting import in_order, waits as commuting_waits
 from playground.engine.playground import Refused
 from playground.engine.session import replace
+from playground.i18n import tr
+from playground.resp.cli_lines import format_argv
 from playground.resp.connection import MORE, pack_command
 
 if TYPE_CHECKING:
@@ -156,7 +158,8 @@ class _Run:
                 self._refused(line)
             elif self._one_by_one(line):
                 self.next_send = max(self.next_send, index + 1)
-                results.append(await self.executor.run(line.client, line.argv, line.repeat))
+                results.append(self._unanswered(line) if line.written > line.read else
+                               await self.executor.run(line.client, line.argv, line.repeat))
                 self.answered = index
                 continue
             else:
@@ -176,6 +179,8 @@ class _Run:
         if line.refused is not None:
             self._refused(line)
         elif self._one_by_one(line):
+            if line.written > line.read:
+                return self._unanswered(line)
             return await self.executor.run(line.client, line.argv, line.repeat)
         else:
             session = self.sessions[line.client]
@@ -186,6 +191,18 @@ class _Run:
     def _refused(self, line: _Line) -> None:
         self.executor.emit(ev.Refused(line.client, line.refused, "warning"))
         line.result.refused = line.refused
+
+    def _unanswered(self, line: _Line) -> ev.LineResult:
+        """A line sent on a connection that then dropped, its reply never read: it may
+        have run, so it is not sent again (INCR would count twice); stderr says so."""
+        self.in_flight -= line.written - line.read
+        what = format_argv(list(line.argv))
+        if line.repeat > 1:
+            what = f"{line.repeat} {what}"
+        line.result.lost = tr("client {client}: no reply to {command}: it was sent before the connection "
+                              "dropped and may have run; not sent again", client=line.client, command=what)
+        self.executor.emit(ev.Notice(line.client, line.result.lost, "warning"))
+        return line.result
 
     def _one_by_one(self, line: _Line) -> bool:
         """After a dropped connection, whatever was not sent yet (and every later line of
@@ -214,6 +231,7 @@ class _Run:
             self.next_send += 1
 
     async def _send(self) -> None:
+        failed = set()
         for name, pieces in self.out.items():
             if pieces:
                 data = b"".join(pieces)
@@ -221,17 +239,22 @@ class _Run:
                 session = self.sessions[name]
                 try:
                     await session._conn.send_packed_command(data)
-                except OSError as exc:
+                except OSError as exc:  # (a closed socket: the server read none of it)
                     self._dropped(session, exc)
+                    failed.add(name)
         now = time.monotonic()
         for line in self.unsent:
+            if line.client in failed:  # not sent after all: it goes the one-line way
+                self.in_flight -= line.sent - line.written
+                line.sent = line.written
+                continue
             line.sent_at = now
             line.written = line.sent
         self.unsent.clear()
         self.gathered = 0
 
     def _dropped(self, session, exc) -> None:
-        self.lost[session.name] = str(exc)
+        self.lost[session.name] = session.dropped = str(exc)
         session._conn = None
         session.state = replace(session.state, pending=None)
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import signal
 from typing import TYPE_CHECKING, Callable, Iterable
 
 from playground.engine.attribution import WriteTracker
+from playground.engine.exit_signals import install_exit_signals  # noqa: F401 (re-exported)
 from playground.engine.guard import refusal
 from playground.engine.key_reader import Inspector
 from playground.engine.observer import Observer
@@ -250,6 +250,9 @@ class Playground:
             if holder.name == name:
                 await asyncio.wait([pending])
             return pending.done()
+        if no_reply_coming(self.sessions[name]):  # it waits for ever, as redis-cli does
+            await asyncio.wait([pending], timeout=_POLL_MAX)  # (an error still comes at once)
+            return pending.done()
         delay = _POLL_MIN
         while not pending.done():
             done, _ = await asyncio.wait([pending], timeout=delay)
@@ -315,11 +318,7 @@ class Playground:
         """A fresh private server; every client reconnects as a new client."""
         if self.server is None:
             raise ServerError(tr("cannot restart a server the playground does not own (--url)"))
-        for session in self.sessions.values():
-            await session.close()
-        for conn in (self.observer, self.reader, self.admin):
-            if conn is not None:
-                await conn.close()
+        await self._close_connections()
         self.server.restart()
         self.order.mark("restart")
         self._help = None
@@ -329,6 +328,18 @@ class Playground:
             listener()
         names = ", ".join(self.sessions)
         return tr("started a fresh server ({label}); clients {names} reconnected with empty state", label=self.label, names=names)
+
+    async def _close_connections(self) -> None:
+        for session in self.sessions.values():
+            await session.close()
+        for conn in (self.observer, self.reader, self.admin):
+            if conn is not None:
+                await conn.close()
+
+    async def reconnect_all(self) -> None:
+        """Every connection anew, the server as it is (after a time-out on --url)."""
+        await self._close_connections()
+        await self.start()
 
     async def reconnect(self, name: str) -> str:
         """Reopen one client's connection (after it was cancelled or dropped)."""
@@ -396,14 +407,10 @@ class Playground:
         return replies[len(FLUSH):]
 
 
-def install_exit_signals() -> None:
-    """SIGTERM and SIGHUP end the app like Ctrl+C does, so every `finally` stops the server."""
-    def raise_interrupt(signum, frame):
-        raise KeyboardInterrupt(signal.Signals(signum).name)
-
-    for sig in (signal.SIGTERM, signal.SIGHUP):
-        try:
-            signal.signal(sig, raise_interrupt)
-        except (ValueError, OSError):
-            pass
-
+def no_reply_coming(session: Session) -> bool:
+    """The client's pending command is CLIENT REPLY OFF or SKIP, outside MULTI: the
+    server sends it no reply at all (and redis-cli waits for one for ever)."""
+    argv = session.state.pending
+    return (argv is not None and len(argv) == 3 and not session.state.in_multi
+            and bytes(argv[0]).lower() == b"client" and bytes(argv[1]).lower() == b"reply"
+            and bytes(argv[2]).lower() in (b"off", b"skip"))

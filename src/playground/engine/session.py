@@ -104,6 +104,7 @@ class Session:
         self._sync_waiters: dict[bytes, asyncio.Future] = {}
         self._sync_counter = 0
         self._running: asyncio.Task | None = None
+        self.dropped: str | None = None  # why the connection was found closed, until it is reopened
         self.lost: str | None = None   # set when the stream reader lost the connection
         self._start_resp = 2
         self.units = UnitTracker(name)
@@ -124,6 +125,7 @@ class Session:
         protocol the session was started with.
         """
         await self.close()
+        self.dropped = None
         if address is not None:
             self.address = address
         if resp is not None:
@@ -297,7 +299,10 @@ class Session:
     async def cancel(self) -> str:
         """Abandon a pending command: close the connection and open a new one."""
         task = self._running
-        if task is not None and not task.done():
+        # (not the task asking: a pipelined run that found the connection dropped
+        # reconnects from the task that is marked as running it, and a task that awaits
+        # its own cancellation recurses without end)
+        if task is not None and not task.done() and task is not asyncio.current_task():
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
         old = self.state

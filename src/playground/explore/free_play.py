@@ -56,10 +56,17 @@ async def explore_typed(typed: list[tuple[str, str]], clients: tuple[str, ...], 
                         limit: int = 2000, seed: int = 0):
     """Explore `typed` on a private server of its own (started from `binary` and stopped
     afterwards): the keys of the playground the lines were typed in are left alone."""
+    return await explore_apart(typed_scenario(typed, clients), 1, binary, limit=limit, seed=seed)
+
+
+async def explore_apart(scenario: Scenario, part: int, binary, limit: int = 2000, seed: int = 0):
+    """Explore `scenario`'s `part` on servers of its own (its topology, started from
+    `binary`, stopped afterwards): the playground it was opened in keeps its keys, its
+    clients' state and its settings, so a lesson goes on where it was."""
     from playground.engine.playground import Playground
     from playground.explore.explorer import Explorer
-    from playground.server import PrivateServer
+    from playground.server.topology import make_server
 
-    scenario = typed_scenario(typed, clients)
-    async with Playground(server=PrivateServer(binary), clients=clients) as pg:
-        return await Explorer(pg, scenario, limit=limit, seed=seed).explore()
+    server = make_server(binary, scenario.topology, scenario.replicas)
+    async with Playground(server=server, clients=scenario.clients or ("A", "B")) as pg:
+        return await Explorer(pg, scenario, part, limit=limit, seed=seed).explore()

@@ -18,7 +18,8 @@ def figures(r: Exploration) -> str:
     n = trn("{n:,} schedule (every interleaving that keeps each client's order)",
             "{n:,} schedules (every interleaving that keeps each client's order)", r.total)
     if r.sampled:
-        own = tr(", and the scenario's own order") if r.runs > r.limit else ""
+        own = (tr(", and the order you typed") if typed(r) else tr(", and the scenario's own order")) \
+            if r.runs > r.limit else ""
         return tr("{schedules}: more than --limit {limit:,},\nso a reproducible sample of {limit:,} "
                   "(seed {seed}) was run{own}.", schedules=n, limit=r.limit, seed=r.seed, own=own)
     if r.covered != r.total:
@@ -44,12 +45,22 @@ def serial_words(order) -> str:
     return tr(" then ").join(order)
 
 
+def typed(r: Exploration | None) -> bool:
+    """Free play: the "own order" is the order the lines were typed in, not a scenario's."""
+    return r is not None and r.scenario.id == "free-play"
+
+
+def own_mark(r: Exploration | None) -> str:
+    return tr("{mark} the order you typed", mark=OWN_MARK) if typed(r) else \
+        tr("{mark} the scenario's own order", mark=OWN_MARK)
+
+
 def _marks(cls: OutcomeClass, r: Exploration | None = None) -> list[str]:
     marks = []
     if cls.goal_reached:
         marks.append(tr("{mark} the challenge's state", mark=GOAL_MARK))
     if cls.own:
-        marks.append(tr("{mark} the scenario's own order", mark=OWN_MARK))
+        marks.append(own_mark(r))
     if r is not None and r.sampled and cls.runs < RARE:
         marks.append(tr("seen in {runs} of the sampled schedules only", runs=cls.runs))
     marks += [tr("same as {order}", order=serial_words(order)) for order in cls.serial]
@@ -100,7 +111,9 @@ def summary_line(r: Exploration) -> str:
                      else tr("{count:,} schedule ends in a deadlock", count=deadlocks))
     own = next((c for c in r.classes if c.own), None)
     if own is not None:
-        parts.append(tr("the scenario's own order ({order}) is in the outcome marked {mark}",
+        parts.append(tr("the order you typed ({order}) is in the outcome marked {mark}", order=label(r.own_order),
+                        mark=OWN_MARK) if typed(r) else
+                     tr("the scenario's own order ({order}) is in the outcome marked {mark}",
                         order=label(r.own_order), mark=OWN_MARK))
     if len(r.classes) == 1:
         parts.insert(0, tr("every schedule ends the same"))

@@ -178,6 +178,8 @@ class TypedConnection:
                 return reply
         try:
             while True:
+                if self._reader is None:  # closed meanwhile (a time-out's restart): an OSError, as a drop is
+                    raise ConnectionResetError("connection closed")
                 reply = await self._read(self._reader, top=True)
                 if isinstance(reply, Push) and not self.pushes_are_replies:
                     if self.on_push is not None:

@@ -28,7 +28,7 @@ from playground.scenario.translations import localise
 from playground.scenario.when import WhenError, parse_when
 
 _TOP = {"title", "lesson", "order", "tags", "requires", "scripts", "clients", "setup", "steps", "parts", "challenge",
-        "topology", "replicas", "script_time_limit_ms", "programs", "program_time_limit",
+        "topology", "replicas", "script_time_limit_ms", "time_limit", "programs", "program_time_limit",
         "programs_need"}
 _PART = {"name", "setup", "steps", "requires"}
 _STEP = {"client", "command", "args", "narration", "reply", "error", "match", "state", "predict",
@@ -103,9 +103,12 @@ def parse_scenario(data: dict, path: Path, lang: str = ENGLISH) -> Scenario:
     if limit is not None and (type(limit) is not int or not 1 <= limit <= 60000):
         raise where.error(tr("milliseconds a script runs before others get BUSY: a whole number from 1 to 60000"),
                           field_name="script_time_limit_ms")
+    seconds = data.get("time_limit")
+    if seconds is not None and (type(seconds) not in (int, float) or not 0 < seconds <= 600):
+        raise where.error(tr("seconds a setup or step may take: a number above 0, at most 600"), field_name="time_limit")
     return Scenario(path.stem, path, title, lesson.strip(), tags, requires, dict(scripts),
                     clients, tuple(parts), challenge, lang, missing, order, topology, replicas, limit,
-                    programs, program_time_limit, needs)
+                    programs, program_time_limit, needs, time_limit=seconds)
 
 
 def _part(raw: dict, index: int, where: Where, scripts: dict, clients: tuple, topology: str = "single") -> Part:

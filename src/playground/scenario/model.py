@@ -196,6 +196,7 @@ class Scenario:
     programs: dict = field(default_factory=dict)  # client -> argv: the clients that are programs (gate/)
     program_time_limit: float | None = None  # seconds each program may run; None: gate.programs.TIME_LIMIT
     programs_need: tuple = ()            # commands that must succeed, else the scenario is skipped
+    time_limit: float | None = None     # seconds a setup or step may take (run/check --time-limit wins)
 
     def missing_translations(self, lang: str | None = None) -> tuple[str, ...]:
         """The texts with no translation into `lang` (default: the loaded language), which

@@ -2,8 +2,10 @@
 
 The runner adds little over the Redis round trips: it waits only where a scenario
 asks for time to pass (`sleep`), and notices a blocked client from the server's flags.
-It never hangs: a step that blocks unexpectedly fails and is cancelled, and a wait for
-a pending reply gives up after WAIT_TIMEOUT seconds.
+It never hangs: a step that blocks unexpectedly fails and is cancelled, a wait for a
+pending reply gives up after WAIT_TIMEOUT seconds, and a setup or step that does not
+answer within the time limit (15 s unless set: scenario/time_limits.py) stops the
+scenario with one line naming the file and the step, on a server made usable again.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from playground.resp.cli_lines import format_argv
 from playground.scenario.checks import CheckResult, check_state, describe_key  # noqa: F401 (re-exported)
 from playground.scenario.model import SHA_IN_TEXT, TEMPLATE, Part, Requirement, Scenario, Step  # noqa: F401
 from playground.scenario.substitution import fill_template, plain_value, show_value  # noqa: F401 (re-exported)
+from playground.scenario.time_limits import DEFAULT_TIME_LIMIT, TimedOut, recover, setup_message, step_message, within
 from playground.engine.session import STREAMING
 
 WAIT_TIMEOUT = 15.0
@@ -101,8 +104,10 @@ class Runner:
 
     def __init__(self, pg: Playground, on_step: Callable[[StepResult], None] | None = None,
                  record_touched: bool = False, executor: Executor | None = None,
-                 sink=None) -> None:
+                 sink=None, time_limit: float | None = None) -> None:
         self.pg = pg
+        self.time_limit_given = time_limit  # run/check --time-limit: wins over the scenario's own
+        self.stopped: str | None = None  # why the scenario stopped (a time-out), if it did
         self.sink = sink  # the executor's events for the steps (None: the executor's own sink)
         self.on_step = on_step or (lambda result: None)
         self.record_touched = record_touched
@@ -145,6 +150,9 @@ class Runner:
                 step_result = await self.run_step(scenario, part.name, step)
                 result.steps.append(step_result)
                 self.on_step(step_result)
+                if self.stopped:
+                    result.error = self.stopped
+                    return result
             error = await self.programs.finish()  # every program to its end
             if error:
                 result.error = error
@@ -159,8 +167,23 @@ class Runner:
         saved = self.saved.get(step.client, {})
         return format_argv([fill_template(a, saved) for a in step.argv])
 
+    def time_limit(self, scenario: Scenario) -> float:
+        """Seconds a setup or step may take: --time-limit, else the scenario's
+        `time_limit`, else DEFAULT_TIME_LIMIT."""
+        return self.time_limit_given or scenario.time_limit or DEFAULT_TIME_LIMIT
+
     async def begin_part(self, scenario: Scenario, part: Part) -> str | None:
-        """Fresh server state, then the part's setup; the error message if setup failed."""
+        """Fresh server state, then the part's setup; the error message if setup failed
+        or did not answer in time (the server is then fresh again)."""
+        self.stopped = None
+        seconds = self.time_limit(scenario)
+        try:
+            return await within(seconds, self._begin_part(scenario, part))
+        except TimedOut:
+            self.stopped = setup_message(scenario, part, seconds) + "; " + await recover(self)
+            return self.stopped
+
+    async def _begin_part(self, scenario: Scenario, part: Part) -> str | None:
         await self._discard_pending()
         self.saved = {}
         self._keys_so_far: dict[bytes, None] = {}  # the part's keys, in the order first touched
@@ -174,6 +197,23 @@ class Runner:
                 return f"part {part.name or 1}: setup {shown!r} failed: {render(reply).decode().strip()}"
         return await self.programs.start(scenario)  # (programs start on the part's fresh state)
 
+    async def run_step(self, scenario: Scenario, part: str, step: Step, refresh: bool = False) -> StepResult:
+        """Run one step (`refresh`: then read every client's flags, within the same limit);
+        one that does not answer in time fails, sets `stopped` and leaves a fresh server
+        (a server step, which acts on the nodes, has its own limits)."""
+        if step.kind == "server":
+            return await self._run_step(scenario, part, step, refresh=refresh)
+        seconds = self.time_limit(scenario)
+        limit = seconds + (step.sleep or 0) + (WAIT_TIMEOUT if step.kind == "wait" else 0)
+        out = StepResult(part, step)
+        try:
+            return await within(limit, self._run_step(scenario, part, step, out, refresh))
+        except TimedOut:
+            self.stopped = step_message(scenario, part, step, seconds) + "; " + await recover(self)
+            out.note = tr("no answer within {seconds:g}s; scenario stopped", seconds=seconds)
+            out.checks.append(CheckResult("answers in time", False, self.stopped))
+            return out
+
     async def skip_reason(self, step: Step) -> str | None:
         """Why `step` would be skipped now (a requirement the server lacks, or a `when` the
         client's saved replies do not meet), or None when it runs."""
@@ -186,12 +226,14 @@ class Runner:
                 return tr("{client} saw {seen}, so it does not do this", client=step.client, seen=step.when.seen(saved))
         return None
 
-    async def run_step(self, scenario: Scenario, part: str, step: Step) -> StepResult:
-        out = StepResult(part, step)
+    async def _run_step(self, scenario: Scenario, part: str, step: Step, out: StepResult | None = None,
+                        refresh: bool = False) -> StepResult:
+        out = out or StepResult(part, step)
         out.skipped = await self.skip_reason(step)
-        if out.skipped:
-            return out
-        await self.HANDLERS[step.kind](scenario, step, out)
+        if not out.skipped:
+            await self.HANDLERS[step.kind](scenario, step, out)
+        if refresh:
+            await self.pg.refresh_states()  # (after CLIENT PAUSE ALL this waits too)
         return out
 
     async def _command_step(self, scenario: Scenario, step: Step, out: StepResult) -> None:

@@ -146,7 +146,8 @@ class Stepper:
 
     @property
     def finished(self) -> bool:
-        return self.cursor >= len(self.flat)
+        """Every step ran, or a setup or step did not answer in time (`error` says which)."""
+        return self.cursor >= len(self.flat) or self.runner.stopped is not None
 
     def next_step(self) -> tuple[Part, Step] | None:
         if self.finished:
@@ -159,7 +160,7 @@ class Stepper:
         server before step 1 is there to see (and a rewind to step 0 is truly fresh)."""
         self.results = []
         self.timeline = Timeline()
-        self.error = None
+        self.error = self.runner.stopped = None
         self._part_started = None
         if self.flat:
             await self._begin_part(self.flat[0][0])
@@ -181,8 +182,9 @@ class Stepper:
             await self._begin_part(part_index)
         if self.error:
             return None
-        result = await self.runner.run_step(self.scenario, part.name, step)
-        await self.pg.refresh_states()  # the panes show the server's flags after every step
+        # the panes show the server's flags after every step
+        result = await self.runner.run_step(self.scenario, part.name, step, refresh=True)
+        self.error = self.runner.stopped
         self.results.append(result)
         self.timeline.add_result(result)
         return result

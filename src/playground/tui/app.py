@@ -68,10 +68,12 @@ class PlaygroundApp(TeachingActions, RecordingActions, App):
     .-short KeyInspector.-filtering > #filter { display: block; }
     .-no-inspector KeyInspector { display: none; }
     .-order KeyInspector { display: none; }
-    .-presenter NarrationPanel { max-height: 60%; min-height: 12; border: heavy $success; padding: 0 2; }
+    .-presenter NarrationPanel { max-height: 45%; min-height: 6; border: heavy $success; padding: 0 2; }
+    .-presenter ServerBar, .-presenter KeyFooter { display: none; }
     .-presenter KeyInspector { height: 6; }
     .-presenter KeyInspector > #filter { display: none; }
-    .-presenter.-short KeyInspector { display: none; }
+    .-short .-presenter KeyInspector { height: 5; }
+    .-short .-presenter NarrationPanel { min-height: 5; padding: 0 1; }
     .-presenter #panes { height: 1fr; }
     """
 

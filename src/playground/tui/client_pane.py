@@ -67,8 +67,8 @@ class ClientPane(Vertical):
 
     BINDINGS = [
         Binding("ctrl+c", "cancel", "Cancel", priority=True),
-        Binding("ctrl+l", "clear", "Clear"),
-        Binding("ctrl+o", "edit_script", "Lua"),
+        Binding("ctrl+l", "clear", "Clear", show=False),  # F1 lists both: at 80 columns the footer
+        Binding("ctrl+o", "edit_script", "Lua", show=False),  # keeps F7 and Ctrl+T instead
         Binding("pageup", "read_back('page_up')", "Scroll up", show=False),
         Binding("pagedown", "read_back('page_down')", "Scroll down", show=False),
         Binding("shift+up", "read_back('up')", "Line up", show=False),

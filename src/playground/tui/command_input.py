@@ -22,7 +22,7 @@ class CommandInput(Input):
     BINDINGS = [
         Binding("up", "history(-1)", "Previous command", show=False),
         Binding("down", "history(1)", "Next command", show=False),
-        Binding("ctrl+r", "search_history", "Search"),
+        Binding("ctrl+r", "search_history", "Search", show=False),  # F1 lists it (80 columns: room for F12)
         Binding("tab", "complete", "Complete command", show=False),
         Binding("escape,ctrl+g", "cancel_search", "Cancel search", show=False),
     ] + ([Binding("alt+w", "delete_left_word", "Delete the word to the left", show=False,

@@ -14,7 +14,7 @@ from textual.widgets.option_list import Option
 from playground.cells import pad, width
 from playground.explore.outcomes import Exploration
 from playground.i18n import tr
-from playground.explore.report import GOAL_MARK, OWN_MARK, figures, outcome_lines, summary_line
+from playground.explore.report import GOAL_MARK, figures, outcome_lines, own_mark, summary_line
 
 
 class ExploreScreen(ModalScreen[int | None]):
@@ -58,7 +58,7 @@ class ExploreScreen(ModalScreen[int | None]):
                         if cls.goal_reached:
                             label.append("  " + tr("{mark} the challenge's state", mark=GOAL_MARK), style="bold magenta")
                         if cls.own:
-                            label.append("  " + tr("{mark} the scenario's own order", mark=OWN_MARK), style="dim")
+                            label.append("  " + own_mark(r), style="dim")
                 options.append(Option(label))
             yield OptionList(*options)
             yield Static(Text(summary_line(r)), id="explore-summary")

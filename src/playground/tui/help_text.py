@@ -28,12 +28,14 @@ _SCENARIO = [
     ("r", N_("restart from step 1")), ("e", N_("run to the end (questions are skipped)")),
     ("o", N_("autoplay on/off")), ("+ / -", N_("typing faster / slower")), ("g", N_("go to a step")),
     ("w", N_("rewind to this step after typing by hand")), ("t", N_("timeline: what the server ran, in order")),
+    ("s", N_("every schedule of this part, on a server of its own (Esc comes back here)")),
     ("f", N_("presenter layout for a projector")), ("i", N_("key inspector on/off")), ("x", N_("close the scenario (asks)")),
     ("↑ / ↓", N_("scroll a narration longer than its panel (also PgUp, PgDn, Home, End)")),
 ]
 _CHALLENGE = [
     ("a / b", N_("move client A / B one step")), ("u", N_("undo the last move")), ("r", N_("start again")),
-    ("t", N_("timeline")), ("f", N_("presenter layout")), ("Esc", N_("back to the challenge panel")),
+    ("t", N_("timeline")), ("s", N_("every schedule of this part, on a server of its own (Esc comes back here)")),
+    ("f", N_("presenter layout")), ("Esc", N_("back to the challenge panel")),
     ("x", N_("close (asks)")),
 ]
 

@@ -29,7 +29,7 @@ class NarrationPanel(VerticalScroll, can_focus=True):
         Binding("space,n", "app.teach('next')", "Next", key_display="Space"),
         Binding("p,backspace", "app.teach('previous')", "Prev", key_display="p"),
         Binding("r", "app.teach('restart')", "Restart"),
-        Binding("e", "app.teach('end')", "End"),
+        Binding("e", "app.teach('end')", "End", show=False),  # F1 lists it: the footer keeps room for F1, F7
         Binding("o", "app.teach('autoplay')", "Autoplay", show=False),
         Binding("plus,equals_sign", "app.teach('faster')", "Faster", show=False),
         Binding("minus", "app.teach('slower')", "Slower", show=False),

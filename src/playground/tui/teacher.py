@@ -124,6 +124,10 @@ class Teacher:
             self.render()
             return
         self.message = self._explain(index, result)
+        if self.stepper.error:  # it did not answer in time: the scenario stops here
+            self.autoplay = False
+            self.message = Text(tr("The scenario stopped: {error}", error=self.stepper.error) + "\n"
+                                + tr("r restarts it; x closes it."), style="bold red")
         if step.pause:
             self.autoplay = False
         await self.after_step(result)
@@ -330,31 +334,35 @@ class Teacher:
     # -- every schedule (the race explorer) -----------------------------------------
 
     async def explore(self) -> None:
-        """Run every schedule of the current part (the challenge's in challenge mode),
-        show the outcomes; the one picked opens as a scenario of its own order."""
-        from playground.explore.explorer import ExploreError, Explorer
+        """Run every schedule of the current part (the challenge's in challenge mode) on
+        servers of its own and show the outcomes; the one picked opens as a scenario of
+        its own order. Esc comes back to the same step, with the same keys and clients
+        (the lesson's server was never touched)."""
+        from playground.explore.explorer import ExploreError
+        from playground.explore.free_play import explore_apart
         from playground.explore.schedule_replay import schedule_scenario
+        from playground.server import ServerError, choose_binary
         from .explore_screen import ExploreScreen
 
         part = self.scenario.challenge.part + 1 if self.challenge is not None else 1
         if self.stepper is not None and self.stepper.next_step() is not None:
             part = self.scenario.parts.index(self.stepper.next_step()[0]) + 1
-        self.message = Text(tr("Running every schedule on the server…"), style="italic")
+        before = self.message
+        self.message = Text(tr("Running every schedule on a server of its own…"), style="italic")
         self.render()
+        server = self.app.playground.server
         try:
-            result = await Explorer(self.app.playground, self.scenario, part, limit=2000,
-                                    executor=self.app.executor, sink=lambda event: None).explore()
-        except ExploreError as exc:
+            binary = server.binary if server is not None else choose_binary(None)
+            result = await explore_apart(self.scenario, part, binary)
+        except (ExploreError, ServerError, OSError) as exc:
             self.message = Text(str(exc), style="bold red")
             self.render()
             return
-        finally:
-            self.clear_panes()
+        self.message = before
+        self.render()
         picked = await self.app.push_screen_wait(ExploreScreen(result))
-        if picked is None:
-            await self.begin()
-            return
-        self.app.call_later(self.app.open_scenario, schedule_scenario(result, result.classes[picked]))
+        if picked is not None:
+            self.app.call_later(self.app.open_scenario, schedule_scenario(result, result.classes[picked]))
 
     # -- views --------------------------------------------------------------------
 

@@ -36,7 +36,7 @@ def _message_line(teacher) -> Text:
 def narration_text(teacher) -> Text:
     text = _header(teacher)
     running = (0 < teacher.stepper.cursor < len(teacher.stepper.flat)) if teacher.stepper else bool(teacher.challenge.moves)
-    if teacher.presenter or not running:  # the lesson's summary: before and after, not in the way
+    if not running:  # the lesson's summary: before and after, not in the way of the steps
         text.append(" ".join(teacher.scenario.lesson.split()) + "\n", style="italic")
     if teacher.challenge is not None:
         text.append_text(_message_line(teacher))  # a win first: a short screen must show it
@@ -51,8 +51,8 @@ def narration_text(teacher) -> Text:
                 text.append(step.display, style=style)
                 text.append("  ")
             text.append("\n")
-        if not teacher.app.has_class("-short"):  # a short screen: the footer says it
-            text.append(tr("keys: a/b move a client · u undo · r restart · t timeline · Esc here · x close") + "\n",
+        if not teacher.app.has_class("-short") and not teacher.presenter:  # short: the footer says it; presenter: F1
+            text.append(tr("keys: a/b move a client · u undo · r restart · t timeline · s every schedule · Esc here · x close") + "\n",
                         style="dim")
     else:
         st = teacher.stepper
@@ -87,9 +87,9 @@ def narration_text(teacher) -> Text:
             if step.sleep:
                 text.append(tr("  (first {seconds:g} s pass: the step sleeps)", seconds=step.sleep) + "\n", style="yellow")
             text.append_text(script_block(teacher.scenario, step.display))
-        if not teacher.app.has_class("-short"):  # a short screen: the footer says it
+        if not teacher.app.has_class("-short") and not teacher.presenter:  # short: the footer says it; presenter: F1
             text.append(label(tr("keys: Space/Ctrl+N next · p back · r restart · e end · o auto · g go to · "
-                              "t timeline · f presenter · Esc here · F1 keys · x close")) + "\n", style="dim")
+                              "t timeline · s every schedule · f presenter · Esc here · F1 keys · x close")) + "\n", style="dim")
     if teacher.diverged:
         names = ", ".join(sorted(k.decode(errors="replace") for k in teacher.diverged))
         text.append(tr("You changed {keys} by hand: the next steps may not match the lesson. "

@@ -1,0 +1,89 @@
+"""Time limits for a scenario's setup and steps: what never answers stops the scenario.
+
+A setup (`EVAL "while true do end" 0`) or a step (anything after `CLIENT PAUSE 600000
+ALL`) that has not answered within the limit is abandoned: the scenario stops with one
+line naming the file and the step, and the server is made usable again (a fresh private
+server; on a --url server, SCRIPT KILL and CLIENT UNPAUSE, then every connection anew).
+The limit is DEFAULT_TIME_LIMIT seconds unless `run`/`check --time-limit` says otherwise;
+a step's own `sleep` does not count against it, and a blocked step's reply is waited for
+by its `wait` step (runner.WAIT_TIMEOUT).
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from playground.i18n import tr
+
+DEFAULT_TIME_LIMIT = 15.0
+
+
+class TimedOut(Exception):
+    """A setup or step did not answer within its limit (the message names it)."""
+
+
+async def within(seconds: float, awaitable):
+    """`awaitable`'s result, or TimedOut after `seconds`."""
+    try:
+        return await asyncio.wait_for(awaitable, seconds)
+    except asyncio.TimeoutError:
+        raise TimedOut() from None
+
+
+def setup_message(scenario, part, seconds: float) -> str:
+    where = tr("part {name}: ", name=repr(part.name)) if part.name else ""
+    shown = "; ".join(part.setup_display)
+    return (f"{scenario.path}: {where}" + tr("setup ({commands}) did not answer within {seconds:g}s; scenario stopped",
+                                             commands=shown[:80], seconds=seconds))
+
+
+def step_message(scenario, part: str, step, seconds: float) -> str:
+    where = tr("part {name}: ", name=repr(part)) if part else ""
+    return (f"{scenario.path}: {where}" + tr("step {n}", n=step.number) + f" ({step.client}> {step.display[:80]}): "
+            + tr("no answer within {seconds:g}s; scenario stopped", seconds=seconds))
+
+
+async def recover(runner) -> str:
+    """After a time-out: abandon what still runs and make the server usable again;
+    what was done, as a short clause."""
+    pg, executor = runner.pg, runner.executor
+    tasks = [job.task for job in executor._jobs.values() if job.task is not None and not job.task.done()]
+    tasks += [job.task for job, _ in runner._pending.values() if not job.task.done()]
+    if executor._attributions is not None and not executor._attributions.done():
+        tasks.append(executor._attributions)  # (a write's attribution waits on the reader too)
+    runner._pending.clear()
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    if pg.private:
+        await pg.restart()
+        return tr("the playground started a fresh server")
+    return await _unstick_url(pg)
+
+
+async def _unstick_url(pg, within: float = 12.0) -> str:
+    """A server the playground does not own: ask it to end the script and the pause on a
+    new, unnamed connection (CLIENT SETNAME is refused while a script runs; SCRIPT KILL
+    is answered only once the server's busy threshold has passed), then reconnect every
+    connection of the playground's, again until it works or `within` seconds have passed
+    (a killed script ends at its next check)."""
+    from playground.resp.connection import TypedConnection
+
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + within
+    side = TypedConnection(pg.address)
+    try:
+        await asyncio.wait_for(side.connect(), 2)
+        await asyncio.wait_for(side.pipeline([[b"SCRIPT", b"KILL"], [b"CLIENT", b"UNPAUSE"]]), within)
+    except Exception:  # noqa: BLE001 (no script, not paused, or unreachable: the reconnect says)
+        pass
+    finally:
+        await side.close()
+    while True:
+        try:
+            await asyncio.wait_for(pg.reconnect_all(), 5)
+            return tr("SCRIPT KILL and CLIENT UNPAUSE sent; every client reconnected")
+        except Exception as exc:  # noqa: BLE001 (said in one line, never a traceback)
+            if loop.time() >= deadline:
+                return tr("the server still does not answer ({error})", error=str(exc) or type(exc).__name__)
+        await asyncio.sleep(0.1)  # (a retry interval: the script is still winding down)

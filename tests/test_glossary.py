@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from playground.locale_zh import MESSAGES
+from playground.i18n import po_path
+from playground.msgfmt import parse_po
 
 ROOT = Path(__file__).resolve().parent.parent
 TERMS = tomllib.loads((ROOT / "docs" / "glossary_zh.toml").read_text())["term"]
@@ -39,9 +40,10 @@ def _all_chinese():
     for path in sorted((ROOT / "scenarios").glob("*.toml")):
         for where, text in _zh_texts(tomllib.loads(path.read_text()), path.stem):
             yield path.stem, where, text
-    for english, chinese in MESSAGES.items():
-        for where, text in _strings(chinese if isinstance(chinese, (str, list)) else str(chinese), english[:40]):
-            yield "locale_zh", where, text
+    for entry in parse_po(po_path("zh").read_text(encoding="utf-8")):
+        for text in entry.plurals or [entry.msgstr]:
+            if entry.msgid:
+                yield "catalogue", entry.msgid[:40], text
 
 
 @pytest.mark.parametrize("term", TERMS, ids=[t["en"] for t in TERMS])

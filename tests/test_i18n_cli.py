@@ -88,7 +88,7 @@ LOADER_MISTAKES = {
                       lambda path: zh(": ").join([
                           path, zh("step {n}", n=1), "colour",
                           zh("unknown field (known: {known})", known="args, blocking, client, command, error, match, "
-                             "narration, pause, predict, reconnect, redis, reply, requires, save, server_stops, "
+                             "narration, pause, predict, reconnect, redis, release, reply, requires, save, server_stops, "
                              "sleep, state, valkey, wait, when")])),
     # a named part, and a `when` that ends too soon (the condition parser's words too)
     "bad when": ('[[parts]]\nname = "race"\n[[parts.steps]]\nclient = "A"\ncommand = "GET k"\nsave = "n"\n'
@@ -164,3 +164,24 @@ def test_chinese_help_fits_the_terminal_width(monkeypatch):
         result = run_cli("--lang", "zh", *command, "--help")
         assert result.returncode == 0, result.stderr
         assert max(width(line) for line in result.stdout.splitlines()) <= 80
+
+
+def test_argparse_is_translated_through_gettext_not_patched(monkeypatch, capsys):
+    """argparse reads our catalogue with gettext's own lookup (text domain + LANGUAGE), and
+    everything is put back after parsing: no `argparse._` replaced, LANGUAGE as it was."""
+    import argparse
+    import gettext
+
+    from playground.cli.main import main
+    from playground.i18n import set_language
+
+    monkeypatch.setenv("LANGUAGE", "fr")
+    try:
+        with pytest.raises(SystemExit) as exit_:
+            main(["--lang", "zh", "run"])
+    finally:
+        set_language("en")
+    assert exit_.value.code == 2
+    assert capsys.readouterr().err.startswith(zh("usage: "))
+    assert argparse._ is gettext.gettext and gettext.textdomain() == "messages"
+    assert os.environ["LANGUAGE"] == "fr"

@@ -4,7 +4,7 @@ footer, inspector and an open scenario's texts change; the replies in the panes 
 import pytest
 
 from playground.i18n import current_language, set_language
-from playground.locale_zh import MESSAGES
+from playground.i18n import language_name, tr_in, trn_in
 from playground.tui.app import make_app
 from playground.tui.client_pane import ClientPane
 from playground.tui.key_footer import KeyFooter
@@ -30,16 +30,16 @@ async def test_f12_switches_panes_footer_and_inspector_and_back():
         await started(pilot, app)
         await type_command(pilot, app, "A", "SET 余额 100")
         pane = app.query_one("#pane-A", ClientPane)
-        assert "Client A" in pane.border_title and "Clear" in _footer_descriptions(app)
+        assert "Client A" in pane.border_title and "Help" in _footer_descriptions(app)
 
         await pilot.press("f12")
         await pilot.pause()
         assert current_language() == "zh" and app.lang == "zh"
-        assert MESSAGES["Client {name}"].format(name="A") in pane.border_title
-        await wait_until(pilot, lambda: MESSAGES["Clear"] in _footer_descriptions(app))
+        assert tr_in("zh", "Client {name}", name="A") in pane.border_title
+        await wait_until(pilot, lambda: tr_in("zh", "Help") in _footer_descriptions(app))
         inspector = app.query_one(KeyInspector)
-        assert inspector.border_title == MESSAGES["Keys"]
-        await wait_until(pilot, lambda: MESSAGES["{total:,} key"].format(total=1)
+        assert inspector.border_title == tr_in("zh", "Keys")
+        await wait_until(pilot, lambda: trn_in("zh", "{n:,} key", "{n:,} keys", 1)
                          in str(inspector.query_one("#summary").render()))
         from playground.cells import width
         from playground.tui.key_table import KeyTable
@@ -47,7 +47,7 @@ async def test_f12_switches_panes_footer_and_inspector_and_back():
         table = inspector.query_one(KeyTable)
         await pilot.pause()
         header, row = table.render_line(0).text, table.render_line(1).text
-        for title, cell in ((MESSAGES["type"], "string"), (MESSAGES["value"], '"100"'), (MESSAGES["changed"], "A")):
+        for title, cell in ((tr_in("zh", "type"), "string"), (tr_in("zh", "value"), '"100"'), (tr_in("zh", "changed"), "A")):
             # each column starts at the same cell in the header and in the row (余额 is two cells wide)
             assert width(header[:header.index(title)]) == width(row[:row.index(cell, len("余额"))]), (header, row)
         await type_command(pilot, app, "A", "GET 余额")
@@ -56,7 +56,7 @@ async def test_f12_switches_panes_footer_and_inspector_and_back():
         await pilot.press("f12")
         await pilot.pause()
         assert current_language() == "en" and "Client A" in pane.border_title
-        await wait_until(pilot, lambda: "Clear" in _footer_descriptions(app))
+        await wait_until(pilot, lambda: "Help" in _footer_descriptions(app))
 
 
 async def test_switching_reloads_the_open_scenario_in_the_new_language():
@@ -79,7 +79,7 @@ async def test_switching_reloads_the_open_scenario_in_the_new_language():
         body = app.narration.body.plain
         assert chinese.title in body and chinese.steps[0].narration in body
         assert english.title not in body
-        assert MESSAGES["step {n} of {total}"].format(n=2, total=len(chinese.steps)) in body
+        assert tr_in("zh", "step {n} of {total}", n=2, total=len(chinese.steps)) in body
         await pilot.press("space")  # the next step runs on, in Chinese
         await wait_until(pilot, lambda: not app._teaching and app.teacher.stepper.cursor == 2)
         assert chinese.steps[1].narration in app.narration.body.plain
@@ -90,10 +90,15 @@ async def test_the_palette_offers_the_language_switch():
     async with app.run_test(size=(120, 35)) as pilot:
         await started(pilot, app)
         titles = [c.title for c in app.get_system_commands(app.screen)]
-        assert "Language: 中文 / English" in titles
+        assert "Language: English / 中文" in titles
         app.action_switch_language()
         titles = [c.title for c in app.get_system_commands(app.screen)]
-        assert MESSAGES["Language: 中文 / English"] in titles and MESSAGES["Restart server"] in titles
+        assert tr_in("zh", "Language: {languages}", languages="English / " + language_name("zh")) in titles and tr_in("zh", "Restart server") in titles
+        from textual.command import CommandInput, CommandPalette
+
+        await pilot.press("ctrl+p")  # the palette's own placeholder, in Chinese too (issue 28)
+        await wait_until(pilot, lambda: isinstance(app.screen, CommandPalette))
+        assert app.screen.query_one(CommandInput).placeholder == tr_in("zh", "Search for commands…") != "Search for commands…"
 
 
 @pytest.mark.parametrize("mode", ["free", "scenario", "challenge"])

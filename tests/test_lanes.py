@@ -113,3 +113,20 @@ def test_run_chinese_why(server_binary):
     result = run_cli("run", "watch-abort", "--lang", "zh", "--format", "json", "--server", server_binary.path)
     why = [r for r in map(json.loads, result.stdout.splitlines()) if r["why"]][0]["why"][0]
     assert why["text"].startswith("A WATCH 之后（#1），B 改了被 WATCH 的 balance")
+
+
+async def test_a_blocks_note_is_in_the_interface_language(pg):
+    """The lanes' "(aborted: …)" and "(one script: …)" notes follow the language (issue 28)."""
+    from playground.i18n import set_language, tr_in
+
+    await pg.reset([[b"SET", b"k", b"1"]])
+    try:
+        set_language("zh")
+        rows = await play(pg, "A> WATCH k", "B> SET k 2", "A> MULTI", "A> INCR k", "A> EXEC",
+                          "B> EVAL \"return 1\" 0")
+    finally:
+        set_language("en")
+    notes = [r.note for r in rows if r.note]
+    assert notes == [tr_in("zh", "aborted: nothing ran (a WATCHed key changed)"),
+                     tr_in("zh", "one script: nothing interleaves")]
+    assert all(CJK.search(note) for note in notes)

@@ -173,6 +173,15 @@ async def test_when_nil_after_an_aborted_exec(pg, tmp_path):
     assert result.ok, failures(result)
     assert result.steps[5].skipped is None
     assert result.steps[6].skipped == "A saw r = (nil), so it does not do this"
+    from playground.i18n import set_language, tr_in
+
+    try:  # in Chinese, the skipped step's note is Chinese (issue 28)
+        set_language("zh")
+        chinese = await run(pg, tmp_path, text)
+    finally:
+        set_language("en")
+    assert chinese.steps[6].skipped == tr_in("zh", "{client} saw {seen}, so it does not do this",
+                                             client="A", seen="r = (nil)") == "A 看到的是 r = (nil)，所以不做这一步"
 
 
 # -- state checks -------------------------------------------------------------------
@@ -351,7 +360,7 @@ def test_check_a_directory_names_the_server(tmp_path, server_binary):
     assert result.returncode == 0, result.stdout + result.stderr
     lines = result.stdout.splitlines()
     assert lines[0] == f"on {server_binary.flavour} {server_binary.version} ({server_binary.path})"
-    assert lines[1:] == ["✓ one: 1 checks passed", "✓ two: 1 checks passed", "2 passed, 0 failed"]
+    assert lines[1:] == ["✓ one: 1 check passed", "✓ two: 1 check passed", "2 passed, 0 failed"]
     empty = tmp_path / "empty"
     empty.mkdir()
     result = subprocess.run([sys.executable, "-m", "playground", "check", str(empty), "--server",

@@ -316,7 +316,7 @@ async def test_help_for_the_mode_and_no_broken_screenshot(server_binary):
         titles = [c.title for c in app.get_system_commands(app.screen)]
         assert "Screenshot" not in titles and "Save screen as SVG" in titles
         assert app.query_one("#pane-A").has_class("-first-run")  # where to start
-        assert "SET greeting hello" in str(app.query_one("#pane-A #first-run", Static).render())
+        assert "SET greeting hello" in app.query_one("#pane-A #first-run", Static).content.plain
         await pilot.press("f1")
         await wait_until(pilot, lambda: isinstance(app.screen, InfoScreen))
         assert "Free play" in str(app.screen.query_one(Static).render())

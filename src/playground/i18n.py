@@ -1,23 +1,32 @@
-"""The languages scenario texts can be shown in, in one place.
+"""The languages of the interface and of the scenario texts, in one place.
 
-English is the language the scenario files are written in (`narration = ...`); every other
-language is a translation beside it (`narration_zh = ...`). Adding a language is adding its
-code to LANGUAGES (and its line to PAUSE_TEXT): the loader, `--lang` and `check` follow.
+English is the language the code and the scenario files are written in; every other
+language is a gettext catalogue, playground/locales/<lang>/LC_MESSAGES/playground.po,
+compiled in memory when first used (playground/msgfmt.py) and read with the standard
+library's `gettext.GNUTranslations`. Adding a language is adding its `.po` file and its
+code to LANGUAGES: `--lang`, F12, the scenario loader and `check` follow (scenario files
+carry their own `narration_<lang> = ...` fields).
+
+Every message the interface shows is written in English in the code and passed through
+`tr` where it is shown: `tr("cannot read {key}: {error}", key=k, error=exc)` (the English
+text, a str.format template, is the msgid); `trn(singular, plural, n, ...)` for a text
+that depends on a number (`{n}` is filled in), `trp(context, text, ...)` for the same
+English word meaning two things. `N_` marks a text that is translated later, where it is
+shown. tests/test_i18n_catalogue.py collects every literal passed to these and fails when
+one has no translation, its format fields differ from the English, or an entry is stale.
 """
 
 from __future__ import annotations
 
+import gettext
 import os
 from collections.abc import Mapping
+from pathlib import Path
 
-LANGUAGES = ("en", "zh")
+LANGUAGES = ["en", "zh"]  # the interface's languages, in the order F12 cycles through them
 ENGLISH = "en"
-
-# The text of `pause = true` (a pause without a question of its own), per language.
-PAUSE_TEXT = {
-    "en": "Pause here to discuss.",
-    "zh": "在这里停一下，讨论讨论。",
-}
+DOMAIN = "playground"
+LOCALE_DIR = Path(__file__).resolve().parent / "locales"
 
 _LOCALE_VARIABLES = ("LC_ALL", "LC_MESSAGES", "LANG", "LANGUAGE")
 
@@ -44,19 +53,30 @@ def default_language(environ: Mapping[str, str] | None = None) -> str:
     return ENGLISH
 
 
-# -- the interface's own words ------------------------------------------------------
-#
-# Every message the interface shows is written in English in the code, passed through
-# `tr` where it is shown: `tr("cannot read {key}: {error}", key=k, error=exc)`. The
-# English text (a str.format template) is the key of each language's catalogue
-# (playground/locale_<lang>.py: MESSAGES = {english: translation}); a text missing from
-# it is shown in English. `N_` marks a text that is translated later, where it is shown
-# (a Binding's description is translated by the footer). tests/test_i18n_catalogue.py
-# collects every literal passed to tr/tr_in/N_ (and every Binding description) and fails
-# when one has no translation or its format fields differ from the English.
+# -- the catalogues -------------------------------------------------------------------
 
 _current = ENGLISH
-_catalogues: dict[str, Mapping[str, str]] = {}
+_translations: dict[tuple[str, Path], gettext.NullTranslations] = {}
+
+
+def po_path(lang: str) -> Path:
+    return LOCALE_DIR / lang / "LC_MESSAGES" / f"{DOMAIN}.po"
+
+
+def translation(lang: str) -> gettext.NullTranslations:
+    """`lang`'s catalogue (English, or a language without one: the texts as written)."""
+    if lang == ENGLISH or lang not in LANGUAGES:
+        return gettext.NullTranslations()
+    key = (lang, LOCALE_DIR)
+    if key not in _translations:
+        import io
+
+        from playground.msgfmt import mo_bytes
+
+        path = po_path(lang)
+        _translations[key] = gettext.GNUTranslations(io.BytesIO(mo_bytes(path.read_text(encoding="utf-8"),
+                                                                          str(path))))
+    return _translations[key]
 
 
 def set_language(lang: str) -> None:
@@ -69,21 +89,13 @@ def current_language() -> str:
     return _current
 
 
-def catalogue(lang: str) -> Mapping[str, str]:
-    """English text -> its translation into `lang` ({} for English)."""
-    if lang == ENGLISH or lang not in LANGUAGES:
-        return {}
-    if lang not in _catalogues:
-        from importlib import import_module
-
-        _catalogues[lang] = import_module(f"playground.locale_{lang}").MESSAGES
-    return _catalogues[lang]
+def _fill(template: str, fields: Mapping[str, object]) -> str:
+    return template.format(**fields) if fields else template
 
 
 def tr_in(lang: str, text: str, /, **fields: object) -> str:
     """`text` in `lang`, its {fields} filled in; English when there is no translation."""
-    template = catalogue(lang).get(text, text)
-    return template.format(**fields) if fields else template
+    return _fill(translation(lang).gettext(text), fields)
 
 
 def tr(text: str, /, **fields: object) -> str:
@@ -91,15 +103,55 @@ def tr(text: str, /, **fields: object) -> str:
     return tr_in(_current, text, **fields)
 
 
+def trn_in(lang: str, singular: str, plural: str, n: int, /, **fields: object) -> str:
+    """The form of `singular`/`plural` for the number `n` in `lang`; {n} and the {fields} filled in."""
+    return _fill(translation(lang).ngettext(singular, plural, n), {"n": n, **fields})
+
+
+def trn(singular: str, plural: str, n: int, /, **fields: object) -> str:
+    """`trn_in` in the current language: trn("{n:,} key", "{n:,} keys", count)."""
+    return trn_in(_current, singular, plural, n, **fields)
+
+
+def trp_in(lang: str, context: str, text: str, /, **fields: object) -> str:
+    """`text` as meant in `context`, in `lang`."""
+    return _fill(translation(lang).pgettext(context, text), fields)
+
+
+def trp(context: str, text: str, /, **fields: object) -> str:
+    """`text` as meant in `context` ("Keys": the key inspector, or Textual's key bindings), in
+    the current language."""
+    return trp_in(_current, context, text, **fields)
+
+
+def language_name(lang: str) -> str:
+    """A language's own name for itself ("English", "中文"): its catalogue's translation of
+    "English" in the context "language name"."""
+    return trp_in(lang, "language name", "English")
+
+
+def next_language(lang: str) -> str:
+    """The language after `lang` in LANGUAGES (F12 cycles through them)."""
+    return LANGUAGES[(LANGUAGES.index(lang) + 1) % len(LANGUAGES)] if lang in LANGUAGES else LANGUAGES[0]
+
+
 def N_(text: str) -> str:
     """Marks `text` for the catalogue; it is translated (tr) where it is shown."""
     return text
 
 
+def NP_(context: str, text: str) -> str:
+    """Marks `text` in `context` for the catalogue; it is translated (trp) where it is shown."""
+    return text
+
+
+# The text of `pause = true` (a pause without a question of its own): tr_in(lang, PAUSE_TEXT).
+PAUSE_TEXT = N_("Pause here to discuss.")
+
 # A scenario check as the runner names it ("reply", "error WRONGTYPE", "state balance"),
 # in the interface's language: a word, or a word and what it is about.
 _CHECK_WORDS = (N_("reply"), N_("reply matches"), N_("reply arrives"), N_("blocks"), N_("does not block"),
-                N_("server stops"), N_("answers in time"))
+                N_("server stops"), N_("answers in time"), N_("reconnects"))
 _CHECK_PREFIXES = {"error ": N_("error {code}"), "state ": N_("state {key}")}
 
 

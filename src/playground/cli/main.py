@@ -14,7 +14,8 @@ import sys
 
 from playground import __version__
 from playground.errors import ScenarioError, ServerError
-from playground.i18n import LANGUAGES, N_, default_language, set_language, tr
+from playground import i18n
+from playground.i18n import N_, current_language, default_language, set_language, tr
 from playground.scenario.model import MAX_CLIENTS
 
 
@@ -96,13 +97,13 @@ def _library_options(dest_prefix: str = "") -> argparse.ArgumentParser:
 
 def _language_option(parser: argparse.ArgumentParser) -> None:
     # SUPPRESS: a subcommand's default must not undo `redis-playground --lang zh run ...`
-    parser.add_argument("--lang", choices=LANGUAGES, default=argparse.SUPPRESS,
+    parser.add_argument("--lang", choices=i18n.LANGUAGES, default=argparse.SUPPRESS,
                         help=tr("language of the interface and the scenario texts (default: from LC_ALL, LC_MESSAGES, "
-                                "LANG, LANGUAGE; English if not {languages})", languages=", ".join(LANGUAGES[1:])))
+                                "LANG, LANGUAGE; English if not {languages})", languages=", ".join(i18n.LANGUAGES[1:])))
 
 
-# argparse's own words (it looks each up through `argparse._` when it shows it): the ones
-# our commands can show, translated by _argparse_text; any other stays English.
+# argparse's own words that our commands can show (cli/argparse_lang.py has argparse read
+# them from our catalogues); any other stays English.
 _ARGPARSE_TEXTS = (
     N_("usage: "), N_("positional arguments"), N_("options"), N_("show this help message and exit"),
     N_("%(prog)s: error: %(message)s\n"), N_("the following arguments are required: %s"),
@@ -110,11 +111,6 @@ _ARGPARSE_TEXTS = (
     N_("invalid choice: %(value)r (choose from %(choices)s)"), N_("expected one argument"),
     N_("invalid %(type)s value: %(value)r"),
 )
-
-
-def _argparse_text(text):
-    """argparse's `_`: its texts in the interface's language (tr), when we have them."""
-    return tr(text) if text in _ARGPARSE_TEXTS else text
 
 
 def _language_in(argv: list[str]) -> str | None:
@@ -126,7 +122,7 @@ def _language_in(argv: list[str]) -> str | None:
             break
         value = argv[i + 1] if arg == "--lang" and i + 1 < len(argv) else (
             arg[len("--lang="):] if arg.startswith("--lang=") else None)
-        if value in LANGUAGES:
+        if value in i18n.LANGUAGES:
             found = value
     return found
 
@@ -285,8 +281,10 @@ def entry() -> None:
 def main(argv: list[str] | None = None) -> int:
     # for --help and the errors of parse_args: --lang if given, else the locale's language
     set_language(_language_in(sys.argv[1:] if argv is None else argv) or default_language())
-    argparse._ = _argparse_text
-    args = parse_args(argv)
+    from playground.cli.argparse_lang import argparse_language
+
+    with argparse_language(current_language()):
+        args = parse_args(argv)
     args.lang = getattr(args, "lang", None) or default_language()
     set_language(args.lang)
     if args.url and args.server:

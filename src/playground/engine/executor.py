@@ -408,7 +408,7 @@ class Executor:
         result = ev.LineResult(client, ())
         if not await self._reconnect(session, result, after_quit=session.state.disconnected):
             return None
-        return f"client {client}: reconnected as a new client"
+        return tr("client {client}: reconnected as a new client", client=client)
 
     async def cancel(self, client: str) -> bool:
         """Ctrl+C: abandon what `client` waits for (a new connection); False if idle."""

@@ -7,7 +7,7 @@ import json
 from playground.cells import pad, width
 from playground.explore.outcomes import Exploration, OutcomeClass
 from playground.explore.schedules import label
-from playground.i18n import tr
+from playground.i18n import tr, trn
 
 GOAL_MARK = "⚠"
 OWN_MARK = "◀"
@@ -15,8 +15,8 @@ RARE = 3   # a sampled outcome seen fewer times than this is said to be rare
 
 
 def figures(r: Exploration) -> str:
-    n = (tr("1 schedule (the only interleaving that keeps each client's order)") if r.total == 1 else
-         tr("{total:,} schedules (every interleaving that keeps each client's order)", total=r.total))
+    n = trn("{n:,} schedule (every interleaving that keeps each client's order)",
+            "{n:,} schedules (every interleaving that keeps each client's order)", r.total)
     if r.sampled:
         own = (tr(", and the order you typed") if typed(r) else tr(", and the scenario's own order")) \
             if r.runs > r.limit else ""

@@ -55,7 +55,8 @@ def reply_line(unit: Unit) -> str:
 
 def row_for(unit: Unit, shown: str | None = None, whys=()) -> LaneRow:
     entry = entry_for(unit, shown)
-    return LaneRow(unit.seq, unit.client, list(entry.lines), entry.atomic, entry.note, reply_line(unit),
+    note = tr(entry.note) if entry.note else ""  # (the stepper's notes are N_-marked English)
+    return LaneRow(unit.seq, unit.client, list(entry.lines), entry.atomic, note, reply_line(unit),
                    [w.text if hasattr(w, "text") else str(w) for w in whys])
 
 

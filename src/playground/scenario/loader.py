@@ -183,7 +183,7 @@ def _step(raw, n: int, where: Where, scripts: dict, clients: tuple, part: str | 
     if "server" in raw:
         from playground.scenario.server_steps import parse_server_step
         return parse_server_step(raw, n, where, clients, part, topology, step_class=Step, predict=_predict,
-                                 state=parse_state, requires=read_requires, pause_text=PAUSE_TEXT[ENGLISH])
+                                 state=parse_state, requires=read_requires, pause_text=PAUSE_TEXT)
     check_unknown(raw, _STEP, where, part=part, step=n)
     client = raw.get("client")
     if client is None:
@@ -243,7 +243,7 @@ def _step(raw, n: int, where: Where, scripts: dict, clients: tuple, part: str | 
     predict = _predict(raw["predict"], where, part, n) if "predict" in raw else None
     pause = raw.get("pause")
     if pause is True:
-        pause = PAUSE_TEXT[ENGLISH]
+        pause = PAUSE_TEXT
     elif pause is False:
         pause = None
     elif pause is not None and not isinstance(pause, str):

@@ -82,13 +82,13 @@ async def requirement_unmet(pg: Playground, req: Requirement | None) -> str | No
         return None
     server_flavour = _flavour(pg)
     if req.flavour and req.flavour != server_flavour:
-        return f"needs {req.describe()}; this is {pg.label}"
+        return tr("needs {what}; this is {server}", what=req.describe(), server=pg.label)
     if req.min_version and pg.server is not None and pg.server.version_tuple() < req.min_version:
-        return f"needs {req.describe()}; this is {pg.label}"
+        return tr("needs {what}; this is {server}", what=req.describe(), server=pg.label)
     for command in req.commands:
         reply = (await pg.reader.run([[b"COMMAND", b"INFO", command.encode()]]))[0]
         if not isinstance(reply, Array) or not reply or reply[0] is Nil:
-            return f"needs the command {command}; {pg.label} does not have it"
+            return tr("needs the command {command}; {server} does not have it", command=command, server=pg.label)
     return None
 
 
@@ -228,7 +228,7 @@ class Runner:
         if step.when is not None:
             saved = self.saved.get(step.client, {})
             if not step.when.holds(saved):
-                return f"{step.client} saw {step.when.seen(saved)}, so it does not do this"
+                return tr("{client} saw {seen}, so it does not do this", client=step.client, seen=step.when.seen(saved))
         return None
 
     async def _run_step(self, scenario: Scenario, part: str, step: Step, out: StepResult | None = None,

@@ -9,7 +9,7 @@ from playground.engine.why_text import LABEL as WHY_LABEL
 from playground.scenario import lanes
 from playground.scenario.runner import ScenarioResult, StepResult
 from playground.scenario.model import Prediction, Scenario
-from playground.i18n import tr, tr_check
+from playground.i18n import N_, tr, tr_check, tr_in, trn
 from playground.resp.cli_secrets import redact, redact_exchange, redact_line
 
 OK, FAIL, SKIP = "✓", "✗", "–"
@@ -119,11 +119,10 @@ def text_step(scenario: Scenario, step: StepResult) -> str:
 
 
 def _why_label(scenario: Scenario) -> str:
-    return WHY_LABEL.get(getattr(scenario, "language", "en"), WHY_LABEL["en"])
+    return tr_in(getattr(scenario, "language", "en"), WHY_LABEL)
 
 
-SERVER_ORDER = {"en": "Server order (#: when the server ran it; MULTI … EXEC and scripts run as one block):",
-                "zh": "服务器执行顺序（#：服务器执行它的先后；MULTI … EXEC 和脚本作为一整块执行）："}
+SERVER_ORDER = N_("Server order (#: when the server ran it; MULTI … EXEC and scripts run as one block):")
 
 
 def text_lanes(scenario: Scenario, steps: list[StepResult]) -> str:
@@ -131,7 +130,7 @@ def text_lanes(scenario: Scenario, steps: list[StepResult]) -> str:
     rows = lanes.rows_from_steps(steps)
     if not rows:
         return ""
-    title = SERVER_ORDER.get(getattr(scenario, "language", "en"), SERVER_ORDER["en"])
+    title = tr_in(getattr(scenario, "language", "en"), SERVER_ORDER)
     body = lanes.render_text(rows, scenario.clients, 77, _why_label(scenario))
     return "\n" + "\n".join(_indent(title, 80, "   ", "   ")) + "\n" + "".join("   " + line + "\n" for line in body.splitlines()) + "\n"
 
@@ -246,12 +245,10 @@ def check_line(result: ScenarioResult) -> str:
     if result.error:
         return f"{FAIL} {sid}: {result.error}"
     skipped_steps = [s for s in result.steps if s.skipped]
-    extra = ""
-    if skipped_steps:
-        extra = (tr(", 1 step skipped ({reason})", reason=skipped_steps[0].skipped) if len(skipped_steps) == 1 else
-                 tr(", {count} steps skipped ({reason})", count=len(skipped_steps), reason=skipped_steps[0].skipped))
+    extra = trn(", {n} step skipped ({reason})", ", {n} steps skipped ({reason})", len(skipped_steps),
+                reason=skipped_steps[0].skipped) if skipped_steps else ""
     if result.ok:
-        return f"{OK} {sid}: " + tr("{count} checks passed", count=result.check_count) + extra
+        return f"{OK} {sid}: " + trn("{n} check passed", "{n} checks passed", result.check_count) + extra
     step, check = result.failed_checks[0]
     more = len(result.failed_checks) - 1
     part = tr("part {name}: ", name=repr(step.part)) if step.part else ""

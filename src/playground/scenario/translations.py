@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import re
 
-from playground.i18n import ENGLISH, LANGUAGES, PAUSE_TEXT, tr
+from playground import i18n
+from playground.i18n import ENGLISH, PAUSE_TEXT, tr, tr_in
 
 # The text fields of each kind of table, and whether each is a list of texts.
 TOP_TEXT = ("title", "lesson")
@@ -21,7 +22,11 @@ STEP_TEXT = ("narration", "pause")
 PREDICT_TEXT = ("question", "choices", "explain")
 CHALLENGE_TEXT = ("goal",)
 LIST_FIELDS = {"choices"}
-TRANSLATIONS = tuple(lang for lang in LANGUAGES if lang != ENGLISH)
+
+
+def translations() -> tuple[str, ...]:
+    """The languages other than English (i18n.LANGUAGES, read when asked: one list decides)."""
+    return tuple(lang for lang in i18n.LANGUAGES if lang != ENGLISH)
 
 
 def translated_name(field: str, lang: str) -> str:
@@ -95,11 +100,11 @@ def _translations_in(table: _Table) -> dict[tuple[str, str], object]:
         if not m:
             continue
         field, lang = m.group(1), m.group(2)
-        if lang not in TRANSLATIONS:
+        if lang not in translations():
             if lang == ENGLISH:
                 raise table.error(key, tr("the English text is {field} itself", field=field))
             raise table.error(key, tr("unknown language {lang} (known: {known})", lang=repr(lang),
-                                            known=", ".join(TRANSLATIONS)))
+                                            known=", ".join(translations())))
         _check(table, field, lang)
         found[(field, lang)] = table.raw.pop(key)
     return found
@@ -118,14 +123,14 @@ def localise(data: dict, lang: str, where) -> tuple[dict, dict[str, tuple[str, .
     """Check every translation in the raw TOML `data` (changed in place), put `lang`'s texts
     in place of the English ones, and return it with {lang: (missing field, ...)} for every
     language but English (e.g. "step 3 narration", "part 2 step 1 predict explain")."""
-    if lang not in LANGUAGES:
-        raise ValueError(f"unknown language {lang!r} (known: {', '.join(LANGUAGES)})")
-    missing: dict[str, list[str]] = {code: [] for code in TRANSLATIONS}
+    if lang not in i18n.LANGUAGES:
+        raise ValueError(f"unknown language {lang!r} (known: {', '.join(i18n.LANGUAGES)})")
+    missing: dict[str, list[str]] = {code: [] for code in translations()}
     for table in _tables(data, where):
         found = _translations_in(table)
         for field in table.fields:
             needed = _needs_translation(table, field)
-            for code in TRANSLATIONS:
+            for code in translations():
                 if needed and (field, code) not in found:
                     missing[code].append(f"{table.label}{field}")
             if lang == ENGLISH:
@@ -133,5 +138,5 @@ def localise(data: dict, lang: str, where) -> tuple[dict, dict[str, tuple[str, .
             if (field, lang) in found:
                 table.raw[field] = found[(field, lang)]
             elif field == "pause" and table.raw.get(field) is True:
-                table.raw[field] = PAUSE_TEXT.get(lang, PAUSE_TEXT[ENGLISH])
+                table.raw[field] = tr_in(lang, PAUSE_TEXT)
     return data, {code: tuple(fields) for code, fields in missing.items()}

@@ -67,12 +67,14 @@ class Topology(ServerIdentity):
 
     @property
     def label(self) -> str:
+        from playground.i18n import trn
+
         if self.kind == "cluster":
-            shape = f"cluster of {len(self.primaries())} primaries"
+            shape = trn("cluster of {n} primary", "cluster of {n} primaries", len(self.primaries()))
             if self.replicas:
-                shape += f", {self.replicas} replica{'s' if self.replicas > 1 else ''} each"
+                shape += trn(", {n} replica each", ", {n} replicas each", self.replicas)
         else:
-            shape = f"primary + {self.replicas} replica{'s' if self.replicas > 1 else ''}"
+            shape = trn("primary + {n} replica", "primary + {n} replicas", self.replicas)
         return f"{self.flavour} {self.version} ({self.where}), {shape}"
 
     @property

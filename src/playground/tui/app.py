@@ -92,7 +92,7 @@ class PlaygroundApp(TeachingActions, RecordingActions, App):
         Binding(keys("ctrl+t"), "toggle_order", "Server order", key_display=key_display("ctrl+t"),
                 priority=served()),  # served, Alt+T: printable, so a pane would type the t first
         Binding("ctrl+y", "toggle_why", "Why on/off", show=False),
-        Binding("f12", "switch_language", "中文", priority=True),  # in modals too (a prediction re-renders)
+        Binding("f12", "switch_language", "Next language", priority=True),  # in modals too (a prediction re-renders)
         Binding(keys("ctrl+q"), "quit", "Quit", priority=True, key_display=key_display("ctrl+q")),
     ]
     """The footer shows what a class needs (F1 lists every key): it fits 80 columns. Under
@@ -308,6 +308,11 @@ class PlaygroundApp(TeachingActions, RecordingActions, App):
         from .palette import system_commands
 
         yield from system_commands(self, super().get_system_commands(screen))
+
+    def action_command_palette(self) -> None:
+        from .palette import open_palette
+
+        open_palette(self)
 
     @work(group="scripts", exit_on_error=False)
     async def action_show_scripts(self) -> None:

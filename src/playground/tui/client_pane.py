@@ -25,6 +25,7 @@ from playground.engine import events as ev
 from playground.engine.session import ClientState
 from playground.history import History
 from playground.i18n import tr, tr_check
+from playground.tui.wrapped_text import Wrapped
 from playground.resp.cli_format import render
 from playground.resp.cli_lines import INVALID_ARGUMENTS, SplitError, format_argv, split_args
 from playground.resp.cli_secrets import SECRET, redact_line, redact_reply
@@ -176,8 +177,7 @@ class ClientPane(Vertical):
         """A "why" under the reply it explains (engine/why.py): styled as a note."""
         from playground.engine.why_text import LABEL
 
-        label = LABEL.get(getattr(self.app, "lang", "en"), LABEL["en"])
-        self.add(Text(f"  ↳ {label}: {text}", style=WHY_STYLE), kind="why")
+        self.add(Text(f"  ↳ {tr(LABEL)}: {text}", style=WHY_STYLE), kind="why")
 
     def _draw(self, entry: tuple[str, int | None, Text, Text | None], secretless: bool = False) -> None:
         kind, seq, text, hidden = entry
@@ -208,7 +208,7 @@ class ClientPane(Vertical):
         grid = Table.grid(expand=True)
         grid.add_column(width=indent + text[:head].cell_len, no_wrap=True)  # (cells: 原因 is four)
         grid.add_column(ratio=1)
-        grid.add_row(Text(" " * indent) + text[:head], text[head:])
+        grid.add_row(Text(" " * indent) + text[:head], Wrapped(text[head:]))  # wrapped, never cut with "…"
         return grid
 
     def redraw(self, secretless: bool = False) -> None:
@@ -390,7 +390,7 @@ class ClientPane(Vertical):
         """A hint where to start, in an empty pane (styled apart: it is not output)."""
         self.set_class(hint is not None, "-first-run")
         if hint is not None:
-            self.query_one("#first-run", Static).update(hint)
+            self.query_one("#first-run", Static).update(Wrapped(hint))  # Chinese breaks between characters
 
     def separator(self, name: str) -> None:
         """Teaching mode: a part of the scenario starts here."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
 
-from playground.i18n import N_, current_language, tr
+from playground.i18n import N_, current_language, language_name, next_language, tr
 
 TEXTUAL_DESCRIPTIONS = (N_("palette"),)  # Textual's own keys the footer shows, for the catalogue
 
@@ -32,7 +32,9 @@ class KeyFooter(Footer):
         """Textual's keys, each description in the interface's language (BINDINGS are
         written in English; the catalogue has every one)."""
         for widget in super().compose():
-            if isinstance(widget, FooterKey) and widget.description:
+            if isinstance(widget, FooterKey) and widget.action.endswith("switch_language"):
+                widget.description = language_name(next_language(current_language()))  # what F12 switches to
+            elif isinstance(widget, FooterKey) and widget.description:
                 widget.description = tr(widget.description)
             yield widget
 

@@ -19,7 +19,7 @@ from textual.reactive import reactive
 from textual.widgets import Input, Static
 
 from playground.engine.key_reader import Inspector, KeyInfo, Snapshot
-from playground.i18n import N_, tr
+from playground.i18n import N_, tr, trn
 from .pane_state import set_line
 from .key_table import KeyTable
 
@@ -42,20 +42,24 @@ def summary_line(snap: Snapshot, pattern: str) -> str:
     name)", "100 of 200,001 keys shown (a sample: SCAN)", "2 keys matching user:* (3 in
     db)", "0 keys matching key:7 so far (scanning… 40% of 200,001 keys)"."""
     shown, total = len(snap.keys), snap.total
-    noun = tr("key") if shown == 1 else tr("keys")
     if pattern == "*":
         if snap.complete and shown >= total:
-            return tr("{total:,} key", total=total) if total == 1 else tr("{total:,} keys", total=total)
+            return trn("{n:,} key", "{n:,} keys", total)
         if snap.complete:
             return tr("{shown:,} of {total:,} keys shown (the first by name)", shown=shown, total=total)
         return tr("{shown:,} of {total:,} keys shown (a sample: SCAN)", shown=shown, total=total)
     if snap.progress is not None:
-        return tr("{shown:,} {noun} matching {pattern} so far (scanning… {percent}% of {total:,} keys)", shown=shown, noun=noun, pattern=pattern, percent=int(snap.progress * 100), total=total)
+        return trn("{n:,} key matching {pattern} so far (scanning… {percent}% of {total:,} keys)",
+                   "{n:,} keys matching {pattern} so far (scanning… {percent}% of {total:,} keys)", shown,
+                   pattern=pattern, percent=int(snap.progress * 100), total=total)
     if not snap.complete:
-        return tr("{shown:,} {noun} matching {pattern} shown (a sample: SCAN; {total:,} in db)", shown=shown, noun=noun, pattern=pattern, total=total)
+        return trn("{n:,} key matching {pattern} shown (a sample: SCAN; {total:,} in db)",
+                   "{n:,} keys matching {pattern} shown (a sample: SCAN; {total:,} in db)", shown,
+                   pattern=pattern, total=total)
     if snap.more > 0:
         return tr("{shown:,} of {matching:,} keys matching {pattern} shown (the first by name; {total:,} in db)", shown=shown, matching=shown + snap.more, pattern=pattern, total=total)
-    return tr("{shown:,} {noun} matching {pattern} ({total:,} in db)", shown=shown, noun=noun, pattern=pattern, total=total)
+    return trn("{n:,} key matching {pattern} ({total:,} in db)", "{n:,} keys matching {pattern} ({total:,} in db)",
+               shown, pattern=pattern, total=total)
 
 
 def format_ttl(info: KeyInfo, now: float | None = None) -> str:

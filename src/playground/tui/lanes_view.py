@@ -65,7 +65,7 @@ class LanesView(VerticalScroll, can_focus=True):
             for row in rows:
                 row.whys = []
         out = Text()
-        label = LABEL.get(getattr(self.app, "lang", "en"), LABEL["en"])
+        label = tr(LABEL)
         for line, kind in lanes.layout(rows, self.clients, total, label):
             out.append(line + "\n", style=STYLES.get(kind, ""))
         if not rows:

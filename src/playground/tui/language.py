@@ -13,28 +13,30 @@ from dataclasses import replace
 
 from rich.text import Text
 
-from playground.i18n import LANGUAGES, N_, set_language, tr
+from playground import i18n
+from playground.i18n import N_, NP_, language_name, set_language, tr, trp
 from playground.served import label
 
 
 # Textual's own palette entries (App.get_system_commands), for the catalogue.
+# Their titles in the context "textual" ("Keys" there is the key bindings; ours is the inspector).
 TEXTUAL_TEXTS = (
-    N_("Theme"), N_("Change the current theme"), N_("Quit the application as soon as possible"),
+    NP_("textual", "Theme"), N_("Change the current theme"), NP_("textual", "Quit"),
+    N_("Quit the application as soon as possible"), NP_("textual", "Keys"),
     N_("Hide the keys and widget help panel"), N_("Show help for the focused widget and a summary of available keys"),
-    N_("Minimize"), N_("Minimize the widget and restore to normal size"), N_("Maximize"),
-    N_("Maximize the focused widget"), N_("Screenshot"), N_("Save an SVG 'screenshot' of the current screen"),
+    NP_("textual", "Minimize"), N_("Minimize the widget and restore to normal size"), NP_("textual", "Maximize"),
+    N_("Maximize the focused widget"), NP_("textual", "Screenshot"), N_("Save an SVG 'screenshot' of the current screen"),
 )
 
 
 def textual_commands(commands):
     """Textual's palette entries with their title and help in the interface's language."""
     for command in commands:
-        title = tr("Key bindings") if command.title == "Keys" else tr(command.title)  # "Keys" is the inspector
-        yield command._replace(title=title, help=tr(command.help))
+        yield command._replace(title=trp("textual", command.title), help=tr(command.help))
 
 
 def next_language(lang: str) -> str:
-    return LANGUAGES[(LANGUAGES.index(lang) + 1) % len(LANGUAGES)] if lang in LANGUAGES else LANGUAGES[0]
+    return i18n.next_language(lang)
 
 
 def switch_language(app, lang: str | None = None) -> str:
@@ -65,7 +67,7 @@ def switch_language(app, lang: str | None = None) -> str:
     app.query_one(ServerBar).refresh()
     app.refresh_bindings()
     _reload_scenario(app, lang)
-    app.notify(tr("Interface language: English"))
+    app.notify(tr("Interface language: {name}", name=language_name(lang)))
     return lang
 
 

@@ -9,6 +9,8 @@ from textual.containers import VerticalScroll
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from playground.tui.wrapped_text import Wrapped
+
 
 class NarrationPanel(VerticalScroll, can_focus=True):
     """Title, lesson, progress and what just happened; the keys that drive the scenario.
@@ -58,8 +60,8 @@ class NarrationPanel(VerticalScroll, can_focus=True):
     """Everything the panel shows, built by the teacher."""
 
     def compose(self) -> ComposeResult:
-        yield Static(self.body)
+        yield Static(Wrapped(self.body))
 
     def watch_body(self, body: Text) -> None:
         if self.is_mounted and self.children:
-            self.query_one(Static).update(body)
+            self.query_one(Static).update(Wrapped(body))  # Chinese breaks between characters

@@ -5,10 +5,20 @@ from __future__ import annotations
 
 from textual.app import SystemCommand
 
-from playground.i18n import tr
+from playground import i18n
+from playground.i18n import language_name, tr
 from playground.served import label
 
 from .language import textual_commands
+
+
+def open_palette(app) -> None:
+    """Ctrl+P: Textual's palette (as App.action_command_palette opens it), its placeholder
+    in the interface's language."""
+    from textual.command import CommandPalette
+
+    if app.use_command_palette and not CommandPalette.is_open(app):
+        app.push_screen(CommandPalette(id="--command-palette", placeholder=tr("Search for commands…")))
 
 
 def system_commands(self, textual):
@@ -39,7 +49,7 @@ def system_commands(self, textual):
                         "panes' gutters"), self.action_toggle_order)
     yield SystemCommand(tr("Why notes on/off (Ctrl+Y)"), tr("The reason under EXEC → (nil), EXECABORT, BUSY, "
                         "NOSCRIPT ..."), self.action_toggle_why)
-    yield SystemCommand(tr("Language: 中文 / English"), tr("Switch the interface and the scenario texts (F12)"), self.action_switch_language)
+    yield SystemCommand(tr("Language: {languages}", languages=" / ".join(language_name(lang) for lang in i18n.LANGUAGES)), tr("Switch the interface and the scenario texts (F12)"), self.action_switch_language)
     if self.teacher is not None:
         yield SystemCommand(tr("Timeline"), tr("What the server executed, in order"),
                             lambda: self.action_teach("timeline"))

@@ -130,6 +130,34 @@ async def test_read_only_scripts_reach_nothing_that_changes_the_server(pg):
         assert name not in reachable
 
 
+def test_a_dangerous_command_the_guard_has_not_reviewed_is_refused_on_url():
+    """A newer server's @dangerous command is refused under --url until it is reviewed."""
+    dangerous = frozenset({b"newadmin", b"client|newsub", b"keys"})
+    message = refusal([b"NEWADMIN", b"x"], private=False, allow_flush=False, where="h:1", dangerous=dangerous)
+    assert message and "NEWADMIN" in message and "has not reviewed it" in message
+    assert refusal([b"client", b"newsub"], private=False, allow_flush=False, where="h:1", dangerous=dangerous)
+    assert refusal([b"CLIENT", b"SETNAME", b"a"], private=False, allow_flush=False, where="h:1", dangerous=dangerous) is None
+    assert refusal([b"KEYS", b"*"], private=False, allow_flush=False, where="h:1", dangerous=dangerous) is None
+    assert refusal([b"NEWADMIN"], private=False, allow_flush=True, where="h:1", dangerous=dangerous) is None
+
+
+async def test_every_dangerous_command_of_the_servers_is_reviewed(private_server):
+    """The guard's review list against the server's own: a server version that files a
+    new command as @dangerous fails here until the guard decides about it."""
+    from playground.engine.guard import REVIEWED_DANGEROUS
+
+    pg = Playground(url=Address(path=private_server.socket_path))
+    async with pg:
+        assert len(pg.dangerous) > 50  # the server listed them (Redis 7.0 and Valkey 9 can)
+        assert sorted(pg.dangerous - REVIEWED_DANGEROUS) == []
+        for argv in ([b"CLIENT", b"UNBLOCK", b"1"], [b"SLOWLOG", b"RESET"], [b"LATENCY", b"RESET"],
+                     [b"PFDEBUG", b"GETREG", b"h"], [b"REPLCONF", b"ACK", b"0"]):
+            with pytest.raises(Refused):
+                await pg.execute("A", argv)
+        role = await pg.execute("A", [b"ROLE"])
+        assert bytes(role[0]) == b"master"  # a reviewed one passes
+
+
 def test_guard_is_a_pure_policy():
     assert refusal([b"FLUSHALL"], private=True, allow_flush=False, where="x") is None
     assert refusal([b"FLUSHALL"], private=False, allow_flush=True, where="x") is None

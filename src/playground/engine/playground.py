@@ -66,6 +66,7 @@ class Playground:
         self.order = ServerOrder()  # every unit in server order, and the playground's own resets
         self._seq = 0
         self.follows_redirects = False  # like redis-cli -c: a cluster (engine/redirect.py)
+        self.dangerous: frozenset[bytes] = frozenset()  # a --url server's @dangerous commands (guard.py)
         self._catalogue = None
         self._script_limit: int | None = None        # what reset() last set (None: as the server started)
         self._script_limit_start: bytes | None = None  # lua-time-limit as the server started
@@ -169,7 +170,21 @@ class Playground:
         elif self.url is not None:
             from playground.engine.topology_ops import url_is_cluster
             self.follows_redirects = await url_is_cluster(self)
+            if not self.allow_flush:
+                self.dangerous = await self._dangerous_commands()
         return self
+
+    async def _dangerous_commands(self) -> frozenset[bytes]:
+        """The --url server's own @dangerous commands ("cmd" or "cmd|sub"), for the guard:
+        those it has not reviewed are refused. Empty where the server cannot list them
+        (before Redis 7.0: COMMAND LIST does not exist)."""
+        try:
+            reply, = await self.reader.run([[b"COMMAND", b"LIST", b"FILTERBY", b"ACLCAT", b"dangerous"]])
+        except (OSError, ConnectionError):
+            return frozenset()
+        if not isinstance(reply, list):  # (an error: an older server)
+            return frozenset()
+        return frozenset(bytes(name).lower() for name in reply)
 
     def _side_sent(self, commands) -> None:
         self.own_traffic.active = any(s.monitoring for s in self.sessions.values())
@@ -206,7 +221,8 @@ class Playground:
 
     def check_allowed(self, argv: list[bytes]) -> None:
         """Raise Refused for what the playground will not send (policy: engine/guard.py)."""
-        message = refusal(argv, private=self.private, allow_flush=self.allow_flush, where=self._where)
+        message = refusal(argv, private=self.private, allow_flush=self.allow_flush, where=self._where,
+                          dangerous=self.dangerous)
         if message:
             raise Refused(message)
 

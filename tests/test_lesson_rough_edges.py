@@ -11,7 +11,7 @@ from playground.engine.executor import Executor
 from playground.engine.playground import Playground
 from playground.explore.explorer import explore
 from playground.explore.report import figures
-from playground.scenario.model import load_scenario
+from playground.scenario.loader import load_scenario
 from playground.scenario.runner import Runner
 from playground.scenario.stepper import Stepper
 from playground.scenario.transcript import check_line, render_text

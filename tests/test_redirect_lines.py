@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 from playground.engine.playground import Playground
-from playground.scenario.model import load_scenario
+from playground.scenario.loader import load_scenario
 from playground.scenario.runner import Runner
 from playground.scenario.transcript import json_step, render_markdown, render_text
 from playground.server.topology import Topology, make_server

@@ -167,7 +167,7 @@ def teach(steps=0, keys=(), answer=None, presenter=False):
         app = pilot.app
         await started(pilot, app)
         await wait_until(pilot, lambda: app.teacher is not None and not app._teaching
-                         and "Challenge" in app.narration.body.plain or "Press Space" in app.narration.body.plain)
+                         and ("Challenge" in app.narration.body.plain or "Press Space" in app.narration.body.plain))
         app.teacher.speed_index = 0
         if app.teacher.stepper:
             app.teacher.answers = {i: s.predict.answer for i, (_, s) in enumerate(app.teacher.stepper.flat[:steps])

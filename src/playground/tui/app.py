@@ -124,20 +124,6 @@ class PlaygroundApp(TeachingActions, RecordingActions, App):
         self.commands_done = 0  # CommandDone messages handled: the state lines show them
         self.script_drafts: dict[str, tuple[str, str]] = {}
         """client -> (Lua source, keys and args) last written in the editor (Ctrl+O reopens it)."""
-        self._name_client_keys()
-
-    def _name_client_keys(self) -> None:
-        """F2/F3 focus the first and second client, whatever they are called (--clients):
-        the footer names them."""
-        from dataclasses import replace
-
-        for key, index in (("f2", 0), ("f3", 1)):
-            bindings = self._bindings.key_to_bindings.get(key, [])
-            if index < len(self.clients):
-                self._bindings.key_to_bindings[key] = [
-                    replace(b, description=self.clients[index]) for b in bindings]
-            else:
-                self._bindings.key_to_bindings.pop(key, None)
 
     def compose(self) -> ComposeResult:
         yield ServerBar(id="server-bar")

@@ -71,6 +71,8 @@ class TeachingActions:
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         """Ctrl+N and Escape-to-narration exist only while a scenario is open."""
+        if action == "focus_client" and parameters and isinstance(parameters[0], int):
+            return parameters[0] < len(self.clients)  # F3 with one client: no such key
         if action in ("teach", "focus_narration", "next_anywhere") and self.teacher is None:
             return False
         if action == "next_anywhere":  # in the narration Space says it; elsewhere the footer shows ^n

@@ -8,7 +8,6 @@ screen) and again on every move between panes A and B, whose keys are the same.
 from __future__ import annotations
 
 from textual.widgets import Footer
-from textual.widgets._footer import FooterKey
 
 from playground.i18n import N_, current_language, language_name, next_language, tr
 
@@ -31,17 +30,21 @@ class KeyFooter(Footer):
     def compose(self):
         """Textual's keys, each description in the interface's language (BINDINGS are
         written in English; the catalogue has every one)."""
-        for widget in super().compose():
-            if isinstance(widget, FooterKey) and widget.action.endswith("switch_language"):
+        clients = getattr(self.app, "clients", ())
+        for widget in super().compose():  # (Textual's key widgets: duck-typed, their class is private)
+            action, description = getattr(widget, "action", ""), getattr(widget, "description", "")
+            if action.endswith("switch_language"):
                 widget.description = language_name(next_language(current_language()))  # what F12 switches to
-            elif isinstance(widget, FooterKey) and widget.description:
-                widget.description = tr(widget.description)
+            elif action.startswith("focus_client(") and action[13:-1].isdigit() and int(action[13:-1]) < len(clients):
+                widget.description = clients[int(action[13:-1])]  # F2/F3 name the clients (--clients)
+            elif description:
+                widget.description = tr(description)
             yield widget
 
     async def recompose(self) -> None:
-        if not self._bindings_ready or not self.is_attached:
+        if not self.is_attached:
             return await super().recompose()
         keys = self._keys()
-        if keys != self._drawn:
-            self._drawn = keys
+        if keys != self._drawn or not self.children:
             await super().recompose()
+            self._drawn = keys if self.children else None  # (nothing drawn yet: not ready)

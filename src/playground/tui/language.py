@@ -44,7 +44,6 @@ def switch_language(app, lang: str | None = None) -> str:
     lang = lang or next_language(app.lang)
     app.lang = lang
     set_language(lang)
-    app._name_client_keys()
     from .client_pane import ClientPane
     from .key_inspector import KeyInspector
     from .key_table import KeyTable

@@ -56,26 +56,7 @@ class PlaygroundApp(TeachingActions, RecordingActions, App):
     """Two real clients on a private server, and every key they touch."""
 
     TITLE = "redis-playground"
-    CSS = """
-    #panes { height: 2fr; }
-    #banner { display: none; height: auto; background: $error; color: $text; padding: 0 1; }
-    #banner.-shown { display: block; }
-    .-narrow #panes { layout: vertical; }
-    .-short #panes { height: 1fr; }
-    .-short KeyInspector { height: 6; }
-    .-short NarrationPanel { max-height: 8; }
-    .-short KeyInspector > #filter { display: none; }
-    .-short KeyInspector.-filtering > #filter { display: block; }
-    .-no-inspector KeyInspector { display: none; }
-    .-order KeyInspector { display: none; }
-    .-presenter NarrationPanel { max-height: 45%; min-height: 6; border: heavy $success; padding: 0 2; }
-    .-presenter ServerBar, .-presenter KeyFooter { display: none; }
-    .-presenter KeyInspector { height: 6; }
-    .-presenter KeyInspector > #filter { display: none; }
-    .-short .-presenter KeyInspector { height: 5; }
-    .-short .-presenter NarrationPanel { min-height: 5; padding: 0 1; }
-    .-presenter #panes { height: 1fr; }
-    """
+    CSS_PATH = "app.tcss"
 
     BINDINGS = [
         Binding("f1", "help_screen", "Help"),

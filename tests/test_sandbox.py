@@ -188,3 +188,18 @@ async def test_a_lesson_sets_its_own_script_time_limit_and_free_play_has_the_ser
     assert result.ok and await limit() == b"5000"
     result = await runner.run(load_scenario(SCENARIOS / "busy-script.toml"))  # it needs BUSY within its steps
     assert result.ok, [(s.step.number, c.what, c.detail) for s, c in result.failed_checks] or result.error
+
+
+async def test_a_refusal_says_why_under_the_reply(pg):
+    """A learner's NOPERM, typed or from a script, gets a note naming the sandbox (not on
+    a --url server, whose ACL is the user's own)."""
+    from playground.engine.executor import Executor
+
+    ex = Executor(pg, explain="en")
+    for line in ("CONFIG SET maxmemory 1", "EVAL \"return redis.call('MIGRATE','127.0.0.1','1','k',0,1)\" 0"):
+        result = await ex.run_line("A", line)
+        assert result.output.startswith(b"(error) "), result.output
+        assert [w.kind for w in result.whys] == ["sandbox"], line
+        assert "keeps learners in" in result.whys[0].text
+    ok = await ex.run_line("A", "SET k v")
+    assert ok.whys == []

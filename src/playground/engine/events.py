@@ -100,7 +100,7 @@ class Why(Event):
     seq: int
     text: str
     kind: str   # "changed" | "same-value" | "expired" | "flushed" | "unknown" | "execabort" | "busy"
-                # | "unkillable" | "noscript-flushed" | "noscript-never" | "unwatched"
+                # | "unkillable" | "noscript-flushed" | "noscript-never" | "unwatched" | "sandbox"
 
 
 class Refused(Notice):

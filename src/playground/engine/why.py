@@ -111,6 +111,8 @@ class WhyTracker:
                 text = self._busy(client, "unkillable")
             elif code == "NOSCRIPT" and len(argv) > 1:
                 text = self._noscript(argv[1].decode("ascii", "replace").lower(), seq)
+            elif self.pg.private and _sandboxed(reply):
+                text = "sandbox", self.say("sandbox")
         if text is None:
             return []
         kind, words = text
@@ -267,6 +269,13 @@ def _loads(row, sha: str) -> bool:
     if not row.unit.started:
         return False
     return any(_sha_of(argv) == sha for argv in row.unit.commands)
+
+
+def _sandboxed(reply: Err) -> bool:
+    """The private server's ACL refused it (server/sandbox.py), typed or inside a script."""
+    text = reply.message
+    return (text.startswith(b"NOPERM") or b"ACL failure in script" in text
+            or b"user executing the script can't run this command" in text)
 
 
 def _error(reply) -> str:

@@ -57,6 +57,9 @@ MESSAGES: dict[str, str] = {
                         "no cached scripts. Send it again with EVAL or SCRIPT LOAD."),
     "noscript_gone": N_("The script was loaded (#{loaded}) but the cache no longer has it (flushed from "
                      "outside the playground's clients): send it again with EVAL or SCRIPT LOAD."),
+    "sandbox": N_("The private server keeps learners in: its own ACL refuses what would reach another server "
+                  "or open this one up (MIGRATE, CLUSTER MEET, REPLICAOF, FAILOVER, SYNC, CONFIG SET, ACL changes, "
+                  "DEBUG, MODULE), typed or called from a script or function. Nothing else is affected."),
     "noscript_never": N_("This server never had that script: no EVAL or SCRIPT LOAD of it ran here. "
                       "EVALSHA only runs a cached script; send it once with EVAL or SCRIPT LOAD."),
 }

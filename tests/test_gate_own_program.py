@@ -57,6 +57,8 @@ async def test_a_program_started_by_hand_is_stepped(server_binary):
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
         try:
             await wait_until(pilot, lambda: "next: SET mine x" in panel_text(app))
+            panes, panel = app.query_one("#panes").size, app.query_one(ProgramsPanel).size
+            assert panes.height >= 8 and panel.height <= 4  # the two panes stay usable at 80×24
             await pilot.press("ctrl+n")
             await wait_until(pilot, lambda: "next: GET mine" in panel_text(app))
             assert "SET mine x → OK" in panel_text(app)
@@ -86,6 +88,34 @@ async def test_ctrl_n_without_a_waiting_command_says_so(server_binary):
         await pilot.press("escape")
         await pilot.press("ctrl+n")
         await wait_until(pilot, lambda: any("No program command" in str(n.message) for n in app._notifications))
+
+
+async def test_free_running_and_a_restart(server_binary):
+    """Run free: a program's commands go at once; a fresh server closes the gate (its
+    directory is gone) and Ctrl+G opens a new one."""
+    app = make_app(server_binary.path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot, app)
+        await pilot.press("ctrl+g")
+        await wait_until(pilot, lambda: isinstance(app.screen, InfoScreen))
+        await pilot.press("escape")
+        app.action_programs_free()
+        assert "run free: on" in panel_text(app)
+        program = subprocess.Popen([sys.executable, "-c", PROGRAM], env=dict(os.environ, REDIS_URL=app.own_programs.url),
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+        try:
+            await wait_until(pilot, lambda: program.poll() is not None, timeout=15)
+            assert program.returncode == 0, program.stderr.read().decode()
+        finally:
+            if program.poll() is None:
+                program.kill()
+            program.communicate()
+        old = app.own_programs.url
+        app._restart_server()
+        await wait_until(pilot, lambda: app.own_programs.gate is None and not app.query_one(ProgramsPanel).display)
+        await pilot.press("ctrl+g")
+        await wait_until(pilot, lambda: isinstance(app.screen, InfoScreen))
+        assert app.own_programs.url not in (None, old)
 
 
 def test_short_reply():

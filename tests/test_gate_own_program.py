@@ -125,3 +125,7 @@ def test_short_reply():
     assert short_reply(b":3\r\n") == "(integer) 3"
     assert short_reply(b"-ERR no\r\n") == "(error) ERR no"
     assert short_reply(None) == "…"
+    assert short_reply(b"$4\r\na\r\nb\r\n") == '"a\\r\\nb"'  # one line in the panel
+    assert short_reply(b"$3\r\n\xe4\xbd\xa0\r\n") == '"你"'
+    assert short_reply(b"$100\r\n" + b"x" * 100 + b"\r\n") == '"' + "x" * 60 + '…"'
+    assert short_reply(b"*2\r\n$1\r\na\r\n$1\r\nb\r\n") == "(2 items)"

@@ -21,16 +21,28 @@ from playground.served import label
 SHOWN = 3  # program connections on screen (the newest): the two panes keep their room at 80×24
 
 
+REPLY_CHARS = 60  # of a string reply shown
+
+
+def _one_line(data: bytes) -> str:
+    """Bytes as one line of text: control characters escaped (a reply's newline never
+    breaks the panel's lines), long ones cut."""
+    text = data.decode("utf-8", "replace")
+    text = "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
+    return text if len(text) <= REPLY_CHARS else text[:REPLY_CHARS] + "…"
+
+
 def short_reply(frame: bytes | None) -> str:
     """A reply in one short line, as redis-cli would start it."""
     if not frame:
         return "…"
     kind, nl = frame[:1], frame.find(b"\r\n")
-    head = frame[1:nl].decode("utf-8", "replace")
-    if kind == b"$":
+    head = _one_line(frame[1:nl])
+    if kind in (b"$", b"!", b"="):
         if head.startswith("-"):
             return "(nil)"
-        return '"' + frame[nl + 2:len(frame) - 2].decode("utf-8", "replace") + '"'
+        body = _one_line(frame[nl + 2:len(frame) - 2])
+        return "(error) " + body if kind == b"!" else '"' + body + '"'
     if kind in (b"*", b"%", b"~", b">"):
         return "(nil)" if head.startswith("-") else tr("({n} items)", n=head)
     if kind == b"-":
@@ -84,6 +96,7 @@ class OwnPrograms:
     async def close(self) -> None:
         gate, self.gate, self.url = self.gate, None, None
         if gate is not None:
+            gate.listeners.clear()  # (the app may be going: nothing to show any more)
             await gate.close()
         self._last.clear()
         self._logged = 0

@@ -58,7 +58,8 @@ class ProgramsPanel(Static):
     """The programs started by hand against the gate: one line each."""
 
     DEFAULT_CSS = """
-    ProgramsPanel { display: none; height: auto; max-height: 4; padding: 0 1; background: $boost; }
+    ProgramsPanel { display: none; height: auto; max-height: 4; padding: 0 1; background: $boost;
+                    text-wrap: nowrap; text-overflow: ellipsis; }
     ProgramsPanel.-open { display: block; }
     """
 
@@ -143,7 +144,7 @@ class OwnPrograms:
         text = Text(no_wrap=True, overflow="ellipsis")
         free = tr("run free: on") if gate.free_running else tr("run free: off")
         text.append(tr("Your programs"), style="bold")
-        text.append(" · " + label(tr("Ctrl+N lets the next command through")) + " · " + free
+        text.append(" · " + label(tr("Ctrl+N: next")) + " · " + free
                     + " · " + tr("Ctrl+G: the URL"), style="dim")
         clients = gate.clients[-SHOWN:] if SHOWN else []
         if not clients:

@@ -37,6 +37,7 @@ from .narration import NarrationPanel
 from .server_bar import ServerBar
 from .app_recording import RecordingActions
 from .app_teaching import TeachingActions
+from .own_programs import GateActions, OwnPrograms, ProgramsPanel
 
 
 SIGNAL_EXIT_GRACE = 3.0  # seconds the app has to exit after SIGTERM / SIGHUP
@@ -52,7 +53,7 @@ def exit_after(seconds: float, code: int) -> None:
     threading.Thread(target=end, name="exit-after-signal", daemon=True).start()
 
 
-class PlaygroundApp(TeachingActions, RecordingActions, App):
+class PlaygroundApp(GateActions, TeachingActions, RecordingActions, App):
     """Two real clients on a private server, and every key they touch."""
 
     TITLE = "redis-playground"
@@ -68,6 +69,7 @@ class PlaygroundApp(TeachingActions, RecordingActions, App):
         Binding("f7", "open_scenario", "Lessons"),
         Binding("f8", "flush", "Flush db", show=False),
         Binding("f9", "record", "Record", show=False),
+        Binding("ctrl+g", "open_gate", "Your program", show=False),  # a pane's reverse search takes it first
         Binding(keys("ctrl+n"), "next_anywhere", "Next", priority=True, key_display=key_display("ctrl+n")),
         Binding("escape", "focus_narration", "Narration", show=False),
         Binding(keys("ctrl+t"), "toggle_order", "Server order", key_display=key_display("ctrl+t"),
@@ -103,6 +105,7 @@ class PlaygroundApp(TeachingActions, RecordingActions, App):
         self.executor = Executor(playground, self._on_engine_event, attribute=True, explain=lang)
         """The one command path (engine.executor): panes and the stepper send through it."""
         self.commands_done = 0  # CommandDone messages handled: the state lines show them
+        self.own_programs = OwnPrograms(self)  # Ctrl+G: programs started by hand (own_programs.py)
         self.script_drafts: dict[str, tuple[str, str]] = {}
         """client -> (Lua source, keys and args) last written in the editor (Ctrl+O reopens it)."""
 
@@ -113,6 +116,7 @@ class PlaygroundApp(TeachingActions, RecordingActions, App):
         with Horizontal(id="panes"):
             for name in self.clients:
                 yield ClientPane(name)
+        yield ProgramsPanel(id="programs")
         yield LanesView(self.clients, id="lanes")
         yield KeyInspector()
         yield KeyFooter()
@@ -174,6 +178,7 @@ class PlaygroundApp(TeachingActions, RecordingActions, App):
 
     def on_server_restarted(self, message: ServerRestarted) -> None:
         self._follow_server()
+        self.own_programs.server_restarted()
 
     def _exit_on_signal(self, sig: int) -> None:
         """SIGTERM, or SIGHUP (the terminal is gone): the server goes at once, then the app

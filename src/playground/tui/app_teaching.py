@@ -73,6 +73,8 @@ class TeachingActions:
         """Ctrl+N and Escape-to-narration exist only while a scenario is open."""
         if action == "focus_client" and parameters and isinstance(parameters[0], int):
             return parameters[0] < len(self.clients)  # F3 with one client: no such key
+        if action == "next_anywhere" and self.teacher is None:  # free play: a program's held command
+            return self.own_programs.open
         if action in ("teach", "focus_narration", "next_anywhere") and self.teacher is None:
             return False
         if action == "next_anywhere":  # in the narration Space says it; elsewhere the footer shows ^n
@@ -83,6 +85,9 @@ class TeachingActions:
 
     def action_next_anywhere(self) -> None:
         """Ctrl+N: the next step from anywhere, also while typing in a pane."""
+        if self.teacher is None:
+            self.own_programs.release_next()
+            return
         self.action_teach("next")
 
     def action_focus_narration(self) -> None:

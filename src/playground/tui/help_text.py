@@ -12,8 +12,13 @@ _EVERYWHERE = [
     ("F1", N_("this help")), ("F2 / F3", N_("type into client A / B")), ("F4", N_("the key inspector (/ filters)")),
     ("F5", N_("a fresh, empty server")), ("F6", N_("the Lua scripts the server caches, whole")),
     ("F7", N_("open a scenario (a lesson) or a challenge")), ("F8", N_("flush every key (asks first)")),
-    ("F9", N_("record what you type as a scenario (F9 again saves)")), ("Ctrl+P", N_("every command by name")),
+    ("F9", N_("record what you type as a scenario (F9 again saves)")),
+    ("Ctrl+G", N_("the URL for a program of your own (REDIS_URL): its commands wait at the gate")),
+    ("Ctrl+P", N_("every command by name")),
     ("Ctrl+Q", N_("quit")),
+]
+_PROGRAMS = [
+    ("Ctrl+N", N_("let the next held command of your programs through (after Ctrl+G)")),
 ]
 _TYPING = [
     ("Enter", N_("send the line")), ("↑ / ↓", N_("history")),
@@ -57,7 +62,7 @@ def help_for(mode: str) -> Text:
     """The keys of `mode`; under serve, the ones that reach the page (served.py)."""
     text = Text(tr(_INTRO[mode]) + "\n\n")
     typing = _TYPING + (_SERVED_TYPING if served() else [])
-    groups = {"free": [(N_("Typing in a pane"), typing)],
+    groups = {"free": [(N_("Typing in a pane"), typing), (N_("Your own programs"), _PROGRAMS)],
               "scenario": [(N_("Stepping the lesson"), _SCENARIO), (N_("Typing in a pane"), typing)],
               "challenge": [(N_("The challenge"), _CHALLENGE), (N_("Typing in a pane"), typing)]}[mode]
     for title, keys in groups + [(N_("Everywhere"), _EVERYWHERE)]:

@@ -1,0 +1,213 @@
+"""Programs of the learner's own, started by hand against the gate, in free play.
+
+Ctrl+G opens the stepping gate (gate/endpoint.py) on a unix socket in the private
+server's 0700 directory and shows its URL with how to use it. Nothing opens before the
+key is pressed. Every connection of a program becomes a line of the "programs" panel
+under the two panes: what it ran last (and the reply), and "next: …", the command held at
+the gate; Ctrl+N lets the oldest held command through, one at a time, or every command
+goes at once while "run free" is on (the palette). A program that disconnects is shown as
+gone. Replies go back to the program byte for byte (the gate never re-encodes them).
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import work
+from textual.widgets import Static
+
+from playground.i18n import tr
+from playground.served import label
+
+SHOWN = 3  # program connections on screen (the newest): the two panes keep their room at 80×24
+
+
+REPLY_CHARS = 60  # of a string reply shown
+
+
+def _one_line(data: bytes) -> str:
+    """Bytes as one line of text: control characters escaped (a reply's newline never
+    breaks the panel's lines), long ones cut."""
+    text = data.decode("utf-8", "replace")
+    text = "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
+    return text if len(text) <= REPLY_CHARS else text[:REPLY_CHARS] + "…"
+
+
+def short_reply(frame: bytes | None) -> str:
+    """A reply in one short line, as redis-cli would start it."""
+    if not frame:
+        return "…"
+    kind, nl = frame[:1], frame.find(b"\r\n")
+    head = _one_line(frame[1:nl])
+    if kind in (b"$", b"!", b"="):
+        if head.startswith("-"):
+            return "(nil)"
+        body = _one_line(frame[nl + 2:len(frame) - 2])
+        return "(error) " + body if kind == b"!" else '"' + body + '"'
+    if kind in (b"*", b"%", b"~", b">"):
+        return "(nil)" if head.startswith("-") else tr("({n} items)", n=head)
+    if kind == b"-":
+        return "(error) " + head
+    if kind == b":":
+        return "(integer) " + head
+    if kind == b"_":
+        return "(nil)"
+    return head
+
+
+class ProgramsPanel(Static):
+    """The programs started by hand against the gate: one line each."""
+
+    DEFAULT_CSS = """
+    ProgramsPanel { display: none; height: auto; max-height: 4; padding: 0 1; background: $boost;
+                    text-wrap: nowrap; text-overflow: ellipsis; }
+    ProgramsPanel.-open { display: block; }
+    """
+
+
+class OwnPrograms:
+    """The app's gate for programs started by hand, and what the panel shows of them."""
+
+    def __init__(self, app) -> None:
+        self.app = app
+        self.gate = None
+        self.url: str | None = None
+        self._logged = 0           # gate.log entries already seen
+        self._last: dict = {}      # GateClient -> its last answered command (Held)
+        self._pending = False
+
+    @property
+    def open(self) -> bool:
+        return self.gate is not None
+
+    async def start(self) -> str:
+        """The gate's URL (opening it the first time). ValueError: no private server."""
+        if self.gate is None:
+            from playground.gate.endpoint import Gate
+
+            gate = Gate.for_playground(self.app.playground)
+            self.url = await gate.listen(None)
+            self.gate = gate
+            gate.listeners.append(self._changed)
+            self.app.playground.closing.append(self.close)
+            self.app.query_one(ProgramsPanel).add_class("-open")
+            self.app.refresh_bindings()
+            self._refresh()
+        return self.url
+
+    async def close(self) -> None:
+        gate, self.gate, self.url = self.gate, None, None
+        if gate is not None:
+            gate.listeners.clear()  # (the app may be going: nothing to show any more)
+            await gate.close()
+        self._last.clear()
+        self._logged = 0
+        if self.close in self.app.playground.closing:
+            self.app.playground.closing.remove(self.close)
+
+    def release_next(self) -> None:
+        """Ctrl+N in free play: the oldest held command goes to the server."""
+        if self.gate is None:
+            return
+        held = self.gate.held()
+        if not held:
+            self.app.notify(tr("No program command is waiting at the gate"), timeout=3)
+            return
+        self.gate.release(held[0])
+
+    def toggle_free(self) -> None:
+        if self.gate is None:
+            self.app.notify(tr("Open the gate first (Ctrl+G)"), timeout=3)
+            return
+        self.gate.run_free(not self.gate.free_running)
+        self._refresh()
+
+    def _changed(self) -> None:
+        if not self._pending:  # one refresh for a burst of changes (a free-running program)
+            self._pending = True
+            self.app.call_later(self._refresh)
+
+    def _refresh(self) -> None:
+        self._pending = False
+        if self.gate is None:
+            return
+        log = self.gate.log
+        if len(log) > self._logged:
+            for held in log[self._logged:]:
+                self._last[held.client] = held
+            self._logged = len(log)
+            from .key_inspector import KeyInspector
+            self.app.query_one(KeyInspector).refresh_keys()
+        self.app.query_one(ProgramsPanel).update(self.render())
+
+    def render(self) -> Text:
+        gate = self.gate
+        text = Text(no_wrap=True, overflow="ellipsis")
+        free = tr("run free: on") if gate.free_running else tr("run free: off")
+        text.append(tr("Your programs"), style="bold")
+        text.append(" · " + label(tr("Ctrl+N: next")) + " · " + free
+                    + " · " + tr("Ctrl+G: the URL"), style="dim")
+        clients = gate.clients[-SHOWN:] if SHOWN else []
+        if not clients:
+            text.append("\n" + tr("none yet: REDIS_URL={url} python myprog.py", url=self.url))
+        hidden = len(gate.clients) - len(clients)
+        if hidden:  # on the first line: the panel's height stays bounded
+            text.append(" · " + tr("(and {n} more)", n=hidden), style="dim")
+        for client in clients:
+            text.append("\n" + client.name, style="bold cyan")
+            last = self._last.get(client)
+            if last is not None:
+                text.append(f"  {last.display} → {short_reply(last.reply)}")
+            if client.closed:
+                text.append("  " + tr("gone (disconnected)"), style="red")
+            elif client.next is not None and not client.next.unstepped:
+                text.append("  " + tr("next: {command}", command=client.next.display), style="bold yellow")
+        return text
+
+    def server_restarted(self) -> None:
+        """A fresh server has a fresh directory: the old socket is gone with it."""
+        if self.gate is not None:
+            self.app.query_one(ProgramsPanel).remove_class("-open")
+            self.app.notify(tr("The gate closed with the old server: Ctrl+G opens a new one"), timeout=5)
+            self.app.run_worker(self._close_gate(), group="own-gate", exit_on_error=False)
+
+    async def _close_gate(self) -> None:
+        await self.close()
+        self.app.refresh_bindings()
+
+
+def usage_text(url: str) -> Text:
+    """What Ctrl+G shows: the URL and how a program uses it."""
+    text = Text()
+    text.append(tr("Paste this URL into your own program:") + "\n\n", style="bold")
+    text.append("  " + url + "\n\n", style="bold cyan")
+    text.append(tr("Start it from a shell, e.g.") + "\n\n")
+    text.append(f"  REDIS_URL={url} python myprog.py\n\n", style="cyan")
+    text.append(tr("and in a redis-py program connect with") + "\n\n")
+    text.append('  r = redis.Redis.from_url(os.environ["REDIS_URL"])\n\n', style="cyan")
+    text.append(tr("Each of its connections appears in the programs panel under the panes; every command it "
+                   "sends waits there as \"next: …\" until Ctrl+N lets it through (or all go at once while "
+                   "\"run free\" is on: Ctrl+P, Programs run free). Replies go back byte for byte; the key "
+                   "inspector follows. The socket is in the private server's own directory (only you can "
+                   "reach it), and goes when the app quits or the server restarts."))
+    return text
+
+
+class GateActions:
+    """PlaygroundApp's Ctrl+G (the gate's URL) and the programs' release keys."""
+
+    @work(group="own-gate", exit_on_error=False)
+    async def action_open_gate(self) -> None:
+        try:
+            url = await self.own_programs.start()
+        except ValueError:
+            self.notify(tr("The gate needs the playground's own private server (not --url)"), severity="error")
+            return
+        except OSError as exc:
+            self.notify(tr("The gate cannot open: {error}", error=exc.strerror or exc), severity="error")
+            return
+        from .info_screens import InfoScreen
+
+        self.push_screen(InfoScreen(tr("Your own program (Esc closes)"), usage_text(url)))
+
+    def action_programs_free(self) -> None:
+        self.own_programs.toggle_free()

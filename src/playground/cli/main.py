@@ -257,6 +257,8 @@ def _on_a_terminal() -> bool:
     to a file): without a terminal there (`</dev/null`) Textual spins at full CPU."""
     if os.environ.get("REDIS_PLAYGROUND_BENCH_READY"):  # python -m playground.bench: headless
         return True
+    if os.environ.get("TEXTUAL_DRIVER"):  # serve's tabs: Textual's web driver speaks over pipes
+        return True
     try:
         return sys.stdin.isatty() and sys.stderr.isatty()
     except (AttributeError, ValueError):  # closed or replaced streams

@@ -44,7 +44,8 @@ def _sink(node: ast.Call, relative: str) -> list[ast.AST]:
     if name in ERRORS or name == "notify":
         return node.args[:1]
     if name == "say" and not node.keywords:          # why's say(kind, **values) takes a key, not a text
-        return node.args[:1]
+        return [a for a in node.args[:1] if not (isinstance(a, ast.Constant) and isinstance(a.value, str)
+                                                 and re.fullmatch(r"[a-z]+(_[a-z]+)*", a.value))]
     if name == "error" and isinstance(func, ast.Attribute) and relative.startswith("scenario/"):
         return node.args[:1]                          # where.error(message, ...), _Table.error(name, message)
     if relative.startswith("tui/") and name in ("Text", "append"):
@@ -114,8 +115,10 @@ def test_the_lint_catches_an_unmarked_text_and_passes_a_marked_one(tmp_path):
         "raise ServerError(tr('cannot start {x}', x=x))\n"           # marked
         "print(f'{a}: {b}', file=sys.stderr)\n"                      # no words
         "print('bad ' + tr('ok'), file=sys.stderr)\n"                # 5: caught, the part not through tr
-        "app.notify('saved' if ok else tr('not saved'))\n",          # 6: caught
+        "app.notify('saved' if ok else tr('not saved'))\n"           # 6: caught
+        "why.say('sandbox')\n"                                        # a why note's key
+        "self.say('reconnected again')\n",                            # 8: caught
         encoding="utf-8")
     (tmp_path / "tui" / "y.py").write_text("t = Text('(expires)')\nt.append(tr('(absent)'))\n", encoding="utf-8")
     lines = [line.split(": ")[0] for line in unmarked(tmp_path)]
-    assert lines == ["cli/x.py:2", "cli/x.py:5", "cli/x.py:6", "tui/y.py:1"]
+    assert lines == ["cli/x.py:2", "cli/x.py:5", "cli/x.py:6", "cli/x.py:8", "tui/y.py:1"]

@@ -282,6 +282,27 @@ async def test_a_class_steps_through_as_its_own_scenario(pg, tmp_path):
             assert (await Snapshotter(pg).read()).signature == cls.snapshot.signature, cls.label
 
 
+@pytest.mark.asyncio
+async def test_a_class_stepped_through_is_narrated_in_the_interface_language(pg):
+    from playground.explore.schedule_replay import schedule_scenario
+    from playground.i18n import set_language, tr_in
+
+    result = await explore(pg, scenario("lost-update", "zh"))
+    cls = result.classes[0]
+    label = sch.label(cls.first_run.schedule)
+    try:
+        set_language("zh")
+        ordered = schedule_scenario(result, cls)
+    finally:
+        set_language("en")
+    first = ordered.parts[0].steps[0]
+    assert ordered.title == tr_in("zh", "{title} · schedule {label}", title=result.scenario.title, label=label)
+    assert first.narration.startswith(tr_in("zh", "Move {n} of {total} in {label}: {move}.", n=1,
+                                            total=len(sch.moves(cls.first_run.schedule)), label=label,
+                                            move=f"{first.client}1"))
+    assert schedule_scenario(result, cls).title.endswith(f" · schedule {label}")  # English again
+
+
 async def test_in_the_app_pick_an_outcome_and_step_through_it(server_binary):
     from textual.widgets import OptionList
 

@@ -172,6 +172,9 @@ def test_a_check_is_named_in_the_current_language():
         assert tr_check("state 余额") == zh[(None, "state {key}")].msgstr.format(key="余额")
         assert tr_check("error WRONGTYPE") == zh[(None, "error {code}")].msgstr.format(code="WRONGTYPE")
         assert tr_check("something new") == "something new"
+        on = zh[(None, "{check} on {server}")].msgstr
+        assert tr_check("reply on Valkey") == on.format(check=zh[(None, "reply")].msgstr, server="Valkey")
+        assert tr_check("error NOSCRIPT on Redis") == on.format(check=tr_check("error NOSCRIPT"), server="Redis")
     finally:
         set_language("en")
 

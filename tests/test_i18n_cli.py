@@ -87,7 +87,7 @@ LOADER_MISTAKES = {
     "unknown field": ('[[steps]]\nclient = "A"\ncommand = "SET k 1"\ncolour = "red"\n',
                       lambda path: zh(": ").join([
                           path, zh("step {n}", n=1), "colour",
-                          zh("unknown field (known: {known})", known="args, blocking, client, command, error, match, "
+                          zh("unknown field (known: {known})", known="args, blocking, bound, client, command, error, match, "
                              "narration, pause, predict, reconnect, redis, release, reply, requires, save, server_stops, "
                              "sleep, state, valkey, wait, when")])),
     # a named part, and a `when` that ends too soon (the condition parser's words too)

@@ -118,3 +118,25 @@ def test_f1_help_in_chinese_every_line_translated_and_the_keys_in_one_column(mod
     # the description starts in the same terminal column on every key's line
     starts = {width(line[:re.match(r"  (.+?) {2,}(\S)", line).start(2)]) for line in keyed}
     assert len(starts) == 1, starts
+
+
+async def test_the_lesson_picker_names_tags_in_chinese_and_finds_them():
+    from textual.widgets import Input, OptionList
+
+    from playground.i18n import trp_in
+    from playground.tui.teaching_screens import ScenarioPicker
+
+    app = make_app("bundled")
+    async with app.run_test(size=(160, 45)) as pilot:
+        await started(pilot, app)
+        await pilot.press("f12")
+        await wait_until(pilot, lambda: current_language() == "zh")
+        await pilot.press("f7")
+        await wait_until(pilot, lambda: isinstance(app.screen, ScenarioPicker))
+        picker, race = app.screen, trp_in("zh", "lesson tag", "race")
+        options = picker.query_one(OptionList)
+        labels = [options.get_option_at_index(i).prompt.plain for i in range(options.option_count)]
+        assert any(race in label for label in labels) and not any(", race" in label for label in labels)
+        picker.query_one("#search", Input).value = race
+        await wait_until(pilot, lambda: picker.scenarios and all("race" in s.tags for s in picker.scenarios))
+        assert "lost-update" in [s.id for s in picker.scenarios]

@@ -155,8 +155,14 @@ _CHECK_WORDS = (N_("reply"), N_("reply matches"), N_("reply arrives"), N_("block
 _CHECK_PREFIXES = {"error ": N_("error {code}"), "state ": N_("state {key}")}
 
 
+_ON_SERVER = N_("{check} on {server}")  # a check of one server's reply: "reply on Valkey"
+
+
 def tr_check(what: str) -> str:
     """`what` of a scenario check (runner.CheckResult), in the current language."""
+    check, on, server = what.rpartition(" on ")
+    if on and server in ("Redis", "Valkey"):
+        return tr(_ON_SERVER, check=tr_check(check), server=server)
     if what in _CHECK_WORDS:
         return tr(what)
     for prefix, template in _CHECK_PREFIXES.items():

@@ -293,11 +293,11 @@ def main(argv: list[str] | None = None) -> int:
         print("redis-playground: " + tr("--url and --server exclude each other"), file=sys.stderr)
         return 2
     if args.url and args.topology != "single":
-        print("redis-playground: --topology starts private servers; with --url the server is yours "
-              "(a cluster's redirects are followed)", file=sys.stderr)
+        print("redis-playground: " + tr("--topology starts private servers; with --url the server is yours "
+                                        "(a cluster's redirects are followed)"), file=sys.stderr)
         return 2
     if args.topology == "single" and args.replicas is not None:
-        print("redis-playground: --replicas goes with --topology replica or cluster", file=sys.stderr)
+        print("redis-playground: " + tr("--replicas goes with --topology replica or cluster"), file=sys.stderr)
         return 2
     try:
         args.url = _url_address(args)

@@ -246,11 +246,11 @@ class Repl(PipelinedRuns):
     def _not_read(self, name: str, cmd: CommandLine) -> None:
         what = format_argv(list(cmd.argv))
         if name not in self.deaf:
-            self.say(f"client {name}: not run: {what} (after QUIT, redis-cli finds the connection "
-                     "closed at the next command, says so on stderr, and reconnects at the one after)")
+            self.say(tr("client {name}: not run: {what} (after QUIT, redis-cli finds the connection closed at the "
+                        "next command, says so on stderr, and reconnects at the one after)", name=name, what=what))
             return
-        self.say(f"client {name}: not run: {what} (after {self.deaf[name].decode().upper()}, redis-cli "
-                 "reads no more input)")
+        self.say(tr("client {name}: not run: {what} (after {command}, redis-cli reads no more input)",
+                    name=name, what=what, command=self.deaf[name].decode().upper()))
 
     async def _settle_client(self, name: str) -> bool:
         """Wait until each of the client's lines is done, in order, or one is blocked
@@ -321,8 +321,8 @@ class Repl(PipelinedRuns):
         """End of input: wait for what is still coming (see the module docstring)."""
         for session in self.pg.sessions.values():
             if session.ldb.active:  # redis-cli would exit here, and its connection with it
-                self.say(f"client {session.name}: end of input during a Lua debugging session; "
-                         "its connection is closed, as redis-cli's exit would")
+                self.say(tr("client {name}: end of input during a Lua debugging session; its connection is "
+                            "closed, as redis-cli's exit would", name=session.name))
                 await session.close()
         for name, lines in self.lines.items():
             while lines:

@@ -13,6 +13,7 @@ from playground.scenario.library import course_order, is_recording, recordings_d
 from playground.scenario.runner import Runner, ScenarioResult, StepResult
 from playground.scenario.model import Scenario, ScenarioError
 from playground.scenario.loader import load_scenario
+from playground.scenario.tags import tag_names
 from playground.i18n import tr
 
 
@@ -36,9 +37,10 @@ def cmd_list(args) -> int:
     for s in ordered:
         if is_recording(s) and not recorded:
             recorded = True
-            _out(f"\nYour recordings ({recordings_dir()}): add narration, predictions and checks by "
-                 "editing the file (docs/scenarios.md), then `redis-playground check FILE`.\n")
-        tags = ", ".join(s.tags)
+            _out("\n" + tr("Your recordings ({dir}): add narration, predictions and checks by editing the "
+                            "file (docs/scenarios.md), then `redis-playground check FILE`.", dir=recordings_dir())
+                 + "\n")
+        tags = tag_names(s.tags)
         _out(pad(s.id, width) + f"  {s.title}" + (f"  [{tags}]" if tags else "") + "\n")
     return 1 if failed else 0
 

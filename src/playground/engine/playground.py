@@ -132,7 +132,7 @@ class Playground:
         """What the server is, e.g. "Valkey 9.1.2 (bundled)"."""
         if self.server is not None:
             return self.server.label
-        return f"external server at {self.url.describe()}"
+        return tr("external server at {url}", url=self.url.describe())
 
     @property
     def private(self) -> bool:

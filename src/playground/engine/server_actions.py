@@ -54,7 +54,7 @@ async def apply(pg, text: str) -> str:
     """Do the action on `pg`'s topology; one line saying what happened."""
     topology = pg.topology
     if topology is None:
-        raise ActionError("server actions need a topology (--topology replica or cluster)")
+        raise ActionError(tr("server actions need a topology (--topology replica or cluster)"))
     try:
         action, args = parse_action(text)
     except ValueError as exc:
@@ -87,7 +87,7 @@ def _settle(topology) -> None:
 
 def _signal(node, sig: int) -> None:
     if not node.alive():
-        raise ActionError(f"{node.name} is not running")
+        raise ActionError(tr("{node} is not running", node=node.name))
     os.killpg(node.process.pid, sig)
 
 
@@ -100,7 +100,7 @@ def _kill(topology, node) -> str:
 
 def _stop(topology, node) -> str:
     if not node.alive():
-        raise ActionError(f"{node.name} is not running")
+        raise ActionError(tr("{node} is not running", node=node.name))
     node.stopped_on_purpose = True
     node.stop()
     return tr("{node} stopped (SIGTERM); without persistence its data is gone", node=node.name)
@@ -119,7 +119,8 @@ def _until_state(node, stopped: bool) -> None:
     deadline = time.monotonic() + SETTLE_TIMEOUT
     while (_process_state(node.pid) == b"T") != stopped:
         if time.monotonic() > deadline or not node.alive():
-            raise ActionError(f"{node.name} did not {'stop' if stopped else 'continue'}")
+            raise ActionError(tr("{node} did not stop", node=node.name) if stopped
+                              else tr("{node} did not continue", node=node.name))
         time.sleep(0.002)
 
 
@@ -151,7 +152,7 @@ def _role(node) -> bytes:
 
 def _pause_replication(topology, node) -> str:
     if _role(node) != b"slave":
-        raise ActionError(f"{node.name} is not a replica")
+        raise ActionError(tr("{node} is not a replica", node=node.name))
     _call(node, "CLIENT", "PAUSE", PAUSE_MS, "WRITE")
     return tr("{node}: replication paused (CLIENT PAUSE WRITE): it still answers reads, but applies "
               "nothing from its primary", node=node.name)
@@ -164,7 +165,7 @@ def _resume_replication(topology, node) -> str:
 
 def _promote(topology, node) -> str:
     if _role(node) != b"slave":
-        raise ActionError(f"{node.name} is not a replica")
+        raise ActionError(tr("{node} is not a replica", node=node.name))
     _call(node, "CLIENT", "UNPAUSE")  # a paused replication link would pause its writes too
     if topology.kind == "cluster":
         _call(node, "CLUSTER", "FAILOVER", "TAKEOVER")
@@ -175,7 +176,7 @@ def _promote(topology, node) -> str:
     deadline = time.monotonic() + SETTLE_TIMEOUT
     while _role(node) != b"master":
         if time.monotonic() > deadline:
-            raise ActionError(f"{node.name} is still a replica after {how}")
+            raise ActionError(tr("{node} is still a replica after {how}", node=node.name, how=how))
         time.sleep(0.01)
     node.replica_of = None
     if topology.nodes[0] is not node and topology.kind == "replica":
@@ -192,7 +193,8 @@ _NODE_ACTIONS = {"kill": _kill, "stop": _stop, "pause": _pause, "resume": _resum
 async def connect(pg, client: str, node_name: str) -> str:
     """Client `client` reconnects to a node (by name or port): a new client there."""
     if client not in pg.sessions:
-        raise ActionError(f"no client {client} (the clients are {', '.join(pg.sessions)})")
+        raise ActionError(tr("no client {client} (the clients are {clients})", client=client,
+                                  clients=", ".join(pg.sessions)))
     try:
         node = pg.topology.node(node_name)
     except ServerError as exc:

@@ -355,7 +355,7 @@ class Explorer:
         return bool(done) and (not all_of or len(done) == len(waiting))
 
     def _who_waits(self) -> str:
-        return "; ".join(f"{c} waits in {format_argv(list(job.argv))}"
+        return "; ".join(tr("{client} waits in {command}", client=c, command=format_argv(list(job.argv)))
                          for c, (job, _) in sorted(self.runner.waiting.items(),
                                                    key=lambda item: list(self.programs).index(item[0]))
                          if not job.task.done())

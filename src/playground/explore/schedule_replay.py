@@ -8,6 +8,7 @@ from dataclasses import replace
 from playground.explore import schedules as sch
 from playground.explore.explorer import programs_of
 from playground.explore.outcomes import Exploration, OutcomeClass
+from playground.i18n import tr
 from playground.scenario.model import Part, Scenario, Step
 
 
@@ -28,13 +29,14 @@ def schedule_scenario(result: Exploration, cls: OutcomeClass) -> Scenario:
             origin = blocked_step.pop(client, None)
             steps.append(Step(len(steps) + 1, client, None, "(reply arrives)", wait=True,
                               save=origin.save if origin else None,
-                              narration=f"{client}'s blocked command gets its reply."))
+                              narration=tr("{client}'s blocked command gets its reply.", client=client)))
             continue
         step = programs[client][index]
         n += 1
-        note = f"Move {n} of {len(moves)} in {label}: {client}{index + 1}."
+        note = tr("Move {n} of {total} in {label}: {move}.", n=n, total=len(moves), label=label,
+                  move=f"{client}{index + 1}")
         if cls.deadlock and n == len(moves):
-            note += f" Nobody can move after this: {cls.deadlock}."
+            note += tr(" Nobody can move after this: {deadlock}.", deadlock=cls.deadlock)
         if step.wait and blocked_step.pop(client, None) is None:
             continue  # in this order the command answered at once: no reply to wait for
         if blocked:
@@ -42,4 +44,5 @@ def schedule_scenario(result: Exploration, cls: OutcomeClass) -> Scenario:
         steps.append(replace(step, number=len(steps) + 1, blocking=blocked, narration=note))
     part = Part(result.part.name, result.part.setup, result.part.setup_display, tuple(steps))
     return replace(result.scenario, id=f"{result.scenario.id} {label}",
-                   title=f"{result.scenario.title} · schedule {label}", parts=(part,), challenge=None)
+                   title=tr("{title} · schedule {label}", title=result.scenario.title, label=label),
+                   parts=(part,), challenge=None)

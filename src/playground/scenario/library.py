@@ -63,7 +63,7 @@ def scenarios_in(directory: Path) -> list[Path]:
     """Every .toml file in a directory (not its subdirectories), sorted by name."""
     files = sorted(p for p in directory.glob("*.toml") if p.is_file())
     if not files:
-        raise ScenarioError(f"{directory}: no .toml scenario files in this directory")
+        raise ScenarioError(tr("{dir}: no .toml scenario files in this directory", dir=directory))
     return files
 
 

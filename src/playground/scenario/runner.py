@@ -144,7 +144,8 @@ class Runner:
             return result
         for name in scenario.clients:
             if name not in self.pg.sessions and name not in scenario.programs:
-                result.error = f"needs client {name}, the playground has {', '.join(self.pg.sessions)}"
+                result.error = tr("needs client {name}, the playground has {clients}", name=name,
+                                  clients=", ".join(self.pg.sessions))
                 return result
         for part in scenario.parts:
             error = await self.begin_part(scenario, part)
@@ -199,7 +200,8 @@ class Runner:
                                       script_time_limit_ms=scenario.script_time_limit_ms)
         for reply, shown in zip(replies, part.setup_display):
             if isinstance(reply, Err):
-                return f"part {part.name or 1}: setup {shown!r} failed: {render(reply).decode().strip()}"
+                return tr("part {part}: setup {command!r} failed: {reply}", part=part.name or 1, command=shown,
+                          reply=render(reply).decode().strip())
         return await self.programs.start(scenario)  # (programs start on the part's fresh state)
 
     async def run_step(self, scenario: Scenario, part: str, step: Step, refresh: bool = False) -> StepResult:

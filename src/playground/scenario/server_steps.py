@@ -28,7 +28,7 @@ def topology_unmet(pg, scenario) -> str | None:
     have = pg.topology.kind if pg.topology is not None else "single" if pg.private else None
     if have is None or have == scenario.topology:  # --url: the user's servers, as they are
         return None
-    return f"needs --topology {scenario.topology} (run and check start it themselves)"
+    return tr("needs --topology {topology} (run and check start it themselves)", topology=scenario.topology)
 
 
 def parse_topology(data: dict, where) -> tuple[str, int | None]:

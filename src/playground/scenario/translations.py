@@ -14,6 +14,7 @@ import re
 
 from playground import i18n
 from playground.i18n import ENGLISH, PAUSE_TEXT, tr, tr_in
+from playground.scenario.script_translations import localise_scripts
 
 # The text fields of each kind of table, and whether each is a list of texts.
 TOP_TEXT = ("title", "lesson")
@@ -125,6 +126,7 @@ def localise(data: dict, lang: str, where) -> tuple[dict, dict[str, tuple[str, .
     language but English (e.g. "step 3 narration", "part 2 step 1 predict explain")."""
     if lang not in i18n.LANGUAGES:
         raise ValueError(f"unknown language {lang!r} (known: {', '.join(i18n.LANGUAGES)})")
+    localise_scripts(data, lang, translations(), where)
     missing: dict[str, list[str]] = {code: [] for code in translations()}
     for table in _tables(data, where):
         found = _translations_in(table)

@@ -16,6 +16,7 @@ import subprocess
 import time
 from pathlib import Path
 
+from playground.i18n import tr
 from playground.server.sandbox import ADMIN_USER, Credentials, acl_config
 from playground.server.private import (
     DEFAULT_SCRIPT_TIME_LIMIT_MS, STOP_GRACE, ServerBinary, ServerError, _die_with_parent, _start_watchdog, _stop_watchdog,
@@ -186,7 +187,7 @@ class Node:
                         stderr=subprocess.STDOUT, cwd=self.dir, close_fds=True,
                         preexec_fn=_die_with_parent(os.getpid()), start_new_session=True)
                 except OSError as exc:
-                    raise ServerError(f"cannot start {self.binary.path}: {exc}") from None
+                    raise ServerError(tr("cannot start {path}: {error}", path=self.binary.path, error=exc)) from None
             self._watchdog = _start_watchdog(self.process.pid)  # the node dies with the app
             if self._wait_answering(timeout, log_path):
                 try:
@@ -199,7 +200,7 @@ class Node:
             if "already in use" not in self._log_tail(log_path) or attempt == attempts - 1:
                 detail = self._log_tail(log_path)
                 self.stop()
-                raise ServerError(f"node {self.name} ({self.binary.path}) did not start"
+                raise ServerError(tr("node {name} ({path}) did not start", name=self.name, path=self.binary.path)
                                   + (f": {detail}" if detail else ""))
             self.stop()
 

@@ -38,6 +38,7 @@ import secrets
 from dataclasses import dataclass, field
 
 from playground.errors import ServerError
+from playground.i18n import tr
 
 ADMIN_USER = "playground"
 MIN_VERSION = (6, 2)  # ACL subcommand rules, channel rules (&*) and FAILOVER
@@ -86,9 +87,9 @@ class Credentials:
 def check_version(flavour: str, version: str) -> None:
     """ServerError unless the server has the ACLs the sandbox needs."""
     if flavour == "Redis" and version_tuple(version) < MIN_VERSION:
-        raise ServerError(f"Redis {version} is too old for the playground's sandbox (ACL rules need "
-                          f"{'.'.join(map(str, MIN_VERSION))} or later): install a newer redis-server "
-                          "or use --server bundled")
+        raise ServerError(tr("Redis {version} is too old for the playground's sandbox (ACL rules need {minimum} "
+                             "or later): install a newer redis-server or use --server bundled",
+                             version=version, minimum=".".join(map(str, MIN_VERSION))))
 
 
 def acl_config(binary, credentials: Credentials, *, node: bool) -> list[str]:

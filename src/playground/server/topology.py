@@ -23,6 +23,7 @@ import shutil
 import tempfile
 import time
 
+from playground.i18n import tr, trn
 from playground.resp.connection import Address
 from playground.server.node import LOOPBACK, Node, NodeError
 from playground.server.sandbox import ADMIN_USER, Credentials
@@ -46,13 +47,13 @@ class Topology(ServerIdentity):
     def __init__(self, binary: ServerBinary, kind: str = "replica", replicas: int | None = None,
                  ready_timeout: float = READY_TIMEOUT) -> None:
         if kind not in ("replica", "cluster"):
-            raise ServerError(f"unknown topology {kind!r} (use single, replica or cluster)")
+            raise ServerError(tr("unknown topology {kind!r} (use single, replica or cluster)", kind=kind))
         self.binary = binary
         self.kind = kind
         # replica: how many replicas of the primary; cluster: replicas per primary
         self.replicas = (1 if kind == "replica" else 0) if replicas is None else replicas
         if not 0 <= self.replicas <= 5 or (kind == "replica" and self.replicas < 1):
-            raise ServerError("--replicas: 1 to 5 for the replica topology, 0 to 5 for a cluster")
+            raise ServerError(tr("--replicas: 1 to 5 for the replica topology, 0 to 5 for a cluster"))
         self.ready_timeout = ready_timeout
         self.credentials = Credentials.for_tcp()
         self.dir: str | None = None
@@ -67,8 +68,6 @@ class Topology(ServerIdentity):
 
     @property
     def label(self) -> str:
-        from playground.i18n import trn
-
         if self.kind == "cluster":
             shape = trn("cluster of {n} primary", "cluster of {n} primaries", len(self.primaries()))
             if self.replicas:
@@ -101,7 +100,7 @@ class Topology(ServerIdentity):
             if node.name == name or str(node.port) == name:
                 return node
         names = ", ".join(n.name for n in self.nodes)
-        raise ServerError(f"no node {name!r} (the nodes are {names})")
+        raise ServerError(tr("no node {name!r} (the nodes are {names})", name=name, names=names))
 
     def node_at(self, host: str, port: int) -> Node | None:
         for node in self.nodes:
@@ -178,7 +177,7 @@ class Topology(ServerIdentity):
             if problem is None:
                 return
             if time.monotonic() > deadline:
-                raise ServerError(f"the topology did not settle: {problem}")
+                raise ServerError(tr("the topology did not settle: {problem}", problem=problem))
             if problem.endswith(ACK_PENDING):
                 self._ask_for_acks(self.node(problem.partition(":")[0]))
             time.sleep(delay)

@@ -149,7 +149,7 @@ class KeyInspector(Vertical):
                 try:
                     snap = await self.inspector.snapshot(pattern.encode() or b"*", self.pinned_keys())
                 except Exception as exc:  # server busy or gone: keep the last picture
-                    set_line(self.query_one("#summary", Static), Text(f"(keys not readable now: {exc})"))
+                    set_line(self.query_one("#summary", Static), Text(tr("(keys not readable now: {error})", error=exc)))
                     return
                 if pattern == self.pattern:  # stale-result guard: the filter changed meanwhile
                     self.snapshot = snap

@@ -16,6 +16,7 @@ from playground.i18n import tr
 from playground.cells import cut, pad, width
 from playground.scenario.library import course_order, is_recording
 from playground.scenario.model import Prediction, Scenario
+from playground.scenario.tags import tag_names
 
 _MODAL_CSS = """
 {name} {{ align: center middle; }}
@@ -64,7 +65,7 @@ class ScenarioPicker(ModalScreen[tuple[Scenario, bool] | None]):
             label = Text(pad(cut(name, idw), idw), style="bold")
             tag = tr("  [challenge]")
             rest = s.title + (tag if s.challenge else "")
-            tags = "  " + ", ".join(s.tags) if s.tags else ""
+            tags = "  " + tag_names(s.tags) if s.tags else ""
             room = max(0, inner - idw)
             shown = cut(rest, room)
             label.append(shown.replace(tag, ""))
@@ -82,7 +83,8 @@ class ScenarioPicker(ModalScreen[tuple[Scenario, bool] | None]):
     def on_input_changed(self, event: Input.Changed) -> None:
         words = event.value.casefold().split()
         self.scenarios = [s for s in self.all_scenarios
-                          if all(w in f"{s.id} {s.title} {' '.join(s.tags)}".casefold() for w in words)]
+                          if all(w in f"{s.id} {s.title} {' '.join(s.tags)} {tag_names(s.tags)}".casefold()
+                                 for w in words)]
         options = self.query_one(OptionList)
         options.clear_options()
         options.add_options(self._options())

@@ -152,7 +152,7 @@ def test_check_of_a_directory_stops_what_never_answers_and_goes_on(tmp_path, ser
     lines = result.stdout.splitlines()
     for name, (_, message) in NEVER_ANSWERS.items():
         assert f"✗ {name}: {tmp_path / name}.toml: {message}" in lines, result.stdout
-    assert "✓ c-fine: 1 checks passed" in lines
+    assert "✓ c-fine: 1 check passed" in lines
     assert lines[-1] == "1 passed, 2 failed"
 
 
@@ -214,4 +214,4 @@ def test_on_a_url_server_a_looping_setup_is_killed_and_check_goes_on(tmp_path, p
     lines = result.stdout.splitlines()
     assert (f"✗ a-looping-setup: {tmp_path / 'a-looping-setup'}.toml: setup (EVAL \"while true do end\" 0) did not "
             "answer within 2s; scenario stopped; SCRIPT KILL and CLIENT UNPAUSE sent; every client reconnected") in lines
-    assert "✓ c-fine: 1 checks passed" in lines
+    assert "✓ c-fine: 1 check passed" in lines

@@ -242,7 +242,7 @@ async def test_a_step_that_never_answers_stops_the_lesson_and_says_so(server_bin
     app = make_app(server_binary.path, open_scenario=load_scenario(paused))
     async with app.run_test(size=(140, 45)) as pilot:
         await opened(pilot, app)
-        app.teacher.stepper.runner.time_limit = 1
+        app.teacher.stepper.runner.time_limit_given = 1
         await pilot.press("space")
         await wait_until(pilot, lambda: "The scenario stopped" in panel_text(app), timeout=20)
         assert f"{paused}: step 1 (A> CLIENT PAUSE 600000 ALL): no answer within 1s" in panel_text(app)

@@ -25,7 +25,7 @@ import time
 
 from playground.i18n import tr, trn
 from playground.resp.connection import Address
-from playground.server.node import LOOPBACK, Node, NodeError
+from playground.server.node import LOOPBACK, Node, NodeError, parse_info
 from playground.server.sandbox import ADMIN_USER, Credentials
 from playground.server.private import TEMP_PREFIX, ServerBinary, ServerError, ServerIdentity, sweep_stale_dirs
 
@@ -172,27 +172,36 @@ class Topology(ServerIdentity):
             return
         deadline = deadline or time.monotonic() + self.ready_timeout
         delay = 0.005
+        confirmed: set[str] = set()  # primaries whose replicas WAIT saw acknowledge everything
         while True:
-            problem = self._replication_problem()
+            problem = self._replication_problem(confirmed)
             if problem is None:
                 return
             if time.monotonic() > deadline:
                 raise ServerError(tr("the topology did not settle: {problem}", problem=problem))
             if problem.endswith(ACK_PENDING):
-                self._ask_for_acks(self.node(problem.partition(":")[0]))
+                name = problem.partition(":")[0]
+                if self._ask_for_acks(self.node(name)):
+                    confirmed.add(name)
+                    continue
             time.sleep(delay)
             delay = min(delay * 2, 0.05)
 
-    def _ask_for_acks(self, primary: Node) -> None:
+    def _ask_for_acks(self, primary: Node) -> bool:
         """Replicas acknowledge once a second on their own; a WAIT after a write (a
-        PUBLISH nobody hears) makes the primary ask them now (REPLCONF GETACK)."""
+        PUBLISH nobody hears) makes the primary ask them now (REPLCONF GETACK). True when
+        every connected replica acknowledged everything up to that write: the primary's
+        own view of their offsets lags by the request itself, which each ask adds to the
+        stream (comparing offsets alone could chase it for seconds)."""
         try:
             with primary.link() as link:
-                link.pipeline([("PUBLISH", "__playground__:settle", ""), ("WAIT", len(self.nodes), 100)])
-        except (OSError, NodeError):
-            pass
+                wanted = int(parse_info(link.call("INFO", "replication")).get("connected_slaves", "0"))
+                _, acked = link.pipeline([("PUBLISH", "__playground__:settle", ""), ("WAIT", wanted, 100)])
+        except (OSError, NodeError, ValueError):
+            return False
+        return wanted > 0 and isinstance(acked, int) and acked >= wanted
 
-    def _replication_problem(self) -> str | None:
+    def _replication_problem(self, confirmed: set[str] = frozenset()) -> str | None:
         running = [n for n in self.nodes if n.alive() and not n.paused]
         roles = {}
         for node in running:
@@ -203,6 +212,8 @@ class Topology(ServerIdentity):
         primaries = [n for n in running if roles[n.name].get("role") == "master"]
         offsets = {n.port: int(roles[n.name].get("master_repl_offset", 0)) for n in primaries}
         for node in primaries:  # and the primary knows it (what WAIT counts): acks arrive each second
+            if node.name in confirmed:
+                continue
             info = roles[node.name]
             for key, value in info.items():
                 if re.fullmatch(r"slave\d+", key):

@@ -6,17 +6,11 @@ import os
 
 import pytest
 
-import playground.tui.app_teaching as app_module
 from playground.tui.app import make_app
 from test_tui import log_text
-from test_tui_teaching import opened, panel_text, press_and_wait, scenario
+from test_tui_teaching import opened, panel_text, press_and_wait, quick_autoplay, scenario  # noqa: F401 (autouse)
 
 pytest.importorskip("redis")
-
-
-@pytest.fixture(autouse=True)
-def quick_autoplay(monkeypatch):
-    monkeypatch.setattr(app_module, "AUTOPLAY_PAUSE", 0.05)
 
 
 async def test_stepping_a_program_lesson(server_binary):

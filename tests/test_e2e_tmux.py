@@ -11,7 +11,10 @@ import uuid
 import pytest
 
 
-SOCKET = f"playground-test-{uuid.uuid4().hex[:8]}"  # a tmux server of our own, shared with no one
+# A tmux server of our own, shared with no one, and a fresh one for every test: a server
+# told to kill-server exits asynchronously, and a new session asked of it meanwhile dies
+# with it (the next test then saw an empty screen).
+SOCKET = ""
 
 
 def tmux(*args: str) -> str:
@@ -29,12 +32,15 @@ def wait_for(session: str, text: str, timeout: float = 15) -> str:
         if text in content:
             return content
         time.sleep(0.1)
-    raise AssertionError(f"{text!r} never appeared on screen:\n{screen(session)}")
+    state = tmux("list-panes", "-a", "-F", "#{session_name} dead=#{pane_dead} status=#{pane_dead_status}")
+    raise AssertionError(f"{text!r} never appeared on screen:\n{screen(session)}\npanes: {state or 'none'}")
 
 
 @pytest.fixture
 def session():
     assert shutil.which("tmux"), "tmux is needed for the end-to-end test (apt-get install tmux)"
+    global SOCKET
+    SOCKET = f"playground-test-{uuid.uuid4().hex[:8]}"
     name = f"pg-{uuid.uuid4().hex[:8]}"
     yield name
     tmux("kill-server")
@@ -89,7 +95,8 @@ def test_closing_the_terminal_ends_the_app_and_its_server(session, server_binary
     command = (f"env -u COLUMNS -u LINES {sys.executable} -m playground --server {server_binary.path} "
                "open watch-abort")
     tmux("new-session", "-d", "-x", "80", "-y", "24", "-s", session,
-         "-e", f"REDIS_PLAYGROUND_STATE_DIR={private_state_dir}", command)
+         "-e", f"REDIS_PLAYGROUND_STATE_DIR={private_state_dir}", command, ";",
+         "set-option", "-t", session, "remain-on-exit", "on")  # a crash stays readable
     wait_for(session, "watch-abort")
     pid = int(tmux("display-message", "-p", "-t", session, "#{pane_pid}").strip())
     for step in range(2, 6):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import io
 import os
+import re
 import socket
 import stat
 import subprocess
@@ -31,6 +32,8 @@ from playground.engine.redirect import redirect_line
 from playground.engine.server_actions import ActionError, apply
 from playground.scenario.loader import load_scenario
 from playground.scenario.runner import Runner
+from playground.i18n import set_language
+from playground.server.private import ServerError
 from playground.server.topology import Topology
 
 HERE = Path(__file__).resolve().parent
@@ -234,6 +237,14 @@ async def test_paused_replication_gives_a_stale_read(replicated):
         await apply(pg, "pause-replication replica-1")
         assert (await executor.run_line("A", "SET k new")).output == b"OK\n"
         assert (await executor.run_line("B", "GET k")).output == b'"old"\n'
+        set_language("zh")  # why it did not settle is said in the learner's language
+        try:
+            with pytest.raises(ServerError) as refused:
+                await asyncio.to_thread(replicated.wait_settled, time.monotonic() + 0.3)
+        finally:
+            set_language("en")
+        assert re.fullmatch(r"拓扑没有稳定下来：(primary: 还有副本没有确认收到全部写入|replica-1: 落后于主节点)",
+                            str(refused.value)), str(refused.value)
         await apply(pg, "resume-replication replica-1")
         await apply(pg, "settle")
         assert (await executor.run_line("B", "GET k")).output == b'"new"\n'
@@ -314,7 +325,7 @@ async def test_cluster_down_is_shown_verbatim(cluster):
         result = await executor.run_line("A", "GET bar")
         assert result.output == b"(error) CLUSTERDOWN The cluster is down\n"
         from playground.server.cluster import cluster_problem
-        assert "cluster_state:fail" in cluster_problem(cluster)  # what `settle` would report
+        assert "cluster_state:fail" in str(cluster_problem(cluster))  # what `settle` would report
     finally:
         await _close_keeping_server(pg)
         cluster.restart()  # whatever order the module's tests run in

@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import time
 
+from playground.i18n import tr
+from playground.server import readiness
 from playground.server.node import LOOPBACK, NodeError
 from playground.server.private import ServerError
 
-ACK_PENDING = "a replica has not acknowledged everything yet"  # as topology.py says it
 
 SLOTS = 16384
 
@@ -39,7 +40,7 @@ def form_cluster(topology, deadline: float) -> None:
     with topology.nodes[0].link() as link:
         link.pipeline([("CLUSTER", "MEET", LOOPBACK, n.port, n.bus_port) for n in topology.nodes[1:]])
     for node in replicas:
-        _until(deadline, lambda: _attach(node), f"{node.name} could not become a replica")
+        _until(deadline, lambda: _attach(node), tr("{node} could not become a replica", node=node.name))
     wait_cluster_ok(topology, deadline)
 
 
@@ -52,7 +53,7 @@ def _attach(node) -> str | None:
     return None
 
 
-def cluster_problem(topology) -> str | None:
+def cluster_problem(topology) -> readiness.Problem | None:
     """Why the cluster is not ready yet, or None."""
     running = [n for n in topology.nodes if n.alive() and not n.paused]
     views = set()
@@ -61,20 +62,20 @@ def cluster_problem(topology) -> str | None:
             with node.link() as link:
                 info_text, slots = link.pipeline([("CLUSTER", "INFO"), ("CLUSTER", "SLOTS")])
         except OSError as exc:
-            return f"{node.name}: {exc}"
+            return readiness.unreachable(node.name, exc)
         if isinstance(info_text, NodeError):
-            return f"{node.name}: {info_text}"
+            return readiness.unreachable(node.name, info_text)
         info = dict(line.split(":", 1) for line in info_text.decode().splitlines() if ":" in line)
         if info.get("cluster_state") != "ok":
-            return f"{node.name}: cluster_state:{info.get('cluster_state')}"
+            return readiness.cluster_state(node.name, info.get("cluster_state"))
         if int(info.get("cluster_known_nodes", 0)) < len(topology.nodes):
-            return f"{node.name} knows {info.get('cluster_known_nodes')} of {len(topology.nodes)} nodes"
+            return readiness.knows_too_few(node.name, info.get("cluster_known_nodes"), len(topology.nodes))
         views.add(_slot_view(slots))
     if len(views) > 1:
-        return "the nodes do not agree yet on who serves which slots"
+        return readiness.slots_disagree()
     problem = topology._replication_problem() if topology.replicas else None
-    if problem and problem.endswith(ACK_PENDING):
-        topology._ask_for_acks(topology.node(problem.partition(":")[0]))
+    if problem and problem.ack_pending:
+        topology._ask_for_acks(topology.node(problem.node))
     return problem
 
 
@@ -88,7 +89,7 @@ def _slot_view(slots) -> tuple:
 
 
 def wait_cluster_ok(topology, deadline: float) -> None:
-    _until(deadline, lambda: cluster_problem(topology), "the cluster did not become ready")
+    _until(deadline, lambda: cluster_problem(topology), tr("the cluster did not become ready"))
 
 
 def _until(deadline: float, problem, what: str) -> None:

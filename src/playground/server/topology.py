@@ -25,13 +25,13 @@ import time
 
 from playground.i18n import tr, trn
 from playground.resp.connection import Address
+from playground.server import readiness
 from playground.server.node import LOOPBACK, Node, NodeError, parse_info
 from playground.server.sandbox import ADMIN_USER, Credentials
 from playground.server.private import TEMP_PREFIX, ServerBinary, ServerError, ServerIdentity, sweep_stale_dirs
 
 TOPOLOGIES = ("single", "replica", "cluster")
 READY_TIMEOUT = 15.0  # seconds for the whole topology to be ready
-ACK_PENDING = "a replica has not acknowledged everything yet"
 
 
 def node_address(node: Node, credentials: Credentials, admin: bool = False) -> Address:
@@ -179,10 +179,9 @@ class Topology(ServerIdentity):
                 return
             if time.monotonic() > deadline:
                 raise ServerError(tr("the topology did not settle: {problem}", problem=problem))
-            if problem.endswith(ACK_PENDING):
-                name = problem.partition(":")[0]
-                if self._ask_for_acks(self.node(name)):
-                    confirmed.add(name)
+            if problem.ack_pending:
+                if self._ask_for_acks(self.node(problem.node)):
+                    confirmed.add(problem.node)
                     continue
             time.sleep(delay)
             delay = min(delay * 2, 0.05)
@@ -201,14 +200,14 @@ class Topology(ServerIdentity):
             return False
         return wanted > 0 and isinstance(acked, int) and acked >= wanted
 
-    def _replication_problem(self, confirmed: set[str] = frozenset()) -> str | None:
+    def _replication_problem(self, confirmed: set[str] = frozenset()) -> readiness.Problem | None:
         running = [n for n in self.nodes if n.alive() and not n.paused]
         roles = {}
         for node in running:
             try:
                 roles[node.name] = node.info("replication")
             except (OSError, NodeError) as exc:
-                return f"{node.name}: {exc}"
+                return readiness.unreachable(node.name, exc)
         primaries = [n for n in running if roles[n.name].get("role") == "master"]
         offsets = {n.port: int(roles[n.name].get("master_repl_offset", 0)) for n in primaries}
         for node in primaries:  # and the primary knows it (what WAIT counts): acks arrive each second
@@ -219,16 +218,16 @@ class Topology(ServerIdentity):
                 if re.fullmatch(r"slave\d+", key):
                     fields = dict(f.split("=", 1) for f in value.split(",") if "=" in f)
                     if int(fields.get("offset", -1)) < offsets[node.port]:
-                        return f"{node.name}: {ACK_PENDING}"
+                        return readiness.ack_pending(node.name)
         for node in running:
             info = roles[node.name]
             if info.get("role") != "slave":
                 continue
             if info.get("master_link_status") != "up":
-                return f"{node.name}: link to its primary is {info.get('master_link_status')}"
+                return readiness.link_down(node.name, info.get("master_link_status"))
             want = offsets.get(int(info.get("master_port", 0)))
             if want is not None and int(info.get("slave_repl_offset", 0)) < want:
-                return f"{node.name}: behind its primary"
+                return readiness.behind(node.name)
         return None
 
     def stop(self) -> None:

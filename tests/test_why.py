@@ -196,3 +196,20 @@ async def test_a_watch_from_an_earlier_part_is_forgotten(pg):
     await lines(ex, "A> WATCH k", "B> SET k 1", "A> MULTI", "A> PING", "A> EXEC")
     why, = whys(seen)
     assert why.kind == "changed" and "B changed WATCHed k (SET k 1, #3) after A's WATCH (#2)" in why.text
+
+
+async def test_a_script_that_raised_wrongtype_midway_was_loaded(pg):
+    """WRONGTYPE from a redis.call inside a running script: the script ran (and is in
+    the cache), unlike a script refused before it began. After SCRIPT FLUSH its EVALSHA's
+    NOSCRIPT is the flush's doing, not "never had that script"."""
+    import hashlib
+    body = "return redis.call('LPUSH', KEYS[1], 'a')"
+    sha = hashlib.sha1(body.encode()).hexdigest()
+    ex, seen = explaining(pg)
+    *_, raised = await lines(ex, "A> SET s x", f'A> EVAL "{body}" 1 s')
+    assert raised.output.startswith(b"(error) WRONGTYPE")
+    unit = [r.unit for r in pg.order.rows if r.unit is not None][-1]
+    assert unit.started and unit.ran
+    await lines(ex, "B> SCRIPT FLUSH", f"A> EVALSHA {sha} 1 s")
+    flushed, = whys(seen)
+    assert flushed.kind == "noscript-flushed" and "(#2)" in flushed.text, flushed.text

@@ -20,9 +20,19 @@ from playground.resp.replies import Array, Err, Int, Map, Nil, Status
 
 NOT_QUEUED = (b"multi", b"watch")  # answered at once inside MULTI, never queued
 
-# Errors that mean a script never started (so it wrote nothing).
+# Errors that mean a script never started (so it wrote nothing), unless the server says a
+# running script raised it (raised_inside_script: WRONGTYPE, NOPERM or OOM from a redis.call).
 _SCRIPT_NOT_RUN = ("NOSCRIPT", "BUSY", "NOPERM", "WRONGTYPE", "CROSSSLOT", "MOVED", "ASK", "READONLY",
                    "NOREPLICAS", "OOM", "LOADING", "MASTERDOWN", "CLUSTERDOWN", "TRYAGAIN")
+
+
+def raised_inside_script(reply: Err) -> bool:
+    """Did a running script raise this error (a redis.call that failed midway, a Lua
+    error)? The server then names where: "… script: <sha>, on @user_script:1." (Valkey:
+    "… script: on @user_script:1."; a function: "@user_function"). A refusal before the
+    script began (NOSCRIPT, BUSY, a bad key count) names no line."""
+    return b" script: " in reply.message and (b"on @user_script:" in reply.message
+                                               or b"on @user_function:" in reply.message)
 
 
 @dataclass
@@ -142,8 +152,8 @@ class UnitTracker:
         kind = "script" if cmd in SCRIPT_COMMANDS else "command"
         unit = Unit(self.client, kind, [argv], reply=reply)
         if isinstance(reply, Err):
-            not_run = reply.code in _SCRIPT_NOT_RUN or reply.message.startswith(
-                (b"ERR Error compiling", b"ERR Number of keys", b"ERR unknown command", b"ERR wrong number"))
+            not_run = not raised_inside_script(reply) and (reply.code in _SCRIPT_NOT_RUN or reply.message.startswith(
+                (b"ERR Error compiling", b"ERR Number of keys", b"ERR unknown command", b"ERR wrong number")))
             unit.outcome, unit.started = "error", not not_run
         else:
             unit.outcome = "ran"

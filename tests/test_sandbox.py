@@ -17,7 +17,7 @@ from playground.resp.replies import Err
 from playground.scenario.loader import load_scenario
 from playground.scenario.runner import Runner
 from playground.server.node import free_port
-from playground.server.private import _stop_group
+from playground.server.children import stop_group
 from playground.server.sandbox import ADMIN_USER, learner_rules
 
 from test_topology import SCENARIOS
@@ -153,7 +153,7 @@ async def test_migrate_into_the_users_own_redis_is_refused_everywhere(pg, server
         reply, = await pg.admin.run([migrate])
         assert bytes(reply) == b"OK" and _get(port, b"precious:0") == b"$6\r\nstolen\r\n"
     finally:
-        _stop_group(proc, grace=1)
+        stop_group(proc, grace=1)
 
 
 def test_the_guard_leaves_the_private_server_to_the_server():

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from playground.i18n import tr
-from playground.server.private import _die_with_parent
+from playground.server.children import die_with_parent
 
 TIME_LIMIT = 10.0           # seconds a program may run, from its start
 OUTPUT_LIMIT = 64 * 1024    # bytes of each output stream kept (the last ones)
@@ -55,7 +55,7 @@ class Program:
             self.process = await asyncio.create_subprocess_exec(
                 *argv, cwd=self.cwd, env=env, stdin=asyncio.subprocess.DEVNULL,
                 stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-                start_new_session=True, preexec_fn=_die_with_parent(os.getpid()))
+                start_new_session=True, preexec_fn=die_with_parent(os.getpid()))
         except OSError as exc:
             raise ProgramError(tr("program {program}: cannot start: {error}", program=self.describe,
                                   error=exc.strerror or exc)) from None

@@ -18,10 +18,8 @@ from pathlib import Path
 
 from playground.i18n import tr
 from playground.server.sandbox import ADMIN_USER, Credentials, acl_config
-from playground.server.private import (
-    DEFAULT_SCRIPT_TIME_LIMIT_MS, STOP_GRACE, ServerBinary, ServerError, _die_with_parent, _start_watchdog, _stop_watchdog,
-    _stop_group, kill_escaped,
-)
+from playground.server.children import die_with_parent, kill_escaped, start_watchdog, stop_group, stop_watchdog
+from playground.server.private import DEFAULT_SCRIPT_TIME_LIMIT_MS, STOP_GRACE, ServerBinary, ServerError
 
 LOOPBACK = "127.0.0.1"
 
@@ -185,10 +183,10 @@ class Node:
                     self.process = subprocess.Popen(
                         [self.binary.path, conf], stdin=subprocess.DEVNULL, stdout=log,
                         stderr=subprocess.STDOUT, cwd=self.dir, close_fds=True,
-                        preexec_fn=_die_with_parent(os.getpid()), start_new_session=True)
+                        preexec_fn=die_with_parent(os.getpid()), start_new_session=True)
                 except OSError as exc:
                     raise ServerError(tr("cannot start {path}: {error}", path=self.binary.path, error=exc)) from None
-            self._watchdog = _start_watchdog(self.process.pid)  # the node dies with the app
+            self._watchdog = start_watchdog(self.process.pid)  # the node dies with the app
             if self._wait_answering(timeout, log_path):
                 try:
                     self.server_pid = self.info().get("process_id", "")
@@ -232,14 +230,14 @@ class Node:
         """End the node's process group (TERM, then KILL); safe to call twice."""
         proc, self.process = self.process, None
         watchdog, self._watchdog = getattr(self, "_watchdog", None), None
-        _stop_watchdog(watchdog)  # first: once the group is gone its id may be reused
+        stop_watchdog(watchdog)  # first: once the group is gone its id may be reused
         if proc is not None:
             if self.paused:  # a stopped process does not act on SIGTERM until continued
                 try:
                     os.killpg(proc.pid, 18)  # SIGCONT
                 except OSError:
                     pass
-            _stop_group(proc, grace=grace)
+            stop_group(proc, grace=grace)
             kill_escaped(self.server_pid, self.dir)
         self.paused = False
 

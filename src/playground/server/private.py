@@ -21,13 +21,11 @@ The server runs with its own defaults (a lesson that wants BUSY sooner sets
 
 from __future__ import annotations
 
-import ctypes
 import importlib.util
 import os
 import re
 import selectors
 import shutil
-import signal
 import socket
 import subprocess
 import tempfile
@@ -38,6 +36,9 @@ from pathlib import Path
 from playground.errors import ServerError  # noqa: F401 (raised here, defined apart: the CLI imports it cheaply)
 from playground.i18n import tr
 from playground.resp.address import Address
+from playground.server.children import (
+    die_with_parent, kill_escaped, pid_alive, start_watchdog, stop_group, stop_watchdog,
+)
 from playground.server.sandbox import ADMIN_USER, Credentials, acl_config
 
 ENV_VAR = "REDIS_PLAYGROUND_SERVER"
@@ -114,90 +115,8 @@ def _version_output(path: str) -> bytes:
                 out += chunk
     finally:
         proc.stdout.close()
-        _stop_group(proc, grace=0)
+        stop_group(proc, grace=0)
     return out
-
-
-KILL_WAIT = 2.0  # seconds a SIGKILLed process group may take to be gone
-
-
-def _stop_group(proc: subprocess.Popen, grace: float) -> None:
-    """SIGTERM the process group `proc` leads (started with start_new_session), wait up to
-    `grace` seconds for all of it to exit, then SIGKILL what is left. Reaps `proc`."""
-    pgid = proc.pid
-    _signal_group(pgid, signal.SIGTERM if grace > 0 else signal.SIGKILL)
-    deadline = time.monotonic() + grace
-    delay = 0.002
-    while True:
-        if proc.returncode is None:
-            try:
-                proc.wait(timeout=delay)
-            except subprocess.TimeoutExpired:
-                pass
-        else:
-            time.sleep(delay)  # the leader is gone, a child of a wrapper script is still stopping
-        if proc.returncode is not None and not _group_alive(pgid):
-            return
-        if time.monotonic() >= deadline:
-            break
-        delay = min(delay * 2, 0.05)
-    _signal_group(pgid, signal.SIGKILL)
-    proc.wait()
-    deadline = time.monotonic() + KILL_WAIT  # SIGKILL is not instant on a busy machine:
-    while _group_alive(pgid) and time.monotonic() < deadline:  # the whole group, not just
-        time.sleep(0.005)                                     # the leader, is gone on return
-
-
-def kill_escaped(pid_text: str | None, workdir: str | None) -> None:
-    """SIGKILL the server process the server itself reported (INFO's process_id) if it is
-    still running in `workdir` after its group was stopped: a `--server` wrapper that ran it
-    under `setsid` put it in a group of its own, beyond _stop_group. Its working directory
-    (our private temp dir) proves the pid was not reused by someone else's process."""
-    try:
-        pid = int(pid_text or 0)
-        if pid <= 1 or not workdir or os.readlink(f"/proc/{pid}/cwd") != os.path.realpath(workdir):
-            return
-        os.kill(pid, signal.SIGKILL)
-    except (ValueError, OSError):
-        return
-    deadline = time.monotonic() + KILL_WAIT
-    while _pid_alive(pid) and time.monotonic() < deadline:  # gone (or a zombie for init to reap)
-        try:
-            with open(f"/proc/{pid}/stat", "rb") as f:
-                if f.read().rpartition(b")")[2].split()[0] in (b"Z", b"X"):
-                    return
-        except OSError:
-            return
-        time.sleep(0.005)
-
-
-def _group_alive(pgid: int) -> bool:
-    """Is any process of group `pgid` still running? (From /proc: exited children of a
-    wrapper wait as zombies for init to reap them, and signals still reach those.)"""
-    try:
-        pids = [p for p in os.listdir("/proc") if p.isdigit()]
-    except OSError:
-        return _signal_group(pgid, 0)
-    for pid in pids:
-        try:
-            with open(f"/proc/{pid}/stat", "rb") as f:
-                fields = f.read().rpartition(b")")[2].split()
-        except OSError:
-            continue
-        if len(fields) > 2 and fields[2] == b"%d" % pgid and fields[0] not in (b"Z", b"X"):
-            return True
-    return False
-
-
-def _signal_group(pgid: int, sig: int) -> bool:
-    """Send `sig` to the group; False when no process of it is left."""
-    try:
-        os.killpg(pgid, sig)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # the id was reused by someone else's group: ours is gone
-        return False
-    return True
 
 
 def choose_binary(choice: str | None = None, environ: dict | None = None) -> ServerBinary:
@@ -226,45 +145,6 @@ def choose_binary(choice: str | None = None, environ: dict | None = None) -> Ser
     return ServerBinary(path, origin, *identify(path))
 
 
-def _die_with_parent(parent_pid: int):
-    """preexec_fn: SIGKILL the server when the process that started it dies (Linux).
-    (Only the direct child: a wrapper script's own children do not inherit it.)"""
-    def setup() -> None:
-        try:
-            libc = ctypes.CDLL(None, use_errno=True)
-            libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-        except (OSError, AttributeError):
-            pass
-        if os.getppid() != parent_pid:
-            os._exit(1)
-    return setup
-
-
-# The watchdog: a shell in a session of its own that reads a pipe only this process
-# holds open. When this process ends in any way (even SIGKILL) the pipe closes, `read`
-# returns, and the server's whole process group goes, with whatever a `--server` wrapper
-# started (PR_SET_PDEATHSIG reaches only the direct child). A normal stop kills the
-# watchdog first, then the group. (It can't join the server's group: that group is in
-# another session.)
-_WATCHDOG = 'read _ignored; kill -9 -"$1" 2>/dev/null'  # dash's kill has no --
-
-
-def _start_watchdog(pgid: int) -> subprocess.Popen | None:
-    try:
-        return subprocess.Popen(["/bin/sh", "-c", _WATCHDOG, "playground-watchdog", str(pgid)],
-                                stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL, close_fds=True, start_new_session=True)
-    except OSError:
-        return None
-
-
-def _stop_watchdog(watchdog: subprocess.Popen | None) -> None:
-    if watchdog is not None:
-        watchdog.kill()
-        watchdog.wait()
-        watchdog.stdin.close()
-
-
 def sweep_stale_dirs(tmp_root: str | None = None) -> None:
     """Remove temp dirs of playgrounds that were killed (their owner pid is gone)."""
     root = Path(tmp_root or tempfile.gettempdir())
@@ -275,18 +155,8 @@ def sweep_stale_dirs(tmp_root: str | None = None) -> None:
                 continue
         except (ValueError, OSError):
             continue
-        if pid != os.getpid() and not _pid_alive(pid):
+        if pid != os.getpid() and not pid_alive(pid):
             shutil.rmtree(entry, ignore_errors=True)
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 class ServerIdentity:
@@ -387,13 +257,13 @@ class PrivateServer(ServerIdentity):
             try:
                 self.process = subprocess.Popen(
                     args, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                    cwd=self.dir, preexec_fn=_die_with_parent(os.getpid()), close_fds=True,
+                    cwd=self.dir, preexec_fn=die_with_parent(os.getpid()), close_fds=True,
                     start_new_session=True,  # Ctrl+C goes to us; stop() ends the whole group
                 )
             except OSError as exc:
                 self._cleanup_dir()
                 raise ServerError(tr("cannot start {path}: {error}", path=self.binary.path, error=exc)) from None
-        self._watchdog = _start_watchdog(self.process.pid)
+        self._watchdog = start_watchdog(self.process.pid)
         return self
 
     def wait_ready(self) -> "PrivateServer":
@@ -460,9 +330,9 @@ class PrivateServer(ServerIdentity):
         proc, self.process = self.process, None
         self.ready = False
         watchdog, self._watchdog = self._watchdog, None
-        _stop_watchdog(watchdog)  # first: once the group is gone its id may be reused
+        stop_watchdog(watchdog)  # first: once the group is gone its id may be reused
         if proc is not None:
-            _stop_group(proc, grace=STOP_GRACE)  # a wrapper script's server too
+            stop_group(proc, grace=STOP_GRACE)  # a wrapper script's server too
             kill_escaped(self.info.get("process_id"), self.dir)
         self._cleanup_dir()
 

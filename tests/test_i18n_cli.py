@@ -185,3 +185,17 @@ def test_argparse_is_translated_through_gettext_not_patched(monkeypatch, capsys)
     assert capsys.readouterr().err.startswith(zh("usage: "))
     assert argparse._ is gettext.gettext and gettext.textdomain() == "messages"
     assert os.environ["LANGUAGE"] == "fr"
+
+
+def test_the_locale_cache_keeps_one_set_of_catalogues(monkeypatch, tmp_path):
+    """A catalogue edited or upgraded compiles into a new directory; the old ones go."""
+    from playground.cli.argparse_lang import compiled_locale_dir
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    stale = tmp_path / "redis-playground" / "locale" / "0123456789abcdef" / "zh" / "LC_MESSAGES"
+    stale.mkdir(parents=True)
+    (stale / "playground.mo").write_bytes(b"old")
+    root = compiled_locale_dir()
+    assert root is not None and root.parent == stale.parent.parent.parent
+    assert [p.name for p in root.parent.iterdir()] == [root.name]
+    assert compiled_locale_dir() == root and (root / "zh" / "LC_MESSAGES" / "playground.mo").stat().st_size > 1000

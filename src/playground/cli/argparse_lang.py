@@ -5,8 +5,9 @@ argparse looks each of its texts up with `gettext.gettext` (`from gettext import
 as _`), which reads the `.mo` file of the current text domain (gettext.textdomain,
 gettext.bindtextdomain) in the language the environment names (LANGUAGE first). So, for
 the time of parsing: our catalogues are compiled to `.mo` files in a cache directory
-(once per content, in ~/.cache/redis-playground/locale or $XDG_CACHE_HOME's), our domain is made the current one, and LANGUAGE names the language;
-all three are put back afterwards. Without a writable cache, argparse stays English.
+(once per content, in ~/.cache/redis-playground/locale or $XDG_CACHE_HOME's; older
+contents' directories are removed), our domain is made the current one, and LANGUAGE
+names the language; all three are put back afterwards. Without a writable cache, argparse stays English.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import gettext
 import hashlib
 import os
+import shutil
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
@@ -33,6 +35,7 @@ def compiled_locale_dir() -> Path | None:
     for base in caches:
         root = base / "redis-playground" / "locale" / digest.hexdigest()[:16]
         try:
+            compiled = False
             for lang, source in sources.items():
                 mo = root / lang / "LC_MESSAGES" / f"{i18n.DOMAIN}.mo"
                 if not mo.exists():
@@ -40,10 +43,22 @@ def compiled_locale_dir() -> Path | None:
                     part = mo.with_suffix(f".{os.getpid()}.part")
                     part.write_bytes(mo_bytes(source.decode("utf-8"), str(i18n.po_path(lang))))
                     part.replace(mo)  # atomic: a concurrent reader sees the whole file or none
+                    compiled = True
+            if compiled:
+                _prune(root)
             return root
         except OSError:
             continue
     return None
+
+
+def _prune(keep: Path) -> None:
+    """Remove the catalogues other versions compiled (one directory per content): the
+    cache holds one set, not one per edit or upgrade. A version still running elsewhere
+    compiles its own again when it next needs it."""
+    for entry in keep.parent.iterdir():
+        if entry != keep and entry.is_dir() and len(entry.name) == 16:
+            shutil.rmtree(entry, ignore_errors=True)
 
 
 @contextmanager

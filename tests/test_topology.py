@@ -493,3 +493,33 @@ async def test_ask_is_followed_with_asking(cluster):
             for link in (one, three):
                 link.call("CLUSTER", "SETSLOT", 12182, "STABLE")
         await _close_keeping_server(pg)
+
+
+async def test_noscript_after_failover_says_the_new_primary_never_had_it(server_binary):
+    """Scripts are not replicated: after a promote (or a client moving to another node),
+    EVALSHA's NOSCRIPT is explained by the node change, not by a flush from outside."""
+    pg = Playground(server=Topology(server_binary, "replica", 1))
+    await pg.start()
+    try:
+        seen = []
+        executor = Executor(pg, seen.append, explain="en")
+        sha = (await executor.run_line("A", 'SCRIPT LOAD "return 1"')).output.decode().strip().strip('"')
+        assert (await executor.run_line("A", "SET k 1")).output == b"OK\n"
+        await apply(pg, "settle")
+        await apply(pg, "connect B replica-1")
+        moved = await executor.run_line("B", f"EVALSHA {sha} 0")
+        assert moved.output.startswith(b"(error) NOSCRIPT")
+        await apply(pg, "kill primary")
+        await apply(pg, "promote replica-1")
+        await apply(pg, "connect A replica-1")
+        promoted = await executor.run_line("A", f"EVALSHA {sha} 0")
+        assert promoted.output.startswith(b"(error) NOSCRIPT")
+        whys = [e for e in seen if isinstance(e, ev.Why)]
+        assert [w.kind for w in whys] == ["noscript-node", "noscript-node"], whys
+        assert whys[0].text.startswith("B moved to replica-1 after the script was loaded (#1)")
+        assert whys[1].text.startswith("replica-1 became the primary after the script was loaded (#1)")
+        from playground.scenario.lanes import layout, rows_from_order
+        drawn = "\n".join(line for line, _ in layout(rows_from_order(pg.order.rows), ("A", "B"), 80))
+        assert " B connected to replica-1 " in drawn and " replica-1 promoted to primary " in drawn
+    finally:
+        await pg.close()

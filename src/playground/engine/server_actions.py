@@ -71,6 +71,7 @@ async def apply(pg, text: str) -> str:
     topology.pristine = False
     said = await asyncio.to_thread(_NODE_ACTIONS[action], topology, node)
     if action == "promote":  # the playground's own reads follow the primary
+        pg.order.mark("promote", node.name)  # (a new primary: its own, empty, script cache)
         for side in (pg.observer, pg.reader, pg.admin):
             if side is not None and side.address != topology.admin_address:
                 await side.close()
@@ -205,6 +206,7 @@ async def connect(pg, client: str, node_name: str) -> str:
         await session.connect(pg.topology.address_of(node))
     except ConnectionLost as exc:
         raise ActionError(str(exc)) from None
+    pg.order.mark("connect", node.name, client=client)
     return tr("client {client} is connected to {node} now", client=client, node=node.name)
 
 

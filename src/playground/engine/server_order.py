@@ -23,8 +23,8 @@ class Row:
     seq: int                      # a unit: its number; a mark: the last number before it
     client: str = ""
     unit: Unit | None = None
-    mark: str = ""                # "reset" | "part" | "flush" | "restart"
-    text: str = ""                # a mark's label (a part's name)
+    mark: str = ""                # "reset" | "part" | "flush" | "restart" | "promote" | "connect"
+    text: str = ""                # a mark's label (a part's name; the node promoted or connected to)
     setup: tuple = ()             # a reset's setup commands (argv lists)
     whys: list = field(default_factory=list)  # the Why events that explain this unit's reply
 
@@ -49,8 +49,8 @@ class ServerOrder:
         self.version += 1
         return row
 
-    def mark(self, mark: str, text: str = "", setup=()) -> None:
-        self.rows.append(Row(self.last_seq, mark=mark, text=text, setup=tuple(setup)))
+    def mark(self, mark: str, text: str = "", setup=(), client: str = "") -> None:
+        self.rows.append(Row(self.last_seq, client, mark=mark, text=text, setup=tuple(setup)))
         self.version += 1
         if mark in ("reset", "restart"):
             self.fresh_starts += 1

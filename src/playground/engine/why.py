@@ -110,7 +110,7 @@ class WhyTracker:
             elif code == "UNKILLABLE":
                 text = self._busy(client, "unkillable")
             elif code == "NOSCRIPT" and len(argv) > 1:
-                text = self._noscript(argv[1].decode("ascii", "replace").lower(), seq)
+                text = self._noscript(argv[1].decode("ascii", "replace").lower(), seq, client)
             elif self.pg.private and _sandboxed(reply):
                 text = "sandbox", self.say("sandbox")
         if text is None:
@@ -224,7 +224,7 @@ class WhyTracker:
         other, argv, started = runner
         return kind, self.say(kind, who=other, cmd=_short(argv, 30), seconds=f"{time.monotonic() - started:.1f}")
 
-    def _noscript(self, sha: str, seq: int):
+    def _noscript(self, sha: str, seq: int, client: str):
         loaded = None
         rows = list(self.pg.order.rows)
         for i in range(len(rows) - 1, -1, -1):
@@ -241,6 +241,11 @@ class WhyTracker:
                 break
             if row.unit is None and row.mark in ("reset", "flush", "restart"):
                 return "noscript-flushed", self.say(f"noscript_mark_{row.mark}", loaded=rows[loaded].seq)
+            if row.unit is None and (row.mark == "promote" or (row.mark == "connect" and row.client == client)):
+                # scripts are not replicated: each server has its own cache (SCRIPT EXISTS on a
+                # replica of the server that loaded it says 0)
+                return "noscript-node", self.say(f"noscript_{row.mark}", node=row.text, client=client,
+                                                 loaded=rows[loaded].seq)
             if row.unit is not None and row.unit.ran and _is_script_flush(row.unit.commands[0]):
                 return "noscript-flushed", self.say("noscript_flush", who=row.client, seq=row.seq,
                                                     loaded=rows[loaded].seq)

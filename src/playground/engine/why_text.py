@@ -55,6 +55,12 @@ MESSAGES: dict[str, str] = {
                            "script was loaded (#{loaded}): send it again with EVAL or SCRIPT LOAD."),
     "noscript_mark_restart": N_("The server restarted after the script was loaded (#{loaded}): a new server has "
                         "no cached scripts. Send it again with EVAL or SCRIPT LOAD."),
+    "noscript_promote": N_("{node} became the primary after the script was loaded (#{loaded}) on the old one: "
+                           "scripts are not replicated, so the new primary never had it. Send it again with "
+                           "EVAL or SCRIPT LOAD."),
+    "noscript_connect": N_("{client} moved to {node} after the script was loaded (#{loaded}): every server has "
+                           "its own script cache, and {node} never had this one. Send it again with EVAL or "
+                           "SCRIPT LOAD."),
     "noscript_gone": N_("The script was loaded (#{loaded}) but the cache no longer has it (flushed from "
                      "outside the playground's clients): send it again with EVAL or SCRIPT LOAD."),
     "sandbox": N_("The private server keeps learners in: its own ACL refuses what would reach another server "

@@ -68,7 +68,14 @@ def rows_from_order(rows) -> list[LaneRow]:
     out = []
     for row in rows:
         if row.unit is None:
-            label = tr("part: {name}", name=row.text) if row.mark == "reset" and row.text else tr(_MARKS.get(row.mark, row.mark))
+            if row.mark == "reset" and row.text:
+                label = tr("part: {name}", name=row.text)
+            elif row.mark == "promote":
+                label = tr("{node} promoted to primary", node=row.text)
+            elif row.mark == "connect":
+                label = tr("{client} connected to {node}", client=row.client, node=row.text)
+            else:
+                label = tr(_MARKS.get(row.mark, row.mark))
             out.append(LaneRow(None, "", [label]))
         else:
             out.append(row_for(row.unit, whys=row.whys))

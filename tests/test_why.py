@@ -213,3 +213,18 @@ async def test_a_script_that_raised_wrongtype_midway_was_loaded(pg):
     await lines(ex, "B> SCRIPT FLUSH", f"A> EVALSHA {sha} 1 s")
     flushed, = whys(seen)
     assert flushed.kind == "noscript-flushed" and "(#2)" in flushed.text, flushed.text
+
+
+async def test_a_why_can_be_said_again_in_another_language(pg):
+    """F12 redraws a pane's notes: a Why keeps what it said, not only the words."""
+    ex, seen = explaining(pg)
+    await lines(ex, "A> WATCH k", "A> SET k 1", "A> MULTI", "A> INCR k", "A> EXEC")
+    why, = whys(seen)
+    assert why.text_in("en") == why.text and why.text.startswith("A itself changed WATCHed k")
+    chinese = why.text_in("zh")
+    assert chinese != why.text and "WATCH" in chinese and "A itself" not in chinese
+    await pg.reset()  # the same race again, explained in Chinese from the start
+    ex_zh, seen_zh = explaining(pg, "zh")
+    await lines(ex_zh, "A> WATCH k", "A> SET k 1", "A> MULTI", "A> INCR k", "A> EXEC")
+    said_at_once = whys(seen_zh)[0].text.replace("#6", "#1").replace("#7", "#2")  # (numbers go on)
+    assert said_at_once == chinese  # the same words as a note said in Chinese at once

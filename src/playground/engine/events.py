@@ -100,7 +100,17 @@ class Why(Event):
     seq: int
     text: str
     kind: str   # "changed" | "same-value" | "expired" | "flushed" | "unknown" | "execabort" | "busy"
-                # | "unkillable" | "noscript-flushed" | "noscript-never" | "unwatched" | "sandbox"
+                # | "unkillable" | "noscript-flushed" | "noscript-never" | "noscript-node" | "unwatched"
+                # | "sandbox"
+    message: str = ""   # the text's entry in why_text.MESSAGES and its fields: the same note in
+    values: dict = field(default_factory=dict)  # another language (a pane redrawn after F12)
+
+    def text_in(self, lang: str) -> str:
+        """The note in `lang` (its own text when it came without a message entry)."""
+        if not self.message:
+            return self.text
+        from playground.engine.why_text import render
+        return render(lang, self.message, self.values)
 
 
 class Refused(Notice):

@@ -33,7 +33,7 @@ from playground.engine.catalogue import SCRIPT_COMMANDS
 from playground.engine.units import Unit
 from playground.resp.cli_lines import format_argv
 from playground.resp.replies import Array, Bulk, Err, Int, Nil, Status
-from playground.engine.why_text import message
+from playground.engine.why_text import Said, message
 
 
 
@@ -59,8 +59,8 @@ class WhyTracker:
         self.in_flight: dict[str, tuple[tuple[bytes, ...], float]] = {}  # client -> (argv, sent at)
         self._fresh_starts = 0  # the server order's count when the records above began
 
-    def say(self, kind: str, **values) -> str:
-        return message(self.lang, kind, **values)
+    def say(self, kind: str, **values) -> Said:
+        return Said(message(self.lang, kind, **values), kind, values)
 
     def sending(self, client: str, argv) -> None:
         self.in_flight[client] = (tuple(argv), time.monotonic())
@@ -116,7 +116,7 @@ class WhyTracker:
         if text is None:
             return []
         kind, words = text
-        why = Why(client, seq, words, kind)
+        why = Why(client, seq, str(words), kind, getattr(words, "message", ""), getattr(words, "values", {}))
         self.pg.order.explained(seq, why)
         return [why]
 

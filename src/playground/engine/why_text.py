@@ -74,4 +74,23 @@ LABEL = N_("why")  # before a why-note: "↳ why: ..."
 
 
 def message(lang: str, kind: str, **values) -> str:
-    return tr_in(lang, MESSAGES[kind], **values)
+    return tr_in(lang, MESSAGES[kind], **{k: (render(lang, v.message, v.values) if isinstance(v, Said) else v)
+                                          for k, v in values.items()})
+
+
+class Said(str):
+    """A note in one language that remembers what it said (its MESSAGES entry and fields,
+    themselves Said where a part is a note of its own), to be said again in another."""
+
+    message: str
+    values: dict
+
+    def __new__(cls, text: str, message: str, values: dict) -> "Said":
+        said = super().__new__(cls, text)
+        said.message, said.values = message, dict(values)
+        return said
+
+
+def render(lang: str, kind: str, values: dict) -> str:
+    """MESSAGES[kind] in `lang` with `values` (Said values said in `lang` too)."""
+    return message(lang, kind, **values)

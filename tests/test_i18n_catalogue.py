@@ -198,3 +198,17 @@ def test_a_topology_is_named_in_the_interface_language():
         assert named("cluster", 3, 1).endswith("3 个主节点的集群，每个主节点 1 个副本")
     finally:
         set_language("en")
+
+
+def test_a_translated_text_can_be_said_again_in_another_language():
+    """What tr/trn/trp return remembers what was said (fields too, nested), so a screen
+    can be redrawn in the language F12 switched to without re-deriving it from words."""
+    from playground.i18n import again, tr_in, trn_in, trp_in
+
+    said = tr_in("en", "the topology did not settle: {problem}", problem=tr_in("en", "behind its primary"))
+    assert said == "the topology did not settle: behind its primary"
+    assert again(said, "zh") == "拓扑没有稳定下来：落后于主节点"
+    assert again(again(said, "zh"), "en") == said
+    assert again(trn_in("en", "{n:,} key", "{n:,} keys", 3), "zh") == "3 个 Key"
+    assert again(trp_in("en", "language name", "English"), "zh") == "中文"
+    assert again("typed by a user", "zh") == "typed by a user"  # not from the catalogue: as it is

@@ -93,9 +93,29 @@ def _fill(template: str, fields: Mapping[str, object]) -> str:
     return template.format(**fields) if fields else template
 
 
+class Translated(str):
+    """A text said in one language that can be said again in another (`again`): what the
+    screen shows after F12 is redrawn from what was said, not from the words."""
+
+    def __new__(cls, text: str, say) -> "Translated":
+        said = super().__new__(cls, text)
+        said._say = say  # lang -> the text in that language
+        return said
+
+
+def again(text: str, lang: str) -> str:
+    """`text` said in `lang` when it came from tr/trn/trp (its fields too); as it is otherwise."""
+    return text._say(lang) if isinstance(text, Translated) else text
+
+
+def _fill_in(lang: str, template: str, fields: Mapping[str, object]) -> str:
+    return _fill(template, {k: (again(v, lang) if isinstance(v, Translated) else v) for k, v in fields.items()})
+
+
 def tr_in(lang: str, text: str, /, **fields: object) -> str:
     """`text` in `lang`, its {fields} filled in; English when there is no translation."""
-    return _fill(translation(lang).gettext(text), fields)
+    return Translated(_fill_in(lang, translation(lang).gettext(text), fields),
+                      lambda other: tr_in(other, text, **fields))
 
 
 def tr(text: str, /, **fields: object) -> str:
@@ -105,7 +125,8 @@ def tr(text: str, /, **fields: object) -> str:
 
 def trn_in(lang: str, singular: str, plural: str, n: int, /, **fields: object) -> str:
     """The form of `singular`/`plural` for the number `n` in `lang`; {n} and the {fields} filled in."""
-    return _fill(translation(lang).ngettext(singular, plural, n), {"n": n, **fields})
+    return Translated(_fill_in(lang, translation(lang).ngettext(singular, plural, n), {"n": n, **fields}),
+                      lambda other: trn_in(other, singular, plural, n, **fields))
 
 
 def trn(singular: str, plural: str, n: int, /, **fields: object) -> str:
@@ -115,7 +136,8 @@ def trn(singular: str, plural: str, n: int, /, **fields: object) -> str:
 
 def trp_in(lang: str, context: str, text: str, /, **fields: object) -> str:
     """`text` as meant in `context`, in `lang`."""
-    return _fill(translation(lang).pgettext(context, text), fields)
+    return Translated(_fill_in(lang, translation(lang).pgettext(context, text), fields),
+                      lambda other: trp_in(other, context, text, **fields))
 
 
 def trp(context: str, text: str, /, **fields: object) -> str:

@@ -298,6 +298,9 @@ class Explorer:
         if not deadlock:   # replies that came with no wait step left to take them
             for client in [c for c, (job, _) in runner.waiting.items() if job.task.done()]:
                 seen[client].append(_seen(await self._collect(client)))
+        if deadlock and runner.programs.running:  # a program waits for ever: stopped, not waited for
+            await runner.discard_pending()
+            await runner.programs.stop()
         problem = runner.programs.not_repeatable or await runner.programs.finish()  # (gate/lesson.py)
         if problem:  # a lesson's program: its outcomes cannot be trusted, or it ended badly
             raise ExploreError(f"{self.scenario.id}: {problem}")
@@ -310,7 +313,7 @@ class Explorer:
     def _may_time_out(self, client: str) -> bool:
         """Its blocked command has a timeout (and no script holds it up)."""
         pending = self.runner.waiting.get(client)
-        if pending is None or self.pg.sessions[client].state.busy_script:
+        if pending is None or self._busy_script(client):
             return False
         return may_block(pending[0].argv) and bool(block_timeout(pending[0].argv))
 
@@ -332,7 +335,12 @@ class Explorer:
         still waits: what can move next must not depend on how fast a reply travels."""
         for client, (job, _) in list(self.runner.waiting.items()):
             if not job.task.done():
-                await self.pg.settle(client, job.task)
+                await job.settle()   # (a program's command: through the gate, gate/lesson.py)
+
+    def _busy_script(self, client: str) -> bool:
+        """The client runs a script that holds the server (a program's connection: no
+        pane shows it, its blocked command is known from the catalogue alone)."""
+        return client not in self.scenario.programs and self.pg.sessions[client].state.busy_script
 
     async def _wait_for_any(self, all_of: bool = False) -> bool:
         """Nobody can move: give the blocked commands with a timeout that long. True if
@@ -340,8 +348,7 @@ class Explorer:
         waiting = [(c, job) for c, (job, _) in self.runner.waiting.items() if not job.task.done()]
         bound = 0.0
         for client, job in waiting:
-            state = self.pg.sessions[client].state
-            if state.busy_script:
+            if self._busy_script(client):
                 limit = WAIT_TIMEOUT
             elif may_block(job.argv):
                 limit = block_timeout(job.argv) or None   # None: it waits for ever

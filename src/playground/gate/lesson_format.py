@@ -59,9 +59,9 @@ def parse_programs(data: dict, where, clients: tuple) -> tuple[dict[str, tuple[s
 
 
 def mark_program_steps(raw_parts: list, programs: dict, where) -> list:
-    """The parts with every step of a program client marked `release = true` (copies);
-    a program's step with a command of its own, or a release step of a client that is
-    not a program, is an error."""
+    """The parts with every step of a program client marked `release = true` (copies),
+    but its wait steps; a program's step with a command of its own, or a release step of
+    a client that is not a program, is an error."""
     parts = []
     for i, part in enumerate(raw_parts, 1):
         label = part.get("name") or (str(i) if i > 1 else None)
@@ -73,11 +73,12 @@ def mark_program_steps(raw_parts: list, programs: dict, where) -> list:
         for n, step in enumerate(steps, 1):
             if isinstance(step, dict) and "server" not in step:
                 if step.get("client") in programs:
-                    for name in ("command", "args", "blocking", "wait", "reconnect"):
+                    for name in ("command", "args", "reconnect"):
                         if name in step:
                             raise where.error(tr("client {name} is a program: each of its steps releases its next command",
                                                  name=step["client"]), part=label, step=n, field_name=name)
-                    step = dict(step, release=True)
+                    if step.get("wait") is not True:  # (a wait step takes the reply of its command that blocked)
+                        step = dict(step, release=True)
                 elif "release" in step:
                     raise where.error(tr("only a program's steps release a command (see [programs])"),
                                       part=label, step=n, field_name="release")

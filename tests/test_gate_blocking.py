@@ -136,3 +136,16 @@ async def test_a_program_that_waits_for_ever_is_a_deadlock_not_a_hang(pg, tmp_pa
     result = await explore(pg, load_scenario(path))
     assert result.total == 2
     assert [c.deadlock for c in result.classes] == ["A waits in BLPOP queue 0"]
+
+
+async def test_the_stepper_steps_and_rewinds_through_a_programs_blocking_command(pg, tmp_path):
+    from playground.scenario.stepper import Stepper
+    stepper = Stepper(pg, load_scenario(lesson(tmp_path)))
+    await stepper.start()
+    blocked = await stepper.step()
+    assert blocked.note == "blocked: the reply comes later"
+    await stepper.goto(1)      # rewind: the programs start again, A blocks again
+    assert stepper.results[0].note == "blocked: the reply comes later"
+    rest = await stepper.run_to_end()
+    assert [r.ok for r in stepper.results] == [True] * 4, [r.checks for r in rest]
+    await stepper.runner.programs.stop()

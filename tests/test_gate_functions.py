@@ -120,3 +120,22 @@ def test_check_command_runs_the_function_lesson():
                            "transfer-python"], capture_output=True, text=True, timeout=120, cwd="/", env=env)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "1 passed, 0 failed" in done.stdout
+
+
+async def test_the_learner_schedules_the_transfer_programs_one_client_at_a_time(pg):
+    """Challenge mode (`open transfer-python --challenge`: a key per client) moves one
+    program at a time; in an order where B's check refuses, B's later moves are skipped."""
+    from playground.scenario.stepper import Challenge
+    challenge = Challenge(pg, load_scenario(bundled_dir() / "transfer-python.toml"))
+    try:
+        await challenge.reset()
+        for client in "ABAABB":
+            await challenge.move(client)
+        assert await challenge.won() is True
+        await challenge.reset()
+        for client in "AAABBB":
+            await challenge.move(client)
+        assert [r.skipped is not None for r in challenge.results] == [False] * 4 + [True] * 2
+        assert await challenge.won() is False
+    finally:
+        await challenge.runner.programs.stop()

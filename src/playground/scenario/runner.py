@@ -286,7 +286,7 @@ class Runner:
         await run_server_step(self, scenario, step, out)
 
     async def _release_step(self, scenario: Scenario, step: Step, out: StepResult) -> None:
-        from playground.gate.lesson import release_step
+        from playground.gate.lesson_steps import release_step
         await release_step(self, scenario, step, out)
 
     def keep_waiting(self, client: str, job, out: StepResult) -> None:
@@ -301,7 +301,7 @@ class Runner:
             return
         job, origin = pending
         if step.client in scenario.programs:
-            from playground.gate.lesson import wait_step
+            from playground.gate.lesson_steps import wait_step
             return await wait_step(self, scenario, step, out, job)
         try:
             await asyncio.wait_for(asyncio.shield(job.task), WAIT_TIMEOUT)

@@ -87,6 +87,7 @@ class Explorer:
         self.reduce = reduce
         self.runner = Runner(pg, executor=executor or Executor(pg), sink=sink)
         self.runner.programs.lenient = True  # a lesson's program may send fewer commands in some orders
+        self.runner.programs.warm = True     # each schedule forks its Python programs, redis imported
         self.programs = programs_of(scenario, self.part)
         self.footprints: dict[str, list[Footprint]] = {}
         self.snapshots = Snapshotter(pg)
@@ -151,7 +152,7 @@ class Explorer:
             try:
                 run = await self._run_checked(schedule)
             except BaseException:
-                await self.runner.programs.stop()  # a lesson's programs never outlive the search
+                await self.runner.programs.close()  # a lesson's programs never outlive the search
                 raise
             # a blocked client can make two plans run the same (or an equivalent) order
             key = sch.canonical_form(run.schedule, self.independent, clients) if result.reduced else run.schedule
@@ -162,6 +163,7 @@ class Explorer:
                 own_run = runs[key]
             serial_runs += [(order, runs[key]) for order, plan in serial.items() if plan == schedule]
         await self.runner.discard_pending()
+        await self.runner.programs.close()
         await self.fresh.restore()
         result.own_order = own
         result.runs = len(runs)

@@ -27,6 +27,8 @@ class LessonPrograms:
         self.not_repeatable: str | None = None
         self._lesson = None
         self.lenient = False  # the explorer: a step of a program that ended well is skipped, not failed
+        self.warm = False     # the explorer: Python programs forked from a warm interpreter (gate/warm.py)
+        self._warm = None
 
     async def start(self, scenario) -> str | None:
         """Start the scenario's programs on a new gate; the error line if one cannot start."""
@@ -45,15 +47,38 @@ class LessonPrograms:
         limit = scenario.program_time_limit or TIME_LIMIT
         cwd = scenario.path.resolve().parent
         try:
+            warm = await self._warm_interpreter(scenario)
             for name, argv in scenario.programs.items():
                 url = await self.gate.listen(name)
-                program = self.running[name] = Program(name, argv, cwd, url, limit)
+                program = self.running[name] = Program(name, argv, cwd, url, limit, warm)
                 await program.start()
                 self._watchers.append(asyncio.ensure_future(self._exit_told(program)))
         except ProgramError as exc:
             await self.stop()
             return str(exc)
         return None
+
+    async def _warm_interpreter(self, scenario):
+        """With `warm`, the warm interpreter (started once) when a program is Python."""
+        if not self.warm or not any(argv[0] == "python" for argv in scenario.programs.values()):
+            return None
+        if self._warm is None:
+            from playground.gate.warm import WarmInterpreter
+            try:
+                self._warm = await WarmInterpreter().start()
+            except OSError:
+                return None  # each program then starts an interpreter of its own
+            self.pg.closing.append(self.close)
+        return self._warm
+
+    async def close(self) -> None:
+        """stop(), and the warm interpreter too."""
+        await self.stop()
+        warm, self._warm = self._warm, None
+        if warm is not None:
+            await warm.stop()
+        if self.close in self.pg.closing:
+            self.pg.closing.remove(self.close)
 
     async def unmet(self, scenario) -> str | None:
         """Why the programs cannot run here (a `programs_need` command failed), or None."""

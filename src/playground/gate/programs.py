@@ -31,7 +31,8 @@ class ProgramError(Exception):
 
 class Program:
     def __init__(self, name: str, argv: tuple[str, ...], cwd: Path, url: str,
-                 time_limit: float = TIME_LIMIT) -> None:
+                 time_limit: float = TIME_LIMIT, warm=None) -> None:
+        self.warm = warm  # a WarmInterpreter (gate/warm.py) that forks Python programs, or None
         self.name = name
         self.argv = argv
         self.cwd = cwd
@@ -57,13 +58,16 @@ class Program:
         if self.url.startswith("unix://"):  # for libraries that take a socket's path, not a URL (ioredis)
             env["REDIS_SOCKET"] = self.url[len("unix://"):]
         try:
-            self.process = await asyncio.create_subprocess_exec(
-                *argv, cwd=self.cwd, env=env, stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-                start_new_session=True, preexec_fn=_die_with_parent(os.getpid()))
-        except OSError as exc:
+            if self.warm is not None and self.warm.takes(argv):
+                self.process = await self.warm.spawn(argv, self.cwd, env)
+            else:
+                self.process = await asyncio.create_subprocess_exec(
+                    *argv, cwd=self.cwd, env=env, stdin=asyncio.subprocess.DEVNULL,
+                    stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+                    start_new_session=True, preexec_fn=_die_with_parent(os.getpid()))
+        except (OSError, ValueError, asyncio.TimeoutError) as exc:
             raise ProgramError(tr("program {program}: cannot start: {error}", program=self.describe,
-                                  error=exc.strerror or exc)) from None
+                                  error=getattr(exc, "strerror", None) or exc or type(exc).__name__)) from None
         self.deadline = asyncio.get_running_loop().time() + self.time_limit
         self._readers = [asyncio.ensure_future(self._keep(self.process.stdout, self.stdout)),
                          asyncio.ensure_future(self._keep(self.process.stderr, self.stderr))]

@@ -43,8 +43,10 @@ class WarmInterpreter:
     def __init__(self) -> None:
         self.process: asyncio.subprocess.Process | None = None
         self._sock: socket.socket | None = None
-        self._exits: dict[int, asyncio.Future] = {}
+        self._exits: dict[int, asyncio.Future] = {}  # pid -> its exit, while the child runs
+        self._early: dict[int, int] = {}  # pid -> exit code, reported before spawn() had the pid
         self._reader: asyncio.Task | None = None
+        self._spawning = asyncio.Lock()  # one request at a time: each answer is the pid of its child
 
     @staticmethod
     def takes(argv: list[str]) -> bool:
@@ -69,12 +71,15 @@ class WarmInterpreter:
     async def _read_exits(self) -> None:
         while line := await self.process.stdout.readline():
             pid, code = (int(x) for x in line.split())
-            self._exits.setdefault(pid, asyncio.get_running_loop().create_future())
-            if not self._exits[pid].done():
-                self._exits[pid].set_result(code)
+            future = self._exits.pop(pid, None)  # (popped: a pid is used again, later)
+            if future is None:
+                self._early[pid] = code
+            elif not future.done():
+                future.set_result(code)
         for future in self._exits.values():  # it died: its children went with it (SIGKILL)
             if not future.done():
                 future.set_result(-signal.SIGKILL)
+        self._exits.clear()
 
     async def spawn(self, argv: list[str], cwd: Path, env: dict[str, str]) -> WarmProcess:
         """A child running argv, with its output on pipes (OSError if it cannot be had)."""
@@ -85,14 +90,29 @@ class WarmInterpreter:
         err_r, err_w = os.pipe()
         null = os.open(os.devnull, os.O_RDONLY)
         try:
-            request = json.dumps({"argv": argv, "cwd": str(cwd), "env": env}).encode()
-            socket.send_fds(self._sock, [request], [null, out_w, err_w])
-        finally:
-            for fd in (null, out_w, err_w):
-                os.close(fd)
-        pid = int(await asyncio.wait_for(loop.sock_recv(self._sock, 64), SPAWN_TIMEOUT))
-        self._exits.setdefault(pid, loop.create_future())
-        return WarmProcess(pid, await _reader(out_r), await _reader(err_r), self._exits[pid])
+            async with self._spawning:
+                try:
+                    request = json.dumps({"argv": argv, "cwd": str(cwd), "env": env}).encode()
+                    socket.send_fds(self._sock, [request], [null, out_w, err_w])
+                finally:
+                    for fd in (null, out_w, err_w):
+                        os.close(fd)
+                answer = await asyncio.wait_for(loop.sock_recv(self._sock, 64), SPAWN_TIMEOUT)
+            if not answer.isdigit():  # it died: no pid comes
+                raise OSError(tr("the warm interpreter (gate/warm.py) is not running"))
+        except BaseException:
+            os.close(out_r)
+            os.close(err_r)
+            raise
+        pid = int(answer)
+        exited = loop.create_future()
+        if pid in self._early:
+            exited.set_result(self._early.pop(pid))
+        elif self._reader.done():
+            exited.set_result(-signal.SIGKILL)
+        else:
+            self._exits[pid] = exited
+        return WarmProcess(pid, await _reader(out_r), await _reader(err_r), exited)
 
     async def stop(self) -> None:
         if self.process is None:

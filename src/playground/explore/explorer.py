@@ -337,7 +337,7 @@ class Explorer:
         still waits: what can move next must not depend on how fast a reply travels."""
         for client, (job, _) in list(self.runner.waiting.items()):
             if not job.task.done():
-                await job.settle()   # (a program's command: through the gate, gate/lesson.py)
+                await job.settle()   # (a program's command: through the gate, gate/lesson_steps.py)
 
     def _busy_script(self, client: str) -> bool:
         """The client runs a script that holds the server (a program's connection: no

@@ -290,7 +290,7 @@ class Runner:
         await release_step(self, scenario, step, out)
 
     def keep_waiting(self, client: str, job, out: StepResult) -> None:
-        """A step's command blocked: its reply is for a wait step (a program's: gate/lesson.py)."""
+        """A step's command blocked: its reply is for a wait step (a program's: gate/lesson_steps.py)."""
         self._pending[client] = (job, out)
 
     async def _wait_step(self, scenario: Scenario, step: Step, out: StepResult) -> None:
@@ -374,7 +374,7 @@ class Runner:
         """Cancel every blocked command still waiting, and forget them."""
         for name, (job, _) in list(self._pending.items()):
             if not job.task.done() and hasattr(job, "abandon"):
-                job.abandon()  # a program's command (gate/lesson.py): the program goes with its part
+                job.abandon()  # a program's command (gate/lesson_steps.py): the program goes with its part
             elif not job.task.done():
                 try:
                     await self.executor.cancel(name)

@@ -87,6 +87,7 @@ class Explorer:
         self.reduce = reduce
         self.runner = Runner(pg, executor=executor or Executor(pg), sink=sink)
         self.runner.programs.lenient = True  # a lesson's program may send fewer commands in some orders
+        self.runner.programs.warm = True     # each schedule forks its Python programs, redis imported
         self.programs = programs_of(scenario, self.part)
         self.footprints: dict[str, list[Footprint]] = {}
         self.snapshots = Snapshotter(pg)
@@ -151,7 +152,7 @@ class Explorer:
             try:
                 run = await self._run_checked(schedule)
             except BaseException:
-                await self.runner.programs.stop()  # a lesson's programs never outlive the search
+                await self.runner.programs.close()  # a lesson's programs never outlive the search
                 raise
             # a blocked client can make two plans run the same (or an equivalent) order
             key = sch.canonical_form(run.schedule, self.independent, clients) if result.reduced else run.schedule
@@ -162,6 +163,7 @@ class Explorer:
                 own_run = runs[key]
             serial_runs += [(order, runs[key]) for order, plan in serial.items() if plan == schedule]
         await self.runner.discard_pending()
+        await self.runner.programs.close()
         await self.fresh.restore()
         result.own_order = own
         result.runs = len(runs)
@@ -298,6 +300,9 @@ class Explorer:
         if not deadlock:   # replies that came with no wait step left to take them
             for client in [c for c, (job, _) in runner.waiting.items() if job.task.done()]:
                 seen[client].append(_seen(await self._collect(client)))
+        if deadlock and runner.programs.running:  # a program waits for ever: stopped, not waited for
+            await runner.discard_pending()
+            await runner.programs.stop()
         problem = runner.programs.not_repeatable or await runner.programs.finish()  # (gate/lesson.py)
         if problem:  # a lesson's program: its outcomes cannot be trusted, or it ended badly
             raise ExploreError(f"{self.scenario.id}: {problem}")
@@ -310,7 +315,7 @@ class Explorer:
     def _may_time_out(self, client: str) -> bool:
         """Its blocked command has a timeout (and no script holds it up)."""
         pending = self.runner.waiting.get(client)
-        if pending is None or self.pg.sessions[client].state.busy_script:
+        if pending is None or self._busy_script(client):
             return False
         return may_block(pending[0].argv) and bool(block_timeout(pending[0].argv))
 
@@ -332,7 +337,12 @@ class Explorer:
         still waits: what can move next must not depend on how fast a reply travels."""
         for client, (job, _) in list(self.runner.waiting.items()):
             if not job.task.done():
-                await self.pg.settle(client, job.task)
+                await job.settle()   # (a program's command: through the gate, gate/lesson_steps.py)
+
+    def _busy_script(self, client: str) -> bool:
+        """The client runs a script that holds the server (a program's connection: no
+        pane shows it, its blocked command is known from the catalogue alone)."""
+        return client not in self.scenario.programs and self.pg.sessions[client].state.busy_script
 
     async def _wait_for_any(self, all_of: bool = False) -> bool:
         """Nobody can move: give the blocked commands with a timeout that long. True if
@@ -340,8 +350,7 @@ class Explorer:
         waiting = [(c, job) for c, (job, _) in self.runner.waiting.items() if not job.task.done()]
         bound = 0.0
         for client, job in waiting:
-            state = self.pg.sessions[client].state
-            if state.busy_script:
+            if self._busy_script(client):
                 limit = WAIT_TIMEOUT
             elif may_block(job.argv):
                 limit = block_timeout(job.argv) or None   # None: it waits for ever

@@ -99,6 +99,7 @@ class GateClient:
         self.stepped = False               # has a command of this connection been a step yet?
         self.password = password           # the TCP endpoint's (gate/auth.py); None on a unix socket
         self.authed = password is None
+        self.server_id = 0                 # its server connection's CLIENT ID
         self._writer: asyncio.StreamWriter | None = None   # to the program
         self._upstream: asyncio.StreamWriter | None = None  # to the server
 
@@ -286,7 +287,7 @@ class Gate:
         pump = None
         try:
             try:
-                up_reader, client._upstream = await self._open_upstream(client.name)
+                up_reader, client._upstream, client.server_id = await self._open_upstream(client.name)
             except (OSError, asyncio.TimeoutError, ConnectionError) as exc:
                 writer.write(b"-ERR the playground's server cannot be reached: %s\r\n"
                              % str(exc).replace("\r", " ").replace("\n", " ").encode())
@@ -342,6 +343,7 @@ class Gate:
             hello.append([b"AUTH", *([address.username.encode()] if address.username else []),
                           address.password.encode()])
         hello.append([b"CLIENT", b"SETNAME", name.replace(" ", "_").encode()])
+        hello.append([b"CLIENT", b"ID"])
         up_writer.write(pack_pipeline(hello))
         buf = bytearray()
         for _ in hello:
@@ -353,8 +355,9 @@ class Gate:
             if buf[:1] == b"-":
                 up_writer.close()
                 raise ConnectionError(bytes(buf[1:end - 2]).decode("utf-8", "replace"))
+            last = bytes(buf[:end])
             del buf[:end]
-        return up_reader, up_writer
+        return up_reader, up_writer, int(last[1:-2])  # (CLIENT ID's :<id>)
 
     async def _replies(self, client: GateClient, up_reader: asyncio.StreamReader) -> None:
         """The server's replies, to the program as they come, each matched to its command."""

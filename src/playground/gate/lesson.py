@@ -1,8 +1,8 @@
 """A lesson's programs in the scenario runner: started for each part after its fresh
 start, each step of a program client releases that program's next command at the gate
-(and the step's checks apply to its reply, as for a typed command), and after the
-part's last step the gate runs free until every program has exited — a program that
-hangs, or dies, ends the run with one line naming it.
+(lesson_steps.py: the step's checks apply to its reply, as for a typed command), and
+after the part's last step the gate runs free until every program has exited — a
+program that hangs, or dies, ends the run with one line naming it.
 """
 
 from __future__ import annotations
@@ -12,8 +12,6 @@ import asyncio
 from playground.gate.endpoint import Gate, Held
 from playground.gate.programs import TIME_LIMIT, Program, ProgramError
 from playground.i18n import tr
-
-REPLY_TIMEOUT = 15.0  # as the runner's WAIT_TIMEOUT: a released command that neither answers nor blocks
 
 
 class LessonPrograms:
@@ -29,6 +27,8 @@ class LessonPrograms:
         self.not_repeatable: str | None = None
         self._lesson = None
         self.lenient = False  # the explorer: a step of a program that ended well is skipped, not failed
+        self.warm = False     # the explorer: Python programs forked from a warm interpreter (gate/warm.py)
+        self._warm = None
 
     async def start(self, scenario) -> str | None:
         """Start the scenario's programs on a new gate; the error line if one cannot start."""
@@ -47,15 +47,38 @@ class LessonPrograms:
         limit = scenario.program_time_limit or TIME_LIMIT
         cwd = scenario.path.resolve().parent
         try:
+            warm = await self._warm_interpreter(scenario)
             for name, argv in scenario.programs.items():
                 url = await self.gate.listen(name)
-                program = self.running[name] = Program(name, argv, cwd, url, limit)
+                program = self.running[name] = Program(name, argv, cwd, url, limit, warm)
                 await program.start()
                 self._watchers.append(asyncio.ensure_future(self._exit_told(program)))
         except ProgramError as exc:
             await self.stop()
             return str(exc)
         return None
+
+    async def _warm_interpreter(self, scenario):
+        """With `warm`, the warm interpreter (started once) when a program is Python."""
+        if not self.warm or not any(argv[0] == "python" for argv in scenario.programs.values()):
+            return None
+        if self._warm is None:
+            from playground.gate.warm import WarmInterpreter
+            try:
+                self._warm = await WarmInterpreter().start()
+            except OSError:
+                return None  # each program then starts an interpreter of its own
+            self.pg.closing.append(self.close)
+        return self._warm
+
+    async def close(self) -> None:
+        """stop(), and the warm interpreter too."""
+        await self.stop()
+        warm, self._warm = self._warm, None
+        if warm is not None:
+            await warm.stop()
+        if self.close in self.pg.closing:
+            self.pg.closing.remove(self.close)
 
     async def unmet(self, scenario) -> str | None:
         """Why the programs cannot run here (a `programs_need` command failed), or None."""
@@ -142,74 +165,3 @@ class LessonPrograms:
 
     def note_reply(self, name: str, held: Held) -> None:
         self.history.setdefault(name, []).append((tuple(held.argv), held.reply))
-
-
-async def answered(pg, held: Held, timeout: float = REPLY_TIMEOUT) -> bool:
-    """Wait until `held`'s reply is back (True), or the server says its client is blocked,
-    or `timeout` passes (False). Polls with a growing interval, as Playground.settle does."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    delay = 0.001
-    while True:
-        done, _ = await asyncio.wait([held.done], timeout=delay)
-        if done:
-            return held.done.exception() is None
-        if loop.time() >= deadline or await _blocked(pg, held.client.name):
-            return False
-        delay = min(delay * 2, 0.05)
-
-
-async def _blocked(pg, name: str) -> bool:
-    reply, = await pg.reader.run([[b"CLIENT", b"LIST"]])
-    for line in bytes(reply).split(b"\n"):
-        fields = dict(f.split(b"=", 1) for f in line.split() if b"=" in f)
-        if fields.get(b"name") == name.encode():
-            return b"b" in fields.get(b"flags", b"")
-    return False
-
-
-async def typed_reply(raw: bytes):
-    """The reply as the playground's typed values (for rendering and checks)."""
-    from playground.resp.connection import TypedConnection
-    from playground.resp.address import Address
-    reader = asyncio.StreamReader()
-    reader.feed_data(raw)
-    reader.feed_eof()
-    return await TypedConnection(Address(path="-"))._read(reader)
-
-
-async def release_step(runner, scenario, step, out) -> None:
-    """A program's step: release its next command; check its reply and the state."""
-    from playground.resp.cli_format import render
-    from playground.scenario.checks import CheckResult
-    from playground.scenario.runner import _flavour, check_reply
-    from playground.scenario.substitution import plain_value
-
-    got = await runner.programs.next_command(step.client)
-    program = runner.programs.running.get(step.client)
-    if not isinstance(got, Held) and runner.programs.lenient and program is not None and not program.failure():
-        out.skipped = tr("program {program} has ended", program=program.describe)  # fewer commands in this order
-        return
-    if not isinstance(got, Held):
-        out.note = got
-        out.checks.append(CheckResult("sends a command", False, got))
-        return
-    out.command, out.argv = got.display, tuple(got.argv)
-    odd = runner.programs.note_sent(step.client, got)
-    if odd:
-        out.checks.append(CheckResult("repeatable", False, odd))
-    runner.programs.gate.release(got)
-    if not await answered(runner.pg, got):
-        why = (tr("the program's connection closed") if got.done.done()
-               else tr("the command blocked; a program's blocking commands are not stepped yet"))
-        out.checks.append(CheckResult("reply", False, why))
-        return
-    out.seq = got.seq
-    runner.programs.note_reply(step.client, got)
-    reply = await typed_reply(got.reply)
-    out.value = reply
-    out.reply = render(reply, got.argv).decode("utf-8", "replace")
-    if step.save:
-        runner.saved.setdefault(step.client, {})[step.save] = plain_value(reply)
-    out.checks.extend(check_reply(scenario, step, reply, out.reply, _flavour(runner.pg)))
-    await runner._check_state(step, out)

@@ -4,8 +4,13 @@ program's next command instead of sending one of its own."""
 
 from __future__ import annotations
 
+import ast
+import json
+from pathlib import Path
+
 from playground.i18n import tr
 
+CALL = "playground.gate.call_function"  # an argv starting python -m CALL: a lesson's function (see function_argv)
 TIME_LIMIT_FIELD = "program_time_limit"
 NEED_FIELD = "programs_need"
 
@@ -40,6 +45,9 @@ def parse_programs(data: dict, where, clients: tuple) -> tuple[dict[str, tuple[s
         if name not in clients:
             raise where.error(tr("unknown client {name} (this scenario has {clients})", name=repr(name),
                                  clients=", ".join(clients)), field_name="programs")
+        if isinstance(argv, dict):
+            programs[name] = function_argv(argv, where, f"programs.{name}")
+            continue
         if (not isinstance(argv, list) or not argv
                 or not all(isinstance(a, str) and a and "\0" not in a for a in argv)):
             raise where.error(tr('the program and its arguments: ["python", "program.py"]'),
@@ -51,9 +59,9 @@ def parse_programs(data: dict, where, clients: tuple) -> tuple[dict[str, tuple[s
 
 
 def mark_program_steps(raw_parts: list, programs: dict, where) -> list:
-    """The parts with every step of a program client marked `release = true` (copies);
-    a program's step with a command of its own, or a release step of a client that is
-    not a program, is an error."""
+    """The parts with every step of a program client marked `release = true` (copies),
+    but its wait steps; a program's step with a command of its own, or a release step of
+    a client that is not a program, is an error."""
     parts = []
     for i, part in enumerate(raw_parts, 1):
         label = part.get("name") or (str(i) if i > 1 else None)
@@ -65,14 +73,70 @@ def mark_program_steps(raw_parts: list, programs: dict, where) -> list:
         for n, step in enumerate(steps, 1):
             if isinstance(step, dict) and "server" not in step:
                 if step.get("client") in programs:
-                    for name in ("command", "args", "blocking", "wait", "reconnect"):
+                    for name in ("command", "args", "reconnect"):
                         if name in step:
                             raise where.error(tr("client {name} is a program: each of its steps releases its next command",
                                                  name=step["client"]), part=label, step=n, field_name=name)
-                    step = dict(step, release=True)
+                    if step.get("wait") is not True:  # (a wait step takes the reply of its command that blocked)
+                        step = dict(step, release=True)
                 elif "release" in step:
                     raise where.error(tr("only a program's steps release a command (see [programs])"),
                                       part=label, step=n, field_name="release")
             marked.append(step)
         parts.append(dict(part, steps=marked))
     return parts
+
+
+def function_argv(raw: dict, where, field: str) -> tuple[str, ...]:
+    """`A = { function = "transfer.py:transfer", args = ["alice", "bob", 30] }`: a function
+    in a .py file beside the lesson, called with a redis.Redis client and `args` by the
+    app's interpreter (gate/call_function.py). Its argv: python -m CALL FILE:NAME ARGS-JSON."""
+    unknown = sorted(set(raw) - {"function", "args"})
+    if unknown:
+        raise where.error(tr("unknown field (known: function, args)"), field_name=f"{field}.{unknown[0]}")
+    spec = raw.get("function")
+    file, _, name = spec.rpartition(":") if isinstance(spec, str) else ("", "", "")
+    if not file.endswith(".py") or not name.isidentifier() or "\0" in file:
+        raise where.error(tr('a .py file beside the lesson and a function in it: "transfer.py:transfer"'),
+                          field_name=f"{field}.function")
+    problem = _function_problem(Path(where.path).resolve().parent, file, name)
+    if problem:
+        raise where.error(problem, field_name=f"{field}.function")
+    args = raw.get("args", [])
+    try:
+        if not isinstance(args, list):
+            raise TypeError
+        encoded = json.dumps(args, ensure_ascii=False)
+    except (TypeError, ValueError):
+        encoded = None
+    if encoded is None:
+        raise where.error(tr("a list of the function's arguments after the client (text, numbers, true/false, "
+                             "lists, tables)"), field_name=f"{field}.args")
+    return ("python", "-m", CALL, spec, encoded)
+
+
+def _function_problem(directory: Path, file: str, name: str) -> str | None:
+    """Why FILE (relative to the lesson's directory) defines no function NAME at its top
+    level, or None. The file is parsed, not run."""
+    path = directory / file
+    if Path(file).is_absolute() or not path.is_file():
+        return tr("{file}: no such file beside the lesson", file=file)
+    try:
+        tree = ast.parse(path.read_bytes(), filename=file)
+    except SyntaxError as exc:
+        return tr("{file}, line {line}: not valid Python ({error})", file=file, line=exc.lineno, error=exc.msg)
+    except ValueError as exc:  # a NUL byte
+        return tr("{file}: not valid Python ({error})", file=file, error=exc)
+    except OSError as exc:
+        return tr("{file}: cannot be read ({error})", file=file, error=exc.strerror or exc)
+    if not any(isinstance(node, ast.FunctionDef) and node.name == name for node in tree.body):
+        return tr("{file} has no function {name} (a def at its top level)", file=file, name=name)
+    return None
+
+
+def shown_program(argv: tuple[str, ...]) -> str:
+    """How messages name a program: its command line, or a lesson's function as
+    `transfer.py:transfer("alice", 30)`."""
+    if tuple(argv[:3]) == ("python", "-m", CALL) and len(argv) == 5:
+        return f"{argv[3]}({', '.join(json.dumps(a, ensure_ascii=False) for a in json.loads(argv[4]))})"
+    return " ".join(argv)

@@ -4,7 +4,9 @@ their whole process group — when the lesson ends, or when the app does (the ke
 a program whose parent dies: PR_SET_PDEATHSIG).
 
 `python` as a program's first word means the app's own interpreter, so `import redis`
-works in a lesson's program wherever the app runs.
+works in a lesson's program wherever the app runs; a lesson's function (`python -m
+playground.gate.call_function FILE:NAME ARGS`, lesson_format.function_argv) runs through
+call_function.py, started by its path: it needs nothing of the playground importable.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import signal
 import sys
 from pathlib import Path
 
+from playground.gate.lesson_format import CALL, shown_program
 from playground.i18n import tr
 from playground.server.children import die_with_parent
 
@@ -28,7 +31,8 @@ class ProgramError(Exception):
 
 class Program:
     def __init__(self, name: str, argv: tuple[str, ...], cwd: Path, url: str,
-                 time_limit: float = TIME_LIMIT) -> None:
+                 time_limit: float = TIME_LIMIT, warm=None) -> None:
+        self.warm = warm  # a WarmInterpreter (gate/warm.py) that forks Python programs, or None
         self.name = name
         self.argv = argv
         self.cwd = cwd
@@ -44,21 +48,26 @@ class Program:
     @property
     def describe(self) -> str:
         """"A (python transfer.py)": how messages name it."""
-        return f"{self.name} ({' '.join(self.argv)})"
+        return f"{self.name} ({shown_program(self.argv)})"
 
     async def start(self) -> "Program":
         argv = [sys.executable if self.argv[0] == "python" else self.argv[0], *self.argv[1:]]
+        if tuple(self.argv[:3]) == ("python", "-m", CALL):
+            argv[1:3] = [str(Path(__file__).with_name("call_function.py"))]
         env = dict(os.environ, REDIS_URL=self.url, PYTHONUNBUFFERED="1")
         if self.url.startswith("unix://"):  # for libraries that take a socket's path, not a URL (ioredis)
             env["REDIS_SOCKET"] = self.url[len("unix://"):]
         try:
-            self.process = await asyncio.create_subprocess_exec(
-                *argv, cwd=self.cwd, env=env, stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-                start_new_session=True, preexec_fn=die_with_parent(os.getpid()))
-        except OSError as exc:
+            if self.warm is not None and self.warm.takes(argv):
+                self.process = await self.warm.spawn(argv, self.cwd, env)
+            else:
+                self.process = await asyncio.create_subprocess_exec(
+                    *argv, cwd=self.cwd, env=env, stdin=asyncio.subprocess.DEVNULL,
+                    stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+                    start_new_session=True, preexec_fn=die_with_parent(os.getpid()))
+        except (OSError, ValueError, asyncio.TimeoutError) as exc:
             raise ProgramError(tr("program {program}: cannot start: {error}", program=self.describe,
-                                  error=exc.strerror or exc)) from None
+                                  error=getattr(exc, "strerror", None) or exc or type(exc).__name__)) from None
         self.deadline = asyncio.get_running_loop().time() + self.time_limit
         self._readers = [asyncio.ensure_future(self._keep(self.process.stdout, self.stdout)),
                          asyncio.ensure_future(self._keep(self.process.stderr, self.stderr))]

@@ -252,7 +252,7 @@ def _step(raw, n: int, where: Where, scripts: dict, clients: tuple, part: str | 
     if not isinstance(sleep, (int, float)) or isinstance(sleep, bool) or not 0 <= sleep <= 30:
         raise where.error(tr("seconds to wait, 0 to 30"), part=part, step=n, field_name="sleep")
     blocking = read_bool(raw, "blocking", where, part, n)
-    if blocking and kind != "command":
+    if blocking and kind not in ("command", "release"):
         raise where.error(tr("a {kind} step cannot block", kind=kind), part=part, step=n, field_name="blocking")
     requires = read_requires(raw["requires"], where, "requires", part, n) if "requires" in raw else None
     if part_requires is not None:

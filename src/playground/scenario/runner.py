@@ -286,8 +286,12 @@ class Runner:
         await run_server_step(self, scenario, step, out)
 
     async def _release_step(self, scenario: Scenario, step: Step, out: StepResult) -> None:
-        from playground.gate.lesson import release_step
+        from playground.gate.lesson_steps import release_step
         await release_step(self, scenario, step, out)
+
+    def keep_waiting(self, client: str, job, out: StepResult) -> None:
+        """A step's command blocked: its reply is for a wait step (a program's: gate/lesson_steps.py)."""
+        self._pending[client] = (job, out)
 
     async def _wait_step(self, scenario: Scenario, step: Step, out: StepResult) -> None:
         pending = self._pending.pop(step.client, None)
@@ -296,6 +300,9 @@ class Runner:
                                           tr("{client} has no blocked command to wait for (it answered at once)", client=step.client)))
             return
         job, origin = pending
+        if step.client in scenario.programs:
+            from playground.gate.lesson_steps import wait_step
+            return await wait_step(self, scenario, step, out, job)
         try:
             await asyncio.wait_for(asyncio.shield(job.task), WAIT_TIMEOUT)
         except asyncio.TimeoutError:
@@ -366,7 +373,9 @@ class Runner:
     async def discard_pending(self) -> None:
         """Cancel every blocked command still waiting, and forget them."""
         for name, (job, _) in list(self._pending.items()):
-            if not job.task.done():
+            if not job.task.done() and hasattr(job, "abandon"):
+                job.abandon()  # a program's command (gate/lesson_steps.py): the program goes with its part
+            elif not job.task.done():
                 try:
                     await self.executor.cancel(name)
                 except Exception:

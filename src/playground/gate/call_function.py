@@ -1,0 +1,41 @@
+"""Runs a lesson's function as a program (docs/scenarios.md, "Programs"):
+
+    python call_function.py FILE.py:NAME ARGS-JSON
+
+imports FILE.py (from the lesson's directory, its working directory; as a module named
+after the file, so its `if __name__ == "__main__":` part does not run) and calls
+NAME(redis.Redis.from_url(os.environ["REDIS_URL"]), *ARGS); a result other than None is
+printed. Started by its path with the app's interpreter, it imports nothing of the
+playground's; an error in the function ends it with Python's traceback (its last line is
+what the playground shows).
+"""
+
+import importlib.util
+import json
+import os
+import sys
+
+
+def main(argv: list[str]) -> None:
+    spec, args = argv[1], json.loads(argv[2])
+    file, _, name = spec.rpartition(":")
+    path = os.path.abspath(file)
+    sys.path[0] = os.path.dirname(path)  # the lesson's modules, not this directory's
+    import redis
+
+    module_name = os.path.splitext(os.path.basename(path))[0]
+    loader = importlib.util.spec_from_file_location(module_name, path)
+    module = importlib.util.module_from_spec(loader)
+    sys.modules[module_name] = module
+    loader.loader.exec_module(module)
+    client = redis.Redis.from_url(os.environ["REDIS_URL"])
+    try:
+        result = getattr(module, name)(client, *args)
+    finally:
+        client.close()
+    if result is not None:
+        print(repr(result))
+
+
+if __name__ == "__main__":
+    main(sys.argv)

@@ -1,0 +1,152 @@
+"""A lesson program's steps in the scenario runner (gate/lesson.py starts the programs):
+a release step lets the program's next command through the gate and checks its reply
+as for a typed command; a command that blocks at the server waits, as a `ProgramJob`
+in the runner's `waiting`, for the client's wait step to take its reply."""
+
+from __future__ import annotations
+
+import asyncio
+
+from playground.gate.endpoint import Held
+from playground.i18n import tr
+
+REPLY_TIMEOUT = 15.0  # as the runner's WAIT_TIMEOUT: a released command that neither answers nor blocks
+
+
+async def answered(pg, held: Held, timeout: float = REPLY_TIMEOUT) -> bool:
+    """Wait until `held`'s reply is back (True), or the server says its client is blocked,
+    or `timeout` passes (False)."""
+    return await settled(pg, held, timeout) == "answered"
+
+
+async def settled(pg, held: Held, timeout: float = REPLY_TIMEOUT) -> str:
+    """Wait until `held` is "answered", or its connection "closed", or the server says its
+    client is "blocked", or `timeout` passes ("no reply"). Polls with a growing interval,
+    as Playground.settle does."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    delay = 0.001
+    while True:
+        done, _ = await asyncio.wait([held.done], timeout=delay)
+        if done:
+            return "answered" if held.done.exception() is None else "closed"
+        if await _blocked(pg, held.client):
+            return "blocked"
+        if loop.time() >= deadline:
+            return "no reply"
+        delay = min(delay * 2, 0.05)
+
+
+class ProgramJob:
+    """A program's command that blocked at the server, kept in the runner's `waiting` as
+    a typed command's Job is (engine/job.py): `argv`, and `task`, which ends with the
+    reply's bytes, exactly as the server sent them."""
+
+    def __init__(self, pg, held: Held) -> None:
+        self.pg = pg
+        self.held = held
+        self.argv = tuple(held.argv)
+        self.task = asyncio.ensure_future(asyncio.shield(held.done))
+        self.task.add_done_callback(lambda t: t.cancelled() or t.exception())  # (retrieved: no waiter may come)
+
+    async def settle(self) -> bool:
+        """As Job.settle: True when the reply is back (or the connection closed), False
+        while the server says the program's connection waits."""
+        if await settled(self.pg, self.held) != "blocked":
+            await asyncio.gather(self.task, return_exceptions=True)
+        return self.task.done()
+
+    def abandon(self) -> None:
+        """Stop waiting for the reply (the program itself is stopped with its part)."""
+        self.task.cancel()
+
+
+async def _blocked(pg, client) -> bool:
+    """The server says the gate's connection for `client` is blocked (CLIENT LIST ID: that
+    connection exactly, whatever else on the server has a name like it)."""
+    reply, = await pg.reader.run([[b"CLIENT", b"LIST", b"ID", str(client.server_id).encode()]])
+    fields = dict(f.split(b"=", 1) for f in bytes(reply).split() if b"=" in f)
+    return b"b" in fields.get(b"flags", b"")
+
+
+async def typed_reply(raw: bytes):
+    """The reply as the playground's typed values (for rendering and checks)."""
+    from playground.resp.connection import TypedConnection
+    from playground.resp.address import Address
+    reader = asyncio.StreamReader()
+    reader.feed_data(raw)
+    reader.feed_eof()
+    return await TypedConnection(Address(path="-"))._read(reader)
+
+
+async def release_step(runner, scenario, step, out) -> None:
+    """A program's step: release its next command; check its reply and the state. A
+    command that blocks at the server is left waiting, for a wait step to take its reply,
+    when the step says it blocks (`blocking = true`; the explorer allows it of every step)."""
+    from playground.scenario.checks import CheckResult
+
+    got = await runner.programs.next_command(step.client)
+    program = runner.programs.running.get(step.client)
+    if not isinstance(got, Held) and runner.programs.lenient and program is not None and not program.failure():
+        out.skipped = tr("program {program} has ended", program=program.describe)  # fewer commands in this order
+        return
+    if not isinstance(got, Held):
+        out.note = got
+        out.checks.append(CheckResult("sends a command", False, got))
+        return
+    out.command, out.argv = got.display, tuple(got.argv)
+    odd = runner.programs.note_sent(step.client, got)
+    if odd:
+        out.checks.append(CheckResult("repeatable", False, odd))
+    runner.programs.gate.release(got)
+    how = await settled(runner.pg, got)
+    if how == "blocked" and step.blocking:
+        out.note = tr("blocked: the reply comes later")
+        runner.keep_waiting(step.client, ProgramJob(runner.pg, got), out)
+        return
+    if how != "answered":
+        why = {"closed": tr("the program's connection closed"),
+               "blocked": tr("the command blocked; mark the step blocking = true and add a wait step")}.get(
+            how, tr("no reply after {seconds}s", seconds=f"{REPLY_TIMEOUT:g}"))
+        out.checks.append(CheckResult("reply", False, why))
+        return
+    if step.blocking:
+        out.checks.append(CheckResult("blocks", False, tr("expected the command to block, it answered at once")))
+    await take_reply(runner, scenario, step, out, got)
+
+
+async def wait_step(runner, scenario, step, out, job: ProgramJob) -> None:
+    """A program's wait step: the reply to its command that blocked (as a typed
+    command's wait step, engine-free)."""
+    from playground.scenario.checks import CheckResult
+    from playground.scenario.runner import WAIT_TIMEOUT
+
+    try:
+        await asyncio.wait_for(asyncio.shield(job.task), WAIT_TIMEOUT)
+    except asyncio.TimeoutError:
+        out.checks.append(CheckResult("reply arrives", False, tr("no reply after {seconds}s", seconds=f"{WAIT_TIMEOUT:g}")))
+        return
+    except ConnectionError:
+        out.checks.append(CheckResult("reply arrives", False, tr("the program's connection closed")))
+        return
+    out.note = tr("the reply to {command}", command=job.held.display)
+    out.argv = job.argv
+    await take_reply(runner, scenario, step, out, job.held)
+
+
+async def take_reply(runner, scenario, step, out, held: Held) -> None:
+    """A program's reply into the step's result: rendered as redis-cli would, saved,
+    checked, and the state checked."""
+    from playground.resp.cli_format import render
+    from playground.scenario.runner import _flavour, check_reply
+    from playground.scenario.substitution import plain_value
+
+    out.seq = held.seq
+    runner.programs.note_reply(step.client, held)
+    reply = await typed_reply(held.reply)
+    out.value = reply
+    out.reply = render(reply, held.argv).decode("utf-8", "replace")
+    if step.save:
+        runner.saved.setdefault(step.client, {})[step.save] = plain_value(reply)
+    out.checks.extend(check_reply(scenario, step, reply, out.reply, _flavour(runner.pg)))
+    await runner._check_state(step, out)

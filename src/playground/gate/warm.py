@@ -1,0 +1,136 @@
+"""The app's side of the warm interpreter (warm_python.py): started once, it forks each
+of a lesson's Python programs (`python SCRIPT ARGS...`) with redis already imported, and
+`WarmProcess` stands for such a program where programs.py keeps an
+asyncio.subprocess.Process: `pid` (its session's leader), `stdout`, `stderr`,
+`returncode`, `wait()`. The explorer uses it: a schedule re-runs every program.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import socket
+import sys
+from pathlib import Path
+
+from playground.i18n import tr
+from playground.server.children import die_with_parent
+
+SPAWN_TIMEOUT = 5.0
+
+
+class WarmProcess:
+    def __init__(self, pid: int, stdout: asyncio.StreamReader, stderr: asyncio.StreamReader,
+                 exited: asyncio.Future) -> None:
+        self.pid = pid
+        self.stdout = stdout
+        self.stderr = stderr
+        self._exited = exited
+
+    @property
+    def returncode(self) -> int | None:
+        return self._exited.result() if self._exited.done() and not self._exited.cancelled() else None
+
+    async def wait(self) -> int:
+        return await asyncio.shield(self._exited)
+
+
+class WarmInterpreter:
+    """One warm_python.py process, and the exits it reports."""
+
+    def __init__(self) -> None:
+        self.process: asyncio.subprocess.Process | None = None
+        self._sock: socket.socket | None = None
+        self._exits: dict[int, asyncio.Future] = {}  # pid -> its exit, while the child runs
+        self._early: dict[int, int] = {}  # pid -> exit code, reported before spawn() had the pid
+        self._reader: asyncio.Task | None = None
+        self._spawning = asyncio.Lock()  # one request at a time: each answer is the pid of its child
+
+    @staticmethod
+    def takes(argv: list[str]) -> bool:
+        """It runs `<the app's interpreter> SCRIPT ARGS...` (not -m, -c or other options)."""
+        return argv[0] == sys.executable and len(argv) > 1 and not argv[1].startswith("-")
+
+    async def start(self) -> "WarmInterpreter":
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        try:
+            self.process = await asyncio.create_subprocess_exec(
+                sys.executable, str(Path(__file__).with_name("warm_python.py")), str(theirs.fileno()),
+                pass_fds=[theirs.fileno()], stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+                env=dict(os.environ, PYTHONUNBUFFERED="1"), start_new_session=True,
+                preexec_fn=die_with_parent(os.getpid()))
+        finally:
+            theirs.close()
+        ours.setblocking(False)
+        self._sock = ours
+        self._reader = asyncio.ensure_future(self._read_exits())
+        return self
+
+    async def _read_exits(self) -> None:
+        while line := await self.process.stdout.readline():
+            pid, code = (int(x) for x in line.split())
+            future = self._exits.pop(pid, None)  # (popped: a pid is used again, later)
+            if future is None:
+                self._early[pid] = code
+            elif not future.done():
+                future.set_result(code)
+        for future in self._exits.values():  # it died: its children went with it (SIGKILL)
+            if not future.done():
+                future.set_result(-signal.SIGKILL)
+        self._exits.clear()
+
+    async def spawn(self, argv: list[str], cwd: Path, env: dict[str, str]) -> WarmProcess:
+        """A child running argv, with its output on pipes (OSError if it cannot be had)."""
+        if self.process is None or self.process.returncode is not None:
+            raise OSError(tr("the warm interpreter (gate/warm.py) is not running"))
+        loop = asyncio.get_running_loop()
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe()
+        null = os.open(os.devnull, os.O_RDONLY)
+        try:
+            async with self._spawning:
+                try:
+                    request = json.dumps({"argv": argv, "cwd": str(cwd), "env": env}).encode()
+                    socket.send_fds(self._sock, [request], [null, out_w, err_w])
+                finally:
+                    for fd in (null, out_w, err_w):
+                        os.close(fd)
+                answer = await asyncio.wait_for(loop.sock_recv(self._sock, 64), SPAWN_TIMEOUT)
+            if not answer.isdigit():  # it died: no pid comes
+                raise OSError(tr("the warm interpreter (gate/warm.py) is not running"))
+        except BaseException:
+            os.close(out_r)
+            os.close(err_r)
+            raise
+        pid = int(answer)
+        exited = loop.create_future()
+        if pid in self._early:
+            exited.set_result(self._early.pop(pid))
+        elif self._reader.done():
+            exited.set_result(-signal.SIGKILL)
+        else:
+            self._exits[pid] = exited
+        return WarmProcess(pid, await _reader(out_r), await _reader(err_r), exited)
+
+    async def stop(self) -> None:
+        if self.process is None:
+            return
+        if self.process.returncode is None:
+            try:
+                os.killpg(self.process.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+            await self.process.wait()
+        if self._reader is not None:
+            await asyncio.gather(self._reader, return_exceptions=True)
+        self._sock.close()
+        self.process = None
+
+
+async def _reader(fd: int) -> asyncio.StreamReader:
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=1 << 16)
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(fd, "rb", 0))
+    return reader

@@ -1,0 +1,86 @@
+"""The explorer's warm interpreter (gate/warm.py): each schedule forks its Python programs
+from one interpreter that imported redis already, and a forked program behaves as
+`python SCRIPT` would: its exit status, its traceback's last line, its time limit, its
+working directory and environment; none outlives the search. On both real servers."""
+
+from __future__ import annotations
+
+import os
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from playground.explore.explorer import ExploreError, explore
+from playground.gate.lesson import LessonPrograms
+from playground.scenario.loader import load_scenario
+
+pytest.importorskip("redis")
+
+
+def lesson(tmp_path: Path, program: str, extra: str = "") -> Path:
+    (tmp_path / "prog.py").write_text(textwrap.dedent(program))
+    path = tmp_path / "lesson.toml"
+    path.write_text('title = "t"\nlesson = "l"\nsetup = ["SET counter 4"]\n' + extra +
+                    '[programs]\nA = ["python", "prog.py", "counter"]\n'
+                    '[[steps]]\nclient = "A"\n[[steps]]\nclient = "B"\ncommand = "INCR counter"\n')
+    return path
+
+
+async def test_a_forked_program_runs_as_its_own_script(pg, tmp_path):
+    """sys.argv, __name__, its directory on sys.path, cwd and REDIS_URL as for `python
+    prog.py counter`; what it writes reaches the outcome."""
+    (tmp_path / "helper.py").write_text("NAME = 'seen'\n")
+    path = lesson(tmp_path, '''
+        import os, sys, redis, helper
+        assert __name__ == "__main__" and sys.argv == ["prog.py", "counter"], (__name__, sys.argv)
+        assert os.getcwd() == os.path.dirname(os.path.abspath(__file__))
+        r = redis.Redis.from_url(os.environ["REDIS_URL"])
+        value = r.get(sys.argv[1])
+        r.set(helper.NAME, value)
+        ''')
+    result = await explore(pg, load_scenario(path))
+    assert sorted(c.snapshot.describe("seen") for c in result.classes) == ['"4"', '"5"']  # A first, B first
+
+
+@pytest.mark.parametrize("body, message", [
+    ('raise SystemExit(3)', "exited with status 3"),
+    ('raise ValueError("no funds")', "exited with status 1: ValueError: no funds"),
+])
+async def test_a_forked_program_that_ends_badly_is_named(pg, tmp_path, body, message):
+    path = lesson(tmp_path, f'''
+        import os, sys, redis
+        redis.Redis.from_url(os.environ["REDIS_URL"]).get(sys.argv[1])
+        {body}
+        ''')
+    with pytest.raises(ExploreError) as caught:
+        await explore(pg, load_scenario(path))
+    assert str(caught.value) == f"lesson: program A (python prog.py counter) {message}"
+
+
+async def test_a_forked_program_past_its_time_limit_is_stopped_and_none_outlives(pg, tmp_path):
+    path = lesson(tmp_path, '''
+        import os, sys, time, redis
+        redis.Redis.from_url(os.environ["REDIS_URL"]).get(sys.argv[1])
+        with open("pids", "a") as f:
+            f.write(f"{os.getpid()}\\n")
+        time.sleep(60)
+        ''', extra="program_time_limit = 1\n")
+    with pytest.raises(ExploreError) as caught:
+        await explore(pg, load_scenario(path))
+    assert str(caught.value) == "lesson: program A (python prog.py counter) ran past its time limit (1 s): stopped"
+    for pid in (tmp_path / "pids").read_text().split():
+        with pytest.raises(ProcessLookupError):
+            os.kill(int(pid), 0)
+
+
+async def test_the_warm_interpreter_goes_with_the_search(pg, tmp_path):
+    programs = LessonPrograms(pg)
+    programs.warm = True
+    scenario = load_scenario(lesson(tmp_path, 'import os, redis\nredis.Redis.from_url(os.environ["REDIS_URL"]).ping()\n'))
+    assert await programs.start(scenario) is None
+    warm = programs._warm.process.pid
+    assert await programs.finish() is None
+    await programs.close()
+    with pytest.raises(ProcessLookupError):
+        os.kill(warm, 0)

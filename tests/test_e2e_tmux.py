@@ -36,6 +36,20 @@ def wait_for(session: str, text: str, timeout: float = 15) -> str:
     raise AssertionError(f"{text!r} never appeared on screen:\n{screen(session)}\npanes: {state or 'none'}")
 
 
+def wait_for_reply(session: str, typed: str, reply: str, timeout: float = 15) -> str:
+    """Until the pane shows the line `typed` and, on the next line of that pane, `reply`."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        content = screen(session)
+        rows = content.splitlines()
+        for i, row in enumerate(rows[:-1]):
+            column = row.find(typed)
+            if column >= 0 and rows[i + 1][column:column + len(reply) + 1] == reply + " ":
+                return content
+        time.sleep(0.1)
+    raise AssertionError(f"{typed!r} then {reply!r} never appeared on screen:\n{screen(session)}")
+
+
 @pytest.fixture
 def session():
     assert shutil.which("tmux"), "tmux is needed for the end-to-end test (apt-get install tmux)"
@@ -54,21 +68,22 @@ def test_watch_abort_in_a_real_terminal(session, server_binary, private_state_di
          "-e", f"REDIS_PLAYGROUND_STATE_DIR={private_state_dir}", command)
     wait_for(session, server_binary.version)
     wait_for(session, "▶ Client A")
+    # A line typed while the client still waits for its reply is refused (it stays in the
+    # input): as a person would, wait for each reply before typing the next line.
     tmux("send-keys", "-t", session, "SET balance 150", "Enter")
-    wait_for(session, "A> SET balance 150")
+    wait_for_reply(session, "A> SET balance 150", "OK")
     tmux("send-keys", "-t", session, "WATCH balance", "Enter")
     wait_for(session, "A  WATCH balance")  # A's state line: the WATCH has run
     tmux("send-keys", "-t", session, "F3")
     wait_for(session, "▶ Client B")  # the focus has landed before we type
     tmux("send-keys", "-t", session, "SET balance 200", "Enter")
-    wait_for(session, "B> SET balance 200")
+    wait_for_reply(session, "B> SET balance 200", "OK")
     wait_for(session, "dirty — EXEC will abort")
     tmux("send-keys", "-t", session, "F2")
     wait_for(session, "▶ Client A")
-    for line in ["MULTI", "DECRBY balance 100", "EXEC"]:
+    for line, reply in [("MULTI", "OK"), ("DECRBY balance 100", "QUEUED"), ("EXEC", "(nil)")]:
         tmux("send-keys", "-t", session, line, "Enter")
-        wait_for(session, f"A> {line}")
-    content = wait_for(session, "(nil)")
+        content = wait_for_reply(session, f"A> {line}", reply)
     assert '"200"' in content  # the inspector shows B's value
     pid = int(tmux("display-message", "-p", "-t", session, "#{pane_pid}").strip())
     server_dirs = [d for d in os.listdir("/tmp") if d.startswith(f"redis-playground-{pid}-")]

@@ -15,7 +15,7 @@ RACE = [("A", "SET balance 100"), ("A", "WATCH balance"), ("B", "DECRBY balance 
 
 
 def lanes_text(app) -> str:
-    return str(app.query_one("#lanes-text", Static).render())
+    return str(app.mode_screen.query_one("#lanes-text", Static).render())
 
 
 async def test_ctrl_t_shows_lanes_and_gutters_and_ctrl_y_hides_the_whys(server_binary):
@@ -31,7 +31,7 @@ async def test_ctrl_t_shows_lanes_and_gutters_and_ctrl_y_hides_the_whys(server_b
         assert all(line.startswith(" " * len("  ↳ why: ")) for line in note[1:] if line)
         why = " ".join(" ".join(note).split())
         assert why.startswith("↳ why: B changed WATCHed balance (DECRBY balance 30, #3)")
-        lanes = app.query_one(LanesView)
+        lanes = app.mode_screen.query_one(LanesView)
         assert not lanes.display
 
         await pilot.press("ctrl+t")
@@ -59,13 +59,13 @@ async def test_stepped_scenario_shows_its_why_and_its_part_in_the_lanes(server_b
     async with app.run_test(size=(120, 45)) as pilot:
         await started(pilot, app)
         await wait_until(pilot, lambda: app.teacher is not None and app.teacher.stepper is not None
-                         and not app._teaching)
+                         and not app.mode_screen.busy)
         app.teacher.speed_index = 0  # no typing animation
         while "A> EXEC" not in log_text(app, "A"):
             await pilot.press("space")
             if isinstance(app.screen, PredictScreen):
                 await pilot.press("1")
-            await wait_until(pilot, lambda: not app._teaching)
+            await wait_until(pilot, lambda: not app.mode_screen.busy)
         await wait_until(pilot, lambda: "↳ why: B changed WATCHed balance (SET balance 200, #3)"
                          in " ".join(" ".join(log_text(app, "A")).split()))
         checks = [line for line in log_text(app, "A") if line.lstrip().startswith("✓")]

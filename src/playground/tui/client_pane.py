@@ -24,7 +24,7 @@ from textual.widgets import Input, Static
 from playground.engine import events as ev
 from playground.engine.session import ClientState
 from playground.history import History
-from playground.i18n import tr, tr_check
+from playground.i18n import N_, tr, tr_check
 from playground.tui.wrapped_text import Wrapped
 from playground.resp.cli_format import render
 from playground.resp.cli_lines import INVALID_ARGUMENTS, SplitError, format_argv, split_args
@@ -66,21 +66,25 @@ class ClientPane(Vertical):
     """
 
     BINDINGS = [
-        Binding("ctrl+c", "cancel", "Cancel", priority=True),
-        Binding("ctrl+l", "clear", "Clear", show=False),  # F1 lists both: at 80 columns the footer
-        Binding("ctrl+o", "edit_script", "Lua", show=False),  # keeps F7 and Ctrl+T instead
-        Binding("pageup", "read_back('page_up')", "Scroll up", show=False),
-        Binding("pagedown", "read_back('page_down')", "Scroll down", show=False),
-        Binding("shift+up", "read_back('up')", "Line up", show=False),
-        Binding("shift+down", "read_back('down')", "Line down", show=False),
-        Binding("ctrl+end", "read_back('end')", "Newest", show=False),
+        Binding("ctrl+c", "cancel", "Cancel", priority=True, tooltip=N_("cancel a blocked or busy command")),
+        Binding("ctrl+l", "clear", "Clear", show=False, tooltip=N_("clear the pane")),  # F1 lists both: at 80
+        Binding("ctrl+o", "edit_script", "Lua", show=False,  # columns the footer keeps F7 and Ctrl+T instead
+                tooltip=N_("write a Lua script over several lines (sent as EVAL)")),
+        Binding("pageup", "read_back('page_up')", "Scroll up", show=False, tooltip=N_("scroll the pane up a page")),
+        Binding("pagedown", "read_back('page_down')", "Scroll down", show=False,
+                tooltip=N_("scroll the pane down a page")),
+        Binding("shift+up", "read_back('up')", "Line up", show=False, tooltip=N_("scroll the pane up a line")),
+        Binding("shift+down", "read_back('down')", "Line down", show=False, tooltip=N_("scroll the pane down a line")),
+        Binding("ctrl+end", "read_back('end')", "Newest", show=False, tooltip=N_("back to the newest lines")),
     ]
 
     state: reactive[ClientState | None] = reactive(None, always_update=True, repaint=False)
     """The client's state, from the engine (server flags merged with what the client knows)."""
 
-    def __init__(self, client: str, history: History | None = None, **kwargs) -> None:
+    def __init__(self, client: str, history: History | None = None, help=None, **kwargs) -> None:
         super().__init__(id=f"pane-{client}", **kwargs)
+        self.help_index = help or (lambda: self.app.help)
+        """Command help for hints and completion (a callable: the server's once read)."""
         self.client = client
         self.border_title = tr("Client {name}", name=client)
         self._pending_since: float | None = None
@@ -100,7 +104,7 @@ class ClientPane(Vertical):
         yield PaneLog(id="output", wrap=True, markup=False, highlight=False, max_lines=5000, min_width=20)
         with Horizontal(id="line"):  # the prompt stays in sight while typing
             yield Static(f"{self.client}> ", id="prompt")
-            yield CommandInput(self.history, lambda: self.app.help,
+            yield CommandInput(self.history, self.help_index,
                                placeholder=tr("type a Redis command"), id="input")
         yield Static(id="hint")
 
@@ -218,6 +222,12 @@ class ClientPane(Vertical):
         for entry in self._drawn:
             self._draw(entry, secretless)
 
+    def take_over(self, old: "ClientPane") -> None:
+        """What `old` (the same client's pane on the screen this one replaces) showed."""
+        self._drawn.extend(old._drawn)
+        self.outcome = old.outcome
+        self.redraw()
+
     @property
     def shows_secrets(self) -> bool:
         return any(entry[3] is not None for entry in self._drawn)
@@ -226,11 +236,12 @@ class ClientPane(Vertical):
         self.write(f"# {message}", style="italic yellow")
 
     def on_input_changed(self, event: Input.Changed) -> None:
-        hint = self.app.help.hint(event.value) if event.value else None
+        help = self.help_index()
+        hint = help.hint(event.value) if event.value else None
         text = Text()
         if hint and hint.strip():
             text.append(hint.strip(), style="dim")
-            entry = self.app.help.lookup([a.decode(errors="replace") for a in _safe_split(event.value)])
+            entry = help.lookup([a.decode(errors="replace") for a in _safe_split(event.value)])
             if entry is not None and entry.summary:
                 text.append(f"  — {entry.summary}", style="italic dim")
         set_line(self.query_one("#hint", Static), text)

@@ -23,8 +23,9 @@ TYPING_SPEEDS = [0, 20, 40, 80, 160]  # characters per second; 0 = no typing ani
 class Teacher:
     """One open scenario (step mode or challenge mode) in the app."""
 
-    def __init__(self, app, scenario: Scenario, challenge: bool = False) -> None:
-        self.app = app
+    def __init__(self, screen, scenario: Scenario, challenge: bool = False) -> None:
+        self.screen = screen  # the lesson's or the challenge's screen: its panes and narration
+        self.app = app = screen.app
         self.scenario = scenario
         self.stepper = None if challenge else Stepper(app.playground, scenario, app.executor, self.on_event)
         self.challenge = Challenge(app.playground, scenario, app.executor, self.on_event) if challenge else None
@@ -45,7 +46,7 @@ class Teacher:
         return TYPING_SPEEDS[self.speed_index]
 
     def pane(self, client: str) -> ClientPane:
-        return self.app.screen_stack[0].query_one(f"#pane-{client}", ClientPane)
+        return self.screen.pane(client)
 
     def clear_panes(self) -> None:
         for name in self.scenario.clients:
@@ -405,7 +406,7 @@ class Teacher:
 
     @property
     def presenter(self) -> bool:
-        return self.app.screen_stack[0].has_class("-presenter")
+        return self.screen.has_class("-presenter")
 
     def tick(self) -> None:
         """Once a second (more often while a `sleep` step waits): the clock moves."""
@@ -414,7 +415,7 @@ class Teacher:
     def render(self) -> None:
         from .teacher_view import narration_text
 
-        self.app.narration.body = narration_text(self)
+        self.screen.narration.body = narration_text(self)
 
     def note_free_command(self, keys: set[bytes]) -> None:
         """A command typed by hand wrote `keys`; warn if the scenario depends on them."""

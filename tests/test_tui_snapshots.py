@@ -231,3 +231,35 @@ def test_teach_refresh_challenge_won_120x35(snap_compare):
 def test_teach_refresh_challenge_won_80x24(snap_compare):
     assert snap_compare(_lesson("refresh-double-spend", challenge=True), terminal_size=(80, 24),
                         run_before=teach(keys="abababab"))
+
+
+# -- one screen per mode: each mode's footer and layout at the three sizes (issue 25) ------
+
+SIZES = [(80, 24), (120, 35), (160, 45)]
+
+
+def _free_play(pilot_commands=("SET balance 150", "GET balance")):
+    async def run_before(pilot):
+        app = pilot.app
+        await started(pilot, app)
+        for line in pilot_commands:
+            await type_command(pilot, app, "A", line)
+        await settle(pilot, app)
+        app.clear_notifications()
+        await pilot.pause()
+    return run_before
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_mode_free_play(snap_compare, size):
+    assert snap_compare(make_app("bundled"), terminal_size=size, run_before=_free_play())
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_mode_lesson(snap_compare, size):
+    assert snap_compare(_lesson("watch-abort"), terminal_size=size, run_before=teach(steps=2))
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_mode_challenge(snap_compare, size):
+    assert snap_compare(_lesson("lost-update", challenge=True), terminal_size=size, run_before=teach(keys=("a",)))

@@ -38,9 +38,8 @@ def test_every_key_of_each_mode_is_in_its_help(screen, lang):
     shown = help_for(screen).plain
     everything = [*screen.BINDINGS, *PlaygroundApp.BINDINGS, *ClientPane.BINDINGS, *CommandInput.BINDINGS]
     for binding in everything:
-        line = next((line for line in shown.splitlines() if line.startswith("  " + key_label(binding.key) + " ")), None)
-        assert line is not None, (binding.key, shown)
-        assert tr(binding.tooltip or binding.description) in line
+        lines = [line for line in shown.splitlines() if line.startswith("  " + key_label(binding.key) + " ")]
+        assert any(tr(binding.tooltip or binding.description) in line for line in lines), (binding.key, shown)
     assert tr(screen.INTRO) in shown
 
 

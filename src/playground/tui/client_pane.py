@@ -9,7 +9,6 @@ changed.
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections import deque
 
@@ -24,7 +23,7 @@ from textual.widgets import Input, Static
 from playground.engine import events as ev
 from playground.engine.session import ClientState
 from playground.history import History
-from playground.i18n import N_, tr, tr_check
+from playground.i18n import N_, tr
 from playground.tui.wrapped_text import Wrapped
 from playground.resp.cli_format import render
 from playground.resp.cli_lines import INVALID_ARGUMENTS, SplitError, format_argv, split_args
@@ -33,6 +32,7 @@ from playground.resp.replies import Nil
 from .command_input import CommandInput
 from .messages import CommandDone, ServerStopped
 from .pane_log import PaneLog
+from .pane_steps import StepDrawing
 from .pane_state import describe_state, reply_style, set_line
 
 SHOW_LIMIT = 64 * 1024  # bytes of one reply drawn in a pane; the rest is summarised
@@ -47,7 +47,7 @@ def _safe_split(line: str) -> list[bytes]:
         return []
 
 
-class ClientPane(Vertical):
+class ClientPane(StepDrawing, Vertical):
     """A redis-cli for one client: type a command, see exactly what redis-cli prints."""
 
     DEFAULT_CSS = """
@@ -339,56 +339,6 @@ class ClientPane(Vertical):
         elif isinstance(event, ev.Why):
             self.why(event.text)
 
-    async def type_out(self, line: str, speed: int) -> None:
-        """Teaching mode: type `line` into the input at `speed` characters a second."""
-        field = self.query_one(CommandInput)
-        if not speed:
-            field.value = line
-            return
-        field.value = ""
-        for i in range(1, len(line) + 1):
-            field.value = line[:i]
-            field.cursor_position = i
-            await asyncio.sleep(1 / speed)
-
-    def clear_input(self) -> None:
-        self.query_one(CommandInput).value = ""
-
-    def show_result(self, result) -> None:
-        """Teaching mode: one scenario step as this pane shows it, with its checks."""
-        step = result.step
-        shown = result.command or step.display
-        if step.wait:  # what it answers, then the reply (as redis-cli prints a reply under its command)
-            self.write(tr("(the pending reply arrives)"), style="italic dim")
-            if result.note and not result.skipped:
-                self.note(result.note)
-        elif step.kind == "server":  # "# [server] kill primary", as free play's palette says it: nobody typed it
-            self.note(shown)
-        else:
-            self.write(f"{self.client}> {shown}", style="bold",
-                       secretless=f"{self.client}> {redact_line(shown, list(result.argv) if result.argv else None)}")
-        if result.skipped:
-            self.write(tr("– skipped: {reason}", reason=result.skipped), style="yellow")
-            return
-        self.note_outcome(result.argv, result.value)
-        for redirect in result.redirects:  # a cluster's `-> Redirected to slot ...`, as in free play
-            self.add(Text(redirect.line))
-        if result.reply:
-            self.write(result.reply.encode(), style=reply_style(result.value), seq=result.seq,
-                       secretless=redact_reply(list(result.argv or ()), result.reply))
-        for why in result.whys:
-            self.why(why.text)
-        if result.note and not step.wait:
-            self.note(result.note)
-        from .teaching_text import checks_line
-
-        folded = checks_line(result.checks, self.log_widget.scrollable_content_region.width)  # one line per step: the commands stay in view
-        if folded is not None:
-            self.add(folded)  # kept: Ctrl+T / Ctrl+Y redraw the log from what was added
-        for check in result.checks:
-            if not check.ok:
-                self.write(f"  ✗ {tr_check(check.what)}: {check.detail}", style="bold white on red")
-
     def note_outcome(self, argv, reply) -> None:
         """Keep the state line honest after the state it described is gone: an EXEC that
         answered (nil) was aborted because a WATCHed key changed."""
@@ -402,10 +352,6 @@ class ClientPane(Vertical):
         self.set_class(hint is not None, "-first-run")
         if hint is not None:
             self.query_one("#first-run", Static).update(Wrapped(hint))  # Chinese breaks between characters
-
-    def separator(self, name: str) -> None:
-        """Teaching mode: a part of the scenario starts here."""
-        self.add(Text(f"━━ {name} ━━", style="bold magenta reverse"))
 
     async def action_cancel(self) -> None:
         if not await self.app.executor.cancel(self.client):

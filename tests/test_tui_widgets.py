@@ -34,7 +34,7 @@ def line(table: KeyTable, y: int) -> str:
 async def test_key_table_draws_header_rows_and_which_rows_are_in_view():
     app = TableApp()
     async with app.run_test(size=(60, 6)) as pilot:  # a header and 5 rows fit
-        table = app.mode_screen.query_one(KeyTable)
+        table = app.query_one(KeyTable)
         table.set_rows(rows(*(f"k{i:02}" for i in range(12))))
         await pilot.pause()
         assert line(table, 0).split() == ["key", "type", "TTL", "value", "1–5/12"]
@@ -51,7 +51,7 @@ async def test_key_table_draws_header_rows_and_which_rows_are_in_view():
 async def test_key_table_keeps_the_cursor_on_its_key_and_fits_long_values():
     app = TableApp()
     async with app.run_test(size=(40, 8)) as pilot:
-        table = app.mode_screen.query_one(KeyTable)
+        table = app.query_one(KeyTable)
         table.set_rows(rows("a", "b", "c"))
         table.focus()
         await pilot.press("down", "down")
@@ -72,7 +72,7 @@ async def test_key_table_keeps_the_cursor_on_its_key_and_fits_long_values():
 async def test_key_table_click_moves_the_cursor_and_a_second_click_selects():
     app = TableApp()
     async with app.run_test(size=(60, 8)) as pilot:
-        table = app.mode_screen.query_one(KeyTable)
+        table = app.query_one(KeyTable)
         table.set_rows(rows("a", "b", "c"))
         await pilot.pause()
         await pilot.click(KeyTable, offset=(2, 3))
@@ -89,7 +89,7 @@ class LogApp(App):
 async def test_pane_log_shows_its_scrollbar_only_while_reading_back():
     app = LogApp()
     async with app.run_test(size=(40, 10)) as pilot:
-        log = app.mode_screen.query_one(PaneLog)
+        log = app.query_one(PaneLog)
         for i in range(50):
             log.write(f"line {i}")
         await pilot.pause()
@@ -130,7 +130,7 @@ async def test_key_table_cursor_keeps_a_cells_own_background():
     """The WATCH badge "A dirty" is white on red; the cursor row must not hide that."""
     app = TableApp()
     async with app.run_test(size=(60, 6)) as pilot:
-        table = app.mode_screen.query_one(KeyTable)
+        table = app.query_one(KeyTable)
         badge = Text("A dirty", style="bold white on red")
         table.set_rows([("k", (Text("k"), Text("string"), Text("—"), badge))])
         await pilot.pause()
@@ -194,12 +194,12 @@ async def test_footer_is_rebuilt_only_when_its_keys_change():
     async with app.run_test(size=(80, 10)) as pilot:
         await pilot.press("f2")
         await pilot.pause()
-        before = list(app.mode_screen.query(FooterKey))
+        before = list(app.query(FooterKey))
         assert {"One", "Two"} <= {k.description for k in before}
         await pilot.press("f3")  # another Input: the same keys, so the same widgets
         await pilot.pause()
-        assert list(app.mode_screen.query(FooterKey)) == before
+        assert list(app.query(FooterKey)) == before
         await pilot.press("f4")  # a widget with a key of its own: the footer shows it
-        await wait_until(pilot, lambda: "Special" in {k.description for k in app.mode_screen.query(FooterKey)})
+        await wait_until(pilot, lambda: "Special" in {k.description for k in app.query(FooterKey)})
         await pilot.press("f2")
-        await wait_until(pilot, lambda: "Special" not in {k.description for k in app.mode_screen.query(FooterKey)})
+        await wait_until(pilot, lambda: "Special" not in {k.description for k in app.query(FooterKey)})

@@ -32,6 +32,7 @@ from .free_play_screen import FreePlayScreen
 from .key_inspector import KeyInspector
 from .messages import CommandDone, ServerRestarted
 from .mode_screen import ModeScreen
+from .pane_services import PaneServices
 from .server_bar import ServerBar
 from .app_recording import RecordingActions
 from .app_server import ServerActions
@@ -39,6 +40,7 @@ from .app_teaching import TeachingActions
 from .own_programs import OwnPrograms
 
 
+WIDE = 140  # columns from which the lanes (Ctrl+T) sit beside the keys instead of replacing them
 SIGNAL_EXIT_GRACE = 3.0  # seconds the app has to exit after SIGTERM / SIGHUP
 
 
@@ -94,6 +96,9 @@ class PlaygroundApp(ServerActions, TeachingActions, RecordingActions, App):
         """The one command path (engine.executor): panes and the stepper send through it."""
         self.commands_done = 0  # CommandDone messages handled: the state lines show them
         self.own_programs = OwnPrograms(self)  # Ctrl+G: programs started by hand (own_programs.py)
+        self.pane_services = PaneServices(playground, self.executor, lambda: self.help, lambda: self.recorder,
+                                          lambda: self.show_why, lambda: self.show_order)
+        """What every mode's client panes are given (pane_services.py)."""
         self.histories = {name: History.for_client(name) for name in self.clients}
         """Each client's command history: the same one in every mode's pane."""
         self.script_drafts: dict[str, tuple[str, str]] = {}
@@ -126,6 +131,7 @@ class PlaygroundApp(ServerActions, TeachingActions, RecordingActions, App):
         # Side by side down to 70 columns (the race is easier to follow); stacked below.
         self.set_class(event.size.width < 70, "-narrow")
         self.set_class(event.size.height < 30, "-short")
+        self.set_class(event.size.width >= WIDE, "-wide")
 
     @work(exclusive=True, group="server", exit_on_error=False)
     async def start_playground(self) -> None:
@@ -167,7 +173,7 @@ class PlaygroundApp(ServerActions, TeachingActions, RecordingActions, App):
         screen.query_one("#banner", Static).remove_class("-shown")
         self.inspector = self.playground.reader
         screen.query_one(KeyInspector).attach(self.inspector)
-        self._refresh_states()
+        self._refresh_states(screen)
 
     def on_server_restarted(self, message: ServerRestarted) -> None:
         self.follow_server()
@@ -245,7 +251,10 @@ class PlaygroundApp(ServerActions, TeachingActions, RecordingActions, App):
             self.mode_screen.query_one(KeyInspector).refresh_keys()
 
     def on_command_done(self, message: CommandDone) -> None:
-        """One command finished (its writes already attributed): state lines and keys."""
+        """One command finished (its writes already attributed): the transcript, state
+        lines and keys."""
+        if message.line is not None:
+            self.transcript.append((message.client, message.line, message.printed))
         if not self.mode_screen.is_mounted:
             return
         self._refresh_states()
@@ -262,17 +271,19 @@ class PlaygroundApp(ServerActions, TeachingActions, RecordingActions, App):
         self.mode_screen.query_one(KeyInspector).refresh_keys()
         self._update_server_info()
 
-    def _refresh_states(self) -> None:
-        """Every pane's state line and the inspector's WATCH badges, from the engine."""
-        if not self.mode_screen.is_mounted:  # a mode's screen is coming: it follows the server when mounted
-            return
+    def _refresh_states(self, screen: ModeScreen | None = None) -> None:
+        """Every pane's state line and the inspector's WATCH badges, from the engine
+        (on `screen`: a mode's screen being mounted)."""
+        if screen is None and not self.mode_screen.is_mounted:  # a mode's screen is coming: it follows
+            return                                               # the server when mounted
+        screen = screen or self.mode_screen
         watchers: dict[bytes, list[tuple[str, bool]]] = {}
         for name in self.clients:
             state = self.playground.session(name).state
-            self.mode_screen.query_one(f"#pane-{name}", ClientPane).state = state
+            screen.pane(name).state = state
             for key in state.watched:
                 watchers.setdefault(key, []).append((name, state.dirty_key(key)))
-        self.mode_screen.query_one(KeyInspector).set_watchers(watchers)
+        screen.query_one(KeyInspector).set_watchers(watchers)
 
     def get_system_commands(self, screen):
         """The command palette (Ctrl+P): Textual's own commands and every playground action."""

@@ -32,6 +32,7 @@ from playground.resp.replies import Nil
 from .command_input import CommandInput
 from .messages import CommandDone, ServerStopped
 from .pane_log import PaneLog
+from .pane_services import PaneServices
 from .pane_steps import StepDrawing
 from .pane_state import describe_state, reply_style, set_line
 
@@ -81,10 +82,10 @@ class ClientPane(StepDrawing, Vertical):
     state: reactive[ClientState | None] = reactive(None, always_update=True, repaint=False)
     """The client's state, from the engine (server flags merged with what the client knows)."""
 
-    def __init__(self, client: str, history: History | None = None, help=None, **kwargs) -> None:
+    def __init__(self, client: str, history: History | None, services: PaneServices, **kwargs) -> None:
         super().__init__(id=f"pane-{client}", **kwargs)
-        self.help_index = help or (lambda: self.app.help)
-        """Command help for hints and completion (a callable: the server's once read)."""
+        self.services = services
+        """The playground, the executor, help, the recorder and the display switches."""
         self.client = client
         self.border_title = tr("Client {name}", name=client)
         self._pending_since: float | None = None
@@ -104,7 +105,7 @@ class ClientPane(StepDrawing, Vertical):
         yield PaneLog(id="output", wrap=True, markup=False, highlight=False, max_lines=5000, min_width=20)
         with Horizontal(id="line"):  # the prompt stays in sight while typing
             yield Static(f"{self.client}> ", id="prompt")
-            yield CommandInput(self.history, self.help_index,
+            yield CommandInput(self.history, self.services.help,
                                placeholder=tr("type a Redis command"), id="input")
         yield Static(id="hint")
 
@@ -126,7 +127,7 @@ class ClientPane(StepDrawing, Vertical):
     @work(exclusive=True, group="poll-state", exit_on_error=False)
     async def _poll_state(self) -> None:
         """While a command is pending, ask the server whether the client is blocked."""
-        pg = self.app.playground
+        pg = self.services.playground
         await pg.refresh_states()
         self.state = pg.session(self.client).state
 
@@ -135,7 +136,7 @@ class ClientPane(StepDrawing, Vertical):
         if self.outcome and state is not None:
             line.append(f"  {self.outcome}", style="bold yellow")
         set_line(self.query_one("#state", Static), line)
-        node = node_prompt(self.app.playground, self.client)  # on a topology: the node, like redis-cli
+        node = node_prompt(self.services.playground, self.client)  # on a topology: the node, like redis-cli
         prompt = f"{self.client}{node}{'(TX)' if state and state.in_multi else ''}> "
         shown = self.query_one("#prompt", Static)
         if getattr(shown, "_shown", None) != prompt:
@@ -188,10 +189,10 @@ class ClientPane(StepDrawing, Vertical):
         if secretless and hidden is not None:
             text = hidden
         if kind == "why":
-            if getattr(self.app, "show_why", True):
+            if self.services.show_why():
                 self.log_widget.write(self._hanging(text))
             return
-        if getattr(self.app, "show_order", False):  # the gutter: a narrow dim column of numbers
+        if self.services.show_order():  # the gutter: a narrow dim column of numbers
             gutter = f"{seq:>3} " if seq is not None else "    "
             out = Text()
             for i, line in enumerate(text.split("\n")):
@@ -208,7 +209,7 @@ class ClientPane(StepDrawing, Vertical):
         from rich.table import Table
 
         head = text.plain.find(": ") + 2
-        indent = 4 if getattr(self.app, "show_order", False) else 0
+        indent = 4 if self.services.show_order() else 0
         grid = Table.grid(expand=True)
         grid.add_column(width=indent + text[:head].cell_len, no_wrap=True)  # (cells: 原因 is four)
         grid.add_column(ratio=1)
@@ -236,7 +237,7 @@ class ClientPane(StepDrawing, Vertical):
         self.write(f"# {message}", style="italic yellow")
 
     def on_input_changed(self, event: Input.Changed) -> None:
-        help = self.help_index()
+        help = self.services.help()
         hint = help.hint(event.value) if event.value else None
         text = Text()
         if hint and hint.strip():
@@ -255,7 +256,7 @@ class ClientPane(StepDrawing, Vertical):
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         line = event.value
-        why = self.app.executor.busy(self.client)
+        why = self.services.executor.busy(self.client)
         if why is not None:  # not echoed as sent: the line stays in the input
             self.note(why)
             return
@@ -269,7 +270,7 @@ class ClientPane(StepDrawing, Vertical):
     async def run_line(self, line: str, argv: list[bytes] | None = None) -> None:
         """Send a typed line (or `argv`, from the Lua editor) through the engine's executor;
         its events are drawn by `handle` as they come."""
-        executor = self.app.executor
+        executor = self.services.executor
         self._printed = []
         result = None
         try:
@@ -285,25 +286,25 @@ class ClientPane(StepDrawing, Vertical):
                 repeat = 1
             self._record_as = line if repeat == 1 else format_argv(argv)  # scenarios have no repeat counts
             self._pending_since = time.monotonic()
-            self.state = self.app.playground.session(self.client).state
+            self.state = self.services.playground.session(self.client).state
             # In this worker (no settle): the state line's own tick (_poll_state) shows
             # a blocked client, and polling the observer would delay the reply.
             result = await executor.run(self.client, argv, repeat, limit=SHOW_LIMIT)
-            await self.app.playground.refresh_states()  # then the server's flags, for every state line
+            await self.services.playground.refresh_states()  # then the server's flags, for every state line
         finally:
             self._busy = False
             self._pending_since = None
-            recorder = self.app.recorder
+            recorder = self.services.recorder()
             if recorder is not None:
                 recorder.abandoned(self.client)  # a command still open was cancelled
-            if result is not None:
+            if result is not None:  # the app keeps the transcript
                 text = b"".join(self._printed).decode("utf-8", "replace")
-                self.app.transcript.append((self.client, line or format_argv(argv), text))
-                self.post_message(CommandDone(self.client, list(argv), result.reply))
+                self.post_message(CommandDone(self.client, list(argv), result.reply,
+                                              line=line or format_argv(argv), printed=text))
 
     def handle(self, event: ev.Event) -> None:
         """Draw one engine event of this client."""
-        recorder = self.app.recorder
+        recorder = self.services.recorder()
         if isinstance(event, ev.Reply):
             self.note_outcome(event.argv, event.reply)
             self._printed.append(event.output)
@@ -335,7 +336,7 @@ class ClientPane(StepDrawing, Vertical):
         elif isinstance(event, ev.Cleared):
             self.action_clear()
         elif isinstance(event, ev.Blocked):
-            self.state = self.app.playground.session(self.client).state
+            self.state = self.services.playground.session(self.client).state
         elif isinstance(event, ev.Why):
             self.why(event.text)
 
@@ -354,10 +355,10 @@ class ClientPane(StepDrawing, Vertical):
             self.query_one("#first-run", Static).update(Wrapped(hint))  # Chinese breaks between characters
 
     async def action_cancel(self) -> None:
-        if not await self.app.executor.cancel(self.client):
+        if not await self.services.executor.cancel(self.client):
             line = self.query_one(Input)
             if not line.value:  # redis-cli quits here: say how this app quits
-                self.app.notify(tr("Ctrl+Q quits the playground (Ctrl+C cancels a command that waits, "
+                self.notify(tr("Ctrl+Q quits the playground (Ctrl+C cancels a command that waits, "
                                    "or clears the line)"), timeout=4)
             line.value = ""
             return
@@ -385,7 +386,7 @@ class ClientPane(StepDrawing, Vertical):
             except SplitError:
                 self.write(INVALID_ARGUMENTS, style="bold red")
                 return
-            why = self.app.executor.busy(self.client)
+            why = self.services.executor.busy(self.client)
             if why is not None:
                 self.note(why)
                 return

@@ -30,6 +30,7 @@ class LanesView(VerticalScroll, can_focus=True):
     LanesView { display: none; height: 1fr; border: round $secondary; padding: 0 1; }
     LanesView.-shown { display: block; }
     LanesView > Static { width: auto; }
+    LanesView > #lanes-head { dock: top; height: 2; background: $surface; }
     """
 
     drawn: reactive[int] = reactive(-1, init=False)
@@ -41,6 +42,7 @@ class LanesView(VerticalScroll, can_focus=True):
         self.border_title = label(tr("Server order (Ctrl+T hides)"))
 
     def compose(self):
+        yield Static(id="lanes-head")  # docked: the clients' names stay while the rows scroll
         yield Static(id="lanes-text")
 
     def on_mount(self) -> None:
@@ -54,8 +56,8 @@ class LanesView(VerticalScroll, can_focus=True):
         if self.has_class("-shown"):
             self.draw()
 
-    def text(self, total: int) -> Text:
-        """The lanes as styled text, `total` cells wide."""
+    def text(self, total: int) -> tuple[Text, Text]:
+        """The lanes' header and rows as styled text, `total` cells wide."""
         from playground.engine.why_text import LABEL
         from playground.scenario import lanes  # the scenario modules load when first shown, not at start-up
 
@@ -64,16 +66,19 @@ class LanesView(VerticalScroll, can_focus=True):
         if not getattr(self.app, "show_why", True):
             for row in rows:
                 row.whys = []
-        out = Text()
+        head, out = Text(), Text()
         label = tr(LABEL)
         for line, kind in lanes.layout(rows, self.clients, total, label):
-            out.append(line + "\n", style=STYLES.get(kind, ""))
+            (head if kind in ("head", "rule") else out).append(line + "\n", style=STYLES.get(kind, ""))
         if not rows:
             out.append(tr("Nothing ran yet: type a command in a pane."), style="italic dim")
-        return out
+        head.rstrip()
+        return head, out
 
     def draw(self) -> None:
         total = max(40, self.size.width - 2)
-        self.query_one("#lanes-text", Static).update(self.text(total))
+        head, rows = self.text(total)
+        self.query_one("#lanes-head", Static).update(head)
+        self.query_one("#lanes-text", Static).update(rows)
         self.drawn = self.app.playground.order.version
         self.scroll_end(animate=False)

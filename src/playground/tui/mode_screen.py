@@ -67,10 +67,11 @@ class ModeScreen(Screen):
         yield NarrationPanel(id="narration")
         with Horizontal(id="panes"):
             for name in self.clients:
-                yield ClientPane(name, app.histories.get(name), help=lambda: app.help)
+                yield ClientPane(name, app.histories.get(name), app.pane_services)
         yield ProgramsPanel(id="programs")
-        yield LanesView(self.clients, id="lanes")
-        yield KeyInspector()
+        with Horizontal(id="lower"):  # the lanes replace the keys; beside them when wide (app.tcss)
+            yield LanesView(self.clients, id="lanes")
+            yield KeyInspector()
         yield KeyFooter()
 
     def on_mount(self) -> None:

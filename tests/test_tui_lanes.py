@@ -76,3 +76,28 @@ async def test_stepped_scenario_shows_its_why_and_its_part_in_the_lanes(server_b
         assert "fresh start" in text and "↳ why: B changed WATCHed balance" in text
         redrawn = [line.strip() for line in log_text(app, "A") if line.strip().startswith("✓")]
         assert redrawn == [line.strip() for line in checks]  # the redraw with gutters keeps them
+
+
+async def test_lanes_beside_the_keys_when_wide_and_their_header_stays(server_binary):
+    from playground.tui.key_inspector import KeyInspector
+
+    app = make_app(server_binary.path)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await started(pilot, app)
+        for client, line in RACE * 3:  # more rows than the lanes have room for
+            await type_command(pilot, app, client, line)
+        await pilot.press("ctrl+t")
+        lanes = app.mode_screen.query_one(LanesView)
+        inspector = app.mode_screen.query_one(KeyInspector)
+        await wait_until(pilot, lambda: lanes.display and "MULTI" in lanes_text(app))
+        await pilot.pause()
+        assert inspector.display and inspector.region.width and lanes.region.width
+        assert lanes.region.y == inspector.region.y and lanes.region.x < inspector.region.x  # side by side
+        head = str(app.mode_screen.query_one("#lanes-head", Static).render())
+        assert head.split()[:4] == ["#", "│", "A", "│"] and "#" not in lanes_text(app).split("\n")[0]
+        assert lanes.max_scroll_y > 0 and lanes.scroll_y == lanes.max_scroll_y  # the newest rows, under the header
+        header = app.mode_screen.query_one("#lanes-head", Static)
+        assert header.region.y == lanes.region.y + 1  # under the border, though the rows are scrolled
+        await pilot.resize_terminal(120, 45)
+        await wait_until(pilot, lambda: not inspector.display)  # narrower: the lanes replace the keys
+        assert lanes.display

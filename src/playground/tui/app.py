@@ -291,6 +291,10 @@ class PlaygroundApp(ServerActions, TeachingActions, RecordingActions, App):
 
         yield from system_commands(self, super().get_system_commands(screen))
 
+    def action_programs_free(self) -> None:
+        """Programs of the learner's own (Ctrl+G) run free, or wait for Ctrl+N again."""
+        self.own_programs.toggle_free()
+
     def action_command_palette(self) -> None:
         from .palette import open_palette
 

@@ -44,7 +44,7 @@ def system_commands(self, textual):
                             "with (REDIS_URL); its commands wait until Ctrl+N")), screen.action_open_gate)
     if self.own_programs.open:
         yield SystemCommand(tr("Programs run free on/off"), label(tr("Your programs' commands go at once, or wait "
-                            "for Ctrl+N again")), self.own_programs.toggle_free)
+                            "for Ctrl+N again")), self.action_programs_free)
     yield SystemCommand(tr("Export transcript (Markdown)"), tr("For lesson notes"), self.action_export_transcript)
     yield SystemCommand(tr("Could it have gone differently?"), tr("Run every order of the commands just typed "
                         "in the panes, on a server of its own"), self.action_explore_typed)

@@ -95,3 +95,21 @@ async def test_each_mode_on_its_screen_with_f1_in_the_footer(server_binary, size
             await wait_until(pilot, lambda: not isinstance(app.screen, InfoScreen))
         app.close_scenario()
         await wait_until(pilot, lambda: isinstance(app.mode_screen, FreePlayScreen) and app.mode_screen.is_mounted)
+
+
+async def test_pane_history_reflows_when_the_terminal_is_resized(server_binary):
+    from playground.tui.pane_log import PaneLog
+    from test_tui import log_text, type_command
+
+    app = make_app(server_binary.path)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await started(pilot, app)
+        value = " ".join(f"word{i}" for i in range(20))  # 139 characters: one line in a wide pane
+        await type_command(pilot, app, "A", f'ECHO "{value}"')
+        log = app.mode_screen.query_one("#pane-A PaneLog", PaneLog)
+        wide = len(log.lines)
+        await pilot.resize_terminal(80, 45)
+        await wait_until(pilot, lambda: len(log.lines) > wide)  # wrapped at the new width
+        assert " ".join(" ".join(log_text(app, "A")).split()).count(value) == 2  # the command and its reply: nothing lost or doubled
+        await pilot.resize_terminal(160, 45)
+        await wait_until(pilot, lambda: len(log.lines) == wide)

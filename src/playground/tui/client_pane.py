@@ -229,6 +229,11 @@ class ClientPane(StepDrawing, Vertical):
         self.outcome = old.outcome
         self.redraw()
 
+    def on_pane_log_reflow(self, message: PaneLog.Reflow) -> None:
+        """The terminal (or the layout) changed the log's width: the lines wrap anew."""
+        message.stop()
+        self.redraw()
+
     @property
     def shows_secrets(self) -> bool:
         return any(entry[3] is not None for entry in self._drawn)

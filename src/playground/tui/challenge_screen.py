@@ -6,6 +6,7 @@ from __future__ import annotations
 from textual.binding import Binding
 
 from playground.i18n import N_
+from .challenge_teacher import ChallengeTeacher
 from .mode_screen import HELP, SHARED
 from .scenario_screen import CLOSE, ESCAPE, INSPECTOR, PRESENTER, RESTART, SCHEDULES, TIMELINE, ScenarioScreen
 
@@ -13,7 +14,7 @@ from .scenario_screen import CLOSE, ESCAPE, INSPECTOR, PRESENTER, RESTART, SCHED
 class ChallengeScreen(ScenarioScreen, inherit_bindings=False):
     """Choose who moves next; u undoes a move."""
 
-    CHALLENGE = True
+    TEACHER = ChallengeTeacher
 
     BINDINGS = [
         HELP,

@@ -7,12 +7,15 @@ from textual.binding import Binding
 
 from playground.i18n import N_
 from playground.served import key_display, keys
+from .lesson_teacher import LessonTeacher
 from .mode_screen import HELP, SHARED
 from .scenario_screen import CLOSE, ESCAPE, INSPECTOR, PRESENTER, RESTART, SCHEDULES, TIMELINE, ScenarioScreen
 
 
 class LessonScreen(ScenarioScreen, inherit_bindings=False):
     """Step through a scenario; the narration panel says what happens and what comes next."""
+
+    TEACHER = LessonTeacher
 
     BINDINGS = [
         HELP,

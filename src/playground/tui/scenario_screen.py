@@ -26,6 +26,9 @@ PRESENTER = Binding("f", "presenter", "Presenter", tooltip=N_("presenter layout 
 INSPECTOR = Binding("i", "toggle_inspector", "Keys on/off", show=False, tooltip=N_("key inspector on/off"))
 CLOSE = Binding("x", "teach('close')", "Close", tooltip=N_("close the scenario (asks)"))
 
+STEPS = {"end": "run_to_end", "timeline": "show_timeline"}
+"""teach(what) -> the Teacher's method, where the names differ."""
+
 IN_NARRATION = {"teach", "presenter", "toggle_inspector"}
 """Actions whose keys are letters: they act from the narration panel only."""
 
@@ -33,7 +36,7 @@ IN_NARRATION = {"teach", "presenter", "toggle_inspector"}
 class ScenarioScreen(ModeScreen):
     """An open scenario; lesson_screen.py and challenge_screen.py say how it moves."""
 
-    CHALLENGE = False
+    TEACHER: type = None  # the scenario's Teacher for this mode (lesson_teacher.py, challenge_teacher.py)
 
     def __init__(self, clients: list[str], scenario, carried: ModeScreen | None = None) -> None:
         super().__init__(clients, carried)
@@ -41,10 +44,8 @@ class ScenarioScreen(ModeScreen):
         self.busy = True  # until the scenario has begun (its setup on a fresh server)
 
     def on_mount(self) -> None:
-        from .teacher import Teacher
-
         super().on_mount()
-        self.teacher = Teacher(self, self.scenario, self.CHALLENGE)
+        self.teacher = self.TEACHER(self, self.scenario)
         self.narration.add_class("-open")
         self.set_interval(0.5, self._tick_clock)
         self.busy = False
@@ -97,10 +98,7 @@ class ScenarioScreen(ModeScreen):
             if what.startswith("move:"):
                 await teacher.move(what.split(":", 1)[1])
             else:
-                await {"begin": teacher.begin, "next": teacher.next, "previous": teacher.previous,
-                       "restart": teacher.restart, "end": teacher.run_to_end, "jump": teacher.jump,
-                       "rewind_here": teacher.rewind_here, "timeline": teacher.show_timeline,
-                       "undo": teacher.undo, "explore": teacher.explore}[what]()
+                await getattr(teacher, STEPS.get(what, what))()
         except Exception as exc:  # never a traceback in front of the class
             self.notify(f"{what}: {exc}", severity="error")
         finally:

@@ -1,15 +1,31 @@
-"""A challenge's moves in the TUI: a or b moves a client one step, u undoes the last
-move, and the win is told with the goal keys' final values. (A mixin of tui.teacher.Teacher.)"""
+"""A challenge in the TUI: the engine's Challenge; the learner is the scheduler (a or b
+moves a client one step, u undoes the last move) and wins by producing the goal state."""
 
 from __future__ import annotations
 
 from rich.text import Text
 
 from playground.i18n import tr
+from playground.scenario.stepper import Challenge
+from .teacher import Teacher
 
 
-class ChallengeMoves:
-    """Teacher's challenge mode: the learner is the scheduler."""
+class ChallengeTeacher(Teacher):
+    """A scenario the learner schedules."""
+
+    def __init__(self, screen, scenario) -> None:
+        super().__init__(screen, scenario)
+        app = self.app
+        self.challenge = Challenge(app.playground, scenario, app.executor, self.on_event)
+
+    async def reset(self) -> None:
+        await self.challenge.reset()
+
+    def start_message(self) -> Text:
+        return Text(tr("Choose who moves: a for A, b for B. u undoes a move.") + "\n", style="italic")
+
+    def explore_part(self) -> int:
+        return self.scenario.challenge.part + 1
 
     async def move(self, client: str) -> None:
         if self.challenge is None:

@@ -36,9 +36,11 @@ class LanesView(VerticalScroll, can_focus=True):
     drawn: reactive[int] = reactive(-1, init=False)
     """The server order's version last drawn (-1: never)."""
 
-    def __init__(self, clients, **kwargs) -> None:
+    def __init__(self, clients, playground, show_why, **kwargs) -> None:
         super().__init__(**kwargs)
         self.clients = tuple(clients)
+        self.playground = playground  # its server order (playground.order)
+        self.show_why = show_why      # whether the why notes are on (Ctrl+Y)
         self.border_title = label(tr("Server order (Ctrl+T hides)"))
 
     def compose(self):
@@ -49,7 +51,7 @@ class LanesView(VerticalScroll, can_focus=True):
         self.set_interval(0.25, self._tick)
 
     def _tick(self) -> None:
-        if self.has_class("-shown") and self.app.playground.order.version != self.drawn:
+        if self.has_class("-shown") and self.playground.order.version != self.drawn:
             self.draw()
 
     def on_resize(self) -> None:
@@ -61,9 +63,9 @@ class LanesView(VerticalScroll, can_focus=True):
         from playground.engine.why_text import LABEL
         from playground.scenario import lanes  # the scenario modules load when first shown, not at start-up
 
-        order = self.app.playground.order
+        order = self.playground.order
         rows = lanes.rows_from_order(list(order.rows)[-SHOWN_ROWS:])
-        if not getattr(self.app, "show_why", True):
+        if not self.show_why():
             for row in rows:
                 row.whys = []
         head, out = Text(), Text()
@@ -80,5 +82,5 @@ class LanesView(VerticalScroll, can_focus=True):
         head, rows = self.text(total)
         self.query_one("#lanes-head", Static).update(head)
         self.query_one("#lanes-text", Static).update(rows)
-        self.drawn = self.app.playground.order.version
+        self.drawn = self.playground.order.version
         self.scroll_end(animate=False)

@@ -70,9 +70,9 @@ class ModeScreen(Screen):
                 yield ClientPane(name, app.histories.get(name), app.pane_services)
         yield ProgramsPanel(id="programs")
         with Horizontal(id="lower"):  # the lanes replace the keys; beside them when wide (app.tcss)
-            yield LanesView(self.clients, id="lanes")
-            yield KeyInspector()
-        yield KeyFooter()
+            yield LanesView(self.clients, app.playground, lambda: app.show_why, id="lanes")
+            yield KeyInspector(app.playground)
+        yield KeyFooter(self.clients)
 
     def on_mount(self) -> None:
         old, self._carried = self._carried, None

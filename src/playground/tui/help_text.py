@@ -8,6 +8,7 @@ from rich.text import Text
 
 from playground.cells import pad, width
 from playground.i18n import N_, tr
+from playground.served import BROWSER_KEYS, served
 
 KEY_NAMES = {"space": "Space", "escape": "Esc", "backspace": "Backspace", "plus": "+", "equals_sign": "=",
              "minus": "-", "pageup": "PgUp", "pagedown": "PgDn", "up": "↑", "down": "↓", "end": "End",
@@ -18,9 +19,12 @@ SEND = [("Enter", N_("send the line"))]  # Input's own key, not one of ours
 
 def key_label(keys: str) -> str:
     """A binding's keys as F1 shows them: "space,n" -> "Space / n", "ctrl+n" -> "Ctrl+N"
-    (served, the key that reaches the page comes first: served.py)."""
+    (served, only the key that reaches the page: Alt+N, not the browser's Ctrl+N; served.py)."""
     shown = []
-    for key in keys.split(","):
+    given = keys.split(",")
+    for key in given:
+        if served() and BROWSER_KEYS.get(key) in given:
+            continue
         parts = key.split("+")
         named = [KEY_NAMES.get(part, part.upper() if len(parts) > 1 or len(part) > 1 else part) for part in parts]
         shown.append("+".join(named))

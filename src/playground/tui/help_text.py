@@ -48,7 +48,7 @@ def help_groups(screen) -> list[tuple[str, list[tuple[str, str]]]]:
     typing = SEND + binding_rows(CommandInput.BINDINGS) + binding_rows(ClientPane.BINDINGS)
     everywhere = binding_rows(app.BINDINGS) + [(key_label(app.COMMAND_PALETTE_BINDING),
                                                       N_("every command by name"))]
-    return [(screen.KEYS_TITLE, mode), (N_("Typing in a pane"), typing), (N_("Everywhere"), everywhere)]
+    return [(screen.KEYS_TITLE, mode), (N_("Everywhere"), everywhere), (N_("Typing in a pane"), typing)]
 
 
 def help_for(screen) -> Text:

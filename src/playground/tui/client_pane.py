@@ -34,7 +34,7 @@ from .messages import CommandDone, ServerStopped
 from .pane_log import PaneLog
 from .pane_services import PaneServices
 from .pane_steps import StepDrawing
-from .pane_state import describe_state, reply_style, set_line
+from .pane_state import describe_state, hanging, node_prompt, reply_style, set_line
 
 SHOW_LIMIT = 64 * 1024  # bytes of one reply drawn in a pane; the rest is summarised
 WHY_STYLE = "italic #8f8fc8"  # a "why" (engine/why.py): a note, never mistaken for redis-cli output
@@ -190,7 +190,7 @@ class ClientPane(StepDrawing, Vertical):
             text = hidden
         if kind == "why":
             if self.services.show_why():
-                self.log_widget.write(self._hanging(text))
+                self.log_widget.write(hanging(text, 4 if self.services.show_order() else 0))
             return
         if self.services.show_order():  # the gutter: a narrow dim column of numbers
             gutter = f"{seq:>3} " if seq is not None else "    "
@@ -202,19 +202,6 @@ class ClientPane(StepDrawing, Vertical):
                 out.append_text(line)
             text = out
         self.log_widget.write(text)
-
-    def _hanging(self, text: Text):
-        """A why note wrapped under its own text, not under the "↳ why:" before it
-        (and past the gutter's column when the gutter is on)."""
-        from rich.table import Table
-
-        head = text.plain.find(": ") + 2
-        indent = 4 if self.services.show_order() else 0
-        grid = Table.grid(expand=True)
-        grid.add_column(width=indent + text[:head].cell_len, no_wrap=True)  # (cells: 原因 is four)
-        grid.add_column(ratio=1)
-        grid.add_row(Text(" " * indent) + text[:head], Wrapped(text[head:]))  # wrapped, never cut with "…"
-        return grid
 
     def redraw(self, secretless: bool = False) -> None:
         """Draw the log again (the gutter or the whys were switched on or off; or with its
@@ -405,11 +392,3 @@ class ClientPane(StepDrawing, Vertical):
         from .script_editor import ScriptEditor  # TextArea is heavy: import it when asked for
 
         self.app.push_screen(ScriptEditor(self.client), send)
-
-
-def node_prompt(playground, client: str) -> str:
-    """" 127.0.0.1:PORT" (redis-cli's prompt) when the playground runs a topology."""
-    if getattr(playground, "topology", None) is None:
-        return ""
-    address = playground.session(client).address
-    return f" {address.host}:{address.port}" if address is not None and not address.path else ""

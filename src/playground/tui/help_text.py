@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from playground.cells import pad, width
+from playground.cells import pad, width, wrap
 from playground.i18n import N_, tr
 from playground.served import BROWSER_KEYS, served
 
@@ -51,9 +51,10 @@ def help_groups(screen) -> list[tuple[str, list[tuple[str, str]]]]:
     return [(screen.KEYS_TITLE, mode), (N_("Everywhere"), everywhere), (N_("Typing in a pane"), typing)]
 
 
-def help_for(screen) -> Text:
+def help_for(screen, cells: int | None = None) -> Text:
     """Every key of `screen`'s mode (a screen or its class), with what it does, in the
-    interface's language."""
+    interface's language; `cells`: the width it is shown in (a long description wraps
+    under itself, not under the keys)."""
     text = Text(tr(screen.INTRO) + "\n\n")
     groups = help_groups(screen)
     column = max(11, *(width(key) + 2 for _, rows in groups for key, _ in rows))
@@ -61,7 +62,8 @@ def help_for(screen) -> Text:
         text.append(tr(title) + "\n", style="bold underline")
         for key, what in rows:
             text.append("  " + pad(key, column), style="bold cyan")
-            text.append(tr(what) + "\n")
+            lines = wrap(tr(what), cells - column - 2) if cells and cells > column + 22 else [tr(what)]
+            text.append(("\n" + " " * (column + 2)).join(lines) + "\n")
         text.append("\n")
     return text
 

@@ -107,7 +107,8 @@ class ModeScreen(Screen):
         from .help_text import help_for
         from .info_screens import InfoScreen
 
-        self.app.push_screen(InfoScreen(tr("Help (Esc closes)"), help_for(self)))
+        inside = int(self.app.size.width * 0.9) - 8  # InfoScreen: 90% wide, its border, padding, scrollbar
+        self.app.push_screen(InfoScreen(tr("Help (Esc closes)"), help_for(self, inside)))
 
     def action_focus_client(self, which: str | int) -> None:
         """Focus a client's input, by name or by place (F2: the first, F3: the second)."""

@@ -101,3 +101,15 @@ async def test_lanes_beside_the_keys_when_wide_and_their_header_stays(server_bin
         await pilot.resize_terminal(120, 45)
         await wait_until(pilot, lambda: not inspector.display)  # narrower: the lanes replace the keys
         assert lanes.display
+
+
+async def test_lanes_keep_their_rows_in_the_presenter_layout_at_80x24(server_binary):
+    app = make_app(server_binary.path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot, app)
+        app.mode_screen.action_presenter()
+        await pilot.press("ctrl+t")
+        lanes = app.mode_screen.query_one(LanesView)
+        await wait_until(pilot, lambda: lanes.display and lanes.region.height > 0)
+        await pilot.pause()
+        assert lanes.region.height >= 8  # not the inspector's 5 rows: the header takes 2 of them

@@ -347,7 +347,7 @@ async def test_s_mid_lesson_explores_apart_and_esc_comes_back_to_the_same_step(s
         await wait_until(pilot, lambda: isinstance(app.screen, ExploreScreen), timeout=20)
         assert await app.playground.execute("B", [b"GET", b"counter"]) == b"5"  # A's SET, nothing else
         await pilot.press("escape")
-        await wait_until(pilot, lambda: not isinstance(app.screen, ExploreScreen) and not app._teaching)
+        await wait_until(pilot, lambda: not isinstance(app.screen, ExploreScreen) and not app.mode_screen.busy)
         assert app.teacher.stepper.cursor == 3 and "step 4 of" in panel_text(app)
         assert (log_text(app, "A"), log_text(app, "B")) == (lines_a, lines_b)
         assert app.playground.server.generation == generation

@@ -87,12 +87,12 @@ async def test_recording_and_history_where_the_state_dir_cannot_be_made(server_b
         assert len(said) == 1 and "/dev/full/state" in said[0] and "Not a directory" in said[0], notices(app)
         await type_command(pilot, app, "A", "SET k 2")  # said once
         assert len([m for m in notices(app) if "history kept" in m]) == 1
-        app.action_record()
+        app.mode_screen.action_record()
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
         await pilot.press("y")
         await wait_until(pilot, lambda: app.recorder is not None)
         await type_command(pilot, app, "A", "INCR n")
-        app.action_record()
+        app.mode_screen.action_record()
         await pilot.pause()
         said = [m for m in notices(app) if "still recording" in m]
         assert said and "/dev/full/state" in said[0] and "Not a directory" in said[0], notices(app)

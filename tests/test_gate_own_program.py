@@ -27,7 +27,7 @@ print("done", flush=True)
 
 
 def panel_text(app) -> str:
-    return str(app.query_one(ProgramsPanel).render())
+    return str(app.mode_screen.query_one(ProgramsPanel).render())
 
 
 def screen_text(screen) -> str:
@@ -40,7 +40,7 @@ async def test_a_program_started_by_hand_is_stepped(server_binary):
     app = make_app(server_binary.path)
     async with app.run_test(size=(80, 24)) as pilot:
         await started(pilot, app)
-        assert not app.query_one(ProgramsPanel).display  # nothing changes until Ctrl+G
+        assert not app.mode_screen.query_one(ProgramsPanel).display  # nothing changes until Ctrl+G
         assert app.own_programs.gate is None
         await pilot.press("ctrl+g")
         await wait_until(pilot, lambda: isinstance(app.screen, InfoScreen))
@@ -51,18 +51,18 @@ async def test_a_program_started_by_hand_is_stepped(server_binary):
         assert 'redis.Redis.from_url(os.environ["REDIS_URL"])' in shown
         await pilot.press("escape")
         await wait_until(pilot, lambda: not isinstance(app.screen, InfoScreen))
-        assert app.query_one(ProgramsPanel).display
+        assert app.mode_screen.query_one(ProgramsPanel).display
 
         program = subprocess.Popen([sys.executable, "-c", PROGRAM], env=dict(os.environ, REDIS_URL=url),
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
         try:
             await wait_until(pilot, lambda: "next: SET mine x" in panel_text(app))
-            panes, panel = app.query_one("#panes").size, app.query_one(ProgramsPanel).size
+            panes, panel = app.mode_screen.query_one("#panes").size, app.mode_screen.query_one(ProgramsPanel).size
             assert panes.height >= 8 and panel.height <= 4  # the two panes stay usable at 80×24
             await pilot.press("ctrl+n")
             await wait_until(pilot, lambda: "next: GET mine" in panel_text(app))
             assert "SET mine x → OK" in panel_text(app)
-            inspector = app.query_one(KeyInspector)
+            inspector = app.mode_screen.query_one(KeyInspector)
             await wait_until(pilot, lambda: inspector.snapshot is not None
                              and b"mine" in [k.name for k in inspector.snapshot.keys])
             await pilot.press("ctrl+n")
@@ -112,7 +112,7 @@ async def test_free_running_and_a_restart(server_binary):
             program.communicate()
         old = app.own_programs.url
         app._restart_server()
-        await wait_until(pilot, lambda: app.own_programs.gate is None and not app.query_one(ProgramsPanel).display)
+        await wait_until(pilot, lambda: app.own_programs.gate is None and not app.mode_screen.query_one(ProgramsPanel).display)
         await pilot.press("ctrl+g")
         await wait_until(pilot, lambda: isinstance(app.screen, InfoScreen))
         assert app.own_programs.url not in (None, old)

@@ -358,7 +358,7 @@ async def test_inspector_filter_finds_a_key_among_many_in_the_app(server_binary)
         await started(pilot, app)
         await app.playground.execute("B", [b"EVAL", MANY_KEYS, b"0", b"200000"])
         await type_command(pilot, app, "A", "SET zzz:mine 1")  # written by a client: pinned
-        inspector = app.query_one(KeyInspector)
+        inspector = app.mode_screen.query_one(KeyInspector)
         table = inspector.query_one(KeyTable)
         summary = inspector.query_one("#summary", Static)
         # the key A wrote is listed although the SCAN sample is far from it (the

@@ -82,7 +82,7 @@ async def test_f12_cycles_through_the_new_language(pseudo):
     app = make_app("bundled")
     async with app.run_test(size=(120, 35)) as pilot:
         await started(pilot, app)
-        pane = app.query_one("#pane-A", ClientPane)
+        pane = app.mode_screen.query_one("#pane-A", ClientPane)
         for lang, title in (("zh", i18n.tr_in("zh", "Client {name}", name="A")), ("xx", "[Clïent A]"),
                             ("en", "Client A")):
             await pilot.press("f12")

@@ -21,7 +21,7 @@ def english_afterwards():
 def _footer_descriptions(app) -> list[str]:
     from textual.widgets._footer import FooterKey
 
-    return [key.description for key in app.query_one(KeyFooter).query(FooterKey)]
+    return [key.description for key in app.mode_screen.query_one(KeyFooter).query(FooterKey)]
 
 
 async def test_f12_switches_panes_footer_and_inspector_and_back():
@@ -29,7 +29,7 @@ async def test_f12_switches_panes_footer_and_inspector_and_back():
     async with app.run_test(size=(120, 35)) as pilot:
         await started(pilot, app)
         await type_command(pilot, app, "A", "SET 余额 100")
-        pane = app.query_one("#pane-A", ClientPane)
+        pane = app.mode_screen.query_one("#pane-A", ClientPane)
         assert "Client A" in pane.border_title and "Help" in _footer_descriptions(app)
 
         await pilot.press("f12")
@@ -37,7 +37,7 @@ async def test_f12_switches_panes_footer_and_inspector_and_back():
         assert current_language() == "zh" and app.lang == "zh"
         assert tr_in("zh", "Client {name}", name="A") in pane.border_title
         await wait_until(pilot, lambda: tr_in("zh", "Help") in _footer_descriptions(app))
-        inspector = app.query_one(KeyInspector)
+        inspector = app.mode_screen.query_one(KeyInspector)
         assert inspector.border_title == tr_in("zh", "Keys")
         await wait_until(pilot, lambda: trn_in("zh", "{n:,} key", "{n:,} keys", 1)
                          in str(inspector.query_one("#summary").render()))
@@ -71,7 +71,7 @@ async def test_switching_reloads_the_open_scenario_in_the_new_language():
         await wait_until(pilot, lambda: app.teacher is not None and "Press Space" in app.narration.body.plain)
         app.teacher.speed_index = 0
         await pilot.press("space")
-        await wait_until(pilot, lambda: not app._teaching and app.teacher.stepper.cursor == 1)
+        await wait_until(pilot, lambda: not app.mode_screen.busy and app.teacher.stepper.cursor == 1)
         assert english.steps[0].narration in app.narration.body.plain
 
         app.action_switch_language()
@@ -81,7 +81,7 @@ async def test_switching_reloads_the_open_scenario_in_the_new_language():
         assert english.title not in body
         assert tr_in("zh", "step {n} of {total}", n=2, total=len(chinese.steps)) in body
         await pilot.press("space")  # the next step runs on, in Chinese
-        await wait_until(pilot, lambda: not app._teaching and app.teacher.stepper.cursor == 2)
+        await wait_until(pilot, lambda: not app.mode_screen.busy and app.teacher.stepper.cursor == 2)
         assert chinese.steps[1].narration in app.narration.body.plain
 
 
@@ -101,13 +101,16 @@ async def test_the_palette_offers_the_language_switch():
         assert app.screen.query_one(CommandInput).placeholder == tr_in("zh", "Search for commands…") != "Search for commands…"
 
 
-@pytest.mark.parametrize("mode", ["free", "scenario", "challenge"])
+@pytest.mark.parametrize("mode", ["free_play", "lesson", "challenge"])
 def test_f1_help_in_chinese_every_line_translated_and_the_keys_in_one_column(mode):
+    import importlib
     import re
 
     from playground.cells import width
     from playground.tui.help_text import help_for
 
+    module = importlib.import_module(f"playground.tui.{mode}_screen")
+    mode = next(v for k, v in vars(module).items() if k.endswith("Screen") and v.__module__ == module.__name__)
     set_language("zh")
     lines = [line for line in help_for(mode).plain.splitlines() if line.strip()]
     han = re.compile("[\u4e00-\u9fff]")

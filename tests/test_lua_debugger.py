@@ -22,7 +22,7 @@ async def test_pane_steps_through_a_script_like_redis_cli(server_binary, monkeyp
         await type_command(pilot, app, "A", SCRIPT)
         assert log_text(app, "A")[-2:] == ["* Stopped at 1, stop reason = step over",
                                            "-> 1   local a = redis.call('INCR', KEYS[1])"]
-        current = app.query_one("#pane-A RichLog", RichLog).lines[-1]
+        current = app.mode_screen.query_one("#pane-A RichLog", RichLog).lines[-1]
         assert any(seg.style and seg.style.color and seg.style.color.number == 3
                    for seg in current if seg.text.strip())  # the current line, in yellow (ANSI 33)
         assert "\x1b" not in "".join(log_text(app, "A"))

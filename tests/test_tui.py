@@ -8,6 +8,7 @@ from textual.widgets import Input, RichLog, Static
 from playground.resp.cli_lines import parse_line
 from playground.tui.app import PlaygroundApp, make_app
 from playground.tui.client_pane import ClientPane
+from playground.tui.mode_screen import ModeScreen
 from playground.tui.server_bar import ServerBar
 from playground.tui.key_table import KeyTable
 
@@ -22,16 +23,16 @@ async def wait_until(pilot, predicate, timeout=10.0):
 
 
 def log_text(app: PlaygroundApp, client: str) -> list[str]:
-    log = app.query_one(f"#pane-{client} RichLog", RichLog)
+    log = app.mode_screen.query_one(f"#pane-{client} RichLog", RichLog)
     return [strip.text.rstrip() for strip in log.lines]
 
 
 def state_text(app: PlaygroundApp, client: str) -> str:
-    return str(app.query_one(f"#pane-{client} #state", Static).render())
+    return str(app.mode_screen.query_one(f"#pane-{client} #state", Static).render())
 
 
 async def type_command(pilot, app, client: str, line: str) -> None:
-    pane = app.query_one(f"#pane-{client}", ClientPane)
+    pane = app.mode_screen.query_one(f"#pane-{client}", ClientPane)
     pane.query_one(Input).focus()
     await pilot.pause()
     before, done = len(log_text(app, client)), app.commands_done
@@ -56,23 +57,29 @@ async def shutdown_then_f5(pilot, app, client: str) -> str:
     """SHUTDOWN NOSAVE from `client`, then F5 once the app says the server stopped; the
     banner it showed meanwhile."""
     await type_command(pilot, app, client, "SHUTDOWN NOSAVE")
-    bar = app.query_one(ServerBar)
+    bar = app.mode_screen.query_one(ServerBar)
     await wait_until(pilot, lambda: bar.stopped)
-    banner = str(app.query_one("#banner", Static).render())
+    banner = str(app.mode_screen.query_one("#banner", Static).render())
     await pilot.press("f5")
     await wait_until(pilot, lambda: not bar.stopped)
     return banner
 
 
 async def started(pilot, app):
-    await wait_until(pilot, lambda: app.query_one(ServerBar).where != "" and app.inspector is not None)
+    """The server runs and free play's screen shows it (the app pushes that screen when mounted)."""
+    def up() -> bool:
+        screen = app.screen_stack[-1]
+        return (isinstance(screen, ModeScreen) and screen.is_running and screen.is_mounted
+                and screen.query_one(ServerBar).where != "" and app.inspector is not None)
+
+    await wait_until(pilot, up)
 
 
 async def test_watch_abort_by_hand(server_binary):
     app = make_app(server_binary.path)
     async with app.run_test(size=(160, 45)) as pilot:
         await started(pilot, app)
-        assert server_binary.version in app.query_one(ServerBar).label
+        assert server_binary.version in app.mode_screen.query_one(ServerBar).label
         await type_command(pilot, app, "A", "SET balance 150")
         await type_command(pilot, app, "A", "WATCH balance")
         assert "WATCH balance" in state_text(app, "A") and "dirty" not in state_text(app, "A")
@@ -87,7 +94,7 @@ async def test_watch_abort_by_hand(server_binary):
         assert lines[-1].endswith("EXEC aborted, nothing ran.")  # the why, after the reply
         assert "(TX" not in state_text(app, "A") and "WATCH balance" not in state_text(app, "A")
         assert "EXEC aborted: a WATCHed key changed" in state_text(app, "A")  # says why, until the next command
-        table = app.query_one("#inspector KeyTable", KeyTable)
+        table = app.mode_screen.query_one("#inspector KeyTable", KeyTable)
         await wait_until(pilot, lambda: table.row_count == 1 and str(table.row(0)[3]) == '"200"')
 
 
@@ -95,7 +102,7 @@ async def test_pane_prints_what_redis_cli_prints(server_binary):
     app = make_app(server_binary.path)
     async with app.run_test(size=(160, 45)) as pilot:
         await started(pilot, app)
-        app.query_one("#pane-A Input").focus()
+        app.mode_screen.query_one("#pane-A Input").focus()
         await pilot.press(*"RPUSH l a b", "enter")  # real key presses, once
         await wait_until(pilot, lambda: log_text(app, "A")[-1:] == ["(integer) 2"])
         await type_command(pilot, app, "A", "LRANGE l 0 -1")
@@ -108,7 +115,7 @@ async def test_blocked_pane_and_cancel(server_binary):
     app = make_app(server_binary.path)
     async with app.run_test(size=(160, 45)) as pilot:
         await started(pilot, app)
-        pane = app.query_one("#pane-A", ClientPane)
+        pane = app.mode_screen.query_one("#pane-A", ClientPane)
         pane.query_one(Input).focus()
         await pilot.press(*"BLPOP jobs 0", "enter")
         await wait_until(pilot, lambda: "blocked" in state_text(app, "A"))
@@ -171,10 +178,10 @@ async def test_ctrl_c_at_an_idle_prompt_says_how_to_quit(server_binary):
         await started(pilot, app)
         said = []
         app.notify = lambda message, **kw: said.append(message)
-        app.query_one("#pane-A Input").value = "GET half-typed"
+        app.mode_screen.query_one("#pane-A Input").value = "GET half-typed"
         await pilot.press("ctrl+c")
         await pilot.pause()
-        assert app.query_one("#pane-A Input").value == "" and not said
+        assert app.mode_screen.query_one("#pane-A Input").value == "" and not said
         await pilot.press("ctrl+c")
         await wait_until(pilot, lambda: any("Ctrl+Q" in message for message in said))
 
@@ -188,7 +195,7 @@ async def test_a_pane_scrolls_back_from_the_keyboard(server_binary):
     async with app.run_test(size=(80, 24)) as pilot:
         await started(pilot, app)
         await type_command(pilot, app, "A", "30 PING")
-        log = app.query_one("#pane-A PaneLog", PaneLog)
+        log = app.mode_screen.query_one("#pane-A PaneLog", PaneLog)
         await wait_until(pilot, lambda: log.max_scroll_y > 0 and log.scroll_y == log.max_scroll_y)
         bottom = log.scroll_y
         await pilot.press("pageup")
@@ -197,7 +204,7 @@ async def test_a_pane_scrolls_back_from_the_keyboard(server_binary):
         up = log.scroll_y
         await pilot.press("pagedown", "pagedown", "pagedown")
         await wait_until(pilot, lambda: log.scroll_y == log.max_scroll_y > up)
-        assert app.focused is app.query_one("#pane-A Input")  # still typing there
+        assert app.focused is app.mode_screen.query_one("#pane-A Input")  # still typing there
 
 
 async def test_f4_never_focuses_a_hidden_inspector(server_binary):
@@ -209,8 +216,8 @@ async def test_f4_never_focuses_a_hidden_inspector(server_binary):
         await started(pilot, app)
         await pilot.press("ctrl+t")
         await wait_until(pilot, lambda: app.show_order)
-        inspector = app.query_one(KeyInspector)
+        inspector = app.mode_screen.query_one(KeyInspector)
         assert not inspector.display
         await pilot.press("f4")
-        await wait_until(pilot, lambda: inspector.display and app.focused is app.query_one("#inspector #keys"))
+        await wait_until(pilot, lambda: inspector.display and app.focused is app.mode_screen.query_one("#inspector #keys"))
         assert not app.show_order

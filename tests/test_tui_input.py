@@ -13,7 +13,7 @@ from test_tui import log_text, started, type_command, wait_until
 
 
 def hint(app, client="A") -> str:
-    return str(app.query_one(f"#pane-{client} #hint", Static).render())
+    return str(app.mode_screen.query_one(f"#pane-{client} #hint", Static).render())
 
 
 async def test_history_up_down_and_persisted(server_binary, private_state_dir):
@@ -23,7 +23,7 @@ async def test_history_up_down_and_persisted(server_binary, private_state_dir):
         await type_command(pilot, app, "A", "SET a 1")
         await type_command(pilot, app, "A", "GET a")
         await type_command(pilot, app, "A", "AUTH secret")  # never saved
-        field = app.query_one("#pane-A CommandInput", CommandInput)
+        field = app.mode_screen.query_one("#pane-A CommandInput", CommandInput)
         field.focus()
         await pilot.press("up")
         assert field.value == "GET a"
@@ -35,11 +35,11 @@ async def test_history_up_down_and_persisted(server_binary, private_state_dir):
     app = make_app(server_binary.path)
     async with app.run_test(size=(120, 35)) as pilot:  # a new run remembers
         await started(pilot, app)
-        field = app.query_one("#pane-A CommandInput", CommandInput)
+        field = app.mode_screen.query_one("#pane-A CommandInput", CommandInput)
         field.focus()
         await pilot.press("up")
         assert field.value == "GET a"
-        assert app.query_one("#pane-B CommandInput", CommandInput).history.lines == []
+        assert app.mode_screen.query_one("#pane-B CommandInput", CommandInput).history.lines == []
 
 
 async def test_reverse_search(server_binary):
@@ -48,7 +48,7 @@ async def test_reverse_search(server_binary):
         await started(pilot, app)
         for line in ["SET user:1 ada", "GET other", "SET user:2 bob", "PING"]:
             await type_command(pilot, app, "A", line)
-        field = app.query_one("#pane-A CommandInput", CommandInput)
+        field = app.mode_screen.query_one("#pane-A CommandInput", CommandInput)
         field.focus()
         await pilot.press(*"user", "ctrl+r")
         assert field.value == "SET user:2 bob"
@@ -61,7 +61,7 @@ async def test_tab_completes_command_names_and_hints_show_arguments(server_binar
     app = make_app(server_binary.path)
     async with app.run_test(size=(120, 35)) as pilot:
         await started(pilot, app)
-        field = app.query_one("#pane-A CommandInput", CommandInput)
+        field = app.mode_screen.query_one("#pane-A CommandInput", CommandInput)
         field.focus()
         await pilot.press(*"lpu", "tab")
         assert field.value == "LPUSH "
@@ -85,7 +85,7 @@ async def test_lua_editor_sends_one_eval(server_binary):
     app = make_app(server_binary.path)
     async with app.run_test(size=(120, 35)) as pilot:
         await started(pilot, app)
-        app.query_one("#pane-A CommandInput").focus()
+        app.mode_screen.query_one("#pane-A CommandInput").focus()
         await pilot.press("ctrl+o")
         await wait_until(pilot, lambda: isinstance(app.screen, ScriptEditor))
         app.screen.query_one(TextArea).text = "local a = ARGV[1]\nlocal b = ARGV[2]\nreturn a .. b"
@@ -100,7 +100,7 @@ async def test_subscribe_in_one_pane_publish_from_the_other(server_binary):
     async with app.run_test(size=(120, 35)) as pilot:
         await started(pilot, app)
         await type_command(pilot, app, "A", "SUBSCRIBE news")
-        await wait_until(pilot, lambda: "subscribed (1)" in str(app.query_one("#pane-A #state", Static).render()))
+        await wait_until(pilot, lambda: "subscribed (1)" in str(app.mode_screen.query_one("#pane-A #state", Static).render()))
         await type_command(pilot, app, "B", "PUBLISH news hello")
         assert log_text(app, "B")[-1] == "(integer) 1"
         await wait_until(pilot, lambda: log_text(app, "A")[-3:] == ['1) "message"', '2) "news"', '3) "hello"'])
@@ -129,7 +129,7 @@ async def test_filter_and_detail_view(server_binary):
         await started(pilot, app)
         for line in ["SET user:1 ada", "SET user:2 bob", "SET other x"]:
             await type_command(pilot, app, "A", line)
-        inspector = app.query_one(KeyInspector)
+        inspector = app.mode_screen.query_one(KeyInspector)
         table = inspector.query_one(KeyTable)
         await wait_until(pilot, lambda: table.row_count == 3)
         await pilot.press("f4", "slash")
@@ -149,7 +149,7 @@ async def test_watch_badge_in_inspector(server_binary):
         await started(pilot, app)
         await type_command(pilot, app, "A", "SET balance 1")
         await type_command(pilot, app, "A", "WATCH balance")
-        table = app.query_one("#inspector KeyTable", KeyTable)
+        table = app.mode_screen.query_one("#inspector KeyTable", KeyTable)
         await wait_until(pilot, lambda: table.row_count == 1 and str(table.row(0)[5]) == "A")
         await type_command(pilot, app, "B", "SET balance 2")
         await wait_until(pilot, lambda: str(table.row(0)[5]) == "A dirty")

@@ -15,7 +15,7 @@ RACE = [("A", "SET balance 100"), ("A", "WATCH balance"), ("B", "DECRBY balance 
 
 
 def lanes_text(app) -> str:
-    return str(app.query_one("#lanes-text", Static).render())
+    return str(app.mode_screen.query_one("#lanes-text", Static).render())
 
 
 async def test_ctrl_t_shows_lanes_and_gutters_and_ctrl_y_hides_the_whys(server_binary):
@@ -31,7 +31,7 @@ async def test_ctrl_t_shows_lanes_and_gutters_and_ctrl_y_hides_the_whys(server_b
         assert all(line.startswith(" " * len("  ↳ why: ")) for line in note[1:] if line)
         why = " ".join(" ".join(note).split())
         assert why.startswith("↳ why: B changed WATCHed balance (DECRBY balance 30, #3)")
-        lanes = app.query_one(LanesView)
+        lanes = app.mode_screen.query_one(LanesView)
         assert not lanes.display
 
         await pilot.press("ctrl+t")
@@ -59,13 +59,13 @@ async def test_stepped_scenario_shows_its_why_and_its_part_in_the_lanes(server_b
     async with app.run_test(size=(120, 45)) as pilot:
         await started(pilot, app)
         await wait_until(pilot, lambda: app.teacher is not None and app.teacher.stepper is not None
-                         and not app._teaching)
+                         and not app.mode_screen.busy)
         app.teacher.speed_index = 0  # no typing animation
         while "A> EXEC" not in log_text(app, "A"):
             await pilot.press("space")
             if isinstance(app.screen, PredictScreen):
                 await pilot.press("1")
-            await wait_until(pilot, lambda: not app._teaching)
+            await wait_until(pilot, lambda: not app.mode_screen.busy)
         await wait_until(pilot, lambda: "↳ why: B changed WATCHed balance (SET balance 200, #3)"
                          in " ".join(" ".join(log_text(app, "A")).split()))
         checks = [line for line in log_text(app, "A") if line.lstrip().startswith("✓")]
@@ -76,3 +76,40 @@ async def test_stepped_scenario_shows_its_why_and_its_part_in_the_lanes(server_b
         assert "fresh start" in text and "↳ why: B changed WATCHed balance" in text
         redrawn = [line.strip() for line in log_text(app, "A") if line.strip().startswith("✓")]
         assert redrawn == [line.strip() for line in checks]  # the redraw with gutters keeps them
+
+
+async def test_lanes_beside_the_keys_when_wide_and_their_header_stays(server_binary):
+    from playground.tui.key_inspector import KeyInspector
+
+    app = make_app(server_binary.path)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await started(pilot, app)
+        for client, line in RACE * 3:  # more rows than the lanes have room for
+            await type_command(pilot, app, client, line)
+        await pilot.press("ctrl+t")
+        lanes = app.mode_screen.query_one(LanesView)
+        inspector = app.mode_screen.query_one(KeyInspector)
+        await wait_until(pilot, lambda: lanes.display and "MULTI" in lanes_text(app))
+        await pilot.pause()
+        assert inspector.display and inspector.region.width and lanes.region.width
+        assert lanes.region.y == inspector.region.y and lanes.region.x < inspector.region.x  # side by side
+        head = str(app.mode_screen.query_one("#lanes-head", Static).render())
+        assert head.split()[:4] == ["#", "│", "A", "│"] and "#" not in lanes_text(app).split("\n")[0]
+        assert lanes.max_scroll_y > 0 and lanes.scroll_y == lanes.max_scroll_y  # the newest rows, under the header
+        header = app.mode_screen.query_one("#lanes-head", Static)
+        assert header.region.y == lanes.region.y + 1  # under the border, though the rows are scrolled
+        await pilot.resize_terminal(120, 45)
+        await wait_until(pilot, lambda: not inspector.display)  # narrower: the lanes replace the keys
+        assert lanes.display
+
+
+async def test_lanes_keep_their_rows_in_the_presenter_layout_at_80x24(server_binary):
+    app = make_app(server_binary.path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot, app)
+        app.mode_screen.action_presenter()
+        await pilot.press("ctrl+t")
+        lanes = app.mode_screen.query_one(LanesView)
+        await wait_until(pilot, lambda: lanes.display and lanes.region.height > 0)
+        await pilot.pause()
+        assert lanes.region.height >= 8  # not the inspector's 5 rows: the header takes 2 of them

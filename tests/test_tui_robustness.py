@@ -26,7 +26,7 @@ def last_reply(app, client: str) -> str:
 
 async def start_waiting(pilot, app, client, line, state):
     """Send a line that keeps its client waiting, until the state line says `state`."""
-    pane = app.query_one(f"#pane-{client}", ClientPane)
+    pane = app.mode_screen.query_one(f"#pane-{client}", ClientPane)
     pane.query_one("CommandInput").value = line
     pane.query_one("CommandInput").focus()
     await pilot.press("enter")
@@ -49,7 +49,7 @@ async def test_busy_script_other_pane_gets_busy_and_ui_stays_live(server_binary)
         assert last_reply(app, "B").startswith("(error) BUSY")
         await type_command(pilot, app, "B", "SCRIPT KILL")
         assert log_text(app, "B")[-1] == "OK"
-        a = app.query_one("#pane-A", ClientPane)
+        a = app.mode_screen.query_one("#pane-A", ClientPane)
         await wait_until(pilot, lambda: not a._busy)
         assert any("Script killed by user" in line for line in log_text(app, "A"))
 
@@ -75,8 +75,8 @@ async def test_ten_megabyte_value(server_binary):
         started_at = time.monotonic()
         await type_command(pilot, app, "A", "GET big")
         assert "more bytes of this reply not shown" in last_reply(app, "A")
-        table = app.query_one("#inspector KeyTable", KeyTable)
-        app.query_one(KeyInspector).refresh_keys()
+        table = app.mode_screen.query_one("#inspector KeyTable", KeyTable)
+        app.mode_screen.query_one(KeyInspector).refresh_keys()
         await wait_until(pilot, lambda: table.row_count == 1)
         preview = str(table.row(0)[3])
         assert preview.startswith('"xxxx') and preview.endswith("…") and len(preview) < 100
@@ -91,7 +91,7 @@ async def test_hundred_thousand_keys(server_binary):
         await started(pilot, app)
         await app.playground.execute(
             "B", [b"EVAL", b"for i = 1, 100000 do redis.call('SET', 'key:' .. i, i) end return 1", b"0"])
-        inspector = app.query_one(KeyInspector)
+        inspector = app.mode_screen.query_one(KeyInspector)
         inspector.refresh_keys()
         summary = inspector.query_one("#summary", Static)
         await wait_until(pilot, lambda: "100 of 100,000 keys shown (a sample: SCAN)" in str(summary.render()))
@@ -108,7 +108,7 @@ async def test_binary_keys_and_values(server_binary):
         await type_command(pilot, app, "A", r'SET "bin\x00\xff" "\x01\x02caf\xc3\xa9"')
         await type_command(pilot, app, "A", r'GET "bin\x00\xff"')
         assert log_text(app, "A")[-1] == r'"\x01\x02caf\xc3\xa9"'
-        table = app.query_one("#inspector KeyTable", KeyTable)
+        table = app.mode_screen.query_one("#inspector KeyTable", KeyTable)
         await wait_until(pilot, lambda: table.row_count == 1)
         assert str(table.row(0)[3]) == r'"\x01\x02caf\xc3\xa9"'
 
@@ -119,16 +119,16 @@ async def test_resize_small_and_back(server_binary):
         await started(pilot, app)
         await pilot.resize_terminal(80, 24)
         await pilot.pause()
-        a, b = app.query_one("#pane-A"), app.query_one("#pane-B")
+        a, b = app.mode_screen.query_one("#pane-A"), app.mode_screen.query_one("#pane-B")
         assert a.region.y == b.region.y and a.region.width >= 38  # still side by side
         await type_command(pilot, app, "A", "PING")
         assert log_text(app, "A")[-1] == "PONG"
         await pilot.resize_terminal(60, 30)
         await pilot.pause()
-        assert app.query_one("#pane-A").region.y < app.query_one("#pane-B").region.y  # stacked
+        assert app.mode_screen.query_one("#pane-A").region.y < app.mode_screen.query_one("#pane-B").region.y  # stacked
         await pilot.resize_terminal(160, 45)
         await pilot.pause()
-        assert app.query_one("#pane-A").region.y == app.query_one("#pane-B").region.y
+        assert app.mode_screen.query_one("#pane-A").region.y == app.mode_screen.query_one("#pane-B").region.y
 
 
 async def test_server_that_fails_to_start_gives_a_readable_screen(tmp_path):
@@ -138,11 +138,11 @@ async def test_server_that_fails_to_start_gives_a_readable_screen(tmp_path):
     fake.chmod(0o755)
     app = make_app(str(fake))
     async with app.run_test(size=(120, 30)) as pilot:
-        banner = app.query_one("#banner", Static)
+        banner = app.mode_screen.query_one("#banner", Static)
         await wait_until(pilot, lambda: banner.has_class("-shown"))
         text = str(banner.render())
         assert "could not start" in text and "FATAL: cannot start for a test" in text
-        assert app.query_one(ServerBar).stopped
+        assert app.mode_screen.query_one(ServerBar).stopped
         await type_command(pilot, app, "A", "PING")  # typing says what is wrong, no traceback
         assert "not connected" in last_reply(app, "A")
 
@@ -154,7 +154,7 @@ async def test_ctrl_c_on_a_busy_script_says_what_happened_and_the_app_lives(serv
     async with app.run_test(size=(160, 45)) as pilot:
         await started(pilot, app)
         await start_eval(pilot, app, "A", BUSY, "0")
-        a = app.query_one("#pane-A", ClientPane)
+        a = app.mode_screen.query_one("#pane-A", ClientPane)
         await pilot.press("ctrl+c")
         await wait_until(pilot, lambda: not a._busy and any("client A:" in line for line in log_text(app, "A")))
         await type_command(pilot, app, "B", "SCRIPT KILL")
@@ -167,7 +167,7 @@ async def test_a_line_typed_into_a_blocked_pane_is_not_sent(server_binary):
     app = make_app(server_binary.path)
     async with app.run_test(size=(160, 45)) as pilot:
         await started(pilot, app)
-        a = app.query_one("#pane-A", ClientPane)
+        a = app.mode_screen.query_one("#pane-A", ClientPane)
         await start_waiting(pilot, app, "A", "BLPOP q 0", "blocked")
         a.query_one("CommandInput").value = "SET x 1"
         await pilot.press("enter")
@@ -190,12 +190,12 @@ async def test_other_client_names_work_everywhere(server_binary):
     async with app.run_test(size=(160, 45)) as pilot:
         await started(pilot, app)
         await pilot.press("f3")
-        await wait_until(pilot, lambda: app.focused is app.query_one("#pane-Y", ClientPane).query_one(Input))
+        await wait_until(pilot, lambda: app.focused is app.mode_screen.query_one("#pane-Y", ClientPane).query_one(Input))
         await pilot.press("f2")
-        await wait_until(pilot, lambda: app.focused is app.query_one("#pane-X", ClientPane).query_one(Input))
+        await wait_until(pilot, lambda: app.focused is app.mode_screen.query_one("#pane-X", ClientPane).query_one(Input))
         from playground.tui.key_footer import KeyFooter
 
-        footer = app.query_one(KeyFooter)
+        footer = app.mode_screen.query_one(KeyFooter)
         descriptions = {getattr(w, "description", "") for w in footer.query("*")
                         if getattr(w, "action", "").startswith("focus_client")}
         assert descriptions == {"X", "Y"}  # the footer names them (short: it fits)
@@ -212,9 +212,9 @@ async def test_a_server_killed_from_outside_is_noticed_without_a_command(server_
         process = app.playground.server.process
         process.kill()
         process.wait()
-        banner = app.query_one("#banner", Static)
+        banner = app.mode_screen.query_one("#banner", Static)
         await wait_until(pilot, lambda: banner.has_class("-shown"))
-        assert app.query_one(ServerBar).stopped
+        assert app.mode_screen.query_one(ServerBar).stopped
         assert "stopped" in str(banner.render()) and "F5" in str(banner.render())
 
 
@@ -223,9 +223,9 @@ async def test_an_unreachable_url_does_not_offer_f5(tmp_path):
     neither the banner nor the bar offers it."""
     app = make_app(url=f"unix://{tmp_path}/nobody-listens.sock")
     async with app.run_test(size=(120, 35)) as pilot:
-        banner = app.query_one("#banner", Static)
+        banner = app.mode_screen.query_one("#banner", Static)
         await wait_until(pilot, lambda: banner.has_class("-shown"))
-        bar = app.query_one(ServerBar)
+        bar = app.mode_screen.query_one(ServerBar)
         assert bar.stopped and "F5" not in str(bar.render()) and "UNREACHABLE" in str(bar.render())
         assert "--url" in str(banner.render()) and "F5" not in str(banner.render())
 
@@ -239,10 +239,10 @@ async def test_a_lesson_that_restarts_a_killed_server_takes_the_bar_and_inspecto
         process = app.playground.server.process
         process.kill()
         process.wait()
-        bar, banner = app.query_one(ServerBar), app.query_one("#banner", Static)
+        bar, banner = app.mode_screen.query_one(ServerBar), app.mode_screen.query_one("#banner", Static)
         await wait_until(pilot, lambda: bar.stopped and banner.has_class("-shown"))
         await app.playground.reset(setup=[[b"SET", b"fresh", b"1"]])  # what a lesson's next part does
         await wait_until(pilot, lambda: not bar.stopped and not banner.has_class("-shown"))
         assert app.inspector is app.playground.reader
-        table = app.query_one("#inspector KeyTable", KeyTable)
+        table = app.mode_screen.query_one("#inspector KeyTable", KeyTable)
         await wait_until(pilot, lambda: any("fresh" in table.row_key(i) for i in range(table.row_count)))

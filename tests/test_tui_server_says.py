@@ -18,7 +18,7 @@ async def test_changed_by_and_watch_badges_follow_the_server(server_binary):
     app = make_app(server_binary.path)
     async with app.run_test(size=(120, 35)) as pilot:
         await started(pilot, app)
-        table = app.query_one("#inspector KeyTable", KeyTable)
+        table = app.mode_screen.query_one("#inspector KeyTable", KeyTable)
         await type_command(pilot, app, "A", "SET plain 1")
         await type_command(pilot, app, "B", "EVAL \"return redis.call('GET', KEYS[1])\" 1 plain")
         await type_command(pilot, app, "A", "SET k 1")

@@ -31,17 +31,17 @@ async def settle(pilot, app):
     await asyncio.gather(*(w.wait() for w in pending), return_exceptions=True)
     await pilot.pause()
     app._refresh_states()
-    inspector = app.query_one(KeyInspector)
+    inspector = app.mode_screen.query_one(KeyInspector)
     inspector.refresh_keys()
     await wait_until(pilot, lambda: not inspector._loading)
-    bar = app.query_one(ServerBar)
+    bar = app.mode_screen.query_one(ServerBar)
     bar.where = "/tmp/redis-playground-…/redis.sock"
     bar.show_stats = False  # memory and connections vary from run to run
-    for pane in app.query(ClientPane):
+    for pane in app.mode_screen.query(ClientPane):
         pane._pending_since = None       # no elapsed-time counter in a picture
         pane.watch_state(pane.state)
         pane.query_one("CommandInput").cursor_blink = False
-    app.query_one(KeyInspector)._render_table()
+    app.mode_screen.query_one(KeyInspector)._render_table()
     await pilot.pause()
 
 
@@ -76,7 +76,7 @@ def test_blocked_pane(snap_compare):
     async def run_before(pilot):
         app = pilot.app
         await started(pilot, app)
-        pane = app.query_one("#pane-A", ClientPane)
+        pane = app.mode_screen.query_one("#pane-A", ClientPane)
         pane.query_one("CommandInput").value = "BLPOP jobs 0"
         pane.query_one("CommandInput").focus()
         await pilot.press("enter")
@@ -98,9 +98,9 @@ def test_inspector_with_many_keys(snap_compare):
             b"redis.call('RPUSH', 'list', 'a', 'b', 'c', 'd', 'e', 'f', 'g') "
             b"redis.call('SADD', 'set', 1, 2, 3) redis.call('ZADD', 'zs', 1, 'one', 2, 'two') "
             b"redis.call('HSET', 'h', 'f', 'v') redis.call('XADD', 'st', '1-1', 'field', 'value') return 1"), b"0"])
-        app.query_one(KeyInspector).refresh_keys()
-        await wait_until(pilot, lambda: app.query_one(KeyInspector).snapshot is not None
-                         and app.query_one(KeyInspector).snapshot.total == 255)
+        app.mode_screen.query_one(KeyInspector).refresh_keys()
+        await wait_until(pilot, lambda: app.mode_screen.query_one(KeyInspector).snapshot is not None
+                         and app.mode_screen.query_one(KeyInspector).snapshot.total == 255)
         await settle(pilot, app)
 
     assert snap_compare(make_app("bundled"), terminal_size=(120, 35), run_before=run_before)
@@ -116,7 +116,7 @@ def _teaching_app():
 async def _step(pilot, app, times):
     for _ in range(times):
         await pilot.press("space")
-        await wait_until(pilot, lambda: not app._teaching)
+        await wait_until(pilot, lambda: not app.mode_screen.busy)
 
 
 def test_narration_panel(snap_compare):
@@ -140,7 +140,7 @@ def test_timeline_screen(snap_compare):
         await wait_until(pilot, lambda: app.teacher is not None and "Press Space" in app.narration.body.plain)
         app.teacher.speed_index = 0
         await pilot.press("e")  # to the end: questions skipped
-        await wait_until(pilot, lambda: not app._teaching)
+        await wait_until(pilot, lambda: not app.mode_screen.busy)
         await settle(pilot, app)
         await pilot.press("t")
         await wait_until(pilot, lambda: isinstance(app.screen, TimelineScreen))
@@ -166,7 +166,7 @@ def teach(steps=0, keys=(), answer=None, presenter=False):
     async def run_before(pilot):
         app = pilot.app
         await started(pilot, app)
-        await wait_until(pilot, lambda: app.teacher is not None and not app._teaching
+        await wait_until(pilot, lambda: app.teacher is not None and not app.mode_screen.busy
                          and ("Challenge" in app.narration.body.plain or "Press Space" in app.narration.body.plain))
         app.teacher.speed_index = 0
         if app.teacher.stepper:
@@ -175,7 +175,7 @@ def teach(steps=0, keys=(), answer=None, presenter=False):
         await _step(pilot, app, steps)
         for key in keys:
             await pilot.press(key)
-            await wait_until(pilot, lambda: not app._teaching)
+            await wait_until(pilot, lambda: not app.mode_screen.busy)
         if presenter:
             await pilot.press("f")
         await settle(pilot, app)
@@ -231,3 +231,35 @@ def test_teach_refresh_challenge_won_120x35(snap_compare):
 def test_teach_refresh_challenge_won_80x24(snap_compare):
     assert snap_compare(_lesson("refresh-double-spend", challenge=True), terminal_size=(80, 24),
                         run_before=teach(keys="abababab"))
+
+
+# -- one screen per mode: each mode's footer and layout at the three sizes (issue 25) ------
+
+SIZES = [(80, 24), (120, 35), (160, 45)]
+
+
+def _free_play(pilot_commands=("SET balance 150", "GET balance")):
+    async def run_before(pilot):
+        app = pilot.app
+        await started(pilot, app)
+        for line in pilot_commands:
+            await type_command(pilot, app, "A", line)
+        await settle(pilot, app)
+        app.clear_notifications()
+        await pilot.pause()
+    return run_before
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_mode_free_play(snap_compare, size):
+    assert snap_compare(make_app("bundled"), terminal_size=size, run_before=_free_play())
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_mode_lesson(snap_compare, size):
+    assert snap_compare(_lesson("watch-abort"), terminal_size=size, run_before=teach(steps=2))
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_mode_challenge(snap_compare, size):
+    assert snap_compare(_lesson("lost-update", challenge=True), terminal_size=size, run_before=teach(keys=("a",)))

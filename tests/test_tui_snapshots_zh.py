@@ -52,10 +52,10 @@ async def settle_under_dialog(pilot, app):
     """settle() without waiting for the teaching worker, which waits for the dialog."""
     from playground.tui.server_bar import ServerBar
 
-    bar = app.query_one(ServerBar)
+    bar = app.mode_screen.query_one(ServerBar)
     bar.where = "/tmp/redis-playground-…/redis.sock"
     bar.show_stats = False
-    inspector = app.query_one(KeyInspector)
+    inspector = app.mode_screen.query_one(KeyInspector)
     await wait_until(pilot, lambda: not inspector._loading)
     await pilot.pause()
 
@@ -63,14 +63,14 @@ async def settle_under_dialog(pilot, app):
 async def _step(pilot, app, times):
     for _ in range(times):
         await pilot.press("space")
-        await wait_until(pilot, lambda: not app._teaching)
+        await wait_until(pilot, lambda: not app.mode_screen.busy)
 
 
 async def _step_to_question(pilot, app):
     """Space until the next step asks its question (e runs to the end without asking)."""
     for _ in range(len(app.teacher.stepper.flat)):
         await pilot.press("space")
-        await wait_until(pilot, lambda: isinstance(app.screen, PredictScreen) or not app._teaching)
+        await wait_until(pilot, lambda: isinstance(app.screen, PredictScreen) or not app.mode_screen.busy)
         if isinstance(app.screen, PredictScreen):
             return
     raise AssertionError("no question in the scenario")
@@ -100,9 +100,9 @@ def test_timeline_in_chinese(snap_compare):
         app = await _open(pilot)
         await _step_to_question(pilot, app)
         await pilot.press("3")
-        await wait_until(pilot, lambda: not app._teaching)
+        await wait_until(pilot, lambda: not app.mode_screen.busy)
         await pilot.press("e")
-        await wait_until(pilot, lambda: not app._teaching)
+        await wait_until(pilot, lambda: not app.mode_screen.busy)
         await settle(pilot, app)
         await pilot.press("t")
         await wait_until(pilot, lambda: isinstance(app.screen, TimelineScreen))

@@ -6,7 +6,7 @@ import sys
 import pytest
 from textual.widgets import Static
 
-import playground.tui.app_teaching as app_module
+import playground.tui.scenario_screen as app_module
 from playground.scenario.library import bundled_dir
 from playground.scenario.loader import load_scenario
 from playground.tui.app import make_app
@@ -20,7 +20,7 @@ def scenario(sid):
 
 
 def panel_text(app) -> str:
-    return app.query_one(NarrationPanel).body.plain
+    return app.mode_screen.query_one(NarrationPanel).body.plain
 
 
 async def opened(pilot, app):
@@ -31,7 +31,7 @@ async def opened(pilot, app):
 
 async def press_and_wait(pilot, app, *keys):
     await pilot.press(*keys)
-    await wait_until(pilot, lambda: not app._teaching)
+    await wait_until(pilot, lambda: not app.mode_screen.busy)
     await pilot.pause()
 
 
@@ -48,13 +48,13 @@ async def test_next_previous_restart_on_watch_abort(server_binary):
             await press_and_wait(pilot, app, "space")
         assert "step 4 of 11" in panel_text(app)
         assert log_text(app, "B")[:2] == ["B> SET balance 200", "OK"]
-        assert "dirty" in str(app.query_one("#pane-A #state", Static).render())
+        assert "dirty" in str(app.mode_screen.query_one("#pane-A #state", Static).render())
         assert "⏸" in panel_text(app)  # the pause marker of step 3
         await press_and_wait(pilot, app, "p")
         assert "step 3 of 11" in panel_text(app) and "Rewound" in panel_text(app)
         assert log_text(app, "B") == []  # B's step is undone, and so is its effect
         assert await app.playground.execute("B", [b"GET", b"balance"]) == b"150"
-        assert "dirty" not in str(app.query_one("#pane-A #state", Static).render())
+        assert "dirty" not in str(app.mode_screen.query_one("#pane-A #state", Static).render())
         await press_and_wait(pilot, app, "r")
         assert "step 1 of 11" in panel_text(app) and log_text(app, "A") == []
 
@@ -69,7 +69,7 @@ async def test_predict_then_reveal_and_score(server_binary):
         await wait_until(pilot, lambda: isinstance(app.screen, PredictScreen))
         assert log_text(app, "A")[-1] != "A> EXEC"  # the step waits for the prediction
         await pilot.press("2")  # wrong on purpose
-        await wait_until(pilot, lambda: not app._teaching)
+        await wait_until(pilot, lambda: not app.mode_screen.busy)
         text = panel_text(app)
         assert "You chose 2; the answer is 3" in text and "predictions 0/1" in text
         lines = log_text(app, "A")
@@ -99,10 +99,10 @@ async def test_autoplay_stops_at_pause_and_prediction(server_binary):
         await pilot.press("o")
         await wait_until(pilot, lambda: isinstance(app.screen, PredictScreen))  # step 2 asks
         await pilot.press("2")
-        await wait_until(pilot, lambda: not app._teaching)
+        await wait_until(pilot, lambda: not app.mode_screen.busy)
         assert not app.teacher.autoplay  # a prediction stops autoplay
         await pilot.press("o")
-        await wait_until(pilot, lambda: not app.teacher.autoplay and not app._teaching, timeout=20)
+        await wait_until(pilot, lambda: not app.teacher.autoplay and not app.mode_screen.busy, timeout=20)
         assert "⏸" in panel_text(app)  # stopped at the pause marker after the fork
         assert log_text(app, "B")[-2:] == ["(integer) 1", "  ✓ reply · state refresh:R2, refresh:R3, family:F1"]
 
@@ -126,7 +126,7 @@ async def test_free_typing_mid_scenario_is_noticed(server_binary):
         await press_and_wait(pilot, app, "space")
         await type_command(pilot, app, "B", "SET balance 999")
         await wait_until(pilot, lambda: "You changed balance by hand" in panel_text(app))
-        app.query_one(NarrationPanel).focus()
+        app.mode_screen.query_one(NarrationPanel).focus()
         await press_and_wait(pilot, app, "w")
         assert await app.playground.execute("B", [b"GET", b"balance"]) == b"150"
         assert "You changed" not in panel_text(app)

@@ -4,7 +4,7 @@ around it: Pilot on a real server (issue 12)."""
 import pytest
 from textual.widgets import Static
 
-import playground.tui.app_teaching as app_module
+import playground.tui.scenario_screen as app_module
 from playground.scenario.library import bundled_dir
 from playground.scenario.loader import load_scenario
 from playground.tui.app import make_app
@@ -23,11 +23,11 @@ def quick_autoplay(monkeypatch):
 
 
 def hint(app, client="A") -> str:
-    return str(app.query_one(f"#pane-{client} #hint", Static).render())
+    return str(app.mode_screen.query_one(f"#pane-{client} #hint", Static).render())
 
 
 def state_line(app, client) -> str:
-    return str(app.query_one(f"#pane-{client} #state", Static).render())
+    return str(app.mode_screen.query_one(f"#pane-{client} #state", Static).render())
 
 
 async def test_reverse_search_is_incremental_like_readline(server_binary):
@@ -36,7 +36,7 @@ async def test_reverse_search_is_incremental_like_readline(server_binary):
         await started(pilot, app)
         for line in ["SET user:1 ada", "GET other", "SET user:2 bob", "PING"]:
             await type_command(pilot, app, "A", line)
-        field = app.query_one("#pane-A CommandInput", CommandInput)
+        field = app.mode_screen.query_one("#pane-A CommandInput", CommandInput)
         field.focus()
         await pilot.press("ctrl+r", *"us")
         assert field.value == "SET user:2 bob"
@@ -58,14 +58,14 @@ async def test_tab_mid_command_stays_in_the_input(server_binary):
     app = make_app(server_binary.path)
     async with app.run_test(size=(120, 35)) as pilot:
         await started(pilot, app)
-        field = app.query_one("#pane-A CommandInput", CommandInput)
+        field = app.mode_screen.query_one("#pane-A CommandInput", CommandInput)
         field.focus()
         await pilot.press(*"SET k zzz", "tab")  # nothing to complete
         assert app.focused is field and field.value == "SET k zzz"
 
 
 def summary(app) -> str:
-    return str(app.query_one("KeyInspector #summary", Static).render())
+    return str(app.mode_screen.query_one("KeyInspector #summary", Static).render())
 
 
 async def dbsize(app) -> int:
@@ -83,7 +83,7 @@ async def test_restart_resets_everything_at_once(server_binary):
         await pilot.press("space")
         await wait_until(pilot, lambda: isinstance(app.screen, PredictScreen))
         await pilot.press("2")  # wrong on purpose
-        await wait_until(pilot, lambda: not app._teaching)
+        await wait_until(pilot, lambda: not app.mode_screen.busy)
         assert "You chose 2" in panel_text(app) and "predictions 0/1" in panel_text(app)
         await press_and_wait(pilot, app, "r")
         assert await dbsize(app) == 1  # only the setup's balance: the state before step 1
@@ -109,7 +109,7 @@ async def test_another_scenario_from_f7_starts_clean(server_binary):
         ids = [s.id for s in app.screen.scenarios]
         app.screen.query_one("OptionList").highlighted = ids.index("incr-is-atomic")
         await pilot.press("enter")
-        await wait_until(pilot, lambda: app.teacher.scenario.id == "incr-is-atomic" and not app._teaching)
+        await wait_until(pilot, lambda: app.teacher.scenario.id == "incr-is-atomic" and not app.mode_screen.busy)
         await pilot.pause()
         assert await dbsize(app) == 1  # only its setup's counter: the state before step 1
         assert bytes((await app.playground.reader.run([[b"GET", b"counter"]]))[0]) == b"4"
@@ -135,9 +135,9 @@ async def test_presenter_layout_changes_the_screen(server_binary):
         await pilot.press("space")
         await wait_until(pilot, lambda: isinstance(app.screen, PredictScreen))
         await pilot.press("escape")  # the question: skipped
-        await wait_until(pilot, lambda: not app._teaching)
-        panel = app.query_one(NarrationPanel)
-        inspector = app.query_one("KeyInspector")
+        await wait_until(pilot, lambda: not app.mode_screen.busy)
+        panel = app.mode_screen.query_one(NarrationPanel)
+        inspector = app.mode_screen.query_one("KeyInspector")
         before = (panel.outer_size.height, inspector.outer_size.height)
         await press_and_wait(pilot, app, "f")
         await pilot.pause()
@@ -155,7 +155,7 @@ async def test_teaching_keys_from_a_pane_and_escape_back(server_binary):
     async with app.run_test(size=(160, 45)) as pilot:
         await opened(pilot, app)
         await pilot.press("f2")
-        field = app.query_one("#pane-A CommandInput", CommandInput)
+        field = app.mode_screen.query_one("#pane-A CommandInput", CommandInput)
         assert app.focused is field
         keys = {a.binding.key: a for a in app.screen.active_bindings.values() if a.binding.show and a.enabled}
         assert "ctrl+n" in keys  # shown in the footer where Space types a space
@@ -163,10 +163,10 @@ async def test_teaching_keys_from_a_pane_and_escape_back(server_binary):
         assert field.value == " " and "step 1 of 11" in panel_text(app)
         field.value = ""
         await pilot.press("ctrl+n")
-        await wait_until(pilot, lambda: "step 2 of 11" in panel_text(app) and not app._teaching)
+        await wait_until(pilot, lambda: "step 2 of 11" in panel_text(app) and not app.mode_screen.busy)
         await pilot.press("escape")
-        assert app.focused is app.query_one(NarrationPanel)
-        footer = app.query_one("KeyFooter")
+        assert app.focused is app.mode_screen.query_one(NarrationPanel)
+        footer = app.mode_screen.query_one("KeyFooter")
         await pilot.pause()
         keys = [w for w in footer.query("FooterKey") if not w.has_class("-command-palette")]
         palette = footer.query_one("FooterKey.-command-palette")
@@ -220,7 +220,7 @@ reply = "(integer) 0"
         assert "(first 1.5 s pass: the step sleeps)" in panel_text(app)
         await pilot.press("space")
         await wait_until(pilot, lambda: "… time passes" in panel_text(app))
-        await wait_until(pilot, lambda: not app._teaching)
+        await wait_until(pilot, lambda: not app.mode_screen.busy)
         assert "time passes" not in panel_text(app) and "✓ the server agrees (1 check)" in panel_text(app)
 
 
@@ -253,7 +253,7 @@ async def test_prediction_dialog_keys_skip_and_one_numbering(server_binary):
         assert "Esc: skip" in str(box.border_subtitle)
         assert "redis.call('LPUSH', KEYS[2], 'item')" in str(app.screen.query_one("#script", Static).render())
         await pilot.press("escape")
-        await wait_until(pilot, lambda: not app._teaching)
+        await wait_until(pilot, lambda: not app.mode_screen.busy)
         text = panel_text(app)
         assert "step 2 of 3" in text and "predictions" not in text and "You chose" not in text
 
@@ -315,16 +315,16 @@ async def test_help_for_the_mode_and_no_broken_screenshot(server_binary):
         await started(pilot, app)
         titles = [c.title for c in app.get_system_commands(app.screen)]
         assert "Screenshot" not in titles and "Save screen as SVG" in titles
-        assert app.query_one("#pane-A").has_class("-first-run")  # where to start
-        assert "SET greeting hello" in app.query_one("#pane-A #first-run", Static).content.plain
+        assert app.mode_screen.query_one("#pane-A").has_class("-first-run")  # where to start
+        assert "SET greeting hello" in app.mode_screen.query_one("#pane-A #first-run", Static).content.plain
         await pilot.press("f1")
         await wait_until(pilot, lambda: isinstance(app.screen, InfoScreen))
         assert "Free play" in str(app.screen.query_one(Static).render())
         await pilot.press("escape")
         await type_command(pilot, app, "A", "PING")
-        assert not app.query_one("#pane-A").has_class("-first-run")
+        assert not app.mode_screen.query_one("#pane-A").has_class("-first-run")
         app.open_scenario(scenario("lost-update"), challenge=True)
-        await wait_until(pilot, lambda: app.teacher is not None and not app._teaching)
+        await wait_until(pilot, lambda: app.teacher is not None and not app.mode_screen.busy)
         await pilot.press("f1")
         await wait_until(pilot, lambda: isinstance(app.screen, InfoScreen))
         assert "you are the scheduler" in str(app.screen.query_one(Static).render())
@@ -338,7 +338,7 @@ async def test_lua_editor_keeps_the_script_and_history_gets_it(server_binary):
     app = make_app(server_binary.path)
     async with app.run_test(size=(120, 35)) as pilot:
         await started(pilot, app)
-        app.query_one("#pane-A CommandInput").focus()
+        app.mode_screen.query_one("#pane-A CommandInput").focus()
         await pilot.press("ctrl+o")
         await wait_until(pilot, lambda: isinstance(app.screen, ScriptEditor))
         assert "KEYS" in str(app.screen.query_one("#args-label", Static).render())
@@ -346,7 +346,7 @@ async def test_lua_editor_keeps_the_script_and_history_gets_it(server_binary):
         app.screen.query_one("#args", Input).value = "1 k"
         await pilot.press("ctrl+s")
         await wait_until(pilot, lambda: any(l.startswith("(error)") for l in log_text(app, "A")))
-        field = app.query_one("#pane-A CommandInput", CommandInput)
+        field = app.mode_screen.query_one("#pane-A CommandInput", CommandInput)
         assert field.history.lines[-1].startswith("EVAL ") and "KEYS[1]" in field.history.lines[-1]
         field.focus()
         await pilot.press("ctrl+o")
@@ -397,7 +397,7 @@ async def test_a_long_narration_scrolls_from_the_keyboard_at_80x24(server_binary
     app = make_app(server_binary.path, open_scenario=scenario("pcall"))
     async with app.run_test(size=(80, 24)) as pilot:
         await opened(pilot, app)
-        panel = app.query_one(NarrationPanel)
+        panel = app.mode_screen.query_one(NarrationPanel)
         assert app.focused is panel
         await pilot.pause()
         assert panel.max_scroll_y > 0  # the lesson's text is longer than 8 rows
@@ -450,7 +450,7 @@ explain = "A saw 4."
         await wait_until(pilot, lambda: isinstance(app.screen, PredictScreen))
         assert app.screen.command == "A> SET n 5"
         await pilot.press("1")
-        await wait_until(pilot, lambda: not app._teaching)
+        await wait_until(pilot, lambda: not app.mode_screen.busy)
         await press_and_wait(pilot, app, "space")  # the skipped step: no question
         assert not isinstance(app.screen, PredictScreen)
         assert app.teacher.stepper.results[-1].skipped
@@ -463,7 +463,7 @@ async def test_f12_while_a_prediction_is_open_translates_the_question(server_bin
         await opened(pilot, app)
         while not isinstance(app.screen, PredictScreen):
             await pilot.press("space")
-            await wait_until(pilot, lambda: isinstance(app.screen, PredictScreen) or not app._teaching)
+            await wait_until(pilot, lambda: isinstance(app.screen, PredictScreen) or not app.mode_screen.busy)
         english = app.screen.prediction.question
         await pilot.press("f12")
         await wait_until(pilot, lambda: app.screen.prediction.question != english)

@@ -109,7 +109,7 @@ async def test_commands_that_change_no_key_do_not_redraw_the_key_table(server_bi
         await started(pilot, app)
         for i in range(5):
             await type_command(pilot, app, "A", f"SET key:{i} {i}")
-        table = app.query_one(KeyTable)
+        table = app.mode_screen.query_one(KeyTable)
         await wait_until(pilot, lambda: table.row_count == 5)
         await app.workers.wait_for_complete()
         await pilot.pause(0.3)

@@ -13,33 +13,34 @@ import time
 from typing import Iterable
 
 from textual import work
-from textual.app import App, ComposeResult
+from textual.app import App
 from textual.binding import Binding
-from textual.containers import Horizontal
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from playground.engine.playground import Playground, Refused
-from playground.i18n import set_language, tr
-from playground.served import key_display, keys, served
+from playground.engine.playground import Playground
+from playground.i18n import N_, set_language, tr
+from playground.served import key_display, keys
 from playground.server import PrivateServer
 from playground.engine import events as ev
 from playground.engine.executor import Executor
 from playground.engine.help import HelpIndex
 from playground.engine.key_reader import Inspector
-from playground.resp.replies import Bulk
+from playground.history import History
 from .client_pane import ClientPane
-from .key_footer import KeyFooter
+from .free_play_screen import FreePlayScreen
 from .key_inspector import KeyInspector
-from .lanes_view import LanesView
-from .messages import CommandDone, ServerRestarted, ServerStopped
-from .narration import NarrationPanel
+from .messages import CommandDone, ServerRestarted
+from .mode_screen import ModeScreen
+from .pane_services import PaneServices
 from .server_bar import ServerBar
 from .app_recording import RecordingActions
+from .app_server import ServerActions
 from .app_teaching import TeachingActions
-from .own_programs import GateActions, OwnPrograms, ProgramsPanel
+from .own_programs import OwnPrograms
 
 
+WIDE = 140  # columns from which the lanes (Ctrl+T) sit beside the keys instead of replacing them
 SIGNAL_EXIT_GRACE = 3.0  # seconds the app has to exit after SIGTERM / SIGHUP
 
 
@@ -53,33 +54,23 @@ def exit_after(seconds: float, code: int) -> None:
     threading.Thread(target=end, name="exit-after-signal", daemon=True).start()
 
 
-class PlaygroundApp(GateActions, TeachingActions, RecordingActions, App):
+class PlaygroundApp(ServerActions, TeachingActions, RecordingActions, App):
     """Two real clients on a private server, and every key they touch."""
 
     TITLE = "redis-playground"
     CSS_PATH = "app.tcss"
 
     BINDINGS = [
-        Binding("f1", "help_screen", "Help"),
-        Binding("f2", "focus_client(0)", "First client"),
-        Binding("f3", "focus_client(1)", "Second client"),
-        Binding("f4", "focus_inspector", "Keys", show=False),
-        Binding("f5", "restart_server", "Restart server", show=False),
-        Binding("f6", "show_scripts", "Scripts", show=False),
-        Binding("f7", "open_scenario", "Lessons"),
-        Binding("f8", "flush", "Flush db", show=False),
-        Binding("f9", "record", "Record", show=False),
-        Binding("ctrl+g", "open_gate", "Your program", show=False),  # a pane's reverse search takes it first
-        Binding(keys("ctrl+n"), "next_anywhere", "Next", priority=True, key_display=key_display("ctrl+n")),
-        Binding("escape", "focus_narration", "Narration", show=False),
-        Binding(keys("ctrl+t"), "toggle_order", "Server order", key_display=key_display("ctrl+t"),
-                priority=served()),  # served, Alt+T: printable, so a pane would type the t first
-        Binding("ctrl+y", "toggle_why", "Why on/off", show=False),
-        Binding("f12", "switch_language", "Next language", priority=True),  # in modals too (a prediction re-renders)
-        Binding(keys("ctrl+q"), "quit", "Quit", priority=True, key_display=key_display("ctrl+q")),
+        Binding("f5", "restart_server", "Restart server", show=False, tooltip=N_("a fresh, empty server (asks first)")),
+        Binding("f8", "flush", "Flush db", show=False, tooltip=N_("flush every key (asks first)")),
+        Binding("f12", "switch_language", "Next language", priority=True,  # in modals too (a prediction re-renders)
+                tooltip=N_("the interface and the scenario in the next language")),
+        Binding(keys("ctrl+q"), "quit", "Quit", priority=True, key_display=key_display("ctrl+q"), tooltip=N_("quit")),
     ]
-    """The footer shows what a class needs (F1 lists every key): it fits 80 columns. Under
-    `serve`, keys the browser keeps have a second key that reaches the page (served.py)."""
+    """Keys of every mode that are the app's own (the server, the language, quitting).
+    Each mode's keys are its screen's (free_play_screen.py, lesson_screen.py,
+    challenge_screen.py). Under `serve`, keys the browser keeps have a second key that
+    reaches the page (served.py)."""
 
     show_why: reactive[bool] = reactive(True, init=False)
     """Panes show a "why" under a surprising reply (EXEC → nil, EXECABORT, BUSY, NOSCRIPT, ...)."""
@@ -97,7 +88,6 @@ class PlaygroundApp(GateActions, TeachingActions, RecordingActions, App):
         self.clients = list(clients)
         self.scenario_dirs = scenario_dirs or []
         self._open_at_start = (open_scenario, challenge) if open_scenario else None
-        self.teacher = None   # a tui.teacher.Teacher while a scenario is open
         self.recorder = None  # a recorder.Recorder while recording
         self.transcript: list[tuple[str, str, str]] = []  # (client, command, what it printed)
         self.inspector: Inspector | None = None
@@ -106,20 +96,24 @@ class PlaygroundApp(GateActions, TeachingActions, RecordingActions, App):
         """The one command path (engine.executor): panes and the stepper send through it."""
         self.commands_done = 0  # CommandDone messages handled: the state lines show them
         self.own_programs = OwnPrograms(self)  # Ctrl+G: programs started by hand (own_programs.py)
+        self.pane_services = PaneServices(playground, self.executor, lambda: self.help, lambda: self.recorder,
+                                          lambda: self.show_why, lambda: self.show_order)
+        """What every mode's client panes are given (pane_services.py)."""
+        self.histories = {name: History.for_client(name) for name in self.clients}
+        """Each client's command history: the same one in every mode's pane."""
         self.script_drafts: dict[str, tuple[str, str]] = {}
         """client -> (Lua source, keys and args) last written in the editor (Ctrl+O reopens it)."""
 
-    def compose(self) -> ComposeResult:
-        yield ServerBar(id="server-bar")
-        yield Static(id="banner")
-        yield NarrationPanel(id="narration")
-        with Horizontal(id="panes"):
-            for name in self.clients:
-                yield ClientPane(name)
-        yield ProgramsPanel(id="programs")
-        yield LanesView(self.clients, id="lanes")
-        yield KeyInspector()
-        yield KeyFooter()
+    @property
+    def mode_screen(self) -> ModeScreen:
+        """The screen of the mode the app is in (free play, a lesson, a challenge), also
+        while a dialog is open over it (the one screen under it is Textual's default)."""
+        return self.screen_stack[1]
+
+    @property
+    def teacher(self):
+        """The open scenario (a tui.teacher.Teacher), None in free play."""
+        return self.mode_screen.teacher
 
     def on_mount(self) -> None:
         loop = asyncio.get_running_loop()
@@ -128,7 +122,7 @@ class PlaygroundApp(GateActions, TeachingActions, RecordingActions, App):
                 loop.add_signal_handler(sig, self._exit_on_signal, sig)
             except (NotImplementedError, RuntimeError):
                 pass
-        self.query_one(f"#pane-{self.clients[0]} Input").focus()
+        self.push_screen(FreePlayScreen(self.clients))
         self.playground.restart_listeners.append(lambda: self.post_message(ServerRestarted()))
         self._info_timer = self.set_interval(1.0, self._update_server_info)  # not per command
         self.start_playground()
@@ -137,10 +131,11 @@ class PlaygroundApp(GateActions, TeachingActions, RecordingActions, App):
         # Side by side down to 70 columns (the race is easier to follow); stacked below.
         self.set_class(event.size.width < 70, "-narrow")
         self.set_class(event.size.height < 30, "-short")
+        self.set_class(event.size.width >= WIDE, "-wide")
 
     @work(exclusive=True, group="server", exit_on_error=False)
     async def start_playground(self) -> None:
-        bar = self.query_one(ServerBar)
+        bar = self.mode_screen.query_one(ServerBar)
         try:
             await self.playground.start()
             self.inspector = self.playground.reader
@@ -153,7 +148,7 @@ class PlaygroundApp(GateActions, TeachingActions, RecordingActions, App):
             else:
                 self.show_banner(tr("Cannot reach the server given with --url: {error}", error=exc))
             return
-        self._follow_server()
+        self.follow_server()
         self._update_server_info()
         self.set_timer(self.HELP_AFTER, self._load_help)
         if os.environ.get("REDIS_PLAYGROUND_BENCH_READY"):
@@ -165,19 +160,23 @@ class PlaygroundApp(GateActions, TeachingActions, RecordingActions, App):
         elif self.commands_done == 0 and self.teacher is None:
             self._first_run_hints(True)
 
-    def _follow_server(self) -> None:
-        """The bar and the inspector on the server that runs now."""
-        bar = self.query_one(ServerBar)
+    def follow_server(self, screen: ModeScreen | None = None) -> None:
+        """The bar and the inspector on the server that runs now (`screen`: a mode's
+        screen that was just mounted)."""
+        screen = screen or self.mode_screen
+        if self.inspector is None:  # not started yet (start_playground follows it)
+            return
+        bar = screen.query_one(ServerBar)
         bar.label = self.playground.label
         bar.where = self.playground.address.describe()
         bar.stopped = False
-        self.hide_banner()
+        screen.query_one("#banner", Static).remove_class("-shown")
         self.inspector = self.playground.reader
-        self.query_one(KeyInspector).attach(self.inspector)
-        self._refresh_states()
+        screen.query_one(KeyInspector).attach(self.inspector)
+        self._refresh_states(screen)
 
     def on_server_restarted(self, message: ServerRestarted) -> None:
-        self._follow_server()
+        self.follow_server()
         self.own_programs.server_restarted()
 
     def _exit_on_signal(self, sig: int) -> None:
@@ -216,7 +215,7 @@ class PlaygroundApp(GateActions, TeachingActions, RecordingActions, App):
     @work(group="bench", exit_on_error=False)
     async def _exit_when_ready(self) -> None:
         """For `python -m playground.bench`: say when keys are on screen, then quit."""
-        inspector = self.query_one(KeyInspector)
+        inspector = self.mode_screen.query_one(KeyInspector)
         populate = int(os.environ.get("REDIS_PLAYGROUND_BENCH_KEYS", "0"))
         if populate:  # memory with many keys: fill the server, then wait for the keys on screen
             await self.executor.submit(self.clients[0], [
@@ -236,50 +235,65 @@ class PlaygroundApp(GateActions, TeachingActions, RecordingActions, App):
         self.call_after_refresh(done)
 
     def pane(self, client: str) -> ClientPane:
-        return self.query_one(f"#pane-{client}", ClientPane)
+        return self.mode_screen.pane(client)
 
     def _on_engine_event(self, event: ev.Event) -> None:
         """Events of commands typed in the panes (the stepper's go to the teacher)."""
         if isinstance(event, ev.Wrote):
             if self.teacher is not None:
                 self.teacher.note_free_command(set(event.keys))
-            self.query_one(KeyInspector).refresh_keys()
+            self.mode_screen.query_one(KeyInspector).refresh_keys()
             return
         if isinstance(event, ev.UnitEnded):
             return
         self.pane(event.client).handle(event)
         if isinstance(event, ev.Message):
-            self.query_one(KeyInspector).refresh_keys()
+            self.mode_screen.query_one(KeyInspector).refresh_keys()
 
     def on_command_done(self, message: CommandDone) -> None:
-        """One command finished (its writes already attributed): state lines and keys."""
+        """One command finished (its writes already attributed): the transcript, state
+        lines and keys."""
+        if message.line is not None:
+            self.transcript.append((message.client, message.line, message.printed))
+        if not self.mode_screen.is_mounted:
+            return
         self._refresh_states()
-        self.query_one(KeyInspector).refresh_keys()
+        self.mode_screen.query_one(KeyInspector).refresh_keys()
         if not self.commands_done:
             self._first_run_hints(False)
         self.commands_done += 1
 
     def refresh_everything(self) -> None:
         """State lines, WATCH badges, keys and the server bar: after anything ran."""
+        if not self.mode_screen.is_mounted:
+            return
         self._refresh_states()
-        self.query_one(KeyInspector).refresh_keys()
+        self.mode_screen.query_one(KeyInspector).refresh_keys()
         self._update_server_info()
 
-    def _refresh_states(self) -> None:
-        """Every pane's state line and the inspector's WATCH badges, from the engine."""
+    def _refresh_states(self, screen: ModeScreen | None = None) -> None:
+        """Every pane's state line and the inspector's WATCH badges, from the engine
+        (on `screen`: a mode's screen being mounted)."""
+        if screen is None and not self.mode_screen.is_mounted:  # a mode's screen is coming: it follows
+            return                                               # the server when mounted
+        screen = screen or self.mode_screen
         watchers: dict[bytes, list[tuple[str, bool]]] = {}
         for name in self.clients:
             state = self.playground.session(name).state
-            self.query_one(f"#pane-{name}", ClientPane).state = state
+            screen.pane(name).state = state
             for key in state.watched:
                 watchers.setdefault(key, []).append((name, state.dirty_key(key)))
-        self.query_one(KeyInspector).set_watchers(watchers)
+        screen.query_one(KeyInspector).set_watchers(watchers)
 
     def get_system_commands(self, screen):
         """The command palette (Ctrl+P): Textual's own commands and every playground action."""
         from .palette import system_commands
 
         yield from system_commands(self, super().get_system_commands(screen))
+
+    def action_programs_free(self) -> None:
+        """Programs of the learner's own (Ctrl+G) run free, or wait for Ctrl+N again."""
+        self.own_programs.toggle_free()
 
     def action_command_palette(self) -> None:
         from .palette import open_palette
@@ -296,117 +310,6 @@ class PlaygroundApp(GateActions, TeachingActions, RecordingActions, App):
         from .info_screens import InfoScreen, scripts_text
 
         self.push_screen(InfoScreen(tr("Lua scripts seen in this session"), scripts_text(scripts)))
-
-    @work(exclusive=True, group="server-info", exit_on_error=False)
-    async def _update_server_info(self) -> None:
-        if self.inspector is None:
-            return
-        bar = self.query_one(ServerBar)
-        if not bar.stopped and self.playground.server_stopped():  # killed from outside
-            code = self.playground.server.process.returncode
-            self.post_message(ServerStopped(tr("The server stopped (exit status {code})", code=code)))
-            return
-        try:
-            reply = (await self.inspector.run([[b"INFO", b"memory"], [b"INFO", b"clients"]]))
-        except Exception:
-            return
-        info = {}
-        for part in reply:
-            if isinstance(part, Bulk):
-                for line in bytes(part).decode(errors="replace").splitlines():
-                    key, _, value = line.partition(":")
-                    info[key] = value
-        bar.memory = info.get("used_memory_human", "")
-        bar.clients = int(info.get("connected_clients", "0") or 0)
-        if self.playground.topology is not None:  # every node: role, replication offset, lag
-            from playground.engine.topology_ops import topology_summary
-            bar.where = await topology_summary(self.playground.topology)
-
-    def on_server_stopped(self, message: ServerStopped) -> None:
-        self.query_one(ServerBar).stopped = True
-        self.show_banner(tr("{reason}. Press F5 to start a fresh server.", reason=message.reason))
-
-    def show_banner(self, text: str) -> None:
-        banner = self.query_one("#banner", Static)
-        banner.update(text)
-        banner.add_class("-shown")
-
-    def hide_banner(self) -> None:
-        self.query_one("#banner", Static).remove_class("-shown")
-
-    def action_focus_client(self, which: str | int) -> None:
-        """Focus a client's input, by name or by place (F2: the first, F3: the second)."""
-        if isinstance(which, int):
-            if which >= len(self.clients):
-                return
-            which = self.clients[which]
-        self.query_one(f"#pane-{which} Input").focus()
-
-    def action_focus_inspector(self) -> None:
-        """F4: the keys, brought on screen first when the layout hides them (never a
-        focus on something hidden: the lanes give way; a hidden inspector is shown)."""
-        inspector = self.query_one(KeyInspector)
-        if self.show_order and not inspector.display:
-            self.show_order = False
-        self.screen.remove_class("-no-inspector")
-        if not inspector.display:  # the presenter layout at a small size has no room for it
-            self.notify(tr("No room for the keys in the presenter layout at this size: f leaves it"), timeout=3)
-            return
-        self.query_one("#inspector #keys").focus()
-
-    def action_restart_server(self) -> None:
-        """F5: a fresh server; asks first (like F8) unless the server already stopped."""
-        if not self.playground.private or self.query_one(ServerBar).stopped or self.playground.server_stopped():
-            self._restart_server()
-            return
-
-        def confirmed(yes: bool | None) -> None:
-            if yes:
-                self._restart_server()
-
-        from .confirm import ConfirmScreen
-
-        self.push_screen(ConfirmScreen(tr("Start a fresh server? Every key, cached script and client state "
-                                          "(MULTI, WATCH, subscriptions) is lost.")), confirmed)
-
-    @work(exclusive=True, group="server", exit_on_error=False)
-    async def _restart_server(self) -> None:
-        if not self.playground.private:
-            self.notify(tr("This is not the playground's own server (--url): it cannot be restarted."),
-                        severity="warning")
-            return
-        try:
-            message = await self.playground.restart()  # the bar and inspector follow (ServerRestarted)
-        except Exception as exc:
-            self.show_banner(tr("Restart failed: {error}", error=exc))
-            return
-        for name in self.clients:
-            self.query_one(f"#pane-{name}", ClientPane).note(message)
-
-    def action_flush(self) -> None:
-        try:  # refused (a --url server without --allow-flush): said before asking, not after Yes
-            self.playground.check_allowed([b"flushall"])
-        except Refused as exc:
-            self.notify(str(exc), severity="error", timeout=10)
-            return
-
-        def confirmed(yes: bool | None) -> None:
-            if yes:
-                self._flush()
-
-        from .confirm import ConfirmScreen
-
-        self.push_screen(ConfirmScreen(tr("Delete every key and cached script on this server?")), confirmed)
-
-    @work(group="server", exit_on_error=False)
-    async def _flush(self) -> None:
-        try:
-            await self.playground.flushall()
-        except Exception as exc:
-            self.notify(str(exc), severity="error")
-            return
-        self.notify(tr("Flushed: no keys, no cached scripts."))
-        self.query_one(KeyInspector).refresh_keys()
 
     async def on_unmount(self) -> None:
         await self.playground.close()

@@ -1,5 +1,5 @@
-"""The app's recordings and exports: F9 records a session as a scenario file, the
-transcript as Markdown, the screen as SVG. (A mixin of PlaygroundApp.)"""
+"""The app's exports: the transcript as Markdown, the screen as SVG (recording a session
+is free play's F9: free_play_screen.py). (A mixin of PlaygroundApp.)"""
 
 from __future__ import annotations
 
@@ -7,9 +7,7 @@ import re
 from datetime import datetime
 from pathlib import Path
 
-from textual import work
-
-from playground.history import exports_dir, state_dir, write_failure, write_private
+from playground.history import exports_dir, write_failure, write_private
 from playground.i18n import N_, tr
 from playground.served import delivered
 from .client_pane import ClientPane
@@ -17,49 +15,6 @@ from .client_pane import ClientPane
 
 class RecordingActions:
     """PlaygroundApp's actions that write files."""
-
-    def action_record(self) -> None:
-        if self.recorder is not None:
-            recorder, self.recorder = self.recorder, None
-            if not len(recorder):
-                self.notify(tr("Recording stopped: nothing was typed."))
-                return
-            directory = Path(self.scenario_dirs[0]) if self.scenario_dirs else state_dir() / "scenarios"
-            try:
-                path = recorder.save(directory, "Recorded session", tuple(self.clients))
-            except OSError as exc:  # kept: the recording goes on, F9 tries again
-                self.recorder = recorder
-                self.notify(write_failure(directory, exc) + tr(" (still recording: F9 tries again)"),
-                            severity="error", timeout=10)
-                return
-            if delivered(self, path):
-                return
-            self.notify(tr("Recording saved: {path}\nReplay it with: redis-playground check {path}", path=path), timeout=10)
-            return
-
-        def go(yes: bool | None) -> None:
-            if yes:
-                self._start_recording()
-
-        from .confirm import ConfirmScreen
-
-        self.push_screen(ConfirmScreen(tr("Recording starts from an empty server (every key and script is "
-                                       "deleted) so that the file replays the same. Start?")), go)
-
-    @work(group="server", exit_on_error=False)
-    async def _start_recording(self) -> None:
-        try:
-            await self.playground.reset()
-        except Exception as exc:
-            self.notify(tr("cannot record: {error}", error=exc), severity="error")
-            return
-        self.playground.writes.forget()
-        from playground.scenario.recorder import Recorder
-
-        self.recorder = Recorder()
-        for name in self.clients:
-            self.query_one(f"#pane-{name}", ClientPane).note(tr("recording: type in A and B; F9 stops"))
-        self.refresh_everything()
 
     def action_export_transcript(self) -> None:
         if self.teacher is not None:
@@ -87,7 +42,7 @@ class RecordingActions:
     def action_save_svg(self) -> None:
         """The screen as SVG, with the panes' secrets left out (drawn without them for
         the moment of the picture, as every export leaves them out)."""
-        panes = [pane for pane in self.query(ClientPane) if pane.shows_secrets]
+        panes = [pane for pane in self.mode_screen.query(ClientPane) if pane.shows_secrets]
         name = re.sub(r'[ <>:"/\\|?*.]', "_", f"{self.title} {datetime.now().isoformat()}") + ".svg"  # Textual's name
 
         def take() -> None:

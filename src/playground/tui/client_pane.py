@@ -9,7 +9,6 @@ changed.
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections import deque
 
@@ -24,7 +23,7 @@ from textual.widgets import Input, Static
 from playground.engine import events as ev
 from playground.engine.session import ClientState
 from playground.history import History
-from playground.i18n import tr, tr_check
+from playground.i18n import N_, tr
 from playground.tui.wrapped_text import Wrapped
 from playground.resp.cli_format import render
 from playground.resp.cli_lines import INVALID_ARGUMENTS, SplitError, format_argv, split_args
@@ -33,7 +32,9 @@ from playground.resp.replies import Nil
 from .command_input import CommandInput
 from .messages import CommandDone, ServerStopped
 from .pane_log import PaneLog
-from .pane_state import describe_state, reply_style, set_line
+from .pane_services import PaneServices
+from .pane_steps import StepDrawing
+from .pane_state import describe_state, hanging, node_prompt, reply_style, set_line
 
 SHOW_LIMIT = 64 * 1024  # bytes of one reply drawn in a pane; the rest is summarised
 WHY_STYLE = "italic #8f8fc8"  # a "why" (engine/why.py): a note, never mistaken for redis-cli output
@@ -47,7 +48,7 @@ def _safe_split(line: str) -> list[bytes]:
         return []
 
 
-class ClientPane(Vertical):
+class ClientPane(StepDrawing, Vertical):
     """A redis-cli for one client: type a command, see exactly what redis-cli prints."""
 
     DEFAULT_CSS = """
@@ -66,21 +67,25 @@ class ClientPane(Vertical):
     """
 
     BINDINGS = [
-        Binding("ctrl+c", "cancel", "Cancel", priority=True),
-        Binding("ctrl+l", "clear", "Clear", show=False),  # F1 lists both: at 80 columns the footer
-        Binding("ctrl+o", "edit_script", "Lua", show=False),  # keeps F7 and Ctrl+T instead
-        Binding("pageup", "read_back('page_up')", "Scroll up", show=False),
-        Binding("pagedown", "read_back('page_down')", "Scroll down", show=False),
-        Binding("shift+up", "read_back('up')", "Line up", show=False),
-        Binding("shift+down", "read_back('down')", "Line down", show=False),
-        Binding("ctrl+end", "read_back('end')", "Newest", show=False),
+        Binding("ctrl+c", "cancel", "Cancel", priority=True, tooltip=N_("cancel a blocked or busy command")),
+        Binding("ctrl+l", "clear", "Clear", show=False, tooltip=N_("clear the pane")),  # F1 lists both: at 80
+        Binding("ctrl+o", "edit_script", "Lua", show=False,  # columns the footer keeps F7 and Ctrl+T instead
+                tooltip=N_("write a Lua script over several lines (sent as EVAL)")),
+        Binding("pageup", "read_back('page_up')", "Scroll up", show=False, tooltip=N_("scroll the pane up a page")),
+        Binding("pagedown", "read_back('page_down')", "Scroll down", show=False,
+                tooltip=N_("scroll the pane down a page")),
+        Binding("shift+up", "read_back('up')", "Line up", show=False, tooltip=N_("scroll the pane up a line")),
+        Binding("shift+down", "read_back('down')", "Line down", show=False, tooltip=N_("scroll the pane down a line")),
+        Binding("ctrl+end", "read_back('end')", "Newest", show=False, tooltip=N_("back to the newest lines")),
     ]
 
     state: reactive[ClientState | None] = reactive(None, always_update=True, repaint=False)
     """The client's state, from the engine (server flags merged with what the client knows)."""
 
-    def __init__(self, client: str, history: History | None = None, **kwargs) -> None:
+    def __init__(self, client: str, history: History | None, services: PaneServices, **kwargs) -> None:
         super().__init__(id=f"pane-{client}", **kwargs)
+        self.services = services
+        """The playground, the executor, help, the recorder and the display switches."""
         self.client = client
         self.border_title = tr("Client {name}", name=client)
         self._pending_since: float | None = None
@@ -100,7 +105,7 @@ class ClientPane(Vertical):
         yield PaneLog(id="output", wrap=True, markup=False, highlight=False, max_lines=5000, min_width=20)
         with Horizontal(id="line"):  # the prompt stays in sight while typing
             yield Static(f"{self.client}> ", id="prompt")
-            yield CommandInput(self.history, lambda: self.app.help,
+            yield CommandInput(self.history, self.services.help,
                                placeholder=tr("type a Redis command"), id="input")
         yield Static(id="hint")
 
@@ -122,7 +127,7 @@ class ClientPane(Vertical):
     @work(exclusive=True, group="poll-state", exit_on_error=False)
     async def _poll_state(self) -> None:
         """While a command is pending, ask the server whether the client is blocked."""
-        pg = self.app.playground
+        pg = self.services.playground
         await pg.refresh_states()
         self.state = pg.session(self.client).state
 
@@ -131,7 +136,7 @@ class ClientPane(Vertical):
         if self.outcome and state is not None:
             line.append(f"  {self.outcome}", style="bold yellow")
         set_line(self.query_one("#state", Static), line)
-        node = node_prompt(self.app.playground, self.client)  # on a topology: the node, like redis-cli
+        node = node_prompt(self.services.playground, self.client)  # on a topology: the node, like redis-cli
         prompt = f"{self.client}{node}{'(TX)' if state and state.in_multi else ''}> "
         shown = self.query_one("#prompt", Static)
         if getattr(shown, "_shown", None) != prompt:
@@ -184,10 +189,10 @@ class ClientPane(Vertical):
         if secretless and hidden is not None:
             text = hidden
         if kind == "why":
-            if getattr(self.app, "show_why", True):
-                self.log_widget.write(self._hanging(text))
+            if self.services.show_why():
+                self.log_widget.write(hanging(text, 4 if self.services.show_order() else 0))
             return
-        if getattr(self.app, "show_order", False):  # the gutter: a narrow dim column of numbers
+        if self.services.show_order():  # the gutter: a narrow dim column of numbers
             gutter = f"{seq:>3} " if seq is not None else "    "
             out = Text()
             for i, line in enumerate(text.split("\n")):
@@ -198,25 +203,23 @@ class ClientPane(Vertical):
             text = out
         self.log_widget.write(text)
 
-    def _hanging(self, text: Text):
-        """A why note wrapped under its own text, not under the "↳ why:" before it
-        (and past the gutter's column when the gutter is on)."""
-        from rich.table import Table
-
-        head = text.plain.find(": ") + 2
-        indent = 4 if getattr(self.app, "show_order", False) else 0
-        grid = Table.grid(expand=True)
-        grid.add_column(width=indent + text[:head].cell_len, no_wrap=True)  # (cells: 原因 is four)
-        grid.add_column(ratio=1)
-        grid.add_row(Text(" " * indent) + text[:head], Wrapped(text[head:]))  # wrapped, never cut with "…"
-        return grid
-
     def redraw(self, secretless: bool = False) -> None:
         """Draw the log again (the gutter or the whys were switched on or off; or with its
         secrets left out for a screenshot, `secretless`)."""
         self.log_widget.clear()
         for entry in self._drawn:
             self._draw(entry, secretless)
+
+    def take_over(self, old: "ClientPane") -> None:
+        """What `old` (the same client's pane on the screen this one replaces) showed."""
+        self._drawn.extend(old._drawn)
+        self.outcome = old.outcome
+        self.redraw()
+
+    def on_pane_log_reflow(self, message: PaneLog.Reflow) -> None:
+        """The terminal (or the layout) changed the log's width: the lines wrap anew."""
+        message.stop()
+        self.redraw()
 
     @property
     def shows_secrets(self) -> bool:
@@ -226,11 +229,12 @@ class ClientPane(Vertical):
         self.write(f"# {message}", style="italic yellow")
 
     def on_input_changed(self, event: Input.Changed) -> None:
-        hint = self.app.help.hint(event.value) if event.value else None
+        help = self.services.help()
+        hint = help.hint(event.value) if event.value else None
         text = Text()
         if hint and hint.strip():
             text.append(hint.strip(), style="dim")
-            entry = self.app.help.lookup([a.decode(errors="replace") for a in _safe_split(event.value)])
+            entry = help.lookup([a.decode(errors="replace") for a in _safe_split(event.value)])
             if entry is not None and entry.summary:
                 text.append(f"  — {entry.summary}", style="italic dim")
         set_line(self.query_one("#hint", Static), text)
@@ -244,7 +248,7 @@ class ClientPane(Vertical):
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         line = event.value
-        why = self.app.executor.busy(self.client)
+        why = self.services.executor.busy(self.client)
         if why is not None:  # not echoed as sent: the line stays in the input
             self.note(why)
             return
@@ -258,7 +262,7 @@ class ClientPane(Vertical):
     async def run_line(self, line: str, argv: list[bytes] | None = None) -> None:
         """Send a typed line (or `argv`, from the Lua editor) through the engine's executor;
         its events are drawn by `handle` as they come."""
-        executor = self.app.executor
+        executor = self.services.executor
         self._printed = []
         result = None
         try:
@@ -274,25 +278,25 @@ class ClientPane(Vertical):
                 repeat = 1
             self._record_as = line if repeat == 1 else format_argv(argv)  # scenarios have no repeat counts
             self._pending_since = time.monotonic()
-            self.state = self.app.playground.session(self.client).state
+            self.state = self.services.playground.session(self.client).state
             # In this worker (no settle): the state line's own tick (_poll_state) shows
             # a blocked client, and polling the observer would delay the reply.
             result = await executor.run(self.client, argv, repeat, limit=SHOW_LIMIT)
-            await self.app.playground.refresh_states()  # then the server's flags, for every state line
+            await self.services.playground.refresh_states()  # then the server's flags, for every state line
         finally:
             self._busy = False
             self._pending_since = None
-            recorder = self.app.recorder
+            recorder = self.services.recorder()
             if recorder is not None:
                 recorder.abandoned(self.client)  # a command still open was cancelled
-            if result is not None:
+            if result is not None:  # the app keeps the transcript
                 text = b"".join(self._printed).decode("utf-8", "replace")
-                self.app.transcript.append((self.client, line or format_argv(argv), text))
-                self.post_message(CommandDone(self.client, list(argv), result.reply))
+                self.post_message(CommandDone(self.client, list(argv), result.reply,
+                                              line=line or format_argv(argv), printed=text))
 
     def handle(self, event: ev.Event) -> None:
         """Draw one engine event of this client."""
-        recorder = self.app.recorder
+        recorder = self.services.recorder()
         if isinstance(event, ev.Reply):
             self.note_outcome(event.argv, event.reply)
             self._printed.append(event.output)
@@ -324,59 +328,9 @@ class ClientPane(Vertical):
         elif isinstance(event, ev.Cleared):
             self.action_clear()
         elif isinstance(event, ev.Blocked):
-            self.state = self.app.playground.session(self.client).state
+            self.state = self.services.playground.session(self.client).state
         elif isinstance(event, ev.Why):
             self.why(event.text)
-
-    async def type_out(self, line: str, speed: int) -> None:
-        """Teaching mode: type `line` into the input at `speed` characters a second."""
-        field = self.query_one(CommandInput)
-        if not speed:
-            field.value = line
-            return
-        field.value = ""
-        for i in range(1, len(line) + 1):
-            field.value = line[:i]
-            field.cursor_position = i
-            await asyncio.sleep(1 / speed)
-
-    def clear_input(self) -> None:
-        self.query_one(CommandInput).value = ""
-
-    def show_result(self, result) -> None:
-        """Teaching mode: one scenario step as this pane shows it, with its checks."""
-        step = result.step
-        shown = result.command or step.display
-        if step.wait:  # what it answers, then the reply (as redis-cli prints a reply under its command)
-            self.write(tr("(the pending reply arrives)"), style="italic dim")
-            if result.note and not result.skipped:
-                self.note(result.note)
-        elif step.kind == "server":  # "# [server] kill primary", as free play's palette says it: nobody typed it
-            self.note(shown)
-        else:
-            self.write(f"{self.client}> {shown}", style="bold",
-                       secretless=f"{self.client}> {redact_line(shown, list(result.argv) if result.argv else None)}")
-        if result.skipped:
-            self.write(tr("– skipped: {reason}", reason=result.skipped), style="yellow")
-            return
-        self.note_outcome(result.argv, result.value)
-        for redirect in result.redirects:  # a cluster's `-> Redirected to slot ...`, as in free play
-            self.add(Text(redirect.line))
-        if result.reply:
-            self.write(result.reply.encode(), style=reply_style(result.value), seq=result.seq,
-                       secretless=redact_reply(list(result.argv or ()), result.reply))
-        for why in result.whys:
-            self.why(why.text)
-        if result.note and not step.wait:
-            self.note(result.note)
-        from .teaching_text import checks_line
-
-        folded = checks_line(result.checks, self.log_widget.scrollable_content_region.width)  # one line per step: the commands stay in view
-        if folded is not None:
-            self.add(folded)  # kept: Ctrl+T / Ctrl+Y redraw the log from what was added
-        for check in result.checks:
-            if not check.ok:
-                self.write(f"  ✗ {tr_check(check.what)}: {check.detail}", style="bold white on red")
 
     def note_outcome(self, argv, reply) -> None:
         """Keep the state line honest after the state it described is gone: an EXEC that
@@ -392,15 +346,11 @@ class ClientPane(Vertical):
         if hint is not None:
             self.query_one("#first-run", Static).update(Wrapped(hint))  # Chinese breaks between characters
 
-    def separator(self, name: str) -> None:
-        """Teaching mode: a part of the scenario starts here."""
-        self.add(Text(f"━━ {name} ━━", style="bold magenta reverse"))
-
     async def action_cancel(self) -> None:
-        if not await self.app.executor.cancel(self.client):
+        if not await self.services.executor.cancel(self.client):
             line = self.query_one(Input)
             if not line.value:  # redis-cli quits here: say how this app quits
-                self.app.notify(tr("Ctrl+Q quits the playground (Ctrl+C cancels a command that waits, "
+                self.notify(tr("Ctrl+Q quits the playground (Ctrl+C cancels a command that waits, "
                                    "or clears the line)"), timeout=4)
             line.value = ""
             return
@@ -428,7 +378,7 @@ class ClientPane(Vertical):
             except SplitError:
                 self.write(INVALID_ARGUMENTS, style="bold red")
                 return
-            why = self.app.executor.busy(self.client)
+            why = self.services.executor.busy(self.client)
             if why is not None:
                 self.note(why)
                 return
@@ -442,11 +392,3 @@ class ClientPane(Vertical):
         from .script_editor import ScriptEditor  # TextArea is heavy: import it when asked for
 
         self.app.push_screen(ScriptEditor(self.client), send)
-
-
-def node_prompt(playground, client: str) -> str:
-    """" 127.0.0.1:PORT" (redis-cli's prompt) when the playground runs a topology."""
-    if getattr(playground, "topology", None) is None:
-        return ""
-    address = playground.session(client).address
-    return f" {address.host}:{address.port}" if address is not None and not address.path else ""

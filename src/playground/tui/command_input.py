@@ -12,23 +12,26 @@ from textual.widgets import Input
 
 from playground.engine.help import HelpIndex
 from playground.history import History
-from playground.i18n import tr
+from playground.i18n import N_, tr
 from playground.served import served
 
 
 class CommandInput(Input):
     """An Input with redis-cli's line editing conveniences."""
 
-    BINDINGS = [
-        Binding("up", "history(-1)", "Previous command", show=False),
-        Binding("down", "history(1)", "Next command", show=False),
-        Binding("ctrl+r", "search_history", "Search", show=False),  # F1 lists it (80 columns: room for F12)
-        Binding("tab", "complete", "Complete command", show=False),
-        Binding("escape,ctrl+g", "cancel_search", "Cancel search", show=False),
-    ] + ([Binding("alt+w", "delete_left_word", "Delete the word to the left", show=False,
-                                priority=True)] if served() else [])
-    """Served, Alt+W does what Ctrl+W does in a terminal (the browser closes the tab on Ctrl+W);
-    priority: Alt+W is printable (a w), which Input would type before its bindings are asked."""
+    BINDINGS = ([Binding("alt+w", "delete_left_word", "Delete the word to the left", show=False, priority=True,
+                         tooltip=N_("delete the word to the left (in a browser Ctrl+W closes the tab)"))]
+                if served() else []) + [
+        Binding("up", "history(-1)", "Previous command", show=False, tooltip=N_("history: the previous command")),
+        Binding("down", "history(1)", "Next command", show=False, tooltip=N_("history: the next command")),
+        Binding("ctrl+r", "search_history", "Search", show=False,  # F1 lists it (80 columns: room for F12)
+                tooltip=N_("reverse search: type to narrow, Ctrl+R again for older, Enter takes it, Esc cancels")),
+        Binding("tab", "complete", "Complete command", show=False, tooltip=N_("complete a command name")),
+        Binding("escape,ctrl+g", "cancel_search", "Cancel search", show=False, tooltip=N_("end a reverse search")),
+    ]
+    """Served, Alt+W does what Ctrl+W does in a terminal (the browser closes the tab on
+    Ctrl+W); first, so that F1 lists it in sight; priority: Alt+W is printable (a w),
+    which Input would type before its bindings are asked."""
 
     class SearchChanged(Message):
         """Reverse search started, moved or ended (`term` None when it ended)."""

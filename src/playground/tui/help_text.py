@@ -1,75 +1,69 @@
-"""F1: the keys of the mode the app is in (free play, a scenario, a challenge)."""
+"""F1: the keys of the mode the app is in, from the bindings of its screen (and of the
+panes and the app): a key added to a screen is in its help. Each binding's tooltip says
+what it does (its description is the footer's short word)."""
 
 from __future__ import annotations
 
 from rich.text import Text
 
-from playground.cells import pad
+from playground.cells import pad, width, wrap
 from playground.i18n import N_, tr
-from playground.served import label, served
+from playground.served import BROWSER_KEYS, served
 
-_EVERYWHERE = [
-    ("F1", N_("this help")), ("F2 / F3", N_("type into client A / B")), ("F4", N_("the key inspector (/ filters)")),
-    ("F5", N_("a fresh, empty server")), ("F6", N_("the Lua scripts the server caches, whole")),
-    ("F7", N_("open a scenario (a lesson) or a challenge")), ("F8", N_("flush every key (asks first)")),
-    ("F9", N_("record what you type as a scenario (F9 again saves)")),
-    ("Ctrl+G", N_("the URL for a program of your own (REDIS_URL): its commands wait at the gate")),
-    ("Ctrl+P", N_("every command by name")),
-    ("Ctrl+Q", N_("quit")),
-]
-_PROGRAMS = [
-    ("Ctrl+N", N_("let the next held command of your programs through (after Ctrl+G)")),
-]
-_TYPING = [
-    ("Enter", N_("send the line")), ("↑ / ↓", N_("history")),
-    ("Ctrl+R", N_("reverse search: type to narrow, Ctrl+R again for older, Enter takes it, Esc cancels")),
-    ("Tab", N_("complete a command name")), ("Ctrl+O", N_("write a Lua script over several lines (sent as EVAL)")),
-    ("Ctrl+C", N_("cancel a blocked or busy command")), ("Ctrl+L", N_("clear the pane")),
-]
-_SCENARIO = [
-    ("Space / n", N_("next step (in the narration panel)")),
-    ("Ctrl+N", N_("next step from anywhere, also while typing in a pane")),
-    ("Esc", N_("back to the narration panel")), ("p", N_("previous step (fresh server, steps replayed)")),
-    ("r", N_("restart from step 1")), ("e", N_("run to the end (questions are skipped)")),
-    ("o", N_("autoplay on/off")), ("+ / -", N_("typing faster / slower")), ("g", N_("go to a step")),
-    ("w", N_("rewind to this step after typing by hand")), ("t", N_("timeline: what the server ran, in order")),
-    ("s", N_("every schedule of this part, on a server of its own (Esc comes back here)")),
-    ("f", N_("presenter layout for a projector")), ("i", N_("key inspector on/off")), ("x", N_("close the scenario (asks)")),
-    ("↑ / ↓", N_("scroll a narration longer than its panel (also PgUp, PgDn, Home, End)")),
-]
-_CHALLENGE = [
-    ("a / b", N_("move client A / B one step")), ("u", N_("undo the last move")), ("r", N_("start again")),
-    ("t", N_("timeline")), ("s", N_("every schedule of this part, on a server of its own (Esc comes back here)")),
-    ("f", N_("presenter layout")), ("Esc", N_("back to the challenge panel")),
-    ("x", N_("close (asks)")),
-]
+KEY_NAMES = {"space": "Space", "escape": "Esc", "backspace": "Backspace", "plus": "+", "equals_sign": "=",
+             "minus": "-", "pageup": "PgUp", "pagedown": "PgDn", "up": "↑", "down": "↓", "end": "End",
+             "home": "Home", "tab": "Tab", "enter": "Enter", "ctrl": "Ctrl", "shift": "Shift", "alt": "Alt"}
 
-_INTRO = {
-    "free": N_("Free play: two real clients, A and B, on a private server. Type a command in a pane "
-            "(SET greeting hello), then watch the other client and the key inspector. "
-            "F7 opens a lesson."),
-    "scenario": N_("A scenario: each step is typed into its client's pane and checked against the real "
-                "server. Questions ask you to predict before you see."),
-    "challenge": N_("A challenge: you are the scheduler. Choose who moves next until the goal state "
-                 "appears on the server."),
-}
+SEND = [("Enter", N_("send the line"))]  # Input's own key, not one of ours
 
 
-_SERVED_TYPING = [("Alt+W", N_("delete the word to the left (in a browser Ctrl+W closes the tab)"))]
+def key_label(keys: str) -> str:
+    """A binding's keys as F1 shows them: "space,n" -> "Space / n", "ctrl+n" -> "Ctrl+N"
+    (served, only the key that reaches the page: Alt+N, not the browser's Ctrl+N; served.py)."""
+    shown = []
+    given = keys.split(",")
+    for key in given:
+        if served() and BROWSER_KEYS.get(key) in given:
+            continue
+        parts = key.split("+")
+        named = [KEY_NAMES.get(part, part.upper() if len(parts) > 1 or len(part) > 1 else part) for part in parts]
+        shown.append("+".join(named))
+    return " / ".join(shown)
 
 
-def help_for(mode: str) -> Text:
-    """The keys of `mode`; under serve, the ones that reach the page (served.py)."""
-    text = Text(tr(_INTRO[mode]) + "\n\n")
-    typing = _TYPING + (_SERVED_TYPING if served() else [])
-    groups = {"free": [(N_("Typing in a pane"), typing), (N_("Your own programs"), _PROGRAMS)],
-              "scenario": [(N_("Stepping the lesson"), _SCENARIO), (N_("Typing in a pane"), typing)],
-              "challenge": [(N_("The challenge"), _CHALLENGE), (N_("Typing in a pane"), typing)]}[mode]
-    for title, keys in groups + [(N_("Everywhere"), _EVERYWHERE)]:
+def binding_rows(bindings) -> list[tuple[str, str]]:
+    """(keys, what they do) for each binding, in its order."""
+    return [(key_label(b.key), b.tooltip or b.description) for b in bindings]
+
+
+def help_groups(screen) -> list[tuple[str, list[tuple[str, str]]]]:
+    """The groups F1 shows for `screen` (a mode's screen, or its class): its keys,
+    typing, the app's."""
+    from .app import PlaygroundApp as app
+    from .client_pane import ClientPane
+    from .command_input import CommandInput
+
+    screen = screen if isinstance(screen, type) else type(screen)
+    mode = binding_rows(screen.BINDINGS) + list(getattr(screen, "MORE_HELP", []))
+    typing = SEND + binding_rows(CommandInput.BINDINGS) + binding_rows(ClientPane.BINDINGS)
+    everywhere = binding_rows(app.BINDINGS) + [(key_label(app.COMMAND_PALETTE_BINDING),
+                                                      N_("every command by name"))]
+    return [(screen.KEYS_TITLE, mode), (N_("Everywhere"), everywhere), (N_("Typing in a pane"), typing)]
+
+
+def help_for(screen, cells: int | None = None) -> Text:
+    """Every key of `screen`'s mode (a screen or its class), with what it does, in the
+    interface's language; `cells`: the width it is shown in (a long description wraps
+    under itself, not under the keys)."""
+    text = Text(tr(screen.INTRO) + "\n\n")
+    groups = help_groups(screen)
+    column = max(11, *(width(key) + 2 for _, rows in groups for key, _ in rows))
+    for title, rows in groups:
         text.append(tr(title) + "\n", style="bold underline")
-        for key, what in keys:
-            text.append("  " + pad(label(key), 11), style="bold cyan")
-            text.append(tr(what) + "\n")
+        for key, what in rows:
+            text.append("  " + pad(key, column), style="bold cyan")
+            lines = wrap(tr(what), cells - column - 2) if cells and cells > column + 22 else [tr(what)]
+            text.append(("\n" + " " * (column + 2)).join(lines) + "\n")
         text.append("\n")
     return text
 

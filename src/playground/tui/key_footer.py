@@ -17,8 +17,9 @@ TEXTUAL_DESCRIPTIONS = (N_("palette"),)  # Textual's own keys the footer shows, 
 class KeyFooter(Footer):
     """The keys of whatever has focus, and the command palette, in the interface's language."""
 
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, clients=(), **kwargs) -> None:
         super().__init__(**kwargs)
+        self.clients = tuple(clients)  # F2/F3 are named after them
         self._drawn: tuple | None = None  # the keys as last composed
 
     def _keys(self) -> tuple:
@@ -30,7 +31,7 @@ class KeyFooter(Footer):
     def compose(self):
         """Textual's keys, each description in the interface's language (BINDINGS are
         written in English; the catalogue has every one)."""
-        clients = getattr(self.app, "clients", ())
+        clients = self.clients
         for widget in super().compose():  # (Textual's key widgets: duck-typed, their class is private)
             action, description = getattr(widget, "action", ""), getattr(widget, "description", "")
             if action.endswith("switch_language"):

@@ -90,8 +90,9 @@ class KeyInspector(Vertical):
     snapshot: reactive[Snapshot | None] = reactive(None, always_update=True)
     """The last keys read."""
 
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, playground, **kwargs) -> None:
         super().__init__(id="inspector", **kwargs)
+        self.playground = playground  # who wrote each key (playground.writes)
         self.border_title = tr("Keys")
         self.inspector: Inspector | None = None
         self._changed_at: dict[bytes, float] = {}
@@ -124,7 +125,7 @@ class KeyInspector(Vertical):
     def pinned_keys(self) -> list[bytes]:
         if self._pinned is not None:
             return self._pinned
-        writes = self.app.playground.writes
+        writes = self.playground.writes
         return list(reversed(writes.last_writer)) if writes is not None else []
 
     def refresh_keys(self) -> None:
@@ -183,7 +184,7 @@ class KeyInspector(Vertical):
         now = time.monotonic()
         rows = []
         for k in new.keys:
-            writes = self.app.playground.writes
+            writes = self.playground.writes
             who = writes.last_writer.get(k.name, "") if writes else ""
             recent = now - self._changed_at.get(k.name, -1e9) < self.FLASH_SECONDS
             rows.append((k.name.decode("latin-1"), (

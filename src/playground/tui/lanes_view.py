@@ -30,50 +30,57 @@ class LanesView(VerticalScroll, can_focus=True):
     LanesView { display: none; height: 1fr; border: round $secondary; padding: 0 1; }
     LanesView.-shown { display: block; }
     LanesView > Static { width: auto; }
+    LanesView > #lanes-head { dock: top; height: 2; background: $surface; }
     """
 
     drawn: reactive[int] = reactive(-1, init=False)
     """The server order's version last drawn (-1: never)."""
 
-    def __init__(self, clients, **kwargs) -> None:
+    def __init__(self, clients, playground, show_why, **kwargs) -> None:
         super().__init__(**kwargs)
         self.clients = tuple(clients)
+        self.playground = playground  # its server order (playground.order)
+        self.show_why = show_why      # whether the why notes are on (Ctrl+Y)
         self.border_title = label(tr("Server order (Ctrl+T hides)"))
 
     def compose(self):
+        yield Static(id="lanes-head")  # docked: the clients' names stay while the rows scroll
         yield Static(id="lanes-text")
 
     def on_mount(self) -> None:
         self.set_interval(0.25, self._tick)
 
     def _tick(self) -> None:
-        if self.has_class("-shown") and self.app.playground.order.version != self.drawn:
+        if self.has_class("-shown") and self.playground.order.version != self.drawn:
             self.draw()
 
     def on_resize(self) -> None:
         if self.has_class("-shown"):
             self.draw()
 
-    def text(self, total: int) -> Text:
-        """The lanes as styled text, `total` cells wide."""
+    def text(self, total: int) -> tuple[Text, Text]:
+        """The lanes' header and rows as styled text, `total` cells wide."""
         from playground.engine.why_text import LABEL
         from playground.scenario import lanes  # the scenario modules load when first shown, not at start-up
 
-        order = self.app.playground.order
+        order = self.playground.order
         rows = lanes.rows_from_order(list(order.rows)[-SHOWN_ROWS:])
-        if not getattr(self.app, "show_why", True):
+        if not self.show_why():
             for row in rows:
                 row.whys = []
-        out = Text()
+        head, out = Text(), Text()
         label = tr(LABEL)
         for line, kind in lanes.layout(rows, self.clients, total, label):
-            out.append(line + "\n", style=STYLES.get(kind, ""))
+            (head if kind in ("head", "rule") else out).append(line + "\n", style=STYLES.get(kind, ""))
         if not rows:
             out.append(tr("Nothing ran yet: type a command in a pane."), style="italic dim")
-        return out
+        head.rstrip()
+        return head, out
 
     def draw(self) -> None:
         total = max(40, self.size.width - 2)
-        self.query_one("#lanes-text", Static).update(self.text(total))
-        self.drawn = self.app.playground.order.version
+        head, rows = self.text(total)
+        self.query_one("#lanes-head", Static).update(head)
+        self.query_one("#lanes-text", Static).update(rows)
+        self.drawn = self.playground.order.version
         self.scroll_end(animate=False)

@@ -50,20 +50,20 @@ def switch_language(app, lang: str | None = None) -> str:
     from .lanes_view import LanesView
     from .server_bar import ServerBar
 
-    for pane in app.query(ClientPane):
+    for pane in app.mode_screen.query(ClientPane):
         focused = app.focused is not None and pane in app.focused.ancestors_with_self
         pane.border_title = ("▶ " if focused else "") + tr("Client {name}", name=pane.client)
         pane.query_one("#input").placeholder = tr("type a Redis command")
-    inspector = app.query_one(KeyInspector)
+    inspector = app.mode_screen.query_one(KeyInspector)
     inspector.border_title = tr("Keys")
     inspector.query_one("#filter").placeholder = tr("filter: a SCAN pattern, e.g. user:*  (Enter applies)")
     inspector.query_one(KeyTable).relabel()
-    lanes = app.query_one(LanesView)
+    lanes = app.mode_screen.query_one(LanesView)
     lanes.border_title = label(tr("Server order (Ctrl+T hides)"))
     if lanes.has_class("-shown"):
         lanes.draw()
     app.refresh_everything()
-    app.query_one(ServerBar).refresh()
+    app.mode_screen.query_one(ServerBar).refresh()
     app.refresh_bindings()
     _reload_scenario(app, lang)
     app.notify(tr("Interface language: {name}", name=language_name(lang)))

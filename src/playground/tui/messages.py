@@ -15,6 +15,8 @@ class CommandDone(Message):
     argv: list[bytes]
     reply: object = None        # the typed reply (None if there was none)
     was_in_multi: bool = False  # the client was inside MULTI when it sent the command
+    line: str | None = None     # the line as typed (None: nothing was sent), for the transcript
+    printed: str = ""           # what the pane printed for it
 
 
 class ServerRestarted(Message):

@@ -12,7 +12,6 @@ gone. Replies go back to the program byte for byte (the gate never re-encodes th
 from __future__ import annotations
 
 from rich.text import Text
-from textual import work
 from textual.widgets import Static
 
 from playground.i18n import tr
@@ -89,7 +88,7 @@ class OwnPrograms:
             self.gate = gate
             gate.listeners.append(self._changed)
             self.app.playground.closing.append(self.close)
-            self.app.query_one(ProgramsPanel).add_class("-open")
+            self.app.mode_screen.query_one(ProgramsPanel).add_class("-open")
             self.app.refresh_bindings()
             self._refresh()
         return self.url
@@ -136,8 +135,8 @@ class OwnPrograms:
                 self._last[held.client] = held
             self._logged = len(log)
             from .key_inspector import KeyInspector
-            self.app.query_one(KeyInspector).refresh_keys()
-        self.app.query_one(ProgramsPanel).update(self.render())
+            self.app.mode_screen.query_one(KeyInspector).refresh_keys()
+        self.app.mode_screen.query_one(ProgramsPanel).update(self.render())
 
     def render(self) -> Text:
         gate = self.gate
@@ -166,7 +165,7 @@ class OwnPrograms:
     def server_restarted(self) -> None:
         """A fresh server has a fresh directory: the old socket is gone with it."""
         if self.gate is not None:
-            self.app.query_one(ProgramsPanel).remove_class("-open")
+            self.app.mode_screen.query_one(ProgramsPanel).remove_class("-open")
             self.app.notify(tr("The gate closed with the old server: Ctrl+G opens a new one"), timeout=5)
             self.app.run_worker(self._close_gate(), group="own-gate", exit_on_error=False)
 
@@ -190,24 +189,3 @@ def usage_text(url: str) -> Text:
                    "inspector follows. The socket is in the private server's own directory (only you can "
                    "reach it), and goes when the app quits or the server restarts."))
     return text
-
-
-class GateActions:
-    """PlaygroundApp's Ctrl+G (the gate's URL) and the programs' release keys."""
-
-    @work(group="own-gate", exit_on_error=False)
-    async def action_open_gate(self) -> None:
-        try:
-            url = await self.own_programs.start()
-        except ValueError:
-            self.notify(tr("The gate needs the playground's own private server (not --url)"), severity="error")
-            return
-        except OSError as exc:
-            self.notify(tr("The gate cannot open: {error}", error=exc.strerror or exc), severity="error")
-            return
-        from .info_screens import InfoScreen
-
-        self.push_screen(InfoScreen(tr("Your own program (Esc closes)"), usage_text(url)))
-
-    def action_programs_free(self) -> None:
-        self.own_programs.toggle_free()

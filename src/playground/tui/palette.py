@@ -27,8 +27,8 @@ def system_commands(self, textual):
     for i, name in enumerate(self.clients):
         key = f" (F{i + 2})" if i < 2 else ""
         yield SystemCommand(tr("Focus client {name}", name=name), tr("Type into client {name}'s pane", name=name) + key,
-                            lambda name=name: self.action_focus_client(name))
-    yield SystemCommand(tr("Focus keys"), tr("Browse the key inspector"), self.action_focus_inspector)
+                            lambda name=name: self.mode_screen.action_focus_client(name))
+    yield SystemCommand(tr("Focus keys"), tr("Browse the key inspector"), self.mode_screen.action_focus_inspector)
     yield SystemCommand(tr("Restart server"), tr("A fresh, empty private server"), self.action_restart_server)
     yield SystemCommand(tr("Flush database"), tr("Delete every key and cached script (asks first)"),
                         self.action_flush)
@@ -36,10 +36,12 @@ def system_commands(self, textual):
                         self.action_show_scripts)
     yield SystemCommand(tr("Open scenario"), tr("Step through a scripted race, or schedule a challenge"),
                         self.action_open_scenario)
-    yield SystemCommand(tr("Record / stop recording"), tr("Type freely, then save it as a scenario file"),
-                        self.action_record)
-    yield SystemCommand(tr("Your own program (Ctrl+G)"), label(tr("The gate's URL to start a program of yours with "
-                        "(REDIS_URL); its commands wait until Ctrl+N")), self.action_open_gate)
+    screen = self.mode_screen
+    if hasattr(screen, "action_record"):  # free play's
+        yield SystemCommand(tr("Record / stop recording"), tr("Type freely, then save it as a scenario file"),
+                            screen.action_record)
+        yield SystemCommand(tr("Your own program (Ctrl+G)"), label(tr("The gate's URL to start a program of yours "
+                            "with (REDIS_URL); its commands wait until Ctrl+N")), screen.action_open_gate)
     if self.own_programs.open:
         yield SystemCommand(tr("Programs run free on/off"), label(tr("Your programs' commands go at once, or wait "
                             "for Ctrl+N again")), self.action_programs_free)
@@ -47,9 +49,9 @@ def system_commands(self, textual):
     yield SystemCommand(tr("Could it have gone differently?"), tr("Run every order of the commands just typed "
                         "in the panes, on a server of its own"), self.action_explore_typed)
     yield SystemCommand(tr("Save screen as SVG"), tr("A picture of the screen"), self.action_save_svg)
-    yield SystemCommand(tr("Help"), tr("Every key of the current mode (F1)"), self.action_help_screen)
-    yield SystemCommand(tr("Presenter layout"), tr("Big narration panel"), self.action_presenter)
-    yield SystemCommand(tr("Keys on/off"), tr("Show or hide the key inspector"), self.action_toggle_inspector)
+    yield SystemCommand(tr("Help"), tr("Every key of the current mode (F1)"), screen.action_help_screen)
+    yield SystemCommand(tr("Presenter layout"), tr("Big narration panel"), screen.action_presenter)
+    yield SystemCommand(tr("Keys on/off"), tr("Show or hide the key inspector"), screen.action_toggle_inspector)
     yield SystemCommand(label(tr("Server order (Ctrl+T)")), tr("Lanes: what the server ran, in order; numbers in the "
                         "panes' gutters"), self.action_toggle_order)
     yield SystemCommand(tr("Why notes on/off (Ctrl+Y)"), tr("The reason under EXEC → (nil), EXECABORT, BUSY, "
@@ -57,8 +59,8 @@ def system_commands(self, textual):
     yield SystemCommand(tr("Language: {languages}", languages=" / ".join(language_name(lang) for lang in i18n.LANGUAGES)), tr("Switch the interface and the scenario texts (F12)"), self.action_switch_language)
     if self.teacher is not None:
         yield SystemCommand(tr("Timeline"), tr("What the server executed, in order"),
-                            lambda: self.action_teach("timeline"))
+                            lambda: screen.action_teach("timeline"))
         yield SystemCommand(tr("Close scenario"), tr("Back to free typing (asks first)"),
-                            lambda: self.action_teach("close"))
+                            lambda: screen.action_teach("close"))
     from .topology_commands import topology_commands
     yield from topology_commands(self)  # kill, pause, promote, connect a client: on a topology

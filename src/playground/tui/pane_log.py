@@ -8,6 +8,7 @@ needs no scrollbar; scrolling back (mouse wheel) shows it, and new output hides 
 
 from __future__ import annotations
 
+from textual.message import Message
 from textual.widgets import RichLog
 
 
@@ -20,6 +21,10 @@ class PaneLog(RichLog):
     """
 
     _following = True  # at the newest line (not reading back)
+    drawn_width = 0    # the width the lines were wrapped at
+
+    class Reflow(Message):
+        """The log's width changed: its pane draws what it printed again, wrapped anew."""
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
@@ -27,6 +32,10 @@ class PaneLog(RichLog):
         self.set_class(not self._following, "-reading-back")
 
     def on_resize(self) -> None:
+        width = self.scrollable_content_region.width
+        if self.drawn_width and width != self.drawn_width:
+            self.post_message(self.Reflow())
+        self.drawn_width = width
         # The narration above grows and shrinks with each step (and the presenter
         # layout): a pane that was following its output keeps showing the newest lines.
         if self._following:

@@ -64,3 +64,26 @@ def describe_state(state: ClientState | None, now: float | None = None, pending_
     if state.db:
         text.append(f"  db {state.db}", style="dim")
     return text
+
+
+def hanging(text: Text, indent: int):
+    """A why note wrapped under its own text, not under the "↳ why:" before it (and
+    `indent` cells in: past the gutter's column when the gutter is on)."""
+    from rich.table import Table
+
+    from .wrapped_text import Wrapped
+
+    head = text.plain.find(": ") + 2
+    grid = Table.grid(expand=True)
+    grid.add_column(width=indent + text[:head].cell_len, no_wrap=True)  # (cells: 原因 is four)
+    grid.add_column(ratio=1)
+    grid.add_row(Text(" " * indent) + text[:head], Wrapped(text[head:]))  # wrapped, never cut with "…"
+    return grid
+
+
+def node_prompt(playground, client: str) -> str:
+    """" 127.0.0.1:PORT" (redis-cli's prompt) when the playground runs a topology."""
+    if getattr(playground, "topology", None) is None:
+        return ""
+    address = playground.session(client).address
+    return f" {address.host}:{address.port}" if address is not None and not address.path else ""

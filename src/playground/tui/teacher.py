@@ -1,5 +1,7 @@
-"""Teaching mode in the TUI: drives the engine's Stepper or Challenge, types each step
-into its pane, and keeps the narration panel up to date."""
+"""An open scenario in the TUI, whatever its mode: its panes, the narration panel, the
+clock, the timeline, the transcript and every schedule of a part. How it moves is its
+mode's: lesson_teacher.py steps through it, challenge_teacher.py lets the learner
+schedule it."""
 
 from __future__ import annotations
 
@@ -9,25 +11,26 @@ from pathlib import Path
 from rich.text import Text
 
 from playground.scenario import transcript as report
-from playground.i18n import N_, tr, tr_check
+from playground.i18n import N_, tr
 from playground.scenario.runner import ScenarioResult, StepResult
 from playground.scenario.model import Scenario
-from playground.scenario.stepper import Challenge, Stepper
 from .client_pane import ClientPane
-from .teaching_screens import JumpScreen, PredictScreen, TimelineScreen
-from .teaching_text import script_block, time_ran_out
+from .teaching_screens import TimelineScreen
 
 TYPING_SPEEDS = [0, 20, 40, 80, 160]  # characters per second; 0 = no typing animation
 
 
 class Teacher:
-    """One open scenario (step mode or challenge mode) in the app."""
+    """One open scenario on its screen (lesson_screen.py, challenge_screen.py)."""
 
-    def __init__(self, app, scenario: Scenario, challenge: bool = False) -> None:
-        self.app = app
+    stepper = None    # a lesson's engine Stepper (lesson_teacher.py)
+    challenge = None  # a challenge's engine Challenge (challenge_teacher.py)
+    won: bool | None = None  # a challenge's outcome once both are done
+
+    def __init__(self, screen, scenario: Scenario) -> None:
+        self.screen = screen  # the lesson's or the challenge's screen: its panes and narration
+        self.app = screen.app
         self.scenario = scenario
-        self.stepper = None if challenge else Stepper(app.playground, scenario, app.executor, self.on_event)
-        self.challenge = Challenge(app.playground, scenario, app.executor, self.on_event) if challenge else None
         self.speed_index = 2
         self.autoplay = False
         self.answers: dict[int, int] = {}     # step index -> chosen answer
@@ -36,7 +39,23 @@ class Teacher:
         self.started_at = time.monotonic()    # the scenario clock (restarts with r)
         self.ran_at: list[float] = []         # when each step ran (to tell a TTL ran out)
         self.sleep_until: float | None = None  # a `sleep` step is letting time pass
-        self.won: bool | None = None          # a challenge's outcome once both are done
+
+    @property
+    def source(self):
+        """The engine's side: the Stepper or the Challenge (results, timeline)."""
+        return self.stepper or self.challenge
+
+    async def reset(self) -> None:
+        """A fresh server holding the scenario's state before its first step."""
+        raise NotImplementedError
+
+    def start_message(self) -> Text:
+        """What the narration says before the first step."""
+        raise NotImplementedError
+
+    def explore_part(self) -> int:
+        """The part (from 1) whose schedules `s` explores."""
+        raise NotImplementedError
 
     # -- helpers ------------------------------------------------------------------
 
@@ -45,7 +64,7 @@ class Teacher:
         return TYPING_SPEEDS[self.speed_index]
 
     def pane(self, client: str) -> ClientPane:
-        return self.app.screen_stack[0].query_one(f"#pane-{client}", ClientPane)
+        return self.screen.pane(client)
 
     def clear_panes(self) -> None:
         for name in self.scenario.clients:
@@ -68,7 +87,9 @@ class Teacher:
         await self.app.executor.attributed()
         self.app.refresh_everything()
 
-    # -- step mode ----------------------------------------------------------------
+    def part_separator(self, name: str) -> None:
+        for client in self.scenario.clients:
+            self.pane(client).separator(name)
 
     async def begin(self) -> None:
         """From the top, with nothing left of before: a fresh server holding only the first
@@ -79,182 +100,16 @@ class Teacher:
         self.ran_at = []
         self.won = None
         self.sleep_until = None
-        if self.challenge is not None:
-            await self.challenge.reset()
-        else:
-            await self.stepper.start()  # a fresh server with the first part's setup: the state before step 1
+        await self.reset()
         self.app.playground.writes.forget()
         self.started_at = time.monotonic()
         self.diverged.clear()
-        self.message = Text((tr("Press Space (or n) for the first step.") + "\n") if self.stepper else
-                            (tr("Choose who moves: a for A, b for B. u undoes a move.") + "\n"), style="italic")
-        if self.stepper is not None and self.stepper.error:
-            self.message = Text(tr("This part could not start: {error}", error=self.stepper.error), style="bold red")
+        self.message = self.start_message()
         await self.after_step(None)
         self.render()
-
-    async def next(self) -> None:
-        if self.challenge is not None:
-            self.message = Text(tr("Challenge mode: a moves A, b moves B."), style="italic")
-            self.render()
-            return
-        nxt = self.stepper.next_step()
-        if nxt is None:
-            self.autoplay = False
-            self.message = Text(tr("The scenario is over. r restarts it; x closes it."), style="italic")
-            self.render()
-            return
-        index = self.stepper.cursor
-        part, step = nxt
-        if step.predict and index not in self.answers and await self.stepper.runner.skip_reason(step):
-            self.answers[index] = 0  # the step will not run: nothing to predict, not scored
-        if step.predict and index not in self.answers:
-            self.autoplay = False
-            shown = f"{step.client}> {self.stepper.runner.preview(step)}"  # ${n} filled in, as it will be sent
-            choice = await self.app.push_screen_wait(
-                PredictScreen(step.predict, shown, script_block(self.scenario, step.display)))
-            self.answers[index] = choice or 0  # 0: skipped (Escape), not scored
-        pane = self.pane(step.client)
-        if not step.wait:
-            await pane.type_out(self.stepper.runner.preview(step), self.speed)
-        result = await self._run_step(index)
-        pane.clear_input()
-        if result is None:
-            self.message = Text(tr("This part could not start: {error}", error=self.stepper.error), style="bold red")
-            self.render()
-            return
-        self.message = self._explain(index, result)
-        while result is not None and not self.stepper.error and self.stepper.bound_next():  # bound steps: at once, untyped
-            index = self.stepper.cursor
-            if (result := await self._run_step(index)) is not None:
-                self.message.append_text(self._explain(index, result))
-        if self.stepper.error:  # it did not answer in time: the scenario stops here
-            self.autoplay = False
-            self.message = Text(tr("The scenario stopped: {error}", error=self.stepper.error) + "\n"
-                                + tr("r restarts it; x closes it."), style="bold red")
-        if step.pause:
-            self.autoplay = False
-        await self.after_step(result)
-        self.render()
-
-    async def _run_step(self, index: int) -> StepResult | None:
-        """Run the next step (a part separator first when it starts a part), show it in
-        its pane, and remember when it ran; a `sleep` step counts down meanwhile."""
-        part_index, step = self.stepper.flat[index]
-        previous = self.stepper.flat[index - 1][0] if index else None
-        name = self.scenario.parts[part_index].name
-        if part_index != previous and (name or index):
-            self.part_separator(name or tr("part {n}", n=part_index + 1))
-        self.ran_at[index:] = [time.monotonic()]
-        if step.sleep:
-            self.sleep_until = time.monotonic() + step.sleep
-            self.render()
-        try:
-            result = await self.stepper.step()
-        finally:
-            self.sleep_until = None
-        if result is not None:
-            self.pane(result.step.client).show_result(result)
-        return result
-
-    def part_separator(self, name: str) -> None:
-        for client in self.scenario.clients:
-            self.pane(client).separator(name)
-
-    def _explain(self, index: int, result: StepResult) -> Text:
-        text = Text()
-        step = result.step
-        if result.skipped:
-            text.append(tr("– skipped: {reason}", reason=result.skipped) + "\n", style="yellow")
-        failed = [c for c in result.checks if not c.ok]
-        if failed:
-            for c in failed:
-                text.append(tr(" ✗ MISMATCH {what}: {detail} ", what=tr_check(c.what), detail=c.detail) + "\n",
-                            style="bold white on red")
-            why = time_ran_out(self.stepper.results, self.ran_at, index) if self.stepper else None
-            if why:
-                text.append(tr("Time, not the server: {why}", why=why) + "\n", style="bold yellow")
-            else:
-                text.append(tr("The server disagrees with the lesson: check the scenario or the server.") + "\n",
-                            style="bold red")
-        elif result.checks:  # the pane has them on one line; here a mark is enough
-            agrees = (tr("✓ the server agrees (1 check) ") if len(result.checks) == 1 else
-                      tr("✓ the server agrees ({count} checks) ", count=len(result.checks)))
-            text.append(agrees, style="green")
-        if step.narration:
-            text.append(step.narration + "\n")
-        if step.predict and self.answers.get(index):
-            choice = self.answers[index]
-            right = choice == step.predict.answer
-            text.append((tr("✓ You predicted right. ") if right else
-                         tr("✗ You chose {choice}; the answer is {answer}. ", choice=choice, answer=step.predict.answer)),
-                        style="bold green" if right else "bold red")
-            text.append(step.predict.explain + "\n", style="italic")
-        if step.pause:
-            text.append(f"⏸ {step.pause}\n", style="bold yellow")
-        return text
-
-    async def previous(self) -> None:
-        if self.challenge is not None:
-            await self.undo()
-            return
-        if self.stepper.cursor == 0:
-            return
-        await self.goto(self.stepper.cursor - 1)
-
-    async def goto(self, index: int) -> None:
-        await self.stepper.goto(index)
-        self.rebuild()
-        self.diverged.clear()
-        note = tr("Rewound: fresh server, steps 1 to {count} replayed.", count=self.stepper.cursor)
-        if self.stepper.time_dependent:
-            note += tr(" TTLs restart from the replay, so times are approximate.")
-        self.message = Text(note, style="italic")
-        await self.after_step(None)
-        self.render()
-
-    def rebuild(self) -> None:
-        """The panes show exactly the steps that have run (after a rewind or jump)."""
-        self.clear_panes()
-        last_part = None
-        for index, result in enumerate(self.stepper.results):
-            part_index = self.stepper.flat[index][0]
-            name = self.scenario.parts[part_index].name
-            if part_index != last_part and (name or index):
-                self.part_separator(name or tr("part {n}", n=part_index + 1))
-            last_part = part_index
-            self.pane(result.step.client).show_result(result)
-        now = time.monotonic()
-        self.ran_at = [now] * len(self.stepper.results)
 
     async def restart(self) -> None:
         await self.begin()
-
-    async def run_to_end(self) -> None:
-        """Every remaining step, without typing and without asking (predictions left
-        unanswered are skipped, not scored); the header follows each step."""
-        self.autoplay = False
-        while self.stepper is not None and not self.stepper.finished:
-            index = self.stepper.cursor
-            result = await self._run_step(index)
-            if result is None:
-                self.message = Text(tr("This part could not start: {error}", error=self.stepper.error), style="bold red")
-                break
-            self.message = self._explain(index, result)
-            await self.after_step(result)
-            self.render()
-        self.render()
-
-    async def jump(self) -> None:
-        if self.stepper is None:
-            return
-        n = await self.app.push_screen_wait(JumpScreen(len(self.stepper.flat)))
-        if n is not None:
-            await self.goto(n - 1)
-
-    async def rewind_here(self) -> None:
-        if self.stepper is not None:
-            await self.goto(self.stepper.cursor)
 
     def faster(self) -> None:
         self.speed_index = min(self.speed_index + 1, len(TYPING_SPEEDS) - 1)
@@ -262,83 +117,6 @@ class Teacher:
 
     def slower(self) -> None:
         self.speed_index = max(self.speed_index - 1, 0)
-        self.render()
-
-    # -- challenge mode -----------------------------------------------------------
-
-    async def move(self, client: str) -> None:
-        if self.challenge is None:
-            return
-        if self.won:
-            self.message = self._won_text()
-            self.message.append(tr("The race is over: {client} has nothing left to do. "
-                                   "r retries from the start; u undoes the last move.", client=client) + "\n",
-                                style="yellow")
-            self.render()
-            return
-        if client not in self.challenge.programs or self.challenge.next_for(client) is None:
-            self.message = Text(tr("{client} has nothing left to do.", client=client), style="yellow")
-            self.render()
-            return
-        if self.challenge.bound_to(client):
-            self.message = Text(tr("{client}'s next step is bound to {other}'s: it moves with it.", client=client,
-                                   other=self.challenge.bound_to(client)), style="yellow")
-            self.render()
-            return
-        step = self.challenge.next_for(client)
-        pane = self.pane(client)
-        await pane.type_out(self.challenge.runner.preview(step), self.speed)
-        result = await self.challenge.move(client)
-        pane.clear_input()
-        for shown in (result, *self.challenge.bound_results):  # bound steps move with it
-            self.pane(shown.step.client).show_result(shown)
-        await self.after_step(result)
-        won = self.won = await self.challenge.won()
-        if won is None:
-            self.message = Text()
-        elif won:
-            self.final = await self._final_values()
-            self.message = self._won_text()
-        else:
-            self.message = Text(tr("Both programs are done, but the race did not happen. "
-                                "u undoes moves; try another order."), style="bold yellow")
-        self.render()
-
-    final = ""
-    """The goal keys' values once a challenge is won, e.g. 'balance = "130"'."""
-
-    async def _final_values(self) -> str:
-        keys = [c.key for c in self.scenario.challenge.state]
-        try:
-            replies = await self.app.playground.reader.run([[b"GET", k] for k in keys])
-        except Exception:  # a key of another type: the goal sentence says enough
-            return ""
-        from playground.resp.replies import Bulk
-
-        return ", ".join(f"{k.decode('utf-8', 'replace')} = "
-                         + (f'"{bytes(r).decode("utf-8", "replace")}"' if isinstance(r, Bulk) else "(nil)")
-                         for k, r in zip(keys, replies))
-
-    def _won_text(self) -> Text:
-        text = Text(tr("✓ Won: you produced the race on the real server (the goal below).") + "\n", style="bold green")
-        if self.final:
-            text.append(tr("Final value: {values}", values=self.final) + "\n", style="bold green")
-        text.append(tr("u undoes moves, r starts again.") + "\n", style="green")
-        return text
-
-    def spec_goal(self) -> str:
-        return self.scenario.challenge.goal if self.scenario.challenge else ""
-
-    async def undo(self) -> None:
-        if self.challenge is None or not self.challenge.moves:
-            return
-        await self.challenge.undo()
-        self.clear_panes()
-        for result in self.challenge.results:
-            self.pane(result.step.client).show_result(result)
-        self.won = None
-        self.message = Text(tr("Move undone (the other moves were replayed on a fresh server)."), style="italic")
-        await self.after_step(None)
         self.render()
 
     # -- every schedule (the race explorer) -----------------------------------------
@@ -354,9 +132,7 @@ class Teacher:
         from playground.server import ServerError, choose_binary
         from .explore_screen import ExploreScreen
 
-        part = self.scenario.challenge.part + 1 if self.challenge is not None else 1
-        if self.stepper is not None and self.stepper.next_step() is not None:
-            part = self.scenario.parts.index(self.stepper.next_step()[0]) + 1
+        part = self.explore_part()
         before = self.message
         self.message = Text(tr("Running every schedule on a server of its own…"), style="italic")
         self.render()
@@ -377,14 +153,14 @@ class Teacher:
     # -- views --------------------------------------------------------------------
 
     def timeline_text(self) -> str:
-        source = self.challenge or self.stepper
+        source = self.source
         lanes = len(self.scenario.clients) or 1
         box = min(110, int(self.app.size.width * 0.9)) - 8   # the timeline modal's inside
         width = max(24, min(60, (box - 3 * (lanes - 1)) // lanes))
         return source.timeline.render_text(self.scenario.clients, width)
 
     def export_timeline(self) -> Path | None:
-        source = self.challenge or self.stepper
+        source = self.source
         return self.app.write_export(f"{self.scenario.id}-timeline.md",
                                      f"# {self.scenario.title}\n\n" + source.timeline.render_markdown(self.scenario.clients),
                                      N_("timeline written to {path}"))
@@ -393,19 +169,17 @@ class Teacher:
         self.app.push_screen(TimelineScreen(self.timeline_text(), self.export_timeline))
 
     def transcript_markdown(self) -> str:
-        results = self.challenge.results if self.challenge else self.stepper.results
+        results = self.source.results
         result = ScenarioResult(self.scenario, self.app.playground.label, steps=list(results))
         return report.render_markdown(result)
 
     def score(self) -> tuple[int, int]:
-        answered = {i: c for i, c in self.answers.items() if c}  # 0: skipped
-        right = sum(1 for i, choice in answered.items()
-                    if self.stepper and choice == self.stepper.flat[i][1].predict.answer)
-        return right, len(answered)
+        """Predictions right, predictions answered (a lesson's)."""
+        return 0, 0
 
     @property
     def presenter(self) -> bool:
-        return self.app.screen_stack[0].has_class("-presenter")
+        return self.screen.has_class("-presenter")
 
     def tick(self) -> None:
         """Once a second (more often while a `sleep` step waits): the clock moves."""
@@ -414,13 +188,7 @@ class Teacher:
     def render(self) -> None:
         from .teacher_view import narration_text
 
-        self.app.narration.body = narration_text(self)
+        self.screen.narration.body = narration_text(self)
 
     def note_free_command(self, keys: set[bytes]) -> None:
-        """A command typed by hand wrote `keys`; warn if the scenario depends on them."""
-        if self.stepper is None:
-            return
-        hit = keys & self.stepper.scenario_keys()
-        if hit:
-            self.diverged |= hit
-            self.render()
+        """A command typed by hand wrote `keys` (a lesson warns when it depends on them)."""

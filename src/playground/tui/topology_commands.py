@@ -41,7 +41,6 @@ def run_action(app, text: str) -> None:
 
 async def _inner(app, text: str) -> None:
     from playground.engine.server_actions import ActionError, apply
-    from .client_pane import ClientPane
 
     try:
         said = await apply(app.playground, text)
@@ -50,5 +49,5 @@ async def _inner(app, text: str) -> None:
         return
     app.notify(said)
     for name in app.clients:
-        app.query_one(f"#pane-{name}", ClientPane).note(f"[server] {said}")
+        app.pane(name).note(f"[server] {said}")
     app._refresh_states()

@@ -1,0 +1,109 @@
+"""The app's server lifecycle: the bar's figures, a server that stopped, F5 (a fresh
+server, after asking) and F8 (flush, after asking). (A mixin of PlaygroundApp.)"""
+
+from __future__ import annotations
+
+from textual import work
+from textual.widgets import Static
+
+from playground.engine.playground import Refused
+from playground.i18n import tr
+from playground.resp.replies import Bulk
+from .key_inspector import KeyInspector
+from .messages import ServerStopped
+from .server_bar import ServerBar
+
+
+class ServerActions:
+    """PlaygroundApp's side of the private server."""
+
+    @work(exclusive=True, group="server-info", exit_on_error=False)
+    async def _update_server_info(self) -> None:
+        if self.inspector is None or not self.mode_screen.is_mounted:
+            return
+        bar = self.mode_screen.query_one(ServerBar)
+        if not bar.stopped and self.playground.server_stopped():  # killed from outside
+            code = self.playground.server.process.returncode
+            self.post_message(ServerStopped(tr("The server stopped (exit status {code})", code=code)))
+            return
+        try:
+            reply = (await self.inspector.run([[b"INFO", b"memory"], [b"INFO", b"clients"]]))
+        except Exception:
+            return
+        info = {}
+        for part in reply:
+            if isinstance(part, Bulk):
+                for line in bytes(part).decode(errors="replace").splitlines():
+                    key, _, value = line.partition(":")
+                    info[key] = value
+        bar.memory = info.get("used_memory_human", "")
+        bar.clients = int(info.get("connected_clients", "0") or 0)
+        if self.playground.topology is not None:  # every node: role, replication offset, lag
+            from playground.engine.topology_ops import topology_summary
+            bar.where = await topology_summary(self.playground.topology)
+
+    def on_server_stopped(self, message: ServerStopped) -> None:
+        self.mode_screen.query_one(ServerBar).stopped = True
+        self.show_banner(tr("{reason}. Press F5 to start a fresh server.", reason=message.reason))
+
+    def show_banner(self, text: str) -> None:
+        banner = self.mode_screen.query_one("#banner", Static)
+        banner.update(text)
+        banner.add_class("-shown")
+
+    def hide_banner(self) -> None:
+        self.mode_screen.query_one("#banner", Static).remove_class("-shown")
+
+    def action_restart_server(self) -> None:
+        """F5: a fresh server; asks first (like F8) unless the server already stopped."""
+        if not self.playground.private or self.mode_screen.query_one(ServerBar).stopped or self.playground.server_stopped():
+            self._restart_server()
+            return
+
+        def confirmed(yes: bool | None) -> None:
+            if yes:
+                self._restart_server()
+
+        from .confirm import ConfirmScreen
+
+        self.push_screen(ConfirmScreen(tr("Start a fresh server? Every key, cached script and client state "
+                                          "(MULTI, WATCH, subscriptions) is lost.")), confirmed)
+
+    @work(exclusive=True, group="server", exit_on_error=False)
+    async def _restart_server(self) -> None:
+        if not self.playground.private:
+            self.notify(tr("This is not the playground's own server (--url): it cannot be restarted."),
+                        severity="warning")
+            return
+        try:
+            message = await self.playground.restart()  # the bar and inspector follow (ServerRestarted)
+        except Exception as exc:
+            self.show_banner(tr("Restart failed: {error}", error=exc))
+            return
+        for name in self.clients:
+            self.pane(name).note(message)
+
+    def action_flush(self) -> None:
+        try:  # refused (a --url server without --allow-flush): said before asking, not after Yes
+            self.playground.check_allowed([b"flushall"])
+        except Refused as exc:
+            self.notify(str(exc), severity="error", timeout=10)
+            return
+
+        def confirmed(yes: bool | None) -> None:
+            if yes:
+                self._flush()
+
+        from .confirm import ConfirmScreen
+
+        self.push_screen(ConfirmScreen(tr("Delete every key and cached script on this server?")), confirmed)
+
+    @work(group="server", exit_on_error=False)
+    async def _flush(self) -> None:
+        try:
+            await self.playground.flushall()
+        except Exception as exc:
+            self.notify(str(exc), severity="error")
+            return
+        self.notify(tr("Flushed: no keys, no cached scripts."))
+        self.mode_screen.query_one(KeyInspector).refresh_keys()

@@ -1,0 +1,38 @@
+"""A challenge: the learner is the scheduler, moving A or B one step at a time until
+the goal state appears on the real server."""
+
+from __future__ import annotations
+
+from textual.binding import Binding
+
+from playground.i18n import N_
+from .challenge_teacher import ChallengeTeacher
+from .mode_screen import HELP, SHARED
+from .scenario_screen import CLOSE, ESCAPE, INSPECTOR, PRESENTER, RESTART, SCHEDULES, TIMELINE, ScenarioScreen
+
+
+class ChallengeScreen(ScenarioScreen, inherit_bindings=False):
+    """Choose who moves next; u undoes a move."""
+
+    TEACHER = ChallengeTeacher
+
+    BINDINGS = [
+        HELP,
+        Binding("a", "teach('move:A')", "Move A", tooltip=N_("move client A one step")),
+        Binding("b", "teach('move:B')", "Move B", tooltip=N_("move client B one step")),
+        Binding("u", "teach('undo')", "Undo", tooltip=N_("undo the last move")),
+        RESTART,
+        *SHARED,
+        ESCAPE,
+        TIMELINE,
+        SCHEDULES,
+        PRESENTER,
+        INSPECTOR,
+        CLOSE,
+    ]
+    """F1, a, b, u first: at 80 columns the footer still shows them."""
+
+    INTRO = N_("A challenge: you are the scheduler. Choose who moves next until the goal state "
+               "appears on the server.")
+    KEYS_TITLE = N_("The challenge")
+    MORE_HELP = []

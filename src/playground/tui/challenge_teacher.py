@@ -1,0 +1,103 @@
+"""A challenge in the TUI: the engine's Challenge; the learner is the scheduler (a or b
+moves a client one step, u undoes the last move) and wins by producing the goal state."""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+from playground.i18n import tr
+from playground.scenario.stepper import Challenge
+from .teacher import Teacher
+
+
+class ChallengeTeacher(Teacher):
+    """A scenario the learner schedules."""
+
+    def __init__(self, screen, scenario) -> None:
+        super().__init__(screen, scenario)
+        app = self.app
+        self.challenge = Challenge(app.playground, scenario, app.executor, self.on_event)
+
+    async def reset(self) -> None:
+        await self.challenge.reset()
+
+    def start_message(self) -> Text:
+        return Text(tr("Choose who moves: a for A, b for B. u undoes a move.") + "\n", style="italic")
+
+    def explore_part(self) -> int:
+        return self.scenario.challenge.part + 1
+
+    async def move(self, client: str) -> None:
+        if self.challenge is None:
+            return
+        if self.won:
+            self.message = self._won_text()
+            self.message.append(tr("The race is over: {client} has nothing left to do. "
+                                   "r retries from the start; u undoes the last move.", client=client) + "\n",
+                                style="yellow")
+            self.render()
+            return
+        if client not in self.challenge.programs or self.challenge.next_for(client) is None:
+            self.message = Text(tr("{client} has nothing left to do.", client=client), style="yellow")
+            self.render()
+            return
+        if self.challenge.bound_to(client):
+            self.message = Text(tr("{client}'s next step is bound to {other}'s: it moves with it.", client=client,
+                                   other=self.challenge.bound_to(client)), style="yellow")
+            self.render()
+            return
+        step = self.challenge.next_for(client)
+        pane = self.pane(client)
+        await pane.type_out(self.challenge.runner.preview(step), self.speed)
+        result = await self.challenge.move(client)
+        pane.clear_input()
+        for shown in (result, *self.challenge.bound_results):  # bound steps move with it
+            self.pane(shown.step.client).show_result(shown)
+        await self.after_step(result)
+        won = self.won = await self.challenge.won()
+        if won is None:
+            self.message = Text()
+        elif won:
+            self.final = await self._final_values()
+            self.message = self._won_text()
+        else:
+            self.message = Text(tr("Both programs are done, but the race did not happen. "
+                                "u undoes moves; try another order."), style="bold yellow")
+        self.render()
+
+    final = ""
+    """The goal keys' values once a challenge is won, e.g. 'balance = "130"'."""
+
+    async def _final_values(self) -> str:
+        keys = [c.key for c in self.scenario.challenge.state]
+        try:
+            replies = await self.app.playground.reader.run([[b"GET", k] for k in keys])
+        except Exception:  # a key of another type: the goal sentence says enough
+            return ""
+        from playground.resp.replies import Bulk
+
+        return ", ".join(f"{k.decode('utf-8', 'replace')} = "
+                         + (f'"{bytes(r).decode("utf-8", "replace")}"' if isinstance(r, Bulk) else "(nil)")
+                         for k, r in zip(keys, replies))
+
+    def _won_text(self) -> Text:
+        text = Text(tr("✓ Won: you produced the race on the real server (the goal below).") + "\n", style="bold green")
+        if self.final:
+            text.append(tr("Final value: {values}", values=self.final) + "\n", style="bold green")
+        text.append(tr("u undoes moves, r starts again.") + "\n", style="green")
+        return text
+
+    def spec_goal(self) -> str:
+        return self.scenario.challenge.goal if self.scenario.challenge else ""
+
+    async def undo(self) -> None:
+        if self.challenge is None or not self.challenge.moves:
+            return
+        await self.challenge.undo()
+        self.clear_panes()
+        for result in self.challenge.results:
+            self.pane(result.step.client).show_result(result)
+        self.won = None
+        self.message = Text(tr("Move undone (the other moves were replayed on a fresh server)."), style="italic")
+        await self.after_step(None)
+        self.render()

@@ -1,0 +1,145 @@
+"""What every mode's screen shares: the server bar, clients side by side, the programs
+line, the lanes, the key inspector and the footer; the keys every mode has.
+
+A mode is a Screen of its own (free_play_screen.py, lesson_screen.py,
+challenge_screen.py) with its own BINDINGS, listed whole in its own file and in the
+order the footer shows them (the most needed first: at 80 columns the footer ends
+early). F1 shows the active screen's bindings (help_text.py), so a key added to a
+screen is in its help.
+"""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.screen import Screen
+from textual.widgets import Static
+
+from playground.i18n import N_, tr
+from playground.served import key_display, keys, served
+from .client_pane import ClientPane
+from .key_footer import KeyFooter
+from .key_inspector import KeyInspector
+from .lanes_view import LanesView
+from .narration import NarrationPanel
+from .own_programs import ProgramsPanel
+from .server_bar import ServerBar
+
+HELP = Binding("f1", "help_screen", "Help", tooltip=N_("this help"))
+FOCUS_A = Binding("f2", "focus_client(0)", "First client", tooltip=N_("type into client A"))
+FOCUS_B = Binding("f3", "focus_client(1)", "Second client", tooltip=N_("type into client B"))
+KEYS = Binding("f4", "focus_inspector", "Keys", show=False, tooltip=N_("the key inspector (/ filters)"))
+SCRIPTS = Binding("f6", "app.show_scripts", "Scripts", show=False,
+                  tooltip=N_("the Lua scripts the server caches, whole"))
+LESSONS = Binding("f7", "app.open_scenario", "Lessons", tooltip=N_("open a scenario (a lesson) or a challenge"))
+ORDER = Binding(keys("ctrl+t"), "app.toggle_order", "Server order", key_display=key_display("ctrl+t"),
+                priority=served(),  # served, Alt+T: printable, so a pane would type the t first
+                tooltip=N_("the server order: lanes, and each reply's number in the panes"))
+WHY = Binding("ctrl+y", "app.toggle_why", "Why on/off", show=False,
+              tooltip=N_("the why notes under surprising replies on/off"))
+
+SHARED = [FOCUS_A, FOCUS_B, KEYS, SCRIPTS, LESSONS, ORDER, WHY]
+"""Keys every mode has (each screen lists them in its own BINDINGS, F1 first)."""
+
+
+class ModeScreen(Screen):
+    """One mode of the app; subclasses set BINDINGS (whole: inherit_bindings=False),
+    INTRO and KEYS_TITLE (what F1 says first)."""
+
+    AUTO_FOCUS = None  # on_mount says where the typing goes (a pane; a scenario's narration)
+    INTRO = ""
+    KEYS_TITLE = ""
+    busy = False
+    """A lesson's or a challenge's step is running (free play: never)."""
+    teacher = None
+    """The open scenario (lesson_screen.py, challenge_screen.py); None in free play."""
+
+    def __init__(self, clients: list[str], carried: "ModeScreen | None" = None) -> None:
+        super().__init__()
+        self.clients = list(clients)
+        self._carried = carried  # the screen this one replaces: what the panes showed, the layout
+
+    def compose(self) -> ComposeResult:
+        app = self.app
+        yield ServerBar(id="server-bar")
+        yield Static(id="banner")
+        yield NarrationPanel(id="narration")
+        with Horizontal(id="panes"):
+            for name in self.clients:
+                yield ClientPane(name, app.histories.get(name), app.pane_services)
+        yield ProgramsPanel(id="programs")
+        with Horizontal(id="lower"):  # the lanes replace the keys; beside them when wide (app.tcss)
+            yield LanesView(self.clients, app.playground, lambda: app.show_why, id="lanes")
+            yield KeyInspector(app.playground)
+        yield KeyFooter(self.clients)
+
+    def on_mount(self) -> None:
+        old, self._carried = self._carried, None
+        if old is not None:
+            for name in self.clients:
+                self.pane(name).take_over(old.pane(name))
+            for layout in ("-presenter", "-no-inspector"):
+                self.set_class(old.has_class(layout), layout)
+        self.query_one(LanesView).set_class(self.app.show_order, "-shown")
+        self.query_one(ProgramsPanel).set_class(self.app.own_programs.open, "-open")
+        self.app.follow_server(self)
+        self.call_after_refresh(lambda: self.focus_start() if self.app.mode_screen is self else None)
+
+    def focus_start(self) -> None:
+        """Where the typing goes when the mode opens: the first client's pane."""
+        self.action_focus_client(0)
+
+    def pane(self, client: str) -> ClientPane:
+        return self.query_one(f"#pane-{client}", ClientPane)
+
+    @property
+    def narration(self) -> NarrationPanel:
+        return self.query_one(NarrationPanel)
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        if action == "focus_client" and parameters and isinstance(parameters[0], int):
+            return parameters[0] < len(self.clients)  # F3 with one client: no such key
+        return True
+
+    def action_help_screen(self) -> None:
+        """F1: the keys of this screen, from its bindings (help_text.py)."""
+        from .help_text import help_for
+        from .info_screens import InfoScreen
+
+        inside = int(self.app.size.width * 0.9) - 8  # InfoScreen: 90% wide, its border, padding, scrollbar
+        self.app.push_screen(InfoScreen(tr("Help (Esc closes)"), help_for(self, inside)))
+
+    def action_focus_client(self, which: str | int) -> None:
+        """Focus a client's input, by name or by place (F2: the first, F3: the second)."""
+        if isinstance(which, int):
+            if which >= len(self.clients):
+                return
+            which = self.clients[which]
+        self.query_one(f"#pane-{which} Input").focus()
+
+    def action_focus_inspector(self) -> None:
+        """F4: the keys, brought on screen first when the layout hides them (never a
+        focus on something hidden: the lanes give way; a hidden inspector is shown)."""
+        inspector = self.query_one(KeyInspector)
+        if self.app.show_order and not inspector.display:
+            self.app.show_order = False
+        self.remove_class("-no-inspector")
+        if not inspector.display:  # the presenter layout at a small size has no room for it
+            self.notify(tr("No room for the keys in the presenter layout at this size: f leaves it"), timeout=3)
+            return
+        self.query_one("#inspector #keys").focus()
+
+    def action_presenter(self) -> None:
+        """Presenter layout: a big narration panel (the next command in bold, named
+        scripts in full), a compact inspector; everything stays on the keyboard."""
+        self.toggle_class("-presenter")
+        for name in self.clients:  # smaller panes: still showing their last lines
+            self.call_after_refresh(self.pane(name).log_widget.scroll_end, animate=False)
+        if self.teacher is not None:
+            self.teacher.render()
+        self.notify(tr("Presenter layout on (f toggles)") if self.has_class("-presenter")
+                    else tr("Presenter layout off (f toggles)"), timeout=2)
+
+    def action_toggle_inspector(self) -> None:
+        self.toggle_class("-no-inspector")

@@ -1,0 +1,119 @@
+"""What a lesson's screen and a challenge's screen share: the narration panel, the open
+scenario (a tui.teacher.Teacher), one step at a time, the clock, closing.
+
+The scenario's keys act in the narration panel (where the class looks; in a pane the
+same letters type): check_action hides them elsewhere, as the footer shows.
+"""
+
+from __future__ import annotations
+
+from textual import work
+from textual.binding import Binding
+from textual.css.query import NoMatches
+
+from playground.i18n import N_, tr
+from .mode_screen import ModeScreen
+
+AUTOPLAY_PAUSE = 2.5  # seconds between steps in autoplay
+
+ESCAPE = Binding("escape", "focus_narration", "Narration", show=False, tooltip=N_("back to the narration panel"))
+RESTART = Binding("r", "teach('restart')", "Restart", tooltip=N_("restart from step 1"))
+TIMELINE = Binding("t", "teach('timeline')", "Timeline", show=False,
+                   tooltip=N_("timeline: what the server ran, in order"))
+SCHEDULES = Binding("s", "teach('explore')", "Every schedule", show=False,
+                    tooltip=N_("every schedule of this part, on a server of its own (Esc comes back here)"))
+PRESENTER = Binding("f", "presenter", "Presenter", tooltip=N_("presenter layout for a projector"))
+INSPECTOR = Binding("i", "toggle_inspector", "Keys on/off", show=False, tooltip=N_("key inspector on/off"))
+CLOSE = Binding("x", "teach('close')", "Close", tooltip=N_("close the scenario (asks)"))
+
+STEPS = {"end": "run_to_end", "timeline": "show_timeline"}
+"""teach(what) -> the Teacher's method, where the names differ."""
+
+IN_NARRATION = {"teach", "presenter", "toggle_inspector"}
+"""Actions whose keys are letters: they act from the narration panel only."""
+
+
+class ScenarioScreen(ModeScreen):
+    """An open scenario; lesson_screen.py and challenge_screen.py say how it moves."""
+
+    TEACHER: type = None  # the scenario's Teacher for this mode (lesson_teacher.py, challenge_teacher.py)
+
+    def __init__(self, clients: list[str], scenario, carried: ModeScreen | None = None) -> None:
+        super().__init__(clients, carried)
+        self.scenario = scenario
+        self.busy = True  # until the scenario has begun (its setup on a fresh server)
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.teacher = self.TEACHER(self, self.scenario)
+        self.narration.add_class("-open")
+        self.set_interval(0.5, self._tick_clock)
+        self.busy = False
+        self.action_teach("begin")
+
+    def focus_start(self) -> None:
+        self.narration.focus()  # where Space steps
+
+    def _tick_clock(self) -> None:
+        try:
+            self.teacher.tick()
+        except NoMatches:  # the app is closing: its widgets are going
+            pass
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        if action in IN_NARRATION:
+            return self.focused is self.narration
+        return super().check_action(action, parameters)
+
+    def action_focus_narration(self) -> None:
+        """Escape: back to the narration, where Space steps (from a pane, Space types)."""
+        self.narration.focus()
+
+    def action_teach(self, what: str) -> None:
+        """A key of the narration panel (and Ctrl+N from anywhere in a lesson)."""
+        teacher = self.teacher
+        if teacher is None:
+            return
+        if what == "close":
+            self._ask_close()
+            return
+        if what in ("faster", "slower"):
+            getattr(teacher, what)()
+            return
+        if what == "autoplay":
+            teacher.autoplay = not teacher.autoplay
+            teacher.render()
+            if teacher.autoplay:
+                self.action_teach("next")
+            return
+        self._teach(what)
+
+    @work(exclusive=False, group="teach", exit_on_error=False)
+    async def _teach(self, what: str) -> None:
+        teacher = self.teacher
+        if self.busy:
+            return
+        self.busy = True
+        try:
+            if what.startswith("move:"):
+                await teacher.move(what.split(":", 1)[1])
+            else:
+                await getattr(teacher, STEPS.get(what, what))()
+        except Exception as exc:  # never a traceback in front of the class
+            self.notify(f"{what}: {exc}", severity="error")
+        finally:
+            self.busy = False
+        if teacher.autoplay and self.is_attached:
+            self.set_timer(AUTOPLAY_PAUSE, lambda: self.action_teach("next") if teacher.autoplay else None)
+
+    def _ask_close(self) -> None:
+        """x: close the scenario, after asking (a stray key must not end the lesson)."""
+        from .confirm import ConfirmScreen
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.teacher.autoplay = False
+                self.app.close_scenario()
+
+        self.app.push_screen(ConfirmScreen(tr("Close {id}? The server keeps its keys; F7 opens a scenario again.",
+                                              id=self.scenario.id)), answered)

@@ -36,6 +36,7 @@ from playground.explore.footprint import Footprint, footprints
 from playground.explore.outcomes import Exploration, OutcomeClass, Run
 from playground.explore.fresh_state import FreshState, ServerStopped
 from playground.explore.snapshot import Snapshotter, judge
+from playground.explore.witnesses import candidate, find_witnesses
 from playground.i18n import tr
 from playground.resp.cli_lines import format_argv
 from playground.resp.cli_secrets import redact_line
@@ -149,7 +150,7 @@ class Explorer:
         serial_runs: list[tuple[tuple[str, ...], Run]] = []
         for schedule in planned:
             try:
-                run = await self._run_checked(schedule)
+                run = await self.run_checked(schedule)
             except BaseException:
                 await self.runner.programs.stop()  # a lesson's programs never outlive the search
                 raise
@@ -165,17 +166,22 @@ class Explorer:
         await self.fresh.restore()
         result.own_order = own
         result.runs = len(runs)
-        self._group(result, runs.values(), own_run, serial_runs)
+        candidates = self._group(result, runs.values(), own_run, serial_runs)
         result.covered = sum(c.count for c in result.classes)
+        try:
+            await find_witnesses(self, result, candidates)
+        finally:
+            await self.runner.programs.stop()
+        await self.fresh.restore()
         return result
 
-    async def _run_checked(self, schedule: tuple[str, ...]) -> Run:
+    async def run_checked(self, schedule: tuple[str, ...], keep: list | None = None) -> Run:
         """One schedule, on a server still running at its end (else ExploreError: a
         restarted or dead server would give outcomes that are not the program's)."""
         label = sch.label(schedule)
         try:
             self.fresh.check_alive(label)
-            run = await self.run_schedule(schedule)
+            run = await self.run_schedule(schedule, keep)
             await self.fresh.restore()
             self.fresh.check_alive(label)
         except ServerStopped as exc:
@@ -230,8 +236,12 @@ class Explorer:
             out[order] = sch.canonical_form(schedule, self.independent, clients) if result.reduced else schedule
         return out
 
-    def _group(self, result: Exploration, runs, own_run: Run | None, serial_runs=()) -> None:
+    def _group(self, result: Exploration, runs, own_run: Run | None, serial_runs=()) -> dict:
+        """The outcome classes; returns each class's simplest witness candidate, by id:
+        (switches, schedule, the run it stands for)."""
         classes: dict[tuple, OutcomeClass] = {}
+        candidates: dict[int, tuple[int, tuple[str, ...], Run]] = {}
+        clients = list(self.programs)
         class_of: dict[int, OutcomeClass] = {}
         spec = self.scenario.challenge if result.goal is not None else None
         for run in sorted(runs, key=lambda r: r.schedule):
@@ -243,6 +253,10 @@ class Explorer:
                 cls.reached += run.covers if judge(run.snapshot, spec.state) else 0
                 cls.goal_reached = cls.reached > 0
             class_of[id(run)] = cls
+            n, schedule = candidate(run, self.independent, clients, result.reduced)
+            best = candidates.get(id(cls))
+            if best is None or (n, schedule) < best[:2]:
+                candidates[id(cls)] = (n, schedule, run)
             cls.count += run.covers
             cls.runs += 1
             if run is own_run:
@@ -251,12 +265,14 @@ class Explorer:
             if order not in class_of[id(run)].serial:
                 class_of[id(run)].serial.append(order)
         result.classes = sorted(classes.values(), key=lambda c: (-c.count, c.first))
+        return candidates
 
     # -- one schedule -------------------------------------------------------------------
 
-    async def run_schedule(self, planned: tuple[str, ...]) -> Run:
+    async def run_schedule(self, planned: tuple[str, ...], keep: list | None = None) -> Run:
         """Fresh server, setup, then the moves in `planned` order (a blocked client's
-        moves wait until it can move); the run as it happened."""
+        moves wait until it can move); the run as it happened. `keep`: gets each step's
+        (client, index of its step, StepResult), a blocked reply's with its command's index."""
         runner = self.runner
         error = await runner.begin_part(self.scenario, self.part)
         if error:
@@ -266,6 +282,7 @@ class Explorer:
         executed: list[str] = []
         done: list[tuple[str, int | None, bool]] = []
         seen: dict[str, list[str]] = {c: [] for c in self.programs}
+        sent_at: dict[str, int] = {}   # each client's last command that blocked
         deadlock = None
         while True:
             await self._settle_pending()
@@ -285,19 +302,29 @@ class Explorer:
                 await self._time_out(client)
             step = self.programs[client][position[client]]
             if client in runner.waiting and not step.wait:
-                seen[client].append(_seen(await self._collect(client)))
+                taken = await self._collect(client)
+                seen[client].append(_seen(taken))
                 done.append((client, None, False))
+                if keep is not None:
+                    keep.append((client, sent_at[client], taken))
             nothing_to_take = step.wait and client not in runner.waiting   # it answered at once
             out = await runner.run_step(self.scenario, self.part.name, step)
             blocked = client in runner.waiting and runner.waiting[client][1] is out
             done.append((client, position[client], blocked))
+            if keep is not None:
+                keep.append((client, sent_at.get(client, position[client]) if step.wait else position[client], out))
+            if blocked:
+                sent_at[client] = position[client]
             if not blocked and not nothing_to_take:
                 seen[client].append(_seen(out))
             position[client] += 1
             executed.append(client)
         if not deadlock:   # replies that came with no wait step left to take them
             for client in [c for c, (job, _) in runner.waiting.items() if job.task.done()]:
-                seen[client].append(_seen(await self._collect(client)))
+                taken = await self._collect(client)
+                seen[client].append(_seen(taken))
+                if keep is not None:
+                    keep.append((client, sent_at[client], taken))
         problem = runner.programs.not_repeatable or await runner.programs.finish()  # (gate/lesson.py)
         if problem:  # a lesson's program: its outcomes cannot be trusted, or it ended badly
             raise ExploreError(f"{self.scenario.id}: {problem}")

@@ -1,0 +1,161 @@
+"""Each outcome's simplest witness, run once more with the server's key events on: the
+steps as lanes, and for an outcome no serial order gives, the anomaly it shows
+(explore/anomaly.py) from what the server did in that run.
+
+The witness is the schedule with the fewest switches among the outcome's schedules
+(explore/witness.py); it is run again, on a fresh state like every schedule, with an
+executor that records what each unit changed (engine/changes.py). If that run does not
+end the same (which the reduction's claim says it must), the outcome's own simplest
+run is taken instead and the class says so (`Witness.replayed` False).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from playground.engine.catalogue import SCRIPT_COMMANDS
+from playground.engine.executor import Executor
+from playground.engine.units import script_keys
+from playground.explore import schedules as sch
+from playground.explore.anomaly import Anomaly, Op, analyse
+from playground.explore.witness import simplest, switches
+from playground.scenario.lanes import LaneRow, row_for
+from playground.scenario.runner import Runner
+
+WITNESS_RUNS = 20
+"""Outcomes (the most frequent first) whose witness is run again for lanes and an anomaly."""
+
+
+@dataclass
+class Witness:
+    schedule: tuple[str, ...]
+    switches: int
+    rows: list[LaneRow] = field(default_factory=list)   # its steps in server order ([] when not run again)
+    anomaly: Anomaly | None = None                      # for an outcome no serial order gives
+    replayed: bool = True                               # the run again ended as the outcome did
+
+    @property
+    def label(self) -> str:
+        return sch.label(self.schedule)
+
+
+def blocked_moves(run) -> frozenset:
+    return frozenset((c, i) for c, i, b in run.moves if b and i is not None)
+
+
+def candidate(run, independent, clients, reduced: bool) -> tuple[int, tuple[str, ...]]:
+    """(switches, schedule) of the simplest schedule `run` stands for."""
+    blocked = blocked_moves(run)
+    schedule = simplest(run.schedule, independent, clients, blocked) if reduced else run.schedule
+    return switches(schedule, blocked), schedule
+
+
+def ops_of(kept, catalogue) -> list[Op]:
+    """Each unit the steps ran, as an operation at its server-order place."""
+    out = []
+    for client, index, step_result in kept:
+        for unit in step_result.units:
+            if unit.seq is None:
+                continue
+            out.append(_op(unit, client, f"{client}{index + 1}", catalogue))
+    return out
+
+
+def _op(unit, client: str, label: str, catalogue) -> Op:
+    commands = [argv for argv in unit.commands if argv]
+    watches: frozenset = frozenset()
+    aborted = unit.kind == "transaction" and unit.outcome == "aborted"
+    reads: set | None = set(unit.watched) if unit.kind == "transaction" else set()
+    if commands and commands[0][0].lower() == b"watch" and unit.kind == "command":
+        watches = frozenset(bytes(k) for k in commands[0][1:])
+        reads = set(watches)
+    elif not aborted:
+        for argv in commands:
+            name = bytes(argv[0]).lower()
+            if name in SCRIPT_COMMANDS:
+                keys = script_keys(argv)
+                reads = None if reads is None or (not keys and name != b"fcall") else reads | set(keys)
+                continue
+            effect = catalogue.effect(argv)
+            reads = None if reads is None or effect.reads is None else reads | effect.reads
+    writes: dict | None
+    if unit.changes is not None:
+        writes = {bytes(k): tuple(v) for k, v in unit.changes.items()}
+    elif not unit.ran:
+        writes = {}
+    else:
+        writes = {}
+        for argv in commands:
+            effect = catalogue.effect(argv)
+            if effect.writes is None:
+                writes = None
+                break
+            writes.update(dict.fromkeys(effect.writes, ()))
+    if reads is not None and writes is not None:
+        reads -= writes.keys()   # (read and written by one unit: the server's own read, atomic with the write)
+    return Op(unit.seq, client, label, None if reads is None else frozenset(reads), writes, aborted, watches)
+
+
+async def find_witnesses(explorer, result, candidates: dict[int, tuple[int, tuple[str, ...], object]]) -> None:
+    """Set `cls.witness` for each class of `result`; the first WITNESS_RUNS run again."""
+    classes = result.classes
+    for cls in classes:
+        n, schedule, _ = candidates[id(cls)]
+        cls.witness = Witness(schedule, n)
+    if not classes:
+        return
+    sessions = explorer.pg.sessions
+    streams = {name: s.on_stream for name, s in sessions.items()}
+    recording = Runner(explorer.pg, executor=Executor(explorer.pg, attribute=True))
+    recording.programs.lenient = True
+    main, explorer.runner = explorer.runner, recording
+    try:
+        for cls in classes[:WITNESS_RUNS]:
+            await _replay(explorer, result, cls, candidates[id(cls)][2])
+    finally:
+        explorer.runner = main
+        await recording.discard_pending()
+        await recording.programs.stop()
+        for name, handler in streams.items():
+            if name in sessions:
+                sessions[name].on_stream = handler
+
+
+async def _replay(explorer, result, cls, own_run) -> None:
+    witness = cls.witness
+    kept: list = []
+    run = await explorer.run_checked(witness.schedule, keep=kept)
+    if _key(explorer, run) != _key(explorer, own_run):
+        witness.replayed = False
+        witness.schedule = own_run.schedule
+        witness.switches = switches(own_run.schedule, blocked_moves(own_run))
+        kept = []
+        run = await explorer.run_checked(own_run.schedule, keep=kept)
+    witness.rows = lane_rows(kept)
+    if not cls.serial and result.serial_known:
+        witness.anomaly = analyse(ops_of(kept, explorer.pg.catalogue), run.schedule)
+
+
+def _key(explorer, run):
+    return (run.deadlock, run.snapshot.signature if explorer.by == "state" else run.replies)
+
+
+def lane_rows(kept) -> list[LaneRow]:
+    """The run's units in server order, numbered 1, 2 ... and each led by its step's
+    label (`A2 SET counter 5`)."""
+    rows = []
+    for client, index, out in kept:
+        for unit in out.units:
+            if unit.seq is None:
+                continue
+            single = unit.kind != "transaction"
+            shown = (out.command or out.step.display) if single and not out.step.wait else None
+            row = row_for(unit, shown)
+            if row.lines:   # (a transaction's label is its EXEC's, on its last line)
+                at = len(row.lines) - 1 if unit.kind == "transaction" else 0
+                row.lines[at] = f"{client}{index + 1}  {row.lines[at]}"
+            rows.append((unit.seq, row))
+    rows.sort(key=lambda item: item[0])
+    for n, (_, row) in enumerate(rows, 1):
+        row.seq = n
+    return [row for _, row in rows]

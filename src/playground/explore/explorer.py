@@ -103,6 +103,7 @@ class Explorer:
         if not self.programs:
             raise ExploreError(tr("{id}: part {part} has no steps to interleave", id=scenario.id, part=part))
         self.bound_pairs = _bound_pairs(self.part)
+        self.keep: list | None = None
 
     def keeps_bound(self, schedule: tuple[str, ...]) -> bool:
         return sch.keeps_bound(schedule, self.bound_pairs)
@@ -181,7 +182,11 @@ class Explorer:
         label = sch.label(schedule)
         try:
             self.fresh.check_alive(label)
-            run = await self.run_schedule(schedule, keep)
+            self.keep = keep
+            try:
+                run = await self.run_schedule(schedule)
+            finally:
+                self.keep = None
             await self.fresh.restore()
             self.fresh.check_alive(label)
         except ServerStopped as exc:
@@ -269,11 +274,13 @@ class Explorer:
 
     # -- one schedule -------------------------------------------------------------------
 
-    async def run_schedule(self, planned: tuple[str, ...], keep: list | None = None) -> Run:
+    async def run_schedule(self, planned: tuple[str, ...]) -> Run:
         """Fresh server, setup, then the moves in `planned` order (a blocked client's
-        moves wait until it can move); the run as it happened. `keep`: gets each step's
-        (client, index of its step, StepResult), a blocked reply's with its command's index."""
+        moves wait until it can move); the run as it happened. `self.keep` (a list, set
+        by `run_checked`) gets each step's (client, index of its step, StepResult), a
+        blocked reply's with its command's index."""
         runner = self.runner
+        keep = self.keep
         error = await runner.begin_part(self.scenario, self.part)
         if error:
             raise ExploreError(f"{self.scenario.id}: {error}")

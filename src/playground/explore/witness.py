@@ -32,7 +32,7 @@ def simplest(schedule: Sequence[str], independent: sch.Independent, clients: Seq
     """The equivalent schedule with the fewest switches (the lexicographically least of
     those, clients ordered as given)."""
     word = sch.moves(schedule)
-    preds = sch._predecessors(word, independent)   # (same module family: the reduction's own relation)
+    preds = sch.predecessors(word, independent)
     index = {m: i for i, m in enumerate(word)}
     clients = [c for c in clients if any(m[0] == c for m in word)]
     lengths = {c: sum(1 for m in word if m[0] == c) for c in clients}

@@ -32,40 +32,41 @@ def simplest(schedule: Sequence[str], independent: sch.Independent, clients: Seq
     """The equivalent schedule with the fewest switches (the lexicographically least of
     those, clients ordered as given)."""
     word = sch.moves(schedule)
-    preds = sch.predecessors(word, independent)
     index = {m: i for i, m in enumerate(word)}
     clients = [c for c in clients if any(m[0] == c for m in word)]
-    lengths = {c: sum(1 for m in word if m[0] == c) for c in clients}
-    start = tuple(0 for _ in clients)
-    # state: (placed per client, last client index) -> (switches, schedule so far)
-    best: dict[tuple[tuple[int, ...], int], tuple[int, tuple[str, ...]]] = {(start, -1): (0, ())}
-    frontier = [(start, -1)]
+    lengths = [sum(1 for m in word if m[0] == c) for c in clients]
+    need = [[0] * n for n in lengths]          # per client and step: the positions before it, as bits
+    for i, bits in enumerate(sch.predecessors(word, independent)):
+        c, k = word[i]
+        need[clients.index(c)][k] = sum(1 << j for j in bits)
+    prefix = [[0] * (n + 1) for n in lengths]   # per client: its first k steps' positions, as bits
+    for ci, c in enumerate(clients):
+        for k in range(lengths[ci]):
+            prefix[ci][k + 1] = prefix[ci][k] | (1 << index[(c, k)])
+    stops = [[(c, k) in blocked for k in range(lengths[ci])] for ci, c in enumerate(clients)]
+    # state: (placed per client, last client index) -> (switches, client indexes so far)
+    best: dict = {(tuple(0 for _ in clients), -1): (0, ())}
+    frontier = list(best)
     for _ in range(len(word)):
-        following: dict[tuple[tuple[int, ...], int], tuple[int, tuple[str, ...]]] = {}
+        following: dict = {}
         for state in frontier:
-            placed_counts, last = state
+            counts, last = state
             cost, path = best[state]
-            placed = {index[(c, k)] for c, n in zip(clients, placed_counts) for k in range(n)}
-            for ci, c in enumerate(clients):
-                k = placed_counts[ci]
-                if k == lengths[c] or not preds[index[(c, k)]] <= placed:
+            placed = 0
+            for ci, k in enumerate(counts):
+                placed |= prefix[ci][k]
+            free = last < 0 or counts[last] == lengths[last] or stops[last][counts[last] - 1]
+            for ci, k in enumerate(counts):
+                if k == lengths[ci] or need[ci][k] & ~placed:
                     continue
-                extra = 0
-                if last >= 0 and last != ci:
-                    lc = clients[last]
-                    if placed_counts[last] < lengths[lc] and (lc, placed_counts[last] - 1) not in blocked:
-                        extra = 1
-                nxt = (placed_counts[:ci] + (k + 1,) + placed_counts[ci + 1:], ci)
-                candidate = (cost + extra, path + (c,))
-                if nxt not in following or _better(candidate, following[nxt], clients):
+                nxt = (counts[:ci] + (k + 1,) + counts[ci + 1:], ci)
+                candidate = (cost + (0 if free or last == ci else 1), path + (ci,))
+                held = following.get(nxt)
+                if held is None or candidate < held:
                     following[nxt] = candidate
         best.update(following)
         frontier = list(following)
-    order = {c: i for i, c in enumerate(clients)}
-    finals = [best[s] for s in frontier]
-    return min(finals, key=lambda v: (v[0], [order[c] for c in v[1]]))[1]
+    _, path = min(best[s] for s in frontier)
+    return tuple(clients[ci] for ci in path)
 
 
-def _better(a, b, clients) -> bool:
-    order = {c: i for i, c in enumerate(clients)}
-    return (a[0], [order[c] for c in a[1]]) < (b[0], [order[c] for c in b[1]])

@@ -46,7 +46,7 @@ def blocked_moves(run) -> frozenset:
 def candidate(run, independent, clients, reduced: bool) -> tuple[int, tuple[str, ...]]:
     """(switches, schedule) of the simplest schedule `run` stands for."""
     blocked = blocked_moves(run)
-    schedule = simplest(run.schedule, independent, clients, blocked) if reduced else run.schedule
+    schedule = simplest(run.schedule, independent, clients, blocked) if reduced and run.covers > 1 else run.schedule
     return switches(schedule, blocked), schedule
 
 

@@ -33,10 +33,11 @@ from playground.engine.playground import Playground, ServerGone
 from playground.explore import schedules as sch
 from playground.engine.catalogue import block_timeout, may_block
 from playground.explore.footprint import Footprint, footprints
-from playground.explore.outcomes import Exploration, OutcomeClass, Run
+from playground.explore.outcomes import Exploration, Run
 from playground.explore.fresh_state import FreshState, ServerStopped
-from playground.explore.snapshot import Snapshotter, judge
-from playground.explore.witnesses import candidate, find_witnesses
+from playground.explore.snapshot import Snapshotter
+from playground.explore.grouping import Grouping
+from playground.explore.witnesses import find_witnesses
 from playground.i18n import tr
 from playground.resp.cli_lines import format_argv
 from playground.resp.cli_secrets import redact_line
@@ -70,7 +71,7 @@ def programs_of(scenario: Scenario, part: Part) -> dict[str, list[Step]]:
 class Explorer:
     def __init__(self, pg: Playground, scenario: Scenario, part: int = 1, limit: int = DEFAULT_LIMIT,
                  seed: int = 0, reduce: bool = True, executor: Executor | None = None, sink=None,
-                 by: str = "state") -> None:
+                 by: str = "state", witnesses: bool = True) -> None:
         if not 1 <= part <= len(scenario.parts):
             raise ExploreError(tr("{id}: --part {part}: the number of a part, 1 to {count}", id=scenario.id, part=part,
                                     count=len(scenario.parts)))
@@ -79,6 +80,7 @@ class Explorer:
         if by not in BY:
             raise ExploreError(tr("--by: one of {choices}", choices=", ".join(BY)))
         self.by = by
+        self.witnesses = witnesses   # each outcome's simplest schedule, run again (explore/witnesses.py)
         self.pg = pg
         self.scenario = scenario
         self.part_number = part
@@ -146,9 +148,7 @@ class Explorer:
                 planned.append(own)
         serial = self._serial_plans(lengths, result, clients)
         result.serial_known = bool(serial) and all(p in planned for p in serial.values())
-        runs: dict[tuple[str, ...], Run] = {}
-        own_run = None
-        serial_runs: list[tuple[tuple[str, ...], Run]] = []
+        grouping = Grouping(self, result, serial, own_key)
         for schedule in planned:
             try:
                 run = await self.run_checked(schedule)
@@ -157,18 +157,14 @@ class Explorer:
                 raise
             # a blocked client can make two plans run the same (or an equivalent) order
             key = sch.canonical_form(run.schedule, self.independent, clients) if result.reduced else run.schedule
-            if key not in runs:
-                run.covers = sch.class_size(run.schedule, self.independent) if result.reduced else 1
-                runs[key] = run
-            if schedule == own_key:
-                own_run = runs[key]
-            serial_runs += [(order, runs[key]) for order, plan in serial.items() if plan == schedule]
+            grouping.add(schedule, run, key, lambda: sch.class_size(run.schedule, self.independent)
+                         if result.reduced else 1)
         await self.runner.discard_pending()
         await self.fresh.restore()
         result.own_order = own
-        result.runs = len(runs)
-        candidates = self._group(result, runs.values(), own_run, serial_runs)
-        result.covered = sum(c.count for c in result.classes)
+        candidates = grouping.finish()
+        if not self.witnesses:
+            return result
         try:
             await find_witnesses(self, result, candidates)
         finally:
@@ -240,37 +236,6 @@ class Explorer:
             schedule = tuple(c for c in order for _ in range(lengths[c]))
             out[order] = sch.canonical_form(schedule, self.independent, clients) if result.reduced else schedule
         return out
-
-    def _group(self, result: Exploration, runs, own_run: Run | None, serial_runs=()) -> dict:
-        """The outcome classes; returns each class's simplest witness candidate, by id:
-        (switches, schedule, the run it stands for)."""
-        classes: dict[tuple, OutcomeClass] = {}
-        candidates: dict[int, tuple[int, tuple[str, ...], Run]] = {}
-        clients = list(self.programs)
-        class_of: dict[int, OutcomeClass] = {}
-        spec = self.scenario.challenge if result.goal is not None else None
-        for run in sorted(runs, key=lambda r: r.schedule):
-            key = (run.deadlock, run.snapshot.signature if self.by == "state" else run.replies)
-            cls = classes.get(key)
-            if cls is None:
-                cls = classes[key] = OutcomeClass(run.snapshot, run.deadlock, run.schedule, first_run=run)
-            if spec:
-                cls.reached += run.covers if judge(run.snapshot, spec.state) else 0
-                cls.goal_reached = cls.reached > 0
-            class_of[id(run)] = cls
-            n, schedule = candidate(run, self.independent, clients, result.reduced)
-            best = candidates.get(id(cls))
-            if best is None or (n, schedule) < best[:2]:
-                candidates[id(cls)] = (n, schedule, run)
-            cls.count += run.covers
-            cls.runs += 1
-            if run is own_run:
-                cls.own = True
-        for order, run in serial_runs:
-            if order not in class_of[id(run)].serial:
-                class_of[id(run)].serial.append(order)
-        result.classes = sorted(classes.values(), key=lambda c: (-c.count, c.first))
-        return candidates
 
     # -- one schedule -------------------------------------------------------------------
 

@@ -345,14 +345,14 @@ async def _explore(rounds: int) -> dict:
     scenario = next(s for s in load_all() if s.id == "lost-update")
     part = scenario.parts[0]
     async with Playground.create(server_choice="bundled") as pg:
-        await Explorer(pg, scenario, reduce=False).explore()  # warm up (connections, COMMAND INFO)
+        await Explorer(pg, scenario, reduce=False, witnesses=False).explore()  # warm up (connections, COMMAND INFO)
         t0 = time.perf_counter()
         for _ in range(rounds):
-            result = await Explorer(pg, scenario, reduce=False).explore()
+            result = await Explorer(pg, scenario, reduce=False, witnesses=False).explore()
         ours = (time.perf_counter() - t0) / rounds
         t0 = time.perf_counter()
         for _ in range(rounds):
-            reduced = await Explorer(pg, scenario).explore()
+            reduced = await Explorer(pg, scenario, witnesses=False).explore()
         ours_reduced = (time.perf_counter() - t0) / rounds
         from playground.explore.schedules import all_schedules
 

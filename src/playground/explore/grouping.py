@@ -18,17 +18,18 @@ class Grouping:
         self.clients = list(explorer.programs)
         self.spec = explorer.scenario.challenge if result.goal is not None else None
         self.classes: dict[tuple, OutcomeClass] = {}
-        self.seen: dict[tuple[str, ...], OutcomeClass] = {}   # a run's key -> its class
+        self.seen: dict[str, OutcomeClass] = {}   # a run's key (its clients joined) -> its class
         self.candidates: dict[int, tuple[int, tuple[str, ...], Run]] = {}
 
     def add(self, planned: tuple[str, ...], run: Run, key: tuple[str, ...], covers) -> None:
         """One run of the `planned` schedule (`key`: its class of equivalent schedules;
         `covers()`: how many schedules it stands for, asked only for a new one)."""
-        cls = self.seen.get(key)
+        compact = "\x1f".join(key)        # (a third of a tuple's memory, for 10,000 runs and more)
+        cls = self.seen.get(compact)
         if cls is None:
             run.covers = covers()
             cls = self._fold(run)
-            self.seen[key] = cls
+            self.seen[compact] = cls
         if planned == self.own_key:
             cls.own = True
         for order, plan in self.serial.items():

@@ -181,3 +181,15 @@ async def test_a_sample_lists_its_rare_outcomes(pg):
     assert all(c.witness.replayed and c.witness.switches == switches(c.witness.schedule) for c in sampled.classes)
     full = await explore(pg, scenario("lost-update"))
     assert json.loads(render_json(full))["rare"] is None and "Sampled:" not in render_text(full)
+
+
+@pytest.mark.asyncio
+async def test_a_lesson_programs_lost_update_is_named_from_its_released_commands(pg):
+    # redis-py programs through the gate: no executor units, the commands and replies as released
+    result = await explore(pg, scenario("lost-update-python"))
+    lost = next(c for c in result.classes if not c.serial)
+    assert lost.witness.switches == 1
+    a = lost.witness.anomaly
+    assert a.kind == "lost-update" and {e.key for e in a.proof} == {b"counter"}
+    assert [row.lines[0].split("  ")[1] for row in lost.witness.rows] == [
+        "GET counter", "GET counter", "SET counter 5", "SET counter 5"]

@@ -246,14 +246,16 @@ def bench_enter(count: int) -> dict:
 async def _replay() -> dict:
     """`check` over the library vs plain redis-py sending the same commands (two
     connections, a flush per part); scenarios that need blocking or time are left out
-    of both, their deliberate waits being the point of them."""
+    of both, their deliberate waits being the point of them, and so are those whose
+    clients are programs (their commands are the programs' own: the baseline has none
+    to send, and a program's start-up is the gate benchmark's)."""
     import redis.asyncio as aioredis
 
     from playground.engine.playground import Playground
     from playground.scenario.library import load_all
     from playground.scenario.runner import Runner
 
-    scenarios = [s for s in load_all() if s.topology == "single" and not any(
+    scenarios = [s for s in load_all() if s.topology == "single" and not s.programs and not any(
         st.blocking or st.wait or st.sleep or st.server_stops for st in s.steps)] * 5  # enough work to time
     async with Playground.create(server_choice="bundled") as pg:
         t0 = time.perf_counter()

@@ -51,14 +51,58 @@ def candidate(run, independent, clients, reduced: bool) -> tuple[int, tuple[str,
 
 
 def ops_of(kept, catalogue) -> list[Op]:
-    """Each unit the steps ran, as an operation at its server-order place."""
+    """Each unit the steps ran, as an operation at its server-order place; a lesson
+    program's command (released through the gate: no unit of the executor's) from its
+    command line and reply."""
     out = []
+    programs: dict[str, _ProgramUnits] = {}
     for client, index, step_result in kept:
+        label = f"{client}{index + 1}"
         for unit in step_result.units:
             if unit.seq is None:
                 continue
-            out.append(_op(unit, client, f"{client}{index + 1}", catalogue))
+            out.append(_op(unit, client, label, catalogue))
+        if not step_result.units and step_result.argv and step_result.seq is not None and step_result.step.release:
+            unit = programs.setdefault(client, _ProgramUnits(client)).note(step_result)
+            if unit is not None:
+                out.append(_op(unit, client, label, catalogue))
     return out
+
+
+class _ProgramUnits:
+    """A program's released commands as units: MULTI … EXEC as one, at EXEC."""
+
+    def __init__(self, client: str) -> None:
+        self.client = client
+        self.queued: list | None = None
+        self.watched: tuple = ()
+
+    def note(self, step_result):
+        from playground.engine.units import Unit
+        from playground.resp.replies import Array, Err
+
+        argv, reply = tuple(step_result.argv), step_result.value
+        word = bytes(argv[0]).lower()
+        failed = isinstance(reply, Err)
+        if word == b"multi" and not failed:
+            self.queued = []
+            return None
+        if word == b"watch" and not failed:
+            self.watched += tuple(bytes(k) for k in argv[1:])
+        if word in (b"exec", b"discard") and self.queued is not None:
+            queued, self.queued = self.queued, None
+            watched, self.watched = self.watched, ()
+            if word == b"discard":
+                return None
+            outcome = "committed" if isinstance(reply, Array) else "aborted" if reply is None or not failed \
+                else "execabort"
+            return Unit(self.client, "transaction", queued, outcome, reply, step_result.seq, watched=watched)
+        if self.queued is not None and word != b"watch":
+            self.queued.append(argv)
+            return None
+        if word == b"unwatch":
+            self.watched = ()
+        return Unit(self.client, "command", [argv], "error" if failed else "ran", reply, step_result.seq)
 
 
 def _op(unit, client: str, label: str, catalogue) -> Op:
@@ -133,7 +177,9 @@ async def _replay(explorer, result, cls, own_run) -> None:
         run = await explorer.run_checked(own_run.schedule, keep=kept)
     witness.rows = lane_rows(kept)
     if not cls.serial and result.serial_known:
-        witness.anomaly = analyse(ops_of(kept, explorer.pg.catalogue), run.schedule)
+        catalogue = explorer.pg.catalogue   # (a program's commands are known only now)
+        await catalogue.learn(bytes(out.argv[0]) for _, _, out in kept if out.argv)
+        witness.anomaly = analyse(ops_of(kept, catalogue), run.schedule)
 
 
 def _key(explorer, run):
@@ -142,9 +188,13 @@ def _key(explorer, run):
 
 def lane_rows(kept) -> list[LaneRow]:
     """The run's units in server order, numbered 1, 2 ... and each led by its step's
-    label (`A2 SET counter 5`)."""
+    label (`A2 SET counter 5`); a lesson program's command as it was released."""
     rows = []
     for client, index, out in kept:
+        if not out.units and out.argv and out.seq is not None and out.step.release:
+            reply = (out.reply or "").split("\n")[0]
+            rows.append((out.seq, LaneRow(out.seq, client, [f"{client}{index + 1}  {out.command}"], reply=reply)))
+            continue
         for unit in out.units:
             if unit.seq is None:
                 continue

@@ -369,7 +369,7 @@ def main(argv: list[str] | None = None) -> int:
              ("inspector", lambda: bench_inspector(args.runs)),
              ("memory", lambda: bench_memory(args.runs)),
              ("explore", lambda: bench_explore(args.runs)),
-             ("explore_sample", lambda: bench_explore_sample(min(args.runs, 2))),
+             ("explore_sample", lambda: bench_explore_sample(1)),
              ("redis_cli", lambda: bench_redis_cli(args.commands)),
              ("topology", lambda: bench_topology(args.runs)),
              ("repl", lambda: bench_repl(min(args.runs, 3))),

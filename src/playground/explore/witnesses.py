@@ -19,6 +19,8 @@ from playground.engine.units import script_keys
 from playground.explore import schedules as sch
 from playground.explore.anomaly import Anomaly, Op, analyse
 from playground.explore.witness import simplest, switches
+from playground.resp.cli_lines import format_argv
+from playground.resp.cli_secrets import redact_line, redact_reply
 from playground.scenario.lanes import LaneRow, row_for
 from playground.scenario.runner import Runner
 
@@ -192,8 +194,10 @@ def lane_rows(kept) -> list[LaneRow]:
     rows = []
     for client, index, out in kept:
         if not out.units and out.argv and out.seq is not None and out.step.release:
-            reply = (out.reply or "").split("\n")[0]
-            rows.append((out.seq, LaneRow(out.seq, client, [f"{client}{index + 1}  {out.command}"], reply=reply)))
+            argv = list(out.argv)   # (never a secret on screen: AUTH's password, HELLO's ...)
+            reply = redact_reply(argv, out.reply or "").split("\n")[0]
+            line = redact_line(out.command or format_argv(argv), argv)
+            rows.append((out.seq, LaneRow(out.seq, client, [f"{client}{index + 1}  {line}"], reply=reply)))
             continue
         for unit in out.units:
             if unit.seq is None:

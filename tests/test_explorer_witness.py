@@ -49,6 +49,55 @@ def test_simplest_is_the_fewest_switches_of_its_class_by_brute_force(lengths):
         assert switches(best) == min(switches(s) for s in members)
 
 
+# -- pure: naming from operations ------------------------------------------------------------
+
+def op(seq, label, reads=(), writes=(), events=(b"set",), **kw):
+    from playground.explore.anomaly import Op
+
+    return Op(seq, label[0], label, frozenset(k.encode() for k in reads),
+              {k.encode(): tuple(events) for k in writes}, **kw)
+
+
+def names(ops, schedule):
+    from playground.explore.anomaly import analyse
+
+    a = analyse(ops, tuple(schedule))
+    return a.kind, [(e.before.label, e.after.label, e.kind) for e in a.proof], a.deciding
+
+
+def test_anomalies_named_from_operations():
+    # lost update: A read, B wrote, A overwrote
+    assert names([op(1, "A1", reads="k"), op(2, "B1", writes="k"), op(3, "A2", writes="k")], "ABA") == (
+        "lost-update", [("A1", "B1", "rw"), ("B1", "A2", "ww")], [("B1", "A2")])   # (a tie: A then B first)
+    # an INCR after the other's write builds on it: no update lost, yet not serial either
+    kind, _, _ = names([op(1, "A1", reads="k"), op(2, "B1", writes="k"),
+                        op(3, "A2", writes="k", events=(b"incrby",))], "ABA")
+    assert kind == "stale-read"
+    # double-spend: both read the stock, both wrote it and each recorded its own order
+    ops = [op(1, "A1", reads="s"), op(2, "B1", reads="s"), op(3, "A2", writes="s"), op(4, "A3", writes="o1"),
+           op(5, "B2", writes="s"), op(6, "B3", writes="o2")]
+    assert names(ops, "ABAABB")[0] == "double-spend"
+    # the same without the orders: one write overwrote the other, a lost update
+    assert names(ops[:3] + ops[4:5], "ABAB")[0] == "lost-update"
+    # aborted EXEC: B wrote the WATCHed key between A's WATCH and EXEC
+    ops = [op(1, "A1", reads="k", watches=frozenset({b"k"})), op(2, "B1", writes="k"),
+           op(3, "A2", reads="k", aborted=True)]
+    assert names(ops, "ABA")[:2] == ("aborted-exec", [("A1", "B1", "rw"), ("B1", "A2", "wr")])
+    # stale read: A read k, B wrote k and read what A writes next
+    ops = [op(1, "A1", reads="k"), op(2, "B1", reads="x"), op(3, "B2", writes="k"), op(4, "A2", writes="x")]
+    assert names(ops, "ABBA")[0] == "stale-read"
+    # not atomic: A's two reads straddle B's write
+    ops = [op(1, "A1", reads="k"), op(2, "B1", writes="k"), op(3, "A2", reads="k")]
+    kind, proof, deciding = names(ops, "ABA")
+    assert kind == "not-atomic" and proof == [("A1", "B1", "rw"), ("B1", "A2", "wr")]
+    # no dependency on a key at all: said so, and the switch is the deciding order
+    from playground.explore.anomaly import analyse
+
+    a = analyse([op(1, "A1"), op(2, "B1"), op(3, "A2")], ("A", "B", "A"))
+    assert a.kind == "not-atomic" and a.between == ("A1", ["B1"], "A2") and a.deciding == [("B1", "A2")]
+    assert "not on a key" in a.explain()
+
+
 # -- on the servers ----------------------------------------------------------------------
 
 def by_outcome(result):

@@ -19,7 +19,11 @@ unblock it, and then waits for the timeout to fire (BLPOP q 1 returns nil: the p
 was late). The catalogue makes such a move conflict with every other.
 
 With `reduce` (the default) only one schedule per equivalence class is run (see
-`schedules`): figures report both the schedules covered and the schedules run.
+`schedules`): figures report both the schedules covered and the schedules run. Runs are
+grouped by outcome as they end (explore/grouping.py); then each outcome's simplest
+schedule (fewest switches) is run once more with the server's key events on, for its
+lanes and, when no serial order gives the outcome, the anomaly it shows
+(explore/witnesses.py, explore/anomaly.py).
 """
 
 from __future__ import annotations

@@ -19,7 +19,11 @@ unblock it, and then waits for the timeout to fire (BLPOP q 1 returns nil: the p
 was late). The catalogue makes such a move conflict with every other.
 
 With `reduce` (the default) only one schedule per equivalence class is run (see
-`schedules`): figures report both the schedules covered and the schedules run.
+`schedules`): figures report both the schedules covered and the schedules run. Runs are
+grouped by outcome as they end (explore/grouping.py); then each outcome's simplest
+schedule (fewest switches) is run once more with the server's key events on, for its
+lanes and, when no serial order gives the outcome, the anomaly it shows
+(explore/witnesses.py, explore/anomaly.py).
 """
 
 from __future__ import annotations
@@ -33,9 +37,11 @@ from playground.engine.playground import Playground, ServerGone
 from playground.explore import schedules as sch
 from playground.engine.catalogue import block_timeout, may_block
 from playground.explore.footprint import Footprint, footprints
-from playground.explore.outcomes import Exploration, OutcomeClass, Run
+from playground.explore.outcomes import Exploration, Run
 from playground.explore.fresh_state import FreshState, ServerStopped
-from playground.explore.snapshot import Snapshotter, judge
+from playground.explore.snapshot import Snapshotter
+from playground.explore.grouping import Grouping
+from playground.explore.witnesses import find_witnesses
 from playground.i18n import tr
 from playground.resp.cli_lines import format_argv
 from playground.resp.cli_secrets import redact_line
@@ -69,7 +75,7 @@ def programs_of(scenario: Scenario, part: Part) -> dict[str, list[Step]]:
 class Explorer:
     def __init__(self, pg: Playground, scenario: Scenario, part: int = 1, limit: int = DEFAULT_LIMIT,
                  seed: int = 0, reduce: bool = True, executor: Executor | None = None, sink=None,
-                 by: str = "state") -> None:
+                 by: str = "state", witnesses: bool = True) -> None:
         if not 1 <= part <= len(scenario.parts):
             raise ExploreError(tr("{id}: --part {part}: the number of a part, 1 to {count}", id=scenario.id, part=part,
                                     count=len(scenario.parts)))
@@ -78,6 +84,7 @@ class Explorer:
         if by not in BY:
             raise ExploreError(tr("--by: one of {choices}", choices=", ".join(BY)))
         self.by = by
+        self.witnesses = witnesses   # each outcome's simplest schedule, run again (explore/witnesses.py)
         self.pg = pg
         self.scenario = scenario
         self.part_number = part
@@ -103,6 +110,7 @@ class Explorer:
         if not self.programs:
             raise ExploreError(tr("{id}: part {part} has no steps to interleave", id=scenario.id, part=part))
         self.bound_pairs = _bound_pairs(self.part)
+        self.keep: list | None = None
 
     def keeps_bound(self, schedule: tuple[str, ...]) -> bool:
         return sch.keeps_bound(schedule, self.bound_pairs)
@@ -145,39 +153,40 @@ class Explorer:
                 planned.append(own)
         serial = self._serial_plans(lengths, result, clients)
         result.serial_known = bool(serial) and all(p in planned for p in serial.values())
-        runs: dict[tuple[str, ...], Run] = {}
-        own_run = None
-        serial_runs: list[tuple[tuple[str, ...], Run]] = []
+        grouping = Grouping(self, result, serial, own_key)
         for schedule in planned:
             try:
-                run = await self._run_checked(schedule)
+                run = await self.run_checked(schedule)
             except BaseException:
                 await self.runner.programs.close()  # a lesson's programs never outlive the search
                 raise
             # a blocked client can make two plans run the same (or an equivalent) order
             key = sch.canonical_form(run.schedule, self.independent, clients) if result.reduced else run.schedule
-            if key not in runs:
-                run.covers = sch.class_size(run.schedule, self.independent) if result.reduced else 1
-                runs[key] = run
-            if schedule == own_key:
-                own_run = runs[key]
-            serial_runs += [(order, runs[key]) for order, plan in serial.items() if plan == schedule]
+            grouping.add(schedule, run, key, lambda: sch.class_size(run.schedule, self.independent)
+                         if result.reduced else 1)
         await self.runner.discard_pending()
-        await self.runner.programs.close()
-        await self.fresh.restore()
         result.own_order = own
-        result.runs = len(runs)
-        self._group(result, runs.values(), own_run, serial_runs)
-        result.covered = sum(c.count for c in result.classes)
+        candidates = grouping.finish()
+        try:
+            if self.witnesses:
+                await self.runner.programs.stop()
+                await find_witnesses(self, result, candidates)
+        finally:
+            await self.runner.programs.close()  # (the warm interpreter too: the search is over)
+        await self.fresh.restore()
         return result
 
-    async def _run_checked(self, schedule: tuple[str, ...]) -> Run:
+    async def run_checked(self, schedule: tuple[str, ...], keep: list | None = None) -> Run:
         """One schedule, on a server still running at its end (else ExploreError: a
         restarted or dead server would give outcomes that are not the program's)."""
         label = sch.label(schedule)
         try:
             self.fresh.check_alive(label)
-            run = await self.run_schedule(schedule)
+            self.keep = keep
+            try:
+                run = await self.run_schedule(schedule)
+            finally:
+                self.keep = None
             await self.fresh.restore()
             self.fresh.check_alive(label)
         except ServerStopped as exc:
@@ -232,34 +241,15 @@ class Explorer:
             out[order] = sch.canonical_form(schedule, self.independent, clients) if result.reduced else schedule
         return out
 
-    def _group(self, result: Exploration, runs, own_run: Run | None, serial_runs=()) -> None:
-        classes: dict[tuple, OutcomeClass] = {}
-        class_of: dict[int, OutcomeClass] = {}
-        spec = self.scenario.challenge if result.goal is not None else None
-        for run in sorted(runs, key=lambda r: r.schedule):
-            key = (run.deadlock, run.snapshot.signature if self.by == "state" else run.replies)
-            cls = classes.get(key)
-            if cls is None:
-                cls = classes[key] = OutcomeClass(run.snapshot, run.deadlock, run.schedule, first_run=run)
-            if spec:
-                cls.reached += run.covers if judge(run.snapshot, spec.state) else 0
-                cls.goal_reached = cls.reached > 0
-            class_of[id(run)] = cls
-            cls.count += run.covers
-            cls.runs += 1
-            if run is own_run:
-                cls.own = True
-        for order, run in serial_runs:
-            if order not in class_of[id(run)].serial:
-                class_of[id(run)].serial.append(order)
-        result.classes = sorted(classes.values(), key=lambda c: (-c.count, c.first))
-
     # -- one schedule -------------------------------------------------------------------
 
     async def run_schedule(self, planned: tuple[str, ...]) -> Run:
         """Fresh server, setup, then the moves in `planned` order (a blocked client's
-        moves wait until it can move); the run as it happened."""
+        moves wait until it can move); the run as it happened. `self.keep` (a list, set
+        by `run_checked`) gets each step's (client, index of its step, StepResult), a
+        blocked reply's with its command's index."""
         runner = self.runner
+        keep = self.keep
         error = await runner.begin_part(self.scenario, self.part)
         if error:
             raise ExploreError(f"{self.scenario.id}: {error}")
@@ -268,6 +258,7 @@ class Explorer:
         executed: list[str] = []
         done: list[tuple[str, int | None, bool]] = []
         seen: dict[str, list[str]] = {c: [] for c in self.programs}
+        sent_at: dict[str, int] = {}   # each client's last command that blocked
         deadlock = None
         while True:
             await self._settle_pending()
@@ -287,19 +278,29 @@ class Explorer:
                 await self._time_out(client)
             step = self.programs[client][position[client]]
             if client in runner.waiting and not step.wait:
-                seen[client].append(_seen(await self._collect(client)))
+                taken = await self._collect(client)
+                seen[client].append(_seen(taken))
                 done.append((client, None, False))
+                if keep is not None:
+                    keep.append((client, sent_at[client], taken))
             nothing_to_take = step.wait and client not in runner.waiting   # it answered at once
             out = await runner.run_step(self.scenario, self.part.name, step)
             blocked = client in runner.waiting and runner.waiting[client][1] is out
             done.append((client, position[client], blocked))
+            if keep is not None:
+                keep.append((client, sent_at.get(client, position[client]) if step.wait else position[client], out))
+            if blocked:
+                sent_at[client] = position[client]
             if not blocked and not nothing_to_take:
                 seen[client].append(_seen(out))
             position[client] += 1
             executed.append(client)
         if not deadlock:   # replies that came with no wait step left to take them
             for client in [c for c, (job, _) in runner.waiting.items() if job.task.done()]:
-                seen[client].append(_seen(await self._collect(client)))
+                taken = await self._collect(client)
+                seen[client].append(_seen(taken))
+                if keep is not None:
+                    keep.append((client, sent_at[client], taken))
         if deadlock and runner.programs.running:  # a program waits for ever: stopped, not waited for
             await runner.discard_pending()
             await runner.programs.stop()

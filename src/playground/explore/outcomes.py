@@ -33,6 +33,7 @@ class OutcomeClass:
     own: bool = False                # the scenario's own order is in this class
     serial: list[tuple[str, ...]] = field(default_factory=list)  # the serial orders in it ("A", "B": A then B)
     first_run: Run | None = None
+    witness: object = None           # its simplest schedule (explore/witnesses.py: Witness)
 
     @property
     def label(self) -> str:

@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 
 from playground.cells import pad, width
+from playground.explore.anomaly import deciding_text
 from playground.explore.outcomes import Exploration, OutcomeClass
 from playground.explore.schedules import label
 from playground.i18n import tr, trn
+from playground.scenario import lanes
 
 GOAL_MARK = "⚠"
 OWN_MARK = "◀"
@@ -84,7 +86,7 @@ def render_text(r: Exploration) -> str:
     lines = _header(r) + ["", figures(r)]
     count = len(r.classes)
     lines.append(tr("{count} outcome:", count=count) if count == 1 else tr("{count} outcomes:", count=count))
-    rows = [(f"{c.count:,}", outcome_lines(r, c), c.label, _marks(c, r)) for c in r.classes]
+    rows = [(f"{n}. {c.count:,}", outcome_lines(r, c), c.label, _marks(c, r)) for n, c in enumerate(r.classes, 1)]
     heads = (tr("schedules"), tr("outcome"), tr("first schedule"))
     w_count = max([width(heads[0])] + [width(a) for a, *_ in rows])
     w_out = max([width(heads[1])] + [width(x) for _, out, *_ in rows for x in out])
@@ -96,7 +98,62 @@ def render_text(r: Exploration) -> str:
                      pad(first if i == 0 else "", w_first), marks[i] if i < len(marks) else ""]
             lines.append(("  " + "  ".join(cells)).rstrip())
     lines += ["", summary_line(r)]
+    lines += rare_lines(r)
+    lines += witness_lines(r)
     return "\n".join(lines) + "\n"
+
+
+def rare(r: Exploration) -> list[int]:
+    """The numbers (1-based, report order) of the outcomes a sample saw fewer than RARE times."""
+    return [n for n, c in enumerate(r.classes, 1) if r.sampled and c.runs < RARE]
+
+
+def rare_lines(r: Exploration) -> list[str]:
+    if not r.sampled:
+        return []
+    numbers = rare(r)
+    head = tr("Sampled: {runs:,} of {total:,} schedules were run, so an outcome may be missing.",
+              runs=r.runs, total=r.total)
+    if not numbers:
+        return ["", head + " " + tr("Every outcome was seen at least {n} times.", n=RARE)]
+    return ["", head + " " + tr("Seen fewer than {n} times: outcome {numbers}.", n=RARE,
+                                numbers=", ".join(str(n) for n in numbers))]
+
+
+def switches_words(n: int) -> str:
+    return tr("no switch") if n == 0 else trn("{n} switch", "{n} switches", n)
+
+
+def witness_line(r: Exploration, cls: OutcomeClass) -> str:
+    """`A1 B1 B2 A2 (1 switch): lost update: A1 read counter before B2 wrote it, ...`"""
+    w = cls.witness
+    head = f"{w.label} ({switches_words(w.switches)})"
+    if w.anomaly is not None:
+        return tr("{schedule}: {name}: {proof}.", schedule=head, name=w.anomaly.name, proof=w.anomaly.explain())
+    if cls.serial:
+        return tr("{schedule}: same as {order}.", schedule=head, order=serial_words(cls.serial[0]))
+    return head
+
+
+def witness_lines(r: Exploration, total: int = 80) -> list[str]:
+    """Each outcome's simplest schedule, the anomaly it shows and its deciding order,
+    and its steps as lanes."""
+    shown = [(n, c) for n, c in enumerate(r.classes, 1) if c.witness is not None]
+    if not shown:
+        return []
+    out = ["", tr("Each outcome's simplest schedule (fewest switches: moves to another client while "
+                  "one still has steps):")]
+    for n, cls in shown:
+        out.append(f"{n}. " + witness_line(r, cls))
+        w = cls.witness
+        if w.anomaly is not None and w.anomaly.deciding:
+            out.append("   " + tr("Deciding order: {order}.", order=deciding_text(w.anomaly)))
+        if not w.replayed:
+            out.append("   " + tr("(run again, its simplest equivalent schedule ended differently: "
+                                  "this is the outcome's own run)"))
+        if w.rows:
+            out += ["   " + line for line in lanes.render_text(w.rows, list(r.programs), total - 3).splitlines()]
+    return out
 
 
 def summary_line(r: Exploration) -> str:
@@ -136,6 +193,18 @@ def render_markdown(r: Exploration) -> str:
     summary = summary_line(r)
     if summary:
         lines += ["", summary]
+    lines += rare_lines(r)
+    shown = [(n, c) for n, c in enumerate(r.classes, 1) if c.witness is not None]
+    if shown:
+        lines += ["", tr("Each outcome's simplest schedule (fewest switches: moves to another client while "
+                         "one still has steps):")]
+    for n, cls in shown:
+        w = cls.witness
+        lines += ["", f"{n}. " + _md(witness_line(r, cls))]
+        if w.anomaly is not None and w.anomaly.deciding:
+            lines += ["", tr("Deciding order: {order}.", order=deciding_text(w.anomaly))]
+        if w.rows:
+            lines += ["", lanes.render_markdown(w.rows, list(r.programs)).rstrip("\n")]
     return "\n".join(lines) + "\n"
 
 
@@ -149,14 +218,26 @@ def to_json(r: Exploration) -> dict:
         "programs": r.programs, "schedules": r.total, "covered": r.covered, "run": r.runs,
         "sampled": r.sampled, "limit": r.limit, "seed": r.seed, "reduced": r.reduced,
         "goal": r.goal, "own_order": label(r.own_order) if r.own_order else None, "by": r.by,
+        "rare_below": RARE if r.sampled else None, "rare": rare(r) if r.sampled else None,
         "classes": [{
-            "count": c.count, "run": c.runs, "first": c.label,
+            "number": n, "count": c.count, "run": c.runs, "first": c.label,
             "state": {k: _key_json(c, k) for k in r.keys},
             "replies": dict(c.first_run.replies) if c.first_run else {},
             "serial": [list(order) for order in c.serial] if r.serial_known or c.serial else None,
             "deadlock": c.deadlock, "goal_reached": c.goal_reached, "own_order": c.own,
-        } for c in r.classes],
+            "witness": _witness_json(c),
+        } for n, c in enumerate(r.classes, 1)],
     }
+
+
+def _witness_json(cls: OutcomeClass) -> dict | None:
+    w = cls.witness
+    if w is None:
+        return None
+    return {"schedule": w.label, "switches": w.switches, "replayed": w.replayed,
+            "anomaly": w.anomaly.as_json() if w.anomaly is not None else None,
+            "lanes": [{"n": row.seq, "client": row.client, "lines": row.lines, "reply": row.reply}
+                      for row in w.rows]}
 
 
 def _key_json(cls: OutcomeClass, key: str) -> dict | None:

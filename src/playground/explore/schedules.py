@@ -159,7 +159,7 @@ def canonical_form(schedule: Sequence[str], independent: Independent,
     every dependency is already placed, the one of the first client."""
     order = {c: i for i, c in enumerate(clients)}
     word = moves(schedule)
-    preds = _predecessors(word, independent)
+    preds = predecessors(word, independent)
     placed: set[int] = set()
     out: list[str] = []
     while len(out) < len(word):
@@ -170,7 +170,7 @@ def canonical_form(schedule: Sequence[str], independent: Independent,
     return tuple(out)
 
 
-def _predecessors(word: list[Move], independent: Independent) -> list[set[int]]:
+def predecessors(word: list[Move], independent: Independent) -> list[set[int]]:
     """For each position, the earlier positions that must stay before it (transitively)."""
     preds: list[set[int]] = []
     for j, move in enumerate(word):
@@ -187,7 +187,7 @@ def class_size(schedule: Sequence[str], independent: Independent) -> int:
     its moves that keep every dependent pair in place (counted over the sets of moves
     already placed: at most (n1+1)(n2+1)... of them)."""
     word = moves(schedule)
-    preds = _predecessors(word, independent)
+    preds = predecessors(word, independent)
     index = {m: i for i, m in enumerate(word)}
     clients = list(dict.fromkeys(c for c, _ in word))
     lengths = {c: sum(1 for m in word if m[0] == c) for c in clients}

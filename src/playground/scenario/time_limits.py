@@ -23,10 +23,12 @@ class TimedOut(Exception):
 
 
 async def within(seconds: float, awaitable):
-    """`awaitable`'s result, or TimedOut after `seconds`."""
+    """`awaitable`'s result, or TimedOut after `seconds` (in the caller's task: no task of
+    its own per step, as asyncio.wait_for would make)."""
     try:
-        return await asyncio.wait_for(awaitable, seconds)
-    except asyncio.TimeoutError:
+        async with asyncio.timeout(seconds):
+            return await awaitable
+    except TimeoutError:
         raise TimedOut() from None
 
 

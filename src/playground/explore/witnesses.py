@@ -1,0 +1,215 @@
+"""Each outcome's simplest witness, run once more with the server's key events on: the
+steps as lanes, and for an outcome no serial order gives, the anomaly it shows
+(explore/anomaly.py) from what the server did in that run.
+
+The witness is the schedule with the fewest switches among the outcome's schedules
+(explore/witness.py); it is run again, on a fresh state like every schedule, with an
+executor that records what each unit changed (engine/changes.py). If that run does not
+end the same (which the reduction's claim says it must), the outcome's own simplest
+run is taken instead and the class says so (`Witness.replayed` False).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from playground.engine.catalogue import SCRIPT_COMMANDS
+from playground.engine.executor import Executor
+from playground.engine.units import script_keys
+from playground.explore import schedules as sch
+from playground.explore.anomaly import Anomaly, Op, analyse
+from playground.explore.witness import simplest, switches
+from playground.resp.cli_lines import format_argv
+from playground.resp.cli_secrets import redact_line, redact_reply
+from playground.scenario.lanes import LaneRow, row_for
+from playground.scenario.runner import Runner
+
+WITNESS_RUNS = 20
+"""Outcomes (the most frequent first) whose witness is run again for lanes and an anomaly."""
+
+
+@dataclass
+class Witness:
+    schedule: tuple[str, ...]
+    switches: int
+    rows: list[LaneRow] = field(default_factory=list)   # its steps in server order ([] when not run again)
+    anomaly: Anomaly | None = None                      # for an outcome no serial order gives
+    replayed: bool = True                               # the run again ended as the outcome did
+
+    @property
+    def label(self) -> str:
+        return sch.label(self.schedule)
+
+
+def blocked_moves(run) -> frozenset:
+    return frozenset((c, i) for c, i, b in run.moves if b and i is not None)
+
+
+def candidate(run, independent, clients, reduced: bool) -> tuple[int, tuple[str, ...]]:
+    """(switches, schedule) of the simplest schedule `run` stands for."""
+    blocked = blocked_moves(run)
+    schedule = simplest(run.schedule, independent, clients, blocked) if reduced and run.covers > 1 else run.schedule
+    return switches(schedule, blocked), schedule
+
+
+def ops_of(kept, catalogue) -> list[Op]:
+    """Each unit the steps ran, as an operation at its server-order place; a lesson
+    program's command (released through the gate: no unit of the executor's) from its
+    command line and reply."""
+    out = []
+    programs: dict[str, _ProgramUnits] = {}
+    for client, index, step_result in kept:
+        label = f"{client}{index + 1}"
+        for unit in step_result.units:
+            if unit.seq is None:
+                continue
+            out.append(_op(unit, client, label, catalogue))
+        if not step_result.units and step_result.argv and step_result.seq is not None and step_result.step.release:
+            unit = programs.setdefault(client, _ProgramUnits(client)).note(step_result)
+            if unit is not None:
+                out.append(_op(unit, client, label, catalogue))
+    return out
+
+
+class _ProgramUnits:
+    """A program's released commands as units: MULTI … EXEC as one, at EXEC."""
+
+    def __init__(self, client: str) -> None:
+        self.client = client
+        self.queued: list | None = None
+        self.watched: tuple = ()
+
+    def note(self, step_result):
+        from playground.engine.units import Unit
+        from playground.resp.replies import Array, Err
+
+        argv, reply = tuple(step_result.argv), step_result.value
+        word = bytes(argv[0]).lower()
+        failed = isinstance(reply, Err)
+        if word == b"multi" and not failed:
+            self.queued = []
+            return None
+        if word == b"watch" and not failed:
+            self.watched += tuple(bytes(k) for k in argv[1:])
+        if word in (b"exec", b"discard") and self.queued is not None:
+            queued, self.queued = self.queued, None
+            watched, self.watched = self.watched, ()
+            if word == b"discard":
+                return None
+            outcome = "committed" if isinstance(reply, Array) else "aborted" if reply is None or not failed \
+                else "execabort"
+            return Unit(self.client, "transaction", queued, outcome, reply, step_result.seq, watched=watched)
+        if self.queued is not None and word != b"watch":
+            self.queued.append(argv)
+            return None
+        if word == b"unwatch":
+            self.watched = ()
+        return Unit(self.client, "command", [argv], "error" if failed else "ran", reply, step_result.seq)
+
+
+def _op(unit, client: str, label: str, catalogue) -> Op:
+    commands = [argv for argv in unit.commands if argv]
+    watches: frozenset = frozenset()
+    aborted = unit.kind == "transaction" and unit.outcome == "aborted"
+    reads: set | None = set(unit.watched) if unit.kind == "transaction" else set()
+    if commands and commands[0][0].lower() == b"watch" and unit.kind == "command":
+        watches = frozenset(bytes(k) for k in commands[0][1:])
+        reads = set(watches)
+    elif not aborted:
+        for argv in commands:
+            name = bytes(argv[0]).lower()
+            if name in SCRIPT_COMMANDS:
+                keys = script_keys(argv)
+                reads = None if reads is None or (not keys and name != b"fcall") else reads | set(keys)
+                continue
+            effect = catalogue.effect(argv)
+            reads = None if reads is None or effect.reads is None else reads | effect.reads
+    writes: dict | None
+    if unit.changes is not None:
+        writes = {bytes(k): tuple(v) for k, v in unit.changes.items()}
+    elif not unit.ran:
+        writes = {}
+    else:
+        writes = {}
+        for argv in commands:
+            effect = catalogue.effect(argv)
+            if effect.writes is None:
+                writes = None
+                break
+            writes.update(dict.fromkeys(effect.writes, ()))
+    if reads is not None and writes is not None:
+        reads -= writes.keys()   # (read and written by one unit: the server's own read, atomic with the write)
+    return Op(unit.seq, client, label, None if reads is None else frozenset(reads), writes, aborted, watches)
+
+
+async def find_witnesses(explorer, result, candidates: dict[int, tuple[int, tuple[str, ...], object]]) -> None:
+    """Set `cls.witness` for each class of `result`; the first WITNESS_RUNS run again."""
+    classes = result.classes
+    for cls in classes:
+        n, schedule, _ = candidates[id(cls)]
+        cls.witness = Witness(schedule, n)
+    if not classes:
+        return
+    sessions = explorer.pg.sessions
+    streams = {name: s.on_stream for name, s in sessions.items()}
+    recording = Runner(explorer.pg, executor=Executor(explorer.pg, attribute=True))
+    recording.programs.lenient = True
+    main, explorer.runner = explorer.runner, recording
+    try:
+        for cls in classes[:WITNESS_RUNS]:
+            await _replay(explorer, result, cls, candidates[id(cls)][2])
+    finally:
+        explorer.runner = main
+        await recording.discard_pending()
+        await recording.programs.stop()
+        for name, handler in streams.items():
+            if name in sessions:
+                sessions[name].on_stream = handler
+
+
+async def _replay(explorer, result, cls, own_run) -> None:
+    witness = cls.witness
+    kept: list = []
+    run = await explorer.run_checked(witness.schedule, keep=kept)
+    if _key(explorer, run) != _key(explorer, own_run):
+        witness.replayed = False
+        witness.schedule = own_run.schedule
+        witness.switches = switches(own_run.schedule, blocked_moves(own_run))
+        kept = []
+        run = await explorer.run_checked(own_run.schedule, keep=kept)
+    witness.rows = lane_rows(kept)
+    if not cls.serial and result.serial_known:
+        catalogue = explorer.pg.catalogue   # (a program's commands are known only now)
+        await catalogue.learn(bytes(out.argv[0]) for _, _, out in kept if out.argv)
+        witness.anomaly = analyse(ops_of(kept, catalogue), run.schedule)
+
+
+def _key(explorer, run):
+    return (run.deadlock, run.snapshot.signature if explorer.by == "state" else run.replies)
+
+
+def lane_rows(kept) -> list[LaneRow]:
+    """The run's units in server order, numbered 1, 2 ... and each led by its step's
+    label (`A2 SET counter 5`); a lesson program's command as it was released."""
+    rows = []
+    for client, index, out in kept:
+        if not out.units and out.argv and out.seq is not None and out.step.release:
+            argv = list(out.argv)   # (never a secret on screen: AUTH's password, HELLO's ...)
+            reply = redact_reply(argv, out.reply or "").split("\n")[0]
+            line = redact_line(out.command or format_argv(argv), argv)
+            rows.append((out.seq, LaneRow(out.seq, client, [f"{client}{index + 1}  {line}"], reply=reply)))
+            continue
+        for unit in out.units:
+            if unit.seq is None:
+                continue
+            single = unit.kind != "transaction"
+            shown = (out.command or out.step.display) if single and not out.step.wait else None
+            row = row_for(unit, shown)
+            if row.lines:   # (a transaction's label is its EXEC's, on its last line)
+                at = len(row.lines) - 1 if unit.kind == "transaction" else 0
+                row.lines[at] = f"{client}{index + 1}  {row.lines[at]}"
+            rows.append((unit.seq, row))
+    rows.sort(key=lambda item: item[0])
+    for n, (_, row) in enumerate(rows, 1):
+        row.seq = n
+    return [row for _, row in rows]

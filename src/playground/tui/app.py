@@ -37,6 +37,7 @@ from .narration import NarrationPanel
 from .server_bar import ServerBar
 from .app_recording import RecordingActions
 from .app_teaching import TeachingActions
+from .app_classroom import ClassroomActions
 from .own_programs import GateActions, OwnPrograms, ProgramsPanel
 
 
@@ -53,7 +54,7 @@ def exit_after(seconds: float, code: int) -> None:
     threading.Thread(target=end, name="exit-after-signal", daemon=True).start()
 
 
-class PlaygroundApp(GateActions, TeachingActions, RecordingActions, App):
+class PlaygroundApp(GateActions, TeachingActions, RecordingActions, ClassroomActions, App):
     """Two real clients on a private server, and every key they touch."""
 
     TITLE = "redis-playground"
@@ -77,6 +78,7 @@ class PlaygroundApp(GateActions, TeachingActions, RecordingActions, App):
         Binding("ctrl+y", "toggle_why", "Why on/off", show=False),
         Binding("f12", "switch_language", "Next language", priority=True),  # in modals too (a prediction re-renders)
         Binding(keys("ctrl+q"), "quit", "Quit", priority=True, key_display=key_display("ctrl+q")),
+        *([Binding("alt+c", "class_overview", "Class", show=False, priority=True)] if served() else []),  # serve --class
     ]
     """The footer shows what a class needs (F1 lists every key): it fits 80 columns. Under
     `serve`, keys the browser keeps have a second key that reaches the page (served.py)."""
@@ -164,6 +166,7 @@ class PlaygroundApp(GateActions, TeachingActions, RecordingActions, App):
             self.open_scenario(scenario, challenge)
         elif self.commands_done == 0 and self.teacher is None:
             self._first_run_hints(True)
+        self.start_classroom()  # serve --class: this tab's part in the class (tui/classroom.py)
 
     def _follow_server(self) -> None:
         """The bar and the inspector on the server that runs now."""
@@ -409,6 +412,7 @@ class PlaygroundApp(GateActions, TeachingActions, RecordingActions, App):
         self.query_one(KeyInspector).refresh_keys()
 
     async def on_unmount(self) -> None:
+        await self.stop_classroom()
         await self.playground.close()
 
 

@@ -59,6 +59,7 @@ class TeachingActions:
         if getattr(self, "_clock", None) is None:
             self._clock = self.set_interval(0.5, self._tick_clock)
         self.action_teach("begin")
+        self.class_opened(scenario, challenge)  # serve --class (tui/app_classroom.py)
 
     def _tick_clock(self) -> None:
         from textual.css.query import NoMatches
@@ -129,6 +130,8 @@ class TeachingActions:
             return
         self._teaching = True
         try:
+            if not await self.class_before(what, teacher):  # serve --class: the teacher's histogram, follow me
+                return
             if what.startswith("move:"):
                 await teacher.move(what.split(":", 1)[1])
             else:
@@ -140,6 +143,7 @@ class TeachingActions:
             self.notify(f"{what}: {exc}", severity="error")
         finally:
             self._teaching = False
+        self.class_after(teacher)
         if teacher.autoplay and self.teacher is teacher:
             self.set_timer(AUTOPLAY_PAUSE, lambda: self.action_teach("next") if teacher.autoplay else None)
 

@@ -157,3 +157,33 @@ def test_a_class_url_over_tcp_with_a_password(server_binary, tmp_path):
     finally:
         proc.terminate()
         proc.wait(timeout=DEADLINE)
+
+
+def test_the_teacher_url_of_any_serve_of_the_class_is_the_teachers(private_server):
+    """Several serve processes share one class: each prints its own teacher URL, and each
+    takes any of them (the secrets' SHA-256 in the class's Redis, never the secrets)."""
+    import json
+
+    from playground.cli.class_serve import ClassSetup, _check
+
+    url = class_server.private_url(private_server)
+    first, second = ClassSetup(url, "class"), ClassSetup(url, "class")
+    other_class = ClassSetup(url, "other")
+
+    async def scenario() -> None:
+        for setup in (first, second, other_class):
+            await _check(setup)
+        try:
+            hello = lambda secret: json.dumps(["class", {"teacher": secret}])  # noqa: E731
+            assert await first.is_teacher(hello(first.teacher_secret))
+            assert await first.is_teacher(hello(second.teacher_secret))
+            assert not await first.is_teacher(hello(other_class.teacher_secret))
+            for wrong in (hello(""), hello(secrets.token_urlsafe(24)), "junk", None, '["class", 3]',
+                          json.dumps(["stdin", {"teacher": first.teacher_secret}])):
+                assert not await first.is_teacher(wrong), wrong
+            stored = (await first.link.conn.run([[b"SMEMBERS", b"redis-playground:class:class:teachers"]]))[0]
+            assert len(stored) == 2 and first.teacher_secret.encode() not in stored
+        finally:
+            await first.link.close()
+
+    asyncio.run(scenario())

@@ -11,6 +11,8 @@ under the prefix `redis-playground:class:<name>` (P below; <name>: --class-name)
   "total", "right", "answered", "won"}` (`won`: true, false or null).
 - `P:answers:<epoch>:<step>` (hash): learner id -> the choice (1-based) for the prediction
   before step <step> (0-based index of the step it asks about).
+- `P:teachers` (set): the SHA-256 of each serve process's teacher secret, so that the
+  teacher's URL printed by any serve of the class is the teacher's on every one of them.
 - `P:events` (channel): one JSON object per change, `{"v": 1, "type": ..., ...}`, a nudge
   to re-read the hashes, which hold the truth (a tab that joins late reads them):
   `lesson` (epoch, lesson, challenge), `step` (epoch, step), `mode` (mode) from the

@@ -3,6 +3,7 @@ teacher's and the learners' apps read and write in the class's Redis."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections import Counter
 from dataclasses import asdict, dataclass, field
@@ -18,6 +19,10 @@ CLASS_TTL = 12 * 3600  # seconds a class's keys outlive their last write
 ENV_URL = "REDIS_PLAYGROUND_CLASS_URL"     # serve -> app: the class's Redis (with its password)
 ENV_ROLE = "REDIS_PLAYGROUND_CLASS_ROLE"   # "teacher" or "learner"
 ENV_NAME = "REDIS_PLAYGROUND_CLASS_NAME"   # the class's name (the keys' prefix)
+
+
+def secret_digest(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
 
 
 class ClassError(ConnectionError):
@@ -176,6 +181,15 @@ class ClassLink:
             if value.isdigit() and int(value) > 0:
                 counts[int(value)] += 1
         return counts
+
+    async def add_teacher_key(self, digest: str) -> None:
+        """A serve process's teacher secret (its SHA-256, never the secret): every serve of
+        the class accepts the teacher's URL printed by any of them."""
+        key = self._key("teachers")
+        await self._run([[b"SADD", key, digest.encode()], [b"EXPIRE", key, b"%d" % CLASS_TTL]])
+
+    async def is_teacher_key(self, digest: str) -> bool:
+        return bool(int((await self._run([[b"SISMEMBER", self._key("teachers"), digest.encode()]]))[0]))
 
     # -- a learner ------------------------------------------------------------------
 

@@ -13,7 +13,7 @@ import secrets
 from dataclasses import dataclass, field
 
 from playground.classroom import class_server
-from playground.classroom.protocol import ENV_NAME, ENV_ROLE, ENV_URL, ClassLink
+from playground.classroom.protocol import ENV_NAME, ENV_ROLE, ENV_URL, ClassLink, secret_digest
 from playground.i18n import tr
 
 HELLO_WAIT = 10.0  # seconds serve waits for a class page's first message (its role)
@@ -25,18 +25,29 @@ class ClassSetup:
     name: str
     teacher_secret: str = field(default_factory=lambda: secrets.token_urlsafe(24), repr=False)
     server: object = None  # serve's private class server, stopped with serve
+    link: ClassLink | None = None
 
     def environment(self, teacher: bool) -> dict[str, str]:
         return {ENV_URL: self.url, ENV_NAME: self.name, ENV_ROLE: "teacher" if teacher else "learner"}
 
-    def is_teacher(self, hello: str | None) -> bool:
-        """A page's first message: ["class", {"teacher": "<secret or empty>"}]."""
+    async def is_teacher(self, hello: str | None) -> bool:
+        """A page's first message: ["class", {"teacher": "<secret or empty>"}]. The secret
+        is this serve's, or another serve's of the same class (P:teachers)."""
         try:
             kind, body = json.loads(hello or "")
             given = body.get("teacher") or ""
         except (ValueError, TypeError, AttributeError):
             return False
-        return kind == "class" and isinstance(given, str) and hmac.compare_digest(given, self.teacher_secret)
+        if kind != "class" or not isinstance(given, str) or not given:
+            return False
+        if hmac.compare_digest(given, self.teacher_secret):
+            return True
+        if self.link is None:
+            self.link = ClassLink(class_server.address(self.url), self.name)  # on serve's own loop
+        try:
+            return await self.link.is_teacher_key(secret_digest(given))
+        except ConnectionError:
+            return False
 
     def teacher_url(self, public_url: str) -> str:
         return public_url.rstrip("/") + "/#teacher=" + self.teacher_secret
@@ -78,5 +89,6 @@ async def _check(setup: ClassSetup) -> None:
     link = ClassLink(class_server.address(setup.url), setup.name)
     try:
         await link.state()
+        await link.add_teacher_key(secret_digest(setup.teacher_secret))
     finally:
         await link.close()

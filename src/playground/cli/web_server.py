@@ -185,6 +185,8 @@ class PlaygroundServer(Server):
             if session.expiry is not None:
                 session.expiry.cancel()
         await asyncio.gather(*(end_process(p, self.quit_grace) for p in list(self.running)))
+        if self.classroom is not None and self.classroom.link is not None:
+            await self.classroom.link.close()
         for session in list(self.sessions.values()):
             shutil.rmtree(session.home, ignore_errors=True)
 
@@ -227,7 +229,7 @@ class PlaygroundServer(Server):
                 hello = await websocket.receive(timeout=HELLO_WAIT)
             except asyncio.TimeoutError:
                 hello = None
-            teacher = self.classroom.is_teacher(hello.data if hello is not None and hello.type == WSMsgType.TEXT
+            teacher = await self.classroom.is_teacher(hello.data if hello is not None and hello.type == WSMsgType.TEXT
                                                 else None)
         session = self.sessions.get(token)
         if session is not None and session.teacher != teacher:

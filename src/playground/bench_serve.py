@@ -37,25 +37,25 @@ class Tab:
     def __init__(self, http, base: str) -> None:
         self.http, self.base = http, base
         self.text = b""
-        self.changed = asyncio.Event()
+        self.changed = asyncio.Condition()
         self.ws = None
 
     async def open(self) -> None:
         self.ws = await self.http.ws_connect(f"{self.base}ws/{secrets.token_hex(16)}?width=120&height=40",
                                              max_msg_size=0)
         self.reader = asyncio.ensure_future(self._read())
+        await self.ws.send_str(json.dumps(["resize", {"width": 120, "height": 40}]))  # as the page does
 
     async def _read(self) -> None:
         async for message in self.ws:
             if isinstance(message.data, bytes):
                 self.text += ESCAPES.sub(b"", message.data)
-                self.changed.set()
+                async with self.changed:
+                    self.changed.notify_all()
 
     async def wait_for(self, needle: bytes, after: int = 0) -> None:
-        end = time.monotonic() + DEADLINE
-        while needle not in self.text[after:]:
-            self.changed.clear()
-            await asyncio.wait_for(self.changed.wait(), max(0.01, end - time.monotonic()))
+        async with self.changed:
+            await asyncio.wait_for(self.changed.wait_for(lambda: needle in self.text[after:]), DEADLINE)
 
     async def command(self, text: str) -> float:
         """Seconds from typing `ECHO <marker>` + Enter to the reply drawn in the pane."""
@@ -106,10 +106,15 @@ def _start_serve(temp: str) -> tuple[subprocess.Popen, str]:
     env = {**os.environ, "TMPDIR": temp, "REDIS_PLAYGROUND_STATE_DIR": os.path.join(temp, "state")}
     proc = subprocess.Popen([sys.executable, "-m", "playground", "--lang", "en", "serve", "--port", str(port),
                              "--server", "bundled", "--session-grace", "0"],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
-    for line in proc.stdout:
-        if "http://127.0.0.1" in line:
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    end = time.monotonic() + DEADLINE
+    while time.monotonic() < end and proc.poll() is None:  # it says its URL just before it listens
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
             return proc, f"http://127.0.0.1:{port}/"
+        except OSError:
+            time.sleep(0.05)
+    proc.kill()
     raise RuntimeError("serve did not start")
 
 
@@ -118,8 +123,11 @@ async def _open_usable(http, base: str, count: int) -> tuple[list[Tab], float]:
     start = time.perf_counter()
     await asyncio.gather(*(tab.open() for tab in tabs))
     await asyncio.gather(*(tab.wait_for(b"A>") for tab in tabs))
-    await asyncio.gather(*(tab.wait_for(b"type a Redis command") for tab in tabs))
-    return tabs, time.perf_counter() - start
+    await asyncio.gather(*(tab.wait_for(b"Start here") for tab in tabs))  # the server is up: commands run
+    usable = time.perf_counter() - start
+    for tab in tabs:  # the page has the focus (as a browser says when the tab is in front)
+        await tab.ws.send_str(json.dumps(["focus"]))
+    return tabs, usable
 
 
 async def _busy(tab: Tab, stop: asyncio.Event) -> int:
@@ -145,7 +153,6 @@ async def _serve(pid: int, base: str, burst: int, commands: int) -> dict:
         idle = [await measured.command("ECHO") for _ in range(commands)]
         stop = asyncio.Event()
         working = [asyncio.ensure_future(_busy(tab, stop)) for tab in neighbours]
-        await asyncio.gather(*(tab.command("ECHO") for tab in neighbours))  # all of them busy first
         busy = [await measured.command("ECHO") for _ in range(commands)]
         stop.set()
         neighbour_commands = sum(await asyncio.gather(*working))

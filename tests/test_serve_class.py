@@ -45,6 +45,8 @@ def class_serve(tmp_path):
             except subprocess.TimeoutExpired:
                 proc.kill()
         proc.wait(timeout=30)
+        said = proc.stdout.read()
+        assert not re.search(r"Traceback|WARNING|ERROR|Unknown child process", said), said  # tabs closed quietly
         left = os.listdir(temp)
         shutil.rmtree(temp, ignore_errors=True)
         assert not left, f"serve left {left}"  # the class's private server too
@@ -139,5 +141,3 @@ def test_a_teacher_leads_two_learners(class_serve, chromium):
                 await http.close()
 
     asyncio.run(scenario())
-    said = proc.stdout.read() if proc.poll() is not None else ""
-    assert "Traceback" not in said, said

@@ -17,6 +17,7 @@ from playground.classroom.protocol import (ENV_NAME, ENV_ROLE, ENV_URL, FOLLOW, 
 from playground.i18n import tr
 from playground.resp.address import Address
 
+RETRY = 2.0  # seconds between two tries to reach a class's Redis that went away
 LED = ("next", "previous", "end", "jump", "rewind_here", "restart")  # a learner's own steps, refused in follow me
 
 
@@ -34,7 +35,7 @@ class Classroom:
 
     @classmethod
     def from_environment(cls, app) -> "Classroom | None":
-        url = os.environ.get(ENV_URL)
+        url = os.environ.pop(ENV_URL, None)  # read once: no program this app starts inherits the password
         if not url:
             return None
         try:
@@ -46,24 +47,43 @@ class Classroom:
     # -- the connection -------------------------------------------------------------
 
     async def run(self) -> None:
-        """The app's class worker: join, catch up, then act on every message."""
-        try:
-            self.state = await self.link.state()
-            if self.teacher:
-                self.app.notify(tr("Class mode: you lead. F7 picks the lesson for the class; "
-                                   "Alt+C shows the class."), timeout=10)
-            else:
-                from .class_screens import LearnerNameScreen
+        """The app's class worker: join, catch up, then act on every message; after a lost
+        connection to the class's Redis, catch up again."""
+        if self.teacher:
+            self.app.notify(tr("Class mode: you lead. F7 picks the lesson for the class; "
+                               "Alt+C shows the class."), timeout=10)
+        else:
+            from .class_screens import LearnerNameScreen
 
-                name = await self.app.push_screen_wait(LearnerNameScreen())
-                self.me.name = name or tr("learner {id}", id=self.me.id[:4])
-                await self.report()
-                if self.state.lesson:
-                    await self.open_lesson()
-            async for message in self.link.listen():
-                await self.on_message(message)
-        except ClassError as exc:
-            self.app.notify(tr("Class mode: the class's Redis is out of reach: {error}", error=exc), severity="error")
+            name = await self.app.push_screen_wait(LearnerNameScreen())
+            self.me.name = name or tr("learner {id}", id=self.me.id[:4])
+        lost = False
+        while True:
+            try:
+                await self._catch_up()
+                if lost:
+                    self.app.notify(tr("Class mode: connected to the class again."), timeout=4)
+                    lost = False
+                async for message in self.link.listen():
+                    await self.on_message(message)
+            except ClassError as exc:
+                if not lost:
+                    self.app.notify(tr("Class mode: the class's Redis is out of reach: {error}", error=exc),
+                                    severity="error")
+                lost = True
+            await asyncio.sleep(RETRY)  # then try again
+
+    async def _catch_up(self) -> None:
+        """The class as it is now (a learner: its lesson opened, its step followed)."""
+        lesson = self.state.lesson, self.state.epoch
+        self.state = await self.link.state()
+        if self.teacher:
+            return
+        await self.report()
+        if self.state.lesson and (self.state.lesson, self.state.epoch) != lesson:
+            await self.open_lesson()
+        else:
+            await self.follow()
 
     async def close(self) -> None:
         if not self.teacher and self.me.name:

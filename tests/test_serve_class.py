@@ -24,13 +24,14 @@ pytestmark = pytest.mark.skipif(_skip_reason() is not None, reason=_skip_reason(
 
 
 @pytest.fixture
-def class_serve(tmp_path):
+def class_serve(tmp_path, server_binary):
+    """serve --class on a free port, every server (the tabs', the class's) of `server_binary`."""
     port = _free_port()
     temp = tempfile.mkdtemp(prefix="rp-class-")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [SRC, os.environ.get("PYTHONPATH")])),
            "LANG": "C.UTF-8", "REDIS_PLAYGROUND_STATE_DIR": str(tmp_path / "state"), "TMPDIR": temp}
     proc = subprocess.Popen([sys.executable, "-m", "playground", "--lang", "en", "serve", "--port", str(port),
-                             "--server", "bundled", "--class"],
+                             "--server", server_binary.path, "--class"],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=tmp_path)
     try:
         learners = _readline_matching(proc.stdout, r"learners: (http://127\.0\.0\.1:\d+/)", "the learners' URL")

@@ -76,7 +76,8 @@ def test_a_teacher_leads_two_learners(class_serve, chromium):
         try:
             http, teacher, _ = await _open_tab(chromium, teacher_url)
             opened.append((http, teacher))
-            await teacher.wait_screen(lambda s: "A>" in s and "Alt+C shows the class" in s, "the teacher's tab, told of Alt+C")
+            await teacher.wait_screen(lambda s: "A>" in s and "Alt+C shows the class" in s and "Alt+C Class" in s,
+                                      "the teacher's tab, told of Alt+C (and its footer)")
             await teacher.evaluate("document.querySelector('.xterm-helper-textarea').focus()")
             requests = [e["params"]["request"]["url"] for e in teacher.events
                         if e["method"] == "Network.requestWillBeSent"]
@@ -88,7 +89,7 @@ def test_a_teacher_leads_two_learners(class_serve, chromium):
                 await tools.wait_screen(lambda s: "Your name" in s, f"{name}'s name question")
                 await _type_line(tools, name)
                 await tools.wait_screen(lambda s: "A>" in s and "Your name" not in s, f"{name}'s playground")
-                await _alt(tools, "c")  # the overview is the teacher's alone
+                assert "Alt+C" not in await tools.screen()  # the overview is the teacher's alone
                 learners.append(tools)
             ana, bo = learners
 

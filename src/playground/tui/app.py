@@ -78,7 +78,7 @@ class PlaygroundApp(GateActions, TeachingActions, RecordingActions, ClassroomAct
         Binding("ctrl+y", "toggle_why", "Why on/off", show=False),
         Binding("f12", "switch_language", "Next language", priority=True),  # in modals too (a prediction re-renders)
         Binding(keys("ctrl+q"), "quit", "Quit", priority=True, key_display=key_display("ctrl+q")),
-        *([Binding("alt+c", "class_overview", "Class", show=False, priority=True)] if served() else []),  # serve --class
+        *([Binding("alt+c", "class_overview", "Class", key_display="Alt+C", priority=True)] if served() else []),  # serve --class
     ]
     """The footer shows what a class needs (F1 lists every key): it fits 80 columns. Under
     `serve`, keys the browser keeps have a second key that reaches the page (served.py)."""

@@ -15,6 +15,7 @@ class ClassroomActions:
             self.classroom = Classroom.from_environment(self)
             if self.classroom is not None:
                 self.run_worker(self.classroom.run(), group="classroom", exit_on_error=False)
+                self.refresh_bindings()  # the teacher's footer: Alt+C
 
     async def stop_classroom(self) -> None:
         if self.classroom is not None:

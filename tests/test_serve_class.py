@@ -137,6 +137,9 @@ def test_a_teacher_leads_two_learners(class_serve, chromium):
             await ana.wait_screen(lambda s: "done: 3 steps" in s, "Ana stepping alone")
             await teacher.wait_screen(lambda s: re.search(r"Ana\W+3/3", s) and re.search(r"Bo\W+2/3", s),
                                       "the overview: Ana ahead")
+            await teacher.call("Input.insertText", {"text": "m"})  # follow me again: Ana back on the teacher's step
+            await teacher.wait_screen(lambda s: re.search(r"Ana\W+2/3", s) and "follow me" in s, "Ana back at 2/3")
+            await ana.wait_screen(lambda s: "step 3 of 3" in s, "Ana's lesson rewound to the teacher's step")
         finally:
             for http, tools in opened:
                 await tools.ws.close()

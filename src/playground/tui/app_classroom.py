@@ -4,9 +4,18 @@ teacher's class overview. Outside class mode every hook does nothing.
 
 from __future__ import annotations
 
+import os
+
 
 class ClassroomActions:
     classroom = None  # a tui.classroom.Classroom under serve --class
+
+    @property
+    def class_teacher(self) -> bool:
+        """This tab is the teacher's (from its start: the footer shows Alt+C at once)."""
+        from playground.classroom.protocol import ENV_ROLE
+
+        return os.environ.get(ENV_ROLE) == "teacher"
 
     def start_classroom(self) -> None:
         from .classroom import Classroom
@@ -15,7 +24,6 @@ class ClassroomActions:
             self.classroom = Classroom.from_environment(self)
             if self.classroom is not None:
                 self.run_worker(self.classroom.run(), group="classroom", exit_on_error=False)
-                self.refresh_bindings()  # the teacher's footer: Alt+C
 
     async def stop_classroom(self) -> None:
         if self.classroom is not None:

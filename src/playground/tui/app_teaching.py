@@ -73,7 +73,7 @@ class TeachingActions:
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         """Ctrl+N and Escape-to-narration exist only while a scenario is open."""
         if action == "class_overview":  # serve --class: the teacher's alone (tui/app_classroom.py)
-            return self.classroom is not None and self.classroom.teacher
+            return self.class_teacher
         if action == "focus_client" and parameters and isinstance(parameters[0], int):
             return parameters[0] < len(self.clients)  # F3 with one client: no such key
         if action == "next_anywhere" and self.teacher is None:  # free play: a program's held command

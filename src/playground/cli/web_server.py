@@ -229,14 +229,16 @@ class PlaygroundServer(Server):
                 hello = await websocket.receive(timeout=HELLO_WAIT)
             except asyncio.TimeoutError:
                 hello = None
-            teacher = await self.classroom.is_teacher(hello.data if hello is not None and hello.type == WSMsgType.TEXT
-                                                else None)
+            if hello is None or hello.type in (WSMsgType.CLOSE, WSMsgType.CLOSING, WSMsgType.CLOSED, WSMsgType.ERROR):
+                await websocket.close()  # gone before it said who it is: nothing to start
+                return websocket
+            teacher = await self.classroom.is_teacher(hello.data if hello.type == WSMsgType.TEXT else None)
         session = self.sessions.get(token)
         if session is not None and session.teacher != teacher:
             session = None  # a learner's token given with the teacher's secret, or the other way round
             token = secrets.token_hex(16)
         if session is None or session.stopping is not None:
-            if self.max_tabs is not None and len(self.sessions) >= self.max_tabs:
+            if self.max_tabs is not None and len(self.sessions) >= self.max_tabs and not teacher:  # the teacher: always
                 await websocket.close(code=FULL)
                 return websocket
             session = self.sessions[token] = Session(token)

@@ -237,6 +237,7 @@ class Classroom:
             while stepper.cursor != self.state.step and self.app.teacher is teacher:
                 target = self.state.step
                 self.app._teaching = True
+                before = stepper.cursor
                 try:
                     if stepper.cursor < target and not stepper.finished:
                         if stepper.next_step()[1].predict:
@@ -245,8 +246,13 @@ class Classroom:
                         await teacher.next()
                     else:
                         await teacher.goto(min(target, len(stepper.flat)))
+                except Exception as exc:  # never a traceback in front of the class; the next message retries
+                    self.app.notify(f"{exc}", severity="error")
+                    break
                 finally:
                     self.app._teaching = False
+                if stepper.cursor == before:  # no step taken (the lesson stopped): wait for the next message
+                    break
                 if stepper.finished or stepper.error:
                     break
             await self._report_answers(teacher)

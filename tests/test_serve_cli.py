@@ -29,7 +29,7 @@ def _serve_help() -> str:
 
 def test_serve_help_lists_only_what_serve_accepts():
     text = _serve_help()
-    for option in ("--host", "--port", "--max-tabs", "--session-grace", "--server", "--clients", "--topology", "--scenarios", "--lang"):
+    for option in ("--host", "--port", "--max-tabs", "--session-grace", "--class", "--class-url", "--class-name", "--server", "--clients", "--topology", "--scenarios", "--lang"):
         assert option in text
     for option in ("--url", "--allow-flush", "--tls", "--cacert", "--cert", "--key", "--insecure", "--user", "TLS"):
         assert option not in text, option
@@ -39,7 +39,10 @@ def test_serve_help_lists_only_what_serve_accepts():
                                           (["--url", "redis://127.0.0.1:1", "serve"], "--url"),
                                           (["serve", "--tls"], "--tls"), (["serve", "--allow-flush"], "--allow-flush"),
                                           (["serve", "--max-tabs", "0"], "--max-tabs"),
-                                          (["serve", "--session-grace", "-1"], "--session-grace")])
+                                          (["serve", "--session-grace", "-1"], "--session-grace"),
+                                          (["serve", "--class-url", "redis://127.0.0.1:1"], "--class-url"),
+                                          (["serve", "--class", "--class-url", "http://x"], "--class-url"),
+                                          (["serve", "--class", "--class-name", "a/b"], "--class-name")])
 def test_url_options_are_refused_in_one_line(argv, option):
     result = subprocess.run([sys.executable, "-m", "playground", "--lang", "en", *argv], capture_output=True,
                             text=True, timeout=DEADLINE, env={"PYTHONPATH": SRC, "PATH": "/usr/bin:/bin"})
@@ -47,6 +50,16 @@ def test_url_options_are_refused_in_one_line(argv, option):
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("redis-playground: ") and option in lines[0], result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_an_unreachable_class_url_is_one_line_without_its_password():
+    result = subprocess.run([sys.executable, "-m", "playground", "--lang", "en", "serve", "--class", "--class-url",
+                             "redis://:hunter2secret@127.0.0.1:1"], capture_output=True, text=True, timeout=DEADLINE,
+                            env={"PYTHONPATH": SRC, "PATH": "/usr/bin:/bin"})
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "cannot use the class's Redis" in lines[0], result.stderr
+    assert "hunter2secret" not in result.stderr + result.stdout
 
 
 def test_an_app_that_has_just_exited_is_ended_without_a_warning(caplog):

@@ -22,6 +22,7 @@ from pathlib import Path
 from playground.bench_repl import bench_repl, table_rows as repl_rows
 from playground.bench_explore import bench_explore, bench_explore_sample, table_rows as explore_rows
 from playground.bench_gate import bench_gate, table_rows as gate_rows
+from playground.bench_serve import bench_serve, table_rows as serve_rows
 
 BUDGETS = {
     "ready": ("ratio", 1.3),
@@ -353,7 +354,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", metavar="FILE", help="write the results here too")
     parser.add_argument("--only", metavar="NAME", action="append",
                         help="run only this measurement (ready, enter_to_reply, replay, inspector, "
-                             "memory, explore, explore_sample, redis_cli, topology, repl, gate); may be repeated")
+                             "memory, explore, explore_sample, redis_cli, topology, repl, gate, serve); may be repeated")
     args = parser.parse_args(argv)
 
     # An installed package has its bytecode compiled at install time. An editable checkout
@@ -373,7 +374,8 @@ def main(argv: list[str] | None = None) -> int:
              ("redis_cli", lambda: bench_redis_cli(args.commands)),
              ("topology", lambda: bench_topology(args.runs)),
              ("repl", lambda: bench_repl(min(args.runs, 3))),
-             ("gate", lambda: bench_gate(min(args.runs, 3)))]
+             ("gate", lambda: bench_gate(min(args.runs, 3))),
+             ("serve", lambda: bench_serve(min(args.runs, 2)))]
     if args.only:
         steps = [step for step in steps if step[0] in args.only]
     for name, run in steps:
@@ -451,6 +453,8 @@ def table(r: dict) -> str:
         lines.extend(repl_rows(r["repl"], row))
     if r.get("gate"):
         lines.extend(gate_rows(r["gate"], row))
+    if r.get("serve"):
+        lines.extend(serve_rows(r["serve"], row))
     return "\n".join(lines)
 
 

@@ -37,6 +37,16 @@ def add_parser(sub, parents) -> None:
                        help=tr("how long a tab's app and server wait for the tab to come back after a reload "
                                "or a lost connection, then stop (default {minutes:g} minutes)",
                                minutes=SESSION_GRACE_MINUTES))
+    serve.add_argument("--class", dest="class_mode", action="store_true",
+                       help=tr("class mode: also print a teacher's URL; the teacher's tab picks the lesson, "
+                               "every learner's tab opens it and follows the teacher's step (or goes at its own "
+                               "pace), and the teacher sees the class's predictions and progress"))
+    serve.add_argument("--class-url", metavar="URL",
+                       help=tr("with --class: coordinate through this Redis (redis://, rediss:// or unix://) instead "
+                               "of a private one, so that several serve processes share one class"))
+    serve.add_argument("--class-name", default="class", metavar="NAME",
+                       help=tr("with --class-url: the class's name, so that several classes share one Redis "
+                               "(default: class)"))
 
 
 def is_loopback(host: str) -> bool:
@@ -93,9 +103,24 @@ def cmd_serve(args) -> int:
             "warning: listening on {host}: anyone who can reach this port can open playgrounds of their "
             "own and type commands into them (each on a private server, never another Redis), using this "
             "machine's CPU and memory", host=args.host), file=sys.stderr)
+    if (args.class_url or args.class_name != "class") and not args.class_mode:
+        print("redis-playground: " + tr("--class-url and --class-name go with --class"), file=sys.stderr)
+        return 2
+    classroom = None
+    if args.class_mode:
+        from playground.cli.class_serve import class_setup
+
+        classroom = class_setup(args)
+        if isinstance(classroom, str):
+            print("redis-playground: " + classroom, file=sys.stderr)
+            return 2
     from playground.cli.web_server import PlaygroundServer
 
-    PlaygroundServer(app_command(args), args.host, args.port, quit_grace=QUIT_GRACE,
-                     session_grace=args.session_grace * 60, max_tabs=args.max_tabs).serve()
+    try:
+        PlaygroundServer(app_command(args), args.host, args.port, quit_grace=QUIT_GRACE,
+                         session_grace=args.session_grace * 60, max_tabs=args.max_tabs, classroom=classroom).serve()
+    finally:
+        if classroom is not None:
+            classroom.stop()
     return 0
 

@@ -23,10 +23,11 @@ import tempfile
 from pathlib import Path
 
 import aiohttp_jinja2
-from aiohttp import web
+from aiohttp import WSMsgType, web
 from textual_serve.app_service import AppService
 from textual_serve.server import Server, to_int
 
+from playground.cli.class_serve import HELLO_WAIT
 from playground.i18n import tr
 from playground.served import ENV as SERVED_ENV
 
@@ -70,8 +71,10 @@ async def end_process(process: asyncio.subprocess.Process, grace: float) -> None
 class PlaygroundApp(AppService):
     """One session's app process."""
 
-    def __init__(self, argv: list[str], running: set, grace: float, home: Path, **kwargs) -> None:
+    def __init__(self, argv: list[str], running: set, grace: float, home: Path, extra_env: dict | None = None,
+                 **kwargs) -> None:
         super().__init__(" ".join(argv), **kwargs)
+        self.extra_env = extra_env or {}  # class mode: the class's Redis and this app's role
         self.argv = argv
         self.home = home  # the session's own directory: its history, recordings and exports
         self.running = running  # every app process alive, for the server's shutdown
@@ -85,6 +88,7 @@ class PlaygroundApp(AppService):
         # exports, each also sent to the learner's browser as a download (served.delivered)
         environment["REDIS_PLAYGROUND_STATE_DIR"] = str(self.home / "state")
         environment["REDIS_PLAYGROUND_EXPORT_DIR"] = str(self.home / "exports")
+        environment.update(self.extra_env)
         return environment
 
     async def _open_app_process(self, width: int = 80, height: int = 24):
@@ -119,6 +123,7 @@ class Session:
         self.websocket: web.WebSocketResponse | None = None
         self.expiry: asyncio.TimerHandle | None = None
         self.stopping: asyncio.Task | None = None
+        self.teacher = False  # class mode: the page gave the teacher's secret
 
     async def write_bytes(self, data: bytes) -> None:
         """The app's output to the tab; dropped while no tab shows it (a repaint follows)."""
@@ -146,12 +151,13 @@ class Session:
 
 class PlaygroundServer(Server):
     def __init__(self, argv: list[str], host: str, port: int, quit_grace: float, session_grace: float = 600.0,
-                 max_tabs: int | None = None) -> None:
+                 max_tabs: int | None = None, classroom=None) -> None:
         super().__init__(" ".join(argv), host=host, port=port, title="redis-playground", templates_path=PAGE)
         self.argv = argv
         self.quit_grace = quit_grace
         self.session_grace = session_grace  # seconds a session outlives its tab's websocket
         self.max_tabs = max_tabs
+        self.classroom = classroom  # class mode: a cli.class_serve.ClassSetup
         self.running: set = set()
         self.sessions: dict[str, Session] = {}
         self.sockets: set[web.WebSocketResponse] = set()
@@ -163,7 +169,13 @@ class PlaygroundServer(Server):
         return app
 
     async def on_startup(self, app: web.Application) -> None:
-        self.console.print(f"redis-playground: {self.public_url}  (Ctrl+C stops it)", highlight=False)
+        if self.classroom is None:
+            self.console.print(f"redis-playground: {self.public_url}  (Ctrl+C stops it)", highlight=False)
+            return
+        url = self.public_url.rstrip("/") + "/"
+        for line in (tr("redis-playground: class mode (Ctrl+C stops it)"), tr("  learners: {url}", url=url),
+                     tr("  teacher (keep it to yourself): {url}", url=self.classroom.teacher_url(url))):
+            self.console.print(line, highlight=False, soft_wrap=True)
 
     async def on_shutdown(self, app: web.Application) -> None:
         self.closing = True
@@ -173,6 +185,8 @@ class PlaygroundServer(Server):
             if session.expiry is not None:
                 session.expiry.cancel()
         await asyncio.gather(*(end_process(p, self.quit_grace) for p in list(self.running)))
+        if self.classroom is not None and self.classroom.link is not None:
+            await self.classroom.link.close()
         for session in list(self.sessions.values()):
             shutil.rmtree(session.home, ignore_errors=True)
 
@@ -189,6 +203,7 @@ class PlaygroundServer(Server):
     @aiohttp_jinja2.template("app_index.html")
     async def handle_index(self, request: web.Request):
         context = await Server.handle_index.__wrapped__(self, request)
+        context["class_mode"] = self.classroom is not None
         context["texts"] = {"ended": tr("Session ended."), "restart": tr("Restart"),
                             "full": tr("The class is full: every place on this server is taken. "
                                        "Ask your teacher, then try again."),
@@ -208,12 +223,26 @@ class PlaygroundServer(Server):
         if self.closing:
             await websocket.close(code=ENDED)
             return websocket
+        teacher = False
+        if self.classroom is not None:  # the page's first message: its role (cli/class_serve.py)
+            try:
+                hello = await websocket.receive(timeout=HELLO_WAIT)
+            except asyncio.TimeoutError:
+                hello = None
+            if hello is None or hello.type in (WSMsgType.CLOSE, WSMsgType.CLOSING, WSMsgType.CLOSED, WSMsgType.ERROR):
+                await websocket.close()  # gone before it said who it is: nothing to start
+                return websocket
+            teacher = await self.classroom.is_teacher(hello.data if hello.type == WSMsgType.TEXT else None)
         session = self.sessions.get(token)
+        if session is not None and session.teacher != teacher:
+            session = None  # a learner's token given with the teacher's secret, or the other way round
+            token = secrets.token_hex(16)
         if session is None or session.stopping is not None:
-            if self.max_tabs is not None and len(self.sessions) >= self.max_tabs:
+            if self.max_tabs is not None and len(self.sessions) >= self.max_tabs and not teacher:  # the teacher: always
                 await websocket.close(code=FULL)
                 return websocket
             session = self.sessions[token] = Session(token)
+            session.teacher = teacher
         self.sockets.add(websocket)
         try:
             await self._attach(session, websocket, width, height)
@@ -239,6 +268,7 @@ class PlaygroundServer(Server):
             session.app = PlaygroundApp(
                 self.argv, self.running, self.quit_grace, session.home, write_bytes=session.write_bytes,
                 write_str=session.write_str, close=session.close,
+                extra_env=self.classroom.environment(session.teacher) if self.classroom is not None else None,
                 download_manager=self.download_manager, debug=self.debug)
             await session.app.start(width, height)
             session.app._task.add_done_callback(lambda _: self._end(session))

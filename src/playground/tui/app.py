@@ -20,7 +20,7 @@ from textual.widgets import Static
 
 from playground.engine.playground import Playground
 from playground.i18n import N_, set_language, tr
-from playground.served import key_display, keys
+from playground.served import key_display, keys, served
 from playground.server import PrivateServer
 from playground.engine import events as ev
 from playground.engine.executor import Executor
@@ -38,6 +38,7 @@ from .app_recording import RecordingActions
 from .app_server import ServerActions
 from .app_teaching import TeachingActions
 from .own_programs import OwnPrograms
+from .app_classroom import ClassroomActions
 
 
 WIDE = 140  # columns from which the lanes (Ctrl+T) sit beside the keys instead of replacing them
@@ -54,7 +55,7 @@ def exit_after(seconds: float, code: int) -> None:
     threading.Thread(target=end, name="exit-after-signal", daemon=True).start()
 
 
-class PlaygroundApp(ServerActions, TeachingActions, RecordingActions, App):
+class PlaygroundApp(ServerActions, TeachingActions, RecordingActions, ClassroomActions, App):
     """Two real clients on a private server, and every key they touch."""
 
     TITLE = "redis-playground"
@@ -66,6 +67,8 @@ class PlaygroundApp(ServerActions, TeachingActions, RecordingActions, App):
         Binding("f12", "switch_language", "Next language", priority=True,  # in modals too (a prediction re-renders)
                 tooltip=N_("the interface and the scenario in the next language")),
         Binding(keys("ctrl+q"), "quit", "Quit", priority=True, key_display=key_display("ctrl+q"), tooltip=N_("quit")),
+        *([Binding("alt+c", "class_overview", "Class", key_display="Alt+C", priority=True,  # serve --class
+                   tooltip=N_("the class overview (the teacher's tab)"))] if served() else []),
     ]
     """Keys of every mode that are the app's own (the server, the language, quitting).
     Each mode's keys are its screen's (free_play_screen.py, lesson_screen.py,
@@ -159,6 +162,7 @@ class PlaygroundApp(ServerActions, TeachingActions, RecordingActions, App):
             self.open_scenario(scenario, challenge)
         elif self.commands_done == 0 and self.teacher is None:
             self._first_run_hints(True)
+        self.start_classroom()  # serve --class: this tab's part in the class (tui/classroom.py)
 
     def follow_server(self, screen: ModeScreen | None = None) -> None:
         """The bar and the inspector on the server that runs now (`screen`: a mode's
@@ -312,6 +316,7 @@ class PlaygroundApp(ServerActions, TeachingActions, RecordingActions, App):
         self.push_screen(InfoScreen(tr("Lua scripts seen in this session"), scripts_text(scripts)))
 
     async def on_unmount(self) -> None:
+        await self.stop_classroom()
         await self.playground.close()
 
 

@@ -37,9 +37,10 @@ class TeachingActions:
 
         self.push_screen(ScenarioPicker(scenarios), chosen)  # it shows them in course order
 
-    def open_scenario(self, scenario, challenge: bool = False) -> None:
+    def open_scenario(self, scenario, challenge: bool = False):
         """The scenario's own screen: a lesson (lesson_screen.py) or a challenge
-        (challenge_screen.py), in place of the mode's screen."""
+        (challenge_screen.py), in place of the mode's screen. Awaitable until that screen
+        is mounted and its start has begun (None: it could not open)."""
         from .challenge_screen import ChallengeScreen
         from .lesson_screen import LessonScreen
 
@@ -50,7 +51,10 @@ class TeachingActions:
         if self.teacher is not None:
             self.teacher.autoplay = False
         self._first_run_hints(False)
-        self._switch_mode((ChallengeScreen if challenge else LessonScreen)(self.clients, scenario, self.mode_screen))
+        switched = self._switch_mode((ChallengeScreen if challenge else LessonScreen)(self.clients, scenario,
+                                                                                   self.mode_screen))
+        self.class_opened(scenario, challenge)  # serve --class (tui/app_classroom.py)
+        return switched
 
     def close_scenario(self) -> None:
         """Back to free play; the panes keep what they show, the server its keys."""
@@ -58,10 +62,10 @@ class TeachingActions:
 
         self._switch_mode(FreePlayScreen(self.clients, self.mode_screen))
 
-    def _switch_mode(self, screen) -> None:
+    def _switch_mode(self, screen):
         while len(self.screen_stack) > 2:  # a dialog still open over the old mode (mode_screen)
             self.pop_screen()
-        self.switch_screen(screen)
+        return self.switch_screen(screen)
 
     def action_explore_typed(self) -> None:
         """Every order of the last commands typed in the panes (tui/explore_screen.py)."""

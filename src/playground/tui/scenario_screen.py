@@ -95,6 +95,8 @@ class ScenarioScreen(ModeScreen):
             return
         self.busy = True
         try:
+            if not await self.app.class_before(what, teacher):  # serve --class: the histogram, follow me
+                return
             if what.startswith("move:"):
                 await teacher.move(what.split(":", 1)[1])
             else:
@@ -103,6 +105,7 @@ class ScenarioScreen(ModeScreen):
             self.notify(f"{what}: {exc}", severity="error")
         finally:
             self.busy = False
+        self.app.class_after(teacher)
         if teacher.autoplay and self.is_attached:
             self.set_timer(AUTOPLAY_PAUSE, lambda: self.action_teach("next") if teacher.autoplay else None)
 

@@ -1,0 +1,21 @@
+"""Class mode (`redis-playground serve --class`): a teacher's tab leads, learners' tabs
+follow. The protocol lives here, free of Textual (protocol.py); the screens are in tui/.
+
+Everything goes through one Redis the class owns (serve's private one, or --class-url),
+under the prefix `redis-playground:class:<name>` (P below; <name>: --class-name):
+
+- `P:state` (hash): `lesson` (a scenario id), `challenge` ("1" or "0"), `mode` ("follow"
+  or "own"), `step` (how many steps the teacher has run), `epoch` (bumped by each lesson
+  the teacher opens: answers and progress of an older one are not counted).
+- `P:learners` (hash): learner id -> a JSON object `{"name", "epoch", "lesson", "step",
+  "total", "right", "answered", "won"}` (`won`: true, false or null).
+- `P:answers:<epoch>:<step>` (hash): learner id -> the choice (1-based) for the prediction
+  before step <step> (0-based index of the step it asks about).
+- `P:teachers` (set): the SHA-256 of each serve process's teacher secret, so that the
+  teacher's URL printed by any serve of the class is the teacher's on every one of them.
+- `P:events` (channel): one JSON object per change, `{"v": 1, "type": ..., ...}`, a nudge
+  to re-read the hashes, which hold the truth (a tab that joins late reads them):
+  `lesson` (epoch, lesson, challenge), `step` (epoch, step), `mode` (mode) from the
+  teacher; `progress` (id) and `answer` (id, epoch, step) from learners.
+
+Every key expires CLASS_TTL seconds after its last write: a shared Redis is left clean."""

@@ -1,0 +1,230 @@
+"""The class protocol (see classroom/__init__.py for the keys and messages): what the
+teacher's and the learners' apps read and write in the class's Redis."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from typing import AsyncIterator
+
+from playground.resp.address import Address
+from playground.resp.connection import SideConnection, TypedConnection
+from playground.resp.replies import Array, Bulk, Err
+
+VERSION = 1
+FOLLOW, OWN = "follow", "own"
+CLASS_TTL = 12 * 3600  # seconds a class's keys outlive their last write
+ENV_URL = "REDIS_PLAYGROUND_CLASS_URL"     # serve -> app: the class's Redis (with its password)
+ENV_ROLE = "REDIS_PLAYGROUND_CLASS_ROLE"   # "teacher" or "learner"
+ENV_NAME = "REDIS_PLAYGROUND_CLASS_NAME"   # the class's name (the keys' prefix)
+
+
+def secret_digest(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+class ClassError(ConnectionError):
+    """The class's Redis refused or is gone: one line to show."""
+
+
+def encode(kind: str, **fields) -> bytes:
+    return json.dumps({"v": VERSION, "type": kind, **fields}, sort_keys=True, separators=(",", ":")).encode()
+
+
+def decode(data: bytes) -> dict | None:
+    """A message of this protocol, or None (anything else on the channel is ignored)."""
+    try:
+        message = json.loads(data)
+    except (ValueError, UnicodeDecodeError):
+        return None
+    if not isinstance(message, dict) or message.get("v") != VERSION or not isinstance(message.get("type"), str):
+        return None
+    return message
+
+
+@dataclass
+class LessonState:
+    """What the teacher leads: the lesson, the mode, the teacher's step."""
+
+    lesson: str = ""
+    challenge: bool = False
+    mode: str = FOLLOW
+    step: int = 0
+    epoch: int = 0
+
+
+@dataclass
+class Learner:
+    """One learner's place in the lesson, as the overview lists it."""
+
+    id: str
+    name: str
+    epoch: int = 0
+    lesson: str = ""
+    step: int = 0
+    total: int = 0
+    right: int = 0
+    answered: int = 0
+    won: bool | None = None
+
+    def to_json(self) -> bytes:
+        fields = asdict(self)
+        del fields["id"]
+        return json.dumps(fields, sort_keys=True, ensure_ascii=False).encode()
+
+    @classmethod
+    def from_json(cls, learner_id: str, data: bytes) -> "Learner | None":
+        try:
+            fields = json.loads(data)
+            return cls(id=learner_id, **{k: v for k, v in fields.items() if k in cls.__dataclass_fields__})
+        except (ValueError, TypeError):
+            return None
+
+
+def _text(value) -> str:
+    return bytes(value).decode("utf-8", "replace") if isinstance(value, (bytes, bytearray)) else str(value)
+
+
+def _pairs(reply) -> dict[str, bytes]:
+    if isinstance(reply, Err):
+        raise ClassError(reply.message.decode(errors="replace"))
+    items = list(reply or [])
+    return {_text(items[i]): bytes(items[i + 1]) for i in range(0, len(items) - 1, 2)}
+
+
+@dataclass
+class ClassLink:
+    """One app's (or serve's) link to the class: commands on one connection, the
+    channel on another (`listen`)."""
+
+    address: Address
+    name: str = "class"
+    conn: SideConnection = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.prefix = f"redis-playground:class:{self.name}"
+        self.conn = SideConnection(self.address, "playground-class")
+        self._listener: TypedConnection | None = None
+
+    @property
+    def channel(self) -> bytes:
+        return f"{self.prefix}:events".encode()
+
+    def _key(self, *parts) -> bytes:
+        return ":".join([self.prefix, *map(str, parts)]).encode()
+
+    async def _run(self, commands: list[list[bytes]]) -> list:
+        try:
+            replies = await self.conn.run(commands)
+        except OSError as exc:
+            raise ClassError(str(exc)) from None
+        for reply in replies:
+            if isinstance(reply, Err):
+                raise ClassError(reply.message.decode(errors="replace"))
+        return replies
+
+    async def _write(self, key: bytes, command: list[bytes], message: bytes) -> list:
+        return await self._run([command, [b"EXPIRE", key, b"%d" % CLASS_TTL], [b"PUBLISH", self.channel, message]])
+
+    async def close(self) -> None:
+        await self.conn.close()
+        listener, self._listener = self._listener, None
+        if listener is not None:
+            await listener.close()
+
+    # -- the teacher ---------------------------------------------------------------
+
+    async def state(self) -> LessonState:
+        fields = _pairs((await self._run([[b"HGETALL", self._key("state")]]))[0])
+        state = LessonState()
+        state.lesson = _text(fields.get("lesson", b""))
+        state.challenge = fields.get("challenge") == b"1"
+        state.mode = OWN if fields.get("mode") == OWN.encode() else FOLLOW
+        for name in ("step", "epoch"):
+            try:
+                setattr(state, name, int(fields.get(name, b"0")))
+            except ValueError:
+                pass
+        return state
+
+    async def open_lesson(self, lesson: str, challenge: bool) -> int:
+        """The teacher opened `lesson`: a new epoch, the class at step 0. Returns the epoch."""
+        key = self._key("state")
+        epoch = int((await self._run([[b"HINCRBY", key, b"epoch", b"1"]]))[0])
+        await self._write(key, [b"HSET", key, b"lesson", lesson.encode(), b"challenge", b"1" if challenge else b"0",
+                                b"step", b"0"],
+                          encode("lesson", epoch=epoch, lesson=lesson, challenge=challenge))
+        return epoch
+
+    async def set_step(self, epoch: int, step: int) -> None:
+        key = self._key("state")
+        await self._write(key, [b"HSET", key, b"step", b"%d" % step], encode("step", epoch=epoch, step=step))
+
+    async def set_mode(self, mode: str) -> None:
+        if mode not in (FOLLOW, OWN):
+            raise ValueError(mode)
+        key = self._key("state")
+        await self._write(key, [b"HSET", key, b"mode", mode.encode()], encode("mode", mode=mode))
+
+    async def learners(self) -> list[Learner]:
+        fields = _pairs((await self._run([[b"HGETALL", self._key("learners")]]))[0])
+        found = [Learner.from_json(learner_id, data) for learner_id, data in fields.items()]
+        return sorted((learner for learner in found if learner is not None), key=lambda l: (l.name, l.id))
+
+    async def answers(self, epoch: int, step: int) -> Counter:
+        """The class's choices for the prediction before `step`: choice -> how many."""
+        fields = _pairs((await self._run([[b"HGETALL", self._key("answers", epoch, step)]]))[0])
+        counts: Counter = Counter()
+        for value in fields.values():
+            if value.isdigit() and int(value) > 0:
+                counts[int(value)] += 1
+        return counts
+
+    async def add_teacher_key(self, digest: str) -> None:
+        """A serve process's teacher secret (its SHA-256, never the secret): every serve of
+        the class accepts the teacher's URL printed by any of them."""
+        key = self._key("teachers")
+        await self._run([[b"SADD", key, digest.encode()], [b"EXPIRE", key, b"%d" % CLASS_TTL]])
+
+    async def is_teacher_key(self, digest: str) -> bool:
+        return bool(int((await self._run([[b"SISMEMBER", self._key("teachers"), digest.encode()]]))[0]))
+
+    # -- a learner ------------------------------------------------------------------
+
+    async def progress(self, learner: Learner) -> None:
+        """Join, or say where the learner is now."""
+        key = self._key("learners")
+        await self._write(key, [b"HSET", key, learner.id.encode(), learner.to_json()],
+                          encode("progress", id=learner.id))
+
+    async def leave(self, learner_id: str) -> None:
+        key = self._key("learners")
+        await self._write(key, [b"HDEL", key, learner_id.encode()], encode("progress", id=learner_id))
+
+    async def answer(self, learner_id: str, epoch: int, step: int, choice: int) -> None:
+        key = self._key("answers", epoch, step)
+        await self._write(key, [b"HSET", key, learner_id.encode(), b"%d" % choice],
+                          encode("answer", id=learner_id, epoch=epoch, step=step))
+
+    # -- both -----------------------------------------------------------------------
+
+    async def listen(self) -> AsyncIterator[dict]:
+        """Every message on the class's channel, as it comes (a connection of its own)."""
+        listener = self._listener = TypedConnection(self.address, client_name="playground-class-events")
+        try:
+            await listener.connect()
+            await listener.send_command(b"SUBSCRIBE", self.channel)
+            while True:
+                reply = await listener.read_response()
+                if isinstance(reply, Err):
+                    raise ClassError(reply.message.decode(errors="replace"))
+                if isinstance(reply, (Array, list)) and len(reply) == 3 and bytes(reply[0]) == b"message":
+                    message = decode(bytes(reply[2])) if isinstance(reply[2], (Bulk, bytes)) else None
+                    if message is not None:
+                        yield message
+        except OSError as exc:
+            raise ClassError(str(exc)) from None
+        finally:
+            await listener.close()

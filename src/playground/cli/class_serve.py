@@ -1,0 +1,94 @@
+"""`serve --class`: the class's Redis (serve's private one, or --class-url), the teacher's
+secret, and the two URLs serve prints. The teacher's URL carries its secret after a `#`,
+which a browser never sends in a request: no access log, no proxy sees it; the page hands
+it to serve in its websocket's first message (cli/serve_page/app_index.html), and serve
+tells each app its role (learner or teacher) in its environment, never the secret."""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import json
+import secrets
+from dataclasses import dataclass, field
+
+from playground.classroom import class_server
+from playground.classroom.protocol import ENV_NAME, ENV_ROLE, ENV_URL, ClassLink, secret_digest
+from playground.i18n import tr
+
+HELLO_WAIT = 10.0  # seconds serve waits for a class page's first message (its role)
+
+
+@dataclass
+class ClassSetup:
+    url: str  # the class's Redis, with its password: for the apps' environment only
+    name: str
+    teacher_secret: str = field(default_factory=lambda: secrets.token_urlsafe(24), repr=False)
+    server: object = None  # serve's private class server, stopped with serve
+    link: ClassLink | None = None
+
+    def environment(self, teacher: bool) -> dict[str, str]:
+        return {ENV_URL: self.url, ENV_NAME: self.name, ENV_ROLE: "teacher" if teacher else "learner"}
+
+    async def is_teacher(self, hello: str | None) -> bool:
+        """A page's first message: ["class", {"teacher": "<secret or empty>"}]. The secret
+        is this serve's, or another serve's of the same class (P:teachers)."""
+        try:
+            kind, body = json.loads(hello or "")
+            given = body.get("teacher") or ""
+        except (ValueError, TypeError, AttributeError):
+            return False
+        if kind != "class" or not isinstance(given, str) or not given:
+            return False
+        if hmac.compare_digest(given, self.teacher_secret):
+            return True
+        if self.link is None:
+            self.link = ClassLink(class_server.address(self.url), self.name)  # on serve's own loop
+        try:
+            return await self.link.is_teacher_key(secret_digest(given))
+        except ConnectionError:
+            return False
+
+    def teacher_url(self, public_url: str) -> str:
+        return public_url.rstrip("/") + "/#teacher=" + self.teacher_secret
+
+    def stop(self) -> None:
+        if self.server is not None:
+            self.server.stop()
+            self.server = None
+
+
+def class_setup(args) -> ClassSetup | str:
+    """The class's Redis, started or checked: a ClassSetup, or one line saying what is wrong."""
+    name = args.class_name
+    if not name or len(name) > 64 or not all(c.isalnum() or c in "-_." for c in name):
+        return tr("--class-name: letters, digits, - _ . (at most 64)")
+    if args.class_url:
+        try:
+            class_server.address(args.class_url)
+        except ValueError as exc:
+            return str(exc).replace("--url", "--class-url")
+        setup = ClassSetup(args.class_url, name)
+    else:
+        from playground.server import ServerError
+
+        try:
+            server = class_server.start_private(args.server)
+        except ServerError as exc:
+            return tr("the class's server could not start: {error}", error=exc)
+        setup = ClassSetup(class_server.private_url(server), name, server=server)
+    try:
+        asyncio.run(_check(setup))
+    except ConnectionError as exc:
+        setup.stop()
+        return tr("cannot use the class's Redis: {error}", error=exc)
+    return setup
+
+
+async def _check(setup: ClassSetup) -> None:
+    link = ClassLink(class_server.address(setup.url), setup.name)
+    try:
+        await link.state()
+        await link.add_teacher_key(secret_digest(setup.teacher_secret))
+    finally:
+        await link.close()

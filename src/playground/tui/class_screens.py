@@ -1,0 +1,147 @@
+"""Class mode's screens (serve --class): a learner's name, the teacher's class overview
+(who is on which step, who won the challenge; m: follow me / own pace) and the teacher's
+live histogram of the class's answers before a prediction is revealed."""
+
+from __future__ import annotations
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Input, Label, Static
+
+from playground.classroom.protocol import FOLLOW
+from playground.i18n import tr
+from playground.scenario.model import Prediction
+from .teaching_screens import choice_label
+
+BAR = 30  # cells of the longest bar in the histogram
+
+
+def mode_name(mode: str) -> str:
+    return tr("follow me") if mode == FOLLOW else tr("own pace")
+
+
+class LearnerNameScreen(ModalScreen[str]):
+    """A learner's name, for the teacher's overview."""
+
+    CSS_PATH = "class_screens.tcss"
+
+    def compose(self) -> ComposeResult:
+        with Vertical() as box:
+            box.border_title = tr("Class")
+            yield Label(tr("Your name, as your teacher will see it (Enter):"))
+            yield Input(max_length=40, id="name")
+
+    def on_mount(self) -> None:
+        self.query_one(Input).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.dismiss(event.value.strip())
+
+
+class ClassAnswersScreen(ModalScreen[bool]):
+    """The teacher's step asks a question: the class's answers come in as a histogram;
+    Enter reveals (runs the step), Esc goes back without it."""
+
+    CSS_PATH = "class_screens.tcss"
+    BINDINGS = [Binding("enter", "dismiss(True)", "Reveal"), Binding("escape", "dismiss(False)", "Back")]
+
+    def __init__(self, classroom, step: int, prediction: Prediction, command: str) -> None:
+        super().__init__()
+        self.classroom = classroom
+        self.step = step
+        self.prediction = prediction
+        self.command = command
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll() as box:
+            box.border_title = tr("The class predicts")
+            box.border_subtitle = tr("Enter: reveal · Esc: back")
+            yield Label(Text(self.command, style="bold"))
+            yield Label(Text(self.prediction.question, style="bold"))
+            yield Static(id="histogram")
+
+    def on_mount(self) -> None:
+        self.classroom.watch(self.reload)
+        self.reload()
+
+    def on_unmount(self) -> None:
+        self.classroom.unwatch(self.reload)
+
+    def reload(self, message: dict | None = None) -> None:
+        self.run_worker(self._reload(), group="class-answers", exclusive=True, exit_on_error=False)
+
+    async def _reload(self) -> None:
+        counts, learners = await self.classroom.answers(self.step)
+        self.query_one("#histogram", Static).update(histogram(self.prediction, counts, learners))
+
+
+def histogram(prediction: Prediction, counts, learners: int) -> Text:
+    """One bar per choice, and how many have answered."""
+    most = max(counts.values(), default=0) or 1
+    text = Text()
+    for number, choice in enumerate(prediction.choices, 1):
+        count = counts.get(number, 0)
+        text.append(choice_label(number, choice) + "\n")
+        text.append("   " + "█" * max(1, round(BAR * count / most)) if count else "   ", style="bold cyan")
+        text.append(f" {count}\n")
+    answered = sum(counts.values())
+    text.append("\n" + tr("{answered} of {learners} learners answered", answered=answered, learners=learners),
+                style="italic")
+    return text
+
+
+class ClassOverviewScreen(Screen):
+    """The teacher's view of the class: the lesson, the mode, and every learner's place."""
+
+    CSS_PATH = "class_screens.tcss"
+    BINDINGS = [Binding("escape", "app.pop_screen", "Back to the lesson"),
+                Binding("m", "toggle_mode", "Follow me / own pace")]
+
+    def __init__(self, classroom) -> None:
+        super().__init__()
+        self.classroom = classroom
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="overview") as box:
+            box.border_title = tr("Class overview")
+            box.border_subtitle = tr("m: follow me / own pace · F7: pick the lesson · Alt+C or Esc: back")
+            yield Static(id="class-state")
+            yield Static(id="class-learners")
+
+    def on_mount(self) -> None:
+        self.classroom.watch(self.reload)
+        self.reload()
+
+    def on_unmount(self) -> None:
+        self.classroom.unwatch(self.reload)
+
+    def reload(self, message: dict | None = None) -> None:
+        self.run_worker(self._reload(), group="class-overview", exclusive=True, exit_on_error=False)
+
+    def action_toggle_mode(self) -> None:
+        self.run_worker(self.classroom.toggle_mode(), group="class-mode", exit_on_error=False)
+
+    async def _reload(self) -> None:
+        state, learners = await self.classroom.overview()
+        lesson = state.lesson or tr("none yet (F7 picks one)")
+        head = Text()
+        head.append(tr("Lesson: {lesson}", lesson=lesson) + ("  " + tr("(challenge)") if state.challenge else ""),
+                    style="bold")
+        head.append("\n" + tr("Mode: {mode}", mode=mode_name(state.mode)))
+        head.append("\n" + tr("Your step: {step}", step=state.step))
+        self.query_one("#class-state", Static).update(head)
+        table = Table(expand=True)
+        for column in (tr("Learner"), tr("Step"), tr("Predictions right"), tr("Challenge")):
+            table.add_column(column)
+        for learner in learners:
+            current = learner.epoch == state.epoch and learner.lesson == state.lesson
+            step = f"{learner.step}/{learner.total}" if current and learner.total else ("–" if not current else str(learner.step))
+            won = {True: tr("won"), False: tr("not yet"), None: "–"}[learner.won if current else None]
+            table.add_row(learner.name, step, f"{learner.right}/{learner.answered}" if current else "–", won)
+        if not learners:
+            table.add_row(tr("no learner yet"), "", "", "")
+        self.query_one("#class-learners", Static).update(table)

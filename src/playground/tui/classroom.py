@@ -1,0 +1,291 @@
+"""One app's part in a class (serve --class; the protocol: playground.classroom).
+
+The teacher's app publishes the lesson it opens and each step it reaches, and asks the
+class before a prediction is revealed (the histogram). A learner's app opens the lesson
+the teacher opened, follows the teacher's step in "follow me" (its own step keys then say
+so) or lets the learner step in "own pace", asks each prediction in the learner's tab and
+reports the learner's place, answers and challenge to the class."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import secrets
+
+from playground.classroom.protocol import (ENV_NAME, ENV_ROLE, ENV_URL, FOLLOW, OWN, ClassError, ClassLink,
+                                           Learner, LessonState)
+from playground.i18n import tr
+from playground.resp.address import Address
+
+RETRY = 2.0  # seconds between two tries to reach a class's Redis that went away
+LED = ("next", "previous", "end", "jump", "rewind_here", "restart")  # a learner's own steps, refused in follow me
+
+
+class Classroom:
+    def __init__(self, app, link: ClassLink, teacher: bool) -> None:
+        self.app = app
+        self.link = link
+        self.teacher = teacher
+        self.state = LessonState()
+        self.me = Learner(id=secrets.token_hex(8), name="")
+        self.watchers: list = []      # the class screens on show: called with each message
+        self.published: set[int] = set()  # steps whose answer this learner has sent
+        self.asking = None            # the PredictScreen a learner is answering ahead of the teacher
+        self.following = False
+
+    @classmethod
+    def from_environment(cls, app) -> "Classroom | None":
+        url = os.environ.pop(ENV_URL, None)  # read once: no program this app starts inherits the password
+        if not url:
+            return None
+        try:
+            address = Address.from_url(url)
+        except ValueError:
+            return None
+        return cls(app, ClassLink(address, os.environ.get(ENV_NAME, "class")), os.environ.get(ENV_ROLE) == "teacher")
+
+    # -- the connection -------------------------------------------------------------
+
+    async def run(self) -> None:
+        """The app's class worker: join, catch up, then act on every message; after a lost
+        connection to the class's Redis, catch up again."""
+        if self.teacher:
+            self.app.notify(tr("Class mode: you lead. F7 picks the lesson for the class; "
+                               "Alt+C shows the class."), timeout=10)
+        else:
+            from .class_screens import LearnerNameScreen
+
+            name = await self.app.push_screen_wait(LearnerNameScreen())
+            self.me.name = name or tr("learner {id}", id=self.me.id[:4])
+        lost = False
+        while True:
+            try:
+                await self._catch_up()
+                if lost:
+                    self.app.notify(tr("Class mode: connected to the class again."), timeout=4)
+                    lost = False
+                async for message in self.link.listen():
+                    await self.on_message(message)
+            except ClassError as exc:
+                if not lost:
+                    self.app.notify(tr("Class mode: the class's Redis is out of reach: {error}", error=exc),
+                                    severity="error")
+                lost = True
+            await asyncio.sleep(RETRY)  # then try again
+
+    async def _catch_up(self) -> None:
+        """The class as it is now (a learner: its lesson opened, its step followed)."""
+        lesson = self.state.lesson, self.state.epoch
+        self.state = await self.link.state()
+        if self.teacher:
+            return
+        await self.report()
+        if self.state.lesson and (self.state.lesson, self.state.epoch) != lesson:
+            await self.open_lesson()
+        else:
+            await self.follow()
+
+    async def close(self) -> None:
+        if not self.teacher and self.me.name:
+            try:
+                await asyncio.wait_for(self.link.leave(self.me.id), 2.0)
+            except (ClassError, asyncio.TimeoutError):
+                pass
+        await self.link.close()
+
+    def watch(self, callback) -> None:
+        self.watchers.append(callback)
+
+    def unwatch(self, callback) -> None:
+        if callback in self.watchers:
+            self.watchers.remove(callback)
+
+    async def on_message(self, message: dict) -> None:
+        kind = message["type"]
+        if kind in ("lesson", "step", "mode"):
+            self.state = await self.link.state()
+        for callback in list(self.watchers):
+            callback(message)
+        if self.teacher:
+            return
+        if kind == "lesson":
+            await self.open_lesson()
+        elif kind == "mode":
+            self.app.notify(tr("Your teacher chose: {mode}", mode=_mode(self.state.mode)), timeout=4)
+            await self.follow()
+        elif kind == "step":
+            await self.follow()
+
+    # -- the teacher ----------------------------------------------------------------
+
+    async def overview(self):
+        return await self.link.state(), await self.link.learners()
+
+    async def answers(self, step: int):
+        counts = await self.link.answers(self.state.epoch, step)
+        return counts, len([l for l in await self.link.learners() if l.epoch == self.state.epoch])
+
+    async def toggle_mode(self) -> None:
+        await self.link.set_mode(OWN if self.state.mode == FOLLOW else FOLLOW)
+
+    def opened(self, scenario, challenge: bool) -> None:
+        """The app opened a lesson: the teacher's opens it for the class."""
+        if self.teacher:
+            self.app.run_worker(self._opened(scenario.id, challenge), group="class-publish", exit_on_error=False)
+
+    async def _opened(self, lesson: str, challenge: bool) -> None:
+        self.state.epoch = await self.link.open_lesson(lesson, challenge)
+        self.state.lesson, self.state.challenge, self.state.step = lesson, challenge, 0
+
+    async def before(self, what: str, teacher) -> bool:
+        """Before a teaching action: False to leave it undone."""
+        if not self.teacher:
+            if self.state.mode == FOLLOW and what in LED and self.state.lesson:
+                self.app.notify(tr("Follow me: your teacher leads the steps."), timeout=3)
+                return False
+            return True
+        stepper = teacher.stepper
+        nxt = stepper.next_step() if stepper is not None and what == "next" else None
+        index = stepper.cursor if nxt else None
+        if nxt and nxt[1].predict and index not in teacher.answers:
+            from .class_screens import ClassAnswersScreen
+
+            step = nxt[1]
+            shown = f"{step.client}> {stepper.runner.preview(step)}"
+            if not await self.app.push_screen_wait(ClassAnswersScreen(self, index, step.predict, shown)):
+                return False
+            teacher.answers[index] = 0  # the teacher is not asked: the class answered
+        return True
+
+    def after(self, teacher) -> None:
+        """After a teaching action: the teacher's step, or the learner's place, to the class."""
+        if teacher is None or self.app.teacher is not teacher:
+            return
+        if self.teacher:
+            if teacher.stepper is not None and teacher.stepper.cursor != self.state.step and self.state.lesson:
+                self.state.step = teacher.stepper.cursor
+                self.app.run_worker(self.link.set_step(self.state.epoch, self.state.step), group="class-publish",
+                                    exit_on_error=False)
+            return
+        self.app.run_worker(self._report_answers(teacher), group="class-publish", exit_on_error=False)
+
+    # -- a learner ------------------------------------------------------------------
+
+    async def report(self) -> None:
+        teacher = self.app.teacher
+        me = self.me
+        me.epoch, me.lesson = self.state.epoch, self.state.lesson
+        if teacher is not None and teacher.scenario.id == self.state.lesson:
+            me.step = teacher.stepper.cursor if teacher.stepper else len(teacher.challenge.moves)
+            me.total = len(teacher.stepper.flat) if teacher.stepper else 0
+            me.right, me.answered = teacher.score()
+            me.won = teacher.won if teacher.challenge is not None else None
+        else:
+            me.step = me.total = me.right = me.answered = 0
+            me.won = None
+        await self.link.progress(me)
+
+    async def _report_answers(self, teacher) -> None:
+        for index, choice in list(teacher.answers.items()):
+            if choice and index not in self.published:
+                self.published.add(index)
+                await self.link.answer(self.me.id, self.state.epoch, index, choice)
+        await self.report()
+
+    async def open_lesson(self) -> None:
+        from playground.scenario.library import resolve
+        from playground.scenario.loader import load_scenario
+        from playground.scenario.model import ScenarioError
+
+        try:
+            scenario = load_scenario(resolve(self.state.lesson, self.app.scenario_dirs), self.app.lang)
+        except (ScenarioError, OSError) as exc:
+            self.app.notify(tr("Class mode: cannot open the teacher's lesson: {error}", error=exc), severity="error")
+            return
+        self.published.clear()
+        self._dismiss_question()
+        switched = self.app.open_scenario(scenario, self.state.challenge)
+        if switched is not None:
+            await switched  # the lesson's screen is mounted and its start began
+        await self._teaching_done()
+        await self.report()
+        await self.follow()
+
+    async def _teaching_done(self) -> None:
+        """Until the app's own teaching worker (the lesson's start, a step) is done."""
+        for worker in list(self.app.workers):
+            if worker.group == "teach" and not worker.is_finished:
+                try:
+                    await worker.wait()
+                except Exception:  # its error was shown by the worker
+                    pass
+
+    def _dismiss_question(self) -> None:
+        asking, self.asking = self.asking, None
+        if asking is not None and asking.is_attached:
+            asking.dismiss(0)
+
+    async def follow(self) -> None:
+        """Follow me: this learner's lesson to the teacher's step, then the next question
+        asked ahead (the learner answers before the teacher reveals)."""
+        teacher = self.app.teacher
+        if (self.following or self.state.mode != FOLLOW or teacher is None or teacher.stepper is None
+                or teacher.scenario.id != self.state.lesson):
+            return
+        self.following = True
+        try:
+            await self._teaching_done()
+            stepper = teacher.stepper
+            screen = self.app.mode_screen
+            while stepper.cursor != self.state.step and self.app.teacher is teacher:
+                target = self.state.step
+                screen.busy = True
+                before = stepper.cursor
+                try:
+                    if stepper.cursor < target and not stepper.finished:
+                        if stepper.next_step()[1].predict:
+                            self._dismiss_question()
+                            teacher.answers.setdefault(stepper.cursor, 0)  # not answered in time: not scored
+                        await teacher.next()
+                    else:
+                        await teacher.goto(min(target, len(stepper.flat)))
+                except Exception as exc:  # never a traceback in front of the class; the next message retries
+                    self.app.notify(f"{exc}", severity="error")
+                    break
+                finally:
+                    screen.busy = False
+                if stepper.cursor == before:  # no step taken (the lesson stopped): wait for the next message
+                    break
+                if stepper.finished or stepper.error:
+                    break
+            await self._report_answers(teacher)
+            self._ask_ahead(teacher)
+        finally:
+            self.following = False
+
+    def _ask_ahead(self, teacher) -> None:
+        from .teaching_screens import PredictScreen
+        from .teaching_text import script_block
+
+        stepper = teacher.stepper
+        nxt = stepper.next_step()
+        index = stepper.cursor
+        if nxt is None or not nxt[1].predict or index in teacher.answers or self.asking is not None:
+            return
+        step = nxt[1]
+        screen = self.asking = PredictScreen(step.predict, f"{step.client}> {stepper.runner.preview(step)}",
+                                             script_block(teacher.scenario, step.display))
+
+        def answered(choice: int | None) -> None:
+            if self.asking is screen:
+                self.asking = None
+            teacher.answers.setdefault(index, choice or 0)
+            self.app.run_worker(self._report_answers(teacher), group="class-publish", exit_on_error=False)
+
+        self.app.push_screen(screen, answered)
+
+
+def _mode(mode: str) -> str:
+    from .class_screens import mode_name
+
+    return mode_name(mode)

@@ -1,0 +1,148 @@
+"""`serve --class` in headless chromium: a teacher's tab and two learners' tabs. The
+teacher picks a lesson and every learner's tab opens it; the learners answer the first
+step's prediction in their own tabs and the teacher sees their answers as a histogram
+before revealing; the teacher steps and the learners follow; the overview lists who is
+where, and in "own pace" a learner steps alone. The teacher's secret reaches the page
+only after a '#' (never in a request)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import pytest
+
+from test_serve import (DEADLINE, SRC, _alt, _free_port, _open_tab, _press, _readline_matching, _skip_reason,
+                        _type_line, chromium)  # noqa: F401 (chromium: a fixture)
+
+pytestmark = pytest.mark.skipif(_skip_reason() is not None, reason=_skip_reason() or "")
+
+
+@pytest.fixture
+def class_serve(tmp_path, server_binary):
+    """serve --class on a free port, every server (the tabs', the class's) of `server_binary`."""
+    port = _free_port()
+    temp = tempfile.mkdtemp(prefix="rp-class-")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [SRC, os.environ.get("PYTHONPATH")])),
+           "LANG": "C.UTF-8", "REDIS_PLAYGROUND_STATE_DIR": str(tmp_path / "state"), "TMPDIR": temp}
+    proc = subprocess.Popen([sys.executable, "-m", "playground", "--lang", "en", "serve", "--port", str(port),
+                             "--server", server_binary.path, "--class"],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=tmp_path)
+    try:
+        learners = _readline_matching(proc.stdout, r"learners: (http://127\.0\.0\.1:\d+/)", "the learners' URL")
+        teacher = _readline_matching(proc.stdout, r"teacher .*: (http://127\.0\.0\.1:\d+/#teacher=\S+)",
+                                     "the teacher's URL")
+        yield proc, learners.group(1), teacher.group(1)
+    finally:
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(timeout=DEADLINE)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+        proc.wait(timeout=30)
+        said = proc.stdout.read()
+        assert not re.search(r"Traceback|WARNING|ERROR|Unknown child process", said), said  # tabs closed quietly
+        left = os.listdir(temp)
+        shutil.rmtree(temp, ignore_errors=True)
+        assert not left, f"serve left {left}"  # the class's private server too
+
+
+async def _digit(tools, n: int) -> None:
+    await _press(tools, str(n), f"Digit{n}", 48 + n, text=str(n))
+
+
+def _bars(text: str) -> list[tuple]:
+    """The histogram: (number, first word of the choice, a bar drawn?, count) per choice."""
+    lines, found = text.splitlines(), []
+    for line, below in zip(lines, lines[1:]):
+        if choice := re.search(r"█  (\d)\. (\S+)", line):
+            bar = re.search(r"█ {2,}(█*) (\d+) +█", below)
+            found.append((choice.group(1), choice.group(2), bool(bar and bar.group(1)), bar and bar.group(2)))
+    return found
+
+
+def test_a_teacher_leads_two_learners(class_serve, chromium):
+    proc, learner_url, teacher_url = class_serve
+    assert "#teacher=" not in learner_url
+
+    async def scenario() -> None:
+        opened = []
+        try:
+            http, teacher, _ = await _open_tab(chromium, teacher_url)
+            opened.append((http, teacher))
+            await teacher.wait_screen(lambda s: "A>" in s and "Alt+C shows the class" in s and "Alt+C Class" in s,
+                                      "the teacher's tab, told of Alt+C (and its footer)")
+            await teacher.evaluate("document.querySelector('.xterm-helper-textarea').focus()")
+            requests = [e["params"]["request"]["url"] for e in teacher.events
+                        if e["method"] == "Network.requestWillBeSent"]
+            assert requests and not [r for r in requests if "teacher=" in r], requests  # the secret: never sent
+            learners = []
+            for name in ("Ana", "Bo"):
+                http, tools, _ = await _open_tab(chromium, learner_url)
+                opened.append((http, tools))
+                await tools.wait_screen(lambda s: "Your name" in s, f"{name}'s name question")
+                await _type_line(tools, name)
+                await tools.wait_screen(lambda s: "A>" in s and "Your name" not in s, f"{name}'s playground")
+                assert "Alt+C" not in await tools.screen()  # the overview is the teacher's alone
+                learners.append(tools)
+            ana, bo = learners
+
+            await _alt(teacher, "c")
+            await teacher.wait_screen(lambda s: "Class overview" in s and "Ana" in s and "Bo" in s,
+                                      "both learners in the overview")
+            await _press(teacher, "Escape", "Escape", 27)
+            await _press(teacher, "F7", "F7", 118)
+            await teacher.wait_screen(lambda s: "Open a scenario" in s, "the lesson picker")
+            await teacher.call("Input.insertText", {"text": "pcall"})
+            await teacher.wait_screen(lambda s: re.search(r"\bpcall\b", s) and "redis.call aborts" in s, "pcall listed")
+            await _press(teacher, "Enter", "Enter", 13, text="\r")
+            await teacher.wait_screen(lambda s: "step 1 of 3" in s, "the lesson in the teacher's tab")
+
+            for tools, choice in ((ana, 2), (bo, 1)):  # the first step asks: each answers in their own tab
+                await tools.wait_screen(lambda s: "Predict, then see" in s and "What is left on the server?" in s,
+                                        "the prediction in a learner's tab")
+                await _digit(tools, choice)
+                await tools.wait_screen(lambda s: "Predict, then see" not in s, "the answer taken")
+
+            await _press(teacher, " ", "Space", 32, text=" ")  # the teacher's next step: the class's answers first
+            text = await teacher.wait_screen(lambda s: "2 of 2 learners answered" in s, "both answers in the histogram")
+            assert "The class predicts" in text
+            assert _bars(text) == [("1", "Nothing:", True, "1"), ("2", "written", True, "1"),
+                                   ("3", "written", False, "0")], text
+            await _press(teacher, "Enter", "Enter", 13, text="\r")  # reveal
+            await teacher.wait_screen(lambda s: "step 2 of 3" in s, "the teacher's step run")
+            await ana.wait_screen(lambda s: "step 2 of 3" in s and "You predicted right" in s, "Ana following, right")
+            await bo.wait_screen(lambda s: "step 2 of 3" in s and "You chose 1; the answer is 2" in s,
+                                 "Bo following, wrong")
+
+            await _press(ana, " ", "Space", 32, text=" ")  # follow me: a learner's own step is refused
+            await ana.wait_screen(lambda s: "your teacher leads" in s, "Ana told the teacher leads")
+            await _press(teacher, " ", "Space", 32, text=" ")
+            for tools in (teacher, ana, bo):
+                await tools.wait_screen(lambda s: "step 3 of 3" in s, "the second step, everywhere")
+
+            await _alt(teacher, "c")
+            await teacher.wait_screen(lambda s: re.search(r"Ana\W+2/3", s) and re.search(r"Bo\W+2/3", s)
+                                      and "follow me" in s, "the overview: both on step 2 of 3")
+            await teacher.call("Input.insertText", {"text": "m"})  # own pace
+            await teacher.wait_screen(lambda s: "own pace" in s, "own pace chosen")
+            await ana.wait_screen(lambda s: "own pace" in s, "Ana told")
+            await _press(ana, " ", "Space", 32, text=" ")
+            await ana.wait_screen(lambda s: "done: 3 steps" in s, "Ana stepping alone")
+            await teacher.wait_screen(lambda s: re.search(r"Ana\W+3/3", s) and re.search(r"Bo\W+2/3", s),
+                                      "the overview: Ana ahead")
+            await teacher.call("Input.insertText", {"text": "m"})  # follow me again: Ana back on the teacher's step
+            await teacher.wait_screen(lambda s: re.search(r"Ana\W+2/3", s) and "follow me" in s, "Ana back at 2/3")
+            await ana.wait_screen(lambda s: "step 3 of 3" in s, "Ana's lesson rewound to the teacher's step")
+        finally:
+            for http, tools in opened:
+                await tools.ws.close()
+                await http.close()
+
+    asyncio.run(scenario())

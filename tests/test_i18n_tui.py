@@ -143,3 +143,27 @@ async def test_the_lesson_picker_names_tags_in_chinese_and_finds_them():
         picker.query_one("#search", Input).value = race
         await wait_until(pilot, lambda: picker.scenarios and all("race" in s.tags for s in picker.scenarios))
         assert "lost-update" in [s.id for s in picker.scenarios]
+
+
+async def test_f12_says_the_notes_already_in_a_pane_again_in_the_new_language():
+    """A why-note drawn in English before F12 is redrawn in Chinese (and back); the
+    replies around it stay exactly redis-cli's."""
+    from playground.engine.why_text import LABEL
+
+    app = make_app("bundled")
+    async with app.run_test(size=(120, 35)) as pilot:
+        await started(pilot, app)
+        for client, line in [("A", "WATCH k"), ("B", "SET k 1"), ("A", "MULTI"), ("A", "INCR k"), ("A", "EXEC")]:
+            await type_command(pilot, app, client, line)
+        await wait_until(pilot, lambda: any("B changed WATCHed k" in line for line in log_text(app, "A")))
+        replies = [line for line in log_text(app, "A") if line in ("OK", "QUEUED", "(nil)")]
+
+        await pilot.press("f12")
+        await wait_until(pilot, lambda: any(line.lstrip().startswith(f"↳ {tr_in('zh', LABEL)}")
+                                            for line in log_text(app, "A")))
+        text = "\n".join(log_text(app, "A"))
+        assert "B changed WATCHed k" not in text and "WATCH" in text
+        assert [line for line in log_text(app, "A") if line in ("OK", "QUEUED", "(nil)")] == replies
+
+        await pilot.press("f12")
+        await wait_until(pilot, lambda: any("B changed WATCHed k" in line for line in log_text(app, "A")))

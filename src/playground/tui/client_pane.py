@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
+from collections.abc import Callable
 
 from rich.text import Text
 from textual import work
@@ -23,10 +24,10 @@ from textual.widgets import Input, Static
 from playground.engine import events as ev
 from playground.engine.session import ClientState
 from playground.history import History
-from playground.i18n import N_, tr
+from playground.i18n import N_, Translated, again, current_language, tr
 from playground.tui.wrapped_text import Wrapped
 from playground.resp.cli_format import render
-from playground.resp.cli_lines import INVALID_ARGUMENTS, SplitError, format_argv, split_args
+from playground.resp.cli_lines import SplitError, format_argv, split_args
 from playground.resp.cli_secrets import SECRET, redact_line, redact_reply
 from playground.resp.replies import Nil
 from .command_input import CommandInput
@@ -171,23 +172,33 @@ class ClientPane(StepDrawing, Vertical):
         if extra:
             self.add(Text(extra, style="italic yellow"))
 
-    def add(self, text: Text, seq: int | None = None, kind: str = "out", hidden: Text | None = None) -> None:
-        """Draw `text` (and keep it, to redraw when the gutter or the whys are toggled);
+    def add(self, text: "Text | Callable[[], Text]", seq: int | None = None, kind: str = "out",
+            hidden: Text | None = None) -> None:
+        """Draw `text` (and keep it, to redraw when the gutter or the whys are toggled, the
+        width or the language changes: a callable makes the Text anew each time);
         `hidden`: `text` without its secrets."""
         entry = (kind, seq, text, hidden)
         self._drawn.append(entry)
         self._draw(entry)
 
-    def why(self, text: str) -> None:
-        """A "why" under the reply it explains (engine/why.py): styled as a note."""
+    def why(self, why: "ev.Why | str") -> None:
+        """A "why" under the reply it explains (engine/why.py): styled as a note, and said
+        again in the interface's language whenever the pane is redrawn (F12)."""
         from playground.engine.why_text import LABEL
 
-        self.add(Text(f"  ↳ {tr(LABEL)}: {text}", style=WHY_STYLE), kind="why")
+        def said() -> Text:
+            words = why.text_in(current_language()) if isinstance(why, ev.Why) else again(why, current_language())
+            return Text(f"  ↳ {tr(LABEL)}: {words}", style=WHY_STYLE)
 
-    def _draw(self, entry: tuple[str, int | None, Text, Text | None], secretless: bool = False) -> None:
+        self.add(said, kind="why")
+
+    def _draw(self, entry: tuple[str, int | None, "Text | Callable[[], Text]", Text | None],
+              secretless: bool = False) -> None:
         kind, seq, text, hidden = entry
         if secretless and hidden is not None:
             text = hidden
+        if callable(text):  # a note of the app's own: in the language shown now
+            text = text()
         if kind == "why":
             if self.services.show_why():
                 self.log_widget.write(hanging(text, 4 if self.services.show_order() else 0))
@@ -226,7 +237,12 @@ class ClientPane(StepDrawing, Vertical):
         return any(entry[3] is not None for entry in self._drawn)
 
     def note(self, message: str) -> None:
-        self.write(f"# {message}", style="italic yellow")
+        """A note of the app's own (never redis-cli's output), redrawn in the language
+        shown when it came from the catalogue."""
+        if isinstance(message, Translated):
+            self.add(lambda: Text(f"# {again(message, current_language())}", style="italic yellow"))
+        else:
+            self.write(f"# {message}", style="italic yellow")
 
     def on_input_changed(self, event: Input.Changed) -> None:
         help = self.services.help()
@@ -330,7 +346,7 @@ class ClientPane(StepDrawing, Vertical):
         elif isinstance(event, ev.Blocked):
             self.state = self.services.playground.session(self.client).state
         elif isinstance(event, ev.Why):
-            self.why(event.text)
+            self.why(event)
 
     def note_outcome(self, argv, reply) -> None:
         """Keep the state line honest after the state it described is gone: an EXEC that
@@ -369,26 +385,6 @@ class ClientPane(StepDrawing, Vertical):
 
     def action_edit_script(self) -> None:
         """Write a Lua script over several lines; it is sent as one EVAL."""
-        def send(result: tuple[str, str] | None) -> None:
-            if not result:
-                return
-            source, rest = result
-            try:
-                tail = split_args(rest)
-            except SplitError:
-                self.write(INVALID_ARGUMENTS, style="bold red")
-                return
-            why = self.services.executor.busy(self.client)
-            if why is not None:
-                self.note(why)
-                return
-            lines = source.count("\n") + 1
-            self.write(tr("{client}> EVAL <script, {lines} lines> {rest}", client=self.client, lines=lines, rest=rest).rstrip(), style="bold")
-            self._busy = True
-            argv = [b"EVAL", source.encode(), *(tail or [b"0"])]
-            self.query_one(CommandInput).remember(format_argv(argv), argv)  # Up brings it back
-            self.run_line(format_argv(argv), argv)
+        from .script_editor import edit_script  # TextArea is heavy: imported when asked for
 
-        from .script_editor import ScriptEditor  # TextArea is heavy: import it when asked for
-
-        self.app.push_screen(ScriptEditor(self.client), send)
+        edit_script(self)

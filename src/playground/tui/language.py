@@ -54,6 +54,7 @@ def switch_language(app, lang: str | None = None) -> str:
         focused = app.focused is not None and pane in app.focused.ancestors_with_self
         pane.border_title = ("▶ " if focused else "") + tr("Client {name}", name=pane.client)
         pane.query_one("#input").placeholder = tr("type a Redis command")
+        pane.redraw()  # its notes and whys in the new language (replies stay redis-cli's)
     inspector = app.mode_screen.query_one(KeyInspector)
     inspector.border_title = tr("Keys")
     inspector.query_one("#filter").placeholder = tr("filter: a SCAN pattern, e.g. user:*  (Enter applies)")

@@ -55,7 +55,7 @@ class StepDrawing:
             self.write(result.reply.encode(), style=reply_style(result.value), seq=result.seq,
                        secretless=redact_reply(list(result.argv or ()), result.reply))
         for why in result.whys:
-            self.why(why.text)
+            self.why(why)
         if result.note and not step.wait:
             self.note(result.note)
         from .teaching_text import checks_line

@@ -9,6 +9,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, TextArea
 
 from playground.i18n import tr
+from playground.tui.command_input import CommandInput
 
 EXAMPLE = """-- KEYS[1], ARGV[1] ... are the arguments after numkeys
 local n = redis.call('INCR', KEYS[1])
@@ -75,3 +76,32 @@ class ScriptEditor(ModalScreen[tuple[str, str] | None]):
     def action_cancel(self) -> None:
         self._keep()
         self.dismiss(None)
+
+
+def edit_script(pane) -> None:
+    """Pane `pane`'s Lua editor: the script written over several lines is sent as one EVAL
+    through the pane (echoed as `A> EVAL <script, N lines> …`)."""
+    from playground.resp.cli_lines import INVALID_ARGUMENTS, SplitError, format_argv, split_args
+
+    def send(result: tuple[str, str] | None) -> None:
+        if not result:
+            return
+        source, rest = result
+        try:
+            tail = split_args(rest)
+        except SplitError:
+            pane.write(INVALID_ARGUMENTS, style="bold red")
+            return
+        why = pane.services.executor.busy(pane.client)
+        if why is not None:
+            pane.note(why)
+            return
+        lines = source.count("\n") + 1
+        pane.write(tr("{client}> EVAL <script, {lines} lines> {rest}", client=pane.client, lines=lines,
+                      rest=rest).rstrip(), style="bold")
+        pane._busy = True
+        argv = [b"EVAL", source.encode(), *(tail or [b"0"])]
+        pane.query_one(CommandInput).remember(format_argv(argv), argv)  # Up brings it back
+        pane.run_line(format_argv(argv), argv)
+
+    pane.app.push_screen(ScriptEditor(pane.client), send)

@@ -248,3 +248,22 @@ async def test_a_step_that_never_answers_stops_the_lesson_and_says_so(server_bin
         assert f"{paused}: step 1 (A> CLIENT PAUSE 600000 ALL): no answer within 1s" in panel_text(app)
         assert "r restarts it; x closes it." in panel_text(app)
         assert await app.playground.execute("B", [b"PING"]) == b"PONG"
+
+
+async def test_a_key_pressed_while_a_step_runs_is_not_lost(server_binary):
+    """Space twice, the second while the first step still runs: two steps (a teacher's
+    key is never silently dropped), and not three. (Pilot's press waits until a step's
+    typing is done, so the keys come as the bindings deliver them: action_teach.)"""
+    app = make_app(server_binary.path, open_scenario=scenario("watch-abort"))
+    async with app.run_test(size=(140, 45)) as pilot:
+        await started(pilot, app)
+        screen = app.mode_screen
+        screen.action_teach("next")  # while the lesson's start (its setup) may still run
+        await wait_until(pilot, lambda: "step 2 of 11" in panel_text(app) and not screen.busy)
+        screen.action_teach("next")
+        assert screen.busy  # the step runs (it types itself out) ...
+        screen.action_teach("next")  # ... when the second key comes
+        await wait_until(pilot, lambda: "step 4 of 11" in panel_text(app) and not screen.busy)
+        await pilot.pause()
+        assert "step 4 of 11" in panel_text(app)
+        assert log_text(app, "B")[:2] == ["B> SET balance 200", "OK"]

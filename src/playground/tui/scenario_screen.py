@@ -86,13 +86,18 @@ class ScenarioScreen(ModeScreen):
             if teacher.autoplay:
                 self.action_teach("next")
             return
+        if self.busy:  # the scenario's start or a step still runs: this key runs after it
+            self.pending = what  # (the last key pressed meanwhile, not every one)
+            return
+        self.busy = True  # at once, not when the worker starts: a second key waits its turn
         self._teach(what)
+
+    pending: str | None = None
+    """A key pressed while a step ran (action_teach's `what`): it runs when the step ends."""
 
     @work(exclusive=False, group="teach", exit_on_error=False)
     async def _teach(self, what: str) -> None:
         teacher = self.teacher
-        if self.busy:
-            return
         self.busy = True
         try:
             if not await self.app.class_before(what, teacher):  # serve --class: the histogram, follow me
@@ -106,6 +111,10 @@ class ScenarioScreen(ModeScreen):
         finally:
             self.busy = False
         self.app.class_after(teacher)
+        pending, self.pending = self.pending, None
+        if pending is not None and self.is_attached:
+            self.action_teach(pending)
+            return
         if teacher.autoplay and self.is_attached:
             self.set_timer(AUTOPLAY_PAUSE, lambda: self.action_teach("next") if teacher.autoplay else None)
 

@@ -114,3 +114,27 @@ async def test_pane_history_reflows_when_the_terminal_is_resized(server_binary):
         assert " ".join(" ".join(log_text(app, "A")).split()).count(value) == 2  # the command and its reply: nothing lost or doubled
         await pilot.resize_terminal(160, 45)
         await wait_until(pilot, lambda: len(log.lines) == wide)
+
+
+@pytest.mark.parametrize("screen", ["lesson", "challenge"])
+def test_the_narrations_key_line_comes_from_the_bindings(screen):
+    """The line under the narration names each key of the screen (but those it leaves to
+    F1), with the footer's word: a key added to a screen is in it, none is hand-kept."""
+    from playground.tui.challenge_screen import ChallengeScreen
+    from playground.tui.help_text import key_hint, key_label
+    from playground.tui.lesson_screen import LessonScreen
+
+    cls = LessonScreen if screen == "lesson" else ChallengeScreen
+    hint = key_hint(cls)
+    shown = [b for b in cls.BINDINGS if b.action not in cls.HINT_SKIP]
+    assert len(shown) >= 6
+    named = {}  # word -> its keys, as the line shows them ("Space/Ctrl+N next")
+    for item in hint.partition(": ")[2].split(" · "):
+        keys_shown, _, word = item.partition(" ")
+        named[word] = keys_shown.split("/")
+    for binding in shown:
+        key = binding.key_display or key_label(binding.key).split(" / ")[0]
+        word = binding.description[:1].lower() + binding.description[1:]
+        assert key in named.get(word, []), (binding, hint)
+    left_to_f1 = {b.description[:1].lower() + b.description[1:] for b in cls.BINDINGS if b.action in cls.HINT_SKIP}
+    assert not left_to_f1 & set(named), hint

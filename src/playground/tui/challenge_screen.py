@@ -32,6 +32,9 @@ class ChallengeScreen(ScenarioScreen, inherit_bindings=False):
     ]
     """F1, a, b, u first: at 80 columns the footer still shows them."""
 
+    HINT_SKIP = ("app.show_scripts", "app.toggle_why", "focus_inspector", "toggle_inspector", "focus_client(0)", "focus_client(1)", "app.open_scenario", "app.toggle_order", "presenter", "help_screen")
+    """Keys the narration's one line leaves to the footer and F1 (help_text.key_hint)."""
+
     INTRO = N_("A challenge: you are the scheduler. Choose who moves next until the goal state "
                "appears on the server.")
     KEYS_TITLE = N_("The challenge")

@@ -36,6 +36,24 @@ def binding_rows(bindings) -> list[tuple[str, str]]:
     return [(key_label(b.key), b.tooltip or b.description) for b in bindings]
 
 
+def key_hint(screen) -> str:
+    """The narration's line of keys ("keys: Space/Ctrl+N next · p prev · r restart · …"),
+    from `screen`'s bindings (a screen or its class) in their order: each binding's first
+    key (served: the one that reaches the page) and its footer word, keys of the same word
+    together. A screen's HINT_SKIP names actions too fine for one line (F1 has them)."""
+    skip = getattr(screen, "HINT_SKIP", ())
+    words: dict[str, list[str]] = {}
+    for b in screen.BINDINGS:
+        if b.action in skip or not b.description:
+            continue
+        shown = b.key_display if b.key_display and not served() else key_label(b.key).split(" / ")[0]
+        word = tr(b.description)
+        keys = words.setdefault(word[:1].lower() + word[1:], [])  # ("move A": a client keeps its name)
+        if shown not in keys:
+            keys.append(shown)
+    return tr("keys: {keys}", keys=" · ".join(f"{'/'.join(k)} {word}" for word, k in words.items()))
+
+
 def help_groups(screen) -> list[tuple[str, list[tuple[str, str]]]]:
     """The groups F1 shows for `screen` (a mode's screen, or its class): its keys,
     typing, the app's."""

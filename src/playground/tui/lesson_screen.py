@@ -42,6 +42,9 @@ class LessonScreen(ScenarioScreen, inherit_bindings=False):
     ]
     """Space, p and r first: at 80 columns the footer shows the stepping keys and F1."""
 
+    HINT_SKIP = ("app.show_scripts", "app.toggle_why", "focus_inspector", "toggle_inspector", "focus_client(0)", "focus_client(1)", "teach('faster')", "teach('slower')", "teach('rewind_here')", "app.open_scenario", "app.toggle_order")
+    """Keys the narration's one line leaves to the footer and F1 (help_text.key_hint)."""
+
     INTRO = N_("A scenario: each step is typed into its client's pane and checked against the real "
                "server. Questions ask you to predict before you see.")
     KEYS_TITLE = N_("Stepping the lesson")

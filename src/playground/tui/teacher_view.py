@@ -11,6 +11,7 @@ from rich.text import Text
 from playground.i18n import tr
 from playground.served import label
 
+from .help_text import key_hint
 from .teaching_text import clock, script_block, when_text
 
 
@@ -52,8 +53,7 @@ def narration_text(teacher) -> Text:
                 text.append("  ")
             text.append("\n")
         if not teacher.app.has_class("-short") and not teacher.presenter:  # short: the footer says it; presenter: F1
-            text.append(tr("keys: a/b move a client · u undo · r restart · t timeline · s every schedule · Esc here · x close") + "\n",
-                        style="dim")
+            text.append(key_hint(teacher.screen) + "\n", style="dim")
     else:
         st = teacher.stepper
         total = len(st.flat)
@@ -88,8 +88,7 @@ def narration_text(teacher) -> Text:
                 text.append(tr("  (first {seconds:g} s pass: the step sleeps)", seconds=step.sleep) + "\n", style="yellow")
             text.append_text(script_block(teacher.scenario, step.display))
         if not teacher.app.has_class("-short") and not teacher.presenter:  # short: the footer says it; presenter: F1
-            text.append(label(tr("keys: Space/Ctrl+N next · p back · r restart · e end · o auto · g go to · "
-                              "t timeline · s every schedule · f presenter · Esc here · F1 keys · x close")) + "\n", style="dim")
+            text.append(key_hint(teacher.screen) + "\n", style="dim")
     if teacher.diverged:
         names = ", ".join(sorted(k.decode(errors="replace") for k in teacher.diverged))
         text.append(tr("You changed {keys} by hand: the next steps may not match the lesson. "

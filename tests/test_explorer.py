@@ -15,6 +15,7 @@ from playground.explore.free_play import typed_scenario
 from playground.explore.report import render_json, render_markdown, render_text
 from playground.scenario.library import resolve
 from playground.scenario.loader import load_scenario
+from commands import send
 
 
 def scenario(ref: str, lang: str = "en"):
@@ -345,7 +346,7 @@ async def test_s_mid_lesson_explores_apart_and_esc_comes_back_to_the_same_step(s
         generation = app.playground.server.generation
         await pilot.press("s")
         await wait_until(pilot, lambda: isinstance(app.screen, ExploreScreen), timeout=20)
-        assert await app.playground.execute("B", [b"GET", b"counter"]) == b"5"  # A's SET, nothing else
+        assert await send(app.executor, "B", [b"GET", b"counter"], quiet=True) == b"5"  # A's SET, nothing else
         await pilot.press("escape")
         await wait_until(pilot, lambda: not isinstance(app.screen, ExploreScreen) and not app.mode_screen.busy)
         assert app.teacher.stepper.cursor == 3 and "step 4 of" in panel_text(app)
@@ -373,7 +374,7 @@ async def test_free_play_in_the_app_leaves_the_keys_alone(server_binary):
         await wait_until(pilot, lambda: isinstance(app.screen, ExploreScreen), timeout=20)
         assert app.screen.result.total == 3
         assert {c.snapshot.describe("k") for c in app.screen.result.classes} == {'"a1"', '"b"', '"b1"'}
-        assert await app.playground.execute("A", [b"GET", b"k"]) == b"b1"  # untouched
+        assert await send(app.executor, "A", [b"GET", b"k"], quiet=True) == b"b1"  # untouched
 
 
 def test_the_command_line_agrees_with_the_explorer_and_does_not_load_it_for_other_commands():

@@ -10,6 +10,7 @@ import pytest_asyncio
 
 from playground.gate.endpoint import Gate
 from playground.resp.replies import Nil
+from commands import send
 
 redis = pytest.importorskip("redis.asyncio")
 WAIT = 10.0
@@ -85,7 +86,7 @@ async def test_pipeline_is_one_step_per_command(pg, gate):
 
 async def test_transaction_with_watch_retries(pg, gate):
     r = redis.Redis.from_url(await gate.listen("A"))
-    await pg.execute("A", [b"SET", b"counter", b"10"])
+    await send(pg, "A", [b"SET", b"counter", b"10"])
 
     async def add_one(pipe):
         value = int(await pipe.get("counter"))
@@ -96,7 +97,7 @@ async def test_transaction_with_watch_retries(pg, gate):
         task = asyncio.ensure_future(r.transaction(add_one, "counter"))
         await step(gate, "A", "WATCH counter")
         await step(gate, "A", "GET counter")
-        await pg.execute("B", [b"SET", b"counter", b"20"])  # another client writes in between
+        await send(pg, "B", [b"SET", b"counter", b"20"])  # another client writes in between
         await step(gate, "A", "MULTI")
         await step(gate, "A", "SET counter 11")
         exec_ = await step(gate, "A", "EXEC")
@@ -139,7 +140,7 @@ async def test_blocking_pop_blocks_on_the_server(pg, gate):
                        for line in (await client_list(pg)).splitlines())
         await until(blocked, "A blocked in BLPOP on the server")
         assert not task.done()
-        await pg.execute("B", [b"RPUSH", b"jobs", b"j1"])
+        await send(pg, "B", [b"RPUSH", b"jobs", b"j1"])
         assert await asyncio.wait_for(task, WAIT) in ([b"jobs", b"j1"], (b"jobs", b"j1"))
     finally:
         await r.aclose()
@@ -210,7 +211,7 @@ async def test_pubsub_through_the_gate(pg, gate, protocol):
         assert await p.get_message(timeout=WAIT) == {"type": "subscribe", "pattern": None,
                                                     "channel": b"news", "data": 1}
         assert (await p.get_message(timeout=WAIT))["channel"] == b"sport"
-        await pg.execute("B", [b"PUBLISH", b"sport", b"goal"])
+        await send(pg, "B", [b"PUBLISH", b"sport", b"goal"])
         message = await p.get_message(timeout=WAIT)
         assert message["type"] == "message" and message["data"] == b"goal"
         ping = asyncio.ensure_future(p.ping())

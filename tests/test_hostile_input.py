@@ -14,6 +14,7 @@ from playground.resp.cli_secrets import is_sensitive, redact
 from playground.resp.replies import Bulk, Err, Status
 from playground.scenario.loader import load_scenario
 from playground.scenario.recorder import Recorder
+from commands import send
 
 # -- 1. secrets never on disk ---------------------------------------------------------
 
@@ -226,7 +227,7 @@ return n
 
 async def test_detail_of_huge_keys_is_bounded(pg):
     from playground.engine.key_detail import DETAIL_BYTES, DETAIL_ITEMS
-    assert await pg.execute("A", [b"EVAL", FILL_BIG_KEYS, b"0", b"200000"]) == 200000
+    assert await send(pg, "A", [b"EVAL", FILL_BIG_KEYS, b"0", b"200000"]) == 200000
     reader = pg.reader
     detail = await reader.detail(b"big:set")
     shown = detail["value"].count("\n")
@@ -247,7 +248,7 @@ async def test_detail_of_huge_keys_is_bounded(pg):
     assert detail["shown"] == f"first {DETAIL_BYTES:,} of 5,000,001 bytes"
     detail = await reader.detail(b"big:stream")
     assert detail["shown"] == "first 1,000 of 2,000 entries"
-    await pg.execute("A", [b"SADD", b"small", b"x", b"y"])
+    await send(pg, "A", [b"SADD", b"small", b"x", b"y"])
     detail = await reader.detail(b"small")
     assert detail["shown"] == "all 2 members" and detail["size"] == "2 members"
     assert {line.split(") ", 1)[1] for line in detail["value"].splitlines()} == {'"x"', '"y"'}
@@ -270,7 +271,7 @@ async def _reader(pg, how: str):
 @pytest.mark.parametrize("how", ["script", "pipelined"])
 async def test_filter_finds_a_key_among_many(pg, how):
     from playground.tui.key_inspector import summary_line
-    await pg.execute("A", [b"EVAL", MANY_KEYS, b"0", b"200000"])
+    await send(pg, "A", [b"EVAL", MANY_KEYS, b"0", b"200000"])
     reader = await _reader(pg, how)
     seen_progress = []
     for _ in range(200_000 // (reader.scan_count * reader.scan_rounds) + 5):  # bounded
@@ -295,7 +296,7 @@ async def test_filter_finds_a_key_among_many(pg, how):
 @pytest.mark.parametrize("how", ["script", "pipelined"])
 async def test_pinned_keys_are_always_read(pg, how):
     from playground.tui.key_inspector import summary_line
-    await pg.execute("A", [b"EVAL", MANY_KEYS, b"0", b"200000"])
+    await send(pg, "A", [b"EVAL", MANY_KEYS, b"0", b"200000"])
     reader = await _reader(pg, how)
     pinned = [b"key:199999", b"key:7", b"missing"]
     snap = await reader.snapshot(b"*", pinned=pinned)
@@ -306,7 +307,7 @@ async def test_pinned_keys_are_always_read(pg, how):
     snap = await reader.snapshot(b"key:1999??", pinned=pinned)  # pinned keys obey the filter
     names = [k.name for k in snap.keys]
     assert b"key:199999" in names and b"key:7" not in names
-    await pg.execute("A", [b"DEL", b"key:199999"])
+    await send(pg, "A", [b"DEL", b"key:199999"])
     snap = await reader.snapshot(b"*", pinned=pinned)
     assert b"key:199999" not in [k.name for k in snap.keys]
     assert summary_line(snap, "*") == "100 of 199,999 keys shown (a sample: SCAN)"
@@ -317,16 +318,16 @@ async def test_pinned_keys_are_always_read(pg, how):
 async def test_small_keyspace_is_shown_whole(pg, how):
     from playground.tui.key_inspector import summary_line
     for i in range(10):
-        await pg.execute("A", [b"SET", b"other:%d" % i, b"x"])
-    await pg.execute("A", [b"SET", b"user:1", b"ada"])
-    await pg.execute("A", [b"SET", b"user:2", b"bob"])
+        await send(pg, "A", [b"SET", b"other:%d" % i, b"x"])
+    await send(pg, "A", [b"SET", b"user:1", b"ada"])
+    await send(pg, "A", [b"SET", b"user:2", b"bob"])
     reader = await _reader(pg, how)
     snap = await reader.snapshot(b"*")
     assert snap.complete and len(snap.keys) == 12 and summary_line(snap, "*") == "12 keys"
     snap = await reader.snapshot(b"user:*", pinned=[b"other:1"])
     assert [k.name for k in snap.keys] == [b"user:1", b"user:2"]
     assert summary_line(snap, "user:*") == "2 keys matching user:* (12 in db)"
-    await pg.execute("A", [b"EVAL", MANY_KEYS, b"0", b"250"])
+    await send(pg, "A", [b"EVAL", MANY_KEYS, b"0", b"250"])
     snap = await reader.snapshot(b"key:*")
     assert snap.complete and snap.more == 150
     assert [k.name for k in snap.keys] == sorted(b"key:%d" % i for i in range(1, 251))[:100]
@@ -339,10 +340,10 @@ async def test_glob_match_agrees_with_scan(pg):
     names = [b"user:1", b"user:12", b"user:a", b"hello", b"hallo", b"hxllo", b"h*llo", b"h\nllo",
              b"a[b", b"x-y", b"b", b"\xff\x00"]
     for name in names:
-        await pg.execute("A", [b"SET", name, b"v"])
+        await send(pg, "A", [b"SET", name, b"v"])
     for pattern in [b"*", b"user:?", b"user:*", b"h[ae]llo", b"h[^e]llo", b"h[a-e]llo", b"h[e-a]llo",
                     b"h\\*llo", b"*[[]*", b"[a-c]", b"x[-]y", b"h?llo", b"\xff*"]:
-        reply = await pg.execute("A", [b"SCAN", b"0", b"MATCH", pattern, b"COUNT", b"1000"])
+        reply = await send(pg, "A", [b"SCAN", b"0", b"MATCH", pattern, b"COUNT", b"1000"])
         assert {bytes(k) for k in reply[1]} == {n for n in names if glob_match(pattern, n)}, pattern
 
 
@@ -356,7 +357,7 @@ async def test_inspector_filter_finds_a_key_among_many_in_the_app(server_binary)
     app = make_app(server_binary.path)
     async with app.run_test(size=(120, 35)) as pilot:
         await started(pilot, app)
-        await app.playground.execute("B", [b"EVAL", MANY_KEYS, b"0", b"200000"])
+        await send(app.executor, "B", [b"EVAL", MANY_KEYS, b"0", b"200000"], quiet=True)
         await type_command(pilot, app, "A", "SET zzz:mine 1")  # written by a client: pinned
         inspector = app.mode_screen.query_one(KeyInspector)
         table = inspector.query_one(KeyTable)

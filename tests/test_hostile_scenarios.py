@@ -13,6 +13,7 @@ import pytest
 
 from playground.scenario.model import ScenarioError
 from playground.scenario.loader import load_scenario
+from commands import send
 
 HEAD = 'title = "Hostile"\nlesson = "A file written to break the loader."\n'
 STEP = '[[steps]]\nclient = "A"\ncommand = "GET k"\n'
@@ -199,7 +200,7 @@ async def _lesson_view_stops(tmp_path, pg):
                              "scenario stopped; the playground started a fresh server")
     assert [c.what for c in result.checks if not c.ok] == ["answers in time"]
     assert stepper.finished and await stepper.step() is None
-    assert await pg.execute("B", [b"PING"]) == b"PONG"
+    assert await send(pg, "B", [b"PING"]) == b"PONG"
 
 
 def test_on_a_url_server_a_looping_setup_is_killed_and_check_goes_on(tmp_path, private_server):

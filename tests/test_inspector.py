@@ -2,6 +2,7 @@
 the pipelined reads, bounded work, and no disturbance of the clients."""
 
 from playground.engine.key_reader import Inspector
+from commands import send
 
 
 async def fill(pg):
@@ -10,7 +11,7 @@ async def fill(pg):
                  [b"SADD", b"set", b"1"], [b"ZADD", b"z", b"1", b"one", b"2", b"two"],
                  [b"HSET", b"h", b"f", b"v"], [b"XADD", b"st", b"1-1", b"k", b"v"],
                  [b"SET", b"ttl", b"v", b"EX", b"100"], [b"SET", b"bin\x00\xff", b"\x01"]):
-        await pg.execute(a, argv)
+        await send(pg, a, argv)
 
 
 async def test_script_and_pipeline_agree(pg):
@@ -39,10 +40,10 @@ async def test_one_round_trip_and_no_writes(pg):
     inspector = Inspector(pg.address)
     await inspector.connect()
     await inspector.snapshot()  # loads the script once
-    before = await pg.execute("B", [b"INFO", b"commandstats"])
-    await pg.execute("A", [b"WATCH", b"s"])
+    before = await send(pg, "B", [b"INFO", b"commandstats"])
+    await send(pg, "A", [b"WATCH", b"s"])
     await inspector.snapshot()
-    after = await pg.execute("B", [b"INFO", b"commandstats"])
+    after = await send(pg, "B", [b"INFO", b"commandstats"])
     calls = lambda info: {line.split(":")[0]: int(line.split("calls=")[1].split(",")[0])  # noqa: E731
                           for line in bytes(info).decode().splitlines() if line.startswith("cmdstat_")}
     grown = {k: calls(after)[k] - calls(before).get(k, 0) for k in calls(after)}
@@ -54,7 +55,7 @@ async def test_one_round_trip_and_no_writes(pg):
 
 
 async def test_bounded_with_many_keys(pg):
-    await pg.execute("A", [b"EVAL", b"for i = 1, 5000 do redis.call('SET', 'k:' .. i, i) end", b"0"])
+    await send(pg, "A", [b"EVAL", b"for i = 1, 5000 do redis.call('SET', 'k:' .. i, i) end", b"0"])
     snap = await pg.reader.snapshot()
     assert len(snap.keys) == pg.reader.cap and snap.total == 5000 and snap.more != 0
     assert [k.name for k in snap.keys] == sorted(k.name for k in snap.keys)

@@ -7,6 +7,7 @@ import pytest
 
 from playground.resp.connection import Address, SideConnection, TypedConnection
 from playground.resp.replies import Bulk, Err, Int, Nil, Status
+from commands import send
 
 
 async def test_replies_keep_their_types_and_pipelines_keep_their_order(private_server):
@@ -107,9 +108,9 @@ async def test_a_url_over_tcp_with_a_db(tcp_server):
 
     pg = Playground.create(url=f"redis://127.0.0.1:{tcp_server}/2")
     async with pg:
-        assert await pg.execute("A", [b"SET", b"k", b"v"]) == Status(b"OK")
-        assert await pg.execute("B", [b"GET", b"k"]) == Bulk(b"v")
-        info = bytes(await pg.execute("A", [b"CLIENT", b"INFO"]))
+        assert await send(pg, "A", [b"SET", b"k", b"v"]) == Status(b"OK")
+        assert await send(pg, "B", [b"GET", b"k"]) == Bulk(b"v")
+        info = bytes(await send(pg, "A", [b"CLIENT", b"INFO"]))
         assert b"db=2" in info and b"name=A" in info
         snap = await pg.reader.snapshot(b"*")
         assert [k.name for k in snap.keys] == [b"k"]

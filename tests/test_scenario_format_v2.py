@@ -14,6 +14,7 @@ from playground.scenario.loader import load_scenario
 from playground.scenario.recorder import Recorder
 from playground.scenario.runner import Runner
 from playground.scenario.when import WhenError, parse_when
+from commands import send
 
 HEAD = 'title = "t"\nlesson = "l"\n'
 
@@ -66,7 +67,7 @@ async def test_saved_value_fills_in_and_hash_tags_pass_through(pg, tmp_path):
     result = await run(pg, tmp_path, text)
     assert result.ok, failures(result)
     assert result.steps[1].command == "SET {n}:x 42"  # the hash tag stayed, ${n+1} became 42
-    assert await pg.execute("A", [b"EXISTS", b"{n}:x"]) == 1
+    assert await send(pg, "A", [b"EXISTS", b"{n}:x"]) == 1
 
 
 async def test_dollar_escape_in_an_argument_list_and_before_a_script_name(pg, tmp_path):

@@ -1,13 +1,15 @@
 """Clients A and B: separate connections, state from the server's own truth,
-blocking that blocks only one client, cancel, pub/sub."""
+blocking that blocks only one client, cancel, pub/sub. Commands go through the one
+command path (engine.executor; tests/commands.py), as a pane's do."""
 
 import asyncio
 
-import pytest
-
+from commands import line, send
+from playground.engine import events as ev
+from playground.engine.executor import Executor
+from playground.engine.session import STREAMING
 from playground.resp.cli_format import render
 from playground.resp.replies import Bulk, Err, Nil, Status
-from playground.engine.session import STREAMING
 
 
 async def test_clients_are_separate_named_connections(pg, a, b):
@@ -29,58 +31,58 @@ async def test_first_argument_with_space_is_one_argument(pg, a):
 
 async def test_watch_abort_state_from_server(pg, a, b):
     """SCENARIOS.md watch-abort: A's watch is dirty as soon as B writes, before A's MULTI."""
-    await pg.execute("A", [b"SET", b"balance", b"150"])
-    await pg.execute("A", [b"WATCH", b"balance"])
+    await send(pg, "A", [b"SET", b"balance", b"150"])
+    await send(pg, "A", [b"WATCH", b"balance"])
     assert a.state.watched == (b"balance",) and not a.state.dirty
-    assert await pg.execute("A", [b"GET", b"balance"]) == b"150"
-    await pg.execute("B", [b"SET", b"balance", b"200"])
+    assert await send(pg, "A", [b"GET", b"balance"]) == b"150"
+    await send(pg, "B", [b"SET", b"balance", b"200"])
     assert a.state.dirty, "A must know its WATCH is dirty right after B's SET"
     assert not b.state.dirty
-    await pg.execute("A", [b"MULTI"])
+    await send(pg, "A", [b"MULTI"])
     assert a.state.in_multi and a.state.queued == 0
-    assert await pg.execute("A", [b"DECRBY", b"balance", b"100"]) == b"QUEUED"
+    assert await send(pg, "A", [b"DECRBY", b"balance", b"100"]) == b"QUEUED"
     assert a.state.queued == 1 and a.state.in_multi and a.state.dirty
-    assert await pg.execute("A", [b"EXEC"]) is Nil
+    assert await send(pg, "A", [b"EXEC"]) is Nil
     assert not a.state.in_multi and a.state.watched == () and not a.state.dirty
-    assert await pg.execute("B", [b"GET", b"balance"]) == b"200"
+    assert await send(pg, "B", [b"GET", b"balance"]) == b"200"
 
 
 async def test_same_bytes_rewrite_still_dirties(pg, a, b):
-    await pg.execute("A", [b"SET", b"w", b"same"])
-    await pg.execute("A", [b"WATCH", b"w"])
-    await pg.execute("B", [b"SET", b"w", b"same"])
+    await send(pg, "A", [b"SET", b"w", b"same"])
+    await send(pg, "A", [b"WATCH", b"w"])
+    await send(pg, "B", [b"SET", b"w", b"same"])
     assert a.state.dirty
 
 
 async def test_queue_time_error_marks_exec_abort(pg, a):
-    await pg.execute("A", [b"MULTI"])
-    reply = await pg.execute("A", [b"SET", b"x"])
+    await send(pg, "A", [b"MULTI"])
+    reply = await send(pg, "A", [b"SET", b"x"])
     assert isinstance(reply, Err)
     assert a.state.exec_will_abort and a.state.queued == 0
-    await pg.execute("A", [b"SET", b"y", b"1"])
+    await send(pg, "A", [b"SET", b"y", b"1"])
     assert a.state.queued == 1
-    reply = await pg.execute("A", [b"EXEC"])
+    reply = await send(pg, "A", [b"EXEC"])
     assert isinstance(reply, Err) and reply.code == "EXECABORT"
     assert not a.state.in_multi and not a.state.exec_will_abort
 
 
 async def test_discard_and_unwatch_and_reset(pg, a):
-    await pg.execute("A", [b"WATCH", b"k1", b"k2"])
-    await pg.execute("A", [b"WATCH", b"k1"])
+    await send(pg, "A", [b"WATCH", b"k1", b"k2"])
+    await send(pg, "A", [b"WATCH", b"k1"])
     assert a.state.watched == (b"k1", b"k2")
-    await pg.execute("A", [b"UNWATCH"])
+    await send(pg, "A", [b"UNWATCH"])
     assert a.state.watched == ()
-    await pg.execute("A", [b"WATCH", b"k"])
-    await pg.execute("A", [b"MULTI"])
-    await pg.execute("A", [b"DISCARD"])
+    await send(pg, "A", [b"WATCH", b"k"])
+    await send(pg, "A", [b"MULTI"])
+    await send(pg, "A", [b"DISCARD"])
     assert not a.state.in_multi and a.state.watched == ()
-    await pg.execute("A", [b"MULTI"])
-    await pg.execute("A", [b"RESET"])
+    await send(pg, "A", [b"MULTI"])
+    await send(pg, "A", [b"RESET"])
     assert not a.state.in_multi
 
 
 async def test_blocking_pop_blocks_only_its_client(pg, a, b):
-    pending = asyncio.create_task(pg.execute("A", [b"BLPOP", b"jobs", b"0"]))
+    pending = asyncio.create_task(send(pg, "A", [b"BLPOP", b"jobs", b"0"]))
     for _ in range(200):
         await asyncio.sleep(0.005)
         await pg.refresh_states()
@@ -88,116 +90,113 @@ async def test_blocking_pop_blocks_only_its_client(pg, a, b):
             break
     assert a.state.blocked and a.state.pending == (b"BLPOP", b"jobs", b"0")
     assert not pending.done()
-    assert await pg.execute("B", [b"RPUSH", b"jobs", b"j1"]) == 1
+    assert await send(pg, "B", [b"RPUSH", b"jobs", b"j1"]) == 1
     reply = await asyncio.wait_for(pending, 5)
     assert render(reply) == b'1) "jobs"\n2) "j1"\n'
     assert not a.state.blocked and a.state.pending is None
 
 
 async def test_cancel_pending_command_reconnects(pg, a, b):
-    await pg.execute("A", [b"WATCH", b"w"])
+    await send(pg, "A", [b"WATCH", b"w"])
     old_id = a.state.client_id
-    pending = asyncio.create_task(pg.execute("A", [b"BLPOP", b"jobs", b"0"]))
+    pending = asyncio.create_task(line(pg, "A", [b"BLPOP", b"jobs", b"0"]))
     await asyncio.sleep(0.05)
     message = await a.cancel()
-    assert pending.cancelled() or pending.done()
+    result = await asyncio.wait_for(pending, 5)
+    assert result.lost and not result.replies, "the cancelled BLPOP got no reply"
     assert "WATCH" in message and "cancelled" in message
     assert a.state.client_id != old_id and a.state.watched == ()
-    assert await pg.execute("A", [b"PING"]) == b"PONG"
+    assert await send(pg, "A", [b"PING"]) == b"PONG"
     # the old connection is really gone: B's push is not eaten by a ghost BLPOP
-    await pg.execute("B", [b"RPUSH", b"jobs", b"j1"])
-    assert await pg.execute("B", [b"LLEN", b"jobs"]) == 1
+    await send(pg, "B", [b"RPUSH", b"jobs", b"j1"])
+    assert await send(pg, "B", [b"LLEN", b"jobs"]) == 1
 
 
 async def test_busy_script_blocks_everyone_and_script_kill(pg, a, b):
     script = b"local t = redis.call('TIME')[1] + 10 while tonumber(redis.call('TIME')[1]) < t do end return 1"
-    pending = asyncio.create_task(pg.execute("A", [b"EVAL", script, b"0"]))
+    pending = asyncio.create_task(send(pg, "A", [b"EVAL", script, b"0"]))
     reply = None
     for _ in range(100):
-        reply = await pg.execute("B", [b"GET", b"k"])
+        reply = await send(pg, "B", [b"GET", b"k"])
         if isinstance(reply, Err):
             break
         await asyncio.sleep(0.02)
     assert isinstance(reply, Err) and reply.code == "BUSY"
     assert a.state.busy_script
-    assert await pg.execute("B", [b"SCRIPT", b"KILL"]) == b"OK"
+    assert await send(pg, "B", [b"SCRIPT", b"KILL"]) == b"OK"
     killed = await asyncio.wait_for(pending, 10)
     assert isinstance(killed, Err) and b"Script killed by user" in killed.message
 
 
 async def test_subscribe_streams_messages(pg, a, b):
-    frames = []
-    a.on_stream = lambda session, frame: frames.append(frame)
-    assert await pg.execute("A", [b"SUBSCRIBE", b"news", b"sport"]) is STREAMING
+    seen = []
+    ex = Executor(pg, seen.append)
+    assert await send(ex, "A", [b"SUBSCRIBE", b"news", b"sport"]) is STREAMING
     await a.wait_stream_drained()
-    assert [render(f) for f in frames] == [
+    assert [render(e.frame) for e in seen if isinstance(e, ev.Message)] == [
         b'1) "subscribe"\n2) "news"\n3) (integer) 1\n',
         b'1) "subscribe"\n2) "sport"\n3) (integer) 2\n']
     assert a.state.subscriptions == 2
-    assert await pg.execute("B", [b"PUBLISH", b"news", b"hello"]) == 1
+    assert await send(ex, "B", [b"PUBLISH", b"news", b"hello"]) == 1
     await a.sync()
-    assert render(frames[-1]) == b'1) "message"\n2) "news"\n3) "hello"\n'
-    await pg.execute("A", [b"UNSUBSCRIBE"])
+    assert render([e.frame for e in seen if isinstance(e, ev.Message)][-1]) == b'1) "message"\n2) "news"\n3) "hello"\n'
+    await send(ex, "A", [b"UNSUBSCRIBE"])
     await a.wait_stream_drained()
     assert a.state.subscriptions == 0 and not a.streaming
-    assert await pg.execute("A", [b"PING"]) == b"PONG"
+    assert await send(ex, "A", [b"PING"]) == b"PONG"
 
 
 async def test_hello3_switches_protocol_on_the_same_connection(pg, a):
-    await pg.execute("A", [b"HSET", b"h", b"f", b"v"])
-    await pg.execute("A", [b"HELLO", b"3"])
+    await send(pg, "A", [b"HSET", b"h", b"f", b"v"])
+    await send(pg, "A", [b"HELLO", b"3"])
     assert a.state.resp == 3
-    assert render(await pg.execute("A", [b"HGETALL", b"h"])) == b'1# "f" => "v"\n'
+    assert render(await send(pg, "A", [b"HGETALL", b"h"])) == b'1# "f" => "v"\n'
 
 
 async def test_shutdown_nosave_then_restart(pg, a, b):
-    from playground.engine.playground import ServerGone
-
-    await pg.execute("A", [b"SET", b"k", b"v"])
+    await send(pg, "A", [b"SET", b"k", b"v"])
     old_pid = pg.server.process.pid
-    with pytest.raises(ServerGone) as info:
-        await pg.execute("B", [b"SHUTDOWN", b"NOSAVE"])
-    assert info.value.expected and "gone" in str(info.value)
+    result = await line(pg, "B", [b"SHUTDOWN", b"NOSAVE"])
+    assert result.expected_stop and "gone" in result.server_gone and not result.replies
     assert pg.server_stopped()
     message = await pg.restart()
     assert "fresh server" in message
     assert pg.server.process.pid != old_pid
-    assert await pg.execute("A", [b"GET", b"k"]) is Nil
-    assert await pg.execute("B", [b"PING"]) == b"PONG"
+    assert await send(pg, "A", [b"GET", b"k"]) is Nil
+    assert await send(pg, "B", [b"PING"]) == b"PONG"
 
 
 async def test_unkillable_script_then_shutdown(pg, a, b):
     script = (b"redis.call('SET', KEYS[1], 'x') local t = redis.call('TIME')[1] + 10 "
               b"while tonumber(redis.call('TIME')[1]) < t do end return 1")
-    pending = asyncio.create_task(pg.execute("A", [b"EVAL", script, b"1", b"k"]))
+    pending = asyncio.create_task(line(pg, "A", [b"EVAL", script, b"1", b"k"]))
     reply = None
     for _ in range(100):
-        reply = await pg.execute("B", [b"SCRIPT", b"KILL"])
+        reply = await send(pg, "B", [b"SCRIPT", b"KILL"])
         if isinstance(reply, Err) and reply.code == "UNKILLABLE":
             break
         await asyncio.sleep(0.02)
     assert isinstance(reply, Err) and reply.code == "UNKILLABLE"
-    from playground.engine.playground import ServerGone
-
-    with pytest.raises(ServerGone):
-        await pg.execute("B", [b"SHUTDOWN", b"NOSAVE"])
-    with pytest.raises(Exception):
-        await asyncio.wait_for(pending, 10)
+    result = await line(pg, "B", [b"SHUTDOWN", b"NOSAVE"])
+    assert result.server_gone and result.expected_stop
+    killed = await asyncio.wait_for(pending, 10)
+    assert killed.server_gone and not killed.replies, "the script's client saw the server go"
     await pg.restart()
-    assert await pg.execute("A", [b"EXISTS", b"k"]) == 0
+    assert await send(pg, "A", [b"EXISTS", b"k"]) == 0
 
 
 async def test_url_mode_refuses_flush_without_flag(private_server):
-    from playground.engine.playground import Playground, Refused
+    from playground.engine.playground import Playground
     from playground.resp.connection import Address
 
     url = Address(path=private_server.socket_path)
     async with Playground(url=url) as pg:
-        with pytest.raises(Refused, match="allow-flush"):
-            await pg.execute("A", [b"FLUSHALL"])
-        with pytest.raises(Refused):
-            await pg.execute("A", [b"shutdown"])
-        assert await pg.execute("A", [b"PING"]) == b"PONG"
+        result = await line(pg, "A", [b"FLUSHALL"])
+        assert "allow-flush" in result.refused and not result.replies
+        result = await line(pg, "A", [b"shutdown"])
+        assert result.refused and not result.replies
+        assert await send(pg, "A", [b"PING"]) == b"PONG"
     assert private_server.alive()  # closing a --url playground never stops that server
     async with Playground(url=url, allow_flush=True) as pg:
-        assert await pg.execute("A", [b"FLUSHALL"]) == b"OK"
+        assert await send(pg, "A", [b"FLUSHALL"]) == b"OK"
+

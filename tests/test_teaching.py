@@ -3,6 +3,7 @@
 from playground.scenario.library import bundled_dir
 from playground.scenario.loader import load_scenario
 from playground.scenario.stepper import Challenge, Stepper
+from commands import send
 
 
 def scenario(sid):
@@ -20,7 +21,7 @@ async def test_step_previous_and_jump(pg):
     await st.previous()  # back to just after A's GET: the watch is clean again
     assert st.cursor == 2
     assert pg.session("A").state.watched == (b"balance",) and not pg.session("A").state.dirty
-    assert await pg.execute("B", [b"GET", b"balance"]) == b"150"
+    assert await send(pg, "B", [b"GET", b"balance"]) == b"150"
     await st.goto(6)
     assert st.results[-1].reply == "(nil)\n" and st.results[-1].ok
     rest = await st.run_to_end()
@@ -66,7 +67,7 @@ async def test_lost_update_challenge_won_and_not_won(pg):
     for client in ["A", "A", "B", "B"]:  # serial: no race, counter 6
         await ch.move(client)
     assert await ch.won() is False
-    assert await pg.execute("A", [b"GET", b"counter"]) == b"6"
+    assert await send(pg, "A", [b"GET", b"counter"]) == b"6"
 
 
 async def test_challenge_undo(pg):
@@ -76,7 +77,7 @@ async def test_challenge_undo(pg):
     await ch.move("A")
     assert await ch.won() is None  # not finished
     await ch.undo()
-    assert ch.moves == ["A"] and await pg.execute("B", [b"GET", b"counter"]) == b"4"
+    assert ch.moves == ["A"] and await send(pg, "B", [b"GET", b"counter"]) == b"4"
     await ch.move("B")
     await ch.move("A")
     await ch.move("B")
@@ -90,7 +91,7 @@ async def test_oversell_serial_order_sells_once(pg):
         await ch.move(client)
     assert await ch.won() is False
     assert any(r.skipped and "does not do this" in r.skipped for r in ch.results)
-    assert await pg.execute("A", [b"LLEN", b"orders"]) == 1
+    assert await send(pg, "A", [b"LLEN", b"orders"]) == 1
 
 
 async def test_refresh_double_spend_challenge(pg):
@@ -114,14 +115,14 @@ async def test_recording_round_trip(pg, tmp_path):
 
     async def typed(client, line, argv):
         rec.sent(client, line)
-        reply = await pg.execute(client, argv)
+        reply = await send(pg, client, argv)
         rec.replied(client, render(reply, argv).decode(), reply)
 
     await typed("A", 'SET "greeting" "hello world"', [b"SET", b"greeting", b"hello world"])
     await typed("B", "GET greeting", [b"GET", b"greeting"])
     await typed("B", "LPUSH greeting x", [b"LPUSH", b"greeting", b"x"])
     rec.sent("A", "BLPOP jobs 0")
-    pending = asyncio.create_task(pg.execute("A", [b"BLPOP", b"jobs", b"0"]))
+    pending = asyncio.create_task(send(pg, "A", [b"BLPOP", b"jobs", b"0"]))
     assert not await pg.settle("A", pending)
     await typed("B", "RPUSH jobs j1", [b"RPUSH", b"jobs", b"j1"])
     reply = await pending

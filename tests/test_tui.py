@@ -11,6 +11,7 @@ from playground.tui.client_pane import ClientPane
 from playground.tui.mode_screen import ModeScreen
 from playground.tui.server_bar import ServerBar
 from playground.tui.key_table import KeyTable
+from commands import send
 
 
 async def wait_until(pilot, predicate, timeout=10.0):
@@ -163,12 +164,12 @@ async def test_f5_asks_before_wiping_a_live_server(server_binary):
         await pilot.press("n")
         await wait_until(pilot, lambda: not isinstance(app.screen, ConfirmScreen))
         assert app.playground.server.generation == generation
-        assert await app.playground.execute("A", [b"EXISTS", b"kept"]) == 1
+        assert await send(app.executor, "A", [b"EXISTS", b"kept"], quiet=True) == 1
         await pilot.press("f5")
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
         await pilot.press("y")
         await wait_until(pilot, lambda: app.playground.server.generation == generation + 1)
-        assert await app.playground.execute("A", [b"EXISTS", b"kept"]) == 0
+        assert await send(app.executor, "A", [b"EXISTS", b"kept"], quiet=True) == 0
 
 
 async def test_ctrl_c_at_an_idle_prompt_says_how_to_quit(server_binary):

@@ -10,6 +10,7 @@ from playground.tui.key_inspector import KeyInspector
 from playground.tui.script_editor import ScriptEditor
 from playground.tui.key_table import KeyTable
 from test_tui import log_text, started, type_command, wait_until
+from commands import send
 
 
 def hint(app, client="A") -> str:
@@ -114,13 +115,13 @@ async def test_flush_asks_first(server_binary):
         await pilot.press("f8")
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
         await pilot.press("n")
-        assert await app.playground.execute("B", [b"EXISTS", b"k"]) == 1
+        assert await send(app.executor, "B", [b"EXISTS", b"k"], quiet=True) == 1
         await pilot.press("f8")
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
         await pilot.press("y")
         await wait_until(pilot, lambda: not isinstance(app.screen, ConfirmScreen))
         await app.workers.wait_for_complete()
-        assert await app.playground.execute("B", [b"EXISTS", b"k"]) == 0
+        assert await send(app.executor, "B", [b"EXISTS", b"k"], quiet=True) == 0
 
 
 async def test_filter_and_detail_view(server_binary):

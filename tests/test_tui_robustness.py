@@ -11,6 +11,7 @@ from playground.tui.key_inspector import KeyInspector
 from playground.tui.server_bar import ServerBar
 from playground.tui.key_table import KeyTable
 from test_tui import log_text, shutdown_then_f5, started, state_text, type_command, wait_until
+from commands import send
 
 BUSY = "local t = redis.call('TIME')[1] + 10 while tonumber(redis.call('TIME')[1]) < t do end return 1"
 UNKILLABLE = ("redis.call('SET', KEYS[1], 'x') local t = redis.call('TIME')[1] + 10 "
@@ -71,7 +72,7 @@ async def test_ten_megabyte_value(server_binary):
     app = make_app(server_binary.path)
     async with app.run_test(size=(120, 40)) as pilot:
         await started(pilot, app)
-        await app.playground.execute("B", [b"SET", b"big", b"x" * 10_000_000])
+        await send(app.executor, "B", [b"SET", b"big", b"x" * 10_000_000], quiet=True)
         started_at = time.monotonic()
         await type_command(pilot, app, "A", "GET big")
         assert "more bytes of this reply not shown" in last_reply(app, "A")
@@ -89,8 +90,8 @@ async def test_hundred_thousand_keys(server_binary):
     app = make_app(server_binary.path)
     async with app.run_test(size=(120, 40)) as pilot:
         await started(pilot, app)
-        await app.playground.execute(
-            "B", [b"EVAL", b"for i = 1, 100000 do redis.call('SET', 'key:' .. i, i) end return 1", b"0"])
+        await send(app.executor, "B", [b"EVAL", b"for i = 1, 100000 do redis.call('SET', 'key:' .. i, i) end return 1",
+                                       b"0"], quiet=True)
         inspector = app.mode_screen.query_one(KeyInspector)
         inspector.refresh_keys()
         summary = inspector.query_one("#summary", Static)

@@ -14,6 +14,7 @@ from playground.tui.client_pane import ClientPane
 from playground.tui.key_inspector import KeyInspector
 from playground.tui.server_bar import ServerBar
 from test_tui import started, type_command, wait_until
+from commands import send
 
 
 @pytest.fixture(autouse=True)
@@ -93,11 +94,12 @@ def test_inspector_with_many_keys(snap_compare):
     async def run_before(pilot):
         app = pilot.app
         await started(pilot, app)
-        await app.playground.execute("B", [b"EVAL", (
+        await send(app.executor, "B", [b"EVAL", (
             b"for i = 1, 250 do redis.call('SET', string.format('key:%03d', i), i) end "
             b"redis.call('RPUSH', 'list', 'a', 'b', 'c', 'd', 'e', 'f', 'g') "
             b"redis.call('SADD', 'set', 1, 2, 3) redis.call('ZADD', 'zs', 1, 'one', 2, 'two') "
-            b"redis.call('HSET', 'h', 'f', 'v') redis.call('XADD', 'st', '1-1', 'field', 'value') return 1"), b"0"])
+            b"redis.call('HSET', 'h', 'f', 'v') redis.call('XADD', 'st', '1-1', 'field', 'value') return 1"), b"0"],
+            quiet=True)
         app.mode_screen.query_one(KeyInspector).refresh_keys()
         await wait_until(pilot, lambda: app.mode_screen.query_one(KeyInspector).snapshot is not None
                          and app.mode_screen.query_one(KeyInspector).snapshot.total == 255)

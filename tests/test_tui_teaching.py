@@ -13,6 +13,7 @@ from playground.tui.app import make_app
 from playground.tui.narration import NarrationPanel
 from playground.tui.teaching_screens import PredictScreen, ScenarioPicker, TimelineScreen
 from test_tui import log_text, started, type_command, wait_until
+from commands import send
 
 
 def scenario(sid):
@@ -53,7 +54,7 @@ async def test_next_previous_restart_on_watch_abort(server_binary):
         await press_and_wait(pilot, app, "p")
         assert "step 3 of 11" in panel_text(app) and "Rewound" in panel_text(app)
         assert log_text(app, "B") == []  # B's step is undone, and so is its effect
-        assert await app.playground.execute("B", [b"GET", b"balance"]) == b"150"
+        assert await send(app.executor, "B", [b"GET", b"balance"], quiet=True) == b"150"
         assert "dirty" not in str(app.mode_screen.query_one("#pane-A #state", Static).render())
         await press_and_wait(pilot, app, "r")
         assert "step 1 of 11" in panel_text(app) and log_text(app, "A") == []
@@ -88,8 +89,8 @@ async def test_run_to_end_and_jump_on_pcall(server_binary):
         await pilot.pause()
         await pilot.press("3", "enter")  # step 3 next: steps 1 and 2 replayed
         await wait_until(pilot, lambda: "step 3 of 3" in panel_text(app))
-        assert await app.playground.execute("A", [b"GET", b"handled-error"]) == b"handled"
-        assert await app.playground.execute("A", [b"EXISTS", b"new-list"]) == 0
+        assert await send(app.executor, "A", [b"GET", b"handled-error"], quiet=True) == b"handled"
+        assert await send(app.executor, "A", [b"EXISTS", b"new-list"], quiet=True) == 0
 
 
 async def test_autoplay_stops_at_pause_and_prediction(server_binary):
@@ -128,7 +129,7 @@ async def test_free_typing_mid_scenario_is_noticed(server_binary):
         await wait_until(pilot, lambda: "You changed balance by hand" in panel_text(app))
         app.mode_screen.query_one(NarrationPanel).focus()
         await press_and_wait(pilot, app, "w")
-        assert await app.playground.execute("B", [b"GET", b"balance"]) == b"150"
+        assert await send(app.executor, "B", [b"GET", b"balance"], quiet=True) == b"150"
         assert "You changed" not in panel_text(app)
 
 
@@ -214,7 +215,7 @@ async def test_recording_round_trip(server_binary, private_state_dir):
         await pilot.press("f9")
         await pilot.press("y")
         await wait_until(pilot, lambda: app.recorder is not None)
-        assert await app.playground.execute("A", [b"EXISTS", b"stale"]) == 0  # recording starts empty
+        assert await send(app.executor, "A", [b"EXISTS", b"stale"], quiet=True) == 0  # recording starts empty
         await type_command(pilot, app, "A", "SET counter 4")
         await type_command(pilot, app, "A", "GET counter")
         await type_command(pilot, app, "B", "INCR counter")
@@ -247,7 +248,7 @@ async def test_a_step_that_never_answers_stops_the_lesson_and_says_so(server_bin
         await wait_until(pilot, lambda: "The scenario stopped" in panel_text(app), timeout=20)
         assert f"{paused}: step 1 (A> CLIENT PAUSE 600000 ALL): no answer within 1s" in panel_text(app)
         assert "r restarts it; x closes it." in panel_text(app)
-        assert await app.playground.execute("B", [b"PING"]) == b"PONG"
+        assert await send(app.executor, "B", [b"PING"], quiet=True) == b"PONG"
 
 
 async def test_a_key_pressed_while_a_step_runs_is_not_lost(server_binary):

@@ -293,14 +293,19 @@ def bench_replay(runs: int) -> dict:
 
 
 async def _inspector(runs: int) -> dict:
+    from playground.engine.executor import Executor
     from playground.engine.playground import Playground
 
     out = {}
     async with Playground.create(server_choice="bundled") as pg:
+        executor = Executor(pg)
         populate = b"for i = 1, tonumber(ARGV[1]) do redis.call('SET', 'key:' .. i, i) end return 1"
         for n in (100, 10_000, 100_000):
-            await pg.execute("A", [b"FLUSHALL"])
-            await pg.execute("A", [b"EVAL", populate, b"0", str(n).encode()])
+            for argv in ([b"FLUSHALL"], [b"EVAL", populate, b"0", str(n).encode()]):
+                result = await executor.run("A", argv)
+                failed = result.refused or result.lost or result.server_gone
+                if failed:
+                    raise RuntimeError(f"inspector bench setup: {failed}")
             times = []
             for _ in range(runs):
                 t0 = time.perf_counter()

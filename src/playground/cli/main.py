@@ -365,10 +365,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"redis-playground: {exc}", file=sys.stderr)
         return 1
     except Exception as exc:  # the engine's own one-line errors (cannot connect, refused, ...)
-        from playground.engine.playground import Refused, ServerGone
+        from playground.engine.playground import Refused
         from playground.engine.session import ConnectionLost
 
-        if isinstance(exc, (Refused, ServerGone, ConnectionLost)):
+        if isinstance(exc, (Refused, ConnectionLost)):
             print(f"redis-playground: {exc}", file=sys.stderr)
             return 1
         raise

@@ -1,7 +1,8 @@
 """The playground: one server, named client sessions, and the observer of their state.
 
-Everything the REPL, the scenario runner and the TUI do goes through `Playground.execute`:
-argv -> session -> typed reply, then the observer refreshes every client's state once.
+Commands are sent by the one command path (engine/executor.py), which asks
+`check_allowed` and `note_scripts` here first; `refresh_states` asks the server once
+for every client's state.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from playground.engine.own_traffic import OwnTraffic
 from playground.engine.server_order import ServerOrder
 from playground.resp.connection import Address, SideConnection
 from playground.errors import ServerError
-from playground.engine.session import ConnectionLost, Session
+from playground.engine.session import Session
 from playground.i18n import tr
 
 if TYPE_CHECKING:  # (imported when used: `repl --url` needs neither)
@@ -28,14 +29,6 @@ if TYPE_CHECKING:  # (imported when used: `repl --url` needs neither)
 
 _POLL_MIN, _POLL_MAX = 0.001, 0.05
 FLUSH = [[b"FLUSHALL"], [b"SCRIPT", b"FLUSH"], [b"FUNCTION", b"FLUSH"]]  # no keys, scripts or functions
-
-
-class ServerGone(Exception):
-    """The server stopped (a crash, or SHUTDOWN typed by a user)."""
-
-    def __init__(self, message: str, expected: bool = False) -> None:
-        super().__init__(message)
-        self.expected = expected  # True when the command itself was SHUTDOWN
 
 
 class Refused(Exception):
@@ -225,27 +218,6 @@ class Playground:
                           dangerous=self.dangerous)
         if message:
             raise Refused(message)
-
-    async def execute(self, name: str, argv: list[bytes], refresh: bool = True):
-        """Run one command as client `name` and (unless `refresh` is False: the caller
-        will call refresh_states itself, e.g. after showing the reply) refresh every
-        client's state from the server.
-
-        Raises Refused, ServerGone, or ConnectionLost (the client's own connection dropped).
-        """
-        self.check_allowed(argv)
-        self.note_scripts(argv)
-        session = self.sessions[name]
-        try:
-            reply = await session.execute(argv)
-        except ConnectionLost as exc:
-            shutdown = argv[0].lower() == b"shutdown"
-            if self._server_stopped(wait=shutdown):
-                raise ServerGone(tr("the server stopped; ") + self.gone_message(), expected=shutdown) from None
-            raise ConnectionLost(tr("client {name}: connection lost ({error}); reconnect to continue", name=name, error=exc)) from None
-        if refresh:
-            await self.refresh_states()
-        return reply
 
     def note_scripts(self, argv: list[bytes]) -> None:
         """Remember the scripts clients use, to show which are still cached."""

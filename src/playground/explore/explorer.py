@@ -33,7 +33,7 @@ from itertools import permutations
 from dataclasses import replace
 
 from playground.engine.executor import Executor
-from playground.engine.playground import Playground, ServerGone
+from playground.engine.playground import Playground
 from playground.explore import schedules as sch
 from playground.engine.catalogue import block_timeout, may_block
 from playground.explore.footprint import Footprint, footprints
@@ -191,7 +191,7 @@ class Explorer:
             self.fresh.check_alive(label)
         except ServerStopped as exc:
             raise ExploreError(f"{self.scenario.id}: {exc}") from exc
-        except (ServerGone, ConnectionError, OSError) as exc:
+        except (ConnectionError, OSError) as exc:
             try:
                 self.fresh.check_alive(label)
             except ServerStopped as stopped:

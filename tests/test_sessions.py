@@ -200,3 +200,14 @@ async def test_url_mode_refuses_flush_without_flag(private_server):
     async with Playground(url=url, allow_flush=True) as pg:
         assert await send(pg, "A", [b"FLUSHALL"]) == b"OK"
 
+
+
+async def test_a_fresh_start_lifts_a_pause_a_client_left(pg):
+    """CLIENT PAUSE … WRITE left by a scenario would hold the next part's flush (and
+    setup) until it expires: a fresh start is a server with no pause."""
+    import asyncio
+
+    assert await send(pg, "A", [b"CLIENT", b"PAUSE", b"600000", b"WRITE"]) == b"OK"
+    replies = await asyncio.wait_for(pg.reset([[b"SET", b"k", b"1"]]), 10)  # (a hang fails, never stalls)
+    assert [bytes(r) for r in replies] == [b"OK"]
+    assert await send(pg, "B", [b"GET", b"k"]) == b"1"

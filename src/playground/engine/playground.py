@@ -29,6 +29,8 @@ if TYPE_CHECKING:  # (imported when used: `repl --url` needs neither)
 
 _POLL_MIN, _POLL_MAX = 0.001, 0.05
 FLUSH = [[b"FLUSHALL"], [b"SCRIPT", b"FLUSH"], [b"FUNCTION", b"FLUSH"]]  # no keys, scripts or functions
+UNPAUSE = [[b"CLIENT", b"UNPAUSE"]]  # the private server's fresh start has no pause (a WRITE pause
+                                     # would hold the flush); a --url server's pauses are not ours
 
 
 class Refused(Exception):
@@ -354,7 +356,7 @@ class Playground:
             from playground.engine.topology_ops import flush_primaries
             await flush_primaries(self.topology)
         else:
-            await self.admin.run(FLUSH)
+            await self.admin.run(self._fresh())
         self.order.mark("flush")
         self.writes.forget()
 
@@ -402,11 +404,16 @@ class Playground:
         setter = self.sessions[by] if by else next(iter(self.sessions.values()))
         others = [s for s in self.sessions.values() if s is not setter]
         self.order.mark("reset", label, setup)
+        fresh = self._fresh()
         *_, replies = await asyncio.gather(*(session.reset() for session in others),
-                                           setter.reset(then=FLUSH + list(setup)))
+                                           setter.reset(then=fresh + list(setup)))
         if self.changes is not None:
             await self.changes.discard()  # the setup's key events are nobody's write
-        return replies[len(FLUSH):]
+        return replies[len(fresh):]
+
+    def _fresh(self) -> list[list[bytes]]:
+        """What empties the server for a fresh start (UNPAUSE first: on the private server only)."""
+        return (UNPAUSE + FLUSH) if self.private else FLUSH
 
 
 def no_reply_coming(session: Session) -> bool:

@@ -167,3 +167,20 @@ async def test_f12_says_the_notes_already_in_a_pane_again_in_the_new_language():
 
         await pilot.press("f12")
         await wait_until(pilot, lambda: any("B changed WATCHed k" in line for line in log_text(app, "A")))
+
+
+async def test_f12_says_a_lessons_check_lines_in_the_new_language(server_binary):
+    """The folded "✓ reply" under a stepped command is the app's, not the server's: after
+    F12 it is in Chinese; the command and its reply are untouched."""
+    from test_tui_teaching import opened, panel_text, press_and_wait, scenario
+
+    app = make_app(server_binary.path, open_scenario=scenario("watch-abort"))
+    async with app.run_test(size=(120, 35)) as pilot:
+        await opened(pilot, app)
+        await press_and_wait(pilot, app, "space")
+        assert "step 2 of 11" in panel_text(app)
+        assert "  ✓ reply" in log_text(app, "A")
+        before = [line for line in log_text(app, "A") if "✓" not in line]
+        await pilot.press("f12")
+        await wait_until(pilot, lambda: "  ✓ 回复" in log_text(app, "A") and "  ✓ reply" not in log_text(app, "A"))
+        assert [line for line in log_text(app, "A") if "✓" not in line] == before

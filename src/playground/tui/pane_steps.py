@@ -37,7 +37,7 @@ class StepDrawing:
         step = result.step
         shown = result.command or step.display
         if step.wait:  # what it answers, then the reply (as redis-cli prints a reply under its command)
-            self.write(tr("(the pending reply arrives)"), style="italic dim")
+            self.add(lambda: Text(tr("(the pending reply arrives)"), style="italic dim"))
             if result.note and not result.skipped:
                 self.note(result.note)
         elif step.kind == "server":  # "# [server] kill primary", as free play's palette says it: nobody typed it
@@ -46,7 +46,7 @@ class StepDrawing:
             self.write(f"{self.client}> {shown}", style="bold",
                        secretless=f"{self.client}> {redact_line(shown, list(result.argv) if result.argv else None)}")
         if result.skipped:
-            self.write(tr("– skipped: {reason}", reason=result.skipped), style="yellow")
+            self.add(lambda: Text(tr("– skipped: {reason}", reason=result.skipped), style="yellow"))
             return
         self.note_outcome(result.argv, result.value)
         for redirect in result.redirects:  # a cluster's `-> Redirected to slot ...`, as in free play
@@ -60,12 +60,14 @@ class StepDrawing:
             self.note(result.note)
         from .teaching_text import checks_line
 
-        folded = checks_line(result.checks, self.log_widget.scrollable_content_region.width)  # one line per step: the commands stay in view
-        if folded is not None:
-            self.add(folded)  # kept: Ctrl+T / Ctrl+Y redraw the log from what was added
+        # one line per step: the commands stay in view; made anew when the log is redrawn
+        # (Ctrl+T, Ctrl+Y, a new width, F12: the check names in the language shown)
+        if checks_line(result.checks) is not None:
+            self.add(lambda: checks_line(result.checks, self.log_widget.scrollable_content_region.width))
         for check in result.checks:
             if not check.ok:
-                self.write(f"  ✗ {tr_check(check.what)}: {check.detail}", style="bold white on red")
+                self.add(lambda check=check: Text(f"  ✗ {tr_check(check.what)}: {check.detail}",
+                                                  style="bold white on red"))
 
     def separator(self, name: str) -> None:
         """Teaching mode: a part of the scenario starts here."""

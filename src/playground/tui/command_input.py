@@ -111,7 +111,9 @@ class CommandInput(Input):
         self._set(self._draft)
         self._pos = None
 
-    async def _on_key(self, event: events.Key) -> None:
+    async def on_key(self, event: events.Key) -> None:
+        """Reverse search takes the keys it needs first; prevent_default keeps them from
+        Input's own handling, which runs after this one for every other key."""
         if self._search is not None:
             if event.key == "enter":
                 event.stop()
@@ -132,7 +134,6 @@ class CommandInput(Input):
                 return
             if event.key not in ("ctrl+r", "escape", "ctrl+g"):
                 self._end_search()  # a movement key: keep the match and edit it
-        await super()._on_key(event)
 
     def action_complete(self) -> None:
         if not self._completions:

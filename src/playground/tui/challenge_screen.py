@@ -3,6 +3,8 @@ the goal state appears on the real server."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from textual.binding import Binding
 
 from playground.i18n import N_
@@ -22,7 +24,9 @@ class ChallengeScreen(ScenarioScreen, inherit_bindings=False):
         Binding("b", "teach('move:B')", "Move B", tooltip=N_("move client B one step")),
         Binding("u", "teach('undo')", "Undo", tooltip=N_("undo the last move")),
         RESTART,
-        *SHARED,
+        # (a move is a/b, not typing: F2/F3 stay in F1, and at 80 columns the footer
+        # reaches the server order)
+        *[replace(b, show=False) if b.action.startswith("focus_client") else b for b in SHARED],
         ESCAPE,
         TIMELINE,
         SCHEDULES,

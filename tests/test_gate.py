@@ -8,6 +8,7 @@ import asyncio
 import pytest
 import pytest_asyncio
 
+from playground.gate.endpoint import socket_path
 from playground.gate.endpoint import Gate
 from playground.resp.replies import Nil
 from commands import send
@@ -148,7 +149,7 @@ async def test_blocking_pop_blocks_on_the_server(pg, gate):
 
 async def test_raw_socket_replies_byte_for_byte(pg, gate):
     url = await gate.listen("raw")
-    reader, writer = await asyncio.open_unix_connection(url[len("unix://"):])
+    reader, writer = await asyncio.open_unix_connection(socket_path(url))
     try:
         writer.write(b"*1\r\n$4\r\nPING\r\nECHO hi\r\n*3\r\n$5\r\nRPUSH\r\n$1\r\nl\r\n$0\r\n\r\n")
         await step(gate, "raw", "PING")
@@ -165,7 +166,7 @@ async def test_raw_socket_replies_byte_for_byte(pg, gate):
 
 async def test_program_dies_mid_multi(pg, gate):
     url = await gate.listen("raw")
-    reader, writer = await asyncio.open_unix_connection(url[len("unix://"):])
+    reader, writer = await asyncio.open_unix_connection(socket_path(url))
     writer.write(b"MULTI\r\nSET k 1\r\nEXEC\r\n")
     await step(gate, "raw", "MULTI")
     await step(gate, "raw", "SET k 1")
@@ -188,7 +189,7 @@ async def test_program_dies_mid_multi(pg, gate):
 async def test_a_bare_info_first_is_the_ready_check(pg, gate):
     """ioredis sends INFO before anything else: no step; a later INFO is the program's own."""
     url = await gate.listen("raw")
-    reader, writer = await asyncio.open_unix_connection(url[len("unix://"):])
+    reader, writer = await asyncio.open_unix_connection(socket_path(url))
     try:
         writer.write(b"INFO\r\nPING\r\nINFO\r\n")
         await step(gate, "raw", "PING")
@@ -229,7 +230,7 @@ async def test_a_flood_is_held_with_backpressure(pg, gate):
     from playground.gate import endpoint
 
     url = await gate.listen("raw")
-    reader, writer = await asyncio.open_unix_connection(url[len("unix://"):])
+    reader, writer = await asyncio.open_unix_connection(socket_path(url))
     count = endpoint.MAX_HELD * 3
     try:
         writer.write(b"*2\r\n$4\r\nINCR\r\n$1\r\nn\r\n" * count)
@@ -242,3 +243,49 @@ async def test_a_flood_is_held_with_backpressure(pg, gate):
         assert got == want
     finally:
         writer.close()
+
+
+async def test_a_held_command_outlasts_redis_pys_default_timeout(pg):
+    """redis-py 8 gives up on a reply after 5 s by default; a command held at the gate
+    waits as long as the teacher talks: the URL asks redis-py for a day, and a program
+    whose GET is held 6 s still gets its reply."""
+    import redis as redis_py
+
+    from playground.gate.endpoint import Gate
+
+    gate = Gate.for_playground(pg)
+    try:
+        url = await gate.listen("A")
+        kwargs = redis_py.Redis.from_url(url).connection_pool.connection_kwargs
+        assert kwargs["path"] == socket_path(url) and kwargs["socket_timeout"] >= 3600
+        client = redis_py.Redis.from_url(url)
+        reply = asyncio.ensure_future(asyncio.to_thread(client.get, "k"))
+        held = await gate.wait_for(lambda: next(iter(gate.held("A")), None), 10)
+        assert held is not None and held.display == "GET k"
+        await asyncio.sleep(6)  # the time itself is what is tested: past redis-py's 5 s
+        gate.release(held)
+        assert await asyncio.wait_for(reply, 10) is None
+        client.close()
+    finally:
+        await gate.close()
+
+
+async def test_a_program_steps_next_line_names_the_command_it_holds(pg):
+    """The narration's "next: B> …" for a program's step is the command the program
+    holds at the gate (what Space will let through), once it sent it."""
+    from playground.scenario.library import bundled_dir
+    from playground.scenario.loader import load_scenario
+    from playground.scenario.stepper import Stepper
+
+    stepper = Stepper(pg, load_scenario(bundled_dir() / "lost-update-python.toml"))
+    await stepper.start()
+    try:
+        gate = stepper.runner.programs.gate
+        assert await gate.wait_for(lambda: gate.held("A") and gate.held("B"), 10)
+        _, step = stepper.next_step()
+        assert (step.client, stepper.runner.preview(step)) == ("A", "GET counter")
+        await stepper.step()
+        _, step = stepper.next_step()
+        assert (step.client, stepper.runner.preview(step)) == ("B", "GET counter")
+    finally:
+        await stepper.runner.programs.stop()

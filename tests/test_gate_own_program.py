@@ -9,6 +9,7 @@ import sys
 
 import pytest
 
+from playground.gate.endpoint import socket_path
 from playground.tui.app import make_app
 from playground.tui.info_screens import InfoScreen
 from playground.tui.key_inspector import KeyInspector
@@ -45,7 +46,7 @@ async def test_a_program_started_by_hand_is_stepped(server_binary):
         await pilot.press("ctrl+g")
         await wait_until(pilot, lambda: isinstance(app.screen, InfoScreen))
         url = app.own_programs.url
-        assert url.startswith("unix://") and os.path.exists(url[len("unix://"):])
+        assert url.startswith("unix://") and os.path.exists(socket_path(url))
         shown = screen_text(app.screen)
         assert url in shown and f"REDIS_URL={url} python myprog.py" in shown
         assert 'redis.Redis.from_url(os.environ["REDIS_URL"])' in shown
@@ -76,7 +77,7 @@ async def test_a_program_started_by_hand_is_stepped(server_binary):
             if program.poll() is None:
                 program.kill()
             program.wait()
-    assert not os.path.exists(url[len("unix://"):])  # the gate closed with the app
+    assert not os.path.exists(socket_path(url))  # the gate closed with the app
 
 
 async def test_ctrl_n_without_a_waiting_command_says_so(server_binary):

@@ -64,6 +64,17 @@ def passes_unstepped(argv: list[bytes], first: bool = False) -> bool:
     return name == b"client" and len(argv) > 1 and argv[1].lower() in (b"setname", b"setinfo")
 
 
+HOLD_QUERY = "?socket_timeout=86400"
+"""Asked of the client library in the unix URL: a command may wait at the gate as long as
+the teacher talks (redis-py 8 gives up on a reply after 5 s by default, and the program
+died mid-lesson). Libraries that take the socket's path (REDIS_SOCKET) get it without."""
+
+
+def socket_path(url: str) -> str:
+    """The unix socket's path in a gate URL (unix://PATH?…)."""
+    return url[len("unix://"):].partition("?")[0]
+
+
 @dataclass(eq=False)
 class Held:
     """One command of a program: held, then released, then answered."""
@@ -203,7 +214,7 @@ class Gate:
                     lambda r, w: self._serve(r, w, label), path=path, limit=RECV)
             finally:
                 os.umask(old)
-        return "unix://" + self._servers[key].sockets[0].getsockname()
+        return "unix://" + self._servers[key].sockets[0].getsockname() + HOLD_QUERY
 
     async def close(self) -> None:
         for server in self._servers.values():

@@ -17,6 +17,7 @@ import signal
 import sys
 from pathlib import Path
 
+from playground.gate.endpoint import socket_path
 from playground.gate.lesson_format import CALL, shown_program
 from playground.i18n import tr
 from playground.server.children import die_with_parent
@@ -56,7 +57,7 @@ class Program:
             argv[1:3] = [str(Path(__file__).with_name("call_function.py"))]
         env = dict(os.environ, REDIS_URL=self.url, PYTHONUNBUFFERED="1")
         if self.url.startswith("unix://"):  # for libraries that take a socket's path, not a URL (ioredis)
-            env["REDIS_SOCKET"] = self.url[len("unix://"):]
+            env["REDIS_SOCKET"] = socket_path(self.url)
         try:
             if self.warm is not None and self.warm.takes(argv):
                 self.process = await self.warm.spawn(argv, self.cwd, env)

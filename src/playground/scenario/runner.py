@@ -167,7 +167,13 @@ class Runner:
         return result
 
     def preview(self, step: Step) -> str:
-        """The command as this step would send it now (${n+1} filled in from saved replies)."""
+        """The command as this step would send it now (${n+1} filled in from saved replies;
+        a program's step: the command its program holds at the gate, once it sent it)."""
+        if step.release and self.programs.gate is not None:
+            held = self.programs.gate.held(step.client)
+            if held:
+                from playground.resp.cli_secrets import redact_line
+                return redact_line(held[0].display, held[0].argv)
         if not step.template or not step.argv:
             return step.display
         saved = self.saved.get(step.client, {})

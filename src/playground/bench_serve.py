@@ -265,7 +265,8 @@ def table_rows(r: dict, row) -> list[str]:
             f"{r['busy_ratio']:.1f}× (neighbours idle: {r['idle_p50_ms']:.0f} / {r['idle_p95_ms']:.0f} ms)",
             "p95 ≤ 150 ms", verdict(r["busy_p95_ms"] <= 150)),
         row(f"serve: memory per tab (apps + private servers, the ready ones too, / {r['tabs']} tabs)",
-            f"{r['rss_per_tab_mib']:.1f} MiB", "", "", f"per app and its server: {r['rss_per_app_mib']:.1f} MiB ({r['apps']:.0f} apps)",
+            f"{r['rss_per_tab_mib']:.1f} MiB", "", "",
+            f"per app and its server: {r['rss_per_app_mib']:.1f} MiB ({r['apps']:.0f} apps)",
             "≤ 60 MB per tab's app and server", verdict(r["rss_per_app_mib"] * 2**20 <= 60e6)),
     ]
 

@@ -188,6 +188,14 @@ class PlaygroundServer(Server):
             return None
         return session
 
+    def _take_ready(self) -> Session | None:
+        """The oldest ready session whose app runs (one that ended is on its way out)."""
+        while (session := self.pool.take()) is not None:
+            task = session.app._task
+            if session.stopping is None and task is not None and not task.done():
+                return session
+        return None
+
     async def _drawn(self, session: Session) -> bool:
         """Until the app writes to its terminal (Textual imported, the app built): True;
         False if it ended first."""
@@ -287,7 +295,7 @@ class PlaygroundServer(Server):
             if self.max_tabs is not None and len(self.sessions) >= self.max_tabs and not teacher:  # the teacher: always
                 await websocket.close(code=FULL)
                 return websocket
-            ready = self.pool.take() if self.pool is not None and not teacher else None
+            ready = self._take_ready() if self.pool is not None and not teacher else None
             session = ready or Session(token)
             session.token = token
             session.teacher = teacher

@@ -229,13 +229,15 @@ class DevTools:
 
 @pytest.fixture
 def serve(request, tmp_path):
-    """serve on a free port; indirect parameters: more options for it. Its TMPDIR is a
+    """serve on a free port (its servers: the test's `server_binary` if it asks for one, else
+    the bundled one); indirect parameters: more options for it. Its TMPDIR is a
     directory of its own (short: the private servers' unix sockets are in it), left empty."""
     port = _free_port()
     temp = tempfile.mkdtemp(prefix="rp-serve-")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [SRC, os.environ.get("PYTHONPATH")])),
            "LANG": "C.UTF-8", "REDIS_PLAYGROUND_STATE_DIR": str(tmp_path / "state"), "TMPDIR": temp}
-    proc = subprocess.Popen([sys.executable, "-m", "playground", "serve", "--port", str(port), "--server", "bundled",
+    server = request.getfixturevalue("server_binary").path if "server_binary" in request.fixturenames else "bundled"
+    proc = subprocess.Popen([sys.executable, "-m", "playground", "serve", "--port", str(port), "--server", server,
                              *getattr(request, "param", ())],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=tmp_path)
     try:
@@ -547,7 +549,7 @@ def test_exports_are_downloads_and_history_is_per_learner(serve, chromium, tmp_p
 
 
 @pytest.mark.parametrize("serve", [("--ready", "1", "--max-tabs", "2")], indirect=True)
-def test_a_ready_app_is_fresh_refilled_and_bounded(serve, chromium):
+def test_a_ready_app_is_fresh_refilled_and_bounded(server_binary, serve, chromium):
     """A second learner's tab attaches to a ready app that serve started while the first
     learner worked: it has never seen them (no history, no key on its server). --max-tabs 2
     bounds the pool: once two tabs hold their apps, serve starts no other."""

@@ -99,7 +99,7 @@ def test_a_closed_pool_starts_nothing_and_gives_its_apps_back():
         pool = ReadyPool(2, apps.start, apps.drawn, lambda: apps.room)
         pool.fill()
         await _settle()
-        assert pool.close() == apps.started
+        assert await pool.close() == apps.started
         pool.fill()
         await _settle()
         assert len(apps.started) == 2

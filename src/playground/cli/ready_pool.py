@@ -31,6 +31,7 @@ class ReadyPool:
         self.room = room  # how many apps --max-tabs leaves for the pool (the tabs' sessions counted)
         self.ready: list = []  # oldest first (the furthest along in its start)
         self.starting = False  # an app of the pool is on its way to its first frame
+        self.spawning: asyncio.Future | None = None  # its start (until its process runs), for serve's end
         self.closed = False
 
     def take(self):
@@ -49,7 +50,8 @@ class ReadyPool:
 
     async def _start_one(self) -> None:
         try:
-            session = await self.start()
+            self.spawning = asyncio.ensure_future(self.start())
+            session = await self.spawning
             if session is None:  # serve is ending
                 return
             self.ready.append(session)  # a tab may take it already: it is the furthest along
@@ -67,7 +69,10 @@ class ReadyPool:
         if session in self.ready:
             self.ready.remove(session)
 
-    def close(self) -> list:
-        """serve ends: no more apps; the ready sessions, for serve to remove their directories."""
+    async def close(self) -> list:
+        """serve ends: no more apps; an app being spawned is let finish its start (serve
+        then ends it); the ready sessions, for serve to end and remove their directories."""
         self.closed = True
+        if self.spawning is not None and not self.spawning.done():
+            await asyncio.wait([self.spawning])
         return list(self.ready)

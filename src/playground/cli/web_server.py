@@ -232,15 +232,17 @@ class PlaygroundServer(Server):
 
     async def on_shutdown(self, app: web.Application) -> None:
         self.closing = True
+        pool = asyncio.ensure_future(self.pool.close()) if self.pool is not None else None  # none starts now
         for websocket in list(self.sockets):
             await websocket.close(code=ENDED)
         for session in list(self.sessions.values()):
             if session.expiry is not None:
                 session.expiry.cancel()
         await asyncio.gather(*(end_process(p, self.quit_grace) for p in list(self.running)))
+        ready = await pool if pool is not None else []  # an app spawned meanwhile: ended by _start_ready
         if self.classroom is not None and self.classroom.link is not None:
             await self.classroom.link.close()
-        for session in list(self.sessions.values()) + (self.pool.close() if self.pool is not None else []):
+        for session in list(self.sessions.values()) + ready:
             shutil.rmtree(session.home, ignore_errors=True)
 
     def serve(self, debug: bool = False) -> None:

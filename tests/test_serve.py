@@ -229,13 +229,15 @@ class DevTools:
 
 @pytest.fixture
 def serve(request, tmp_path):
-    """serve on a free port; indirect parameters: more options for it. Its TMPDIR is a
+    """serve on a free port (its servers: the test's `server_binary` if it asks for one, else
+    the bundled one); indirect parameters: more options for it. Its TMPDIR is a
     directory of its own (short: the private servers' unix sockets are in it), left empty."""
     port = _free_port()
     temp = tempfile.mkdtemp(prefix="rp-serve-")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [SRC, os.environ.get("PYTHONPATH")])),
            "LANG": "C.UTF-8", "REDIS_PLAYGROUND_STATE_DIR": str(tmp_path / "state"), "TMPDIR": temp}
-    proc = subprocess.Popen([sys.executable, "-m", "playground", "serve", "--port", str(port), "--server", "bundled",
+    server = request.getfixturevalue("server_binary").path if "server_binary" in request.fixturenames else "bundled"
+    proc = subprocess.Popen([sys.executable, "-m", "playground", "serve", "--port", str(port), "--server", server,
                              *getattr(request, "param", ())],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=tmp_path)
     try:
@@ -308,16 +310,24 @@ async def _open_tab(browser_ws, url: str):
     return http, tools, target
 
 
-@pytest.mark.parametrize("serve", [("--session-grace", "0.02")], indirect=True)  # 1.2 s
-def test_a_tab_gets_its_own_playground_and_leaves_nothing(serve, chromium):
-    proc, url = serve
+def _servers(pid: int) -> dict[int, str]:
+    return {p: name for p, name in _descendants(pid).items() if "server" in name}
 
-    async def scenario() -> dict[int, str]:
+
+@pytest.mark.parametrize("serve", [("--session-grace", "0.02", "--ready", "1")], indirect=True)  # 1.2 s
+def test_a_tab_gets_its_own_playground_and_leaves_nothing(serve, chromium):
+    """The tab attaches to the app serve started before it came (--ready 1), and serve starts
+    the next one; the tab's app and server end when the tab closes, the others with serve."""
+    proc, url = serve
+    ready = _wait_for(lambda: _descendants(proc.pid) if _servers(proc.pid) else None, "the ready app's server")
+
+    async def scenario() -> None:
         http, tools, target = await _open_tab(chromium, url)
         try:
             await tools.wait_screen(lambda s: "A>" in s, "pane A's prompt")
             started = _descendants(proc.pid)
-            assert any("server" in name for name in started.values()), started  # the tab's private server
+            assert ready.items() <= started.items(), (ready, started)
+            _wait_for(lambda: len(_servers(proc.pid)) == 2, "the pool to start the next ready app")
             await tools.evaluate("document.querySelector('.xterm-helper-textarea').focus()")
             await tools.call("Input.insertText", {"text": "SET k v"})
             await tools.call("Input.dispatchKeyEvent", {"type": "keyDown", "key": "Enter", "code": "Enter",
@@ -329,14 +339,14 @@ def test_a_tab_gets_its_own_playground_and_leaves_nothing(serve, chromium):
                 "OK in pane A and the key k in the inspector")
             assert re.search(r"^│ A> SET k v\s", text, re.M), text
             await tools.call("Target.closeTarget", {"targetId": target}, session=False)
-            return _descendants(proc.pid) | started
         finally:
             await tools.ws.close()
             await http.close()
 
-    processes = asyncio.run(scenario())
-    _wait_for(lambda: not _alive(processes), f"the tab's app and server to end: {processes}")
+    asyncio.run(scenario())
+    _wait_for(lambda: not _alive(ready), f"the tab's app and server (the ready ones it took) to end: {ready}")
     assert proc.poll() is None  # serve itself goes on
+    assert len(_servers(proc.pid)) == 1  # the next ready app
 
     async def second_tab() -> None:
         http, tools, _ = await _open_tab(chromium, url)
@@ -431,6 +441,7 @@ def _dialogs(tools: DevTools) -> list[str]:
     return [e["params"]["type"] for e in tools.events if e["method"] == "Page.javascriptDialogOpening"]
 
 
+@pytest.mark.parametrize("serve", [("--ready", "1", "--max-tabs", "1")], indirect=True)  # no app starts after it
 def test_a_reload_or_a_lost_connection_finds_the_same_session(serve, chromium):
     """The page keeps its session's token: after a reload (which asks "Leave site?" first)
     and after its connection drops, the tab shows its own app again, on the same server."""
@@ -532,6 +543,44 @@ def test_exports_are_downloads_and_history_is_per_learner(serve, chromium, tmp_p
             assert re.search(r"^│ A> PING\s", text, re.M), text
         finally:
             await tools.ws.close()
+            await http.close()
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.parametrize("serve", [("--ready", "1", "--max-tabs", "2")], indirect=True)
+def test_a_ready_app_is_fresh_refilled_and_bounded(server_binary, serve, chromium):
+    """A second learner's tab attaches to a ready app that serve started while the first
+    learner worked: it has never seen them (no history, no key on its server). --max-tabs 2
+    bounds the pool: once two tabs hold their apps, serve starts no other."""
+    proc, url = serve
+
+    async def scenario() -> None:
+        http, first, _ = await _open_tab(chromium, url)
+        try:
+            await first.wait_screen(lambda s: "A>" in s, "the first tab's pane A")
+            await _type_line(first, "SET secret-of-the-first v")
+            await first.wait_screen(lambda s: re.search(r"^│ OK\s", s, re.M), "OK in the first tab")
+            held = _wait_for(lambda: _descendants(proc.pid) if len(_servers(proc.pid)) == 2 else None,
+                             "the first tab's server and the next ready app's")
+            http2, second, _ = await _open_tab(chromium, url)
+            try:
+                await second.wait_screen(lambda s: "A>" in s, "the second tab's pane A")
+                assert _descendants(proc.pid) == held  # it took the ready app; no other started (the bound)
+                await second.evaluate("document.querySelector('.xterm-helper-textarea').focus()")
+                await _press(second, "ArrowUp", "ArrowUp", 38)  # the first learner's history would fill the line
+                await _type_line(second, "DBSIZE")
+                text = await second.wait_screen(lambda s: re.search(r"^│ \(integer\) \d+\s", s, re.M),
+                                                "DBSIZE's reply in the second tab")
+                assert re.search(r"^│ A> DBSIZE\s", text, re.M), text
+                assert re.search(r"^│ \(integer\) 0\s", text, re.M), text
+                assert "secret-of-the-first" not in text, text
+                assert _descendants(proc.pid) == held
+            finally:
+                await second.ws.close()
+                await http2.close()
+        finally:
+            await first.ws.close()
             await http.close()
 
     asyncio.run(scenario())

@@ -29,7 +29,7 @@ def _serve_help() -> str:
 
 def test_serve_help_lists_only_what_serve_accepts():
     text = _serve_help()
-    for option in ("--host", "--port", "--max-tabs", "--session-grace", "--class", "--class-url", "--class-name", "--server", "--clients", "--topology", "--scenarios", "--lang"):
+    for option in ("--host", "--port", "--max-tabs", "--ready", "--session-grace", "--class", "--class-url", "--class-name", "--server", "--clients", "--topology", "--scenarios", "--lang"):
         assert option in text
     for option in ("--url", "--allow-flush", "--tls", "--cacert", "--cert", "--key", "--insecure", "--user", "TLS"):
         assert option not in text, option
@@ -40,6 +40,7 @@ def test_serve_help_lists_only_what_serve_accepts():
                                           (["serve", "--tls"], "--tls"), (["serve", "--allow-flush"], "--allow-flush"),
                                           (["serve", "--max-tabs", "0"], "--max-tabs"),
                                           (["serve", "--session-grace", "-1"], "--session-grace"),
+                                          (["serve", "--ready", "-1"], "--ready"),
                                           (["serve", "--class-url", "redis://127.0.0.1:1"], "--class-url"),
                                           (["serve", "--class", "--class-url", "http://x"], "--class-url"),
                                           (["serve", "--class", "--class-name", "a/b"], "--class-name")])

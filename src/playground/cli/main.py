@@ -328,7 +328,14 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         server = None
         if not args.url:  # spawn the private server first: it starts while Textual imports
+            import signal
+
+            from playground.engine.exit_signals import install_exit_signals
             from playground.server import choose_binary
+
+            # until the app's own handlers (on mount): a SIGTERM (serve ending while this app
+            # starts) still stops the server and removes its directory
+            install_exit_signals((signal.SIGTERM, signal.SIGHUP))
             from playground.server.topology import make_server
 
             topology, replicas = args.topology, args.replicas

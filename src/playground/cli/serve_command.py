@@ -2,6 +2,7 @@
 
 Each tab gets its own app process, and that app its own private server, as in the
 terminal; a reload or a lost connection finds them again (a session, cli/web_server.py).
+A few apps are kept started for the next tabs (--ready, cli/ready_pool.py).
 Nothing outlives what started it:
 - a tab closed (or its connection lost) for longer than --session-grace: its app is asked
   to quit, terminated if it has not gone within a few seconds, then killed;
@@ -22,6 +23,7 @@ from playground.i18n import tr
 URL_OPTIONS = ("url", "allow_flush", "tls", "cacert", "cert", "key", "insecure", "user")  # refused: --url's
 SESSION_GRACE_MINUTES = 10.0  # a session outlives its tab's connection this long (reload, Wi-Fi, sleep)
 QUIT_GRACE = 5.0  # seconds an app has to quit on its own before it is terminated, then killed
+READY = 2  # apps kept started for the next tabs (cli/ready_pool.py)
 
 
 def add_parser(sub, parents) -> None:
@@ -33,6 +35,11 @@ def add_parser(sub, parents) -> None:
     serve.add_argument("--max-tabs", type=int, metavar="N",
                        help=tr("at most N sessions at once (each an app and a private server); "
                                "one more tab is told the class is full (default: no limit)"))
+    serve.add_argument("--ready", type=int, default=READY, metavar="N",
+                       help=tr("keep N apps (each with its private server) started for the next tabs, so that a "
+                               "new tab is usable at once; each is a fresh playground nobody has seen. Never more "
+                               "than --max-tabs allows; 0: start each tab's app when it comes (default {n})",
+                               n=READY))
     serve.add_argument("--session-grace", type=float, default=SESSION_GRACE_MINUTES, metavar="MINUTES",
                        help=tr("how long a tab's app and server wait for the tab to come back after a reload "
                                "or a lost connection, then stop (default {minutes:g} minutes)",
@@ -92,6 +99,9 @@ def cmd_serve(args) -> int:
     if args.max_tabs is not None and args.max_tabs < 1:
         print("redis-playground: " + tr("--max-tabs must be 1 or more"), file=sys.stderr)
         return 2
+    if not 0 <= args.ready <= 1000:
+        print("redis-playground: " + tr("--ready is a number of apps from 0 to {most}", most=1000), file=sys.stderr)
+        return 2
     try:
         import textual_serve  # noqa: F401
     except ImportError:
@@ -118,7 +128,8 @@ def cmd_serve(args) -> int:
 
     try:
         PlaygroundServer(app_command(args), args.host, args.port, quit_grace=QUIT_GRACE,
-                         session_grace=args.session_grace * 60, max_tabs=args.max_tabs, classroom=classroom).serve()
+                         session_grace=args.session_grace * 60, max_tabs=args.max_tabs, classroom=classroom,
+                         ready=args.ready).serve()
     finally:
         if classroom is not None:
             classroom.stop()

@@ -28,12 +28,14 @@ from textual_serve.app_service import AppService
 from textual_serve.server import Server, to_int
 
 from playground.cli.class_serve import HELLO_WAIT
+from playground.cli.ready_pool import ReadyPool
 from playground.i18n import tr
 from playground.served import ENV as SERVED_ENV
 
 log = logging.getLogger("textual-serve")
 PAGE = Path(__file__).resolve().parent / "serve_page"  # the page's template: nothing from the internet
 DRIVER = "playground.tui.served_driver:ServedDriver"  # Textual's web driver, which can repaint on demand
+READY_WAIT = 60.0  # seconds a ready app may take to draw before the pool starts the next
 TOKEN = re.compile(r"[0-9a-f]{32}")
 ENDED, FULL, TAKEN = 4000, 4003, 4001  # websocket close codes, for the page
 
@@ -114,9 +116,10 @@ class PlaygroundApp(AppService):
 
 
 class Session:
-    """One learner's app, and the websocket of the tab showing it (None between two)."""
+    """One learner's app, and the websocket of the tab showing it (None between two). A
+    ready session (cli/ready_pool.py) has no token until a tab takes it."""
 
-    def __init__(self, token: str) -> None:
+    def __init__(self, token: str | None) -> None:
         self.token = token
         self.home = Path(tempfile.mkdtemp(prefix="redis-playground-session-"))  # 0700; removed at its end
         self.app: PlaygroundApp | None = None
@@ -124,9 +127,11 @@ class Session:
         self.expiry: asyncio.TimerHandle | None = None
         self.stopping: asyncio.Task | None = None
         self.teacher = False  # class mode: the page gave the teacher's secret
+        self.output = asyncio.Event()  # the app has written to its terminal
 
     async def write_bytes(self, data: bytes) -> None:
         """The app's output to the tab; dropped while no tab shows it (a repaint follows)."""
+        self.output.set()
         websocket = self.websocket
         if websocket is not None and not websocket.closed:
             try:
@@ -151,7 +156,7 @@ class Session:
 
 class PlaygroundServer(Server):
     def __init__(self, argv: list[str], host: str, port: int, quit_grace: float, session_grace: float = 600.0,
-                 max_tabs: int | None = None, classroom=None) -> None:
+                 max_tabs: int | None = None, classroom=None, ready: int = 0) -> None:
         super().__init__(" ".join(argv), host=host, port=port, title="redis-playground", templates_path=PAGE)
         self.argv = argv
         self.quit_grace = quit_grace
@@ -162,6 +167,52 @@ class PlaygroundServer(Server):
         self.sessions: dict[str, Session] = {}
         self.sockets: set[web.WebSocketResponse] = set()
         self.closing = False
+        self.pool = ReadyPool(ready, self._start_ready, self._drawn, self._room) if ready > 0 else None
+        self.size = (120, 40)  # the last tab's terminal: the ready apps start at that size
+
+    def _room(self) -> int:
+        """How many apps --max-tabs leaves for the ready pool."""
+        return self.pool.size if self.max_tabs is None else self.max_tabs - len(self.sessions)
+
+    async def _start_ready(self) -> Session | None:
+        """A ready session: a learner's app started with no tab (cli/ready_pool.py)."""
+        session = Session(None)
+        try:
+            await self._start_app(session, *self.size)
+        except BaseException:
+            shutil.rmtree(session.home, ignore_errors=True)
+            raise
+        if self.closing:  # serve ended while it started: it ends too
+            await session.app.stop()
+            shutil.rmtree(session.home, ignore_errors=True)
+            return None
+        return session
+
+    def _take_ready(self) -> Session | None:
+        """The oldest ready session whose app runs (one that ended is on its way out)."""
+        while (session := self.pool.take()) is not None:
+            task = session.app._task
+            if session.stopping is None and task is not None and not task.done():
+                return session
+        return None
+
+    async def _drawn(self, session: Session) -> bool:
+        """Until the app writes to its terminal (Textual imported, the app built): True;
+        False if it ended first."""
+        task = session.app._task
+        drawn = asyncio.ensure_future(session.output.wait())
+        await asyncio.wait([drawn, task], timeout=READY_WAIT, return_when=asyncio.FIRST_COMPLETED)
+        drawn.cancel()
+        return not task.done() and session.stopping is None
+
+    async def _start_app(self, session: Session, width: int, height: int) -> None:
+        session.app = PlaygroundApp(
+            self.argv, self.running, self.quit_grace, session.home, write_bytes=session.write_bytes,
+            write_str=session.write_str, close=session.close,
+            extra_env=self.classroom.environment(session.teacher) if self.classroom is not None else None,
+            download_manager=self.download_manager, debug=self.debug)
+        await session.app.start(width, height)
+        session.app._task.add_done_callback(lambda _: self._end(session))
 
     async def _make_app(self) -> web.Application:
         app = await super()._make_app()
@@ -169,6 +220,8 @@ class PlaygroundServer(Server):
         return app
 
     async def on_startup(self, app: web.Application) -> None:
+        if self.pool is not None:
+            self.pool.fill()
         if self.classroom is None:
             self.console.print(f"redis-playground: {self.public_url}  (Ctrl+C stops it)", highlight=False)
             return
@@ -179,15 +232,17 @@ class PlaygroundServer(Server):
 
     async def on_shutdown(self, app: web.Application) -> None:
         self.closing = True
+        pool = asyncio.ensure_future(self.pool.close()) if self.pool is not None else None  # none starts now
         for websocket in list(self.sockets):
             await websocket.close(code=ENDED)
         for session in list(self.sessions.values()):
             if session.expiry is not None:
                 session.expiry.cancel()
         await asyncio.gather(*(end_process(p, self.quit_grace) for p in list(self.running)))
+        ready = await pool if pool is not None else []  # an app spawned meanwhile: ended by _start_ready
         if self.classroom is not None and self.classroom.link is not None:
             await self.classroom.link.close()
-        for session in list(self.sessions.values()):
+        for session in list(self.sessions.values()) + ready:
             shutil.rmtree(session.home, ignore_errors=True)
 
     def serve(self, debug: bool = False) -> None:
@@ -219,6 +274,7 @@ class PlaygroundServer(Server):
         token = request.match_info.get("token", "")
         if not TOKEN.fullmatch(token):
             token = secrets.token_hex(16)  # no token (an older page): a session that cannot be resumed
+        self.size = (width, height)
         await websocket.prepare(request)
         if self.closing:
             await websocket.close(code=ENDED)
@@ -241,8 +297,13 @@ class PlaygroundServer(Server):
             if self.max_tabs is not None and len(self.sessions) >= self.max_tabs and not teacher:  # the teacher: always
                 await websocket.close(code=FULL)
                 return websocket
-            session = self.sessions[token] = Session(token)
+            ready = self._take_ready() if self.pool is not None and not teacher else None
+            session = ready or Session(token)
+            session.token = token
             session.teacher = teacher
+            self.sessions[token] = session
+            if ready is not None:
+                self.pool.fill()
         self.sockets.add(websocket)
         try:
             await self._attach(session, websocket, width, height)
@@ -265,14 +326,8 @@ class PlaygroundServer(Server):
         if previous is not None:
             await previous.close(code=TAKEN)
         if session.app is None:
-            session.app = PlaygroundApp(
-                self.argv, self.running, self.quit_grace, session.home, write_bytes=session.write_bytes,
-                write_str=session.write_str, close=session.close,
-                extra_env=self.classroom.environment(session.teacher) if self.classroom is not None else None,
-                download_manager=self.download_manager, debug=self.debug)
-            await session.app.start(width, height)
-            session.app._task.add_done_callback(lambda _: self._end(session))
-        else:
+            await self._start_app(session, width, height)
+        else:  # a reload, a reconnect, or a ready app: its screen drawn again for this tab
             await session.app.set_terminal_size(width, height)
             await session.app.send_meta({"type": "repaint"})
 
@@ -301,3 +356,7 @@ class PlaygroundServer(Server):
             shutil.rmtree(session.home, ignore_errors=True)
             if self.sessions.get(session.token) is session:
                 del self.sessions[session.token]
+            if self.pool is not None:
+                self.pool.discard(session)
+                if session.token is not None and not self.closing:
+                    self.pool.fill()  # with --max-tabs: a place freed

@@ -40,9 +40,9 @@ def _on_signal(signum, frame):
     raise KeyboardInterrupt(signal.Signals(signum).name)
 
 
-def install_exit_signals() -> None:
-    """From now on SIGTERM, SIGHUP and SIGINT end the process as described above."""
-    for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+def install_exit_signals(signals=(signal.SIGTERM, signal.SIGHUP, signal.SIGINT)) -> None:
+    """From now on these signals end the process as described above."""
+    for sig in signals:
         try:
             signal.signal(sig, _on_signal)
         except (ValueError, OSError):  # (not the main thread)

@@ -1,0 +1,78 @@
+"""`serve --ready N`: a few learners' apps started before any tab asks for one, so that a
+new tab attaches to an app (and its private server) already up instead of waiting for
+Python, Textual and a server to start (issue 27).
+
+A ready app is a session nobody has seen: its own fresh directory (history, recordings,
+exports), its own private server, no token; its output goes nowhere until a tab takes it.
+A tab takes the oldest (the furthest along in its start), becomes its only owner (a
+reload or a reconnect finds it by the tab's token, like any session), and the pool starts
+another. An app is never given back to the pool: when its tab's session ends, the app ends.
+
+Bounded: never more than N ready apps, and with --max-tabs never more apps in all than
+--max-tabs (ready ones count). In class mode the ready apps are learners' (the teacher's
+app, one per class, starts when the teacher's tab comes). The ready apps are processes of
+serve like the others: they end with serve (cli/web_server.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Awaitable, Callable
+
+log = logging.getLogger("textual-serve")
+
+
+class ReadyPool:
+    def __init__(self, size: int, start: Callable[[], Awaitable[object]], drawn: Callable[[object], Awaitable[bool]],
+                 room: Callable[[], int]) -> None:
+        self.size = size
+        self.start = start  # spawns one app: a Session without a token
+        self.drawn = drawn  # until that app has drawn: True, or False if it ended first
+        self.room = room  # how many apps --max-tabs leaves for the pool (the tabs' sessions counted)
+        self.ready: list = []  # oldest first (the furthest along in its start)
+        self.starting = False  # an app of the pool is on its way to its first frame
+        self.spawning: asyncio.Future | None = None  # its start (until its process runs), for serve's end
+        self.closed = False
+
+    def take(self):
+        """The oldest ready session, now the caller's (None: none ready). The caller counts
+        it among its sessions, then calls fill()."""
+        return self.ready.pop(0) if self.ready else None
+
+    def fill(self) -> None:
+        """Start one more ready app if there is room; the next once this one has drawn. One
+        at a time: a pool refilling after a burst of tabs takes no more than one app's start
+        of CPU from the tabs in use."""
+        if self.closed or self.starting or len(self.ready) + 1 > min(self.size, self.room()):
+            return
+        self.starting = True
+        asyncio.ensure_future(self._start_one())
+
+    async def _start_one(self) -> None:
+        try:
+            self.spawning = asyncio.ensure_future(self.start())
+            session = await self.spawning
+            if session is None:  # serve is ending
+                return
+            self.ready.append(session)  # a tab may take it already: it is the furthest along
+            if not await self.drawn(session):
+                return  # it ended before it drew: not restarted here (no loop of failing starts)
+        except Exception as error:  # e.g. out of processes: the next tab starts its app the usual way
+            log.error("serve could not start a ready app: %s", error)
+            return
+        finally:
+            self.starting = False
+        self.fill()
+
+    def discard(self, session) -> None:
+        """A ready session's app ended before any tab took it."""
+        if session in self.ready:
+            self.ready.remove(session)
+
+    async def close(self) -> list:
+        """serve ends: no more apps; an app being spawned is let finish its start (serve
+        then ends it); the ready sessions, for serve to end and remove their directories."""
+        self.closed = True
+        if self.spawning is not None and not self.spawning.done():
+            await asyncio.wait([self.spawning])
+        return list(self.ready)

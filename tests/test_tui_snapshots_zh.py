@@ -115,3 +115,22 @@ def test_chinese_key_names_in_chinese(snap_compare):
     assert snap_compare(make_app("bundled", lang="zh"), terminal_size=(120, 35), run_before=run(
         ("A", "SET 余额 150"), ("A", "WATCH 余额"), ("B", "SET 余额 200"), ("B", "HSET 用户:1 名字 小明"),
         ("A", "MULTI"), ("A", "DECRBY 余额 100")))
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 35)], ids=["80x24", "120x35"])
+def test_a_why_note_and_the_lanes_in_chinese(snap_compare, size):
+    """Up to A's aborted EXEC: its why-note wraps in the pane (never cut with "…"), and the
+    lanes' columns line up beside Chinese text, at the two sizes a class meets most."""
+    async def run_before(pilot):
+        app = await _open(pilot)
+        for _ in range(6):  # a question on the way is skipped (Escape)
+            await pilot.press("space")
+            await wait_until(pilot, lambda: isinstance(app.screen, PredictScreen) or not app.mode_screen.busy)
+            if isinstance(app.screen, PredictScreen):
+                await pilot.press("escape")
+                await wait_until(pilot, lambda: not app.mode_screen.busy)
+        await pilot.press("ctrl+t")
+        await settle(pilot, app)
+        assert "第 7 步，共 11 步" in app.narration.body.plain
+
+    assert snap_compare(_teaching_app(), terminal_size=size, run_before=run_before)

@@ -30,6 +30,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from playground.server.children import proc_stat
+
 ESCAPES = re.compile(rb"\x1b\[[0-9;?<>=]*[@-~]|\x1b[()][0-9A-B]|\x1b[=>78]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
 DEADLINE = 120.0
 
@@ -80,49 +82,42 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-def _tree_rss_kib(pid: int) -> tuple[int, int]:
-    """(RSS of every process under pid, in KiB; how many processes)."""
-    children: dict[int, list[int]] = {}
+def _process_tree(pid: int) -> list[tuple[int, list[bytes]]]:
+    """Every live process under pid, with its /proc stat fields after the name
+    (server/children.proc_stat: state, ppid, …)."""
+    stats = {}
     for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                stat = Path(f"/proc/{entry}/stat").read_text()
-            except OSError:
-                continue
-            children.setdefault(int(stat[stat.rindex(")") + 2:].split()[1]), []).append(int(entry))
-    total, count, todo = 0, 0, [pid]
+        if entry.isdigit() and (fields := proc_stat(int(entry))) is not None:
+            stats[int(entry)] = fields
+    children: dict[int, list[int]] = {}
+    for child, fields in stats.items():
+        children.setdefault(int(fields[1]), []).append(child)
+    tree, todo = [], [pid]
     while todo:
         for child in children.get(todo.pop(), []):
             todo.append(child)
-            try:
-                for line in Path(f"/proc/{child}/status").read_text().splitlines():
-                    if line.startswith("VmRSS:"):
-                        total += int(line.split()[1])
-                        count += 1
-            except OSError:
-                pass
+            tree.append((child, stats[child]))
+    return tree
+
+
+def _tree_rss_kib(pid: int) -> tuple[int, int]:
+    """(RSS of every process under pid, in KiB; how many processes)."""
+    total, count = 0, 0
+    for child, _ in _process_tree(pid):
+        try:
+            for line in Path(f"/proc/{child}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1])
+                    count += 1
+        except OSError:
+            pass
     return total, count
 
 
 def _tree_cpu_s(pid: int) -> float:
     """CPU seconds used so far by the processes under pid (the live ones)."""
-    total, todo, seen = 0.0, [pid], set()
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                stat = Path(f"/proc/{entry}/stat").read_text()
-            except OSError:
-                continue
-            fields = stat[stat.rindex(")") + 2:].split()
-            children.setdefault(int(fields[1]), []).append(int(entry))
-            seen.add((int(entry), int(fields[11]) + int(fields[12])))
-    ticks = dict(seen)
-    while todo:
-        for child in children.get(todo.pop(), []):
-            todo.append(child)
-            total += ticks.get(child, 0)
-    return total / os.sysconf("SC_CLK_TCK")
+    ticks = sum(int(fields[11]) + int(fields[12]) for _, fields in _process_tree(pid))  # utime + stime
+    return ticks / os.sysconf("SC_CLK_TCK")
 
 
 def _settle(pid: int, servers: int) -> None:

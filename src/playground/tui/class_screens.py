@@ -42,7 +42,24 @@ class LearnerNameScreen(ModalScreen[str]):
         self.dismiss(event.value.strip())
 
 
-class ClassAnswersScreen(ModalScreen[bool]):
+class FollowsTheClass:
+    """A screen redrawn (its `_reload`, in a worker of RELOAD_GROUP) whenever the class
+    changes, while it is shown."""
+
+    RELOAD_GROUP = ""
+
+    def on_mount(self) -> None:
+        self.classroom.watch(self.reload)
+        self.reload()
+
+    def on_unmount(self) -> None:
+        self.classroom.unwatch(self.reload)
+
+    def reload(self, message: dict | None = None) -> None:
+        self.run_worker(self._reload(), group=self.RELOAD_GROUP, exclusive=True, exit_on_error=False)
+
+
+class ClassAnswersScreen(FollowsTheClass, ModalScreen[bool]):
     """The teacher's step asks a question: the class's answers come in as a histogram;
     Enter reveals (runs the step), Esc goes back without it."""
 
@@ -64,15 +81,7 @@ class ClassAnswersScreen(ModalScreen[bool]):
             yield Label(Text(self.prediction.question, style="bold"))
             yield Static(id="histogram")
 
-    def on_mount(self) -> None:
-        self.classroom.watch(self.reload)
-        self.reload()
-
-    def on_unmount(self) -> None:
-        self.classroom.unwatch(self.reload)
-
-    def reload(self, message: dict | None = None) -> None:
-        self.run_worker(self._reload(), group="class-answers", exclusive=True, exit_on_error=False)
+    RELOAD_GROUP = "class-answers"
 
     async def _reload(self) -> None:
         counts, learners = await self.classroom.answers(self.step)
@@ -94,7 +103,7 @@ def histogram(prediction: Prediction, counts, learners: int) -> Text:
     return text
 
 
-class ClassOverviewScreen(Screen):
+class ClassOverviewScreen(FollowsTheClass, Screen):
     """The teacher's view of the class: the lesson, the mode, and every learner's place."""
 
     CSS_PATH = "class_screens.tcss"
@@ -112,15 +121,7 @@ class ClassOverviewScreen(Screen):
             yield Static(id="class-state")
             yield Static(id="class-learners")
 
-    def on_mount(self) -> None:
-        self.classroom.watch(self.reload)
-        self.reload()
-
-    def on_unmount(self) -> None:
-        self.classroom.unwatch(self.reload)
-
-    def reload(self, message: dict | None = None) -> None:
-        self.run_worker(self._reload(), group="class-overview", exclusive=True, exit_on_error=False)
+    RELOAD_GROUP = "class-overview"
 
     def action_toggle_mode(self) -> None:
         self.run_worker(self.classroom.toggle_mode(), group="class-mode", exit_on_error=False)

@@ -99,7 +99,7 @@ class Playground:
         if url:
             return cls(url=url if isinstance(url, Address) else Address.from_url(url), **kwargs)
         from playground.server import choose_binary
-        from playground.server.topology import make_server
+        from playground.server import make_server
         return cls(server=make_server(choose_binary(server_choice), topology, replicas), **kwargs)
 
     @property

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import signal
 import threading
@@ -349,6 +350,7 @@ def run_app(args, server: PrivateServer | None = None) -> int:
                    challenge=getattr(args, "challenge", False), server=server,
                    lang=getattr(args, "lang", "en"))
     bench = bool(os.environ.get("REDIS_PLAYGROUND_BENCH_READY"))  # python -m playground.bench
+    gc.freeze()  # what the imports made lives as long as the app: no collection scans it again
     try:
         app.run(headless=bench, size=(120, 40) if bench else None)
     finally:

@@ -171,14 +171,13 @@ def _p(values: list[float], q: float) -> float:
 
 async def _enter_to_reply(count: int) -> dict:
     from playground.tui.app import make_app
-    from playground.tui.client_pane import ClientPane
     from playground.tui.command_input import CommandInput
 
     app = make_app("bundled")
     async with app.run_test(size=(120, 40)) as pilot:
         while app.inspector is None:
             await pilot.pause(0.01)
-        pane = app.query_one("#pane-A", ClientPane)
+        pane = app.mode_screen.pane("A")  # (the mode's screen, not Textual's default one under it)
         field = pane.query_one(CommandInput)
         field.focus()
         await pilot.pause()

@@ -58,3 +58,22 @@ def test_an_english_start_names_the_next_language_without_compiling_its_catalogu
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip().splitlines()[-1] == "[] True"  # F12 中文 shown, nothing compiled
+
+
+async def test_following_the_same_server_again_does_not_read_the_keys_again(server_binary):
+    """At start both the app and the mode's screen follow the server; the keys are read
+    once (a second read 0.1 s later held up the first quiet frame). A new server's
+    inspector (after every start) is read at once."""
+    from playground.tui.app import make_app
+    from playground.tui.key_inspector import KeyInspector
+    from test_tui import started, wait_until
+
+    app = make_app(server_binary.path)
+    async with app.run_test(size=(120, 35)) as pilot:
+        await started(pilot, app)
+        widget = app.mode_screen.query_one(KeyInspector)
+        await wait_until(pilot, lambda: widget.snapshot is not None and not widget._loading)
+        widget.attach(app.inspector)
+        assert not widget._loading  # the same inspector: no read asked for
+        await app.playground.restart()
+        await wait_until(pilot, lambda: widget.inspector is app.playground.reader)  # the new one is followed

@@ -222,3 +222,25 @@ def test_the_preload_imports_the_app_and_starts_no_thread_and_no_process():
             "'playground.tui.app' in sys.modules, 'textual.app' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], env=_env(), capture_output=True, text=True, timeout=DEADLINE)
     assert out.stdout.split() == ["1", "0", "True", "True"], out.stdout + out.stderr
+
+
+async def test_a_spawn_given_up_midway_takes_its_child_along_and_the_next_gets_its_own(child_module):
+    """A tab closed while its app is being forked: that app is killed, and the next app's
+    pid is its own (the answers never shift by one)."""
+    zygote = await _zygote()
+    try:
+        argv = [sys.executable, "-m", "zygote_child", "0"]
+        first = asyncio.ensure_future(zygote.spawn(argv, _env(), cwd=child_module))
+        await asyncio.sleep(0)  # (its request is on its way)
+        first.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await first
+        (child_module / "zygote_pid.py").write_text("import os\nprint(os.getpid(), flush=True)\n")
+        child = await zygote.spawn([sys.executable, "-m", "zygote_pid"], _env(), cwd=child_module)
+        assert child is not None and not zygote.failed
+        assert int(await asyncio.wait_for(child.stdout.readline(), DEADLINE)) == child.pid
+        assert await asyncio.wait_for(child.wait(), DEADLINE) == 0
+        own = [p for p, name in _descendants(zygote.warm.process.pid).items()]
+        _wait_for(lambda: not _alive(own), f"the given-up child to be killed: {own}")
+    finally:
+        await zygote.stop()

@@ -105,27 +105,17 @@ class WarmInterpreter:
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
         in_r, in_w = os.pipe() if stdin else (os.open(os.devnull, os.O_RDONLY), None)
+        request = json.dumps({"argv": argv, "cwd": str(cwd), "env": env, "deathsig": deathsig}).encode()
+        asked = asyncio.ensure_future(self._ask(request, [in_r, out_w, err_w]))
         try:
-            async with self._spawning:
-                try:
-                    request = json.dumps({"argv": argv, "cwd": str(cwd), "env": env, "deathsig": deathsig}).encode()
-                    socket.send_fds(self._sock, [request], [in_r, out_w, err_w])
-                finally:
-                    for fd in (in_r, out_w, err_w):
-                        os.close(fd)
-                try:
-                    answer = await asyncio.wait_for(loop.sock_recv(self._sock, 64), self.spawn_timeout)
-                except asyncio.TimeoutError:
-                    self._broken = True  # a late answer would be taken for the next child's pid
-                    raise OSError(tr("the warm interpreter (gate/warm.py) does not answer")) from None
-            if not answer.isdigit():  # it died: no pid comes
-                raise OSError(tr("the warm interpreter (gate/warm.py) is not running"))
-        except BaseException:
+            pid = await asyncio.shield(asked)  # its answer is read even if the caller goes (the next one's is next)
+        except BaseException as error:
             for fd in (out_r, err_r, in_w):
                 if fd is not None:
                     os.close(fd)
+            if isinstance(error, asyncio.CancelledError):
+                asked.add_done_callback(self._unwanted)
             raise
-        pid = int(answer)
         exited = loop.create_future()
         if pid in self._early:
             exited.set_result(self._early.pop(pid))
@@ -135,6 +125,37 @@ class WarmInterpreter:
             self._exits[pid] = exited
         return WarmProcess(pid, await _reader(out_r), await _reader(err_r), exited,
                            await _writer(in_w) if in_w is not None else None)
+
+    async def _ask(self, request: bytes, fds: list[int]) -> int:
+        """Send one request with its child's descriptors; the pid of that child."""
+        async with self._spawning:
+            try:
+                socket.send_fds(self._sock, [request], fds)
+            finally:
+                for fd in fds:
+                    os.close(fd)
+            try:
+                answer = await asyncio.wait_for(asyncio.get_running_loop().sock_recv(self._sock, 64),
+                                                self.spawn_timeout)
+            except asyncio.TimeoutError:
+                self._broken = True  # a late answer would be taken for the next child's pid
+                raise OSError(tr("the warm interpreter (gate/warm.py) does not answer")) from None
+        if not answer.isdigit():  # it died: no pid comes
+            raise OSError(tr("the warm interpreter (gate/warm.py) is not running"))
+        return int(answer)
+
+    def _unwanted(self, asked: asyncio.Future) -> None:
+        """A child forked for a caller that went meanwhile: it goes too, its exit dropped."""
+        if asked.cancelled() or asked.exception() is not None:
+            return
+        pid = asked.result()
+        if self._early.pop(pid, None) is not None:  # it has ended already
+            return
+        self._exits[pid] = asyncio.get_running_loop().create_future()  # nobody waits for it
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
 
     async def stop(self) -> None:
         if self.process is None:

@@ -1,6 +1,9 @@
 """The key table and the pane log on their own (no server needed for their behaviour),
 and, on real servers, that typing commands does not redraw a key table that did not change."""
 
+import os
+import sys
+
 from rich.text import Text
 from textual.app import App
 from textual.widgets import Static
@@ -286,3 +289,34 @@ def test_a_hint_and_a_lookup_find_what_a_scan_of_every_entry_finds():
             assert index.lookup(argv) is scan(argv)
     assert index.lookup(["NOSUCHCOMMAND"]) is None and index.lookup([]) is None
     assert index.hint("client kill ") == scan(["client", "kill"]).params
+
+
+async def test_the_served_driver_passes_on_a_resize_only_when_the_size_changes(monkeypatch):
+    """A tab's page says its size when it opens, mostly the size its app started at: that
+    costs no layout pass and frame; a real change is passed on as before."""
+    from textual import events
+
+    from playground.tui.served_driver import ServedDriver
+
+    class Posted:
+        def __init__(self) -> None:
+            self.messages = []
+
+        def post_message(self, message) -> None:
+            self.messages.append(message)
+
+    monkeypatch.setenv("COLUMNS", "120")
+    monkeypatch.setenv("ROWS", "40")
+    read, write = os.pipe()  # the driver watches its stdin (serve's pipe); pytest's is not one
+    stdin = os.fdopen(read, "rb")
+    monkeypatch.setattr(sys, "__stdin__", stdin)
+    app = Posted()
+    driver = ServedDriver(app)
+    driver.on_meta("resize", {"width": 120, "height": 40})
+    assert app.messages == []
+    driver.on_meta("resize", {"width": 100, "height": 30})
+    driver.on_meta("resize", {"width": 100, "height": 30})
+    driver.on_meta("resize", {"width": 120, "height": 40})
+    assert [(m.size.width, m.size.height) for m in app.messages if isinstance(m, events.Resize)] == [(100, 30), (120, 40)]
+    stdin.close()
+    os.close(write)

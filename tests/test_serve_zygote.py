@@ -182,12 +182,13 @@ def _wait_for(predicate, what: str):
 
 
 @pytest.mark.parametrize("fork", [True, False], ids=["zygote", "no-fork"])
-def test_serve_killed_outright_leaves_no_zygote_app_or_server(fork, tmp_path):
+def test_serve_killed_outright_leaves_no_zygote_app_or_server(fork, server_binary, tmp_path):
     pytest.importorskip("textual_serve")
     temp = tempfile.mkdtemp(prefix="rp-zyg-")
     env = {**_env(), "LANG": "C.UTF-8", "REDIS_PLAYGROUND_STATE_DIR": str(tmp_path / "state"), "TMPDIR": temp}
     port = _free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "playground", "serve", "--port", str(port), "--server", "bundled",
+    proc = subprocess.Popen([sys.executable, "-m", "playground", "serve", "--port", str(port),
+                             "--server", str(server_binary.path),
                              "--ready", "2", *([] if fork else ["--no-fork"])],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=tmp_path)
     try:

@@ -67,6 +67,14 @@ def test_a_library_lesson_opens_from_the_learners_own_identical_file(tmp_path):
         learner_scenario(taught.id, changed, "en", [], tmp_path)
 
 
+def test_a_lesson_with_programs_goes_to_the_class_only_from_the_shared_library(tmp_path):
+    (tmp_path / "incr-copy.toml").write_text((bundled_dir() / "incr-python.toml").read_text())
+    copy = load_scenario(tmp_path / "incr-copy.toml")
+    with pytest.raises(ScenarioError, match="programs"):  # the learners' library has no such file
+        shareable_source(copy, [])
+    assert shareable_source(copy, [str(tmp_path)]) == (tmp_path / "incr-copy.toml").read_text()  # serve's --scenarios
+
+
 @pytest.mark.parametrize("text, said", [
     ("title = \"x\"\nlesson = \"y\"\n[[steps]]\nclient = \"C\"\ncommand = \"GET k\"\n", "unknown client 'C'"),
     ("title = [", "not valid TOML"),
@@ -123,3 +131,24 @@ def test_a_new_run_clears_the_answers_and_the_learners_places(private_server):
             await learner.close()
 
     asyncio.run(scenario())
+
+
+async def test_f12_keeps_a_schedule_the_explorer_made(server_binary, pg):
+    """F12 reads the open scenario's file again in the other language; a schedule's file is
+    its lesson's, a scenario of its own order: the schedule stays (its texts as they were)."""
+    from playground.explore.schedule_replay import schedule_scenario
+    from playground.tui.app import make_app
+    from test_tui import wait_until
+    from test_tui_teaching import opened
+
+    base = load_scenario(resolve("lost-update"))
+    result = await explore(pg, base)
+    ordered = schedule_scenario(result, result.classes[-1])
+    app = make_app(server_binary.path, open_scenario=ordered)
+    async with app.run_test(size=(140, 45)) as pilot:
+        await opened(pilot, app)
+        steps = app.teacher.stepper.flat
+        await pilot.press("f12")
+        await wait_until(pilot, lambda: app.lang == "zh")
+        await pilot.pause()
+        assert app.teacher.scenario is ordered and app.teacher.stepper.flat == steps

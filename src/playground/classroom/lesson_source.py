@@ -21,9 +21,15 @@ def _too_big(lesson: str) -> ScenarioError:
                             kb=MAX_LESSON_BYTES // 1024))
 
 
-def shareable_source(scenario: Scenario) -> str:
+def _programs(lesson: str) -> ScenarioError:
+    return ScenarioError(tr("{id}: its clients are programs, which a learner's app starts only from its own "
+                            "copy of the lesson", id=lesson))
+
+
+def shareable_source(scenario: Scenario, scenario_dirs=None) -> str:
     """The teacher's side: the text that makes `scenario` again, for the learners: its
-    file's, or (a schedule the explorer made) the TOML written for it."""
+    file's, or (a schedule the explorer made) the TOML written for it. A lesson with
+    programs only from the library the learners share (`scenario_dirs`: serve's)."""
     from playground.scenario.source import read_source
 
     path = scenario.path
@@ -35,6 +41,8 @@ def shareable_source(scenario: Scenario) -> str:
         raw = scenario_toml(scenario).encode()
     if len(raw) > MAX_LESSON_BYTES:
         raise _too_big(scenario.id)
+    if scenario.programs and _own_copy(scenario.id, raw, scenario_dirs) is None:
+        raise _programs(scenario.id)
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -42,13 +50,13 @@ def shareable_source(scenario: Scenario) -> str:
 
 
 def _own_copy(lesson: str, raw: bytes, scenario_dirs) -> Path | None:
-    """The learner's own file of this lesson, byte for byte the teacher's (its programs
-    then run from beside it, as they would from the learner's own F7)."""
+    """The library's file of this lesson (bundled, --scenarios; not a tab's recordings),
+    byte for byte the teacher's: its programs then run from beside it, as from F7."""
     from playground.scenario.library import scenario_files
     from playground.scenario.source import read_source
 
     try:
-        files = [f for f in scenario_files(scenario_dirs, recordings=True) if f.stem == lesson]
+        files = [f for f in scenario_files(scenario_dirs) if f.stem == lesson]
     except ScenarioError:
         return None
     for file in files:
@@ -61,7 +69,10 @@ def _own_copy(lesson: str, raw: bytes, scenario_dirs) -> Path | None:
 
 
 def file_name(lesson: str) -> str:
-    return (re.sub(r"[^A-Za-z0-9_.-]+", "-", lesson).strip("-.")[:80] or "lesson") + ".toml"
+    """The file a learner keeps a lesson in: named by its id where a file name can be
+    (its stem the id: a language switch reads it again, tui/language.py)."""
+    name = re.sub(r"[/\\\x00-\x1f\x7f]+", "-", lesson).lstrip(".").encode()[:200].decode(errors="ignore")
+    return (name or "lesson") + ".toml"
 
 
 def learner_scenario(lesson: str, source: str, lang: str, scenario_dirs, class_dir: Path) -> Scenario:
@@ -87,6 +98,5 @@ def learner_scenario(lesson: str, source: str, lang: str, scenario_dirs, class_d
         raise ScenarioError(f"{path}: {exc}") from None
     scenario = load_scenario(path, lang)
     if scenario.programs:
-        raise ScenarioError(tr("{id}: its clients are programs, which a learner's app starts only from its own "
-                               "copy of the lesson", id=lesson))
+        raise _programs(lesson)
     return replace(scenario, id=lesson)

@@ -140,7 +140,7 @@ class Classroom:
         from playground.scenario.model import ScenarioError
 
         try:
-            source = shareable_source(scenario)
+            source = shareable_source(scenario, self.app.scenario_dirs)
         except ScenarioError as exc:
             self.app.notify(tr("Class mode: this lesson stays in your tab, the class keeps {lesson}: {error}",
                                lesson=self.state.lesson or "–", error=exc), severity="error", timeout=10)

@@ -2,7 +2,8 @@
 through the protocol: the teacher's restart is a new run (the answers given before it
 neither show in the histogram nor count), and a learner's app opens the lesson the
 teacher opened from the text the class carries, though its own library has no such
-lesson, and answers for the run it opened only."""
+lesson, and answers for the run it opened only; the teacher closing the lesson closes
+the learners' too."""
 
 from __future__ import annotations
 
@@ -89,6 +90,16 @@ async def test_the_teachers_restart_is_a_new_run(server_binary, class_env, monke
             await link.answer("a1", second, 0, 1)
             await wait_until(pilot, lambda: "1 of 1 learners answered" in histogram(), DEADLINE)
             await pilot.press("escape")
+            await wait_until(pilot, lambda: not app.mode_screen.busy, DEADLINE)
+
+            await pilot.press("x", "y")  # the teacher closes the lesson: so does the class
+
+            async def closed() -> bool:
+                state = await link.state()
+                return state.lesson == "" and state.epoch not in (first, second)
+
+            await _until_true(pilot, closed, "the class's lesson closed")
+            assert app.teacher is None
     finally:
         await link.close()
 
@@ -124,5 +135,7 @@ async def test_a_learner_opens_the_teachers_own_lesson_and_answers_for_its_run(s
             assert await link.answers(second, 0) == {}
             await pilot.press("1")
             await _until_true(pilot, await answered(second, {1: 1}), "Ana's answer, for the second run")
+            await link.open_lesson("", False, "")  # the teacher closes the lesson
+            await wait_until(pilot, lambda: app.teacher is None, DEADLINE)  # back to free play
     finally:
         await link.close()

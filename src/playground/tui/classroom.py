@@ -83,7 +83,7 @@ class Classroom:
         if self.teacher:
             return
         await self.report()
-        if self.state.lesson and (self.state.lesson, self.state.epoch) != lesson:
+        if (self.state.lesson, self.state.epoch) != lesson:
             await self.open_lesson()
         else:
             await self.follow()
@@ -146,6 +146,13 @@ class Classroom:
                                lesson=self.state.lesson or "–", error=exc), severity="error", timeout=10)
             return
         self.app.run_worker(self._opened(scenario.id, challenge, source), group="class-publish", exit_on_error=False)
+
+    def closed(self) -> None:
+        """The teacher's tab closed its lesson: the class's lessons close too (a run with
+        none), so that no learner is left on a lesson nobody leads."""
+        if self.teacher and self.state.lesson:
+            self.shared = None
+            self.app.run_worker(self._opened("", False, ""), group="class-publish", exit_on_error=False)
 
     async def _opened(self, lesson: str, challenge: bool, source: str) -> None:
         self.state.epoch = await self.link.open_lesson(lesson, challenge, source)
@@ -240,6 +247,12 @@ class Classroom:
         self.published.clear()
         self.run_teacher, self.run_epoch = None, state.epoch  # answers wait for the run's lesson
         self._dismiss_question()
+        if not state.lesson:  # the teacher closed the lesson
+            if self.app.teacher is not None:
+                self.app.close_scenario()
+                self.app.notify(tr("Your teacher closed the lesson."), timeout=4)
+            await self.report()
+            return
         try:
             scenario = learner_scenario(state.lesson, state.source, self.app.lang, self.app.scenario_dirs,
                                         state_dir() / "class")

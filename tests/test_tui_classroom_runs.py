@@ -135,6 +135,15 @@ async def test_a_learner_opens_the_teachers_own_lesson_and_answers_for_its_run(s
             assert await link.answers(second, 0) == {}
             await pilot.press("1")
             await _until_true(pilot, await answered(second, {1: 1}), "Ana's answer, for the second run")
+            app.close_scenario()  # Ana leaves the class's lesson (x) in "follow me"
+
+            async def left() -> bool:
+                return [l.lesson for l in await link.learners()] == [""]
+
+            await _until_true(pilot, left, "the overview told Ana left")  # not shown on the lesson
+            await link.set_step(second, 0)  # the teacher's next step brings her back
+            await wait_until(pilot, lambda: app.teacher is not None and app.classroom.run_teacher is app.teacher,
+                             DEADLINE)
             await link.open_lesson("", False, "")  # the teacher closes the lesson
             await wait_until(pilot, lambda: app.teacher is None, DEADLINE)  # back to free play
     finally:

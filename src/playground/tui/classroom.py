@@ -33,6 +33,7 @@ class Classroom:
         self.asking = None            # the PredictScreen a learner is answering ahead of the teacher
         self.following = False
         self.run_teacher = None       # a learner: the lesson (its Teacher) opened for the run `run_epoch`
+        self.rejoin = None            # the run whose lesson this learner opened (and may have left since)
         self.run_epoch = 0            # (answers and progress are sent for that run only)
         self.shared = None            # the teacher: the scenario the class has (its source, challenge)
 
@@ -147,12 +148,19 @@ class Classroom:
             return
         self.app.run_worker(self._opened(scenario.id, challenge, source), group="class-publish", exit_on_error=False)
 
-    def closed(self) -> None:
-        """The teacher's tab closed its lesson: the class's lessons close too (a run with
-        none), so that no learner is left on a lesson nobody leads."""
-        if self.teacher and self.state.lesson:
+    def closed(self, switched) -> None:
+        """The app closed its lesson. The teacher's: the class's lessons close too (a run with
+        none), so that no learner is left on a lesson nobody leads. A learner's: the overview
+        shows them on none, once free play is on (`switched`)."""
+        if not self.teacher:
+            self.app.run_worker(self._report_after(switched), group="class-publish", exit_on_error=False)
+        elif self.state.lesson:
             self.shared = None
             self.app.run_worker(self._opened("", False, ""), group="class-publish", exit_on_error=False)
+
+    async def _report_after(self, switched) -> None:
+        await switched
+        await self.report()
 
     async def _opened(self, lesson: str, challenge: bool, source: str) -> None:
         self.state.epoch = await self.link.open_lesson(lesson, challenge, source)
@@ -222,7 +230,8 @@ class Classroom:
             me.total = len(teacher.stepper.flat) if teacher.stepper else 0
             me.right, me.answered = teacher.score()
             me.won = teacher.won if teacher.challenge is not None else None
-        else:  # not (yet) on this run's lesson
+        else:  # not (yet) on this run's lesson: not on it in the overview either
+            me.lesson = teacher.scenario.id if teacher is not None else ""
             me.epoch = self.state.epoch
             me.step = me.total = me.right = me.answered = 0
             me.won = None
@@ -246,6 +255,7 @@ class Classroom:
         self.state = state
         self.published.clear()
         self.run_teacher, self.run_epoch = None, state.epoch  # answers wait for the run's lesson
+        self.rejoin = None
         self._dismiss_question()
         if not state.lesson:  # the teacher closed the lesson
             if self.app.teacher is not None:
@@ -266,7 +276,7 @@ class Classroom:
             return
         await switched  # the lesson's screen is mounted and its start began
         await self._teaching_done()
-        self.run_teacher = self.app.teacher
+        self.run_teacher, self.rejoin = self.app.teacher, state.epoch
         await self.report()
         await self.follow()
 
@@ -288,6 +298,11 @@ class Classroom:
         """Follow me: this learner's lesson to the teacher's step, then the next question
         asked ahead (the learner answers before the teacher reveals)."""
         teacher = self.app.teacher
+        if (self.state.mode == FOLLOW and not self.following and teacher is not self.run_teacher
+                and self.rejoin == self.state.epoch):  # the learner left the class's lesson (F7, x)
+            self.app.notify(tr("Follow me: back to your teacher's lesson."), timeout=4)
+            await self.open_lesson()
+            return
         if (self.following or self.state.mode != FOLLOW or teacher is None or teacher.stepper is None
                 or teacher is not self.run_teacher):
             return

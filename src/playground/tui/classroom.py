@@ -126,8 +126,10 @@ class Classroom:
         return await self.link.state(), await self.link.learners()
 
     async def answers(self, step: int):
+        """The answers of this run, and how many learners are on its lesson."""
         counts = await self.link.answers(self.state.epoch, step)
-        return counts, len([l for l in await self.link.learners() if l.epoch == self.state.epoch])
+        state = self.state
+        return counts, len([l for l in await self.link.learners() if (l.epoch, l.lesson) == (state.epoch, state.lesson)])
 
     async def toggle_mode(self) -> None:
         await self.link.set_mode(OWN if self.state.mode == FOLLOW else FOLLOW)

@@ -103,6 +103,20 @@ async def test_a_schedule_the_explorer_made_travels_as_toml(pg, tmp_path):
         assert (await Runner(pg).run(opened)).ok
 
 
+def test_a_schedule_of_commands_typed_in_free_play_travels_too(server_binary, tmp_path):
+    from playground.explore.free_play import explore_typed
+    from playground.explore.schedule_replay import schedule_scenario
+    from playground.server import choose_binary
+
+    typed = [("A", "GET k"), ("B", "SET k 1"), ("A", "SET k 2"), ("B", "INCR k")]
+    result = asyncio.run(explore_typed(typed, ("A", "B"), choose_binary(server_binary.path)))
+    assert len(result.classes) > 1
+    for cls in result.classes:
+        ordered = schedule_scenario(result, cls)
+        opened = learner_scenario(ordered.id, shareable_source(ordered), "en", [], tmp_path)
+        assert opened.id == ordered.id and opened.parts == ordered.parts
+
+
 def test_what_the_writer_cannot_write_it_refuses():
     with pytest.raises(ScenarioError, match="programs"):
         scenario_toml(load_scenario(resolve("incr-python")))

@@ -54,7 +54,8 @@ def scenario_toml(scenario: Scenario) -> str:
                         ("requires", scenario.requires or any(p.requires for p in scenario.parts))):
         if there:
             raise _cannot(scenario, what)
-    out = [f"title = {toml_string(scenario.title)}", f"lesson = {toml_string(scenario.lesson)}",
+    lesson = scenario.lesson or scenario.title  # free play's typed commands have no lesson text; a file must
+    out = [f"title = {toml_string(scenario.title)}", f"lesson = {toml_string(lesson)}",
            "tags = [" + ", ".join(toml_string(t) for t in scenario.tags) + "]",
            "clients = [" + ", ".join(toml_string(c) for c in scenario.clients) + "]"]
     if scenario.topology != "single":

@@ -178,7 +178,7 @@ async def _enter_to_reply(count: int) -> dict:
     async with app.run_test(size=(120, 40)) as pilot:
         while app.inspector is None:
             await pilot.pause(0.01)
-        pane = app.query_one("#pane-A", ClientPane)
+        pane = app.mode_screen.query_one("#pane-A", ClientPane)
         field = pane.query_one(CommandInput)
         field.focus()
         await pilot.pause()

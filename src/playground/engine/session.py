@@ -51,6 +51,9 @@ class MonitorLine(Status):
 STREAMING = object()
 """What `execute` returns for a command whose replies arrive on the subscription stream."""
 
+LATE = object()
+"""What `execute(argv, late=...)` returns when no byte of the reply came in time."""
+
 
 class Session:
     """A named client with one dedicated connection to the server."""
@@ -70,6 +73,7 @@ class Session:
         self._sync_waiters: dict[bytes, asyncio.Future] = {}
         self._sync_counter = 0
         self.running: asyncio.Task | None = None
+        self.cancels = 0  # Ctrl+Cs so far (`cancel`)
         self.dropped: str | None = None  # why the connection was found closed, until it is reopened
         self.lost: str | None = None   # set when the stream reader lost the connection
         self._start_resp = 2
@@ -80,6 +84,8 @@ class Session:
         server order); transactions and the client's state are followed as always."""
         self._monitoring = False
         self.waited = 0.0  # seconds the last reply took to start arriving (the server's time)
+        self._sent_at = 0.0  # when the command whose reply is awaited was sent
+        self._debugging = False  # ... and whether it runs under redis-cli's Lua debugger
         self.ldb = LuaDebugging()
 
     # -- connection ---------------------------------------------------------------
@@ -195,9 +201,13 @@ class Session:
 
     # -- commands -----------------------------------------------------------------
 
-    async def execute(self, argv: list[bytes]):
+    async def execute(self, argv: list[bytes], late: float | None = None):
         """Send one command and return its typed reply (STREAMING while subscribed or
         monitoring). `last_unit` is then the unit the command closed, if any.
+
+        `late`: if no byte of the reply has come within `late` seconds, return LATE at
+        once, the command sent and its reply still to come: `reply_to(argv)` waits for
+        it (in whatever task takes the line over: engine/settled_line.py).
 
         Raises ConnectionLost if the connection drops before the reply arrives.
         """
@@ -213,21 +223,31 @@ class Session:
             return STREAMING
         self.state = replace(self.state, pending=tuple(argv))
         self.running = asyncio.current_task()
-        debugging = self.ldb.before(argv)
+        self._debugging = self.ldb.before(argv)
         try:
-            sent = time.monotonic()
+            self._sent_at = time.monotonic()
             await self._conn.send_command(*argv)
+            if late is not None and not await self._conn.first_bytes(late):
+                return LATE
+        except OSError as exc:
+            return self._dropped(cmd, exc)
+        finally:
+            self.running = None
+        return await self.reply_to(argv)
+
+    async def reply_to(self, argv: list[bytes]):
+        """The reply to `argv`, which `execute` sent (as `execute` returns it)."""
+        cmd = argv[0].lower()
+        if self._conn is None:  # (dropped while the reply was late)
+            return self._dropped(cmd, ConnectionError(tr("client {name} is not connected", name=self.name)))
+        self.running = asyncio.current_task()
+        try:
             reply = await self._conn.read_response()
-            self.waited = self._conn.first_line_at - sent
-            if debugging and self.ldb.after(reply):  # the session ended: the EVAL's own reply follows
+            self.waited = self._conn.first_line_at - self._sent_at
+            if self._debugging and self.ldb.after(reply):  # the session ended: the EVAL's own reply follows
                 self.ldb.final = await self._conn.read_response()
         except OSError as exc:
-            self._conn = None
-            self.state = replace(self.state, pending=None)
-            if cmd == b"quit":  # the server may close before its OK reaches us
-                self._after_quit()
-                return Status(b"OK")
-            raise ConnectionLost(str(exc)) from None
+            return self._dropped(cmd, exc)
         finally:
             self.running = None
         self.track(argv, reply)  # pending=None too: one state copy per reply
@@ -236,6 +256,16 @@ class Session:
         elif self.ldb.ended:  # the server closes the connection after a debugging session
             self._after_quit()
         return reply
+
+    def _dropped(self, cmd: bytes, exc: OSError):
+        """The connection dropped under `cmd`: ConnectionLost (QUIT's OK, which the server
+        may not have sent before closing, excepted)."""
+        self._conn = None
+        self.state = replace(self.state, pending=None)
+        if cmd == b"quit":  # the server may close before its OK reaches us
+            self._after_quit()
+            return Status(b"OK")
+        raise ConnectionLost(str(exc)) from None
 
     def _after_quit(self) -> None:
         """QUIT: the server closes the connection after its OK; the client is shown
@@ -278,6 +308,7 @@ class Session:
     async def cancel(self) -> str:
         """Abandon a pending command: close the connection and open a new one."""
         task = self.running
+        self.cancels += 1  # (a line running in its caller's task tells this from the caller's own cancellation)
         # (not the task asking: a pipelined run that found the connection dropped
         # reconnects from the task that is marked as running it, and a task that awaits
         # its own cancellation recurses without end)

@@ -73,7 +73,6 @@ class Session:
         self._sync_waiters: dict[bytes, asyncio.Future] = {}
         self._sync_counter = 0
         self.running: asyncio.Task | None = None
-        self.cancels = 0  # Ctrl+Cs so far (`cancel`)
         self.dropped: str | None = None  # why the connection was found closed, until it is reopened
         self.lost: str | None = None   # set when the stream reader lost the connection
         self._start_resp = 2
@@ -207,7 +206,9 @@ class Session:
 
         `late`: if no byte of the reply has come within `late` seconds, return LATE at
         once, the command sent and its reply still to come: `reply_to(argv)` waits for
-        it (in whatever task takes the line over: engine/settled_line.py).
+        it (in whatever task takes the line over: engine/settled_line.py). Until then
+        the command is not marked pending nor its task running: a reply that comes at
+        once costs no copy of the state, and Ctrl+C finds nothing to cancel yet.
 
         Raises ConnectionLost if the connection drops before the reply arrives.
         """
@@ -221,13 +222,15 @@ class Session:
                 self.state = replace(self.state, monitoring=True)
             await self._send_streaming(argv)
             return STREAMING
-        self.state = replace(self.state, pending=tuple(argv))
-        self.running = asyncio.current_task()
+        if late is None:
+            self.state = replace(self.state, pending=tuple(argv))
+            self.running = asyncio.current_task()
         self._debugging = self.ldb.before(argv)
         try:
             self._sent_at = time.monotonic()
             await self._conn.send_command(*argv)
             if late is not None and not await self._conn.first_bytes(late):
+                self.state = replace(self.state, pending=tuple(argv))  # waiting, as anyone may see from now on
                 return LATE
         except OSError as exc:
             return self._dropped(cmd, exc)
@@ -308,7 +311,6 @@ class Session:
     async def cancel(self) -> str:
         """Abandon a pending command: close the connection and open a new one."""
         task = self.running
-        self.cancels += 1  # (a line running in its caller's task tells this from the caller's own cancellation)
         # (not the task asking: a pipelined run that found the connection dropped
         # reconnects from the task that is marked as running it, and a task that awaits
         # its own cancellation recurses without end)

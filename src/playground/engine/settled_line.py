@@ -57,7 +57,6 @@ async def run_settled(executor: "Executor", client: str, argv, sink: Callable[[e
     executor._jobs[client] = job
     line = LineRun(executor, job)
     session = executor.pg.sessions[client]
-    cancels = session.cancels
     try:
         outcome = await line.start(late=QUICK_LATE)
     except BaseException:
@@ -72,10 +71,10 @@ async def run_settled(executor: "Executor", client: str, argv, sink: Callable[[e
         await job.settle()
         return job
     if outcome.lost == "cancelled" and here.cancelling():
-        if session.cancels == cancels:  # the caller's own cancellation (its time limit): its to handle
-            executor._jobs.pop(client, None)
-            raise asyncio.CancelledError()
-        here.uncancel()  # Ctrl+C of this line (session.cancel): the line is lost, as in its own task
+        # the caller's own cancellation (its time limit: Ctrl+C finds no line pending
+        # here until it is late, see Session.execute): the caller's to handle
+        executor._jobs.pop(client, None)
+        raise asyncio.CancelledError()
     done = asyncio.get_running_loop().create_future()
     done.set_result(outcome)
     job.task = done

@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
+from playground.engine import session_reset
 from playground.engine.client_state import ClientState, replace  # noqa: F401 (re-exported)
 from playground.engine.lua_debugger import LuaDebugging
 from playground.engine.units import Unit, UnitTracker, hello_protocol
@@ -131,34 +132,9 @@ class Session:
                                  db=self.address.db, resp=self._start_resp)
 
     async def reset(self, then: list[list[bytes]] = ()) -> list:
-        """A clean client on the same connection: RESET (no MULTI, WATCH, subscriptions,
-        tracking; db 0; RESP2), then the name and a --url's database back, in one round trip; `then` are more
-        commands sent in that round trip, their replies returned and the client's state
-        following them as `execute` would. Reconnects instead when the connection is
-        busy or the server has no RESET (before 6.2)."""
-        then = [list(argv) for argv in then]
-        if self._conn is None or self.streaming or self.state.pending is not None:
-            await self.connect()
-            return [await self.execute(argv) for argv in then]
-        commands = [[b"RESET"], [b"CLIENT", b"SETNAME", self.name.encode()]]
-        if self._start_resp == 3:
-            commands.append([b"HELLO", b"3"])
-        if self.address.db:            # a --url's /db: where a new connection starts
-            commands.append([b"SELECT", b"%d" % self.address.db])
-        try:
-            replies = await self._conn.pipeline(commands + then)
-        except OSError:
-            await self.connect()
-            return [await self.execute(argv) for argv in then]
-        if any(isinstance(r, Err) for r in replies[:2]):
-            await self.connect()
-            return [await self.execute(argv) for argv in then]
-        self.units.clear()
-        self.state = ClientState(self.name, client_id=self.state.client_id, db=self.address.db,
-                                 resp=self._start_resp)
-        for argv, reply in zip(then, replies[len(commands):]):
-            self.track(argv, reply)
-        return replies[len(commands):]
+        """A clean client on the same connection, and `then` run in the same round trip
+        (engine/session_reset.py)."""
+        return await session_reset.reset(self, then)
 
     async def close(self) -> None:
         self.ldb.active = False  # the server ends a debugging session whose connection closes
@@ -176,6 +152,11 @@ class Session:
     @property
     def connected(self) -> bool:
         return self._conn is not None
+
+    @property
+    def start_resp(self) -> int:
+        """The protocol each new connection of this client starts in (3: like redis-cli -3)."""
+        return self._start_resp
 
     @property
     def connection(self):

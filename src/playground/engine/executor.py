@@ -55,8 +55,8 @@ class Executor:
         self.sink = sink or (lambda event: None)
         self._has_sink = sink is not None  # else the per-reply events are not even built
         self.attribute = attribute
-        self._records = attribute or bool(explain)  # what each unit changed, as the server says
-        if self._records and pg.changes is None and ChangeFeed.possible(pg):
+        self.records = attribute or bool(explain)  # what each unit changed, as the server says
+        if self.records and pg.changes is None and ChangeFeed.possible(pg):
             pg.changes = ChangeFeed(pg)
         self._attributions: asyncio.Future | None = None  # the last attribution queued
         self._jobs: dict[str, Job] = {}
@@ -82,6 +82,24 @@ class Executor:
     def default_sink(self, client: str) -> None:
         """`client`'s events go to the executor's own sink again (no job's own sink)."""
         self._sinks.pop(client, None)
+
+    def take(self, job: Job, sink: Callable[[ev.Event], None] | None = None) -> None:
+        """`job` is its client's line now, its events going to `sink` (None: the
+        executor's own)."""
+        if sink is not None:
+            self._sinks[job.client] = sink
+        else:
+            self._sinks.pop(job.client, None)
+        self._jobs[job.client] = job
+
+    def drop(self, job: Job) -> None:
+        """`job` is no longer its client's line (it ended with its caller)."""
+        if self._jobs.get(job.client) is job:
+            del self._jobs[job.client]
+
+    def listens(self, client: str) -> bool:
+        """Does anyone listen to `client`'s per-reply events?"""
+        return self._has_sink or client in self._sinks
 
     def emit(self, event: ev.Event) -> None:
         self._sinks.get(event.client, self.sink)(event)
@@ -131,16 +149,16 @@ class Executor:
         if why is not None:
             job.task = asyncio.ensure_future(self._refuse(client, job.argv, why))
             return job
-        if sink is not None:
-            self._sinks[client] = sink
-        else:
-            self._sinks.pop(client, None)
         job.task = asyncio.create_task(self._run(job))
         if self.attribute:
-            job.task.add_done_callback(
-                lambda task: task.cancelled() or task.exception() or self.attribute_later(task.result()))
-        self._jobs[client] = job
+            job.task.add_done_callback(self.attribute_when_done)
+        self.take(job, sink)
         return job
+
+    def attribute_when_done(self, task: asyncio.Future) -> None:
+        """(a line's task's done callback, with `attribute`)"""
+        if not task.cancelled() and task.exception() is None:
+            self.attribute_later(task.result())
 
     async def settled(self, client: str, argv, sink: Callable[[ev.Event], None] | None = None) -> Job:
         """`submit` and `Job.settle` in one: the line is done (`job.task.done()`) or its
@@ -158,13 +176,12 @@ class Executor:
         why = self.busy(client)
         if why is not None:
             return await self._refuse(client, job.argv, why)
-        self._sinks.pop(client, None)
         job.task = asyncio.current_task()
-        self._jobs[client] = job
+        self.take(job)
         try:
             result = await self._run(job)
         finally:
-            self._jobs.pop(client, None)
+            self.drop(job)
         if self.attribute:
             self.attribute_later(result)
         return result

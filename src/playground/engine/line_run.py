@@ -70,7 +70,7 @@ class LineRun:
         if pg.changes is not None:
             await pg.changes.ready()
         self.word = argv[0].lower()
-        self.listening = executor.has_sink or client in executor._sinks
+        self.listening = executor.listens(client)
         self.started = time.monotonic()
         return await self._commands(late if job.repeat == 1 else None)
 
@@ -118,7 +118,7 @@ class LineRun:
                     continue
                 self.waited += session.waited
                 executor.replied(session, argv, reply, result, self.listening, job.limit, self.outputs)
-                if executor._records and session.last_unit is not None:
+                if executor.records and session.last_unit is not None:
                     await record_changes(pg, session.last_unit)
                 if why is not None:
                     await executor.explain(session, argv, reply, result)

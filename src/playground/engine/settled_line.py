@@ -48,32 +48,27 @@ async def run_settled(executor: "Executor", client: str, argv, sink: Callable[[e
         await job.settle()
         return job
     job = Job(executor, client, argv, 1)
-    if sink is not None:
-        executor._sinks[client] = sink
-    else:
-        executor._sinks.pop(client, None)
     here = asyncio.current_task()
     job.task = here
-    executor._jobs[client] = job
+    executor.take(job, sink)
     line = LineRun(executor, job)
     session = executor.pg.sessions[client]
     try:
         outcome = await line.start(late=QUICK_LATE)
     except BaseException:
-        executor._jobs.pop(client, None)
+        executor.drop(job)
         raise
     if outcome is LATE:
         job.task = asyncio.ensure_future(line.finish())
         session.running = job.task  # (Ctrl+C cancels the line, not the caller)
         if executor.attribute:
-            job.task.add_done_callback(
-                lambda task: task.cancelled() or task.exception() or executor.attribute_later(task.result()))
+            job.task.add_done_callback(executor.attribute_when_done)
         await job.settle()
         return job
     if outcome.lost == "cancelled" and here.cancelling():
         # the caller's own cancellation (its time limit: Ctrl+C finds no line pending
         # here until it is late, see Session.execute): the caller's to handle
-        executor._jobs.pop(client, None)
+        executor.drop(job)
         raise asyncio.CancelledError()
     done = asyncio.get_running_loop().create_future()
     done.set_result(outcome)

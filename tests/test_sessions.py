@@ -232,3 +232,18 @@ async def test_a_fresh_start_resets_every_client_in_one_wait_whatever_each_was_d
     await asyncio.wait_for(pg.reset(), 10)
     assert pg.sessions["B"].connected and not pg.sessions["B"].state.disconnected
     assert await send(pg, "B", [b"EXISTS", b"k"]) == 0
+
+
+async def test_a_fresh_start_cut_short_leaves_no_reply_to_be_misread(pg):
+    """A time limit that ends a fresh start while the setter waits (here a setup that
+    blocks) leaves the other clients' RESET replies unread: their connections are
+    closed, so the next command reconnects and never takes "RESET" for its reply."""
+    import pytest
+
+    with pytest.raises(TimeoutError):
+        async with asyncio.timeout(0.5):  # (BLPOP q 0 never answers: the limit is what ends it)
+            await pg.reset([[b"BLPOP", b"q", b"0"]])
+    ex = Executor(pg)
+    first = await ex.run("B", [b"PING"])
+    assert first.replies in ([], [Status(b"PONG")]), first.replies  # (lost, and reconnected)
+    assert (await ex.run("B", [b"PING"])).replies == [Status(b"PONG")]

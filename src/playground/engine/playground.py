@@ -21,7 +21,7 @@ from playground.engine.server_order import ServerOrder
 from playground.resp.connection import Address, SideConnection
 from playground.errors import ServerError
 from playground.engine.session import Session
-from playground.engine.session_reset import read_reset, send_reset
+from playground.engine.session_reset import reset_together
 from playground.i18n import tr
 
 if TYPE_CHECKING:  # (imported when used: `repl --url` needs neither)
@@ -406,10 +406,7 @@ class Playground:
         others = [s for s in self.sessions.values() if s is not setter]
         self.order.mark("reset", label, setup)
         fresh = self._fresh()
-        sent = [await send_reset(session) for session in others]  # (no wait: read after the setter's)
-        replies = await setter.reset(then=fresh + list(setup))
-        for session, count in zip(others, sent):
-            await read_reset(session, count)
+        replies = await reset_together(setter, others, fresh + list(setup))
         if self.changes is not None:
             await self.changes.discard()  # the setup's key events are nobody's write
         return replies[len(fresh):]

@@ -6,6 +6,7 @@ or the server has no RESET (before 6.2)."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING
 
 from playground.engine.client_state import ClientState
@@ -35,6 +36,27 @@ async def reset(session: "Session", then: list[list[bytes]] = ()) -> list:
     for argv, reply in zip(then, replies[len(commands):]):
         session.track(argv, reply)
     return replies[len(commands):]
+
+
+async def reset_together(setter: "Session", others: list["Session"], then: list[list[bytes]]) -> list:
+    """`setter` reset with `then` (the flush and the setup), the `others` reset at the same
+    time: theirs are sent first and read after the setter's round trip. The replies to
+    `then`."""
+    sent = [await send_reset(session) for session in others]
+    try:
+        replies = await reset(setter, then)
+    except BaseException as exc:
+        for session, count in zip(others, sent):
+            if count is None:
+                continue
+            if isinstance(exc, asyncio.CancelledError):  # (no waiting now: their replies unread
+                await session.connection.close()           # would be taken for the next command's)
+            else:
+                await read_reset(session, count)
+        raise
+    for session, count in zip(others, sent):
+        await read_reset(session, count)
+    return replies
 
 
 async def send_reset(session: "Session") -> int | None:

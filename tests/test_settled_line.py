@@ -85,3 +85,16 @@ async def test_a_time_limit_that_ends_while_the_line_waits_here_is_the_callers(p
     await pg.reconnect("B")  # (what the runner's recovery does, with a fresh server)
     job = await ex.settled("B", [b"PING"])
     assert job.result().replies == [Status(b"PONG")]
+
+
+async def test_a_reply_that_comes_while_the_observer_waits_behind_client_pause_all_ends_the_wait(pg):
+    """`check` blamed a `CLIENT PAUSE 600000 ALL` step on a busy machine: its reply came
+    after the first poll, whose CLIENT LIST then waited behind that very pause, so the step
+    ran into its time limit though its reply was in. The wait ends with the reply: here the
+    reply comes once the observer's CLIENT LIST is on its way (held by the pause)."""
+    ex, _ = collect(pg)
+    await ex.settled("A", [b"CLIENT", b"PAUSE", b"600000", b"ALL"])  # (held for the rest of the test)
+    loop = asyncio.get_running_loop()
+    reply = loop.create_future()
+    pg.observer.on_send = lambda commands: reply.done() or loop.call_soon(reply.set_result, None)
+    assert await asyncio.wait_for(pg.settle("A", reply), 30)  # without the race: 600 s behind the pause

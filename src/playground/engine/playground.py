@@ -261,7 +261,12 @@ class Playground:
             done, _ = await asyncio.wait([pending], timeout=delay)
             if done:
                 break
-            await self.refresh_states()
+            refresh = asyncio.ensure_future(self.refresh_states())
+            await asyncio.wait([pending, refresh], return_when=asyncio.FIRST_COMPLETED)
+            if not refresh.done():  # the reply came while the observer waited (e.g. behind a CLIENT PAUSE ALL
+                refresh.cancel()  # this very line asked for): done; the observer reconnects when next asked
+                await asyncio.wait([refresh])
+                break
             state = self.sessions[name].state
             if state.blocked or state.busy_script:
                 return False

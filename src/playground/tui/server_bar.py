@@ -14,7 +14,8 @@ class ServerBar(Static):
     """One line: flavour and version (and where it came from), socket, memory, clients."""
 
     DEFAULT_CSS = """
-    ServerBar { height: 1; background: $primary-background; color: $text; padding: 0 1; }
+    ServerBar { height: 1; background: $primary-background; color: $text; padding: 0 1;
+                text-wrap: nowrap; text-overflow: ellipsis; }
     ServerBar.-stopped { background: $error; }
     """
 

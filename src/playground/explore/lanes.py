@@ -154,13 +154,13 @@ class Worker:
         try:
             message = await receive(reader)
         except EOFError:
+            message = None
+        if message is None or message[0] not in ("error", expect):   # (gone, or out of step: stopped)
             message = ("error", tr("{id}: a worker of the exploration stopped (exit status {status}); the "
                                    "exploration stops here", id=self.explorer.scenario.id,
                                    status=self._status()))
         if message[0] == "error":
             raise ExploreError(message[1])
-        if message[0] != expect:
-            raise ExploreError(f"{self.explorer.scenario.id}: lane worker: {message[0]!r}")
         return message
 
     def _status(self):

@@ -215,3 +215,28 @@ def test_the_command_line_stops_on_a_dead_server_with_one_line_and_leaves_no_wor
     assert proc.returncode == 1, (out, err)
     assert err.count("\n") == 1 and "the server stopped during schedule" in err, err
     assert gone(workers + worker_servers)
+
+
+def test_a_killed_explore_takes_its_workers_and_their_servers_with_it(server_binary, tmp_path):
+    """SIGKILL: no cleanup of ours runs; the kernel (PR_SET_PDEATHSIG) and the watchdogs end
+    every worker and every server."""
+    path = tmp_path / "three.toml"
+    path.write_text(SCENARIO)
+    proc = subprocess.Popen([sys.executable, "-m", "playground", "explore", str(path), "--exhaustive",
+                             "--jobs", "2", "--server", server_binary.path], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        end = time.monotonic() + 60
+        workers: list[int] = []
+        while not (workers and all(servers_of(w) for w in workers)):
+            assert proc.poll() is None and time.monotonic() < end
+            workers = workers_of(proc.pid)
+            time.sleep(0.02)
+        every = workers + [s for w in workers for s in servers_of(w)] + servers_of(proc.pid)
+        proc.kill()
+        proc.wait()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert gone(every)

@@ -113,7 +113,7 @@ def test_the_default_splits_only_a_plan_worth_it_on_a_server_it_can_copy():
     ours = SimpleNamespace(pg=SimpleNamespace(server=private), scenario=SimpleNamespace(programs={}))
     cores = lanes.cores()
     assert lanes.lanes_for(ours, lanes.PARALLEL_FROM - 1, None) == 1
-    assert lanes.lanes_for(ours, lanes.PARALLEL_FROM, None) == cores
+    assert lanes.lanes_for(ours, lanes.PARALLEL_FROM, None) == min(cores, lanes.MOST)
     assert lanes.lanes_for(ours, 252, 2) == 2 and lanes.lanes_for(ours, 252, 1) == 1
     assert lanes.lanes_for(ours, 30, 4) == 1                              # not a chunk for each
     url = SimpleNamespace(pg=SimpleNamespace(server=None), scenario=ours.scenario)

@@ -10,7 +10,7 @@ Worth it where the explorer's own process is the bottleneck: a schedule costs th
 explorer about four times the CPU it costs the server (BENCHMARKS.md), so one asyncio
 loop driving more servers would gain nothing; processes use the other cores. By default
 only a plan of PARALLEL_FROM schedules or more is split, over as many lanes as the
-machine has cores; `--jobs` chooses. A lesson's Python programs (their gate and warm
+machine has cores (at most MOST); `--jobs` chooses. A lesson's Python programs (their gate and warm
 interpreter) and a server the playground did not start (--url), a replica set or a
 cluster stay in one lane: copying those is dearer than it gains.
 
@@ -38,6 +38,7 @@ PARALLEL_FROM = 500   # planned schedules from which the default splits them (a 
 CHUNK = 20            # schedules a lane is given at a time
 AHEAD = 2             # chunks a worker holds (one running, one waiting: it never waits for the next)
 STOP_GRACE = 3.0      # seconds a worker may take to stop its server and exit
+MOST = 8              # lanes by default on a machine with more cores (a lane: ~35 MB, worker and server)
 
 
 def cores() -> int:
@@ -51,7 +52,7 @@ def lanes_for(explorer, planned: int, jobs: int | None) -> int:
     """How many lanes run `planned` schedules: `jobs` (None: the default), fewer when the
     plan is small or the playground cannot be copied."""
     if jobs is None:
-        jobs = cores() if planned >= PARALLEL_FROM else 1
+        jobs = min(cores(), MOST) if planned >= PARALLEL_FROM else 1
     if jobs <= 1 or not can_split(explorer):
         return 1
     return max(1, min(jobs, planned // CHUNK))

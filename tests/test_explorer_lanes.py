@@ -87,7 +87,8 @@ async def pg_with(server_binary, clients=CLIENTS):
 
 @pytest.mark.asyncio
 @pytest.mark.parametrize("options", [dict(limit=240, seed=7), dict(limit=240, seed=7, by="replies"),
-                                     dict(reduce=False, steps=STEPS[:7]), dict(reduce=False, by="replies", steps=CONFIG)],
+                                     dict(reduce=False, steps=STEPS[:7]),
+                                     dict(reduce=False, by="replies", steps=CONFIG)],
                          ids=["sample", "by-replies", "exhaustive", "config"])
 async def test_lanes_give_the_report_one_lane_gives(server_binary, options):
     options = dict(options)

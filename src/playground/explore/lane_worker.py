@@ -38,8 +38,8 @@ async def _lane(reader, writer) -> None:
     spec = await receive(reader)
     set_language(spec["lang"])
     try:
-        async with Playground(server=PrivateServer(spec["binary"]), clients=spec["clients"],
-                              resp=spec["resp"]) as pg:
+        server = PrivateServer(spec["binary"], spec["script_time_limit_ms"])
+        async with Playground(server=server, clients=spec["clients"], resp=spec["resp"]) as pg:
             explorer = Explorer(pg, spec["scenario"], spec["part"], by=spec["by"], reduce=False, witnesses=False)
             await explorer.fresh.begin(explorer.commands_sent())
             writer.write(encode(("ready",)))

@@ -191,7 +191,8 @@ class Worker:
         reader, self.writer = await asyncio.open_connection(sock=ours)
         self.writer.write(encode({"scenario": self.explorer.scenario, "part": self.explorer.part_number,
                                   "by": self.explorer.by, "clients": list(pg.sessions), "resp": pg.resp,
-                                  "binary": pg.server.binary, "lang": current_language()}))
+                                  "binary": pg.server.binary, "lang": current_language(),
+                                  "script_time_limit_ms": pg.server.script_time_limit_ms}))
         return reader
 
     async def close(self) -> None:

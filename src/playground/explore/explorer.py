@@ -115,7 +115,7 @@ class Explorer:
                                       n=step.number, action=step.server))
         if not self.programs:
             raise ExploreError(tr("{id}: part {part} has no steps to interleave", id=scenario.id, part=part))
-        self.bound_pairs = _bound_pairs(self.part)
+        self.bound_pairs = sch.bound_pairs(self.part)
         self.keep: list | None = None
 
     def commands_sent(self) -> list:
@@ -394,17 +394,6 @@ class Explorer:
         _, origin = self.runner.waiting[client]
         wait = replace(origin.step, wait=True, argv=None, blocking=False)
         return await self.runner.run_step(self.scenario, self.part.name, wait)
-
-
-def _bound_pairs(part: Part) -> list[tuple[sch.Move, sch.Move]]:
-    """(the step before, the bound step) as moves (client, index in its program), for
-    each step of the part with `bound = true`."""
-    seen: dict[str, int] = {}
-    at: list[sch.Move] = []
-    for step in part.steps:
-        at.append((step.client, seen.get(step.client, 0)))
-        seen[step.client] = seen.get(step.client, 0) + 1
-    return [(at[i - 1], at[i]) for i, step in enumerate(part.steps) if step.bound and i]
 
 
 def _seen(out) -> str:

@@ -211,3 +211,39 @@ async def test_a_fresh_start_lifts_a_pause_a_client_left(pg):
     replies = await asyncio.wait_for(pg.reset([[b"SET", b"k", b"1"]]), 10)  # (a hang fails, never stalls)
     assert [bytes(r) for r in replies] == [b"OK"]
     assert await send(pg, "B", [b"GET", b"k"]) == b"1"
+
+
+async def test_a_fresh_start_resets_every_client_in_one_wait_whatever_each_was_doing(pg):
+    """The other clients' RESETs go out before the setter's round trip and are read
+    after it: one in a transaction with a WATCH comes back clean, one that QUIT
+    reconnects."""
+    import asyncio
+
+    assert await send(pg, "B", [b"WATCH", b"k"]) == b"OK"
+    assert await send(pg, "B", [b"MULTI"]) == b"OK"
+    assert pg.sessions["B"].state.in_multi and pg.sessions["B"].state.watched
+    replies = await asyncio.wait_for(pg.reset([[b"SET", b"k", b"1"]]), 10)  # (a hang fails, never stalls)
+    assert [bytes(r) for r in replies] == [b"OK"]
+    state = pg.sessions["B"].state
+    assert not state.in_multi and not state.watched and state.pending is None
+    assert await send(pg, "B", [b"GET", b"k"]) == b"1"  # (not QUEUED: the transaction is gone)
+    assert await send(pg, "B", [b"QUIT"]) == b"OK"
+    assert pg.sessions["B"].state.disconnected
+    await asyncio.wait_for(pg.reset(), 10)
+    assert pg.sessions["B"].connected and not pg.sessions["B"].state.disconnected
+    assert await send(pg, "B", [b"EXISTS", b"k"]) == 0
+
+
+async def test_a_fresh_start_cut_short_leaves_no_reply_to_be_misread(pg):
+    """A time limit that ends a fresh start while the setter waits (here a setup that
+    blocks) leaves the other clients' RESET replies unread: their connections are
+    closed, so the next command reconnects and never takes "RESET" for its reply."""
+    import pytest
+
+    with pytest.raises(TimeoutError):
+        async with asyncio.timeout(0.5):  # (BLPOP q 0 never answers: the limit is what ends it)
+            await pg.reset([[b"BLPOP", b"q", b"0"]])
+    ex = Executor(pg)
+    first = await ex.run("B", [b"PING"])
+    assert first.replies in ([], [Status(b"PONG")]), first.replies  # (lost, and reconnected)
+    assert (await ex.run("B", [b"PING"])).replies == [Status(b"PONG")]

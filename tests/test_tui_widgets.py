@@ -1,6 +1,9 @@
 """The key table and the pane log on their own (no server needed for their behaviour),
 and, on real servers, that typing commands does not redraw a key table that did not change."""
 
+import os
+import sys
+
 from rich.text import Text
 from textual.app import App
 from textual.widgets import Static
@@ -203,3 +206,117 @@ async def test_footer_is_rebuilt_only_when_its_keys_change():
         await wait_until(pilot, lambda: "Special" in {k.description for k in app.query(FooterKey)})
         await pilot.press("f2")
         await wait_until(pilot, lambda: "Special" not in {k.description for k in app.query(FooterKey)})
+
+
+def _layout_requests(monkeypatch, kinds) -> list[tuple[str, bool]]:
+    """Every refresh that reaches Textual's Widget.refresh from a widget of `kinds`: (kind, layout)."""
+    from textual.widget import Widget
+
+    asked: list[tuple[str, bool]] = []
+    refresh = Widget.refresh
+
+    def spy(self, *regions, repaint=True, layout=False, recompose=False):
+        if isinstance(self, kinds):
+            asked.append((type(self).__name__, layout))
+        return refresh(self, *regions, repaint=repaint, layout=layout, recompose=recompose)
+
+    monkeypatch.setattr(Widget, "refresh", spy)
+    return asked
+
+
+class LineApp(App):
+    CSS = "CommandInput { border: none; height: 1; width: 1fr; padding: 0; }"
+
+    def compose(self):
+        from playground.engine.help import HelpIndex
+        from playground.history import History
+        from playground.tui.command_input import CommandInput
+
+        yield CommandInput(History(None), HelpIndex.bundled)
+        yield PaneLog()
+
+
+async def test_typing_and_a_following_log_ask_for_no_layout_pass_yet_scroll_as_before(monkeypatch):
+    """A keystroke repaints the command line, a line written repaints the log: neither asks
+    Textual to lay the screen out again (that was most of a served keystroke's CPU). The
+    line still scrolls to its cursor, the log still follows its output; a line wider than
+    the log, or a log read back, still gets its layout pass."""
+    from playground.tui.command_input import CommandInput
+
+    app = LineApp()
+    async with app.run_test(size=(30, 12)) as pilot:
+        line, log = app.query_one(CommandInput), app.query_one(PaneLog)
+        line.focus()
+        await pilot.pause()
+        asked = _layout_requests(monkeypatch, (CommandInput, PaneLog))
+        typed = "SET key-with-a-long-name " + "v" * 20 + "END"
+        await pilot.press(*typed)
+        for i in range(30):
+            log.write(f"line {i}")
+        await pilot.pause()
+        assert asked and not any(layout for _, layout in asked), asked
+        assert line.value == typed and line.scroll_x > 0  # scrolled to the cursor, at the end
+        assert line.render_line(0).text.rstrip().endswith("END")
+        assert log.scroll_y == log.max_scroll_y > 0 and "line 29" in log.render_line(log.size.height - 1).text
+        asked.clear()
+        log.write("x" * 60)  # wider than the log (this one does not wrap): a horizontal scrollbar
+        await pilot.pause()
+        assert ("PaneLog", True) in asked
+        log.scroll_to(y=3, animate=False)
+        await pilot.pause()
+        asked.clear()
+        log.write("while reading back")
+        assert ("PaneLog", True) in asked
+
+
+def test_a_hint_and_a_lookup_find_what_a_scan_of_every_entry_finds():
+    """HelpIndex looks a line's command up among its own entries: the same entry as the scan
+    of every entry it replaced, for every command and subcommand, in any case."""
+    from playground.engine.help import HelpIndex
+
+    index = HelpIndex.bundled()
+
+    def scan(argv):
+        best = None
+        for e in index.entries:
+            if len(e.argv) <= len(argv) and all(a.lower() == b.lower() for a, b in zip(e.argv, argv)):
+                if best is None or len(e.argv) > len(best.argv):
+                    best = e
+        return best
+
+    for entry in index.entries:
+        for argv in (list(entry.argv), [w.lower() for w in entry.argv] + ["x"], [entry.argv[0].swapcase()]):
+            assert index.lookup(argv) is scan(argv)
+    assert index.lookup(["NOSUCHCOMMAND"]) is None and index.lookup([]) is None
+    assert index.hint("client kill ") == scan(["client", "kill"]).params
+
+
+async def test_the_served_driver_passes_on_a_resize_only_when_the_size_changes(monkeypatch):
+    """A tab's page says its size when it opens, mostly the size its app started at: that
+    costs no layout pass and frame; a real change is passed on as before."""
+    from textual import events
+
+    from playground.tui.served_driver import ServedDriver
+
+    class Posted:
+        def __init__(self) -> None:
+            self.messages = []
+
+        def post_message(self, message) -> None:
+            self.messages.append(message)
+
+    monkeypatch.setenv("COLUMNS", "120")
+    monkeypatch.setenv("ROWS", "40")
+    read, write = os.pipe()  # the driver watches its stdin (serve's pipe); pytest's is not one
+    stdin = os.fdopen(read, "rb")
+    monkeypatch.setattr(sys, "__stdin__", stdin)
+    app = Posted()
+    driver = ServedDriver(app)
+    driver.on_meta("resize", {"width": 120, "height": 40})
+    assert app.messages == []
+    driver.on_meta("resize", {"width": 100, "height": 30})
+    driver.on_meta("resize", {"width": 100, "height": 30})
+    driver.on_meta("resize", {"width": 120, "height": 40})
+    assert [(m.size.width, m.size.height) for m in app.messages if isinstance(m, events.Resize)] == [(100, 30), (120, 40)]
+    stdin.close()
+    os.close(write)

@@ -100,18 +100,22 @@ def _process_tree(pid: int) -> list[tuple[int, list[bytes]]]:
     return tree
 
 
-def _tree_rss_kib(pid: int) -> tuple[int, int]:
-    """(RSS of every process under pid, in KiB; how many processes)."""
-    total, count = 0, 0
+def _tree_rss_kib(pid: int) -> tuple[int, int, int]:
+    """(RSS of every process under pid, in KiB; how many processes; their PSS in KiB: the
+    pages they share, as the apps forked from serve's zygote do, counted once in all)."""
+    total, count, pss = 0, 0, 0
     for child, _ in _process_tree(pid):
         try:
             for line in Path(f"/proc/{child}/status").read_text().splitlines():
                 if line.startswith("VmRSS:"):
                     total += int(line.split()[1])
                     count += 1
+            for line in Path(f"/proc/{child}/smaps_rollup").read_text().splitlines():
+                if line.startswith("Pss:"):
+                    pss += int(line.split()[1])
         except OSError:
             pass
-    return total, count
+    return total, count, pss
 
 
 def _tree_cpu_s(pid: int) -> float:
@@ -201,7 +205,7 @@ async def _serve(pid: int, base: str, burst: int, commands: int, ready: int) -> 
             await tab.close()
         await asyncio.to_thread(_settle, pid, ready)  # the tab's app gone, the pool full again
         tabs, burst_s = await _open_usable(http, base, burst)
-        rss_kib, processes = _tree_rss_kib(pid)
+        rss_kib, processes, pss_kib = _tree_rss_kib(pid)
         apps = sum(1 for name in _names(pid) if "server" in name)  # the tabs' and the ready ones
         for tab in tabs[6:]:
             await tab.close()
@@ -218,6 +222,7 @@ async def _serve(pid: int, base: str, burst: int, commands: int, ready: int) -> 
     return {"tabs": burst, "one_tab_s": alone_s, "burst_s": burst_s, "burst_ratio": burst_s / alone_s,
             "rss_per_tab_mib": rss_kib / 1024 / burst, "processes": processes,
             "rss_per_app_mib": rss_kib / 1024 / max(1, apps), "apps": apps,
+            "pss_per_app_mib": pss_kib / 1024 / max(1, apps),
             "idle_p50_ms": statistics.median(idle) * 1000, "idle_p95_ms": p95(idle) * 1000,
             "busy_p50_ms": statistics.median(busy) * 1000, "busy_p95_ms": p95(busy) * 1000,
             "busy_ratio": p95(busy) / p95(idle), "neighbour_commands": neighbour_commands, "n": commands}
@@ -261,7 +266,8 @@ def table_rows(r: dict, row) -> list[str]:
             "p95 ≤ 150 ms", verdict(r["busy_p95_ms"] <= 150)),
         row(f"serve: memory per tab (apps + private servers, the ready ones too, / {r['tabs']} tabs)",
             f"{r['rss_per_tab_mib']:.1f} MiB", "", "",
-            f"per app and its server: {r['rss_per_app_mib']:.1f} MiB ({r['apps']:.0f} apps)",
+            f"per app and its server: {r['rss_per_app_mib']:.1f} MiB ({r['apps']:.0f} apps; "
+            f"PSS, shared pages counted once: {r.get('pss_per_app_mib', 0):.1f} MiB)",
             "≤ 60 MB per tab's app and server", verdict(r["rss_per_app_mib"] * 2**20 <= 60e6)),
     ]
 

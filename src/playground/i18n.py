@@ -149,7 +149,27 @@ def trp(context: str, text: str, /, **fields: object) -> str:
 def language_name(lang: str) -> str:
     """A language's own name for itself ("English", "中文"): its catalogue's translation of
     "English" in the context "language name"."""
+    if lang != ENGLISH and lang in LANGUAGES and (lang, LOCALE_DIR) not in _translations:
+        # The footer names the next language (F12) at every start: read this one entry of
+        # its catalogue, not all of it (compiling a catalogue takes ~10 ms).
+        return Translated(_one_entry(lang, "language name", "English"),
+                          lambda other: trp_in(other, "language name", "English"))
     return trp_in(lang, "language name", "English")
+
+
+def _one_entry(lang: str, context: str, text: str) -> str:
+    """`text` in `context` translated by `lang`'s catalogue (as `trp_in` would), from the
+    catalogue's entry for it alone."""
+    from playground.msgfmt import parse_po
+
+    path = po_path(lang)
+    wanted = f'msgctxt "{context}"'
+    for block in path.read_text(encoding="utf-8").split("\n\n"):  # the entries are apart
+        if wanted in block:
+            for entry in parse_po(block, str(path)):
+                if entry.context == context and entry.msgid == text and entry.plural is None and entry.translated:
+                    return entry.msgstr
+    return text
 
 
 def next_language(lang: str) -> str:

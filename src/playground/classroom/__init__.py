@@ -4,11 +4,16 @@ follow. The protocol lives here, free of Textual (protocol.py); the screens are 
 Everything goes through one Redis the class owns (serve's private one, or --class-url),
 under the prefix `redis-playground:class:<name>` (P below; <name>: --class-name):
 
-- `P:state` (hash): `lesson` (a scenario id), `challenge` ("1" or "0"), `mode` ("follow"
-  or "own"), `step` (how many steps the teacher has run), `epoch` (bumped by each lesson
-  the teacher opens: answers and progress of an older one are not counted).
+- `P:state` (hash): `lesson` (the scenario's id; empty: none, the teacher closed it),
+  `source` (its TOML text, at most MAX_LESSON_BYTES: learners open exactly what the
+  teacher opened, whether or not their own library has it; classroom/lesson_source.py),
+  `challenge` ("1" or "0"), `mode` ("follow" or "own"), `step` (how many steps the
+  teacher has run), `epoch` (the run: a new one for each lesson the teacher opens, again
+  or anew, each restart and each close; answers and progress of an older run are neither
+  shown nor counted), `runs` (the count the epochs come from).
 - `P:learners` (hash): learner id -> a JSON object `{"name", "epoch", "lesson", "step",
-  "total", "right", "answered", "won"}` (`won`: true, false or null).
+  "total", "right", "answered", "won"}` (`won`: true, false or null; `lesson`: the one
+  open in the learner's tab, empty for none).
 - `P:answers:<epoch>:<step>` (hash): learner id -> the choice (1-based) for the prediction
   before step <step> (0-based index of the step it asks about).
 - `P:teachers` (set): the SHA-256 of each serve process's teacher secret, so that the

@@ -16,6 +16,7 @@ from playground.resp.replies import Array, Bulk, Err
 VERSION = 1
 FOLLOW, OWN = "follow", "own"
 CLASS_TTL = 12 * 3600  # seconds a class's keys outlive their last write
+MAX_LESSON_BYTES = 512 * 1024  # a lesson's TOML text the class carries, at most
 ENV_URL = "REDIS_PLAYGROUND_CLASS_URL"     # serve -> app: the class's Redis (with its password)
 ENV_ROLE = "REDIS_PLAYGROUND_CLASS_ROLE"   # "teacher" or "learner"
 ENV_NAME = "REDIS_PLAYGROUND_CLASS_NAME"   # the class's name (the keys' prefix)
@@ -46,13 +47,15 @@ def decode(data: bytes) -> dict | None:
 
 @dataclass
 class LessonState:
-    """What the teacher leads: the lesson, the mode, the teacher's step."""
+    """What the teacher leads: the lesson (and its run: `epoch`), the mode, the teacher's
+    step; `source`, the lesson's TOML text, only from ClassLink.lesson()."""
 
     lesson: str = ""
     challenge: bool = False
     mode: str = FOLLOW
     step: int = 0
     epoch: int = 0
+    source: str = field(default="", repr=False)
 
 
 @dataclass
@@ -136,12 +139,26 @@ class ClassLink:
 
     # -- the teacher ---------------------------------------------------------------
 
+    _STATE = (b"lesson", b"challenge", b"mode", b"step", b"epoch")
+
     async def state(self) -> LessonState:
-        fields = _pairs((await self._run([[b"HGETALL", self._key("state")]]))[0])
+        """The class now (without the lesson's text: every step reads this)."""
+        return self._state(self._STATE, (await self._run([[b"HMGET", self._key("state"), *self._STATE]]))[0])
+
+    async def lesson(self) -> LessonState:
+        """The class now, with the lesson's TOML text: one read, so the text is this run's."""
+        names = (*self._STATE, b"source")
+        return self._state(names, (await self._run([[b"HMGET", self._key("state"), *names]]))[0])
+
+    @staticmethod
+    def _state(names, values) -> LessonState:
+        fields = {name.decode(): bytes(value) for name, value in zip(names, values or [])
+                  if isinstance(value, (bytes, bytearray))}
         state = LessonState()
         state.lesson = _text(fields.get("lesson", b""))
         state.challenge = fields.get("challenge") == b"1"
         state.mode = OWN if fields.get("mode") == OWN.encode() else FOLLOW
+        state.source = _text(fields.get("source", b""))
         for name in ("step", "epoch"):
             try:
                 setattr(state, name, int(fields.get(name, b"0")))
@@ -149,12 +166,17 @@ class ClassLink:
                 pass
         return state
 
-    async def open_lesson(self, lesson: str, challenge: bool) -> int:
-        """The teacher opened `lesson`: a new epoch, the class at step 0. Returns the epoch."""
+    async def open_lesson(self, lesson: str, challenge: bool, source: str = "") -> int:
+        """The teacher opened (or restarted) `lesson`, whose TOML text is `source`: a new
+        run (epoch) of it, the class at step 0. Returns the epoch. The epoch is counted
+        apart (`runs`) and set with the lesson in one HSET: a reader never sees a new
+        epoch with an old lesson."""
         key = self._key("state")
-        epoch = int((await self._run([[b"HINCRBY", key, b"epoch", b"1"]]))[0])
-        await self._write(key, [b"HSET", key, b"lesson", lesson.encode(), b"challenge", b"1" if challenge else b"0",
-                                b"step", b"0"],
+        if len(source.encode()) > MAX_LESSON_BYTES:
+            raise ValueError(source)
+        epoch = int((await self._run([[b"HINCRBY", key, b"runs", b"1"]]))[0])
+        await self._write(key, [b"HSET", key, b"epoch", b"%d" % epoch, b"lesson", lesson.encode(),
+                                b"challenge", b"1" if challenge else b"0", b"step", b"0", b"source", source.encode()],
                           encode("lesson", epoch=epoch, lesson=lesson, challenge=challenge))
         return epoch
 

@@ -13,7 +13,6 @@ names the language; all three are put back afterwards. Without a writable cache,
 from __future__ import annotations
 
 import gettext
-import hashlib
 import os
 import shutil
 import tempfile
@@ -25,6 +24,8 @@ from playground import i18n
 
 def compiled_locale_dir() -> Path | None:
     """A directory <lang>/LC_MESSAGES/playground.mo of every translated language, or None."""
+    import hashlib
+
     from playground.msgfmt import mo_bytes
 
     sources = {lang: i18n.po_path(lang).read_bytes() for lang in i18n.LANGUAGES if lang != i18n.ENGLISH}

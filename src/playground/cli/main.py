@@ -16,7 +16,7 @@ from playground import __version__
 from playground.errors import ScenarioError, ServerError
 from playground import i18n
 from playground.i18n import N_, current_language, default_language, set_language, tr
-from playground.scenario.model import MAX_CLIENTS
+from playground.scenario import MAX_CLIENTS
 
 
 _CLIENT_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,31}")
@@ -331,13 +331,11 @@ def main(argv: list[str] | None = None) -> int:
             import signal
 
             from playground.engine.exit_signals import install_exit_signals
-            from playground.server import choose_binary
+            from playground.server import choose_binary, make_server
 
             # until the app's own handlers (on mount): a SIGTERM (serve ending while this app
             # starts) still stops the server and removes its directory
             install_exit_signals((signal.SIGTERM, signal.SIGHUP))
-            from playground.server.topology import make_server
-
             topology, replicas = args.topology, args.replicas
             if args.command == "open":  # a scenario that declares a topology starts on it
                 from playground.scenario.library import resolve

@@ -2,14 +2,16 @@
 
 Each tab gets its own app process, and that app its own private server, as in the
 terminal; a reload or a lost connection finds them again (a session, cli/web_server.py).
-A few apps are kept started for the next tabs (--ready, cli/ready_pool.py).
+A few apps are kept started for the next tabs (--ready, cli/ready_pool.py), each forked
+from a warm process that has imported the app already (--no-fork: not; cli/app_zygote.py).
 Nothing outlives what started it:
 - a tab closed (or its connection lost) for longer than --session-grace: its app is asked
   to quit, terminated if it has not gone within a few seconds, then killed;
 - the command ended (Ctrl+C, SIGTERM): every app still running is terminated, then killed;
 - the command killed outright: each app has PR_SET_PDEATHSIG (SIGTERM, which Textual's web
-  driver takes as "quit"); the app's private server dies with the app (its own
-  PR_SET_PDEATHSIG and watchdog, server/private.py).
+  driver takes as "quit"), on serve or, when forked, on the zygote, which has its own on
+  serve (SIGKILL); the app's private server dies with the app (its own PR_SET_PDEATHSIG
+  and watchdog, server/private.py).
 Loopback by default: on another address anyone who can reach it gets playgrounds of their own.
 """
 
@@ -40,6 +42,9 @@ def add_parser(sub, parents) -> None:
                                "new tab is usable at once; each is a fresh playground nobody has seen. Never more "
                                "than --max-tabs allows; 0: start each tab's app when it comes (default {n})",
                                n=READY))
+    serve.add_argument("--no-fork", dest="fork", action="store_false",
+                       help=tr("start each tab's app as a new Python process, instead of forking it from a warm "
+                               "process that has imported the app already (slower: about a second of CPU per app)"))
     serve.add_argument("--session-grace", type=float, default=SESSION_GRACE_MINUTES, metavar="MINUTES",
                        help=tr("how long a tab's app and server wait for the tab to come back after a reload "
                                "or a lost connection, then stop (default {minutes:g} minutes)",
@@ -129,7 +134,7 @@ def cmd_serve(args) -> int:
     try:
         PlaygroundServer(app_command(args), args.host, args.port, quit_grace=QUIT_GRACE,
                          session_grace=args.session_grace * 60, max_tabs=args.max_tabs, classroom=classroom,
-                         ready=args.ready).serve()
+                         ready=args.ready, fork=args.fork).serve()
     finally:
         if classroom is not None:
             classroom.stop()

@@ -27,6 +27,7 @@ from aiohttp import WSMsgType, web
 from textual_serve.app_service import AppService
 from textual_serve.server import Server, to_int
 
+from playground.cli.app_zygote import AppZygote
 from playground.cli.class_serve import HELLO_WAIT
 from playground.cli.ready_pool import ReadyPool
 from playground.i18n import tr
@@ -74,9 +75,10 @@ class PlaygroundApp(AppService):
     """One session's app process."""
 
     def __init__(self, argv: list[str], running: set, grace: float, home: Path, extra_env: dict | None = None,
-                 **kwargs) -> None:
+                 zygote: AppZygote | None = None, **kwargs) -> None:
         super().__init__(" ".join(argv), **kwargs)
         self.extra_env = extra_env or {}  # class mode: the class's Redis and this app's role
+        self.zygote = zygote  # forks the app (cli/app_zygote.py); None, or when it fails: a new process
         self.argv = argv
         self.home = home  # the session's own directory: its history, recordings and exports
         self.running = running  # every app process alive, for the server's shutdown
@@ -94,10 +96,13 @@ class PlaygroundApp(AppService):
         return environment
 
     async def _open_app_process(self, width: int = 80, height: int = 24):
-        self._process = process = await asyncio.create_subprocess_exec(
-            *self.argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE, env=self._build_environment(width=width, height=height),
-            preexec_fn=die_with_parent)
+        environment = self._build_environment(width=width, height=height)
+        process = await self.zygote.spawn(self.argv, environment) if self.zygote is not None else None
+        if process is None:
+            process = await asyncio.create_subprocess_exec(
+                *self.argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE, env=environment, preexec_fn=die_with_parent)
+        self._process = process
         self._stdin = process.stdin
         self.running.add(process)
         return process
@@ -156,7 +161,7 @@ class Session:
 
 class PlaygroundServer(Server):
     def __init__(self, argv: list[str], host: str, port: int, quit_grace: float, session_grace: float = 600.0,
-                 max_tabs: int | None = None, classroom=None, ready: int = 0) -> None:
+                 max_tabs: int | None = None, classroom=None, ready: int = 0, fork: bool = True) -> None:
         super().__init__(" ".join(argv), host=host, port=port, title="redis-playground", templates_path=PAGE)
         self.argv = argv
         self.quit_grace = quit_grace
@@ -169,6 +174,8 @@ class PlaygroundServer(Server):
         self.closing = False
         self.pool = ReadyPool(ready, self._start_ready, self._drawn, self._room) if ready > 0 else None
         self.size = (120, 40)  # the last tab's terminal: the ready apps start at that size
+        self.fork = fork  # apps forked from a warm zygote (cli/app_zygote.py), else each a new process
+        self.zygote: AppZygote | None = None
 
     def _room(self) -> int:
         """How many apps --max-tabs leaves for the ready pool."""
@@ -210,7 +217,7 @@ class PlaygroundServer(Server):
             self.argv, self.running, self.quit_grace, session.home, write_bytes=session.write_bytes,
             write_str=session.write_str, close=session.close,
             extra_env=self.classroom.environment(session.teacher) if self.classroom is not None else None,
-            download_manager=self.download_manager, debug=self.debug)
+            zygote=self.zygote, download_manager=self.download_manager, debug=self.debug)
         await session.app.start(width, height)
         session.app._task.add_done_callback(lambda _: self._end(session))
 
@@ -220,6 +227,11 @@ class PlaygroundServer(Server):
         return app
 
     async def on_startup(self, app: web.Application) -> None:
+        if self.fork:  # its environment: an app's (no session's, no class's secret), as Textual reads some at import
+            model = PlaygroundApp(self.argv, set(), 0, Path(tempfile.gettempdir()), write_bytes=None, write_str=None,
+                                  close=None, download_manager=self.download_manager, debug=self.debug)
+            self.zygote = AppZygote(model._build_environment(*self.size))
+            await self.zygote.start()
         if self.pool is not None:
             self.pool.fill()
         if self.classroom is None:
@@ -240,6 +252,8 @@ class PlaygroundServer(Server):
                 session.expiry.cancel()
         await asyncio.gather(*(end_process(p, self.quit_grace) for p in list(self.running)))
         ready = await pool if pool is not None else []  # an app spawned meanwhile: ended by _start_ready
+        if self.zygote is not None:  # after its apps
+            await self.zygote.stop()
         if self.classroom is not None and self.classroom.link is not None:
             await self.classroom.link.close()
         for session in list(self.sessions.values()) + ready:

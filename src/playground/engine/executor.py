@@ -12,27 +12,22 @@ asked) which keys each unit wrote.
 from __future__ import annotations
 
 import asyncio
-import time
 from typing import Callable
 
 from playground.engine import events as ev
-from playground.engine import pipeline
+from playground.engine import local_words, pipeline
 from playground.engine.job import Job
-from playground.engine.pipeline import TIMING_FROM
-from playground.engine.changes import ChangeFeed, record as record_changes
-from playground.engine.playground import Playground, Refused
+from playground.engine.changes import ChangeFeed
+from playground.engine.line_run import LineRun
+from playground.engine.settled_line import run_settled
+from playground.engine.playground import Playground
 from playground.i18n import tr
-from playground.engine.session import STREAMING, ConnectionLost, MonitorLine, Session
+from playground.engine.session import ConnectionLost, MonitorLine, Session
 from playground.engine.lua_debugger import LDB_ENDED
 from playground.resp.cli_format import render, render_chunks, render_head, render_invalidate, render_ldb
-from playground.resp.cli_lines import (INVALID_ARGUMENTS, INVALID_REPEAT, CommandLine, RepeatError,
-                                       SplitError, format_argv, parse_line)
+from playground.resp.cli_lines import CommandLine, format_argv
 from playground.resp.replies import Array, Bulk, Err, Int, Map, Nil, Push, Set, Status
-from playground.engine.redirect import follow
 
-READING_MESSAGES = b"Reading messages... (press Ctrl-C to quit)\n"
-_SUBSCRIBE_WORDS = (b"subscribe", b"psubscribe", b"ssubscribe")
-RESTART_OUTSIDE_LDB = b"Use 'restart' only in Lua debugging mode.\n"
 _BIG_OUTPUT = 1 << 20  # a reply this big is rendered in pieces when nobody keeps its output
 
 
@@ -60,8 +55,8 @@ class Executor:
         self.sink = sink or (lambda event: None)
         self._has_sink = sink is not None  # else the per-reply events are not even built
         self.attribute = attribute
-        self._records = attribute or bool(explain)  # what each unit changed, as the server says
-        if self._records and pg.changes is None and ChangeFeed.possible(pg):
+        self.records = attribute or bool(explain)  # what each unit changed, as the server says
+        if self.records and pg.changes is None and ChangeFeed.possible(pg):
             pg.changes = ChangeFeed(pg)
         self._attributions: asyncio.Future | None = None  # the last attribution queued
         self._jobs: dict[str, Job] = {}
@@ -88,6 +83,24 @@ class Executor:
         """`client`'s events go to the executor's own sink again (no job's own sink)."""
         self._sinks.pop(client, None)
 
+    def take(self, job: Job, sink: Callable[[ev.Event], None] | None = None) -> None:
+        """`job` is its client's line now, its events going to `sink` (None: the
+        executor's own)."""
+        if sink is not None:
+            self._sinks[job.client] = sink
+        else:
+            self._sinks.pop(job.client, None)
+        self._jobs[job.client] = job
+
+    def drop(self, job: Job) -> None:
+        """`job` is no longer its client's line (it ended with its caller)."""
+        if self._jobs.get(job.client) is job:
+            del self._jobs[job.client]
+
+    def listens(self, client: str) -> bool:
+        """Does anyone listen to `client`'s per-reply events?"""
+        return self._has_sink or client in self._sinks
+
     def emit(self, event: ev.Event) -> None:
         self._sinks.get(event.client, self.sink)(event)
 
@@ -95,58 +108,11 @@ class Executor:
 
     def parse(self, client: str, line: str | bytes) -> CommandLine | None:
         """redis-cli's reading of a line; a bad one is answered as redis-cli answers it."""
-        try:
-            return parse_line(line)
-        except SplitError:
-            self.emit(ev.Output(client, INVALID_ARGUMENTS, kind="error"))
-        except RepeatError:
-            self.emit(ev.Output(client, INVALID_REPEAT, kind="error", buffered=True))
-        return None
+        return local_words.parse(self, client, line)
 
     async def answer_locally(self, client: str, cmd: CommandLine) -> bool:
-        """The words redis-cli answers itself. `help` is answered once whatever the
-        repeat count (as redis-cli does: `3 help incr` prints it once); `clear`, `:…` and
-        `connect` are checked before the count is stripped, so with a count they go to
-        the server. True when answered."""
-        word = cmd.argv[0].lower()
-        if word in (b"help", b"?") and not self.pg.sessions[client].ldb.active:  # (the debugger has its own)
-            index = await self.pg.help_index()
-            text = index.output_help([a.decode("utf-8", "replace") for a in cmd.argv[1:]])
-            self.emit(ev.Output(client, text, buffered=True))
-            return True
-        if cmd.counted:
-            return False
-        if word == b"restart":  # outside its Lua debugger, redis-cli answers this itself
-            self.emit(ev.Output(client, RESTART_OUTSIDE_LDB))
-            return True
-        if word == b"clear" and len(cmd.argv) == 1:
-            self.emit(ev.Cleared(client))
-            return True
-        if word == b"connect" and len(cmd.argv) == 3 and self.pg.topology is not None:
-            from playground.engine.server_actions import connect_line
-            await connect_line(self, client, cmd.argv[1], cmd.argv[2])  # to a node of the topology
-            return True
-        if word.startswith(b":"):
-            self._preference(client, cmd.argv)
-            return True
-        if word == b"connect" and len(cmd.argv) == 3:
-            self.emit(ev.Notice(client, tr("{command}: not supported here (the "
-                                        "playground only talks to its own server, or the one given with --url)", command=cmd.argv[0].decode(errors='replace')),
-                                "warning"))
-            return True
-        return False
-
-    def _preference(self, client: str, argv: list[bytes]) -> None:
-        """redis-cli's `cliSetPreferences`: `:set hints|nohints` (nothing to do here:
-        there are no hints to switch) and its answers to anything else, which redis-cli
-        prints without flushing them (`buffered`)."""
-        if argv[0].lower() == b":set" and len(argv) >= 2:
-            if argv[1].lower() in (b"hints", b"nohints"):
-                return
-            text = b"unknown redis-cli preference '%s'\n" % argv[1]
-        else:
-            text = b"unknown redis-cli internal command '%s'\n" % argv[0]
-        self.emit(ev.Output(client, text, buffered=True))
+        """The words redis-cli answers itself (engine/local_words.py); True when answered."""
+        return await local_words.answer_locally(self, client, cmd)
 
     async def run_line(self, client: str, line: str | bytes) -> ev.LineResult | None:
         """Parse, answer locally or send, and wait for the end; None if nothing was sent."""
@@ -183,16 +149,22 @@ class Executor:
         if why is not None:
             job.task = asyncio.ensure_future(self._refuse(client, job.argv, why))
             return job
-        if sink is not None:
-            self._sinks[client] = sink
-        else:
-            self._sinks.pop(client, None)
         job.task = asyncio.create_task(self._run(job))
         if self.attribute:
-            job.task.add_done_callback(
-                lambda task: task.cancelled() or task.exception() or self.attribute_later(task.result()))
-        self._jobs[client] = job
+            job.task.add_done_callback(self.attribute_when_done)
+        self.take(job, sink)
         return job
+
+    def attribute_when_done(self, task: asyncio.Future) -> None:
+        """(a line's task's done callback, with `attribute`)"""
+        if not task.cancelled() and task.exception() is None:
+            self.attribute_later(task.result())
+
+    async def settled(self, client: str, argv, sink: Callable[[ev.Event], None] | None = None) -> Job:
+        """`submit` and `Job.settle` in one: the line is done (`job.task.done()`) or its
+        client is blocked (`job.blocked`), in the caller's task when the line cannot
+        block (engine/settled_line.py)."""
+        return await run_settled(self, client, argv, sink)
 
     async def run(self, client: str, argv, repeat: int = 1, limit: int | None = None) -> ev.LineResult:
         """Like `submit`, but in the caller's own task, for a caller that waits for the
@@ -204,13 +176,12 @@ class Executor:
         why = self.busy(client)
         if why is not None:
             return await self._refuse(client, job.argv, why)
-        self._sinks.pop(client, None)
         job.task = asyncio.current_task()
-        self._jobs[client] = job
+        self.take(job)
         try:
             result = await self._run(job)
         finally:
-            self._jobs.pop(client, None)
+            self.drop(job)
         if self.attribute:
             self.attribute_later(result)
         return result
@@ -227,81 +198,7 @@ class Executor:
         return ev.LineResult(client, argv, refused=why)
 
     async def _run(self, job: Job) -> ev.LineResult:
-        client, argv = job.client, job.argv
-        pg = self.pg
-        session = pg.sessions[client]
-        result = ev.LineResult(client, argv)
-        try:
-            pg.check_allowed(list(argv))
-        except Refused as exc:
-            self.emit(ev.Refused(client, str(exc), "warning"))
-            result.refused = str(exc)
-            return result
-        if session.dropped is not None and not session.state.disconnected:
-            # found closed (CLIENT KILL) while other lines went out: as in redis-cli, this
-            # line meets the closed connection and is lost; the next one reconnects
-            await self.connection_lost(session, result, argv[0].lower(), session.dropped)
-            return result
-        if session.state.disconnected or not session.connected:
-            after_quit = session.state.disconnected
-            if not await self._reconnect(session, result, after_quit):
-                return result
-        pg.note_scripts(list(argv))
-        if pg.changes is not None:
-            await pg.changes.ready()
-        word = argv[0].lower()
-        listening = self._has_sink or client in self._sinks
-        started = time.monotonic()
-        waited = 0.0
-        outputs: list[bytes] = []
-        try:
-            for count in range(job.repeat):
-                was_streaming = session.streaming
-                if listening and not self.replies_only:
-                    self.emit(ev.Sent(client, argv))
-                if self.why is not None:
-                    self.why.sending(client, argv)
-                try:
-                    reply = await session.execute(list(argv))
-                    if pg.follows_redirects:  # like redis-cli -c (engine/redirect.py)
-                        reply = await follow(pg, session, list(argv), reply, self.emit)
-                except ConnectionLost as exc:
-                    await self.connection_lost(session, result, word, str(exc))
-                    return result
-                if reply is STREAMING:
-                    result.streaming = True
-                    if not was_streaming and count == 0 and word in _SUBSCRIBE_WORDS:
-                        # (redis-cli enters its subscribe loop once: after an error the
-                        # repeats are plain commands)
-                        self.emit(ev.Output(client, READING_MESSAGES))
-                    await session.wait_stream_drained()
-                    if session.streaming and not was_streaming:
-                        break  # redis-cli stays in its subscribe loop: `2 SUBSCRIBE a` subscribes once
-                    continue
-                waited += session.waited
-                self.replied(session, argv, reply, result, listening, job.limit, outputs)
-                if self._records and session.last_unit is not None:
-                    await record_changes(pg, session.last_unit)
-                if self.why is not None:
-                    await self._explain(session, argv, reply, result)
-                if session.state.disconnected:
-                    why = tr("the Lua debugging session ended") if session.ldb.ended else "QUIT"
-                    self.emit(ev.ConnectionClosed(client, tr("client {client} is disconnected ({why}); "
-                                                          "the next command reconnects it", client=client, why=why)))
-                    break
-        except asyncio.CancelledError:  # Ctrl+C: session.cancel() reconnects and says so
-            result.lost = "cancelled"
-            return result
-        finally:
-            result.elapsed = time.monotonic() - started
-            if self.why is not None:
-                self.why.in_flight.pop(client, None)
-            result.output = b"".join(outputs)
-        # redis-cli's "(N.NNs)" measures its round trips; here only the server's part of
-        # them counts (until each reply starts arriving), not our reading and rendering
-        if waited >= TIMING_FROM and not result.streaming and (not session.ldb.reply or session.ldb.ended):
-            self.emit(ev.Output(client, b"(%.2fs)\n" % waited, kind="timing", buffered=True))
-        return result
+        return await LineRun(self, job).start()
 
     def replied(self, session: Session, argv, reply, result: ev.LineResult, listening: bool,
                  limit: int | None, outputs: list[bytes]) -> None:
@@ -334,7 +231,7 @@ class Executor:
         if listening and not self.replies_only:
             self.emit(ev.UnitEnded(client, unit))
 
-    async def _explain(self, session: Session, argv, reply, result: ev.LineResult) -> None:
+    async def explain(self, session: Session, argv, reply, result: ev.LineResult) -> None:
         """The "why" of a surprising reply, right after it (engine/why.py)."""
         try:
             whys = await self.why.explain(session.name, argv, reply, result.seqs[-1], session.last_unit)
@@ -381,9 +278,10 @@ class Executor:
             return
         result.lost = why
         self.emit(ev.ConnectionClosed(client, tr("client {client}: connection lost ({error})", client=client, error=why), "warning"))
-        await self._reconnect(session, result)
+        await self.reconnect_for(session, result)
 
-    async def _reconnect(self, session: Session, result: ev.LineResult, after_quit: bool = False) -> bool:
+    async def reconnect_for(self, session: Session, result: ev.LineResult, after_quit: bool = False) -> bool:
+        """A new connection for the line `result` is about; False (and why, in `result`) if none."""
         if session.address is None:  # the server never started
             result.lost = tr("client {client} is not connected: there is no server", client=session.name)
             self.emit(ev.Notice(session.name, result.lost, "error"))
@@ -406,7 +304,7 @@ class Executor:
         CLIENT KILL); what happened, or None if it could not connect."""
         session = self.pg.sessions[client]
         result = ev.LineResult(client, ())
-        if not await self._reconnect(session, result, after_quit=session.state.disconnected):
+        if not await self.reconnect_for(session, result, after_quit=session.state.disconnected):
             return None
         return tr("client {client}: reconnected as a new client", client=client)
 

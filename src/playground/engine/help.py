@@ -95,6 +95,9 @@ class HelpIndex:
     def __init__(self, entries: list[HelpEntry]) -> None:
         self.entries = sorted(entries, key=lambda e: e.full.encode())
         self.groups = sorted({e.group for e in self.entries})
+        self._named: dict[str, list[HelpEntry]] = {}  # a command's entries (in order), for each keystroke's hint
+        for entry in self.entries:
+            self._named.setdefault(entry.argv[0].lower(), []).append(entry)
 
     @classmethod
     def from_docs(cls, reply) -> "HelpIndex":
@@ -163,13 +166,10 @@ class HelpIndex:
             return None
         if not argv:
             return None
-        entry, matchlen = None, 0
-        for e in self.entries:
-            if len(e.argv) <= len(argv) and all(a.lower() == b.lower() for a, b in zip(e.argv, argv)):
-                if len(e.argv) > matchlen:
-                    entry, matchlen = e, len(e.argv)
+        entry = self.lookup(argv)
         if entry is None:
             return None
+        matchlen = len(entry.argv)
         hint = entry.params
         to_remove = len(argv) - matchlen
         while to_remove > 0 and hint:
@@ -185,8 +185,9 @@ class HelpIndex:
     def lookup(self, argv: list[str]) -> HelpEntry | None:
         """The most specific entry for a command line (CLIENT LIST over CLIENT)."""
         best = None
-        for e in self.entries:
-            if len(e.argv) <= len(argv) and all(a.lower() == b.lower() for a, b in zip(e.argv, argv)):
+        words = [a.lower() for a in argv]
+        for e in self._named.get(words[0], []) if words else []:  # the entries of that command only
+            if len(e.argv) <= len(words) and all(a.lower() == b for a, b in zip(e.argv, words)):
                 if best is None or len(e.argv) > len(best.argv):
                     best = e
         return best

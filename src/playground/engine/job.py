@@ -14,8 +14,9 @@ if TYPE_CHECKING:
 
 
 class Job:
-    """One line on its way: `task` ends with its LineResult; `settle()` returns as soon
-    as the line is done or its client is blocked on the server."""
+    """One line on its way: `task` ends with its LineResult (a done future when the line
+    ran in its caller's task: engine/settled_line.py); `settle()` returns as soon as the
+    line is done or its client is blocked on the server."""
 
     def __init__(self, executor: "Executor", client: str, argv: tuple[bytes, ...], repeat: int,
                  limit: int | None = None) -> None:

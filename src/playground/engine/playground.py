@@ -21,6 +21,7 @@ from playground.engine.server_order import ServerOrder
 from playground.resp.connection import Address, SideConnection
 from playground.errors import ServerError
 from playground.engine.session import Session
+from playground.engine.session_reset import reset_together
 from playground.i18n import tr
 
 if TYPE_CHECKING:  # (imported when used: `repl --url` needs neither)
@@ -99,7 +100,7 @@ class Playground:
         if url:
             return cls(url=url if isinstance(url, Address) else Address.from_url(url), **kwargs)
         from playground.server import choose_binary
-        from playground.server.topology import make_server
+        from playground.server import make_server
         return cls(server=make_server(choose_binary(server_choice), topology, replicas), **kwargs)
 
     @property
@@ -405,8 +406,7 @@ class Playground:
         others = [s for s in self.sessions.values() if s is not setter]
         self.order.mark("reset", label, setup)
         fresh = self._fresh()
-        *_, replies = await asyncio.gather(*(session.reset() for session in others),
-                                           setter.reset(then=fresh + list(setup)))
+        replies = await reset_together(setter, others, fresh + list(setup))
         if self.changes is not None:
             await self.changes.discard()  # the setup's key events are nobody's write
         return replies[len(fresh):]

@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
+from playground.engine import session_reset
 from playground.engine.client_state import ClientState, replace  # noqa: F401 (re-exported)
 from playground.engine.lua_debugger import LuaDebugging
 from playground.engine.units import Unit, UnitTracker, hello_protocol
@@ -51,6 +52,9 @@ class MonitorLine(Status):
 STREAMING = object()
 """What `execute` returns for a command whose replies arrive on the subscription stream."""
 
+LATE = object()
+"""What `execute(argv, late=...)` returns when no byte of the reply came in time."""
+
 
 class Session:
     """A named client with one dedicated connection to the server."""
@@ -80,6 +84,8 @@ class Session:
         server order); transactions and the client's state are followed as always."""
         self._monitoring = False
         self.waited = 0.0  # seconds the last reply took to start arriving (the server's time)
+        self._sent_at = 0.0  # when the command whose reply is awaited was sent
+        self._debugging = False  # ... and whether it runs under redis-cli's Lua debugger
         self.ldb = LuaDebugging()
 
     # -- connection ---------------------------------------------------------------
@@ -126,34 +132,9 @@ class Session:
                                  db=self.address.db, resp=self._start_resp)
 
     async def reset(self, then: list[list[bytes]] = ()) -> list:
-        """A clean client on the same connection: RESET (no MULTI, WATCH, subscriptions,
-        tracking; db 0; RESP2), then the name and a --url's database back, in one round trip; `then` are more
-        commands sent in that round trip, their replies returned and the client's state
-        following them as `execute` would. Reconnects instead when the connection is
-        busy or the server has no RESET (before 6.2)."""
-        then = [list(argv) for argv in then]
-        if self._conn is None or self.streaming or self.state.pending is not None:
-            await self.connect()
-            return [await self.execute(argv) for argv in then]
-        commands = [[b"RESET"], [b"CLIENT", b"SETNAME", self.name.encode()]]
-        if self._start_resp == 3:
-            commands.append([b"HELLO", b"3"])
-        if self.address.db:            # a --url's /db: where a new connection starts
-            commands.append([b"SELECT", b"%d" % self.address.db])
-        try:
-            replies = await self._conn.pipeline(commands + then)
-        except OSError:
-            await self.connect()
-            return [await self.execute(argv) for argv in then]
-        if any(isinstance(r, Err) for r in replies[:2]):
-            await self.connect()
-            return [await self.execute(argv) for argv in then]
-        self.units.clear()
-        self.state = ClientState(self.name, client_id=self.state.client_id, db=self.address.db,
-                                 resp=self._start_resp)
-        for argv, reply in zip(then, replies[len(commands):]):
-            self.track(argv, reply)
-        return replies[len(commands):]
+        """A clean client on the same connection, and `then` run in the same round trip
+        (engine/session_reset.py)."""
+        return await session_reset.reset(self, then)
 
     async def close(self) -> None:
         self.ldb.active = False  # the server ends a debugging session whose connection closes
@@ -171,6 +152,11 @@ class Session:
     @property
     def connected(self) -> bool:
         return self._conn is not None
+
+    @property
+    def start_resp(self) -> int:
+        """The protocol each new connection of this client starts in (3: like redis-cli -3)."""
+        return self._start_resp
 
     @property
     def connection(self):
@@ -195,9 +181,15 @@ class Session:
 
     # -- commands -----------------------------------------------------------------
 
-    async def execute(self, argv: list[bytes]):
+    async def execute(self, argv: list[bytes], late: float | None = None):
         """Send one command and return its typed reply (STREAMING while subscribed or
         monitoring). `last_unit` is then the unit the command closed, if any.
+
+        `late`: if no byte of the reply has come within `late` seconds, return LATE at
+        once, the command sent and its reply still to come: `reply_to(argv)` waits for
+        it (in whatever task takes the line over: engine/settled_line.py). Until then
+        the command is not marked pending nor its task running: a reply that comes at
+        once costs no copy of the state, and Ctrl+C finds nothing to cancel yet.
 
         Raises ConnectionLost if the connection drops before the reply arrives.
         """
@@ -211,23 +203,35 @@ class Session:
                 self.state = replace(self.state, monitoring=True)
             await self._send_streaming(argv)
             return STREAMING
-        self.state = replace(self.state, pending=tuple(argv))
-        self.running = asyncio.current_task()
-        debugging = self.ldb.before(argv)
+        if late is None:
+            self.state = replace(self.state, pending=tuple(argv))
+            self.running = asyncio.current_task()
+        self._debugging = self.ldb.before(argv)
         try:
-            sent = time.monotonic()
+            self._sent_at = time.monotonic()
             await self._conn.send_command(*argv)
+            if late is not None and not await self._conn.first_bytes(late):
+                self.state = replace(self.state, pending=tuple(argv))  # waiting, as anyone may see from now on
+                return LATE
+        except OSError as exc:
+            return self._dropped(cmd, exc)
+        finally:
+            self.running = None
+        return await self.reply_to(argv)
+
+    async def reply_to(self, argv: list[bytes]):
+        """The reply to `argv`, which `execute` sent (as `execute` returns it)."""
+        cmd = argv[0].lower()
+        if self._conn is None:  # (dropped while the reply was late)
+            return self._dropped(cmd, ConnectionError(tr("client {name} is not connected", name=self.name)))
+        self.running = asyncio.current_task()
+        try:
             reply = await self._conn.read_response()
-            self.waited = self._conn.first_line_at - sent
-            if debugging and self.ldb.after(reply):  # the session ended: the EVAL's own reply follows
+            self.waited = self._conn.first_line_at - self._sent_at
+            if self._debugging and self.ldb.after(reply):  # the session ended: the EVAL's own reply follows
                 self.ldb.final = await self._conn.read_response()
         except OSError as exc:
-            self._conn = None
-            self.state = replace(self.state, pending=None)
-            if cmd == b"quit":  # the server may close before its OK reaches us
-                self._after_quit()
-                return Status(b"OK")
-            raise ConnectionLost(str(exc)) from None
+            return self._dropped(cmd, exc)
         finally:
             self.running = None
         self.track(argv, reply)  # pending=None too: one state copy per reply
@@ -236,6 +240,16 @@ class Session:
         elif self.ldb.ended:  # the server closes the connection after a debugging session
             self._after_quit()
         return reply
+
+    def _dropped(self, cmd: bytes, exc: OSError):
+        """The connection dropped under `cmd`: ConnectionLost (QUIT's OK, which the server
+        may not have sent before closing, excepted)."""
+        self._conn = None
+        self.state = replace(self.state, pending=None)
+        if cmd == b"quit":  # the server may close before its OK reaches us
+            self._after_quit()
+            return Status(b"OK")
+        raise ConnectionLost(str(exc)) from None
 
     def _after_quit(self) -> None:
         """QUIT: the server closes the connection after its OK; the client is shown

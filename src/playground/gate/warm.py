@@ -1,8 +1,10 @@
 """The app's side of the warm interpreter (warm_python.py): started once, it forks each
 of a lesson's Python programs (`python SCRIPT ARGS...`) with redis already imported, and
 `WarmProcess` stands for such a program where programs.py keeps an
-asyncio.subprocess.Process: `pid` (its session's leader), `stdout`, `stderr`,
-`returncode`, `wait()`. The explorer uses it: a schedule re-runs every program.
+asyncio.subprocess.Process: `pid` (its session's leader), `stdout`, `stderr`, `stdin`
+(asked for with spawn(stdin=True)), `returncode`, `wait()`. The explorer uses it: a
+schedule re-runs every program. serve's zygote (cli/app_zygote.py) is one too, started
+with a preload function instead of redis, forking `python -m playground ...`.
 """
 
 from __future__ import annotations
@@ -23,8 +25,9 @@ SPAWN_TIMEOUT = 5.0
 
 class WarmProcess:
     def __init__(self, pid: int, stdout: asyncio.StreamReader, stderr: asyncio.StreamReader,
-                 exited: asyncio.Future) -> None:
+                 exited: asyncio.Future, stdin: asyncio.StreamWriter | None = None) -> None:
         self.pid = pid
+        self.stdin = stdin
         self.stdout = stdout
         self.stderr = stderr
         self._exited = exited
@@ -40,12 +43,19 @@ class WarmProcess:
 class WarmInterpreter:
     """One warm_python.py process, and the exits it reports."""
 
-    def __init__(self) -> None:
+    def __init__(self, preload: str | None = None, name: str | None = None, env: dict[str, str] | None = None,
+                 spawn_timeout: float = SPAWN_TIMEOUT) -> None:
+        """preload: "MODULE:FUNCTION" to call before the forks instead of importing redis;
+        name: the process's name in ps; env: its environment (default: this process's)."""
+        self.options = (["--preload", preload] if preload else []) + (["--name", name] if name else [])
+        self.env = os.environ if env is None else env
+        self.spawn_timeout = spawn_timeout
         self.process: asyncio.subprocess.Process | None = None
         self._sock: socket.socket | None = None
         self._exits: dict[int, asyncio.Future] = {}  # pid -> its exit, while the child runs
         self._early: dict[int, int] = {}  # pid -> exit code, reported before spawn() had the pid
         self._reader: asyncio.Task | None = None
+        self._broken = False  # it did not answer in time: no more requests
         self._spawning = asyncio.Lock()  # one request at a time: each answer is the pid of its child
 
     @staticmethod
@@ -58,8 +68,8 @@ class WarmInterpreter:
         try:
             self.process = await asyncio.create_subprocess_exec(
                 sys.executable, str(Path(__file__).with_name("warm_python.py")), str(theirs.fileno()),
-                pass_fds=[theirs.fileno()], stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-                env=dict(os.environ, PYTHONUNBUFFERED="1"), start_new_session=True,
+                *self.options, pass_fds=[theirs.fileno()], stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE, env=dict(self.env, PYTHONUNBUFFERED="1"), start_new_session=True,
                 preexec_fn=die_with_parent(os.getpid()))
         finally:
             theirs.close()
@@ -81,30 +91,31 @@ class WarmInterpreter:
                 future.set_result(-signal.SIGKILL)
         self._exits.clear()
 
-    async def spawn(self, argv: list[str], cwd: Path, env: dict[str, str]) -> WarmProcess:
-        """A child running argv, with its output on pipes (OSError if it cannot be had)."""
-        if self.process is None or self.process.returncode is not None:
+    @property
+    def running(self) -> bool:
+        return self.process is not None and self.process.returncode is None and not self._broken
+
+    async def spawn(self, argv: list[str], cwd: Path, env: dict[str, str], stdin: bool = False,
+                    deathsig: int = signal.SIGKILL) -> WarmProcess:
+        """A child running argv, with its output on pipes (and its input, with stdin=True);
+        `deathsig` when the warm interpreter dies. OSError if it cannot be had."""
+        if not self.running:
             raise OSError(tr("the warm interpreter (gate/warm.py) is not running"))
         loop = asyncio.get_running_loop()
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
-        null = os.open(os.devnull, os.O_RDONLY)
+        in_r, in_w = os.pipe() if stdin else (os.open(os.devnull, os.O_RDONLY), None)
+        request = json.dumps({"argv": argv, "cwd": str(cwd), "env": env, "deathsig": deathsig}).encode()
+        asked = asyncio.ensure_future(self._ask(request, [in_r, out_w, err_w]))
         try:
-            async with self._spawning:
-                try:
-                    request = json.dumps({"argv": argv, "cwd": str(cwd), "env": env}).encode()
-                    socket.send_fds(self._sock, [request], [null, out_w, err_w])
-                finally:
-                    for fd in (null, out_w, err_w):
-                        os.close(fd)
-                answer = await asyncio.wait_for(loop.sock_recv(self._sock, 64), SPAWN_TIMEOUT)
-            if not answer.isdigit():  # it died: no pid comes
-                raise OSError(tr("the warm interpreter (gate/warm.py) is not running"))
-        except BaseException:
-            os.close(out_r)
-            os.close(err_r)
+            pid = await asyncio.shield(asked)  # its answer is read even if the caller goes (the next one's is next)
+        except BaseException as error:
+            for fd in (out_r, err_r, in_w):
+                if fd is not None:
+                    os.close(fd)
+            if isinstance(error, asyncio.CancelledError):
+                asked.add_done_callback(self._unwanted)
             raise
-        pid = int(answer)
         exited = loop.create_future()
         if pid in self._early:
             exited.set_result(self._early.pop(pid))
@@ -112,7 +123,39 @@ class WarmInterpreter:
             exited.set_result(-signal.SIGKILL)
         else:
             self._exits[pid] = exited
-        return WarmProcess(pid, await _reader(out_r), await _reader(err_r), exited)
+        return WarmProcess(pid, await _reader(out_r), await _reader(err_r), exited,
+                           await _writer(in_w) if in_w is not None else None)
+
+    async def _ask(self, request: bytes, fds: list[int]) -> int:
+        """Send one request with its child's descriptors; the pid of that child."""
+        async with self._spawning:
+            try:
+                socket.send_fds(self._sock, [request], fds)
+            finally:
+                for fd in fds:
+                    os.close(fd)
+            try:
+                answer = await asyncio.wait_for(asyncio.get_running_loop().sock_recv(self._sock, 64),
+                                                self.spawn_timeout)
+            except asyncio.TimeoutError:
+                self._broken = True  # a late answer would be taken for the next child's pid
+                raise OSError(tr("the warm interpreter (gate/warm.py) does not answer")) from None
+        if not answer.isdigit():  # it died: no pid comes
+            raise OSError(tr("the warm interpreter (gate/warm.py) is not running"))
+        return int(answer)
+
+    def _unwanted(self, asked: asyncio.Future) -> None:
+        """A child forked for a caller that went meanwhile: it goes too, its exit dropped."""
+        if asked.cancelled() or asked.exception() is not None:
+            return
+        pid = asked.result()
+        if self._early.pop(pid, None) is not None:  # it has ended already
+            return
+        self._exits[pid] = asyncio.get_running_loop().create_future()  # nobody waits for it
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
 
     async def stop(self) -> None:
         if self.process is None:
@@ -134,3 +177,10 @@ async def _reader(fd: int) -> asyncio.StreamReader:
     reader = asyncio.StreamReader(limit=1 << 16)
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(fd, "rb", 0))
     return reader
+
+
+async def _writer(fd: int) -> asyncio.StreamWriter:
+    loop = asyncio.get_running_loop()
+    transport, protocol = await loop.connect_write_pipe(
+        lambda: asyncio.StreamReaderProtocol(asyncio.StreamReader()), os.fdopen(fd, "wb", 0))
+    return asyncio.StreamWriter(transport, protocol, None, loop)

@@ -1,19 +1,25 @@
-"""A warm interpreter for a lesson's Python programs (gate/warm.py starts it): it imports
-redis once, then forks a child for each program, so a schedule of the explorer does not
-pay an interpreter's start and `import redis` per program.
+"""A warm interpreter: it imports once what its programs need, then forks a child for
+each of them, so that none pays an interpreter's start and its imports. Two users:
+- gate/warm.py, for a lesson's Python programs (`python SCRIPT ARGS...`): it imports
+  redis, and nothing of the playground's;
+- serve's zygote (cli/app_zygote.py), for its tabs' apps (`python -m playground ...`):
+  `--preload MODULE:FUNCTION` calls that function first (it imports the app's start).
 
-    python warm_python.py FD
+    python warm_python.py FD [--preload MODULE:FUNCTION] [--name NAME]
 
-FD is a SOCK_SEQPACKET socket: each message is a JSON request {argv, cwd, env} with the
-child's stdin, stdout and stderr as passed descriptors; the child answers it with its pid
-once it leads a session of its own. When a child exits, "PID CODE" (as
-os.waitstatus_to_exitcode) goes to this process's stdout. A child runs its script as
-`python SCRIPT ARGS...` would (sys.argv, sys.path[0], __main__, exit status, traceback
-on stderr); it is killed when this process dies, and this process when the app does.
-Imports nothing of the playground's.
+FD is a SOCK_SEQPACKET socket: each message is a JSON request {argv, cwd, env,
+deathsig?} with the child's stdin, stdout and stderr as passed descriptors; the child
+answers it with its pid once it leads a session of its own. When a child exits, "PID
+CODE" (as os.waitstatus_to_exitcode) goes to this process's stdout. A child runs
+`python SCRIPT ARGS...` or `python -m MODULE ARGS...` as the interpreter would (sys.argv,
+sys.path[0], __main__, exit status, traceback on stderr); it gets `deathsig` (default
+SIGKILL) when this process dies, and this process SIGKILL when the one that started it
+does. --name: this process's name in ps (its children take the interpreter's back).
 """
 
 import ctypes
+import gc
+import importlib
 import json
 import os
 import runpy
@@ -22,15 +28,13 @@ import socket
 import sys
 import traceback
 
-import redis  # noqa: F401 (the point: imported once, before the forks)
-
-
 _OWN_FRAMES = {__file__, os.path.abspath(__file__), runpy.__file__}
+_PR_SET_PDEATHSIG, _PR_SET_NAME = 1, 15
 
 
-def _die_with_parent() -> None:
+def _prctl(option: int, value) -> None:
     try:
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        ctypes.CDLL(None, use_errno=True).prctl(option, value)
     except (OSError, AttributeError):
         pass
 
@@ -46,10 +50,13 @@ def _reap(*_) -> None:
         os.write(1, b"%d %d\n" % (pid, os.waitstatus_to_exitcode(status)))
 
 
-def _child(sock: socket.socket, request: dict, fds: list[int]) -> int:
+def _child(sock: socket.socket, request: dict, fds: list[int], parent: int) -> int:
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     os.setsid()
-    _die_with_parent()
+    _prctl(_PR_SET_PDEATHSIG, int(request.get("deathsig", signal.SIGKILL)))
+    if os.getppid() != parent:  # it died before the line above: nobody would end this child
+        os._exit(1)
+    _prctl(_PR_SET_NAME, os.path.basename(sys.executable).encode()[:15])
     for target, fd in enumerate(fds):
         os.dup2(fd, target)
         os.close(fd)
@@ -58,11 +65,16 @@ def _child(sock: socket.socket, request: dict, fds: list[int]) -> int:
     os.chdir(request["cwd"])
     os.environ.clear()
     os.environ.update(request["env"])
-    script = request["argv"][1]
-    sys.argv = request["argv"][1:]
-    sys.path[0] = os.path.dirname(os.path.abspath(script))
+    argv = request["argv"]
     try:
-        runpy.run_path(script, run_name="__main__")
+        if argv[1] == "-m":  # as `python -m MODULE`: sys.path[0] is the working directory
+            sys.argv = argv[2:]
+            sys.path[0] = os.getcwd()
+            runpy.run_module(argv[2], run_name="__main__", alter_sys=True)
+        else:
+            sys.argv = argv[1:]
+            sys.path[0] = os.path.dirname(os.path.abspath(argv[1]))
+            runpy.run_path(argv[1], run_name="__main__")
     except SystemExit as exc:
         code = exc.code
         if code is None or isinstance(code, int):
@@ -72,23 +84,44 @@ def _child(sock: socket.socket, request: dict, fds: list[int]) -> int:
     except BaseException as exc:  # noqa: BLE001 (as the interpreter: the traceback, status 1)
         tb = exc.__traceback__
         while tb is not None and tb.tb_frame.f_code.co_filename in _OWN_FRAMES:
-            tb = tb.tb_next  # from the script's own frames on, as the interpreter shows it
+            tb = tb.tb_next  # from the program's own frames on, as the interpreter shows it
         traceback.print_exception(type(exc), exc, tb)
         return 1
     return 0
 
 
+def _preload(argv: list[str]) -> None:
+    """--preload MODULE:FUNCTION (the zygote's), else redis (the gate's); --name NAME."""
+    options = dict(zip(argv[::2], argv[1::2]))
+    if "--name" in options:
+        _prctl(_PR_SET_NAME, options["--name"].encode()[:15])
+    if "--preload" in options:
+        sys.path[0] = os.getcwd()  # as the children's `python -m`: not this file's folder
+        module, _, function = options["--preload"].partition(":")
+        getattr(importlib.import_module(module), function)()
+    else:
+        import redis  # noqa: F401 (the point: imported once, before the forks)
+    gc.collect()
+    gc.freeze()  # the children's collections leave the preloaded objects' pages shared
+
+
 def main() -> int:
-    _die_with_parent()
+    _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
     sock = socket.socket(fileno=int(sys.argv[1]))
+    try:
+        _preload(sys.argv[2:])
+    except Exception as exc:  # noqa: BLE001 (one line: whoever started it goes without)
+        print(f"warm_python: could not preload: {exc!r}", file=sys.stderr)
+        return 1
     signal.signal(signal.SIGCHLD, _reap)
+    parent = os.getpid()
     while True:
         message, fds, _, _ = socket.recv_fds(sock, 1 << 20, 3)
         if not message:
             return 0
         pid = os.fork()
         if pid == 0:
-            code = _child(sock, json.loads(message), fds)
+            code = _child(sock, json.loads(message), fds, parent)
             sys.stdout.flush()
             sys.stderr.flush()
             raise SystemExit(code)  # through the interpreter's own ending: atexit, threads

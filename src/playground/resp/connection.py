@@ -198,6 +198,38 @@ class TypedConnection:
                 raise ConnectionError(tls_failure(exc)) from None
             raise
 
+    async def first_bytes(self, within: float) -> bool:
+        """Wait until the next reply starts arriving: True when it has (or when there is
+        nothing to wait for: `read_response` then says what went wrong); False when no
+        byte came within `within` seconds (then `read_response` is to be awaited where a
+        late reply can be watched: engine/settled_line.py), or what came is a push frame,
+        or this reader cannot be waited on this way."""
+        reader = self._reader
+        if reader is None:
+            return True
+        buffered = getattr(reader, "_buffer", None)
+        if buffered is None or not hasattr(reader, "_wait_for_data") or not hasattr(reader, "_wakeup_waiter"):
+            return False
+        if not buffered:
+            if reader.at_eof() or reader.exception() is not None:
+                return True
+            if reader._waiter is not None:
+                return False
+            # the timer wakes the read as data would; an empty buffer then means "late"
+            late = asyncio.get_running_loop().call_later(within, reader._wakeup_waiter)
+            try:
+                await reader._wait_for_data("first_bytes")
+            except asyncio.CancelledError:  # as in any read: what comes later would be taken for the next reply
+                self._drop()
+                raise
+            except Exception:  # (a TLS alert, a reset): read_response raises it as it should
+                return True
+            finally:
+                late.cancel()
+            if not buffered:
+                return reader.at_eof() or reader.exception() is not None
+        return buffered[:1] != b">"
+
     def buffered_response(self):
         """The next reply if it is all in the buffer already (typed, as `read_response`
         gives it), else MORE: then `read_response` waits for it. No coroutine: a long

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from playground.errors import ScenarioError
+from playground.scenario import MAX_CLIENTS  # noqa: F401 (the loader's check; defined apart, see there)
 from playground.i18n import ENGLISH
 from playground.scenario.substitution import TEMPLATE
 
@@ -23,8 +24,6 @@ __all__ = ["Requirement", "StateCheck", "Prediction", "Expect", "Step", "Part", 
            "STEP_KINDS", "FLAVOURS"]
 
 CLIENT_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
-MAX_CLIENTS = 16
-"""The most clients (panes) a session or a scenario has: `--clients` and a file's `clients`."""
 SCRIPT_REF = re.compile(r"^\$([A-Za-z_][A-Za-z0-9_-]*)(\.sha)?$")
 SHA_IN_TEXT = re.compile(r"\$([A-Za-z_][A-Za-z0-9_-]*)\.sha")
 FLAVOURS = ("redis", "valkey")

@@ -261,8 +261,8 @@ class Runner:
         if self.pg.follows_redirects:  # redis-cli -c's redirect lines, apart from the reply
             from playground.scenario.redirects import catching
             sink = catching(self.pg, out.redirects, self.sink or self.executor.sink)
-        job = self.executor.submit(step.client, argv, sink=sink)
-        if not await job.settle():
+        job = await self.executor.settled(step.client, argv, sink=sink)
+        if job.blocked:
             if step.blocking:
                 out.note = tr("blocked: the reply comes later")
                 self._pending[step.client] = (job, out)

@@ -5,3 +5,12 @@ in `cluster`; each node in `node`)."""
 from playground.server.private import (  # noqa: F401
     PrivateServer, ServerBinary, ServerError, bundled_binary_path, choose_binary, identify,
 )
+
+
+def make_server(binary: ServerBinary, topology: str = "single", replicas: int | None = None):
+    """A PrivateServer for `single`, a Topology (server/topology.py, imported only then) otherwise."""
+    if topology == "single":
+        return PrivateServer(binary)
+    from playground.server.topology import Topology
+
+    return Topology(binary, topology, replicas)

@@ -79,6 +79,8 @@ def kill_escaped(pid_text: str | None, workdir: str | None) -> None:
 def group_alive(pgid: int) -> bool:
     """Is any process of group `pgid` still running? (From /proc: exited children of a
     wrapper wait as zombies for init to reap them, and signals still reach those.)"""
+    if not signal_group(pgid, 0):  # no process at all, not even a zombie: no need to read /proc
+        return False               # (every stop, and `--version` at every start, ends here)
     try:
         pids = [p for p in os.listdir("/proc") if p.isdigit()]
     except OSError:

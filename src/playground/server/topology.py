@@ -260,9 +260,4 @@ class Topology(ServerIdentity):
         self.stop()
 
 
-def make_server(binary: ServerBinary, topology: str = "single", replicas: int | None = None):
-    """A PrivateServer for `single`, a Topology otherwise."""
-    if topology == "single":
-        from playground.server.private import PrivateServer
-        return PrivateServer(binary)
-    return Topology(binary, topology, replicas)
+from playground.server import make_server  # noqa: E402,F401 (defined there: a single server needs none of this module)

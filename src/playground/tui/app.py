@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import signal
 import threading
@@ -153,7 +154,7 @@ class PlaygroundApp(ServerActions, TeachingActions, RecordingActions, ClassroomA
             return
         self.follow_server()
         self._update_server_info()
-        self.set_timer(self.HELP_AFTER, self._load_help)
+        self.set_timer(self.HELP_AFTER_SERVED if served() else self.HELP_AFTER, self._load_help)
         if os.environ.get("REDIS_PLAYGROUND_BENCH_READY"):
             self._exit_when_ready()
         if self._open_at_start:
@@ -210,6 +211,10 @@ class PlaygroundApp(ServerActions, TeachingActions, RecordingActions, ClassroomA
     HELP_AFTER = 0.5
     """Seconds after the server is up before COMMAND DOCS is read: parsing it takes tens
     of milliseconds, which the first screen (with its keys) should not wait for."""
+    HELP_AFTER_SERVED = 10.0
+    """The same under `serve`: a class opens its tabs at once, and while their apps start,
+    each one's COMMAND DOCS (tens of milliseconds of CPU) would delay the others' first
+    screen; the bundled table serves meanwhile."""
 
     @work(group="help", exit_on_error=False)
     async def _load_help(self) -> None:
@@ -349,6 +354,7 @@ def run_app(args, server: PrivateServer | None = None) -> int:
                    challenge=getattr(args, "challenge", False), server=server,
                    lang=getattr(args, "lang", "en"))
     bench = bool(os.environ.get("REDIS_PLAYGROUND_BENCH_READY"))  # python -m playground.bench
+    gc.freeze()  # what the imports made lives as long as the app: no collection scans it again
     try:
         app.run(headless=bench, size=(120, 40) if bench else None)
     finally:

@@ -38,6 +38,10 @@ class ClassroomActions:
         if self.classroom is not None:
             self.classroom.opened(scenario, challenge)
 
+    def class_closed(self, switched) -> None:
+        if self.classroom is not None:
+            self.classroom.closed(switched)
+
     async def class_before(self, what: str, teacher) -> bool:
         return True if self.classroom is None else await self.classroom.before(what, teacher)
 

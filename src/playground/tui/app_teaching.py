@@ -60,7 +60,8 @@ class TeachingActions:
         """Back to free play; the panes keep what they show, the server its keys."""
         from .free_play_screen import FreePlayScreen
 
-        self._switch_mode(FreePlayScreen(self.clients, self.mode_screen))
+        switched = self._switch_mode(FreePlayScreen(self.clients, self.mode_screen))
+        self.class_closed(switched)  # serve --class: the teacher's closes the class's lessons (tui/app_classroom.py)
 
     def _switch_mode(self, screen):
         while len(self.screen_stack) > 2:  # a dialog still open over the old mode (mode_screen)

@@ -32,6 +32,10 @@ class Classroom:
         self.published: set[int] = set()  # steps whose answer this learner has sent
         self.asking = None            # the PredictScreen a learner is answering ahead of the teacher
         self.following = False
+        self.run_teacher = None       # a learner: the lesson (its Teacher) opened for the run `run_epoch`
+        self.rejoin = None            # the run whose lesson this learner opened (and may have left since)
+        self.run_epoch = 0            # (answers and progress are sent for that run only)
+        self.shared = None            # the teacher: the scenario the class has (its source, challenge)
 
     @classmethod
     def from_environment(cls, app) -> "Classroom | None":
@@ -80,7 +84,7 @@ class Classroom:
         if self.teacher:
             return
         await self.report()
-        if self.state.lesson and (self.state.lesson, self.state.epoch) != lesson:
+        if (self.state.lesson, self.state.epoch) != lesson:
             await self.open_lesson()
         else:
             await self.follow()
@@ -122,20 +126,57 @@ class Classroom:
         return await self.link.state(), await self.link.learners()
 
     async def answers(self, step: int):
+        """The answers of this run, and how many learners are on its lesson."""
         counts = await self.link.answers(self.state.epoch, step)
-        return counts, len([l for l in await self.link.learners() if l.epoch == self.state.epoch])
+        state = self.state
+        return counts, len([l for l in await self.link.learners() if (l.epoch, l.lesson) == (state.epoch, state.lesson)])
 
     async def toggle_mode(self) -> None:
         await self.link.set_mode(OWN if self.state.mode == FOLLOW else FOLLOW)
 
     def opened(self, scenario, challenge: bool) -> None:
-        """The app opened a lesson: the teacher's opens it for the class."""
-        if self.teacher:
-            self.app.run_worker(self._opened(scenario.id, challenge), group="class-publish", exit_on_error=False)
+        """The app opened a lesson: the teacher's opens it for the class, its text and all
+        (a new run); one that cannot go to the class stays in the teacher's tab, said so."""
+        if not self.teacher:
+            return
+        from playground.classroom.lesson_source import shareable_source
+        from playground.scenario.model import ScenarioError
 
-    async def _opened(self, lesson: str, challenge: bool) -> None:
-        self.state.epoch = await self.link.open_lesson(lesson, challenge)
+        try:
+            source = shareable_source(scenario, self.app.scenario_dirs)
+        except ScenarioError as exc:
+            self.app.notify(tr("Class mode: this lesson stays in your tab, the class keeps {lesson}: {error}",
+                               lesson=self.state.lesson or "–", error=exc), severity="error", timeout=10)
+            return
+        self.app.run_worker(self._opened(scenario.id, challenge, source), group="class-publish", exit_on_error=False)
+
+    def closed(self, switched) -> None:
+        """The app closed its lesson. The teacher's: the class's lessons close too (a run with
+        none), so that no learner is left on a lesson nobody leads. A learner's: the overview
+        shows them on none, once free play is on (`switched`)."""
+        if not self.teacher:
+            self.app.run_worker(self._report_after(switched), group="class-publish", exit_on_error=False)
+        elif self.state.lesson:
+            self.shared = None
+            self.app.run_worker(self._opened("", False, ""), group="class-publish", exit_on_error=False)
+
+    async def _report_after(self, switched) -> None:
+        await switched
+        await self.report()
+
+    async def _opened(self, lesson: str, challenge: bool, source: str) -> None:
+        self.state.epoch = await self.link.open_lesson(lesson, challenge, source)
         self.state.lesson, self.state.challenge, self.state.step = lesson, challenge, 0
+        self.shared = (source, challenge)
+
+    async def _published(self) -> None:
+        """Until the lesson the teacher opened is the class's (its run's epoch known)."""
+        for worker in list(self.app.workers):
+            if worker.group == "class-publish" and not worker.is_finished:
+                try:
+                    await worker.wait()
+                except Exception:  # its error was shown by the worker
+                    pass
 
     async def before(self, what: str, teacher) -> bool:
         """Before a teaching action: False to leave it undone."""
@@ -143,7 +184,16 @@ class Classroom:
             if self.state.mode == FOLLOW and what in LED and self.state.lesson:
                 self.app.notify(tr("Follow me: your teacher leads the steps."), timeout=3)
                 return False
+            if what == "restart":  # own pace, from the top: this run's answers given again
+                self.published.clear()
             return True
+        await self._published()
+        if what == "restart" and self.shared is not None and teacher.scenario.id == self.state.lesson:
+            try:  # a new run for the class: the answers given before neither show nor count
+                await self._opened(self.state.lesson, self.shared[1], self.shared[0])
+            except ClassError as exc:
+                self.app.notify(tr("Class mode: the class's Redis is out of reach: {error}", error=exc),
+                                severity="error")
         stepper = teacher.stepper
         nxt = stepper.next_step() if stepper is not None and what == "next" else None
         index = stepper.cursor if nxt else None
@@ -162,7 +212,8 @@ class Classroom:
         if teacher is None or self.app.teacher is not teacher:
             return
         if self.teacher:
-            if teacher.stepper is not None and teacher.stepper.cursor != self.state.step and self.state.lesson:
+            if (teacher.stepper is not None and teacher.stepper.cursor != self.state.step and self.state.lesson
+                    and teacher.scenario.id == self.state.lesson):  # not a lesson the class does not have
                 self.state.step = teacher.stepper.cursor
                 self.app.run_worker(self.link.set_step(self.state.epoch, self.state.step), group="class-publish",
                                     exit_on_error=False)
@@ -174,40 +225,60 @@ class Classroom:
     async def report(self) -> None:
         teacher = self.app.teacher
         me = self.me
-        me.epoch, me.lesson = self.state.epoch, self.state.lesson
-        if teacher is not None and teacher.scenario.id == self.state.lesson:
+        me.lesson = self.state.lesson
+        if teacher is not None and teacher is self.run_teacher:
+            me.epoch = self.run_epoch
             me.step = teacher.stepper.cursor if teacher.stepper else len(teacher.challenge.moves)
             me.total = len(teacher.stepper.flat) if teacher.stepper else 0
             me.right, me.answered = teacher.score()
             me.won = teacher.won if teacher.challenge is not None else None
-        else:
+        else:  # not (yet) on this run's lesson: not on it in the overview either
+            me.lesson = teacher.scenario.id if teacher is not None else ""
+            me.epoch = self.state.epoch
             me.step = me.total = me.right = me.answered = 0
             me.won = None
         await self.link.progress(me)
 
     async def _report_answers(self, teacher) -> None:
+        """This run's answers not sent yet (those of a lesson opened for an older run: never)."""
         for index, choice in list(teacher.answers.items()):
-            if choice and index not in self.published:
+            if choice and index not in self.published and teacher is self.run_teacher:
                 self.published.add(index)
-                await self.link.answer(self.me.id, self.state.epoch, index, choice)
+                await self.link.answer(self.me.id, self.run_epoch, index, choice)
         await self.report()
 
     async def open_lesson(self) -> None:
-        from playground.scenario.library import resolve
-        from playground.scenario.loader import load_scenario
+        """The teacher's lesson, from the text the class carries, for this run."""
+        from playground.classroom.lesson_source import learner_scenario
+        from playground.history import state_dir
         from playground.scenario.model import ScenarioError
 
+        state = await self.link.lesson()
+        self.state = state
+        self.published.clear()
+        self.run_teacher, self.run_epoch = None, state.epoch  # answers wait for the run's lesson
+        self.rejoin = None
+        self._dismiss_question()
+        if not state.lesson:  # the teacher closed the lesson
+            if self.app.teacher is not None:
+                self.app.close_scenario()
+                self.app.notify(tr("Your teacher closed the lesson."), timeout=4)
+            await self.report()
+            return
         try:
-            scenario = load_scenario(resolve(self.state.lesson, self.app.scenario_dirs), self.app.lang)
+            scenario = learner_scenario(state.lesson, state.source, self.app.lang, self.app.scenario_dirs,
+                                        state_dir() / "class")
         except (ScenarioError, OSError) as exc:
             self.app.notify(tr("Class mode: cannot open the teacher's lesson: {error}", error=exc), severity="error")
+            await self.report()
             return
-        self.published.clear()
-        self._dismiss_question()
-        switched = self.app.open_scenario(scenario, self.state.challenge)
-        if switched is not None:
-            await switched  # the lesson's screen is mounted and its start began
+        switched = self.app.open_scenario(scenario, state.challenge)
+        if switched is None:  # it could not open (said so)
+            await self.report()
+            return
+        await switched  # the lesson's screen is mounted and its start began
         await self._teaching_done()
+        self.run_teacher, self.rejoin = self.app.teacher, state.epoch
         await self.report()
         await self.follow()
 
@@ -229,8 +300,13 @@ class Classroom:
         """Follow me: this learner's lesson to the teacher's step, then the next question
         asked ahead (the learner answers before the teacher reveals)."""
         teacher = self.app.teacher
+        if (self.state.mode == FOLLOW and not self.following and teacher is not self.run_teacher
+                and self.rejoin == self.state.epoch):  # the learner left the class's lesson (F7, x)
+            self.app.notify(tr("Follow me: back to your teacher's lesson."), timeout=4)
+            await self.open_lesson()
+            return
         if (self.following or self.state.mode != FOLLOW or teacher is None or teacher.stepper is None
-                or teacher.scenario.id != self.state.lesson):
+                or teacher is not self.run_teacher):
             return
         self.following = True
         try:

@@ -63,7 +63,7 @@ class ClientPane(StepDrawing, Vertical):
         border: none; height: 1; padding: 0 1 0 0; width: 1fr; }
     ClientPane > #first-run { height: auto; padding: 0 1; color: $text-muted; text-style: italic;
         display: none; }
-    ClientPane.-first-run > #first-run { display: block; }
+    ClientPane > #first-run.-shown { display: block; }
     ClientPane > #hint { height: 1; padding: 0 1; color: $text-muted; }
     """
 
@@ -358,9 +358,10 @@ class ClientPane(StepDrawing, Vertical):
 
     def first_run(self, hint: Text | None) -> None:
         """A hint where to start, in an empty pane (styled apart: it is not output)."""
-        self.set_class(hint is not None, "-first-run")
+        shown = self.query_one("#first-run", Static)
+        shown.set_class(hint is not None, "-shown")  # (on the hint alone: a class on the pane restyles all of it)
         if hint is not None:
-            self.query_one("#first-run", Static).update(Wrapped(hint))  # Chinese breaks between characters
+            shown.update(Wrapped(hint))  # Chinese breaks between characters
 
     async def action_cancel(self) -> None:
         if not await self.services.executor.cancel(self.client):

@@ -51,6 +51,22 @@ class CommandInput(Input):
         self._completions: list[str] = []
         self._completion_at = -1
         self._set_value: str | None = None  # a value we set ourselves (Changed arrives later)
+        self._value_changing = False  # between validate_value and watch_value: a keystroke's update
+
+    # A keystroke: Input sets its virtual size to the text's width, and that asks for a
+    # layout pass of the whole screen (every pane's widgets placed again) on each key. The
+    # line's own size is fixed by its CSS (one row, the pane's width; scrolling within it
+    # reads the virtual size directly): while the value changes, a repaint of the line does.
+    def validate_value(self, value: str) -> str:
+        self._value_changing = value != self.value and not self.styles.auto_dimensions
+        return value
+
+    def watch_value(self) -> None:
+        self._value_changing = False
+
+    def refresh(self, *regions, repaint: bool = True, layout: bool = False, recompose: bool = False):
+        return super().refresh(*regions, repaint=repaint, layout=layout and not self._value_changing,
+                               recompose=recompose)
 
     def _set(self, value: str) -> None:
         self._set_value = value

@@ -112,6 +112,11 @@ class KeyInspector(Vertical):
         self.set_interval(0.25, self._tick_ttls)
 
     def attach(self, inspector: Inspector) -> None:
+        """Read the keys through `inspector` (a new one after every server start). The same
+        one again is not read again: at start both the app and the mode's screen follow the
+        server, and that second read, 0.1 s after the first, held up the first quiet frame."""
+        if inspector is self.inspector:
+            return
         self.inspector = inspector
         self.refresh_keys()
 

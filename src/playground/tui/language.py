@@ -79,6 +79,10 @@ def _reload_scenario(app, lang: str) -> None:
     from playground.scenario.model import ScenarioError
     from playground.scenario.loader import load_scenario
 
+    if teacher.scenario.path is None or teacher.scenario.path.stem != teacher.scenario.id:
+        # made in the app (a schedule the explorer made): its file is another scenario's
+        app.notify(tr("This scenario was made in the app: its texts stay in the language they were made in."))
+        return
     try:
         scenario = load_scenario(teacher.scenario.path, lang)
     except (OSError, ScenarioError) as exc:  # the file changed or went away meanwhile

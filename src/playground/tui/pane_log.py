@@ -22,6 +22,26 @@ class PaneLog(RichLog):
 
     _following = True  # at the newest line (not reading back)
     drawn_width = 0    # the width the lines were wrapped at
+    _writing = False   # within write()
+
+    # Each line written grows the log's virtual size, and RichLog asks for a layout pass of
+    # the whole screen for it (two per command: its line and its reply). While the log
+    # follows its output it has no scrollbar taking room (see above) and its lines are
+    # wrapped to its width, so its size and everyone's place stay as they are: a repaint
+    # of the log does (scrolling reads the virtual size directly). Reading back, or a line
+    # wider than the log: the layout pass, as RichLog asks.
+    def write(self, *args, **kwargs):
+        self._writing = True
+        try:
+            return super().write(*args, **kwargs)
+        finally:
+            self._writing = False
+
+    def refresh(self, *regions, repaint: bool = True, layout: bool = False, recompose: bool = False):
+        if layout and self._writing and self._following and not self.styles.scrollbar_size_vertical \
+                and self.virtual_size.width <= self.scrollable_content_region.width:
+            layout = False
+        return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
 
     class Reflow(Message):
         """The log's width changed: its pane draws what it printed again, wrapped anew."""

@@ -6,6 +6,8 @@ the terminal's modes again (as the driver did at its start) and repaints all."""
 
 from __future__ import annotations
 
+import os
+
 from textual.drivers.web_driver import WebDriver
 
 # what WebDriver.start_application_mode sets: the alternate screen, mouse reports (press,
@@ -14,8 +16,16 @@ MODES = "\x1b[?1049h\x1b[?1000h\x1b[?1003h\x1b[?1015h\x1b[?1006h\x1b[?25l\x1b[?2
 
 
 class ServedDriver(WebDriver):
+    shown_size: tuple | None = None  # the terminal's size as last told ("resize"), else as started
+
     def on_meta(self, packet_type: str, payload: dict[str, object]) -> None:
-        if packet_type == "repaint":
+        if packet_type == "resize":  # the page says its size when it opens: mostly the size the app has
+            size = (payload.get("width"), payload.get("height"))
+            if size == (self.shown_size or _started_size()):
+                return  # no change: not a layout pass and a frame for nothing
+            self.shown_size = size
+            super().on_meta(packet_type, payload)
+        elif packet_type == "repaint":
             app = self._app
             try:
                 app.call_from_thread(self.repaint_all)
@@ -27,3 +37,11 @@ class ServedDriver(WebDriver):
     def repaint_all(self) -> None:  # on the app's thread, as every write of the app's
         self.write(MODES)
         self._app.refresh(repaint=True, layout=True)
+
+
+def _started_size() -> tuple | None:
+    """The size WebDriver starts at (serve gives it in the environment)."""
+    try:
+        return int(os.environ.get("COLUMNS", 80)), int(os.environ.get("ROWS", 24))
+    except ValueError:
+        return None

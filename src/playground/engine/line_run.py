@@ -1,0 +1,143 @@
+"""One line's run on its client's connection: the checks before it is sent (refused,
+dropped, reconnect), each repeat sent and its reply recorded, the subscribe loop's
+first line, QUIT, Ctrl+C and redis-cli's "(N.NNs)" (engine/executor.py starts it).
+
+Its progress lives on the object, not in a coroutine's locals, so that a line whose
+reply is late can be taken over by a task of its own halfway (engine/settled_line.py):
+`start(late=...)` returns LATE with the command sent, `finish()` waits for the rest.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import TYPE_CHECKING
+
+from playground.engine import events as ev
+from playground.engine.changes import record as record_changes
+from playground.engine.pipeline import TIMING_FROM
+from playground.engine.playground import Refused
+from playground.engine.redirect import follow
+from playground.engine.session import LATE, STREAMING, ConnectionLost
+from playground.i18n import tr
+
+if TYPE_CHECKING:
+    from playground.engine.executor import Executor
+    from playground.engine.job import Job
+
+READING_MESSAGES = b"Reading messages... (press Ctrl-C to quit)\n"
+_SUBSCRIBE_WORDS = (b"subscribe", b"psubscribe", b"ssubscribe")
+
+
+class LineRun:
+    """`await LineRun(executor, job).start()`: the line's LineResult."""
+
+    __slots__ = ("executor", "job", "session", "result", "listening", "started", "waited", "outputs", "count",
+                 "word")
+
+    def __init__(self, executor: "Executor", job: "Job") -> None:
+        self.executor = executor
+        self.job = job
+        self.session = executor.pg.sessions[job.client]
+        self.result = ev.LineResult(job.client, job.argv)
+        self.count = 0           # the repeat being run
+        self.waited = 0.0
+        self.outputs: list[bytes] = []
+
+    async def start(self, late: float | None = None):
+        """Run the line; LATE (with `late` given, for a line of one command) when its
+        reply has not started to come within `late` seconds: `finish()` then waits
+        for it and ends the line."""
+        executor, job, session, result = self.executor, self.job, self.session, self.result
+        client, argv = job.client, job.argv
+        pg = executor.pg
+        try:
+            pg.check_allowed(list(argv))
+        except Refused as exc:
+            executor.emit(ev.Refused(client, str(exc), "warning"))
+            result.refused = str(exc)
+            return result
+        if session.dropped is not None and not session.state.disconnected:
+            # found closed (CLIENT KILL) while other lines went out: as in redis-cli, this
+            # line meets the closed connection and is lost; the next one reconnects
+            await executor.connection_lost(session, result, argv[0].lower(), session.dropped)
+            return result
+        if session.state.disconnected or not session.connected:
+            after_quit = session.state.disconnected
+            if not await executor.reconnect_for(session, result, after_quit):
+                return result
+        pg.note_scripts(list(argv))
+        if pg.changes is not None:
+            await pg.changes.ready()
+        self.word = argv[0].lower()
+        self.listening = executor.listens(client)
+        self.started = time.monotonic()
+        return await self._commands(late if job.repeat == 1 else None)
+
+    async def finish(self):
+        """The rest of a line whose reply was late (in the task that took it over)."""
+        return await self._commands(None, resumed=True)
+
+    async def _commands(self, late: float | None, resumed: bool = False):
+        executor, job, session, result = self.executor, self.job, self.session, self.result
+        client, argv, word = job.client, job.argv, self.word
+        pg = executor.pg
+        why = executor.why
+        handed_over = False
+        try:
+            for count in range(self.count, job.repeat):
+                was_streaming = session.streaming
+                try:
+                    if resumed:
+                        resumed = False
+                        reply = await session.reply_to(list(argv))
+                    else:
+                        if self.listening and not executor.replies_only:
+                            executor.emit(ev.Sent(client, argv))
+                        if why is not None:
+                            why.sending(client, argv)
+                        reply = await session.execute(list(argv), late)
+                        if reply is LATE:
+                            self.count = count
+                            handed_over = True
+                            return LATE
+                    if pg.follows_redirects:  # like redis-cli -c (engine/redirect.py)
+                        reply = await follow(pg, session, list(argv), reply, executor.emit)
+                except ConnectionLost as exc:
+                    await executor.connection_lost(session, result, word, str(exc))
+                    return result
+                if reply is STREAMING:
+                    result.streaming = True
+                    if not was_streaming and count == 0 and word in _SUBSCRIBE_WORDS:
+                        # (redis-cli enters its subscribe loop once: after an error the
+                        # repeats are plain commands)
+                        executor.emit(ev.Output(client, READING_MESSAGES))
+                    await session.wait_stream_drained()
+                    if session.streaming and not was_streaming:
+                        break  # redis-cli stays in its subscribe loop: `2 SUBSCRIBE a` subscribes once
+                    continue
+                self.waited += session.waited
+                executor.replied(session, argv, reply, result, self.listening, job.limit, self.outputs)
+                if executor.records and session.last_unit is not None:
+                    await record_changes(pg, session.last_unit)
+                if why is not None:
+                    await executor.explain(session, argv, reply, result)
+                if session.state.disconnected:
+                    said = tr("the Lua debugging session ended") if session.ldb.ended else "QUIT"
+                    executor.emit(ev.ConnectionClosed(client, tr("client {client} is disconnected ({why}); "
+                                                              "the next command reconnects it", client=client, why=said)))
+                    break
+        except asyncio.CancelledError:  # Ctrl+C: session.cancel() reconnects and says so
+            result.lost = "cancelled"
+            return result
+        finally:
+            if not handed_over:
+                result.elapsed = time.monotonic() - self.started
+                if why is not None:
+                    why.in_flight.pop(client, None)
+                result.output = b"".join(self.outputs)
+        # redis-cli's "(N.NNs)" measures its round trips; here only the server's part of
+        # them counts (until each reply starts arriving), not our reading and rendering
+        if self.waited >= TIMING_FROM and not result.streaming and (not session.ldb.reply or session.ldb.ended):
+            executor.emit(ev.Output(client, b"(%.2fs)\n" % self.waited, kind="timing", buffered=True))
+        return result

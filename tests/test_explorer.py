@@ -385,11 +385,13 @@ def test_the_command_line_agrees_with_the_explorer_and_does_not_load_it_for_othe
 
     from playground.cli import explore_command
     from playground.explore.explorer import BY, DEFAULT_LIMIT
+    from playground.explore.lanes import MOST, PARALLEL_FROM
     from playground.explore.report import RENDERERS
 
     assert explore_command.DEFAULT_LIMIT == DEFAULT_LIMIT
     assert explore_command.FORMATS == tuple(RENDERERS)
     assert explore_command.BY == BY
+    assert (explore_command.PARALLEL_FROM, explore_command.MOST_LANES) == (PARALLEL_FROM, MOST)
     probe = ("import sys; from playground.cli.main import build_parser; build_parser(); "
              "print('playground.explore.explorer' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)

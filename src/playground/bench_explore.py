@@ -7,8 +7,9 @@ baseline, and is left out of the installed package like the other bench modules)
   schedule's order with `${n+1}` filled in on the client side, then reading the key);
   the witnesses' cost (each outcome's simplest schedule run again) as context.
 - `explore_sample`: three clients of five steps on one key (756,756 schedules) sampled
-  to --limit 10,000: the whole exploration's time (goal ≤ 15 s), the cost per schedule
-  vs the lean loop on the first 1,000 of the same sample, and the memory the
+  to --limit 10,000: the whole exploration's time as the explorer runs it by default
+  (in lanes, one per core: explore/lanes.py; goal ≤ 15 s), the cost per schedule of one
+  lane vs the lean loop on the first 1,000 of the same sample, and the memory the
   exploration holds at its peak (tracemalloc) for 1,000 and 3,000 schedules: flat when
   the ratio stays near 1.
 
@@ -136,7 +137,7 @@ async def _sample(limit: int, compare: int, memory: tuple[int, ...]) -> dict:
         plans = sample_schedules(lengths, compare, 0)
         for _ in range(3):
             t0 = time.perf_counter()
-            small = await Explorer(pg, scenario, limit=compare, witnesses=False).explore()
+            small = await Explorer(pg, scenario, limit=compare, witnesses=False, jobs=1).explore()
             ours.append((time.perf_counter() - t0) / small.runs)
             t0 = time.perf_counter()
             await _lean(clients, part, plans, ("GET", "k"))
@@ -144,9 +145,10 @@ async def _sample(limit: int, compare: int, memory: tuple[int, ...]) -> dict:
         out.update(per_schedule_ms=statistics.median(ours) * 1000, baseline_ms=statistics.median(base) * 1000,
                    ratio=statistics.median(ours) / statistics.median(base), ratio_of_min=min(ours) / min(base))
         t0 = time.perf_counter()
-        result = await Explorer(pg, scenario, limit=limit).explore()
+        explorer = Explorer(pg, scenario, limit=limit)      # the default: lanes (explore/lanes.py)
+        result = await explorer.explore()
         out.update(total=result.total, runs=result.runs, sampled=result.sampled, outcomes=len(result.classes),
-                   seconds=time.perf_counter() - t0)
+                   seconds=time.perf_counter() - t0, lanes=explorer.lanes)
         peaks = {}
         for n in memory:
             tracemalloc.start()
@@ -164,6 +166,7 @@ def bench_explore_sample(runs: int, limit: int = 10_000) -> dict:
     results = [asyncio.run(_sample(limit, 1000, (1000, 3000))) for _ in range(max(1, runs))]
     keep = results[0]
     return {"total": keep["total"], "runs": keep["runs"], "limit": limit, "outcomes": keep["outcomes"],
+            "lanes": keep["lanes"],
             "seconds": _stats([r["seconds"] for r in results]),
             "per_schedule_ms": statistics.median(r["per_schedule_ms"] for r in results),
             "baseline_ms": statistics.median(r["baseline_ms"] for r in results),
@@ -191,7 +194,8 @@ def table_rows(r: dict, row, verdict) -> list[str]:
     if s:
         lines.append(row(f"explore: 3 clients × 5 steps on one key ({s['total']:,} schedules), "
                          f"sampled to {s['runs']:,}", f"{s['seconds']['median']:.1f} s", f"{s['seconds']['min']:.1f} s",
-                         f"{s['seconds']['max']:.1f} s", f"{s['outcomes']} outcome(s)", "≤ 15 s",
+                         f"{s['seconds']['max']:.1f} s", f"{s['outcomes']} outcome(s); "
+                         f"{len(s.get('lanes', [1]))} lane(s): {'+'.join(map(str, s.get('lanes', [])))}", "≤ 15 s",
                          verdict(s["seconds"]["median"] <= 15)))
         lines.append(row("explore: cost per schedule, 3 × 5 on one key", f"{s['per_schedule_ms']:.2f} ms", "", "",
                          f"{s['ratio']:.2f}× (redis-py, same 1,000 schedules: {s['baseline_ms']:.2f} ms; "

@@ -14,6 +14,7 @@ from playground.i18n import tr
 DEFAULT_LIMIT = 10_000  # the explorer's own default (explore/explorer.py), checked by a test
 FORMATS = ("text", "markdown", "json")
 BY = ("state", "replies")  # the explorer's own (explore/explorer.py), checked by a test
+PARALLEL_FROM, MOST_LANES = 500, 8  # explore/lanes.py's own, checked by a test
 
 
 def format_name(value: str) -> str:
@@ -38,6 +39,11 @@ def add_parser(sub, parents) -> None:
                          help=tr("what makes two outcomes the same: the final state (default), or the replies "
                                  "each client saw (an aborted EXEC, an error), which tells a lost update from "
                                  "an aborted transaction"))
+    explore.add_argument("--jobs", type=int, default=None, metavar="N",
+                         help=tr("run N schedules at a time, each lane on a private server of its own "
+                                 "(default: one lane per core, at most {most}, when {n} schedules or more are run, else 1; "
+                                 "always 1 with --url, a replica set, a cluster or a lesson's programs)",
+                                 n=PARALLEL_FROM, most=MOST_LANES))
     explore.add_argument("--format", type=format_name, choices=FORMATS, default="text")
 
 
@@ -66,7 +72,7 @@ def cmd_explore(args) -> int:
                            clients=clients, **shape)
     try:
         explorer = Explorer(pg, scenario, part, limit=args.limit, seed=args.seed,
-                            reduce=not args.exhaustive, by=args.by)
+                            reduce=not args.exhaustive, by=args.by, jobs=args.jobs)
     except ExploreError as exc:
         print(f"redis-playground: {exc}", file=sys.stderr)
         return 2

@@ -34,6 +34,7 @@ from dataclasses import replace
 
 from playground.engine.executor import Executor
 from playground.engine.playground import Playground
+from playground.engine.session import ConnectionLost
 from playground.explore import schedules as sch
 from playground.engine.catalogue import block_timeout, may_block
 from playground.explore.footprint import Footprint, footprints
@@ -41,6 +42,7 @@ from playground.explore.outcomes import Exploration, Run
 from playground.explore.fresh_state import FreshState, ServerStopped
 from playground.explore.snapshot import Snapshotter
 from playground.explore.grouping import Grouping
+from playground.explore.lanes import lanes_for, run_lanes
 from playground.explore.witnesses import find_witnesses
 from playground.i18n import tr
 from playground.resp.cli_lines import format_argv
@@ -75,16 +77,20 @@ def programs_of(scenario: Scenario, part: Part) -> dict[str, list[Step]]:
 class Explorer:
     def __init__(self, pg: Playground, scenario: Scenario, part: int = 1, limit: int = DEFAULT_LIMIT,
                  seed: int = 0, reduce: bool = True, executor: Executor | None = None, sink=None,
-                 by: str = "state", witnesses: bool = True) -> None:
+                 by: str = "state", witnesses: bool = True, jobs: int | None = None) -> None:
         if not 1 <= part <= len(scenario.parts):
             raise ExploreError(tr("{id}: --part {part}: the number of a part, 1 to {count}", id=scenario.id, part=part,
                                     count=len(scenario.parts)))
         if limit < 1:
             raise ExploreError(tr("--limit: at least 1"))
+        if jobs is not None and jobs < 1:
+            raise ExploreError(tr("--jobs: at least 1"))
         if by not in BY:
             raise ExploreError(tr("--by: one of {choices}", choices=", ".join(BY)))
         self.by = by
         self.witnesses = witnesses   # each outcome's simplest schedule, run again (explore/witnesses.py)
+        self.jobs = jobs             # lanes at once (explore/lanes.py; None: its default)
+        self.lanes: list[int] = []   # the schedules each lane ran (the explorer's own first)
         self.pg = pg
         self.scenario = scenario
         self.part_number = part
@@ -109,8 +115,12 @@ class Explorer:
                                       n=step.number, action=step.server))
         if not self.programs:
             raise ExploreError(tr("{id}: part {part} has no steps to interleave", id=scenario.id, part=part))
-        self.bound_pairs = _bound_pairs(self.part)
+        self.bound_pairs = sch.bound_pairs(self.part)
         self.keep: list | None = None
+
+    def commands_sent(self) -> list:
+        """Every command the setup and the steps may send."""
+        return [*self.part.setup, *(s.argv for p in self.programs.values() for s in p)]
 
     def keeps_bound(self, schedule: tuple[str, ...]) -> bool:
         return sch.keeps_bound(schedule, self.bound_pairs)
@@ -141,7 +151,7 @@ class Explorer:
                              sch.count_schedules(lengths), limit=self.limit, seed=self.seed,
                              goal=self.scenario.challenge.goal if self._has_goal() else None, by=self.by)
         self.footprints = await footprints(self.pg.catalogue, self.programs)
-        await self.fresh.begin([*self.part.setup, *(s.argv for p in self.programs.values() for s in p)])
+        await self.fresh.begin(self.commands_sent())
         planned = self._plan(lengths, result)
         own = tuple(s.client for s in self.part.steps)
         clients = list(self.programs)
@@ -154,16 +164,24 @@ class Explorer:
         serial = self._serial_plans(lengths, result, clients)
         result.serial_known = bool(serial) and all(p in planned for p in serial.values())
         grouping = Grouping(self, result, serial, own_key)
-        for schedule in planned:
-            try:
-                run = await self.run_checked(schedule)
-            except BaseException:
-                await self.runner.programs.close()  # a lesson's programs never outlive the search
-                raise
+
+        def fold(schedule: tuple[str, ...], run: Run) -> None:
             # a blocked client can make two plans run the same (or an equivalent) order
             key = sch.canonical_form(run.schedule, self.independent, clients) if result.reduced else run.schedule
             grouping.add(schedule, run, key, lambda: sch.class_size(run.schedule, self.independent)
                          if result.reduced else 1)
+
+        try:
+            lanes = lanes_for(self, len(planned), self.jobs)
+            if lanes > 1:
+                self.lanes = await run_lanes(self, planned, lanes, fold)
+            else:
+                for schedule in planned:
+                    fold(schedule, await self.run_checked(schedule))
+                self.lanes = [len(planned)]
+        except BaseException:
+            await self.runner.programs.close()  # a lesson's programs never outlive the search
+            raise
         await self.runner.discard_pending()
         result.own_order = own
         candidates = grouping.finish()
@@ -191,7 +209,7 @@ class Explorer:
             self.fresh.check_alive(label)
         except ServerStopped as exc:
             raise ExploreError(f"{self.scenario.id}: {exc}") from exc
-        except (ConnectionError, OSError) as exc:
+        except (ConnectionError, OSError, ConnectionLost) as exc:
             try:
                 self.fresh.check_alive(label)
             except ServerStopped as stopped:
@@ -376,17 +394,6 @@ class Explorer:
         _, origin = self.runner.waiting[client]
         wait = replace(origin.step, wait=True, argv=None, blocking=False)
         return await self.runner.run_step(self.scenario, self.part.name, wait)
-
-
-def _bound_pairs(part: Part) -> list[tuple[sch.Move, sch.Move]]:
-    """(the step before, the bound step) as moves (client, index in its program), for
-    each step of the part with `bound = true`."""
-    seen: dict[str, int] = {}
-    at: list[sch.Move] = []
-    for step in part.steps:
-        at.append((step.client, seen.get(step.client, 0)))
-        seen[step.client] = seen.get(step.client, 0) + 1
-    return [(at[i - 1], at[i]) for i, step in enumerate(part.steps) if step.bound and i]
 
 
 def _seen(out) -> str:

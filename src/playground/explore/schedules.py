@@ -206,3 +206,14 @@ def class_size(schedule: Sequence[str], independent: Independent) -> int:
         counts.update(following)
         frontier = list(following)
     return counts[tuple(lengths[c] for c in clients)]
+
+
+def bound_pairs(part) -> list[tuple[Move, Move]]:
+    """(the step before, the bound step) as moves (client, index in its program), for
+    each step of the part with `bound = true`."""
+    seen: dict[str, int] = {}
+    at: list[Move] = []
+    for step in part.steps:
+        at.append((step.client, seen.get(step.client, 0)))
+        seen[step.client] = seen.get(step.client, 0) + 1
+    return [(at[i - 1], at[i]) for i, step in enumerate(part.steps) if step.bound and i]

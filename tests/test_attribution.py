@@ -53,3 +53,15 @@ async def test_script_keys(pg):
     assert t.last_writer == {b"s": "B"}
     await run(pg, t, "A", b"EVAL_RO", b"return redis.call('GET', KEYS[1])", b"1", b"s")
     assert t.last_writer == {b"s": "B"}
+
+
+
+async def test_a_pane_cannot_switch_off_the_key_events_attribution_reads(pg):
+    """Who wrote comes from the server's key events; the sandbox's user may not CONFIG SET
+    (notify-keyspace-events "" would make every write look like nothing): B's SET counts."""
+    t = _Tracked(pg)
+    await run(pg, t, "A", b"SET", b"k", b"1")
+    refused = await run(pg, t, "A", b"CONFIG", b"SET", b"notify-keyspace-events", b"")
+    assert b"NOPERM" in refused.message
+    await run(pg, t, "B", b"SET", b"k", b"2")
+    assert t.last_writer == {b"k": "B"}

@@ -95,8 +95,6 @@ async def test_lanes_give_the_report_one_lane_gives(server_binary, options):
     steps = options.pop("steps", STEPS)       # (exhaustive: 140 schedules)
     pg = await pg_with(server_binary)
     try:
-        if steps is CONFIG:   # the first exploration of a fresh playground names one witness's anomaly
-            await Explorer(pg, case(steps), jobs=1, **options).explore()   # differently, lanes or not
         one = Explorer(pg, case(steps), jobs=1, **options)
         alone = await one.explore()
         two = Explorer(pg, case(steps), jobs=2, **options)

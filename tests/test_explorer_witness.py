@@ -242,3 +242,16 @@ async def test_a_lesson_programs_lost_update_is_named_from_its_released_commands
     assert a.kind == "lost-update" and {e.key for e in a.proof} == {b"counter"}
     assert [row.lines[0].split("  ")[1] for row in lost.witness.rows] == [
         "GET counter", "GET counter", "SET counter 5", "SET counter 5"]
+
+
+async def test_an_exploration_that_puts_config_back_leaves_the_key_events_on(pg):
+    """Steps that CONFIG SET make the explorer put the configuration back after each
+    schedule, from values read before the playground first listened to key events: it
+    switched those events off, and the next exploration's witnesses saw no writes (A4's
+    INCR k no longer wrote k: "the dependency is not on a key"). Twice, the same report."""
+    steps = [("A", "CONFIG SET hz 20"), ("A", "INCR k"), ("A", "CONFIG SET hz 30"), ("A", "INCR k"),
+             ("B", "CONFIG GET hz"), ("B", "SET k 5"), ("B", "CONFIG GET hz"), ("B", "GET k")]
+    first, again = [render_text(await explore(pg, typed_scenario(steps), reduce=False, by="replies", jobs=1))
+                    for _ in range(2)]
+    assert "A4 wrote k after B2, and B4 read k after A4 wrote it" in first
+    assert again == first

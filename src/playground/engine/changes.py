@@ -72,6 +72,11 @@ class ChangeFeed:
         self._pool.clear()
         return self.session.streaming
 
+    def held(self) -> dict[bytes, bytes]:
+        """The configuration the feed needs while it listens ({} when it does not): what
+        puts a server's CONFIG back (explore/fresh_state.py) must leave it so."""
+        return {b"notify-keyspace-events": EVENTS} if self.session.streaming and not self._broken else {}
+
     async def ready(self) -> None:
         """Listening before a command is sent (the first one, or after a restart)."""
         if not self._broken and not self.session.streaming and not await self.start():

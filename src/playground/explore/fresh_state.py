@@ -59,8 +59,13 @@ class FreshState:
         if not self.config:
             return
         now = await self._read_config() or {}
-        changed = [[b"CONFIG", b"SET", k, v] for k, v in self.config.items()
-                   if now.get(k, v) != v and k not in _PLAYGROUND_OWN]
+        # the key events the playground listens to are its own setting too: put back as it needs
+        # them (the values were read before the feed first listened), not as they were found
+        held = self.pg.changes.held() if getattr(self.pg, "changes", None) is not None else {}
+        target = {**self.config, **{k: v for k, v in held.items() if k in self.config}}
+        changed = [[b"CONFIG", b"SET", k, v] for k, v in target.items()
+                   if now.get(k, v) != v and k not in _PLAYGROUND_OWN
+                   and not (k in held and sorted(now[k]) == sorted(v))]   # (the server says EA as AE)
         if changed:
             await self._admin().run(changed)
 

@@ -315,14 +315,14 @@ async def test_help_for_the_mode_and_no_broken_screenshot(server_binary):
         await started(pilot, app)
         titles = [c.title for c in app.get_system_commands(app.screen)]
         assert "Screenshot" not in titles and "Save screen as SVG" in titles
-        assert app.mode_screen.query_one("#pane-A").has_class("-first-run")  # where to start
+        assert app.mode_screen.query_one("#pane-A #first-run").display  # where to start: shown
         assert "SET greeting hello" in app.mode_screen.query_one("#pane-A #first-run", Static).content.plain
         await pilot.press("f1")
         await wait_until(pilot, lambda: isinstance(app.screen, InfoScreen))
         assert "Free play" in str(app.screen.query_one(Static).render())
         await pilot.press("escape")
         await type_command(pilot, app, "A", "PING")
-        assert not app.mode_screen.query_one("#pane-A").has_class("-first-run")
+        assert not app.mode_screen.query_one("#pane-A #first-run").display
         app.open_scenario(scenario("lost-update"), challenge=True)
         await wait_until(pilot, lambda: app.teacher is not None and not app.mode_screen.busy)
         await pilot.press("f1")

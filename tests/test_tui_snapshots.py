@@ -198,6 +198,11 @@ def test_teach_watch_abort_prediction_120x35(snap_compare):
     assert snap_compare(_lesson("watch-abort"), terminal_size=(120, 35), run_before=teach(steps=5, answer="ask"))
 
 
+def test_teach_watch_abort_prediction_80x24(snap_compare):
+    """The question's line of keys wraps inside the dialog (it was cut at "(not sc")."""
+    assert snap_compare(_lesson("watch-abort"), terminal_size=(80, 24), run_before=teach(steps=5, answer="ask"))
+
+
 def test_teach_pcall_prediction_with_script_160x45(snap_compare):
     assert snap_compare(_lesson("pcall"), terminal_size=(160, 45), run_before=teach(answer="ask"))
 

@@ -148,7 +148,7 @@ class PredictScreen(ModalScreen[int]):
     DEFAULT_CSS = _MODAL_CSS.format(name="PredictScreen") + """
     PredictScreen OptionList { height: auto; margin-top: 1; }
     PredictScreen #script { margin-top: 1; }
-    PredictScreen #keys { margin-top: 1; color: $text-muted; }
+    PredictScreen #keys { margin-top: 1; color: $text-muted; width: 100%; }
     """
     BINDINGS = [Binding(str(i), f"choose({i})", show=False) for i in range(1, 10)] + [
         Binding("escape", "skip", "Skip the question")]

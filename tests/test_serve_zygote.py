@@ -15,16 +15,15 @@ import subprocess
 import sys
 import tempfile
 import textwrap
-import time
 from pathlib import Path
 
 import pytest
 
 from playground.cli.app_zygote import NAME, AppZygote
 from playground.gate.warm import WarmInterpreter
+from test_serve import DEADLINE, _alive, _descendants, _free_port, _wait_for
 
 SRC = str(Path(__file__).resolve().parents[1] / "src")
-DEADLINE = 90.0
 
 CHILD = """
     import os, sys
@@ -127,58 +126,9 @@ async def test_the_zygote_forks_only_this_pythons_modules():
     assert not zygote.failed
 
 
-def _descendants(pid: int) -> dict[int, str]:
-    children: dict[int, list[int]] = {}
-    names = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                stat = Path(f"/proc/{entry}/stat").read_text()
-            except OSError:
-                continue
-            names[int(entry)] = stat[stat.index("(") + 1:stat.rindex(")")]
-            children.setdefault(int(stat[stat.rindex(")") + 2:].split()[1]), []).append(int(entry))
-    found, todo = {}, [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            found[child] = names[child]
-            todo.append(child)
-    return found
-
-
 def _parent(pid: int) -> int:
     stat = Path(f"/proc/{pid}/stat").read_text()
     return int(stat[stat.rindex(")") + 2:].split()[1])
-
-
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _alive(pids) -> set[int]:
-    alive = set()
-    for pid in pids:
-        try:
-            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if state != "Z":
-            alive.add(pid)
-    return alive
-
-
-def _wait_for(predicate, what: str):
-    end = time.monotonic() + DEADLINE
-    while time.monotonic() < end:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.2)  # polling a condition, bounded by DEADLINE
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 @pytest.mark.parametrize("fork", [True, False], ids=["zygote", "no-fork"])

@@ -171,8 +171,12 @@ class Classroom:
 
     async def _published(self) -> None:
         """Until the lesson the teacher opened is the class's (its run's epoch known)."""
+        await self._workers_done("class-publish")
+
+    async def _workers_done(self, group: str) -> None:
+        """Until the app's workers of `group` have finished."""
         for worker in list(self.app.workers):
-            if worker.group == "class-publish" and not worker.is_finished:
+            if worker.group == group and not worker.is_finished:
                 try:
                     await worker.wait()
                 except Exception:  # its error was shown by the worker
@@ -284,12 +288,7 @@ class Classroom:
 
     async def _teaching_done(self) -> None:
         """Until the app's own teaching worker (the lesson's start, a step) is done."""
-        for worker in list(self.app.workers):
-            if worker.group == "teach" and not worker.is_finished:
-                try:
-                    await worker.wait()
-                except Exception:  # its error was shown by the worker
-                    pass
+        await self._workers_done("teach")
 
     def _dismiss_question(self) -> None:
         asking, self.asking = self.asking, None

@@ -114,3 +114,69 @@ async def test_a_url_over_tcp_with_a_db(tcp_server):
         assert b"db=2" in info and b"name=A" in info
         snap = await pg.reader.snapshot(b"*")
         assert [k.name for k in snap.keys] == [b"k"]
+
+
+class Peer:
+    """A socket at the other end that sends what the test says, when it says (no Redis:
+    what is tested is how pieces, an end and a push frame meet the quick read)."""
+
+    def __init__(self, tmp_path) -> None:
+        self.path = str(tmp_path / "peer.sock")
+        self.connected = asyncio.Event()
+        self.writer = None
+
+    async def start(self):
+        async def accepted(reader, writer):
+            self.writer = writer
+            self.connected.set()
+        self.server = await asyncio.start_unix_server(accepted, self.path)
+        return self
+
+    async def send(self, data: bytes) -> None:
+        self.writer.write(data)
+        await self.writer.drain()
+
+
+async def test_first_bytes_reads_a_quick_reply_in_place_and_leaves_pieces_and_ends_to_the_reader(tmp_path):
+    """`first_bytes` reads what is already there without a turn of the event loop: a whole
+    reply, the first piece of one (the rest read as it comes), the connection's end (a
+    ConnectionError on reading), a push frame (not a reply: False); nothing within the
+    time asked: False, and the reply is still read whole when it comes."""
+    peer = await Peer(tmp_path).start()
+    conn = TypedConnection(Address(path=peer.path))
+    await conn.connect()
+    await asyncio.wait_for(peer.connected.wait(), 10)
+
+    await peer.send(b"+OK\r\n")
+    assert await conn.first_bytes(5) is True
+    assert await conn.read_response() == Status(b"OK")
+
+    await peer.send(b"*2\r\n$3\r\nab")
+    assert await conn.first_bytes(5) is True
+    rest = asyncio.ensure_future(conn.read_response())
+    await asyncio.sleep(0)
+    await peer.send(b"c\r\n:7\r\n")
+    assert await asyncio.wait_for(rest, 10) == [Bulk(b"abc"), Int(7)]
+
+    assert await conn.first_bytes(0.001) is False   # nothing sent: late
+    late = asyncio.ensure_future(conn.read_response())
+    await asyncio.sleep(0)
+    await peer.send(b"$-1\r\n")
+    assert await asyncio.wait_for(late, 10) is Nil
+
+    await peer.send(b">2\r\n$7\r\nmessage\r\n$1\r\nx\r\n")
+    assert await conn.first_bytes(5) is False       # a push frame is not the reply
+
+    peer.writer.close()
+    peer.connected.clear()
+    conn2 = TypedConnection(Address(path=peer.path))
+    await conn2.connect()
+    await asyncio.wait_for(peer.connected.wait(), 10)
+    peer.writer.close()
+    await peer.writer.wait_closed()                  # (this test's peer shares the event loop)
+    assert await conn2.first_bytes(5) is True       # the end: read_response says what went wrong
+    with pytest.raises(ConnectionError):
+        await conn2.read_response()
+    await conn.close()
+    await conn2.close()
+    peer.server.close()

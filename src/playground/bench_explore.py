@@ -3,7 +3,8 @@ baseline, and is left out of the installed package like the other bench modules)
 
 - `explore`: every schedule of lost-update through the explorer (no reduction and no
   witness runs: the same schedules as the baseline) vs a lean redis-py loop running the
-  same commands on a fresh state (FLUSHALL, SCRIPT FLUSH, the setup, the steps in the
+  same commands on a fresh state (FLUSHALL, SCRIPT and FUNCTION FLUSH when a line may
+  load a script, as the explorer does; the setup, the steps in the
   schedule's order with `${n+1}` filled in on the client side, then reading the key);
   the witnesses' cost (each outcome's simplest schedule run again) as context.
 - `explore_sample`: three clients of five steps on one key (756,756 schedules) sampled
@@ -39,11 +40,16 @@ async def _lean(clients: dict, part, plans, read) -> None:
     """The baseline: redis-py running each schedule's commands on a fresh state."""
     from playground.scenario.runner import fill_template, plain_value
 
+    from playground.engine.catalogue import may_load_scripts
+
     programs = {c: [s for s in part.steps if s.client == c] for c in clients}
     first = next(iter(clients.values()))
+    scripts = any(may_load_scripts(argv) for argv in [*part.setup, *(s.argv for s in part.steps if s.argv)])
     for plan in plans:
         await first.execute_command("FLUSHALL")
-        await first.execute_command("SCRIPT", "FLUSH")
+        if scripts:   # (as the explorer: only a program that may load one empties the script cache)
+            await first.execute_command("SCRIPT", "FLUSH")
+            await first.execute_command("FUNCTION", "FLUSH")
         for argv in part.setup:
             await first.execute_command(*argv)
         saved = {c: {} for c in clients}

@@ -57,6 +57,15 @@ SERVER_STATE = frozenset((b"function", b"script", b"config", b"select", b"swapdb
 """Commands that read or change the server's (or the connection's) own state, not a key:
 loaded functions and scripts, configuration, the selected database, clients."""
 
+LOADS_SCRIPTS = frozenset(SCRIPT_COMMANDS) | frozenset((b"script", b"function", b"debug", b"module", b"replicaof",
+                                                     b"slaveof", b"failover", b"cluster", b"restore"))
+"""Commands after which the server may hold a cached script or a loaded function (EVAL
+caches what it runs; SCRIPT LOAD, FUNCTION LOAD or RESTORE; DEBUG RELOAD, a module, a
+replication or RESTORE bring whatever they bring): only after one of them does a fresh
+start need SCRIPT FLUSH and FUNCTION FLUSH (each rebuilds the server's Lua: ~0.2 ms
+of its CPU, most of what a short schedule costs it). MULTI's queued lines count one
+by one."""
+
 WRITES_THOUGH_READONLY = frozenset((b"pfcount",))
 """Flagged `readonly`, yet they write: PFCOUNT stores the HyperLogLog's cardinality in
 the key (its key spec says RW; servers without key specs only say readonly)."""
@@ -149,6 +158,11 @@ def may_block(argv) -> bool:
     if cmd in (b"xread", b"xreadgroup"):
         return any(bytes(a).lower() == b"block" for a in argv[1:])
     return cmd in BLOCK_TIMEOUT_AT
+
+
+def may_load_scripts(argv) -> bool:
+    """Whether the line may leave a script cached or a function loaded (LOADS_SCRIPTS)."""
+    return bool(argv) and bytes(argv[0]).lower() in LOADS_SCRIPTS
 
 
 def depends_on_time(argv) -> bool:

@@ -12,6 +12,7 @@ import hashlib
 from typing import TYPE_CHECKING, Callable, Iterable
 
 from playground.engine.attribution import WriteTracker
+from playground.engine.catalogue import may_load_scripts
 from playground.engine.exit_signals import install_exit_signals  # noqa: F401 (re-exported)
 from playground.engine.guard import refusal
 from playground.engine.key_reader import Inspector
@@ -58,6 +59,8 @@ class Playground:
         self.changes = None  # the server's key events, when an executor records them (engine/changes.py)
         self._help: HelpIndex | None = None
         self.scripts_seen: dict[str, bytes | None] = {}  # sha1 -> source (None if only the sha was seen)
+        self.scripts_clean = False  # no line since the last flush could have cached a script (note_scripts)
+        self.unseen_clients = False  # a gate's programs may send anything (gate/endpoint.py): always flush
         self.own_traffic = OwnTraffic()
         self.order = ServerOrder()  # every unit in server order, and the playground's own resets
         self._seq = 0
@@ -223,7 +226,10 @@ class Playground:
             raise Refused(message)
 
     def note_scripts(self, argv: list[bytes]) -> None:
-        """Remember the scripts clients use, to show which are still cached."""
+        """Remember the scripts clients use, to show which are still cached (and that a
+        fresh start is to flush them)."""
+        if may_load_scripts(argv):
+            self.scripts_clean = False
         cmd = argv[0].lower()
         if cmd in (b"eval", b"eval_ro") and len(argv) > 1:
             self.scripts_seen[hashlib.sha1(argv[1]).hexdigest()] = argv[1]
@@ -363,6 +369,7 @@ class Playground:
             await flush_primaries(self.topology)
         else:
             await self.admin.run(self._fresh())
+            self.scripts_clean = True
         self.order.mark("flush")
         self.writes.forget()
 
@@ -406,19 +413,24 @@ class Playground:
         await self.set_script_time_limit(script_time_limit_ms)
         for argv in setup:
             self.check_allowed(argv)
-            self.note_scripts(argv)
+        fresh = self._fresh()
         setter = self.sessions[by] if by else next(iter(self.sessions.values()))
         others = [s for s in self.sessions.values() if s is not setter]
         self.order.mark("reset", label, setup)
-        fresh = self._fresh()
         replies = await reset_together(setter, others, fresh + list(setup))
+        self.scripts_clean = True
+        for argv in setup:
+            self.note_scripts(argv)
         if self.changes is not None:
             await self.changes.discard()  # the setup's key events are nobody's write
         return replies[len(fresh):]
 
     def _fresh(self) -> list[list[bytes]]:
-        """What empties the server for a fresh start (UNPAUSE first: on the private server only)."""
-        return (UNPAUSE + FLUSH) if self.private else FLUSH
+        """What empties the server for a fresh start (UNPAUSE first: on the private server
+        only; the scripts only when a line since the last flush may have cached one)."""
+        if not self.private:
+            return FLUSH
+        return UNPAUSE + (FLUSH[:1] if self.scripts_clean and not self.unseen_clients else FLUSH)
 
 
 def no_reply_coming(session: Session) -> bool:

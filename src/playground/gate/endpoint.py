@@ -185,6 +185,7 @@ class Gate:
         directory = getattr(pg.server, "dir", None) if pg.server is not None else None
         if not directory:
             raise ValueError("the gate forwards only to the playground's private server")
+        pg.unseen_clients = True  # its programs' lines are not noted: every fresh start flushes everything
         return cls(lambda: pg.address, directory, pg.next_seq)
 
     def _own_seq(self) -> int:

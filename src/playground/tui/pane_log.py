@@ -43,6 +43,24 @@ class PaneLog(RichLog):
             layout = False
         return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
 
+    # RichLog styles each line it draws with `rich_style`, which is worked out anew from the
+    # widget's and its ancestors' styles each time it is read: twenty lines, twenty times,
+    # on every frame the log is drawn in. Within one drawing nothing restyles the log.
+    _drawing_style = None
+
+    @property
+    def rich_style(self):
+        if self._drawing_style is not None:
+            return self._drawing_style
+        return super().rich_style
+
+    def render_lines(self, crop):
+        self._drawing_style = super().rich_style
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._drawing_style = None
+
     class Reflow(Message):
         """The log's width changed: its pane draws what it printed again, wrapped anew."""
 

@@ -41,6 +41,11 @@ class CommandInput(Input):
             self.term = term
             self.found = found
 
+    BLINK_FOR = 10.0
+    """Seconds the cursor blinks after the last key (or the focus), then it stays lit: GTK's
+    cursor-blink-timeout. Each blink draws a frame: ~10 ms of CPU a second in every idle
+    tab of a class, and in every app `serve` keeps ready."""
+
     def __init__(self, history: History, help_index: Callable[[], HelpIndex], **kwargs) -> None:
         super().__init__(**kwargs)
         self.history = history
@@ -52,6 +57,7 @@ class CommandInput(Input):
         self._completion_at = -1
         self._set_value: str | None = None  # a value we set ourselves (Changed arrives later)
         self._value_changing = False  # between validate_value and watch_value: a keystroke's update
+        self._blinking = None  # the timer that ends the blinking (on_mount)
 
     # A keystroke: Input sets its virtual size to the text's width, and that asks for a
     # layout pass of the whole screen (every pane's widgets placed again) on each key. The
@@ -127,9 +133,32 @@ class CommandInput(Input):
         self._set(self._draft)
         self._pos = None
 
+    def on_mount(self) -> None:
+        self._blinking = self.set_interval(self.BLINK_FOR, self._stop_blinking, pause=not self.has_focus)
+
+    def _stop_blinking(self) -> None:
+        self.cursor_blink = False  # (Input: a steady, visible cursor)
+        self._blinking.pause()
+
+    def _blink_again(self) -> None:
+        """A key or the focus: the cursor blinks again, for BLINK_FOR seconds from now."""
+        if self._blinking is None:
+            return
+        self.cursor_blink = True
+        self._blinking.reset()
+        self._blinking.resume()
+
+    def on_focus(self) -> None:
+        self._blink_again()
+
+    def on_blur(self) -> None:
+        if self._blinking is not None:
+            self._blinking.pause()
+
     async def on_key(self, event: events.Key) -> None:
         """Reverse search takes the keys it needs first; prevent_default keeps them from
         Input's own handling, which runs after this one for every other key."""
+        self._blink_again()
         if self._search is not None:
             if event.key == "enter":
                 event.stop()

@@ -87,7 +87,7 @@ class KeyInspector(Vertical):
 
     pattern: reactive[str] = reactive("*")
     """SCAN MATCH pattern for the keys shown."""
-    snapshot: reactive[Snapshot | None] = reactive(None, always_update=True)
+    snapshot: reactive[Snapshot | None] = reactive(None, always_update=True, repaint=False)
     """The last keys read."""
 
     def __init__(self, playground, **kwargs) -> None:

@@ -1,0 +1,54 @@
+"""An idle app draws nothing: a class's idle tabs, and the apps `serve` keeps ready, share
+the cores with the learners typing. The cursor blinks for CommandInput.BLINK_FOR seconds
+after a key or the focus, then stays lit (GTK's cursor-blink-timeout); the key inspector's
+reads that find the keys as they were draw nothing."""
+
+from textual.widgets import Static
+
+from playground.tui.app import make_app
+from playground.tui.command_input import CommandInput
+from playground.tui.key_inspector import KeyInspector
+from playground.tui.key_table import KeyTable
+from test_tui import started, type_command, wait_until
+
+
+async def test_the_cursor_stops_blinking_and_a_key_starts_it_again(server_binary, monkeypatch):
+    monkeypatch.setattr(CommandInput, "BLINK_FOR", 0.3)
+    app = make_app(server_binary.path)
+    async with app.run_test(size=(120, 35)) as pilot:
+        await started(pilot, app)
+        field = app.mode_screen.query_one("#pane-A CommandInput", CommandInput)
+        field.focus()
+        await pilot.pause()
+        assert field.cursor_blink
+        await wait_until(pilot, lambda: not field.cursor_blink)   # steady now, and lit (Input's own rule)
+        await pilot.press("x")
+        assert field.cursor_blink and field.value == "x"
+        await wait_until(pilot, lambda: not field.cursor_blink)
+        app.mode_screen.query_one("#pane-B CommandInput", CommandInput).focus()
+        await pilot.pause()
+        field.focus()                                             # the focus, like a key, starts it again
+        await pilot.pause()
+        assert field.cursor_blink
+
+
+async def test_reads_that_find_nothing_new_draw_nothing(server_binary):
+    app = make_app(server_binary.path)
+    async with app.run_test(size=(120, 35)) as pilot:
+        await started(pilot, app)
+        await type_command(pilot, app, "A", "SET k v")
+        inspector = app.mode_screen.query_one(KeyInspector)
+        await wait_until(pilot, lambda: inspector.snapshot is not None and inspector.snapshot.keys)
+        drawn = []
+        for widget in (inspector, inspector.query_one(KeyTable), inspector.query_one("#summary", Static)):
+            original = widget.refresh
+            widget.refresh = lambda *a, _w=widget, _o=original, **k: (drawn.append(_w), _o(*a, **k))[1]
+        reads = []
+        watch = inspector.watch_snapshot
+        inspector.watch_snapshot = lambda old, new: (reads.append(new), watch(old, new))[1]
+        for _ in range(3):
+            inspector.refresh_keys()
+            await wait_until(pilot, lambda n=len(reads): len(reads) > n)
+        assert drawn == []
+        await type_command(pilot, app, "B", "SET k w")              # a change is drawn
+        await wait_until(pilot, lambda: drawn != [])

@@ -52,3 +52,30 @@ async def test_reads_that_find_nothing_new_draw_nothing(server_binary):
         assert drawn == []
         await type_command(pilot, app, "B", "SET k w")              # a change is drawn
         await wait_until(pilot, lambda: drawn != [])
+
+
+async def test_a_line_and_its_reply_are_drawn_in_one_frame(server_binary, monkeypatch):
+    """After Enter the screen waits (ONE_FRAME_FOR; here long, so that a reply 0.2 s away
+    still comes within it) for the reply: the log is never drawn with the line alone."""
+    from playground.tui import client_pane
+    from playground.tui.pane_log import PaneLog
+    from test_tui import log_text
+
+    monkeypatch.setattr(client_pane, "ONE_FRAME_FOR", 30.0, raising=False)
+    app = make_app(server_binary.path)
+    async with app.run_test(size=(120, 35)) as pilot:
+        await started(pilot, app)
+        log = app.mode_screen.query_one("#pane-A PaneLog", PaneLog)
+        drawn: list[list[str]] = []
+        original = log.render_lines
+
+        def render_lines(crop):
+            drawn.append([strip.text.rstrip() for strip in log.lines])
+            return original(crop)
+
+        log.render_lines = render_lines
+        await type_command(pilot, app, "A", "BLPOP nothing 0.2")
+        await pilot.pause()
+        assert log_text(app, "A")[-2:] == ["A> BLPOP nothing 0.2", "(nil)"]
+        assert not any(lines and lines[-1] == "A> BLPOP nothing 0.2" for lines in drawn)
+        assert any(lines[-1:] == ["(nil)"] for lines in drawn)

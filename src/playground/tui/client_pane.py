@@ -38,6 +38,10 @@ from .pane_steps import StepDrawing
 from .pane_state import describe_state, hanging, node_prompt, reply_style, set_line
 
 SHOW_LIMIT = 64 * 1024  # bytes of one reply drawn in a pane; the rest is summarised
+ONE_FRAME_FOR = 0.025
+"""Seconds the screen may wait, after Enter, for the line's reply and state: the line, its
+reply, the cleared command line and the state line then come in one frame (one drawing of
+the log instead of two), and a reply slower than that shows when it comes."""
 WHY_STYLE = "italic #8f8fc8"  # a "why" (engine/why.py): a note, never mistaken for redis-cli output
 GUTTER_STYLE = "dim"
 
@@ -91,6 +95,7 @@ class ClientPane(StepDrawing, Vertical):
         self.border_title = tr("Client {name}", name=client)
         self._pending_since: float | None = None
         self._busy = False
+        self._frame = None  # App.batch_update while a typed line's reply is awaited (ONE_FRAME_FOR)
         self._printed: list[bytes] = []        # what the running line printed (the transcript)
         self._record_as: str | None = None     # how the recorder writes the running line
         self.history = history if history is not None else History.for_client(client)
@@ -268,11 +273,26 @@ class ClientPane(StepDrawing, Vertical):
         if why is not None:  # not echoed as sent: the line stays in the input
             self.note(why)
             return
+        self._hold_frame()
         event.input.value = ""
         self.outcome = ""
         self.write(f"{self.client}> {line}", style="bold", secretless=f"{self.client}> {redact_line(line)}")
         self._busy = True  # set before the worker starts: one command at a time per client
         self.run_line(line)
+
+    def _hold_frame(self) -> None:
+        if self._frame is None:
+            self._frame = self.app.batch_update()
+            self._frame.__enter__()
+            self.set_timer(ONE_FRAME_FOR, self._release_frame)
+
+    def _release_frame(self) -> None:
+        frame, self._frame = self._frame, None
+        if frame is not None:
+            frame.__exit__(None, None, None)
+
+    def on_unmount(self) -> None:
+        self._release_frame()
 
     @work(group="command", exclusive=False, exit_on_error=False)
     async def run_line(self, line: str, argv: list[bytes] | None = None) -> None:
@@ -302,6 +322,7 @@ class ClientPane(StepDrawing, Vertical):
         finally:
             self._busy = False
             self._pending_since = None
+            self._release_frame()
             recorder = self.services.recorder()
             if recorder is not None:
                 recorder.abandoned(self.client)  # a command still open was cancelled

@@ -18,7 +18,9 @@ from playground.i18n import tr
 from playground.resp.address import Address
 
 RETRY = 2.0  # seconds between two tries to reach a class's Redis that went away
-LED = ("next", "previous", "end", "jump", "rewind_here", "restart")  # a learner's own steps, refused in follow me
+LED = ("next", "previous", "end", "jump", "rewind_here", "restart", "autoplay", "close")
+"""A scenario screen's teach(what) that would move a learner's lesson or leave it: refused in follow me."""
+LEAVE = ("open_scenario", "next_anywhere")  # the same for these actions (F7 and its picker; Ctrl+N)
 
 
 class Classroom:
@@ -81,6 +83,7 @@ class Classroom:
         """The class as it is now (a learner: its lesson opened, its step followed)."""
         lesson = self.state.lesson, self.state.epoch
         self.state = await self.link.state()
+        self.app.refresh_bindings()  # follow me's keys (leads) may have changed
         if self.teacher:
             return
         await self.report()
@@ -108,6 +111,8 @@ class Classroom:
         kind = message["type"]
         if kind in ("lesson", "step", "mode"):
             self.state = await self.link.state()
+            if kind != "step":
+                self.app.refresh_bindings()  # follow me's keys (leads) may have changed
         for callback in list(self.watchers):
             callback(message)
         if self.teacher:
@@ -121,6 +126,16 @@ class Classroom:
             await self.follow()
 
     # -- the teacher ----------------------------------------------------------------
+
+    def leads(self, action: str, parameters: tuple = ()) -> bool:
+        """A learner in follow me, the teacher's lesson open: `action` (a screen's or the
+        app's, with its parameters) would move this tab's lesson or leave it, so it is
+        refused (dimmed in the footer, said so when tried; app_classroom.py)."""
+        if self.teacher or self.state.mode != FOLLOW or not self.state.lesson:
+            return False
+        if action == "teach":
+            return bool(parameters) and parameters[0] in LED
+        return action in LEAVE
 
     async def overview(self):
         return await self.link.state(), await self.link.learners()
@@ -185,8 +200,7 @@ class Classroom:
     async def before(self, what: str, teacher) -> bool:
         """Before a teaching action: False to leave it undone."""
         if not self.teacher:
-            if self.state.mode == FOLLOW and what in LED and self.state.lesson:
-                self.app.notify(tr("Follow me: your teacher leads the steps."), timeout=3)
+            if self.app.class_refused("teach", (what,)):  # the mode changed since the key was taken
                 return False
             if what == "restart":  # own pace, from the top: this run's answers given again
                 self.published.clear()

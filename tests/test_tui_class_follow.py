@@ -8,6 +8,7 @@ played through the protocol."""
 from __future__ import annotations
 
 from playground.classroom.protocol import ENV_ROLE, FOLLOW, OWN
+from playground.tui import app_classroom
 from playground.tui.app import make_app
 from playground.tui.class_screens import LearnerNameScreen
 from playground.tui.confirm import ConfirmScreen
@@ -51,6 +52,7 @@ def enabled(app, key: str) -> bool:
 async def test_a_following_learner_stays_on_the_teachers_lesson_until_own_pace(server_binary, class_env,
                                                                               monkeypatch):
     monkeypatch.setenv(ENV_ROLE, "learner")
+    monkeypatch.setattr(app_classroom, "REFUSED_SHOWN", 3600.0)  # one line per mode, however slow the machine
     link = class_env
     app = make_app(server_binary.path)
     try:
@@ -104,5 +106,13 @@ async def test_a_following_learner_stays_on_the_teachers_lesson_until_own_pace(s
             await wait_until(pilot, lambda: app.teacher.scenario.id == "incr-is-atomic" and not app.mode_screen.busy,
                              DEADLINE)
             assert refusals(app) == 1
+
+            await link.set_mode(FOLLOW)  # follow me again: back to the teacher's lesson and step, held there
+            await wait_until(pilot, lambda: app.teacher is not None and app.teacher.stepper is not None
+                             and place(app) == ("three-writes", 1) and not app.mode_screen.busy
+                             and app.classroom.run_teacher is app.teacher and not enabled(app, "f7"), DEADLINE)
+            await pilot.press("f7")
+            await wait_until(pilot, lambda: refusals(app) == 2, DEADLINE)  # said again: the mode changed since
+            assert not isinstance(app.screen, ScenarioPicker)
     finally:
         await link.close()

@@ -9,12 +9,12 @@ import time
 
 from playground.i18n import tr
 
-REFUSED_SHOWN = 3.0  # seconds the refusal stays on screen (one at a time: a key held shows one)
+REFUSED_SHOWN = 3.0  # seconds the refusal stays on screen (one at a time: keys pressed meanwhile show no more)
 
 
 class ClassroomActions:
     classroom = None  # a tui.classroom.Classroom under serve --class
-    _refused_at = -REFUSED_SHOWN
+    _refused_at: float | None = None  # when follow me's refusal was last shown (None: not since the mode changed)
 
     @property
     def class_teacher(self) -> bool:
@@ -45,12 +45,18 @@ class ClassroomActions:
         if self.teacher is not None:
             self.teacher.autoplay = False
         now = time.monotonic()
-        if now - self._refused_at >= REFUSED_SHOWN:
+        if self._refused_at is None or now - self._refused_at >= REFUSED_SHOWN:
             self._refused_at = now
             self.notify(tr("Your teacher leads the class now: this tab stays on their lesson and step "
                            "(it is yours again when they choose own pace)."),
                         title=tr("Follow me"), severity="warning", timeout=REFUSED_SHOWN)
         return True
+
+    def class_changed(self) -> None:
+        """A learner's class changed its mode or lesson: the footer's keys again, and the
+        next refused key says so at once."""
+        self._refused_at = None
+        self.refresh_bindings()
 
     def on_key(self, event) -> None:
         """A key whose action follow me refuses (check_action: dimmed, not run) says why."""

@@ -2,9 +2,10 @@
 
 The teacher's app publishes the lesson it opens and each step it reaches, and asks the
 class before a prediction is revealed (the histogram). A learner's app opens the lesson
-the teacher opened, follows the teacher's step in "follow me" (its own step keys then say
-so) or lets the learner step in "own pace", asks each prediction in the learner's tab and
-reports the learner's place, answers and challenge to the class."""
+the teacher opened, holds the learner's tab on the teacher's lesson and step in "follow
+me" (keys that would leave or move it are refused: `leads`) or lets the learner step in
+"own pace", asks each prediction in the learner's tab and reports the learner's place,
+answers and challenge to the class."""
 
 from __future__ import annotations
 
@@ -83,9 +84,9 @@ class Classroom:
         """The class as it is now (a learner: its lesson opened, its step followed)."""
         lesson = self.state.lesson, self.state.epoch
         self.state = await self.link.state()
-        self.app.refresh_bindings()  # follow me's keys (leads) may have changed
         if self.teacher:
             return
+        self.app.class_changed()  # follow me's keys (leads) may have changed
         await self.report()
         if (self.state.lesson, self.state.epoch) != lesson:
             await self.open_lesson()
@@ -111,8 +112,8 @@ class Classroom:
         kind = message["type"]
         if kind in ("lesson", "step", "mode"):
             self.state = await self.link.state()
-            if kind != "step":
-                self.app.refresh_bindings()  # follow me's keys (leads) may have changed
+            if kind != "step" and not self.teacher:
+                self.app.class_changed()  # follow me's keys (leads) may have changed
         for callback in list(self.watchers):
             callback(message)
         if self.teacher:

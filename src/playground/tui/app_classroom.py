@@ -5,10 +5,16 @@ teacher's class overview. Outside class mode every hook does nothing.
 from __future__ import annotations
 
 import os
+import time
+
+from playground.i18n import tr
+
+REFUSED_SHOWN = 3.0  # seconds the refusal stays on screen (one at a time: keys pressed meanwhile show no more)
 
 
 class ClassroomActions:
     classroom = None  # a tui.classroom.Classroom under serve --class
+    _refused_at: float | None = None  # when follow me's refusal was last shown (None: not since the mode changed)
 
     @property
     def class_teacher(self) -> bool:
@@ -20,7 +26,49 @@ class ClassroomActions:
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         if action == "class_overview":  # serve --class: the teacher's tab alone shows Alt+C
             return self.class_teacher
+        if self.class_leads(action, parameters):
+            return None  # dimmed in the footer, not run (on_key says why)
         return super().check_action(action, parameters)
+
+    # -- follow me: a learner's tab stays on the teacher's lesson and step -----------
+
+    def class_leads(self, action: str, parameters: tuple = ()) -> bool:
+        """serve --class, a learner in follow me: `action` (the app's or a mode screen's)
+        would move or leave the teacher's lesson. The one check: the screens' check_action
+        (footer), F1, the actions themselves (the palette calls them) and on_key ask it."""
+        return self.classroom is not None and self.classroom.leads(action, parameters)
+
+    def class_refused(self, action: str, parameters: tuple = ()) -> bool:
+        """True, said in this tab, when follow me refuses `action` (class_leads)."""
+        if not self.class_leads(action, parameters):
+            return False
+        if self.teacher is not None:
+            self.teacher.autoplay = False
+        now = time.monotonic()
+        if self._refused_at is None or now - self._refused_at >= REFUSED_SHOWN:
+            self._refused_at = now
+            self.notify(tr("Your teacher leads the class now: this tab stays on their lesson and step "
+                           "(it is yours again when they choose own pace)."),
+                        title=tr("Follow me"), severity="warning", timeout=REFUSED_SHOWN)
+        return True
+
+    def class_changed(self) -> None:
+        """A learner's class changed its mode or lesson: the footer's keys again, and the
+        next refused key says so at once."""
+        self._refused_at = None
+        self.refresh_bindings()
+
+    def on_key(self, event) -> None:
+        """A key whose action follow me refuses (check_action: dimmed, not run) says why."""
+        from textual.actions import parse
+
+        if self.classroom is None:
+            return
+        active = self.screen.active_bindings.get(event.key)
+        if active is not None and not active.enabled:
+            _, action, parameters = parse(active.binding.action)
+            if active.node.check_action(action, parameters) is None:  # dimmed, not hidden (a letter in a pane)
+                self.class_refused(action, parameters)
 
     def start_classroom(self) -> None:
         from .classroom import Classroom

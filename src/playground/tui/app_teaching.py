@@ -22,6 +22,8 @@ class TeachingActions:
         from playground.scenario.loader import load_scenario
         from .teaching_screens import ScenarioPicker
 
+        if self.class_refused("open_scenario"):  # serve --class: follow me (the palette calls this too)
+            return
         scenarios, broken = [], []
         for path in scenario_files(self.scenario_dirs, recordings=True):
             try:
@@ -32,7 +34,7 @@ class TeachingActions:
             self.notify(message, severity="error")
 
         def chosen(result) -> None:
-            if result:
+            if result and not self.class_refused("open_scenario"):  # follow me chosen meanwhile
                 self.open_scenario(*result)
 
         self.push_screen(ScenarioPicker(scenarios), chosen)  # it shows them in course order

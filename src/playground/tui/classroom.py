@@ -2,9 +2,10 @@
 
 The teacher's app publishes the lesson it opens and each step it reaches, and asks the
 class before a prediction is revealed (the histogram). A learner's app opens the lesson
-the teacher opened, follows the teacher's step in "follow me" (its own step keys then say
-so) or lets the learner step in "own pace", asks each prediction in the learner's tab and
-reports the learner's place, answers and challenge to the class."""
+the teacher opened, holds the learner's tab on the teacher's lesson and step in "follow
+me" (keys that would leave or move it are refused: `leads`) or lets the learner step in
+"own pace", asks each prediction in the learner's tab and reports the learner's place,
+answers and challenge to the class."""
 
 from __future__ import annotations
 
@@ -18,7 +19,9 @@ from playground.i18n import tr
 from playground.resp.address import Address
 
 RETRY = 2.0  # seconds between two tries to reach a class's Redis that went away
-LED = ("next", "previous", "end", "jump", "rewind_here", "restart")  # a learner's own steps, refused in follow me
+LED = ("next", "previous", "end", "jump", "rewind_here", "restart", "autoplay", "close")
+"""A scenario screen's teach(what) that would move a learner's lesson or leave it: refused in follow me."""
+LEAVE = ("open_scenario", "next_anywhere")  # the same for these actions (F7 and its picker; Ctrl+N)
 
 
 class Classroom:
@@ -83,6 +86,7 @@ class Classroom:
         self.state = await self.link.state()
         if self.teacher:
             return
+        self.app.class_changed()  # follow me's keys (leads) may have changed
         await self.report()
         if (self.state.lesson, self.state.epoch) != lesson:
             await self.open_lesson()
@@ -108,6 +112,8 @@ class Classroom:
         kind = message["type"]
         if kind in ("lesson", "step", "mode"):
             self.state = await self.link.state()
+            if kind != "step" and not self.teacher:
+                self.app.class_changed()  # follow me's keys (leads) may have changed
         for callback in list(self.watchers):
             callback(message)
         if self.teacher:
@@ -121,6 +127,16 @@ class Classroom:
             await self.follow()
 
     # -- the teacher ----------------------------------------------------------------
+
+    def leads(self, action: str, parameters: tuple = ()) -> bool:
+        """A learner in follow me, the teacher's lesson open: `action` (a screen's or the
+        app's, with its parameters) would move this tab's lesson or leave it, so it is
+        refused (dimmed in the footer, said so when tried; app_classroom.py)."""
+        if self.teacher or self.state.mode != FOLLOW or not self.state.lesson:
+            return False
+        if action == "teach":
+            return bool(parameters) and parameters[0] in LED
+        return action in LEAVE
 
     async def overview(self):
         return await self.link.state(), await self.link.learners()
@@ -185,8 +201,7 @@ class Classroom:
     async def before(self, what: str, teacher) -> bool:
         """Before a teaching action: False to leave it undone."""
         if not self.teacher:
-            if self.state.mode == FOLLOW and what in LED and self.state.lesson:
-                self.app.notify(tr("Follow me: your teacher leads the steps."), timeout=3)
+            if self.app.class_refused("teach", (what,)):  # the mode changed since the key was taken
                 return False
             if what == "restart":  # own pace, from the top: this run's answers given again
                 self.published.clear()

@@ -31,9 +31,15 @@ def key_label(keys: str) -> str:
     return " / ".join(shown)
 
 
-def binding_rows(bindings) -> list[tuple[str, str]]:
-    """(keys, what they do) for each binding, in its order."""
-    return [(key_label(b.key), b.tooltip or b.description) for b in bindings]
+def binding_rows(bindings, off=None) -> list[tuple[str, str]]:
+    """(keys, what they do) for each binding, in its order; `off(binding)`: True for a
+    key that does nothing now (serve --class, follow me), its row marked so."""
+    return [(key_label(b.key), (b.tooltip or b.description, OFF) if off is not None and off(b) else
+             b.tooltip or b.description) for b in bindings]
+
+
+OFF = N_("not now: your teacher leads the class")
+"""What F1 says after a key refused in follow me (the row dimmed)."""
 
 
 def key_hint(screen) -> str:
@@ -54,34 +60,36 @@ def key_hint(screen) -> str:
     return tr("keys: {keys}", keys=" · ".join(f"{'/'.join(k)} {word}" for word, k in words.items()))
 
 
-def help_groups(screen) -> list[tuple[str, list[tuple[str, str]]]]:
+def help_groups(screen, off=None) -> list[tuple[str, list[tuple[str, str]]]]:
     """The groups F1 shows for `screen` (a mode's screen, or its class): its keys,
-    typing, the app's."""
+    typing, the app's (`off`: binding_rows')."""
     from .app import PlaygroundApp as app
     from .client_pane import ClientPane
     from .command_input import CommandInput
 
     screen = screen if isinstance(screen, type) else type(screen)
-    mode = binding_rows(screen.BINDINGS) + list(getattr(screen, "MORE_HELP", []))
+    mode = binding_rows(screen.BINDINGS, off) + list(getattr(screen, "MORE_HELP", []))
     typing = SEND + binding_rows(CommandInput.BINDINGS) + binding_rows(ClientPane.BINDINGS)
-    everywhere = binding_rows(app.BINDINGS) + [(key_label(app.COMMAND_PALETTE_BINDING),
+    everywhere = binding_rows(app.BINDINGS, off) + [(key_label(app.COMMAND_PALETTE_BINDING),
                                                       N_("every command by name"))]
     return [(screen.KEYS_TITLE, mode), (N_("Everywhere"), everywhere), (N_("Typing in a pane"), typing)]
 
 
-def help_for(screen, cells: int | None = None) -> Text:
+def help_for(screen, cells: int | None = None, off=None) -> Text:
     """Every key of `screen`'s mode (a screen or its class), with what it does, in the
     interface's language; `cells`: the width it is shown in (a long description wraps
-    under itself, not under the keys)."""
+    under itself, not under the keys); `off`: binding_rows'."""
     text = Text(tr(screen.INTRO) + "\n\n")
-    groups = help_groups(screen)
+    groups = help_groups(screen, off)
     column = max(11, *(width(key) + 2 for _, rows in groups for key, _ in rows))
     for title, rows in groups:
         text.append(tr(title) + "\n", style="bold underline")
         for key, what in rows:
-            text.append("  " + pad(key, column), style="bold cyan")
-            lines = wrap(tr(what), cells - column - 2) if cells and cells > column + 22 else [tr(what)]
-            text.append(("\n" + " " * (column + 2)).join(lines) + "\n")
+            dim = isinstance(what, tuple)  # (what it does, why not now)
+            what = f"{tr(what[0])} ({tr(what[1])})" if dim else tr(what)
+            text.append("  " + pad(key, column), style="dim" if dim else "bold cyan")
+            lines = wrap(what, cells - column - 2) if cells and cells > column + 22 else [what]
+            text.append(("\n" + " " * (column + 2)).join(lines) + "\n", style="dim" if dim else "")
         text.append("\n")
     return text
 

@@ -51,8 +51,8 @@ class LessonScreen(ScenarioScreen, inherit_bindings=False):
     MORE_HELP = [("↑ / ↓", N_("scroll a narration longer than its panel (also PgUp, PgDn, Home, End)"))]
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
-        if action == "next_anywhere":  # in the narration Space says it; elsewhere the footer shows ^n
-            return self.focused is not self.narration
+        if action == "next_anywhere" and self.focused is self.narration:  # there Space says it;
+            return False                                                   # elsewhere the footer shows ^n
         return super().check_action(action, parameters)
 
     def action_next_anywhere(self) -> None:

@@ -100,6 +100,8 @@ class ModeScreen(Screen):
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         if action == "focus_client" and parameters and isinstance(parameters[0], int):
             return parameters[0] < len(self.clients)  # F3 with one client: no such key
+        if self.app.class_leads(action, parameters):  # serve --class, follow me (app_classroom.py)
+            return None  # dimmed in the footer, not run
         return True
 
     def action_help_screen(self) -> None:
@@ -108,7 +110,12 @@ class ModeScreen(Screen):
         from .info_screens import InfoScreen
 
         inside = int(self.app.size.width * 0.9) - 8  # InfoScreen: 90% wide, its border, padding, scrollbar
-        self.app.push_screen(InfoScreen(tr("Help (Esc closes)"), help_for(self, inside)))
+        def off(binding) -> bool:  # serve --class, follow me: the keys refused now (app_classroom.py)
+            from textual.actions import parse
+
+            return self.app.class_leads(*parse(binding.action)[1:])
+
+        self.app.push_screen(InfoScreen(tr("Help (Esc closes)"), help_for(self, inside, off)))
 
     def action_focus_client(self, which: str | int) -> None:
         """Focus a client's input, by name or by place (F2: the first, F3: the second)."""

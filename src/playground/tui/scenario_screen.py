@@ -61,9 +61,9 @@ class ScenarioScreen(ModeScreen):
             pass
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
-        if action in IN_NARRATION:
-            return self.focused is self.narration
-        return super().check_action(action, parameters)
+        if action in IN_NARRATION and self.focused is not self.narration:
+            return False
+        return super().check_action(action, parameters)  # (follow me dims some: mode_screen.py)
 
     def action_focus_narration(self) -> None:
         """Escape: back to the narration, where Space steps (from a pane, Space types)."""
@@ -72,7 +72,7 @@ class ScenarioScreen(ModeScreen):
     def action_teach(self, what: str) -> None:
         """A key of the narration panel (and Ctrl+N from anywhere in a lesson)."""
         teacher = self.teacher
-        if teacher is None:
+        if teacher is None or self.app.class_refused("teach", (what,)):  # serve --class: follow me
             return
         if what == "close":
             self._ask_close()
@@ -123,7 +123,7 @@ class ScenarioScreen(ModeScreen):
         from .confirm import ConfirmScreen
 
         def answered(yes: bool | None) -> None:
-            if yes:
+            if yes and not self.app.class_refused("teach", ("close",)):  # follow me chosen meanwhile
                 self.teacher.autoplay = False
                 self.app.close_scenario()
 

@@ -1,0 +1,118 @@
+"""Class mode, follow me (issue 27): while the class follows the teacher, a learner's tab
+stays on the teacher's lesson and step. F7 (and the palette's "Open scenario"), closing,
+restarting and the learner's own steps are refused with one line saying why, dimmed in
+the footer and marked in F1; typing in the panes still works. Once the teacher chooses
+own pace, the same keys work again. On a real class Redis (both servers), the teacher
+played through the protocol."""
+
+from __future__ import annotations
+
+from playground.classroom.protocol import ENV_ROLE, FOLLOW, OWN
+from playground.tui import app_classroom
+from playground.tui.app import make_app
+from playground.tui.class_screens import LearnerNameScreen
+from playground.tui.confirm import ConfirmScreen
+from playground.tui.info_screens import InfoScreen
+from playground.tui.narration import NarrationPanel
+from playground.tui.teaching_screens import ScenarioPicker
+from test_tui import log_text, wait_until
+from test_tui_classroom_runs import DEADLINE, class_env  # noqa: F401  (a fixture)
+
+STEPS = '''title = "Three writes"
+lesson = "Made in the teacher's tab."
+
+[[steps]]
+client = "A"
+command = "SET k 1"
+
+[[steps]]
+client = "B"
+command = "SET k 2"
+
+[[steps]]
+client = "A"
+command = "SET k 3"
+'''
+
+REFUSED = "Your teacher leads the class now"
+
+
+def refusals(app) -> int:
+    return sum(REFUSED in str(n.message) for n in app._notifications)
+
+
+def place(app) -> tuple[str, int]:
+    return app.teacher.scenario.id, app.teacher.stepper.cursor
+
+
+def enabled(app, key: str) -> bool:
+    return app.screen.active_bindings[key].enabled
+
+
+async def test_a_following_learner_stays_on_the_teachers_lesson_until_own_pace(server_binary, class_env,
+                                                                              monkeypatch):
+    monkeypatch.setenv(ENV_ROLE, "learner")
+    monkeypatch.setattr(app_classroom, "REFUSED_SHOWN", 3600.0)  # one line per mode, however slow the machine
+    link = class_env
+    app = make_app(server_binary.path)
+    try:
+        async with app.run_test(size=(140, 45)) as pilot:
+            await wait_until(pilot, lambda: isinstance(app.screen, LearnerNameScreen), DEADLINE)
+            await pilot.press(*"Ana", "enter")
+            epoch = await link.open_lesson("three-writes", False, STEPS)
+            await wait_until(pilot, lambda: app.teacher is not None and app.classroom.run_teacher is app.teacher,
+                             DEADLINE)
+            app.teacher.speed_index = 0  # no typing animation
+            await link.set_step(epoch, 1)  # the teacher's first step
+            await wait_until(pilot, lambda: place(app) == ("three-writes", 1) and not app.mode_screen.busy, DEADLINE)
+            assert app.classroom.state.mode == FOLLOW
+
+            app.mode_screen.query_one(NarrationPanel).focus()
+            await pilot.pause()
+            assert not enabled(app, "f7") and not enabled(app, "space") and not enabled(app, "r")  # dimmed
+            await pilot.press("f7")  # another lesson: refused, said so
+            await wait_until(pilot, lambda: refusals(app) == 1, DEADLINE)
+            assert not isinstance(app.screen, ScenarioPicker)
+            for key in ("space", "p", "r", "x", "e"):  # the learner's own steps, restart, close
+                await pilot.press(key)
+            await pilot.pause()
+            assert not isinstance(app.screen, ConfirmScreen) and not app.mode_screen.busy
+            app.action_open_scenario()  # the palette's "Open scenario"
+            await pilot.pause()
+            assert not isinstance(app.screen, ScenarioPicker)
+            assert place(app) == ("three-writes", 1) and refusals(app) == 1  # one line, not one per key
+
+            await pilot.press("f1")  # F1 says which keys wait for the teacher
+            await wait_until(pilot, lambda: isinstance(app.screen, InfoScreen), DEADLINE)
+            lines = str(app.screen.query_one("Static").content).splitlines()
+            assert any("F7" in line and "your teacher leads" in line for line in lines)
+            assert not any("F2" in line and "your teacher leads" in line for line in lines)
+            await pilot.press("escape")
+
+            await pilot.press("f2", *"GET k", "enter")  # the panes still type
+            await wait_until(pilot, lambda: log_text(app, "A")[-1:] == ['"1"'], DEADLINE)
+
+            await link.set_mode(OWN)  # the teacher: own pace
+            await wait_until(pilot, lambda: app.classroom.state.mode == OWN and enabled(app, "f7"), DEADLINE)
+            app.mode_screen.query_one(NarrationPanel).focus()
+            await pilot.pause()
+            await pilot.press("space")  # a step of the learner's own
+            await wait_until(pilot, lambda: place(app) == ("three-writes", 2) and not app.mode_screen.busy, DEADLINE)
+            await pilot.press("f7")  # and another lesson
+            await wait_until(pilot, lambda: isinstance(app.screen, ScenarioPicker), DEADLINE)
+            ids = [s.id for s in app.screen.scenarios]
+            app.screen.query_one("OptionList").highlighted = ids.index("incr-is-atomic")
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: app.teacher.scenario.id == "incr-is-atomic" and not app.mode_screen.busy,
+                             DEADLINE)
+            assert refusals(app) == 1
+
+            await link.set_mode(FOLLOW)  # follow me again: back to the teacher's lesson and step, held there
+            await wait_until(pilot, lambda: app.teacher is not None and app.teacher.stepper is not None
+                             and place(app) == ("three-writes", 1) and not app.mode_screen.busy
+                             and app.classroom.run_teacher is app.teacher and not enabled(app, "f7"), DEADLINE)
+            await pilot.press("f7")
+            await wait_until(pilot, lambda: refusals(app) == 2, DEADLINE)  # said again: the mode changed since
+            assert not isinstance(app.screen, ScenarioPicker)
+    finally:
+        await link.close()

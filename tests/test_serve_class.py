@@ -122,7 +122,7 @@ def test_a_teacher_leads_two_learners(class_serve, chromium):
                                  "Bo following, wrong")
 
             await _press(ana, " ", "Space", 32, text=" ")  # follow me: a learner's own step is refused
-            await ana.wait_screen(lambda s: "your teacher leads" in s, "Ana told the teacher leads")
+            await ana.wait_screen(lambda s: "teacher leads the class" in s, "Ana told the teacher leads")
             await _press(teacher, " ", "Space", 32, text=" ")
             for tools in (teacher, ana, bo):
                 await tools.wait_screen(lambda s: "step 3 of 3" in s, "the second step, everywhere")

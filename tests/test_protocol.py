@@ -5,7 +5,8 @@ import asyncio
 
 import pytest
 
-from playground.resp.connection import Address, SideConnection, TypedConnection
+from playground.resp.connection import Address, TypedConnection
+from playground.resp.side_connection import SideConnection
 from playground.resp.replies import Bulk, Err, Int, Nil, Status
 from commands import send
 

@@ -10,7 +10,8 @@ from dataclasses import asdict, dataclass, field
 from typing import AsyncIterator
 
 from playground.resp.address import Address
-from playground.resp.connection import SideConnection, TypedConnection
+from playground.resp.connection import TypedConnection
+from playground.resp.side_connection import SideConnection
 from playground.resp.replies import Array, Bulk, Err
 
 VERSION = 1

@@ -19,7 +19,8 @@ import time
 from dataclasses import dataclass, field
 
 from playground.engine.key_detail import read_detail
-from playground.resp.connection import Address, SideConnection
+from playground.resp.address import Address
+from playground.resp.side_connection import SideConnection
 from playground.resp.cli_format import repr_bytes
 from playground.resp.replies import Bulk, Err, Int, Status
 

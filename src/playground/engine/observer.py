@@ -9,7 +9,8 @@ From Redis 7.0 (and on Valkey) a client already flagged `d` stops queueing, so t
 
 from __future__ import annotations
 
-from playground.resp.connection import Address, SideConnection
+from playground.resp.address import Address
+from playground.resp.side_connection import SideConnection
 from playground.resp.replies import Bulk, Err, Verbatim
 from playground.engine.catalogue import SCRIPT_COMMANDS
 from playground.engine.session import ClientState, Session, replace

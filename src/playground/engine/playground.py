@@ -19,7 +19,8 @@ from playground.engine.key_reader import Inspector
 from playground.engine.observer import Observer
 from playground.engine.own_traffic import OwnTraffic
 from playground.engine.server_order import ServerOrder
-from playground.resp.connection import Address, SideConnection
+from playground.resp.address import Address
+from playground.resp.side_connection import SideConnection
 from playground.errors import ServerError
 from playground.engine.session import Session
 from playground.engine.session_reset import reset_together

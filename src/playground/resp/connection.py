@@ -21,6 +21,7 @@ from playground.i18n import tr
 
 from .address import Address, redact_url  # noqa: F401 (re-exported: where a server listens)
 from .tls import tls_failure
+from .socket_wait import plain_fd as _plain_fd, quick_read as _quick_read
 from .buffer_parser import BULK_PIECE as _BULK_PIECE, MORE, parse_buffered as _parse_buffered
 from .replies import (
     Array, BigNumber, Bool, Bulk, Double, Err, Int, Map, Nil, Push, Set, Status, Verbatim,
@@ -205,7 +206,11 @@ class TypedConnection:
         nothing to wait for: `read_response` then says what went wrong); False when no
         byte came within `within` seconds (then `read_response` is to be awaited where a
         late reply can be watched: engine/settled_line.py), or what came is a push frame,
-        or this reader cannot be waited on this way."""
+        or this reader cannot be waited on this way.
+
+        On a plain socket the wait is a select in this thread: no turn of the event loop
+        for a reply that is already there, at the cost of holding the loop for at most
+        `within` (QUICK_LATE, 5 ms) when it is late; TLS waits in the loop."""
         reader = self._reader
         if reader is None:
             return True
@@ -217,7 +222,7 @@ class TypedConnection:
                 return True
             if reader._waiter is not None:
                 return False
-            if self._quick_fd is not None and _quick_read(self._quick_fd, reader, within):
+            if self._quick_fd is not None and _quick_read(self._quick_fd, reader, within, RECV_SIZE):
                 return buffered[:1] != b">" if buffered else True
             # the timer wakes the read as data would; an empty buffer then means "late"
             late = asyncio.get_running_loop().call_later(within, reader._wakeup_waiter)
@@ -367,86 +372,3 @@ async def _read_big(reader: asyncio.StreamReader, n: int) -> bytes:
     data = bytes(buffer)
     del buffer
     return data
-
-
-class SideConnection:
-    """A named helper connection of the playground's own (observer, inspector, admin): it
-    reconnects on demand and runs one pipeline at a time, whoever asks.
-
-    What it sends is idempotent (reads, and the admin's flushes), so when the server
-    closed the connection (`CLIENT KILL TYPE normal` typed in a pane, a timeout) the
-    pipeline is sent once more on a new connection instead of failing the caller."""
-
-    def __init__(self, address: Address, name: str, hello: list[list[bytes]] = ()) -> None:
-        self.address = address
-        self.name = name
-        self.hello = list(hello)  # sent once per connection; replies ignored
-        self._conn = None
-        self._lock: asyncio.Lock | None = None
-        self.on_send = None  # called with every pipeline before it is sent (engine.own_traffic)
-
-    async def connect(self, address: Address | None = None) -> None:
-        await self.close()
-        if address is not None:
-            self.address = address
-        await self._open()
-
-    async def _open(self) -> None:
-        conn = TypedConnection(self.address, client_name=self.name)
-        await conn.connect()
-        await conn.pipeline(self.hello)
-        self._conn = conn
-
-    async def close(self) -> None:
-        if self._conn is not None:
-            conn, self._conn = self._conn, None
-            await conn.close()
-
-    async def run(self, commands: list[list[bytes]]) -> list:
-        """Send `commands` as one pipeline and return their typed replies."""
-        if self._lock is None:
-            self._lock = asyncio.Lock()
-        async with self._lock:
-            for attempt in (1, 2):
-                if self._conn is None or not self._conn.connected or self._conn.closed_by_peer():
-                    await self._open()  # lost, killed, or closed by a cancelled read
-                if self.on_send is not None:
-                    self.on_send(commands)
-                try:
-                    return await self._conn.pipeline(commands)
-                except ProtocolError:
-                    raise
-                except ConnectionError:
-                    if attempt == 2:
-                        raise
-                    self._conn = None
-
-
-def _plain_fd(writer) -> int | None:
-    """The socket's descriptor when the connection is not TLS (a quick reply can then be
-    read at once, without a turn of the event loop: `_quick_read`)."""
-    if writer.get_extra_info("sslcontext") is not None:
-        return None
-    sock = writer.get_extra_info("socket")
-    return None if sock is None else sock.fileno()
-
-
-def _quick_read(fd: int, reader: asyncio.StreamReader, within: float) -> bool:
-    """Wait up to `within` seconds, in this thread, for bytes on `fd` and hand them to
-    `reader` as its transport would: True when something came (data, or the end)."""
-    import os
-    import select
-    try:
-        ready, _, _ = select.select((fd,), (), (), within)
-        if not ready:
-            return False
-        data = os.read(fd, RECV_SIZE)
-    except (BlockingIOError, InterruptedError):
-        return False
-    except OSError:
-        return False
-    if data:
-        reader.feed_data(data)
-    else:
-        reader.feed_eof()
-    return True

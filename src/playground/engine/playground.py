@@ -11,6 +11,7 @@ import asyncio
 import hashlib
 from typing import TYPE_CHECKING, Callable, Iterable
 
+from playground.engine import fresh_start
 from playground.engine.attribution import WriteTracker
 from playground.engine.catalogue import may_load_scripts
 from playground.engine.exit_signals import install_exit_signals  # noqa: F401 (re-exported)
@@ -23,7 +24,6 @@ from playground.resp.address import Address
 from playground.resp.side_connection import SideConnection
 from playground.errors import ServerError
 from playground.engine.session import Session
-from playground.engine.session_reset import reset_together
 from playground.i18n import tr
 
 if TYPE_CHECKING:  # (imported when used: `repl --url` needs neither)
@@ -31,11 +31,6 @@ if TYPE_CHECKING:  # (imported when used: `repl --url` needs neither)
     from playground.server import PrivateServer
 
 _POLL_MIN, _POLL_MAX = 0.001, 0.05
-FLUSH = [[b"FLUSHALL"], [b"SCRIPT", b"FLUSH"], [b"FUNCTION", b"FLUSH"]]  # no keys, scripts or functions
-UNPAUSE = [[b"CLIENT", b"UNPAUSE"]]  # the private server's fresh start has no pause (a WRITE pause
-                                     # would hold the flush); a --url server's pauses are not ours
-
-
 class Refused(Exception):
     """A command the playground will not send to a server the user did not give it."""
 
@@ -369,69 +364,21 @@ class Playground:
             from playground.engine.topology_ops import flush_primaries
             await flush_primaries(self.topology)
         else:
-            await self.admin.run(self._fresh())
+            await self.admin.run(fresh_start.empties(self))
             self.scripts_clean = True
         self.order.mark("flush")
         self.writes.forget()
 
     async def set_script_time_limit(self, ms: int | None) -> None:
         """How long a script runs before other clients get BUSY: `ms`, or (None) the value
-        the private server started with. Set as the app's own user (learners cannot CONFIG
-        SET); nothing is sent when it is already so, or on a --url server."""
-        if self.server is None or ms == self._script_limit:
-            return
-        if self._script_limit_start is None:
-            reply, = await self.admin.run([[b"CONFIG", b"GET", b"lua-time-limit"]])
-            self._script_limit_start = reply[1] if isinstance(reply, list) and len(reply) == 2 else b"5000"
-        value = self._script_limit_start if ms is None else b"%d" % ms
-        if self.topology is not None:
-            from playground.engine.topology_ops import config_set_everywhere
-            await config_set_everywhere(self.topology, b"lua-time-limit", value)
-        else:
-            await self.admin.run([[b"CONFIG", b"SET", b"lua-time-limit", value]])
-        self._script_limit = ms
+        the private server started with (engine/fresh_start.py)."""
+        await fresh_start.set_script_time_limit(self, ms)
 
     async def reset(self, setup: list[list[bytes]] = (), by: str | None = None, label: str = "",
                     script_time_limit_ms: int | None = None) -> list:
-        """A fresh start for a scenario part: a live server, no keys, no cached scripts or
-        loaded functions,
-        and every client reset (RESET) with no MULTI, WATCH or subscription; then `setup`
-        run by client `by` (default: the first). Returns the setup's replies.
-        `script_time_limit_ms`: the scenario's own (see set_script_time_limit).
-
-        That client's reset, the flush and the setup go in one round trip, while the
-        other clients reset on their own connections at the same time. `label` names the
-        fresh start in the server order (a scenario part's name)."""
-        self.check_allowed([b"flushall"])
-        if self.topology is not None:
-            from playground.engine.topology_ops import reset_topology
-            self.order.mark("reset", label, setup)
-            replies = await reset_topology(self, setup, by)
-            await self.set_script_time_limit(script_time_limit_ms)
-            return replies
-        if self.server is not None and not self.server.alive():
-            await self.restart()
-        await self.set_script_time_limit(script_time_limit_ms)
-        for argv in setup:
-            self.check_allowed(argv)
-        fresh = self._fresh()
-        setter = self.sessions[by] if by else next(iter(self.sessions.values()))
-        others = [s for s in self.sessions.values() if s is not setter]
-        self.order.mark("reset", label, setup)
-        replies = await reset_together(setter, others, fresh + list(setup))
-        self.scripts_clean = True
-        for argv in setup:
-            self.note_scripts(argv)
-        if self.changes is not None:
-            await self.changes.discard()  # the setup's key events are nobody's write
-        return replies[len(fresh):]
-
-    def _fresh(self) -> list[list[bytes]]:
-        """What empties the server for a fresh start (UNPAUSE first: on the private server
-        only; the scripts only when a line since the last flush may have cached one)."""
-        if not self.private:
-            return FLUSH
-        return UNPAUSE + (FLUSH[:1] if self.scripts_clean and not self.unseen_clients else FLUSH)
+        """A fresh start for a scenario part, then `setup` run by client `by` (default: the
+        first); the setup's replies (engine/fresh_start.py)."""
+        return await fresh_start.reset(self, setup, by, label, script_time_limit_ms)
 
 
 def no_reply_coming(session: Session) -> bool:

@@ -1,0 +1,81 @@
+"""A fresh start of the playground's server for a scenario part (and each schedule the
+explorer runs): a live server, no keys, no cached scripts or loaded functions, every
+client reset (RESET) with no MULTI, WATCH or subscription, the scenario's script time
+limit; then the part's setup. (Playground.reset and Playground.flushall call these.)
+
+SCRIPT FLUSH and FUNCTION FLUSH each rebuild the server's Lua, most of what a short
+schedule costs the server: they are sent only when a line since the last flush may have
+cached a script or loaded a function (`Playground.note_scripts`, asked of the catalogue:
+catalogue.LOADS_SCRIPTS), or when programs behind a gate may have sent anything."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from playground.engine.session_reset import reset_together
+
+if TYPE_CHECKING:
+    from playground.engine.playground import Playground
+
+FLUSH = [[b"FLUSHALL"], [b"SCRIPT", b"FLUSH"], [b"FUNCTION", b"FLUSH"]]  # no keys, scripts or functions
+UNPAUSE = [[b"CLIENT", b"UNPAUSE"]]  # the private server's fresh start has no pause (a WRITE pause
+                                     # would hold the flush); a --url server's pauses are not ours
+
+
+def empties(pg: "Playground") -> list[list[bytes]]:
+    """What empties the server for a fresh start (UNPAUSE first: on the private server
+    only; the scripts only when a line since the last flush may have cached one)."""
+    if not pg.private:
+        return FLUSH
+    return UNPAUSE + (FLUSH[:1] if pg.scripts_clean and not pg.unseen_clients else FLUSH)
+
+
+async def set_script_time_limit(pg: "Playground", ms: int | None) -> None:
+    """How long a script runs before other clients get BUSY: `ms`, or (None) the value the
+    private server started with. Set as the app's own user (learners cannot CONFIG SET);
+    nothing is sent when it is already so, or on a --url server."""
+    if pg.server is None or ms == pg._script_limit:
+        return
+    if pg._script_limit_start is None:
+        reply, = await pg.admin.run([[b"CONFIG", b"GET", b"lua-time-limit"]])
+        pg._script_limit_start = reply[1] if isinstance(reply, list) and len(reply) == 2 else b"5000"
+    value = pg._script_limit_start if ms is None else b"%d" % ms
+    if pg.topology is not None:
+        from playground.engine.topology_ops import config_set_everywhere
+        await config_set_everywhere(pg.topology, b"lua-time-limit", value)
+    else:
+        await pg.admin.run([[b"CONFIG", b"SET", b"lua-time-limit", value]])
+    pg._script_limit = ms
+
+
+async def reset(pg: "Playground", setup: list[list[bytes]] = (), by: str | None = None, label: str = "",
+                script_time_limit_ms: int | None = None) -> list:
+    """The fresh start, then `setup` run by client `by` (default: the first). Returns the
+    setup's replies. `script_time_limit_ms`: the scenario's own (set_script_time_limit).
+
+    That client's reset, the flush and the setup go in one round trip, while the other
+    clients reset on their own connections at the same time. `label` names the fresh
+    start in the server order (a scenario part's name)."""
+    pg.check_allowed([b"flushall"])
+    if pg.topology is not None:
+        from playground.engine.topology_ops import reset_topology
+        pg.order.mark("reset", label, setup)
+        replies = await reset_topology(pg, setup, by)
+        await set_script_time_limit(pg, script_time_limit_ms)
+        return replies
+    if pg.server is not None and not pg.server.alive():
+        await pg.restart()
+    await set_script_time_limit(pg, script_time_limit_ms)
+    for argv in setup:
+        pg.check_allowed(argv)
+    fresh = empties(pg)
+    setter = pg.sessions[by] if by else next(iter(pg.sessions.values()))
+    others = [s for s in pg.sessions.values() if s is not setter]
+    pg.order.mark("reset", label, setup)
+    replies = await reset_together(setter, others, fresh + list(setup))
+    pg.scripts_clean = True
+    for argv in setup:
+        pg.note_scripts(argv)
+    if pg.changes is not None:
+        await pg.changes.discard()  # the setup's key events are nobody's write
+    return replies[len(fresh):]

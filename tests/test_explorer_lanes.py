@@ -5,6 +5,7 @@ lane stops the exploration with one line."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import subprocess
@@ -143,10 +144,15 @@ class Stopping(Explorer):
         self.stop, self.seen, self.servers, self.done = stop, [], [], False
 
     async def run_checked(self, schedule, keep=None):
-        if not self.done and len(self.lanes) > 1 and self.lanes[1] > 0:
+        if not self.done and len(self.lanes) > 1:
+            # the explorer's own lane waits for the worker's first run (its server is up
+            # then): however fast the schedules, this lane is not done before
+            deadline = asyncio.get_running_loop().time() + 60
+            while self.lanes[1] == 0 and asyncio.get_running_loop().time() < deadline:
+                await asyncio.sleep(0.01)
             self.seen = workers_of(os.getpid())
             self.servers = [s for w in self.seen for s in servers_of(w)]
-            self.done = bool(self.seen)
+            self.done = True
             for worker in self.seen:
                 self.stop(worker)
         return await super().run_checked(schedule, keep)

@@ -211,7 +211,7 @@ class Explorer:
             raise ExploreError(f"{self.scenario.id}: {exc}") from exc
         except (ConnectionError, OSError, ConnectionLost) as exc:
             try:
-                self.fresh.check_alive(label)
+                self.fresh.check_alive(label, after_error=True)
             except ServerStopped as stopped:
                 raise ExploreError(f"{self.scenario.id}: {stopped}") from exc
             raise ExploreError(f"{self.scenario.id}: {exc}") from exc

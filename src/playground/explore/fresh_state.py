@@ -22,6 +22,9 @@ from playground.i18n import tr
 _PLAYGROUND_OWN = frozenset((b"lua-time-limit", b"busy-reply-threshold"))
 
 
+AFTER_ERROR_WAIT = 0.5  # seconds (see FreshState.check_alive)
+
+
 class ServerStopped(Exception):
     """The server stopped (or was restarted) during a schedule (str() is one line)."""
 
@@ -40,15 +43,22 @@ class FreshState:
         if any(argv[0].lower() == b"config" for argv in commands if argv):  # (scripts may not call CONFIG)
             self.config = await self._read_config()
 
-    def check_alive(self, label: str) -> None:
+    def check_alive(self, label: str, after_error: bool = False) -> None:
         """Raise ServerStopped unless the server the exploration began on still runs (a
-        topology: no node crashed; it is started afresh after a server action)."""
+        topology: no node crashed; it is started afresh after a server action).
+        `after_error`: a connection to it just failed: a killed server has closed its
+        socket a moment before its process ends, so that moment (AFTER_ERROR_WAIT at
+        most) is waited for before it is called running."""
         server = self.pg.server
         if server is None or not hasattr(server, "alive"):
             return
         if hasattr(server, "crashed"):
             stopped = bool(server.crashed())
         else:
+            process = getattr(server, "process", None)
+            if after_error and process is self.process and process is not None and server.alive():
+                with contextlib.suppress(Exception):
+                    process.wait(timeout=AFTER_ERROR_WAIT)
             stopped = not server.alive() or getattr(server, "process", None) is not self.process
         if stopped:
             raise ServerStopped(tr("the server stopped during schedule {order}; the exploration stops "

@@ -250,6 +250,7 @@ class ClientPane(StepDrawing, Vertical):
             self.write(f"# {message}", style="italic yellow")
 
     def on_input_changed(self, event: Input.Changed) -> None:
+        event.stop()  # the pane's own line: nobody above reads it (each key's message went up to the app)
         help = self.services.help()
         hint = help.hint(event.value) if event.value else None
         text = Text()

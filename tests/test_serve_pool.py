@@ -105,3 +105,30 @@ def test_a_closed_pool_starts_nothing_and_gives_its_apps_back():
         assert len(apps.started) == 2
 
     asyncio.run(scenario())
+
+
+def test_the_pool_waits_for_the_tabs_to_be_quiet_before_it_refills():
+    """Tabs arriving (a class starting) come first: each app the pool started then would
+    take a start's CPU from a learner's own. It refills once `quiet_in` says 0."""
+    async def scenario() -> None:
+        apps = Apps()
+        apps.drawing.set()
+        quiet = {"in": 0.0}
+        pool = ReadyPool(2, apps.start, apps.drawn, lambda: apps.room, lambda: quiet["in"])
+        pool.fill()
+        await _settle()
+        assert len(apps.started) == 2
+        quiet["in"] = 0.05                    # a tab just came
+        pool.take()
+        pool.fill()
+        await _settle()
+        assert len(apps.started) == 2         # not now
+        quiet["in"] = 0.0                     # quiet when the pool asks again
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 10
+        while len(apps.started) < 3 and loop.time() < deadline:
+            await asyncio.sleep(0.01)
+        assert len(apps.started) == 3 and len(pool.ready) == 2
+        await pool.close()
+
+    asyncio.run(scenario())

@@ -24,8 +24,10 @@ log = logging.getLogger("textual-serve")
 
 class ReadyPool:
     def __init__(self, size: int, start: Callable[[], Awaitable[object]], drawn: Callable[[object], Awaitable[bool]],
-                 room: Callable[[], int]) -> None:
+                 room: Callable[[], int], quiet_in: Callable[[], float] = lambda: 0.0) -> None:
         self.size = size
+        self.quiet_in = quiet_in  # seconds until the tabs are quiet (0: now): no refill in a burst of tabs
+        self._later: asyncio.TimerHandle | None = None
         self.start = start  # spawns one app: a Session without a token
         self.drawn = drawn  # until that app has drawn: True, or False if it ended first
         self.room = room  # how many apps --max-tabs leaves for the pool (the tabs' sessions counted)
@@ -42,8 +44,14 @@ class ReadyPool:
     def fill(self) -> None:
         """Start one more ready app if there is room; the next once this one has drawn. One
         at a time: a pool refilling after a burst of tabs takes no more than one app's start
-        of CPU from the tabs in use."""
+        of CPU from the tabs in use; and not while tabs are arriving (`quiet_in`): each app
+        started for the pool then would take a start's CPU from a learner's own."""
         if self.closed or self.starting or len(self.ready) + 1 > min(self.size, self.room()):
+            return
+        wait = self.quiet_in()
+        if wait > 0:  # tabs are arriving (a class starting): their apps first, the pool after
+            if self._later is None:
+                self._later = asyncio.get_running_loop().call_later(wait, self._fill_later)
             return
         self.starting = True
         asyncio.ensure_future(self._start_one())
@@ -64,6 +72,10 @@ class ReadyPool:
             self.starting = False
         self.fill()
 
+    def _fill_later(self) -> None:
+        self._later = None
+        self.fill()
+
     def discard(self, session) -> None:
         """A ready session's app ended before any tab took it."""
         if session in self.ready:
@@ -73,6 +85,9 @@ class ReadyPool:
         """serve ends: no more apps; an app being spawned is let finish its start (serve
         then ends it); the ready sessions, for serve to end and remove their directories."""
         self.closed = True
+        if self._later is not None:
+            self._later.cancel()
+            self._later = None
         if self.spawning is not None and not self.spawning.done():
             await asyncio.wait([self.spawning])
         return list(self.ready)

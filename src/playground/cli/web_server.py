@@ -39,6 +39,7 @@ DRIVER = "playground.tui.served_driver:ServedDriver"  # Textual's web driver, wh
 READY_WAIT = 60.0  # seconds a ready app may take to draw before the pool starts the next
 TOKEN = re.compile(r"[0-9a-f]{32}")
 ENDED, FULL, TAKEN = 4000, 4003, 4001  # websocket close codes, for the page
+QUIET = 5.0  # seconds without a new tab before the ready pool refills (cli/ready_pool.py)
 
 
 def die_with_parent() -> None:
@@ -172,10 +173,15 @@ class PlaygroundServer(Server):
         self.sessions: dict[str, Session] = {}
         self.sockets: set[web.WebSocketResponse] = set()
         self.closing = False
-        self.pool = ReadyPool(ready, self._start_ready, self._drawn, self._room) if ready > 0 else None
+        self.pool = ReadyPool(ready, self._start_ready, self._drawn, self._room, self._quiet_in) if ready > 0 else None
+        self._last_tab = -QUIET  # loop time of the last new tab (a class's burst defers the pool's refill)
         self.size = (120, 40)  # the last tab's terminal: the ready apps start at that size
         self.fork = fork  # apps forked from a warm zygote (cli/app_zygote.py), else each a new process
         self.zygote: AppZygote | None = None
+
+    def _quiet_in(self) -> float:
+        """Seconds until no new tab has come for QUIET seconds (0: already so)."""
+        return max(0.0, self._last_tab + QUIET - asyncio.get_running_loop().time())
 
     def _room(self) -> int:
         """How many apps --max-tabs leaves for the ready pool."""
@@ -311,6 +317,7 @@ class PlaygroundServer(Server):
             if self.max_tabs is not None and len(self.sessions) >= self.max_tabs and not teacher:  # the teacher: always
                 await websocket.close(code=FULL)
                 return websocket
+            self._last_tab = asyncio.get_running_loop().time()
             ready = self._take_ready() if self.pool is not None and not teacher else None
             session = ready or Session(token)
             session.token = token

@@ -40,6 +40,11 @@ class KeyFooter(Footer):
                 widget.description = clients[int(action[13:-1])]  # F2/F3 name the clients (--clients)
             elif description:
                 widget.description = tr(description)
+            compact = getattr(type(widget), "compact", None)
+            if compact is not None and not widget.has_class("-command-palette"):
+                # Footer binds each key's `compact` to its own after mounting it: set now, the
+                # key is not restyled twice at mount (two of the start's restyles a key)
+                widget.set_reactive(compact, self.compact)
             yield widget
 
     async def recompose(self) -> None:

@@ -44,7 +44,16 @@ def preload() -> None:
     from playground.i18n import LANGUAGES, translation
     from playground.server import choose_binary, topology  # noqa: F401
     from playground.tui import app, served_driver  # noqa: F401
+    # and what every app still imported on its way to its first screen (listed by comparing
+    # sys.modules before and after an app's start): the class mode's hooks, the why-notes,
+    # F1's texts, Textual's layouts and scroll bars, rich's table of character widths
+    from playground.engine import why, why_text  # noqa: F401
+    from playground.tui import classroom, help_text  # noqa: F401
+    from rich.cells import cell_len
+    from textual import scrollbar  # noqa: F401
+    from textual.layouts import factory, horizontal, stream  # noqa: F401
 
+    cell_len("中")
     for lang in LANGUAGES:
         translation(lang)
 

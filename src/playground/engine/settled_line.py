@@ -5,8 +5,8 @@ explorer's), at the cost of the command's round trip when it answers at once.
 `submit` starts a task for the line and `Job.settle` watches it for a block: three or
 four more turns of the event loop per line than the round trip needs. A line the
 catalogue says cannot block, stream or change the connection (`pipeline.pipelinable`:
-the same lines `repl` sends ahead; and scripts, `_quick`) runs here in the caller's own
-task instead, and only a reply that is late (no byte of it within QUICK_LATE) is handed to a task of its
+the same lines `repl` sends ahead) runs here in the caller's own task instead, and
+only a reply that is late (no byte of it within QUICK_LATE) is handed to a task of its
 own and watched as `Job.settle` watches it: a command held by CLIENT PAUSE, or behind
 another client's long script, is still found blocked and reported (a `Blocked` event,
 once), only QUICK_LATE later. Every other line goes through `submit` and `settle`.
@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Callable
 from playground.engine import events as ev
 from playground.engine.job import Job
 from playground.engine.line_run import LineRun
-from playground.engine.catalogue import SCRIPT_COMMANDS
 from playground.engine.pipeline import pipelinable
 from playground.engine.session import LATE
 
@@ -32,23 +31,11 @@ QUICK_LATE = 0.005
 is watched for a block (the observer is asked from then on, as for any other line)."""
 
 
-def _quick(argv) -> bool:
-    """A line that cannot block, stream or change the connection: those `repl` sends ahead,
-    and scripts (not sent ahead, as they may run long, but a long one is only late here:
-    watched as any late reply) and SCRIPT's subcommands but DEBUG (redis-cli's own mode)."""
-    if pipelinable(argv):
-        return True
-    name = bytes(argv[0]).lower()
-    if name in SCRIPT_COMMANDS:
-        return True
-    return name == b"script" and len(argv) > 1 and bytes(argv[1]).lower() != b"debug"
-
-
 def runs_here(executor: "Executor", client: str, argv) -> bool:
     """May this line run in the caller's task (with its reply watched only when late)?"""
     pg = executor.pg
     session = pg.sessions[client]
-    return (_quick(argv) and not session.streaming and not session.ldb.active and not pg.follows_redirects
+    return (pipelinable(argv) and not session.streaming and not session.ldb.active and not pg.follows_redirects
             and not any(s.ldb.holds_server for s in pg.sessions.values()))
 
 

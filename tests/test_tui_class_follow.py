@@ -10,13 +10,12 @@ from __future__ import annotations
 from playground.classroom.protocol import ENV_ROLE, FOLLOW, OWN
 from playground.tui import app_classroom
 from playground.tui.app import make_app
-from playground.tui.class_screens import LearnerNameScreen
 from playground.tui.confirm import ConfirmScreen
 from playground.tui.info_screens import InfoScreen
 from playground.tui.narration import NarrationPanel
 from playground.tui.teaching_screens import ScenarioPicker
 from test_tui import log_text, wait_until
-from test_tui_classroom_runs import DEADLINE, class_env  # noqa: F401  (a fixture)
+from test_tui_classroom_runs import DEADLINE, class_env, join_as  # noqa: F401  (class_env: a fixture)
 
 STEPS = '''title = "Three writes"
 lesson = "Made in the teacher's tab."
@@ -57,8 +56,7 @@ async def test_a_following_learner_stays_on_the_teachers_lesson_until_own_pace(s
     app = make_app(server_binary.path)
     try:
         async with app.run_test(size=(140, 45)) as pilot:
-            await wait_until(pilot, lambda: isinstance(app.screen, LearnerNameScreen), DEADLINE)
-            await pilot.press(*"Ana", "enter")
+            await join_as(pilot, app)
             epoch = await link.open_lesson("three-writes", False, STEPS)
             await wait_until(pilot, lambda: app.teacher is not None and app.classroom.run_teacher is app.teacher,
                              DEADLINE)

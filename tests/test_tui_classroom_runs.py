@@ -45,6 +45,12 @@ def class_env(private_server, monkeypatch, tmp_path):
     return ClassLink(class_server.address(url))
 
 
+async def join_as(pilot, app, name: str = "Ana") -> None:
+    """A learner's tab: its name asked first, then given."""
+    await wait_until(pilot, lambda: isinstance(app.screen, LearnerNameScreen), DEADLINE)
+    await pilot.press(*name, "enter")
+
+
 async def _until_true(pilot, check, what: str) -> None:
     import time
 
@@ -112,8 +118,7 @@ async def test_a_learner_opens_the_teachers_own_lesson_and_answers_for_its_run(s
     app = make_app(server_binary.path)
     try:
         async with app.run_test(size=(140, 45)) as pilot:
-            await wait_until(pilot, lambda: isinstance(app.screen, LearnerNameScreen), DEADLINE)
-            await pilot.press(*"Ana", "enter")
+            await join_as(pilot, app)
             first = await link.open_lesson("who-wins", False, ASKS)
             await wait_until(pilot, lambda: isinstance(app.screen, PredictScreen), DEADLINE)  # asked ahead
             assert app.teacher.scenario.id == "who-wins"

@@ -62,7 +62,7 @@ class ClassroomActions:
         """A key whose action follow me refuses (check_action: dimmed, not run) says why."""
         from textual.actions import parse
 
-        if self.classroom is None:
+        if self.classroom is None or not self.classroom.holds:  # (a key's bindings, only while held)
             return
         active = self.screen.active_bindings.get(event.key)
         if active is not None and not active.enabled:

@@ -128,11 +128,16 @@ class Classroom:
 
     # -- the teacher ----------------------------------------------------------------
 
+    @property
+    def holds(self) -> bool:
+        """A learner in follow me, the teacher's lesson open: this tab is held on it."""
+        return not self.teacher and self.state.mode == FOLLOW and bool(self.state.lesson)
+
     def leads(self, action: str, parameters: tuple = ()) -> bool:
-        """A learner in follow me, the teacher's lesson open: `action` (a screen's or the
-        app's, with its parameters) would move this tab's lesson or leave it, so it is
-        refused (dimmed in the footer, said so when tried; app_classroom.py)."""
-        if self.teacher or self.state.mode != FOLLOW or not self.state.lesson:
+        """While the tab is held (`holds`): `action` (a screen's or the app's, with its
+        parameters) would move this tab's lesson or leave it, so it is refused (dimmed in
+        the footer, said so when tried; app_classroom.py)."""
+        if not self.holds:
             return False
         if action == "teach":
             return bool(parameters) and parameters[0] in LED

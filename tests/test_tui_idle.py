@@ -3,7 +3,10 @@ the cores with the learners typing. The cursor blinks for CommandInput.BLINK_FOR
 after a key or the focus, then stays lit (GTK's cursor-blink-timeout); the key inspector's
 reads that find the keys as they were draw nothing."""
 
+from textual import events
 from textual.widgets import Static
+
+from playground import served
 
 from playground.tui.app import make_app
 from playground.tui.command_input import CommandInput
@@ -79,3 +82,26 @@ async def test_a_line_and_its_reply_are_drawn_in_one_frame(server_binary, monkey
         assert log_text(app, "A")[-2:] == ["A> BLPOP nothing 0.2", "(nil)"]
         assert not any(lines and lines[-1] == "A> BLPOP nothing 0.2" for lines in drawn)
         assert any(lines[-1:] == ["(nil)"] for lines in drawn)
+
+
+async def test_served_the_drivers_blur_at_start_restyles_nothing(server_binary, monkeypatch):
+    """Under serve Textual's web driver says "blur" as each app starts; the page says
+    "focus" when the learner is in the tab. Each change restyles the whole screen: at the
+    start of a class's thirty tabs, twice per tab for nothing. The driver's blur is left
+    out; the page's own blur, after its focus, is taken."""
+    monkeypatch.setenv(served.ENV, "1")
+    app = make_app(server_binary.path)
+    async with app.run_test(size=(120, 35)) as pilot:
+        await started(pilot, app)
+        screen, restyled = app.mode_screen, []
+        original = screen.update_node_styles
+        screen.update_node_styles = lambda *a, **k: (restyled.append(1), original(*a, **k))[1]
+        app.post_message(events.AppBlur())                # the driver's, at start
+        await pilot.pause()
+        assert app.app_focus and restyled == []
+        app.post_message(events.AppFocus())               # the page's first: nothing changes
+        await pilot.pause()
+        assert app.app_focus and restyled == []
+        app.post_message(events.AppBlur())                # the page's own blur is taken
+        await pilot.pause()
+        assert not app.app_focus and restyled

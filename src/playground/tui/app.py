@@ -13,7 +13,7 @@ import threading
 import time
 from typing import Iterable
 
-from textual import work
+from textual import events, work
 from textual.app import App
 from textual.binding import Binding
 from textual.reactive import reactive
@@ -105,6 +105,7 @@ class PlaygroundApp(ServerActions, TeachingActions, RecordingActions, ClassroomA
         """What every mode's client panes are given (pane_services.py)."""
         self.histories = {name: History.for_client(name) for name in self.clients}
         """Each client's command history: the same one in every mode's pane."""
+        self._page_focused = False  # under serve: the page has said "focus" (on_app_blur)
         self.script_drafts: dict[str, tuple[str, str]] = {}
         """client -> (Lua source, keys and args) last written in the editor (Ctrl+O reopens it)."""
 
@@ -130,6 +131,18 @@ class PlaygroundApp(ServerActions, TeachingActions, RecordingActions, ClassroomA
         self.playground.restart_listeners.append(lambda: self.post_message(ServerRestarted()))
         self._info_timer = self.set_interval(1.0, self._update_server_info)  # not per command
         self.start_playground()
+
+    def on_app_blur(self, event: events.AppBlur) -> None:
+        """Under `serve` Textual's web driver says "blur" as the app starts, before the page
+        has said anything; after that the page says "focus" and "blur" as the browser's
+        focus moves. Each restyles the whole screen (about a seventh of a tab's start, and
+        as much again at the page's first "focus"), so the driver's blur is left out: the
+        app counts as focused until the page's own first "blur"."""
+        if served() and not self._page_focused:
+            event.prevent_default()
+
+    def on_app_focus(self, event: events.AppFocus) -> None:
+        self._page_focused = True
 
     def on_resize(self, event) -> None:
         # Side by side down to 70 columns (the race is easier to follow); stacked below.

@@ -1,6 +1,6 @@
 """Class mode, follow me (issue 27): while the class follows the teacher, a learner's tab
 stays on the teacher's lesson and step. F7 (and the palette's "Open scenario"), closing,
-restarting and the learner's own steps are refused with one line saying why, dimmed in
+restarting, the learner's own steps, F5 and F8 are refused (F5 not once the server stopped) with one line saying why, dimmed in
 the footer and marked in F1; typing in the panes still works. Once the teacher chooses
 own pace, the same keys work again. On a real class Redis (both servers), the teacher
 played through the protocol."""
@@ -71,7 +71,7 @@ async def test_a_following_learner_stays_on_the_teachers_lesson_until_own_pace(s
             await pilot.press("f7")  # another lesson: refused, said so
             await wait_until(pilot, lambda: refusals(app) == 1, DEADLINE)
             assert not isinstance(app.screen, ScenarioPicker)
-            for key in ("space", "p", "r", "x", "e"):  # the learner's own steps, restart, close
+            for key in ("space", "p", "r", "x", "e", "f5", "f8"):  # own steps, restart, close, a fresh server, flush
                 await pilot.press(key)
             await pilot.pause()
             assert not isinstance(app.screen, ConfirmScreen) and not app.mode_screen.busy
@@ -112,5 +112,13 @@ async def test_a_following_learner_stays_on_the_teachers_lesson_until_own_pace(s
             await pilot.press("f7")
             await wait_until(pilot, lambda: refusals(app) == 2, DEADLINE)  # said again: the mode changed since
             assert not isinstance(app.screen, ScenarioPicker)
+
+            app.playground.server.process.kill()  # the learner's server stopped (a crash): F5 brings one back
+            await wait_until(pilot, app.playground.server_stopped, DEADLINE)
+            await pilot.press("f5")
+            await wait_until(pilot, lambda: not app.playground.server_stopped(), DEADLINE)
+            await pilot.press("f2", *"DBSIZE", "enter")
+            await wait_until(pilot, lambda: log_text(app, "A")[-1:] == ["(integer) 0"], DEADLINE)
+            assert refusals(app) == 2
     finally:
         await link.close()

@@ -36,7 +36,11 @@ class ClassroomActions:
         """serve --class, a learner in follow me: `action` (the app's or a mode screen's)
         would move or leave the teacher's lesson. The one check: the screens' check_action
         (footer), F1, the actions themselves (the palette calls them) and on_key ask it."""
-        return self.classroom is not None and self.classroom.leads(action, parameters)
+        if self.classroom is None:
+            return False
+        if action == "restart_server" and self.playground.server_stopped():  # (SHUTDOWN, a crash): it comes back
+            return False
+        return self.classroom.leads(action, parameters)
 
     def class_refused(self, action: str, parameters: tuple = ()) -> bool:
         """True, said in this tab, when follow me refuses `action` (class_leads)."""

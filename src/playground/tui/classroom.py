@@ -21,7 +21,10 @@ from playground.resp.address import Address
 RETRY = 2.0  # seconds between two tries to reach a class's Redis that went away
 LED = ("next", "previous", "end", "jump", "rewind_here", "restart", "autoplay", "close")
 """A scenario screen's teach(what) that would move a learner's lesson or leave it: refused in follow me."""
-LEAVE = ("open_scenario", "next_anywhere")  # the same for these actions (F7 and its picker; Ctrl+N)
+LEAVE = ("open_scenario", "next_anywhere", "restart_server", "flush")
+"""The same for these actions: F7 and its picker, Ctrl+N; F5 and F8, which would leave the
+learner's server unlike the class's, so that the teacher's next steps answer differently
+there (F5 on a server that stopped is allowed: app_classroom.class_leads)."""
 
 
 class Classroom:

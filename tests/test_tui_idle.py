@@ -8,11 +8,15 @@ from textual.widgets import Static
 
 from playground import served
 
+from collections import Counter
+
 from playground.tui.app import make_app
+from playground.tui.client_pane import ClientPane
+from playground.tui.lanes_view import LanesView
 from playground.tui.command_input import CommandInput
 from playground.tui.key_inspector import KeyInspector
 from playground.tui.key_table import KeyTable
-from test_tui import started, type_command, wait_until
+from test_tui import log_text, started, type_command, wait_until
 
 
 async def test_the_cursor_stops_blinking_and_a_key_starts_it_again(server_binary, monkeypatch):
@@ -105,3 +109,48 @@ async def test_served_the_drivers_blur_at_start_restyles_nothing(server_binary, 
         app.post_message(events.AppBlur())                # the page's own blur is taken
         await pilot.pause()
         assert not app.app_focus and restyled
+
+
+async def test_an_idle_app_ticks_only_for_what_moves(server_binary, monkeypatch):
+    """A pane's state line, the lanes and the TTL column each tick four times a second,
+    but only while there is something to follow: a pending line, the lanes on screen, a
+    key shown with a TTL. An idle tab (thirty in a class, and serve's ready apps) then
+    wakes for the keys and the server's figures alone, once a second each."""
+    ticks, reads = Counter(), []
+    for name, cls, method in (("pane", ClientPane, "_tick"), ("lanes", LanesView, "_tick"),
+                              ("ttl", KeyInspector, "_tick_ttls")):
+        original = getattr(cls, method)
+        monkeypatch.setattr(cls, method, lambda self, _o=original, _n=name: (ticks.update([_n]), _o(self))[1])
+    refresh = KeyInspector.refresh_keys
+    monkeypatch.setattr(KeyInspector, "refresh_keys", lambda self: (reads.append(1), refresh(self))[1])
+    app = make_app(server_binary.path)
+
+    async def a_while(pilot) -> Counter:  # two of the inspector's 1-second reads: a second at least (4 ticks)
+        seen = len(reads)
+        await wait_until(pilot, lambda: len(reads) >= seen + 2, timeout=30.0)
+        return Counter(ticks)
+
+    async with app.run_test(size=(150, 40)) as pilot:
+        await started(pilot, app)
+        assert await a_while(pilot) == Counter()                            # idle: none of the three
+
+        await type_command(pilot, app, "A", "SET k v EX 100")              # a TTL on screen: its column ticks
+        await wait_until(pilot, lambda: ticks["ttl"] > 0)
+        await type_command(pilot, app, "A", "PERSIST k")
+        now = await a_while(pilot)
+        assert await a_while(pilot) == now                                  # and stops with it
+
+        await pilot.press("ctrl+t")                                         # the lanes shown: they tick
+        await wait_until(pilot, lambda: ticks["lanes"] > 0)
+        await pilot.press("ctrl+t")
+        now = await a_while(pilot)
+        assert await a_while(pilot) == now
+
+        pane = app.mode_screen.query_one("#pane-A", ClientPane)
+        pane.query_one(CommandInput).value = "BLPOP q 0"                    # a pending line: its state line ticks
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: ticks["pane"] > 0)
+        await type_command(pilot, app, "B", "LPUSH q x")
+        await wait_until(pilot, lambda: not pane._busy and log_text(app, "A")[-2:] == ['1) "q"', '2) "x"'])
+        now = await a_while(pilot)
+        assert await a_while(pilot) == now

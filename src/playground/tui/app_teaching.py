@@ -87,7 +87,7 @@ class TeachingActions:
     def watch_show_order(self, shown: bool) -> None:
         self.set_class(shown, "-order")
         lanes = self.mode_screen.query_one(LanesView)
-        lanes.set_class(shown, "-shown")
+        lanes.show(shown)
         if shown:
             self.call_after_refresh(lanes.draw)
         for name in self.clients:

@@ -116,7 +116,7 @@ class ClientPane(StepDrawing, Vertical):
         yield Static(id="hint")
 
     def on_mount(self) -> None:
-        self.set_interval(0.25, self._tick)
+        self._ticker = self.set_interval(0.25, self._tick, pause=True)  # while a line is pending only
 
     def on_descendant_focus(self) -> None:
         # Which pane takes the typing, in words as well as colour (a projector washes
@@ -315,6 +315,7 @@ class ClientPane(StepDrawing, Vertical):
                 repeat = 1
             self._record_as = line if repeat == 1 else format_argv(argv)  # scenarios have no repeat counts
             self._pending_since = time.monotonic()
+            self._ticker.resume()
             self.state = self.services.playground.session(self.client).state
             # In this worker (no settle): the state line's own tick (_poll_state) shows
             # a blocked client, and polling the observer would delay the reply.
@@ -323,6 +324,7 @@ class ClientPane(StepDrawing, Vertical):
         finally:
             self._busy = False
             self._pending_since = None
+            self._ticker.pause()
             self._release_frame()
             recorder = self.services.recorder()
             if recorder is not None:

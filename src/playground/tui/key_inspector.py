@@ -109,7 +109,7 @@ class KeyInspector(Vertical):
 
     def on_mount(self) -> None:
         self.set_interval(1.0, self.refresh_keys)
-        self.set_interval(0.25, self._tick_ttls)
+        self._ttl_ticker = self.set_interval(0.25, self._tick_ttls, pause=True)  # while a key shown has a TTL
 
     def attach(self, inspector: Inspector) -> None:
         """Read the keys through `inspector` (a new one after every server start). The same
@@ -186,6 +186,10 @@ class KeyInspector(Vertical):
         new = self.snapshot
         if new is None:
             return
+        if any(k.pttl >= 0 for k in new.keys):
+            self._ttl_ticker.resume()
+        else:
+            self._ttl_ticker.pause()
         now = time.monotonic()
         rows = []
         for k in new.keys:

@@ -48,7 +48,14 @@ class LanesView(VerticalScroll, can_focus=True):
         yield Static(id="lanes-text")
 
     def on_mount(self) -> None:
-        self.set_interval(0.25, self._tick)
+        self._ticker = self.set_interval(0.25, self._tick, pause=not self.has_class("-shown"))
+
+    def show(self, shown: bool) -> None:
+        """On screen or not (Ctrl+T); hidden, it follows nothing (no tick)."""
+        self.set_class(shown, "-shown")
+        ticker = getattr(self, "_ticker", None)  # (before on_mount: it starts as the class says)
+        if ticker is not None:
+            ticker.resume() if shown else ticker.pause()
 
     def _tick(self) -> None:
         if self.has_class("-shown") and self.playground.order.version != self.drawn:

@@ -81,7 +81,7 @@ class ModeScreen(Screen):
                 self.pane(name).take_over(old.pane(name))
             for layout in ("-presenter", "-no-inspector"):
                 self.set_class(old.has_class(layout), layout)
-        self.query_one(LanesView).set_class(self.app.show_order, "-shown")
+        self.query_one(LanesView).show(self.app.show_order)
         self.query_one(ProgramsPanel).set_class(self.app.own_programs.open, "-open")
         self.app.follow_server(self)
         self.call_after_refresh(lambda: self.focus_start() if self.app.mode_screen is self else None)

@@ -219,6 +219,14 @@ class DevTools:
         screen.feed(b"".join(base64.b64decode(c) for c in chunks).decode("utf-8", "replace"))
         return screen.text()
 
+    async def wait_for_js(self, expression: str, what: str) -> None:
+        end = time.monotonic() + DEADLINE
+        while time.monotonic() < end:
+            if await self.evaluate(expression):
+                return
+            await asyncio.sleep(0.1)  # polling the page, bounded by DEADLINE
+        raise AssertionError(f"timed out waiting for {what}")
+
     async def wait_screen(self, predicate, what: str) -> str:
         end = time.monotonic() + DEADLINE
         while time.monotonic() < end:
@@ -330,7 +338,8 @@ def test_a_tab_gets_its_own_playground_and_leaves_nothing(serve, chromium):
             started = _descendants(proc.pid)
             assert ready.items() <= started.items(), (ready, started)
             _wait_for(lambda: len(_servers(proc.pid)) == 2, "the pool to start the next ready app")
-            await tools.evaluate("document.querySelector('.xterm-helper-textarea').focus()")
+            await tools.wait_for_js("document.activeElement === document.querySelector('.xterm-helper-textarea')",
+                                    "the terminal to take the keys (nobody clicked)")
             await tools.call("Input.insertText", {"text": "SET k v"})
             await tools.call("Input.dispatchKeyEvent", {"type": "keyDown", "key": "Enter", "code": "Enter",
                                                         "windowsVirtualKeyCode": 13, "text": "\r"})

@@ -15,7 +15,7 @@ from playground.classroom.lesson_source import file_name, learner_scenario, shar
 from playground.explore import schedules as sch
 from playground.explore.explorer import explore
 from playground.explore.schedule_replay import schedule_scenario
-from playground.i18n import again, set_language, tr_in
+from playground.i18n import again, current_language, set_language, tr_in
 from playground.scenario.library import resolve
 from playground.scenario.loader import load_scenario, parse_scenario
 from playground.scenario.writer import scenario_toml
@@ -63,13 +63,13 @@ def test_a_missing_translation_is_said_in_english_as_before(tmp_path):
 
 @pytest.mark.asyncio
 async def test_a_schedule_of_a_chinese_lesson_is_written_in_every_language(pg, tmp_path):
-    result = await explore(pg, BASE_ZH)
+    result, before = await explore(pg, BASE_ZH), current_language()
     for cls in result.classes:
         try:
             set_language("zh")
             ordered = schedule_scenario(result, cls)
         finally:
-            set_language("en")
+            set_language(before)
         text = scenario_toml(ordered)
         path = tmp_path / "schedule.toml"
         path.write_text(text)
@@ -87,6 +87,7 @@ async def test_a_schedule_of_a_chinese_lesson_is_written_in_every_language(pg, t
 
 @pytest.mark.asyncio
 async def test_a_chinese_teachers_schedule_reaches_an_english_learner_in_english(pg, tmp_path):
+    before = current_language()
     try:
         set_language("zh")
         result = await explore(pg, load_scenario(resolve("lost-update"), "zh"))
@@ -94,7 +95,7 @@ async def test_a_chinese_teachers_schedule_reaches_an_english_learner_in_english
         ordered = schedule_scenario(result, cls)
         source = shareable_source(ordered)
     finally:
-        set_language("en")
+        set_language(before)
     assert ordered.title == _expected(cls, "zh")[0]  # the teacher reads it in Chinese
     opened = learner_scenario(ordered.id, source, "en", [], tmp_path)
     title, first = _expected(cls, "en")
@@ -125,15 +126,28 @@ def test_commands_typed_in_free_play_keep_their_words_and_get_the_explorers_in_e
 
     typed = [("A", "GET k"), ("B", "SET k 1"), ("A", "SET k 2")]
     scenario = typed_scenario(typed, ("A", "B"), title="我的命令")  # a plain text: as typed, in every language
+    before = current_language()
     try:
         set_language("zh")
         result = asyncio.run(explore_apart(scenario, 1, choose_binary(server_binary.path)))
         ordered = schedule_scenario(result, result.classes[0])
     finally:
-        set_language("en")
+        set_language(before)
     label = sch.label(result.classes[0].first_run.schedule)
     (tmp_path / "typed.toml").write_text(scenario_toml(ordered))
     for lang in ("en", "zh"):
         read = load_scenario(tmp_path / "typed.toml", lang)
         assert read.title == tr_in(lang, "{title} · schedule {label}", title="我的命令", label=label)
         assert [s.display for s in read.steps] == [s.display for s in ordered.steps]
+
+
+def test_a_lessons_scripts_are_written_with_their_translated_comments(tmp_path):
+    path = tmp_path / "scripted.toml"
+    path.write_text('title = "Scripted"\ntitle_zh = "脚本"\nlesson = "One script."\n'
+                    '[scripts]\ns = "return 1 -- one"\n\n[scripts_zh]\ns = "return 1 -- 一"\n\n'
+                    '[[steps]]\nclient = "A"\ncommand = "GET k"\nnarration = "A reads."\nnarration_zh = "A 读取。"\n')
+    (tmp_path / "written.toml").write_text(scenario_toml(load_scenario(path, "zh")))
+    for lang in ("en", "zh"):
+        written, file = load_scenario(tmp_path / "written.toml", lang), load_scenario(path, lang)
+        assert (written.title, written.scripts, written.steps) == (file.title, file.scripts, file.steps)
+    assert load_scenario(tmp_path / "written.toml").scripts == {"s": "return 1 -- one"}

@@ -102,6 +102,23 @@ class Translated(str):
         said._say = say  # lang -> the text in that language
         return said
 
+    def __copy__(self) -> "Translated":
+        return self  # a str: nothing in it changes
+
+    def __deepcopy__(self, memo) -> "Translated":
+        return self
+
+    def __reduce__(self):
+        return str, (str(self),)  # pickled (sent to another process): the text as it was said
+
+
+def reworded(text: str, change) -> str:
+    """`change(text)` (str -> str, e.g. str.strip) that is still said in every language
+    `text` is: the change made to the text in that language."""
+    if not isinstance(text, Translated):
+        return change(text)
+    return Translated(change(text), lambda lang: change(again(text, lang)))
+
 
 def again(text: str, lang: str) -> str:
     """`text` said in `lang` when it came from tr/trn/trp (its fields too); as it is otherwise."""

@@ -14,7 +14,7 @@ import tomllib
 from pathlib import Path
 
 from playground.errors import ScenarioError
-from playground.i18n import ENGLISH, PAUSE_TEXT, tr
+from playground.i18n import ENGLISH, PAUSE_TEXT, reworded, tr
 from playground.resp.cli_lines import RepeatError, SplitError, format_argv, parse_line
 from playground.scenario.checks import parse_state
 from playground.scenario.fields import (Where, check_unknown, read_bool, read_list, read_requires,
@@ -108,7 +108,7 @@ def parse_scenario(data: dict, path: Path, lang: str = ENGLISH) -> Scenario:
     seconds = data.get("time_limit")
     if seconds is not None and (type(seconds) not in (int, float) or not 0 < seconds <= 600):
         raise where.error(tr("seconds a setup or step may take: a number above 0, at most 600"), field_name="time_limit")
-    return Scenario(path.stem, path, title, lesson.strip(), tags, requires, dict(scripts),
+    return Scenario(path.stem, path, title, reworded(lesson, str.strip), tags, requires, dict(scripts),
                     clients, tuple(parts), challenge, lang, missing, order, topology, replicas, limit,
                     programs, program_time_limit, needs, time_limit=seconds)
 
@@ -268,7 +268,7 @@ def _step(raw, n: int, where: Where, scripts: dict, clients: tuple, part: str | 
         if kind == "reconnect":
             raise where.error(tr("a reconnect step has no reply to save"), part=part, step=n, field_name="save")
         known.add(save)
-    return Step(n, client, argv, display, narration.strip(), expect.reply, expect.error, expect.match,
+    return Step(n, client, argv, display, reworded(narration, str.strip), expect.reply, expect.error, expect.match,
                 state, predict, pause, blocking, kind == "wait", float(sleep),
                 read_bool(raw, "server_stops", where, part, n), requires, save, when, template,
                 kind == "reconnect", per_server, release=kind == "release")
@@ -391,7 +391,7 @@ def _predict(raw, where: Where, part, n) -> Prediction:
         raise where.error(tr("answer {answer}: the number of a choice, 1 to {count}", answer=answer, count=len(choices)),
                           part=part, step=n, field_name="predict.answer")
     explain = read_typed(raw, "explain", str, where, part, n, "predict", required=True)
-    return Prediction(question, tuple(choices), answer, explain.strip())
+    return Prediction(question, tuple(choices), answer, reworded(explain, str.strip))
 
 
 __all__ = ["load_scenario", "parse_scenario", "MAX_FILE_BYTES", "TEMPLATE"]

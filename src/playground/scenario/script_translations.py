@@ -8,7 +8,7 @@ shown). A script without a translation runs with its English comments.
 
 from __future__ import annotations
 
-from playground.i18n import tr
+from playground.i18n import Translated, tr
 
 
 def code_of(source: str) -> list[str]:
@@ -36,8 +36,10 @@ def code_of(source: str) -> list[str]:
 
 def localise_scripts(data: dict, lang: str, languages: tuple[str, ...], where) -> None:
     """Check every `scripts_<lang>` table of the raw TOML `data` (removed from it) and put
-    `lang`'s scripts in place of the English ones."""
+    `lang`'s scripts in place of the English ones (each said again in another language as
+    that language's table has it: i18n.Translated)."""
     english = data.get("scripts", {})
+    translated: dict[str, dict] = {}
     for code in languages:
         field = f"scripts_{code}"
         if field not in data:
@@ -51,5 +53,9 @@ def localise_scripts(data: dict, lang: str, languages: tuple[str, ...], where) -
             if code_of(source) != code_of(english[name]):
                 raise where.error(tr("{name}: differs from the English script in more than its -- comments",
                                      name=name), field_name=field)
-        if code == lang and isinstance(english, dict):
-            data["scripts"] = {**english, **table}
+        translated[code] = table
+    if "scripts" in data and isinstance(english, dict) and all(isinstance(v, str) for v in english.values()):
+        def say(name: str, code: str) -> str:
+            return translated.get(code, {}).get(name, english[name])
+        data["scripts"] = {name: Translated(say(name, lang), lambda code, name=name: say(name, code))
+                           for name in english}

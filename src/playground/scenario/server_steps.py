@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from playground.i18n import tr
+from playground.i18n import reworded, tr
 from playground.engine.server_actions import ActionError, apply, parse_action
 
 SERVER_STEP_FIELDS = {"server", "client", "narration", "pause", "predict", "state", "match", "requires"}
@@ -84,7 +84,7 @@ def parse_server_step(raw: dict, n: int, where, clients: tuple, part, topology: 
     elif pause is not None and not isinstance(pause, str):
         raise where.error(tr("true, or the question to discuss"), part=part, step=n, field_name="pause")
     return step_class(
-        n, client, None, f"[server] {' '.join(text.split())}", narration.strip(), match=match,
+        n, client, None, f"[server] {' '.join(text.split())}", reworded(narration, str.strip), match=match,
         state=state(raw.get("state", {}), where, part, n),
         predict=predict(raw["predict"], where, part, n) if "predict" in raw else None,
         pause=pause, requires=requires(raw["requires"], where, "requires", part, n) if "requires" in raw else None,

@@ -5,7 +5,9 @@ playground.i18n.LANGUAGES other than English. `localise` checks all of them (wha
 language asked for, so `check` catches a broken translation), then puts the asked-for
 language's texts in place of the English ones, so the rest of the loader, and everything
 that reads a Scenario, sees one language. What had no translation stays English and is
-listed (per language) as missing.
+listed (per language) as missing. Each text is an i18n.Translated that can be said again
+in another language (`again`): as the file has it in that language, so that a lesson made
+from this one (an explorer's schedule, scenario/writer.py) can be written in every language.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from __future__ import annotations
 import re
 
 from playground import i18n
-from playground.i18n import ENGLISH, PAUSE_TEXT, tr, tr_in
+from playground.i18n import ENGLISH, PAUSE_TEXT, Translated, tr, tr_in
 from playground.scenario.script_translations import localise_scripts
 
 # The text fields of each kind of table, and whether each is a list of texts.
@@ -135,10 +137,25 @@ def localise(data: dict, lang: str, where) -> tuple[dict, dict[str, tuple[str, .
             for code in translations():
                 if needed and (field, code) not in found:
                     missing[code].append(f"{table.label}{field}")
-            if lang == ENGLISH:
-                continue
-            if (field, lang) in found:
-                table.raw[field] = found[(field, lang)]
-            elif field == "pause" and table.raw.get(field) is True:
-                table.raw[field] = tr_in(lang, PAUSE_TEXT)
+            if field in table.raw:
+                table.raw[field] = _said(table.raw[field], field, found, lang)
     return data, {code: tuple(fields) for code, fields in missing.items()}
+
+
+def _said(english, field: str, found: dict, lang: str):
+    """The field's text in `lang` (English where it has no translation; `pause = true`:
+    the default question), said again in another language as the file has it there (a
+    list of texts: each); anything else (a mistake the loader reports) as it is."""
+    def text(code: str, index: int | None = None):
+        if (field, code) in found:
+            value = found[(field, code)]
+            return value if index is None else value[index]
+        if english is True and field == "pause":
+            return tr_in(code, PAUSE_TEXT)
+        return english if index is None else english[index]
+
+    if isinstance(english, str) or (english is True and field == "pause"):
+        return Translated(text(lang), text)
+    if field in LIST_FIELDS and isinstance(english, list) and all(isinstance(x, str) for x in english):
+        return [Translated(text(lang, i), lambda code, i=i: text(code, i)) for i in range(len(english))]
+    return english

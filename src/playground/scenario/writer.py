@@ -1,23 +1,64 @@
 """A scenario made in the app (a schedule the explorer turned into a lesson) written as a
 scenario file's TOML text, so that it can travel (serve --class carries it to the
-learners). What it cannot write faithfully it refuses (ScenarioError, one line): the
-text is read back and must give the same parts, step for step."""
+learners). Its texts are written in every language they can be said in (i18n.Translated:
+a lesson file's texts, the explorer's own words): the English one, and `<field>_<lang>`
+where another language's differs, so each learner reads it in their own language. What it
+cannot write faithfully it refuses (ScenarioError, one line): the text is read back in
+every language and must give the same parts, step for step, and the same texts."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from playground.errors import ScenarioError
-from playground.i18n import tr
+from playground.i18n import ENGLISH, LANGUAGES, again, tr
 from playground.scenario.model import Scenario, Step
 from playground.scenario.recorder import toml_string
 from playground.scenario.substitution import escape
+from playground.scenario.translations import translated_name
 
 
 def _cannot(scenario: Scenario, what: str) -> ScenarioError:
     """`what`: a field's name (as in a scenario file) or a step."""
     return ScenarioError(tr("{id}: made in the app; this cannot be written as a scenario file: {what}",
                             id=scenario.id, what=what))
+
+
+def _text(field: str, text: str) -> list[str]:
+    """`field = "..."` in English, and `field_<lang> = "..."` for each other language whose
+    text differs (a text said in one language only: as it is)."""
+    english = again(text, ENGLISH)
+    return [f"{field} = {toml_string(english)}"] + [
+        f"{translated_name(field, lang)} = {toml_string(again(text, lang))}"
+        for lang in LANGUAGES if lang != ENGLISH and again(text, lang).strip() and again(text, lang) != english]
+
+
+def _scripts(scripts: dict[str, str]) -> list[str]:
+    """[scripts] in English, [scripts_<lang>] with the scripts another language has otherwise."""
+    out = []
+    for lang in LANGUAGES:
+        said = {name: again(source, lang) for name, source in scripts.items()}
+        said = said if lang == ENGLISH else {name: text for name, text in said.items()
+                                             if text != again(scripts[name], ENGLISH)}
+        if said:
+            out.append("[scripts]" if lang == ENGLISH else f"[scripts_{lang}]")
+            out += [f"{toml_string(name)} = {toml_string(source)}" for name, source in said.items()]
+    return out
+
+
+def _texts(scenario: Scenario, lesson: str, lang: str) -> tuple:
+    """Every text `scenario` says (as written: `lesson`), in `lang`."""
+    def said(text: str | None) -> str | None:
+        return None if text is None else again(text, lang)
+    return (said(scenario.title), said(lesson).strip(), {name: said(s) for name, s in scenario.scripts.items()},
+            [(said(part.name), [(said(step.narration), said(step.pause)) for step in part.steps])
+             for part in scenario.parts])
+
+
+def _untold(step: Step) -> Step:
+    """`step` without its texts (which language they are read in is the loader's)."""
+    return replace(step, narration="", pause=None if step.pause is None else "")
 
 
 def _step(step: Step) -> list[str]:
@@ -37,16 +78,18 @@ def _step(step: Step) -> list[str]:
         out.append(f"save = {toml_string(step.save)}")
     if step.when is not None:
         out.append(f"when = {toml_string(step.when.source)}")
-    for name in ("reply", "error", "match", "pause"):
+    for name in ("reply", "error", "match"):
         if getattr(step, name) is not None:
             out.append(f"{name} = {toml_string(getattr(step, name))}")
+    if step.pause is not None:
+        out += _text("pause", step.pause)
     if step.narration:
-        out.append(f"narration = {toml_string(step.narration)}")
+        out += _text("narration", step.narration)
     return out
 
 
 def scenario_toml(scenario: Scenario) -> str:
-    """The TOML text of `scenario`, in the language its texts were loaded in."""
+    """The TOML text of `scenario`, in every language its texts are said in."""
     from playground.scenario.loader import parse_scenario
     import tomllib
 
@@ -55,7 +98,7 @@ def scenario_toml(scenario: Scenario) -> str:
         if there:
             raise _cannot(scenario, what)
     lesson = scenario.lesson or scenario.title  # free play's typed commands have no lesson text; a file must
-    out = [f"title = {toml_string(scenario.title)}", f"lesson = {toml_string(lesson)}",
+    out = [*_text("title", scenario.title), *_text("lesson", lesson),
            "tags = [" + ", ".join(toml_string(t) for t in scenario.tags) + "]",
            "clients = [" + ", ".join(toml_string(c) for c in scenario.clients) + "]"]
     if scenario.topology != "single":
@@ -65,27 +108,31 @@ def scenario_toml(scenario: Scenario) -> str:
     for name in ("script_time_limit_ms", "time_limit"):
         if getattr(scenario, name) is not None:
             out.append(f"{name} = {getattr(scenario, name)!r}")
-    if scenario.scripts:
-        out.append("[scripts]")
-        out += [f"{toml_string(name)} = {toml_string(source)}" for name, source in scenario.scripts.items()]
+    out += _scripts(scenario.scripts)
     for part in scenario.parts:
-        out += ["", "[[parts]]", f"name = {toml_string(part.name)}",
+        out += ["", "[[parts]]", *_text("name", part.name),
                 "setup = [" + ", ".join(toml_string(escape(line)) for line in part.setup_display) + "]"]
         for step in part.steps:
             if step.server or step.release or step.per_server or step.state or step.predict:
                 raise _cannot(scenario, tr("step {n}", n=step.number))
             out += [""] + _step(step)
     text = "\n".join(out) + "\n"
-    try:
-        again = parse_scenario(tomllib.loads(text), Path(f"{scenario.id}.toml"), scenario.language)
-    except (ScenarioError, tomllib.TOMLDecodeError) as exc:
-        raise _cannot(scenario, str(exc)) from None
-    for mine, read in zip(scenario.parts, again.parts):
+    read_in = {}
+    for lang in dict.fromkeys([scenario.language, *LANGUAGES]):
+        try:
+            read_in[lang] = parse_scenario(tomllib.loads(text), Path(f"{scenario.id}.toml"), lang)
+        except (ScenarioError, tomllib.TOMLDecodeError) as exc:
+            raise _cannot(scenario, str(exc)) from None
+    own = read_in[scenario.language]
+    for mine, read in zip(scenario.parts, own.parts):
         for step, back in zip(mine.steps, read.steps):
-            if step != back:
+            if _untold(step) != _untold(back):  # its texts: below, in every language
                 raise _cannot(scenario, tr("step {n}", n=step.number))
         if (mine.setup, mine.setup_display, len(mine.steps)) != (read.setup, read.setup_display, len(read.steps)):
             raise _cannot(scenario, "setup")
-    if len(scenario.parts) != len(again.parts):
+    if len(scenario.parts) != len(own.parts):
         raise _cannot(scenario, "parts")
+    for lang, read in read_in.items():
+        if _texts(scenario, lesson, lang) != _texts(read, read.lesson, lang):
+            raise _cannot(scenario, tr("its texts in {lang}", lang=lang))
     return text

@@ -120,6 +120,12 @@ def reworded(text: str, change) -> str:
     return Translated(change(text), lambda lang: change(again(text, lang)))
 
 
+def said_in(text: str, lang: str) -> str:
+    """`text` said in `lang`, and still sayable in every other language it could be said in
+    (again() gives the words alone)."""
+    return Translated(again(text, lang), text._say) if isinstance(text, Translated) else text
+
+
 def again(text: str, lang: str) -> str:
     """`text` said in `lang` when it came from tr/trn/trp (its fields too); as it is otherwise."""
     return text._say(lang) if isinstance(text, Translated) else text

@@ -159,3 +159,27 @@ def _said(english, field: str, found: dict, lang: str):
     if field in LIST_FIELDS and isinstance(english, list) and all(isinstance(x, str) for x in english):
         return [Translated(text(lang, i), lambda code, i=i: text(code, i)) for i in range(len(english))]
     return english
+
+
+def scenario_in(scenario, lang: str):
+    """`scenario` with each of its texts said in `lang` (i18n.said_in: as its lesson file has
+    them there, the explorer's own words in that language, a typed text as it is): F12 on a
+    scenario made in the app (an explorer's schedule), which has no file of its own to read
+    again."""
+    from dataclasses import replace
+
+    from playground.i18n import said_in
+
+    def say(text):
+        return None if text is None else said_in(text, lang)
+
+    def step(s):
+        predict = s.predict and replace(s.predict, question=say(s.predict.question), explain=say(s.predict.explain),
+                                        choices=tuple(say(c) for c in s.predict.choices))
+        return replace(s, narration=say(s.narration), pause=say(s.pause), predict=predict)
+
+    return replace(scenario, title=say(scenario.title), lesson=say(scenario.lesson), language=lang,
+                   scripts={name: say(source) for name, source in scenario.scripts.items()},
+                   challenge=scenario.challenge and replace(scenario.challenge, goal=say(scenario.challenge.goal)),
+                   parts=tuple(replace(p, name=say(p.name), steps=tuple(step(s) for s in p.steps))
+                               for p in scenario.parts))

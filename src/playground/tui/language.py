@@ -80,14 +80,16 @@ def _reload_scenario(app, lang: str) -> None:
     from playground.scenario.loader import load_scenario
 
     if teacher.scenario.path is None or teacher.scenario.path.stem != teacher.scenario.id:
-        # made in the app (a schedule the explorer made): its file is another scenario's
-        app.notify(tr("This scenario was made in the app: its texts stay in the language they were made in."))
-        return
-    try:
-        scenario = load_scenario(teacher.scenario.path, lang)
-    except (OSError, ScenarioError) as exc:  # the file changed or went away meanwhile
-        app.notify(str(exc), severity="error")
-        return
+        # made in the app (a schedule the explorer made): no file of its own, its texts say themselves again
+        from playground.scenario.translations import scenario_in
+
+        scenario = scenario_in(teacher.scenario, lang)
+    else:
+        try:
+            scenario = load_scenario(teacher.scenario.path, lang)
+        except (OSError, ScenarioError) as exc:  # the file changed or went away meanwhile
+            app.notify(str(exc), severity="error")
+            return
     teacher.scenario = scenario
     stepper = teacher.stepper or teacher.challenge
     if stepper is not None:

@@ -14,6 +14,7 @@ from playground.classroom.lesson_source import learner_scenario, shareable_sourc
 from playground.classroom.protocol import MAX_LESSON_BYTES, ClassLink, Learner
 from playground.errors import ScenarioError
 from playground.explore.explorer import explore
+from playground.i18n import again
 from playground.scenario.library import bundled_dir, resolve
 from playground.scenario.loader import load_scenario
 from playground.scenario.writer import scenario_toml
@@ -149,7 +150,8 @@ def test_a_new_run_clears_the_answers_and_the_learners_places(private_server):
 
 async def test_f12_keeps_a_schedule_the_explorer_made(server_binary, pg):
     """F12 reads the open scenario's file again in the other language; a schedule's file is
-    its lesson's, a scenario of its own order: the schedule stays (its texts as they were)."""
+    its lesson's, a scenario of its own order: the schedule stays, its order and steps as
+    they were, its texts said in the new language (scenario_in)."""
     from playground.explore.schedule_replay import schedule_scenario
     from playground.tui.app import make_app
     from test_tui import wait_until
@@ -165,4 +167,7 @@ async def test_f12_keeps_a_schedule_the_explorer_made(server_binary, pg):
         await pilot.press("f12")
         await wait_until(pilot, lambda: app.lang == "zh")
         await pilot.pause()
-        assert app.teacher.scenario is ordered and app.teacher.stepper.flat == steps
+        now = app.teacher.scenario
+        assert now.id == ordered.id and now.title == again(ordered.title, "zh") != ordered.title
+        assert [(i, s.client, s.display, s.blocking) for i, s in app.teacher.stepper.flat] == [
+            (i, s.client, s.display, s.blocking) for i, s in steps]

@@ -158,23 +158,21 @@ async def test_f12_says_a_schedule_made_in_the_app_in_the_other_language_and_bac
     """The teacher's own F12 on a schedule the explorer made (no file of its own to read again):
     its title and the step shown are said in the new language, then in the first again."""
     from playground.tui.app import make_app
-    from test_tui import started, wait_until
+    from test_tui_teaching import opened, press_and_wait
 
     result = await explore(pg, BASE_EN)
     cls = result.classes[-1]
     made = schedule_scenario(result, cls)
     app = make_app(server_binary.path, open_scenario=made)
     async with app.run_test(size=(120, 40)) as pilot:
-        await started(pilot, app)
-        await wait_until(pilot, lambda: app.teacher is not None and "Press Space" in app.narration.body.plain)
-        app.teacher.speed_index = 0
-        await pilot.press("space")
-        await wait_until(pilot, lambda: not app.mode_screen.busy and app.teacher.stepper.cursor == 1)
+        await opened(pilot, app)
+        await press_and_wait(pilot, app, "space")
+        assert app.teacher.stepper.cursor == 1
         for lang in ("zh", "en"):
             app.action_switch_language()
             await pilot.pause()
             title, first = _expected(cls, lang)
             body = app.narration.body.plain
             assert app.teacher.scenario.title == title and title in body and first in body, body
-        await pilot.press("space")  # the next step runs on
-        await wait_until(pilot, lambda: not app.mode_screen.busy and app.teacher.stepper.cursor == 2)
+        await press_and_wait(pilot, app, "space")  # the next step runs on
+        assert app.teacher.stepper.cursor == 2

@@ -3,9 +3,17 @@ and the app says where, with the full path."""
 
 from __future__ import annotations
 
+import pytest
+
 from playground.history import exports_dir
 from playground.tui.app import make_app
-from test_tui import log_text, started, type_command, wait_until
+from test_tui import hear_notices, log_text, notices, started, type_command, wait_until
+
+
+@pytest.fixture(autouse=True)
+def _hear_notices(monkeypatch):
+    hear_notices(monkeypatch)
+
 
 
 def test_exports_default_to_the_current_directory(tmp_path, monkeypatch):
@@ -26,7 +34,7 @@ async def test_transcript_and_screenshot_say_their_full_path(server_binary, expo
         await pilot.pause()
         transcript = export_dir / "session-transcript.md"
         assert "SET k v" in transcript.read_text()
-        messages = [n.message for n in app._notifications]
+        messages = notices(app)
         assert any(str(transcript) in m for m in messages), messages
         svgs = list(export_dir.glob("*.svg"))
         assert len(svgs) == 1 and any(str(svgs[0]) in m for m in messages), (svgs, messages)
@@ -36,7 +44,6 @@ async def test_transcript_and_screenshot_say_their_full_path(server_binary, expo
 
 import stat  # noqa: E402
 
-import pytest  # noqa: E402
 
 from playground.resp.cli_secrets import redact_exchange  # noqa: E402
 from playground.scenario import transcript  # noqa: E402

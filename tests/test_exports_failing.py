@@ -9,15 +9,16 @@ import pytest
 
 from playground.tui.app import make_app
 from playground.tui.confirm import ConfirmScreen
-from test_tui import log_text, started, type_command, wait_until
+from test_tui import hear_notices, log_text, notices, started, type_command, wait_until
 from test_tui_teaching import opened, press_and_wait, scenario
 from playground.tui.teaching_screens import TimelineScreen
 
 UNWRITABLE = "/dev/full/exports"  # a directory under a device: mkdir says "Not a directory"
 
 
-def notices(app) -> list[str]:
-    return [n.message for n in app._notifications]
+@pytest.fixture(autouse=True)
+def _hear_notices(monkeypatch):
+    hear_notices(monkeypatch)
 
 
 def full_disk(path):

@@ -14,7 +14,12 @@ from playground.tui.app import make_app
 from playground.tui.info_screens import InfoScreen
 from playground.tui.key_inspector import KeyInspector
 from playground.tui.own_programs import ProgramsPanel, short_reply
-from test_tui import started, wait_until
+from test_tui import hear_notices, notices, started, wait_until
+
+@pytest.fixture(autouse=True)
+def _hear_notices(monkeypatch):
+    hear_notices(monkeypatch)
+
 
 pytest.importorskip("redis")
 
@@ -88,7 +93,7 @@ async def test_ctrl_n_without_a_waiting_command_says_so(server_binary):
         await wait_until(pilot, lambda: isinstance(app.screen, InfoScreen))
         await pilot.press("escape")
         await pilot.press("ctrl+n")
-        await wait_until(pilot, lambda: any("No program command" in str(n.message) for n in app._notifications))
+        await wait_until(pilot, lambda: any("No program command" in m for m in notices(app)))
 
 
 async def test_free_running_and_a_restart(server_binary):

@@ -14,6 +14,23 @@ from playground.tui.key_table import KeyTable
 from commands import send
 
 
+def hear_notices(monkeypatch) -> None:
+    """Every app made from now on in this test keeps the texts it notifies (App.notify,
+    which every notification goes through): `notices(app)`."""
+    notify = PlaygroundApp.notify
+
+    def heard(self, message, *args, **kwargs):
+        self.heard_notices = [*getattr(self, "heard_notices", []), str(message)]
+        return notify(self, message, *args, **kwargs)
+
+    monkeypatch.setattr(PlaygroundApp, "notify", heard)
+
+
+def notices(app) -> list[str]:
+    """What `app` has notified so far (hear_notices first)."""
+    return getattr(app, "heard_notices", [])
+
+
 async def wait_until(pilot, predicate, timeout=10.0):
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout

@@ -14,7 +14,9 @@ from playground.tui.confirm import ConfirmScreen
 from playground.tui.info_screens import InfoScreen
 from playground.tui.narration import NarrationPanel
 from playground.tui.teaching_screens import ScenarioPicker
-from test_tui import log_text, wait_until
+import pytest
+
+from test_tui import hear_notices, log_text, notices, wait_until
 from test_tui_classroom_runs import DEADLINE, class_env, join_as  # noqa: F401  (class_env: a fixture)
 
 STEPS = '''title = "Three writes"
@@ -36,8 +38,14 @@ command = "SET k 3"
 REFUSED = "Your teacher leads the class now"
 
 
+@pytest.fixture(autouse=True)
+def _hear_notices(monkeypatch):
+    hear_notices(monkeypatch)
+
+
+
 def refusals(app) -> int:
-    return sum(REFUSED in str(n.message) for n in app._notifications)
+    return sum(REFUSED in m for m in notices(app))
 
 
 def place(app) -> tuple[str, int]:

@@ -4,13 +4,16 @@ with --allow-flush it asks as on the private server."""
 
 from __future__ import annotations
 
+import pytest
+
 from playground.tui.app import make_app
 from playground.tui.confirm import ConfirmScreen
-from test_tui import log_text, type_command, wait_until
+from test_tui import hear_notices, log_text, notices, type_command, wait_until
 
 
-def notices(app) -> list[str]:
-    return [n.message for n in app._notifications]
+@pytest.fixture(autouse=True)
+def _hear_notices(monkeypatch):
+    hear_notices(monkeypatch)
 
 
 async def connected(pilot, app):

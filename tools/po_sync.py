@@ -20,6 +20,7 @@ With no file, writes the .po's header only if the .po does not exist yet.
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from pathlib import Path
 
@@ -115,10 +116,13 @@ def remove(lang: str, keys: set[tuple[str | None, str]]) -> int:
 
 
 def main(argv: list[str]) -> int:
-    if not argv:
+    if not argv or argv[0] in ("-h", "--help"):
         print(__doc__)
-        return 2
+        return 0 if argv else 2
     lang, *files = argv
+    if not re.fullmatch(r"[a-z]{2,3}(_[A-Z]{2})?", lang):
+        print(f"po_sync.py: {lang!r} is not a language code (e.g. zh, pt_BR)", file=sys.stderr)
+        return 2
     base: dict[str, str] = {}
     if "--base" in files:
         at = files.index("--base")

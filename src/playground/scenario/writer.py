@@ -8,7 +8,6 @@ every language and must give the same parts, step for step, and the same texts."
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 from playground.errors import ScenarioError
@@ -16,7 +15,7 @@ from playground.i18n import ENGLISH, LANGUAGES, again, tr
 from playground.scenario.model import Scenario, Step
 from playground.scenario.recorder import toml_string
 from playground.scenario.substitution import escape
-from playground.scenario.translations import translated_name
+from playground.scenario.translations import scenario_in, translated_name
 
 
 def _cannot(scenario: Scenario, what: str) -> ScenarioError:
@@ -45,20 +44,6 @@ def _scripts(scripts: dict[str, str]) -> list[str]:
             out.append("[scripts]" if lang == ENGLISH else f"[scripts_{lang}]")
             out += [f"{toml_string(name)} = {toml_string(source)}" for name, source in said.items()]
     return out
-
-
-def _texts(scenario: Scenario, lesson: str, lang: str) -> tuple:
-    """Every text `scenario` says (as written: `lesson`), in `lang`."""
-    def said(text: str | None) -> str | None:
-        return None if text is None else again(text, lang)
-    return (said(scenario.title), said(lesson).strip(), {name: said(s) for name, s in scenario.scripts.items()},
-            [(said(part.name), [(said(step.narration), said(step.pause)) for step in part.steps])
-             for part in scenario.parts])
-
-
-def _untold(step: Step) -> Step:
-    """`step` without its texts (which language they are read in is the loader's)."""
-    return replace(step, narration="", pause=None if step.pause is None else "")
 
 
 def _step(step: Step) -> list[str]:
@@ -123,16 +108,17 @@ def scenario_toml(scenario: Scenario) -> str:
             read_in[lang] = parse_scenario(tomllib.loads(text), Path(f"{scenario.id}.toml"), lang)
         except (ScenarioError, tomllib.TOMLDecodeError) as exc:
             raise _cannot(scenario, str(exc)) from None
-    own = read_in[scenario.language]
-    for mine, read in zip(scenario.parts, own.parts):
-        for step, back in zip(mine.steps, read.steps):
-            if _untold(step) != _untold(back):  # its texts: below, in every language
-                raise _cannot(scenario, tr("step {n}", n=step.number))
-        if (mine.setup, mine.setup_display, len(mine.steps)) != (read.setup, read.setup_display, len(read.steps)):
-            raise _cannot(scenario, "setup")
-    if len(scenario.parts) != len(own.parts):
-        raise _cannot(scenario, "parts")
-    for lang, read in read_in.items():
-        if _texts(scenario, lesson, lang) != _texts(read, read.lesson, lang):
+    for lang, read in read_in.items():  # read back in each language: the scenario as said in it
+        said = scenario_in(scenario, lang)
+        if len(said.parts) != len(read.parts):
+            raise _cannot(scenario, "parts")
+        for mine, back in zip(said.parts, read.parts):
+            for step, again_read in zip(mine.steps, back.steps):
+                if step != again_read:
+                    raise _cannot(scenario, tr("step {n}", n=step.number))
+            if (mine.setup, mine.setup_display, len(mine.steps)) != (back.setup, back.setup_display, len(back.steps)):
+                raise _cannot(scenario, "setup")
+        if ((said.title, (said.lesson or said.title).strip(), said.scripts, [p.name for p in said.parts])
+                != (read.title, read.lesson, read.scripts, [p.name for p in read.parts])):
             raise _cannot(scenario, tr("its texts in {lang}", lang=lang))
     return text

@@ -144,7 +144,14 @@ def test_serve_killed_outright_leaves_no_zygote_app_or_server(fork, server_binar
     try:
         def started() -> dict[int, str] | None:
             found = _descendants(proc.pid)
-            return found if sum("server" in name for name in found.values()) == 2 else None
+            if sum("server" in name for name in found.values()) != 2:
+                return None
+            try:  # not while an app's child is between its fork and its exec (still named python)
+                if any(found.get(_parent(pid)) == "python" for pid, name in found.items() if name == "python"):
+                    return None
+            except OSError:  # (that child gone meanwhile)
+                return None
+            return found
 
         processes = _wait_for(started, "serve's two ready apps and their servers")
         assert (NAME in processes.values()) == fork, processes

@@ -99,3 +99,32 @@ async def test_the_handshake_is_no_line(pg, gate):
         assert units == [[(b"INCRBY", b"n", b"1")]]
     finally:
         await r.aclose()
+
+
+async def test_a_program_started_by_hand_gets_a_lane_of_its_own(pg, gate):
+    """Free play: each connection is named after its program; the lanes give it a column
+    beside A's and B's, never A's (where an unknown client used to land)."""
+    from playground.scenario import lanes
+
+    executor = Executor(pg, attribute=True)
+    ProgramLines(executor).attach(gate, name=lambda client: client.name)
+    r = redis.Redis.from_url(await gate.listen(None))
+    gate.run_free()
+    try:
+        await executor.run("A", [b"SET", b"n", b"1"])
+        assert await r.incr("n") == 2
+        await gate.log[-1].record
+        await executor.run("B", [b"GET", b"n"])
+        program = next(client.name for client in gate.clients)
+        rows = lanes.rows_from_order(pg.order.rows)
+        assert [(row.client, row.lines) for row in rows if row.client] == [
+            ("A", ["SET n 1"]), (program, ["INCRBY n 1"]), ("B", ["GET n"])]
+        head, _, *body = lanes.render_text(rows, ("A", "B"), total=90).splitlines()
+        assert head.split() == ["#", "│", "A", "│", "B", "│", program]
+        incr = next(line for line in body if "INCRBY n 1" in line)
+        assert incr.index("INCRBY n 1") > head.index(program) - 2   # in the program's lane, right of B's
+        await executor.attributed()
+        await gate.log[-1].record
+        assert pg.writes.last_writer[b"n"] == program    # "changed by" names the program, not A
+    finally:
+        await r.aclose()

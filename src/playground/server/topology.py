@@ -260,5 +260,3 @@ class Topology(ServerIdentity):
     def __exit__(self, *exc) -> None:
         self.stop()
 
-
-from playground.server import make_server  # noqa: E402,F401 (defined there: a single server needs none of this module)

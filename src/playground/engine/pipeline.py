@@ -92,6 +92,7 @@ async def run_lines(executor: "Executor", lines: list[tuple[str, tuple[bytes, ..
     pg = executor.pg
     todo = [_Line(client, argv, repeat) for client, argv, repeat in lines]
     clients = {line.client for line in todo}
+    await pg.prepare_guard(line.argv for line in todo)
     for line in todo:
         try:
             pg.check_allowed(line.argv)

@@ -21,7 +21,6 @@ from playground.resp.address import Address
 from playground.resp.replies import Err
 from playground.server.node import free_port
 
-pytestmark = pytest.mark.asyncio
 
 
 @contextlib.contextmanager
@@ -143,3 +142,26 @@ async def test_a_running_read_only_script_is_killed_when_the_playground_leaves_i
             await asyncio.gather(running, return_exceptions=True)
         assert await asyncio.to_thread(user.ping)
         assert user.get("k0") == b"v0"
+
+
+def test_repl_ended_while_its_read_only_script_runs_leaves_the_server_serving(server_binary, tmp_path):
+    """`repl --url` stopped (SIGTERM) while a script it sent in a pipelined run loops:
+    the script is killed on the way out, the user's server is not left BUSY."""
+    import os
+    import signal
+    import sys
+
+    with user_server(server_binary, tmp_path, "lua-time-limit 50") as (user, url):
+        repl = subprocess.Popen([sys.executable, "-m", "playground", "--url", url, "repl"], stdin=subprocess.PIPE,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            repl.stdin.write(b'SET k v\nEVAL_RO "while true do end" 0\n')
+            repl.stdin.flush()
+            asyncio.run(_until_busy(user))
+            repl.send_signal(signal.SIGTERM)
+            repl.wait(timeout=30)
+        finally:
+            if repl.poll() is None:
+                repl.kill()
+                repl.wait()
+        assert user.ping() and user.get("k") == b"v"

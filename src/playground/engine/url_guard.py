@@ -45,10 +45,10 @@ async def stop_own_script(pg, sessions) -> None:
     `sessions` still waiting for a script it started. At most KILL_WAIT seconds each;
     an error (NOTBUSY: it ended; UNKILLABLE: it wrote, under --allow-flush) is ignored."""
     for session in sessions:
-        pending = session.state.pending
-        if not pending or bytes(pending[0]).lower() not in SCRIPT_COMMANDS:
+        sent = session.script_sent  # (set when sent, cleared by its reply: engine/session.py)
+        if not sent:
             continue
-        kill = b"FUNCTION" if bytes(pending[0]).lower().startswith(b"fcall") else b"SCRIPT"
+        kill = b"FUNCTION" if bytes(sent[0]).lower().startswith(b"fcall") else b"SCRIPT"
         try:
             await asyncio.wait_for(pg.admin.run([[kill, b"KILL"]]), KILL_WAIT)
         except (OSError, ConnectionError, asyncio.TimeoutError):

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from playground.resp.replies import Array, Int, Map
+from playground.resp.replies import Array, Err, Int, Map
 
 # -- corrections: what COMMAND INFO does not say ----------------------------------------
 
@@ -334,11 +334,12 @@ class Catalogue:
             return
         try:
             reply, = await self.reader.run([[b"COMMAND", b"INFO", *new]])
-        except Exception:  # busy, gone, refused by an ACL: nothing is known
+        except Exception:  # gone: nothing is known
             reply = None
-        if not isinstance(reply, Array):
-            for name in new:  # (the server did not answer for them: ask again next time)
-                self.commands.pop(name, None)
+        if not isinstance(reply, Array):  # (busy, loading or gone: ask again next time; NOPERM: never)
+            if not (isinstance(reply, Err) and reply.message.startswith(b"NOPERM")):
+                for name in new:
+                    self.commands.pop(name, None)
             return
         for name, info in zip(new, reply):
             self.commands[name] = _parse_info(info)

@@ -345,8 +345,7 @@ class Catalogue:
             self.commands[name] = _parse_info(info)
 
     def own_name(self, typed) -> bytes | None:
-        """The server's own name for the command typed as `typed` (after `learn`): another
-        name when it was renamed with rename-command; None when not known."""
+        """The server's own name for `typed` (after `learn`; rename-command); None: not known."""
         command = self.commands.get(bytes(typed).lower())
         return command.name if command is not None else None
 

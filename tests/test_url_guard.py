@@ -122,14 +122,22 @@ async def _until_busy(user) -> None:
             return
 
 
+SPIN_LIBRARY = (b"#!lua name=spin\n"
+                b"redis.register_function{function_name='spin', flags={'no-writes'},\n"
+                b"  callback=function() while true do end end}\n")
+
+
 @pytest.mark.parametrize("how", ["close", "cancel"])
-async def test_a_running_read_only_script_is_killed_when_the_playground_leaves_it(server_binary, tmp_path, how):
+@pytest.mark.parametrize("spin", [[b"EVAL_RO", b"while true do end", b"0"], [b"FCALL_RO", b"spin", b"0"]],
+                         ids=["script", "function"])
+async def test_a_running_read_only_script_is_killed_when_the_playground_leaves_it(server_binary, tmp_path, how, spin):
     with user_server(server_binary, tmp_path, "lua-time-limit 50") as (user, url):
         user.set("k0", "v0")
+        user.execute_command("FUNCTION", "LOAD", SPIN_LIBRARY)
         pg = Playground(url=Address.from_url(url))
         await pg.start()
         try:
-            running = asyncio.ensure_future(line(pg, "A", [b"EVAL_RO", b"while true do end", b"0"], refresh=False))
+            running = asyncio.ensure_future(line(pg, "A", spin, refresh=False))
             await _until_busy(user)
             assert not running.done()
             if how == "cancel":

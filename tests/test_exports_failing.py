@@ -1,6 +1,8 @@
 """Every file the app writes (transcript, SVG and timeline exports, F9 recordings, the
-panes' history) can fail to be written: a full disk (/dev/full answers ENOSPC) or a
-directory that cannot be made. Each is one notice naming the path and the OS's reason,
+panes' history) can fail to be written: a name that cannot be replaced (a directory is
+there; an export is written to a file of its own and renamed over its name, so a link to
+/dev/full is replaced, not written through: tests/test_export_files.py) or a directory
+that cannot be made. Each is one notice naming the path and the OS's reason,
 and the app goes on with nothing else lost."""
 
 from __future__ import annotations
@@ -21,10 +23,9 @@ def _hear_notices(monkeypatch):
     hear_notices(monkeypatch)
 
 
-def full_disk(path):
-    """`path` (an export's name) as a link to /dev/full: its write fails with ENOSPC."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.symlink_to("/dev/full")
+def unreplaceable(path):
+    """`path` (an export's name) as a directory: the export cannot be renamed over it (EISDIR)."""
+    path.mkdir(parents=True)
     return path
 
 
@@ -33,15 +34,15 @@ async def still_typing(pilot, app):
     assert log_text(app, "B")[-1] == "OK"
 
 
-async def test_transcript_to_a_full_disk_is_a_notice(server_binary, export_dir):
-    target = full_disk(export_dir / "session-transcript.md")
+async def test_transcript_that_cannot_be_written_is_a_notice(server_binary, export_dir):
+    target = unreplaceable(export_dir / "session-transcript.md")
     app = make_app(server_binary.path)
     async with app.run_test(size=(140, 45)) as pilot:
         await started(pilot, app)
         await type_command(pilot, app, "A", "SET k v")
         app.action_export_transcript()
         await pilot.pause()
-        said = [m for m in notices(app) if "No space left on device" in m]
+        said = [m for m in notices(app) if "Is a directory" in m]
         assert said and str(target) in said[0] and "\n" not in said[0], notices(app)
         await still_typing(pilot, app)
         assert log_text(app, "A")[-2:] == ["A> SET k v", "OK"]
@@ -59,8 +60,8 @@ async def test_screenshot_where_no_directory_can_be_made(server_binary, monkeypa
         await still_typing(pilot, app)
 
 
-async def test_timeline_export_to_a_full_disk(server_binary, export_dir):
-    target = full_disk(export_dir / "watch-abort-timeline.md")
+async def test_timeline_export_to_a_unreplaceable(server_binary, export_dir):
+    target = unreplaceable(export_dir / "watch-abort-timeline.md")
     app = make_app(server_binary.path, open_scenario=scenario("watch-abort"))
     async with app.run_test(size=(140, 45)) as pilot:
         await opened(pilot, app)
@@ -69,7 +70,7 @@ async def test_timeline_export_to_a_full_disk(server_binary, export_dir):
         await wait_until(pilot, lambda: isinstance(app.screen, TimelineScreen))
         await pilot.press("x")
         await pilot.pause()
-        said = [m for m in notices(app) if "No space left on device" in m]
+        said = [m for m in notices(app) if "Is a directory" in m]
         assert said and str(target) in said[0], notices(app)
         assert isinstance(app.screen, TimelineScreen)  # still open, the app still running
 

@@ -75,7 +75,7 @@ HOSTILE_ON_URL = [
     [b"CLUSTER", b"RESET"], [b"CLUSTER", b"FLUSHSLOTS"],
     [b"SCRIPT", b"DEBUG", b"SYNC"], [b"script", b"debug", b"yes"], [b"CLIENT", b"PAUSE", b"3000", b"ALL"],
     [b"CLIENT", b"KILL", b"TYPE", b"normal", b"SKIPME", b"yes"], [b"client", b"kill", b"127.0.0.1:1"],
-    [b"SYNC"], [b"PSYNC", b"?", b"-1"], [b"ACL", b"LOG", b"RESET"],
+    [b"SYNC"], [b"PSYNC", b"?", b"-1"], [b"ACL", b"LOG", b"RESET"], [b"RESTORE", b"k9", b"0", b"payload"],
 ]
 
 

@@ -7,8 +7,11 @@ directory; lines with a secret found in an older file are dropped when it is rea
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
 import stat
+import tempfile
 from pathlib import Path
 
 from playground.resp.cli_lines import RepeatError, SplitError, parse_line
@@ -55,11 +58,41 @@ def open_private(path: Path, mode: str = "a"):
 
 def write_private(path: Path, text: str) -> Path:
     """Write `text` to `path` as a 0600 file (its directory made if missing): every
-    export goes through here. Raises OSError (a full disk, a read-only directory)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open_private(path, "w") as f:
-        f.write(text)
+    export goes through here. Written to a new file of its own in the same directory
+    (O_EXCL: never one planted there), then renamed over `path`: a symlink planted at
+    `path` is replaced, never followed. Raises OSError (a full disk, a read-only directory)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")  # 0600, O_EXCL
+    except OSError as exc:
+        exc.filename = exc.filename or str(path)
+        raise
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(temp, path)
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        if isinstance(exc, OSError):  # (named by the export's own path, not the temp file's)
+            exc.filename, exc.filename2 = str(path), None
+        raise
     return path
+
+
+def create_private(directory: Path, stem: str, suffix: str, attempts: int = 1000):
+    """A new 0600 file in `directory` (made 0700 if missing) named `stem` + `suffix`, or
+    `stem-2` + `suffix`, ... when that name is taken (O_EXCL: an existing file or a
+    planted symlink is never opened): (its path, the file open for writing)."""
+    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    for n in range(1, attempts + 1):
+        path = directory / (f"{stem}{suffix}" if n == 1 else f"{stem}-{n}{suffix}")
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        except FileExistsError:
+            continue
+        return path, os.fdopen(fd, "w", encoding="utf-8")
+    raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), str(directory / f"{stem}{suffix}"))
 
 
 def write_failure(path, exc: OSError) -> str:

@@ -26,7 +26,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-from playground.resp.replies import Array, Int, Map
+from playground.resp.replies import Array, Err, Int, Map
 
 # -- corrections: what COMMAND INFO does not say ----------------------------------------
 
@@ -231,6 +231,7 @@ class _Spec:
 
 @dataclass(frozen=True)
 class _Command:
+    name: bytes                        # the server's own name (after rename-command: not the typed one)
     flags: frozenset[bytes]
     specs: tuple[_Spec, ...] | None    # None: the server gave no key specs (before 7.0)
     first: int
@@ -288,7 +289,7 @@ def _parse_info(info) -> _Command | None:
         return None
     specs = tuple(_parse_spec(s) for s in info[8]) if len(info) > 8 and isinstance(info[8], Array) else None
     first, last, step = (_int(x) if isinstance(x, Int) else 0 for x in info[3:6])
-    return _Command(_words(info[2]), specs, first, last, step)
+    return _Command(bytes(info[0]).lower(), _words(info[2]), specs, first, last, step)
 
 
 def _spec_keys(spec: _Spec, argv) -> list[bytes] | None:
@@ -338,8 +339,9 @@ class Catalogue:
         self.commands: dict[bytes, _Command | None] = {}
 
     async def learn(self, names) -> None:
-        """Ask for the names not known yet, in one round trip (a failure, or a name the
-        server does not know, leaves them unknown: they conflict with everything)."""
+        """Ask for the names not known yet, in one round trip (a failure leaves them
+        unknown until asked again; a name the server does not know stays unknown:
+        they conflict with everything)."""
         new = sorted({bytes(n).lower() for n in names} - self.commands.keys())
         if not new:
             return
@@ -349,11 +351,20 @@ class Catalogue:
             return
         try:
             reply, = await self.reader.run([[b"COMMAND", b"INFO", *new]])
-        except Exception:  # busy, gone, refused by an ACL: nothing is known
+        except Exception:  # gone: nothing is known
+            reply = None
+        if not isinstance(reply, Array):  # (busy, loading or gone: ask again next time; NOPERM: never)
+            if not (isinstance(reply, Err) and reply.message.startswith(b"NOPERM")):
+                for name in new:
+                    self.commands.pop(name, None)
             return
-        if isinstance(reply, Array):
-            for name, info in zip(new, reply):
-                self.commands[name] = _parse_info(info)
+        for name, info in zip(new, reply):
+            self.commands[name] = _parse_info(info)
+
+    def own_name(self, typed) -> bytes | None:
+        """The server's own name for `typed` (after `learn`; rename-command); None: not known."""
+        command = self.commands.get(bytes(typed).lower())
+        return command.name if command is not None else None
 
     async def effects(self, lines) -> list[Effect]:
         lines = list(lines)

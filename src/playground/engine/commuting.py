@@ -9,8 +9,9 @@ and they share no key that either writes; a line the catalogue cannot place (a s
 a key-less command, one that depends on time or changes the server's state: see
 `Effect.anything`) commutes with nothing.
 
-Not covered: a server with `maxmemory` evicting keys, where which key goes may depend on
-the order of writes to other keys (it depends on timing in redis-cli too).
+Not covered: a server at its `maxmemory` (the private servers' 64mb, noeviction:
+server/sandbox.py), where which write gets OOM, or which key an evicting server drops,
+may depend on the order of writes to other keys (it depends on timing in redis-cli too).
 """
 
 from __future__ import annotations

@@ -313,6 +313,7 @@ class Executor:
         session = self.pg.sessions[client]
         if session.state.pending is None and not session.streaming:
             return False
+        await self.pg.stop_own_script([session])
         try:
             message = await session.cancel()
         except ConnectionLost as exc:  # e.g. BUSY: the server runs a script and takes no client

@@ -13,9 +13,17 @@ SCRIPT FLUSH, FUNCTION FLUSH/DELETE/RESTORE and FUNCTION LOAD REPLACE; SCRIPT DE
 script stopped under the SYNC debugger freezes the whole server), CLIENT PAUSE and CLIENT
 KILL (they stop or disconnect the user's other clients), SYNC/PSYNC (the whole dataset,
 and a server without diskless sync rewrites its dump.rdb), ACL LOG RESET (the security
-log); of CONFIG, ACL, CLUSTER and MODULE only the read-only subcommands pass. Commands on one key the user
-names (SET, DEL, MOVE to another db, COPY/RESTORE ... REPLACE) pass: that is what the user
-came to type, and nothing else of theirs goes with it.
+log); of CONFIG, ACL, CLUSTER and MODULE only the read-only subcommands pass; RESTORE (a
+crafted payload can crash a server that does not check payloads through, and the user's
+data goes with it). Commands on one key the user names (SET, DEL, MOVE to another db,
+COPY ... REPLACE) pass: that is what the user came to type, and nothing else of theirs
+goes with it.
+
+Commands are recognised by what the server says they are, not by the typed name: a
+command renamed with `rename-command` (FLUSHALL as WIPEALL, or SWAPDB as SORT after SORT
+was removed) answers COMMAND INFO with its own name, and the guard decides on that name
+(`named`, from the catalogue: engine/catalogue.py). A name the server does not describe
+is judged as typed (the server answers it with an unknown-command error).
 
 Scripts: a script can call any command, and its body cannot be checked here (Lua builds
 command names at run time: `redis.call(('flush'):upper()..'ALL')`). So EVAL, EVALSHA and
@@ -25,8 +33,14 @@ every command flagged `noscript` (CONFIG, REPLICAOF, SHUTDOWN, DEBUG, ACL SETUSE
 FUNCTION, SAVE, CLIENT KILL, ...) in any script. What a read-only script can still reach
 that changes server state is SLOWLOG/COMMANDLOG RESET (diagnostics only) and CLUSTER's
 admin subcommands, which act only on a server in cluster mode (tests/test_hostile.py
-pins this list for both servers). FUNCTION LOAD runs the library's top level without
-`redis.call`, so loading a new library cannot reach data.
+pins this list for both servers). So on a cluster node (INFO cluster: cluster_enabled:1)
+the read-only forms are refused too: CLUSTER MEET, FORGET, SETSLOT or FAILOVER TAKEOVER
+inside EVAL_RO would join, reshape or take over the user's cluster. FUNCTION LOAD runs the
+library's top level without `redis.call`, so loading a new library cannot reach data.
+A read-only script may still loop for ever: when a line running one is cancelled, or the
+playground ends while it runs, the playground sends SCRIPT KILL (FUNCTION KILL for FCALL_RO)
+on its own admin connection (`Playground.stop_own_script`), so the user's server is not
+left BUSY.
 
 Why not a restriction the server enforces for the whole connection: Redis 7.0 and Valkey
 9.1 have none except an ACL user. Creating one (ACL SETUSER with the user's own rules
@@ -74,7 +88,10 @@ _URL_REFUSED = {
     b"replconf": N_("it speaks for a replica to the server"),
     b"restore-asking": N_("it is a cluster's own way to move keys between nodes"),
     b"pfdebug": N_("it rewrites a HyperLogLog's internal encoding"),
+    b"restore": N_("a crafted payload can crash the server"),
 }
+# --url on a cluster node: the read-only script commands are refused too.
+_CLUSTER_SCRIPTS = frozenset((b"eval_ro", b"evalsha_ro", b"fcall_ro"))
 # --url: of these, only the listed (read-only) subcommands pass.
 _URL_SUBCOMMANDS_ALLOWED = {
     b"config": {b"get", b"help"},
@@ -101,9 +118,9 @@ _URL_SUBCOMMANDS_REFUSED = {
 
 # --url: every command the server itself files under @dangerous (COMMAND LIST FILTERBY ACLCAT
 # dangerous) that the rules above were written for: each is refused above or passes on
-# purpose (KEYS, SORT, INFO, MONITOR, ROLE, RESTORE of a key the user names, reads of
-# diagnostics, ...). A dangerous command a newer server adds is refused until it is
-# reviewed here (tests/test_hostile.py compares this with each server's own list).
+# purpose (KEYS, SORT, INFO, MONITOR, ROLE, reads of diagnostics, ...). A dangerous command
+# a newer server adds is refused until it is reviewed here (tests/test_hostile.py compares
+# this with each server's own list).
 REVIEWED_DANGEROUS = frozenset(name.encode() for name in (
     "acl|deluser acl|dryrun acl|getuser acl|list acl|load acl|log acl|save acl|setuser acl|users "
     "bgrewriteaof bgsave save shutdown swapdb flushall flushdb failover migrate replicaof slaveof debug "
@@ -132,23 +149,30 @@ def _name(arg: bytes) -> str:
 
 
 def refusal(argv: list[bytes], *, private: bool, allow_flush: bool, where,
-            dangerous: frozenset[bytes] = frozenset()) -> str | None:
+            dangerous: frozenset[bytes] = frozenset(), named: bytes | None = None,
+            cluster: bool = False) -> str | None:
     """The one-line reason the playground will not send `argv` to the server at `where`
     (its description, or a function that gives it when a message needs it), or None when
     it may. `private`: the playground's own server; `allow_flush`: the user said the --url
     server is disposable; `dangerous`: the --url server's own @dangerous commands (those
-    not in REVIEWED_DANGEROUS are refused)."""
+    not in REVIEWED_DANGEROUS are refused); `named`: the server's own name for the command
+    typed as argv[0] (COMMAND INFO: differs after rename-command); `cluster`: the --url
+    server is a cluster node."""
     if not argv:
         return None
-    cmd = argv[0].lower()
-    sub = argv[1].lower() if len(argv) > 1 else b""
     if private or allow_flush:
         return None
-    what, why = _name(argv[0]), _URL_REFUSED.get(cmd)
+    typed = argv[0]
+    cmd = (named or typed).lower()
+    argv = [cmd, *argv[1:]]
+    sub = argv[1].lower() if len(argv) > 1 else b""
+    what, why = _name(typed) + (f" ({_name(cmd)})" if cmd != typed.lower() else ""), _URL_REFUSED.get(cmd)
     if cmd in _URL_SUBCOMMANDS_ALLOWED and sub and sub not in _URL_SUBCOMMANDS_ALLOWED[cmd]:
         what, why = f"{what} {_name(sub)}".rstrip(), N_("it changes the server, not just data")
     elif cmd in _URL_SUBCOMMANDS_REFUSED and sub in _URL_SUBCOMMANDS_REFUSED[cmd]:
         what, why = f"{what} {_name(sub)}", _URL_SUBCOMMANDS_REFUSED[cmd][sub]
+    elif cluster and cmd in _CLUSTER_SCRIPTS:
+        why = N_("on a cluster node a read-only script can still run CLUSTER MEET, FORGET, SETSLOT or FAILOVER")
     elif cmd == b"function" and sub == b"load" and any(a.lower() == b"replace" for a in argv[2:-1]):
         what, why = "FUNCTION LOAD REPLACE", N_("it replaces a function library")
     elif cmd == b"acl" and sub == b"log" and len(argv) > 2 and argv[2].lower() == b"reset":

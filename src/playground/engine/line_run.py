@@ -52,6 +52,7 @@ class LineRun:
         client, argv = job.client, job.argv
         pg = executor.pg
         try:
+            await pg.prepare_guard([argv])
             pg.check_allowed(list(argv))
         except Refused as exc:
             executor.emit(ev.Refused(client, str(exc), "warning"))

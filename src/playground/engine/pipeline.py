@@ -92,6 +92,7 @@ async def run_lines(executor: "Executor", lines: list[tuple[str, tuple[bytes, ..
     pg = executor.pg
     todo = [_Line(client, argv, repeat) for client, argv, repeat in lines]
     clients = {line.client for line in todo}
+    await pg.prepare_guard(line.argv for line in todo)
     for line in todo:
         try:
             pg.check_allowed(line.argv)
@@ -149,6 +150,7 @@ class _Run:
         self.lost: dict[str, str] = {}  # clients whose connection dropped here: why
         self.ready = 0.0
         self.sent_events = listening and not executor.replies_only
+        self.own_scripts = executor.pg.url is not None  # note a script line sent (url_guard.stop_own_script)
 
     async def go(self, end: int | None = None) -> list[ev.LineResult]:
         """Answer the lines (up to `end`), in order."""
@@ -226,6 +228,8 @@ class _Run:
             self.in_flight += count
             self.gathered += count
             self.unsent.append(line)
+            if self.own_scripts and bytes(line.argv[0]).lower() in SCRIPT_COMMANDS:
+                self.sessions[line.client].script_sent = line.argv
             if line.sent < line.repeat:
                 return
             self.next_send += 1

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Callable, Iterable
 
 from playground.engine import fresh_start
 from playground.engine.attribution import WriteTracker
+from playground.engine import url_guard
 from playground.engine.catalogue import may_load_scripts, script_run
 from playground.engine.exit_signals import install_exit_signals  # noqa: F401 (re-exported)
 from playground.engine.guard import refusal
@@ -30,6 +31,8 @@ if TYPE_CHECKING:  # (imported when used: `repl --url` needs neither)
     from playground.server import PrivateServer
 
 _POLL_MIN, _POLL_MAX = 0.001, 0.05
+
+
 class Refused(Exception):
     """A command the playground will not send to a server the user did not give it."""
 
@@ -165,20 +168,8 @@ class Playground:
             from playground.engine.topology_ops import url_is_cluster
             self.follows_redirects = await url_is_cluster(self)
             if not self.allow_flush:
-                self.dangerous = await self._dangerous_commands()
+                self.dangerous = await url_guard.dangerous_commands(self)
         return self
-
-    async def _dangerous_commands(self) -> frozenset[bytes]:
-        """The --url server's own @dangerous commands ("cmd" or "cmd|sub"), for the guard:
-        those it has not reviewed are refused. Empty where the server cannot list them
-        (before Redis 7.0: COMMAND LIST does not exist)."""
-        try:
-            reply, = await self.reader.run([[b"COMMAND", b"LIST", b"FILTERBY", b"ACLCAT", b"dangerous"]])
-        except (OSError, ConnectionError):
-            return frozenset()
-        if not isinstance(reply, list):  # (an error: an older server)
-            return frozenset()
-        return frozenset(bytes(name).lower() for name in reply)
 
     def _side_sent(self, commands) -> None:
         self.own_traffic.active = any(s.monitoring for s in self.sessions.values())
@@ -187,6 +178,7 @@ class Playground:
     async def close(self) -> None:
         for stop in list(self.closing):
             await stop()
+        await self.stop_own_script()
         for session in self.sessions.values():
             await session.close()
         if self.observer is not None:
@@ -213,12 +205,23 @@ class Playground:
     def _where(self) -> str:
         return tr("the private server") if self.private else self.url.describe()
 
+    async def prepare_guard(self, lines) -> None:
+        """Before `check_allowed` on a --url server (engine/url_guard.py)."""
+        if not self.private and not self.allow_flush:
+            await url_guard.prepare(self, lines)
+
     def check_allowed(self, argv: list[bytes]) -> None:
         """Raise Refused for what the playground will not send (policy: engine/guard.py)."""
+        named = self._catalogue.own_name(argv[0]) if argv and self._catalogue is not None else None
         message = refusal(argv, private=self.private, allow_flush=self.allow_flush, where=self._where,
-                          dangerous=self.dangerous)
+                          dangerous=self.dangerous, named=named, cluster=self.follows_redirects)
         if message:
             raise Refused(message)
+
+    async def stop_own_script(self, sessions=None) -> None:
+        """SCRIPT KILL for a script a client still waits for on a --url server (engine/url_guard.py)."""
+        if not self.private and self.admin is not None:
+            await url_guard.stop_own_script(self, self.sessions.values() if sessions is None else sessions)
 
     def note_scripts(self, argv: list[bytes]) -> None:
         """Remember the scripts clients use, to show which are still cached (and that a
@@ -350,6 +353,7 @@ class Playground:
 
     async def reconnect(self, name: str) -> str:
         """Reopen one client's connection (after it was cancelled or dropped)."""
+        await self.stop_own_script([self.sessions[name]])
         return await self.sessions[name].cancel()
 
     async def flushall(self) -> None:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from playground.engine import session_reset
+from playground.engine.catalogue import SCRIPT_COMMANDS
 from playground.engine.client_state import ClientState, replace  # noqa: F401 (re-exported)
 from playground.engine.lua_debugger import LuaDebugging
 from playground.engine.units import Unit, UnitTracker, hello_protocol
@@ -87,6 +88,7 @@ class Session:
         self._sent_at = 0.0  # when the command whose reply is awaited was sent
         self._debugging = False  # ... and whether it runs under redis-cli's Lua debugger
         self.ldb = LuaDebugging()
+        self.script_sent: tuple | None = None  # a script line sent whose reply has not come (url_guard)
 
     # -- connection ---------------------------------------------------------------
 
@@ -98,6 +100,7 @@ class Session:
         """
         await self.close()
         self.dropped = None
+        self.script_sent = None
         if address is not None:
             self.address = address
         if resp is not None:
@@ -203,6 +206,8 @@ class Session:
                 self.state = replace(self.state, monitoring=True)
             await self._send_streaming(argv)
             return STREAMING
+        if cmd in SCRIPT_COMMANDS:
+            self.script_sent = tuple(argv)
         if late is None:
             self.state = replace(self.state, pending=tuple(argv))
             self.running = asyncio.current_task()
@@ -266,6 +271,8 @@ class Session:
         units = self.units
         cmd = argv[0].lower()
         state = self.state
+        if self.script_sent is not None and cmd in SCRIPT_COMMANDS:
+            self.script_sent = None
         if (units.open is None and cmd not in _TRACKED and not units.watched and state.pending is None
                 and not state.in_multi and not state.dirty and not state.watched and not state.exec_will_abort
                 and not state.queued):  # a plain command: nothing to change but the unit

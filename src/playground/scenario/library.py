@@ -27,6 +27,16 @@ def recordings_dir() -> Path:
     return state_dir() / "scenarios"
 
 
+def recording_target(scenario_dirs) -> Path:
+    """Where F9 saves a recording: the first --scenarios directory, else recordings_dir();
+    under `serve` always recordings_dir(), which is the learner's session's own (a
+    --scenarios folder there is every learner's: a recording saved in it would show in
+    every picker)."""
+    from playground.served import served
+
+    return Path(scenario_dirs[0]) if scenario_dirs and not served() else recordings_dir()
+
+
 def is_recording(scenario: Scenario) -> bool:
     """Recorded with F9 (the recorder tags its files "recorded", wherever they were saved),
     or kept where F9 saves recordings."""

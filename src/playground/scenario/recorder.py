@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from playground.history import open_private
+from playground.history import create_private
 from playground.resp.cli_lines import RepeatError, SplitError, parse_line
 from playground.resp.cli_secrets import SECRET, redact_line, redact_reply, reply_reveals_secret
 from playground.resp.replies import Err
@@ -105,12 +105,13 @@ class Recorder:
         return "\n".join(out) + "\n"
 
     def save(self, directory: Path, title: str, clients: tuple[str, ...]) -> Path:
-        """Write the recording as a 0600 file in `directory` (created 0700 if missing)."""
-        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        """Write the recording as a new 0600 file in `directory` (created 0700 if
+        missing): TITLE-STAMP.toml, or TITLE-STAMP-2.toml, ... when a recording of the
+        same second is there (never overwritten)."""
         stamp = time.strftime("%Y%m%d-%H%M%S")
         slug = re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-") or "recording"
-        path = directory / f"{slug}-{stamp}.toml"
-        with open_private(path, "w") as f:
+        path, f = create_private(directory, f"{slug}-{stamp}", ".toml")
+        with f:
             f.write(self.to_toml(title, clients))
         return path
 

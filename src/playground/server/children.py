@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import resource
 import signal
 import subprocess
 import time
@@ -103,10 +104,16 @@ def signal_group(pgid: int, sig: int) -> bool:
     return True
 
 
-def die_with_parent(parent_pid: int):
+def die_with_parent(parent_pid: int, address_space: int | None = None):
     """preexec_fn: SIGKILL the server when the process that started it dies (Linux).
-    (Only the direct child: a wrapper script's own children do not inherit it.)"""
+    (Only the direct child: a wrapper script's own children do not inherit it.)
+    `address_space`: bytes of memory the child may map at most (RLIMIT_AS; inherited)."""
     def setup() -> None:
+        if address_space is not None:
+            try:
+                resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
+            except (OSError, ValueError):
+                pass
         try:
             libc = ctypes.CDLL(None, use_errno=True)
             libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 from playground.i18n import tr
-from playground.server.sandbox import ADMIN_USER, Credentials, acl_config
+from playground.server.sandbox import ADDRESS_SPACE, ADMIN_USER, Credentials, acl_config, limit_config
 from playground.server.children import die_with_parent, kill_escaped, start_watchdog, stop_group, stop_watchdog
 from playground.server.private import DEFAULT_SCRIPT_TIME_LIMIT_MS, STOP_GRACE, ServerBinary, ServerError
 from playground.resp.info_text import parse_info
@@ -138,7 +138,7 @@ class Node:
     def _config(self) -> str:
         lines = [
             f"port {self.port}", f"bind {LOOPBACK}", "protected-mode yes",
-            *acl_config(self.binary, self._credentials, node=True),  # server/sandbox.py
+            *acl_config(self.binary, self._credentials, node=True), *limit_config(),  # server/sandbox.py
             f"masteruser {ADMIN_USER}", f"masterauth {self._credentials.admin_password}",
             f"dir {self.dir}", 'save ""', "appendonly no", "daemonize no", "loglevel notice",
             "repl-diskless-sync yes", "repl-diskless-sync-delay 0",
@@ -175,7 +175,7 @@ class Node:
                     self.process = subprocess.Popen(
                         [self.binary.path, conf], stdin=subprocess.DEVNULL, stdout=log,
                         stderr=subprocess.STDOUT, cwd=self.dir, close_fds=True,
-                        preexec_fn=die_with_parent(os.getpid()), start_new_session=True)
+                        preexec_fn=die_with_parent(os.getpid(), ADDRESS_SPACE), start_new_session=True)
                 except OSError as exc:
                     raise ServerError(tr("cannot start {path}: {error}", path=self.binary.path, error=exc)) from None
             self._watchdog = start_watchdog(self.process.pid)  # the node dies with the app

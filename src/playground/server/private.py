@@ -12,7 +12,8 @@ wrapper's server survives; use `exec` in wrappers). `--version` gets VERSION_TIM
 seconds and VERSION_LIMIT bytes, and its group is killed after. Nothing is added to the
 command line to lock the server down (enable-debug-command, enable-module-command and
 enable-protected-configs already default to no on Redis 7 and Valkey, and older servers
-reject unknown options). Learners log in as a restricted ACL user and the app's own
+reject unknown options); its memory is bounded and RESTORE payloads are checked through
+(server/sandbox.py `limit_config`, `ADDRESS_SPACE`). Learners log in as a restricted ACL user and the app's own
 connections as another, both created by a 0600 config file in the 0700 dir
 (server/sandbox.py): the server itself refuses what would reach beyond it, scripts included.
 The server runs with its own defaults (a lesson that wants BUSY sooner sets
@@ -40,7 +41,7 @@ from playground.resp.info_text import parse_info
 from playground.server.children import (
     die_with_parent, kill_escaped, pid_alive, start_watchdog, stop_group, stop_watchdog,
 )
-from playground.server.sandbox import ADMIN_USER, Credentials, acl_config
+from playground.server.sandbox import ADDRESS_SPACE, ADMIN_USER, Credentials, acl_config, limit_config
 
 ENV_VAR = "REDIS_PLAYGROUND_SERVER"
 TEMP_PREFIX = "redis-playground-"
@@ -240,7 +241,7 @@ class PrivateServer(ServerIdentity):
         conf = os.path.join(self.dir, "server.conf")
         fd = os.open(conf, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w") as f:
-            f.write("\n".join(users) + "\n")
+            f.write("\n".join(users + limit_config()) + "\n")
         args = [
             self.binary.path, conf,
             "--port", "0",
@@ -258,7 +259,7 @@ class PrivateServer(ServerIdentity):
             try:
                 self.process = subprocess.Popen(
                     args, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                    cwd=self.dir, preexec_fn=die_with_parent(os.getpid()), close_fds=True,
+                    cwd=self.dir, preexec_fn=die_with_parent(os.getpid(), ADDRESS_SPACE), close_fds=True,
                     start_new_session=True,  # Ctrl+C goes to us; stop() ends the whole group
                 )
             except OSError as exc:

@@ -25,6 +25,13 @@ the private server or open it up:
 |                          | (on nodes GET too: masterauth holds the app's password)    |
 | DEBUG, MODULE            | crash, reload, or load code into the server                |
 
+Memory: every private server and node runs with `maxmemory 64mb` and `maxmemory-policy
+noeviction` (a write past it gets `OOM command not allowed`; the bundled lessons use a few
+kilobytes), in an address space of at most 512 MiB (RLIMIT_AS: a script that builds a
+huge Lua value, which maxmemory does not count, gets `not enough memory`), and with
+`sanitize-dump-payload yes` (RESTORE checks a payload through before it is used: a crafted
+one gets `Bad data format` instead of crashing the server later).
+
 Where a lesson needs one of these (a server action: promote, kill...), the app does it as
 `playground`. On the single server the learner's `default` user has no password (the
 unix socket is 0700: only this OS user reaches it); on a topology's TCP nodes it has a
@@ -52,6 +59,15 @@ _KEPT = {
     "config": {"get": (), "help": ()},  # single server only (see above)
 }
 _REFUSED = ("migrate", "replicaof", "slaveof", "failover", "sync", "psync", "replconf", "debug", "module")
+
+
+MAXMEMORY = "64mb"           # the data a lesson's server may hold (writes past it: OOM)
+ADDRESS_SPACE = 512 << 20    # bytes a server process may map at most (Lua's heap included)
+
+
+def limit_config() -> list[str]:
+    """The config-file lines that bound a private server's memory and check RESTORE's payloads."""
+    return [f"maxmemory {MAXMEMORY}", "maxmemory-policy noeviction", "sanitize-dump-payload yes"]
 
 
 def version_tuple(version: str) -> tuple[int, ...]:

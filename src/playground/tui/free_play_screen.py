@@ -3,12 +3,10 @@ recorder (F9) and programs of the learner's own at the gate (Ctrl+G, Ctrl+N)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from textual import work
 from textual.binding import Binding
 
-from playground.history import state_dir, write_failure
+from playground.history import write_failure
 from playground.i18n import N_, tr
 from playground.served import delivered, key_display, keys
 from .mode_screen import HELP, SHARED, ModeScreen
@@ -66,7 +64,9 @@ class FreePlayScreen(ModeScreen, inherit_bindings=False):
             if not len(recorder):
                 self.notify(tr("Recording stopped: nothing was typed."))
                 return
-            directory = Path(app.scenario_dirs[0]) if app.scenario_dirs else state_dir() / "scenarios"
+            from playground.scenario.library import recording_target
+
+            directory = recording_target(app.scenario_dirs)  # under serve: the session's own
             try:
                 path = recorder.save(directory, "Recorded session", tuple(self.clients))
             except OSError as exc:  # kept: the recording goes on, F9 tries again

@@ -226,6 +226,10 @@ async def test_a_race_only_in_the_replies_shows_by_both_and_by_the_lessons_own_f
     result = await explore(pg, own)
     assert result.by == "both" and seen(result) == seen(await explore(pg, plain, by="both"))
     assert (await explore(pg, own, by="state")).by == "state"   # --by wins
+    from playground.scenario.writer import scenario_toml
+
+    again = write(tmp_path, "again", scenario_toml(own))       # a lesson saved from the app keeps it
+    assert again.explore_by == "both"
 
 
 def test_explore_by_is_one_of_three_words(tmp_path):

@@ -13,13 +13,7 @@ import pytest
 from playground.explore.explorer import ExploreError, Explorer, explore
 from playground.explore.free_play import typed_scenario
 from playground.explore.report import render_json, render_text
-from playground.scenario.loader import load_scenario
-
-
-def write(tmp_path, name: str, text: str):
-    path = tmp_path / f"{name}.toml"
-    path.write_text(text)
-    return load_scenario(path)
+from test_explorer_claims import write
 
 
 def seen(result) -> dict:
@@ -139,17 +133,11 @@ command = "SCARD s"
 
 @pytest.mark.asyncio
 async def test_a_timed_block_at_the_last_step_may_time_out_first(pg, tmp_path):
-    case = write(tmp_path, "late", '''
-title = "the producer is late"
-lesson = "x"
-[[steps]]
-client = "A"
-command = "BLPOP q 1"
-blocking = true
-[[steps]]
-client = "B"
-command = "RPUSH q job"
-''')
+    from test_explorer_claims import LATE_PRODUCER
+
+    no_wait = LATE_PRODUCER.replace('[[steps]]\nclient = "A"\nwait = true\n', "")
+    assert "wait" not in no_wait
+    case = write(tmp_path, "late", no_wait)
     every = await as_brute_force(pg, case)
     assert {(saw(c, "A")[-1], c.snapshot.describe("q")) for c in every.classes} == \
         {("(nil)", '["job"]'), ('1) "q" 2) "job"', "(absent)")}

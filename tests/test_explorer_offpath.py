@@ -220,6 +220,17 @@ async def test_a_race_only_in_the_replies_shows_by_both_and_by_the_lessons_own_f
     assert again.explore_by == "both"
 
 
+@pytest.mark.asyncio
+async def test_by_replies_never_says_that_every_schedule_ends_the_same_over_different_states(pg):
+    case = typed_scenario([("A", "SET k a"), ("A", "SET j a"), ("B", "SET k b"), ("B", "SET j b")])
+    replies = await explore(pg, case, by="replies")
+    assert len(replies.classes) == 1                        # OK, OK for each whatever the order
+    text = render_text(replies).lower()
+    assert "every schedule ends the same" not in text and "the final keys are not compared" in text
+    both = await as_brute_force(pg, case, by="both")
+    assert len(both.classes) == 4                           # k and j: a or b each
+
+
 def test_explore_by_is_one_of_three_words(tmp_path):
     from playground.scenario.loader import ScenarioError
 

@@ -181,6 +181,8 @@ def summary_line(r: Exploration) -> str:
                         order=label(r.own_order), mark=OWN_MARK))
     if len(r.classes) == 1:
         parts.insert(0, tr("every schedule run ended the same this time") if r.random else
+                     tr("every schedule gives each client the same replies (the final keys are not compared: "
+                        "--by both compares them too)") if r.by == "replies" else
                      tr("every schedule ends the same"))
     text = tr("; ").join(parts)
     text = tr("{sentence}.", sentence=text[:1].upper() + text[1:]) if text else ""

@@ -39,7 +39,7 @@ from playground.explore import schedules as sch
 from playground.engine.catalogue import block_timeout, may_block
 from playground.explore.chance import random_steps
 from playground.explore.footprint import Footprint, footprints
-from playground.explore.step_moves import no_reply, with_timeout_move
+from playground.explore.step_moves import no_reply, no_reply_message, own_order, with_timeout_move
 from playground.explore.outcomes import Exploration, Run
 from playground.explore.fresh_state import FreshState, ServerStopped
 from playground.explore.snapshot import Snapshotter
@@ -56,9 +56,7 @@ from playground.scenario.server_steps import topology_unmet
 DEFAULT_LIMIT = 10_000
 BY = ("state", "replies", "both")
 """What an outcome is: the final state (every key, exactly), what each client saw (its
-replies in order: EXEC's nil, errors ...) with the final state of the first run, or
-both (a rate limiter that lets two requests through shows only in the replies, a lost
-update only in the state). A scenario's `explore_by` chooses its own; `--by` wins."""
+replies in order) with the first run's final state, or both (scenario field `explore_by`)."""
 OTHER_WAIT = 2.0  # seconds a client held up by something other than a blocking command is given
 
 
@@ -115,9 +113,7 @@ class Explorer:
                 raise ExploreError(tr("{id}: part {part}: step {n} stops the server; the explorer cannot run it",
                                       id=scenario.id, part=part, n=step.number))
             if no_reply(step.argv):
-                raise ExploreError(tr("{id}: part {part}: step {n} ({command}) asks the server for no reply, and its "
-                                      "client would wait for one for ever; the explorer cannot run it",
-                                      id=scenario.id, part=part, n=step.number, command=step.display))
+                raise ExploreError(no_reply_message(scenario.id, part, step))
             if step.server is not None:   # each schedule would start the topology afresh: minutes
                 raise ExploreError(tr("{id}: part {part}: step {n} acts on the servers ({action}); the explorer "
                                       "does not interleave server actions yet", id=scenario.id, part=part,
@@ -164,8 +160,7 @@ class Explorer:
         result.random = random_steps(self.pg.catalogue, self.programs, self.by)
         await self.fresh.begin(self.commands_sent())
         planned = self._plan(lengths, result)
-        own = tuple(s.client for s in self.part.steps)
-        own += tuple(c for c, p in self.programs.items() for _ in range(len(p) - own.count(c)))  # (implicit waits)
+        own = own_order(self.part, self.programs)
         clients = list(self.programs)
         if result.reduced:
             own_key = sch.canonical_form(own, self.independent, clients)

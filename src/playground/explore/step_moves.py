@@ -6,7 +6,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from playground.engine.catalogue import block_timeout
-from playground.scenario.model import Step
+from playground.i18n import tr
+from playground.scenario.model import Part, Step
 
 
 def with_timeout_move(steps: list[Step]) -> list[Step]:
@@ -26,3 +27,16 @@ def no_reply(argv) -> bool:
     for ever (as redis-cli does)."""
     return bool(argv) and len(argv) == 3 and [bytes(a).lower() for a in argv[:2]] == [b"client", b"reply"] \
         and bytes(argv[2]).lower() in (b"off", b"skip")
+
+
+def no_reply_message(scenario_id: str, part: int, step: Step) -> str:
+    return tr("{id}: part {part}: step {n} ({command}) asks the server for no reply, and its client would wait "
+              "for one for ever; the explorer cannot run it", id=scenario_id, part=part, n=step.number,
+              command=step.display)
+
+
+def own_order(part: Part, programs: dict[str, list[Step]]) -> tuple[str, ...]:
+    """The scenario's own order as a schedule: its steps' clients, then the wait steps
+    `with_timeout_move` added (at the end: nothing of that client comes after them)."""
+    own = tuple(s.client for s in part.steps)
+    return own + tuple(c for c, program in programs.items() for _ in range(len(program) - own.count(c)))

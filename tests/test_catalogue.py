@@ -108,7 +108,7 @@ async def test_nondeterministic_results_as_the_server_tips_them(pg):
     lines = {"SPOP s": b"nondeterministic_output", "SRANDMEMBER s": b"nondeterministic_output",
              "RANDOMKEY": b"nondeterministic_output", "HRANDFIELD h": b"nondeterministic_output",
              "TIME": b"nondeterministic_output", "XADD s * f v": b"nondeterministic_output",
-             "XADD s 5-* f v": b"nondeterministic_output", "XADD s 1-1 f v": None,
+             "XADD s 5-* f v": None, "XADD s 1-1 f v": None,
              "SMEMBERS s": b"nondeterministic_output_order", "GET k": None, "SADD s a": None}
     await pg.catalogue.learn(argv(line)[0] for line in lines)
     assert {line: pg.catalogue.nondeterministic(argv(line)) for line in lines} == lines

@@ -103,6 +103,8 @@ async def test_a_random_step_is_shown_and_never_ends_the_same_by_chance(pg, tmp_
         ((("A", "SRANDMEMBER s"), ("B", "SADD s a")), "state"): [],     # its reply reaches no key
         ((("A", "SRANDMEMBER s"), ("B", "SADD s a")), "replies"): ["A1 SRANDMEMBER s"],
         ((("A", "XADD s * f v"), ("B", "XLEN s")), "both"): ["A1 XADD s * f v"],
+        ((("A", "XADD s * f v"), ("B", "XLEN s")), "state"): [],        # its id is shown as *
+        ((("A", "XADD s 5-* f v"), ("B", "XADD s 5-* f w")), "both"): [],  # 5-0, 5-1 in order
         ((("A", "XADD s 1-1 f v"), ("B", "XLEN s")), "both"): [],       # an id of its own: no chance
         ((("A", "RANDOMKEY"), ("B", "TIME")), "replies"): ["A1 RANDOMKEY", "B1 TIME"],
         ((("A", "HRANDFIELD h"), ("B", "HSET h f v")), "state"): [],

@@ -273,14 +273,15 @@ class Catalogue:
         `learn`): its tip `nondeterministic_output` (SPOP, SRANDMEMBER, RANDOMKEY, TIME,
         XADD ...: the reply, and what it writes), `nondeterministic_output_order`
         (SMEMBERS, HGETALL, KEYS: the order of the reply's elements), or None. XADD is
-        random only with an id the server picks (`*`, `<ms>-*`)."""
+        random only with an id the server takes from its clock (`*`; `<ms>-*` numbers the
+        entries of that millisecond in order)."""
         if not argv:
             return None
         name = bytes(argv[0]).lower()
         command = self.commands.get(name)
         if command is None:
             return None
-        if name == b"xadd" and not any(bytes(a) == b"*" or bytes(a).endswith(b"-*") for a in argv[2:]):
+        if name == b"xadd" and not any(bytes(a) == b"*" for a in argv[2:]):
             return None
         for tip in (b"nondeterministic_output", b"nondeterministic_output_order"):
             if tip in command.tips:

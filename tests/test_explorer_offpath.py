@@ -27,7 +27,7 @@ async def as_brute_force(pg, case, by: str = "both", **kwargs):
     """The reduced exploration and the brute force agree; the brute force's result."""
     reduced = await explore(pg, case, by=by, **kwargs)
     every = await explore(pg, case, by=by, reduce=False, **kwargs)
-    assert every.runs == every.total and reduced.serial_known and every.serial_known
+    assert not every.reduced and not every.sampled and reduced.serial_known and every.serial_known
     assert seen(reduced) == seen(every), case.id
     return every
 
@@ -65,6 +65,37 @@ async def test_client_kill_depends_on_every_step_of_the_other_client(pg):
         every = await as_brute_force(pg, case)
         assert len(every.classes) == 2, other      # B answered before it was killed, or lost its connection
         assert sorted(c.count for c in every.classes) == [1, 1]
+
+
+BUSY_SCRIPT = '''
+title = "a script holds the server"
+lesson = "x"
+script_time_limit_ms = 100
+[scripts]
+spin = """
+local t = redis.call('TIME')
+local stop = tonumber(t[1]) * 1000000 + tonumber(t[2]) + 3000000
+repeat local n = redis.call('TIME') until tonumber(n[1]) * 1000000 + tonumber(n[2]) > stop
+return 1
+"""
+[[steps]]
+client = "A"
+command = "EVAL $spin 0"
+blocking = true
+[[steps]]
+client = "A"
+wait = true
+[[steps]]
+client = "B"
+command = "PING"
+'''
+
+
+@pytest.mark.asyncio
+async def test_a_script_holds_the_server_so_it_depends_on_every_step_of_the_other_client(pg, tmp_path):
+    """B's PING while A's 3 s script runs gets BUSY (after the scenario's 0.1 s), before it PONG."""
+    every = await as_brute_force(pg, write(tmp_path, "busy", BUSY_SCRIPT), by="replies", witnesses=False)
+    assert {saw(c, "B")[0].split()[0] for c in every.classes} == {"PONG", "(error)"}
 
 
 # -- eviction under maxmemory ------------------------------------------------------------------

@@ -34,7 +34,9 @@ from playground.resp.replies import Array
 SCRIPT_COMMANDS = {b"eval": False, b"evalsha": False, b"fcall": False,
                    b"eval_ro": True, b"evalsha_ro": True, b"fcall_ro": True}
 """Every command that runs a script or function: name -> read-only. A script may use
-keys it does not declare (and call TIME, or set a TTL): its keys are unknown."""
+keys it does not declare (and call TIME, or set a TTL): its keys are unknown. And it
+holds the server while it runs: another client's every command, a PING included, waits
+for it or gets BUSY (`Effect.everyone`)."""
 
 OWN_STATE_ONLY = frozenset((b"ping", b"echo", b"multi", b"discard", b"unwatch"))
 """Key-less commands that touch nothing another client could see (every other key-less
@@ -99,7 +101,7 @@ class Effect:
     time: bool = False                # depends on when it runs
     script: bool = False
     server_state: bool = False
-    everyone: bool = False            # ordered against every line of another client (ACTS_ON_CLIENTS)
+    everyone: bool = False            # ordered against every line of another client (ACTS_ON_CLIENTS, scripts)
 
     @property
     def anything(self) -> bool:
@@ -253,7 +255,8 @@ class Catalogue:
         blocks = may_block(argv)
         time = bool(sleep) or depends_on_time(argv)
         if name in SCRIPT_COMMANDS:
-            return Effect(None, frozenset() if SCRIPT_COMMANDS[name] else None, script=True, time=True)
+            return Effect(None, frozenset() if SCRIPT_COMMANDS[name] else None, script=True, time=True,
+                          everyone=True)
         if name in SERVER_STATE:
             return Effect(None, None, server_state=True, time=time, everyone=name in ACTS_ON_CLIENTS)
         if name in OWN_STATE_ONLY:

@@ -48,8 +48,8 @@ def _program_footprints(program: list[Step], catalogue) -> list[Effect]:
         cmd = step.argv[0].lower() if step.argv else b""
         if step.server is not None or step.reconnect:   # acts on a node, or a new connection
             fp = ANYTHING
-        elif not step.argv:                    # a wait step: the blocked command's reply
-            fp = blocker or ANYTHING
+        elif not step.argv:                    # a wait step: the blocked command's reply (a script's: its end)
+            fp = blocker or (EVERY_STEP if out and out[-1].everyone else ANYTHING)
         elif cmd == b"exec":
             fp = ANYTHING if named is None else Effect(frozenset(named), frozenset(named))
             fp = Effect(fp.reads, fp.writes, everyone=True) if everyone else fp

@@ -67,9 +67,7 @@ async def test_client_kill_depends_on_every_step_of_the_other_client(pg):
         assert sorted(c.count for c in every.classes) == [1, 1]
 
 
-BUSY_SCRIPT = '''
-title = "a script holds the server"
-lesson = "x"
+SPIN = '''
 script_time_limit_ms = 100
 [scripts]
 spin = """
@@ -78,23 +76,18 @@ local stop = tonumber(t[1]) * 1000000 + tonumber(t[2]) + 3000000
 repeat local n = redis.call('TIME') until tonumber(n[1]) * 1000000 + tonumber(n[2]) > stop
 return 1
 """
-[[steps]]
-client = "A"
-command = "EVAL $spin 0"
-blocking = true
-[[steps]]
-client = "A"
-wait = true
-[[steps]]
-client = "B"
-command = "PING"
 '''
 
 
 @pytest.mark.asyncio
 async def test_a_script_holds_the_server_so_it_depends_on_every_step_of_the_other_client(pg, tmp_path):
     """B's PING while A's 3 s script runs gets BUSY (after the scenario's 0.1 s), before it PONG."""
-    every = await as_brute_force(pg, write(tmp_path, "busy", BUSY_SCRIPT), by="replies", witnesses=False)
+    from test_explorer_claims import LATE_PRODUCER
+
+    steps = LATE_PRODUCER.replace("BLPOP q 1", "EVAL $spin 0").replace("RPUSH q job", "PING")
+    busy = write(tmp_path, "busy", steps.replace('lesson = "x"\n', 'lesson = "x"\n' + SPIN, 1))
+    assert busy.script_time_limit_ms == 100 and "spin" in busy.scripts
+    every = await as_brute_force(pg, busy, by="replies", witnesses=False)
     assert {saw(c, "B")[0].split()[0] for c in every.classes} == {"PONG", "(error)"}
 
 

@@ -23,6 +23,10 @@ KEYS = {
     "XREAD COUNT 2 STREAMS s1 s2 0 0": (K({b"s1", b"s2"}), K()),        # after a keyword
     "WATCH a b": (K({b"a", b"b"}), K()),
     "PFCOUNT h": (K({b"h"}), K({b"h"})),        # flagged readonly, writes the cached cardinality
+    # flagged write, its key spec says RO: it moves the group's last-delivered id
+    "XREADGROUP GROUP g c COUNT 1 STREAMS s >": (K({b"s"}), K({b"s"})),
+    "XCLAIM s g c 0 1-1": (K({b"s"}), K({b"s"})),
+    "XAUTOCLAIM s g c 0 0": (K({b"s"}), K({b"s"})),
     "SORT ids STORE out": (K({b"ids"}), K({b"out"})),
     "SORT ids BY w_* STORE out": (None, K({b"out"})),                   # BY reads keys named by values
     "SORT_RO ids GET o_*": (None, K()),
@@ -74,6 +78,40 @@ async def test_time_scripts_server_state_and_blocking(pg):
     # what depends on time or the server's state conflicts with any line that touches a key
     get, ttl, ping = await pg.catalogue.effects([argv("GET other"), argv("PTTL k"), argv("PING")])
     assert ttl.conflicts(get) and get.conflicts(ttl) and not ttl.conflicts(ping)
+
+
+@pytest.mark.asyncio
+async def test_a_write_command_whose_key_specs_declare_no_write_writes_every_key_it_names(pg):
+    """Found from the server's own facts, not a list: each command flagged `write` with
+    key specs none of which writes (on both servers: XREADGROUP) writes its keys."""
+    reply, = await pg.reader.run([[b"COMMAND"]])
+    under = [info for info in reply if b"write" in {bytes(f) for f in info[2]} and len(info) > 8 and info[8]
+             and not any({bytes(f).lower() for f in dict(zip(s[::2], s[1::2]))[b"flags"]}
+                         & {b"rw", b"ow", b"rm", b"variable_flags"} for s in info[8])]
+    assert {bytes(info[0]).lower() for info in under} >= {b"xreadgroup"}
+    await pg.catalogue.learn(bytes(info[0]) for info in under)
+    for info in under:
+        assert pg.catalogue.commands[bytes(info[0]).lower()].undeclared_writes
+
+
+@pytest.mark.asyncio
+async def test_a_command_on_connections_is_ordered_against_every_line_of_another_client(pg):
+    kill, pause, ping, echo, get = await pg.catalogue.effects(
+        [argv("CLIENT KILL USER default"), argv("CLIENT PAUSE 100"), argv("PING"), argv("ECHO x"), argv("GET k")])
+    for acts in (kill, pause):
+        assert acts.everyone and all(acts.conflicts(o) and o.conflicts(acts) for o in (ping, echo, get))
+    assert not ping.conflicts(echo) and not ping.conflicts(get)
+
+
+@pytest.mark.asyncio
+async def test_nondeterministic_results_as_the_server_tips_them(pg):
+    lines = {"SPOP s": b"nondeterministic_output", "SRANDMEMBER s": b"nondeterministic_output",
+             "RANDOMKEY": b"nondeterministic_output", "HRANDFIELD h": b"nondeterministic_output",
+             "TIME": b"nondeterministic_output", "XADD s * f v": b"nondeterministic_output",
+             "XADD s 5-* f v": None, "XADD s 1-1 f v": None,
+             "SMEMBERS s": b"nondeterministic_output_order", "GET k": None, "SADD s a": None}
+    await pg.catalogue.learn(argv(line)[0] for line in lines)
+    assert {line: pg.catalogue.nondeterministic(argv(line)) for line in lines} == lines
 
 
 @pytest.mark.asyncio

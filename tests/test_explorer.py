@@ -391,6 +391,8 @@ def test_the_command_line_agrees_with_the_explorer_and_does_not_load_it_for_othe
     assert explore_command.DEFAULT_LIMIT == DEFAULT_LIMIT
     assert explore_command.FORMATS == tuple(RENDERERS)
     assert explore_command.BY == BY
+    from playground.scenario.loader import EXPLORE_BY
+    assert EXPLORE_BY == BY
     assert (explore_command.PARALLEL_FROM, explore_command.MOST_LANES) == (PARALLEL_FROM, MOST)
     probe = ("import sys; from playground.cli.main import build_parser; build_parser(); "
              "print('playground.explore.explorer' in sys.modules)")

@@ -13,7 +13,7 @@ from playground.i18n import tr
 # imported when it runs (the explorer costs ~50 ms of start-up).
 DEFAULT_LIMIT = 10_000  # the explorer's own default (explore/explorer.py), checked by a test
 FORMATS = ("text", "markdown", "json")
-BY = ("state", "replies")  # the explorer's own (explore/explorer.py), checked by a test
+BY = ("state", "replies", "both")  # the explorer's own (explore/explorer.py), checked by a test
 PARALLEL_FROM, MOST_LANES = 500, 8  # explore/lanes.py's own, checked by a test
 
 
@@ -35,10 +35,10 @@ def add_parser(sub, parents) -> None:
     explore.add_argument("--seed", type=int, default=0, help=tr("the sample's seed (default 0)"))
     explore.add_argument("--exhaustive", action="store_true",
                          help=tr("run every schedule, not one per class of equivalent schedules"))
-    explore.add_argument("--by", choices=BY, default="state",
-                         help=tr("what makes two outcomes the same: the final state (default), or the replies "
-                                 "each client saw (an aborted EXEC, an error), which tells a lost update from "
-                                 "an aborted transaction"))
+    explore.add_argument("--by", choices=BY, default=None,
+                         help=tr("what makes two outcomes the same: the final state (default: the scenario's "
+                                 "explore_by, else state), the replies each client saw (an aborted EXEC, an "
+                                 "error), which tells a lost update from an aborted transaction, or both"))
     explore.add_argument("--jobs", type=int, default=None, metavar="N",
                          help=tr("run N schedules at a time, each lane on a private server of its own "
                                  "(default: one lane per core, at most {most}, when {n} schedules or more are run, else 1; "

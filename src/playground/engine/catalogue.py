@@ -18,7 +18,8 @@ Keys are compared by name whatever database each client selected (SELECT itself 
 `anything`): two clients in different databases may be taken to share a key they do
 not share, never the other way round.
 
-No Textual here, and no I/O but `Catalogue.learn`.
+No Textual here, and no I/O but `Catalogue.learn`; COMMAND INFO is read in
+engine/command_info.py.
 """
 
 from __future__ import annotations
@@ -26,14 +27,17 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-from playground.resp.replies import Array, Err, Int, Map
+from playground.engine.command_info import CommandInfo, parse_info, spec_keys
+from playground.resp.replies import Array, Err
 
 # -- corrections: what COMMAND INFO does not say ----------------------------------------
 
 SCRIPT_COMMANDS = {b"eval": False, b"evalsha": False, b"fcall": False,
                    b"eval_ro": True, b"evalsha_ro": True, b"fcall_ro": True}
 """Every command that runs a script or function: name -> read-only. A script may use
-keys it does not declare (and call TIME, or set a TTL): its keys are unknown."""
+keys it does not declare (and call TIME, or set a TTL): its keys are unknown. And it
+holds the server while it runs: another client's every command, a PING included, waits
+for it or gets BUSY (`Effect.everyone`)."""
 
 OWN_STATE_ONLY = frozenset((b"ping", b"echo", b"multi", b"discard", b"unwatch"))
 """Key-less commands that touch nothing another client could see (every other key-less
@@ -67,6 +71,13 @@ start need SCRIPT FLUSH and FUNCTION FLUSH (each rebuilds the server's Lua: ~0.2
 of its CPU, most of what a short schedule costs it). MULTI's queued lines count one
 by one."""
 
+ACTS_ON_CLIENTS = frozenset((b"client", b"acl"))
+"""Commands that act on connections, their own or other clients' (CLIENT KILL, PAUSE,
+UNBLOCK, REPLY, NO-EVICT ...; ACL DELUSER/SETUSER disconnect the user's clients): what
+another client's next line gets (a reply, a lost connection, a wait) may depend on
+their order, whatever keys the lines touch, so they are ordered against every line of
+every other client (`Effect.everyone`), a PING included."""
+
 WRITES_THOUGH_READONLY = frozenset((b"pfcount",))
 """Flagged `readonly`, yet they write: PFCOUNT stores the HyperLogLog's cardinality in
 the key (its key spec says RW; servers without key specs only say readonly)."""
@@ -91,6 +102,7 @@ class Effect:
     time: bool = False                # depends on when it runs
     script: bool = False
     server_state: bool = False
+    everyone: bool = False            # ordered against every line of another client (ACTS_ON_CLIENTS, scripts)
 
     @property
     def anything(self) -> bool:
@@ -115,6 +127,8 @@ class Effect:
 
     def conflicts(self, other: "Effect") -> bool:
         """Could the two lines, run by different clients, end differently in the other order?"""
+        if self.everyone or other.everyone:
+            return True
         return _meets(self.written, other.touched) or _meets(other.written, self.touched)
 
 
@@ -217,126 +231,13 @@ def _sort_effect(argv) -> Effect:
     return Effect(reads=None if reads_any else frozenset((bytes(argv[1]),)), writes=frozenset(writes))
 
 
-# -- what the server says ---------------------------------------------------------------
-
-@dataclass(frozen=True)
-class _Spec:
-    """One key specification: where its keys are, and whether they are written."""
-
-    begin: tuple           # ("index", pos) | ("keyword", word, startfrom) | ("unknown",)
-    find: tuple            # ("range", lastkey, step, limit) | ("keynum", idx, first, step) | ("unknown",)
-    writes: bool
-    incomplete: bool
-
-
-@dataclass(frozen=True)
-class _Command:
-    name: bytes                        # the server's own name (after rename-command: not the typed one)
-    flags: frozenset[bytes]
-    specs: tuple[_Spec, ...] | None    # None: the server gave no key specs (before 7.0)
-    first: int
-    last: int
-    step: int
-
-
-def _pairs(value) -> dict:
-    """A RESP2 flat array of name, value or a RESP3 map, as a dict with lower-case names."""
-    if isinstance(value, Map):
-        items = list(value)
-    elif isinstance(value, (Array, list, tuple)):
-        items = list(zip(value[::2], value[1::2]))
-    else:
-        return {}
-    return {bytes(k).lower(): v for k, v in items}
-
-
-def _words(value) -> frozenset[bytes]:
-    return frozenset(bytes(f).lower() for f in value) if isinstance(value, (Array, list, tuple)) else frozenset()
-
-
-def _int(value, default: int = 0) -> int:
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        return default
-
-
-def _parse_spec(raw) -> _Spec:
-    spec = _pairs(raw)
-    flags = _words(spec.get(b"flags"))
-    begin, find = _pairs(spec.get(b"begin_search")), _pairs(spec.get(b"find_keys"))
-    b_type, b_spec = bytes(begin.get(b"type", b"unknown")).lower(), _pairs(begin.get(b"spec"))
-    f_type, f_spec = bytes(find.get(b"type", b"unknown")).lower(), _pairs(find.get(b"spec"))
-    if b_type == b"index":
-        where = ("index", _int(b_spec.get(b"index")))
-    elif b_type == b"keyword":
-        where = ("keyword", bytes(b_spec.get(b"keyword", b"")).lower(), _int(b_spec.get(b"startfrom")))
-    else:
-        where = ("unknown",)
-    if f_type == b"range":
-        how = ("range", _int(f_spec.get(b"lastkey")), _int(f_spec.get(b"keystep"), 1), _int(f_spec.get(b"limit")))
-    elif f_type == b"keynum":
-        how = ("keynum", _int(f_spec.get(b"keynumidx")), _int(f_spec.get(b"firstkey")),
-               _int(f_spec.get(b"keystep"), 1))
-    else:
-        how = ("unknown",)
-    writes = bool(flags & {b"rw", b"ow", b"rm", b"variable_flags"})
-    return _Spec(where, how, writes, b"incomplete" in flags or "unknown" in (where[0], how[0]))
-
-
-def _parse_info(info) -> _Command | None:
-    if not isinstance(info, Array) or len(info) < 6:
-        return None
-    specs = tuple(_parse_spec(s) for s in info[8]) if len(info) > 8 and isinstance(info[8], Array) else None
-    first, last, step = (_int(x) if isinstance(x, Int) else 0 for x in info[3:6])
-    return _Command(bytes(info[0]).lower(), _words(info[2]), specs, first, last, step)
-
-
-def _spec_keys(spec: _Spec, argv) -> list[bytes] | None:
-    """The keys this spec finds in argv (None: cannot tell), as the server's
-    getKeysUsingKeySpecs finds them."""
-    argc = len(argv)
-    if spec.begin[0] == "index":
-        first = spec.begin[1]
-    elif spec.begin[0] == "keyword":
-        _, word, start = spec.begin
-        indexes = range(start, argc) if start > 0 else range(argc + start, 0, -1)
-        first = next((i + 1 for i in indexes if 0 < i < argc and bytes(argv[i]).lower() == word), None)
-        if first is None:
-            return []          # no keyword, no keys (XREAD without STREAMS is refused anyway)
-    else:
-        return None
-    if spec.find[0] == "range":
-        _, lastkey, step, limit = spec.find
-        if lastkey >= 0:
-            last = first + lastkey
-        elif limit <= 1:
-            last = argc + lastkey
-        else:
-            last = first + (argc - first) // limit + lastkey
-    elif spec.find[0] == "keynum":
-        _, idx, offset, step = spec.find
-        if first + idx >= argc:
-            return None
-        count = _int(argv[first + idx], -1)
-        if count < 0:
-            return None
-        first += offset
-        last = first + (count - 1) * step
-    else:
-        return None
-    if step <= 0 or first <= 0 or last >= argc:
-        return None if last >= argc else []
-    return [bytes(k) for k in argv[first:last + 1:step]]
-
-
 class Catalogue:
     """Each command's description, asked of the server once per name; `effect` answers
     for a command line from it and the corrections above."""
 
     def __init__(self, reader) -> None:
         self.reader = reader
-        self.commands: dict[bytes, _Command | None] = {}
+        self.commands: dict[bytes, CommandInfo | None] = {}
 
     async def learn(self, names) -> None:
         """Ask for the names not known yet, in one round trip (a failure leaves them
@@ -359,7 +260,7 @@ class Catalogue:
                     self.commands.pop(name, None)
             return
         for name, info in zip(new, reply):
-            self.commands[name] = _parse_info(info)
+            self.commands[name] = parse_info(info)
 
     def own_name(self, typed) -> bytes | None:
         """The server's own name for `typed` (after `learn`; rename-command); None: not known."""
@@ -381,9 +282,10 @@ class Catalogue:
         blocks = may_block(argv)
         time = bool(sleep) or depends_on_time(argv)
         if name in SCRIPT_COMMANDS:
-            return Effect(None, frozenset() if SCRIPT_COMMANDS[name] else None, script=True, time=True)
+            return Effect(None, frozenset() if SCRIPT_COMMANDS[name] else None, script=True, time=True,
+                          everyone=True)
         if name in SERVER_STATE:
-            return Effect(None, None, server_state=True, time=time)
+            return Effect(None, None, server_state=True, time=time, everyone=name in ACTS_ON_CLIENTS)
         if name in OWN_STATE_ONLY:
             return Effect(time=time)
         if name in (b"sort", b"sort_ro"):
@@ -396,8 +298,28 @@ class Catalogue:
         reads, writes = self._keys(command, argv, name)
         return Effect(reads, writes, blocks, timeout if blocks and timeout else None, time)
 
+    def nondeterministic(self, argv) -> bytes | None:
+        """The server's word that the line's result may differ from run to run (after
+        `learn`): its tip `nondeterministic_output` (SPOP, SRANDMEMBER, RANDOMKEY, TIME,
+        XADD ...: the reply, and what it writes), `nondeterministic_output_order`
+        (SMEMBERS, HGETALL, KEYS: the order of the reply's elements), or None. XADD is
+        random only with an id the server takes from its clock (`*`; `<ms>-*` numbers the
+        entries of that millisecond in order)."""
+        if not argv:
+            return None
+        name = bytes(argv[0]).lower()
+        command = self.commands.get(name)
+        if command is None:
+            return None
+        if name == b"xadd" and not any(bytes(a) == b"*" for a in argv[2:]):
+            return None
+        for tip in (b"nondeterministic_output", b"nondeterministic_output_order"):
+            if tip in command.tips:
+                return tip
+        return None
+
     @staticmethod
-    def _keys(command: _Command, argv, name: bytes) -> tuple[frozenset | None, frozenset | None]:
+    def _keys(command: CommandInfo, argv, name: bytes) -> tuple[frozenset | None, frozenset | None]:
         if command.specs is None:    # before key specs: first, last, step and the readonly flag
             if command.first <= 0 or command.step <= 0 or b"movablekeys" in command.flags:
                 return None, None
@@ -412,10 +334,10 @@ class Catalogue:
         reads: set[bytes] = set()
         writes: set[bytes] = set()
         for spec in command.specs:
-            keys = _spec_keys(spec, argv)
+            keys = spec_keys(spec, argv)
             if keys is None or spec.incomplete:
                 return None, None
             reads.update(keys)
-            if spec.writes or name in WRITES_THOUGH_READONLY:
+            if spec.writes or name in WRITES_THOUGH_READONLY or command.undeclared_writes:
                 writes.update(keys)
         return frozenset(reads), frozenset(writes)

@@ -37,7 +37,9 @@ from playground.engine.playground import Playground
 from playground.engine.session import ConnectionLost
 from playground.explore import schedules as sch
 from playground.engine.catalogue import block_timeout, may_block
+from playground.explore.chance import random_steps
 from playground.explore.footprint import Footprint, footprints
+from playground.explore.step_moves import no_reply, no_reply_message, own_order, with_timeout_move
 from playground.explore.outcomes import Exploration, Run
 from playground.explore.fresh_state import FreshState, ServerStopped
 from playground.explore.snapshot import Snapshotter
@@ -52,9 +54,9 @@ from playground.scenario.runner import WAIT_TIMEOUT, Runner, requirement_unmet
 from playground.scenario.server_steps import topology_unmet
 
 DEFAULT_LIMIT = 10_000
-BY = ("state", "replies")
-"""What an outcome is: the final state (every key, exactly), or what each client saw
-(its replies in order: EXEC's nil, errors ...) with the final state of the first run."""
+BY = ("state", "replies", "both")
+"""What an outcome is: the final state (every key, exactly), what each client saw (its
+replies in order) with the first run's final state, or both (scenario field `explore_by`)."""
 OTHER_WAIT = 2.0  # seconds a client held up by something other than a blocking command is given
 
 
@@ -70,14 +72,14 @@ def programs_of(scenario: Scenario, part: Part) -> dict[str, list[Step]]:
         steps = [replace(s, reply=None, error=None, match=None, state=(), predict=None, pause=None,
                          blocking=not s.wait) for s in part.steps if s.client == client]
         if steps:
-            out[client] = steps
+            out[client] = with_timeout_move(steps)
     return out
 
 
 class Explorer:
     def __init__(self, pg: Playground, scenario: Scenario, part: int = 1, limit: int = DEFAULT_LIMIT,
                  seed: int = 0, reduce: bool = True, executor: Executor | None = None, sink=None,
-                 by: str = "state", witnesses: bool = True, jobs: int | None = None) -> None:
+                 by: str | None = None, witnesses: bool = True, jobs: int | None = None) -> None:
         if not 1 <= part <= len(scenario.parts):
             raise ExploreError(tr("{id}: --part {part}: the number of a part, 1 to {count}", id=scenario.id, part=part,
                                     count=len(scenario.parts)))
@@ -85,6 +87,7 @@ class Explorer:
             raise ExploreError(tr("--limit: at least 1"))
         if jobs is not None and jobs < 1:
             raise ExploreError(tr("--jobs: at least 1"))
+        by = by or scenario.explore_by or "state"
         if by not in BY:
             raise ExploreError(tr("--by: one of {choices}", choices=", ".join(BY)))
         self.by = by
@@ -109,6 +112,8 @@ class Explorer:
             if step.server_stops:
                 raise ExploreError(tr("{id}: part {part}: step {n} stops the server; the explorer cannot run it",
                                       id=scenario.id, part=part, n=step.number))
+            if no_reply(step.argv):
+                raise ExploreError(no_reply_message(scenario.id, part, step))
             if step.server is not None:   # each schedule would start the topology afresh: minutes
                 raise ExploreError(tr("{id}: part {part}: step {n} acts on the servers ({action}); the explorer "
                                       "does not interleave server actions yet", id=scenario.id, part=part,
@@ -150,10 +155,12 @@ class Explorer:
                               for c, p in self.programs.items()},
                              sch.count_schedules(lengths), limit=self.limit, seed=self.seed,
                              goal=self.scenario.challenge.goal if self._has_goal() else None, by=self.by)
-        self.footprints = await footprints(self.pg.catalogue, self.programs)
+        self.footprints = await footprints(self.pg.catalogue, self.programs,
+                                           evicting=await self.fresh.may_evict(self.commands_sent()))
+        result.random = random_steps(self.pg.catalogue, self.programs, self.by)
         await self.fresh.begin(self.commands_sent())
         planned = self._plan(lengths, result)
-        own = tuple(s.client for s in self.part.steps)
+        own = own_order(self.part, self.programs)
         clients = list(self.programs)
         if result.reduced:
             own_key = sch.canonical_form(own, self.independent, clients)
@@ -162,6 +169,8 @@ class Explorer:
             if own not in planned:
                 planned.append(own)
         serial = self._serial_plans(lengths, result, clients)
+        if result.sampled:   # the serial orders and the own order run in a sample too: they label the outcomes
+            planned += [p for p in dict.fromkeys([*serial.values(), own]) if p not in planned and self.keeps_bound(p)]
         result.serial_known = bool(serial) and all(p in planned for p in serial.values())
         grouping = Grouping(self, result, serial, own_key)
 

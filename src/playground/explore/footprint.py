@@ -10,7 +10,10 @@ touches a key.
   client named up to it (the queued commands and the WATCHed keys), all as written;
 - a command whose key is filled in from a saved reply: anything;
 - a step after one that may block (BLPOP ..., XREAD BLOCK, WAIT) also carries the
-  blocking command's keys: whoever unblocks its client decides when it can move.
+  blocking command's keys: whoever unblocks its client decides when it can move;
+- on a server that may evict (a `maxmemory`, explore/fresh_state.py): every step, as
+  a write may evict any key (or be refused for memory) depending on every write before
+  it, and a read may be the command before which the server evicts.
 """
 
 from __future__ import annotations
@@ -23,16 +26,22 @@ Footprint = Effect
 TIME_PASSES = Effect(time=True)
 
 
-async def footprints(catalogue, programs: dict[str, list[Step]]) -> dict[str, list[Effect]]:
+EVERY_STEP = Effect(reads=None, writes=None, everyone=True)
+
+
+async def footprints(catalogue, programs: dict[str, list[Step]], evicting: bool = False) -> dict[str, list[Effect]]:
     """Each step's footprint, per client (one round trip for the command names not
-    known yet)."""
+    known yet); `evicting`: every step depends on every other."""
     await catalogue.learn(s.argv[0] for program in programs.values() for s in program if s.argv)
+    if evicting:
+        return {client: [EVERY_STEP] * len(program) for client, program in programs.items()}
     return {client: _program_footprints(program, catalogue) for client, program in programs.items()}
 
 
 def _program_footprints(program: list[Step], catalogue) -> list[Effect]:
     out: list[Effect] = []
     named: set[bytes] | None = set()      # every key this client named so far (None: unknown)
+    everyone = False                      # it named a command on connections (CLIENT ...) so far
     in_multi = False
     branching = any(s.when is not None for s in program)  # MULTI may be skipped: no queue tracking
     blocker: Effect | None = None         # the previous step may block: its keys, as written
@@ -40,10 +49,11 @@ def _program_footprints(program: list[Step], catalogue) -> list[Effect]:
         cmd = step.argv[0].lower() if step.argv else b""
         if step.server is not None or step.reconnect:   # acts on a node, or a new connection
             fp = ANYTHING
-        elif not step.argv:                    # a wait step: the blocked command's reply
-            fp = blocker or ANYTHING
+        elif not step.argv:                    # a wait step: the blocked command's reply (a script's: its end)
+            fp = blocker or (EVERY_STEP if out and out[-1].everyone else ANYTHING)
         elif cmd == b"exec":
             fp = ANYTHING if named is None else Effect(frozenset(named), frozenset(named))
+            fp = Effect(fp.reads, fp.writes, everyone=True) if everyone else fp
             in_multi = False
         elif cmd in (b"multi", b"discard"):
             fp = NOTHING
@@ -52,6 +62,7 @@ def _program_footprints(program: list[Step], catalogue) -> list[Effect]:
             fp = _command_footprint(step, catalogue)
             touched = fp.touched
             named = None if named is None or touched is None else named | touched
+            everyone = everyone or fp.everyone
             if in_multi and not branching and cmd != b"watch":
                 fp = NOTHING                   # queued: it runs at EXEC
         if step.sleep:
@@ -78,4 +89,4 @@ def _union(a: Effect, b: Effect) -> Effect:
     def both(x, y):
         return None if x is None or y is None else x | y
     return Effect(both(a.reads, b.reads), both(a.writes, b.writes), time=a.time or b.time,
-                  server_state=a.server_state or b.server_state)
+                  server_state=a.server_state or b.server_state, everyone=a.everyone or b.everyone)

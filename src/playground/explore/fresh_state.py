@@ -43,6 +43,18 @@ class FreshState:
         if any(argv[0].lower() == b"config" for argv in commands if argv):  # (scripts may not call CONFIG)
             self.config = await self._read_config()
 
+    async def may_evict(self, commands) -> bool:
+        """Whether a write may evict keys, or be refused for memory (OOM), in some schedule:
+        the server has a `maxmemory` (or it would not say), or a line may set one (CONFIG).
+        Then which keys a line changes depends on every write before it, of any key."""
+        if any(argv[0].lower() == b"config" for argv in commands if argv):
+            return True
+        with contextlib.suppress(Exception):
+            reply, = await self._admin().run([[b"CONFIG", b"GET", b"maxmemory"]])
+            values = [bytes(x) for pair in reply for x in (pair if isinstance(pair, tuple) else (pair,))]
+            return values[-1:] != [b"0"]
+        return True
+
     def check_alive(self, label: str, after_error: bool = False) -> None:
         """Raise ServerStopped unless the server the exploration began on still runs (a
         topology: no node crashed; it is started afresh after a server action).

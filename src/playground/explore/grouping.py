@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from playground.explore.outcomes import Exploration, OutcomeClass, Run
 from playground.explore.snapshot import judge
-from playground.explore.witnesses import candidate
+from playground.explore.witnesses import candidate, outcome_key
 
 
 class Grouping:
@@ -38,7 +38,7 @@ class Grouping:
 
     def _fold(self, run: Run) -> OutcomeClass:
         explorer = self.explorer
-        outcome = (run.deadlock, run.snapshot.signature if explorer.by == "state" else run.replies)
+        outcome = outcome_key(explorer, run)
         cls = self.classes.get(outcome)
         if cls is None:
             cls = self.classes[outcome] = OutcomeClass(run.snapshot, run.deadlock, run.schedule, first_run=run)

@@ -59,6 +59,7 @@ class Exploration:
     goal: str | None = None
     by: str = "state"                # what makes two outcomes the same (BY)
     serial_known: bool = False       # every serial order was run: a class without one has none
+    random: list[str] = field(default_factory=list)  # steps the server says may end otherwise (explore/chance.py)
 
     @property
     def keys(self) -> list[str]:

@@ -20,8 +20,8 @@ def figures(r: Exploration) -> str:
     n = trn("{n:,} schedule (every interleaving that keeps each client's order)",
             "{n:,} schedules (every interleaving that keeps each client's order)", r.total)
     if r.sampled:
-        own = (tr(", and the order you typed") if typed(r) else tr(", and the scenario's own order")) \
-            if r.runs > r.limit else ""
+        own = (tr(", and the serial orders and the order you typed") if typed(r) else
+               tr(", and the serial orders and the scenario's own order")) if r.runs > r.limit else ""
         return tr("{schedules}: more than --limit {limit:,},\nso a reproducible sample of {limit:,} "
                   "(seed {seed}) was run{own}.", schedules=n, limit=r.limit, seed=r.seed, own=own)
     if r.covered != r.total:
@@ -35,7 +35,7 @@ def figures(r: Exploration) -> str:
 
 def outcome_lines(r: Exploration, cls: OutcomeClass) -> list[str]:
     lines = [tr("deadlock: {what}", what=cls.deadlock)] if cls.deadlock else []
-    if r.by == "replies":
+    if r.by in ("replies", "both"):
         lines += [tr("{client} saw: {replies}", client=client, replies=" · ".join(seen) or "-")
                   for client, seen in cls.first_run.replies]
     keys = r.keys
@@ -135,14 +135,21 @@ def witness_line(r: Exploration, cls: OutcomeClass) -> str:
     return head
 
 
+def simplest_heading(r: Exploration) -> str:
+    if r.sampled:
+        return tr("Each outcome's simplest schedule in the sample (fewest switches among the schedules run: "
+                  "moves to another client while one still has steps):")
+    return tr("Each outcome's simplest schedule (fewest switches: moves to another client while "
+              "one still has steps):")
+
+
 def witness_lines(r: Exploration, total: int = 80) -> list[str]:
     """Each outcome's simplest schedule, the anomaly it shows and its deciding order,
     and its steps as lanes."""
     shown = [(n, c) for n, c in enumerate(r.classes, 1) if c.witness is not None]
     if not shown:
         return []
-    out = ["", tr("Each outcome's simplest schedule (fewest switches: moves to another client while "
-                  "one still has steps):")]
+    out = ["", simplest_heading(r)]
     for n, cls in shown:
         out.append(f"{n}. " + witness_line(r, cls))
         w = cls.witness
@@ -173,9 +180,21 @@ def summary_line(r: Exploration) -> str:
                      tr("the scenario's own order ({order}) is in the outcome marked {mark}",
                         order=label(r.own_order), mark=OWN_MARK))
     if len(r.classes) == 1:
-        parts.insert(0, tr("every schedule ends the same"))
+        parts.insert(0, tr("every schedule run ended the same this time") if r.random else
+                     tr("every schedule gives each client the same replies (the final keys are not compared: "
+                        "--by both compares them too)") if r.by == "replies" else
+                     tr("every schedule ends the same"))
     text = tr("; ").join(parts)
-    return tr("{sentence}.", sentence=text[:1].upper() + text[1:]) if text else ""
+    text = tr("{sentence}.", sentence=text[:1].upper() + text[1:]) if text else ""
+    if r.random:
+        text += (" " if text else "") + random_sentence(r)
+    return text
+
+
+def random_sentence(r: Exploration) -> str:
+    return tr("By chance too: the server says {steps} may give another result in another run "
+              "(its nondeterministic tips in COMMAND INFO), so the same schedule may end another way.",
+              steps=tr(", ").join(r.random))
 
 
 def render_markdown(r: Exploration) -> str:
@@ -196,8 +215,7 @@ def render_markdown(r: Exploration) -> str:
     lines += rare_lines(r)
     shown = [(n, c) for n, c in enumerate(r.classes, 1) if c.witness is not None]
     if shown:
-        lines += ["", tr("Each outcome's simplest schedule (fewest switches: moves to another client while "
-                         "one still has steps):")]
+        lines += ["", simplest_heading(r)]
     for n, cls in shown:
         w = cls.witness
         lines += ["", f"{n}. " + _md(witness_line(r, cls))]
@@ -218,7 +236,7 @@ def to_json(r: Exploration) -> dict:
         "programs": r.programs, "schedules": r.total, "covered": r.covered, "run": r.runs,
         "sampled": r.sampled, "limit": r.limit, "seed": r.seed, "reduced": r.reduced,
         "goal": r.goal, "own_order": label(r.own_order) if r.own_order else None, "by": r.by,
-        "rare_below": RARE if r.sampled else None, "rare": rare(r) if r.sampled else None,
+        "random": r.random, "rare_below": RARE if r.sampled else None, "rare": rare(r) if r.sampled else None,
         "classes": [{
             "number": n, "count": c.count, "run": c.runs, "first": c.label,
             "state": {k: _key_json(c, k) for k in r.keys},

@@ -171,7 +171,7 @@ async def _replay(explorer, result, cls, own_run) -> None:
     witness = cls.witness
     kept: list = []
     run = await explorer.run_checked(witness.schedule, keep=kept)
-    if _key(explorer, run) != _key(explorer, own_run):
+    if outcome_key(explorer, run) != outcome_key(explorer, own_run):
         witness.replayed = False
         witness.schedule = own_run.schedule
         witness.switches = switches(own_run.schedule, blocked_moves(own_run))
@@ -184,8 +184,10 @@ async def _replay(explorer, result, cls, own_run) -> None:
         witness.anomaly = analyse(ops_of(kept, catalogue), run.schedule)
 
 
-def _key(explorer, run):
-    return (run.deadlock, run.snapshot.signature if explorer.by == "state" else run.replies)
+def outcome_key(explorer, run):
+    """What two runs share when they have the same outcome (by the explorer's `by`)."""
+    return (run.deadlock, run.snapshot.signature if explorer.by != "replies" else None,
+            run.replies if explorer.by != "state" else None)
 
 
 def lane_rows(kept) -> list[LaneRow]:

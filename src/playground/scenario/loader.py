@@ -31,12 +31,13 @@ from playground.scenario.when import WhenError, parse_when
 
 _TOP = {"title", "lesson", "order", "tags", "requires", "scripts", "clients", "setup", "steps", "parts", "challenge",
         "topology", "replicas", "script_time_limit_ms", "time_limit", "programs", "program_time_limit",
-        "programs_need"}
+        "programs_need", "explore_by"}
 _PART = {"name", "setup", "steps", "requires"}
 _STEP = {"client", "command", "args", "narration", "reply", "error", "match", "state", "predict",
          "pause", "blocking", "sleep", "server_stops", "requires", "save", "when", "bound", *STEP_KINDS, *FLAVOURS}
 _EXPECT = {"reply", "error", "match"}
 _PREDICT = {"question", "choices", "answer", "explain"}
+EXPLORE_BY = ("state", "replies", "both")  # the explorer's own (explore/explorer.py BY), checked by a test
 NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 def load_scenario(path: str | Path, lang: str = ENGLISH) -> Scenario:
@@ -108,9 +109,13 @@ def parse_scenario(data: dict, path: Path, lang: str = ENGLISH) -> Scenario:
     seconds = data.get("time_limit")
     if seconds is not None and (type(seconds) not in (int, float) or not 0 < seconds <= 600):
         raise where.error(tr("seconds a setup or step may take: a number above 0, at most 600"), field_name="time_limit")
+    explore_by = data.get("explore_by")
+    if explore_by is not None and explore_by not in EXPLORE_BY:
+        raise where.error(tr("what its explored outcomes compare: one of {choices}", choices=", ".join(EXPLORE_BY)),
+                          field_name="explore_by")
     return Scenario(path.stem, path, title, reworded(lesson, str.strip), tags, requires, dict(scripts),
                     clients, tuple(parts), challenge, lang, missing, order, topology, replicas, limit,
-                    programs, program_time_limit, needs, time_limit=seconds)
+                    programs, program_time_limit, needs, time_limit=seconds, explore_by=explore_by)
 
 
 def _part(raw: dict, index: int, where: Where, scripts: dict, clients: tuple, topology: str = "single") -> Part:

@@ -195,6 +195,7 @@ class Scenario:
     program_time_limit: float | None = None  # seconds each program may run; None: gate.programs.TIME_LIMIT
     programs_need: tuple = ()            # commands that must succeed, else the scenario is skipped
     time_limit: float | None = None     # seconds a setup or step may take (run/check --time-limit wins)
+    explore_by: str | None = None       # what its explored outcomes compare: state, replies, both (--by wins)
 
     def missing_translations(self, lang: str | None = None) -> tuple[str, ...]:
         """The texts with no translation into `lang` (default: the loaded language), which

@@ -93,6 +93,8 @@ def scenario_toml(scenario: Scenario) -> str:
     for name in ("script_time_limit_ms", "time_limit"):
         if getattr(scenario, name) is not None:
             out.append(f"{name} = {getattr(scenario, name)!r}")
+    if scenario.explore_by is not None:
+        out.append(f"explore_by = {toml_string(scenario.explore_by)}")
     out += _scripts(scenario.scripts)
     for part in scenario.parts:
         out += ["", "[[parts]]", *_text("name", part.name),

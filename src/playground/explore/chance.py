@@ -1,0 +1,33 @@
+"""Steps whose result the server itself says may differ from run to run (COMMAND INFO's
+tips, through the catalogue: `Catalogue.nondeterministic`): SPOP, SRANDMEMBER,
+RANDOMKEY, HRANDFIELD, TIME, `XADD *` ... Two runs of one schedule may then end
+differently, so the explorer shows them, and never says that every schedule ends the
+same when that may be chance."""
+
+from __future__ import annotations
+
+from playground.resp.cli_secrets import redact_line
+from playground.scenario.model import Step
+
+OUTPUT, ORDER = b"nondeterministic_output", b"nondeterministic_output_order"
+
+
+def random_steps(catalogue, programs: dict[str, list[Step]], by: str) -> list[str]:
+    """`A1 SPOP s` for each step whose randomness the outcomes compared would show: in
+    the replies (`by` replies or both), any; in the final state, one whose random result
+    is written (a command flagged `write`, but for XADD's id) or saved for a later
+    command (`save`).
+    After `catalogue.learn` of the steps' names."""
+    out = []
+    for client, program in programs.items():
+        for index, step in enumerate(program):
+            tip = catalogue.nondeterministic(step.argv) if step.argv else None
+            if tip is None:
+                continue
+            name = bytes(step.argv[0]).lower()
+            info = catalogue.commands.get(name)
+            # (XADD's clock-made id is no part of the state compared: explore/snapshot.py shows it as `*`)
+            writes = tip == OUTPUT and name != b"xadd" and info is not None and b"write" in info.flags
+            if by != "state" or step.save or writes:
+                out.append(f"{client}{index + 1} {redact_line(step.display, list(step.argv))}")
+    return out

@@ -18,6 +18,9 @@ if TYPE_CHECKING:
     from playground.engine.playground import Playground
 
 FLUSH = [[b"FLUSHALL"], [b"SCRIPT", b"FLUSH"], [b"FUNCTION", b"FLUSH"]]  # no keys, scripts or functions
+PRIVATE_FLUSH = [[b"FLUSHALL", b"SYNC"], *FLUSH[1:]]  # the private server: freed before the setup runs
+                                                     # (Valkey frees in the background by default, and
+                                                     # under its maxmemory that memory would still count)
 UNPAUSE = [[b"CLIENT", b"UNPAUSE"]]  # the private server's fresh start has no pause (a WRITE pause
                                      # would hold the flush); a --url server's pauses are not ours
 
@@ -27,7 +30,7 @@ def empties(pg: "Playground") -> list[list[bytes]]:
     only; the scripts only when a line since the last flush may have cached one)."""
     if not pg.private:
         return FLUSH
-    return UNPAUSE + (FLUSH[:1] if pg.scripts_clean and not pg.unseen_clients else FLUSH)
+    return UNPAUSE + (PRIVATE_FLUSH[:1] if pg.scripts_clean and not pg.unseen_clients else PRIVATE_FLUSH)
 
 
 async def set_script_time_limit(pg: "Playground", ms: int | None) -> None:

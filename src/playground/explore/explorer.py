@@ -101,6 +101,7 @@ class Explorer:
         self.limit = limit
         self.seed = seed
         self.reduce = reduce
+        self.memory_bound = False  # a write was refused for memory: every step depends on every other
         self.runner = Runner(pg, executor=executor or Executor(pg), sink=sink)
         self.runner.programs.lenient = True  # a lesson's program may send fewer commands in some orders
         self.runner.programs.warm = True     # each schedule forks its Python programs, redis imported
@@ -155,8 +156,8 @@ class Explorer:
                               for c, p in self.programs.items()},
                              sch.count_schedules(lengths), limit=self.limit, seed=self.seed,
                              goal=self.scenario.challenge.goal if self._has_goal() else None, by=self.by)
-        self.footprints = await footprints(self.pg.catalogue, self.programs,
-                                           evicting=await self.fresh.may_evict(self.commands_sent()))
+        evicting = self.memory_bound or await self.fresh.may_evict(self.commands_sent())
+        self.footprints = await footprints(self.pg.catalogue, self.programs, evicting=evicting)
         result.random = random_steps(self.pg.catalogue, self.programs, self.by)
         await self.fresh.begin(self.commands_sent())
         planned = self._plan(lengths, result)
@@ -174,7 +175,11 @@ class Explorer:
         result.serial_known = bool(serial) and all(p in planned for p in serial.values())
         grouping = Grouping(self, result, serial, own_key)
 
+        refused: list[bool] = []   # a write refused for memory: the reduction does not hold
+
         def fold(schedule: tuple[str, ...], run: Run) -> None:
+            if result.reduced and not evicting and any("(error) OOM" in r for _, seen in run.replies for r in seen):
+                refused.append(True)
             # a blocked client can make two plans run the same (or an equivalent) order
             key = sch.canonical_form(run.schedule, self.independent, clients) if result.reduced else run.schedule
             grouping.add(schedule, run, key, lambda: sch.class_size(run.schedule, self.independent)
@@ -192,6 +197,9 @@ class Explorer:
             await self.runner.programs.close()  # a lesson's programs never outlive the search
             raise
         await self.runner.discard_pending()
+        if result.reduced and not evicting and (refused or await self.fresh.memory_tight()):
+            self.memory_bound = True   # memory ran short after all: which write is refused depends on the order
+            return await self.explore()
         result.own_order = own
         candidates = grouping.finish()
         try:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 
 from playground.i18n import tr
+from playground.resp.info_text import parse_info
 
 
 # set by the playground itself for each part (Playground.set_script_time_limit), which
@@ -45,15 +46,31 @@ class FreshState:
 
     async def may_evict(self, commands) -> bool:
         """Whether a write may evict keys, or be refused for memory (OOM), in some schedule:
-        the server has a `maxmemory` (or it would not say), or a line may set one (CONFIG).
-        Then which keys a line changes depends on every write before it, of any key."""
+        the server has a `maxmemory` with a policy that evicts, or one that refuses
+        (`noeviction`, the private servers' own: server/sandbox.py) and the server's memory
+        has ever reached half of it (`memory_tight`), or it would not say, or a line may set
+        one (CONFIG). Then which keys a line changes depends on every write before it, of
+        any key."""
         if any(argv[0].lower() == b"config" for argv in commands if argv):
             return True
+        return await self.memory_tight(evicting_too=True)
+
+    async def memory_tight(self, evicting_too: bool = False) -> bool:
+        """Has the server's memory (its peak) ever reached half its `maxmemory`, so that a
+        write may be refused in one order and not in another? (`evicting_too`: also True
+        under a policy that evicts, or when the server would not say.) After a reduced
+        exploration a True sends the explorer round again, every order run."""
         with contextlib.suppress(Exception):
-            reply, = await self._admin().run([[b"CONFIG", b"GET", b"maxmemory"]])
-            values = [bytes(x) for pair in reply for x in (pair if isinstance(pair, tuple) else (pair,))]
-            return values[-1:] != [b"0"]
-        return True
+            limit, policy, info = await self._admin().run([[b"CONFIG", b"GET", b"maxmemory"],
+                                                           [b"CONFIG", b"GET", b"maxmemory-policy"],
+                                                           [b"INFO", b"memory"]])
+            limit, peak = _config_value(limit), parse_info(info).get("used_memory_peak")
+            if limit == b"0":
+                return False
+            if limit is None or peak is None or _config_value(policy) != b"noeviction":
+                return evicting_too
+            return int(peak) * 2 >= int(limit)
+        return evicting_too
 
     def check_alive(self, label: str, after_error: bool = False) -> None:
         """Raise ServerStopped unless the server the exploration began on still runs (a
@@ -104,3 +121,11 @@ class FreshState:
 
     def _admin(self):
         return self.pg.admin or self.pg.reader
+
+
+def _config_value(reply) -> bytes | None:
+    """The value of a CONFIG GET of one parameter (RESP2 flat or RESP3 map); None: none."""
+    if not isinstance(reply, (list, tuple)) or not reply:
+        return None
+    values = [bytes(x) for pair in reply for x in (pair if isinstance(pair, tuple) else (pair,))]
+    return values[-1] if len(values) >= 2 else None

@@ -26,7 +26,8 @@ class LessonPrograms:
         self.seen: dict[tuple, tuple] = {}   # (client, history) -> the command sent next, in any run
         self.not_repeatable: str | None = None
         self._lesson = None
-        self.lenient = False  # the explorer: a step of a program that ended well is skipped, not failed
+        self.lenient = False  # the explorer, a part with no steps: a step of a program that ended well is
+        # skipped, not failed, and a step may block or not
         self.warm = False     # the explorer: Python programs forked from a warm interpreter (gate/warm.py)
         self._warm = None
 

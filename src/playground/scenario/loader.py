@@ -96,7 +96,8 @@ def parse_scenario(data: dict, path: Path, lang: str = ENGLISH) -> Scenario:
     parts = []
     for i, raw in enumerate(raw_parts, 1):
         check_unknown(raw, _PART, where, part=raw.get("name") or str(i))
-        parts.append(_part(raw, i, where, scripts, clients, topology))
+        parts.append(_part(raw, i, where, scripts, clients, topology,
+                           stepless=bool(programs) and set(clients) <= set(programs)))
     challenge = _challenge(data["challenge"], where, parts) if "challenge" in data else None
     order = data.get("order")
     if order is not None and (type(order) is not int or not 1 <= order <= 9999):
@@ -113,7 +114,10 @@ def parse_scenario(data: dict, path: Path, lang: str = ENGLISH) -> Scenario:
                     programs, program_time_limit, needs, time_limit=seconds)
 
 
-def _part(raw: dict, index: int, where: Where, scripts: dict, clients: tuple, topology: str = "single") -> Part:
+def _part(raw: dict, index: int, where: Where, scripts: dict, clients: tuple, topology: str = "single",
+          stepless: bool = False) -> Part:
+    """One part; `stepless`: every client is a program, so its steps may be left out (the
+    moves are then the commands the programs send)."""
     name = raw.get("name", "")
     label = name or (str(index) if index > 1 else None)
     if not isinstance(name, str):
@@ -135,7 +139,9 @@ def _part(raw: dict, index: int, where: Where, scripts: dict, clients: tuple, to
     if problem:
         raise where.error(tr("command {n}: {problem}", n=problem[0], problem=problem[1]), part=label, field_name="setup")
     steps_raw = raw.get("steps")
-    if not isinstance(steps_raw, list) or not steps_raw:
+    if steps_raw is None and stepless:
+        steps_raw = []
+    elif not isinstance(steps_raw, list) or not steps_raw:
         raise where.error(tr("at least one [[steps]] table is needed"), part=label, field_name="steps")
     steps = []
     blocked: set[str] = set()

@@ -159,6 +159,14 @@ class Runner:
                 if self.stopped:
                     result.error = self.stopped
                     return result
+            if not part.steps and scenario.programs:  # no steps: each program to its end in turn
+                from playground.gate.lesson_steps import default_order
+                async for step_result in default_order(self, scenario, part):
+                    result.steps.append(step_result)
+                    self.on_step(step_result)
+                if self.stopped:
+                    result.error = self.stopped
+                    return result
             error = await self.programs.finish()  # every program to its end
             if error:
                 result.error = error

@@ -1,0 +1,121 @@
+"""Programs explored by the commands they send (explore/program_moves.py): a lesson whose
+clients are all programs needs no steps, and a program that sends more commands than
+it has steps has them scheduled too. The explorer's outcomes are compared with an
+independent loop that runs every order of the same commands by hand with redis-py on
+the same real server. On both real servers."""
+
+from __future__ import annotations
+
+import textwrap
+from itertools import permutations
+from pathlib import Path
+
+import pytest
+
+from playground.errors import ScenarioError
+from playground.explore.explorer import explore
+from playground.scenario.loader import load_scenario
+from playground.scenario.runner import Runner
+
+redis = pytest.importorskip("redis")
+
+GET_SET = '''
+import os, redis
+r = redis.Redis.from_url(os.environ["REDIS_URL"])
+value = int(r.get("counter"))
+r.set("counter", value + 1)
+'''
+INCR = '''
+import os, redis
+r = redis.Redis.from_url(os.environ["REDIS_URL"])
+r.incr("counter")
+'''
+
+
+def lesson(tmp_path: Path, program: str, steps: str = "") -> Path:
+    (tmp_path / "p.py").write_text(textwrap.dedent(program))
+    path = tmp_path / "lesson.toml"
+    path.write_text('title = "t"\nlesson = "l"\nsetup = ["SET counter 5"]\n'
+                    '[programs]\nA = ["python", "p.py"]\nB = ["python", "p.py"]\n' + textwrap.dedent(steps))
+    return path
+
+
+def outcomes(result) -> dict[str, int]:
+    return {c.snapshot.describe("counter"): c.count for c in result.classes}
+
+
+def by_hand(pg, moves: dict[str, list[str]]) -> set[str]:
+    """Every interleaving of each client's moves ("get": remember the counter, "set": write
+    what it read plus one, "incr"), run with two redis-py clients: the final counters."""
+    address = pg.address
+    clients = {c: redis.Redis(unix_socket_path=address.path, username=address.username,
+                              password=address.password) for c in moves}
+    seen = set()
+    try:
+        word = [c for c, ms in moves.items() for _ in ms]
+        for order in set(permutations(word)):
+            clients["A"].set("counter", 5)
+            at, read = dict.fromkeys(moves, 0), {}
+            for c in order:
+                move = moves[c][at[c]]
+                at[c] += 1
+                if move == "get":
+                    read[c] = int(clients[c].get("counter"))
+                elif move == "set":
+                    clients[c].set("counter", read[c] + 1)
+                else:
+                    clients[c].incr("counter")
+            seen.add(f'"{int(clients["A"].get("counter"))}"')
+        clients["A"].delete("counter")
+    finally:
+        for r in clients.values():
+            r.close()
+    return seen
+
+
+async def test_two_read_modify_write_programs_without_steps(pg, tmp_path):
+    result = await explore(pg, load_scenario(lesson(tmp_path, GET_SET)))
+    assert result.total == result.runs == 6   # GET, SET each: every order of the four commands
+    assert outcomes(result) == {'"6"': 4, '"7"': 2}
+    assert set(outcomes(result)) == by_hand(pg, {"A": ["get", "set"], "B": ["get", "set"]})
+    lost, = [c for c in result.classes if c.snapshot.describe("counter") == '"6"']
+    assert not lost.serial and result.serial_known   # "no serial order gives this"
+    assert result.own_order == ("A", "A", "B", "B")   # as `run` runs it: A to its end, then B
+
+
+async def test_two_incr_programs_without_steps(pg, tmp_path):
+    result = await explore(pg, load_scenario(lesson(tmp_path, INCR)))
+    assert result.total == result.runs == 2
+    assert outcomes(result) == {'"7"': 2}
+    assert set(outcomes(result)) == by_hand(pg, {"A": ["incr"], "B": ["incr"]})
+
+
+async def test_commands_past_a_programs_steps_are_scheduled(pg, tmp_path):
+    """One step each, two commands each: the SETs are moves too (never run free, unexplored:
+    that found one outcome, 6, where the programs reach 6 and 7)."""
+    result = await explore(pg, load_scenario(lesson(tmp_path, GET_SET, '''
+        [[steps]]
+        client = "A"
+        reply = '"5"'
+        [[steps]]
+        client = "B"
+        ''')))
+    assert result.total == result.runs == 6
+    assert outcomes(result) == {'"6"': 4, '"7"': 2}
+    assert result.own_order == ("A", "B", "A", "B")   # the lesson's steps, then the first that can move
+
+
+async def test_run_without_steps_runs_each_program_in_turn(pg, tmp_path):
+    result = await Runner(pg).run(load_scenario(lesson(tmp_path, GET_SET)))
+    assert result.ok and result.error is None
+    assert [(s.step.client, s.command, s.reply.strip()) for s in result.steps] == [
+        ("A", "GET counter", '"5"'), ("A", "SET counter 6", "OK"),
+        ("B", "GET counter", '"6"'), ("B", "SET counter 7", "OK")]
+    assert [s.seq for s in result.steps] == sorted(s.seq for s in result.steps)   # server order
+
+
+def test_steps_are_needed_when_a_client_is_not_a_program(tmp_path):
+    path = lesson(tmp_path, INCR)
+    path.write_text(path.read_text().replace('B = ["python", "p.py"]\n', ""))
+    with pytest.raises(ScenarioError, match=r"at least one \[\[steps\]\] table is needed"):
+        load_scenario(path)

@@ -119,3 +119,42 @@ def test_steps_are_needed_when_a_client_is_not_a_program(tmp_path):
     path.write_text(path.read_text().replace('B = ["python", "p.py"]\n', ""))
     with pytest.raises(ScenarioError, match=r"at least one \[\[steps\]\] table is needed"):
         load_scenario(path)
+
+
+async def test_bound_program_steps_stay_together_in_explore(pg, tmp_path):
+    """Each program's SET bound to its GET: no order splits them, so no update is lost."""
+    result = await explore(pg, load_scenario(lesson(tmp_path, GET_SET, '''
+        [[steps]]
+        client = "A"
+        [[steps]]
+        client = "A"
+        bound = true
+        [[steps]]
+        client = "B"
+        [[steps]]
+        client = "B"
+        bound = true
+        ''')))
+    assert result.total == result.runs == 2
+    assert outcomes(result) == {'"7"': 2}
+
+
+async def test_a_program_step_sleeps_before_its_command_goes(pg, tmp_path):
+    """A's program sets a key that lives 200 ms and reads it at once; the GET's step lets
+    0.5 s pass before it goes: the key is gone (without the sleep it is still there)."""
+    result = await Runner(pg).run(load_scenario(lesson(tmp_path, '''
+        import os, redis
+        r = redis.Redis.from_url(os.environ["REDIS_URL"])
+        r.set("flag", 1, px=200)
+        r.get("flag")
+        ''', '''
+        [[steps]]
+        client = "A"
+        reply = "OK"
+        [[steps]]
+        client = "A"
+        sleep = 0.5
+        reply = "(nil)"
+        ''')))
+    assert result.ok, (result.error, result.failed_checks)
+    assert [s.command for s in result.steps] == ["SET flag 1 PX 200", "GET flag"]

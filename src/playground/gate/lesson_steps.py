@@ -98,6 +98,8 @@ async def release_step(runner, scenario, step, out) -> None:
     odd = runner.programs.note_sent(step.client, got)
     if odd:
         out.checks.append(CheckResult("repeatable", False, odd))
+    if step.sleep:   # the seconds pass between the program's sending and its command's release
+        await asyncio.sleep(step.sleep)
     runner.programs.gate.release(got)
     how = await settled(runner.pg, got)
     if how == "blocked" and step.blocking:

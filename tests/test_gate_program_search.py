@@ -158,3 +158,59 @@ async def test_a_program_step_sleeps_before_its_command_goes(pg, tmp_path):
         ''')))
     assert result.ok, (result.error, result.failed_checks)
     assert [s.command for s in result.steps] == ["SET flag 1 PX 200", "GET flag"]
+
+
+BUMP = '''
+import redis
+
+def bump(r: redis.Redis, how: str) -> None:
+    if how == "incr":
+        r.incr("counter")
+    else:
+        r.set("counter", int(r.get("counter")) + 1)
+'''
+PARTS = '''
+title = "t"
+lesson = "l"
+[programs]
+A = { function = "bump.py:bump", args = ["get-set"] }
+B = { function = "bump.py:bump", args = ["get-set"] }
+
+[[parts]]
+name = "the bug"
+setup = ["SET counter 5"]
+
+[[parts]]
+name = "the fix"
+setup = ["SET counter 5"]
+programs.A = { args = ["incr"] }
+programs.B = { function = "bump.py:bump", args = ["incr"] }
+'''
+
+
+async def test_each_part_has_programs_of_its_own(pg, tmp_path):
+    """A bug and its fix in one file: the same function with other args in part 2."""
+    (tmp_path / "bump.py").write_text(BUMP)
+    (tmp_path / "lesson.toml").write_text(PARTS)
+    scenario = load_scenario(tmp_path / "lesson.toml")
+    bug = await explore(pg, scenario, part=1)
+    assert outcomes(bug) == {'"6"': 4, '"7"': 2}
+    fix = await explore(pg, scenario, part=2)
+    assert outcomes(fix) == {'"7"': 2}
+    result = await Runner(pg).run(scenario)
+    assert result.ok, (result.error, result.failed_checks)
+    assert [s.command for s in result.steps] == ["GET counter", "SET counter 6", "GET counter", "SET counter 7",
+                                                 "INCRBY counter 1", "INCRBY counter 1"]  # (redis-py's incr)
+
+
+@pytest.mark.parametrize("part_programs, message", [
+    ('programs.C = ["python", "p.py"]', "part 'the fix': programs: 'C' is not in [programs]"),
+    ('programs.A = ["python", 3]', "part 'the fix': programs.A: the program and its arguments"),
+    ('programs.A = { args = [1], other = 2 }', "part 'the fix': programs.A.other: unknown field"),
+])
+def test_a_parts_programs_that_cannot_be_are_one_line(tmp_path, part_programs, message):
+    (tmp_path / "bump.py").write_text(BUMP)
+    (tmp_path / "lesson.toml").write_text(PARTS.replace('programs.A = { args = ["incr"] }', part_programs))
+    with pytest.raises(ScenarioError) as caught:
+        load_scenario(tmp_path / "lesson.toml")
+    assert message in str(caught.value) and "\n" not in str(caught.value)

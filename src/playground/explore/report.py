@@ -8,7 +8,7 @@ from playground.cells import pad, width
 from playground.explore.anomaly import deciding_text
 from playground.explore.outcomes import Exploration, OutcomeClass
 from playground.explore.schedules import label
-from playground.gate.lesson_format import shown_program
+from playground.gate.lesson_format import part_programs, shown_program
 from playground.i18n import tr, trn
 from playground.scenario import lanes
 
@@ -79,7 +79,7 @@ def _header(r: Exploration) -> list[str]:
     for client, steps in r.programs.items():
         lines.append(f"  {client}: " + " · ".join(f"{client}{i} {d}" for i, d in enumerate(steps, 1)))
         if client in s.programs:   # its moves are the commands it sends (explore/program_moves.py)
-            program = shown_program(s.programs[client])
+            program = shown_program(part_programs(s, r.part)[client])
             lines[-1] += (" · " + tr("then each further command {program} sends", program=program) if steps
                           else tr("each command {program} sends", program=program))
     if r.goal:

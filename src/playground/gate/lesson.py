@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 
 from playground.gate.endpoint import Gate, Held
+from playground.gate.lesson_format import part_programs
 from playground.gate.programs import TIME_LIMIT, Program, ProgramError
 from playground.i18n import tr
 
@@ -31,12 +32,15 @@ class LessonPrograms:
         self.warm = False     # the explorer: Python programs forked from a warm interpreter (gate/warm.py)
         self._warm = None
 
-    async def start(self, scenario) -> str | None:
-        """Start the scenario's programs on a new gate; the error line if one cannot start."""
+    async def start(self, scenario, part=None) -> str | None:
+        """Start the programs of the scenario's `part` (its own, else [programs]'s) on a new
+        gate; the error line if one cannot start."""
         await self.stop()
-        if self._lesson != scenario.path:  # each run of the same lesson is compared with the others
-            self.seen, self._lesson = {}, scenario.path
-        self.history = {name: [] for name in scenario.programs}
+        programs = part_programs(scenario, part)
+        lesson = (scenario.path, tuple(programs.items()))
+        if self._lesson != lesson:  # each run of the same programs is compared with the others
+            self.seen, self._lesson = {}, lesson
+        self.history = {name: [] for name in programs}
         self.not_repeatable = None
         if not scenario.programs:
             return None
@@ -48,8 +52,8 @@ class LessonPrograms:
         limit = scenario.program_time_limit or TIME_LIMIT
         cwd = scenario.path.resolve().parent
         try:
-            warm = await self._warm_interpreter(scenario)
-            for name, argv in scenario.programs.items():
+            warm = await self._warm_interpreter(programs)
+            for name, argv in programs.items():
                 url = await self.gate.listen(name)
                 program = self.running[name] = Program(name, argv, cwd, url, limit, warm)
                 await program.start()
@@ -59,9 +63,9 @@ class LessonPrograms:
             return str(exc)
         return None
 
-    async def _warm_interpreter(self, scenario):
+    async def _warm_interpreter(self, programs: dict):
         """With `warm`, the warm interpreter (started once) when a program is Python."""
-        if not self.warm or not any(argv[0] == "python" for argv in scenario.programs.values()):
+        if not self.warm or not any(argv[0] == "python" for argv in programs.values()):
             return None
         if self._warm is None:
             from playground.gate.warm import WarmInterpreter

@@ -216,7 +216,7 @@ class Runner:
             if isinstance(reply, Err):
                 return tr("part {part}: setup {command!r} failed: {reply}", part=part.name or 1, command=shown,
                           reply=render(reply).decode().strip())
-        return await self.programs.start(scenario)  # (programs start on the part's fresh state)
+        return await self.programs.start(scenario, part)  # (programs start on the part's fresh state)
 
     async def run_step(self, scenario: Scenario, part: str, step: Step, refresh: bool = False) -> StepResult:
         """Run one step (`refresh`: then read every client's flags, within the same limit);

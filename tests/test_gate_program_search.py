@@ -6,6 +6,9 @@ the same real server. On both real servers."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import textwrap
 from itertools import permutations
 from pathlib import Path
@@ -13,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from playground.errors import ScenarioError
-from playground.explore.explorer import explore
+from playground.explore.explorer import ExploreError, explore
 from playground.scenario.loader import load_scenario
 from playground.scenario.runner import Runner
 
@@ -214,3 +217,39 @@ def test_a_parts_programs_that_cannot_be_are_one_line(tmp_path, part_programs, m
     with pytest.raises(ScenarioError) as caught:
         load_scenario(tmp_path / "lesson.toml")
     assert message in str(caught.value) and "\n" not in str(caught.value)
+
+
+async def test_a_program_that_sends_what_time_says_is_not_repeatable(pg, tmp_path):
+    """Its commands depend on TIME's reply: no two runs of one order send the same (the
+    replies differ, so no earlier run with the same replies shows it: the first order
+    runs twice). One client, one order: it is found all the same."""
+    path = lesson(tmp_path, '''
+        import os, redis
+        r = redis.Redis.from_url(os.environ["REDIS_URL"])
+        seconds, micro = r.time()
+        r.set("at", f"{seconds}.{micro:06d}")
+        ''')
+    path.write_text(path.read_text().replace('B = ["python", "p.py"]\n', "").replace(
+        "[programs]", 'clients = ["A"]\n[programs]'))
+    with pytest.raises(ExploreError) as caught:
+        await explore(pg, load_scenario(path))
+    message = str(caught.value)
+    assert message.startswith("lesson: program A (python p.py) is not repeatable: run twice in the same order "
+                              "(A1 A2), its command 2 was SET at "), message
+    assert "\n" not in message
+
+
+async def test_programs_have_one_hash_seed_in_run_and_explore(pg, tmp_path):
+    """PYTHONHASHSEED is fixed (0): the same hash("alpha") in every run and schedule, forked
+    from the warm interpreter (explore) or started afresh (run)."""
+    path = lesson(tmp_path, '''
+        import os, redis
+        r = redis.Redis.from_url(os.environ["REDIS_URL"])
+        r.set("h", hash("alpha"))
+        ''')
+    expected = subprocess.run([sys.executable, "-c", "print(hash('alpha'))"], env=dict(os.environ, PYTHONHASHSEED="0"),
+                              capture_output=True, text=True, check=True).stdout.strip()
+    explored = await explore(pg, load_scenario(path))
+    assert [c.snapshot.describe("h") for c in explored.classes] == [f'"{expected}"']
+    ran = await Runner(pg).run(load_scenario(path))
+    assert ran.ok and [s.command for s in ran.steps] == [f"SET h {expected}"] * 2

@@ -13,7 +13,12 @@ commands the programs send is run once, and only those.
 
 from __future__ import annotations
 
+from playground.explore import schedules as sch
 from playground.gate.endpoint import Held
+from playground.gate.lesson_format import part_programs, shown_program
+from playground.i18n import tr
+from playground.resp.cli_lines import format_argv
+from playground.resp.cli_secrets import redact_line
 from playground.gate.lesson_steps import next_move
 
 
@@ -54,17 +59,51 @@ async def search(explorer, own: tuple[str, ...], fold, result) -> None:
             result.sampled = True   # (not a random sample: the first ones of the search)
             break
         prefix, fixed = to_run.pop()
-        explorer.choices = []
-        run = await explorer.run_checked(prefix)
+        explorer.choices, kept = [], []
+        run = await explorer.run_checked(prefix, keep=kept)
+        choices = explorer.choices
+        if not runs:
+            await _same_again(explorer, run, kept)
         runs += 1
         fold(run.schedule, run)
-        choices = explorer.choices
         for i in range(fixed, len(choices)):   # (the last one first: runs come in order)
             for client in reversed(choices[i]):
                 if client != run.schedule[i]:
                     to_run.append((run.schedule[:i] + (client,), i + 1))
     result.total = runs + len(to_run)
     result.reduced = False
+
+
+def sent(explorer, kept) -> dict[str, list]:
+    """Each program's commands in a run, in order (from its kept steps)."""
+    out = {c: [] for c in explorer.scenario.programs}
+    for client, _, step_result in kept:
+        if client in out and step_result.step.release and step_result.argv:
+            out[client].append(tuple(step_result.argv))
+    return out
+
+
+async def _same_again(explorer, run, kept) -> None:
+    """Run the first schedule once more: a program that sends other commands in the same
+    order (its commands depend on the clock, randomness, a TIME reply ...) has outcomes
+    that are not the schedule's, and stops the search with one line."""
+    again: list = []
+    explorer.choices = []
+    await explorer.run_checked(run.schedule, keep=again)
+    before, now = sent(explorer, kept), sent(explorer, again)
+    for client, commands in before.items():
+        if commands == now[client]:
+            continue
+        n = next((i for i, (x, y) in enumerate(zip(commands, now[client])) if x != y),
+                 min(len(commands), len(now[client])))
+        shown = [redact_line(format_argv(list(c[n])), list(c[n])) if n < len(c) else tr("nothing")
+                 for c in (commands, now[client])]
+        program = f"{client} ({shown_program(part_programs(explorer.scenario, explorer.part)[client])})"
+        from playground.explore.explorer import ExploreError
+        raise ExploreError(f"{explorer.scenario.id}: " + tr(
+            "program {program} is not repeatable: run twice in the same order ({schedule}), its command {n} "
+            "was {before}, then {now}", program=program, schedule=sch.label(run.schedule), n=n + 1,
+            before=shown[0], now=shown[1]))
 
 
 async def next_client(explorer, remaining: list, position: dict[str, int], last) -> str | None:

@@ -68,9 +68,11 @@ class LessonPrograms:
         if not self.warm or not any(argv[0] == "python" for argv in programs.values()):
             return None
         if self._warm is None:
+            import os
+            from playground.gate.programs import HASH_SEED
             from playground.gate.warm import WarmInterpreter
-            try:
-                self._warm = await WarmInterpreter().start()
+            try:   # (its children's hash seed is its own: fixed, as for a program started afresh)
+                self._warm = await WarmInterpreter(env=dict(os.environ, PYTHONHASHSEED=HASH_SEED)).start()
             except OSError:
                 return None  # each program then starts an interpreter of its own
             self.pg.closing.append(self.close)

@@ -132,7 +132,8 @@ class OwnPrograms:
         log = self.gate.log
         if len(log) > self._logged:
             for held in log[self._logged:]:
-                self._last[held.client] = held
+                if not held.unstepped:  # (the client library's handshake is not what it ran)
+                    self._last[held.client] = held
             self._logged = len(log)
             from .key_inspector import KeyInspector
             self.app.mode_screen.query_one(KeyInspector).refresh_keys()

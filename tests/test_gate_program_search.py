@@ -253,3 +253,12 @@ async def test_programs_have_one_hash_seed_in_run_and_explore(pg, tmp_path):
     assert [c.snapshot.describe("h") for c in explored.classes] == [f'"{expected}"']
     ran = await Runner(pg).run(load_scenario(path))
     assert ran.ok and [s.command for s in ran.steps] == [f"SET h {expected}"] * 2
+
+
+async def test_the_search_stops_at_the_limit_and_says_so(pg, tmp_path):
+    from playground.explore.report import figures
+
+    result = await explore(pg, load_scenario(lesson(tmp_path, GET_SET)), limit=2)
+    assert result.sampled and result.runs == 2 and result.total > 2
+    assert figures(result).startswith(f"At least {result.total} schedules: more than --limit 2, so the search "
+                                      "stopped after the first 2")

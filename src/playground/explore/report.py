@@ -20,6 +20,9 @@ RARE = 3   # a sampled outcome seen fewer times than this is said to be rare
 def figures(r: Exploration) -> str:
     n = trn("{n:,} schedule (every interleaving that keeps each client's order)",
             "{n:,} schedules (every interleaving that keeps each client's order)", r.total)
+    if r.sampled and r.scenario.programs and not typed(r):   # (explore/program_moves.py: no sample, a search)
+        return tr("At least {n:,} schedules: more than --limit {limit:,}, so the search stopped after the "
+                  "first {limit:,}\n(the scenario's own order first).", n=r.total, limit=r.limit)
     if r.sampled:
         own = (tr(", and the order you typed") if typed(r) else tr(", and the scenario's own order")) \
             if r.runs > r.limit else ""

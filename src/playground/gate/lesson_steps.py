@@ -207,3 +207,20 @@ async def _in_turn(runner, scenario, part, programs):
                 progress = True
                 if runner.stopped or not out.ok:
                     return
+
+
+async def planned_moves(runner, scenario, part) -> tuple:
+    """A part with no steps, as steps to step it in the app: its programs run once in
+    `run`'s order (default_order) to learn their moves; a command that blocked is a
+    blocking step, and taking its reply a wait step."""
+    from dataclasses import replace
+
+    if await runner.begin_part(scenario, part):
+        return ()
+    steps = []
+    async for out in default_order(runner, scenario, part):
+        pending = runner.waiting.get(out.step.client)
+        steps.append(replace(out.step, blocking=pending is not None and pending[1] is out))
+    await runner.programs.finish()
+    await runner.discard_pending()
+    return tuple(steps)

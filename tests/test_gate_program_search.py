@@ -262,3 +262,17 @@ async def test_the_search_stops_at_the_limit_and_says_so(pg, tmp_path):
     assert result.sampled and result.runs == 2 and result.total > 2
     assert figures(result).startswith(f"At least {result.total} schedules: more than --limit 2, so the search "
                                       "stopped after the first 2")
+
+
+async def test_an_outcomes_schedule_steps_through_as_a_scenario(pg, tmp_path):
+    """"See how it happens" of a lesson without steps: the lost update's first schedule as
+    a scenario of its own, run, ends as the explorer said."""
+    from playground.explore.schedule_replay import schedule_scenario
+
+    result = await explore(pg, load_scenario(lesson(tmp_path, GET_SET)))
+    lost, = [c for c in result.classes if c.snapshot.describe("counter") == '"6"']
+    replay = schedule_scenario(result, lost)
+    assert [s.client for s in replay.parts[0].steps] == list(lost.first) == ["A", "B", "A", "B"]
+    ran = await Runner(pg).run(replay)
+    assert ran.ok and [s.command for s in ran.steps] == ["GET counter", "GET counter", "SET counter 6",
+                                                         "SET counter 6"]

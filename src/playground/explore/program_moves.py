@@ -24,7 +24,13 @@ from playground.gate.lesson_steps import next_move
 
 def step_at(explorer, client: str, index: int):
     """The client's step for its move `index`: the lesson's, else a bare move."""
-    steps = explorer.programs[client]
+    return step_of(explorer.programs, client, index)
+
+
+def step_of(programs: dict, client: str, index: int):
+    """Move `index` of `client` among `programs` (explorer.programs_of): its step, else
+    (a program's command past its steps) a bare move."""
+    steps = programs[client]
     return steps[index] if index < len(steps) else next_move(client, index + 1)
 
 
@@ -34,8 +40,9 @@ async def movable(explorer, position: dict[str, int], last) -> list[str]:
     runner = explorer.runner
     out = []
     for client, steps in explorer.programs.items():
-        if client in runner.waiting:
-            ready = explorer._can_move(client) or explorer._may_time_out(client)
+        if client in runner.waiting:   # (a typed client with no step left: its reply is taken at the end)
+            ready = (client in explorer.scenario.programs or position[client] < len(steps)) and \
+                (explorer._can_move(client) or explorer._may_time_out(client))
         elif client in explorer.scenario.programs:
             ready = client in runner.programs.running and \
                 isinstance(await runner.programs.next_command(client), Held)

@@ -15,7 +15,8 @@ from playground.scenario.loader import load_scenario
 from playground.scenario.runner import Runner
 from playground.scenario.stepper import Stepper
 from playground.scenario.transcript import check_line, render_text
-from playground.server.topology import Topology, make_server
+from playground.server import make_server
+from playground.server.topology import Topology
 from playground.tui.app import make_app
 from test_tui import log_text, started, wait_until
 from test_tui_teaching import panel_text, press_and_wait

@@ -10,7 +10,8 @@ from playground.engine.playground import Playground
 from playground.scenario.loader import load_scenario
 from playground.scenario.runner import Runner
 from playground.scenario.transcript import json_step, render_markdown, render_text
-from playground.server.topology import Topology, make_server
+from playground.server import make_server
+from playground.server.topology import Topology
 from playground.tui.app import make_app
 from test_tui import log_text, started, wait_until
 from test_tui_teaching import panel_text, press_and_wait

@@ -65,7 +65,7 @@ async def explore_apart(scenario: Scenario, part: int, binary, limit: int = 2000
     clients' state and its settings, so a lesson goes on where it was."""
     from playground.engine.playground import Playground
     from playground.explore.explorer import Explorer
-    from playground.server.topology import make_server
+    from playground.server import make_server
 
     server = make_server(binary, scenario.topology, scenario.replicas)
     async with Playground(server=server, clients=scenario.clients or ("A", "B")) as pg:

@@ -24,6 +24,9 @@ grouped by outcome as they end (explore/grouping.py); then each outcome's simple
 schedule (fewest switches) is run once more with the server's key events on, for its
 lanes and, when no serial order gives the outcome, the anomaly it shows
 (explore/witnesses.py, explore/anomaly.py).
+
+A lesson with programs is explored by the commands they send instead (no plan from
+steps, every schedule run: explore/program_moves.py).
 """
 
 from __future__ import annotations

@@ -8,7 +8,9 @@ again from the start on a fresh state; a run follows its schedule's prefix, then
 first client (in the scenario's order) that can move go, to the end; at each move it
 notes who could have moved instead (`Explorer.choices`), and every such other choice
 after the prefix becomes the prefix of a schedule still to run. So every order of the
-commands the programs send is run once, and only those.
+commands the programs send is run once, and only those. A program that holds no
+command and does not end (it listens to a channel) is waited for up to its time limit,
+then stopped, and the search ends with the line naming it.
 """
 
 from __future__ import annotations
@@ -16,10 +18,10 @@ from __future__ import annotations
 from playground.explore import schedules as sch
 from playground.gate.endpoint import Held
 from playground.gate.lesson_format import part_programs, shown_program
+from playground.gate.lesson_steps import next_move
 from playground.i18n import tr
 from playground.resp.cli_lines import format_argv
 from playground.resp.cli_secrets import redact_line
-from playground.gate.lesson_steps import next_move
 
 
 def step_at(explorer, client: str, index: int):

@@ -276,3 +276,21 @@ async def test_an_outcomes_schedule_steps_through_as_a_scenario(pg, tmp_path):
     ran = await Runner(pg).run(replay)
     assert ran.ok and [s.command for s in ran.steps] == ["GET counter", "GET counter", "SET counter 6",
                                                          "SET counter 6"]
+
+
+async def test_a_program_that_never_ends_is_named_and_not_the_one_it_held_up(pg, tmp_path):
+    """A listens to a channel for ever: stopped at its time limit and named; B's INCR
+    waited at the gate for A's end meanwhile, which is not B's own time."""
+    (tmp_path / "listen.py").write_text(textwrap.dedent('''
+        import os, redis
+        p = redis.Redis.from_url(os.environ["REDIS_URL"]).pubsub()
+        p.subscribe("ch")
+        for message in p.listen():
+            pass
+        '''))
+    path = lesson(tmp_path, INCR)
+    path.write_text(path.read_text().replace('A = ["python", "p.py"]', 'A = ["python", "listen.py"]').replace(
+        "[programs]", "program_time_limit = 1\n[programs]"))
+    result = await Runner(pg).run(load_scenario(path))
+    assert result.error == "program A (python listen.py) ran past its time limit (1 s): stopped"
+    assert [(s.step.client, s.command) for s in result.steps] == [("A", "SUBSCRIBE ch"), ("B", "INCRBY counter 1")]

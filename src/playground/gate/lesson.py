@@ -155,6 +155,14 @@ class LessonPrograms:
                 or tr("program {program} ended before its next command", program=program.describe))
 
 
+    def held_for(self, name: str, held: Held) -> None:
+        """Its command goes through now: the time it waited at the gate for its step (the
+        lesson's, another program's turn) is not the program's own, so its time limit
+        moves on by that much."""
+        program = self.running.get(name)
+        if program is not None:
+            program.deadline += max(0.0, asyncio.get_running_loop().time() - held.since)
+
     def note_sent(self, name: str, held: Held) -> str | None:
         """Remember what program `name` sent after the replies it got so far; the line
         saying so when an earlier run got the same replies and it sent something else

@@ -100,6 +100,7 @@ async def release_step(runner, scenario, step, out) -> None:
         out.checks.append(CheckResult("repeatable", False, odd))
     if step.sleep:   # the seconds pass between the program's sending and its command's release
         await asyncio.sleep(step.sleep)
+    runner.programs.held_for(step.client, got)
     runner.programs.gate.release(got)
     how = await settled(runner.pg, got)
     if how == "blocked" and step.blocking:

@@ -71,6 +71,7 @@ async def test_a_program_started_by_hand_is_stepped(server_binary):
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
         try:
             await wait_until(pilot, lambda: "next: SET mine x" in panel_text(app))
+            assert "→" not in panel_text(app)  # nothing ran yet: redis-py's handshake (CLIENT SETINFO) is not shown
             panes, panel = app.mode_screen.query_one("#panes").size, app.mode_screen.query_one(ProgramsPanel).size
             assert panes.height >= 8 and panel.height <= 4  # the two panes stay usable at 80×24
             await pilot.press("ctrl+n")

@@ -30,3 +30,25 @@ async def test_stepping_a_program_lesson(server_binary):
     for pid in pids:  # the app has quit (this process goes on): its programs are gone
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)
+
+
+async def test_stepping_a_lesson_of_programs_without_steps(server_binary, tmp_path):
+    """Its moves are the programs' commands in `run`'s order (A to its end, then B), one
+    per Space; rewinding runs the programs again."""
+    from playground.scenario.loader import load_scenario
+
+    (tmp_path / "p.py").write_text('import os, redis\nr = redis.Redis.from_url(os.environ["REDIS_URL"])\n'
+                                   'r.set("counter", int(r.get("counter")) + 1)\n')
+    (tmp_path / "lesson.toml").write_text('title = "t"\nlesson = "l"\nsetup = ["SET counter 5"]\n'
+                                          '[programs]\nA = ["python", "p.py"]\nB = ["python", "p.py"]\n')
+    app = make_app(server_binary.path, open_scenario=load_scenario(tmp_path / "lesson.toml"))
+    async with app.run_test(size=(140, 45)) as pilot:
+        await opened(pilot, app)
+        assert len(app.teacher.stepper.flat) == 4
+        for _ in range(3):
+            await press_and_wait(pilot, app, "space")
+        assert log_text(app, "A") == ['A> GET counter', '"5"', 'A> SET counter 6', 'OK']
+        assert log_text(app, "B") == ['B> GET counter', '"6"']
+        assert "step 4 of 4" in panel_text(app)
+        await press_and_wait(pilot, app, "p")  # back one step: the programs run again from the start
+        assert log_text(app, "B") == []

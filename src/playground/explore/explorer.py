@@ -24,6 +24,9 @@ grouped by outcome as they end (explore/grouping.py); then each outcome's simple
 schedule (fewest switches) is run once more with the server's key events on, for its
 lanes and, when no serial order gives the outcome, the anomaly it shows
 (explore/witnesses.py, explore/anomaly.py).
+
+A lesson with programs is explored by the commands they send instead (no plan from
+steps, every schedule run: explore/program_moves.py).
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ from dataclasses import replace
 from playground.engine.executor import Executor
 from playground.engine.playground import Playground
 from playground.engine.session import ConnectionLost
-from playground.explore import schedules as sch
+from playground.explore import program_moves, schedules as sch
 from playground.engine.catalogue import block_timeout, may_block
 from playground.explore.chance import random_steps
 from playground.explore.footprint import Footprint, footprints
@@ -71,7 +74,7 @@ def programs_of(scenario: Scenario, part: Part) -> dict[str, list[Step]]:
     for client in scenario.clients:
         steps = [replace(s, reply=None, error=None, match=None, state=(), predict=None, pause=None,
                          blocking=not s.wait) for s in part.steps if s.client == client]
-        if steps:
+        if steps or client in scenario.programs:   # (a program moves by what it sends: program_moves.py)
             out[client] = with_timeout_move(steps)
     return out
 
@@ -123,6 +126,7 @@ class Explorer:
             raise ExploreError(tr("{id}: part {part} has no steps to interleave", id=scenario.id, part=part))
         self.bound_pairs = sch.bound_pairs(self.part)
         self.keep: list | None = None
+        self.choices: list[list[str]] = []   # a program lesson's run: who could move, at each move
 
     def commands_sent(self) -> list:
         """Every command the setup and the steps may send."""
@@ -160,9 +164,44 @@ class Explorer:
         self.footprints = await footprints(self.pg.catalogue, self.programs, evicting=evicting)
         result.random = random_steps(self.pg.catalogue, self.programs, self.by)
         await self.fresh.begin(self.commands_sent())
-        planned = self._plan(lengths, result)
         own = own_order(self.part, self.programs)
+        self.refused = False   # a write refused for memory in a reduced exploration (its fold says)
         clients = list(self.programs)
+        if self.scenario.programs:   # its moves are the commands its programs send
+            grouping = program_moves.grouping(self, result, clients)
+            fold, planned = grouping.fold, None
+        else:
+            grouping, fold, planned = self._planned_grouping(lengths, result, own, clients, evicting)
+        try:
+            if planned is None:
+                await program_moves.search(self, own, fold, result)
+            elif (lanes := lanes_for(self, len(planned), self.jobs)) > 1:
+                self.lanes = await run_lanes(self, planned, lanes, fold)
+            else:
+                for schedule in planned:
+                    fold(schedule, await self.run_checked(schedule))
+                self.lanes = [len(planned)]
+        except BaseException:
+            await self.runner.programs.close()  # a lesson's programs never outlive the search
+            raise
+        await self.runner.discard_pending()
+        if planned is not None and result.reduced and not evicting and (self.refused or await self.fresh.memory_tight()):
+            self.memory_bound = True   # memory ran short after all: which write is refused depends on the order
+            return await self.explore()
+        result.own_order = grouping.own_key if planned is None else own
+        candidates = grouping.finish()
+        try:
+            if self.witnesses:
+                await self.runner.programs.stop()
+                await find_witnesses(self, result, candidates)
+        finally:
+            await self.runner.programs.close()  # (the warm interpreter too: the search is over)
+        await self.fresh.restore()
+        return result
+
+    def _planned_grouping(self, lengths, result: Exploration, own, clients, evicting: bool):
+        """The schedules to run, planned from the steps, their grouping and its fold."""
+        planned = self._plan(lengths, result)
         if result.reduced:
             own_key = sch.canonical_form(own, self.independent, clients)
         else:
@@ -175,41 +214,14 @@ class Explorer:
         result.serial_known = bool(serial) and all(p in planned for p in serial.values())
         grouping = Grouping(self, result, serial, own_key)
 
-        refused: list[bool] = []   # a write refused for memory: the reduction does not hold
-
         def fold(schedule: tuple[str, ...], run: Run) -> None:
             if result.reduced and not evicting and any("(error) OOM" in r for _, seen in run.replies for r in seen):
-                refused.append(True)
+                self.refused = True   # the reduction does not hold: explore() runs every order
             # a blocked client can make two plans run the same (or an equivalent) order
             key = sch.canonical_form(run.schedule, self.independent, clients) if result.reduced else run.schedule
             grouping.add(schedule, run, key, lambda: sch.class_size(run.schedule, self.independent)
                          if result.reduced else 1)
-
-        try:
-            lanes = lanes_for(self, len(planned), self.jobs)
-            if lanes > 1:
-                self.lanes = await run_lanes(self, planned, lanes, fold)
-            else:
-                for schedule in planned:
-                    fold(schedule, await self.run_checked(schedule))
-                self.lanes = [len(planned)]
-        except BaseException:
-            await self.runner.programs.close()  # a lesson's programs never outlive the search
-            raise
-        await self.runner.discard_pending()
-        if result.reduced and not evicting and (refused or await self.fresh.memory_tight()):
-            self.memory_bound = True   # memory ran short after all: which write is refused depends on the order
-            return await self.explore()
-        result.own_order = own
-        candidates = grouping.finish()
-        try:
-            if self.witnesses:
-                await self.runner.programs.stop()
-                await find_witnesses(self, result, candidates)
-        finally:
-            await self.runner.programs.close()  # (the warm interpreter too: the search is over)
-        await self.fresh.restore()
-        return result
+        return grouping, fold, planned
 
     async def run_checked(self, schedule: tuple[str, ...], keep: list | None = None) -> Run:
         """One schedule, on a server still running at its end (else ExploreError: a
@@ -295,23 +307,32 @@ class Explorer:
         seen: dict[str, list[str]] = {c: [] for c in self.programs}
         sent_at: dict[str, int] = {}   # each client's last command that blocked
         deadlock = None
+        last = None
         while True:
             await self._settle_pending()
-            if not remaining:
+            if self.scenario.programs:   # the prefix, then whoever can move first
+                client = await program_moves.next_client(self, remaining, position, last)
+                if client is None:
+                    if await self._wait_for_any():
+                        continue
+                    deadlock = self._who_waits() or None
+                    break
+            elif not remaining:
                 if any(not job.task.done() for job, _ in runner.waiting.values()) \
                         and not await self._wait_for_any(all_of=True):
                     deadlock = self._who_waits()
                 break
-            pick = next((i for i, c in enumerate(remaining) if self._can_move(c) or self._may_time_out(c)), None)
-            if pick is None:
-                if await self._wait_for_any():
-                    continue
-                deadlock = self._who_waits()
-                break
-            client = remaining.pop(pick)
+            else:
+                pick = next((i for i, c in enumerate(remaining) if self._can_move(c) or self._may_time_out(c)), None)
+                if pick is None:
+                    if await self._wait_for_any():
+                        continue
+                    deadlock = self._who_waits()
+                    break
+                client = remaining.pop(pick)
             if not self._can_move(client):
                 await self._time_out(client)
-            step = self.programs[client][position[client]]
+            step = program_moves.step_at(self, client, position[client])
             if client in runner.waiting and not step.wait:
                 taken = await self._collect(client)
                 seen[client].append(_seen(taken))
@@ -328,6 +349,7 @@ class Explorer:
                 sent_at[client] = position[client]
             if not blocked and not nothing_to_take:
                 seen[client].append(_seen(out))
+            last = (client, position[client])
             position[client] += 1
             executed.append(client)
         if not deadlock:   # replies that came with no wait step left to take them

@@ -8,6 +8,7 @@ from playground.cells import pad, width
 from playground.explore.anomaly import deciding_text
 from playground.explore.outcomes import Exploration, OutcomeClass
 from playground.explore.schedules import label
+from playground.gate.lesson_format import part_programs, shown_program
 from playground.i18n import tr, trn
 from playground.scenario import lanes
 
@@ -19,6 +20,9 @@ RARE = 3   # a sampled outcome seen fewer times than this is said to be rare
 def figures(r: Exploration) -> str:
     n = trn("{n:,} schedule (every interleaving that keeps each client's order)",
             "{n:,} schedules (every interleaving that keeps each client's order)", r.total)
+    if r.sampled and r.scenario.programs and not typed(r):   # (explore/program_moves.py: no sample, a search)
+        return tr("At least {n:,} schedules: more than --limit {limit:,}, so the search stopped after the "
+                  "first {limit:,}\n(the scenario's own order first).", n=r.total, limit=r.limit)
     if r.sampled:
         own = (tr(", and the serial orders and the order you typed") if typed(r) else
                tr(", and the serial orders and the scenario's own order")) if r.runs > r.limit else ""
@@ -77,6 +81,10 @@ def _header(r: Exploration) -> list[str]:
     lines = [f"{s.id}: {s.title}", tr("{part}, on {server}", part=part, server=r.server)]
     for client, steps in r.programs.items():
         lines.append(f"  {client}: " + " · ".join(f"{client}{i} {d}" for i, d in enumerate(steps, 1)))
+        if client in s.programs:   # its moves are the commands it sends (explore/program_moves.py)
+            program = shown_program(part_programs(s, r.part)[client])
+            lines[-1] += (" · " + tr("then each further command {program} sends", program=program) if steps
+                          else tr("each command {program} sends", program=program))
     if r.goal:
         lines.append(tr("Challenge: {goal}", goal=r.goal))
     return lines

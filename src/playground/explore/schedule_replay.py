@@ -8,6 +8,7 @@ from dataclasses import replace
 from playground.explore import schedules as sch
 from playground.explore.explorer import programs_of
 from playground.explore.outcomes import Exploration, OutcomeClass
+from playground.explore.program_moves import step_of
 from playground.i18n import tr
 from playground.scenario.model import Part, Scenario, Step
 
@@ -31,7 +32,7 @@ def schedule_scenario(result: Exploration, cls: OutcomeClass) -> Scenario:
                               save=origin.save if origin else None,
                               narration=tr("{client}'s blocked command gets its reply.", client=client)))
             continue
-        step = programs[client][index]
+        step = step_of(programs, client, index)
         n += 1
         note = tr("Move {n} of {total} in {label}: {move}.", n=n, total=len(moves), label=label,
                   move=f"{client}{index + 1}")
@@ -42,7 +43,8 @@ def schedule_scenario(result: Exploration, cls: OutcomeClass) -> Scenario:
         if blocked:
             blocked_step[client] = step
         steps.append(replace(step, number=len(steps) + 1, blocking=blocked, narration=note))
-    part = Part(result.part.name, result.part.setup, result.part.setup_display, tuple(steps))
+    part = Part(result.part.name, result.part.setup, result.part.setup_display, tuple(steps),
+                programs=result.part.programs)
     return replace(result.scenario, id=f"{result.scenario.id} {label}",
                    title=tr("{title} · schedule {label}", title=result.scenario.title, label=label),
                    parts=(part,), challenge=None)

@@ -89,6 +89,7 @@ class Held:
     seq: int | None = None           # its server-order number (when the reply came)
     frames: int = 0                  # reply frames so far (SUBSCRIBE a b: one a channel)
     local: bytes | None = None       # the gate answers it itself (the TCP endpoint's AUTH)
+    since: float = field(default_factory=lambda: asyncio.get_running_loop().time())  # when it arrived
     record: "asyncio.Future | None" = None  # its record as a line (engine/program_lines.py), once answered
     done: asyncio.Future = field(default_factory=lambda: asyncio.get_running_loop().create_future())
 

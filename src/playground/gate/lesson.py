@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 
 from playground.gate.endpoint import Gate, Held
+from playground.gate.lesson_format import part_programs
 from playground.gate.programs import TIME_LIMIT, Program, ProgramError
 from playground.i18n import tr
 
@@ -26,16 +27,20 @@ class LessonPrograms:
         self.seen: dict[tuple, tuple] = {}   # (client, history) -> the command sent next, in any run
         self.not_repeatable: str | None = None
         self._lesson = None
-        self.lenient = False  # the explorer: a step of a program that ended well is skipped, not failed
+        self.lenient = False  # the explorer, a part with no steps: a step of a program that ended well is
+        # skipped, not failed, and a step may block or not
         self.warm = False     # the explorer: Python programs forked from a warm interpreter (gate/warm.py)
         self._warm = None
 
-    async def start(self, scenario) -> str | None:
-        """Start the scenario's programs on a new gate; the error line if one cannot start."""
+    async def start(self, scenario, part=None) -> str | None:
+        """Start the programs of the scenario's `part` (its own, else [programs]'s) on a new
+        gate; the error line if one cannot start."""
         await self.stop()
-        if self._lesson != scenario.path:  # each run of the same lesson is compared with the others
-            self.seen, self._lesson = {}, scenario.path
-        self.history = {name: [] for name in scenario.programs}
+        programs = part_programs(scenario, part)
+        lesson = (scenario.path, tuple(programs.items()))
+        if self._lesson != lesson:  # each run of the same programs is compared with the others
+            self.seen, self._lesson = {}, lesson
+        self.history = {name: [] for name in programs}
         self.not_repeatable = None
         if not scenario.programs:
             return None
@@ -47,8 +52,8 @@ class LessonPrograms:
         limit = scenario.program_time_limit or TIME_LIMIT
         cwd = scenario.path.resolve().parent
         try:
-            warm = await self._warm_interpreter(scenario)
-            for name, argv in scenario.programs.items():
+            warm = await self._warm_interpreter(programs)
+            for name, argv in programs.items():
                 url = await self.gate.listen(name)
                 program = self.running[name] = Program(name, argv, cwd, url, limit, warm)
                 await program.start()
@@ -58,14 +63,16 @@ class LessonPrograms:
             return str(exc)
         return None
 
-    async def _warm_interpreter(self, scenario):
+    async def _warm_interpreter(self, programs: dict):
         """With `warm`, the warm interpreter (started once) when a program is Python."""
-        if not self.warm or not any(argv[0] == "python" for argv in scenario.programs.values()):
+        if not self.warm or not any(argv[0] == "python" for argv in programs.values()):
             return None
         if self._warm is None:
+            import os
+            from playground.gate.programs import HASH_SEED
             from playground.gate.warm import WarmInterpreter
-            try:
-                self._warm = await WarmInterpreter().start()
+            try:   # (its children's hash seed is its own: fixed, as for a program started afresh)
+                self._warm = await WarmInterpreter(env=dict(os.environ, PYTHONHASHSEED=HASH_SEED)).start()
             except OSError:
                 return None  # each program then starts an interpreter of its own
             self.pg.closing.append(self.close)
@@ -147,6 +154,14 @@ class LessonPrograms:
         return (program.failure()
                 or tr("program {program} ended before its next command", program=program.describe))
 
+
+    def held_for(self, name: str, held: Held) -> None:
+        """Its command goes through now: the time it waited at the gate for its step (the
+        lesson's, another program's turn) is not the program's own, so its time limit
+        moves on by that much."""
+        program = self.running.get(name)
+        if program is not None:
+            program.deadline += max(0.0, asyncio.get_running_loop().time() - held.since)
 
     def note_sent(self, name: str, held: Held) -> str | None:
         """Remember what program `name` sent after the replies it got so far; the line

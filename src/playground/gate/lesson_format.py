@@ -58,6 +58,42 @@ def parse_programs(data: dict, where, clients: tuple) -> tuple[dict[str, tuple[s
     return programs, None if limit is None else float(limit)
 
 
+def parse_part_programs(raw_part: dict, programs: dict, where, part: str) -> tuple:
+    """A part's own `programs` (a bug in one part, its fix in the next): ((client, argv),
+    ...) for clients of the top-level [programs] (a client is a program in every part or
+    in none); an entry with only `args` calls [programs]'s function with these."""
+    raw = raw_part.get("programs")
+    if raw is None:
+        return ()
+    if not isinstance(raw, dict) or not raw:
+        raise where.error(tr('a table of client = ["python", "program.py"]'), part=part, field_name="programs")
+    out = []
+    for name, spec in raw.items():
+        field = f"programs.{name}"
+        if name not in programs:
+            raise where.error(tr("{name} is not in [programs]: a client is a program in every part or in none",
+                                 name=repr(name)), part=part, field_name="programs")
+        if isinstance(spec, dict) and "function" not in spec and "args" in spec:
+            top = programs[name]
+            if tuple(top[:3]) != ("python", "-m", CALL):
+                raise where.error(tr("args alone: only for a client whose [programs] entry is a function"),
+                                  part=part, field_name=field)
+            spec = dict(spec, function=top[3])
+        if isinstance(spec, dict):
+            out.append((name, function_argv(spec, where, field, part=part)))
+        elif isinstance(spec, list) and spec and all(isinstance(a, str) and a and "\0" not in a for a in spec):
+            out.append((name, tuple(spec)))
+        else:
+            raise where.error(tr('the program and its arguments: ["python", "program.py"]'), part=part,
+                              field_name=field)
+    return tuple(out)
+
+
+def part_programs(scenario, part) -> dict[str, tuple[str, ...]]:
+    """Each program client's argv in `part` (its own, else [programs]'s)."""
+    return {**scenario.programs, **dict(part.programs)} if part is not None else dict(scenario.programs)
+
+
 def mark_program_steps(raw_parts: list, programs: dict, where) -> list:
     """The parts with every step of a program client marked `release = true` (copies),
     but its wait steps; a program's step with a command of its own, or a release step of
@@ -87,21 +123,21 @@ def mark_program_steps(raw_parts: list, programs: dict, where) -> list:
     return parts
 
 
-def function_argv(raw: dict, where, field: str) -> tuple[str, ...]:
+def function_argv(raw: dict, where, field: str, part: str | None = None) -> tuple[str, ...]:
     """`A = { function = "transfer.py:transfer", args = ["alice", "bob", 30] }`: a function
     in a .py file beside the lesson, called with a redis.Redis client and `args` by the
     app's interpreter (gate/call_function.py). Its argv: python -m CALL FILE:NAME ARGS-JSON."""
     unknown = sorted(set(raw) - {"function", "args"})
     if unknown:
-        raise where.error(tr("unknown field (known: function, args)"), field_name=f"{field}.{unknown[0]}")
+        raise where.error(tr("unknown field (known: function, args)"), part=part, field_name=f"{field}.{unknown[0]}")
     spec = raw.get("function")
     file, _, name = spec.rpartition(":") if isinstance(spec, str) else ("", "", "")
     if not file.endswith(".py") or not name.isidentifier() or "\0" in file:
         raise where.error(tr('a .py file beside the lesson and a function in it: "transfer.py:transfer"'),
-                          field_name=f"{field}.function")
+                          part=part, field_name=f"{field}.function")
     problem = _function_problem(Path(where.path).resolve().parent, file, name)
     if problem:
-        raise where.error(problem, field_name=f"{field}.function")
+        raise where.error(problem, part=part, field_name=f"{field}.function")
     args = raw.get("args", [])
     try:
         if not isinstance(args, list):
@@ -111,7 +147,7 @@ def function_argv(raw: dict, where, field: str) -> tuple[str, ...]:
         encoded = None
     if encoded is None:
         raise where.error(tr("a list of the function's arguments after the client (text, numbers, true/false, "
-                             "lists, tables)"), field_name=f"{field}.args")
+                             "lists, tables)"), part=part, field_name=f"{field}.args")
     return ("python", "-m", CALL, spec, encoded)
 
 

@@ -98,6 +98,9 @@ async def release_step(runner, scenario, step, out) -> None:
     odd = runner.programs.note_sent(step.client, got)
     if odd:
         out.checks.append(CheckResult("repeatable", False, odd))
+    if step.sleep:   # the seconds pass between the program's sending and its command's release
+        await asyncio.sleep(step.sleep)
+    runner.programs.held_for(step.client, got)
     runner.programs.gate.release(got)
     how = await settled(runner.pg, got)
     if how == "blocked" and step.blocking:
@@ -110,7 +113,7 @@ async def release_step(runner, scenario, step, out) -> None:
             how, tr("no reply after {seconds}s", seconds=f"{REPLY_TIMEOUT:g}"))
         out.checks.append(CheckResult("reply", False, why))
         return
-    if step.blocking:
+    if step.blocking and not runner.programs.lenient:  # (lenient: a move that may block or not)
         out.checks.append(CheckResult("blocks", False, tr("expected the command to block, it answered at once")))
     await take_reply(runner, scenario, step, out, got)
 
@@ -150,3 +153,75 @@ async def take_reply(runner, scenario, step, out, held: Held) -> None:
         runner.saved.setdefault(step.client, {})[step.save] = plain_value(reply)
     out.checks.extend(check_reply(scenario, step, reply, out.reply, _flavour(runner.pg)))
     await runner._check_state(step, out)
+
+
+def next_move(client: str, number: int):
+    """A step that lets program `client`'s next command through, with no checks: a move
+    of a part with no steps, or of a program that sends more commands than its steps.
+    It may block (its reply is then taken by the client's next move)."""
+    from playground.scenario.model import Step
+    return Step(number, client, None, "(its next command)", release=True, blocking=True)
+
+
+async def default_order(runner, scenario, part):
+    """A part with no steps (every client is a program): each program in the scenario's
+    order of clients lets its commands through one at a time, to its end (A's, then
+    B's ...); one whose command blocks waits while the next goes on, and is taken up
+    again after it. Yields each move's StepResult."""
+    programs = runner.programs
+    lenient, programs.lenient = programs.lenient, True  # each move may block or not
+    try:
+        async for out in _in_turn(runner, scenario, part, programs):
+            yield out
+    finally:
+        programs.lenient = lenient
+
+
+async def _in_turn(runner, scenario, part, programs):
+    from dataclasses import replace
+
+    number = 0
+    progress = True
+    while progress:
+        progress = False
+        for client in scenario.clients:
+            if client not in programs.running:
+                continue
+            while True:
+                pending = runner.waiting.get(client)
+                if pending is not None:
+                    job = pending[0]
+                    if not await job.settle():
+                        break  # still blocked: the next program goes on
+                    number += 1
+                    take = replace(next_move(client, number), display="(reply arrives)", release=False,
+                                   blocking=False, wait=True)
+                    out = await runner.run_step(scenario, part.name, take)
+                    yield out
+                    progress = True
+                    continue
+                if not isinstance(await programs.next_command(client), Held):
+                    break  # it ended (finish() says how)
+                number += 1
+                out = await runner.run_step(scenario, part.name, next_move(client, number))
+                yield out
+                progress = True
+                if runner.stopped or not out.ok:
+                    return
+
+
+async def planned_moves(runner, scenario, part) -> tuple:
+    """A part with no steps, as steps to step it in the app: its programs run once in
+    `run`'s order (default_order) to learn their moves; a command that blocked is a
+    blocking step, and taking its reply a wait step."""
+    from dataclasses import replace
+
+    if await runner.begin_part(scenario, part):
+        return ()
+    steps = []
+    async for out in default_order(runner, scenario, part):
+        pending = runner.waiting.get(out.step.client)
+        steps.append(replace(out.step, blocking=pending is not None and pending[1] is out))
+    await runner.programs.finish()
+    await runner.discard_pending()
+    return tuple(steps)

@@ -23,6 +23,7 @@ from playground.i18n import tr
 from playground.server.children import die_with_parent
 
 TIME_LIMIT = 10.0           # seconds a program may run, from its start
+HASH_SEED = "0"             # PYTHONHASHSEED of every program: the order of a set of strings is the same in every run
 OUTPUT_LIMIT = 64 * 1024    # bytes of each output stream kept (the last ones)
 
 
@@ -55,7 +56,7 @@ class Program:
         argv = [sys.executable if self.argv[0] == "python" else self.argv[0], *self.argv[1:]]
         if tuple(self.argv[:3]) == ("python", "-m", CALL):
             argv[1:3] = [str(Path(__file__).with_name("call_function.py"))]
-        env = dict(os.environ, REDIS_URL=self.url, PYTHONUNBUFFERED="1")
+        env = dict(os.environ, REDIS_URL=self.url, PYTHONUNBUFFERED="1", PYTHONHASHSEED=HASH_SEED)
         if self.url.startswith("unix://"):  # for libraries that take a socket's path, not a URL (ioredis)
             env["REDIS_SOCKET"] = socket_path(self.url)
         try:

@@ -32,7 +32,7 @@ from playground.scenario.when import WhenError, parse_when
 _TOP = {"title", "lesson", "order", "tags", "requires", "scripts", "clients", "setup", "steps", "parts", "challenge",
         "topology", "replicas", "script_time_limit_ms", "time_limit", "programs", "program_time_limit",
         "programs_need", "explore_by"}
-_PART = {"name", "setup", "steps", "requires"}
+_PART = {"name", "setup", "steps", "requires", "programs"}
 _STEP = {"client", "command", "args", "narration", "reply", "error", "match", "state", "predict",
          "pause", "blocking", "sleep", "server_stops", "requires", "save", "when", "bound", *STEP_KINDS, *FLAVOURS}
 _EXPECT = {"reply", "error", "match"}
@@ -88,7 +88,7 @@ def parse_scenario(data: dict, path: Path, lang: str = ENGLISH) -> Scenario:
             raise where.error(tr("[[parts]] tables, each with name, setup and steps"), field_name="parts")
     else:
         raw_parts = [{"name": "", "setup": data.get("setup", []), "steps": data.get("steps")}]
-    from playground.gate.lesson_format import mark_program_steps, parse_needs, parse_programs
+    from playground.gate.lesson_format import mark_program_steps, parse_needs, parse_part_programs, parse_programs
     programs, program_time_limit = parse_programs(data, where, clients)
     needs = parse_needs(data, where)
     raw_parts = mark_program_steps(raw_parts, programs, where)
@@ -97,7 +97,9 @@ def parse_scenario(data: dict, path: Path, lang: str = ENGLISH) -> Scenario:
     parts = []
     for i, raw in enumerate(raw_parts, 1):
         check_unknown(raw, _PART, where, part=raw.get("name") or str(i))
-        parts.append(_part(raw, i, where, scripts, clients, topology))
+        part = _part(raw, i, where, scripts, clients, topology,
+                     stepless=bool(programs) and set(clients) <= set(programs))
+        parts.append(replace(part, programs=parse_part_programs(raw, programs, where, part=raw.get("name") or str(i))))
     challenge = _challenge(data["challenge"], where, parts) if "challenge" in data else None
     order = data.get("order")
     if order is not None and (type(order) is not int or not 1 <= order <= 9999):
@@ -118,7 +120,10 @@ def parse_scenario(data: dict, path: Path, lang: str = ENGLISH) -> Scenario:
                     programs, program_time_limit, needs, time_limit=seconds, explore_by=explore_by)
 
 
-def _part(raw: dict, index: int, where: Where, scripts: dict, clients: tuple, topology: str = "single") -> Part:
+def _part(raw: dict, index: int, where: Where, scripts: dict, clients: tuple, topology: str = "single",
+          stepless: bool = False) -> Part:
+    """One part; `stepless`: every client is a program, so its steps may be left out (the
+    moves are then the commands the programs send)."""
     name = raw.get("name", "")
     label = name or (str(index) if index > 1 else None)
     if not isinstance(name, str):
@@ -140,7 +145,9 @@ def _part(raw: dict, index: int, where: Where, scripts: dict, clients: tuple, to
     if problem:
         raise where.error(tr("command {n}: {problem}", n=problem[0], problem=problem[1]), part=label, field_name="setup")
     steps_raw = raw.get("steps")
-    if not isinstance(steps_raw, list) or not steps_raw:
+    if steps_raw is None and stepless:
+        steps_raw = []
+    elif not isinstance(steps_raw, list) or not steps_raw:
         raise where.error(tr("at least one [[steps]] table is needed"), part=label, field_name="steps")
     steps = []
     blocked: set[str] = set()

@@ -162,6 +162,7 @@ class Part:
     setup_display: tuple[str, ...]
     steps: tuple[Step, ...]
     requires: Requirement | None = None  # the part is skipped (each step, with a note) without it
+    programs: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (client, argv): the part's own, instead of [programs]'s
 
 
 @dataclass(frozen=True)

@@ -160,6 +160,14 @@ class Runner:
                 if self.stopped:
                     result.error = self.stopped
                     return result
+            if not part.steps and scenario.programs:  # no steps: each program to its end in turn
+                from playground.gate.lesson_steps import default_order
+                async for step_result in default_order(self, scenario, part):
+                    result.steps.append(step_result)
+                    self.on_step(step_result)
+                if self.stopped:
+                    result.error = self.stopped
+                    return result
             error = await self.programs.finish()  # every program to its end
             if error:
                 result.error = error
@@ -209,7 +217,7 @@ class Runner:
             if isinstance(reply, Err):
                 return tr("part {part}: setup {command!r} failed: {reply}", part=part.name or 1, command=shown,
                           reply=render(reply).decode().strip())
-        return await self.programs.start(scenario)  # (programs start on the part's fresh state)
+        return await self.programs.start(scenario, part)  # (programs start on the part's fresh state)
 
     async def run_step(self, scenario: Scenario, part: str, step: Step, refresh: bool = False) -> StepResult:
         """Run one step (`refresh`: then read every client's flags, within the same limit);

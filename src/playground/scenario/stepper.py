@@ -143,12 +143,28 @@ class Stepper:
         self.pg = pg
         self.scenario = scenario
         self.runner = Runner(pg, executor=executor, sink=sink)
-        self.flat: list[tuple[int, Step]] = [(i, s) for i, p in enumerate(scenario.parts) for s in p.steps]
+        self.planned: dict[int, tuple[Step, ...]] | None = None  # a part with no steps: its programs' moves
+        self.flat: list[tuple[int, Step]] = self.flatten()
         self.results: list[StepResult] = []
         self.timeline = Timeline()
         self.time_dependent = _depends_on_time(scenario)
         self.error: str | None = None
         self._part_started: int | None = None
+
+    def flatten(self, scenario: Scenario | None = None) -> list[tuple[int, Step]]:
+        """(part index, step) of every step, a part with no steps: its programs' moves."""
+        return [(i, s) for i, p in enumerate((scenario or self.scenario).parts)
+                for s in p.steps or (self.planned or {}).get(i, ())]
+
+    async def _plan(self) -> None:
+        """Once: each part with no steps (every client a program) gets the moves its
+        programs make in `run`'s order (gate/lesson_steps.py: planned_moves)."""
+        if self.planned is not None or not self.scenario.programs:
+            return
+        from playground.gate.lesson_steps import planned_moves
+        self.planned = {i: await planned_moves(self.runner, self.scenario, p)
+                        for i, p in enumerate(self.scenario.parts) if not p.steps}
+        self.flat = self.flatten()
 
     @property
     def cursor(self) -> int:
@@ -173,6 +189,7 @@ class Stepper:
         self.timeline = Timeline()
         self.error = self.runner.stopped = None
         self._part_started = None
+        await self._plan()
         self.pg.restart_numbering()  # a rewind numbers its replies (and why-notes) from #1 again
         if self.flat:
             await self._begin_part(self.flat[0][0])

@@ -96,7 +96,7 @@ def _reload_scenario(app, lang: str) -> None:
         stepper.scenario = scenario
     st = teacher.stepper
     if st is not None:
-        st.flat = [(i, s) for i, p in enumerate(scenario.parts) for s in p.steps]
+        st.flat = st.flatten(scenario)
         st.results = [replace(r, step=st.flat[i][1]) for i, r in enumerate(st.results)]
         if st.results:  # the last step's explanation, in the new language
             teacher.message = teacher._explain(st.cursor - 1, st.results[-1])

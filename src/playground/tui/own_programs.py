@@ -136,7 +136,8 @@ class OwnPrograms:
         log = self.gate.log
         if len(log) > self._logged:
             for held in log[self._logged:]:
-                self._last[held.client] = held
+                if not held.unstepped:  # (the client library's handshake is not what it ran)
+                    self._last[held.client] = held
                 if held.record is not None and not held.record.done():  # who wrote what: once attributed
                     held.record.add_done_callback(lambda _: self.app.call_later(self._keys_changed))
             self._logged = len(log)

@@ -314,6 +314,8 @@ class Session:
     def _frames_owed(self, argv: list[bytes]) -> int:
         """How many frames the server sends back for `argv` while subscribed."""
         cmd, nargs = argv[0].lower(), len(argv) - 1
+        if self.state.in_multi:  # QUEUED (or an error), whatever the command
+            return 1
         if cmd in SUBSCRIBE:
             return max(nargs, 1)
         if cmd in UNSUBSCRIBE:

@@ -7,11 +7,13 @@ prefixes), "(N.NNs)" lines masked where a time is printed."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 import subprocess
 import sys
 
+from playground.engine.executor import Executor
 
 _TIMING = re.compile(rb"^\(\d+\.\d\ds\)$", re.M)
 HANG = 30  # seconds: far beyond what any of these needs (each ends within about 2 s)
@@ -33,3 +35,21 @@ def test_subscribe_queued_in_a_transaction_ends(server_binary):
     out, err, code = repl(server_binary, "MULTI\nSUBSCRIBE c1 c2\nEXEC\nPING\n")
     assert out == b"OK\nReading messages... (press Ctrl-C to quit)\nQUEUED\n", (out, err)
     assert code == 0 and "not run: EXEC" in err and "not run: PING" in err
+
+
+async def test_a_lines_task_cancelled_by_its_caller_stays_cancelled(pg):
+    """Only Ctrl+C (`Executor.cancel`) ends a line with "cancelled" and a result; any
+    other cancellation of the line's task is the canceller's and propagates (the repl's
+    hang at end of input came from a cancellation swallowed here)."""
+    executor = Executor(pg)
+    job = executor.submit("A", (b"BLPOP", b"l", b"0"))
+    assert not await job.settle()
+    job.task.cancel()
+    await asyncio.gather(job.task, return_exceptions=True)
+    assert job.task.cancelled()
+    await pg.session("A").connect()  # (the cancelled read dropped the connection)
+    job = executor.submit("A", (b"BLPOP", b"l", b"0"))
+    assert not await job.settle()
+    assert await executor.cancel("A")
+    assert not job.task.cancelled() and job.task.result().lost == "cancelled"
+    assert (await executor.run("A", (b"ECHO", b"x"))).reply == b"x"

@@ -69,6 +69,7 @@ class Session:
         self.keep_units = True
         """False: a single command outside MULTI closes no unit (`repl`: nobody reads the
         server order); transactions and the client's state are followed as always."""
+        self.cancelling: asyncio.Task | None = None  # the task `cancel()` is cancelling (Ctrl+C)
         self._monitoring = False
         self.waited = 0.0  # seconds the last reply took to start arriving (the server's time)
         self._sent_at = 0.0  # when the command whose reply is awaited was sent
@@ -283,8 +284,12 @@ class Session:
         # reconnects from the task that is marked as running it, and a task that awaits
         # its own cancellation recurses without end)
         if task is not None and not task.done() and task is not asyncio.current_task():
-            task.cancel()
-            await asyncio.gather(task, return_exceptions=True)
+            self.cancelling = task  # (the line's LineRun ends with "cancelled"; any other cancellation stands)
+            try:
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
+            finally:
+                self.cancelling = None
         old = self.state
         await self.connect()
         lost = []

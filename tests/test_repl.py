@@ -78,6 +78,15 @@ async def test_monitor_streams_and_later_replies_are_not_shifted(private_server)
     assert "CLIENT" not in text and "EVALSHA" not in text  # the playground's own reads are left out
 
 
+async def test_monitor_leaves_out_the_playgrounds_own_reconnects(private_server):
+    """`CLIENT KILL USER playground` closes the app's own connections; the observer's new
+    connection (asked while B's BLPOP waits) says AUTH and CLIENT SETNAME, which A's
+    MONITOR used to show (and, under load, a reconnect after a cancelled read too)."""
+    out, err = await repl(private_server, "A> MONITOR\nB> CLIENT KILL USER playground\nB> BLPOP q 0.2\nB> GET k\n")
+    assert b'"BLPOP" "q" "0.2"' in out and b'"GET" "k"' in out, out
+    assert b"SETNAME" not in out and b"AUTH" not in out, out
+
+
 async def test_lines_for_a_blocked_client_wait_their_turn(private_server):
     out, _ = await repl(private_server, "A> BLPOP q 0\nA> GET after\nB> SET after yes\nB> RPUSH q x\n")
     assert out.split(b"\n")[:2] == [b"OK", b"(integer) 1"]

@@ -19,8 +19,17 @@ async def repl(private_server, text: str, code: int = 0, **kwargs) -> tuple[byte
 
 
 async def test_prefix_chooses_client(private_server):
-    out, _ = await repl(private_server, "CLIENT GETNAME\nB> CLIENT GETNAME\nA> CLIENT GETNAME\nb> CLIENT GETNAME\n")
-    assert out == b'"A"\n"B"\n"A"\n"B"\n'
+    out, _ = await repl(private_server, "CLIENT SETNAME first\nB> CLIENT GETNAME\nA> CLIENT GETNAME\n"
+                                        "b> CLIENT SETNAME second\nCLIENT GETNAME\nB> CLIENT GETNAME\n")
+    assert out == b'OK\n(nil)\n"first"\nOK\n"first"\n"second"\n'
+
+
+async def test_client_getname_is_nil_as_for_redis_cli(private_server):
+    """redis-cli's connection has no name; the repl's clients have none either (the
+    playground knows them by client id), also after a reconnect."""
+    out, _ = await repl(private_server, "CLIENT GETNAME\nB> CLIENT GETNAME\nCLIENT KILL TYPE normal SKIPME no\n"
+                                        "PING\nCLIENT GETNAME\n")
+    assert out.startswith(b"(nil)\n(nil)\n(integer) ") and out.endswith(b"\n(nil)\n"), out
 
 
 async def test_unknown_prefix_goes_to_a_as_typed(private_server):
@@ -135,9 +144,9 @@ async def test_resp3_option(private_server):
 
 
 async def test_more_than_two_clients(private_server):
-    out, _ = await repl(private_server, "C> CLIENT GETNAME\nC> WATCH k\nB> SET k 1\nC> MULTI\nC> EXEC\n",
-                        clients=("A", "B", "C"))
-    assert out == b'"C"\nOK\nOK\nOK\n(nil)\n'
+    out, _ = await repl(private_server, "C> CLIENT SETNAME c\nC> WATCH k\nB> SET k 1\nC> MULTI\nC> EXEC\n"
+                                        "C> CLIENT GETNAME\n", clients=("A", "B", "C"))
+    assert out == b'OK\nOK\nOK\nOK\n(nil)\n"c"\n'
 
 
 async def test_url_mode_uses_the_given_server_and_refuses_flush(private_server):

@@ -88,6 +88,7 @@ class Repl(PipelinedRuns):
         self.executor.replies_only = True
         for session in playground.sessions.values():
             session.keep_units = False  # no server-order records: nobody here reads them
+            session.named = False  # redis-cli's connection has no name: CLIENT GETNAME is (nil)
         self.unflushed: list[bytes] = []  # what redis-cli printed without fflush (see write)
         self.last_reply: dict[str, object] = {}  # each client's last reply or stream frame
         self.deaf: dict[str, bytes] = {}  # client -> the word after which redis-cli reads no more

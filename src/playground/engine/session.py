@@ -69,6 +69,9 @@ class Session:
         self.keep_units = True
         """False: a single command outside MULTI closes no unit (`repl`: nobody reads the
         server order); transactions and the client's state are followed as always."""
+        self.named = True
+        """False: the connection gets no CLIENT SETNAME (`repl`: CLIENT GETNAME answers
+        (nil), as to redis-cli); the playground knows it by its client id either way."""
         self.cancelling: asyncio.Task | None = None  # the task `cancel()` is cancelling (Ctrl+C)
         self._monitoring = False
         self.waited = 0.0  # seconds the last reply took to start arriving (the server's time)
@@ -91,16 +94,19 @@ class Session:
         if resp is not None:
             self._start_resp = resp
         conn = TypedConnection(self.address)
-        hello = [[b"CLIENT", b"SETNAME", self.name.encode()], [b"CLIENT", b"ID"]]
+        hello = [[b"CLIENT", b"SETNAME", self.name.encode()]] if self.named else []
+        hello.append([b"CLIENT", b"ID"])
         if self._start_resp == 3:
             hello.append([b"HELLO", b"3"])
         try:
             await conn.connect()
-            named, client_id, *_ = await conn.pipeline(hello)  # one round trip
+            replies = await conn.pipeline(hello)  # one round trip
         except OSError as exc:
             await conn.close()
             raise ConnectionLost(tr("client {name}: {error}", name=self.name, error=exc)) from None
-        for reply in (named, client_id):
+        checked = replies[:len(hello) - 1] if self._start_resp == 3 else replies  # (SETNAME and) CLIENT ID
+        client_id = checked[-1]
+        for reply in checked:
             if isinstance(reply, Err):
                 await conn.close()
                 hint = tr(" (the server is running a script: wait for it to end, or SCRIPT KILL it; "

@@ -306,6 +306,8 @@ class Repl(PipelinedRuns):
                             "(redis-cli says so on stderr); the next line reconnects", name=name, count=line.cmd.repeat))
             else:
                 self.after_quit[name] = True
+        if result.may_have_run:  # (a pipelined line handed over: cli/repl_runs.py)
+            self.exit_code = 1
         if result.server_gone:
             await self._server_gone(name, result.expected_stop)
 

@@ -104,6 +104,8 @@ class PipelinedRuns:
             [(name, tuple(c.argv), c.repeat) for _, name, c in run], overlap=not self.show_pushes,
             settle_last=settle_last)
         for result in results:
+            if result.may_have_run:  # redis-cli would have sent it (and printed its reply)
+                self.exit_code = 1
             if result.server_gone:
                 await self._server_gone(result.client, result.expected_stop)
         if blocked is not None:  # the last line still runs: its client's worker takes it over

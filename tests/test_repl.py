@@ -32,9 +32,13 @@ async def test_client_getname_is_nil_as_for_redis_cli(private_server):
     assert out.startswith(b"(nil)\n(nil)\n(integer) ") and out.endswith(b"\n(nil)\n"), out
 
 
-async def test_unknown_prefix_goes_to_a_as_typed(private_server):
-    out, _ = await repl(private_server, "C> PING\n")
-    assert out.startswith(b"(error) ERR unknown command 'C>'")
+async def test_a_prefix_that_names_no_client_is_refused(private_server):
+    """`C> GET y` with clients A and B: one line on stderr naming the input line, the
+    line is not run (never sent to A as typed), the others go on, exit status 1."""
+    out, err = await repl(private_server, "SET y 1\nC> GET y\nc> SET y 2\nGET y\n", code=1)
+    assert out == b'OK\n"1"\n'
+    assert "line 2: no client C (the clients are A, B; --clients names them); not run: C> GET y" in err
+    assert "line 3: no client c" in err and "Traceback" not in err
 
 
 async def test_watch_abort_by_hand(private_server):

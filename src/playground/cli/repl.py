@@ -8,8 +8,10 @@ and its output is printed in the order its lines were sent. A command that block
 (BLPOP, a busy script) blocks only its client: the next line for another client goes
 ahead as soon as the server reports the client blocked, and the blocked client's own
 later lines wait their turn. Output is printed at settle points, so it never depends
-on timing: after each line, its own output, then that of clients it unblocked; a
-subscribed or monitoring client prints what the server sent it so far.
+on timing: after each line, its own output, then that of clients it unblocked (a line
+still blocked prints what it has so far: `2 BLPOP`'s first reply); a subscribed or
+monitoring client prints what the server sent it so far. The clients' connections
+have no name, as redis-cli's has none (CLIENT GETNAME: (nil)).
 
 Speed: lines read together are pipelined (`feed_many`, engine/pipeline.py): while no
 client waits or listens, a run of plain lines goes to the server ahead of the replies,

@@ -127,3 +127,12 @@ async def test_a_lines_task_cancelled_by_its_caller_stays_cancelled(pg):
     assert await executor.cancel("A")
     assert not job.task.cancelled() and job.task.result().lost == "cancelled"
     assert (await executor.run("A", (b"ECHO", b"x"))).reply == b"x"
+
+
+def test_client_reply_skip_sent_after_a_reconnect_is_cancelled_at_end_of_input(server_binary):
+    """After QUIT, CLIENT REPLY SKIP goes on a new connection: the check that no reply
+    will come ran before it was sent, and the wait for it polled for ever (found by
+    fuzzing two clients' lines for hangs)."""
+    out, err, code = repl(server_binary, "1 quit\nPING\nCLIENT REPLY SKIP\nB> ECHO b\n")
+    assert (out, code) == (b'OK\n"b"\n', 1), err
+    assert "client A: end of input while CLIENT REPLY SKIP waits for a reply the server never sends" in err

@@ -19,13 +19,26 @@ async def repl(private_server, text: str, code: int = 0, **kwargs) -> tuple[byte
 
 
 async def test_prefix_chooses_client(private_server):
-    out, _ = await repl(private_server, "CLIENT GETNAME\nB> CLIENT GETNAME\nA> CLIENT GETNAME\nb> CLIENT GETNAME\n")
-    assert out == b'"A"\n"B"\n"A"\n"B"\n'
+    out, _ = await repl(private_server, "CLIENT SETNAME first\nB> CLIENT GETNAME\nA> CLIENT GETNAME\n"
+                                        "b> CLIENT SETNAME second\nCLIENT GETNAME\nB> CLIENT GETNAME\n")
+    assert out == b'OK\n(nil)\n"first"\nOK\n"first"\n"second"\n'
 
 
-async def test_unknown_prefix_goes_to_a_as_typed(private_server):
-    out, _ = await repl(private_server, "C> PING\n")
-    assert out.startswith(b"(error) ERR unknown command 'C>'")
+async def test_client_getname_is_nil_as_for_redis_cli(private_server):
+    """redis-cli's connection has no name; the repl's clients have none either (the
+    playground knows them by client id), also after a reconnect."""
+    out, _ = await repl(private_server, "CLIENT GETNAME\nB> CLIENT GETNAME\nCLIENT KILL TYPE normal SKIPME no\n"
+                                        "PING\nCLIENT GETNAME\n")
+    assert out.startswith(b"(nil)\n(nil)\n(integer) ") and out.endswith(b"\n(nil)\n"), out
+
+
+async def test_a_prefix_that_names_no_client_is_refused(private_server):
+    """`C> GET y` with clients A and B: one line on stderr naming the input line, the
+    line is not run (never sent to A as typed), the others go on, exit status 1."""
+    out, err = await repl(private_server, "SET y 1\nC> GET y\nc> SET y 2\nGET y\n", code=1)
+    assert out == b'OK\n"1"\n'
+    assert "line 2: no client C (the clients are A, B; --clients names them); not run: C> GET y" in err
+    assert "line 3: no client c" in err and "Traceback" not in err
 
 
 async def test_watch_abort_by_hand(private_server):
@@ -78,6 +91,15 @@ async def test_monitor_streams_and_later_replies_are_not_shifted(private_server)
     assert "CLIENT" not in text and "EVALSHA" not in text  # the playground's own reads are left out
 
 
+async def test_monitor_leaves_out_the_playgrounds_own_reconnects(private_server):
+    """`CLIENT KILL USER playground` closes the app's own connections; the observer's new
+    connection (asked while B's BLPOP waits) says AUTH and CLIENT SETNAME, which A's
+    MONITOR used to show (and, under load, a reconnect after a cancelled read too)."""
+    out, err = await repl(private_server, "A> MONITOR\nB> CLIENT KILL USER playground\nB> BLPOP q 0.2\nB> GET k\n")
+    assert b'"BLPOP" "q" "0.2"' in out and b'"GET" "k"' in out, out
+    assert b"SETNAME" not in out and b"AUTH" not in out, out
+
+
 async def test_lines_for_a_blocked_client_wait_their_turn(private_server):
     out, _ = await repl(private_server, "A> BLPOP q 0\nA> GET after\nB> SET after yes\nB> RPUSH q x\n")
     assert out.split(b"\n")[:2] == [b"OK", b"(integer) 1"]
@@ -126,9 +148,9 @@ async def test_resp3_option(private_server):
 
 
 async def test_more_than_two_clients(private_server):
-    out, _ = await repl(private_server, "C> CLIENT GETNAME\nC> WATCH k\nB> SET k 1\nC> MULTI\nC> EXEC\n",
-                        clients=("A", "B", "C"))
-    assert out == b'"C"\nOK\nOK\nOK\n(nil)\n'
+    out, _ = await repl(private_server, "C> CLIENT SETNAME c\nC> WATCH k\nB> SET k 1\nC> MULTI\nC> EXEC\n"
+                                        "C> CLIENT GETNAME\n", clients=("A", "B", "C"))
+    assert out == b'OK\nOK\nOK\nOK\n(nil)\n"c"\n'
 
 
 async def test_url_mode_uses_the_given_server_and_refuses_flush(private_server):

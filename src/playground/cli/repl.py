@@ -8,8 +8,10 @@ and its output is printed in the order its lines were sent. A command that block
 (BLPOP, a busy script) blocks only its client: the next line for another client goes
 ahead as soon as the server reports the client blocked, and the blocked client's own
 later lines wait their turn. Output is printed at settle points, so it never depends
-on timing: after each line, its own output, then that of clients it unblocked; a
-subscribed or monitoring client prints what the server sent it so far.
+on timing: after each line, its own output, then that of clients it unblocked (a line
+still blocked prints what it has so far: `2 BLPOP`'s first reply); a subscribed or
+monitoring client prints what the server sent it so far. The clients' connections
+have no name, as redis-cli's has none (CLIENT GETNAME: (nil)).
 
 Speed: lines read together are pipelined (`feed_many`, engine/pipeline.py): while no
 client waits or listens, a run of plain lines goes to the server ahead of the replies,
@@ -23,10 +25,19 @@ says it is busy, the lines after it go on without it, as above. The one differen
 while a script followed by its own client's line runs longer than the server's busy
 threshold (5 s), other clients' lines behind the run wait for it instead of getting BUSY.
 
-At end of input every line still waiting is waited for: a blocking command until its
-own timeout, a running script up to SCRIPT_WAIT_AT_EOF seconds. A command that would
-wait forever (timeout 0) with nothing left in the input to wake it is cancelled with a
-note on stderr, the lines behind it are reported as not run, and the exit status is 1.
+A line of a client whose earlier lines are still on their way is read in its turn,
+after them: what redis-cli answers itself (`Invalid argument(s)`, `help`, `clear`) is
+printed where redis-cli prints it. A client's `quit` ends that client only (as its
+redis-cli exits): its later lines are named on stderr, the other clients go on; once
+every client has quit, the rest of the input is not read. A line prefixed with a
+client that does not exist is refused (stderr, exit status 1).
+
+At end of input every line still waiting is waited for (cli/repl_eof.py): a blocking
+command until its own timeout, a running script or a command held by CLIENT PAUSE up
+to WAIT_AT_EOF seconds, and any line that another client's remaining lines may wake.
+A command that would wait forever (timeout 0) with nothing left in the input to wake
+it is cancelled with a note on stderr, the lines behind it are reported as not run,
+and the exit status is 1.
 """
 
 from __future__ import annotations
@@ -39,43 +50,44 @@ import sys
 from dataclasses import dataclass, field
 from typing import BinaryIO, TextIO
 
-from playground.engine.catalogue import block_timeout
+from playground.cli.repl_eof import EndOfInput
 from playground.cli.repl_input import line_batches
+from playground.cli.repl_output import OutputClosed, ReplOutput
 from playground.cli.repl_runs import PipelinedRuns
-from playground.engine import events as ev
 from playground.engine.executor import Executor, Job
-from playground.engine.playground import Playground, no_reply_coming
+from playground.engine.playground import Playground
 from playground.i18n import tr
 from playground.resp.cli_lines import CommandLine, format_argv
-from playground.resp.replies import Err, Push
+from playground.resp.replies import Err
 
 _PREFIX = re.compile(rb"^\s*([A-Za-z][A-Za-z0-9_-]*)>[ \t]?")
-SCRIPT_WAIT_AT_EOF = 60.0
-CLEAR_SCREEN = b"\x1b[H\x1b[2J"   # linenoiseClearScreen, written at once (not through stdio)
 # After these (unless the server answered with an error) redis-cli stays in its
 # subscribe or monitor loop for good: it reads no more input.
 _STAYS_LISTENING = (b"subscribe", b"psubscribe", b"ssubscribe", b"monitor")
+QUIT = b"quit"  # (in Repl.deaf: the client's redis-cli has exited)
 PIPELINE_LINES = 1000  # lines read ahead and sent together at most
-
-
-class OutputClosed(Exception):
-    """stdout went away (`repl | head -1`): stop quietly."""
 
 
 @dataclass
 class _Line:
-    cmd: CommandLine
+    cmd: CommandLine | None         # None: read in its turn, behind its client's earlier lines
+    text: bytes = b""               # the line as typed (without its client's prefix)
     started: asyncio.Event = field(default_factory=asyncio.Event)
     job: Job | None = None          # the executor's job, once this line's turn came
-    held: list[tuple[object, bool]] = field(default_factory=list)  # (output, buffered), in order
-    skipped: bool = False           # not run: its client listens for good (see Repl.deaf)
+    held: list[tuple[object, bool | None]] = field(default_factory=list)  # (output, buffered), in order
+    skipped: bool = False           # not run: its client listens or has quit (see Repl.deaf)
+    answered: bool = False          # answered without the server (redis-cli's own words, a bad line)
+    gave_up: str | None = None      # why it is cancelled at end of input, once waited for (cli/repl_eof.py)
 
     @property
     def done(self) -> bool:
-        return self.skipped or (self.job is not None and self.job.task.done())
+        return self.skipped or self.answered or (self.job is not None and self.job.task.done())
+
+    def what(self) -> str:
+        return format_argv(list(self.cmd.argv)) if self.cmd is not None else self.text.decode(errors="replace")
 
 
-class Repl(PipelinedRuns):
+class Repl(ReplOutput, PipelinedRuns, EndOfInput):
     """Feeds lines to the playground's clients and prints their replies."""
 
     def __init__(self, playground: Playground, out: BinaryIO, err: TextIO, show_pushes: bool = False) -> None:
@@ -88,10 +100,12 @@ class Repl(PipelinedRuns):
         self.executor.replies_only = True
         for session in playground.sessions.values():
             session.keep_units = False  # no server-order records: nobody here reads them
+            session.named = False  # redis-cli's connection has no name: CLIENT GETNAME is (nil)
         self.unflushed: list[bytes] = []  # what redis-cli printed without fflush (see write)
         self.last_reply: dict[str, object] = {}  # each client's last reply or stream frame
-        self.deaf: dict[str, bytes] = {}  # client -> the word after which redis-cli reads no more
+        self.deaf: dict[str, bytes] = {}  # client -> the word after which redis-cli reads no more (QUIT: it exited)
         self.after_quit: dict[str, bool] = {}  # the client's next line is lost, as in redis-cli
+        self.ended: set[str] = set()  # clients whose wait was cancelled at end of input: no more lines run
         self.in_workers = 0  # lines queued to a worker and not yet through (restarts included)
         self.queues: dict[str, asyncio.Queue] = {}
         self.workers: dict[str, asyncio.Task] = {}
@@ -102,126 +116,34 @@ class Repl(PipelinedRuns):
         self.stream_held: dict[str, list[bytes]] = {name: [] for name in playground.sessions}
         self.exit_code = 0
         self.stopped = False
+        self.line_number = 0  # of the input line being handled (counted by feed_many)
         self.names = {name.lower().encode(): name for name in playground.sessions}  # `B> ` -> B
         self.default_client = next(iter(playground.sessions))
 
-    # -- output -------------------------------------------------------------------
-
-    def write(self, data, buffered: bool = False) -> None:
-        """Write redis-cli's output: bytes, or an iterator of pieces (a big reply).
-
-        `buffered`: redis-cli printed it without fflush, so it waits in stdio's buffer
-        and the clear-screen sequence (a direct write) overtakes it."""
-        if buffered:
-            self.unflushed.append(data)
-            return
-        try:
-            if self.unflushed:
-                pending, self.unflushed = self.unflushed, []
-                for piece in pending:
-                    self.out.write(piece)
-            if isinstance(data, bytes):
-                self.out.write(data)
-            else:
-                for piece in data:
-                    self.out.write(piece)
-        except BrokenPipeError:
-            raise OutputClosed() from None
-
-    def flush(self, everything: bool = False) -> None:
-        try:
-            if everything and self.unflushed:
-                self.write(b"")
-            self.out.flush()
-        except BrokenPipeError:
-            raise OutputClosed() from None
-
-    def write_direct(self, data: bytes) -> None:
-        try:
-            self.out.flush()
-            self.out.write(data)
-            self.out.flush()
-        except BrokenPipeError:
-            raise OutputClosed() from None
-
-    def say(self, message: str) -> None:
-        print(message, file=self.err, flush=True)
-
-    def _on_event(self, event: ev.Event) -> None:
-        client = event.client
-        line = self.running.get(client)
-        if line is not None and not any(held is line for held in self.lines[client]):
-            line = None  # printed already (its worker has not cleared `running` yet): what comes now is not its
-        if isinstance(event, ev.Message):
-            if isinstance(event.frame, Push) and not self.pg.sessions[client].streaming:
-                # a push between replies (client tracking): piped redis-cli hides it
-                # unless --show-pushes yes, and prints it where it reads it: before the
-                # reply of the command it was reading for
-                if self.show_pushes:
-                    self._out(line, event.output)
-                return
-            self.last_reply[client] = event.frame
-            if line is not None:  # the running line's own frames (its confirmations), in order
-                line.held.append((event.output, False))
-            else:
-                self.stream_held[client].append(event.output)
-        elif isinstance(event, ev.Reply):
-            self.last_reply[client] = event.reply
-            self._out(line, event.output)
-        elif isinstance(event, ev.Output):
-            self._out(line, event.output, event.buffered)
-        elif isinstance(event, ev.Cleared):
-            self.write_direct(CLEAR_SCREEN)
-        elif isinstance(event, ev.Notice):
-            self.say(event.text)
-
-    def _out(self, line: "_Line | None", output, buffered: bool = False) -> None:
-        if line is None:
-            self.write(output, buffered)
-        else:
-            line.held.append((output, buffered))
-
-    def _print_done(self, name: str) -> None:
-        """Print the finished lines of client `name`, oldest first, up to the first
-        one still running: a client's output keeps the order of its lines."""
-        lines = self.lines[name]
-        while lines and lines[0].done:
-            for data, buffered in lines.pop(0).held:
-                self.write(data, buffered)
-
-    def _flush_stream(self, name: str) -> None:
-        held = self.stream_held[name]
-        while held:
-            self.write(held.pop(0))
-
     # -- lines --------------------------------------------------------------------
 
-    def split_client(self, line: bytes) -> tuple[str, bytes]:
+    def split_client(self, line: bytes) -> tuple[str | None, bytes]:
+        """(client, rest of the line); no prefix: the first client; None: a prefix that
+        names no client of this playground (`C> GET y` with clients A and B)."""
         match = _PREFIX.match(line) if b">" in line else None
         if match:
-            known = self.names.get(match.group(1).lower())
-            if known is not None:
-                return known, line[match.end():]
+            return self.names.get(match.group(1).lower()), line[match.end():]
         return self.default_client, line
 
     async def feed(self, raw: bytes) -> bool:
-        """Handle one input line; False when the user typed quit/exit."""
+        """Handle one input line; False when nothing more is to be read (every client
+        has quit, or the server is gone)."""
         name, text = self.split_client(raw.rstrip(b"\n"))
-        cmd = self.executor.parse(name, text)
-        if cmd is None:
+        if name is None:
+            self._no_such_client(raw)
             return True
-        if name in self.deaf:
-            self._not_read(name, cmd)
-            return True
-        if not cmd.counted and cmd.argv[0].lower() in (b"quit", b"exit"):
-            return False
-        if await self.executor.answer_locally(name, cmd):
-            return True
-        self.note_pause(cmd.argv)
-        line = _Line(cmd)
-        self.lines[name].append(line)
-        self.in_workers += 1
-        self._queue(name).put_nowait(line)
+        if self.lines[name]:  # behind its client's earlier lines: read in its turn (see _run_line)
+            self._enqueue(name, _Line(None, text))
+        else:
+            cmd = await self._read(name, text)
+            if cmd is None:
+                return not self._everyone_left()
+            self._enqueue(name, _Line(cmd))
         await self._settle_client(name)
         for other in self.pg.sessions:
             if other != name:
@@ -231,7 +153,39 @@ class Repl(PipelinedRuns):
                 await session.sync()
             self._flush_stream(session.name)
         self.flush()
-        return not self.stopped
+        return not self.stopped and not self._everyone_left()
+
+    async def _read(self, name: str, text: bytes) -> CommandLine | None:
+        """A line of `name` read as redis-cli reads it, when its turn comes: the command
+        to send, or None when it was answered here (or not read at all)."""
+        cmd = self.executor.parse(name, text)
+        if cmd is None:
+            return None
+        if name in self.deaf:
+            self._not_read(name, cmd)
+            return None
+        if not cmd.counted and cmd.argv[0].lower() in (b"quit", b"exit"):
+            self.deaf[name] = QUIT  # its redis-cli exits; the other clients go on
+            return None
+        if await self.executor.answer_locally(name, cmd):
+            return None
+        self.note_pause(cmd.argv)
+        return cmd
+
+    def _enqueue(self, name: str, line: _Line) -> None:
+        self.lines[name].append(line)
+        self.in_workers += 1
+        self._queue(name).put_nowait(line)
+
+    def _everyone_left(self) -> bool:
+        return all(self.deaf.get(name) == QUIT for name in self.pg.sessions)
+
+    def _no_such_client(self, raw: bytes) -> None:
+        self.exit_code = 1
+        prefix = raw.split(b">", 1)[0].strip().decode(errors="replace")
+        self.say(tr("line {number}: no client {name} (the clients are {clients}; --clients names them); not run: {line}",
+                    number=self.line_number, name=prefix, clients=", ".join(self.pg.sessions),
+                    line=raw.rstrip(b"\n").decode(errors="replace")))
 
     def adopt(self, name: str, cmd: CommandLine, job: Job) -> None:
         """A pipelined line that blocked, still running: its client's worker takes it
@@ -245,6 +199,9 @@ class Repl(PipelinedRuns):
 
     def _not_read(self, name: str, cmd: CommandLine) -> None:
         what = format_argv(list(cmd.argv))
+        if self.deaf.get(name) == QUIT:
+            self.say(tr("client {name}: not run: {what} (after quit, redis-cli has exited)", name=name, what=what))
+            return
         if name not in self.deaf:
             self.say(tr("client {name}: not run: {what} (after QUIT, redis-cli finds the connection closed at the "
                         "next command, says so on stderr, and reconnects at the one after)", name=name, what=what))
@@ -257,7 +214,7 @@ class Repl(PipelinedRuns):
         on the server (the lines behind it wait their turn); print what is done."""
         for line in list(self.lines[name]):
             await line.started.wait()
-            if line.skipped:
+            if line.job is None:  # not run, or answered here
                 continue
             if not await line.job.settle():
                 break
@@ -276,13 +233,28 @@ class Repl(PipelinedRuns):
             line = await queue.get()
             try:
                 await self._run_line(name, line)
+            except Exception as exc:  # never a traceback, never a line waited for in vain
+                self.say(tr("client {name}: {error}", name=name, error=exc))
+                line.answered = line.job is None
             finally:
+                line.started.set()
                 self.in_workers -= 1
 
     async def _run_line(self, name: str, line: _Line) -> None:
+        if name in self.ended:  # (named on stderr by cli/repl_eof.py)
+            line.skipped = True
+            return
+        if line.cmd is None:  # its turn has come: read it now (what it prints is held as a reply is)
+            self.running[name] = line
+            try:
+                line.cmd = await self._read(name, line.text)
+            finally:
+                self.running[name] = None
+            if line.cmd is None:
+                line.answered = True
+                return
         if name in self.deaf or self.after_quit.pop(name, False):
             line.skipped = True
-            line.started.set()
             self._not_read(name, line.cmd)
             return
         self.running[name] = line
@@ -291,6 +263,10 @@ class Repl(PipelinedRuns):
         line.started.set()
         try:
             result = await line.job
+        except asyncio.CancelledError:
+            if asyncio.current_task().cancelling():
+                raise  # the worker itself is cancelled
+            return  # the line was (cli/repl_eof.py cancelled it at end of input)
         except Exception as exc:  # never a traceback: say what happened
             self.say(tr("client {name}: {error}", name=name, error=exc))
             return
@@ -305,6 +281,8 @@ class Repl(PipelinedRuns):
                             "(redis-cli says so on stderr); the next line reconnects", name=name, count=line.cmd.repeat))
             else:
                 self.after_quit[name] = True
+        if result.may_have_run:  # (a pipelined line handed over: cli/repl_runs.py)
+            self.exit_code = 1
         if result.server_gone:
             await self._server_gone(name, result.expected_stop)
 
@@ -316,63 +294,6 @@ class Repl(PipelinedRuns):
             cause = tr("after SHUTDOWN") if expected else tr("unexpectedly")
             self.say(tr("client {name}: the server stopped {cause}", name=name, cause=cause))
             self.say(await self.pg.restart())
-
-    async def finish(self) -> None:
-        """End of input: wait for what is still coming (see the module docstring)."""
-        for session in self.pg.sessions.values():
-            if session.ldb.active:  # redis-cli would exit here, and its connection with it
-                self.say(tr("client {name}: end of input during a Lua debugging session; its connection is "
-                            "closed, as redis-cli's exit would", name=session.name))
-                await session.close()
-        for name, lines in self.lines.items():
-            while lines:
-                line = lines[0]
-                await line.started.wait()
-                if not line.skipped and not await line.job.settle():
-                    if not await self._wait_at_eof(name, line):
-                        break
-                self._print_done(name)
-        for name in self.stream_held:
-            self._flush_stream(name)
-        self.flush(everything=True)
-        for task in self.workers.values():
-            task.cancel()
-        await asyncio.gather(*self.workers.values(), return_exceptions=True)
-
-    async def _wait_at_eof(self, name: str, line: _Line) -> bool:
-        """A line still blocked at end of input: wait for it if it ends by itself;
-        False (and the client's lines dropped) if it was cancelled."""
-        what = format_argv(list(line.cmd.argv))
-        if self.pg.sessions[name].state.busy_script:
-            self.say(tr("client {name}: end of input; waiting for its script ({command}) to finish", name=name, command=what[:40]))
-            try:
-                await asyncio.wait_for(asyncio.shield(line.job.task), SCRIPT_WAIT_AT_EOF)
-                return True
-            except asyncio.TimeoutError:
-                self.say(tr("client {name}: the script still runs after {seconds:g}s; cancelled", name=name, seconds=SCRIPT_WAIT_AT_EOF))
-        elif no_reply_coming(self.pg.sessions[name]):
-            self.say(tr("client {name}: end of input while {command} waits for a reply the server never sends "
-                        "(redis-cli waits for ever); cancelled", name=name, command=what))
-        else:
-            timeout = block_timeout(line.cmd.argv)
-            if timeout:  # it ends by itself, as it would in redis-cli
-                await asyncio.shield(line.job.task)
-                return True
-            self.say(tr("client {name}: end of input while {command} waits forever (timeout 0) and nothing "
-                        "left in the input can wake it; cancelled", name=name, command=what))
-        self.exit_code = 1
-        try:
-            await self.executor.cancel(name)
-        except Exception as exc:  # the server is gone: nothing to reconnect to
-            self.say(tr("client {name}: {error}", name=name, error=exc))
-        await asyncio.gather(line.job.task, return_exceptions=True)
-        for later in self.lines[name][1:]:
-            self.say(tr("client {name}: not run: {command}", name=name, command=format_argv(list(later.cmd.argv))))
-            if later.job is not None:
-                later.job.task.cancel()
-        self.lines[name].clear()
-        self.workers[name].cancel()
-        return False
 
 
 async def run_repl(playground: Playground, stdin: BinaryIO | None = None,

@@ -25,6 +25,7 @@ class PipelinedRuns:
         run: list[tuple[bytes, str, CommandLine]] = []
         quiet = self._quiet()
         for index, raw in enumerate(raws):
+            self.line_number += 1
             fast = self._pipelinable(raw, raws[index + 1] if index + 1 < len(raws) else None) if quiet else None
             if fast is not None:
                 if fast[2]:  # a script another client's line follows: it ends the run
@@ -62,11 +63,11 @@ class PipelinedRuns:
 
     def _quiet(self) -> bool:
         """Nothing going on that a pipelined line could overtake: no line waiting or
-        still in a worker, no client listening, none deaf, every one connected, no
-        CLIENT PAUSE of ours in force."""
+        still in a worker, no client listening, every one connected, no CLIENT PAUSE of
+        ours in force. (A line of a client that reads no more is never pipelined.)"""
         if self.paused_until and time.monotonic() < self.paused_until:
             return False
-        return not (self.in_workers or any(self.lines.values()) or self.deaf or self.after_quit
+        return not (self.in_workers or any(self.lines.values()) or self.after_quit
                     or any(s.streaming or not s.connected or s.state.disconnected or s.ldb.active
                            for s in self.pg.sessions.values()))
 
@@ -85,6 +86,8 @@ class PipelinedRuns:
         if self.show_pushes:  # one round trip a line, as redis-cli: the server batches a
             return None       # pipeline's invalidations into one push (two SETs, one push)
         name, text = self.split_client(raw.rstrip(b"\n"))
+        if name is None or name in self.deaf:  # no such client, or one that reads no more
+            return None
         try:
             cmd = parse_line(text)
         except (SplitError, RepeatError):
@@ -104,6 +107,8 @@ class PipelinedRuns:
             [(name, tuple(c.argv), c.repeat) for _, name, c in run], overlap=not self.show_pushes,
             settle_last=settle_last)
         for result in results:
+            if result.may_have_run:  # redis-cli would have sent it (and printed its reply)
+                self.exit_code = 1
             if result.server_gone:
                 await self._server_gone(result.client, result.expected_stop)
         if blocked is not None:  # the last line still runs: its client's worker takes it over

@@ -149,6 +149,7 @@ class LineResult:
     streaming: bool = False                           # replies arrive on the stream
     refused: str | None = None                        # not sent (refused, or the client is busy)
     lost: str | None = None                           # the connection dropped under it
+    may_have_run: bool = False                        # ... after it was sent: its reply never came
     server_gone: str | None = None                    # the server stopped under it
     expected_stop: bool = False                       # ... and the command was SHUTDOWN
     elapsed: float = 0.0

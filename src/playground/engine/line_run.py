@@ -128,7 +128,11 @@ class LineRun:
                     executor.emit(ev.ConnectionClosed(client, tr("client {client} is disconnected ({why}); "
                                                               "the next command reconnects it", client=client, why=said)))
                     break
-        except asyncio.CancelledError:  # Ctrl+C: session.cancel() reconnects and says so
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if session.cancelling is not task or task.cancelling() > 1:
+                raise  # not (only) Ctrl+C's: whoever cancelled the task gets its cancellation
+            task.uncancel()  # Ctrl+C: session.cancel() reconnects and says so
             result.lost = "cancelled"
             return result
         finally:

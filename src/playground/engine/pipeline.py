@@ -203,6 +203,7 @@ class _Run:
             what = f"{line.repeat} {what}"
         line.result.lost = tr("client {client}: no reply to {command}: it was sent before the connection "
                               "dropped and may have run; not sent again", client=line.client, command=what)
+        line.result.may_have_run = True
         self.executor.emit(ev.Notice(line.client, line.result.lost, "warning"))
         return line.result
 

@@ -255,11 +255,11 @@ class Playground:
             if holder.name == name:
                 await asyncio.wait([pending])
             return pending.done()
-        if no_reply_coming(self.sessions[name]):  # it waits for ever, as redis-cli does
-            await asyncio.wait([pending], timeout=_POLL_MAX)  # (an error still comes at once)
-            return pending.done()
         delay = _POLL_MIN
         while not pending.done():
+            if no_reply_coming(self.sessions[name]):  # it waits for ever, as redis-cli does (asked each
+                await asyncio.wait([pending], timeout=_POLL_MAX)  # time: it is sent only after a reconnect)
+                return pending.done()  # (an error still comes at once)
             done, _ = await asyncio.wait([pending], timeout=delay)
             if done:
                 break

@@ -10,21 +10,18 @@ from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import dataclass, field
 from typing import Callable
 
 from playground.engine import session_reset
 from playground.engine.catalogue import SCRIPT_COMMANDS
 from playground.engine.client_state import ClientState, replace  # noqa: F401 (re-exported)
 from playground.engine.lua_debugger import LuaDebugging
+from playground.engine.stream_frames import (MESSAGE_KINDS, SUBSCRIBE, UNSUBSCRIBE, Subscriptions, frame_kind,
+                                             is_subscription_frame, sync_token)
 from playground.engine.units import Unit, UnitTracker, hello_protocol
 from playground.i18n import tr
 from playground.resp.connection import Address, TypedConnection
-from playground.resp.replies import Array, Bulk, Err, Int, Push, Status
-
-_SUBSCRIBE = {b"subscribe": "channels", b"psubscribe": "patterns", b"ssubscribe": "shard"}
-_UNSUBSCRIBE = {b"unsubscribe": "channels", b"punsubscribe": "patterns", b"sunsubscribe": "shard"}
-_MESSAGE_KINDS = (b"message", b"pmessage", b"smessage")
+from playground.resp.replies import Bulk, Err, Int, Push, Status
 
 
 class ConnectionLost(Exception):
@@ -34,16 +31,6 @@ class ConnectionLost(Exception):
 # Commands whose reply may change the client-side state (see Session.track and
 # UnitTracker.note): every other command outside MULTI and WATCH changes none of it.
 _TRACKED = frozenset((b"multi", b"exec", b"discard", b"watch", b"unwatch", b"reset", b"select", b"hello"))
-
-
-@dataclass
-class _Subscriptions:
-    channels: set = field(default_factory=set)
-    patterns: set = field(default_factory=set)
-    shard: set = field(default_factory=set)
-
-    def total(self) -> int:
-        return len(self.channels) + len(self.patterns) + len(self.shard)
 
 
 class MonitorLine(Status):
@@ -67,7 +54,7 @@ class Session:
         self.on_stream = on_stream or (lambda session, frame: None)
         self.state = ClientState(name)
         self._conn = None
-        self._subs = _Subscriptions()
+        self._subs = Subscriptions()
         self._outstanding = 0          # stream frames still owed to commands we sent
         self._reader: asyncio.Task | None = None
         self._drained = asyncio.Event()
@@ -83,6 +70,10 @@ class Session:
         self.keep_units = True
         """False: a single command outside MULTI closes no unit (`repl`: nobody reads the
         server order); transactions and the client's state are followed as always."""
+        self.named = True
+        """False: the connection gets no CLIENT SETNAME (`repl`: CLIENT GETNAME answers
+        (nil), as to redis-cli); the playground knows it by its client id either way."""
+        self.cancelling: asyncio.Task | None = None  # the task `cancel()` is cancelling (Ctrl+C)
         self._monitoring = False
         self.waited = 0.0  # seconds the last reply took to start arriving (the server's time)
         self._sent_at = 0.0  # when the command whose reply is awaited was sent
@@ -106,16 +97,19 @@ class Session:
         if resp is not None:
             self._start_resp = resp
         conn = TypedConnection(self.address)
-        hello = [[b"CLIENT", b"SETNAME", self.name.encode()], [b"CLIENT", b"ID"]]
+        hello = [[b"CLIENT", b"SETNAME", self.name.encode()]] if self.named else []
+        hello.append([b"CLIENT", b"ID"])
         if self._start_resp == 3:
             hello.append([b"HELLO", b"3"])
         try:
             await conn.connect()
-            named, client_id, *_ = await conn.pipeline(hello)  # one round trip
+            replies = await conn.pipeline(hello)  # one round trip
         except OSError as exc:
             await conn.close()
             raise ConnectionLost(tr("client {name}: {error}", name=self.name, error=exc)) from None
-        for reply in (named, client_id):
+        checked = replies[:len(hello) - 1] if self._start_resp == 3 else replies  # (SETNAME and) CLIENT ID
+        client_id = checked[-1]
+        for reply in checked:
             if isinstance(reply, Err):
                 await conn.close()
                 hint = tr(" (the server is running a script: wait for it to end, or SCRIPT KILL it; "
@@ -125,7 +119,7 @@ class Session:
         conn.on_push = lambda frame: self.on_stream(self, frame)
         self._conn = conn
         self.lost = None
-        self._subs = _Subscriptions()
+        self._subs = Subscriptions()
         self._outstanding = 0
         self._monitoring = False
         self.ldb.active = False
@@ -200,7 +194,7 @@ class Session:
         if self._conn is None:
             raise ConnectionLost(tr("client {name} is not connected", name=self.name))
         cmd = argv[0].lower()
-        if self.streaming or cmd in _SUBSCRIBE or (cmd == b"monitor" and self.units.open is None):
+        if self.streaming or cmd in SUBSCRIBE or (cmd == b"monitor" and self.units.open is None):
             if cmd == b"monitor":
                 self._monitoring = True
                 self.state = replace(self.state, monitoring=True)
@@ -303,8 +297,12 @@ class Session:
         # reconnects from the task that is marked as running it, and a task that awaits
         # its own cancellation recurses without end)
         if task is not None and not task.done() and task is not asyncio.current_task():
-            task.cancel()
-            await asyncio.gather(task, return_exceptions=True)
+            self.cancelling = task  # (the line's LineRun ends with "cancelled"; any other cancellation stands)
+            try:
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
+            finally:
+                self.cancelling = None
         old = self.state
         await self.connect()
         lost = []
@@ -334,25 +332,27 @@ class Session:
     def _frames_owed(self, argv: list[bytes]) -> int:
         """How many frames the server sends back for `argv` while subscribed."""
         cmd, nargs = argv[0].lower(), len(argv) - 1
-        if cmd in _SUBSCRIBE:
+        if self.state.in_multi:  # QUEUED (or an error), whatever the command
+            return 1
+        if cmd in SUBSCRIBE:
             return max(nargs, 1)
-        if cmd in _UNSUBSCRIBE:
-            return nargs or max(len(getattr(self._subs, _UNSUBSCRIBE[cmd])), 1)
+        if cmd in UNSUBSCRIBE:
+            return nargs or max(len(getattr(self._subs, UNSUBSCRIBE[cmd])), 1)
         return 1  # PING, RESET, MONITOR's OK, ...
 
     async def _read_stream(self) -> None:
         try:
             while self._outstanding > 0 or self._subs.total() > 0 or self._monitoring:
                 frame = await self._conn.read_response()
-                kind = _frame_kind(frame)
-                if kind in _MESSAGE_KINDS or (isinstance(frame, Push) and not _is_subscription_frame(frame)):
+                kind = frame_kind(frame)
+                if kind in MESSAGE_KINDS or (isinstance(frame, Push) and not is_subscription_frame(frame)):
                     self.on_stream(self, frame)
                     continue
                 if self._monitoring and self._outstanding == 0 and isinstance(frame, Status):
                     self.on_stream(self, MonitorLine(frame))
                     continue
                 self._outstanding = max(self._outstanding - 1, 0)
-                token = _sync_token(frame)
+                token = sync_token(frame)
                 if token is not None and token in self._sync_waiters:
                     self._sync_waiters.pop(token).set_result(None)
                     continue
@@ -374,13 +374,13 @@ class Session:
             self._sync_waiters.clear()
 
     def _count_subscription(self, kind: bytes | None, frame) -> None:
-        if kind in _SUBSCRIBE:
-            getattr(self._subs, _SUBSCRIBE[kind]).add(bytes(frame[1]))
-        elif kind in _UNSUBSCRIBE:
+        if kind in SUBSCRIBE:
+            getattr(self._subs, SUBSCRIBE[kind]).add(bytes(frame[1]))
+        elif kind in UNSUBSCRIBE:
             if isinstance(frame[1], Bulk):
-                getattr(self._subs, _UNSUBSCRIBE[kind]).discard(bytes(frame[1]))
+                getattr(self._subs, UNSUBSCRIBE[kind]).discard(bytes(frame[1]))
         elif isinstance(frame, Status) and frame == b"RESET":
-            self._subs = _Subscriptions()
+            self._subs = Subscriptions()
             self._monitoring = False
             self.units.clear()
             self.state = ClientState(self.name, client_id=self.state.client_id)
@@ -404,22 +404,3 @@ class Session:
         self._sync_waiters[token] = fut
         await self._send_streaming([b"PING", token])
         await asyncio.gather(fut, return_exceptions=True)
-
-
-def _frame_kind(frame) -> bytes | None:
-    if isinstance(frame, (Array, Push)) and frame and isinstance(frame[0], Bulk):
-        return bytes(frame[0]).lower()
-    return None
-
-
-def _is_subscription_frame(frame) -> bool:
-    kind = _frame_kind(frame)
-    return kind in _SUBSCRIBE or kind in _UNSUBSCRIBE
-
-
-def _sync_token(frame) -> bytes | None:
-    if isinstance(frame, Array) and len(frame) == 2 and _frame_kind(frame) == b"pong":
-        return bytes(frame[1])   # RESP2: ["pong", token]
-    if isinstance(frame, Bulk):
-        return bytes(frame)      # RESP3: the token itself
-    return None

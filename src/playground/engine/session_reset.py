@@ -30,7 +30,7 @@ async def reset(session: "Session", then: list[list[bytes]] = ()) -> list:
         replies = await session.connection.pipeline(commands + then)
     except OSError:
         return await _anew(session, then)
-    if any(isinstance(r, Err) for r in replies[:2]):
+    if any(isinstance(r, Err) for r in replies[:_ours(session)]):
         return await _anew(session, then)
     _done(session)
     for argv, reply in zip(then, replies[len(commands):]):
@@ -82,7 +82,7 @@ async def read_reset(session: "Session", sent: int | None) -> None:
     except OSError:
         await session.connect()
         return
-    if any(isinstance(r, Err) for r in replies[:2]):
+    if any(isinstance(r, Err) for r in replies[:_ours(session)]):
         await session.connect()
         return
     _done(session)
@@ -92,8 +92,13 @@ def _resettable(session: "Session") -> bool:
     return session.connection is not None and not session.streaming and session.state.pending is None
 
 
+def _ours(session: "Session") -> int:
+    """How many of `_commands` are RESET and the name (whose errors mean: reconnect)."""
+    return 2 if session.named else 1
+
+
 def _commands(session: "Session") -> list[list[bytes]]:
-    commands = [[b"RESET"], [b"CLIENT", b"SETNAME", session.name.encode()]]
+    commands = [[b"RESET"], [b"CLIENT", b"SETNAME", session.name.encode()]] if session.named else [[b"RESET"]]
     if session.start_resp == 3:
         commands.append([b"HELLO", b"3"])
     if session.address.db:            # a --url's /db: where a new connection starts

@@ -79,9 +79,23 @@ class TypedConnection:
         """When the first line of the last reply arrived (time.monotonic): the server
         had answered by then, whatever it costs us to read and render the rest."""
 
+    def handshake(self) -> list[list[bytes]]:
+        """What `connect` sends once the socket is open: AUTH / CLIENT SETNAME / SELECT
+        as the address asks."""
+        hello = []
+        if self.address.password is not None:
+            hello.append([b"AUTH", *([self.address.username.encode()] if self.address.username else []),
+                          self.address.password.encode()])
+        if self.client_name:
+            hello.append([b"CLIENT", b"SETNAME", self.client_name.encode()])
+        if self.address.db:
+            hello.append([b"SELECT", b"%d" % self.address.db])
+        if self.address.tls is not None and not hello:
+            hello.append([b"PING"])  # a TLS server refuses a missing client certificate only now
+        return hello
+
     async def connect(self) -> None:
-        """Open the socket, then AUTH / CLIENT SETNAME / SELECT as the address asks, in
-        one round trip."""
+        """Open the socket, then `handshake()`, in one round trip."""
         where = self.address.describe()
         try:
             if self.address.path:
@@ -104,16 +118,7 @@ class TypedConnection:
             raise ConnectionError(f"cannot connect to {where}: {tls_failure(exc)}") from None
         except OSError as exc:
             raise ConnectionError(f"cannot connect to {where}: {exc.strerror or exc}") from None
-        hello = []
-        if self.address.password is not None:
-            hello.append([b"AUTH", *([self.address.username.encode()] if self.address.username else []),
-                          self.address.password.encode()])
-        if self.client_name:
-            hello.append([b"CLIENT", b"SETNAME", self.client_name.encode()])
-        if self.address.db:
-            hello.append([b"SELECT", b"%d" % self.address.db])
-        if self.address.tls is not None and not hello:
-            hello.append([b"PING"])  # a TLS server refuses a missing client certificate only now
+        hello = self.handshake()
         try:
             replies = await self.pipeline(hello)
         except ConnectionError as exc:  # a TLS server that wants a client certificate says so here

@@ -33,6 +33,9 @@ class SideConnection:
 
     async def _open(self) -> None:
         conn = TypedConnection(self.address, client_name=self.name)
+        if self.on_send is not None:  # a reconnect's handshake too, as MONITOR shows it (AUTH redacted)
+            self.on_send([[argv[0], *[b"(redacted)"] * (len(argv) - 1)] if argv[0] == b"AUTH" else argv
+                          for argv in conn.handshake()] + self.hello)
         await conn.connect()
         await conn.pipeline(self.hello)
         self._conn = conn

@@ -16,6 +16,7 @@ from textual.widgets import Static
 
 from playground.i18n import tr
 from playground.served import label
+from .plain_text import visible
 
 SHOWN = 3  # program connections on screen (the newest): the two panes keep their room at 80×24
 
@@ -27,7 +28,7 @@ def _one_line(data: bytes) -> str:
     """Bytes as one line of text: control characters escaped (a reply's newline never
     breaks the panel's lines), long ones cut."""
     text = data.decode("utf-8", "replace")
-    text = "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
+    text = visible(text)
     return text if len(text) <= REPLY_CHARS else text[:REPLY_CHARS] + "…"
 
 
@@ -152,14 +153,14 @@ class OwnPrograms:
         if hidden:  # on the first line: the panel's height stays bounded
             text.append(" · " + tr("(and {n} more)", n=hidden), style="dim")
         for client in clients:
-            text.append("\n" + client.name, style="bold cyan")
+            text.append("\n" + visible(client.name), style="bold cyan")
             last = self._last.get(client)
             if last is not None:
-                text.append(f"  {last.display} → {short_reply(last.reply)}")
+                text.append(f"  {visible(last.display)} → {short_reply(last.reply)}")
             if client.closed:
                 text.append("  " + tr("gone (disconnected)"), style="red")
             elif client.next is not None and not client.next.unstepped:
-                text.append("  " + tr("next: {command}", command=client.next.display), style="bold yellow")
+                text.append("  " + tr("next: {command}", command=visible(client.next.display)), style="bold yellow")
         return text
 
     def server_restarted(self) -> None:

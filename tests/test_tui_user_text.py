@@ -9,6 +9,7 @@ from __future__ import annotations
 import html
 import re
 
+import pytest
 from textual.app import App
 
 from playground.classroom import class_server
@@ -123,3 +124,37 @@ async def test_a_scenarios_words_are_text(server_binary, tmp_path):
         await pilot.press("f7")  # the picker: the scenario's title
         await shows(pilot, app, "[bold]Title[/] [@click=app.quit]q[/]")
         assert app.is_running
+
+
+HOSTILE_PROGRAM = r"""
+import ctypes, os, redis
+ctypes.CDLL(None).prctl(15, b"[/]\x1b[2J")  # PR_SET_NAME: the name the programs panel shows
+r = redis.Redis.from_url(os.environ["REDIS_URL"])
+r.set("[@click=app.quit]p[/]", "v")
+"""
+
+
+async def test_a_programs_name_and_commands_are_text_in_the_programs_panel(server_binary):
+    import os
+    import subprocess
+    import sys
+
+    pytest.importorskip("redis")
+    from playground.tui.own_programs import ProgramsPanel
+
+    app = make_app(server_binary.path)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await started(pilot, app)
+        await pilot.press("ctrl+g")
+        await wait_until(pilot, lambda: isinstance(app.screen, InfoScreen))
+        await pilot.press("escape")
+        program = subprocess.Popen([sys.executable, "-c", HOSTILE_PROGRAM],
+                                   env=dict(os.environ, REDIS_URL=app.own_programs.url),
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+        try:
+            await wait_until(pilot, lambda: "[@click" in str(app.mode_screen.query_one(ProgramsPanel).render()))
+            await shows(pilot, app, f"[/]{CLEAR}#1", "next: SET [@click=app.quit]p[/] v")
+            assert app.is_running
+        finally:
+            program.kill()
+            program.communicate()

@@ -130,14 +130,22 @@ class OwnPrograms:
         self._pending = False
         if self.gate is None:
             return
+        from textual.css.query import NoMatches
+
+        from .key_inspector import KeyInspector
+
+        try:  # (a program that goes while the app quits: its screen's widgets are gone)
+            screen = self.app.mode_screen
+            inspector, panel = screen.query_one(KeyInspector), screen.query_one(ProgramsPanel)
+        except NoMatches:
+            return
         log = self.gate.log
         if len(log) > self._logged:
             for held in log[self._logged:]:
                 self._last[held.client] = held
             self._logged = len(log)
-            from .key_inspector import KeyInspector
-            self.app.mode_screen.query_one(KeyInspector).refresh_keys()
-        self.app.mode_screen.query_one(ProgramsPanel).update(self.render())
+            inspector.refresh_keys()
+        panel.update(self.render())
 
     def render(self) -> Text:
         gate = self.gate

@@ -158,3 +158,14 @@ async def test_a_programs_name_and_commands_are_text_in_the_programs_panel(serve
         finally:
             program.kill()
             program.communicate()
+
+
+async def test_what_a_server_that_fails_to_start_says_is_text(tmp_path):
+    fake = tmp_path / "redis-server"
+    fake.write_text("#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'Redis server v=7.0.0 sha=0'; exit 0; fi\n"
+                    "printf '[/] [bold]FATAL \\033[2J at [@click=app.quit]x[/]\\n' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    app = make_app(str(fake))
+    async with app.run_test(size=(160, 30)) as pilot:
+        await shows(pilot, app, f"[/] [bold]FATAL {CLEAR} at", "[@click=app.quit]x[/]")  # (wrapped)
+        assert app.is_running

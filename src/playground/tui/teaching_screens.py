@@ -66,7 +66,7 @@ class ScenarioPicker(ModalScreen[tuple[Scenario, bool] | None]):
             label = Text(pad(cut(name, idw), idw), style="bold")
             tag = tr("  [challenge]")
             rest = visible(s.title) + (tag if s.challenge else "")
-            tags = "  " + tag_names(s.tags) if s.tags else ""
+            tags = "  " + visible(tag_names(s.tags)) if s.tags else ""
             room = max(0, inner - idw)
             shown = cut(rest, room)
             label.append(shown.replace(tag, ""))

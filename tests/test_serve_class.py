@@ -15,11 +15,12 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from pathlib import Path
 
 import pytest
 
-from test_serve import (DEADLINE, SRC, _alt, _free_port, _open_tab, _press, _readline_matching, _skip_reason,
-                        _type_line, chromium)  # noqa: F401 (chromium: a fixture)
+from test_serve import (DEADLINE, SRC, _alt, _descendants, _free_port, _open_tab, _press, _readline_matching,
+                        _skip_reason, _type_line, _until, chromium)  # noqa: F401 (chromium: a fixture)
 
 pytestmark = pytest.mark.skipif(_skip_reason() is not None, reason=_skip_reason() or "")
 
@@ -158,5 +159,39 @@ def test_a_teacher_leads_two_learners(class_serve, chromium):
             for http, tools in opened:
                 await tools.ws.close()
                 await http.close()
+
+    asyncio.run(scenario())
+
+
+def test_the_teachers_secret_leaves_the_address_bar_and_a_reload_keeps_the_teacher(class_serve, chromium):
+    """The projector shows the teacher's address bar: once the page has read the secret it is
+    gone from there (and from the tab's history), kept in the tab's sessionStorage, so a
+    reload is the teacher's tab again, not a learner's. No process under serve has it in its
+    command line."""
+    proc, learner_url, teacher_url = class_serve
+    secret = teacher_url.split("#teacher=", 1)[1]
+
+    async def scenario() -> None:
+        http, teacher, _ = await _open_tab(chromium, teacher_url)
+        try:
+            await teacher.wait_screen(lambda s: "A>" in s and "Alt+C Class" in s, "the teacher's tab")
+            shown = await teacher.evaluate("window.location.href")
+            assert secret not in shown and "teacher" not in shown and shown.startswith(learner_url), shown
+            history = (await teacher.call("Page.getNavigationHistory"))["entries"]
+            assert not [entry["url"] for entry in history if secret in entry["url"]], history
+            await teacher.evaluate("window.__old = true")
+            await teacher.call("Page.reload")
+            await _until(teacher, "window.__old === undefined", "the new document")
+            text = await teacher.wait_screen(lambda s: "A>" in s or "Your name" in s, "the tab after the reload")
+            assert "Alt+C Class" in text and "Your name" not in text, text  # still the teacher's
+        finally:
+            await teacher.ws.close()
+            await http.close()
+        for pid in [proc.pid, *_descendants(proc.pid)]:
+            try:
+                command = Path(f"/proc/{pid}/cmdline").read_bytes()
+            except OSError:
+                continue
+            assert secret.encode() not in command, command
 
     asyncio.run(scenario())

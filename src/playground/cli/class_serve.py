@@ -2,14 +2,22 @@
 secret, and the two URLs serve prints. The teacher's URL carries its secret after a `#`,
 which a browser never sends in a request: no access log, no proxy sees it; the page hands
 it to serve in its websocket's first message (cli/serve_page/app_index.html), and serve
-tells each app its role (learner or teacher) in its environment, never the secret."""
+tells each app its role (learner or teacher) in its environment, never the secret.
+
+The class's Redis password is never taken from the command line (every user of the machine
+reads it with ps): --class-url names the server, its password comes from the environment
+(CLASS_PASSWORD_ENV, which serve then removes from its own, so no app inherits it), or the
+whole URL from a file only its owner can read (--class-url-file). Apps get the URL in their
+environment, never in their command line."""
 
 from __future__ import annotations
 
 import asyncio
 import hmac
 import json
+import os
 import secrets
+import stat
 from dataclasses import dataclass, field
 
 from playground.classroom import class_server
@@ -17,6 +25,8 @@ from playground.classroom.protocol import ENV_NAME, ENV_ROLE, ENV_URL, ClassLink
 from playground.i18n import tr
 
 HELLO_WAIT = 10.0  # seconds serve waits for a class page's first message (its role)
+CLASS_PASSWORD_ENV = "REDIS_PLAYGROUND_CLASS_PASSWORD"  # the --class-url's password, never in argv
+URL_FILE_LIMIT = 4096  # bytes read of a --class-url-file
 
 
 @dataclass
@@ -63,12 +73,13 @@ def class_setup(args) -> ClassSetup | str:
     name = args.class_name
     if not name or len(name) > 64 or not all(c.isalnum() or c in "-_." for c in name):
         return tr("--class-name: letters, digits, - _ . (at most 64)")
-    if args.class_url:
+    if args.class_url or args.class_url_file:
         try:
-            class_server.address(args.class_url)
+            url = given_url(args.class_url, args.class_url_file, os.environ.pop(CLASS_PASSWORD_ENV, None))
+            class_server.address(url)
         except ValueError as exc:
             return str(exc).replace("--url", "--class-url")
-        setup = ClassSetup(args.class_url, name)
+        setup = ClassSetup(url, name)
     else:
         from playground.server import ServerError
 
@@ -83,6 +94,47 @@ def class_setup(args) -> ClassSetup | str:
         setup.stop()
         return tr("cannot use the class's Redis: {error}", error=exc)
     return setup
+
+
+def given_url(url: str | None, url_file: str | None, password: str | None) -> str:
+    """The class's Redis URL, with its password: from --class-url and the password from the
+    environment, or from --class-url-file. ValueError with one line (no password in it)."""
+    from urllib.parse import quote, urlsplit, urlunsplit
+
+    if url and url_file:
+        raise ValueError(tr("--class-url or --class-url-file, not both"))
+    if url_file:
+        url = _read_url_file(url_file)
+    elif urlsplit(url).password is not None:
+        raise ValueError(tr("--class-url: no password on the command line (anyone on this machine can read it "
+                            "with ps): give it in the environment, {env}=..., or the whole URL in a file only you "
+                            "can read: --class-url-file FILE", env=CLASS_PASSWORD_ENV))
+    parts = urlsplit(url)
+    if password and parts.password is None and parts.scheme in ("redis", "rediss", "unix"):
+        user = parts.netloc.rpartition("@")[0] if "@" in parts.netloc else ""
+        host = parts.netloc.rpartition("@")[2]
+        parts = parts._replace(netloc=f"{user}:{quote(password, safe='')}@{host}")
+        url = urlunsplit(parts)
+    return url
+
+
+def _read_url_file(path: str) -> str:
+    """The first line of a file that only its owner may read (else ValueError, one line)."""
+    try:
+        with open(path, "rb") as file:
+            info = os.fstat(file.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                raise ValueError(tr("--class-url-file {path}: not a file", path=path))
+            if info.st_mode & 0o077:
+                raise ValueError(tr("--class-url-file {path}: others may read it; make it yours alone: "
+                                    "chmod 600 {path}", path=path))
+            data = file.read(URL_FILE_LIMIT)
+    except OSError as exc:
+        raise ValueError(tr("--class-url-file {path}: {error}", path=path, error=exc.strerror or exc)) from None
+    lines = data.decode("utf-8", "replace").strip().splitlines()
+    if not lines:
+        raise ValueError(tr("--class-url-file {path}: empty (write the class's redis:// URL in it)", path=path))
+    return lines[0].strip()
 
 
 async def _check(setup: ClassSetup) -> None:

@@ -56,6 +56,10 @@ def add_parser(sub, parents) -> None:
     serve.add_argument("--class-url", metavar="URL",
                        help=tr("with --class: coordinate through this Redis (redis://, rediss:// or unix://) instead "
                                "of a private one, so that several serve processes share one class"))
+    serve.add_argument("--class-url-file", metavar="FILE",
+                       help=tr("with --class: the --class-url (with its password) read from FILE, which only you "
+                               "may read (chmod 600); or give --class-url without a password and the password in "
+                               "REDIS_PLAYGROUND_CLASS_PASSWORD"))
     serve.add_argument("--class-name", default="class", metavar="NAME",
                        help=tr("with --class-url: the class's name, so that several classes share one Redis "
                                "(default: class)"))
@@ -118,8 +122,9 @@ def cmd_serve(args) -> int:
             "warning: listening on {host}: anyone who can reach this port can open playgrounds of their "
             "own and type commands into them (each on a private server, never another Redis), using this "
             "machine's CPU and memory", host=args.host), file=sys.stderr)
-    if (args.class_url or args.class_name != "class") and not args.class_mode:
-        print("redis-playground: " + tr("--class-url and --class-name go with --class"), file=sys.stderr)
+    if (args.class_url or args.class_url_file or args.class_name != "class") and not args.class_mode:
+        print("redis-playground: " + tr("--class-url, --class-url-file and --class-name go with --class"),
+              file=sys.stderr)
         return 2
     classroom = None
     if args.class_mode:

@@ -25,11 +25,12 @@ from pathlib import Path
 import aiohttp_jinja2
 from aiohttp import WSMsgType, web
 from textual_serve.app_service import AppService
-from textual_serve.server import Server, to_int
+from textual_serve.server import Server
 
 from playground.cli.app_zygote import AppZygote
 from playground.cli.class_serve import HELLO_WAIT
 from playground.cli.ready_pool import ReadyPool
+from playground.cli.serve_guard import same_origin, terminal_size
 from playground.i18n import tr
 from playground.served import ENV as SERVED_ENV
 
@@ -107,6 +108,10 @@ class PlaygroundApp(AppService):
         self._stdin = process.stdin
         self.running.add(process)
         return process
+
+    async def set_terminal_size(self, width, height) -> None:
+        """The tab's terminal size (its resize messages too), clamped (cli/serve_guard.py)."""
+        await super().set_terminal_size(*terminal_size(width, height))
 
     async def stop(self) -> None:
         """Ask the app to quit (textual-serve's way); terminate or kill it if it does not."""
@@ -224,7 +229,7 @@ class PlaygroundServer(Server):
             write_str=session.write_str, close=session.close,
             extra_env=self.classroom.environment(session.teacher) if self.classroom is not None else None,
             zygote=self.zygote, download_manager=self.download_manager, debug=self.debug)
-        await session.app.start(width, height)
+        await session.app.start(*terminal_size(width, height))
         session.app._task.add_done_callback(lambda _: self._end(session))
 
     async def _make_app(self) -> web.Application:
@@ -288,9 +293,11 @@ class PlaygroundServer(Server):
 
     async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
         """A tab's websocket: a new session, or a known token's session re-attached."""
+        if not same_origin(request.headers.get("Origin"), request.host):  # another site's page (cli/serve_guard.py)
+            log.warning("refused a websocket from %r (the page is at %r)", request.headers.get("Origin"), request.host)
+            raise web.HTTPForbidden(text="redis-playground: this websocket's Origin is not this server's page\n")
         websocket = web.WebSocketResponse(heartbeat=15)
-        width = to_int(request.query.get("width", "80"), 80)
-        height = to_int(request.query.get("height", "24"), 24)
+        width, height = terminal_size(request.query.get("width", "80"), request.query.get("height", "24"))
         token = request.match_info.get("token", "")
         if not TOKEN.fullmatch(token):
             token = secrets.token_hex(16)  # no token (an older page): a session that cannot be resumed

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import secrets
 import socket
 import struct
@@ -359,7 +360,9 @@ class Gate:
         if address.password is not None:
             hello.append([b"AUTH", *([address.username.encode()] if address.username else []),
                           address.password.encode()])
-        hello.append([b"CLIENT", b"SETNAME", name.replace(" ", "_").encode()])
+        # the server takes only ! to ~ in a name: a program named "my prog", 程序 or with a
+        # control character connects all the same (the panel shows its name as it is)
+        hello.append([b"CLIENT", b"SETNAME", re.sub(r"[^!-~]", "_", name).encode()])
         hello.append([b"CLIENT", b"ID"])
         up_writer.write(pack_pipeline(hello))
         buf = bytearray()

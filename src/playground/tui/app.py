@@ -40,6 +40,7 @@ from .app_server import ServerActions
 from .app_teaching import TeachingActions
 from .own_programs import OwnPrograms
 from .app_classroom import ClassroomActions
+from .plain_text import visible
 
 
 WIDE = 140  # columns from which the lanes (Ctrl+T) sit beside the keys instead of replacing them
@@ -255,6 +256,13 @@ class PlaygroundApp(ServerActions, TeachingActions, RecordingActions, ClassroomA
             self.exit()
 
         self.call_after_refresh(done)
+
+    def notify(self, message: str, *, title: str = "", severity="information", timeout: float | None = None,
+               markup: bool = True) -> None:
+        """Every notice as text, never markup (`markup` is set by Widget.notify, not by us): an
+        error can quote a key, a file or a learner, and `[/]` or `[@click=app.quit]` stay words."""
+        super().notify(visible(message, keep="\n"), title=visible(title), severity=severity, timeout=timeout,
+                       markup=False)
 
     def pane(self, client: str) -> ClientPane:
         return self.mode_screen.pane(client)

@@ -11,6 +11,7 @@ from playground.i18n import tr
 from playground.resp.info_text import parse_info
 from .key_inspector import KeyInspector
 from .messages import ServerStopped
+from .plain_text import visible_text
 from .server_bar import ServerBar
 
 
@@ -45,7 +46,7 @@ class ServerActions:
 
     def show_banner(self, text: str) -> None:
         banner = self.mode_screen.query_one("#banner", Static)
-        banner.update(text)
+        banner.update(visible_text(text))  # it can quote the server: words, never markup
         banner.add_class("-shown")
 
     def hide_banner(self) -> None:

@@ -15,6 +15,7 @@ from textual.widgets import Input, Label, Static
 from playground.classroom.protocol import FOLLOW
 from playground.i18n import tr
 from playground.scenario.model import Prediction
+from .plain_text import plain, visible
 from .teaching_screens import choice_label
 
 BAR = 30  # cells of the longest bar in the histogram
@@ -77,8 +78,8 @@ class ClassAnswersScreen(FollowsTheClass, ModalScreen[bool]):
         with VerticalScroll() as box:
             box.border_title = tr("The class predicts")
             box.border_subtitle = tr("Enter: reveal · Esc: back")
-            yield Label(Text(self.command, style="bold"))
-            yield Label(Text(self.prediction.question, style="bold"))
+            yield Label(plain(self.command, style="bold"))
+            yield Label(plain(self.prediction.question, style="bold"))
             yield Static(id="histogram")
 
     RELOAD_GROUP = "class-answers"
@@ -94,7 +95,7 @@ def histogram(prediction: Prediction, counts, learners: int) -> Text:
     text = Text()
     for number, choice in enumerate(prediction.choices, 1):
         count = counts.get(number, 0)
-        text.append(choice_label(number, choice) + "\n")
+        text.append(visible(choice_label(number, choice)) + "\n")
         text.append("   " + "█" * max(1, round(BAR * count / most)) if count else "   ", style="bold cyan")
         text.append(f" {count}\n")
     answered = sum(counts.values())
@@ -128,7 +129,7 @@ class ClassOverviewScreen(FollowsTheClass, Screen):
 
     async def _reload(self) -> None:
         state, learners = await self.classroom.overview()
-        lesson = state.lesson or tr("none yet (F7 picks one)")
+        lesson = visible(state.lesson) if state.lesson else tr("none yet (F7 picks one)")
         head = Text()
         head.append(tr("Lesson: {lesson}", lesson=lesson) + ("  " + tr("(challenge)") if state.challenge else ""),
                     style="bold")
@@ -142,7 +143,7 @@ class ClassOverviewScreen(FollowsTheClass, Screen):
             current = learner.epoch == state.epoch and learner.lesson == state.lesson
             step = f"{learner.step}/{learner.total}" if current and learner.total else ("–" if not current else str(learner.step))
             won = {True: tr("won"), False: tr("not yet"), None: "–"}[learner.won if current else None]
-            table.add_row(learner.name, step, f"{learner.right}/{learner.answered}" if current else "–", won)
+            table.add_row(plain(learner.name), step, f"{learner.right}/{learner.answered}" if current else "–", won)
         if not learners:
             table.add_row(tr("no learner yet"), "", "", "")
         self.query_one("#class-learners", Static).update(table)

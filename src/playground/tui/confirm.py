@@ -9,6 +9,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from playground.i18n import tr
+from .plain_text import visible_text
 
 
 class ConfirmScreen(ModalScreen[bool]):
@@ -32,7 +33,7 @@ class ConfirmScreen(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Static(self.question)
+            yield Static(visible_text(self.question))  # it can name a scenario
             with Horizontal():
                 yield Button(tr("No"), id="no")
                 yield Button(tr("Yes"), id="yes", variant="error")

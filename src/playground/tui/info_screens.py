@@ -11,6 +11,7 @@ from textual.widgets import Static
 
 from playground.cells import width
 from playground.i18n import N_, tr
+from .plain_text import plain, visible_text
 
 
 class InfoScreen(ModalScreen[None]):
@@ -30,8 +31,8 @@ class InfoScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll() as scroll:
-            scroll.border_title = self.title_text
-            yield Static(self.body)
+            scroll.border_title = plain(self.title_text)  # "key {name}": a key named [/] is a name
+            yield Static(visible_text(self.body))
 
 
 def key_detail_text(detail: dict[str, str]) -> Text:

@@ -22,6 +22,7 @@ from playground.engine.key_reader import Inspector, KeyInfo, Snapshot
 from playground.i18n import N_, tr, trn
 from .pane_state import set_line
 from .key_table import KeyTable
+from .plain_text import plain
 
 TYPE_STYLE = {"string": "green", "list": "cyan", "set": "magenta", "zset": "yellow",
               "hash": "blue", "stream": "red"}
@@ -197,10 +198,10 @@ class KeyInspector(Vertical):
             who = writes.last_writer.get(k.name, "") if writes else ""
             recent = now - self._changed_at.get(k.name, -1e9) < self.FLASH_SECONDS
             rows.append((k.name.decode("latin-1"), (
-                Text(k.name.decode("utf-8", "replace"), style="bold reverse" if recent else ""),
+                plain(k.name.decode("utf-8", "replace"), style="bold reverse" if recent else ""),
                 Text(k.type + _node_hint(self.inspector, k.name), style=TYPE_STYLE.get(k.type, "")),
                 Text(format_ttl(k, now)),
-                Text(k.preview),
+                plain(k.preview),
                 Text(tr("by {client}", client=who) if who else "", style="bold" if recent else "dim"),
                 _watch_badge(self.watchers.get(k.name, [])),
             )))

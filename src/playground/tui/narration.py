@@ -9,6 +9,7 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from playground.tui.wrapped_text import Wrapped
+from .plain_text import visible_text
 
 
 class NarrationPanel(VerticalScroll, can_focus=True):
@@ -29,8 +30,8 @@ class NarrationPanel(VerticalScroll, can_focus=True):
     """Everything the panel shows, built by the teacher."""
 
     def compose(self) -> ComposeResult:
-        yield Static(Wrapped(self.body))
+        yield Static(Wrapped(visible_text(self.body)))
 
     def watch_body(self, body: Text) -> None:
         if self.is_mounted and self.children:
-            self.query_one(Static).update(Wrapped(body))  # Chinese breaks between characters
+            self.query_one(Static).update(Wrapped(visible_text(body)))  # Chinese breaks between characters

@@ -16,6 +16,7 @@ from textual.widgets import Static
 
 from playground.i18n import tr
 from playground.served import label
+from .plain_text import visible
 
 SHOWN = 3  # program connections on screen (the newest): the two panes keep their room at 80×24
 
@@ -27,7 +28,7 @@ def _one_line(data: bytes) -> str:
     """Bytes as one line of text: control characters escaped (a reply's newline never
     breaks the panel's lines), long ones cut."""
     text = data.decode("utf-8", "replace")
-    text = "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
+    text = visible(text)
     return text if len(text) <= REPLY_CHARS else text[:REPLY_CHARS] + "…"
 
 
@@ -133,6 +134,15 @@ class OwnPrograms:
         self._pending = False
         if self.gate is None:
             return
+        from textual.css.query import NoMatches
+
+        from .key_inspector import KeyInspector
+
+        try:  # (a program that goes while the app quits: its screen's widgets are gone)
+            screen = self.app.mode_screen
+            inspector, panel = screen.query_one(KeyInspector), screen.query_one(ProgramsPanel)
+        except NoMatches:
+            return
         log = self.gate.log
         if len(log) > self._logged:
             for held in log[self._logged:]:
@@ -141,13 +151,19 @@ class OwnPrograms:
                 if held.record is not None and not held.record.done():  # who wrote what: once attributed
                     held.record.add_done_callback(lambda _: self.app.call_later(self._keys_changed))
             self._logged = len(log)
-            self._keys_changed()
-        self.app.mode_screen.query_one(ProgramsPanel).update(self.render())
+            inspector.refresh_keys()
+        panel.update(self.render())
 
     def _keys_changed(self) -> None:
+        """A program's write was attributed: "changed by" names it now."""
+        from textual.css.query import NoMatches
+
         from .key_inspector import KeyInspector
         if self.gate is not None:
-            self.app.mode_screen.query_one(KeyInspector).refresh_keys()
+            try:  # (the app may be quitting: its screen's widgets are gone)
+                self.app.mode_screen.query_one(KeyInspector).refresh_keys()
+            except NoMatches:
+                pass
 
     def render(self) -> Text:
         gate = self.gate
@@ -163,14 +179,14 @@ class OwnPrograms:
         if hidden:  # on the first line: the panel's height stays bounded
             text.append(" · " + tr("(and {n} more)", n=hidden), style="dim")
         for client in clients:
-            text.append("\n" + client.name, style="bold cyan")
+            text.append("\n" + visible(client.name), style="bold cyan")
             last = self._last.get(client)
             if last is not None:
-                text.append(f"  {last.display} → {short_reply(last.reply)}")
+                text.append(f"  {visible(last.display)} → {short_reply(last.reply)}")
             if client.closed:
                 text.append("  " + tr("gone (disconnected)"), style="red")
             elif client.next is not None and not client.next.unstepped:
-                text.append("  " + tr("next: {command}", command=client.next.display), style="bold yellow")
+                text.append("  " + tr("next: {command}", command=visible(client.next.display)), style="bold yellow")
         return text
 
     def server_restarted(self) -> None:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from textual.message import Message
 from textual.widgets import RichLog
+from rich.text import Text
+from .plain_text import visible_text
 
 
 class PaneLog(RichLog):
@@ -33,6 +35,8 @@ class PaneLog(RichLog):
     def write(self, *args, **kwargs):
         self._writing = True
         try:
+            if args and isinstance(args[0], (str, Text)):  # a reply or a line typed: text, never markup
+                args = (visible_text(args[0]),) + args[1:]
             return super().write(*args, **kwargs)
         finally:
             self._writing = False

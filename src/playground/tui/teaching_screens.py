@@ -17,6 +17,7 @@ from playground.cells import cut, pad, width
 from playground.scenario.library import course_order, is_recording
 from playground.scenario.model import Prediction, Scenario
 from playground.scenario.tags import tag_names
+from .plain_text import lines, plain, visible, visible_text
 
 _MODAL_CSS = """
 {name} {{ align: center middle; }}
@@ -64,8 +65,8 @@ class ScenarioPicker(ModalScreen[tuple[Scenario, bool] | None]):
         for s, name in zip(self.scenarios, numbered):
             label = Text(pad(cut(name, idw), idw), style="bold")
             tag = tr("  [challenge]")
-            rest = s.title + (tag if s.challenge else "")
-            tags = "  " + tag_names(s.tags) if s.tags else ""
+            rest = visible(s.title) + (tag if s.challenge else "")
+            tags = "  " + visible(tag_names(s.tags)) if s.tags else ""
             room = max(0, inner - idw)
             shown = cut(rest, room)
             label.append(shown.replace(tag, ""))
@@ -104,7 +105,7 @@ class ScenarioPicker(ModalScreen[tuple[Scenario, bool] | None]):
             lesson.update(tr("No scenario matches.") if not self.scenarios else "")
             return
         scenario = self.scenarios[index]
-        text = Text(scenario.lesson.strip())
+        text = lines(scenario.lesson.strip())
         if is_recording(scenario):
             text.append("\n" + tr("Recorded with F9: {path}\nTo narrate it, add narration = \"…\" "
                                    "(and pause, predict) under its steps; docs/scenarios.md shows how.",
@@ -164,11 +165,11 @@ class PredictScreen(ModalScreen[int]):
         with VerticalScroll() as box:
             box.border_title = tr("Predict, then see")
             box.border_subtitle = tr("1–{n} or ↑↓ Enter: answer · Esc: skip", n=n)
-            yield Label(Text(self.command, style="bold"))
+            yield Label(plain(self.command, style="bold"))
             if self.script:
-                yield Static(self.script, id="script")
-            yield Label(Text(self.prediction.question, style="bold"))
-            yield OptionList(*[Option(choice_label(i, c), id=str(i))
+                yield Static(visible_text(self.script), id="script")
+            yield Label(plain(self.prediction.question, style="bold"))
+            yield OptionList(*[Option(plain(choice_label(i, c)), id=str(i))
                                for i, c in enumerate(self.prediction.choices, 1)])
             yield Label(tr("Keys: 1–{n} answer · ↑↓ then Enter · Esc skips this question (not scored)", n=n), id="keys")
 
@@ -202,7 +203,7 @@ class TimelineScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with VerticalScroll() as box:
             box.border_title = tr("Timeline: what the server executed, in order  (x: export · Esc: close)")
-            yield Static(Text(self.text), id="timeline")
+            yield Static(lines(self.text), id="timeline")
 
     def action_export(self) -> None:
         self.export()  # says where (or sends it to the browser under serve), or why it could not

@@ -173,7 +173,8 @@ class PlaygroundServer(Server):
         self.sessions: dict[str, Session] = {}
         self.sockets: set[web.WebSocketResponse] = set()
         self.closing = False
-        self.pool = ReadyPool(ready, self._start_ready, self._drawn, self._room, self._quiet_in) if ready > 0 else None
+        self.pool = (ReadyPool(ready, self._start_ready, self._drawn, self._room, self._quiet_in,
+                               tabs=lambda: len(self.sessions)) if ready > 0 else None)
         self._last_tab = -QUIET  # loop time of the last new tab (a class's burst defers the pool's refill)
         self.size = (120, 40)  # the last tab's terminal: the ready apps start at that size
         self.fork = fork  # apps forked from a warm zygote (cli/app_zygote.py), else each a new process

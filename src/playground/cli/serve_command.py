@@ -56,6 +56,9 @@ def add_parser(sub, parents) -> None:
     serve.add_argument("--class-url", metavar="URL",
                        help=tr("with --class: coordinate through this Redis (redis://, rediss:// or unix://) instead "
                                "of a private one, so that several serve processes share one class"))
+    serve.add_argument("--new-period", action="store_true",
+                       help=tr("with --class-url: start the class afresh (a new lesson period): its lesson, step, "
+                               "learners and answers go, and an older teacher's URL no longer leads it"))
     serve.add_argument("--class-name", default="class", metavar="NAME",
                        help=tr("with --class-url: the class's name, so that several classes share one Redis "
                                "(default: class)"))
@@ -120,6 +123,9 @@ def cmd_serve(args) -> int:
             "machine's CPU and memory", host=args.host), file=sys.stderr)
     if (args.class_url or args.class_name != "class") and not args.class_mode:
         print("redis-playground: " + tr("--class-url and --class-name go with --class"), file=sys.stderr)
+        return 2
+    if args.new_period and not args.class_mode:
+        print("redis-playground: " + tr("--new-period goes with --class"), file=sys.stderr)
         return 2
     classroom = None
     if args.class_mode:

@@ -1,6 +1,6 @@
 """`serve --class` in headless chromium, the class's places and periods: the teacher frees
 the place of a learner who closed their tab (Alt+C, d), so that another tab gets in where
---max-tabs had it refused; `--new-period` starts the class afresh on a shared class Redis
+--max-tabs had it refused, and the teacher's URL opened again finds the teacher's session; `--new-period` starts the class afresh on a shared class Redis
 (--class-url): the last period's teacher URL leads no more, its lesson is not opened."""
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ def test_the_teacher_frees_the_place_of_a_learner_who_closed_the_tab(tmp_path, s
     async def scenario(learner_url: str, teacher_url: str) -> None:
         opened = []
         try:
-            http, teacher, _ = await _open_tab(chromium, teacher_url)
+            http, teacher, teacher_target = await _open_tab(chromium, teacher_url)
             opened.append((http, teacher))
             await teacher.wait_screen(lambda s: "A>" in s and "Alt+C Class" in s, "the teacher's tab")
             ana, target = await _learner(chromium, learner_url, "Ana", opened)
@@ -98,6 +98,12 @@ def test_the_teacher_frees_the_place_of_a_learner_who_closed_the_tab(tmp_path, s
                     break
                 await asyncio.sleep(1)  # the next try, bounded by the loop
             await late.wait_screen(lambda s: "Your name" in s, "the late learner in Ana's freed place")
+
+            await teacher.call("Target.closeTarget", {"targetId": teacher_target}, session=False)
+            http, again, _ = await _open_tab(chromium, teacher_url)  # the teacher's URL again: the same session
+            opened.append((http, again))
+            await again.wait_screen(lambda s: "Class overview" in s, "the teacher's own app, still on the overview")
+            assert not await again.evaluate("document.getElementById('session-line').textContent")  # no code
         finally:
             for http, tools in opened:
                 await tools.ws.close()

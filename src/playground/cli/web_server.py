@@ -292,6 +292,11 @@ class PlaygroundServer(Server):
         if session is not None and session.teacher != teacher:
             session = None  # a learner's token given with the teacher's secret, or the other way round
             token = secrets.token_hex(16)
+        if teacher and (session is None or session.stopping is not None):  # the teacher's URL in a new tab:
+            left = next((s for s in self.sessions.values() if s.teacher and s.websocket is None  # the teacher's
+                         and s.stopping is None), None)  # session its closed tab left, if any
+            if left is not None:
+                session, token, away = left, left.token, None
         if session is None or session.stopping is not None:
             if self.max_tabs is not None and len(self.sessions) >= self.max_tabs and not teacher:  # the teacher: always
                 await websocket.close(code=FULL)
@@ -308,7 +313,7 @@ class PlaygroundServer(Server):
         try:
             await self._attach(session, websocket, width, height)
             await websocket.send_str(json.dumps(["playground_session", {
-                "token": session.token, "code": shown(self.codes.give(session)),
+                "token": session.token, "code": "" if session.teacher else shown(self.codes.give(session)),
                 "notice": away_notice(away) if away is not None else ""}]))
             await self._process_messages(websocket, session.app)
         except asyncio.CancelledError:

@@ -23,6 +23,7 @@ from playground.scenario.loader import load_scenario
 from playground.tui.class_places import ReleasePlaceScreen
 from playground.tui.class_screens import ClassOverviewScreen
 from playground.tui.classroom import Classroom
+from test_tui_class_screens import _until
 
 DEADLINE = 20.0
 PCALL = Path(__file__).resolve().parents[1] / "scenarios" / "pcall.toml"
@@ -100,13 +101,6 @@ def test_a_new_period_wipes_the_class_and_no_other(private_server):
             await other.close()
 
     asyncio.run(scenario())
-
-
-async def _until(pilot, predicate, what: str) -> None:
-    end = time.monotonic() + DEADLINE
-    while not predicate():
-        assert time.monotonic() < end, f"timed out waiting for {what}"
-        await pilot.pause(0.05)  # polling a condition, bounded
 
 
 @pytest.mark.asyncio

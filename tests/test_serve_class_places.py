@@ -6,52 +6,15 @@ the place of a learner who closed their tab (Alt+C, d), so that another tab gets
 from __future__ import annotations
 
 import asyncio
-import os
-import re
-import shutil
-import subprocess
-import sys
-import tempfile
-from contextlib import contextmanager
 
 import pytest
 
 from playground.classroom import class_server
 from playground.classroom.protocol import ClassLink
-from test_serve import (DEADLINE, SRC, _alt, _free_port, _open_tab, _press, _readline_matching, _skip_reason,
-                        _type_line, _until, chromium)  # noqa: F401 (chromium: a fixture)
+from test_serve import DEADLINE, _alt, _open_tab, _press, _skip_reason, _type_line, _until, chromium  # noqa: F401
+from test_serve_class import class_serving
 
 pytestmark = pytest.mark.skipif(_skip_reason() is not None, reason=_skip_reason() or "")
-
-
-@contextmanager
-def _class_serve(tmp_path, server_binary, *options):
-    """serve --class with `options`: (process, the learners' URL, the teacher's URL)."""
-    port = _free_port()
-    temp = tempfile.mkdtemp(prefix="rp-class-")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [SRC, os.environ.get("PYTHONPATH")])),
-           "LANG": "C.UTF-8", "REDIS_PLAYGROUND_STATE_DIR": str(tmp_path / "state"), "TMPDIR": temp}
-    proc = subprocess.Popen([sys.executable, "-m", "playground", "--lang", "en", "serve", "--port", str(port),
-                             "--server", server_binary.path, "--class", "--ready", "0", *options],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=tmp_path)
-    try:
-        learners = _readline_matching(proc.stdout, r"learners: (http://127\.0\.0\.1:\d+/)", "the learners' URL")
-        teacher = _readline_matching(proc.stdout, r"teacher .*: (http://127\.0\.0\.1:\d+/#teacher=\S+)",
-                                     "the teacher's URL")
-        yield proc, learners.group(1), teacher.group(1)
-    finally:
-        if proc.poll() is None:
-            proc.terminate()
-            try:
-                proc.wait(timeout=DEADLINE)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-        proc.wait(timeout=30)
-        said = proc.stdout.read()
-        assert not re.search(r"Traceback|WARNING|ERROR|Unknown child process", said), said
-        left = os.listdir(temp)
-        shutil.rmtree(temp, ignore_errors=True)
-        assert not left, f"serve left {left}"
 
 
 async def _learner(chromium, url: str, name: str, opened: list):
@@ -109,7 +72,7 @@ def test_the_teacher_frees_the_place_of_a_learner_who_closed_the_tab(tmp_path, s
                 await tools.ws.close()
                 await http.close()
 
-    with _class_serve(tmp_path, server_binary, "--max-tabs", "2") as (_, learner_url, teacher_url):
+    with class_serving(tmp_path, server_binary, "--ready", "0", "--max-tabs", "2") as (_, learner_url, teacher_url):
         asyncio.run(scenario(learner_url, teacher_url))
 
 
@@ -125,9 +88,9 @@ def test_a_new_period_leaves_the_last_ones_lesson_and_teacher_behind(tmp_path, s
         finally:
             await link.close()
 
-    with _class_serve(tmp_path, server_binary, "--class-url", url) as (_, _, old_teacher):
+    with class_serving(tmp_path, server_binary, "--ready", "0", "--class-url", url) as (_, _, old_teacher):
         asyncio.run(lead_last_period())
-    with _class_serve(tmp_path, server_binary, "--class-url", url, "--new-period") as (_, learner_url, teacher_url):
+    with class_serving(tmp_path, server_binary, "--ready", "0", "--class-url", url, "--new-period") as (_, learner_url, teacher_url):
         assert teacher_url != old_teacher
 
         async def scenario() -> None:

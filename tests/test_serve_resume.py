@@ -29,6 +29,25 @@ async def _code(tools) -> str:
     return code
 
 
+async def _a_key_then_the_tab_closed(chromium, proc, url: str) -> tuple[str, dict[int, str]]:
+    """A tab that set k, then was closed (by accident): its code, and serve's processes then."""
+    http, tools, target = await _open_tab(chromium, url)
+    try:
+        await tools.wait_screen(lambda s: "A>" in s, "pane A's prompt")
+        await _type_line(tools, "SET k v")
+        await tools.wait_screen(SHOWN, "OK in pane A and the key k in the inspector")
+        code = await _code(tools)
+        link = await tools.evaluate("document.querySelector('#session-line a').href")
+        assert link == url + "#resume=" + code.replace("-", ""), link
+        assert not await tools.evaluate("document.getElementById('session-notice').textContent")
+        processes = _descendants(proc.pid)
+        await tools.call("Target.closeTarget", {"targetId": target}, session=False)
+    finally:
+        await tools.ws.close()
+        await http.close()
+    return code, processes
+
+
 async def _resume_in_the_box(tools, code: str) -> None:
     await tools.evaluate("window.__old = true; document.querySelector('.resume-form input').focus()")
     await tools.call("Input.insertText", {"text": code.lower()})  # as typed: case and dash do not matter
@@ -41,19 +60,7 @@ def test_a_closed_tab_comes_back_into_its_session_with_its_code_even_when_full(s
     proc, url = serve
 
     async def scenario() -> None:
-        http, tools, target = await _open_tab(chromium, url)
-        try:
-            await tools.wait_screen(lambda s: "A>" in s, "pane A's prompt")
-            await _type_line(tools, "SET k v")
-            await tools.wait_screen(SHOWN, "OK in pane A and the key k in the inspector")
-            code = await _code(tools)
-            link = await tools.evaluate("document.querySelector('#session-line a').href")
-            assert link == url + "#resume=" + code.replace("-", ""), link
-            before = _descendants(proc.pid)
-            await tools.call("Target.closeTarget", {"targetId": target}, session=False)  # closed by accident
-        finally:
-            await tools.ws.close()
-            await http.close()
+        code, before = await _a_key_then_the_tab_closed(chromium, proc, url)  # closed by accident
 
         http, tools, _ = await _open_tab(chromium, url)  # a new tab: the one place is theirs, still taken
         try:
@@ -82,18 +89,8 @@ def test_a_session_ended_by_grace_says_so_and_an_unknown_code_is_refused(serve, 
     proc, url = serve
 
     async def scenario() -> None:
-        http, tools, target = await _open_tab(chromium, url)
-        try:
-            await tools.wait_screen(lambda s: "A>" in s, "pane A's prompt")
-            await _type_line(tools, "SET k v")
-            await tools.wait_screen(SHOWN, "OK in pane A and the key k in the inspector")
-            code = await _code(tools)
-            assert not await tools.evaluate("document.getElementById('session-notice').textContent")
-            first = {pid: name for pid, name in _descendants(proc.pid).items() if name != ZYGOTE}
-            await tools.call("Target.closeTarget", {"targetId": target}, session=False)
-        finally:
-            await tools.ws.close()
-            await http.close()
+        code, processes = await _a_key_then_the_tab_closed(chromium, proc, url)
+        first = {pid: name for pid, name in processes.items() if name != ZYGOTE}
         _wait_for(lambda: not _alive(first), f"the closed tab's app and server to end after the grace: {first}")
 
         http, tools, _ = await _open_tab(chromium, url + "#resume=" + code)

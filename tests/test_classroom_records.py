@@ -125,7 +125,8 @@ async def test_the_overview_releases_a_place_and_sends_the_answers(private_serve
         app.run_worker(classroom.run(), group="classroom", exit_on_error=False)
         await app.push_screen(ClassOverviewScreen(classroom))
         await pilot.press("e")
-        await _wait_file(pilot, tmp_path / "exports")
+        exports = tmp_path / "exports"
+        await _until(pilot, lambda: exports.is_dir() and list(exports.glob("class-answers-*.csv")), "the CSV")
         written = next((tmp_path / "exports").glob("class-answers-*.csv")).read_text()
         assert _rows(written)[0] == HEADER and len(_rows(written)) == 5, written
         await _until_subscribed(pilot, link)  # the learner hears the channel before the release is sent
@@ -149,9 +150,3 @@ async def _until_subscribed(pilot, link: ClassLink) -> None:
         assert time.monotonic() < end, "the learner never subscribed"
         await pilot.pause(0.05)  # polling a condition, bounded
 
-
-async def _wait_file(pilot, folder: Path) -> None:
-    end = time.monotonic() + DEADLINE
-    while not (folder.is_dir() and list(folder.glob("class-answers-*.csv"))):
-        assert time.monotonic() < end, "timed out waiting for the CSV"
-        await pilot.pause(0.05)  # polling a condition, bounded

@@ -38,9 +38,10 @@ def add_parser(sub, parents) -> None:
                        help=tr("at most N sessions at once (each an app and a private server); "
                                "one more tab is told the class is full (default: no limit)"))
     serve.add_argument("--ready", type=int, default=READY, metavar="N",
-                       help=tr("keep N apps (each with its private server) started for the next tabs, so that a "
-                               "new tab is usable at once; each is a fresh playground nobody has seen. Never more "
-                               "than --max-tabs allows; 0: start each tab's app when it comes (default {n})",
+                       help=tr("start N apps (each with its private server) ahead of the tabs, so that a new tab "
+                               "is usable at once; each is a fresh playground nobody has seen. N in all, not N more "
+                               "after each wave of tabs: the ready apps are N less the tabs' sessions, at least one; "
+                               "never more than --max-tabs allows; 0: start each tab's app when it comes (default {n})",
                                n=READY))
     serve.add_argument("--no-fork", dest="fork", action="store_false",
                        help=tr("start each tab's app as a new Python process, instead of forking it from a warm "

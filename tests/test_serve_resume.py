@@ -29,8 +29,8 @@ async def _code(tools) -> str:
     return code
 
 
-async def _a_key_then_the_tab_closed(chromium, proc, url: str) -> tuple[str, dict[int, str]]:
-    """A tab that set k, then was closed (by accident): its code, and serve's processes then."""
+async def _a_key_then_the_tab_closed(chromium, proc, url: str) -> tuple[str, str, dict[int, str]]:
+    """A tab that set k, then was closed (by accident): its code and token, and serve's processes then."""
     http, tools, target = await _open_tab(chromium, url)
     try:
         await tools.wait_screen(lambda s: "A>" in s, "pane A's prompt")
@@ -41,11 +41,12 @@ async def _a_key_then_the_tab_closed(chromium, proc, url: str) -> tuple[str, dic
         assert link == url + "#resume=" + code.replace("-", ""), link
         assert not await tools.evaluate("document.getElementById('session-notice').textContent")
         processes = _descendants(proc.pid)
+        token = await tools.evaluate("sessionStorage.getItem('redis-playground-session')")
         await tools.call("Target.closeTarget", {"targetId": target}, session=False)
     finally:
         await tools.ws.close()
         await http.close()
-    return code, processes
+    return code, token, processes
 
 
 async def _resume_in_the_box(tools, code: str) -> None:
@@ -60,7 +61,7 @@ def test_a_closed_tab_comes_back_into_its_session_with_its_code_even_when_full(s
     proc, url = serve
 
     async def scenario() -> None:
-        code, before = await _a_key_then_the_tab_closed(chromium, proc, url)  # closed by accident
+        code, _, before = await _a_key_then_the_tab_closed(chromium, proc, url)  # closed by accident
 
         http, tools, _ = await _open_tab(chromium, url)  # a new tab: the one place is theirs, still taken
         try:
@@ -89,9 +90,20 @@ def test_a_session_ended_by_grace_says_so_and_an_unknown_code_is_refused(serve, 
     proc, url = serve
 
     async def scenario() -> None:
-        code, processes = await _a_key_then_the_tab_closed(chromium, proc, url)
+        code, token, processes = await _a_key_then_the_tab_closed(chromium, proc, url)
         first = {pid: name for pid, name in processes.items() if name != ZYGOTE}
         _wait_for(lambda: not _alive(first), f"the closed tab's app and server to end after the grace: {first}")
+
+        http, tools, _ = await _open_tab(chromium, url + "static/css/xterm.css")  # this origin, no session
+        try:  # the tab's own token, as a tab that comes back (a laptop asleep past the grace) reloads with it
+            await tools.evaluate(f"sessionStorage.setItem('redis-playground-session', '{token}')")
+            await tools.call("Page.navigate", {"url": url})
+            await tools.wait_screen(lambda s: "A>" in s, "a playground for the token")
+            await _until(tools, "document.getElementById('session-notice').textContent.includes('0.02 minutes')",
+                         "the notice, for the token")
+        finally:
+            await tools.ws.close()
+            await http.close()
 
         http, tools, _ = await _open_tab(chromium, url + "#resume=" + code)
         try:

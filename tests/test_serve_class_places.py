@@ -35,8 +35,9 @@ def test_the_teacher_frees_the_place_of_a_learner_who_closed_the_tab(tmp_path, s
             await teacher.wait_screen(lambda s: "A>" in s and "Alt+C Class" in s, "the teacher's tab")
             ana, target = await _learner(chromium, learner_url, "Ana", opened)
             await ana.call("Target.closeTarget", {"targetId": target}, session=False)  # by accident
+            bo, _ = await _learner(chromium, learner_url, "Bo", opened)
 
-            http, late, _ = await _open_tab(chromium, learner_url)  # the teacher's and Ana's: --max-tabs 2
+            http, late, _ = await _open_tab(chromium, learner_url)  # the teacher's, Ana's and Bo's: --max-tabs 3
             opened.append((http, late))
             await _until(late, "document.body.classList.contains('-closed')", "the late tab to be refused")
             assert (await late.evaluate("document.querySelector('.closed-dialog .message').textContent")
@@ -44,12 +45,11 @@ def test_the_teacher_frees_the_place_of_a_learner_who_closed_the_tab(tmp_path, s
 
             await teacher.evaluate("document.querySelector('.xterm-helper-textarea').focus()")
             await _alt(teacher, "c")
-            await teacher.wait_screen(lambda s: "Class overview" in s and "Ana" in s, "Ana in the overview")
+            await teacher.wait_screen(lambda s: "Class overview" in s and "Ana" in s and "Bo" in s, "the overview")
             await teacher.call("Input.insertText", {"text": "d"})
             await teacher.wait_screen(lambda s: "Release a place" in s and "Whose place?" in s, "the picker")
-            await _press(teacher, "Enter", "Enter", 13, text="\r")
-            await teacher.wait_screen(lambda s: "Ana's place is free" in s and "no learner yet" in s,
-                                      "Ana's place freed, Ana out of the overview")
+            await _press(teacher, "Enter", "Enter", 13, text="\r")  # the first: Ana
+            await teacher.wait_screen(lambda s: "Ana's place is free" in s, "Ana's place freed")
 
             for attempt in range(int(DEADLINE)):  # until Ana's session has ended (her app quits on the release)
                 await late.evaluate("window.__old = true")
@@ -62,6 +62,14 @@ def test_the_teacher_frees_the_place_of_a_learner_who_closed_the_tab(tmp_path, s
                 await asyncio.sleep(1)  # the next try, bounded by the loop
             await late.wait_screen(lambda s: "Your name" in s, "the late learner in Ana's freed place")
 
+            await teacher.call("Input.insertText", {"text": "d"})  # Bo's place too: Bo's open tab says why
+            await teacher.wait_screen(lambda s: "Whose place?" in s and "Ana  (" not in s, "the picker, Bo alone")
+            await _press(teacher, "Enter", "Enter", 13, text="\r")
+            await _until(bo, "document.body.classList.contains('-closed')", "Bo's session to end")
+            assert await bo.evaluate("document.querySelector('.closed-dialog .message').textContent") \
+                == "Your teacher freed your place in the class: this session is over."
+            await teacher.wait_screen(lambda s: "no learner yet" in s, "nobody left in the overview")
+
             await teacher.call("Target.closeTarget", {"targetId": teacher_target}, session=False)
             http, again, _ = await _open_tab(chromium, teacher_url)  # the teacher's URL again: the same session
             opened.append((http, again))
@@ -72,7 +80,7 @@ def test_the_teacher_frees_the_place_of_a_learner_who_closed_the_tab(tmp_path, s
                 await tools.ws.close()
                 await http.close()
 
-    with class_serving(tmp_path, server_binary, "--ready", "0", "--max-tabs", "2") as (_, learner_url, teacher_url):
+    with class_serving(tmp_path, server_binary, "--ready", "0", "--max-tabs", "3") as (_, learner_url, teacher_url):
         asyncio.run(scenario(learner_url, teacher_url))
 
 

@@ -21,6 +21,7 @@ MAX_LESSON_BYTES = 512 * 1024  # a lesson's TOML text the class carries, at most
 ENV_URL = "REDIS_PLAYGROUND_CLASS_URL"     # serve -> app: the class's Redis (with its password)
 ENV_ROLE = "REDIS_PLAYGROUND_CLASS_ROLE"   # "teacher" or "learner"
 ENV_NAME = "REDIS_PLAYGROUND_CLASS_NAME"   # the class's name (the keys' prefix)
+RELEASED_EXIT = 75  # a learner's app ends with this code when the teacher freed its place (serve tells the tab)
 
 
 def secret_digest(secret: str) -> str:

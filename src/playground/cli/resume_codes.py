@@ -78,7 +78,8 @@ def away_notice(minutes: float) -> str:
 
 
 def resume_texts() -> dict[str, str]:
-    """The page's texts for resume codes (cli/resume_codes.py)."""
+    """The page's texts for resume codes, and for a session its teacher ended."""
     return {"code": tr("To come back to this session (another tab, or after closing this one):"),
             "link": tr("link"), "unknown": tr("No session has this code (it may have ended)."),
-            "fresh": tr("New playground"), "your_code": tr("Your code"), "resume": tr("Come back to my session")}
+            "fresh": tr("New playground"), "your_code": tr("Your code"), "resume": tr("Come back to my session"),
+            "released": tr("Your teacher freed your place in the class: this session is over.")}

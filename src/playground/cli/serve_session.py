@@ -10,6 +10,8 @@ from pathlib import Path
 from aiohttp import web
 
 ENDED = 4000  # the websocket's close code when the session is over: the page says "Session ended"
+RELEASED = 4005  # the same, its app having ended because the teacher freed the learner's place
+EXIT_WAIT = 5.0  # seconds the tab's close waits for the app's exit code (it has said it exits)
 
 
 class Session:
@@ -46,7 +48,20 @@ class Session:
                 pass
 
     async def close(self) -> None:
-        """The app said it exits: the tab shows "Session ended"."""
+        """The app said it exits: the tab shows "Session ended", or why (its exit code), once
+        the app has ended (waited for aside: the app's output is still read meanwhile)."""
         websocket, self.websocket = self.websocket, None
         if websocket is not None:
-            await websocket.close(code=ENDED)
+            asyncio.ensure_future(self._closed(websocket))
+
+    async def _closed(self, websocket: web.WebSocketResponse) -> None:
+        from playground.classroom.protocol import RELEASED_EXIT
+
+        process = getattr(self.app, "_process", None)
+        if process is not None:
+            try:
+                await asyncio.wait_for(process.wait(), EXIT_WAIT)
+            except asyncio.TimeoutError:
+                pass
+        released = process is not None and process.returncode == RELEASED_EXIT
+        await websocket.close(code=RELEASED if released else ENDED)

@@ -9,7 +9,8 @@ reload, a Wi-Fi blip, a laptop asleep), then its app is stopped; an app that end
 ends its session. Close codes the page acts on: ENDED (the session is over: "Session
 ended"), FULL (--max-tabs reached), TAKEN (the session was opened in another tab); any
 other close is a drop, and the page reconnects by itself. UNKNOWN: a resume code that
-matches no session (cli/resume_codes.py)."""
+matches no session (cli/resume_codes.py); RELEASED: the session ended because the teacher
+freed the learner's place (cli/serve_session.py)."""
 
 from __future__ import annotations
 

@@ -13,8 +13,8 @@ import asyncio
 import os
 import secrets
 
-from playground.classroom.protocol import (ENV_NAME, ENV_ROLE, ENV_URL, FOLLOW, OWN, ClassError, ClassLink,
-                                           Learner, LessonState)
+from playground.classroom.protocol import (ENV_NAME, ENV_ROLE, ENV_URL, FOLLOW, OWN, RELEASED_EXIT, ClassError,
+                                           ClassLink, Learner, LessonState)
 from playground.i18n import tr
 from playground.resp.address import Address
 
@@ -122,7 +122,7 @@ class Classroom:
         if self.teacher:
             return
         if kind == "release" and message.get("id") == self.me.id:  # the teacher freed this learner's place
-            self.app.exit()
+            self.app.exit(return_code=RELEASED_EXIT)
         elif kind == "lesson":
             await self.open_lesson()
         elif kind == "mode":

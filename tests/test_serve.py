@@ -434,6 +434,7 @@ def test_served_keys_reach_the_app_and_are_the_ones_shown(serve, chromium):
             await _until(tools, "document.body.classList.contains('-closed')", "Alt+Q to end the app")
             assert await tools.evaluate("document.querySelector('.closed-dialog .message').textContent") \
                 == "Session ended."
+            assert not await tools.evaluate("document.getElementById('session-line').textContent")  # no dead code
         finally:
             await tools.ws.close()
             await http.close()

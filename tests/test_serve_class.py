@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -25,15 +26,16 @@ from test_serve import (DEADLINE, SRC, _alt, _descendants, _free_port, _open_tab
 pytestmark = pytest.mark.skipif(_skip_reason() is not None, reason=_skip_reason() or "")
 
 
-@pytest.fixture
-def class_serve(tmp_path, server_binary):
-    """serve --class on a free port, every server (the tabs', the class's) of `server_binary`."""
+@contextmanager
+def class_serving(tmp_path, server_binary, *options):
+    """serve --class with `options` on a free port, every server (the tabs', the class's) of
+    `server_binary`: (process, the learners' URL, the teacher's URL)."""
     port = _free_port()
     temp = tempfile.mkdtemp(prefix="rp-class-")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [SRC, os.environ.get("PYTHONPATH")])),
            "LANG": "C.UTF-8", "REDIS_PLAYGROUND_STATE_DIR": str(tmp_path / "state"), "TMPDIR": temp}
     proc = subprocess.Popen([sys.executable, "-m", "playground", "--lang", "en", "serve", "--port", str(port),
-                             "--server", server_binary.path, "--class"],
+                             "--server", server_binary.path, "--class", *options],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=tmp_path)
     try:
         learners = _readline_matching(proc.stdout, r"learners: (http://127\.0\.0\.1:\d+/)", "the learners' URL")
@@ -53,6 +55,12 @@ def class_serve(tmp_path, server_binary):
         left = os.listdir(temp)
         shutil.rmtree(temp, ignore_errors=True)
         assert not left, f"serve left {left}"  # the class's private server too
+
+
+@pytest.fixture
+def class_serve(tmp_path, server_binary):
+    with class_serving(tmp_path, server_binary) as serving:
+        yield serving
 
 
 async def _digit(tools, n: int) -> None:

@@ -30,7 +30,7 @@ def _serve_help() -> str:
 
 def test_serve_help_lists_only_what_serve_accepts():
     text = _serve_help()
-    for option in ("--host", "--port", "--max-tabs", "--ready", "--session-grace", "--class", "--class-url", "--class-url-file", "--class-name", "--server", "--clients", "--topology", "--scenarios", "--lang"):
+    for option in ("--host", "--port", "--max-tabs", "--ready", "--session-grace", "--class", "--class-url", "--class-url-file", "--class-name", "--new-period", "--server", "--clients", "--topology", "--scenarios", "--lang"):
         assert option in text
     for option in ("--url", "--allow-flush", "--tls", "--cacert", "--cert", "--key", "--insecure", "--user", "TLS"):
         assert option not in text, option
@@ -44,7 +44,8 @@ def test_serve_help_lists_only_what_serve_accepts():
                                           (["serve", "--ready", "-1"], "--ready"),
                                           (["serve", "--class-url", "redis://127.0.0.1:1"], "--class-url"),
                                           (["serve", "--class", "--class-url", "http://x"], "--class-url"),
-                                          (["serve", "--class", "--class-name", "a/b"], "--class-name")])
+                                          (["serve", "--class", "--class-name", "a/b"], "--class-name"),
+                                          (["serve", "--new-period"], "--new-period")])
 def test_url_options_are_refused_in_one_line(argv, option):
     result = subprocess.run([sys.executable, "-m", "playground", "--lang", "en", *argv], capture_output=True,
                             text=True, timeout=DEADLINE, env={"PYTHONPATH": SRC, "PATH": "/usr/bin:/bin"})

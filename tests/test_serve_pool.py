@@ -132,3 +132,35 @@ def test_the_pool_waits_for_the_tabs_to_be_quiet_before_it_refills():
         await pool.close()
 
     asyncio.run(scenario())
+
+
+def test_the_pool_holds_its_size_less_the_tabs_so_a_class_is_not_followed_by_as_many_more():
+    """--ready 3 for a class of 3: the class takes the three ready apps, and the pool then
+    holds one for a latecomer, not three more (twice the apps); as tabs end it holds more
+    again, up to its size."""
+    async def scenario() -> None:
+        apps = Apps()
+        apps.drawing.set()
+        tabs = {"n": 0}
+        pool = ReadyPool(3, apps.start, apps.drawn, lambda: apps.room, tabs=lambda: tabs["n"])
+        pool.fill()
+        await _settle()
+        assert len(pool.ready) == 3
+        for _ in range(3):  # the class arrives: each tab takes one, the pool asked to refill each time
+            pool.take()
+            tabs["n"] += 1
+            pool.fill()
+            await _settle()
+        assert len(pool.ready) == 1 and len(apps.started) == 4  # one for a latecomer, no more
+        tabs["n"] += 1  # the latecomer takes it: one again
+        pool.take()
+        pool.fill()
+        await _settle()
+        assert len(pool.ready) == 1 and len(apps.started) == 5
+        tabs["n"] = 1  # most tabs ended: back up to 3 less 1
+        pool.fill()
+        await _settle()
+        assert len(pool.ready) == 2 and len(apps.started) == 6
+        await pool.close()
+
+    asyncio.run(scenario())

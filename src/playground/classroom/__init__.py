@@ -18,9 +18,15 @@ under the prefix `redis-playground:class:<name>` (P below; <name>: --class-name)
   before step <step> (0-based index of the step it asks about).
 - `P:teachers` (set): the SHA-256 of each serve process's teacher secret, so that the
   teacher's URL printed by any serve of the class is the teacher's on every one of them.
+- `P:names` (hash): learner id -> the learner's name, kept after they leave (the CSV).
+- `P:runs` (hash): epoch -> a JSON object `{"lesson", "challenge", "questions"}` of the run
+  the teacher opened (`questions`: step index -> [the question, its right choice]), for
+  the class's answers as CSV (classroom/answers_csv.py; the overview's `e`).
 - `P:events` (channel): one JSON object per change, `{"v": 1, "type": ..., ...}`, a nudge
   to re-read the hashes, which hold the truth (a tab that joins late reads them):
   `lesson` (epoch, lesson, challenge), `step` (epoch, step), `mode` (mode) from the
-  teacher; `progress` (id) and `answer` (id, epoch, step) from learners.
+  teacher; `release` (id) from the teacher: that learner's app ends (its session, and so
+  its --max-tabs place, with it); `progress` (id) and `answer` (id, epoch, step) from
+  learners. `serve --new-period` deletes every key of the class (ClassLink.new_period).
 
 Every key expires CLASS_TTL seconds after its last write: a shared Redis is left clean."""

@@ -21,6 +21,7 @@ MAX_LESSON_BYTES = 512 * 1024  # a lesson's TOML text the class carries, at most
 ENV_URL = "REDIS_PLAYGROUND_CLASS_URL"     # serve -> app: the class's Redis (with its password)
 ENV_ROLE = "REDIS_PLAYGROUND_CLASS_ROLE"   # "teacher" or "learner"
 ENV_NAME = "REDIS_PLAYGROUND_CLASS_NAME"   # the class's name (the keys' prefix)
+RELEASED_EXIT = 75  # a learner's app ends with this code when the teacher freed its place (serve tells the tab)
 
 
 def secret_digest(secret: str) -> str:
@@ -167,11 +168,13 @@ class ClassLink:
                 pass
         return state
 
-    async def open_lesson(self, lesson: str, challenge: bool, source: str = "") -> int:
+    async def open_lesson(self, lesson: str, challenge: bool, source: str = "",
+                          questions: dict[int, tuple[str, int]] | None = None) -> int:
         """The teacher opened (or restarted) `lesson`, whose TOML text is `source`: a new
         run (epoch) of it, the class at step 0. Returns the epoch. The epoch is counted
         apart (`runs`) and set with the lesson in one HSET: a reader never sees a new
-        epoch with an old lesson."""
+        epoch with an old lesson. `questions` (step index -> the question and its right
+        choice) go to the run's record (P:runs), for the class's answers as CSV."""
         key = self._key("state")
         if len(source.encode()) > MAX_LESSON_BYTES:
             raise ValueError(source)
@@ -179,7 +182,62 @@ class ClassLink:
         await self._write(key, [b"HSET", key, b"epoch", b"%d" % epoch, b"lesson", lesson.encode(),
                                 b"challenge", b"1" if challenge else b"0", b"step", b"0", b"source", source.encode()],
                           encode("lesson", epoch=epoch, lesson=lesson, challenge=challenge))
+        if lesson:
+            record = json.dumps({"lesson": lesson, "challenge": challenge,
+                                 "questions": {str(i): list(q) for i, q in (questions or {}).items()}},
+                                ensure_ascii=False).encode()
+            runs = self._key("runs")
+            await self._run([[b"HSET", runs, b"%d" % epoch, record], [b"EXPIRE", runs, b"%d" % CLASS_TTL]])
         return epoch
+
+    async def release(self, learner_id: str) -> None:
+        """The teacher frees a learner's place: the learner's app ends (its session, and so its
+        --max-tabs place, with it) and the overview no longer lists them."""
+        key = self._key("learners")
+        await self._write(key, [b"HDEL", key, learner_id.encode()], encode("release", id=learner_id))
+
+    async def new_period(self) -> None:
+        """serve --new-period: every key of the class goes (the lesson, the learners, the
+        answers, the teachers' secrets: an older teacher's URL no longer leads it); the apps
+        still on the channel are told the lesson closed."""
+        cursor, keys = b"0", []
+        while True:
+            cursor, found = (await self._run([[b"SCAN", cursor, b"MATCH", self._key("*"), b"COUNT", b"1000"]]))[0]
+            keys += [bytes(key) for key in found]
+            cursor = bytes(cursor)
+            if cursor == b"0":
+                break
+        for start in range(0, len(keys), 500):
+            await self._run([[b"UNLINK", *keys[start:start + 500]]])
+        await self._run([[b"PUBLISH", self.channel, encode("lesson", epoch=0, lesson="", challenge=False)]])
+
+    async def records(self) -> tuple[dict[int, dict], dict[tuple[int, int], dict[str, int]], dict[str, str]]:
+        """The class's answers for the CSV: each run's record (epoch -> lesson, questions),
+        each prediction's answers ((epoch, step) -> learner id -> choice), each learner's
+        name (also of those who left)."""
+        runs: dict[int, dict] = {}
+        for epoch, data in _pairs((await self._run([[b"HGETALL", self._key("runs")]]))[0]).items():
+            try:
+                runs[int(epoch)] = json.loads(data)
+            except ValueError:
+                continue
+        answers: dict[tuple[int, int], dict[str, int]] = {}
+        cursor = b"0"
+        while True:
+            cursor, found = (await self._run([[b"SCAN", cursor, b"MATCH", self._key("answers", "*"),
+                                               b"COUNT", b"1000"]]))[0]
+            for key in found:
+                try:
+                    epoch, step = (int(part) for part in bytes(key).decode().rsplit(":", 2)[1:])
+                except ValueError:
+                    continue
+                fields = _pairs((await self._run([[b"HGETALL", bytes(key)]]))[0])
+                answers[epoch, step] = {who: int(value) for who, value in fields.items() if value.isdigit()}
+            cursor = bytes(cursor)
+            if cursor == b"0":
+                break
+        names = _pairs((await self._run([[b"HGETALL", self._key("names")]]))[0])
+        return runs, answers, {who: _text(name) for who, name in names.items()}
 
     async def set_step(self, epoch: int, step: int) -> None:
         key = self._key("state")
@@ -217,8 +275,11 @@ class ClassLink:
     # -- a learner ------------------------------------------------------------------
 
     async def progress(self, learner: Learner) -> None:
-        """Join, or say where the learner is now."""
-        key = self._key("learners")
+        """Join, or say where the learner is now (and the learner's name, kept after they
+        leave, for the class's answers as CSV)."""
+        key, names = self._key("learners"), self._key("names")
+        await self._run([[b"HSET", names, learner.id.encode(), learner.name.encode()],
+                         [b"EXPIRE", names, b"%d" % CLASS_TTL]])
         await self._write(key, [b"HSET", key, learner.id.encode(), learner.to_json()],
                           encode("progress", id=learner.id))
 

@@ -89,7 +89,7 @@ def class_setup(args) -> ClassSetup | str:
             return tr("the class's server could not start: {error}", error=exc)
         setup = ClassSetup(class_server.private_url(server), name, server=server)
     try:
-        asyncio.run(_check(setup))
+        asyncio.run(_check(setup, getattr(args, "new_period", False)))
     except ConnectionError as exc:
         setup.stop()
         return tr("cannot use the class's Redis: {error}", error=exc)
@@ -137,10 +137,14 @@ def _read_url_file(path: str) -> str:
     return lines[0].strip()
 
 
-async def _check(setup: ClassSetup) -> None:
+async def _check(setup: ClassSetup, new_period: bool = False) -> None:
+    """The class's Redis answers; this serve's teacher secret is the class's (after wiping
+    the class's last period, with --new-period: its lesson, learners, answers and teachers)."""
     link = ClassLink(class_server.address(setup.url), setup.name)
     try:
         await link.state()
+        if new_period:
+            await link.new_period()
         await link.add_teacher_key(secret_digest(setup.teacher_secret))
     finally:
         await link.close()

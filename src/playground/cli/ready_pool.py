@@ -8,8 +8,10 @@ A tab takes the oldest (the furthest along in its start), becomes its only owner
 reload or a reconnect finds it by the tab's token, like any session), and the pool starts
 another. An app is never given back to the pool: when its tab's session ends, the app ends.
 
-Bounded: never more than N ready apps, and with --max-tabs never more apps in all than
---max-tabs (ready ones count). In class mode the ready apps are learners' (the teacher's
+Bounded: N apps in all are started ahead of the tabs, not N more after each wave of tabs:
+the pool holds N less the tabs' sessions open, and at least one (for the next tab) while
+N > 0; so a class of N that took N ready apps is followed by one, never by N more. With
+--max-tabs never more apps in all than --max-tabs (ready ones count). In class mode the ready apps are learners' (the teacher's
 app, one per class, starts when the teacher's tab comes). The ready apps are processes of
 serve like the others: they end with serve (cli/web_server.py)."""
 
@@ -24,8 +26,10 @@ log = logging.getLogger("textual-serve")
 
 class ReadyPool:
     def __init__(self, size: int, start: Callable[[], Awaitable[object]], drawn: Callable[[object], Awaitable[bool]],
-                 room: Callable[[], int], quiet_in: Callable[[], float] = lambda: 0.0) -> None:
+                 room: Callable[[], int], quiet_in: Callable[[], float] = lambda: 0.0,
+                 tabs: Callable[[], int] = lambda: 0) -> None:
         self.size = size
+        self.tabs = tabs  # how many tabs' sessions there are: the pool holds `size` less them (at least one)
         self.quiet_in = quiet_in  # seconds until the tabs are quiet (0: now): no refill in a burst of tabs
         self._later: asyncio.TimerHandle | None = None
         self.start = start  # spawns one app: a Session without a token
@@ -46,7 +50,7 @@ class ReadyPool:
         at a time: a pool refilling after a burst of tabs takes no more than one app's start
         of CPU from the tabs in use; and not while tabs are arriving (`quiet_in`): each app
         started for the pool then would take a start's CPU from a learner's own."""
-        if self.closed or self.starting or len(self.ready) + 1 > min(self.size, self.room()):
+        if self.closed or self.starting or len(self.ready) + 1 > self.target():
             return
         wait = self.quiet_in()
         if wait > 0:  # tabs are arriving (a class starting): their apps first, the pool after
@@ -55,6 +59,11 @@ class ReadyPool:
             return
         self.starting = True
         asyncio.ensure_future(self._start_one())
+
+    def target(self) -> int:
+        """How many ready apps the pool holds now: `size` less the tabs' sessions, at least
+        one (a latecomer's), never past the room --max-tabs leaves."""
+        return min(max(1, self.size - self.tabs()), self.size, self.room())
 
     async def _start_one(self) -> None:
         try:

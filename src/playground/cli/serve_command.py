@@ -38,9 +38,10 @@ def add_parser(sub, parents) -> None:
                        help=tr("at most N sessions at once (each an app and a private server); "
                                "one more tab is told the class is full (default: no limit)"))
     serve.add_argument("--ready", type=int, default=READY, metavar="N",
-                       help=tr("keep N apps (each with its private server) started for the next tabs, so that a "
-                               "new tab is usable at once; each is a fresh playground nobody has seen. Never more "
-                               "than --max-tabs allows; 0: start each tab's app when it comes (default {n})",
+                       help=tr("start N apps (each with its private server) ahead of the tabs, so that a new tab "
+                               "is usable at once; each is a fresh playground nobody has seen. N in all, not N more "
+                               "after each wave of tabs: the ready apps are N less the tabs' sessions, at least one; "
+                               "never more than --max-tabs allows; 0: start each tab's app when it comes (default {n})",
                                n=READY))
     serve.add_argument("--no-fork", dest="fork", action="store_false",
                        help=tr("start each tab's app as a new Python process, instead of forking it from a warm "
@@ -60,6 +61,9 @@ def add_parser(sub, parents) -> None:
                        help=tr("with --class: the --class-url (with its password) read from FILE, which only you "
                                "may read (chmod 600); or give --class-url without a password and the password in "
                                "REDIS_PLAYGROUND_CLASS_PASSWORD"))
+    serve.add_argument("--new-period", action="store_true",
+                       help=tr("with --class-url: start the class afresh (a new lesson period): its lesson, step, "
+                               "learners and answers go, and an older teacher's URL no longer leads it"))
     serve.add_argument("--class-name", default="class", metavar="NAME",
                        help=tr("with --class-url: the class's name, so that several classes share one Redis "
                                "(default: class)"))
@@ -125,6 +129,9 @@ def cmd_serve(args) -> int:
     if (args.class_url or args.class_url_file or args.class_name != "class") and not args.class_mode:
         print("redis-playground: " + tr("--class-url, --class-url-file and --class-name go with --class"),
               file=sys.stderr)
+        return 2
+    if args.new_period and not args.class_mode:
+        print("redis-playground: " + tr("--new-period goes with --class"), file=sys.stderr)
         return 2
     classroom = None
     if args.class_mode:

@@ -8,11 +8,14 @@ its whole screen. A session whose websocket went stays alive for `grace` seconds
 reload, a Wi-Fi blip, a laptop asleep), then its app is stopped; an app that ends (Alt+Q)
 ends its session. Close codes the page acts on: ENDED (the session is over: "Session
 ended"), FULL (--max-tabs reached), TAKEN (the session was opened in another tab); any
-other close is a drop, and the page reconnects by itself."""
+other close is a drop, and the page reconnects by itself. UNKNOWN: a resume code that
+matches no session (cli/resume_codes.py); RELEASED: the session ended because the teacher
+freed the learner's place (cli/serve_session.py)."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
 import re
@@ -31,6 +34,8 @@ from playground.cli.app_zygote import AppZygote
 from playground.cli.class_serve import HELLO_WAIT
 from playground.cli.ready_pool import ReadyPool
 from playground.cli.serve_guard import same_origin, terminal_size
+from playground.cli.resume_codes import ResumeCodes, away_notice, normalize, resume_texts, shown
+from playground.cli.serve_session import ENDED, Session
 from playground.i18n import tr
 from playground.served import ENV as SERVED_ENV
 
@@ -39,7 +44,7 @@ PAGE = Path(__file__).resolve().parent / "serve_page"  # the page's template: no
 DRIVER = "playground.tui.served_driver:ServedDriver"  # Textual's web driver, which can repaint on demand
 READY_WAIT = 60.0  # seconds a ready app may take to draw before the pool starts the next
 TOKEN = re.compile(r"[0-9a-f]{32}")
-ENDED, FULL, TAKEN = 4000, 4003, 4001  # websocket close codes, for the page
+FULL, TAKEN, UNKNOWN = 4003, 4001, 4004  # websocket close codes, for the page (ENDED: serve_session.py)
 QUIET = 5.0  # seconds without a new tab before the ready pool refills (cli/ready_pool.py)
 
 
@@ -126,45 +131,6 @@ class PlaygroundApp(AppService):
                 self.running.discard(process)
 
 
-class Session:
-    """One learner's app, and the websocket of the tab showing it (None between two). A
-    ready session (cli/ready_pool.py) has no token until a tab takes it."""
-
-    def __init__(self, token: str | None) -> None:
-        self.token = token
-        self.home = Path(tempfile.mkdtemp(prefix="redis-playground-session-"))  # 0700; removed at its end
-        self.app: PlaygroundApp | None = None
-        self.websocket: web.WebSocketResponse | None = None
-        self.expiry: asyncio.TimerHandle | None = None
-        self.stopping: asyncio.Task | None = None
-        self.teacher = False  # class mode: the page gave the teacher's secret
-        self.output = asyncio.Event()  # the app has written to its terminal
-
-    async def write_bytes(self, data: bytes) -> None:
-        """The app's output to the tab; dropped while no tab shows it (a repaint follows)."""
-        self.output.set()
-        websocket = self.websocket
-        if websocket is not None and not websocket.closed:
-            try:
-                await websocket.send_bytes(data)
-            except (ConnectionError, RuntimeError):
-                pass
-
-    async def write_str(self, data: str) -> None:
-        websocket = self.websocket
-        if websocket is not None and not websocket.closed:
-            try:
-                await websocket.send_str(data)
-            except (ConnectionError, RuntimeError):
-                pass
-
-    async def close(self) -> None:
-        """The app said it exits: the tab shows "Session ended"."""
-        websocket, self.websocket = self.websocket, None
-        if websocket is not None:
-            await websocket.close(code=ENDED)
-
-
 class PlaygroundServer(Server):
     def __init__(self, argv: list[str], host: str, port: int, quit_grace: float, session_grace: float = 600.0,
                  max_tabs: int | None = None, classroom=None, ready: int = 0, fork: bool = True) -> None:
@@ -176,9 +142,11 @@ class PlaygroundServer(Server):
         self.classroom = classroom  # class mode: a cli.class_serve.ClassSetup
         self.running: set = set()
         self.sessions: dict[str, Session] = {}
+        self.codes = ResumeCodes()  # each session's resume code; the sessions whose grace ran out
         self.sockets: set[web.WebSocketResponse] = set()
         self.closing = False
-        self.pool = ReadyPool(ready, self._start_ready, self._drawn, self._room, self._quiet_in) if ready > 0 else None
+        self.pool = (ReadyPool(ready, self._start_ready, self._drawn, self._room, self._quiet_in,
+                               tabs=lambda: len(self.sessions)) if ready > 0 else None)
         self._last_tab = -QUIET  # loop time of the last new tab (a class's burst defers the pool's refill)
         self.size = (120, 40)  # the last tab's terminal: the ready apps start at that size
         self.fork = fork  # apps forked from a warm zygote (cli/app_zygote.py), else each a new process
@@ -289,6 +257,7 @@ class PlaygroundServer(Server):
                                        "Ask your teacher, then try again."),
                             "again": tr("Try again"), "taken": tr("This session is open in another tab."),
                             "reconnecting": tr("Connection lost: reconnecting to your session…")}
+        context["texts"].update(resume_texts())
         return context
 
     async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
@@ -316,10 +285,26 @@ class PlaygroundServer(Server):
                 await websocket.close()  # gone before it said who it is: nothing to start
                 return websocket
             teacher = await self.classroom.is_teacher(hello.data if hello.type == WSMsgType.TEXT else None)
+        resume = normalize(request.query.get("resume", ""))
+        away = self.codes.away(token)  # this tab's session ended by grace: it is told why it finds a fresh one
+        if resume:  # a resume code (another tab, or after closing this one): its session, whatever the token
+            found = self.codes.find(resume)
+            if found is not None and found.teacher == teacher and found.stopping is None:
+                token, away = found.token, None
+            elif (away := self.codes.away(resume)) is not None:
+                token = secrets.token_hex(16)
+            else:
+                await websocket.close(code=UNKNOWN)
+                return websocket
         session = self.sessions.get(token)
         if session is not None and session.teacher != teacher:
             session = None  # a learner's token given with the teacher's secret, or the other way round
             token = secrets.token_hex(16)
+        if teacher and (session is None or session.stopping is not None):  # the teacher's URL in a new tab:
+            left = next((s for s in self.sessions.values() if s.teacher and s.websocket is None  # the teacher's
+                         and s.stopping is None), None)  # session its closed tab left, if any
+            if left is not None:
+                session, token, away = left, left.token, None
         if session is None or session.stopping is not None:
             if self.max_tabs is not None and len(self.sessions) >= self.max_tabs and not teacher:  # the teacher: always
                 await websocket.close(code=FULL)
@@ -335,6 +320,9 @@ class PlaygroundServer(Server):
         self.sockets.add(websocket)
         try:
             await self._attach(session, websocket, width, height)
+            await websocket.send_str(json.dumps(["playground_session", {
+                "token": session.token, "code": "" if session.teacher else shown(self.codes.give(session)),
+                "notice": away_notice(away) if away is not None else ""}]))
             await self._process_messages(websocket, session.app)
         except asyncio.CancelledError:
             await websocket.close()
@@ -364,7 +352,13 @@ class PlaygroundServer(Server):
         session.websocket = None
         if self.closing or session.stopping is not None:
             return
-        session.expiry = asyncio.get_running_loop().call_later(self.session_grace, self._end, session)
+        session.expiry = asyncio.get_running_loop().call_later(self.session_grace, self._expired, session)
+
+    def _expired(self, session: Session) -> None:
+        """The session's grace ran out: it ends, and a tab that comes back to it is told so."""
+        if session.stopping is None and not self.closing:
+            self.codes.expired(session, self.session_grace / 60)
+        self._end(session)
 
     def _end(self, session: Session) -> None:
         """The session is over (its grace ran out, or its app ended): stop its app."""
@@ -382,9 +376,11 @@ class PlaygroundServer(Server):
             await session.close()
         finally:
             shutil.rmtree(session.home, ignore_errors=True)
+            self.codes.drop(session)
             if self.sessions.get(session.token) is session:
                 del self.sessions[session.token]
             if self.pool is not None:
                 self.pool.discard(session)
                 if session.token is not None and not self.closing:
                     self.pool.fill()  # with --max-tabs: a place freed
+

@@ -109,7 +109,8 @@ class ClassOverviewScreen(FollowsTheClass, Screen):
 
     CSS_PATH = "class_screens.tcss"
     BINDINGS = [Binding("escape", "app.pop_screen", "Back to the lesson"),
-                Binding("m", "toggle_mode", "Follow me / own pace")]
+                Binding("m", "toggle_mode", "Follow me / own pace"),
+                Binding("d", "release_place", "Release a place"), Binding("e", "export_answers", "Answers as CSV")]
 
     def __init__(self, classroom) -> None:
         super().__init__()
@@ -118,7 +119,8 @@ class ClassOverviewScreen(FollowsTheClass, Screen):
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="overview") as box:
             box.border_title = tr("Class overview")
-            box.border_subtitle = tr("m: follow me / own pace · F7: pick the lesson · Alt+C or Esc: back")
+            box.border_subtitle = tr("m: follow me / own pace · d: release a place · e: answers as CSV · "
+                                     "F7: pick the lesson · Alt+C or Esc: back")
             yield Static(id="class-state")
             yield Static(id="class-learners")
 
@@ -126,6 +128,16 @@ class ClassOverviewScreen(FollowsTheClass, Screen):
 
     def action_toggle_mode(self) -> None:
         self.run_worker(self.classroom.toggle_mode(), group="class-mode", exit_on_error=False)
+
+    def action_release_place(self) -> None:
+        from .class_places import release_place
+
+        self.run_worker(release_place(self, self.classroom), group="class-release", exclusive=True, exit_on_error=False)
+
+    def action_export_answers(self) -> None:
+        from .class_places import export_answers
+
+        self.run_worker(export_answers(self.app, self.classroom), group="class-export", exit_on_error=False)
 
     async def _reload(self) -> None:
         state, learners = await self.classroom.overview()

@@ -13,8 +13,8 @@ import asyncio
 import os
 import secrets
 
-from playground.classroom.protocol import (ENV_NAME, ENV_ROLE, ENV_URL, FOLLOW, OWN, ClassError, ClassLink,
-                                           Learner, LessonState)
+from playground.classroom.protocol import (ENV_NAME, ENV_ROLE, ENV_URL, FOLLOW, OWN, RELEASED_EXIT, ClassError,
+                                           ClassLink, Learner, LessonState)
 from playground.i18n import tr
 from playground.resp.address import Address
 
@@ -121,7 +121,9 @@ class Classroom:
             callback(message)
         if self.teacher:
             return
-        if kind == "lesson":
+        if kind == "release" and message.get("id") == self.me.id:  # the teacher freed this learner's place
+            self.app.exit(return_code=RELEASED_EXIT)
+        elif kind == "lesson":
             await self.open_lesson()
         elif kind == "mode":
             self.app.notify(tr("Your teacher chose: {mode}", mode=_mode(self.state.mode)), timeout=4)
@@ -172,7 +174,10 @@ class Classroom:
             self.app.notify(tr("Class mode: this lesson stays in your tab, the class keeps {lesson}: {error}",
                                lesson=self.state.lesson or "–", error=exc), severity="error", timeout=10)
             return
-        self.app.run_worker(self._opened(scenario.id, challenge, source), group="class-publish", exit_on_error=False)
+        from playground.classroom.answers_csv import questions
+
+        self.app.run_worker(self._opened(scenario.id, challenge, source, questions(scenario)), group="class-publish",
+                            exit_on_error=False)
 
     def closed(self, switched) -> None:
         """The app closed its lesson. The teacher's: the class's lessons close too (a run with
@@ -188,10 +193,10 @@ class Classroom:
         await switched
         await self.report()
 
-    async def _opened(self, lesson: str, challenge: bool, source: str) -> None:
-        self.state.epoch = await self.link.open_lesson(lesson, challenge, source)
+    async def _opened(self, lesson: str, challenge: bool, source: str, asks=None) -> None:
+        self.state.epoch = await self.link.open_lesson(lesson, challenge, source, asks)
         self.state.lesson, self.state.challenge, self.state.step = lesson, challenge, 0
-        self.shared = (source, challenge)
+        self.shared = (source, challenge, asks)
 
     async def _published(self) -> None:
         """Until the lesson the teacher opened is the class's (its run's epoch known)."""
@@ -217,7 +222,7 @@ class Classroom:
         await self._published()
         if what == "restart" and self.shared is not None and teacher.scenario.id == self.state.lesson:
             try:  # a new run for the class: the answers given before neither show nor count
-                await self._opened(self.state.lesson, self.shared[1], self.shared[0])
+                await self._opened(self.state.lesson, self.shared[1], self.shared[0], self.shared[2])
             except ClassError as exc:
                 self.app.notify(tr("Class mode: the class's Redis is out of reach: {error}", error=exc),
                                 severity="error")

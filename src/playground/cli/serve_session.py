@@ -1,0 +1,67 @@
+"""One tab's session under serve: its app, its directory, the websocket of the tab showing
+it (cli/web_server.py starts, attaches and ends them)."""
+
+from __future__ import annotations
+
+import asyncio
+import tempfile
+from pathlib import Path
+
+from aiohttp import web
+
+ENDED = 4000  # the websocket's close code when the session is over: the page says "Session ended"
+RELEASED = 4005  # the same, its app having ended because the teacher freed the learner's place
+EXIT_WAIT = 5.0  # seconds the tab's close waits for the app's exit code (it has said it exits)
+
+
+class Session:
+    """One learner's app, and the websocket of the tab showing it (None between two). A
+    ready session (cli/ready_pool.py) has no token until a tab takes it."""
+
+    def __init__(self, token: str | None) -> None:
+        self.token = token
+        self.home = Path(tempfile.mkdtemp(prefix="redis-playground-session-"))  # 0700; removed at its end
+        self.app = None  # its PlaygroundApp (cli/web_server.py), once started
+        self.websocket: web.WebSocketResponse | None = None
+        self.expiry: asyncio.TimerHandle | None = None
+        self.stopping: asyncio.Task | None = None
+        self.teacher = False  # class mode: the page gave the teacher's secret
+        self.code: str | None = None  # its resume code, once a tab has it (cli/resume_codes.py)
+        self.output = asyncio.Event()  # the app has written to its terminal
+
+    async def write_bytes(self, data: bytes) -> None:
+        """The app's output to the tab; dropped while no tab shows it (a repaint follows)."""
+        self.output.set()
+        websocket = self.websocket
+        if websocket is not None and not websocket.closed:
+            try:
+                await websocket.send_bytes(data)
+            except (ConnectionError, RuntimeError):
+                pass
+
+    async def write_str(self, data: str) -> None:
+        websocket = self.websocket
+        if websocket is not None and not websocket.closed:
+            try:
+                await websocket.send_str(data)
+            except (ConnectionError, RuntimeError):
+                pass
+
+    async def close(self) -> None:
+        """The app said it exits: the tab shows "Session ended", or why (its exit code), once
+        the app has ended (waited for aside: the app's output is still read meanwhile)."""
+        websocket, self.websocket = self.websocket, None
+        if websocket is not None:
+            asyncio.ensure_future(self._closed(websocket))
+
+    async def _closed(self, websocket: web.WebSocketResponse) -> None:
+        from playground.classroom.protocol import RELEASED_EXIT
+
+        process = getattr(self.app, "_process", None)
+        if process is not None:
+            try:
+                await asyncio.wait_for(process.wait(), EXIT_WAIT)
+            except asyncio.TimeoutError:
+                pass
+        released = process is not None and process.returncode == RELEASED_EXIT
+        await websocket.close(code=RELEASED if released else ENDED)

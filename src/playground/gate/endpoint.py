@@ -87,7 +87,7 @@ class Held:
     unstepped: bool = False          # handshake: released at once
     released: bool = False
     reply: bytes | None = None       # the reply, exactly as the server sent it
-    seq: int | None = None           # its server-order number (when the reply came)
+    seq: int | None = None           # its server-order number (when the reply came; the handshake: none)
     frames: int = 0                  # reply frames so far (SUBSCRIBE a b: one a channel)
     local: bytes | None = None       # the gate answers it itself (the TCP endpoint's AUTH)
     since: float = field(default_factory=lambda: asyncio.get_running_loop().time())  # when it arrived
@@ -403,7 +403,8 @@ class Gate:
                     client.inflight.popleft()
                     if not client.inflight:
                         client.pump()  # a reply of the gate's own may be next
-                    head.seq = self.next_seq()
+                    if not head.unstepped:  # the library's handshake is no line of the program's: no number
+                        head.seq = self.next_seq()
                     self.log.append(head)
                     for listener in self.answered:
                         listener(client, head)

@@ -18,8 +18,9 @@ from playground.i18n import tr
 class LessonPrograms:
     """The gate and the running programs of the current part."""
 
-    def __init__(self, pg) -> None:
+    def __init__(self, pg, executor=None) -> None:
         self.pg = pg
+        self.executor = executor  # the runner's: each answered command is recorded through it
         self.gate: Gate | None = None
         self.running: dict[str, Program] = {}
         self._watchers: list[asyncio.Task] = []
@@ -48,6 +49,9 @@ class LessonPrograms:
             self.gate = Gate.for_playground(self.pg)
         except ValueError:
             return tr("a lesson with programs runs on the playground's own private server")
+        if self.executor is not None:  # its commands into the records typed ones go to (lanes, why, changed by)
+            from playground.engine.program_lines import ProgramLines
+            ProgramLines(self.executor).attach(self.gate)
         self.pg.closing.append(self.stop)  # the app quits: its programs go too
         limit = scenario.program_time_limit or TIME_LIMIT
         cwd = scenario.path.resolve().parent

@@ -69,16 +69,6 @@ async def _blocked(pg, client) -> bool:
     return b"b" in fields.get(b"flags", b"")
 
 
-async def typed_reply(raw: bytes):
-    """The reply as the playground's typed values (for rendering and checks)."""
-    from playground.resp.connection import TypedConnection
-    from playground.resp.address import Address
-    reader = asyncio.StreamReader()
-    reader.feed_data(raw)
-    reader.feed_eof()
-    return await TypedConnection(Address(path="-"))._read(reader)
-
-
 async def release_step(runner, scenario, step, out) -> None:
     """A program's step: release its next command; check its reply and the state. A
     command that blocks at the server is left waiting, for a wait step to take its reply,
@@ -141,12 +131,17 @@ async def take_reply(runner, scenario, step, out, held: Held) -> None:
     """A program's reply into the step's result: rendered as redis-cli would, saved,
     checked, and the state checked."""
     from playground.resp.cli_format import render
+    from playground.resp.connection import parse_reply
     from playground.scenario.runner import _flavour, check_reply
     from playground.scenario.substitution import plain_value
 
     out.seq = held.seq
     runner.programs.note_reply(step.client, held)
-    reply = await typed_reply(held.reply)
+    if held.record is not None:  # recorded as a typed line is (engine/program_lines.py): its why-notes too
+        line = await held.record
+        reply, out.whys = line.reply, list(line.whys)
+    else:
+        reply = await parse_reply(held.reply)
     out.value = reply
     out.reply = render(reply, held.argv).decode("utf-8", "replace")
     if step.save:

@@ -124,7 +124,7 @@ class Runner:
                          "reconnect": self._reconnect_step,  # one per step kind (model.STEP_KINDS)
                          "server": self._server_step, "release": self._release_step}
         from playground.gate.lesson import LessonPrograms
-        self.programs = LessonPrograms(pg)  # a lesson's programs, each part's own (gate/lesson.py)
+        self.programs = LessonPrograms(pg, self.executor)  # a lesson's programs, each part's own (gate/lesson.py)
 
     async def run(self, scenario: Scenario) -> ScenarioResult:
         try:

@@ -207,6 +207,22 @@ async def test_picker_searches_as_you_type_and_letters_are_never_actions(server_
         assert app.teacher.challenge is not None
 
 
+@pytest.mark.parametrize("columns", [80, 120, 160])
+async def test_picker_marks_every_challenge_at_every_width(columns):
+    """A long title used to push "[challenge]" off the line at 80 columns (issue 35)."""
+    app = make_app("bundled")
+    async with app.run_test(size=(columns, 40)) as pilot:
+        await started(pilot, app)
+        await pilot.press("f7")
+        await wait_until(pilot, lambda: isinstance(app.screen, ScenarioPicker))
+        picker = app.screen
+        options = picker.query_one("OptionList")
+        labels = [options.get_option_at_index(i).prompt.plain for i in range(options.option_count)]
+        marked = [s.id for s, label in zip(picker.scenarios, labels) if "[challenge]" in label]
+        assert marked == [s.id for s in picker.scenarios if s.challenge is not None]
+        assert "refresh-double-spend" in marked and "watch-abort" not in marked
+
+
 async def test_recording_round_trip(server_binary, private_state_dir):
     app = make_app(server_binary.path)
     async with app.run_test(size=(140, 45)) as pilot:

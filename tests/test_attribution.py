@@ -65,3 +65,18 @@ async def test_a_pane_cannot_switch_off_the_key_events_attribution_reads(pg):
     assert b"NOPERM" in refused.message
     await run(pg, t, "B", b"SET", b"k", b"2")
     assert t.last_writer == {b"k": "B"}
+
+
+async def test_a_fresh_start_forgets_every_writer_and_its_setup_is_nobodys(pg):
+    """A lesson's part begins (or is rewound: a fresh start, then the steps replayed):
+    a key only the setup wrote was shown "by A" (the setup runs on A's connection), and
+    after a rewind a key kept the writer of a step that was undone."""
+    t = _Tracked(pg)
+    await run(pg, t, "B", b"SET", b"balance", b"200")
+    assert t.last_writer == {b"balance": "B"}
+    await pg.reset(setup=[[b"SET", b"balance", b"150"]], by="A")
+    await t.ex.attributed()
+    assert t.last_writer == {}
+    await run(pg, t, "A", b"GET", b"balance")
+    await run(pg, t, "B", b"INCR", b"other")
+    assert t.last_writer == {b"other": "B"}

@@ -55,6 +55,7 @@ class WriteTracker:
         if unit.flushed:
             self.forget()
         for key in keys:
+            self.last_writer.pop(key, None)  # (the newest write last: the inspector follows it)
             self.last_writer[key] = unit.client
         return keys
 

@@ -13,7 +13,7 @@ whoever ran it.
 
 from __future__ import annotations
 
-from playground.engine.catalogue import SCRIPT_COMMANDS
+from playground.engine.catalogue import SCRIPT_COMMANDS, wrote_nothing
 from playground.engine.units import Unit, script_keys
 from playground.resp.replies import Array, Err
 
@@ -41,6 +41,8 @@ class WriteTracker:
         elif unit.ran:                              # else: what the commands' names say
             for argv, reply in unit.command_replies():
                 if isinstance(reply, Err) and not (unit.kind == "script" and unit.started):
+                    continue
+                if wrote_nothing(argv, reply):  # e.g. SET NX that lost: the key is someone else's
                     continue
                 if argv[0].lower() in _FORGETS:
                     unit.flushed = True

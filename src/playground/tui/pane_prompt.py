@@ -1,6 +1,7 @@
-"""A pane's prompt as a terminal's: lines typed (or pasted) while the client's command
+"""A pane's prompt, as a terminal's: lines typed (or pasted) while the client's command
 still runs wait their turn, shown as pending under the output, and are sent one by one
 in the order they came; Ctrl+C drops them, as a terminal drops what was typed ahead.
+And the hint line under it (the command's arguments, the reverse search).
 (A mixin of tui.client_pane.ClientPane.)"""
 
 from __future__ import annotations
@@ -8,9 +9,10 @@ from __future__ import annotations
 from collections import deque
 
 from rich.text import Text
-from textual.widgets import Static
+from textual.widgets import Input, Static
 
 from playground.i18n import tr, trn
+from playground.resp.cli_lines import SplitError, split_args
 from .command_input import CommandInput
 from .pane_state import set_line
 
@@ -20,8 +22,15 @@ SHOWN_PENDING = 3
 """Pending lines drawn under the output; the rest are counted."""
 
 
-class LineQueue:
-    """ClientPane's typed-ahead lines."""
+def _safe_split(line: str) -> list[bytes]:
+    try:
+        return split_args(line)
+    except SplitError:
+        return []
+
+
+class PanePrompt:
+    """ClientPane's prompt: typed-ahead lines, pastes, the hint line."""
 
     _queue: deque[str]
 
@@ -103,3 +112,21 @@ class LineQueue:
                     field.post_message(CommandInput.Submitted(field, line))
 
         self.app.push_screen(ConfirmScreen(Text(question)), answered)
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        event.stop()  # the pane's own line: nobody above reads it (each key's message went up to the app)
+        help = self.services.help()
+        hint = help.hint(event.value) if event.value else None
+        text = Text()
+        if hint and hint.strip():
+            text.append(hint.strip(), style="dim")
+            entry = help.lookup([a.decode(errors="replace") for a in _safe_split(event.value)])
+            if entry is not None and entry.summary:
+                text.append(f"  — {entry.summary}", style="italic dim")
+        set_line(self.query_one("#hint", Static), text)
+
+    def on_command_input_search_changed(self, event: CommandInput.SearchChanged) -> None:
+        if event.term is not None:
+            set_line(self.query_one("#hint", Static),
+                     Text(f"(reverse-i-search)`{event.term}'" + ("" if event.found else tr(" — no match")),
+                          style="yellow"))

@@ -116,3 +116,18 @@ async def test_a_one_line_paste_is_typed_in_and_one_finished_line_runs_at_once(s
         app.post_message(events.Paste("ECHO single\n"))  # one line: no question
         await wait_until(pilot, lambda: '"single"' in log_text(app, "A") and not pane._busy)
         assert not isinstance(app.screen, ConfirmScreen) and field.value == ""
+
+
+async def test_a_paste_of_too_many_lines_is_refused_in_one_line(server_binary):
+    """Memory stays bounded: a paste of more lines than may wait is refused whole."""
+    from playground.tui.pane_prompt import MAX_PENDING
+
+    app = make_app(server_binary.path)
+    async with app.run_test(size=(120, 35)) as pilot:
+        await started(pilot, app)
+        await focus_pane(pilot, app)
+        app.post_message(events.Paste("INCR n\n" * (MAX_PENDING + 1)))
+        await wait_until(pilot, lambda: any("nothing was sent" in line for line in log_text(app, "A")))
+        assert not isinstance(app.screen, ConfirmScreen)
+        await type_command(pilot, app, "B", "EXISTS n")
+        assert log_text(app, "B")[-1] == "(integer) 0"

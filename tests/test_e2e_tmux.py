@@ -127,3 +127,22 @@ def test_closing_the_terminal_ends_the_app_and_its_server(session, server_binary
         time.sleep(0.1)
     assert not _running(pid), "the app outlived its terminal"
     assert not any(os.path.exists(f"/tmp/{d}") for d in server_dirs)
+
+
+def test_a_bracketed_paste_runs_each_line_in_order(session, server_binary, private_state_dir):
+    """A block pasted into a pane (tmux's paste-buffer -p: bracketed, as a terminal
+    pastes) runs line by line after one question (Input kept its first line only)."""
+    command = f"env -u COLUMNS -u LINES {sys.executable} -m playground --server {server_binary.path}"
+    tmux("new-session", "-d", "-x", "160", "-y", "45", "-s", session,
+         "-e", f"REDIS_PLAYGROUND_STATE_DIR={private_state_dir}", command)
+    wait_for(session, "▶ Client A")
+    tmux("set-buffer", "-b", "block", "RPUSH order one\nRPUSH order two\nLRANGE order 0 -1\n")
+    tmux("paste-buffer", "-p", "-d", "-b", "block", "-t", session)
+    wait_for(session, "Run these 3 pasted lines as client A")
+    tmux("send-keys", "-t", session, "y")
+    wait_for_reply(session, "A> LRANGE order 0 -1", '1) "one"')
+    content = wait_for(session, '2) "two"')
+    rows = content.splitlines()
+    first = next(i for i, row in enumerate(rows) if "A> RPUSH order one" in row)
+    assert "(integer) 1" in rows[first + 1] and "A> RPUSH order two" in rows[first + 2]
+    assert "(integer) 2" in rows[first + 3] and '2) "two"' in rows[first + 6]

@@ -27,7 +27,7 @@ KEY = re.compile(r"[a-z]*_[a-z_]*")     # a message's key (why.say("noscript_nev
 # (file, the literal text of the string, its {fields} left out).
 NOT_TRANSLATED = {
     ("explore/free_play.py", ": Invalid argument(s)"),   # redis-cli's own error for a bad line
-    ("tui/client_pane.py", "(reverse-i-search)`'"),      # redis-cli's (linenoise's) history search prompt
+    ("tui/pane_prompt.py", "(reverse-i-search)`'"),       # redis-cli's (linenoise's) history search prompt
     ("tui/pane_state.py", " (TX )"),                     # the pane's status: Redis's own names
     ("tui/pane_state.py", "  WATCH "),                   #   (the command, the protocol, the db number)
     ("tui/pane_state.py", "  RESP3"),

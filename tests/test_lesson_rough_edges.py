@@ -138,3 +138,37 @@ async def test_one_is_singular(tmp_path, pg):
     assert ", 1 step skipped (" in line, line
     result = await explore(pg, load_scenario(SCENARIOS / "rate-limit-lua.toml"))   # its steps are bound
     assert figures(result).startswith("1 schedule ("), figures(result)
+
+
+def test_open_as_a_challenge_a_lesson_without_one_says_which_have_one(tmp_path):
+    """`open watch-abort --challenge` (a lesson with no challenge) on a terminal: one line
+    naming the lessons that have one, exit 2, no server started (it ended in a traceback)."""
+    import os
+    import pty
+
+    master, slave = pty.openpty()
+    app = subprocess.Popen([sys.executable, "-m", "playground", "open", "watch-abort", "--challenge"],
+                           stdin=slave, stdout=slave, stderr=slave, start_new_session=True,
+                           env=dict(os.environ, TERM="xterm-256color",
+                                    REDIS_PLAYGROUND_STATE_DIR=str(tmp_path)))
+    os.close(slave)
+    try:
+        assert app.wait(timeout=60) == 2
+        said = b""
+        while True:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:  # EIO: the terminal's other side closed, all read
+                break
+            if not chunk:
+                break
+            said += chunk
+    finally:
+        app.kill()
+        app.wait()
+        os.close(master)
+    lines = said.decode().splitlines()
+    assert len(lines) == 1, lines
+    assert lines[0].startswith("redis-playground: watch-abort has no challenge; these lessons have one: ")
+    having = lines[0].split("have one: ")[1].split(" (")[0].split(", ")
+    assert "lost-update" in having and "oversell" in having and "watch-abort" not in having

@@ -86,6 +86,8 @@ async def shutdown_then_f5(pilot, app, client: str) -> str:
 async def started(pilot, app):
     """The server runs and free play's screen shows it (the app pushes that screen when mounted)."""
     def up() -> bool:
+        if not app.screen_stack:  # (the app not mounted yet: no screen at all)
+            return False
         screen = app.screen_stack[-1]
         return (isinstance(screen, ModeScreen) and screen.is_running and screen.is_mounted
                 and screen.query_one(ServerBar).where != "" and app.inspector is not None)

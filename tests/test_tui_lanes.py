@@ -1,6 +1,8 @@
 """The server order and the whys in the app: Ctrl+T (lanes view, gutter numbers), Ctrl+Y
 (why notes), in free play and in a stepped scenario."""
 
+import re
+
 from textual.widgets import Static
 
 from playground.scenario.library import resolve
@@ -113,3 +115,28 @@ async def test_lanes_keep_their_rows_in_the_presenter_layout_at_80x24(server_bin
         await wait_until(pilot, lambda: lanes.display and lanes.region.height > 0)
         await pilot.pause()
         assert lanes.region.height >= 8  # not the inspector's 5 rows: the header takes 2 of them
+
+
+async def test_lanes_scroll_from_the_keyboard_and_wrap_at_spaces(server_binary):
+    """The teacher's walkthrough: the lanes could be scrolled with the mouse only, and a
+    long command was cut mid-word ('befo' / 're')."""
+    app = make_app(server_binary.path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await started(pilot, app)
+        words = " ".join(f"word{i:02}" for i in range(40))
+        await type_command(pilot, app, "A", f'ECHO "{words}"')
+        for i in range(12):
+            await type_command(pilot, app, "B", f"SET k{i} v")
+        await pilot.press("ctrl+t")
+        lanes = app.mode_screen.query_one(LanesView)
+        await wait_until(pilot, lambda: lanes.display and "k11" in lanes_text(app) and lanes.max_scroll_y > 5)
+        pieces = [piece for line in lanes_text(app).splitlines() for piece in line.split("│")]
+        tokens = re.findall(r"\w+", " ".join(pieces))
+        assert all(tokens.count(f"word{i:02}") == 2 for i in range(40))  # the command and its reply, no word cut
+        await wait_until(pilot, lambda: lanes.scroll_y == lanes.max_scroll_y)
+        bottom = lanes.scroll_y
+        assert app.focused is app.mode_screen.query_one("#pane-B CommandInput")  # typing stays in the pane
+        await pilot.press("ctrl+up", "ctrl+up")
+        await wait_until(pilot, lambda: lanes.scroll_y == bottom - 6)
+        await pilot.press("ctrl+down")
+        await wait_until(pilot, lambda: lanes.scroll_y == bottom - 3)

@@ -164,7 +164,9 @@ async def test_ctrl_c_on_a_busy_script_says_what_happened_and_the_app_lives(serv
         assert log_text(app, "A")[-1] == "PONG"
 
 
-async def test_a_line_typed_into_a_blocked_pane_is_not_sent(server_binary):
+async def test_a_line_typed_into_a_blocked_pane_waits_its_turn(server_binary):
+    """As in a terminal: typed while BLPOP blocks, the line is sent once BLPOP returns
+    (it was refused and left in the line: issue 35)."""
     app = make_app(server_binary.path)
     async with app.run_test(size=(160, 45)) as pilot:
         await started(pilot, app)
@@ -172,14 +174,17 @@ async def test_a_line_typed_into_a_blocked_pane_is_not_sent(server_binary):
         await start_waiting(pilot, app, "A", "BLPOP q 0", "blocked")
         a.query_one("CommandInput").value = "SET x 1"
         await pilot.press("enter")
-        await wait_until(pilot, lambda: any("not sent" in line for line in log_text(app, "A")))
+        await wait_until(pilot, lambda: a.queued() == ["SET x 1"])
         assert "A> SET x 1" not in log_text(app, "A")
-        assert a.query_one("CommandInput").value == "SET x 1"  # kept, to send later
-        await type_command(pilot, app, "B", "RPUSH q j")
-        await wait_until(pilot, lambda: not a._busy)
-        assert '1) "q"' in log_text(app, "A") and '2) "j"' in log_text(app, "A")
+        assert a.query_one("CommandInput").value == ""
         await type_command(pilot, app, "B", "EXISTS x")
-        assert log_text(app, "B")[-1] == "(integer) 0"
+        assert log_text(app, "B")[-1] == "(integer) 0"  # not sent while A waits
+        await type_command(pilot, app, "B", "RPUSH q j")
+        await wait_until(pilot, lambda: not a._busy and log_text(app, "A")[-1:] == ["OK"])
+        lines = log_text(app, "A")
+        assert lines.index('2) "j"') < lines.index("A> SET x 1") == len(lines) - 2  # BLPOP's reply, then the line
+        await type_command(pilot, app, "B", "EXISTS x")
+        assert log_text(app, "B")[-1] == "(integer) 1"
 
 
 async def test_other_client_names_work_everywhere(server_binary):

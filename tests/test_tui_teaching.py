@@ -75,6 +75,30 @@ async def test_predict_then_reveal_and_score(server_binary):
         assert "You chose 2; the answer is 3" in text and "predictions 0/1" in text
         lines = log_text(app, "A")
         assert lines[lines.index("A> EXEC") + 1] == "(nil)"
+        await press_and_wait(pilot, app, "p")  # back before the question: it is asked again
+        await pilot.press("space")
+        await wait_until(pilot, lambda: isinstance(app.screen, PredictScreen))
+        await pilot.press("3")
+        await wait_until(pilot, lambda: not app.mode_screen.busy)
+        text = panel_text(app)
+        assert "You predicted right" in text and "predictions 1/1" in text
+
+
+async def test_after_f4_the_lesson_keys_still_step_or_say_esc(server_binary):
+    """The teacher's walkthrough: F4 (the keys), then Space did nothing and said nothing."""
+    app = make_app(server_binary.path, open_scenario=scenario("watch-abort"))
+    async with app.run_test(size=(140, 45)) as pilot:
+        await opened(pilot, app)
+        await pilot.press("f4")
+        await wait_until(pilot, lambda: app.focused is app.mode_screen.query_one("#inspector #keys"))
+        await press_and_wait(pilot, app, "space")
+        assert "step 2 of 11" in panel_text(app)
+        await press_and_wait(pilot, app, "f")
+        assert app.mode_screen.has_class("-presenter")
+        app.mode_screen.pane("A").query_one("CommandInput").focus()  # in a pane, letters type
+        await pilot.press("r")
+        assert app.mode_screen.pane("A").query_one("CommandInput").value == "r"
+        assert "step 2 of 11" in panel_text(app)
 
 
 async def test_run_to_end_and_jump_on_pcall(server_binary):
@@ -205,6 +229,22 @@ async def test_picker_searches_as_you_type_and_letters_are_never_actions(server_
         await pilot.press("ctrl+e")  # challenge mode, from the keyboard, without a letter
         await wait_until(pilot, lambda: app.teacher is not None and app.teacher.scenario.id == "lost-update")
         assert app.teacher.challenge is not None
+
+
+@pytest.mark.parametrize("columns", [80, 120, 160])
+async def test_picker_marks_every_challenge_at_every_width(columns):
+    """A long title used to push "[challenge]" off the line at 80 columns (issue 35)."""
+    app = make_app("bundled")
+    async with app.run_test(size=(columns, 40)) as pilot:
+        await started(pilot, app)
+        await pilot.press("f7")
+        await wait_until(pilot, lambda: isinstance(app.screen, ScenarioPicker))
+        picker = app.screen
+        options = picker.query_one("OptionList")
+        labels = [options.get_option_at_index(i).prompt.plain for i in range(options.option_count)]
+        marked = [s.id for s, label in zip(picker.scenarios, labels) if "[challenge]" in label]
+        assert marked == [s.id for s in picker.scenarios if s.challenge is not None]
+        assert "refresh-double-spend" in marked and "watch-abort" not in marked
 
 
 async def test_recording_round_trip(server_binary, private_state_dir):

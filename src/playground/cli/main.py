@@ -322,6 +322,10 @@ def main(argv: list[str] | None = None) -> int:
             from playground.cli.explore_command import cmd_explore
 
             return cmd_explore(args)
+        if args.command == "open" and args.challenge:  # one without a challenge: said before anything starts
+            from playground.scenario.library import challenge_of
+
+            challenge_of(args.scenario, args.scenarios, args.lang)
         if not _on_a_terminal():
             print("redis-playground: " + tr("the app needs a terminal: its input (stdin) or its screen (stderr) is not one; "
                   "for scripts use repl, run or check"), file=sys.stderr)

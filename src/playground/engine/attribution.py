@@ -13,7 +13,7 @@ whoever ran it.
 
 from __future__ import annotations
 
-from playground.engine.catalogue import SCRIPT_COMMANDS
+from playground.engine.catalogue import SCRIPT_COMMANDS, wrote_nothing
 from playground.engine.units import Unit, script_keys
 from playground.resp.replies import Array, Err
 
@@ -42,6 +42,8 @@ class WriteTracker:
             for argv, reply in unit.command_replies():
                 if isinstance(reply, Err) and not (unit.kind == "script" and unit.started):
                     continue
+                if wrote_nothing(argv, reply):  # e.g. SET NX that lost: the key is someone else's
+                    continue
                 if argv[0].lower() in _FORGETS:
                     unit.flushed = True
                     continue
@@ -55,6 +57,7 @@ class WriteTracker:
         if unit.flushed:
             self.forget()
         for key in keys:
+            self.last_writer.pop(key, None)  # (the newest write last: the inspector follows it)
             self.last_writer[key] = unit.client
         return keys
 

@@ -28,7 +28,7 @@ import hashlib
 from dataclasses import dataclass
 
 from playground.engine.command_info import CommandInfo, parse_info, spec_keys
-from playground.resp.replies import Array, Err
+from playground.resp.replies import Array, Err, Int, Nil
 
 # -- corrections: what COMMAND INFO does not say ----------------------------------------
 
@@ -81,6 +81,30 @@ every other client (`Effect.everyone`), a PING included."""
 WRITES_THOUGH_READONLY = frozenset((b"pfcount",))
 """Flagged `readonly`, yet they write: PFCOUNT stores the HyperLogLog's cardinality in
 the key (its key spec says RW; servers without key specs only say readonly)."""
+
+NOTHING_WRITTEN_NIL = frozenset((b"set", b"getdel", b"getex", b"lpop", b"rpop", b"spop", b"lmove",
+                                 b"rpoplpush"))
+"""Write commands whose nil reply says they changed nothing (SET's NX or XX condition
+unmet; nothing to pop, move or delete): SET with GET answers the old value, nil also
+when it wrote, so it is not one of them (`wrote_nothing`)."""
+NOTHING_WRITTEN_ZERO = frozenset((b"setnx", b"msetnx", b"hsetnx", b"renamenx", b"copy", b"move", b"smove",
+                                  b"persist", b"expire", b"pexpire", b"expireat", b"pexpireat",
+                                  b"lpushx", b"rpushx", b"del", b"unlink", b"hdel", b"srem", b"zrem",
+                                  b"lrem", b"sadd", b"xdel"))
+"""Write commands whose reply 0 says they changed nothing (a condition unmet, no such
+key, member or field). Checked against the server's own key events in
+tests/test_attribution.py."""
+
+
+def wrote_nothing(argv, reply) -> bool:
+    """Does this reply of a write command say it changed nothing? Where the server
+    cannot tell who wrote (no key events: a topology, a --url server), a SET NX that
+    lost is no write of its client's (a value it did not set arrived by replication)."""
+    name = bytes(argv[0]).lower() if argv else b""
+    if reply is Nil and name in NOTHING_WRITTEN_NIL:
+        return not (name == b"set" and any(bytes(a).lower() == b"get" for a in argv[3:]))
+    return isinstance(reply, Int) and int(reply) == 0 and name in NOTHING_WRITTEN_ZERO
+
 
 BLOCK_TIMEOUT_AT = {b"blpop": -1, b"brpop": -1, b"brpoplpush": -1, b"blmove": -1, b"bzpopmin": -1,
                     b"bzpopmax": -1, b"blmpop": 1, b"bzmpop": 1, b"wait": -1, b"waitaof": -1}

@@ -60,6 +60,8 @@ async def reset(pg: "Playground", setup: list[list[bytes]] = (), by: str | None 
     clients reset on their own connections at the same time. `label` names the fresh
     start in the server order (a scenario part's name)."""
     pg.check_allowed([b"flushall"])
+    if pg.writes is not None:  # nobody wrote what a fresh start holds: the setup is no client's
+        pg.writes.forget()     # write, and a rewound lesson's undone writes are gone
     if pg.topology is not None:
         from playground.engine.topology_ops import reset_topology
         pg.order.mark("reset", label, setup)

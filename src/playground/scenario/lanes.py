@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from playground.cells import chop, pad, width, wrap
+from playground.cells import fold, pad, width, wrap
 from playground.engine.units import Unit
 from playground.i18n import N_, tr
 from playground.resp.cli_format import render
@@ -122,14 +122,14 @@ def layout(rows: list[LaneRow], clients, total: int = 80, why_label: str = "why"
             inner = lane - 4
             body.append(("┌" + "─" * (lane - 2) + "┐", "box"))
             for line in row.lines:
-                body += [(f"│ {pad(piece, inner)} │", "box") for piece in chop(line, inner)]
+                body += [(f"│ {pad(piece, inner)} │", "box") for piece in fold(line, inner)]
             if row.reply:
-                body += [(f"│ {pad(piece, inner)} │", "box") for piece in chop("→ " + row.reply, inner)]
+                body += [(f"│ {pad(piece, inner)} │", "box") for piece in fold("→ " + row.reply, inner)]
             body.append(("└" + "─" * (lane - 2) + "┘", "box"))
         else:
-            body += [(piece, "cmd") for line in row.lines for piece in chop(line, lane)]
+            body += [(piece, "cmd") for line in row.lines for piece in fold(line, lane)]
             if row.reply:
-                body += [(piece, "reply") for piece in chop("→ " + row.reply, lane)]
+                body += [(piece, "reply") for piece in fold("→ " + row.reply, lane)]
         if row.note:
             body += [("  " + piece, "note") for piece in wrap(f"({row.note})", lane - 2)]
         for i, (text, kind) in enumerate(body):

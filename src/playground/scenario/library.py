@@ -91,3 +91,20 @@ def resolve(ref: str, extra_dirs: list[str] | None = None) -> Path:
 
 def load_all(extra_dirs: list[str] | None = None, lang: str = "en") -> list[Scenario]:
     return [load_scenario(f, lang) for f in scenario_files(extra_dirs)]
+
+
+def challenge_of(ref: str, extra_dirs: list[str] | None = None, lang: str = "en") -> Scenario:
+    """The scenario `ref` to open as a challenge (`open --challenge`); one without a
+    challenge is refused in one line that names the lessons that have one."""
+    scenario = load_scenario(resolve(ref, extra_dirs), lang)
+    if scenario.challenge is None:
+        having = []
+        for file in scenario_files(extra_dirs):
+            try:
+                having.append(load_scenario(file, lang))
+            except ScenarioError:  # (a broken file of the user's: not one of them)
+                pass
+        having = [s.id for s in course_order(having) if s.challenge is not None]
+        raise ScenarioError(tr("{id} has no challenge; these lessons have one: {ids} "
+                               "(or open {id} without --challenge)", id=scenario.id, ids=", ".join(having)))
+    return scenario

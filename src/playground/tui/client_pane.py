@@ -27,12 +27,13 @@ from playground.history import History
 from playground.i18n import N_, Translated, again, current_language, tr
 from playground.tui.wrapped_text import Wrapped
 from playground.resp.cli_format import render
-from playground.resp.cli_lines import SplitError, format_argv, split_args
+from playground.resp.cli_lines import format_argv
 from playground.resp.cli_secrets import SECRET, redact_line, redact_reply
 from playground.resp.replies import Nil
 from .command_input import CommandInput
 from .messages import CommandDone, ServerStopped
 from .pane_log import PaneLog
+from .pane_prompt import PanePrompt
 from .pane_services import PaneServices
 from .pane_steps import StepDrawing
 from .pane_state import describe_state, hanging, node_prompt, reply_style, set_line
@@ -46,14 +47,7 @@ WHY_STYLE = "italic #8f8fc8"  # a "why" (engine/why.py): a note, never mistaken 
 GUTTER_STYLE = "dim"
 
 
-def _safe_split(line: str) -> list[bytes]:
-    try:
-        return split_args(line)
-    except SplitError:
-        return []
-
-
-class ClientPane(StepDrawing, Vertical):
+class ClientPane(PanePrompt, StepDrawing, Vertical):
     """A redis-cli for one client: type a command, see exactly what redis-cli prints."""
 
     DEFAULT_CSS = """
@@ -69,6 +63,7 @@ class ClientPane(StepDrawing, Vertical):
         display: none; }
     ClientPane > #first-run.-shown { display: block; }
     ClientPane > #hint { height: 1; padding: 0 1; color: $text-muted; }
+    ClientPane > #pending { height: auto; max-height: 4; padding: 0 1; display: none; }
     """
 
     BINDINGS = [
@@ -95,6 +90,7 @@ class ClientPane(StepDrawing, Vertical):
         self.border_title = tr("Client {name}", name=client)
         self._pending_since: float | None = None
         self._busy = False
+        self._queue: deque[str] = deque()  # lines typed ahead while a line runs (pane_prompt.py)
         self._frame = None  # App.batch_update while a typed line's reply is awaited (ONE_FRAME_FOR)
         self._printed: list[bytes] = []        # what the running line printed (the transcript)
         self._record_as: str | None = None     # how the recorder writes the running line
@@ -109,6 +105,7 @@ class ClientPane(StepDrawing, Vertical):
         yield Static(id="state")
         yield Static(id="first-run")
         yield PaneLog(id="output", wrap=True, markup=False, highlight=False, max_lines=5000, min_width=20)
+        yield Static(id="pending")  # lines typed ahead (pane_prompt.py)
         with Horizontal(id="line"):  # the prompt stays in sight while typing
             yield Static(f"{self.client}> ", id="prompt")
             yield CommandInput(self.history, self.services.help,
@@ -249,33 +246,10 @@ class ClientPane(StepDrawing, Vertical):
         else:
             self.write(f"# {message}", style="italic yellow")
 
-    def on_input_changed(self, event: Input.Changed) -> None:
-        event.stop()  # the pane's own line: nobody above reads it (each key's message went up to the app)
-        help = self.services.help()
-        hint = help.hint(event.value) if event.value else None
-        text = Text()
-        if hint and hint.strip():
-            text.append(hint.strip(), style="dim")
-            entry = help.lookup([a.decode(errors="replace") for a in _safe_split(event.value)])
-            if entry is not None and entry.summary:
-                text.append(f"  — {entry.summary}", style="italic dim")
-        set_line(self.query_one("#hint", Static), text)
-
-    def on_command_input_search_changed(self, event: CommandInput.SearchChanged) -> None:
-        if event.term is not None:
-            set_line(self.query_one("#hint", Static),
-                     Text(f"(reverse-i-search)`{event.term}'" + ("" if event.found else tr(" — no match")),
-                          style="yellow"))
-
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        event.stop()
-        line = event.value
-        why = self.services.executor.busy(self.client)
-        if why is not None:  # not echoed as sent: the line stays in the input
-            self.note(why)
-            return
+    def send(self, line: str) -> None:
+        """Send a line typed (or pasted) into this pane: echoed, then run (pane_prompt.py
+        decides when: one line at a time)."""
         self._hold_frame()
-        event.input.value = ""
         self.outcome = ""
         self.write(f"{self.client}> {line}", style="bold", secretless=f"{self.client}> {redact_line(line)}")
         self._busy = True  # set before the worker starts: one command at a time per client
@@ -333,6 +307,7 @@ class ClientPane(StepDrawing, Vertical):
                 text = b"".join(self._printed).decode("utf-8", "replace")
                 self.post_message(CommandDone(self.client, list(argv), result.reply,
                                               line=line or format_argv(argv), printed=text))
+            self.send_next()
 
     def handle(self, event: ev.Event) -> None:
         """Draw one engine event of this client."""
@@ -388,6 +363,7 @@ class ClientPane(StepDrawing, Vertical):
             shown.update(Wrapped(hint))  # Chinese breaks between characters
 
     async def action_cancel(self) -> None:
+        self.drop_pending()  # as a terminal drops what was typed ahead
         if not await self.services.executor.cancel(self.client):
             line = self.query_one(Input)
             if not line.value:  # redis-cli quits here: say how this app quits

@@ -41,6 +41,17 @@ class CommandInput(Input):
             self.term = term
             self.found = found
 
+    class Pasted(Message):
+        """A paste that ends one or more lines: `lines` to run in order (blank ones left
+        out), `rest` what stays in the line after them (as in a terminal: the text after
+        the last newline waits for Enter)."""
+
+        def __init__(self, field: "CommandInput", lines: list[str], rest: str) -> None:
+            super().__init__()
+            self.field = field
+            self.lines = lines
+            self.rest = rest
+
     BLINK_FOR = 10.0
     """Seconds the cursor blinks after the last key (or the focus), then it stays lit: GTK's
     cursor-blink-timeout. Each blink draws a frame: ~10 ms of CPU a second in every idle
@@ -179,6 +190,31 @@ class CommandInput(Input):
                 return
             if event.key not in ("ctrl+r", "escape", "ctrl+g"):
                 self._end_search()  # a movement key: keep the match and edit it
+        if event.key == "enter":  # here, not as a binding: see action_submit
+            event.stop()
+            event.prevent_default()
+            await self.action_submit()
+
+    async def action_submit(self) -> None:
+        """Enter: the line leaves the input at once, before the next key is read. (Enter
+        as a binding ran only after the key had bubbled up to the app, by which time the
+        Input had typed the keys after it into the same line: a burst merged.)"""
+        line = self.value
+        self.value = ""
+        self.post_message(self.Submitted(self, line))
+
+    def on_paste(self, event: events.Paste) -> None:
+        """A paste with newlines runs each line, as in a terminal (Input keeps only the
+        first line); one without is typed in where the cursor is."""
+        text = event.text.replace("\r\n", "\n").replace("\r", "\n")
+        if "\n" not in text:
+            return  # Input's own paste
+        event.stop()
+        event.prevent_default()
+        pieces = (self.value[:self.cursor_position] + text).split("\n")
+        lines = [line for line in pieces[:-1] if line.strip()]
+        rest = pieces[-1] + self.value[self.cursor_position:]
+        self.post_message(self.Pasted(self, lines, rest))
 
     def action_complete(self) -> None:
         if not self._completions:

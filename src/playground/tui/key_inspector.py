@@ -176,10 +176,15 @@ class KeyInspector(Vertical):
             return
         before = {k.name: (k.type, k.preview, k.pttl >= 0) for k in (old.keys if old else [])}
         now = time.monotonic()
-        for k in new.keys:
-            if before and before.get(k.name) != (k.type, k.preview, k.pttl >= 0):
-                self._changed_at[k.name] = now
+        changed = [k.name for k in new.keys if before and before.get(k.name) != (k.type, k.preview, k.pttl >= 0)]
+        for name in changed:
+            self._changed_at[name] = now
         self._render_table()
+        if changed:  # the key that changed last stays in view (sorted by name, it may be below)
+            writers = self.pinned_keys()  # the newest write first
+            last = min(changed, key=lambda name: writers.index(name) if name in writers else len(writers))
+            table = self.query_one(KeyTable)
+            table.show_row([k.name for k in new.keys].index(last))
 
     def _render_table(self) -> None:
         """Show the snapshot; the table draws again only the rows that differ (most
@@ -238,6 +243,10 @@ class KeyInspector(Vertical):
         self.remove_class("-filtering")
         self.refresh_keys()
         self.query_one(KeyTable).focus()
+
+    def on_input_blurred(self, event: Input.Blurred) -> None:
+        if not event.value.strip():  # left empty: hidden again where it shows only while used
+            self.remove_class("-filtering")
 
     def action_focus_filter(self) -> None:
         self.add_class("-filtering")  # on short screens the filter shows only while used

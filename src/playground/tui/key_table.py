@@ -121,13 +121,31 @@ class KeyTable(Widget, can_focus=True):
                     self._rows[index] = new
                     self._redraw_row(index)
             return
+        grew = len(keys) != len(self._keys)
         current = self._keys[self.cursor] if self.cursor < len(self._keys) else None
         cursor = keys.index(current) if current in keys else self.cursor
         self._keys, self._rows, self._widths = keys, cells, widths
         self._strips.clear()
         self.set_reactive(KeyTable.cursor, max(0, min(cursor, len(keys) - 1)))
         self._scroll_to_cursor()
-        self.refresh()
+        self.refresh(layout=grew and self.styles.height is not None and self.styles.height.is_auto)
+
+    def get_content_height(self, container, viewport, width: int) -> int:
+        """As tall as its rows and the header (where its height is auto: the presenter layout)."""
+        return len(self._rows) + 1
+
+    def in_view(self, index: int) -> bool:
+        return self._top <= index < self._top + self._page
+
+    def show_row(self, index: int) -> None:
+        """Bring row `index` into view, the cursor where it is (a key that just changed,
+        below the rows in view); not while the table has the focus (someone reads it)."""
+        if self.has_focus or not 0 <= index < len(self._rows):
+            return
+        if index < self._top:
+            self._view(index)
+        elif index >= self._top + self._page:
+            self._view(index - self._page + 1)
 
     def update_cell(self, index: int, column: int, value: Text | str) -> None:
         """Change one cell (the TTL countdown): its line is drawn again, nothing else."""

@@ -135,6 +135,8 @@ class LessonTeacher(Teacher):
 
     async def goto(self, index: int) -> None:
         await self.stepper.goto(index)
+        for undone in [i for i in self.answers if i >= self.stepper.cursor]:
+            del self.answers[undone]  # a step run again asks its prediction again
         self.rebuild()
         self.diverged.clear()
         note = tr("Rewound: fresh server, steps 1 to {count} replayed.", count=self.stepper.cursor)

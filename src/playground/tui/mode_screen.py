@@ -39,7 +39,12 @@ ORDER = Binding(keys("ctrl+t"), "app.toggle_order", "Server order", key_display=
 WHY = Binding("ctrl+y", "app.toggle_why", "Why on/off", show=False,
               tooltip=N_("the why notes under surprising replies on/off"))
 
-SHARED = [FOCUS_A, FOCUS_B, KEYS, SCRIPTS, LESSONS, ORDER, WHY]
+LANES_UP = Binding("ctrl+up", "scroll_lanes(-3)", "Lanes up", show=False,
+                   tooltip=N_("scroll the server order's lanes up (Ctrl+T shows them)"))
+LANES_DOWN = Binding("ctrl+down", "scroll_lanes(3)", "Lanes down", show=False,
+                     tooltip=N_("scroll the server order's lanes down"))
+
+SHARED = [FOCUS_A, FOCUS_B, KEYS, SCRIPTS, LESSONS, ORDER, WHY, LANES_UP, LANES_DOWN]
 """Keys every mode has (each screen lists them in its own BINDINGS, F1 first)."""
 
 
@@ -136,6 +141,14 @@ class ModeScreen(Screen):
             self.notify(tr("No room for the keys in the presenter layout at this size: f leaves it"), timeout=3)
             return
         self.query_one("#inspector #keys").focus()
+
+    def action_scroll_lanes(self, rows: int) -> None:
+        """Ctrl+Up / Ctrl+Down: the lanes scroll from wherever the typing is."""
+        lanes = self.query_one(LanesView)
+        if not lanes.has_class("-shown"):
+            self.notify(tr("The server order is not shown: Ctrl+T shows it"), timeout=3)
+            return
+        lanes.scroll_relative(y=rows, animate=False)
 
     def action_presenter(self) -> None:
         """Presenter layout: a big narration panel (the next command in bold, named

@@ -1,8 +1,9 @@
 """What a lesson's screen and a challenge's screen share: the narration panel, the open
 scenario (a tui.teacher.Teacher), one step at a time, the clock, closing.
 
-The scenario's keys act in the narration panel (where the class looks; in a pane the
-same letters type): check_action hides them elsewhere, as the footer shows.
+The scenario's keys act wherever letters do not type (the narration panel, where the
+class looks, the keys, the lanes); in a pane or a filter the same letters type:
+check_action hides them there, as the footer shows.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 from textual import work
 from textual.binding import Binding
 from textual.css.query import NoMatches
+from textual.widgets import Input
 
 from playground.i18n import N_, tr
 from .mode_screen import ModeScreen
@@ -61,8 +63,8 @@ class ScenarioScreen(ModeScreen):
             pass
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
-        if action in IN_NARRATION and self.focused is not self.narration:
-            return False
+        if action in IN_NARRATION and isinstance(self.focused, Input):
+            return False  # there the letters type (elsewhere, the keys or the lanes, they act)
         return super().check_action(action, parameters)  # (follow me dims some: mode_screen.py)
 
     def action_focus_narration(self) -> None:

@@ -64,15 +64,13 @@ class ScenarioPicker(ModalScreen[tuple[Scenario, bool] | None]):
         options = []
         for s, name in zip(self.scenarios, numbered):
             label = Text(pad(cut(name, idw), idw), style="bold")
-            tag = tr("  [challenge]")
-            rest = visible(s.title) + (tag if s.challenge else "")
+            tag = tr("  [challenge]") if s.challenge else ""
             tags = "  " + visible(tag_names(s.tags)) if s.tags else ""
             room = max(0, inner - idw)
-            shown = cut(rest, room)
-            label.append(shown.replace(tag, ""))
-            if s.challenge and tag in shown:
-                label.append(tag, style="magenta")
-            label.append(cut(tags, max(0, room - width(shown))), style="dim")
+            shown = cut(visible(s.title), max(0, room - width(tag)))  # the mark keeps its room at every width
+            label.append(shown)
+            label.append(tag, style="magenta")
+            label.append(cut(tags, max(0, room - width(shown) - width(tag))), style="dim")
             options.append(Option(label, id=s.id))
         return options
 

@@ -1,0 +1,64 @@
+"""What the key inspector shows where (issue 35): the key that just changed stays in
+view, the keys get the rows the presenter layout's panes do not need, and in a lesson
+the filter line shows only once / asks for it. Pilot on a real server."""
+
+from textual.widgets import Input
+
+from playground.scenario.library import bundled_dir
+from playground.scenario.loader import load_scenario
+from playground.tui.app import make_app
+from playground.tui.key_inspector import KeyInspector
+from playground.tui.key_table import KeyTable
+from test_tui import started, type_command, wait_until
+from test_tui_teaching import opened, press_and_wait
+
+
+def keys_in_table(table: KeyTable) -> list[str]:
+    return [table.row_key(i) for i in range(table.row_count)]
+
+
+async def test_the_key_changed_last_comes_into_view(server_binary):
+    app = make_app(server_binary.path)
+    async with app.run_test(size=(120, 35)) as pilot:
+        await started(pilot, app)
+        names = [f"k:{i:02}" for i in range(1, 31)]
+        await type_command(pilot, app, "A", "MSET " + " ".join(f"{name} 1" for name in names))
+        table = app.mode_screen.query_one("#inspector KeyTable", KeyTable)
+        await wait_until(pilot, lambda: keys_in_table(table) == names)
+        assert not table.in_view(names.index("k:29"))  # (the rows in view are the first ones)
+        await type_command(pilot, app, "B", "SET k:29 changed")
+        await wait_until(pilot, lambda: table.in_view(names.index("k:29")))
+        assert str(table.row(names.index("k:29"))[4]) == "by B"
+        await type_command(pilot, app, "A", "SET k:02 again")
+        await wait_until(pilot, lambda: table.in_view(names.index("k:02")))
+
+
+def _lesson(name="watch-abort"):
+    return make_app("bundled", open_scenario=load_scenario(bundled_dir() / f"{name}.toml"))
+
+
+async def test_presenter_layout_gives_the_keys_their_rows():
+    """It kept 2 rows for the keys (1 at 120x35) while the panes had 28 rows of room."""
+    app = _lesson()
+    async with app.run_test(size=(160, 45)) as pilot:
+        await opened(pilot, app)
+        await press_and_wait(pilot, app, "f")
+        assert app.mode_screen.has_class("-presenter")
+        await type_command(pilot, app, "B", "MSET a 1 b 1 c 1 d 1 e 1 f 1")
+        table = app.mode_screen.query_one("#inspector KeyTable", KeyTable)
+        await wait_until(pilot, lambda: table.row_count == 7)
+        await wait_until(pilot, lambda: table.size.height == 8)  # the header and every key
+        assert all(table.in_view(i) for i in range(7))
+
+
+async def test_in_a_lesson_the_filter_line_shows_only_after_slash():
+    app = _lesson()
+    async with app.run_test(size=(120, 35)) as pilot:
+        await opened(pilot, app)
+        inspector = app.mode_screen.query_one(KeyInspector)
+        field = inspector.query_one("#filter", Input)
+        assert not field.display
+        await pilot.press("f4", "slash")
+        await wait_until(pilot, lambda: field.display and field.has_focus)
+        await pilot.press(*"bal*", "enter")
+        await wait_until(pilot, lambda: not field.display and inspector.pattern == "bal*")

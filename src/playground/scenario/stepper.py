@@ -142,7 +142,7 @@ class Stepper:
                  sink=None) -> None:
         self.pg = pg
         self.scenario = scenario
-        self.runner = Runner(pg, executor=executor, sink=sink)
+        self.runner = Runner(pg, executor=executor, sink=sink, lesson_time=True)
         self.flat: list[tuple[int, Step]] = [(i, s) for i, p in enumerate(scenario.parts) for s in p.steps]
         self.results: list[StepResult] = []
         self.timeline = Timeline()
@@ -259,7 +259,7 @@ class Challenge:
         self.moves: list[str] = []
         self.results: list[StepResult] = []
         self.bound_results: list[StepResult] = []
-        self.runner = Runner(pg, executor=executor, sink=sink)
+        self.runner = Runner(pg, executor=executor, sink=sink, lesson_time=True)
         self.runner.programs.lenient = True  # in the learner's order a program may send fewer commands
         self.timeline = Timeline()
 

@@ -126,6 +126,7 @@ class LessonClock:
         self._side: _Side | None = None
         self._task: asyncio.Task | None = None
         self._stop: asyncio.Event | None = None
+        self._read = asyncio.Event()  # set once a hold has read the keys it holds
         self._held: list[tuple[object, list[_Held]]] = []
         self._held_since: float | None = None
         self.held_seconds = 0.0  # waiting between steps so far: not the lesson's time
@@ -152,6 +153,7 @@ class LessonClock:
             if self.close not in self.pg.closing:
                 self.pg.closing.append(self.close)  # the playground closing ends the hold first
             self._held_since = time.monotonic()
+            self._read = asyncio.Event()
             self._stop = asyncio.Event()
             self._task = asyncio.get_running_loop().create_task(self._hold(self._stop))
 
@@ -165,6 +167,7 @@ class LessonClock:
                 if keys:
                     held.append((target, keys))
             self._held = held
+            self._read.set()
             while self._held and not stop.is_set():
                 shortest = min(h.ttl for _, keys in self._held for h in keys)
                 try:
@@ -173,6 +176,14 @@ class LessonClock:
                     await self._tick_all()
         except Exception:  # noqa: BLE001 (a server gone or busy: the keys are not held)
             self._held = []
+        finally:
+            self._read.set()
+
+    async def holding(self) -> set[bytes]:
+        """The keys held, once the hold has read them (empty when it does not hold)."""
+        if self._task is not None:
+            await self._read.wait()
+        return {h.key for _, keys in self._held for h in keys}
 
     async def _tick_all(self) -> None:
         skip = self._watched()

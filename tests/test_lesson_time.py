@@ -197,3 +197,31 @@ def test_every_bundled_lesson_passes_at_a_teachers_pace(server_binary):
     failed = [f"{stem}:\n{out}" for stem, code, out in results if code != 0]
     assert not failed, "\n".join(failed)
     assert _pace(load_scenario(bundled_dir() / "lock-lost-on-failover.toml")) == 8.0
+
+
+async def test_the_clocks_own_pexpires_are_nobodys_write(playground, tmp_path):
+    """The server's key events (engine/changes.py) tell who changed what: the clock's
+    PEXPIREs between steps are not claimed by the next step that may write the key (B's
+    SET NX, refused, changed nothing)."""
+    from playground.engine.executor import Executor
+
+    scenario = _lesson(tmp_path, '''
+title = "events"
+lesson = "x"
+
+[[steps]]
+client = "A"
+command = "SET k v PX 60000"
+
+[[steps]]
+client = "B"
+command = "SET k w NX"
+reply = "(nil)"
+''', "events")
+    stepper = Stepper(playground, scenario, Executor(playground, attribute=True))
+    await stepper.start()
+    await stepper.step()
+    assert await stepper.runner.clock.holding() == {b"k"}
+    result = await stepper.step()
+    assert result.ok and result.units[0].changes == {}
+    await stepper.runner.close_clock()

@@ -14,7 +14,9 @@ from playground.tui.app import make_app
 from playground.tui.info_screens import InfoScreen
 from playground.tui.key_inspector import KeyInspector
 from playground.tui.own_programs import ProgramsPanel, short_reply
+from playground.tui.key_table import KeyTable
 from test_tui import hear_notices, notices, started, wait_until
+from test_tui_server_says import cells
 
 @pytest.fixture(autouse=True)
 def _hear_notices(monkeypatch):
@@ -30,6 +32,12 @@ r.set("mine", "x")
 assert r.get("mine") == b"x"
 print("done", flush=True)
 """
+
+
+def lanes_text(app) -> str:
+    from playground.tui.lanes_view import LanesView
+
+    return screen_text(app.mode_screen.query_one(LanesView))
 
 
 def panel_text(app) -> str:
@@ -116,6 +124,12 @@ async def test_free_running_and_a_restart(server_binary):
             if program.poll() is None:
                 program.kill()
             program.communicate()
+        # its commands went through the executor's records: "changed by" and the lanes name it
+        name = app.own_programs.gate.log[-1].client.name
+        table = app.mode_screen.query_one(KeyTable)
+        await wait_until(pilot, lambda: cells(table, "mine")[0] == f"by {name}")
+        await pilot.press("ctrl+t")
+        await wait_until(pilot, lambda: name in lanes_text(app) and "SET mine x" in lanes_text(app))
         old = app.own_programs.url
         app._restart_server()
         await wait_until(pilot, lambda: app.own_programs.gate is None and not app.mode_screen.query_one(ProgramsPanel).display)

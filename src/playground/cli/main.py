@@ -258,7 +258,7 @@ _exit_now: list[int] = []
 def _on_a_terminal() -> bool:
     """The app reads keys from stdin and draws on stderr (Textual's choice: stdout may go
     to a file): without a terminal there (`</dev/null`) Textual spins at full CPU."""
-    if os.environ.get("REDIS_PLAYGROUND_BENCH_READY"):  # python -m playground.bench: headless
+    if os.environ.get("REDIS_PLAYGROUND_BENCH_READY"):  # python -m benchmarks.bench: headless
         return True
     if os.environ.get("TEXTUAL_DRIVER"):  # serve's tabs: Textual's web driver speaks over pipes
         return True

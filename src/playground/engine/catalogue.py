@@ -23,6 +23,7 @@ No Textual here, and no I/O but `Catalogue.learn`.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 
 from playground.resp.replies import Array, Int, Map
@@ -163,6 +164,22 @@ def may_block(argv) -> bool:
 def may_load_scripts(argv) -> bool:
     """Whether the line may leave a script cached or a function loaded (LOADS_SCRIPTS)."""
     return bool(argv) and bytes(argv[0]).lower() in LOADS_SCRIPTS
+
+
+def script_run(argv) -> tuple[str, bytes | None] | None:
+    """The script a line runs or loads (EVAL, EVAL_RO, EVALSHA, EVALSHA_RO, SCRIPT LOAD):
+    (its SHA1 as the server names it, its source; None where the line gives only the
+    SHA); None for any other line."""
+    if not argv:
+        return None
+    cmd = bytes(argv[0]).lower()
+    if cmd in (b"eval", b"eval_ro") and len(argv) > 1:
+        return hashlib.sha1(bytes(argv[1])).hexdigest(), bytes(argv[1])
+    if cmd == b"script" and len(argv) > 2 and bytes(argv[1]).lower() == b"load":
+        return hashlib.sha1(bytes(argv[2])).hexdigest(), bytes(argv[2])
+    if cmd in (b"evalsha", b"evalsha_ro") and len(argv) > 1:
+        return bytes(argv[1]).decode("ascii", "replace").lower(), None
+    return None
 
 
 def depends_on_time(argv) -> bool:

@@ -8,12 +8,11 @@ for every client's state.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 from typing import TYPE_CHECKING, Callable, Iterable
 
 from playground.engine import fresh_start
 from playground.engine.attribution import WriteTracker
-from playground.engine.catalogue import may_load_scripts
+from playground.engine.catalogue import may_load_scripts, script_run
 from playground.engine.exit_signals import install_exit_signals  # noqa: F401 (re-exported)
 from playground.engine.guard import refusal
 from playground.engine.key_reader import Inspector
@@ -226,13 +225,11 @@ class Playground:
         fresh start is to flush them)."""
         if may_load_scripts(argv):
             self.scripts_clean = False
-        cmd = argv[0].lower()
-        if cmd in (b"eval", b"eval_ro") and len(argv) > 1:
-            self.scripts_seen[hashlib.sha1(argv[1]).hexdigest()] = argv[1]
-        elif cmd == b"script" and len(argv) > 2 and argv[1].lower() == b"load":
-            self.scripts_seen[hashlib.sha1(argv[2]).hexdigest()] = argv[2]
-        elif cmd in (b"evalsha", b"evalsha_ro") and len(argv) > 1:
-            self.scripts_seen.setdefault(argv[1].decode("ascii", "replace").lower(), None)
+        script = script_run(argv)
+        if script is not None and script[1] is not None:
+            self.scripts_seen[script[0]] = script[1]
+        elif script is not None:
+            self.scripts_seen.setdefault(script[0], None)
 
     async def cached_scripts(self) -> list[tuple[str, bytes | None, bool]]:
         """(sha1, source, still cached?) for every script seen, via SCRIPT EXISTS."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 
 from playground.engine.redirect import follow
-from playground.resp.replies import Bulk, Err, Verbatim
+from playground.resp.info_text import parse_info
 
 FLUSH = (("FLUSHALL",), ("SCRIPT", "FLUSH"))
 
@@ -84,9 +84,7 @@ async def url_is_cluster(pg) -> bool:
         reply, = await pg.reader.run([[b"INFO", b"cluster"]])
     except OSError:
         return False
-    if isinstance(reply, Err) or not isinstance(reply, (Bulk, Verbatim)):
-        return False
-    return b"cluster_enabled:1" in bytes(reply)
+    return parse_info(reply).get("cluster_enabled") == "1"
 
 
 

@@ -24,12 +24,11 @@ told apart), elsewhere from the commands' names (COMMAND GETKEYS, when explainin
 
 from __future__ import annotations
 
-import hashlib
 import time
 
 from playground.engine.changes import ttl_only
 from playground.engine.events import Why
-from playground.engine.catalogue import SCRIPT_COMMANDS
+from playground.engine.catalogue import SCRIPT_COMMANDS, script_run
 from playground.engine.units import Unit
 from playground.resp.cli_lines import format_argv
 from playground.resp.replies import Array, Bulk, Err, Int, Nil, Status
@@ -257,13 +256,9 @@ def _is_script_flush(argv) -> bool:
 
 
 def _sha_of(argv) -> str | None:
-    cmd = argv[0].lower()
-    if cmd in (b"eval", b"eval_ro") and len(argv) > 1:
-        return hashlib.sha1(argv[1]).hexdigest()
-    if cmd == b"script" and len(argv) > 2 and argv[1].lower() == b"load":
-        return hashlib.sha1(argv[2]).hexdigest()
-    if cmd in (b"evalsha", b"evalsha_ro") and len(argv) > 1:
-        return argv[1].decode("ascii", "replace").lower()
+    script = script_run(argv)
+    if script is not None:
+        return script[0]
     return None
 
 

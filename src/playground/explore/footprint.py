@@ -16,7 +16,8 @@ touches a key.
 from __future__ import annotations
 
 from playground.engine.catalogue import ANYTHING, NOTHING, Effect, may_block
-from playground.scenario.model import TEMPLATE, Step
+from playground.scenario.model import Step
+from playground.scenario.substitution import TEMPLATE
 
 Footprint = Effect
 TIME_PASSES = Effect(time=True)

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from playground.engine.value_reads import TYPES, read_value
 from playground.i18n import tr
 from playground.resp.cli_format import repr_bytes
+from playground.resp.info_text import parse_info
 from playground.resp.replies import Array, Bulk, Int, Map, Status
 from playground.scenario.checks import judge as _judge
 from playground.scenario.model import StateCheck
@@ -126,12 +127,8 @@ def _decode(type_: str, raw) -> tuple[str, tuple]:
 
 def _databases(info, own: int) -> list[int]:
     """The databases INFO keyspace lists (those holding keys), other than `own`."""
-    out = []
-    for line in _text(info).splitlines() if isinstance(info, (Bulk, Status, bytes)) else ():
-        name = line.partition(":")[0]
-        if name.startswith("db") and name[2:].isdigit() and int(name[2:]) != own:
-            out.append(int(name[2:]))
-    return sorted(out)
+    return sorted(int(name[2:]) for name in parse_info(info)
+                  if name.startswith("db") and name[2:].isdigit() and int(name[2:]) != own)
 
 
 class Snapshotter:

@@ -89,6 +89,7 @@ class Held:
     seq: int | None = None           # its server-order number (when the reply came)
     frames: int = 0                  # reply frames so far (SUBSCRIBE a b: one a channel)
     local: bytes | None = None       # the gate answers it itself (the TCP endpoint's AUTH)
+    record: "asyncio.Future | None" = None  # its record as a line (engine/program_lines.py), once answered
     done: asyncio.Future = field(default_factory=lambda: asyncio.get_running_loop().create_future())
 
     @property
@@ -178,6 +179,9 @@ class Gate:
         self._waiting = 0  # wait_for calls waiting for a change
         self.free_running = False
         self.listeners: list[Callable[[], None]] = []  # told of every change (a UI)
+        self.answered: list[Callable[[GateClient, Held], None]] = []
+        """Told of every command answered, as its reply arrives, in server order (the
+        handshake too: `Held.unstepped`): engine/program_lines.py records them."""
 
     @classmethod
     def for_playground(cls, pg) -> "Gate":
@@ -397,6 +401,8 @@ class Gate:
                         client.pump()  # a reply of the gate's own may be next
                     head.seq = self.next_seq()
                     self.log.append(head)
+                    for listener in self.answered:
+                        listener(client, head)
                     head.done.set_result(head.reply)
                 del buf[:pos]
                 self.changed()

@@ -372,3 +372,12 @@ async def _read_big(reader: asyncio.StreamReader, n: int) -> bytes:
     data = bytes(buffer)
     del buffer
     return data
+
+
+async def parse_reply(raw: bytes):
+    """One whole reply the server sent (e.g. a program's, forwarded by the gate byte for
+    byte), typed exactly as `TypedConnection.read_response` types it."""
+    reader = asyncio.StreamReader()
+    reader.feed_data(raw)
+    reader.feed_eof()
+    return await TypedConnection(Address(path="-"))._read(reader, top=True)

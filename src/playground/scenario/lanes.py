@@ -101,8 +101,11 @@ def lane_width(clients, total: int) -> int:
 
 
 def layout(rows: list[LaneRow], clients, total: int = 80, why_label: str = "why") -> list[tuple[str, str]]:
-    """(line, kind) pairs; kind: "head", "rule", "part", "cmd", "box", "reply", "note", "why"."""
+    """(line, kind) pairs; kind: "head", "rule", "part", "cmd", "box", "reply", "note", "why".
+    A client the rows name beside `clients` (a program started by hand, through the gate)
+    gets a lane of its own after theirs, never another client's."""
     clients = tuple(clients)
+    clients += tuple(dict.fromkeys(row.client for row in rows if row.client and row.client not in clients))
     lane = lane_width(clients, total)
     full = GUTTER + (lane + len(SEP)) * len(clients)
     out = [("   #" + SEP + SEP.join(pad(c, lane) for c in clients).rstrip(), "head"),
@@ -113,7 +116,7 @@ def layout(rows: list[LaneRow], clients, total: int = 80, why_label: str = "why"
             left = max(2, (full - width(label)) // 2)
             out.append(("─" * left + label + "─" * max(2, full - left - width(label)), "part"))
             continue
-        where = clients.index(row.client) if row.client in clients else 0
+        where = clients.index(row.client)
         body: list[tuple[str, str]] = []
         if row.atomic or len(row.lines) > 1:
             inner = lane - 4

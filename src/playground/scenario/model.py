@@ -9,19 +9,17 @@ playground.scenario.substitution and playground.scenario.when.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from playground.engine.catalogue import script_run
 from playground.errors import ScenarioError
 from playground.scenario import MAX_CLIENTS  # noqa: F401 (the loader's check; defined apart, see there)
 from playground.i18n import ENGLISH
-from playground.scenario.substitution import TEMPLATE
 
 __all__ = ["Requirement", "StateCheck", "Prediction", "Expect", "Step", "Part", "ChallengeSpec",
-           "Scenario", "ScenarioError", "script_sha", "load_scenario", "parse_scenario", "TEMPLATE",
-           "STEP_KINDS", "FLAVOURS"]
+           "Scenario", "ScenarioError", "script_sha", "STEP_KINDS", "FLAVOURS"]
 
 CLIENT_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
 SCRIPT_REF = re.compile(r"^\$([A-Za-z_][A-Za-z0-9_-]*)(\.sha)?$")
@@ -212,4 +210,5 @@ class Scenario:
 
 
 def script_sha(source: str) -> str:
-    return hashlib.sha1(source.encode()).hexdigest()
+    """The SHA1 the server names a scenario's script by (the catalogue's `script_run`)."""
+    return script_run([b"EVAL", source.encode()])[0]

@@ -27,7 +27,8 @@ from playground.resp.cli_lines import format_argv
 from playground.scenario.checks import CheckResult, check_state, describe_key  # noqa: F401 (re-exported)
 from playground.scenario.reply_checks import check_reply, expand_shas  # noqa: F401 (re-exported)
 from playground.scenario.requirements import _flavour, requirement_unmet  # noqa: F401 (re-exported)
-from playground.scenario.model import SHA_IN_TEXT, TEMPLATE, Part, Requirement, Scenario, Step  # noqa: F401
+from playground.scenario.model import SHA_IN_TEXT, Part, Requirement, Scenario, Step  # noqa: F401
+from playground.scenario.substitution import TEMPLATE  # noqa: F401
 from playground.scenario.substitution import fill_template, plain_value, show_value  # noqa: F401 (re-exported)
 from playground.scenario.time_limits import (DEFAULT_TIME_LIMIT, TimedOut, end_running_script, recover, setup_message,
                                              step_message, within)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import time
 
 from playground.i18n import tr
+from playground.resp.info_text import parse_info
 from playground.server import readiness
 from playground.server.node import LOOPBACK, NodeError
 from playground.server.private import ServerError
@@ -65,7 +66,7 @@ def cluster_problem(topology) -> readiness.Problem | None:
             return readiness.unreachable(node.name, exc)
         if isinstance(info_text, NodeError):
             return readiness.unreachable(node.name, info_text)
-        info = dict(line.split(":", 1) for line in info_text.decode().splitlines() if ":" in line)
+        info = parse_info(info_text)
         if info.get("cluster_state") != "ok":
             return readiness.cluster_state(node.name, info.get("cluster_state"))
         if int(info.get("cluster_known_nodes", 0)) < len(topology.nodes):

@@ -20,6 +20,7 @@ from playground.i18n import tr
 from playground.server.sandbox import ADMIN_USER, Credentials, acl_config
 from playground.server.children import die_with_parent, kill_escaped, start_watchdog, stop_group, stop_watchdog
 from playground.server.private import DEFAULT_SCRIPT_TIME_LIMIT_MS, STOP_GRACE, ServerBinary, ServerError
+from playground.resp.info_text import parse_info
 
 LOOPBACK = "127.0.0.1"
 
@@ -97,15 +98,6 @@ class NodeLink:
                 return None
             return [self._read() for _ in range(int(rest))]
         raise ConnectionError(f"unexpected reply {line[:40]!r}")
-
-
-def parse_info(text: bytes) -> dict[str, str]:
-    info = {}
-    for line in text.decode(errors="replace").splitlines():
-        key, sep, value = line.partition(":")
-        if sep:
-            info[key] = value.strip()
-    return info
 
 
 class Node:

@@ -36,6 +36,7 @@ from pathlib import Path
 from playground.errors import ServerError  # noqa: F401 (raised here, defined apart: the CLI imports it cheaply)
 from playground.i18n import tr
 from playground.resp.address import Address
+from playground.resp.info_text import parse_info
 from playground.server.children import (
     die_with_parent, kill_escaped, pid_alive, start_watchdog, stop_group, stop_watchdog,
 )
@@ -309,12 +310,7 @@ class PrivateServer(ServerIdentity):
                 data += chunk
                 if data.startswith(b"-"):
                     raise OSError(data.decode(errors="replace"))
-        info = {}
-        for line in data.decode(errors="replace").splitlines():
-            key, sep, value = line.partition(":")
-            if sep:
-                info[key] = value
-        return info
+        return parse_info(data)
 
     def _failure(self, what: str, log_path: str) -> str:
         try:

@@ -26,7 +26,8 @@ import time
 from playground.i18n import tr, trn
 from playground.resp.connection import Address
 from playground.server import readiness
-from playground.server.node import LOOPBACK, Node, NodeError, parse_info
+from playground.resp.info_text import parse_info
+from playground.server.node import LOOPBACK, Node, NodeError
 from playground.server.sandbox import ADMIN_USER, Credentials
 from playground.server.private import TEMP_PREFIX, ServerBinary, ServerError, ServerIdentity, sweep_stale_dirs
 

@@ -236,7 +236,7 @@ class PlaygroundApp(ServerActions, TeachingActions, RecordingActions, ClassroomA
 
     @work(group="bench", exit_on_error=False)
     async def _exit_when_ready(self) -> None:
-        """For `python -m playground.bench`: say when keys are on screen, then quit."""
+        """For `python -m benchmarks.bench`: say when keys are on screen, then quit."""
         inspector = self.mode_screen.query_one(KeyInspector)
         populate = int(os.environ.get("REDIS_PLAYGROUND_BENCH_KEYS", "0"))
         if populate:  # memory with many keys: fill the server, then wait for the keys on screen
@@ -366,7 +366,7 @@ def run_app(args, server: PrivateServer | None = None) -> int:
                    scenario_dirs=getattr(args, "scenarios", None), open_scenario=scenario,
                    challenge=getattr(args, "challenge", False), server=server,
                    lang=getattr(args, "lang", "en"))
-    bench = bool(os.environ.get("REDIS_PLAYGROUND_BENCH_READY"))  # python -m playground.bench
+    bench = bool(os.environ.get("REDIS_PLAYGROUND_BENCH_READY"))  # python -m benchmarks.bench
     gc.freeze()  # what the imports made lives as long as the app: no collection scans it again
     try:
         app.run(headless=bench, size=(120, 40) if bench else None)

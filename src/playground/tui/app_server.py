@@ -8,7 +8,7 @@ from textual.widgets import Static
 
 from playground.engine.playground import Refused
 from playground.i18n import tr
-from playground.resp.replies import Bulk
+from playground.resp.info_text import parse_info
 from .key_inspector import KeyInspector
 from .messages import ServerStopped
 from .server_bar import ServerBar
@@ -32,10 +32,7 @@ class ServerActions:
             return
         info = {}
         for part in reply:
-            if isinstance(part, Bulk):
-                for line in bytes(part).decode(errors="replace").splitlines():
-                    key, _, value = line.partition(":")
-                    info[key] = value
+            info.update(parse_info(part))
         bar.memory = info.get("used_memory_human", "")
         bar.clients = int(info.get("connected_clients", "0") or 0)
         if self.playground.topology is not None:  # every node: role, replication offset, lag

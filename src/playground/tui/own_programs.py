@@ -83,7 +83,11 @@ class OwnPrograms:
         if self.gate is None:
             from playground.gate.endpoint import Gate
 
+            from playground.engine.program_lines import ProgramLines
+
             gate = Gate.for_playground(self.app.playground)
+            # its commands go into the executor's records as typed ones do: lanes, why, "changed by"
+            ProgramLines(self.app.executor).attach(gate, name=lambda client: client.name)
             self.url = await gate.listen(None)
             self.gate = gate
             gate.listeners.append(self._changed)
@@ -133,10 +137,16 @@ class OwnPrograms:
         if len(log) > self._logged:
             for held in log[self._logged:]:
                 self._last[held.client] = held
+                if held.record is not None and not held.record.done():  # who wrote what: once attributed
+                    held.record.add_done_callback(lambda _: self.app.call_later(self._keys_changed))
             self._logged = len(log)
-            from .key_inspector import KeyInspector
-            self.app.mode_screen.query_one(KeyInspector).refresh_keys()
+            self._keys_changed()
         self.app.mode_screen.query_one(ProgramsPanel).update(self.render())
+
+    def _keys_changed(self) -> None:
+        from .key_inspector import KeyInspector
+        if self.gate is not None:
+            self.app.mode_screen.query_one(KeyInspector).refresh_keys()
 
     def render(self) -> Text:
         gate = self.gate

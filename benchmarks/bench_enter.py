@@ -1,4 +1,4 @@
-"""The Enter-to-reply measurement of `python -m playground.bench` (`--only enter_to_reply`):
+"""The Enter-to-reply measurement of `python -m benchmarks.bench` (`--only enter_to_reply`):
 GET/SET lines typed into the app's pane A, each from Enter to its reply in the pane (and to
 the first frame drawn after it), against the same typing in a bare Textual app sending with
 redis-py, and redis-py's own round trips, on the same server in the same run."""

@@ -1,5 +1,5 @@
-"""`repl` against piped `redis-cli --no-raw`: `python -m playground.bench_repl [--runs N]`
-(also a step of `python -m playground.bench`).
+"""`repl` against piped `redis-cli --no-raw`: `python -m benchmarks.bench_repl [--runs N]`
+(also a step of `python -m benchmarks.bench`).
 
 Both get the same input on stdin and write to a pipe that is read to the end; each run
 starts from an empty server of its own (started before the clock, with the bundled
@@ -164,7 +164,7 @@ def table_rows(r: dict, row) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m playground.bench_repl", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.bench_repl", description=__doc__)
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args(argv)
     import compileall

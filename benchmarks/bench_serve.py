@@ -1,4 +1,4 @@
-"""`serve`'s costs for a class (a step of `python -m playground.bench`, `--only serve`).
+"""`serve`'s costs for a class (a step of `python -m benchmarks.bench`, `--only serve`).
 
 A real `redis-playground serve` on a free port, its tabs played by websocket clients that
 speak the page's protocol (what the browser's page sends and receives, without a browser):
@@ -275,7 +275,7 @@ def table_rows(r: dict, row) -> list[str]:
 if __name__ == "__main__":
     import argparse
 
-    parser = argparse.ArgumentParser(prog="python -m playground.bench_serve", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.bench_serve", description=__doc__)
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--tabs", type=int, default=30)
     parser.add_argument("--ready", type=int, help="serve's --ready (default: serve's default)")

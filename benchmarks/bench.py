@@ -1,4 +1,4 @@
-"""Benchmarks: `python -m playground.bench [--runs N] [--json FILE]`.
+"""Benchmarks: `python -m benchmarks.bench [--runs N] [--json FILE]`.
 
 Each measurement runs against a baseline measured the same way in the same run, so the
 ratio holds on a noisy machine. Nothing here is a pass/fail test; BENCHMARKS.md records
@@ -19,12 +19,12 @@ import sys
 import time
 from pathlib import Path
 
-from playground.bench_enter import BARE_APP_CLASS, bench_enter
-from playground.bench_meter import count_turns, meter
-from playground.bench_repl import bench_repl, table_rows as repl_rows
-from playground.bench_explore import bench_explore, bench_explore_sample, table_rows as explore_rows
-from playground.bench_gate import bench_gate, table_rows as gate_rows
-from playground.bench_serve import bench_serve, table_rows as serve_rows
+from benchmarks.bench_enter import BARE_APP_CLASS, bench_enter
+from benchmarks.bench_meter import count_turns, meter
+from benchmarks.bench_repl import bench_repl, table_rows as repl_rows
+from benchmarks.bench_explore import bench_explore, bench_explore_sample, table_rows as explore_rows
+from benchmarks.bench_gate import bench_gate, table_rows as gate_rows
+from benchmarks.bench_serve import bench_serve, table_rows as serve_rows
 
 BUDGETS = {
     "ready": ("ratio", 1.3),
@@ -257,7 +257,7 @@ def machine() -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m playground.bench", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.bench", description=__doc__)
     parser.add_argument("--runs", type=int, default=5, help="repetitions of each measurement")
     parser.add_argument("--commands", type=int, default=300, help="commands for the Enter-to-reply test")
     parser.add_argument("--json", metavar="FILE", help="write the results here too")

@@ -1,4 +1,4 @@
-"""The stepping gate's costs (a step of `python -m playground.bench`, `--only gate`).
+"""The stepping gate's costs (a step of `python -m benchmarks.bench`, `--only gate`).
 
 1. A command released at once (free-running) through the gate vs the same command on a
    direct unix-socket connection: a redis-py program in a process of its own times PING

@@ -1,4 +1,4 @@
-"""The explorer's benchmarks (a step of `python -m playground.bench`; needs redis-py for the
+"""The explorer's benchmarks (a step of `python -m benchmarks.bench`; needs redis-py for the
 baseline, and is left out of the installed package like the other bench modules).
 
 - `explore`: every schedule of lost-update through the explorer (no reduction and no
@@ -26,7 +26,7 @@ import statistics
 import time
 import tracemalloc
 
-from playground.bench_meter import count_turns, meter
+from benchmarks.bench_meter import count_turns, meter
 
 SAMPLE_STEPS = [("A", "INCR k"), ("B", "GET k"), ("C", "INCRBY k 2")]
 """Each client's one command, five times: three clients on one key."""

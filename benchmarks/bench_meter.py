@@ -1,5 +1,5 @@
 """What a benchmark's round costs besides its wall time (a step of `python -m
-playground.bench`, left out of the installed package like the other bench modules):
+benchmarks.bench`, left out of the installed package like the other bench modules):
 this process's CPU, which another session's load on the machine inflates far less than
 the wall time, and the turns of the event loop (one `select` each), which it does not
 change at all: `count_turns()` once in a run, then `async with meter(turns) as m:` around

@@ -1,0 +1,97 @@
+"""Commands a program sent through the gate, recorded as typed lines are.
+
+The gate (gate/endpoint.py) forwards a program's commands and replies byte for byte, and
+numbers each reply in the playground's one server order. Every command it answered comes
+here, in that order, and goes through the executor's records as a typed line does: its
+unit (a command, a MULTI … EXEC, a script: engine/units.py, followed per connection) into
+the server order that the lanes draw, the why-note of a reply that surprises
+(engine/why.py), and the keys it wrote (engine/attribution.py: the inspector's "changed
+by"). So lanes, why-notes and attribution never tell a program from a pane.
+
+The client a program's lines belong to is the gate's label for it: a lesson's client name
+("A") for a lesson's program, the program's own name ("python3#1") for one started by hand.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from playground.engine import events as ev
+from playground.engine.session import ConnectionLost
+from playground.engine.units import UnitTracker
+from playground.resp.connection import parse_reply
+
+
+class ProgramLines:
+    """Records what the gate answered, through `executor`, one command after the other in
+    server order. `listening`: the executor's sink also gets the events (UnitEnded, Wrote,
+    Why) a typed line would give; False where a caller takes what it needs from the
+    `LineResult` (the scenario runner puts a step's whys in its result)."""
+
+    def __init__(self, executor, listening: bool = False) -> None:
+        self.executor = executor
+        self.listening = listening
+        self.trackers: dict[str, UnitTracker] = {}
+        self._last: asyncio.Future | None = None
+
+    def attach(self, gate, name=lambda client: client.label) -> None:
+        """Record every command `gate` answers, but the client library's handshake (HELLO,
+        CLIENT SETINFO ...: no step, no line of the program's); `name(gate_client)`: the
+        client its lines belong to (a lesson's: its label; free play: each connection's
+        own name). Each `Held` gets its record's future as `held.record`."""
+        def told(client, held) -> None:
+            if not held.unstepped and held.reply is not None and held.seq is not None:
+                held.record = self.answered(name(client), held.argv, held.reply, held.seq)
+        gate.answered.append(told)
+
+    def answered(self, client: str, argv, raw: bytes, seq: int) -> asyncio.Future:
+        """Record one command `client` sent and the reply it got (`raw`, as the server sent
+        it; `seq`, its server-order number). Called as the reply arrives; the records are
+        made in that order. The future gives the line's `LineResult` (its whys)."""
+        record = asyncio.ensure_future(self._record(self._last, client, tuple(argv), raw, seq))
+        self._last = record
+        return record
+
+    async def settled(self) -> None:
+        """Wait until every command answered so far is recorded."""
+        while self._last is not None and not self._last.done():
+            await asyncio.gather(self._last, return_exceptions=True)
+
+    def forget(self, client: str | None = None) -> None:
+        """A program's connection ended (or, None, every one: a fresh server): its open
+        MULTI and WATCHes end with it."""
+        if client is None:
+            self.trackers.clear()
+        else:
+            self.trackers.pop(client, None)
+
+    async def _record(self, before, client: str, argv: tuple[bytes, ...], raw: bytes, seq: int) -> ev.LineResult:
+        if before is not None:
+            await asyncio.gather(before, return_exceptions=True)
+        reply = await parse_reply(raw)
+        tracker = self.trackers.setdefault(client, UnitTracker(client))
+        unit = tracker.note(argv, reply)
+        result = ev.LineResult(client, argv, replies=[reply], seqs=[seq])
+        executor, emit = self.executor, (self.executor.emit if self.listening else None)
+        if unit is not None:
+            unit.seq = seq
+            executor.pg.order.ran(seq, client, unit)
+            result.units.append(unit)
+            if emit is not None:
+                emit(ev.UnitEnded(client, unit))
+        if executor.why is not None:
+            try:
+                result.whys = await executor.why.explain(client, argv, reply, seq, unit)
+            except (OSError, ConnectionLost):
+                pass  # the server is busy or gone: no explanation, the reply stands
+            if emit is not None:
+                for why in result.whys:
+                    emit(why)
+        if executor.attribute and unit is not None:
+            try:
+                keys = await executor.pg.writes.note_unit(unit)
+            except (OSError, ConnectionLost):
+                keys = frozenset()
+            if keys and emit is not None:
+                emit(ev.Wrote(client, keys, unit))
+        return result

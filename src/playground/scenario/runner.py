@@ -190,8 +190,7 @@ class Runner:
                 self.clock.hold()  # until step 1: the setup's TTLs wait for the class too
 
     def lesson_now(self) -> float:
-        """The lesson's time in seconds (monotonic; the waits between steps left out when
-        they hold TTLs: lesson_clock.py)."""
+        """The lesson's time in seconds (monotonic, less the waits held: lesson_clock.py)."""
         return self.clock.now() if self.clock is not None else time.monotonic()
 
     async def close_clock(self) -> None:

@@ -199,7 +199,6 @@ class Runner:
             await self.clock.close()
 
     async def _begin_part(self, scenario: Scenario, part: Part) -> str | None:
-        await end_running_script(self)
         await self.discard_pending()
         self.saved = {}
         self._keys_so_far: dict[bytes, None] = {}  # the part's keys, in the order first touched
@@ -391,7 +390,9 @@ class Runner:
         return tasks
 
     async def discard_pending(self) -> None:
-        """Cancel every blocked command still waiting, and forget them."""
+        """Cancel every blocked command still waiting (a script that still runs is ended:
+        time_limits.end_running_script), and forget them."""
+        await end_running_script(self)
         for name, (job, _) in list(self._pending.items()):
             if not job.task.done() and hasattr(job, "abandon"):
                 job.abandon()  # a program's command (gate/lesson_steps.py): the program goes with its part

@@ -225,3 +225,21 @@ reply = "(nil)"
     result = await stepper.step()
     assert result.ok and result.units[0].changes == {}
     await stepper.runner.close_clock()
+
+
+async def test_the_observer_reconnecting_to_a_busy_server_says_busy(playground):
+    """A script that loops until a step ends it (busy-script): the observer, on a new
+    connection (its CLIENT SETNAME refused BUSY), says the server is busy, so the step's
+    EVAL is seen as blocked instead of timing out."""
+    from playground.engine.executor import Executor
+
+    await playground.set_script_time_limit(100)
+    executor = Executor(playground)
+    job = await executor.settled("A", (b"EVAL", b"while true do end", b"0"))
+    assert job.blocked
+    await playground.observer.close()  # (as after a read cancelled when a reply came first)
+    ids = [playground.sessions["A"].state.client_id]
+    assert await playground.observer.client_fields(ids) is None and playground.observer.server_busy
+    reply, = await playground.admin.run([[b"SCRIPT", b"KILL"]])
+    assert reply == b"OK"
+    await job.task

@@ -60,12 +60,14 @@ async def recover(runner) -> str:
 
 
 async def end_running_script(runner) -> None:
-    """Before a part starts afresh while a step's command still runs (a rewind in the middle
-    of busy-script, whose scripts loop until a step ends them): on a private single server,
-    SCRIPT KILL, and a fresh server when the script already wrote (UNKILLABLE)."""
+    """Before a step's blocked command is given up while it runs a script (a rewind in the
+    middle of busy-script, whose scripts loop until a step ends them): on a private single
+    server, SCRIPT KILL, and a fresh server when the script already wrote (UNKILLABLE)."""
     pg = runner.pg
-    if not pg.private or pg.topology is not None or all(job.task.done() for job, _ in runner.waiting.values()):
-        return
+    if not pg.private or pg.topology is not None or not any(
+            not job.task.done() and name in pg.sessions and pg.sessions[name].state.busy_script
+            for name, (job, _) in runner.waiting.items()):
+        return  # (nothing else is sent: under CLIENT PAUSE the SCRIPT KILL itself would wait)
     try:
         reply, = await asyncio.wait_for(pg.admin.run([[b"SCRIPT", b"KILL"]]), 10)
     except Exception:  # noqa: BLE001 (the server gone or stuck: a fresh one)

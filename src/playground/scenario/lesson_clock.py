@@ -4,9 +4,11 @@ A lesson stepped by hand waits between steps: the teacher talks, a prediction is
 `run`/`check --pace` waits. That waiting is not the lesson's time. When a step ends the
 clock notes every volatile key's time to live (SCAN, PTTL, PEXPIRETIME, on a connection
 of its own as the app's own user) and, until the next step starts, sets it back to that
-(PEXPIRE) often enough that none runs out in between (every quarter of the shortest, at
-most every 0.5 s, at least every 10 ms); the next step finds each key's TTL exactly as
-the step before left it. A step's own `sleep` is the lesson's time: it passes.
+(PEXPIRE) every half second; the next step finds each key's TTL exactly as the step
+before left it. A TTL under 10 s is held MARGIN_MS longer meanwhile (a loaded machine
+may not get to a tick for a second: the key must not run out then), so the key
+inspector may show it that much longer while the lesson waits. A step's own `sleep` is
+the lesson's time: it passes.
 
 What it leaves to the wall clock: a key some client WATCHes (any change to its TTL would
 abort the client's transaction), a key whose expiry was changed meanwhile by someone
@@ -26,6 +28,10 @@ HOLD_AT_MOST = 10_000  # volatile keys held, at most (bounded work per tick)
 _SCAN_COUNT = b"1000"
 _RELEASE_WAIT = 0.5    # seconds release() waits for a hold still reading (a busy server)
 _TICK_TIMEOUT = 1.0
+_TICK_EVERY = 0.5      # seconds between ticks while holding
+MARGIN_MS = 2000       # a short TTL held this much longer between steps
+_SHORT_MS = 10_000     # (a TTL from 10 s up outlasts any stall at one tick each 0.5 s)
+_READ_WAIT = 0.3       # seconds a step's end waits for the hold to have read its keys
 
 
 @dataclass
@@ -96,9 +102,13 @@ async def _snapshot(target, skip: set[bytes]) -> list[_Held]:
             return held[:HOLD_AT_MOST]
 
 
-async def _tick(target, held: list[_Held], skip: set[bytes]) -> list[_Held]:
-    """Every held key back to its TTL; the ones still held (a key deleted, WATCHed or given
-    another expiry since is let go)."""
+def _margin(ttl: int) -> int:
+    return MARGIN_MS if ttl < _SHORT_MS else 0
+
+
+async def _tick(target, held: list[_Held], skip: set[bytes], margin: bool = True) -> list[_Held]:
+    """Every held key back to its TTL (and the margin while the lesson waits, `margin`);
+    the ones still held (a key deleted, WATCHed or given another expiry since is let go)."""
     live = [h for h in held if h.key not in skip]
     if not live:
         return []
@@ -107,7 +117,7 @@ async def _tick(target, held: list[_Held], skip: set[bytes]) -> list[_Held]:
         live = [h for h, at in zip(live, now) if h.at is None or _int(at) == h.at]
     if not live:
         return []
-    replies = await target.run([c for h in live for c in ([b"PEXPIRE", h.key, b"%d" % h.ttl],
+    replies = await target.run([c for h in live for c in ([b"PEXPIRE", h.key, b"%d" % (h.ttl + (_margin(h.ttl) if margin else 0))],
                                                          [b"PEXPIRETIME", h.key])])
     kept = []
     for i, h in enumerate(live):
@@ -167,11 +177,12 @@ class LessonClock:
                 if keys:
                     held.append((target, keys))
             self._held = held
+            if held:
+                await self._tick_all()  # the margin, at once
             self._read.set()
             while self._held and not stop.is_set():
-                shortest = min(h.ttl for _, keys in self._held for h in keys)
                 try:
-                    await asyncio.wait_for(stop.wait(), max(0.01, min(0.5, shortest / 4000)))
+                    await asyncio.wait_for(stop.wait(), _TICK_EVERY)
                 except asyncio.TimeoutError:
                     await self._tick_all()
         except Exception:  # noqa: BLE001 (a server gone or busy: the keys are not held)
@@ -179,16 +190,25 @@ class LessonClock:
         finally:
             self._read.set()
 
+    async def read(self) -> None:
+        """Wait (_READ_WAIT at most) until the hold has read its keys: what a step leaves is
+        held from its end, not from whenever a loaded machine gets to it."""
+        if self._task is not None and not self._read.is_set():
+            try:
+                await asyncio.wait_for(asyncio.shield(self._read.wait()), _READ_WAIT)
+            except asyncio.TimeoutError:
+                pass
+
     async def holding(self) -> set[bytes]:
         """The keys held, once the hold has read them (empty when it does not hold)."""
         if self._task is not None:
             await self._read.wait()
         return {h.key for _, keys in self._held for h in keys}
 
-    async def _tick_all(self) -> None:
+    async def _tick_all(self, margin: bool = True) -> None:
         skip = self._watched()
         touched = {h.key for _, keys in self._held for h in keys}
-        self._held = [(t, kept) for t, keys in self._held if (kept := await _tick(t, keys, skip))]
+        self._held = [(t, kept) for t, keys in self._held if (kept := await _tick(t, keys, skip, margin))]
         if self.pg.changes is not None:
             await self.pg.changes.forget(touched)  # the clock's PEXPIREs are nobody's write
 
@@ -209,11 +229,20 @@ class LessonClock:
             await asyncio.gather(task, return_exceptions=True)
         try:
             if self._held:
-                await asyncio.wait_for(self._tick_all(), _TICK_TIMEOUT)
+                await asyncio.wait_for(self._tick_all(margin=False), _TICK_TIMEOUT)  # exactly the TTL
         except Exception:  # noqa: BLE001 (as in _hold)
             pass
         self._held = []
         return held_for
+
+    async def step_starts(self, programs) -> None:
+        """release(), and the lesson's programs' time limits move on by the time held."""
+        programs.wait_for_class(await self.release())
+
+    async def step_ended(self) -> None:
+        """hold(), and read() (a step, or a part's setup, ended)."""
+        self.hold()
+        await self.read()
 
     async def close(self) -> None:
         """No more holding (the lesson is over or closed): TTLs run on the wall clock."""
@@ -228,3 +257,19 @@ class LessonClock:
 async def _role(target: _Node) -> bytes | None:
     reply, = await target.run([[b"ROLE"]])
     return bytes(reply[0]) if isinstance(reply, list) and reply else None
+
+
+class WallClock:
+    """A runner's clock without lesson time (explore, tests): nothing is held."""
+
+    def now(self) -> float:
+        return time.monotonic()
+
+    async def step_starts(self, programs) -> None:
+        pass
+
+    async def step_ended(self) -> None:
+        pass
+
+    async def close(self) -> None:
+        pass

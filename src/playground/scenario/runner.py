@@ -11,7 +11,6 @@ scenario with one line naming the file and the step, on a server made usable aga
 from __future__ import annotations
 
 import asyncio
-import time
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Callable, Mapping
@@ -91,8 +90,8 @@ class Runner:
                  sink=None, time_limit: float | None = None, lesson_time: bool = False,
                  pace: float = 0.0) -> None:
         self.pg = pg
-        from playground.scenario.lesson_clock import LessonClock
-        self.clock = LessonClock(pg) if lesson_time else None  # waits between steps hold TTLs
+        from playground.scenario.lesson_clock import LessonClock, WallClock
+        self.clock = LessonClock(pg) if lesson_time else WallClock()  # waits between steps hold TTLs
         self.pace = pace  # run/check --pace: seconds waited before each step, as a teacher would
         self.time_limit_given = time_limit  # run/check --time-limit: wins over the scenario's own
         self.stopped: str | None = None  # why the scenario stopped (a time-out), if it did
@@ -178,25 +177,22 @@ class Runner:
         or did not answer in time (the server is then fresh again)."""
         self.stopped = None
         seconds = self.time_limit(scenario)
-        if self.clock is not None:
-            self.programs.wait_for_class(await self.clock.release())
+        await self.clock.step_starts(self.programs)
         try:
             return await within(seconds, self._begin_part(scenario, part))
         except TimedOut:
             self.stopped = setup_message(scenario, part, seconds) + "; " + await recover(self)
             return self.stopped
         finally:
-            if self.clock is not None:
-                self.clock.hold()  # until step 1: the setup's TTLs wait for the class too
+            await self.clock.step_ended()  # until step 1: the setup's TTLs wait for the class too
 
     def lesson_now(self) -> float:
         """The lesson's time in seconds (monotonic, less the waits held: lesson_clock.py)."""
-        return self.clock.now() if self.clock is not None else time.monotonic()
+        return self.clock.now()
 
     async def close_clock(self) -> None:
         """Stop holding TTLs (the lesson is over or closed)."""
-        if self.clock is not None:
-            await self.clock.close()
+        await self.clock.close()
 
     async def _begin_part(self, scenario: Scenario, part: Part) -> str | None:
         await self.discard_pending()
@@ -217,14 +213,11 @@ class Runner:
         """Run one step (`refresh`: then read every client's flags, within the same limit);
         one that does not answer in time fails, sets `stopped` and leaves a fresh server
         (a server step, which acts on the nodes, has its own limits)."""
-        if self.clock is None:
-            return await self._timed_step(scenario, part, step, refresh)
-        # the lesson's time runs again, from where the last step left it (its programs' too)
-        self.programs.wait_for_class(await self.clock.release())
+        await self.clock.step_starts(self.programs)  # the lesson's time runs again (lesson_clock.py)
         try:
             return await self._timed_step(scenario, part, step, refresh)
         finally:
-            self.clock.hold()
+            await self.clock.step_ended()
 
     async def _timed_step(self, scenario: Scenario, part: str, step: Step, refresh: bool) -> StepResult:
         if step.kind == "server":

@@ -212,6 +212,9 @@ def build_parser() -> argparse.ArgumentParser:
     for sub_parser in (run, check):
         sub_parser.add_argument("--time-limit", type=_seconds, default=None, metavar="SECONDS",
                                 help=tr("a setup or step that has not answered by then stops its scenario (default 15)"))
+        sub_parser.add_argument("--pace", type=_seconds, default=0.0, metavar="SECONDS",
+                                help=tr("wait that long before each step, as a teacher talking would; "
+                                        "the lesson's TTLs do not run meanwhile"))
     from playground.cli.explore_command import add_parser as add_explore
 
     add_explore(sub, [common, library])

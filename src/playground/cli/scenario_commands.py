@@ -82,12 +82,12 @@ def cmd_run(args) -> int:
         return 2
     install_exit_signals()
     pg = _playground(args, [scenario])
-    result = asyncio.run(_run_one(pg, scenario, args.format, args.lang, args.time_limit))
+    result = asyncio.run(_run_one(pg, scenario, args.format, args.lang, args.time_limit, args.pace))
     return 0 if result.ok else 1
 
 
 async def _run_one(pg: Playground, scenario: Scenario, fmt: str, lang: str = "en",
-                   time_limit: float | None = None) -> ScenarioResult:
+                   time_limit: float | None = None, pace: float = 0.0) -> ScenarioResult:
     async with pg:
         state = {"part": None, "steps": []}
 
@@ -107,7 +107,7 @@ async def _run_one(pg: Playground, scenario: Scenario, fmt: str, lang: str = "en
             _out(report.text_header(scenario, pg.label))
         executor = Executor(pg, explain=lang)  # a "why" under every surprise (engine/why.py)
         result = await Runner(pg, on_step=on_step, record_touched=(fmt == "json"), executor=executor,
-                              time_limit=time_limit).run(scenario)
+                              time_limit=time_limit, lesson_time=True, pace=pace).run(scenario)
         if fmt == "text":
             _out(report.text_lanes(scenario, state["steps"]))
             _out(report.text_summary(result))
@@ -138,7 +138,7 @@ def cmd_check(args) -> int:
     install_exit_signals()
     passed = failed = skipped = 0
     for group in _by_topology(scenarios) or [[]]:
-        counts = asyncio.run(_check(_playground(args, group), group, args.time_limit))
+        counts = asyncio.run(_check(_playground(args, group), group, args.time_limit, args.pace))
         passed, failed, skipped = passed + counts[0], failed + counts[1], skipped + counts[2]
     for line in broken:
         _out(f"{report.FAIL} {line}\n")
@@ -149,12 +149,13 @@ def cmd_check(args) -> int:
     return 1 if failed else 0
 
 
-async def _check(pg: Playground, scenarios: list[Scenario], time_limit: float | None = None) -> tuple[int, int, int]:
+async def _check(pg: Playground, scenarios: list[Scenario], time_limit: float | None = None,
+                 pace: float = 0.0) -> tuple[int, int, int]:
     passed = failed = skipped = 0
     async with pg:
         _out(f"on {pg.label}\n")
         for scenario in scenarios:
-            result = await Runner(pg, time_limit=time_limit).run(scenario)
+            result = await Runner(pg, time_limit=time_limit, lesson_time=True, pace=pace).run(scenario)
             _out(report.check_line(result) + "\n")
             if scenario.missing_translations():
                 _out(report.missing_line(scenario) + "\n")

@@ -109,6 +109,17 @@ class ChangeFeed:
         self._expired.clear()
         self.expired = []
 
+    async def forget(self, keys: set[bytes]) -> None:
+        """Drop the TTL events on `keys` the app's own connection caused (a lesson's clock
+        holding TTLs: scenario/lesson_clock.py): nobody's write."""
+        if self._broken or not self.session.streaming or not keys:
+            return
+        try:
+            await asyncio.wait_for(self.session.sync(), _SYNC_TIMEOUT)
+        except (asyncio.TimeoutError, OSError):
+            return
+        self._pool = [e for e in self._pool if not (e[0] in keys and e[1] in TTL_EVENTS)]
+
     async def take(self, keys: frozenset[bytes] | None) -> dict[bytes, tuple[bytes, ...]] | None:
         """The changes of a unit that just replied and may write `keys` (None: any key);
         None when the server cannot say (no feed, the server busy or gone)."""

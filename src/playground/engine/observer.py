@@ -57,8 +57,15 @@ class Observer(SideConnection):
         self.server_busy = False
 
     async def client_fields(self, ids: list[int]) -> dict[int, dict[str, str]] | None:
-        """Fields per client id; None while the server is BUSY running a script."""
-        reply, = await self.run([[b"CLIENT", b"LIST", b"ID", *[b"%d" % i for i in ids]]])
+        """Fields per client id; None while the server is BUSY running a script (also
+        when the observer must reconnect meanwhile: CLIENT SETNAME is refused BUSY too)."""
+        try:
+            reply, = await self.run([[b"CLIENT", b"LIST", b"ID", *[b"%d" % i for i in ids]]])
+        except ConnectionError as exc:
+            if ": BUSY " not in str(exc):
+                raise
+            self.server_busy = True
+            return None
         if isinstance(reply, Err):
             self.server_busy = reply.code == "BUSY"
             return None

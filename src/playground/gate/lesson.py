@@ -139,6 +139,12 @@ class LessonPrograms:
         if self.stop in self.pg.closing:
             self.pg.closing.remove(self.stop)
 
+    def wait_for_class(self, seconds: float) -> None:
+        """The lesson waited `seconds` for the class between steps (scenario/lesson_clock.py):
+        not its programs' time, so their time limits move on by as much."""
+        for program in self.running.values():
+            program.deadline += seconds
+
     async def next_command(self, name: str) -> Held | str:
         """Program `name`'s next command at the gate, or why there is none."""
         program = self.running.get(name)

@@ -11,7 +11,6 @@ scenario with one line naming the file and the step, on a server made usable aga
 from __future__ import annotations
 
 import asyncio
-import re
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Callable, Mapping
@@ -22,13 +21,16 @@ from playground.engine.playground import Playground
 from playground.engine.units import Unit
 from playground.i18n import tr
 from playground.resp.cli_format import render
-from playground.resp.replies import Array, Err, Nil
+from playground.resp.replies import Array, Err
 from playground.resp.cli_lines import format_argv
 from playground.scenario.checks import CheckResult, check_state, describe_key  # noqa: F401 (re-exported)
+from playground.scenario.reply_checks import check_reply, expand_shas  # noqa: F401 (re-exported)
+from playground.scenario.requirements import _flavour, requirement_unmet  # noqa: F401 (re-exported)
 from playground.scenario.model import SHA_IN_TEXT, Part, Requirement, Scenario, Step  # noqa: F401
 from playground.scenario.substitution import TEMPLATE  # noqa: F401
 from playground.scenario.substitution import fill_template, plain_value, show_value  # noqa: F401 (re-exported)
-from playground.scenario.time_limits import DEFAULT_TIME_LIMIT, TimedOut, recover, setup_message, step_message, within
+from playground.scenario.time_limits import (DEFAULT_TIME_LIMIT, TimedOut, end_running_script, recover, setup_message,
+                                             step_message, within)
 from playground.engine.session import STREAMING
 
 WAIT_TIMEOUT = 15.0
@@ -77,28 +79,6 @@ class ScenarioResult:
         return sum(len(s.checks) for s in self.steps)
 
 
-async def requirement_unmet(pg: Playground, req: Requirement | None) -> str | None:
-    """Why this server does not meet `req`, or None if it does."""
-    if req is None:
-        return None
-    server_flavour = _flavour(pg)
-    if req.flavour and req.flavour != server_flavour:
-        return tr("needs {what}; this is {server}", what=req.describe(), server=pg.label)
-    if req.min_version and pg.server is not None and pg.server.version_tuple() < req.min_version:
-        return tr("needs {what}; this is {server}", what=req.describe(), server=pg.label)
-    for command in req.commands:
-        reply = (await pg.reader.run([[b"COMMAND", b"INFO", command.encode()]]))[0]
-        if not isinstance(reply, Array) or not reply or reply[0] is Nil:
-            return tr("needs the command {command}; {server} does not have it", command=command, server=pg.label)
-    return None
-
-
-def _flavour(pg: Playground) -> str | None:
-    if pg.server is not None:
-        return pg.server.flavour.lower()
-    return None
-
-
 class Runner:
     """Runs one scenario; `on_step` sees each StepResult as soon as it is known.
 
@@ -107,8 +87,12 @@ class Runner:
 
     def __init__(self, pg: Playground, on_step: Callable[[StepResult], None] | None = None,
                  record_touched: bool = False, executor: Executor | None = None,
-                 sink=None, time_limit: float | None = None) -> None:
+                 sink=None, time_limit: float | None = None, lesson_time: bool = False,
+                 pace: float = 0.0) -> None:
         self.pg = pg
+        from playground.scenario.lesson_clock import LessonClock, WallClock
+        self.clock = LessonClock(pg) if lesson_time else WallClock()  # waits between steps hold TTLs
+        self.pace = pace  # run/check --pace: seconds waited before each step, as a teacher would
         self.time_limit_given = time_limit  # run/check --time-limit: wins over the scenario's own
         self.stopped: str | None = None  # why the scenario stopped (a time-out), if it did
         self.sink = sink  # the executor's events for the steps (None: the executor's own sink)
@@ -131,6 +115,7 @@ class Runner:
             return await self._run(scenario)
         finally:
             await self.programs.stop()  # no program outlives its run
+            await self.close_clock()
 
     async def _run(self, scenario: Scenario) -> ScenarioResult:
         result = ScenarioResult(scenario, self.pg.label)
@@ -154,6 +139,8 @@ class Runner:
                 result.error = error
                 return result
             for step in part.steps:
+                if self.pace and not step.bound:  # (a bound step runs right after the one before)
+                    await asyncio.sleep(self.pace)
                 step_result = await self.run_step(scenario, part.name, step)
                 result.steps.append(step_result)
                 self.on_step(step_result)
@@ -198,11 +185,22 @@ class Runner:
         or did not answer in time (the server is then fresh again)."""
         self.stopped = None
         seconds = self.time_limit(scenario)
+        await self.clock.step_starts(self.programs)
         try:
             return await within(seconds, self._begin_part(scenario, part))
         except TimedOut:
             self.stopped = setup_message(scenario, part, seconds) + "; " + await recover(self)
             return self.stopped
+        finally:
+            await self.clock.step_ended()  # until step 1: the setup's TTLs wait for the class too
+
+    def lesson_now(self) -> float:
+        """The lesson's time in seconds (monotonic, less the waits held: lesson_clock.py)."""
+        return self.clock.now()
+
+    async def close_clock(self) -> None:
+        """Stop holding TTLs (the lesson is over or closed)."""
+        await self.clock.close()
 
     async def _begin_part(self, scenario: Scenario, part: Part) -> str | None:
         await self.discard_pending()
@@ -223,6 +221,13 @@ class Runner:
         """Run one step (`refresh`: then read every client's flags, within the same limit);
         one that does not answer in time fails, sets `stopped` and leaves a fresh server
         (a server step, which acts on the nodes, has its own limits)."""
+        await self.clock.step_starts(self.programs)  # the lesson's time runs again (lesson_clock.py)
+        try:
+            return await self._timed_step(scenario, part, step, refresh)
+        finally:
+            await self.clock.step_ended()
+
+    async def _timed_step(self, scenario: Scenario, part: str, step: Step, refresh: bool) -> StepResult:
         if step.kind == "server":
             return await self._run_step(scenario, part, step, refresh=refresh)
         seconds = self.time_limit(scenario)
@@ -386,7 +391,9 @@ class Runner:
         return tasks
 
     async def discard_pending(self) -> None:
-        """Cancel every blocked command still waiting, and forget them."""
+        """Cancel every blocked command still waiting (a script that still runs is ended:
+        time_limits.end_running_script), and forget them."""
+        await end_running_script(self)
         for name, (job, _) in list(self._pending.items()):
             if not job.task.done() and hasattr(job, "abandon"):
                 job.abandon()  # a program's command (gate/lesson_steps.py): the program goes with its part
@@ -397,30 +404,3 @@ class Runner:
                     pass
             await asyncio.gather(job.task, return_exceptions=True)
         self._pending.clear()
-
-
-def expand_shas(scenario: Scenario, text: str) -> str:
-    return SHA_IN_TEXT.sub(lambda m: scenario.sha(m.group(1)), text)
-
-
-def check_reply(scenario: Scenario, step: Step, reply, rendered: str,
-                flavour: str | None = None) -> list[CheckResult]:
-    """The step's reply checks (those for `flavour`'s server where the step has some)."""
-    expect = step.expect(flavour)
-    on = f" on {flavour.capitalize()}" if flavour and flavour in step.per_server else ""
-    results = []
-    if expect.reply is not None:
-        expected = expand_shas(scenario, expect.reply).rstrip("\n")
-        got = rendered.rstrip("\n")
-        results.append(CheckResult("reply" + on, got == expected,
-                                   "" if got == expected else tr("expected {want}, got {got}", want=repr(expected), got=repr(got))))
-    if expect.error is not None:
-        ok = isinstance(reply, Err) and reply.code == expect.error
-        got = rendered.strip() if isinstance(reply, Err) else tr("not an error: {reply}", reply=repr(rendered.strip()))
-        results.append(CheckResult(f"error {expect.error}{on}", ok, "" if ok else tr("expected {want}, got {got}", want=expect.error, got=got)))
-    if expect.match is not None:
-        pattern = expand_shas(scenario, expect.match)
-        ok = re.search(pattern, rendered, re.DOTALL) is not None
-        results.append(CheckResult("reply matches" + on, ok,
-                                   "" if ok else tr("{reply} does not match {pattern}", reply=repr(rendered.strip()), pattern=repr(pattern))))
-    return results

@@ -142,7 +142,7 @@ class Stepper:
                  sink=None) -> None:
         self.pg = pg
         self.scenario = scenario
-        self.runner = Runner(pg, executor=executor, sink=sink)
+        self.runner = Runner(pg, executor=executor, sink=sink, lesson_time=True)
         self.planned: dict[int, tuple[Step, ...]] | None = None  # a part with no steps: its programs' moves
         self.flat: list[tuple[int, Step]] = self.flatten()
         self.results: list[StepResult] = []
@@ -276,7 +276,7 @@ class Challenge:
         self.moves: list[str] = []
         self.results: list[StepResult] = []
         self.bound_results: list[StepResult] = []
-        self.runner = Runner(pg, executor=executor, sink=sink)
+        self.runner = Runner(pg, executor=executor, sink=sink, lesson_time=True)
         self.runner.programs.lenient = True  # in the learner's order a program may send fewer commands
         self.timeline = Timeline()
 

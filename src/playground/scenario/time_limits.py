@@ -59,6 +59,23 @@ async def recover(runner) -> str:
     return await _unstick_url(pg)
 
 
+async def end_running_script(runner) -> None:
+    """Before a step's blocked command is given up while it runs a script (a rewind in the
+    middle of busy-script, whose scripts loop until a step ends them): on a private single
+    server, SCRIPT KILL, and a fresh server when the script already wrote (UNKILLABLE)."""
+    pg = runner.pg
+    if not pg.private or pg.topology is not None or not any(
+            not job.task.done() and name in pg.sessions and pg.sessions[name].state.busy_script
+            for name, (job, _) in runner.waiting.items()):
+        return  # (nothing else is sent: under CLIENT PAUSE the SCRIPT KILL itself would wait)
+    try:
+        reply, = await asyncio.wait_for(pg.admin.run([[b"SCRIPT", b"KILL"]]), 10)
+    except Exception:  # noqa: BLE001 (the server gone or stuck: a fresh one)
+        reply = None
+    if reply is None or getattr(reply, "code", None) == "UNKILLABLE":
+        await pg.restart()
+
+
 async def _unstick_url(pg, within: float = 12.0) -> str:
     """A server the playground does not own: ask it to end the script and the pause on a
     new, unnamed connection (CLIENT SETNAME is refused while a script runs; SCRIPT KILL

@@ -83,7 +83,7 @@ class LessonTeacher(Teacher):
         name = self.scenario.parts[part_index].name
         if part_index != previous and (name or index):
             self.part_separator(name or tr("part {n}", n=part_index + 1))
-        self.ran_at[index:] = [time.monotonic()]
+        self.ran_at[index:] = [self.stepper.runner.lesson_now()]  # the lesson's time: waits held
         if step.sleep:
             self.sleep_until = time.monotonic() + step.sleep
             self.render()
@@ -106,8 +106,13 @@ class LessonTeacher(Teacher):
                 text.append(tr(" ✗ MISMATCH {what}: {detail} ", what=tr_check(c.what), detail=c.detail) + "\n",
                             style="bold white on red")
             why = time_ran_out(self.stepper.results, self.ran_at, index)
+            typed = self._typed_over(result)
             if why:
                 text.append(tr("Time, not the server: {why}", why=why) + "\n", style="bold yellow")
+            elif typed:
+                text.append(tr("Your own typing, not the server: you changed {keys} by hand, so the server's "
+                               "state is not the lesson's. w replays the lesson up to here without it.",
+                               keys=typed) + "\n", style="bold yellow")
             else:
                 text.append(tr("The server disagrees with the lesson: check the scenario or the server.") + "\n",
                             style="bold red")
@@ -117,7 +122,11 @@ class LessonTeacher(Teacher):
             text.append(agrees, style="green")
         if step.narration:
             text.append(step.narration + "\n")
-        if step.predict and self.answers.get(index):
+        if step.predict and self.answers.get(index) and failed:
+            self.answers[index] = 0  # never scored against the server: the lesson's answer did not happen
+            text.append(tr("Your prediction is not scored: the server answered otherwise than the lesson "
+                           "(why is said above).") + "\n", style="bold yellow")
+        elif step.predict and self.answers.get(index):
             choice = self.answers[index]
             right = choice == step.predict.answer
             text.append((tr("✓ You predicted right. ") if right else
@@ -127,6 +136,12 @@ class LessonTeacher(Teacher):
         if step.pause:
             text.append(f"⏸ {step.pause}\n", style="bold yellow")
         return text
+
+    def _typed_over(self, result: StepResult) -> str:
+        """The keys of this step that commands typed by hand changed (empty: none)."""
+        keys = set((result.step.argv or ())[1:]) | {c.key for c in result.step.state}
+        hit = sorted(k.decode("utf-8", "replace") for k in self.diverged & keys)
+        return ", ".join(hit)
 
     async def previous(self) -> None:
         if self.stepper.cursor == 0:
@@ -157,7 +172,7 @@ class LessonTeacher(Teacher):
                 self.part_separator(name or tr("part {n}", n=part_index + 1))
             last_part = part_index
             self.pane(result.step.client).show_result(result)
-        now = time.monotonic()
+        now = self.stepper.runner.lesson_now()
         self.ran_at = [now] * len(self.stepper.results)
 
     async def run_to_end(self) -> None:

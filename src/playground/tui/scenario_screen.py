@@ -53,6 +53,12 @@ class ScenarioScreen(ModeScreen):
         self.busy = False
         self.action_teach("begin")
 
+    async def on_unmount(self) -> None:
+        """Closed: the lesson's keys run on the wall clock again (scenario/lesson_clock.py)."""
+        source = self.teacher.source if self.teacher is not None else None
+        if source is not None:
+            await source.runner.close_clock()
+
     def focus_start(self) -> None:
         self.narration.focus()  # where Space steps
 

@@ -174,7 +174,7 @@ def test_serve_killed_outright_leaves_no_zygote_app_or_server(fork, server_binar
 def test_the_preload_imports_the_app_and_starts_no_thread_and_no_process():
     """What the zygote calls before it forks: the app's modules imported, and nothing a fork
     would break: no thread (not even one of C's), no child process."""
-    code = ("import os, sys; from playground.cli.app_zygote import preload; preload(); "
+    code = ("import os, sys; from playground.cli.app_preload import preload; preload(); "
             "children = open(f'/proc/self/task/{os.getpid()}/children').read().split(); "
             "print(len(os.listdir('/proc/self/task')), len(children), "
             "'playground.tui.app' in sys.modules, 'textual.app' in sys.modules)")

@@ -7,3 +7,7 @@ class ScenarioError(ValueError):
 
 class ServerError(Exception):
     """The server could not be chosen or started; the message is one line for the user."""
+
+
+class ExploreError(Exception):
+    """The explorer cannot run this (str() is one line)."""

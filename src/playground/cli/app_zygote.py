@@ -4,7 +4,7 @@ server), and forks each tab's app from there, so that an app starts without payi
 of CPU for its imports (issue 27). A burst of tabs then costs each app its own start only.
 
 The zygote is gate/warm_python.py (as the gate's warm interpreter for learners'
-programs) with `preload()` below instead of `import redis`; gate/warm.py speaks to it.
+programs) with `preload()` (cli/app_preload.py) instead of `import redis`; gate/warm.py speaks to it.
 An app forked there gets its stdin, stdout and stderr over the socket (SCM_RIGHTS), its
 environment, argv and working directory, leads a session of its own, and runs
 `python -m playground ...` as a new process would. serve sees it as a process it can
@@ -34,36 +34,13 @@ NAME = "rp-zygote"  # the zygote's name in ps (its apps take the interpreter's b
 ANSWER_WAIT = 60.0  # seconds the zygote may take to fork an app (its own start included) before serve gives up on it
 
 
-def preload() -> None:
-    """In the zygote, before any fork: what `python -m playground` imports on its way to a
-    served app (cli/main.py's TUI path). Only imports: whatever those modules defer is
-    imported by each app when it needs it, as without the zygote. And the catalogues,
-    compiled once (every app's footer names the other language, in that language)."""
-    from playground.cli import main  # noqa: F401
-    from playground.engine import exit_signals  # noqa: F401
-    from playground.i18n import LANGUAGES, translation
-    from playground.server import choose_binary, topology  # noqa: F401
-    from playground.tui import app, served_driver  # noqa: F401
-    # and what every app still imported on its way to its first screen (listed by comparing
-    # sys.modules before and after an app's start): the class mode's hooks, the why-notes,
-    # F1's texts, Textual's layouts and scroll bars, rich's table of character widths
-    from playground.engine import why, why_text  # noqa: F401
-    from playground.tui import classroom, help_text  # noqa: F401
-    from rich.cells import cell_len
-    from textual import scrollbar  # noqa: F401
-    from textual.layouts import factory, horizontal, stream  # noqa: F401
-
-    cell_len("中")
-    for lang in LANGUAGES:
-        translation(lang)
-
-
 class AppZygote:
     """serve's side: the zygote's process, and the apps forked there."""
 
     def __init__(self, env: dict[str, str]) -> None:
         """env: an app's environment (Textual reads some of it when it is imported)."""
-        self.warm = WarmInterpreter(preload=f"{__name__}:preload", name=NAME, env=env, spawn_timeout=ANSWER_WAIT)
+        self.warm = WarmInterpreter(preload="playground.cli.app_preload:preload", name=NAME, env=env,
+                                    spawn_timeout=ANSWER_WAIT)
         self.failed = False
 
     async def start(self) -> None:

@@ -13,7 +13,7 @@ size is clamped to MAX_SIZE (and at least MIN_SIZE)."""
 
 from __future__ import annotations
 
-from yarl import URL
+from urllib.parse import urlsplit
 
 MAX_SIZE = (500, 200)  # columns, rows: more than a 4K screen at a small font
 MIN_SIZE = (10, 5)
@@ -38,12 +38,12 @@ def same_origin(origin: str | None, host: str | None) -> bool:
     if origin is None:
         return True
     try:
-        page = URL(origin)
+        page = urlsplit(origin)
         default = DEFAULT_PORTS.get(page.scheme)
-        asked = URL(f"{page.scheme}://{host}") if host else None
-    except ValueError:
+        asked = urlsplit(f"{page.scheme}://{host}") if host else None
+        ports = (page.port or default, asked.port or default) if asked is not None else None
+    except ValueError:  # (a port that is no number, or out of range)
         return False
-    if default is None or asked is None or not page.host or not asked.host:
+    if default is None or asked is None or not page.hostname or not asked.hostname:
         return False
-    return (page.host.lower() == asked.host.lower()
-            and (page.explicit_port or default) == (asked.explicit_port or default))
+    return page.hostname == asked.hostname and ports[0] == ports[1]

@@ -35,6 +35,7 @@ import asyncio
 from itertools import permutations
 from dataclasses import replace
 
+from playground.errors import ExploreError  # noqa: F401 (re-exported: where the explorer's callers look)
 from playground.engine.executor import Executor
 from playground.engine.playground import Playground
 from playground.engine.session import ConnectionLost
@@ -61,10 +62,6 @@ BY = ("state", "replies", "both")
 """What an outcome is: the final state (every key, exactly), what each client saw (its
 replies in order) with the first run's final state, or both (scenario field `explore_by`)."""
 OTHER_WAIT = 2.0  # seconds a client held up by something other than a blocking command is given
-
-
-class ExploreError(Exception):
-    """The explorer cannot run this (str() is one line)."""
 
 
 def programs_of(scenario: Scenario, part: Part) -> dict[str, list[Step]]:

@@ -150,7 +150,7 @@ class Worker:
         await self._next(reader, "done")
 
     async def _next(self, reader, expect: str = "run"):
-        from playground.explore.explorer import ExploreError
+        from playground.errors import ExploreError
 
         try:
             message = await receive(reader)

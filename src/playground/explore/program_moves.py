@@ -108,7 +108,7 @@ async def _same_again(explorer, run, kept) -> None:
         shown = [redact_line(format_argv(list(c[n])), list(c[n])) if n < len(c) else tr("nothing")
                  for c in (commands, now[client])]
         program = f"{client} ({shown_program(part_programs(explorer.scenario, explorer.part)[client])})"
-        from playground.explore.explorer import ExploreError
+        from playground.errors import ExploreError
         raise ExploreError(f"{explorer.scenario.id}: " + tr(
             "program {program} is not repeatable: run twice in the same order ({schedule}), its command {n} "
             "was {before}, then {now}", program=program, schedule=sch.label(run.schedule), n=n + 1,

@@ -10,7 +10,7 @@ import asyncio
 from playground.gate.endpoint import Held
 from playground.i18n import tr
 
-REPLY_TIMEOUT = 15.0  # as the runner's WAIT_TIMEOUT: a released command that neither answers nor blocks
+REPLY_TIMEOUT = 15.0  # as a wait step's WAIT_TIMEOUT (scenario/time_limits.py): a released command that neither answers nor blocks
 
 
 async def answered(pg, held: Held, timeout: float = REPLY_TIMEOUT) -> bool:
@@ -112,7 +112,7 @@ async def wait_step(runner, scenario, step, out, job: ProgramJob) -> None:
     """A program's wait step: the reply to its command that blocked (as a typed
     command's wait step, engine-free)."""
     from playground.scenario.checks import CheckResult
-    from playground.scenario.runner import WAIT_TIMEOUT
+    from playground.scenario.time_limits import WAIT_TIMEOUT
 
     try:
         await asyncio.wait_for(asyncio.shield(job.task), WAIT_TIMEOUT)
@@ -132,7 +132,8 @@ async def take_reply(runner, scenario, step, out, held: Held) -> None:
     checked, and the state checked."""
     from playground.resp.cli_format import render
     from playground.resp.connection import parse_reply
-    from playground.scenario.runner import _flavour, check_reply
+    from playground.scenario.reply_checks import check_reply
+    from playground.scenario.requirements import flavour_of
     from playground.scenario.substitution import plain_value
 
     out.seq = held.seq
@@ -146,7 +147,7 @@ async def take_reply(runner, scenario, step, out, held: Held) -> None:
     out.reply = render(reply, held.argv).decode("utf-8", "replace")
     if step.save:
         runner.saved.setdefault(step.client, {})[step.save] = plain_value(reply)
-    out.checks.extend(check_reply(scenario, step, reply, out.reply, _flavour(runner.pg)))
+    out.checks.extend(check_reply(scenario, step, reply, out.reply, flavour_of(runner.pg)))
     await runner._check_state(step, out)
 
 

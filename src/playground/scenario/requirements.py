@@ -12,7 +12,7 @@ async def requirement_unmet(pg: Playground, req: Requirement | None) -> str | No
     """Why this server does not meet `req`, or None if it does."""
     if req is None:
         return None
-    server_flavour = _flavour(pg)
+    server_flavour = flavour_of(pg)
     if req.flavour and req.flavour != server_flavour:
         return tr("needs {what}; this is {server}", what=req.describe(), server=pg.label)
     if req.min_version and pg.server is not None and pg.server.version_tuple() < req.min_version:
@@ -24,7 +24,7 @@ async def requirement_unmet(pg: Playground, req: Requirement | None) -> str | No
     return None
 
 
-def _flavour(pg: Playground) -> str | None:
+def flavour_of(pg: Playground) -> str | None:
     if pg.server is not None:
         return pg.server.flavour.lower()
     return None

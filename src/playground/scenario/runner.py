@@ -25,15 +25,14 @@ from playground.resp.replies import Array, Err
 from playground.resp.cli_lines import format_argv
 from playground.scenario.checks import CheckResult, check_state, describe_key  # noqa: F401 (re-exported)
 from playground.scenario.reply_checks import check_reply, expand_shas  # noqa: F401 (re-exported)
-from playground.scenario.requirements import _flavour, requirement_unmet  # noqa: F401 (re-exported)
+from playground.scenario.requirements import flavour_of, requirement_unmet  # noqa: F401 (re-exported)
 from playground.scenario.model import SHA_IN_TEXT, Part, Requirement, Scenario, Step  # noqa: F401
 from playground.scenario.substitution import TEMPLATE  # noqa: F401
 from playground.scenario.substitution import fill_template, plain_value, show_value  # noqa: F401 (re-exported)
-from playground.scenario.time_limits import (DEFAULT_TIME_LIMIT, TimedOut, end_running_script, recover, setup_message,
+from playground.scenario.time_limits import (DEFAULT_TIME_LIMIT, WAIT_TIMEOUT, TimedOut, end_running_script, recover, setup_message,
                                              step_message, within)
 from playground.engine.session import STREAMING
 
-WAIT_TIMEOUT = 15.0
 
 
 @dataclass
@@ -359,7 +358,7 @@ class Runner:
         out.reply = "" if line.streaming else line.output.decode("utf-8", "replace")
         if step.save:
             self.saved.setdefault(step.client, {})[step.save] = plain_value(reply)
-        out.checks.extend(check_reply(scenario, step, reply, out.reply, _flavour(self.pg)))
+        out.checks.extend(check_reply(scenario, step, reply, out.reply, flavour_of(self.pg)))
         await self._check_state(step, out)
         if self.record_touched:
             out.touched = await self.touched_keys(argv, step)

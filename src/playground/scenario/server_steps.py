@@ -93,7 +93,7 @@ def parse_server_step(raw: dict, n: int, where, clients: tuple, part, topology: 
 
 async def run_server_step(runner, scenario, step, out) -> None:
     """Do the action; the step's line is what happened; checks: it happened, `match`, state."""
-    from playground.scenario.runner import CheckResult
+    from playground.scenario.checks import CheckResult
 
     try:
         said = await apply(runner.pg, step.server)
@@ -108,5 +108,5 @@ async def run_server_step(runner, scenario, step, out) -> None:
         out.checks.append(CheckResult("match", ok, "" if ok else tr("expected /{pattern}/, got {got}", pattern=step.match,
                                                                          got=repr(said))))
     if step.state:
-        from playground.scenario.runner import check_state
+        from playground.scenario.checks import check_state
         out.checks.extend(await check_state(runner.pg, step.state))

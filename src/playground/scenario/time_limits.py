@@ -6,7 +6,7 @@ line naming the file and the step, and the server is made usable again (a fresh 
 server; on a --url server, SCRIPT KILL and CLIENT UNPAUSE, then every connection anew).
 The limit is DEFAULT_TIME_LIMIT seconds unless `run`/`check --time-limit` says otherwise;
 a step's own `sleep` does not count against it, and a blocked step's reply is waited for
-by its `wait` step (runner.WAIT_TIMEOUT).
+by its `wait` step (WAIT_TIMEOUT).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import asyncio
 from playground.i18n import tr
 
 DEFAULT_TIME_LIMIT = 15.0
+WAIT_TIMEOUT = 15.0  # seconds a wait step waits for a blocked command's reply
 
 
 class TimedOut(Exception):

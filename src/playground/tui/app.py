@@ -15,13 +15,12 @@ from typing import Iterable
 
 from textual import events, work
 from textual.app import App
-from textual.binding import Binding
 from textual.reactive import reactive
 from textual.widgets import Static
 
 from playground.engine.playground import Playground
-from playground.i18n import N_, set_language, tr
-from playground.served import key_display, keys, served
+from playground.i18n import set_language, tr
+from playground.served import served
 from playground.server import PrivateServer
 from playground.engine import events as ev
 from playground.engine.executor import Executor
@@ -40,6 +39,7 @@ from .app_server import ServerActions
 from .app_teaching import TeachingActions
 from .own_programs import OwnPrograms
 from .app_classroom import ClassroomActions
+from .app_keys import APP_BINDINGS
 from .plain_text import visible
 
 
@@ -63,15 +63,7 @@ class PlaygroundApp(ServerActions, TeachingActions, RecordingActions, ClassroomA
     TITLE = "redis-playground"
     CSS_PATH = "app.tcss"
 
-    BINDINGS = [
-        Binding("f5", "restart_server", "Restart server", show=False, tooltip=N_("a fresh, empty server (asks first)")),
-        Binding("f8", "flush", "Flush db", show=False, tooltip=N_("flush every key (asks first)")),
-        Binding("f12", "switch_language", "Next language", priority=True,  # in modals too (a prediction re-renders)
-                tooltip=N_("the interface and the scenario in the next language")),
-        Binding(keys("ctrl+q"), "quit", "Quit", priority=True, key_display=key_display("ctrl+q"), tooltip=N_("quit")),
-        *([Binding("alt+c", "class_overview", "Class", key_display="Alt+C", priority=True,  # serve --class
-                   tooltip=N_("the class overview (the teacher's tab)"))] if served() else []),
-    ]
+    BINDINGS = APP_BINDINGS
     """Keys of every mode that are the app's own (the server, the language, quitting).
     Each mode's keys are its screen's (free_play_screen.py, lesson_screen.py,
     challenge_screen.py). Under `serve`, keys the browser keeps have a second key that

@@ -5,10 +5,13 @@ what it does (its description is the footer's short word)."""
 from __future__ import annotations
 
 from rich.text import Text
+from textual.app import App
 
 from playground.cells import pad, width, wrap
 from playground.i18n import N_, tr
 from playground.served import BROWSER_KEYS, served
+
+from .app_keys import APP_BINDINGS
 
 KEY_NAMES = {"space": "Space", "escape": "Esc", "backspace": "Backspace", "plus": "+", "equals_sign": "=",
              "minus": "-", "pageup": "PgUp", "pagedown": "PgDn", "up": "↑", "down": "↓", "end": "End",
@@ -63,14 +66,13 @@ def key_hint(screen) -> str:
 def help_groups(screen, off=None) -> list[tuple[str, list[tuple[str, str]]]]:
     """The groups F1 shows for `screen` (a mode's screen, or its class): its keys,
     typing, the app's (`off`: binding_rows')."""
-    from .app import PlaygroundApp as app
     from .client_pane import ClientPane
     from .command_input import CommandInput
 
     screen = screen if isinstance(screen, type) else type(screen)
     mode = binding_rows(screen.BINDINGS, off) + list(getattr(screen, "MORE_HELP", []))
     typing = SEND + binding_rows(CommandInput.BINDINGS) + binding_rows(ClientPane.BINDINGS)
-    everywhere = binding_rows(app.BINDINGS, off) + [(key_label(app.COMMAND_PALETTE_BINDING),
+    everywhere = binding_rows(APP_BINDINGS, off) + [(key_label(App.COMMAND_PALETTE_BINDING),
                                                       N_("every command by name"))]
     return [(screen.KEYS_TITLE, mode), (N_("Everywhere"), everywhere), (N_("Typing in a pane"), typing)]
 

@@ -1,0 +1,28 @@
+"""What serve's zygote (cli/app_zygote.py) imports once, before it forks any app: run in the
+zygote's own process only, by name, so no module imports this one."""
+
+from __future__ import annotations
+
+
+def preload() -> None:
+    """In the zygote, before any fork: what `python -m playground` imports on its way to a
+    served app (cli/main.py's TUI path). Only imports: whatever those modules defer is
+    imported by each app when it needs it, as without the zygote. And the catalogues,
+    compiled once (every app's footer names the other language, in that language)."""
+    from playground.cli import main  # noqa: F401
+    from playground.engine import exit_signals  # noqa: F401
+    from playground.i18n import LANGUAGES, translation
+    from playground.server import choose_binary, topology  # noqa: F401
+    from playground.tui import app, served_driver  # noqa: F401
+    # and what every app still imported on its way to its first screen (listed by comparing
+    # sys.modules before and after an app's start): the class mode's hooks, the why-notes,
+    # F1's texts, Textual's layouts and scroll bars, rich's table of character widths
+    from playground.engine import why, why_text  # noqa: F401
+    from playground.tui import classroom, help_text  # noqa: F401
+    from rich.cells import cell_len
+    from textual import scrollbar  # noqa: F401
+    from textual.layouts import factory, horizontal, stream  # noqa: F401
+
+    cell_len("中")
+    for lang in LANGUAGES:
+        translation(lang)

@@ -55,7 +55,7 @@ def _p(values: list[float], q: float) -> float:
 
 async def _enter_to_reply(count: int) -> dict:
     from playground.tui.app import make_app
-    from playground.tui.command_input import CommandInput
+    from playground.tui.widgets.command_input import CommandInput
 
     app = make_app("bundled")
     async with app.run_test(size=(120, 40)) as pilot:

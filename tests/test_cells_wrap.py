@@ -11,7 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from playground.cells import wrap, wrap_spans, width
-from playground.tui.wrapped_text import Wrapped
+from playground.tui.widgets.wrapped_text import Wrapped
 
 CLOSING = "，。、；：！？）」』】》,.;:!?)"
 OPENING = "（「『【《(["

@@ -20,9 +20,9 @@ from playground.classroom import class_server
 from playground.classroom.answers_csv import answers_csv, questions
 from playground.classroom.protocol import ClassLink, Learner, secret_digest
 from playground.scenario.loader import load_scenario
-from playground.tui.class_places import ReleasePlaceScreen
-from playground.tui.class_screens import ClassOverviewScreen
-from playground.tui.classroom import Classroom
+from playground.tui.classroom.class_places import ReleasePlaceScreen
+from playground.tui.classroom.class_screens import ClassOverviewScreen
+from playground.tui.classroom.classroom import Classroom
 from test_tui_class_screens import _until
 
 DEADLINE = 20.0

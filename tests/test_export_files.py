@@ -16,7 +16,7 @@ from playground.history import write_private
 from playground.scenario import recorder as recorder_module
 from playground.scenario.recorder import Recorder
 from playground.tui.app import make_app
-from playground.tui.confirm import ConfirmScreen
+from playground.tui.screens.confirm import ConfirmScreen
 from test_tui import hear_notices, notices, started, type_command, wait_until
 
 

@@ -11,10 +11,10 @@ import pytest
 
 from playground.gate.endpoint import socket_path
 from playground.tui.app import make_app
-from playground.tui.info_screens import InfoScreen
-from playground.tui.key_inspector import KeyInspector
-from playground.tui.own_programs import ProgramsPanel, short_reply
-from playground.tui.key_table import KeyTable
+from playground.tui.screens.info_screens import InfoScreen
+from playground.tui.widgets.key_inspector import KeyInspector
+from playground.tui.widgets.own_programs import ProgramsPanel, short_reply
+from playground.tui.widgets.key_table import KeyTable
 from test_tui import hear_notices, notices, started, wait_until
 from test_tui_server_says import cells
 
@@ -35,7 +35,7 @@ print("done", flush=True)
 
 
 def lanes_text(app) -> str:
-    from playground.tui.lanes_view import LanesView
+    from playground.tui.widgets.lanes_view import LanesView
 
     return screen_text(app.mode_screen.query_one(LanesView))
 

@@ -270,7 +270,7 @@ async def _reader(pg, how: str):
 
 @pytest.mark.parametrize("how", ["script", "pipelined"])
 async def test_filter_finds_a_key_among_many(pg, how):
-    from playground.tui.key_inspector import summary_line
+    from playground.tui.widgets.key_inspector import summary_line
     await send(pg, "A", [b"EVAL", MANY_KEYS, b"0", b"200000"])
     reader = await _reader(pg, how)
     seen_progress = []
@@ -295,7 +295,7 @@ async def test_filter_finds_a_key_among_many(pg, how):
 
 @pytest.mark.parametrize("how", ["script", "pipelined"])
 async def test_pinned_keys_are_always_read(pg, how):
-    from playground.tui.key_inspector import summary_line
+    from playground.tui.widgets.key_inspector import summary_line
     await send(pg, "A", [b"EVAL", MANY_KEYS, b"0", b"200000"])
     reader = await _reader(pg, how)
     pinned = [b"key:199999", b"key:7", b"missing"]
@@ -316,7 +316,7 @@ async def test_pinned_keys_are_always_read(pg, how):
 
 @pytest.mark.parametrize("how", ["script", "pipelined"])
 async def test_small_keyspace_is_shown_whole(pg, how):
-    from playground.tui.key_inspector import summary_line
+    from playground.tui.widgets.key_inspector import summary_line
     for i in range(10):
         await send(pg, "A", [b"SET", b"other:%d" % i, b"x"])
     await send(pg, "A", [b"SET", b"user:1", b"ada"])
@@ -351,8 +351,8 @@ async def test_inspector_filter_finds_a_key_among_many_in_the_app(server_binary)
     from textual.widgets import Static
 
     from playground.tui.app import make_app
-    from playground.tui.key_inspector import KeyInspector
-    from playground.tui.key_table import KeyTable
+    from playground.tui.widgets.key_inspector import KeyInspector
+    from playground.tui.widgets.key_table import KeyTable
     from test_tui import started, type_command, wait_until
     app = make_app(server_binary.path)
     async with app.run_test(size=(120, 35)) as pilot:

@@ -27,15 +27,15 @@ KEY = re.compile(r"[a-z]*_[a-z_]*")     # a message's key (why.say("noscript_nev
 # (file, the literal text of the string, its {fields} left out).
 NOT_TRANSLATED = {
     ("explore/free_play.py", ": Invalid argument(s)"),   # redis-cli's own error for a bad line
-    ("tui/pane_prompt.py", "(reverse-i-search)`'"),       # redis-cli's (linenoise's) history search prompt
-    ("tui/pane_state.py", " (TX )"),                     # the pane's status: Redis's own names
-    ("tui/pane_state.py", "  WATCH "),                   #   (the command, the protocol, the db number)
-    ("tui/pane_state.py", "  RESP3"),
-    ("tui/pane_state.py", "  db "),
+    ("tui/widgets/pane_prompt.py", "(reverse-i-search)`'"),       # redis-cli's (linenoise's) history search prompt
+    ("tui/widgets/pane_state.py", " (TX )"),                     # the pane's status: Redis's own names
+    ("tui/widgets/pane_state.py", "  WATCH "),                   #   (the command, the protocol, the db number)
+    ("tui/widgets/pane_state.py", "  RESP3"),
+    ("tui/widgets/pane_state.py", "  db "),
     ("tui/help_text.py", "SET greeting hello"),          # commands the learner is asked to type
     ("tui/help_text.py", "GET greeting"),
-    ("tui/own_programs.py", "  REDIS_URL= python myprog.py\n\n"),   # a shell line and a line of
-    ("tui/own_programs.py", '  r = redis.Redis.from_url(os.environ["REDIS_URL"])\n\n'),  # Python to copy
+    ("tui/widgets/own_programs.py", "  REDIS_URL= python myprog.py\n\n"),   # a shell line and a line of
+    ("tui/widgets/own_programs.py", '  r = redis.Redis.from_url(os.environ["REDIS_URL"])\n\n'),  # Python to copy
 }
 
 

@@ -77,7 +77,7 @@ async def test_f12_cycles_through_the_new_language(pseudo):
     from test_tui import started, wait_until
 
     from playground.tui.app import make_app
-    from playground.tui.client_pane import ClientPane
+    from playground.tui.widgets.client_pane import ClientPane
 
     app = make_app("bundled")
     async with app.run_test(size=(120, 35)) as pilot:

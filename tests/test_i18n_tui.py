@@ -6,9 +6,9 @@ import pytest
 from playground.i18n import current_language, set_language
 from playground.i18n import language_name, tr_in, trn_in
 from playground.tui.app import make_app
-from playground.tui.client_pane import ClientPane
-from playground.tui.key_footer import KeyFooter
-from playground.tui.key_inspector import KeyInspector
+from playground.tui.widgets.client_pane import ClientPane
+from playground.tui.widgets.key_footer import KeyFooter
+from playground.tui.widgets.key_inspector import KeyInspector
 from test_tui import log_text, started, type_command, wait_until
 
 
@@ -42,7 +42,7 @@ async def test_f12_switches_panes_footer_and_inspector_and_back():
         await wait_until(pilot, lambda: trn_in("zh", "{n:,} key", "{n:,} keys", 1)
                          in str(inspector.query_one("#summary").render()))
         from playground.cells import width
-        from playground.tui.key_table import KeyTable
+        from playground.tui.widgets.key_table import KeyTable
 
         table = inspector.query_one(KeyTable)
         await pilot.pause()
@@ -109,7 +109,7 @@ def test_f1_help_in_chinese_every_line_translated_and_the_keys_in_one_column(mod
     from playground.cells import width
     from playground.tui.help_text import help_for
 
-    module = importlib.import_module(f"playground.tui.{mode}_screen")
+    module = importlib.import_module(f"playground.tui.screens.{mode}_screen")
     mode = next(v for k, v in vars(module).items() if k.endswith("Screen") and v.__module__ == module.__name__)
     set_language("zh")
     lines = [line for line in help_for(mode).plain.splitlines() if line.strip()]
@@ -127,7 +127,7 @@ async def test_the_lesson_picker_names_tags_in_chinese_and_finds_them():
     from textual.widgets import Input, OptionList
 
     from playground.i18n import trp_in
-    from playground.tui.teaching_screens import ScenarioPicker
+    from playground.tui.screens.teaching_screens import ScenarioPicker
 
     app = make_app("bundled")
     async with app.run_test(size=(160, 45)) as pilot:

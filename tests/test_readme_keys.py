@@ -25,7 +25,7 @@ def test_a_key_added_to_a_screen_makes_the_table_stale(monkeypatch):
     """The check can fail: a new binding on the lesson screen changes the full table."""
     from textual.binding import Binding
 
-    from playground.tui.lesson_screen import LessonScreen
+    from playground.tui.screens.lesson_screen import LessonScreen
 
     before = keys_table.full_table()
     monkeypatch.setattr(LessonScreen, "BINDINGS", [*LessonScreen.BINDINGS, Binding("z", "noop", "Zap", tooltip="zap it")])

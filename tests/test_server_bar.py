@@ -7,7 +7,7 @@ import re
 
 from textual.app import App, ComposeResult
 
-from playground.tui.server_bar import ServerBar
+from playground.tui.widgets.server_bar import ServerBar
 
 WHERE = "/tmp/redis-playground-6296-hurcuvf3/redis.sock"
 

@@ -34,8 +34,8 @@ _APP_IN_ENGLISH = """
 import asyncio
 from playground import i18n
 from playground.tui.app import make_app
-from playground.tui.key_footer import KeyFooter
-from playground.tui.key_inspector import KeyInspector
+from playground.tui.widgets.key_footer import KeyFooter
+from playground.tui.widgets.key_inspector import KeyInspector
 
 async def main():
     app = make_app({path!r}, lang="en")
@@ -65,7 +65,7 @@ async def test_following_the_same_server_again_does_not_read_the_keys_again(serv
     once (a second read 0.1 s later held up the first quiet frame). A new server's
     inspector (after every start) is read at once."""
     from playground.tui.app import make_app
-    from playground.tui.key_inspector import KeyInspector
+    from playground.tui.widgets.key_inspector import KeyInspector
     from test_tui import started, wait_until
 
     app = make_app(server_binary.path)

@@ -7,10 +7,10 @@ from textual.widgets import Input, RichLog, Static
 
 from playground.resp.cli_lines import parse_line
 from playground.tui.app import PlaygroundApp, make_app
-from playground.tui.client_pane import ClientPane
-from playground.tui.mode_screen import ModeScreen
-from playground.tui.server_bar import ServerBar
-from playground.tui.key_table import KeyTable
+from playground.tui.widgets.client_pane import ClientPane
+from playground.tui.screens.mode_screen import ModeScreen
+from playground.tui.widgets.server_bar import ServerBar
+from playground.tui.widgets.key_table import KeyTable
 from commands import send
 
 
@@ -171,7 +171,7 @@ async def test_server_does_not_outlive_the_app(server_binary):
 
 async def test_f5_asks_before_wiping_a_live_server(server_binary):
     """F5 wiped the server without asking (F8 asked): now it asks like F8; No keeps everything."""
-    from playground.tui.confirm import ConfirmScreen
+    from playground.tui.screens.confirm import ConfirmScreen
 
     app = make_app(server_binary.path)
     async with app.run_test(size=(120, 35)) as pilot:
@@ -209,7 +209,7 @@ async def test_ctrl_c_at_an_idle_prompt_says_how_to_quit(server_binary):
 async def test_a_pane_scrolls_back_from_the_keyboard(server_binary):
     """PageUp/PageDown (and Shift+arrows) scroll the pane while its prompt has focus; only
     the mouse did before."""
-    from playground.tui.pane_log import PaneLog
+    from playground.tui.widgets.pane_log import PaneLog
 
     app = make_app(server_binary.path)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -229,7 +229,7 @@ async def test_a_pane_scrolls_back_from_the_keyboard(server_binary):
 
 async def test_f4_never_focuses_a_hidden_inspector(server_binary):
     """F4 with the lanes open focused the inspector they had hidden: the lanes give way."""
-    from playground.tui.key_inspector import KeyInspector
+    from playground.tui.widgets.key_inspector import KeyInspector
 
     app = make_app(server_binary.path)
     async with app.run_test(size=(120, 35)) as pilot:

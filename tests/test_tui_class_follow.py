@@ -8,12 +8,12 @@ played through the protocol."""
 from __future__ import annotations
 
 from playground.classroom.protocol import ENV_ROLE, FOLLOW, OWN
-from playground.tui import app_classroom
+from playground.tui.classroom import app_classroom
 from playground.tui.app import make_app
-from playground.tui.confirm import ConfirmScreen
-from playground.tui.info_screens import InfoScreen
-from playground.tui.narration import NarrationPanel
-from playground.tui.teaching_screens import ScenarioPicker
+from playground.tui.screens.confirm import ConfirmScreen
+from playground.tui.screens.info_screens import InfoScreen
+from playground.tui.widgets.narration import NarrationPanel
+from playground.tui.screens.teaching_screens import ScenarioPicker
 import pytest
 
 from test_tui import hear_notices, log_text, notices, wait_until

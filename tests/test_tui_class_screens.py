@@ -1,4 +1,4 @@
-"""Class mode's screens (tui/class_screens.py) on a real class Redis, both servers: the
+"""Class mode's screens (tui/classroom/class_screens.py) on a real class Redis, both servers: the
 teacher's overview lists each learner's step, predictions and challenge and follows the
 class live; the histogram has a bar per answer."""
 
@@ -13,8 +13,8 @@ from textual.widgets import Static
 from playground.classroom import class_server
 from playground.classroom.protocol import ClassLink, Learner
 from playground.scenario.model import Prediction
-from playground.tui.class_screens import ClassOverviewScreen, histogram
-from playground.tui.classroom import Classroom
+from playground.tui.classroom.class_screens import ClassOverviewScreen, histogram
+from playground.tui.classroom.classroom import Classroom
 
 DEADLINE = 20.0
 

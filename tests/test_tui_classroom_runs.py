@@ -14,8 +14,8 @@ from playground.classroom.protocol import ENV_NAME, ENV_ROLE, ENV_URL, ClassLink
 from playground.scenario.library import resolve
 from playground.scenario.loader import load_scenario
 from playground.tui.app import make_app
-from playground.tui.class_screens import ClassAnswersScreen, LearnerNameScreen
-from playground.tui.teaching_screens import PredictScreen
+from playground.tui.classroom.class_screens import ClassAnswersScreen, LearnerNameScreen
+from playground.tui.screens.teaching_screens import PredictScreen
 from test_tui import wait_until
 from test_tui_teaching import panel_text
 

@@ -11,11 +11,11 @@ from playground import served
 from collections import Counter
 
 from playground.tui.app import make_app
-from playground.tui.client_pane import ClientPane
-from playground.tui.lanes_view import LanesView
-from playground.tui.command_input import CommandInput
-from playground.tui.key_inspector import KeyInspector
-from playground.tui.key_table import KeyTable
+from playground.tui.widgets.client_pane import ClientPane
+from playground.tui.widgets.lanes_view import LanesView
+from playground.tui.widgets.command_input import CommandInput
+from playground.tui.widgets.key_inspector import KeyInspector
+from playground.tui.widgets.key_table import KeyTable
 from test_tui import log_text, started, type_command, wait_until
 
 
@@ -64,8 +64,8 @@ async def test_reads_that_find_nothing_new_draw_nothing(server_binary):
 async def test_a_line_and_its_reply_are_drawn_in_one_frame(server_binary, monkeypatch):
     """After Enter the screen waits (ONE_FRAME_FOR; here long, so that a reply 0.2 s away
     still comes within it) for the reply: the log is never drawn with the line alone."""
-    from playground.tui import client_pane
-    from playground.tui.pane_log import PaneLog
+    from playground.tui.widgets import client_pane
+    from playground.tui.widgets.pane_log import PaneLog
     from test_tui import log_text
 
     monkeypatch.setattr(client_pane, "ONE_FRAME_FOR", 30.0, raising=False)

@@ -3,12 +3,12 @@
 from textual.widgets import Input, Static, TextArea
 
 from playground.tui.app import make_app
-from playground.tui.command_input import CommandInput
-from playground.tui.confirm import ConfirmScreen
-from playground.tui.info_screens import InfoScreen
-from playground.tui.key_inspector import KeyInspector
-from playground.tui.script_editor import ScriptEditor
-from playground.tui.key_table import KeyTable
+from playground.tui.widgets.command_input import CommandInput
+from playground.tui.screens.confirm import ConfirmScreen
+from playground.tui.screens.info_screens import InfoScreen
+from playground.tui.widgets.key_inspector import KeyInspector
+from playground.tui.screens.script_editor import ScriptEditor
+from playground.tui.widgets.key_table import KeyTable
 from test_tui import log_text, started, type_command, wait_until
 from commands import send
 

@@ -7,8 +7,8 @@ from textual.widgets import Input
 from playground.scenario.library import bundled_dir
 from playground.scenario.loader import load_scenario
 from playground.tui.app import make_app
-from playground.tui.key_inspector import KeyInspector
-from playground.tui.key_table import KeyTable
+from playground.tui.widgets.key_inspector import KeyInspector
+from playground.tui.widgets.key_table import KeyTable
 from test_tui import started, type_command, wait_until
 from test_tui_teaching import opened, press_and_wait
 

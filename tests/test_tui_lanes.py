@@ -8,8 +8,8 @@ from textual.widgets import Static
 from playground.scenario.library import resolve
 from playground.scenario.loader import load_scenario
 from playground.tui.app import make_app
-from playground.tui.lanes_view import LanesView
-from playground.tui.teaching_screens import PredictScreen
+from playground.tui.widgets.lanes_view import LanesView
+from playground.tui.screens.teaching_screens import PredictScreen
 from test_tui import log_text, started, type_command, wait_until
 
 RACE = [("A", "SET balance 100"), ("A", "WATCH balance"), ("B", "DECRBY balance 30"), ("A", "MULTI"),
@@ -81,7 +81,7 @@ async def test_stepped_scenario_shows_its_why_and_its_part_in_the_lanes(server_b
 
 
 async def test_lanes_beside_the_keys_when_wide_and_their_header_stays(server_binary):
-    from playground.tui.key_inspector import KeyInspector
+    from playground.tui.widgets.key_inspector import KeyInspector
 
     app = make_app(server_binary.path)
     async with app.run_test(size=(160, 45)) as pilot:

@@ -4,10 +4,10 @@ why and the prediction counts neither right nor wrong."""
 
 import pytest
 
-import playground.tui.scenario_screen as app_module
+import playground.tui.screens.scenario_screen as app_module
 from playground.scenario.loader import load_scenario
 from playground.tui.app import make_app
-from playground.tui.teaching_screens import PredictScreen
+from playground.tui.screens.teaching_screens import PredictScreen
 from test_tui import type_command, wait_until
 from test_tui_teaching import opened, panel_text, press_and_wait
 

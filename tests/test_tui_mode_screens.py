@@ -10,14 +10,14 @@ import pytest
 
 from playground.i18n import set_language, tr
 from playground.tui.app import PlaygroundApp, make_app
-from playground.tui.challenge_screen import ChallengeScreen
-from playground.tui.client_pane import ClientPane
-from playground.tui.command_input import CommandInput
-from playground.tui.free_play_screen import FreePlayScreen
+from playground.tui.screens.challenge_screen import ChallengeScreen
+from playground.tui.widgets.client_pane import ClientPane
+from playground.tui.widgets.command_input import CommandInput
+from playground.tui.screens.free_play_screen import FreePlayScreen
 from playground.tui.help_text import help_for, key_label
-from playground.tui.info_screens import InfoScreen
-from playground.tui.key_footer import KeyFooter
-from playground.tui.lesson_screen import LessonScreen
+from playground.tui.screens.info_screens import InfoScreen
+from playground.tui.widgets.key_footer import KeyFooter
+from playground.tui.screens.lesson_screen import LessonScreen
 from test_tui import started, wait_until
 from test_tui_teaching import scenario
 
@@ -56,8 +56,8 @@ def test_modes_keep_their_keys_to_themselves():
 
 def test_served_help_names_the_keys_that_reach_the_page():
     code = ("from playground.tui.help_text import help_for\n"
-            "from playground.tui.lesson_screen import LessonScreen\n"
-            "from playground.tui.free_play_screen import FreePlayScreen\n"
+            "from playground.tui.screens.lesson_screen import LessonScreen\n"
+            "from playground.tui.screens.free_play_screen import FreePlayScreen\n"
             "print(help_for(LessonScreen).plain)\nprint(help_for(FreePlayScreen).plain)\n")
     env = dict(os.environ, REDIS_PLAYGROUND_SERVED="1", PYTHONPATH="src")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
@@ -99,7 +99,7 @@ async def test_each_mode_on_its_screen_with_f1_in_the_footer(server_binary, size
 
 
 async def test_pane_history_reflows_when_the_terminal_is_resized(server_binary):
-    from playground.tui.pane_log import PaneLog
+    from playground.tui.widgets.pane_log import PaneLog
     from test_tui import log_text, type_command
 
     app = make_app(server_binary.path)
@@ -120,9 +120,9 @@ async def test_pane_history_reflows_when_the_terminal_is_resized(server_binary):
 def test_the_narrations_key_line_comes_from_the_bindings(screen):
     """The line under the narration names each key of the screen (but those it leaves to
     F1), with the footer's word: a key added to a screen is in it, none is hand-kept."""
-    from playground.tui.challenge_screen import ChallengeScreen
+    from playground.tui.screens.challenge_screen import ChallengeScreen
     from playground.tui.help_text import key_hint, key_label
-    from playground.tui.lesson_screen import LessonScreen
+    from playground.tui.screens.lesson_screen import LessonScreen
 
     cls = LessonScreen if screen == "lesson" else ChallengeScreen
     hint = key_hint(cls)

@@ -5,9 +5,9 @@ line. Driven with Pilot on a real server."""
 from textual import events
 
 from playground.tui.app import make_app
-from playground.tui.client_pane import ClientPane
-from playground.tui.command_input import CommandInput
-from playground.tui.confirm import ConfirmScreen
+from playground.tui.widgets.client_pane import ClientPane
+from playground.tui.widgets.command_input import CommandInput
+from playground.tui.screens.confirm import ConfirmScreen
 from test_tui import log_text, started, type_command, wait_until
 
 
@@ -120,7 +120,7 @@ async def test_a_one_line_paste_is_typed_in_and_one_finished_line_runs_at_once(s
 
 async def test_a_paste_of_too_many_lines_is_refused_in_one_line(server_binary):
     """Memory stays bounded: a paste of more lines than may wait is refused whole."""
-    from playground.tui.pane_prompt import MAX_PENDING
+    from playground.tui.widgets.pane_prompt import MAX_PENDING
 
     app = make_app(server_binary.path)
     async with app.run_test(size=(120, 35)) as pilot:

@@ -6,10 +6,10 @@ import time
 from textual.widgets import Static
 
 from playground.tui.app import make_app
-from playground.tui.client_pane import ClientPane
-from playground.tui.key_inspector import KeyInspector
-from playground.tui.server_bar import ServerBar
-from playground.tui.key_table import KeyTable
+from playground.tui.widgets.client_pane import ClientPane
+from playground.tui.widgets.key_inspector import KeyInspector
+from playground.tui.widgets.server_bar import ServerBar
+from playground.tui.widgets.key_table import KeyTable
 from test_tui import log_text, shutdown_then_f5, started, state_text, type_command, wait_until
 from commands import send
 
@@ -199,7 +199,7 @@ async def test_other_client_names_work_everywhere(server_binary):
         await wait_until(pilot, lambda: app.focused is app.mode_screen.query_one("#pane-Y", ClientPane).query_one(Input))
         await pilot.press("f2")
         await wait_until(pilot, lambda: app.focused is app.mode_screen.query_one("#pane-X", ClientPane).query_one(Input))
-        from playground.tui.key_footer import KeyFooter
+        from playground.tui.widgets.key_footer import KeyFooter
 
         footer = app.mode_screen.query_one(KeyFooter)
         descriptions = {getattr(w, "description", "") for w in footer.query("*")

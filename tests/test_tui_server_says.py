@@ -1,7 +1,7 @@
 """The inspector's "changed by" and WATCH badges follow what the server did (issue 23), with Pilot."""
 
 from playground.tui.app import make_app
-from playground.tui.key_table import KeyTable
+from playground.tui.widgets.key_table import KeyTable
 from test_tui import started, type_command, wait_until
 
 

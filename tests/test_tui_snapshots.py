@@ -10,9 +10,9 @@ import asyncio
 import pytest
 
 from playground.tui.app import make_app
-from playground.tui.client_pane import ClientPane
-from playground.tui.key_inspector import KeyInspector
-from playground.tui.server_bar import ServerBar
+from playground.tui.widgets.client_pane import ClientPane
+from playground.tui.widgets.key_inspector import KeyInspector
+from playground.tui.widgets.server_bar import ServerBar
 from test_tui import started, type_command, wait_until
 from commands import send
 
@@ -20,9 +20,14 @@ from commands import send
 @pytest.fixture(autouse=True)
 def no_flash(monkeypatch):
     monkeypatch.setattr(KeyInspector, "FLASH_SECONDS", 0.0)
-    import playground.tui.teacher_view as view
+    import playground.tui.teaching.teacher_view as view
 
     monkeypatch.setattr(view, "clock", lambda seconds: "1:23")  # the scenario clock, pinned
+    import playground.tui.widgets.key_inspector as inspector
+
+    # a TTL counts down with the wall clock: shown to the next ten seconds (a 600 s lock: 600.0s)
+    monkeypatch.setattr(inspector, "format_ttl", lambda info, now=None: "—" if info.ttl_left(now) is None
+                        else f"{-(-info.ttl_left(now) // 10) * 10:.1f}s")
 
 
 async def settle(pilot, app):
@@ -134,7 +139,7 @@ def test_narration_panel(snap_compare):
 
 
 def test_timeline_screen(snap_compare):
-    from playground.tui.teaching_screens import PredictScreen, TimelineScreen
+    from playground.tui.screens.teaching_screens import PredictScreen, TimelineScreen
 
     async def run_before(pilot):
         app = pilot.app
@@ -163,7 +168,7 @@ def _lesson(sid, challenge=False):
 def teach(steps=0, keys=(), answer=None, presenter=False):
     """Open the lesson, step `steps` times, press `keys` (a/b in a challenge), then either
     leave the prediction dialog of the next step up (`answer` == "ask") or not."""
-    from playground.tui.teaching_screens import PredictScreen
+    from playground.tui.screens.teaching_screens import PredictScreen
 
     async def run_before(pilot):
         app = pilot.app

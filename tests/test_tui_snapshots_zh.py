@@ -11,8 +11,8 @@ import pytest
 
 from playground.i18n import set_language
 from playground.tui.app import make_app
-from playground.tui.key_inspector import KeyInspector
-from playground.tui.teaching_screens import PredictScreen, TimelineScreen
+from playground.tui.widgets.key_inspector import KeyInspector
+from playground.tui.screens.teaching_screens import PredictScreen, TimelineScreen
 from test_tui import started, type_command, wait_until
 from test_tui_snapshots import run, settle
 
@@ -22,9 +22,14 @@ FIRST_STEP = "按空格"  # the narration panel's first message, in Chinese
 @pytest.fixture(autouse=True)
 def no_flash(monkeypatch):
     monkeypatch.setattr(KeyInspector, "FLASH_SECONDS", 0.0)
-    import playground.tui.teacher_view as view
+    import playground.tui.teaching.teacher_view as view
 
     monkeypatch.setattr(view, "clock", lambda seconds: "1:23")  # the scenario clock, pinned (it read 0:01 under load)
+    import playground.tui.widgets.key_inspector as inspector
+
+    # a TTL counts down with the wall clock: shown to the next ten seconds (a 600 s lock: 600.0s)
+    monkeypatch.setattr(inspector, "format_ttl", lambda info, now=None: "—" if info.ttl_left(now) is None
+                        else f"{-(-info.ttl_left(now) // 10) * 10:.1f}s")
 
 
 @pytest.fixture(autouse=True)
@@ -50,7 +55,7 @@ async def _open(pilot):
 
 async def settle_under_dialog(pilot, app):
     """settle() without waiting for the teaching worker, which waits for the dialog."""
-    from playground.tui.server_bar import ServerBar
+    from playground.tui.widgets.server_bar import ServerBar
 
     bar = app.mode_screen.query_one(ServerBar)
     bar.where = "/tmp/redis-playground-…/redis.sock"

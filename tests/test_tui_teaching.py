@@ -6,12 +6,12 @@ import sys
 import pytest
 from textual.widgets import Static
 
-import playground.tui.scenario_screen as app_module
+import playground.tui.screens.scenario_screen as app_module
 from playground.scenario.library import bundled_dir
 from playground.scenario.loader import load_scenario
 from playground.tui.app import make_app
-from playground.tui.narration import NarrationPanel
-from playground.tui.teaching_screens import PredictScreen, ScenarioPicker, TimelineScreen
+from playground.tui.widgets.narration import NarrationPanel
+from playground.tui.screens.teaching_screens import PredictScreen, ScenarioPicker, TimelineScreen
 from test_tui import log_text, started, type_command, wait_until
 from commands import send
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from playground.tui.app import make_app
-from playground.tui.confirm import ConfirmScreen
+from playground.tui.screens.confirm import ConfirmScreen
 from test_tui import hear_notices, log_text, notices, type_command, wait_until
 
 

@@ -16,11 +16,11 @@ from playground.classroom import class_server
 from playground.classroom.protocol import ClassLink, Learner
 from playground.scenario.loader import load_scenario
 from playground.tui.app import make_app
-from playground.tui.class_screens import ClassOverviewScreen
-from playground.tui.info_screens import InfoScreen
-from playground.tui.key_table import KeyTable
-from playground.tui.classroom import Classroom
-from playground.tui.teaching_screens import PredictScreen
+from playground.tui.classroom.class_screens import ClassOverviewScreen
+from playground.tui.screens.info_screens import InfoScreen
+from playground.tui.widgets.key_table import KeyTable
+from playground.tui.classroom.classroom import Classroom
+from playground.tui.screens.teaching_screens import PredictScreen
 from test_tui import log_text, started, type_command, wait_until
 
 ESC = "\x1b"
@@ -140,7 +140,7 @@ async def test_a_programs_name_and_commands_are_text_in_the_programs_panel(serve
     import sys
 
     pytest.importorskip("redis")
-    from playground.tui.own_programs import ProgramsPanel
+    from playground.tui.widgets.own_programs import ProgramsPanel
 
     app = make_app(server_binary.path)
     async with app.run_test(size=(160, 40)) as pilot:

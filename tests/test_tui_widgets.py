@@ -9,8 +9,8 @@ from textual.app import App
 from textual.widgets import Static
 
 from playground.tui.app import make_app
-from playground.tui.key_table import KeyTable
-from playground.tui.pane_log import PaneLog
+from playground.tui.widgets.key_table import KeyTable
+from playground.tui.widgets.pane_log import PaneLog
 from test_tui import started, type_command, wait_until
 
 
@@ -147,7 +147,7 @@ async def test_key_table_cursor_keeps_a_cells_own_background():
 
 def test_summary_line_counts_in_plain_english():
     from playground.engine.key_reader import KeyInfo, Snapshot
-    from playground.tui.key_inspector import summary_line
+    from playground.tui.widgets.key_inspector import summary_line
 
     def snap(n: int, total: int, more: int = 0, complete: bool = True, progress=None) -> Snapshot:
         return Snapshot([KeyInfo(b"k%d" % i, "string", -1, 1, '"v"', 0.0) for i in range(n)], more, total,
@@ -179,7 +179,7 @@ class FooterApp(App):
     def compose(self):
         from textual.widgets import Input
 
-        from playground.tui.key_footer import KeyFooter
+        from playground.tui.widgets.key_footer import KeyFooter
 
         yield Input(id="one")
         yield Input(id="two")
@@ -230,7 +230,7 @@ class LineApp(App):
     def compose(self):
         from playground.engine.help import HelpIndex
         from playground.history import History
-        from playground.tui.command_input import CommandInput
+        from playground.tui.widgets.command_input import CommandInput
 
         yield CommandInput(History(None), HelpIndex.bundled)
         yield PaneLog()
@@ -241,7 +241,7 @@ async def test_typing_and_a_following_log_ask_for_no_layout_pass_yet_scroll_as_b
     Textual to lay the screen out again (that was most of a served keystroke's CPU). The
     line still scrolls to its cursor, the log still follows its output; a line wider than
     the log, or a log read back, still gets its layout pass."""
-    from playground.tui.command_input import CommandInput
+    from playground.tui.widgets.command_input import CommandInput
 
     app = LineApp()
     async with app.run_test(size=(30, 12)) as pilot:

@@ -20,9 +20,9 @@ BEGIN, END = "<!-- keys:begin -->", "<!-- keys:end -->"
 
 
 def _screens():
-    from playground.tui.challenge_screen import ChallengeScreen
-    from playground.tui.free_play_screen import FreePlayScreen
-    from playground.tui.lesson_screen import LessonScreen
+    from playground.tui.screens.challenge_screen import ChallengeScreen
+    from playground.tui.screens.free_play_screen import FreePlayScreen
+    from playground.tui.screens.lesson_screen import LessonScreen
     return [FreePlayScreen, LessonScreen, ChallengeScreen]
 
 

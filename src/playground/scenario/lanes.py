@@ -8,7 +8,7 @@ under the unit it explains.
 
 Built from the engine's units (the stepper's `entry_for` draws a unit's lines; never
 from rendered text), laid out in terminal cells (playground.cells): `run --format
-text` prints it, the TUI's lanes view (tui/lanes_view.py) styles the same lines.
+text` prints it, the TUI's lanes view (tui/widgets/lanes_view.py) styles the same lines.
 """
 
 from __future__ import annotations

@@ -27,20 +27,20 @@ from playground.engine.executor import Executor
 from playground.engine.help import HelpIndex
 from playground.engine.key_reader import Inspector
 from playground.history import History
-from .client_pane import ClientPane
-from .free_play_screen import FreePlayScreen
-from .key_inspector import KeyInspector
-from .messages import CommandDone, ServerRestarted
-from .mode_screen import ModeScreen
-from .pane_services import PaneServices
-from .server_bar import ServerBar
-from .app_recording import RecordingActions
-from .app_server import ServerActions
-from .app_teaching import TeachingActions
-from .own_programs import OwnPrograms
-from .app_classroom import ClassroomActions
-from .app_keys import APP_BINDINGS
-from .plain_text import visible
+from playground.tui.widgets.client_pane import ClientPane
+from playground.tui.screens.free_play_screen import FreePlayScreen
+from playground.tui.widgets.key_inspector import KeyInspector
+from playground.tui.messages import CommandDone, ServerRestarted
+from playground.tui.screens.mode_screen import ModeScreen
+from playground.tui.widgets.pane_services import PaneServices
+from playground.tui.widgets.server_bar import ServerBar
+from playground.tui.app_recording import RecordingActions
+from playground.tui.app_server import ServerActions
+from playground.tui.app_teaching import TeachingActions
+from playground.tui.widgets.own_programs import OwnPrograms
+from playground.tui.classroom.app_classroom import ClassroomActions
+from playground.tui.app_keys import APP_BINDINGS
+from playground.tui.plain_text import visible
 
 
 WIDE = 140  # columns from which the lanes (Ctrl+T) sit beside the keys instead of replacing them
@@ -169,7 +169,7 @@ class PlaygroundApp(ServerActions, TeachingActions, RecordingActions, ClassroomA
             self.open_scenario(scenario, challenge)
         elif self.commands_done == 0 and self.teacher is None:
             self._first_run_hints(True)
-        self.start_classroom()  # serve --class: this tab's part in the class (tui/classroom.py)
+        self.start_classroom()  # serve --class: this tab's part in the class (tui/classroom/classroom.py)
 
     def follow_server(self, screen: ModeScreen | None = None) -> None:
         """The bar and the inspector on the server that runs now (`screen`: a mode's
@@ -202,7 +202,7 @@ class PlaygroundApp(ServerActions, TeachingActions, RecordingActions, ClassroomA
 
     def _first_run_hints(self, show: bool) -> None:
         """Empty panes say where to start; the first command or lesson removes the hints."""
-        from .help_text import first_run_hint
+        from playground.tui.help_text import first_run_hint
 
         for i, name in enumerate(self.clients):
             self.pane(name).first_run(first_run_hint(name, i, self.clients) if show else None)
@@ -309,7 +309,7 @@ class PlaygroundApp(ServerActions, TeachingActions, RecordingActions, ClassroomA
 
     def get_system_commands(self, screen):
         """The command palette (Ctrl+P): Textual's own commands and every playground action."""
-        from .palette import system_commands
+        from playground.tui.palette import system_commands
 
         yield from system_commands(self, super().get_system_commands(screen))
 
@@ -318,7 +318,7 @@ class PlaygroundApp(ServerActions, TeachingActions, RecordingActions, ClassroomA
         self.own_programs.toggle_free()
 
     def action_command_palette(self) -> None:
-        from .palette import open_palette
+        from playground.tui.palette import open_palette
 
         open_palette(self)
 
@@ -329,7 +329,7 @@ class PlaygroundApp(ServerActions, TeachingActions, RecordingActions, ClassroomA
         except Exception as exc:
             self.notify(tr("cannot ask the server: {error}", error=exc), severity="error")
             return
-        from .info_screens import InfoScreen, scripts_text
+        from playground.tui.screens.info_screens import InfoScreen, scripts_text
 
         self.push_screen(InfoScreen(tr("Lua scripts seen in this session"), scripts_text(scripts)))
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from playground.history import exports_dir, write_failure, write_private
 from playground.i18n import N_, tr
 from playground.served import delivered
-from .client_pane import ClientPane
+from playground.tui.widgets.client_pane import ClientPane
 
 
 class RecordingActions:

@@ -9,10 +9,10 @@ from textual.widgets import Static
 from playground.engine.playground import Refused
 from playground.i18n import tr
 from playground.resp.info_text import parse_info
-from .key_inspector import KeyInspector
-from .messages import ServerStopped
-from .plain_text import visible_text
-from .server_bar import ServerBar
+from playground.tui.widgets.key_inspector import KeyInspector
+from playground.tui.messages import ServerStopped
+from playground.tui.plain_text import visible_text
+from playground.tui.widgets.server_bar import ServerBar
 
 
 class ServerActions:
@@ -64,7 +64,7 @@ class ServerActions:
             if yes:
                 self._restart_server()
 
-        from .confirm import ConfirmScreen
+        from playground.tui.screens.confirm import ConfirmScreen
 
         self.push_screen(ConfirmScreen(tr("Start a fresh server? Every key, cached script and client state "
                                           "(MULTI, WATCH, subscriptions) is lost.")), confirmed)
@@ -96,7 +96,7 @@ class ServerActions:
             if yes:
                 self._flush()
 
-        from .confirm import ConfirmScreen
+        from playground.tui.screens.confirm import ConfirmScreen
 
         self.push_screen(ConfirmScreen(tr("Delete every key and cached script on this server?")), confirmed)
 

@@ -5,8 +5,8 @@ and closing it, the server-order and why toggles, the language switch.
 from __future__ import annotations
 
 from playground.i18n import tr
-from .lanes_view import LanesView
-from .narration import NarrationPanel
+from playground.tui.widgets.lanes_view import LanesView
+from playground.tui.widgets.narration import NarrationPanel
 
 
 class TeachingActions:
@@ -20,7 +20,7 @@ class TeachingActions:
         from playground.scenario.library import scenario_files
         from playground.scenario.model import ScenarioError
         from playground.scenario.loader import load_scenario
-        from .teaching_screens import ScenarioPicker
+        from playground.tui.screens.teaching_screens import ScenarioPicker
 
         if self.class_refused("open_scenario"):  # serve --class: follow me (the palette calls this too)
             return
@@ -43,8 +43,8 @@ class TeachingActions:
         """The scenario's own screen: a lesson (lesson_screen.py) or a challenge
         (challenge_screen.py), in place of the mode's screen. Awaitable until that screen
         is mounted and its start has begun (None: it could not open)."""
-        from .challenge_screen import ChallengeScreen
-        from .lesson_screen import LessonScreen
+        from playground.tui.screens.challenge_screen import ChallengeScreen
+        from playground.tui.screens.lesson_screen import LessonScreen
 
         missing = [c for c in scenario.clients if c not in self.clients]
         if missing:
@@ -55,15 +55,15 @@ class TeachingActions:
         self._first_run_hints(False)
         switched = self._switch_mode((ChallengeScreen if challenge else LessonScreen)(self.clients, scenario,
                                                                                    self.mode_screen))
-        self.class_opened(scenario, challenge)  # serve --class (tui/app_classroom.py)
+        self.class_opened(scenario, challenge)  # serve --class (tui/classroom/app_classroom.py)
         return switched
 
     def close_scenario(self) -> None:
         """Back to free play; the panes keep what they show, the server its keys."""
-        from .free_play_screen import FreePlayScreen
+        from playground.tui.screens.free_play_screen import FreePlayScreen
 
         switched = self._switch_mode(FreePlayScreen(self.clients, self.mode_screen))
-        self.class_closed(switched)  # serve --class: the teacher's closes the class's lessons (tui/app_classroom.py)
+        self.class_closed(switched)  # serve --class: the teacher's closes the class's lessons (tui/classroom/app_classroom.py)
 
     def _switch_mode(self, screen):
         while len(self.screen_stack) > 2:  # a dialog still open over the old mode (mode_screen)
@@ -71,8 +71,8 @@ class TeachingActions:
         return self.switch_screen(screen)
 
     def action_explore_typed(self) -> None:
-        """Every order of the last commands typed in the panes (tui/explore_screen.py)."""
-        from .explore_screen import explore_typed_in_app
+        """Every order of the last commands typed in the panes (tui/screens/explore_screen.py)."""
+        from playground.tui.screens.explore_screen import explore_typed_in_app
 
         self.run_worker(explore_typed_in_app(self), group="explore", exclusive=True, exit_on_error=False)
 
@@ -102,6 +102,6 @@ class TeachingActions:
 
     def action_switch_language(self) -> None:
         """F12: the interface and the open scenario in the other language (English ⇄ 中文)."""
-        from .language import switch_language
+        from playground.tui.language import switch_language
 
         switch_language(self)

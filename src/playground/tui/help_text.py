@@ -11,7 +11,7 @@ from playground.cells import pad, width, wrap
 from playground.i18n import N_, tr
 from playground.served import BROWSER_KEYS, served
 
-from .app_keys import APP_BINDINGS
+from playground.tui.app_keys import APP_BINDINGS
 
 KEY_NAMES = {"space": "Space", "escape": "Esc", "backspace": "Backspace", "plus": "+", "equals_sign": "=",
              "minus": "-", "pageup": "PgUp", "pagedown": "PgDn", "up": "↑", "down": "↓", "end": "End",
@@ -66,8 +66,8 @@ def key_hint(screen) -> str:
 def help_groups(screen, off=None) -> list[tuple[str, list[tuple[str, str]]]]:
     """The groups F1 shows for `screen` (a mode's screen, or its class): its keys,
     typing, the app's (`off`: binding_rows')."""
-    from .client_pane import ClientPane
-    from .command_input import CommandInput
+    from playground.tui.widgets.client_pane import ClientPane
+    from playground.tui.widgets.command_input import CommandInput
 
     screen = screen if isinstance(screen, type) else type(screen)
     mode = binding_rows(screen.BINDINGS, off) + list(getattr(screen, "MORE_HELP", []))

@@ -44,11 +44,11 @@ def switch_language(app, lang: str | None = None) -> str:
     lang = lang or next_language(app.lang)
     app.lang = lang
     set_language(lang)
-    from .client_pane import ClientPane
-    from .key_inspector import KeyInspector
-    from .key_table import KeyTable
-    from .lanes_view import LanesView
-    from .server_bar import ServerBar
+    from playground.tui.widgets.client_pane import ClientPane
+    from playground.tui.widgets.key_inspector import KeyInspector
+    from playground.tui.widgets.key_table import KeyTable
+    from playground.tui.widgets.lanes_view import LanesView
+    from playground.tui.widgets.server_bar import ServerBar
 
     for pane in app.mode_screen.query(ClientPane):
         focused = app.focused is not None and pane in app.focused.ancestors_with_self
@@ -102,7 +102,7 @@ def _reload_scenario(app, lang: str) -> None:
             teacher.message = teacher._explain(st.cursor - 1, st.results[-1])
         else:
             teacher.message = Text(tr("Press Space (or n) for the first step.") + "\n", style="italic")
-        from .teaching_screens import PredictScreen
+        from playground.tui.screens.teaching_screens import PredictScreen
 
         if isinstance(app.screen, PredictScreen) and not st.finished:  # the open question, in the new language
             step = st.flat[st.cursor][1]

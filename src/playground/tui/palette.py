@@ -9,7 +9,7 @@ from playground import i18n
 from playground.i18n import language_name, tr
 from playground.served import label
 
-from .language import textual_commands
+from playground.tui.language import textual_commands
 
 
 def open_palette(app) -> None:
@@ -62,5 +62,5 @@ def system_commands(self, textual):
                             lambda: screen.action_teach("timeline"))
         yield SystemCommand(tr("Close scenario"), tr("Back to free typing (asks first)"),
                             lambda: screen.action_teach("close"))
-    from .topology_commands import topology_commands
+    from playground.tui.teaching.topology_commands import topology_commands
     yield from topology_commands(self)  # kill, pause, promote, connect a client: on a topology

@@ -17,7 +17,7 @@ from playground.cells import cut, pad, width
 from playground.scenario.library import course_order, is_recording
 from playground.scenario.model import Prediction, Scenario
 from playground.scenario.tags import tag_names
-from .plain_text import lines, plain, visible, visible_text
+from playground.tui.plain_text import lines, plain, visible, visible_text
 
 _MODAL_CSS = """
 {name} {{ align: center middle; }}

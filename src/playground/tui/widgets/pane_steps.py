@@ -10,8 +10,8 @@ from rich.text import Text
 
 from playground.i18n import tr, tr_check
 from playground.resp.cli_secrets import redact_line, redact_reply
-from .command_input import CommandInput
-from .pane_state import reply_style
+from playground.tui.widgets.command_input import CommandInput
+from playground.tui.widgets.pane_state import reply_style
 
 
 class StepDrawing:
@@ -58,7 +58,7 @@ class StepDrawing:
             self.why(why)
         if result.note and not step.wait:
             self.note(result.note)
-        from .teaching_text import checks_line
+        from playground.tui.teaching.teaching_text import checks_line
 
         # one line per step: the commands stay in view; made anew when the log is redrawn
         # (Ctrl+T, Ctrl+Y, a new width, F12: the check names in the language shown)

@@ -20,9 +20,9 @@ from textual.widgets import Input, Static
 
 from playground.engine.key_reader import Inspector, KeyInfo, Snapshot
 from playground.i18n import N_, tr, trn
-from .pane_state import set_line
-from .key_table import KeyTable
-from .plain_text import plain
+from playground.tui.widgets.pane_state import set_line
+from playground.tui.widgets.key_table import KeyTable
+from playground.tui.plain_text import plain
 
 TYPE_STYLE = {"string": "green", "list": "cyan", "set": "magenta", "zset": "yellow",
               "hash": "blue", "stream": "red"}
@@ -223,7 +223,7 @@ class KeyInspector(Vertical):
         except Exception as exc:
             self.notify(tr("cannot read {key!r}: {error}", key=key, error=exc), severity="error")
             return
-        from .info_screens import InfoScreen, key_detail_text
+        from playground.tui.screens.info_screens import InfoScreen, key_detail_text
 
         self.app.push_screen(InfoScreen(tr("key {name}", name=detail["key"]), key_detail_text(detail)))
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from textual.message import Message
 from textual.widgets import RichLog
 from rich.text import Text
-from .plain_text import visible_text
+from playground.tui.plain_text import visible_text
 
 
 class PaneLog(RichLog):

@@ -1,6 +1,6 @@
 """The app's class mode (serve --class): hooks the teaching actions call, and Alt+C, the
 teacher's class overview. Outside class mode every hook does nothing.
-(A mixin of PlaygroundApp; the class itself is tui/classroom.py.)"""
+(A mixin of PlaygroundApp; the class itself is tui/classroom/classroom.py.)"""
 
 from __future__ import annotations
 
@@ -75,7 +75,7 @@ class ClassroomActions:
                 self.class_refused(action, parameters)
 
     def start_classroom(self) -> None:
-        from .classroom import Classroom
+        from playground.tui.classroom.classroom import Classroom
 
         if self.classroom is None:
             self.classroom = Classroom.from_environment(self)
@@ -103,7 +103,7 @@ class ClassroomActions:
 
     def action_class_overview(self) -> None:
         """Alt+C (the teacher's tab): who is on which step, who won; m: follow me / own pace."""
-        from .class_screens import ClassOverviewScreen
+        from playground.tui.classroom.class_screens import ClassOverviewScreen
 
         if self.classroom is not None and self.classroom.teacher:
             if isinstance(self.screen, ClassOverviewScreen):

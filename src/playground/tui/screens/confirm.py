@@ -10,7 +10,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from playground.i18n import tr
-from .plain_text import visible_text
+from playground.tui.plain_text import visible_text
 
 
 class ConfirmScreen(ModalScreen[bool]):

@@ -9,7 +9,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, TextArea
 
 from playground.i18n import tr
-from playground.tui.command_input import CommandInput
+from playground.tui.widgets.command_input import CommandInput
 
 EXAMPLE = """-- KEYS[1], ARGV[1] ... are the arguments after numkeys
 local n = redis.call('INCR', KEYS[1])

@@ -15,8 +15,8 @@ from textual.widgets import Input, Label, Static
 from playground.classroom.protocol import FOLLOW
 from playground.i18n import tr
 from playground.scenario.model import Prediction
-from .plain_text import plain, visible
-from .teaching_screens import choice_label
+from playground.tui.plain_text import plain, visible
+from playground.tui.screens.teaching_screens import choice_label
 
 BAR = 30  # cells of the longest bar in the histogram
 
@@ -130,12 +130,12 @@ class ClassOverviewScreen(FollowsTheClass, Screen):
         self.run_worker(self.classroom.toggle_mode(), group="class-mode", exit_on_error=False)
 
     def action_release_place(self) -> None:
-        from .class_places import release_place
+        from playground.tui.classroom.class_places import release_place
 
         self.run_worker(release_place(self, self.classroom), group="class-release", exclusive=True, exit_on_error=False)
 
     def action_export_answers(self) -> None:
-        from .class_places import export_answers
+        from playground.tui.classroom.class_places import export_answers
 
         self.run_worker(export_answers(self.app, self.classroom), group="class-export", exit_on_error=False)
 

@@ -14,8 +14,8 @@ from playground.scenario import transcript as report
 from playground.i18n import N_, tr
 from playground.scenario.runner import ScenarioResult, StepResult
 from playground.scenario.model import Scenario
-from .client_pane import ClientPane
-from .teaching_screens import TimelineScreen
+from playground.tui.widgets.client_pane import ClientPane
+from playground.tui.screens.teaching_screens import TimelineScreen
 
 TYPING_SPEEDS = [0, 20, 40, 80, 160]  # characters per second; 0 = no typing animation
 
@@ -130,7 +130,7 @@ class Teacher:
         from playground.explore.free_play import explore_apart
         from playground.explore.schedule_replay import schedule_scenario
         from playground.server import ServerError, choose_binary
-        from .explore_screen import ExploreScreen
+        from playground.tui.screens.explore_screen import ExploreScreen
 
         part = self.explore_part()
         before = self.message
@@ -186,7 +186,7 @@ class Teacher:
         self.render()
 
     def render(self) -> None:
-        from .teacher_view import narration_text
+        from playground.tui.teaching.teacher_view import narration_text
 
         self.screen.narration.body = narration_text(self)
 

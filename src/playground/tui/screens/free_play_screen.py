@@ -9,7 +9,7 @@ from textual.binding import Binding
 from playground.history import write_failure
 from playground.i18n import N_, tr
 from playground.served import delivered, key_display, keys
-from .mode_screen import HELP, SHARED, ModeScreen
+from playground.tui.screens.mode_screen import HELP, SHARED, ModeScreen
 
 
 class FreePlayScreen(ModeScreen, inherit_bindings=False):
@@ -43,8 +43,8 @@ class FreePlayScreen(ModeScreen, inherit_bindings=False):
 
     @work(group="own-gate", exit_on_error=False)
     async def action_open_gate(self) -> None:
-        from .info_screens import InfoScreen
-        from .own_programs import usage_text
+        from playground.tui.screens.info_screens import InfoScreen
+        from playground.tui.widgets.own_programs import usage_text
 
         try:
             url = await self.app.own_programs.start()
@@ -83,7 +83,7 @@ class FreePlayScreen(ModeScreen, inherit_bindings=False):
             if yes:
                 self._start_recording()
 
-        from .confirm import ConfirmScreen
+        from playground.tui.screens.confirm import ConfirmScreen
 
         app.push_screen(ConfirmScreen(tr("Recording starts from an empty server (every key and script is "
                                          "deleted) so that the file replays the same. Start?")), go)

@@ -14,7 +14,7 @@ from textual.css.query import NoMatches
 from textual.widgets import Input
 
 from playground.i18n import N_, tr
-from .mode_screen import ModeScreen
+from playground.tui.screens.mode_screen import ModeScreen
 
 AUTOPLAY_PAUSE = 2.5  # seconds between steps in autoplay
 
@@ -128,7 +128,7 @@ class ScenarioScreen(ModeScreen):
 
     def _ask_close(self) -> None:
         """x: close the scenario, after asking (a stray key must not end the lesson)."""
-        from .confirm import ConfirmScreen
+        from playground.tui.screens.confirm import ConfirmScreen
 
         def answered(yes: bool | None) -> None:
             if yes and not self.app.class_refused("teach", ("close",)):  # follow me chosen meanwhile

@@ -11,7 +11,7 @@ from textual.widgets import Static
 
 from playground.cells import width
 from playground.i18n import N_, tr
-from .plain_text import plain, visible_text
+from playground.tui.plain_text import plain, visible_text
 
 
 class InfoScreen(ModalScreen[None]):
@@ -55,7 +55,7 @@ def scripts_text(scripts: list[tuple[str, bytes | None, bool]]) -> Text:
         text.append(tr("  cached") + "\n" if cached else tr("  NOT cached (EVALSHA answers NOSCRIPT)") + "\n",
                     style="green" if cached else "bold red")
         if source is not None:  # whole: a question may be about its third line
-            from .teaching_text import lua_text
+            from playground.tui.teaching.teaching_text import lua_text
 
             text.append_text(lua_text(source.decode("utf-8", "replace").strip("\n"), indent="    "))
         text.append("\n")

@@ -13,8 +13,8 @@ from textual.widgets import Input, Static
 
 from playground.i18n import tr, trn
 from playground.resp.cli_lines import SplitError, split_args
-from .command_input import CommandInput
-from .pane_state import set_line
+from playground.tui.widgets.command_input import CommandInput
+from playground.tui.widgets.pane_state import set_line
 
 MAX_PENDING = 1000
 """Lines one pane keeps waiting at most: a paste of more is refused whole (memory stays bounded)."""
@@ -99,7 +99,7 @@ class PanePrompt:
             if lines:
                 field.post_message(CommandInput.Submitted(field, lines[0]))
             return
-        from .confirm import ConfirmScreen
+        from playground.tui.screens.confirm import ConfirmScreen
 
         preview = "\n".join(f"  {line[:60]}" for line in lines[:5]) + ("\n  …" if len(lines) > 5 else "")
         question = tr("Run these {count} pasted lines as client {client}, one after another?",

@@ -10,9 +10,9 @@ from rich.text import Text
 from playground.i18n import tr, tr_check
 from playground.scenario.runner import StepResult
 from playground.scenario.stepper import Stepper
-from .teacher import Teacher
-from .teaching_screens import JumpScreen, PredictScreen
-from .teaching_text import script_block, time_ran_out
+from playground.tui.teaching.teacher import Teacher
+from playground.tui.screens.teaching_screens import JumpScreen, PredictScreen
+from playground.tui.teaching.teaching_text import script_block, time_ran_out
 
 
 class LessonTeacher(Teacher):

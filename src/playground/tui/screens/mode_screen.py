@@ -18,13 +18,13 @@ from textual.widgets import Static
 
 from playground.i18n import N_, tr
 from playground.served import key_display, keys, served
-from .client_pane import ClientPane
-from .key_footer import KeyFooter
-from .key_inspector import KeyInspector
-from .lanes_view import LanesView
-from .narration import NarrationPanel
-from .own_programs import ProgramsPanel
-from .server_bar import ServerBar
+from playground.tui.widgets.client_pane import ClientPane
+from playground.tui.widgets.key_footer import KeyFooter
+from playground.tui.widgets.key_inspector import KeyInspector
+from playground.tui.widgets.lanes_view import LanesView
+from playground.tui.widgets.narration import NarrationPanel
+from playground.tui.widgets.own_programs import ProgramsPanel
+from playground.tui.widgets.server_bar import ServerBar
 
 HELP = Binding("f1", "help_screen", "Help", tooltip=N_("this help"))
 FOCUS_A = Binding("f2", "focus_client(0)", "First client", tooltip=N_("type into client A"))
@@ -111,8 +111,8 @@ class ModeScreen(Screen):
 
     def action_help_screen(self) -> None:
         """F1: the keys of this screen, from its bindings (help_text.py)."""
-        from .help_text import help_for
-        from .info_screens import InfoScreen
+        from playground.tui.help_text import help_for
+        from playground.tui.screens.info_screens import InfoScreen
 
         inside = int(self.app.size.width * 0.9) - 8  # InfoScreen: 90% wide, its border, padding, scrollbar
         def off(binding) -> bool:  # serve --class, follow me: the keys refused now (app_classroom.py)

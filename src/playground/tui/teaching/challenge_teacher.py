@@ -7,7 +7,7 @@ from rich.text import Text
 
 from playground.i18n import tr
 from playground.scenario.stepper import Challenge
-from .teacher import Teacher
+from playground.tui.teaching.teacher import Teacher
 
 
 class ChallengeTeacher(Teacher):

@@ -63,7 +63,7 @@ class Classroom:
             self.app.notify(tr("Class mode: you lead. F7 picks the lesson for the class; "
                                "Alt+C shows the class."), timeout=10)
         else:
-            from .class_screens import LearnerNameScreen
+            from playground.tui.classroom.class_screens import LearnerNameScreen
 
             name = await self.app.push_screen_wait(LearnerNameScreen())
             self.me.name = name or tr("learner {id}", id=self.me.id[:4])
@@ -230,7 +230,7 @@ class Classroom:
         nxt = stepper.next_step() if stepper is not None and what == "next" else None
         index = stepper.cursor if nxt else None
         if nxt and nxt[1].predict and index not in teacher.answers:
-            from .class_screens import ClassAnswersScreen
+            from playground.tui.classroom.class_screens import ClassAnswersScreen
 
             step = nxt[1]
             shown = f"{step.client}> {stepper.runner.preview(step)}"
@@ -367,8 +367,8 @@ class Classroom:
             self.following = False
 
     def _ask_ahead(self, teacher) -> None:
-        from .teaching_screens import PredictScreen
-        from .teaching_text import script_block
+        from playground.tui.screens.teaching_screens import PredictScreen
+        from playground.tui.teaching.teaching_text import script_block
 
         stepper = teacher.stepper
         nxt = stepper.next_step()
@@ -389,6 +389,6 @@ class Classroom:
 
 
 def _mode(mode: str) -> str:
-    from .class_screens import mode_name
+    from playground.tui.classroom.class_screens import mode_name
 
     return mode_name(mode)

@@ -8,8 +8,8 @@ from textual.containers import VerticalScroll
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from playground.tui.wrapped_text import Wrapped
-from .plain_text import visible_text
+from playground.tui.widgets.wrapped_text import Wrapped
+from playground.tui.plain_text import visible_text
 
 
 class NarrationPanel(VerticalScroll, can_focus=True):

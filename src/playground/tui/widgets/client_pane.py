@@ -25,18 +25,18 @@ from playground.engine import events as ev
 from playground.engine.session import ClientState
 from playground.history import History
 from playground.i18n import N_, Translated, again, current_language, tr
-from playground.tui.wrapped_text import Wrapped
+from playground.tui.widgets.wrapped_text import Wrapped
 from playground.resp.cli_format import render
 from playground.resp.cli_lines import format_argv
 from playground.resp.cli_secrets import SECRET, redact_line, redact_reply
 from playground.resp.replies import Nil
-from .command_input import CommandInput
-from .messages import CommandDone, ServerStopped
-from .pane_log import PaneLog
-from .pane_prompt import PanePrompt
-from .pane_services import PaneServices
-from .pane_steps import StepDrawing
-from .pane_state import describe_state, hanging, node_prompt, reply_style, set_line
+from playground.tui.widgets.command_input import CommandInput
+from playground.tui.messages import CommandDone, ServerStopped
+from playground.tui.widgets.pane_log import PaneLog
+from playground.tui.widgets.pane_prompt import PanePrompt
+from playground.tui.widgets.pane_services import PaneServices
+from playground.tui.widgets.pane_steps import StepDrawing
+from playground.tui.widgets.pane_state import describe_state, hanging, node_prompt, reply_style, set_line
 
 SHOW_LIMIT = 64 * 1024  # bytes of one reply drawn in a pane; the rest is summarised
 ONE_FRAME_FOR = 0.025
@@ -386,6 +386,6 @@ class ClientPane(PanePrompt, StepDrawing, Vertical):
 
     def action_edit_script(self) -> None:
         """Write a Lua script over several lines; it is sent as one EVAL."""
-        from .script_editor import edit_script  # TextArea is heavy: imported when asked for
+        from playground.tui.screens.script_editor import edit_script  # TextArea is heavy: imported when asked for
 
         edit_script(self)

@@ -11,8 +11,8 @@ from rich.text import Text
 from playground.i18n import tr
 from playground.served import label
 
-from .help_text import key_hint
-from .teaching_text import clock, script_block, when_text
+from playground.tui.help_text import key_hint
+from playground.tui.teaching.teaching_text import clock, script_block, when_text
 
 
 def _header(teacher) -> Text:

@@ -16,7 +16,7 @@ from textual.widgets import Static
 
 from playground.i18n import tr
 from playground.served import label
-from .plain_text import visible
+from playground.tui.plain_text import visible
 
 SHOWN = 3  # program connections on screen (the newest): the two panes keep their room at 80×24
 
@@ -136,7 +136,7 @@ class OwnPrograms:
             return
         from textual.css.query import NoMatches
 
-        from .key_inspector import KeyInspector
+        from playground.tui.widgets.key_inspector import KeyInspector
 
         try:  # (a program that goes while the app quits: its screen's widgets are gone)
             screen = self.app.mode_screen
@@ -158,7 +158,7 @@ class OwnPrograms:
         """A program's write was attributed: "changed by" names it now."""
         from textual.css.query import NoMatches
 
-        from .key_inspector import KeyInspector
+        from playground.tui.widgets.key_inspector import KeyInspector
         if self.gate is not None:
             try:  # (the app may be quitting: its screen's widgets are gone)
                 self.app.mode_screen.query_one(KeyInspector).refresh_keys()

@@ -71,7 +71,7 @@ def hanging(text: Text, indent: int):
     `indent` cells in: past the gutter's column when the gutter is on)."""
     from rich.table import Table
 
-    from .wrapped_text import Wrapped
+    from playground.tui.widgets.wrapped_text import Wrapped
 
     head = text.plain.find(": ") + 2
     grid = Table.grid(expand=True)

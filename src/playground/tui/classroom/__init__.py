@@ -1,0 +1,1 @@
+"""serve --class in the app: the learner's and the teacher's side of a class."""

@@ -31,7 +31,6 @@ steps, every schedule run: explore/program_moves.py).
 
 from __future__ import annotations
 
-import asyncio
 from itertools import permutations
 from dataclasses import replace
 
@@ -40,7 +39,6 @@ from playground.engine.executor import Executor
 from playground.engine.playground import Playground
 from playground.engine.session import ConnectionLost
 from playground.explore import program_moves, schedules as sch
-from playground.engine.catalogue import block_timeout, may_block
 from playground.explore.chance import random_steps
 from playground.explore.footprint import Footprint, footprints
 from playground.explore.step_moves import no_reply, no_reply_message, own_order, with_timeout_move
@@ -49,19 +47,18 @@ from playground.explore.fresh_state import FreshState, ServerStopped
 from playground.explore.snapshot import Snapshotter
 from playground.explore.grouping import Grouping
 from playground.explore.lanes import lanes_for, run_lanes
+from playground.explore.one_schedule import OneSchedule
 from playground.explore.witnesses import find_witnesses
 from playground.i18n import tr
-from playground.resp.cli_lines import format_argv
 from playground.resp.cli_secrets import redact_line
 from playground.scenario.model import Part, Scenario, Step
-from playground.scenario.runner import WAIT_TIMEOUT, Runner, requirement_unmet
+from playground.scenario.runner import Runner, requirement_unmet
 from playground.scenario.server_steps import topology_unmet
 
 DEFAULT_LIMIT = 10_000
 BY = ("state", "replies", "both")
 """What an outcome is: the final state (every key, exactly), what each client saw (its
 replies in order) with the first run's final state, or both (scenario field `explore_by`)."""
-OTHER_WAIT = 2.0  # seconds a client held up by something other than a blocking command is given
 
 
 def programs_of(scenario: Scenario, part: Part) -> dict[str, list[Step]]:
@@ -76,7 +73,7 @@ def programs_of(scenario: Scenario, part: Part) -> dict[str, list[Step]]:
     return out
 
 
-class Explorer:
+class Explorer(OneSchedule):
     def __init__(self, pg: Playground, scenario: Scenario, part: int = 1, limit: int = DEFAULT_LIMIT,
                  seed: int = 0, reduce: bool = True, executor: Executor | None = None, sink=None,
                  by: str | None = None, witnesses: bool = True, jobs: int | None = None) -> None:
@@ -284,159 +281,6 @@ class Explorer:
             schedule = tuple(c for c in order for _ in range(lengths[c]))
             out[order] = sch.canonical_form(schedule, self.independent, clients) if result.reduced else schedule
         return out
-
-    # -- one schedule -------------------------------------------------------------------
-
-    async def run_schedule(self, planned: tuple[str, ...]) -> Run:
-        """Fresh server, setup, then the moves in `planned` order (a blocked client's
-        moves wait until it can move); the run as it happened. `self.keep` (a list, set
-        by `run_checked`) gets each step's (client, index of its step, StepResult), a
-        blocked reply's with its command's index."""
-        runner = self.runner
-        keep = self.keep
-        error = await runner.begin_part(self.scenario, self.part)
-        if error:
-            raise ExploreError(f"{self.scenario.id}: {error}")
-        position = dict.fromkeys(self.programs, 0)
-        remaining = list(planned)
-        executed: list[str] = []
-        done: list[tuple[str, int | None, bool]] = []
-        seen: dict[str, list[str]] = {c: [] for c in self.programs}
-        sent_at: dict[str, int] = {}   # each client's last command that blocked
-        deadlock = None
-        last = None
-        while True:
-            await self._settle_pending()
-            if self.scenario.programs:   # the prefix, then whoever can move first
-                client = await program_moves.next_client(self, remaining, position, last)
-                if client is None:
-                    if await self._wait_for_any():
-                        continue
-                    deadlock = self._who_waits() or None
-                    break
-            elif not remaining:
-                if any(not job.task.done() for job, _ in runner.waiting.values()) \
-                        and not await self._wait_for_any(all_of=True):
-                    deadlock = self._who_waits()
-                break
-            else:
-                pick = next((i for i, c in enumerate(remaining) if self._can_move(c) or self._may_time_out(c)), None)
-                if pick is None:
-                    if await self._wait_for_any():
-                        continue
-                    deadlock = self._who_waits()
-                    break
-                client = remaining.pop(pick)
-            if not self._can_move(client):
-                await self._time_out(client)
-            step = program_moves.step_at(self, client, position[client])
-            if client in runner.waiting and not step.wait:
-                taken = await self._collect(client)
-                seen[client].append(_seen(taken))
-                done.append((client, None, False))
-                if keep is not None:
-                    keep.append((client, sent_at[client], taken))
-            nothing_to_take = step.wait and client not in runner.waiting   # it answered at once
-            out = await runner.run_step(self.scenario, self.part.name, step)
-            blocked = client in runner.waiting and runner.waiting[client][1] is out
-            done.append((client, position[client], blocked))
-            if keep is not None:
-                keep.append((client, sent_at.get(client, position[client]) if step.wait else position[client], out))
-            if blocked:
-                sent_at[client] = position[client]
-            if not blocked and not nothing_to_take:
-                seen[client].append(_seen(out))
-            last = (client, position[client])
-            position[client] += 1
-            executed.append(client)
-        if not deadlock:   # replies that came with no wait step left to take them
-            for client in [c for c, (job, _) in runner.waiting.items() if job.task.done()]:
-                taken = await self._collect(client)
-                seen[client].append(_seen(taken))
-                if keep is not None:
-                    keep.append((client, sent_at[client], taken))
-        if deadlock and runner.programs.running:  # a program waits for ever: stopped, not waited for
-            await runner.discard_pending()
-            await runner.programs.stop()
-        problem = runner.programs.not_repeatable or await runner.programs.finish()  # (gate/lesson.py)
-        if problem:  # a lesson's program: its outcomes cannot be trusted, or it ended badly
-            raise ExploreError(f"{self.scenario.id}: {problem}")
-        shot = await self.snapshots.read()
-        if deadlock:
-            await runner.discard_pending()
-        return Run(tuple(executed), shot, deadlock, moves=done,
-                   replies=tuple((c, tuple(r)) for c, r in seen.items()))
-
-    def _may_time_out(self, client: str) -> bool:
-        """Its blocked command has a timeout (and no script holds it up)."""
-        pending = self.runner.waiting.get(client)
-        if pending is None or self._busy_script(client):
-            return False
-        return may_block(pending[0].argv) and bool(block_timeout(pending[0].argv))
-
-    async def _time_out(self, client: str) -> None:
-        """Let the client's blocked command time out (nobody unblocked it in this order)."""
-        job = self.runner.waiting[client][0]
-        seconds = block_timeout(job.argv)
-        await asyncio.wait([job.task], timeout=min(seconds + 2.0, WAIT_TIMEOUT))
-        if not job.task.done():
-            raise ExploreError(tr("{id}: {command} did not time out after {seconds:g} s", id=self.scenario.id,
-                                  command=format_argv(list(job.argv)), seconds=seconds))
-
-    def _can_move(self, client: str) -> bool:
-        pending = self.runner.waiting.get(client)
-        return pending is None or pending[0].task.done()
-
-    async def _settle_pending(self) -> None:
-        """Until each blocked client has either its reply or the server's word that it
-        still waits: what can move next must not depend on how fast a reply travels."""
-        for client, (job, _) in list(self.runner.waiting.items()):
-            if not job.task.done():
-                await job.settle()   # (a program's command: through the gate, gate/lesson_steps.py)
-
-    def _busy_script(self, client: str) -> bool:
-        """The client runs a script that holds the server (a program's connection: no
-        pane shows it, its blocked command is known from the catalogue alone)."""
-        return client not in self.scenario.programs and self.pg.sessions[client].state.busy_script
-
-    async def _wait_for_any(self, all_of: bool = False) -> bool:
-        """Nobody can move: give the blocked commands with a timeout that long. True if
-        a reply came."""
-        waiting = [(c, job) for c, (job, _) in self.runner.waiting.items() if not job.task.done()]
-        bound = 0.0
-        for client, job in waiting:
-            if self._busy_script(client):
-                limit = WAIT_TIMEOUT
-            elif may_block(job.argv):
-                limit = block_timeout(job.argv) or None   # None: it waits for ever
-            else:
-                limit = OTHER_WAIT                # held up some other way (CLIENT PAUSE ...)
-            bound = max(bound, min(limit + 0.25, WAIT_TIMEOUT) if limit is not None else 0.0)
-        if not waiting or bound <= 0:
-            return False
-        done, _ = await asyncio.wait([job.task for _, job in waiting], timeout=bound,
-                                     return_when=asyncio.ALL_COMPLETED if all_of else asyncio.FIRST_COMPLETED)
-        return bool(done) and (not all_of or len(done) == len(waiting))
-
-    def _who_waits(self) -> str:
-        return "; ".join(tr("{client} waits in {command}", client=c, command=format_argv(list(job.argv)))
-                         for c, (job, _) in sorted(self.runner.waiting.items(),
-                                                   key=lambda item: list(self.programs).index(item[0]))
-                         if not job.task.done())
-
-    async def _collect(self, client: str):
-        """The reply of a command that blocked arrived, and the client's next step is a
-        command: take the reply first (its `save` included)."""
-        _, origin = self.runner.waiting[client]
-        wait = replace(origin.step, wait=True, argv=None, blocking=False)
-        return await self.runner.run_step(self.scenario, self.part.name, wait)
-
-
-def _seen(out) -> str:
-    """A step's reply as its client saw it, on one line (redis-cli's rendering: escaped)."""
-    if out.skipped:
-        return "-"
-    return " ".join((out.reply or "").split("\n")).strip()
 
 
 async def explore(pg: Playground, scenario: Scenario, part: int = 1, **kwargs) -> Exploration:

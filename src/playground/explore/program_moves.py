@@ -44,12 +44,12 @@ async def movable(explorer, position: dict[str, int], last) -> list[str]:
     for client, steps in explorer.programs.items():
         if client in runner.waiting:   # (a typed client with no step left: its reply is taken at the end)
             ready = (client in explorer.scenario.programs or position[client] < len(steps)) and \
-                (explorer._can_move(client) or explorer._may_time_out(client))
+                (explorer.can_move(client) or explorer.may_time_out(client))
         elif client in explorer.scenario.programs:
             ready = client in runner.programs.running and \
                 isinstance(await runner.programs.next_command(client), Held)
         else:
-            ready = position[client] < len(steps) and explorer._can_move(client)
+            ready = position[client] < len(steps) and explorer.can_move(client)
         if ready:
             out.append(client)
     bound_next = [y for x, y in explorer.bound_pairs if x == last and y[0] in out]

@@ -24,11 +24,10 @@ import re
 import secrets
 import socket
 import struct
-from collections import deque
-from dataclasses import dataclass, field
 from typing import Callable
 
 from playground.gate.frames import FrameError, reply_end, request
+from playground.gate.program_connection import GateClient, Held  # noqa: F401 (Held: re-exported)
 from playground.resp.address import Address
 from playground.resp.connection import pack_command, pack_pipeline
 
@@ -74,91 +73,6 @@ died mid-lesson). Libraries that take the socket's path (REDIS_SOCKET) get it wi
 def socket_path(url: str) -> str:
     """The unix socket's path in a gate URL (unix://PATH?…)."""
     return url[len("unix://"):].partition("?")[0]
-
-
-@dataclass(eq=False)
-class Held:
-    """One command of a program: held, then released, then answered."""
-
-    client: "GateClient"
-    argv: list[bytes]
-    raw: bytes                       # exactly what the program sent
-    arrived: int                     # the gate's arrival counter (release_next takes the oldest)
-    unstepped: bool = False          # handshake: released at once
-    released: bool = False
-    reply: bytes | None = None       # the reply, exactly as the server sent it
-    seq: int | None = None           # its server-order number (when the reply came; the handshake: none)
-    frames: int = 0                  # reply frames so far (SUBSCRIBE a b: one a channel)
-    local: bytes | None = None       # the gate answers it itself (the TCP endpoint's AUTH)
-    since: float = field(default_factory=lambda: asyncio.get_running_loop().time())  # when it arrived
-    record: "asyncio.Future | None" = None  # its record as a line (engine/program_lines.py), once answered
-    done: asyncio.Future = field(default_factory=lambda: asyncio.get_running_loop().create_future())
-
-    @property
-    def display(self) -> str:
-        from playground.resp.cli_lines import format_argv
-        return format_argv(self.argv)
-
-
-class GateClient:
-    """One connection of one program, and its own connection to the server."""
-
-    def __init__(self, gate: "Gate", label: str, number: int, password: bytes | None = None) -> None:
-        self.gate = gate
-        self.label = label                 # the program (a lesson's client name, or the program's name)
-        self.name = f"{label}#{number}"    # the client: program and connection
-        self.queue: deque[Held] = deque()  # received, not yet sent to the server
-        self.inflight: deque[Held] = deque()  # sent, reply not yet back
-        self.closed = False
-        self.stepped = False               # has a command of this connection been a step yet?
-        self.password = password           # the TCP endpoint's (gate/auth.py); None on a unix socket
-        self.authed = password is None
-        self.server_id = 0                 # its server connection's CLIENT ID
-        self._writer: asyncio.StreamWriter | None = None   # to the program
-        self._upstream: asyncio.StreamWriter | None = None  # to the server
-
-    @property
-    def next(self) -> Held | None:
-        """The command held at the gate, shown as "next: …"."""
-        return self.queue[0] if self.queue else None
-
-    def pump(self) -> None:
-        """Send to the server what may go: released commands, the handshake, everything
-        while free-running; always in the program's own order."""
-        out = []
-        while self.queue and not self.closed:
-            head = self.queue[0]
-            if not (head.released or head.unstepped or self.gate.free_running):
-                break
-            if head.local is not None and (self.inflight or out):
-                break  # its reply goes after those of the commands before it
-            self.queue.popleft()
-            head.released = True
-            if head.local is not None:
-                head.reply = head.local
-                self._writer.write(head.local)
-                head.done.set_result(head.local)
-            elif head.argv:
-                self.inflight.append(head)
-                out.append(head.raw)
-            else:  # an empty inline line: the server ignores it, no reply
-                head.done.set_result(b"")
-        if out and self._upstream is not None:
-            self._upstream.write(b"".join(out))
-        self.gate.changed()
-
-    def fail_pending(self) -> None:
-        self.closed = True
-        for held in [*self.inflight, *self.queue]:
-            if not held.done.done():
-                held.done.set_exception(ConnectionError(f"{self.name}: connection closed"))
-                held.done.exception()  # (retrieved: a waiter may never come)
-        self.inflight.clear()
-        self.queue.clear()
-        for w in (self._upstream, self._writer):
-            if w is not None:
-                w.close()
-        self.gate.changed()
 
 
 class Gate:

@@ -289,3 +289,29 @@ async def test_a_program_steps_next_line_names_the_command_it_holds(pg):
         assert (step.client, stepper.runner.preview(step)) == ("B", "GET counter")
     finally:
         await stepper.runner.programs.stop()
+
+
+async def test_client_reply_off_and_skip_leave_no_reply_to_take_another_ones_place(pg, gate):
+    """The server answers CLIENT REPLY SKIP and the command after it with nothing, and
+    CLIENT REPLY OFF until CLIENT REPLY ON: the gate pairs each reply with its own command
+    (it gave GET's reply to CLIENT REPLY SKIP, and so on down the line)."""
+    url = await gate.listen("raw")
+    reader, writer = await asyncio.open_unix_connection(socket_path(url))
+    gate.run_free()
+    try:
+        writer.write(b"CLIENT REPLY SKIP\r\nSET a 1\r\nGET a\r\nCLIENT REPLY OFF\r\nINCR a\r\n"
+                     b"CLIENT REPLY ON\r\nGET a\r\n")
+        want = b"$1\r\n1\r\n+OK\r\n$1\r\n2\r\n"   # what the server itself sends, in order
+        got = b""
+        while len(got) < len(want):
+            got += await asyncio.wait_for(reader.read(100), WAIT)
+        assert got == want
+        assert await gate.wait_for(lambda: len(gate.log) == 7, WAIT)
+        assert [(h.display, h.reply) for h in gate.log] == [
+            ("CLIENT REPLY SKIP", b""), ("SET a 1", b""), ("GET a", b"$1\r\n1\r\n"),
+            ("CLIENT REPLY OFF", b""), ("INCR a", b""), ("CLIENT REPLY ON", b"+OK\r\n"),
+            ("GET a", b"$1\r\n2\r\n")]
+        assert [h.seq for h in gate.log] == sorted(h.seq for h in gate.log)   # in the server's order
+        assert await server_value(pg, b"a") == b"2"
+    finally:
+        writer.close()

@@ -40,7 +40,7 @@ class ProgramLines:
         client its lines belong to (a lesson's: its label; free play: each connection's
         own name). Each `Held` gets its record's future as `held.record`."""
         def told(client, held) -> None:
-            if not held.unstepped and held.reply is not None and held.seq is not None:
+            if not held.unstepped and not held.silent and held.reply is not None and held.seq is not None:
                 held.record = self.answered(name(client), held.argv, held.reply, held.seq)
         gate.answered.append(told)
 

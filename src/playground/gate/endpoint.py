@@ -293,6 +293,24 @@ class Gate:
             del buf[:end]
         return up_reader, up_writer, int(last[1:-2])  # (CLIENT ID's :<id>)
 
+    def _finish(self, client: GateClient, head: Held) -> None:
+        """`head` is done: its server-order number (the library's handshake is no line of
+        the program's: none), the log, who listens, and whoever waits for it."""
+        if not head.unstepped:
+            head.seq = self.next_seq()
+        self.log.append(head)
+        for listener in self.answered:
+            listener(client, head)
+        head.done.set_result(head.reply)
+
+    def settle_silent(self, client: GateClient) -> None:
+        """Commands the server answers with nothing (after CLIENT REPLY OFF or SKIP) are
+        done once every command before them is: no reply of a later one is theirs."""
+        while client.inflight and client.inflight[0].silent:
+            head = client.inflight.popleft()
+            head.reply = b""
+            self._finish(client, head)
+
     async def _replies(self, client: GateClient, up_reader: asyncio.StreamReader) -> None:
         """The server's replies, to the program as they come, each matched to its command."""
         buf = bytearray()
@@ -315,14 +333,10 @@ class Gate:
                     if head.frames < replies_expected(head.argv):
                         continue  # SUBSCRIBE a b: a confirmation each
                     client.inflight.popleft()
+                    self._finish(client, head)
+                    self.settle_silent(client)
                     if not client.inflight:
                         client.pump()  # a reply of the gate's own may be next
-                    if not head.unstepped:  # the library's handshake is no line of the program's: no number
-                        head.seq = self.next_seq()
-                    self.log.append(head)
-                    for listener in self.answered:
-                        listener(client, head)
-                    head.done.set_result(head.reply)
                 del buf[:pos]
                 self.changed()
                 await client._writer.drain()

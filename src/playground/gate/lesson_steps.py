@@ -138,6 +138,10 @@ async def take_reply(runner, scenario, step, out, held: Held) -> None:
 
     out.seq = held.seq
     runner.programs.note_reply(step.client, held)
+    if held.silent:  # CLIENT REPLY OFF/SKIP: the server sends nothing, and so nothing is checked
+        out.note = tr("no reply: the program asked the server for none (CLIENT REPLY OFF or SKIP)")
+        await runner._check_state(step, out)
+        return
     if held.record is not None:  # recorded as a typed line is (engine/program_lines.py): its why-notes too
         line = await held.record
         reply, out.whys = line.reply, list(line.whys)

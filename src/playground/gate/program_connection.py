@@ -29,6 +29,7 @@ class Held:
     local: bytes | None = None       # the gate answers it itself (the TCP endpoint's AUTH)
     since: float = field(default_factory=lambda: asyncio.get_running_loop().time())  # when it arrived
     record: "asyncio.Future | None" = None  # its record as a line (engine/program_lines.py), once answered
+    silent: bool = False             # the server sends no reply to it (CLIENT REPLY OFF / SKIP)
     done: asyncio.Future = field(default_factory=lambda: asyncio.get_running_loop().create_future())
 
     @property
@@ -51,6 +52,7 @@ class GateClient:
         self.password = password           # the TCP endpoint's (gate/auth.py); None on a unix socket
         self.authed = password is None
         self.server_id = 0                 # its server connection's CLIENT ID
+        self.reply_mode = b"on"            # CLIENT REPLY: on, off, or skip (the next command's)
         self._writer: asyncio.StreamWriter | None = None   # to the program
         self._upstream: asyncio.StreamWriter | None = None  # to the server
 
@@ -76,13 +78,34 @@ class GateClient:
                 self._writer.write(head.local)
                 head.done.set_result(head.local)
             elif head.argv:
+                head.silent = not self.answered(head.argv)
                 self.inflight.append(head)
                 out.append(head.raw)
             else:  # an empty inline line: the server ignores it, no reply
                 head.done.set_result(b"")
         if out and self._upstream is not None:
             self._upstream.write(b"".join(out))
+        self.gate.settle_silent(self)
         self.gate.changed()
+
+    def answered(self, argv: list[bytes]) -> bool:
+        """Does the server answer this command (sent next, in order)? Not CLIENT REPLY OFF
+        or SKIP, nor what they silence; CLIENT REPLY ON always is (redis-cli waits in vain
+        for the others' replies, and so must no command here take their place)."""
+        mode = argv[2].lower() if (len(argv) == 3 and argv[0].lower() == b"client"
+                                   and argv[1].lower() == b"reply") else None
+        if mode == b"on":
+            self.reply_mode = b"on"
+            return True
+        if self.reply_mode == b"off":
+            return False
+        if self.reply_mode == b"skip":
+            self.reply_mode = b"on"
+            return False
+        if mode in (b"off", b"skip"):
+            self.reply_mode = mode
+            return False
+        return True
 
     def fail_pending(self) -> None:
         self.closed = True

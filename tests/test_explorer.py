@@ -398,3 +398,25 @@ def test_the_command_line_agrees_with_the_explorer_and_does_not_load_it_for_othe
              "print('playground.explore.explorer' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
     assert out.stdout.strip() == "False", out.stderr
+
+
+async def test_s_explores_the_part_on_screen(server_binary):
+    """After a part's last step (the next Space begins the next part) and after the lesson's
+    last, `s` explores the part whose replies are in the panes: it took the next step's part,
+    and part 1 at the end."""
+    from playground.tui.app import make_app
+    from test_tui import wait_until
+    from test_tui_teaching import opened, press_and_wait
+
+    app = make_app(server_binary.path, open_scenario=scenario("multi-no-rollback"))
+    async with app.run_test(size=(140, 45)) as pilot:
+        await opened(pilot, app)
+        teacher = app.teacher
+        assert teacher.explore_part() == 1                       # nothing ran yet: the first part
+        first = len(teacher.scenario.parts[0].steps)
+        await teacher.stepper.goto(first)                          # part 1 done, part 2 next
+        assert teacher.stepper.next_step()[0] is teacher.scenario.parts[1]
+        assert teacher.explore_part() == 1
+        await press_and_wait(pilot, app, "e")                      # to the end (questions skipped)
+        await wait_until(pilot, lambda: teacher.stepper.finished)
+        assert teacher.explore_part() == 2

@@ -32,7 +32,12 @@ class LessonTeacher(Teacher):
         return Text(tr("Press Space (or n) for the first step.") + "\n", style="italic")
 
     def explore_part(self) -> int:
-        nxt = self.stepper.next_step()
+        """The part on screen: the one whose step ran last (its replies are in the panes;
+        also after the part's or the lesson's last step), else the one about to begin."""
+        stepper = self.stepper
+        if 0 < stepper.cursor <= len(stepper.flat):
+            return stepper.flat[stepper.cursor - 1][0] + 1
+        nxt = stepper.next_step()
         return self.scenario.parts.index(nxt[0]) + 1 if nxt is not None else 1
 
     async def next(self) -> None:

@@ -597,3 +597,31 @@ def test_a_ready_app_is_fresh_refilled_and_bounded(server_binary, serve, chromiu
             await http.close()
 
     asyncio.run(scenario())
+
+
+def test_on_a_mac_option_with_a_letter_is_the_alt_key_the_page_names(serve, chromium):
+    """macOS types "†" for Option+T (and starts an accent for Option+N): on a Mac the page
+    sends Option with a letter to the app as Alt with that letter, so the Alt+T the footer
+    names works there too (issue 36)."""
+    proc, url = serve
+
+    async def scenario() -> None:
+        http, tools, _ = await _open_tab(chromium, url)
+        try:
+            await tools.wait_screen(lambda s: "A>" in s, "pane A")
+            await tools.call("Emulation.setUserAgentOverride", {   # a Mac's browser, from here on
+                "userAgent": "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) "
+                             "Chrome/120.0 Safari/537.36", "platform": "MacIntel"})
+            await tools.evaluate("window.__old = true")
+            await tools.call("Page.reload")   # the same session (the tab keeps its token)
+            await _until(tools, "window.__old === undefined", "the new document")
+            assert await tools.evaluate("navigator.platform") == "MacIntel"
+            await tools.wait_screen(lambda s: "A>" in s and "Alt+T" in s, "pane A and Alt+T in the footer")
+            await _press(tools, "†", "KeyT", ord("T"), modifiers=1, text="†")   # what a Mac sends for Option+T
+            text = await tools.wait_screen(lambda s: "Server order (Alt+T hides)" in s, "Option+T to show the order")
+            assert "†" not in text
+        finally:
+            await tools.ws.close()
+            await http.close()
+
+    asyncio.run(scenario())

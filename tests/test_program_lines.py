@@ -8,28 +8,20 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-import pytest_asyncio
 
 from playground.engine.executor import Executor
 from playground.engine.program_lines import ProgramLines
 from playground.gate.endpoint import Gate
 from playground.resp.replies import Nil
+from test_gate import WAIT, gate, step as release  # noqa: F401 (gate: a fixture)
 
 redis = pytest.importorskip("redis.asyncio")
 redis_exceptions = pytest.importorskip("redis.exceptions")
-WAIT = 10.0
-
-
-@pytest_asyncio.fixture
-async def gate(pg):
-    g = Gate.for_playground(pg)
-    yield g
-    await g.close()
 
 
 async def step(gate: Gate, label: str, want: str):
-    held = await gate.release_next(label, WAIT)
-    assert held is not None and held.display == want, (held and held.display, want)
+    """Release `label`'s next command (it must be `want`); its record as a line."""
+    held = await release(gate, label, want)
     await asyncio.wait_for(asyncio.shield(held.done), WAIT)
     return await held.record
 

@@ -5,7 +5,7 @@ private server the server itself says what each unit changed (its key events:
 engine/changes.py, `Unit.changes`): a read-only script wrote nothing, a script that
 failed half-way wrote what it wrote, a TTL change is a change. Where it cannot say (a
 --url server, a topology, pipelined `repl` lines), the writers are worked out from the
-commands' names: the server says whether a command writes (COMMAND INFO flags, cached
+commands' names: the server says whether a command writes (COMMAND INFO flags, asked of the catalogue
 per name) and which of its arguments are keys (COMMAND GETKEYS); commands queued inside
 MULTI count when their EXEC runs, and a script's declared keys count as written by
 whoever ran it.
@@ -23,10 +23,10 @@ _FORGETS = (b"flushall", b"flushdb", b"swapdb")  # after these, nothing known ho
 class WriteTracker:
     """Remembers the last client that wrote each key, from the units that ran."""
 
-    def __init__(self, reader) -> None:
+    def __init__(self, reader, catalogue) -> None:
         self.reader = reader                      # a SideConnection (read-only use)
+        self.catalogue = catalogue                # () -> the playground's Catalogue: whether a command writes
         self.last_writer: dict[bytes, str] = {}
-        self._writes: dict[bytes, bool] = {}      # command name -> has the write flag
 
     async def keys_written(self, unit: Unit) -> frozenset[bytes]:
         """The keys `unit` wrote, worked out once and kept on it (`unit.written`; and
@@ -71,13 +71,11 @@ class WriteTracker:
         return {bytes(k) for k in reply} if isinstance(reply, Array) else set()
 
     async def _is_write(self, cmd: bytes) -> bool:
-        if cmd not in self._writes:
-            reply, = await self.reader.run([[b"COMMAND", b"INFO", cmd]])
-            flags: set[bytes] = set()
-            if isinstance(reply, Array) and reply and isinstance(reply[0], Array) and len(reply[0]) > 2:
-                flags = {bytes(f) for f in reply[0][2]}
-            self._writes[cmd] = b"write" in flags
-        return self._writes[cmd]
+        """The server's `write` flag, asked of the one catalogue (engine/catalogue.py)."""
+        catalogue = self.catalogue()
+        await catalogue.learn([cmd])
+        info = catalogue.commands.get(cmd)
+        return info is not None and b"write" in info.flags
 
     def forget(self) -> None:
         """After FLUSHALL or a restart nothing is known any more."""

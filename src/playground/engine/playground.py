@@ -153,7 +153,7 @@ class Playground:
             self.reader = ClusterInspector(own, self.topology)
         self.reader.no_scripts = lambda: any(s.ldb.on_eval or s.ldb.active for s in self.sessions.values())
         self.admin = SideConnection(own, "playground-admin")  # opened when first used
-        self.writes = WriteTracker(self.reader)
+        self.writes = WriteTracker(self.reader, lambda: self.catalogue)
         for side in (self.observer, self.reader, self.admin):
             side.on_send = self._side_sent
         outcomes = await asyncio.gather(*(session.connect(address, resp=self.resp)

@@ -9,8 +9,9 @@ import asyncio
 
 from playground.gate.endpoint import Held
 from playground.i18n import tr
+from playground.scenario.time_limits import WAIT_TIMEOUT
 
-REPLY_TIMEOUT = 15.0  # as a wait step's WAIT_TIMEOUT (scenario/time_limits.py): a released command that neither answers nor blocks
+REPLY_TIMEOUT = WAIT_TIMEOUT  # a released command that neither answers nor blocks: as long as a wait step waits
 
 
 async def answered(pg, held: Held, timeout: float = REPLY_TIMEOUT) -> bool:
@@ -112,7 +113,6 @@ async def wait_step(runner, scenario, step, out, job: ProgramJob) -> None:
     """A program's wait step: the reply to its command that blocked (as a typed
     command's wait step, engine-free)."""
     from playground.scenario.checks import CheckResult
-    from playground.scenario.time_limits import WAIT_TIMEOUT
 
     try:
         await asyncio.wait_for(asyncio.shield(job.task), WAIT_TIMEOUT)

@@ -176,6 +176,11 @@ def teach(steps=0, keys=(), answer=None, presenter=False):
         await wait_until(pilot, lambda: app.teacher is not None and not app.mode_screen.busy
                          and ("Challenge" in app.narration.body.plain or "Press Space" in app.narration.body.plain))
         app.teacher.speed_index = 0
+        # the keys the lesson starts with are read before the first step: the key table's cursor
+        # stays on the key it was on, so a first read only after a step put it on another row
+        inspector = app.mode_screen.query_one(KeyInspector)
+        inspector.refresh_keys()
+        await wait_until(pilot, lambda: not inspector._loading and inspector.snapshot is not None)
         if app.teacher.stepper:
             app.teacher.answers = {i: s.predict.answer for i, (_, s) in enumerate(app.teacher.stepper.flat[:steps])
                                    if s.predict}

@@ -13,7 +13,9 @@ from playground.gate.endpoint import socket_path
 from playground.tui.app import make_app
 from playground.tui.screens.info_screens import InfoScreen
 from playground.tui.widgets.key_inspector import KeyInspector
-from playground.tui.widgets.own_programs import ProgramsPanel, short_reply
+from playground.engine.events import LineResult
+from playground.resp.connection import parse_reply
+from playground.tui.widgets.own_programs import ProgramsPanel, reply_line
 from playground.tui.widgets.key_table import KeyTable
 from test_tui import hear_notices, notices, started, wait_until
 from test_tui_server_says import cells
@@ -85,8 +87,7 @@ async def test_a_program_started_by_hand_is_stepped(server_binary):
             out, err = program.communicate()
             assert program.returncode == 0, err.decode()
             assert out == b"done\n"
-            await wait_until(pilot, lambda: "gone" in panel_text(app))
-            assert 'GET mine → "x"' in panel_text(app)
+            await wait_until(pilot, lambda: "gone" in panel_text(app) and 'GET mine → "x"' in panel_text(app))
         finally:
             if program.poll() is None:
                 program.kill()
@@ -139,14 +140,70 @@ async def test_free_running_and_a_restart(server_binary):
         assert app.own_programs.url not in (None, old)
 
 
-def test_short_reply():
-    assert short_reply(b"+OK\r\n") == "OK"
-    assert short_reply(b"$1\r\nx\r\n") == '"x"'
-    assert short_reply(b"$-1\r\n") == "(nil)"
-    assert short_reply(b":3\r\n") == "(integer) 3"
-    assert short_reply(b"-ERR no\r\n") == "(error) ERR no"
-    assert short_reply(None) == "…"
-    assert short_reply(b"$4\r\na\r\nb\r\n") == '"a\\r\\nb"'  # one line in the panel
-    assert short_reply(b"$3\r\n\xe4\xbd\xa0\r\n") == '"你"'
-    assert short_reply(b"$100\r\n" + b"x" * 100 + b"\r\n") == '"' + "x" * 60 + '…"'
-    assert short_reply(b"*2\r\n$1\r\na\r\n$1\r\nb\r\n") == "(2 items)"
+RESP3_PROGRAM = """
+import os, redis
+url = os.environ["REDIS_URL"]
+one, two, three = (redis.Redis.from_url(url, protocol=3) for _ in range(3))
+one.hset("h", "f", "v")
+one.hgetall("h")
+two.rpush("l", "a", "b")
+two.lrange("l", 0, -1)
+three.get("missing")
+print("done", flush=True)
+"""
+
+
+async def test_the_panel_shows_replies_as_redis_cli_prints_them(server_binary):
+    """A RESP3 program's map, array and nil, each its connection's last reply: the first
+    line of what redis-cli prints for it, from the executor's record of the line."""
+    app = make_app(server_binary.path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot, app)
+        await pilot.press("ctrl+g")
+        await wait_until(pilot, lambda: isinstance(app.screen, InfoScreen))
+        await pilot.press("escape")
+        app.action_programs_free()
+        program = subprocess.Popen([sys.executable, "-c", RESP3_PROGRAM],
+                                   env=dict(os.environ, REDIS_URL=app.own_programs.url),
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+        try:
+            await wait_until(pilot, lambda: program.poll() is not None, timeout=15)
+            assert program.returncode == 0, program.stderr.read().decode()
+        finally:
+            if program.poll() is None:
+                program.kill()
+            program.communicate()
+        shown = ['HGETALL h → 1# "f" => "v"', 'LRANGE l 0 -1 → 1) "a" …', "GET missing → (nil)"]
+        await wait_until(pilot, lambda: all(line in panel_text(app) for line in shown))
+
+
+LONG = "x" * 100
+
+
+@pytest.mark.parametrize("argv, frame, shown", [
+    ([b"SET", b"k", b"v"], b"+OK\r\n", "OK"),
+    ([b"GET", b"k"], b"$1\r\nx\r\n", '"x"'),
+    ([b"GET", b"k"], b"$-1\r\n", "(nil)"),
+    ([b"GET", b"k"], b"_\r\n", "(nil)"),                                  # RESP3's null
+    ([b"INCR", b"n"], b":3\r\n", "(integer) 3"),
+    ([b"NOSUCH"], b"-ERR no\r\n", "(error) ERR no"),
+    ([b"GET", b"k"], b"$4\r\na\r\nb\r\n", '"a\\r\\nb"'),                # one line in the panel
+    ([b"GET", b"k"], b"$3\r\n\xe4\xbd\xa0\r\n", '"\\xe4\\xbd\\xa0"'),     # redis-cli escapes every non-ASCII byte
+    ([b"GET", b"k"], b"$100\r\n" + LONG.encode() + b"\r\n", '"' + "x" * 59 + "…"),
+    ([b"LRANGE", b"l", b"0", b"-1"], b"*2\r\n$1\r\na\r\n$1\r\nb\r\n", '1) "a" …'),
+    ([b"LRANGE", b"l", b"0", b"-1"], b"*0\r\n", "(empty array)"),
+    ([b"HGETALL", b"h"], b"%1\r\n$1\r\nf\r\n$1\r\nv\r\n", '1# "f" => "v"'),
+    ([b"SMEMBERS", b"s"], b"~1\r\n$1\r\na\r\n", '1~ "a"'),
+    ([b"INCRBYFLOAT", b"f", b"1.5"], b",1.5\r\n", "(double) 1.5"),
+    ([b"SISMEMBER", b"s", b"a"], b"#t\r\n", "(true)"),
+    ([b"PING"], b"+O\x1bK\r\n", "O\\x1bK"),                              # an escape is read, not obeyed
+    ([b"INFO"], b"$31\r\n# Server\r\nredis_version:7.0.0\r\n\r\n", "# Server …"),  # printed raw, as redis-cli does
+])
+async def test_reply_line_is_the_first_line_redis_cli_prints(argv, frame, shown):
+    line = LineResult("python3#1", tuple(argv), replies=[await parse_reply(frame)])
+    assert reply_line(line) == shown
+
+
+def test_a_line_without_a_reply_yet_shows_an_ellipsis():
+    assert reply_line(None) == "…"
+    assert reply_line(LineResult("python3#1", (b"GET", b"k"))) == "…"

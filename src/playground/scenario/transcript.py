@@ -142,8 +142,26 @@ def text_summary(result: ScenarioResult) -> str:
         return f"   {FAIL} {result.error}\n"
     failed = len(result.failed_checks)
     total = result.check_count
+    if not total:  # nothing passed or failed: "0 of 0 checks passed" would say nothing
+        return "\n".join(_indent(_no_checks(result), 80, f"   {OK} ", "     ")) + "\n"
     mark = OK if result.ok else FAIL
     return f"   {mark} " + tr("{passed} of {total} checks passed", passed=total - failed, total=total) + "\n"
+
+
+def _no_checks(result: ScenarioResult) -> str:
+    """What a run with no check says; for a lesson of programs and no steps, how many
+    commands each program sent (each one was a move of its own: none ran free)."""
+    scenario = result.scenario
+    programs = [c for c in scenario.clients if c in scenario.programs]
+    if not programs or any(part.steps for part in scenario.parts):
+        return tr("no check ran: nothing passed or failed")
+    sent = {c: 0 for c in programs}
+    for step in result.steps:
+        if step.step.release and step.argv and not step.skipped and step.step.client in sent:
+            sent[step.step.client] += 1
+    counts = tr(", ").join(trn("{client} sent {n} command", "{client} sent {n} commands", n, client=c)
+                           for c, n in sent.items())
+    return tr("no checks: the programs ran to their end ({counts})", counts=counts)
 
 
 def render_text(result: ScenarioResult, server_order: bool = False) -> str:

@@ -15,43 +15,41 @@ from rich.text import Text
 from textual.widgets import Static
 
 from playground.i18n import tr
+from playground.resp.cli_format import render_head
 from playground.served import label
 from playground.tui.plain_text import visible
 
 SHOWN = 3  # program connections on screen (the newest): the two panes keep their room at 80×24
 
 
-REPLY_CHARS = 60  # of a string reply shown
+REPLY_CHARS = 60  # of a reply's line shown
+_HEAD_BYTES = 4 * REPLY_CHARS + 64  # of redis-cli's rendering made: a 50 MB value is never rendered whole
 
 
-def _one_line(data: bytes) -> str:
-    """Bytes as one line of text: control characters escaped (a reply's newline never
-    breaks the panel's lines), long ones cut."""
-    text = data.decode("utf-8", "replace")
-    text = visible(text)
-    return text if len(text) <= REPLY_CHARS else text[:REPLY_CHARS] + "…"
-
-
-def short_reply(frame: bytes | None) -> str:
-    """A reply in one short line, as redis-cli would start it."""
-    if not frame:
+def reply_line(line) -> str:
+    """A program's line as the executor recorded it (its `LineResult`: engine/program_lines.py)
+    in one line of the panel: the first line of what redis-cli --no-raw prints for its reply
+    (resp/cli_format.py, the one formatter), control characters written out (a reply never
+    breaks the panel's lines), "…" where it is cut or more lines follow; "…" alone while
+    there is no reply to show (not recorded yet, or none: CLIENT REPLY OFF)."""
+    if line is None or not line.replies:
         return "…"
-    kind, nl = frame[:1], frame.find(b"\r\n")
-    head = _one_line(frame[1:nl])
-    if kind in (b"$", b"!", b"="):
-        if head.startswith("-"):
-            return "(nil)"
-        body = _one_line(frame[nl + 2:len(frame) - 2])
-        return "(error) " + body if kind == b"!" else '"' + body + '"'
-    if kind in (b"*", b"%", b"~", b">"):
-        return "(nil)" if head.startswith("-") else tr("({n} items)", n=head)
-    if kind == b"-":
-        return "(error) " + head
-    if kind == b":":
-        return "(integer) " + head
-    if kind == b"_":
-        return "(nil)"
-    return head
+    head, left = render_head(line.reply, list(line.argv), _HEAD_BYTES)
+    first, newline, rest = head.partition(b"\n")
+    if newline and first.endswith(b"\r"):  # INFO's lines end in CRLF: a terminal shows no \r
+        first = first[:-1]
+    text = visible(first.decode("utf-8", "replace"))
+    if len(text) > REPLY_CHARS:
+        return text[:REPLY_CHARS] + "…"
+    return text + " …" if rest or left else text
+
+
+def _recorded(held):
+    """`held`'s line as the executor recorded it, once it is (None before, or never)."""
+    record = held.record
+    if record is None or not record.done() or record.cancelled() or record.exception() is not None:
+        return None
+    return record.result()
 
 
 class ProgramsPanel(Static):
@@ -148,20 +146,23 @@ class OwnPrograms:
             for held in log[self._logged:]:
                 if not held.unstepped:  # (the client library's handshake is not what it ran)
                     self._last[held.client] = held
-                if held.record is not None and not held.record.done():  # who wrote what: once attributed
-                    held.record.add_done_callback(lambda _: self.app.call_later(self._keys_changed))
+                if held.record is not None and not held.record.done():  # its reply, who wrote what: once recorded
+                    held.record.add_done_callback(lambda _: self.app.call_later(self._recorded))
             self._logged = len(log)
             inspector.refresh_keys()
         panel.update(self.render())
 
-    def _keys_changed(self) -> None:
-        """A program's write was attributed: "changed by" names it now."""
+    def _recorded(self) -> None:
+        """A program's line is recorded: the panel shows its reply, and "changed by" names
+        the program for what it wrote."""
         from textual.css.query import NoMatches
 
         from playground.tui.widgets.key_inspector import KeyInspector
         if self.gate is not None:
             try:  # (the app may be quitting: its screen's widgets are gone)
-                self.app.mode_screen.query_one(KeyInspector).refresh_keys()
+                screen = self.app.mode_screen
+                screen.query_one(KeyInspector).refresh_keys()
+                screen.query_one(ProgramsPanel).update(self.render())
             except NoMatches:
                 pass
 
@@ -182,7 +183,7 @@ class OwnPrograms:
             text.append("\n" + visible(client.name), style="bold cyan")
             last = self._last.get(client)
             if last is not None:
-                text.append(f"  {visible(last.display)} → {short_reply(last.reply)}")
+                text.append(f"  {visible(last.display)} → {reply_line(_recorded(last))}")
             if client.closed:
                 text.append("  " + tr("gone (disconnected)"), style="red")
             elif client.next is not None and not client.next.unstepped:

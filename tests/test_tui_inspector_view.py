@@ -62,3 +62,46 @@ async def test_in_a_lesson_the_filter_line_shows_only_after_slash():
         await wait_until(pilot, lambda: field.display and field.has_focus)
         await pilot.press(*"bal*", "enter")
         await wait_until(pilot, lambda: not field.display and inspector.pattern == "bal*")
+
+
+HELD = '''
+title = "a short TTL"
+lesson = "x"
+
+[[steps]]
+client = "A"
+command = "SET k v PX 6000"
+reply = "OK"
+
+[[steps]]
+client = "B"
+command = "GET k"
+reply = '"v"'
+'''
+
+
+async def test_a_ttl_held_while_the_lesson_waits_shows_as_held(server_binary, tmp_path):
+    """While the lesson waits for the class the clock holds k's TTL (the server has it up
+    to MARGIN_MS longer, set again every half second); the inspector shows what the next
+    step will find, the held TTL, and it neither counts down nor jumps back."""
+    path = tmp_path / "short-ttl.toml"
+    path.write_text(HELD)
+    app = make_app(server_binary.path, open_scenario=load_scenario(path))
+    async with app.run_test(size=(120, 35)) as pilot:
+        await opened(pilot, app)
+        await press_and_wait(pilot, app, "space")
+        clock = app.teacher.source.runner.clock
+        assert await clock.holding() == {b"k"}
+        held = clock.held_ttl(b"k")
+        assert held is not None and 5000 < held <= 6000
+        inspector = app.mode_screen.query_one(KeyInspector)
+        table = inspector.query_one(KeyTable)
+        inspector.refresh_keys()
+        await wait_until(pilot, lambda: not inspector._loading and keys_in_table(table) == ["k"])
+        assert inspector.snapshot.keys[0].pttl > held  # the server's TTL is the held one plus the margin
+        shown = f"{held / 1000:.1f}s"
+        assert str(table.row(0)[2]) == shown
+        inspector._tick_ttls()  # a tick later: still the held TTL, not a countdown from the read
+        assert str(table.row(0)[2]) == shown
+        await clock.release()  # the lesson runs again: the TTL counts down from the server's
+        assert clock.held_ttl(b"k") is None

@@ -6,9 +6,9 @@ clock notes every volatile key's time to live (SCAN, PTTL, PEXPIRETIME, on a con
 of its own as the app's own user) and, until the next step starts, sets it back to that
 (PEXPIRE) every half second; the next step finds each key's TTL exactly as the step
 before left it. A TTL under 10 s is held MARGIN_MS longer meanwhile (a loaded machine
-may not get to a tick for a second: the key must not run out then), so the key
-inspector may show it that much longer while the lesson waits. A step's own `sleep` is
-the lesson's time: it passes.
+may not get to a tick for a second: the key must not run out then); the key inspector
+shows the held TTL (`held_ttl`), not the server's. A step's own `sleep` is the lesson's
+time: it passes.
 
 What it leaves to the wall clock: a key some client WATCHes (any change to its TTL would
 abort the client's transaction), a key whose expiry was changed meanwhile by someone
@@ -140,6 +140,7 @@ class LessonClock:
         self._held: list[tuple[object, list[_Held]]] = []
         self._held_since: float | None = None
         self.held_seconds = 0.0  # waiting between steps so far: not the lesson's time
+        self._ttls: tuple[object, dict[bytes, int]] = (None, {})  # (the _held they were read from, key -> ttl)
 
     def now(self) -> float:
         """The lesson's time (seconds, monotonic): the wall clock less the waiting held."""
@@ -205,6 +206,18 @@ class LessonClock:
             await self._read.wait()
         return {h.key for _, keys in self._held for h in keys}
 
+    def held_ttl(self, key: bytes) -> int | None:
+        """While the lesson waits: the time to live (ms) `key` is held at, the TTL the next
+        step finds (the server meanwhile has it up to MARGIN_MS longer); None when the key is
+        not held (the lesson runs, or the key was let go). The key inspector shows this, so a
+        held TTL neither counts down nor jumps back while the class talks."""
+        if self._task is None:
+            return None
+        held = self._held
+        if self._ttls[0] is not held:  # (the inspector asks for each key it shows, 4 times a second)
+            self._ttls = (held, {h.key: h.ttl for _, keys in held for h in keys})
+        return self._ttls[1].get(key)
+
     async def _tick_all(self, margin: bool = True) -> None:
         skip = self._watched()
         touched = {h.key for _, keys in self._held for h in keys}
@@ -264,6 +277,9 @@ class WallClock:
 
     def now(self) -> float:
         return time.monotonic()
+
+    def held_ttl(self, key: bytes) -> None:
+        return None
 
     async def step_starts(self, programs) -> None:
         pass

@@ -15,6 +15,7 @@ from textual.widgets import Input
 
 from playground.i18n import N_, tr
 from playground.tui.screens.mode_screen import ModeScreen
+from playground.tui.widgets.key_inspector import KeyInspector
 
 AUTOPLAY_PAUSE = 2.5  # seconds between steps in autoplay
 
@@ -48,6 +49,7 @@ class ScenarioScreen(ModeScreen):
     def on_mount(self) -> None:
         super().on_mount()
         self.teacher = self.TEACHER(self, self.scenario)
+        self.query_one(KeyInspector).held_ttl = self._held_ttl  # TTLs held while the lesson waits
         self.narration.add_class("-open")
         self.set_interval(0.5, self._tick_clock)
         self.busy = False
@@ -58,6 +60,10 @@ class ScenarioScreen(ModeScreen):
         source = self.teacher.source if self.teacher is not None else None
         if source is not None:
             await source.runner.close_clock()
+
+    def _held_ttl(self, key: bytes) -> int | None:
+        source = self.teacher.source if self.teacher is not None else None
+        return source.runner.clock.held_ttl(key) if source is not None else None
 
     def focus_start(self) -> None:
         self.narration.focus()  # where Space steps

@@ -8,6 +8,7 @@ refresh replaces an older one.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 
 from rich.text import Text
@@ -102,6 +103,9 @@ class KeyInspector(Vertical):
         self._last_read = -1e9  # time.monotonic() of the last read of the keys
         self.watchers: dict[bytes, list[tuple[str, bool]]] = {}  # key -> [(client, dirty)]
         self._pinned: list[bytes] | None = None  # set_pinned's keys; None: the writers the app tracks
+        self.held_ttl = lambda key: None
+        """key -> the TTL (ms) a lesson holds it at while it waits for the class, or None
+        (scenario/lesson_clock.py): such a TTL is shown as held, not counting down."""
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder=tr("filter: a SCAN pattern, e.g. user:*  (Enter applies)"), id="filter")
@@ -205,7 +209,7 @@ class KeyInspector(Vertical):
             rows.append((k.name.decode("latin-1"), (
                 plain(k.name.decode("utf-8", "replace"), style="bold reverse" if recent else ""),
                 Text(k.type + _node_hint(self.inspector, k.name), style=TYPE_STYLE.get(k.type, "")),
-                Text(format_ttl(k, now)),
+                Text(self._ttl_text(k, now)),
                 plain(k.preview),
                 Text(tr("by {client}", client=who) if who else "", style="bold" if recent else "dim"),
                 _watch_badge(self.watchers.get(k.name, [])),
@@ -235,7 +239,13 @@ class KeyInspector(Vertical):
         now = time.monotonic()
         for row, k in enumerate(snap.keys):
             if k.pttl >= 0 and row < table.row_count:
-                table.update_cell(row, 2, format_ttl(k, now))
+                table.update_cell(row, 2, self._ttl_text(k, now))
+
+    def _ttl_text(self, k: KeyInfo, now: float) -> str:
+        held = self.held_ttl(k.name) if k.pttl >= 0 else None
+        if held is not None:  # as the lesson left it: read "now", so it does not count down
+            k = dataclasses.replace(k, pttl=held, read_at=now)
+        return format_ttl(k, now)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()

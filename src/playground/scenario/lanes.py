@@ -107,9 +107,10 @@ def layout(rows: list[LaneRow], clients, total: int = 80, why_label: str = "why"
     clients = tuple(clients)
     clients += tuple(dict.fromkeys(row.client for row in rows if row.client and row.client not in clients))
     lane = lane_width(clients, total)
-    full = GUTTER + (lane + len(SEP)) * len(clients)
+    spare = max(0, total - GUTTER - (lane + len(SEP)) * len(clients))  # (lanes are whole cells: the rest)
+    full = GUTTER + (lane + len(SEP)) * len(clients) + spare
     out = [("   #" + SEP + SEP.join(pad(c, lane) for c in clients).rstrip(), "head"),
-           ("─" * GUTTER + "─┼─" + "─┼─".join("─" * lane for _ in clients), "rule")]
+           ("─" * GUTTER + "─┼─" + "─┼─".join("─" * lane for _ in clients) + "─" * spare, "rule")]
     for row in rows:
         if not row.client:
             label = f" {row.lines[0]} "

@@ -119,3 +119,15 @@ def test_a_stepless_program_lesson_ends_with_the_server_order_too(server_binary,
     pushed = [line.split()[-1] for _, _, lines in rows for line in lines if line.startswith("RPUSH")]
     assert pushed == ["a1", "a2", "b1"]
 
+
+def test_check_of_a_lesson_with_nothing_to_check_says_so(server_binary, tmp_path):
+    (tmp_path / "a.py").write_text(textwrap.dedent(PUSH_THEN_TRANSACTION))
+    (tmp_path / "b.py").write_text(textwrap.dedent(PUSH_THEN_READ))
+    (tmp_path / "programs.toml").write_text(STEPLESS)
+    (tmp_path / "typed.toml").write_text('title = "t"\nlesson = "l"\n[[steps]]\nclient = "A"\ncommand = "SET k v"\n')
+    done = run_cli(server_binary, "check", str(tmp_path / "programs.toml"), str(tmp_path / "typed.toml"))
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    assert "✓ programs: no checks: the programs ran to their end (A sent 5 commands, B sent 2 commands)" in lines
+    assert "✓ typed: no check ran: nothing passed or failed" in lines
+    assert "0 checks passed" not in done.stdout

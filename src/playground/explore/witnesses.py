@@ -177,6 +177,9 @@ async def _replay(explorer, result, cls, own_run) -> None:
         witness.switches = switches(own_run.schedule, blocked_moves(own_run))
         kept = []
         run = await explorer.run_checked(own_run.schedule, keep=kept)
+    for client, _, out in kept:   # a program's steps: read from its released commands (_ProgramUnits)
+        if client in explorer.scenario.programs:
+            out.units = []
     witness.rows = lane_rows(kept)
     if not cls.serial and result.serial_known:
         catalogue = explorer.pg.catalogue   # (a program's commands are known only now)

@@ -142,9 +142,9 @@ async def take_reply(runner, scenario, step, out, held: Held) -> None:
         out.note = tr("no reply: the program asked the server for none (CLIENT REPLY OFF or SKIP)")
         await runner._check_state(step, out)
         return
-    if held.record is not None:  # recorded as a typed line is (engine/program_lines.py): its why-notes too
-        line = await held.record
-        reply, out.whys = line.reply, list(line.whys)
+    if held.record is not None:  # recorded as a typed line is (engine/program_lines.py): its why-notes
+        line = await held.record  # and its unit (a command, a MULTI … EXEC at EXEC), for the server order
+        reply, out.whys, out.units = line.reply, list(line.whys), list(line.units)
     else:
         reply = await parse_reply(held.reply)
     out.value = reply

@@ -265,6 +265,8 @@ def check_line(result: ScenarioResult) -> str:
     skipped_steps = [s for s in result.steps if s.skipped]
     extra = trn(", {n} step skipped ({reason})", ", {n} steps skipped ({reason})", len(skipped_steps),
                 reason=skipped_steps[0].skipped) if skipped_steps else ""
+    if result.ok and not result.check_count:  # "0 checks passed" would say nothing: as run says it
+        return f"{OK} {sid}: " + _no_checks(result) + extra
     if result.ok:
         return f"{OK} {sid}: " + trn("{n} check passed", "{n} checks passed", result.check_count) + extra
     step, check = result.failed_checks[0]

@@ -126,3 +126,69 @@ async def test_a_stepless_program_challenge_is_played_with_a_and_b(server_binary
             await press_and_wait(pilot, app, key)
         assert "you produced the race" in panel_text(app)
         assert 'counter = "5"' in panel_text(app)
+
+
+BLOCKING = '''
+title = "A pop that waits"
+lesson = "A waits for a job; B pushes one."
+
+[challenge]
+goal = "A gets B's job."
+
+[challenge.state]
+got = "job"
+
+[programs]
+A = { function = "jobs.py:take" }
+B = { function = "jobs.py:give" }
+'''
+
+QUEUE = """
+def take(r):
+    key, value = r.blpop("jobs")
+    r.set("got", value)
+
+
+def give(r):
+    r.lpush("jobs", "job")
+"""
+
+
+async def test_a_blocked_program_waits_for_the_other_clients_move(pg, tmp_path):
+    (tmp_path / "jobs.py").write_text(textwrap.dedent(QUEUE))
+    (tmp_path / "jobs.toml").write_text(textwrap.dedent(BLOCKING))
+    challenge = Challenge(pg, load_scenario(tmp_path / "jobs.toml"))
+    try:
+        await challenge.reset()
+        await challenge.move("A")                        # BLPOP jobs: blocked at the server
+        assert await challenge.blocked("A") and await challenge.move("A") is None
+        await challenge.move("B")                        # LPUSH: B ends, A's reply is there to take
+        assert challenge.ended == {"B"} and await challenge.won() is None
+        taken = await challenge.move("A")
+        assert taken.step.wait and taken.reply.splitlines()[-1].endswith('"job"')
+        await challenge.move("A")                        # SET got job
+        assert challenge.ended == {"A", "B"} and await challenge.won() is True
+    finally:
+        await challenge.runner.programs.stop()
+
+BROKEN = """
+
+def broken(r):
+    r.get("jobs")
+    raise RuntimeError("out of coffee")
+"""
+
+
+async def test_a_program_that_dies_ends_its_moves_and_says_how(pg, tmp_path):
+    (tmp_path / "jobs.py").write_text(QUEUE + BROKEN)
+    (tmp_path / "jobs.toml").write_text(textwrap.dedent(BLOCKING).replace("jobs.py:take", "jobs.py:broken"))
+    challenge = Challenge(pg, load_scenario(tmp_path / "jobs.toml"))
+    try:
+        await challenge.reset()
+        assert challenge.failure("A") is None
+        await challenge.move("A")
+        assert challenge.ended == {"A"} and "out of coffee" in challenge.failure("A")
+        await challenge.move("B")
+        assert await challenge.won() is False
+    finally:
+        await challenge.runner.programs.stop()

@@ -324,6 +324,11 @@ class Challenge:
         step = self.next_for(client)
         return sent + ([replace(step, display=self.runner.preview(step))] if step else []), len(sent)
 
+    def failure(self, client: str) -> str | None:
+        """The one line saying how the client's program ended badly, if it did."""
+        program = self.runner.programs.running.get(client)
+        return program.failure() if program is not None and program.exited else None
+
     async def blocked(self, client: str) -> bool:
         """The client's command is blocked at the server: it cannot move until another does."""
         pending = self.runner.waiting.get(client)
@@ -331,9 +336,12 @@ class Challenge:
 
     async def _look(self) -> None:
         """Which programs have ended (each one that is not at the gate is waited for: the
-        verdict comes as soon as the last one ends, not a key press later)."""
+        verdict comes as soon as the last one ends, not a key press later). One whose blocked
+        command's reply no move took yet has that move left."""
         for client in self.programs:
-            if client not in self.ended and await self.runner.programs.has_ended(client):
+            if client in self.ended or client in self.runner.waiting:
+                continue
+            if await self.runner.programs.has_ended(client):
                 self.ended.add(client)
 
     async def reset(self) -> None:

@@ -54,6 +54,8 @@ def narration_text(teacher) -> Text:
                 text.append("  ")
             if ended:
                 text.append(tr("(its program has ended)"), style="italic")
+                if teacher.challenge.failure(client):  # it died, or ran past its time limit
+                    text.append("\n" + teacher.challenge.failure(client), style="bold red")
             text.append("\n")
         if not teacher.app.has_class("-short") and not teacher.presenter:  # short: the footer says it; presenter: F1
             text.append(key_hint(teacher.screen) + "\n", style="dim")

@@ -124,7 +124,8 @@ def test_check_command_runs_the_function_lesson():
 
 async def test_the_learner_schedules_the_transfer_programs_one_client_at_a_time(pg):
     """Challenge mode (`open transfer-python --challenge`: a key per client) moves one
-    program at a time; in an order where B's check refuses, B's later moves are skipped."""
+    program at a time; in an order where B's check refuses, B's program ends there: the
+    challenge is over, with no move spent on B's steps left."""
     from playground.scenario.stepper import Challenge
     challenge = Challenge(pg, load_scenario(bundled_dir() / "transfer-python.toml"))
     try:
@@ -133,9 +134,9 @@ async def test_the_learner_schedules_the_transfer_programs_one_client_at_a_time(
             await challenge.move(client)
         assert await challenge.won() is True
         await challenge.reset()
-        for client in "AAABBB":
+        for client in "AAAB":
             await challenge.move(client)
-        assert [r.skipped is not None for r in challenge.results] == [False] * 4 + [True] * 2
-        assert await challenge.won() is False
+        assert await challenge.won() is False and challenge.ended == {"A", "B"}
+        assert await challenge.move("B") is None and len(challenge.results) == 4
     finally:
         await challenge.runner.programs.stop()

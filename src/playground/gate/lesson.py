@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 
-from playground.gate.endpoint import Gate, Held
+from playground.gate.endpoint import SUBSCRIBING, Gate, Held
 from playground.gate.lesson_format import part_programs
 from playground.gate.programs import TIME_LIMIT, Program, ProgramError
 from playground.i18n import tr
@@ -164,6 +164,21 @@ class LessonPrograms:
         return (program.failure()
                 or tr("program {program} ended before its next command", program=program.describe))
 
+    async def has_ended(self, name: str) -> bool:
+        """Program `name` has ended: no command of it waits for a reply, and it exited
+        rather than send another (waited for as next_command does, so it is known as
+        soon as the program knows it). False for a client that is no program."""
+        if name not in self.running or self.gate is None:
+            return False
+        if any(c.inflight and not c.closed for c in self.gate.clients if c.label == name):
+            return False  # its command is at the server (blocked, or its reply on the way)
+        if not self.running[name].exited and self._listening(name):
+            return False  # a subscriber waits for messages, not for the gate: its own move tells
+        return not isinstance(await self.next_command(name), Held)
+
+    def _listening(self, name: str) -> bool:
+        last = next((h for h in reversed(self.gate.log) if h.client.label == name and not h.unstepped), None)
+        return last is not None and bool(last.argv) and last.argv[0].lower() in SUBSCRIBING
 
     def held_for(self, name: str, held: Held) -> None:
         """Its command goes through now: the time it waited at the gate for its step (the

@@ -30,40 +30,53 @@ class ChallengeTeacher(Teacher):
     async def move(self, client: str) -> None:
         if self.challenge is None:
             return
-        if self.won:
-            self.message = self._won_text()
-            self.message.append(tr("The race is over: {client} has nothing left to do. "
-                                   "r retries from the start; u undoes the last move.", client=client) + "\n",
-                                style="yellow")
+        challenge = self.challenge
+        if self.won or client not in challenge.programs or challenge.next_for(client) is None:
+            self.message = self._verdict()
+            if self.won:
+                why = tr("The race is over: {client} has nothing left to do. "
+                         "r retries from the start; u undoes the last move.", client=client)
+            elif client in challenge.ended:  # one line; no move is spent on it
+                why = tr("{client}'s program has ended: it sends nothing more.", client=client)
+            else:
+                why = tr("{client} has nothing left to do.", client=client)
+            self.message.append(why + "\n", style="yellow")
             self.render()
             return
-        if client not in self.challenge.programs or self.challenge.next_for(client) is None:
-            self.message = Text(tr("{client} has nothing left to do.", client=client), style="yellow")
-            self.render()
-            return
-        if self.challenge.bound_to(client):
+        if challenge.bound_to(client):
             self.message = Text(tr("{client}'s next step is bound to {other}'s: it moves with it.", client=client,
-                                   other=self.challenge.bound_to(client)), style="yellow")
+                                   other=challenge.bound_to(client)), style="yellow")
             self.render()
             return
-        step = self.challenge.next_for(client)
+        if await challenge.blocked(client):
+            self.message = Text(tr("{client}'s command is blocked at the server: another client's move may "
+                                   "unblock it.", client=client), style="yellow")
+            self.render()
+            return
+        step = challenge.next_for(client)
         pane = self.pane(client)
-        await pane.type_out(self.challenge.runner.preview(step), self.speed)
-        result = await self.challenge.move(client)
+        await pane.type_out(challenge.runner.preview(step), self.speed)
+        result = await challenge.move(client)
         pane.clear_input()
-        for shown in (result, *self.challenge.bound_results):  # bound steps move with it
+        if result is None:  # (nothing moved: what the checks above say, found meanwhile)
+            return
+        for shown in (result, *challenge.bound_results):  # bound steps move with it
             self.pane(shown.step.client).show_result(shown)
         await self.after_step(result)
-        won = self.won = await self.challenge.won()
-        if won is None:
-            self.message = Text()
-        elif won:
+        self.won = await challenge.won()  # as soon as every client is done: every program ended
+        if self.won:
             self.final = await self._final_values()
-            self.message = self._won_text()
-        else:
-            self.message = Text(tr("Both programs are done, but the race did not happen. "
-                                "u undoes moves; try another order."), style="bold yellow")
+        self.message = self._verdict()
         self.render()
+
+    def _verdict(self) -> Text:
+        """The challenge's outcome once every client is done (empty before)."""
+        if self.won is None:
+            return Text()
+        if self.won:
+            return self._won_text()
+        return Text(tr("Both programs are done, but the race did not happen. "
+                       "u undoes moves; try another order.") + "\n", style="bold yellow")
 
     final = ""
     """The goal keys' values once a challenge is won, e.g. 'balance = "130"'."""

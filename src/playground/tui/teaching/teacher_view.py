@@ -42,15 +42,20 @@ def narration_text(teacher) -> Text:
     if teacher.challenge is not None:
         text.append_text(_message_line(teacher))  # a win first: a short screen must show it
         text.append(tr("Challenge: {goal}", goal=teacher.spec_goal()) + "\n", style="bold magenta")
-        for client, program in teacher.challenge.programs.items():
-            done = teacher.challenge.position(client)
+        for client in teacher.challenge.programs:
+            program, done = teacher.challenge.shown(client)
+            ended = client in teacher.challenge.ended
             text.append(f"{client}: ", style="bold")
             for i, step in enumerate(program):
-                style = "dim strike" if i < done else ("bold reverse" if i == done else "")
+                style = "dim strike" if i < done else ("dim" if ended else "bold reverse" if i == done else "")
                 if step.when is not None:  # oversell: what makes a client stop
                     text.append(tr("if {condition}: ", condition=when_text(step)), style=(style + " italic").strip())
                 text.append(step.display, style=style)
                 text.append("  ")
+            if ended:
+                text.append(tr("(its program has ended)"), style="italic")
+                if teacher.challenge.failure(client):  # it died, or ran past its time limit
+                    text.append("\n" + teacher.challenge.failure(client), style="bold red")
             text.append("\n")
         if not teacher.app.has_class("-short") and not teacher.presenter:  # short: the footer says it; presenter: F1
             text.append(key_hint(teacher.screen) + "\n", style="dim")

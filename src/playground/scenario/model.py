@@ -193,12 +193,12 @@ class Scenario:
     replicas: int | None = None         # replicas (per primary in a cluster); None: the default
     script_time_limit_ms: int | None = None  # BUSY after this long (lua-time-limit); None: the server's default
     programs: dict = field(default_factory=dict)  # client -> argv: the clients that are programs (gate/)
-    by_hand: dict = field(default_factory=dict)   # client -> gate.programs.ByHand: a program started by hand
-    # in free play (explore/free_play.py), run again where and as it was started
     program_time_limit: float | None = None  # seconds each program may run; None: gate.programs.TIME_LIMIT
     programs_need: tuple = ()            # commands that must succeed, else the scenario is skipped
     time_limit: float | None = None     # seconds a setup or step may take (run/check --time-limit wins)
     explore_by: str | None = None       # what its explored outcomes compare: state, replies, both (--by wins)
+    by_hand: dict = field(default_factory=dict)   # client -> gate.programs.ByHand: a program started by hand
+    # in free play (explore/free_play.py), run again where and as it was started
 
     def missing_translations(self, lang: str | None = None) -> tuple[str, ...]:
         """The texts with no translation into `lang` (default: the loaded language), which

@@ -155,3 +155,55 @@ async def test_a_program_whose_start_cannot_be_known_is_named(pg):
             writer.close()
     finally:
         await gate.close()
+
+
+async def test_in_the_app_programs_started_by_hand_are_explored_apart(server_binary, tmp_path, monkeypatch):
+    """Ctrl+G, two programs started by hand, Ctrl+N four times (both GETs, then both SETs:
+    the update is lost), then the palette's "Could it have gone differently?": both
+    outcomes, found on a server of its own (the app's counter stays as it was)."""
+    import subprocess
+
+    from playground.tui.app import make_app
+    from playground.tui.screens.explore_screen import ExploreScreen
+    from playground.tui.screens.info_screens import InfoScreen
+    from commands import send
+    from test_tui import hear_notices, notices, started, wait_until
+
+    hear_notices(monkeypatch)
+    (tmp_path / "p.py").write_text(textwrap.dedent(READ_MODIFY_WRITE))
+    app = make_app(server_binary.path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await started(pilot, app)
+        await pilot.press("ctrl+g")
+        await wait_until(pilot, lambda: isinstance(app.screen, InfoScreen))
+        await pilot.press("escape")
+        gate, processes = app.own_programs.gate, []
+        try:
+            for i in range(2):
+                processes.append(subprocess.Popen([sys.executable, "p.py"], cwd=tmp_path, start_new_session=True,
+                                                  env=dict(os.environ, REDIS_URL=app.own_programs.url),
+                                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE))
+                await wait_until(pilot, lambda: len(gate.clients) > i and gate.clients[i].next, timeout=30)
+            for n in range(1, 5):
+                await pilot.press("ctrl+n")
+                await wait_until(pilot, lambda: len([h for h in gate.log if h.seq is not None]) == n, timeout=30)
+            for process in processes:
+                await wait_until(pilot, lambda: process.poll() is not None, timeout=30)
+                assert process.returncode == 0, process.stderr.read().decode()
+        finally:
+            for process in processes:
+                if process.poll() is None:
+                    process.kill()
+                process.communicate()
+        assert await send(app.executor, "A", [b"GET", b"counter"], quiet=True) == b"1"
+        app.action_explore_typed()
+        await wait_until(pilot, lambda: isinstance(app.screen, ExploreScreen), timeout=60)
+        assert any("your programs (C = " in m and ", D = " in m for m in notices(app))
+        result = app.screen.result
+        assert {c.snapshot.describe("counter"): c.count for c in result.classes} == {'"1"': 4, '"2"': 2}
+        assert result.own_order == ("C", "D", "C", "D")
+        assert await send(app.executor, "A", [b"GET", b"counter"], quiet=True) == b"1"  # untouched
+        await pilot.press("enter")   # (stepping through needs a pane per program: one line says so)
+        await wait_until(pilot, lambda: any("cannot be stepped through in the panes yet: C1 D1 C2 D2" in m
+                                            for m in notices(app)))
+        assert app.teacher is None and not isinstance(app.screen, ExploreScreen)

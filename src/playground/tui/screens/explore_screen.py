@@ -109,5 +109,8 @@ async def explore_typed_in_app(app) -> None:
         app.notify(str(exc), severity="error")
         return
     picked = await app.push_screen_wait(ExploreScreen(result))
-    if picked is not None:
+    if picked is not None and programs:  # (a lesson's programs each have a pane; these have none)
+        app.notify(tr("Your programs' schedules cannot be stepped through in the panes yet: {schedule} is the "
+                      "order of that outcome", schedule=result.classes[picked].label), severity="warning")
+    elif picked is not None:
         app.open_scenario(schedule_scenario(result, result.classes[picked]))

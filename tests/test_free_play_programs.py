@@ -207,3 +207,22 @@ async def test_in_the_app_programs_started_by_hand_are_explored_apart(server_bin
         await wait_until(pilot, lambda: any("cannot be stepped through in the panes yet: C1 D1 C2 D2" in m
                                             for m in notices(app)))
         assert app.teacher is None and not isinstance(app.screen, ExploreScreen)
+
+
+def test_a_search_that_stopped_at_its_limit_says_so_for_programs_started_by_hand():
+    """Free play's programs are a search (explore/program_moves.py), not a sample: no seed,
+    and one outcome seen is not "every schedule ends the same" when not every schedule ran."""
+    from playground.explore.free_play import HandProgram, typed_scenario
+    from playground.explore.outcomes import Exploration, OutcomeClass
+    from playground.explore.report import figures, summary_line
+    from playground.gate.programs import ByHand
+
+    programs = [HandProgram(c, f"python#{n}", ("python", "p.py"), ByHand("/tmp", (), "/tmp/gate-any.sock"))
+                for n, c in enumerate("CD", 1)]
+    scenario = typed_scenario([], programs=programs, order=("C", "D"))
+    result = Exploration(scenario, scenario.parts[0], 1, "server", {"C": [], "D": []}, 2500, runs=2000,
+                         sampled=True, limit=2000, classes=[OutcomeClass(None, None, ("C", "D"), 2000, 2000)])
+    assert figures(result) == "At least 2,500 schedules: more than 2,000, so the search stopped after the first 2,000."
+    assert summary_line(result) == "Every schedule run ends the same."
+    result.sampled, result.total = False, 2000
+    assert summary_line(result) == "Every schedule ends the same."

@@ -226,3 +226,24 @@ def test_a_search_that_stopped_at_its_limit_says_so_for_programs_started_by_hand
     assert summary_line(result) == "Every schedule run ends the same."
     result.sampled, result.total = False, 2000
     assert summary_line(result) == "Every schedule ends the same."
+
+
+async def test_no_own_order_is_claimed_when_the_programs_send_otherwise_on_a_fresh_server(pg, tmp_path, server_binary):
+    """At the free-play gate `flag` was there already (typed long ago), so each program sent
+    GET flag, INCR n; on the exploration's fresh server the first sets it too: the first
+    schedule is not the order the commands ran in, and is not marked as such."""
+    await pg.session("A").execute([b"SET", b"flag", b"typed"])
+    gate, url = await by_hand(pg, tmp_path, '''
+        import os, redis
+        r = redis.Redis.from_url(os.environ["REDIS_URL"])
+        if r.get("flag") is None:
+            r.set("flag", "program")
+        r.incr("n")
+        ''', "0011")
+    programs, order = hand_programs(gate, url)
+    await gate.close()
+    assert order == ("C", "C", "D", "D")
+    result = await explore_typed([], ("A", "B"), choose_binary(server_binary.path), programs=programs, order=order)
+    assert {c.snapshot.describe("n") for c in result.classes} == {'"2"'}
+    assert result.own_order is None and not any(c.own for c in result.classes)
+    assert "◀" not in render_text(result)

@@ -117,8 +117,8 @@ async def explore_typed(typed: list[tuple[str, str]], clients: tuple[str, ...], 
     the lines were typed in are left alone."""
     scenario = typed_scenario(typed, clients, programs=programs, order=order)
     result = await explore_apart(scenario, 1, binary, limit=limit, seed=seed)
-    if typed and programs:   # (the first schedule is the lines, then the programs: not what happened)
-        result.own_order = None
+    if programs and (typed or result.own_order != order):   # (the first schedule is not what happened: the
+        result.own_order = None                              # lines, then the programs; or they sent otherwise)
         for cls in result.classes:
             cls.own = False
     return result

@@ -35,10 +35,10 @@ r.incr("counter")
 '''
 
 
-async def start(url: str, directory) -> asyncio.subprocess.Process:
-    """`REDIS_URL=url python p.py` in `directory`, as from a shell."""
+async def start(url: str, directory, env: dict = {}) -> asyncio.subprocess.Process:
+    """`REDIS_URL=url python p.py` in `directory`, as from a shell (with `env` too)."""
     return await asyncio.create_subprocess_exec(
-        sys.executable, "p.py", cwd=directory, env=dict(os.environ, REDIS_URL=url),
+        sys.executable, "p.py", cwd=directory, env=dict(os.environ, REDIS_URL=url, **env),
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
 
 
@@ -47,7 +47,7 @@ async def ended(process) -> None:
     assert process.returncode == 0, err.decode()
 
 
-async def by_hand(pg, tmp_path, source: str, steps: str):
+async def by_hand(pg, tmp_path, source: str, steps: str, env: dict = {}):
     """Two programs started by hand at a free-play gate (as Ctrl+G opens it), their
     commands let through one at a time in `steps` ("0101": the first program's, the
     second's ...), each then to its end. The gate, still open, and its URL."""
@@ -56,7 +56,7 @@ async def by_hand(pg, tmp_path, source: str, steps: str):
     url = await gate.listen(None)
     processes = []
     for i in range(2):
-        processes.append(await start(url, tmp_path))
+        processes.append(await start(url, tmp_path, env))
         assert await gate.wait_for(lambda: len(gate.clients) > i and gate.clients[i].next, 30)
     for i in map(int, steps):
         held = await gate.wait_for(lambda: gate.clients[i].next, 30)
@@ -126,8 +126,9 @@ async def test_two_incr_programs_started_by_hand(pg, tmp_path, server_binary):
 async def test_typed_lines_and_programs_are_explored_together(pg, tmp_path, server_binary):
     """A's SET goes before, between or after the two INCRs: three outcomes (the programs
     ignored: one). No own order is claimed: the lines and the programs' commands are
-    not numbered in one order here."""
-    gate, url = await by_hand(pg, tmp_path, INCR, "01")
+    not numbered in one order here. The key comes from the programs' own environment:
+    each is run again with it."""
+    gate, url = await by_hand(pg, tmp_path, INCR.replace('"counter"', 'os.environ["KEY"]'), "01", {"KEY": "counter"})
     programs, order = hand_programs(gate, url)
     await gate.close()
     result = await explore_typed([("A", "SET counter 10")], ("A", "B"), choose_binary(server_binary.path),

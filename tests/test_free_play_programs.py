@@ -248,3 +248,31 @@ async def test_no_own_order_is_claimed_when_the_programs_send_otherwise_on_a_fre
     assert {c.snapshot.describe("n") for c in result.classes} == {'"2"'}
     assert result.own_order is None and not any(c.own for c in result.classes)
     assert "◀" not in render_text(result)
+
+
+async def test_a_program_given_the_gates_socket_on_its_command_line_reaches_the_explorations_gate(
+        pg, tmp_path, server_binary):
+    """`python p.py /…/gate-any.sock`: each run goes to the exploration's own gate, never
+    to the playground's (still open here, and still with only the two first connections)."""
+    from playground.gate.endpoint import socket_path
+
+    (tmp_path / "p.py").write_text(textwrap.dedent('''
+        import sys, redis
+        redis.Redis(unix_socket_path=sys.argv[1]).incr("counter")
+        '''))
+    gate = Gate.for_playground(pg)
+    try:
+        url = await gate.listen(None)
+        gate.run_free()
+        for _ in range(2):
+            process = await asyncio.create_subprocess_exec(
+                sys.executable, "p.py", socket_path(url), cwd=tmp_path,
+                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+            await ended(process)
+        programs, order = hand_programs(gate, url)
+        assert order == ("C", "D") and programs[0].argv == (sys.executable, "p.py", socket_path(url))
+        result = await explore_typed([], ("A", "B"), choose_binary(server_binary.path), programs=programs, order=order)
+        assert outcomes(result) == {'"2"': 2}
+        assert len(gate.clients) == 2 and await pg.session("A").execute([b"GET", b"counter"]) == b"2"
+    finally:
+        await gate.close()

@@ -1,23 +1,76 @@
-"""Free play: "could this have gone differently?" for the commands just typed in the panes.
+"""Free play: "could this have gone differently?" for the commands just typed in the panes,
+and for the programs the learner started by hand against the gate (Ctrl+G).
 
 The lines each client typed become its program (in the order typed; a repeat count
 `3 INCR x` is three steps), explored from an empty server (or after `setup`). The order
 they were typed in is the "own order" the report points at.
+
+A program started by hand is run again for every schedule, as a lesson's `[programs]`
+are (explore/program_moves.py): the same command line in the same directory with the
+same environment, REDIS_URL pointing at the exploration's own gate (gate/peer.py read
+how it was started when it connected). Programs alone: the order their commands ran in
+is the own order. With typed lines too, both are explored together, and no own order is
+claimed (the panes' lines and the programs' commands are not numbered in one order here).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from playground.explore.explorer import ExploreError
+from playground.gate.endpoint import socket_path
+from playground.gate.lesson_steps import next_move
+from playground.gate.programs import ByHand
 from playground.i18n import tr
 from playground.resp.cli_lines import RepeatError, SplitError, format_argv, parse_line
 from playground.scenario.model import Part, Scenario, Step
 
+MOST_PROGRAMS = 3  # the newest programs started by hand that are explored (each schedule re-runs them all)
+
+
+@dataclass(frozen=True)
+class HandProgram:
+    """A program started by hand, as the exploration runs it again."""
+
+    client: str                  # its client in the exploration: the next free letter (C, D ...)
+    shown: str                   # its name in the programs panel ("python3#1": its first connection's)
+    argv: tuple[str, ...]
+    by_hand: ByHand
+
+
+def hand_programs(gate, url: str, clients: tuple[str, ...] = ("A", "B"),
+                  most: int = MOST_PROGRAMS) -> tuple[list[HandProgram], tuple[str, ...]]:
+    """The newest `most` programs at the free-play `gate` (listening at `url`), one per
+    process (its connections together), and the order their commands ran in (their
+    clients); ExploreError naming one whose command line cannot be known."""
+    groups: dict = {}
+    for client in gate.clients:
+        key = (client.origin.pid, client.origin.argv) if client.origin is not None else client
+        groups.setdefault(key, []).append(client)
+    newest = list(groups.values())[-most:] if most else []
+    unknown = [conns[0].name for conns in newest if conns[0].origin is None]
+    if unknown:
+        raise ExploreError(tr("{programs}: how it was started cannot be known (its process was gone, or is "
+                              "not a local one), so it cannot be run again for each order",
+                              programs=", ".join(unknown)))
+    letters = (c for c in "CDEFGHIJKLMNOPQRSTUVWXYZ" if c not in clients)
+    owner, programs = {}, []
+    for conns in newest:
+        origin, letter = conns[0].origin, next(letters)
+        owner.update(dict.fromkeys(conns, letter))
+        programs.append(HandProgram(letter, conns[0].name, origin.argv, ByHand(origin.cwd, origin.env, socket_path(url))))
+    order = tuple(owner[held.client] for held in gate.log if held.client in owner and held.seq is not None)
+    return programs, order
+
 
 def typed_scenario(typed: list[tuple[str, str]], clients: tuple[str, ...] = ("A", "B"),
-                   setup: list[str] = (), title: str | None = None) -> Scenario:
-    """A one-part scenario whose steps are `typed`: (client, line) in the order typed."""
+                   setup: list[str] = (), title: str | None = None,
+                   programs: list[HandProgram] = (), order: tuple[str, ...] = ()) -> Scenario:
+    """A one-part scenario whose steps are `typed`: (client, line) in the order typed;
+    with `programs` (started by hand), theirs too: with no line typed, one step each of
+    their commands in `order` (the order they ran in), else none (they go after the
+    lines in the first schedule)."""
     steps: list[Step] = []
     for client, line in typed:
         if client not in clients:
@@ -33,11 +86,15 @@ def typed_scenario(typed: list[tuple[str, str]], clients: tuple[str, ...] = ("A"
         argv, repeat = _parse(f"setup {line}", line)
         if argv is not None:
             setup_argv += [argv] * repeat
-    if not steps:
+    if not steps and not programs:
         raise ExploreError(tr("nothing typed to explore: type commands in the panes first"))
+    if not steps:
+        steps = [next_move(client, n) for n, client in enumerate(order, 1)]
     part = Part("", tuple(setup_argv), tuple(format_argv(list(a)) for a in setup_argv), tuple(steps))
-    title = title or tr("the commands typed in the panes")
-    return Scenario("free-play", Path("free-play"), title, "", (), None, {}, tuple(clients), (part,))
+    title = title or (tr("the commands typed in the panes") if typed else tr("your programs"))
+    return Scenario("free-play", Path("free-play"), title, "", (), None, {},
+                    (*clients, *(p.client for p in programs)), (part,),
+                    programs={p.client: p.argv for p in programs}, by_hand={p.client: p.by_hand for p in programs})
 
 
 def _parse(where: str, line: str):
@@ -53,10 +110,18 @@ def _parse(where: str, line: str):
 
 
 async def explore_typed(typed: list[tuple[str, str]], clients: tuple[str, ...], binary,
-                        limit: int = 2000, seed: int = 0):
-    """Explore `typed` on a private server of its own (started from `binary` and stopped
-    afterwards): the keys of the playground the lines were typed in are left alone."""
-    return await explore_apart(typed_scenario(typed, clients), 1, binary, limit=limit, seed=seed)
+                        limit: int = 2000, seed: int = 0, programs: list[HandProgram] = (),
+                        order: tuple[str, ...] = ()):
+    """Explore `typed` (and `programs`, run again for each schedule) on a private server
+    of its own (started from `binary` and stopped afterwards): the keys of the playground
+    the lines were typed in are left alone."""
+    scenario = typed_scenario(typed, clients, programs=programs, order=order)
+    result = await explore_apart(scenario, 1, binary, limit=limit, seed=seed)
+    if programs and (typed or result.own_order != order):   # (the first schedule is not what happened: the
+        result.own_order = None                              # lines, then the programs; or they sent otherwise)
+        for cls in result.classes:
+            cls.own = False
+    return result
 
 
 async def explore_apart(scenario: Scenario, part: int, binary, limit: int = 2000, seed: int = 0):

@@ -20,7 +20,10 @@ RARE = 3   # a sampled outcome seen fewer times than this is said to be rare
 def figures(r: Exploration) -> str:
     n = trn("{n:,} schedule (every interleaving that keeps each client's order)",
             "{n:,} schedules (every interleaving that keeps each client's order)", r.total)
-    if r.sampled and r.scenario.programs and not typed(r):   # (explore/program_moves.py: no sample, a search)
+    if r.sampled and r.scenario.programs and typed(r):   # (free play's programs: a search too)
+        return tr("At least {n:,} schedules: more than {limit:,}, so the search stopped after the first "
+                  "{limit:,}.", n=r.total, limit=r.limit)
+    if r.sampled and r.scenario.programs:   # (explore/program_moves.py: no sample, a search)
         return tr("At least {n:,} schedules: more than --limit {limit:,}, so the search stopped after the "
                   "first {limit:,}\n(the scenario's own order first).", n=r.total, limit=r.limit)
     if r.sampled:
@@ -56,7 +59,14 @@ def typed(r: Exploration | None) -> bool:
     return r is not None and r.scenario.id == "free-play"
 
 
+def by_hand(r: Exploration | None) -> bool:
+    """Free play's programs started by hand (their own order: the order their commands ran in)."""
+    return typed(r) and bool(r.scenario.programs)
+
+
 def own_mark(r: Exploration | None) -> str:
+    if by_hand(r):
+        return tr("{mark} the order it ran in", mark=OWN_MARK)
     return tr("{mark} the order you typed", mark=OWN_MARK) if typed(r) else \
         tr("{mark} the scenario's own order", mark=OWN_MARK)
 
@@ -183,7 +193,9 @@ def summary_line(r: Exploration) -> str:
                      else tr("{count:,} schedule ends in a deadlock", count=deadlocks))
     own = next((c for c in r.classes if c.own), None)
     if own is not None:
-        parts.append(tr("the order you typed ({order}) is in the outcome marked {mark}", order=label(r.own_order),
+        parts.append(tr("the order it ran in ({order}) is in the outcome marked {mark}", order=label(r.own_order),
+                        mark=OWN_MARK) if by_hand(r) else
+                     tr("the order you typed ({order}) is in the outcome marked {mark}", order=label(r.own_order),
                         mark=OWN_MARK) if typed(r) else
                      tr("the scenario's own order ({order}) is in the outcome marked {mark}",
                         order=label(r.own_order), mark=OWN_MARK))
@@ -191,6 +203,7 @@ def summary_line(r: Exploration) -> str:
         parts.insert(0, tr("every schedule run ended the same this time") if r.random else
                      tr("every schedule gives each client the same replies (the final keys are not compared: "
                         "--by both compares them too)") if r.by == "replies" else
+                     tr("every schedule run ends the same") if r.sampled else
                      tr("every schedule ends the same"))
     text = tr("; ").join(parts)
     text = tr("{sentence}.", sentence=text[:1].upper() + text[1:]) if text else ""

@@ -22,11 +22,10 @@ import asyncio
 import os
 import re
 import secrets
-import socket
-import struct
 from typing import Callable
 
 from playground.gate.frames import FrameError, reply_end, request
+from playground.gate.peer import origin as peer_origin, peer_pid, process_name
 from playground.gate.program_connection import GateClient, Held  # noqa: F401 (Held: re-exported)
 from playground.resp.address import Address
 from playground.resp.connection import pack_command, pack_pipeline
@@ -211,9 +210,13 @@ class Gate:
         task = asyncio.current_task()
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
-        label = label or _peer_name(writer) or "program"
+        origin = None
+        if label is None:  # a program started by hand: named after itself, and how it was started kept
+            pid = peer_pid(writer)
+            label, origin = process_name(pid) or "program", peer_origin(pid)
         number = self._counts[label] = self._counts.get(label, 0) + 1
         client = GateClient(self, label, number, password)
+        client.origin = origin
         client._writer = writer
         self.clients.append(client)
         pump = None
@@ -345,15 +348,3 @@ class Gate:
         finally:
             client.fail_pending()
 
-
-def _peer_name(writer: asyncio.StreamWriter) -> str | None:
-    """The connecting process's name (SO_PEERCRED, then /proc): a program the learner
-    started by hand is named after itself."""
-    sock = writer.get_extra_info("socket")
-    try:
-        creds = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
-        pid = struct.unpack("3i", creds)[0]
-        with open(f"/proc/{pid}/comm") as f:
-            return f.read().strip() or None
-    except (OSError, AttributeError):
-        return None

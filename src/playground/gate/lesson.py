@@ -8,6 +8,7 @@ program that hangs, or dies, ends the run with one line naming it.
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 from playground.gate.endpoint import SUBSCRIBING, Gate, Held
 from playground.gate.lesson_format import part_programs
@@ -56,10 +57,12 @@ class LessonPrograms:
         limit = scenario.program_time_limit or TIME_LIMIT
         cwd = scenario.path.resolve().parent
         try:
-            warm = await self._warm_interpreter(programs)
+            warm = await self._warm_interpreter({n: a for n, a in programs.items() if n not in scenario.by_hand})
             for name, argv in programs.items():
                 url = await self.gate.listen(name)
-                program = self.running[name] = Program(name, argv, cwd, url, limit, warm)
+                by_hand = scenario.by_hand.get(name)   # (its own directory; its own interpreter: no warm fork)
+                program = self.running[name] = (Program(name, argv, Path(by_hand.cwd), url, limit, by_hand=by_hand)
+                                                if by_hand else Program(name, argv, cwd, url, limit, warm))
                 await program.start()
                 self._watchers.append(asyncio.ensure_future(self._exit_told(program)))
         except ProgramError as exc:

@@ -53,6 +53,7 @@ class GateClient:
         self.authed = password is None
         self.server_id = 0                 # its server connection's CLIENT ID
         self.reply_mode = b"on"            # CLIENT REPLY: on, off, or skip (the next command's)
+        self.origin = None                 # a program started by hand: how (gate/peer.py's Origin), if known
         self._writer: asyncio.StreamWriter | None = None   # to the program
         self._upstream: asyncio.StreamWriter | None = None  # to the server
 

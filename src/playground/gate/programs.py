@@ -15,6 +15,7 @@ import asyncio
 import os
 import signal
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from playground.gate.endpoint import socket_path
@@ -27,13 +28,26 @@ HASH_SEED = "0"             # PYTHONHASHSEED of every program: the order of a se
 OUTPUT_LIMIT = 64 * 1024    # bytes of each output stream kept (the last ones)
 
 
+@dataclass(frozen=True)
+class ByHand:
+    """A program the learner started by hand against the gate (free play, gate/peer.py): run
+    again in its own directory, with its own environment and its command line as it was
+    (`python` is the learner's, found on its PATH, not the app's interpreter), every mention
+    of the gate it used (`gate`: that socket's path) pointing at the new one instead."""
+
+    cwd: str
+    env: tuple[tuple[str, str], ...]
+    gate: str
+
+
 class ProgramError(Exception):
     """A program could not start, or ended badly: one line naming it."""
 
 
 class Program:
     def __init__(self, name: str, argv: tuple[str, ...], cwd: Path, url: str,
-                 time_limit: float = TIME_LIMIT, warm=None) -> None:
+                 time_limit: float = TIME_LIMIT, warm=None, by_hand: ByHand | None = None) -> None:
+        self.by_hand = by_hand
         self.warm = warm  # a WarmInterpreter (gate/warm.py) that forks Python programs, or None
         self.name = name
         self.argv = argv
@@ -53,10 +67,8 @@ class Program:
         return f"{self.name} ({shown_program(self.argv)})"
 
     async def start(self) -> "Program":
-        argv = [sys.executable if self.argv[0] == "python" else self.argv[0], *self.argv[1:]]
-        if tuple(self.argv[:3]) == ("python", "-m", CALL):
-            argv[1:3] = [str(Path(__file__).with_name("call_function.py"))]
-        env = dict(os.environ, REDIS_URL=self.url, PYTHONUNBUFFERED="1", PYTHONHASHSEED=HASH_SEED)
+        argv, env = self._command()
+        env = dict(env, REDIS_URL=self.url, PYTHONUNBUFFERED="1", PYTHONHASHSEED=HASH_SEED)
         if self.url.startswith("unix://"):  # for libraries that take a socket's path, not a URL (ioredis)
             env["REDIS_SOCKET"] = socket_path(self.url)
         try:
@@ -74,6 +86,17 @@ class Program:
         self._readers = [asyncio.ensure_future(self._keep(self.process.stdout, self.stdout)),
                          asyncio.ensure_future(self._keep(self.process.stderr, self.stderr))]
         return self
+
+    def _command(self) -> tuple[list[str], dict[str, str]]:
+        """What to start, and its environment before REDIS_URL and the rest."""
+        if self.by_hand is not None:
+            old, new = self.by_hand.gate, socket_path(self.url)
+            swap = (lambda text: text.replace(old, new)) if old else (lambda text: text)
+            return [swap(a) for a in self.argv], {k: swap(v) for k, v in self.by_hand.env}
+        argv = [sys.executable if self.argv[0] == "python" else self.argv[0], *self.argv[1:]]
+        if tuple(self.argv[:3]) == ("python", "-m", CALL):
+            argv[1:3] = [str(Path(__file__).with_name("call_function.py"))]
+        return argv, dict(os.environ)
 
     @staticmethod
     async def _keep(stream: asyncio.StreamReader, into: bytearray) -> None:

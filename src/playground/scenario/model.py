@@ -197,6 +197,8 @@ class Scenario:
     programs_need: tuple = ()            # commands that must succeed, else the scenario is skipped
     time_limit: float | None = None     # seconds a setup or step may take (run/check --time-limit wins)
     explore_by: str | None = None       # what its explored outcomes compare: state, replies, both (--by wins)
+    by_hand: dict = field(default_factory=dict)   # client -> gate.programs.ByHand: a program started by hand
+    # in free play (explore/free_play.py), run again where and as it was started
 
     def missing_translations(self, lang: str | None = None) -> tuple[str, ...]:
         """The texts with no translation into `lang` (default: the loaded language), which

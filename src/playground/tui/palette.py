@@ -47,7 +47,7 @@ def system_commands(self, textual):
                             "for Ctrl+N again")), self.action_programs_free)
     yield SystemCommand(tr("Export transcript (Markdown)"), tr("For lesson notes"), self.action_export_transcript)
     yield SystemCommand(tr("Could it have gone differently?"), tr("Run every order of the commands just typed "
-                        "in the panes, on a server of its own"), self.action_explore_typed)
+                        "in the panes and of your programs, on a server of its own"), self.action_explore_typed)
     yield SystemCommand(tr("Save screen as SVG"), tr("A picture of the screen"), self.action_save_svg)
     yield SystemCommand(tr("Help"), tr("Every key of the current mode (F1)"), screen.action_help_screen)
     yield SystemCommand(tr("Presenter layout"), tr("Big narration panel"), screen.action_presenter)

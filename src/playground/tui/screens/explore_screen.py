@@ -75,25 +75,42 @@ FREE_PLAY_LINES = 10  # the last lines typed that free play explores (5 and 5: 2
 
 async def explore_typed_in_app(app) -> None:
     """"Could this have gone differently?": every order of the last lines typed in the
-    panes, on a server of its own; picking an outcome steps through its schedule."""
+    panes, and of the programs started by hand at the gate (each run again for every
+    order), on a server of its own; picking an outcome steps through its schedule."""
     from playground.explore.explorer import ExploreError
     from playground.explore.schedule_replay import schedule_scenario
-    from playground.explore.free_play import explore_typed
+    from playground.explore.free_play import explore_typed, hand_programs
     from playground.server import ServerError, choose_binary
 
     typed = [(client, line) for client, line, _ in app.transcript if client in app.clients][-FREE_PLAY_LINES:]
-    if len({client for client, _ in typed}) < 2:
-        app.notify(tr("Type commands in at least two panes first: their orders are what gets explored."),
-                   severity="warning")
+    gate = app.own_programs.gate
+    try:
+        programs, order = hand_programs(gate, app.own_programs.url, tuple(app.clients)) if gate else ([], ())
+    except ExploreError as exc:
+        app.notify(str(exc), severity="error")
         return
-    app.notify(tr("Running every order of the last {count} commands typed, on a server of its own…", count=len(typed)))
+    if len({client for client, _ in typed}) + len(programs) < 2:
+        app.notify(tr("Type commands in at least two panes first: their orders are what gets explored.") if gate is None
+                   else tr("Type commands in at least two panes, or start two programs of yours at the gate, first: "
+                           "their orders are what gets explored."), severity="warning")
+        return
+    names = ", ".join(f"{p.client} = {p.shown}" for p in programs)
+    app.notify(tr("Running every order of the last {count} commands typed, on a server of its own…", count=len(typed))
+               if not programs else
+               tr("Running every order of your programs ({programs}), each run again for every order, on a server "
+                  "of its own…", programs=names) if not typed else
+               tr("Running every order of the last {count} commands typed and of your programs ({programs}), each run "
+                  "again for every order, on a server of its own…", count=len(typed), programs=names))
     server = app.playground.server
     try:
         binary = server.binary if server is not None else choose_binary(None)
-        result = await explore_typed(typed, tuple(app.clients), binary)
+        result = await explore_typed(typed, tuple(app.clients), binary, programs=programs, order=order)
     except (ExploreError, ServerError, OSError) as exc:
         app.notify(str(exc), severity="error")
         return
     picked = await app.push_screen_wait(ExploreScreen(result))
-    if picked is not None:
+    if picked is not None and programs:  # (a lesson's programs each have a pane; these have none)
+        app.notify(tr("Your programs' schedules cannot be stepped through in the panes yet: {schedule} is the "
+                      "order of that outcome", schedule=result.classes[picked].label), severity="warning")
+    elif picked is not None:
         app.open_scenario(schedule_scenario(result, result.classes[picked]))

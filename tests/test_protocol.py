@@ -128,7 +128,7 @@ class Peer:
 
     async def start(self):
         async def accepted(reader, writer):
-            self.writer = writer
+            self.reader, self.writer = reader, writer
             self.connected.set()
         self.server = await asyncio.start_unix_server(accepted, self.path)
         return self
@@ -180,4 +180,112 @@ async def test_first_bytes_reads_a_quick_reply_in_place_and_leaves_pieces_and_en
         await conn2.read_response()
     await conn.close()
     await conn2.close()
+    peer.server.close()
+
+
+# Every RESP type the general reader and the buffer parser take, one after another: a
+# push frame (handed to on_push, never a reply), then replies.
+STREAM_REPLIES = (b">2\r\n$7\r\nmessage\r\n$1\r\nx\r\n"
+                  b"*3\r\n$3\r\nabc\r\n:-7\r\n*-1\r\n"
+                  b"%1\r\n+k\r\n~2\r\n,1.5\r\n(123\r\n"
+                  b"|1\r\n+ttl\r\n:3\r\n#t\r\n"
+                  b"=8\r\ntxt:a\r\nb\r\n"
+                  b"!5\r\nERR x\r\n"
+                  b"$2\r\n\r\n\r\n"
+                  b"_\r\n")
+
+
+def stream_expected():
+    from playground.resp.replies import Array, BigNumber, Bool, Double, Map, Set, Verbatim
+
+    return [Array([Bulk(b"abc"), Int(-7), Nil]),
+            Map([(Status(b"k"), Set([Double(b"1.5"), BigNumber(b"123")]))]),
+            Bool(True), Verbatim(b"a\r\nb", b"txt"), Err(b"ERR x"), Bulk(b"\r\n"), Nil]
+
+
+async def read_fed(pieces: list[bytes]):
+    """The replies a connection reads from a stream fed these pieces, each fed only once
+    the reading waits for more (so every split is met mid-read), then the end."""
+    from playground.resp.reply_stream import ReplyStream
+
+    stream, pushes = ReplyStream(), []
+    conn = TypedConnection(Address(path="/nowhere"))
+    conn.attach(stream)
+    conn.on_push = pushes.append
+    expected = len(stream_expected())
+
+    async def read_all():
+        return [await conn.read_response() for _ in range(expected)]
+
+    reading = asyncio.ensure_future(read_all())
+    for piece in pieces:
+        while not stream.waiting and not reading.done():
+            await asyncio.sleep(0)
+        stream.feed(piece)
+    stream.feed_eof()
+    replies = await reading
+    assert pushes == [[Bulk(b"message"), Bulk(b"x")]]
+    return replies, stream
+
+
+async def test_replies_split_at_every_byte_are_read_as_whole_ones():
+    """However the bytes are cut (a CR in one piece, its LF in the next; a length line
+    cut in two), the replies and their types are those of the stream read whole."""
+    data = STREAM_REPLIES
+    for cut in range(1, len(data)):
+        replies, _ = await read_fed([data[:cut], data[cut:]])
+        assert replies == stream_expected(), cut
+        assert [type(r) for r in replies] == [type(r) for r in stream_expected()], cut
+    replies, _ = await read_fed([data[i:i + 1] for i in range(len(data))])
+    assert replies == stream_expected()
+
+
+async def test_several_replies_in_one_piece_are_each_read_once():
+    replies, stream = await read_fed([STREAM_REPLIES + b"+extra\r\n"])
+    assert replies == stream_expected()
+    assert bytes(stream.buffer) == b"+extra\r\n"  # the next reply stays for the next read
+
+
+async def test_a_connection_dropped_mid_reply_fails_the_read_and_stays_closed(tmp_path):
+    """The server goes away in the middle of a reply: the read fails with one
+    ConnectionError, the connection is closed, and a later command is refused rather
+    than paired with what was left."""
+    peer = await Peer(tmp_path).start()
+    conn = TypedConnection(Address(path=peer.path))
+    await conn.connect()
+    await asyncio.wait_for(peer.connected.wait(), 10)
+    await conn.send_command(b"MGET", b"a", b"b")
+    assert await peer.reader.readexactly(28) == b"*3\r\n$4\r\nMGET\r\n$1\r\na\r\n$1\r\nb\r\n"
+    await peer.send(b"*2\r\n$3\r\nabc\r\n$5\r\nhe")
+    peer.writer.close()
+    with pytest.raises(ConnectionError, match="closed by server"):
+        await conn.read_response()
+    assert not conn.connected
+    with pytest.raises(ConnectionError, match="not connected"):
+        await conn.send_command(b"PING")
+    with pytest.raises(ConnectionError, match="not connected"):
+        await conn.read_response()
+    peer.server.close()
+
+
+async def test_a_cancelled_read_closes_the_connection(tmp_path):
+    """A read cancelled half-way (Ctrl+C) closes the socket: the rest of its reply is never
+    read as the answer to the next command, and the other end sees the close."""
+    from playground.resp.reply_stream import ReplyStream
+
+    peer = await Peer(tmp_path).start()
+    conn = TypedConnection(Address(path=peer.path))
+    _, stream = await asyncio.get_running_loop().create_unix_connection(ReplyStream, peer.path)
+    conn.attach(stream)  # (the socket connect() would open; the test watches its stream)
+    await asyncio.wait_for(peer.connected.wait(), 10)
+    await peer.send(b"*2\r\n$3\r\nabc\r\n")
+    reading = asyncio.ensure_future(conn.read_response())
+    while not (stream.waiting and stream.buffer):  # the read has the first part and waits for the rest
+        await asyncio.sleep(0)
+    reading.cancel()
+    await asyncio.gather(reading, return_exceptions=True)
+    assert reading.cancelled() and not conn.connected and stream.transport.is_closing()
+    assert await asyncio.wait_for(peer.reader.read(), 10) == b""   # the server's side: closed
+    with pytest.raises(ConnectionError, match="not connected"):
+        await conn.read_response()
     peer.server.close()

@@ -165,6 +165,7 @@ async def test_replies_read_from_the_buffer_at_once_equal_those_read_line_by_lin
     import random
 
     from playground.resp.connection import MORE, Address, TypedConnection
+    from playground.resp.reply_stream import ReplyStream
     from playground.resp.replies import Err, Nil, Status
 
     rnd = random.Random(16)
@@ -183,14 +184,14 @@ async def test_replies_read_from_the_buffer_at_once_equal_those_read_line_by_lin
         return reply if reply is not MORE else await conn.read_response()
 
     for piece, taking in [(p, t) for p in (len(data), 1, 5, 7, 64) for t in (False, True)]:
-        reader = asyncio.StreamReader()  # (all at once: the fast path; then in small pieces)
+        stream = ReplyStream()  # (all at once: the fast path; then in small pieces)
         conn = TypedConnection(Address(path="/nowhere"))
-        conn._reader = reader
+        conn.attach(stream)
         async def feed():
             for start in range(0, len(data), piece):
-                reader.feed_data(data[start:start + piece])
+                stream.feed(data[start:start + piece])
                 await asyncio.sleep(0)  # the reader runs between pieces: often mid-reply
-            reader.feed_eof()
+            stream.feed_eof()
 
         feeding = asyncio.ensure_future(feed())
         got = [await read(conn, taking) for _ in replies]

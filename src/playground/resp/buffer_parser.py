@@ -2,7 +2,7 @@
 
 Plain replies are most of what a client reads; parsing one from the buffer at once is
 several times faster than the general reader's coroutine per line
-(connection.TypedConnection._read), which takes everything this declines: RESP3 types,
+(reply_reader.read_reply), which takes everything this declines: RESP3 types,
 big bulk strings, anything odd (it says what is wrong).
 """
 

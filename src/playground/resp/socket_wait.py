@@ -3,23 +3,26 @@ there (TypedConnection.first_bytes): no turn of the event loop for it."""
 
 from __future__ import annotations
 
-import asyncio
 import os
 import select
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .reply_stream import ReplyStream
 
 
-def plain_fd(writer) -> int | None:
+def plain_fd(transport) -> int | None:
     """The socket's descriptor when the connection is not TLS (a quick reply can then be
     read at once, without a turn of the event loop: `quick_read`)."""
-    if writer.get_extra_info("sslcontext") is not None:
+    if transport.get_extra_info("sslcontext") is not None:
         return None
-    sock = writer.get_extra_info("socket")
+    sock = transport.get_extra_info("socket")
     return None if sock is None else sock.fileno()
 
 
-def quick_read(fd: int, reader: asyncio.StreamReader, within: float, size: int) -> bool:
+def quick_read(fd: int, stream: "ReplyStream", within: float, size: int) -> bool:
     """Wait up to `within` seconds, in this thread, for bytes on `fd` and hand them to
-    `reader` as its transport would (at most `size` of them): True when something came
+    `stream` as its transport would (at most `size` of them): True when something came
     (data, or the end)."""
     try:
         ready, _, _ = select.select((fd,), (), (), within)
@@ -29,7 +32,7 @@ def quick_read(fd: int, reader: asyncio.StreamReader, within: float, size: int) 
     except OSError:  # (nothing after all, interrupted, reset): the event loop's read finds out
         return False
     if data:
-        reader.feed_data(data)
+        stream.feed(data)
     else:
-        reader.feed_eof()
+        stream.feed_eof()
     return True

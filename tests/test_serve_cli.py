@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from playground.cli.main import build_parser
-from playground.cli.web_server import end_process
+from playground.cli.served_app import end_process
 from playground import served
 
 SRC = str(Path(__file__).resolve().parents[1] / "src")

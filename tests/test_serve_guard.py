@@ -59,7 +59,7 @@ def _connects(host: str, port: int) -> bool:
 
 
 def test_a_resize_message_is_clamped_before_it_reaches_the_app(tmp_path):
-    from playground.cli.web_server import PlaygroundApp
+    from playground.cli.served_app import PlaygroundApp
 
     app = PlaygroundApp(["redis-playground"], set(), 0, tmp_path, write_bytes=None, write_str=None, close=None,
                         download_manager=None)
@@ -104,5 +104,36 @@ def test_another_sites_websocket_is_refused_and_sizes_are_clamped(serve):
             async with http.ws_connect(ws_url + "?width=5000&height=3000", origin=url.rstrip("/")) as ws:
                 rows, cols = await _drawn_size(ws)
                 assert rows == MAX_SIZE[1] and cols <= MAX_SIZE[0], (rows, cols)
+
+    asyncio.run(scenario())
+
+
+def test_a_message_that_is_not_the_pages_is_ignored(serve):
+    """A tab's messages outside textual-serve's page protocol (not JSON, not a list, a key
+    that is not text, a resize without sizes) are skipped, not a traceback that drops the
+    tab: the websocket stays and the next ping is answered."""
+    import json
+
+    import aiohttp
+
+    proc, url = serve
+    _listening(url)
+    ws_url = url.replace("http://", "ws://") + f"ws/{secrets.token_hex(16)}"
+
+    async def scenario() -> None:
+        loop = asyncio.get_running_loop()
+        async with aiohttp.ClientSession() as http:
+            async with http.ws_connect(ws_url + "?width=80&height=24", origin=url.rstrip("/")) as ws:
+                for junk in ("not json", "{}", "[]", "7", '"stdin"', '["stdin", 7]', '["resize", "big"]'):
+                    await ws.send_str(junk)
+                await ws.send_str('["ping", "after"]')
+                end = loop.time() + DEADLINE
+                drawn = pong = False
+                while not (drawn and pong):  # (the app drawn too: serve then ends a running app)
+                    message = await asyncio.wait_for(ws.receive(), max(0.1, end - loop.time()))
+                    assert message.type in (aiohttp.WSMsgType.TEXT, aiohttp.WSMsgType.BINARY), message
+                    drawn = drawn or message.type == aiohttp.WSMsgType.BINARY
+                    pong = pong or (message.type == aiohttp.WSMsgType.TEXT
+                                    and json.loads(message.data) == ["pong", "after"])
 
     asyncio.run(scenario())

@@ -21,7 +21,7 @@ class Session:
     def __init__(self, token: str | None) -> None:
         self.token = token
         self.home = Path(tempfile.mkdtemp(prefix="redis-playground-session-"))  # 0700; removed at its end
-        self.app = None  # its PlaygroundApp (cli/web_server.py), once started
+        self.app = None  # its PlaygroundApp (cli/served_app.py), once started
         self.websocket: web.WebSocketResponse | None = None
         self.expiry: asyncio.TimerHandle | None = None
         self.stopping: asyncio.Task | None = None
@@ -57,7 +57,7 @@ class Session:
     async def _closed(self, websocket: web.WebSocketResponse) -> None:
         from playground.classroom.protocol import RELEASED_EXIT
 
-        process = getattr(self.app, "_process", None)
+        process = getattr(self.app, "process", None)  # (its PlaygroundApp: cli/served_app.py)
         if process is not None:
             try:
                 await asyncio.wait_for(process.wait(), EXIT_WAIT)

@@ -17,7 +17,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import os
 import re
 import secrets
 import shutil
@@ -26,8 +25,8 @@ import tempfile
 from pathlib import Path
 
 import aiohttp_jinja2
+import jinja2
 from aiohttp import WSMsgType, web
-from textual_serve.app_service import AppService
 from textual_serve.server import Server
 
 from playground.cli.app_zygote import AppZygote
@@ -36,102 +35,22 @@ from playground.cli.ready_pool import ReadyPool
 from playground.cli.serve_guard import same_origin, terminal_size
 from playground.cli.resume_codes import ResumeCodes, away_notice, normalize, resume_texts, shown
 from playground.cli.serve_session import ENDED, Session
+from playground.cli.served_app import PlaygroundApp, end_process
 from playground.i18n import tr
-from playground.served import ENV as SERVED_ENV
 
 log = logging.getLogger("textual-serve")
 PAGE = Path(__file__).resolve().parent / "serve_page"  # the page's template: nothing from the internet
-DRIVER = "playground.tui.served_driver:ServedDriver"  # Textual's web driver, which can repaint on demand
 READY_WAIT = 60.0  # seconds a ready app may take to draw before the pool starts the next
 TOKEN = re.compile(r"[0-9a-f]{32}")
 FULL, TAKEN, UNKNOWN = 4003, 4001, 4004  # websocket close codes, for the page (ENDED: serve_session.py)
 QUIET = 5.0  # seconds without a new tab before the ready pool refills (cli/ready_pool.py)
 
 
-def die_with_parent() -> None:
-    """preexec_fn of an app process: SIGTERM when serve dies, however it dies (Linux)."""
-    import ctypes
-
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
-
-
-async def end_process(process: asyncio.subprocess.Process, grace: float) -> None:
-    """Terminate `process` (Textual quits on SIGTERM), then kill it if it lingers.
-
-    By os.kill, never Process.terminate/kill: those poll (waitpid) first, and an app that
-    has just exited (its tab closed) is then reaped here before asyncio's child watcher
-    gets to it, which logs "Unknown child process pid N, will report returncode 255". A pid
-    is only reaped by the watcher, which sets returncode, so it is ours until then."""
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        if process.returncode is not None:
-            return
-        try:
-            os.kill(process.pid, sig)
-        except ProcessLookupError:
-            pass
-        try:
-            await asyncio.wait_for(process.wait(), grace if sig == signal.SIGTERM else None)
-        except asyncio.TimeoutError:
-            continue
-
-
-class PlaygroundApp(AppService):
-    """One session's app process."""
-
-    def __init__(self, argv: list[str], running: set, grace: float, home: Path, extra_env: dict | None = None,
-                 zygote: AppZygote | None = None, **kwargs) -> None:
-        super().__init__(" ".join(argv), **kwargs)
-        self.extra_env = extra_env or {}  # class mode: the class's Redis and this app's role
-        self.zygote = zygote  # forks the app (cli/app_zygote.py); None, or when it fails: a new process
-        self.argv = argv
-        self.home = home  # the session's own directory: its history, recordings and exports
-        self.running = running  # every app process alive, for the server's shutdown
-        self.grace = grace
-
-    def _build_environment(self, width: int = 80, height: int = 24) -> dict[str, str]:
-        environment = super()._build_environment(width=width, height=height)
-        environment[SERVED_ENV] = "1"  # the app shows the keys a browser lets through (playground/served.py)
-        environment["TEXTUAL_DRIVER"] = DRIVER
-        # per learner, never shared: the panes' history and F9's recordings (state), and the
-        # exports, each also sent to the learner's browser as a download (served.delivered)
-        environment["REDIS_PLAYGROUND_STATE_DIR"] = str(self.home / "state")
-        environment["REDIS_PLAYGROUND_EXPORT_DIR"] = str(self.home / "exports")
-        environment.update(self.extra_env)
-        return environment
-
-    async def _open_app_process(self, width: int = 80, height: int = 24):
-        environment = self._build_environment(width=width, height=height)
-        process = await self.zygote.spawn(self.argv, environment) if self.zygote is not None else None
-        if process is None:
-            process = await asyncio.create_subprocess_exec(
-                *self.argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE, env=environment, preexec_fn=die_with_parent)
-        self._process = process
-        self._stdin = process.stdin
-        self.running.add(process)
-        return process
-
-    async def set_terminal_size(self, width, height) -> None:
-        """The tab's terminal size (its resize messages too), clamped (cli/serve_guard.py)."""
-        await super().set_terminal_size(*terminal_size(width, height))
-
-    async def stop(self) -> None:
-        """Ask the app to quit (textual-serve's way); terminate or kill it if it does not."""
-        process = self._process
-        try:
-            await asyncio.wait_for(super().stop(), self.grace)
-        except asyncio.TimeoutError:
-            self._task = None
-        finally:
-            if process is not None:
-                await end_process(process, self.grace)
-                self.running.discard(process)
-
-
 class PlaygroundServer(Server):
+    """textual-serve's Server through its public methods (handle_index, handle_download,
+    on_startup, on_shutdown, serve overridden); its routes and its relay of a tab's
+    messages are this class's own (`web_app`, `relay`)."""
+
     def __init__(self, argv: list[str], host: str, port: int, quit_grace: float, session_grace: float = 600.0,
                  max_tabs: int | None = None, classroom=None, ready: int = 0, fork: bool = True) -> None:
         super().__init__(" ".join(argv), host=host, port=port, title="redis-playground", templates_path=PAGE)
@@ -177,39 +96,48 @@ class PlaygroundServer(Server):
     def _take_ready(self) -> Session | None:
         """The oldest ready session whose app runs (one that ended is on its way out)."""
         while (session := self.pool.take()) is not None:
-            task = session.app._task
-            if session.stopping is None and task is not None and not task.done():
+            if session.stopping is None and session.app.alive:
                 return session
         return None
 
     async def _drawn(self, session: Session) -> bool:
         """Until the app writes to its terminal (Textual imported, the app built): True;
         False if it ended first."""
-        task = session.app._task
         drawn = asyncio.ensure_future(session.output.wait())
-        await asyncio.wait([drawn, task], timeout=READY_WAIT, return_when=asyncio.FIRST_COMPLETED)
+        ended = asyncio.ensure_future(session.app.ended.wait())
+        await asyncio.wait([drawn, ended], timeout=READY_WAIT, return_when=asyncio.FIRST_COMPLETED)
         drawn.cancel()
-        return not task.done() and session.stopping is None
+        ended.cancel()
+        return session.app.alive and session.stopping is None
 
     async def _start_app(self, session: Session, width: int, height: int) -> None:
         session.app = PlaygroundApp(
             self.argv, self.running, self.quit_grace, session.home, write_bytes=session.write_bytes,
             write_str=session.write_str, close=session.close,
             extra_env=self.classroom.environment(session.teacher) if self.classroom is not None else None,
-            zygote=self.zygote, download_manager=self.download_manager, debug=self.debug)
+            zygote=self.zygote, on_end=lambda: self._end(session), download_manager=self.download_manager,
+            debug=self.debug)
         await session.app.start(*terminal_size(width, height))
-        session.app._task.add_done_callback(lambda _: self._end(session))
 
-    async def _make_app(self) -> web.Application:
-        app = await super()._make_app()
-        app.router.add_get("/ws/{token}", self.handle_websocket)
+    def web_app(self) -> web.Application:
+        """The web application: textual-serve's routes (the page's template names them) and
+        /ws/<token>, a tab's session (the module's note)."""
+        app = web.Application()
+        aiohttp_jinja2.setup(app, loader=jinja2.FileSystemLoader(self.templates_path))
+        app.add_routes([web.get("/", self.handle_index, name="index"),
+                        web.get("/ws", self.handle_websocket, name="websocket"),
+                        web.get("/ws/{token}", self.handle_websocket),
+                        web.get("/download/{key}", self.handle_download, name="download"),
+                        web.static("/static", self.statics_path, show_index=True, name="static")])
+        app.on_startup.append(self.on_startup)
+        app.on_shutdown.append(self.on_shutdown)
         return app
 
     async def on_startup(self, app: web.Application) -> None:
         if self.fork:  # its environment: an app's (no session's, no class's secret), as Textual reads some at import
             model = PlaygroundApp(self.argv, set(), 0, Path(tempfile.gettempdir()), write_bytes=None, write_str=None,
                                   close=None, download_manager=self.download_manager, debug=self.debug)
-            self.zygote = AppZygote(model._build_environment(*self.size))
+            self.zygote = AppZygote(model.environment(*self.size))
             await self.zygote.start()
         if self.pool is not None:
             self.pool.fill()
@@ -245,7 +173,7 @@ class PlaygroundServer(Server):
         asyncio.set_event_loop(loop)
         loop.add_signal_handler(signal.SIGINT, self.request_exit)
         loop.add_signal_handler(signal.SIGTERM, self.request_exit)
-        web.run_app(self._make_app(), host=self.host, port=self.port, handle_signals=False, loop=loop,
+        web.run_app(self.web_app(), host=self.host, port=self.port, handle_signals=False, loop=loop,
                     print=lambda *args: None, shutdown_timeout=self.quit_grace)
 
     @aiohttp_jinja2.template("app_index.html")
@@ -323,7 +251,7 @@ class PlaygroundServer(Server):
             await websocket.send_str(json.dumps(["playground_session", {
                 "token": session.token, "code": "" if session.teacher else shown(self.codes.give(session)),
                 "notice": away_notice(away) if away is not None else ""}]))
-            await self._process_messages(websocket, session.app)
+            await self.relay(websocket, session.app)
         except asyncio.CancelledError:
             await websocket.close()
         except Exception as error:
@@ -333,6 +261,29 @@ class PlaygroundServer(Server):
             if session.websocket is websocket:
                 self._detach(session)
         return websocket
+
+    @staticmethod
+    async def relay(websocket: web.WebSocketResponse, app: PlaygroundApp) -> None:
+        """A tab's messages to its app (textual-serve's page protocol): keys, resizes, focus;
+        a ping answered. A message that is not one of them is ignored."""
+        async for message in websocket:
+            if message.type != WSMsgType.TEXT:
+                continue
+            try:
+                envelope = json.loads(message.data)
+                kind, data = envelope[0], envelope[1] if len(envelope) > 1 else None
+            except (ValueError, TypeError, KeyError, IndexError):
+                continue
+            if kind == "stdin" and isinstance(data, str):
+                await app.send_bytes(data.encode("utf-8"))
+            elif kind == "resize" and isinstance(data, dict):
+                await app.set_terminal_size(data.get("width", 80), data.get("height", 24))
+            elif kind == "ping":
+                await websocket.send_json(["pong", data])
+            elif kind == "blur":
+                await app.blur()
+            elif kind == "focus":
+                await app.focus()
 
     async def _attach(self, session: Session, websocket: web.WebSocketResponse, width: int, height: int) -> None:
         if session.expiry is not None:

@@ -13,21 +13,21 @@ import re
 import tomllib
 from pathlib import Path
 
-from playground.errors import ScenarioError
+from playground.errors import ScenarioError  # noqa: F401 (re-exported)
 from playground.i18n import ENGLISH, PAUSE_TEXT, reworded, tr
-from playground.resp.cli_lines import RepeatError, SplitError, format_argv, parse_line
+from playground.resp.cli_lines import format_argv
 from playground.scenario.checks import parse_state
 from playground.scenario.fields import (Where, check_unknown, read_bool, read_list, read_requires,
                                         read_text, read_typed)
-from playground.scenario.model import (CLIENT_RE, FLAVOURS, MAX_CLIENTS, SCRIPT_REF, SHA_IN_TEXT, STEP_KINDS,
-                                       ChallengeSpec, Expect, Part, Prediction, Requirement, Scenario,
-                                       Step, script_sha)
+from playground.scenario.model import (CLIENT_RE, FLAVOURS, MAX_CLIENTS, STEP_KINDS, ChallengeSpec, Part,
+                                       Requirement, Scenario, Step)
 from playground.scenario.setup_rules import setup_problem
 from playground.scenario.source import MAX_FILE_BYTES, read_source  # noqa: F401 (MAX_FILE_BYTES re-exported)
-from playground.scenario.substitution import (TEMPLATE, escape, fill_template, names_in,
+from playground.scenario.substitution import (TEMPLATE, fill_template, names_in,
                                               template_problem, unescape)
 from playground.scenario.translations import localise
-from playground.scenario.when import WhenError, parse_when
+from playground.scenario.step_fields import (EXPECT_FIELDS, read_command, read_expect, read_predict,
+                                             read_when)
 
 _TOP = {"title", "lesson", "order", "tags", "requires", "scripts", "clients", "setup", "steps", "parts", "challenge",
         "topology", "replicas", "script_time_limit_ms", "time_limit", "programs", "program_time_limit",
@@ -35,8 +35,6 @@ _TOP = {"title", "lesson", "order", "tags", "requires", "scripts", "clients", "s
 _PART = {"name", "setup", "steps", "requires", "programs"}
 _STEP = {"client", "command", "args", "narration", "reply", "error", "match", "state", "predict",
          "pause", "blocking", "sleep", "server_stops", "requires", "save", "when", "bound", *STEP_KINDS, *FLAVOURS}
-_EXPECT = {"reply", "error", "match"}
-_PREDICT = {"question", "choices", "answer", "explain"}
 EXPLORE_BY = ("state", "replies", "both")  # the explorer's own (explore/explorer.py BY), checked by a test
 NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -134,7 +132,7 @@ def _part(raw: dict, index: int, where: Where, scripts: dict, clients: tuple, to
         raise where.error(tr('a list of commands, e.g. ["SET balance 150"]'), part=label, field_name="setup")
     setup, shown = [], []
     for line in setup_raw:
-        texts = _command(line, where, scripts, part=label, field_name="setup")
+        texts = read_command(line, where, scripts, part=label, field_name="setup")
         for text in texts:
             problem = template_problem(text.decode("utf-8", "surrogateescape"), set())
             if problem:
@@ -194,7 +192,7 @@ def _step(raw, n: int, where: Where, scripts: dict, clients: tuple, part: str | 
         raise where.error(tr("each step is a [[steps]] table"), part=part, step=n)
     if "server" in raw:
         from playground.scenario.server_steps import parse_server_step
-        return parse_server_step(raw, n, where, clients, part, topology, step_class=Step, predict=_predict,
+        return parse_server_step(raw, n, where, clients, part, topology, step_class=Step, predict=read_predict,
                                  state=parse_state, requires=read_requires, pause_text=PAUSE_TEXT)
     check_unknown(raw, _STEP, where, part=part, step=n)
     client = raw.get("client")
@@ -229,7 +227,7 @@ def _step(raw, n: int, where: Where, scripts: dict, clients: tuple, part: str | 
         if command is None:
             raise where.error(tr("missing (the command as typed, or a list of arguments)"),
                               part=part, step=n, field_name="command")
-        texts = _command(command, where, scripts, part=part, step=n, field_name="command")
+        texts = read_command(command, where, scripts, part=part, step=n, field_name="command")
         for text in texts:
             problem = template_problem(text.decode("utf-8", "surrogateescape"), known)
             if problem:
@@ -239,7 +237,7 @@ def _step(raw, n: int, where: Where, scripts: dict, clients: tuple, part: str | 
         shown = command if isinstance(command, str) else format_argv([t.decode("utf-8", "surrogateescape")
                                                                       .encode() for t in texts])
         display = shown if template else unescape(shown)
-    expect = _expect(raw, where, scripts, part, n, None)
+    expect = read_expect(raw, where, scripts, part, n, None)
     per_server = {}
     for flavour in FLAVOURS:
         if flavour in raw:
@@ -247,12 +245,12 @@ def _step(raw, n: int, where: Where, scripts: dict, clients: tuple, part: str | 
             if not isinstance(table, dict) or not table:
                 raise where.error(tr("a table of reply, error and/or match for this server"),
                                   part=part, step=n, field_name=flavour)
-            check_unknown(table, _EXPECT, where, part=part, step=n, prefix=flavour)
-            per_server[flavour] = _expect(table, where, scripts, part, n, flavour)
+            check_unknown(table, EXPECT_FIELDS, where, part=part, step=n, prefix=flavour)
+            per_server[flavour] = read_expect(table, where, scripts, part, n, flavour)
     if kind == "reconnect" and (expect or per_server):
         raise where.error(tr("a reconnect step gets no reply to check"), part=part, step=n, field_name="reply")
     state = parse_state(raw.get("state", {}), where, part, n)
-    predict = _predict(raw["predict"], where, part, n) if "predict" in raw else None
+    predict = read_predict(raw["predict"], where, part, n) if "predict" in raw else None
     pause = raw.get("pause")
     if pause is True:
         pause = PAUSE_TEXT
@@ -272,7 +270,7 @@ def _step(raw, n: int, where: Where, scripts: dict, clients: tuple, part: str | 
     narration = raw.get("narration", "")
     if not isinstance(narration, str):
         raise where.error(tr("must be text"), part=part, step=n, field_name="narration")
-    when = _when(raw, where, part, n, client, known) if "when" in raw else None
+    when = read_when(raw, where, part, n, client, known) if "when" in raw else None
     save = raw.get("save")
     if save is not None:
         if not isinstance(save, str) or not NAME_RE.match(save):
@@ -284,93 +282,6 @@ def _step(raw, n: int, where: Where, scripts: dict, clients: tuple, part: str | 
                 state, predict, pause, blocking, kind == "wait", float(sleep),
                 read_bool(raw, "server_stops", where, part, n), requires, save, when, template,
                 kind == "reconnect", per_server, release=kind == "release")
-
-
-def _expect(raw: dict, where: Where, scripts: dict, part, n, prefix: str | None) -> Expect:
-    def name(f: str) -> str:
-        return f"{prefix}.{f}" if prefix else f
-    for f in _EXPECT:
-        if f in raw and not isinstance(raw[f], str):
-            raise where.error(tr("must be text"), part=part, step=n, field_name=name(f))
-    if "reply" in raw and ("error" in raw or "match" in raw):
-        raise where.error(tr("reply is the whole reply: use it alone, or error and/or match"),
-                          part=part, step=n, field_name=name("reply"))
-    if "match" in raw:
-        try:
-            re.compile(raw["match"])
-        except re.error as exc:
-            raise where.error(tr("bad regular expression: {error}", error=exc), part=part, step=n,
-                              field_name=name("match")) from None
-    if "error" in raw and not re.match(r"^\S+$", raw["error"]):
-        raise where.error(tr("only the error code, one word (\"WRONGTYPE\"); check the message with match"),
-                          part=part, step=n, field_name=name("error"))
-    for f in ("reply", "match"):
-        for ref in SHA_IN_TEXT.findall(raw.get(f, "")):
-            if ref not in scripts:
-                raise where.error(tr("unknown script ${name}", name=ref), part=part, step=n, field_name=name(f))
-    return Expect(raw.get("reply"), raw.get("error"), raw.get("match"))
-
-
-def _when(raw: dict, where: Where, part, n, client: str, known: set[str]):
-    source = raw["when"]
-    if not isinstance(source, str):
-        raise where.error(tr('a condition as text, like: seen > 0, or seen == "active"'),
-                          part=part, step=n, field_name="when")
-    quoted_nil = re.search(r"""["']\(nil\)["']""", source)
-    if quoted_nil:
-        raise where.error(tr('column {column}: "(nil)" is text; a nil reply is written nil (or (nil)), without quotes',
-                             column=quoted_nil.start() + 1), part=part, step=n, field_name="when")
-    try:
-        when = parse_when(source)
-    except WhenError as exc:
-        raise where.error(str(exc), part=part, step=n, field_name="when") from None
-    for name in when.names:
-        if name not in known:
-            column = re.search(rf"\b{re.escape(name)}\b", source)
-            problem = tr("{name} is not saved by an earlier step of client {client}", name=repr(name), client=client)
-            if column:
-                problem = tr("column {column}: {message}", column=column.start() + 1, message=problem)
-            raise where.error(problem,
-                              part=part, step=n, field_name="when")
-    return when
-
-
-def _command(command, where: Where, scripts: dict, part=None, step=None, field_name="command") -> tuple[bytes, ...]:
-    """The arguments as template text: script references replaced (their `$` doubled),
-    everything else as written."""
-    if isinstance(command, list):
-        if not command or not all(isinstance(a, str) for a in command):
-            raise where.error(tr("a list of arguments must hold text"), part=part, step=step, field_name=field_name)
-        argv = [a.encode() for a in command]
-    elif isinstance(command, str):
-        try:
-            parsed = parse_line(command)
-        except SplitError:
-            raise where.error(tr("{command}: Invalid argument(s) (unbalanced quotes?)", command=repr(command)),
-                              part=part, step=step, field_name=field_name) from None
-        except RepeatError:
-            raise where.error(tr("{command}: bad repeat count", command=repr(command)), part=part, step=step,
-                              field_name=field_name) from None
-        if parsed is None:
-            raise where.error(tr("empty command"), part=part, step=step, field_name=field_name)
-        if parsed.repeat != 1:
-            raise where.error(tr("repeat counts are not for scenarios: write the step again"),
-                              part=part, step=step, field_name=field_name)
-        argv = parsed.argv
-    else:
-        raise where.error(tr("text, or a list of arguments"), part=part, step=step, field_name=field_name)
-    out = []
-    for arg in argv:
-        ref = SCRIPT_REF.match(arg.decode("utf-8", "replace"))
-        if ref:
-            name, sha = ref.group(1), ref.group(2)
-            if name not in scripts:
-                raise where.error(tr("unknown script ${name} (scripts: {scripts}; a literal $ is written $$)",
-                                     name=name, scripts=", ".join(scripts) or tr("none")),
-                                  part=part, step=step, field_name=field_name)
-            arg = escape(script_sha(scripts[name]) if sha else scripts[name]).encode()
-        out.append(arg)
-    return tuple(out)
 
 
 def _challenge(raw, where: Where, parts: list) -> ChallengeSpec:
@@ -388,22 +299,6 @@ def _challenge(raw, where: Where, parts: list) -> ChallengeSpec:
     if not state:
         raise where.error(tr("at least one key to check"), field_name="challenge.state")
     return ChallengeSpec(goal, part - 1, state)
-
-
-def _predict(raw, where: Where, part, n) -> Prediction:
-    if not isinstance(raw, dict):
-        raise where.error(tr("a table with question, choices, answer, explain"), part=part, step=n, field_name="predict")
-    check_unknown(raw, _PREDICT, where, part=part, step=n, prefix="predict")
-    question = read_typed(raw, "question", str, where, part, n, "predict", required=True)
-    choices = read_list(raw.get("choices"), where, "predict.choices", part, n)
-    if len(choices) < 2:
-        raise where.error(tr("at least two choices"), part=part, step=n, field_name="predict.choices")
-    answer = read_typed(raw, "answer", int, where, part, n, "predict", required=True)
-    if not 1 <= answer <= len(choices):
-        raise where.error(tr("answer {answer}: the number of a choice, 1 to {count}", answer=answer, count=len(choices)),
-                          part=part, step=n, field_name="predict.answer")
-    explain = read_typed(raw, "explain", str, where, part, n, "predict", required=True)
-    return Prediction(question, tuple(choices), answer, reworded(explain, str.strip))
 
 
 __all__ = ["load_scenario", "parse_scenario", "MAX_FILE_BYTES", "TEMPLATE"]

@@ -36,7 +36,7 @@ async def settle(pilot, app):
     pending = [w for w in app.workers if w.group not in ("command", "poll-state") and not w.is_finished]
     await asyncio.gather(*(w.wait() for w in pending), return_exceptions=True)
     await pilot.pause()
-    app._refresh_states()
+    app.refresh_states()
     inspector = app.mode_screen.query_one(KeyInspector)
     inspector.refresh_keys()
     await wait_until(pilot, lambda: not inspector._loading)

@@ -99,7 +99,7 @@ class Translated(str):
 
     def __new__(cls, text: str, say) -> "Translated":
         said = super().__new__(cls, text)
-        said._say = say  # lang -> the text in that language
+        said.say = say  # lang -> the text in that language
         return said
 
     def __copy__(self) -> "Translated":
@@ -123,12 +123,12 @@ def reworded(text: str, change) -> str:
 def said_in(text: str, lang: str) -> str:
     """`text` said in `lang`, and still sayable in every other language it could be said in
     (again() gives the words alone)."""
-    return Translated(again(text, lang), text._say) if isinstance(text, Translated) else text
+    return Translated(again(text, lang), text.say) if isinstance(text, Translated) else text
 
 
 def again(text: str, lang: str) -> str:
     """`text` said in `lang` when it came from tr/trn/trp (its fields too); as it is otherwise."""
-    return text._say(lang) if isinstance(text, Translated) else text
+    return text.say(lang) if isinstance(text, Translated) else text
 
 
 def _fill_in(lang: str, template: str, fields: Mapping[str, object]) -> str:

@@ -37,18 +37,18 @@ async def set_script_time_limit(pg: "Playground", ms: int | None) -> None:
     """How long a script runs before other clients get BUSY: `ms`, or (None) the value the
     private server started with. Set as the app's own user (learners cannot CONFIG SET);
     nothing is sent when it is already so, or on a --url server."""
-    if pg.server is None or ms == pg._script_limit:
+    if pg.server is None or ms == pg.script_limit:
         return
-    if pg._script_limit_start is None:
+    if pg.script_limit_start is None:
         reply, = await pg.admin.run([[b"CONFIG", b"GET", b"lua-time-limit"]])
-        pg._script_limit_start = reply[1] if isinstance(reply, list) and len(reply) == 2 else b"5000"
-    value = pg._script_limit_start if ms is None else b"%d" % ms
+        pg.script_limit_start = reply[1] if isinstance(reply, list) and len(reply) == 2 else b"5000"
+    value = pg.script_limit_start if ms is None else b"%d" % ms
     if pg.topology is not None:
         from playground.engine.topology_ops import config_set_everywhere
         await config_set_everywhere(pg.topology, b"lua-time-limit", value)
     else:
         await pg.admin.run([[b"CONFIG", b"SET", b"lua-time-limit", value]])
-    pg._script_limit = ms
+    pg.script_limit = ms
 
 
 async def reset(pg: "Playground", setup: list[list[bytes]] = (), by: str | None = None, label: str = "",

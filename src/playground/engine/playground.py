@@ -65,8 +65,8 @@ class Playground:
         self.follows_redirects = False  # like redis-cli -c: a cluster (engine/redirect.py)
         self.dangerous: frozenset[bytes] = frozenset()  # a --url server's @dangerous commands (guard.py)
         self._catalogue = None
-        self._script_limit: int | None = None        # what reset() last set (None: as the server started)
-        self._script_limit_start: bytes | None = None  # lua-time-limit as the server started
+        self.script_limit: int | None = None        # what reset() last set (None: as the server started)
+        self.script_limit_start: bytes | None = None  # lua-time-limit as the server started
         self.restart_listeners: list[Callable[[], None]] = []  # told after every restart, whoever asked
         self.closing: list[Callable] = []  # awaited first on close: a lesson's running programs (gate/lesson.py)
 
@@ -155,7 +155,7 @@ class Playground:
         self.admin = SideConnection(own, "playground-admin")  # opened when first used
         self.writes = WriteTracker(self.reader, lambda: self.catalogue)
         for side in (self.observer, self.reader, self.admin):
-            side.on_send = self._side_sent
+            side.on_send = self.side_sent
         outcomes = await asyncio.gather(*(session.connect(address, resp=self.resp)
                                           for session in self.sessions.values()),
                                         self.observer.connect(), self.reader.connect(), return_exceptions=True)
@@ -171,7 +171,7 @@ class Playground:
                 self.dangerous = await url_guard.dangerous_commands(self)
         return self
 
-    def _side_sent(self, commands) -> None:
+    def side_sent(self, commands) -> None:
         self.own_traffic.active = any(s.monitoring for s in self.sessions.values())
         self.own_traffic.sent(commands)
 
@@ -332,7 +332,7 @@ class Playground:
         self.server.restart()
         self.order.mark("restart")
         self._help = None
-        self._script_limit = None
+        self.script_limit = None
         await self.start()
         for listener in list(self.restart_listeners):  # the app's bar and inspector follow at once
             listener()

@@ -217,12 +217,12 @@ class Gate:
         number = self._counts[label] = self._counts.get(label, 0) + 1
         client = GateClient(self, label, number, password)
         client.origin = origin
-        client._writer = writer
+        client.to_program = writer
         self.clients.append(client)
         pump = None
         try:
             try:
-                up_reader, client._upstream, client.server_id = await self._open_upstream(client.name)
+                up_reader, client.to_server, client.server_id = await self._open_upstream(client.name)
             except (OSError, asyncio.TimeoutError, ConnectionError) as exc:
                 writer.write(b"-ERR the playground's server cannot be reached: %s\r\n"
                              % str(exc).replace("\r", " ").replace("\n", " ").encode())
@@ -322,7 +322,7 @@ class Gate:
                 data = await up_reader.read(RECV)
                 if not data:
                     break
-                client._writer.write(data)
+                client.to_program.write(data)
                 buf += data
                 pos = 0
                 while (end := reply_end(buf, pos)) is not None:
@@ -342,7 +342,7 @@ class Gate:
                         client.pump()  # a reply of the gate's own may be next
                 del buf[:pos]
                 self.changed()
-                await client._writer.drain()
+                await client.to_program.drain()
         except (FrameError, ConnectionError, OSError):
             pass
         finally:

@@ -140,7 +140,7 @@ async def take_reply(runner, scenario, step, out, held: Held) -> None:
     runner.programs.note_reply(step.client, held)
     if held.silent:  # CLIENT REPLY OFF/SKIP: the server sends nothing, and so nothing is checked
         out.note = tr("no reply: the program asked the server for none (CLIENT REPLY OFF or SKIP)")
-        await runner._check_state(step, out)
+        await runner.check_step_state(step, out)
         return
     if held.record is not None:  # recorded as a typed line is (engine/program_lines.py): its why-notes
         line = await held.record  # and its unit (a command, a MULTI … EXEC at EXEC), for the server order
@@ -152,7 +152,7 @@ async def take_reply(runner, scenario, step, out, held: Held) -> None:
     if step.save:
         runner.saved.setdefault(step.client, {})[step.save] = plain_value(reply)
     out.checks.extend(check_reply(scenario, step, reply, out.reply, flavour_of(runner.pg)))
-    await runner._check_state(step, out)
+    await runner.check_step_state(step, out)
 
 
 def next_move(client: str, number: int):

@@ -54,8 +54,8 @@ class GateClient:
         self.server_id = 0                 # its server connection's CLIENT ID
         self.reply_mode = b"on"            # CLIENT REPLY: on, off, or skip (the next command's)
         self.origin = None                 # a program started by hand: how (gate/peer.py's Origin), if known
-        self._writer: asyncio.StreamWriter | None = None   # to the program
-        self._upstream: asyncio.StreamWriter | None = None  # to the server
+        self.to_program: asyncio.StreamWriter | None = None   # to the program
+        self.to_server: asyncio.StreamWriter | None = None  # to the server
 
     @property
     def next(self) -> Held | None:
@@ -76,7 +76,7 @@ class GateClient:
             head.released = True
             if head.local is not None:
                 head.reply = head.local
-                self._writer.write(head.local)
+                self.to_program.write(head.local)
                 head.done.set_result(head.local)
             elif head.argv:
                 head.silent = not self.answered(head.argv)
@@ -84,8 +84,8 @@ class GateClient:
                 out.append(head.raw)
             else:  # an empty inline line: the server ignores it, no reply
                 head.done.set_result(b"")
-        if out and self._upstream is not None:
-            self._upstream.write(b"".join(out))
+        if out and self.to_server is not None:
+            self.to_server.write(b"".join(out))
         self.gate.settle_silent(self)
         self.gate.changed()
 
@@ -116,7 +116,7 @@ class GateClient:
                 held.done.exception()  # (retrieved: a waiter may never come)
         self.inflight.clear()
         self.queue.clear()
-        for w in (self._upstream, self._writer):
+        for w in (self.to_server, self.to_program):
             if w is not None:
                 w.close()
         self.gate.changed()

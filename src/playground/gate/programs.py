@@ -58,7 +58,7 @@ class Program:
         self.stdout = bytearray()
         self.stderr = bytearray()
         self.stopped: str | None = None  # why the playground stopped it
-        self._readers: list[asyncio.Task] = []
+        self.readers: list[asyncio.Task] = []
         self.deadline = 0.0
 
     @property
@@ -83,7 +83,7 @@ class Program:
             raise ProgramError(tr("program {program}: cannot start: {error}", program=self.describe,
                                   error=getattr(exc, "strerror", None) or exc or type(exc).__name__)) from None
         self.deadline = asyncio.get_running_loop().time() + self.time_limit
-        self._readers = [asyncio.ensure_future(self._keep(self.process.stdout, self.stdout)),
+        self.readers = [asyncio.ensure_future(self._keep(self.process.stdout, self.stdout)),
                          asyncio.ensure_future(self._keep(self.process.stderr, self.stderr))]
         return self
 
@@ -120,7 +120,7 @@ class Program:
         except asyncio.TimeoutError:
             await self.stop(tr("ran past its time limit ({seconds} s)", seconds=f"{self.time_limit:g}"))
             return False
-        await asyncio.gather(*self._readers, return_exceptions=True)
+        await asyncio.gather(*self.readers, return_exceptions=True)
         return True
 
     async def stop(self, why: str | None = None) -> None:
@@ -134,9 +134,9 @@ class Program:
             except (ProcessLookupError, PermissionError):
                 pass
             await self.process.wait()
-        for reader in self._readers:
+        for reader in self.readers:
             reader.cancel()
-        await asyncio.gather(*self._readers, return_exceptions=True)
+        await asyncio.gather(*self.readers, return_exceptions=True)
 
     def last_words(self) -> str:
         """Its last line of error output that names an error (a Python traceback's last

@@ -53,7 +53,7 @@ class _Side:
 
         self.pg = pg
         self.conn = SideConnection(pg.admin_address, "playground-clock")
-        self.conn.on_send = pg._side_sent  # a learner's MONITOR does not show the clock
+        self.conn.on_send = pg.side_sent  # a learner's MONITOR does not show the clock
 
     async def run(self, commands) -> list:
         if self.conn.address != self.pg.admin_address:  # a restarted server on another port

@@ -253,7 +253,7 @@ class Runner:
         out.note = message
         ok = message is not None and self.pg.sessions[step.client].connected
         out.checks.append(CheckResult("reconnects", ok, "" if ok else tr("client {client} could not reconnect", client=step.client)))
-        await self._check_state(step, out)
+        await self.check_step_state(step, out)
 
     async def _server_step(self, scenario: Scenario, step: Step, out: StepResult) -> None:
         from playground.scenario.server_steps import run_server_step
@@ -299,7 +299,7 @@ class Runner:
             self._pending.clear()
             await self.pg.restart()
             out.note += tr("; the playground started a fresh server")
-            await self._check_state(step, out)
+            await self.check_step_state(step, out)
             return
         if line.refused or line.lost:
             why = line.refused or tr("client {client}: connection lost ({error})", client=step.client, error=line.lost)
@@ -314,11 +314,11 @@ class Runner:
         if step.save:
             self.saved.setdefault(step.client, {})[step.save] = plain_value(reply)
         out.checks.extend(check_reply(scenario, step, reply, out.reply, flavour_of(self.pg)))
-        await self._check_state(step, out)
+        await self.check_step_state(step, out)
         if self.record_touched:
             out.touched = await self.touched_keys(argv, step)
 
-    async def _check_state(self, step: Step, out: StepResult) -> None:
+    async def check_step_state(self, step: Step, out: StepResult) -> None:
         if step.state:
             out.checks.extend(await check_state(self.pg, step.state))
 

@@ -74,9 +74,9 @@ def cluster_problem(topology) -> readiness.Problem | None:
         views.add(_slot_view(slots))
     if len(views) > 1:
         return readiness.slots_disagree()
-    problem = topology._replication_problem() if topology.replicas else None
+    problem = topology.replication_problem() if topology.replicas else None
     if problem and problem.ack_pending:
-        topology._ask_for_acks(topology.node(problem.node))
+        topology.ask_for_acks(topology.node(problem.node))
     return problem
 
 

@@ -175,19 +175,19 @@ class Topology(ServerIdentity):
         delay = 0.005
         confirmed: set[str] = set()  # primaries whose replicas WAIT saw acknowledge everything
         while True:
-            problem = self._replication_problem(confirmed)
+            problem = self.replication_problem(confirmed)
             if problem is None:
                 return
             if time.monotonic() > deadline:
                 raise ServerError(tr("the topology did not settle: {problem}", problem=problem))
             if problem.ack_pending:
-                if self._ask_for_acks(self.node(problem.node)):
+                if self.ask_for_acks(self.node(problem.node)):
                     confirmed.add(problem.node)
                     continue
             time.sleep(delay)
             delay = min(delay * 2, 0.05)
 
-    def _ask_for_acks(self, primary: Node) -> bool:
+    def ask_for_acks(self, primary: Node) -> bool:
         """Replicas acknowledge once a second on their own; a WAIT after a write (a
         PUBLISH nobody hears) makes the primary ask them now (REPLCONF GETACK). True when
         every connected replica acknowledged everything up to that write: the primary's
@@ -201,7 +201,7 @@ class Topology(ServerIdentity):
             return False
         return wanted > 0 and isinstance(acked, int) and acked >= wanted
 
-    def _replication_problem(self, confirmed: set[str] = frozenset()) -> readiness.Problem | None:
+    def replication_problem(self, confirmed: set[str] = frozenset()) -> readiness.Problem | None:
         running = [n for n in self.nodes if n.alive() and not n.paused]
         roles = {}
         for node in running:

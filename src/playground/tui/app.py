@@ -184,7 +184,7 @@ class PlaygroundApp(ServerActions, TeachingActions, RecordingActions, ClassroomA
         screen.query_one("#banner", Static).remove_class("-shown")
         self.inspector = self.playground.reader
         screen.query_one(KeyInspector).attach(self.inspector)
-        self._refresh_states(screen)
+        self.refresh_states(screen)
 
     def on_server_restarted(self, message: ServerRestarted) -> None:
         self.follow_server()
@@ -279,7 +279,7 @@ class PlaygroundApp(ServerActions, TeachingActions, RecordingActions, ClassroomA
             self.transcript.append((message.client, message.line, message.printed))
         if not self.mode_screen.is_mounted:
             return
-        self._refresh_states()
+        self.refresh_states()
         self.mode_screen.query_one(KeyInspector).refresh_keys()
         if not self.commands_done:
             self._first_run_hints(False)
@@ -289,11 +289,11 @@ class PlaygroundApp(ServerActions, TeachingActions, RecordingActions, ClassroomA
         """State lines, WATCH badges, keys and the server bar: after anything ran."""
         if not self.mode_screen.is_mounted:
             return
-        self._refresh_states()
+        self.refresh_states()
         self.mode_screen.query_one(KeyInspector).refresh_keys()
         self._update_server_info()
 
-    def _refresh_states(self, screen: ModeScreen | None = None) -> None:
+    def refresh_states(self, screen: ModeScreen | None = None) -> None:
         """Every pane's state line and the inspector's WATCH badges, from the engine
         (on `screen`: a mode's screen being mounted)."""
         if screen is None and not self.mode_screen.is_mounted:  # a mode's screen is coming: it follows

@@ -18,6 +18,10 @@ MODES = "\x1b[?1049h\x1b[?1000h\x1b[?1003h\x1b[?1015h\x1b[?1006h\x1b[?25l\x1b[?2
 class ServedDriver(WebDriver):
     shown_size: tuple | None = None  # the terminal's size as last told ("resize"), else as started
 
+    def __init__(self, app, **kwargs) -> None:
+        super().__init__(app, **kwargs)
+        self.served_app = app  # (the driver's own is private to Textual)
+
     def on_meta(self, packet_type: str, payload: dict[str, object]) -> None:
         if packet_type == "resize":  # the page says its size when it opens: mostly the size the app has
             size = (payload.get("width"), payload.get("height"))
@@ -26,7 +30,7 @@ class ServedDriver(WebDriver):
             self.shown_size = size
             super().on_meta(packet_type, payload)
         elif packet_type == "repaint":
-            app = self._app
+            app = self.served_app
             try:
                 app.call_from_thread(self.repaint_all)
             except Exception:  # the app not running (yet, or any more): nothing on screen to repaint
@@ -36,7 +40,7 @@ class ServedDriver(WebDriver):
 
     def repaint_all(self) -> None:  # on the app's thread, as every write of the app's
         self.write(MODES)
-        self._app.refresh(repaint=True, layout=True)
+        self.served_app.refresh(repaint=True, layout=True)
 
 
 def _started_size() -> tuple | None:

@@ -99,9 +99,8 @@ def edit_script(pane) -> None:
         lines = source.count("\n") + 1
         pane.write(tr("{client}> EVAL <script, {lines} lines> {rest}", client=pane.client, lines=lines,
                       rest=rest).rstrip(), style="bold")
-        pane._busy = True
         argv = [b"EVAL", source.encode(), *(tail or [b"0"])]
         pane.query_one(CommandInput).remember(format_argv(argv), argv)  # Up brings it back
-        pane.run_line(format_argv(argv), argv)
+        pane.start_line(format_argv(argv), argv)
 
     pane.app.push_screen(ScriptEditor(pane.client), send)

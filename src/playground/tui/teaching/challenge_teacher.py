@@ -74,7 +74,7 @@ class ChallengeTeacher(Teacher):
         if self.won is None:
             return Text()
         if self.won:
-            return self._won_text()
+            return self.won_text()
         return Text(tr("Both programs are done, but the race did not happen. "
                        "u undoes moves; try another order.") + "\n", style="bold yellow")
 
@@ -93,7 +93,7 @@ class ChallengeTeacher(Teacher):
                          + (f'"{bytes(r).decode("utf-8", "replace")}"' if isinstance(r, Bulk) else "(nil)")
                          for k, r in zip(keys, replies))
 
-    def _won_text(self) -> Text:
+    def won_text(self) -> Text:
         text = Text(tr("✓ Won: you produced the race on the real server (the goal below).") + "\n", style="bold green")
         if self.final:
             text.append(tr("Final value: {values}", values=self.final) + "\n", style="bold green")

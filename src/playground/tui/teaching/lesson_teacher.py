@@ -66,11 +66,11 @@ class LessonTeacher(Teacher):
             self.message = Text(tr("This part could not start: {error}", error=self.stepper.error), style="bold red")
             self.render()
             return
-        self.message = self._explain(index, result)
+        self.message = self.explain(index, result)
         while result is not None and not self.stepper.error and self.stepper.bound_next():  # bound steps: at once, untyped
             index = self.stepper.cursor
             if (result := await self._run_step(index)) is not None:
-                self.message.append_text(self._explain(index, result))
+                self.message.append_text(self.explain(index, result))
         if self.stepper.error:  # it did not answer in time: the scenario stops here
             self.autoplay = False
             self.message = Text(tr("The scenario stopped: {error}", error=self.stepper.error) + "\n"
@@ -100,7 +100,7 @@ class LessonTeacher(Teacher):
             self.pane(result.step.client).show_result(result)
         return result
 
-    def _explain(self, index: int, result: StepResult) -> Text:
+    def explain(self, index: int, result: StepResult) -> Text:
         text = Text()
         step = result.step
         if result.skipped:
@@ -190,7 +190,7 @@ class LessonTeacher(Teacher):
             if result is None:
                 self.message = Text(tr("This part could not start: {error}", error=self.stepper.error), style="bold red")
                 break
-            self.message = self._explain(index, result)
+            self.message = self.explain(index, result)
             await self.after_step(result)
             self.render()
         self.render()

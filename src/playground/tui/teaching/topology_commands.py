@@ -50,4 +50,4 @@ async def _inner(app, text: str) -> None:
     app.notify(said)
     for name in app.clients:
         app.pane(name).note(f"[server] {said}")
-    app._refresh_states()
+    app.refresh_states()

@@ -98,7 +98,7 @@ class ClientPane(PanePrompt, StepDrawing, Vertical):
         # Everything drawn, to draw it again when the gutter or the whys are switched on or off:
         # (kind, server-order number or None, text, the text without its secrets or None);
         # kind "why" is hidden while whys are off.
-        self._drawn: deque[tuple[str, int | None, Text, Text | None]] = deque(maxlen=5000)
+        self.drawn_lines: deque[tuple[str, int | None, Text, Text | None]] = deque(maxlen=5000)
         self.outcome: str = ""  # what the last command's reply means, on the state line until the next
 
     def compose(self) -> ComposeResult:
@@ -142,9 +142,7 @@ class ClientPane(PanePrompt, StepDrawing, Vertical):
         node = node_prompt(self.services.playground, self.client)  # on a topology: the node, like redis-cli
         prompt = f"{self.client}{node}{'(TX)' if state and state.in_multi else ''}> "
         shown = self.query_one("#prompt", Static)
-        if getattr(shown, "_shown", None) != prompt:
-            shown._shown = prompt
-            shown.update(Text(prompt))  # its width changes with (TX): a layout pass
+        set_line(shown, Text(prompt), layout=True)  # its width changes with (TX): a layout pass
 
     @property
     def log_widget(self) -> PaneLog:
@@ -180,7 +178,7 @@ class ClientPane(PanePrompt, StepDrawing, Vertical):
         width or the language changes: a callable makes the Text anew each time);
         `hidden`: `text` without its secrets."""
         entry = (kind, seq, text, hidden)
-        self._drawn.append(entry)
+        self.drawn_lines.append(entry)
         self._draw(entry)
 
     def why(self, why: "ev.Why | str") -> None:
@@ -220,12 +218,12 @@ class ClientPane(PanePrompt, StepDrawing, Vertical):
         """Draw the log again (the gutter or the whys were switched on or off; or with its
         secrets left out for a screenshot, `secretless`)."""
         self.log_widget.clear()
-        for entry in self._drawn:
+        for entry in self.drawn_lines:
             self._draw(entry, secretless)
 
     def take_over(self, old: "ClientPane") -> None:
         """What `old` (the same client's pane on the screen this one replaces) showed."""
-        self._drawn.extend(old._drawn)
+        self.drawn_lines.extend(old.drawn_lines)
         self.outcome = old.outcome
         self.redraw()
 
@@ -236,7 +234,7 @@ class ClientPane(PanePrompt, StepDrawing, Vertical):
 
     @property
     def shows_secrets(self) -> bool:
-        return any(entry[3] is not None for entry in self._drawn)
+        return any(entry[3] is not None for entry in self.drawn_lines)
 
     def note(self, message: str) -> None:
         """A note of the app's own (never redis-cli's output), redrawn in the language
@@ -252,8 +250,12 @@ class ClientPane(PanePrompt, StepDrawing, Vertical):
         self._hold_frame()
         self.outcome = ""
         self.write(f"{self.client}> {line}", style="bold", secretless=f"{self.client}> {redact_line(line)}")
-        self._busy = True  # set before the worker starts: one command at a time per client
-        self.run_line(line)
+        self.start_line(line)
+
+    def start_line(self, line: str, argv: list[bytes] | None = None) -> None:
+        """Run `line` (or `argv`), this pane busy from now on: one command at a time per client."""
+        self._busy = True  # set before the worker starts
+        self.run_line(line, argv)
 
     def _hold_frame(self) -> None:
         if self._frame is None:
@@ -381,7 +383,7 @@ class ClientPane(PanePrompt, StepDrawing, Vertical):
 
     def action_clear(self) -> None:
         self.log_widget.clear()
-        self._drawn.clear()
+        self.drawn_lines.clear()
         self.outcome = ""
 
     def action_edit_script(self) -> None:

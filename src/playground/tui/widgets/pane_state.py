@@ -3,6 +3,8 @@ the colour of a reply (`reply_style`), and one-line updates without a layout pas
 
 from __future__ import annotations
 
+import weakref
+
 from rich.text import Text
 from textual.widgets import Static
 
@@ -11,12 +13,15 @@ from playground.i18n import tr
 from playground.resp.replies import Bool, Double, Err, Int, Nil, Status
 
 
-def set_line(widget: Static, text: Text) -> None:
+_SHOWN: "weakref.WeakKeyDictionary[Static, Text]" = weakref.WeakKeyDictionary()  # what each line shows
+
+
+def set_line(widget: Static, text: Text, layout: bool = False) -> None:
     """Update a one-line Static only when its text changed, and without a layout pass
-    (its size is fixed): typing must not pay for redrawing the screen."""
-    if getattr(widget, "_shown", None) != text:
-        widget._shown = text
-        widget.update(text, layout=False)
+    unless asked (its size is fixed): typing must not pay for redrawing the screen."""
+    if _SHOWN.get(widget) != text:
+        _SHOWN[widget] = text
+        widget.update(text, layout=layout)
 
 
 def reply_style(reply: object) -> str:

@@ -220,7 +220,7 @@ class TypedConnection:
         if not stream.buffer:
             if stream.eof:
                 return True
-            if stream.waiting:
+            if stream.reading:
                 return False
             if self._quick_fd is not None and quick_read(self._quick_fd, stream, within, RECV_SIZE):
                 return stream.buffer[:1] != b">" if stream.buffer else True

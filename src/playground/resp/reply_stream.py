@@ -91,8 +91,14 @@ class ReplyStream(asyncio.BufferedProtocol):
             self._resume_reading()
 
     @property
+    def reading(self) -> bool:
+        """A read is under way (its bytes may have come, it has not taken them yet): a
+        second read may not wait."""
+        return self._waiter is not None
+
+    @property
     def waiting(self) -> bool:
-        """A read waits for bytes that have not come yet (a second read may not wait)."""
+        """A read waits for bytes that have not come yet."""
         return self._waiter is not None and not self._waiter.done()
 
     async def wait(self, within: float | None = None) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from playground.engine.session_reset import reset_together
+from playground.resp.info_text import config_value
 
 if TYPE_CHECKING:
     from playground.engine.playground import Playground
@@ -41,7 +42,7 @@ async def set_script_time_limit(pg: "Playground", ms: int | None) -> None:
         return
     if pg.script_limit_start is None:
         reply, = await pg.admin.run([[b"CONFIG", b"GET", b"lua-time-limit"]])
-        pg.script_limit_start = reply[1] if isinstance(reply, list) and len(reply) == 2 else b"5000"
+        pg.script_limit_start = config_value(reply, b"lua-time-limit") or b"5000"
     value = pg.script_limit_start if ms is None else b"%d" % ms
     if pg.topology is not None:
         from playground.engine.topology_ops import config_set_everywhere

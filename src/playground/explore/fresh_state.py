@@ -15,7 +15,7 @@ from __future__ import annotations
 import contextlib
 
 from playground.i18n import tr
-from playground.resp.info_text import parse_info
+from playground.resp.info_text import config_value, config_values, parse_info
 
 
 # set by the playground itself for each part (Playground.set_script_time_limit), which
@@ -64,10 +64,10 @@ class FreshState:
             limit, policy, info = await self._admin().run([[b"CONFIG", b"GET", b"maxmemory"],
                                                            [b"CONFIG", b"GET", b"maxmemory-policy"],
                                                            [b"INFO", b"memory"]])
-            limit, peak = _config_value(limit), parse_info(info).get("used_memory_peak")
+            limit, peak = config_value(limit, b"maxmemory"), parse_info(info).get("used_memory_peak")
             if limit == b"0":
                 return False
-            if limit is None or peak is None or _config_value(policy) != b"noeviction":
+            if limit is None or peak is None or config_value(policy, b"maxmemory-policy") != b"noeviction":
                 return evicting_too
             return int(peak) * 2 >= int(limit)
         return evicting_too
@@ -112,20 +112,8 @@ class FreshState:
         """Every CONFIG value (None: the server would not say)."""
         with contextlib.suppress(Exception):
             reply, = await self._admin().run([[b"CONFIG", b"GET", b"*"]])
-            if not isinstance(reply, (list, tuple)):
-                return None
-            items = [tuple(x) for x in reply] if reply and isinstance(reply[0], tuple) else \
-                list(zip(reply[::2], reply[1::2]))
-            return {bytes(k): bytes(v) for k, v in items}
+            return config_values(reply)
         return None
 
     def _admin(self):
         return self.pg.admin or self.pg.reader
-
-
-def _config_value(reply) -> bytes | None:
-    """The value of a CONFIG GET of one parameter (RESP2 flat or RESP3 map); None: none."""
-    if not isinstance(reply, (list, tuple)) or not reply:
-        return None
-    values = [bytes(x) for pair in reply for x in (pair if isinstance(pair, tuple) else (pair,))]
-    return values[-1] if len(values) >= 2 else None

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from playground.engine.catalogue import BLOCK_TIMEOUT_AT, block_timeout, may_block
+from playground.engine.catalogue import BLOCK_TIMEOUT_AT, block_timeout, may_block, ttl_set
 
 K = frozenset
 
@@ -139,3 +139,19 @@ async def test_asked_once_per_name(pg):
     await pg.catalogue.effects([argv("GET a"), argv("SET b 1")])
     await pg.catalogue.effects([argv("GET c"), argv("set d 2")])
     assert [c for batch in sent for c in batch if c[:1] == [b"COMMAND"]] == [[b"COMMAND", b"INFO", b"get", b"set"]]
+
+
+@pytest.mark.asyncio
+async def test_the_ttl_a_line_gives_as_the_server_gives_it(a):
+    """ttl_set's seconds are the server's: its PTTL just after the line is at most that
+    (and not half of it gone: a unit mistaken, seconds for milliseconds, is 1000 times off)."""
+    await a.execute(list(argv("MSET k5 v k6 v")))
+    lines = ["SETEX k1 1000 v", "PSETEX k2 1000000 v", "SET k3 v EX 1000", "set k4 v nx px 1000000",
+             "EXPIRE k5 1000", "PEXPIRE k6 1000000"]
+    for line in lines:
+        assert await a.execute(list(argv(line))) in (b"OK", 1), line
+        key, seconds = ttl_set(argv(line))
+        pttl = await a.execute([b"PTTL", key])
+        assert key == argv(line)[1] and seconds == 1000 and seconds * 1000 / 2 < pttl <= seconds * 1000, line
+    for line in ("SET k v", "SET k v KEEPTTL", "GET k", "SETEX k soon v", "SET k v EX", "EXPIRE k"):
+        assert ttl_set(argv(line)) is None, line

@@ -231,6 +231,25 @@ def depends_on_time(argv) -> bool:
     return name == b"set" and any(bytes(a).lower() in _SET_TTL_OPTIONS for a in argv[3:])
 
 
+_TTL_SCALE = {b"setex": 1.0, b"psetex": 0.001, b"expire": 1.0, b"pexpire": 0.001}
+
+
+def ttl_set(argv) -> tuple[bytes, float] | None:
+    """(key, seconds) when the line gives a key a time to live from now (SETEX, PSETEX,
+    EXPIRE, PEXPIRE, SET ... EX/PX); None for any other line, or one whose TTL is no number."""
+    name = bytes(argv[0]).lower() if len(argv) > 2 else b""
+    try:
+        if name in _TTL_SCALE:
+            return bytes(argv[1]), float(argv[2]) * _TTL_SCALE[name]
+        words = [bytes(a).lower() for a in argv[3:]] if name == b"set" else []
+        for option, scale in ((b"ex", 1.0), (b"px", 0.001)):
+            if option in words:
+                return bytes(argv[1]), float(argv[3 + words.index(option) + 1]) * scale
+    except (IndexError, ValueError):
+        return None
+    return None
+
+
 def _sort_effect(argv) -> Effect:
     """SORT/SORT_RO: the sorted key; BY and GET patterns name keys from the sorted
     values (unknown: any key), STORE writes its key. COMMAND GETKEYS names neither."""

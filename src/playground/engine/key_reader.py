@@ -86,9 +86,14 @@ class KeyInfo:
     preview: str
     read_at: float       # time.monotonic() of the read, for a local TTL countdown
 
+    @property
+    def expires(self) -> bool:
+        """Has the key a time to live (its countdown is shown)?"""
+        return self.pttl >= 0
+
     def ttl_left(self, now: float | None = None) -> float | None:
         """Seconds left, counting down locally from the read; None when it never expires."""
-        if self.pttl < 0:
+        if not self.expires:
             return None
         now = time.monotonic() if now is None else now
         return max(0.0, self.pttl / 1000 - (now - self.read_at))

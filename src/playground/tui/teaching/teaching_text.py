@@ -7,6 +7,7 @@ import re
 
 from rich.text import Text
 
+from playground.engine.catalogue import ttl_set
 from playground.i18n import tr, tr_check
 from playground.scenario.model import Scenario, Step
 
@@ -74,20 +75,9 @@ def checks_line(checks, cells: int = 0) -> Text | None:
 
 def _ttl_set_by(step: Step, keys: set[bytes]) -> tuple[bytes, float] | None:
     """(key, seconds) when the step's command gives one of `keys` an expiry."""
-    argv = step.argv or ()
-    words = [a.upper() for a in argv]
-    if not words:
-        return None
-    try:
-        if words[0] in (b"SETEX", b"PSETEX", b"EXPIRE", b"PEXPIRE") and argv[1] in keys:
-            n = float(argv[2])
-            return argv[1], n / 1000 if words[0].startswith(b"P") else n
-        if words[0] == b"SET" and argv[1] in keys:
-            for flag, scale in ((b"EX", 1.0), (b"PX", 0.001)):
-                if flag in words[3:]:
-                    return argv[1], float(argv[words.index(flag, 3) + 1]) * scale
-    except (IndexError, ValueError):
-        return None
+    given = ttl_set(step.argv or ())
+    if given is not None and given[0] in keys:
+        return given
     for check in step.state:
         if check.key in keys and check.ttl is not None and check.ttl[1] >= 0:
             return check.key, float(check.ttl[1])

@@ -178,9 +178,9 @@ class KeyInspector(Vertical):
     def watch_snapshot(self, old: Snapshot | None, new: Snapshot | None) -> None:
         if new is None:
             return
-        before = {k.name: (k.type, k.preview, k.pttl >= 0) for k in (old.keys if old else [])}
+        before = {k.name: (k.type, k.preview, k.expires) for k in (old.keys if old else [])}
         now = time.monotonic()
-        changed = [k.name for k in new.keys if before and before.get(k.name) != (k.type, k.preview, k.pttl >= 0)]
+        changed = [k.name for k in new.keys if before and before.get(k.name) != (k.type, k.preview, k.expires)]
         for name in changed:
             self._changed_at[name] = now
         self._render_table()
@@ -196,7 +196,7 @@ class KeyInspector(Vertical):
         new = self.snapshot
         if new is None:
             return
-        if any(k.pttl >= 0 for k in new.keys):
+        if any(k.expires for k in new.keys):
             self._ttl_ticker.resume()
         else:
             self._ttl_ticker.pause()
@@ -238,11 +238,11 @@ class KeyInspector(Vertical):
         table = self.query_one(KeyTable)
         now = time.monotonic()
         for row, k in enumerate(snap.keys):
-            if k.pttl >= 0 and row < table.row_count:
+            if k.expires and row < table.row_count:
                 table.update_cell(row, 2, self._ttl_text(k, now))
 
     def _ttl_text(self, k: KeyInfo, now: float) -> str:
-        held = self.held_ttl(k.name) if k.pttl >= 0 else None
+        held = self.held_ttl(k.name) if k.expires else None
         if held is not None:  # as the lesson left it: read "now", so it does not count down
             k = dataclasses.replace(k, pttl=held, read_at=now)
         return format_ttl(k, now)

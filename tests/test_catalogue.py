@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from playground.engine.catalogue import BLOCK_TIMEOUT_AT, block_timeout, may_block, ttl_set
+from playground.engine.catalogue import (BLOCK_TIMEOUT_AT, SUBSCRIBE_FAMILY, SUBSCRIBES, UNSUBSCRIBES, block_timeout,
+                                        may_block, ttl_set)
 
 K = frozenset
 
@@ -120,6 +121,17 @@ async def test_every_command_the_server_flags_blocking_has_its_timeout_place(pg)
     blocking = {bytes(info[0]).lower() for info in reply if b"blocking" in {bytes(f) for f in info[2]}}
     assert blocking - {b"xread", b"xreadgroup"} <= set(BLOCK_TIMEOUT_AT)
     assert {b"blpop", b"bzmpop", b"xread"} <= blocking   # the server did answer
+
+
+@pytest.mark.asyncio
+async def test_the_subscribe_family_is_what_the_server_flags_pubsub_and_noscript(pg):
+    """Every command the server flags `pubsub` and `noscript` is a (un)subscribe the
+    catalogue knows, and no other: a new one would show here. PUBLISH is `pubsub` only."""
+    reply, = await pg.reader.run([[b"COMMAND"]])
+    flags = {bytes(info[0]).lower(): {bytes(f) for f in info[2]} for info in reply}
+    assert {name for name, f in flags.items() if {b"pubsub", b"noscript"} <= f} == SUBSCRIBE_FAMILY
+    assert b"pubsub" in flags[b"publish"]
+    assert set(SUBSCRIBES.values()) == set(UNSUBSCRIBES.values())   # each kind entered can be left
 
 
 def test_block_timeouts_as_the_server_reads_them():

@@ -54,6 +54,7 @@ from playground.cli.repl_eof import EndOfInput
 from playground.cli.repl_input import line_batches
 from playground.cli.repl_output import OutputClosed, ReplOutput
 from playground.cli.repl_runs import PipelinedRuns
+from playground.engine.catalogue import SUBSCRIBES
 from playground.engine.executor import Executor, Job
 from playground.engine.playground import Playground
 from playground.i18n import tr
@@ -63,7 +64,7 @@ from playground.resp.replies import Err
 _PREFIX = re.compile(rb"^\s*([A-Za-z][A-Za-z0-9_-]*)>[ \t]?")
 # After these (unless the server answered with an error) redis-cli stays in its
 # subscribe or monitor loop for good: it reads no more input.
-_STAYS_LISTENING = (b"subscribe", b"psubscribe", b"ssubscribe", b"monitor")
+_STAYS_LISTENING = frozenset(SUBSCRIBES) | {b"monitor"}
 QUIT = b"quit"  # (in Repl.deaf: the client's redis-cli has exited)
 PIPELINE_LINES = 1000  # lines read ahead and sent together at most
 

@@ -96,6 +96,16 @@ key, member or field). Checked against the server's own key events in
 tests/test_attribution.py."""
 
 
+SUBSCRIBES = {b"subscribe": "channels", b"psubscribe": "patterns", b"ssubscribe": "shard"}
+"""Commands that turn the connection into a stream of messages (RESP2: then only these,
+PING, QUIT and RESET are allowed), and what each subscribes to; UNSUBSCRIBES leave it when
+the last subscription goes. Each answers with one frame a channel, named as the command is.
+The server flags all six `pubsub` and `noscript` (PUBLISH, PUBSUB: `pubsub` only), which
+tests/test_catalogue.py checks on each server."""
+UNSUBSCRIBES = {b"unsubscribe": "channels", b"punsubscribe": "patterns", b"sunsubscribe": "shard"}
+SUBSCRIBE_FAMILY = frozenset(SUBSCRIBES) | frozenset(UNSUBSCRIBES)
+
+
 def wrote_nothing(argv, reply) -> bool:
     """Does this reply of a write command say it changed nothing? Where the server
     cannot tell who wrote (no key events: a topology, a --url server), a SET NX that

@@ -14,6 +14,7 @@ import time
 from typing import TYPE_CHECKING
 
 from playground.engine import events as ev
+from playground.engine.catalogue import SUBSCRIBES
 from playground.engine.changes import record as record_changes
 from playground.engine.pipeline import TIMING_FROM
 from playground.engine.playground import Refused
@@ -26,7 +27,6 @@ if TYPE_CHECKING:
     from playground.engine.job import Job
 
 READING_MESSAGES = b"Reading messages... (press Ctrl-C to quit)\n"
-_SUBSCRIBE_WORDS = (b"subscribe", b"psubscribe", b"ssubscribe")
 
 
 class LineRun:
@@ -109,7 +109,7 @@ class LineRun:
                     return result
                 if reply is STREAMING:
                     result.streaming = True
-                    if not was_streaming and count == 0 and word in _SUBSCRIBE_WORDS:
+                    if not was_streaming and count == 0 and word in SUBSCRIBES:
                         # (redis-cli enters its subscribe loop once: after an error the
                         # repeats are plain commands)
                         executor.emit(ev.Output(client, READING_MESSAGES))

@@ -13,11 +13,11 @@ import time
 from typing import Callable
 
 from playground.engine import session_reset
-from playground.engine.catalogue import SCRIPT_COMMANDS
+from playground.engine.catalogue import SCRIPT_COMMANDS, SUBSCRIBES
 from playground.engine.client_state import ClientState, replace  # noqa: F401 (re-exported)
 from playground.engine.lua_debugger import LuaDebugging
 from playground.engine.session_stream import ConnectionLost, MonitorLine, SubscriptionStream  # noqa: F401 (re-exported)
-from playground.engine.stream_frames import SUBSCRIBE, Subscriptions
+from playground.engine.stream_frames import Subscriptions
 from playground.engine.units import Unit, UnitTracker, hello_protocol
 from playground.i18n import tr
 from playground.resp.connection import Address, TypedConnection
@@ -186,7 +186,7 @@ class Session(SubscriptionStream):
         if self._conn is None:
             raise ConnectionLost(tr("client {name} is not connected", name=self.name))
         cmd = argv[0].lower()
-        if self.streaming or cmd in SUBSCRIBE or (cmd == b"monitor" and self.units.open is None):
+        if self.streaming or cmd in SUBSCRIBES or (cmd == b"monitor" and self.units.open is None):
             if cmd == b"monitor":
                 self._monitoring = True
                 self.state = replace(self.state, monitoring=True)

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import asyncio
 
+from playground.engine.catalogue import SUBSCRIBES, UNSUBSCRIBES
 from playground.engine.client_state import ClientState, replace
-from playground.engine.stream_frames import (MESSAGE_KINDS, SUBSCRIBE, UNSUBSCRIBE, Subscriptions, frame_kind,
-                                             is_subscription_frame, sync_token)
+from playground.engine.stream_frames import (MESSAGE_KINDS, Subscriptions, frame_kind, is_subscription_frame,
+                                             sync_token)
 from playground.resp.replies import Bulk, Push, Status
 
 
@@ -42,10 +43,10 @@ class SubscriptionStream:
         cmd, nargs = argv[0].lower(), len(argv) - 1
         if self.state.in_multi:  # QUEUED (or an error), whatever the command
             return 1
-        if cmd in SUBSCRIBE:
+        if cmd in SUBSCRIBES:
             return max(nargs, 1)
-        if cmd in UNSUBSCRIBE:
-            return nargs or max(len(getattr(self._subs, UNSUBSCRIBE[cmd])), 1)
+        if cmd in UNSUBSCRIBES:
+            return nargs or max(len(getattr(self._subs, UNSUBSCRIBES[cmd])), 1)
         return 1  # PING, RESET, MONITOR's OK, ...
 
     async def _read_stream(self) -> None:
@@ -82,11 +83,11 @@ class SubscriptionStream:
             self._sync_waiters.clear()
 
     def _count_subscription(self, kind: bytes | None, frame) -> None:
-        if kind in SUBSCRIBE:
-            getattr(self._subs, SUBSCRIBE[kind]).add(bytes(frame[1]))
-        elif kind in UNSUBSCRIBE:
+        if kind in SUBSCRIBES:
+            getattr(self._subs, SUBSCRIBES[kind]).add(bytes(frame[1]))
+        elif kind in UNSUBSCRIBES:
             if isinstance(frame[1], Bulk):
-                getattr(self._subs, UNSUBSCRIBE[kind]).discard(bytes(frame[1]))
+                getattr(self._subs, UNSUBSCRIBES[kind]).discard(bytes(frame[1]))
         elif isinstance(frame, Status) and frame == b"RESET":
             self._subs = Subscriptions()
             self._monitoring = False

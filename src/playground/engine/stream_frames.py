@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from playground.engine.catalogue import SUBSCRIBE_FAMILY
 from playground.resp.replies import Array, Bulk, Push
 
-SUBSCRIBE = {b"subscribe": "channels", b"psubscribe": "patterns", b"ssubscribe": "shard"}
-UNSUBSCRIBE = {b"unsubscribe": "channels", b"punsubscribe": "patterns", b"sunsubscribe": "shard"}
 MESSAGE_KINDS = (b"message", b"pmessage", b"smessage")
 
 
@@ -29,8 +28,7 @@ def frame_kind(frame) -> bytes | None:
 
 
 def is_subscription_frame(frame) -> bool:
-    kind = frame_kind(frame)
-    return kind in SUBSCRIBE or kind in UNSUBSCRIBE
+    return frame_kind(frame) in SUBSCRIBE_FAMILY   # (a confirmation is named as its command)
 
 
 def sync_token(frame) -> bytes | None:

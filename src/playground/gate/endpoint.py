@@ -24,6 +24,7 @@ import re
 import secrets
 from typing import Callable
 
+from playground.engine.catalogue import SUBSCRIBE_FAMILY
 from playground.gate.frames import FrameError, reply_end, request
 from playground.gate.peer import origin as peer_origin, peer_pid, process_name
 from playground.gate.program_connection import GateClient, Held  # noqa: F401 (Held: re-exported)
@@ -33,14 +34,13 @@ from playground.resp.connection import pack_command, pack_pipeline
 RECV = 1 << 16
 MAX_HELD = 10_000          # a program that floods stops being read until some are released
 CONNECT_TIMEOUT = 5.0
-SUBSCRIBING = {b"subscribe", b"psubscribe", b"ssubscribe", b"unsubscribe", b"punsubscribe", b"sunsubscribe"}
 _MESSAGES = (b"$7\r\nmessage\r\n", b"$8\r\npmessage\r\n", b"$8\r\nsmessage\r\n")
 
 
 def replies_expected(argv: list[bytes]) -> int:
     """How many frames answer this command: one a channel for (UN)SUBSCRIBE and kin (an
     UNSUBSCRIBE of every channel: the first; the others come as messages do)."""
-    if argv and argv[0].lower() in SUBSCRIBING:
+    if argv and argv[0].lower() in SUBSCRIBE_FAMILY:
         return max(1, len(argv) - 1)
     return 1
 
@@ -51,7 +51,7 @@ def is_message(frame: bytes, head: "Held | None") -> bool:
     body = frame[frame.find(b"\n") + 1:]
     if frame[:1] in (b"*", b">") and body.startswith(_MESSAGES):
         return True
-    return frame[:1] == b">" and (head is None or head.argv[0].lower() not in SUBSCRIBING)
+    return frame[:1] == b">" and (head is None or head.argv[0].lower() not in SUBSCRIBE_FAMILY)
 
 
 def passes_unstepped(argv: list[bytes], first: bool = False) -> bool:

@@ -4,16 +4,14 @@ inherit. The loader refuses them, so a bad file fails at load time with one line
 
 from __future__ import annotations
 
-from playground.engine.catalogue import may_block
+from playground.engine.catalogue import SUBSCRIBES, may_block
 from playground.i18n import N_, tr
 
 # command -> why it has no place in a setup (a setup only prepares data)
 _NEVER = {
     b"shutdown": N_("stops the server"),
     b"monitor": N_("turns the connection into a stream that never ends"),
-    b"subscribe": N_("turns the connection into a stream of messages"),
-    b"psubscribe": N_("turns the connection into a stream of messages"),
-    b"ssubscribe": N_("turns the connection into a stream of messages"),
+    **dict.fromkeys(SUBSCRIBES, N_("turns the connection into a stream of messages")),
     b"sync": N_("turns the connection into a replication stream"),
     b"psync": N_("turns the connection into a replication stream"),
     b"quit": N_("closes the connection"),

@@ -22,3 +22,13 @@ def test_the_subscribe_family_is_named_only_in_the_catalogue():
     catalogue's SUBSCRIBES, UNSUBSCRIBES, SUBSCRIBE_FAMILY; the gate, the session, the
     line run, the pipeline, repl and the setup rules ask it."""
     assert _holders(r'b"[ps]?(un)?subscribe"') == {"engine/catalogue.py"}
+
+
+def test_only_the_engine_follows_multi():
+    """Whether a client is inside MULTI, and what its lines are to the transaction, is
+    engine/units.py's (`UnitTracker`, `transaction_roles`): the explorer's footprints and
+    witnesses and the scenario's setup rules ask it, so no module outside the engine
+    compares a command with MULTI itself."""
+    holders = _holders(r'b"multi"')
+    assert "engine/units.py" in holders
+    assert {h for h in holders if not h.startswith("engine/")} == set()

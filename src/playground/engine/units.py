@@ -19,6 +19,48 @@ from playground.resp.replies import Array, Err, Int, Map, Nil, Status
 
 
 NOT_QUEUED = (b"multi", b"watch")  # answered at once inside MULTI, never queued
+_ENDS = (b"exec", b"discard")
+_ENDED = ("exec", "discard")
+
+ROLES = ("multi", "nested", "queued", "refused", "exec", "discard", "no-multi", "watch", "unwatch", "command")
+"""What a line is to its client's transaction (`transaction_role`): MULTI opening one;
+MULTI inside one ("nested") or WATCH inside one ("refused"): refused at once, the
+transaction goes on; a command queued (or refused when queued: EXECABORT then); EXEC
+(with arguments too: EXECABORT) or DISCARD ending one; EXEC or DISCARD with none open ("no-multi": refused); WATCH or
+UNWATCH outside one; any other command outside one."""
+
+
+def transaction_role(open_: bool, argv) -> str:
+    """The line's role (ROLES) with a transaction of its client open (`open_`) or not.
+    The server's own rule: inside MULTI every command but MULTI, WATCH, EXEC or a bare
+    DISCARD is queued (RESET and QUIT too run at once: UnitTracker sees RESET's reply,
+    `transaction_roles` takes them as queued)."""
+    cmd = bytes(argv[0]).lower()
+    if open_:
+        if cmd in NOT_QUEUED:
+            return "nested" if cmd == b"multi" else "refused"
+        if cmd == b"exec" or (cmd == b"discard" and len(argv) == 1):
+            return cmd.decode()   # (EXEC with arguments: EXECABORT, the server ends the transaction)
+        return "queued"
+    if cmd == b"multi":
+        return "multi"
+    if cmd in _ENDS:
+        return "no-multi"
+    return cmd.decode() if cmd in (b"watch", b"unwatch") else "command"
+
+
+def transaction_roles(lines) -> list[tuple[str | None, bool]]:
+    """Each line's (role, whether a transaction is open after it), as the server takes a
+    client's lines when each is accepted: no reply needed (a program's steps, a setup).
+    An empty line (no command: a wait) has the role None and changes nothing."""
+    out: list[tuple[str | None, bool]] = []
+    open_ = False
+    for argv in lines:
+        role = transaction_role(open_, argv) if argv else None
+        open_ = role == "multi" or (open_ and role not in _ENDED)
+        out.append((role, open_))
+    return out
+
 
 # Errors that mean a script never started (so it wrote nothing), unless the server says a
 # running script raised it (raised_inside_script: WRONGTYPE, NOPERM or OOM from a redis.call).
@@ -120,34 +162,35 @@ class UnitTracker:
         if cmd == b"reset" and ok:
             self.clear()
             return None
-        if self.open is not None and cmd not in NOT_QUEUED:
-            if cmd in (b"exec", b"discard") and len(argv) == 1:
-                unit, self.open = self.open, None
-                unit.reply = reply
-                unit.watched = self.watched
-                self.watched = ()
-                if cmd == b"discard":
-                    unit.outcome = "discarded"
-                elif reply is Nil:
-                    unit.outcome = "aborted"
-                elif isinstance(reply, Err):
-                    unit.outcome = "execabort"
-                else:
-                    unit.outcome = "committed"
-                return unit
+        role = transaction_role(self.open is not None, argv)
+        if role in _ENDED:
+            unit, self.open = self.open, None
+            unit.reply = reply
+            unit.watched = self.watched
+            self.watched = ()
+            if role == "discard":
+                unit.outcome = "discarded"
+            elif reply is Nil:
+                unit.outcome = "aborted"
+            elif isinstance(reply, Err):
+                unit.outcome = "execabort"
+            else:
+                unit.outcome = "committed"
+            return unit
+        if role == "queued":
             if ok and reply == b"QUEUED":
                 self.open.commands.append(argv)
             elif isinstance(reply, Err):
                 self.open.rejected.append((argv, reply))
             return None
-        if cmd == b"multi" and ok:
+        if role == "multi" and ok:
             self.open = Unit(self.client, "transaction", [])
             return None
-        if cmd == b"watch" and ok:
+        if role == "watch" and ok:
             self.watched += tuple(k for k in dict.fromkeys(argv[1:]) if k not in self.watched)
-        if cmd == b"unwatch" and ok:
+        if role == "unwatch" and ok:
             self.watched = ()
-        if cmd in (b"exec", b"discard") and isinstance(reply, Err):
+        if role == "no-multi" and isinstance(reply, Err):
             return None  # "EXEC without MULTI": nothing ran, no unit
         kind = "script" if cmd in SCRIPT_COMMANDS else "command"
         unit = Unit(self.client, kind, [argv], reply=reply)

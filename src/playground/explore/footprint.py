@@ -19,6 +19,7 @@ touches a key.
 from __future__ import annotations
 
 from playground.engine.catalogue import ANYTHING, NOTHING, Effect, may_block
+from playground.engine.units import transaction_roles
 from playground.scenario.model import Step
 from playground.scenario.substitution import TEMPLATE
 
@@ -42,28 +43,26 @@ def _program_footprints(program: list[Step], catalogue) -> list[Effect]:
     out: list[Effect] = []
     named: set[bytes] | None = set()      # every key this client named so far (None: unknown)
     everyone = False                      # it named a command on connections (CLIENT ...) so far
-    in_multi = False
     branching = any(s.when is not None for s in program)  # MULTI may be skipped: no queue tracking
     blocker: Effect | None = None         # the previous step may block: its keys, as written
-    for step in program:
-        cmd = step.argv[0].lower() if step.argv else b""
+    # (a step on a node, or on a new connection, is no line of this client's transaction)
+    roles = transaction_roles([s.argv if s.server is None and not s.reconnect else None for s in program])
+    for step, (role, in_multi) in zip(program, roles):
         if step.server is not None or step.reconnect:   # acts on a node, or a new connection
             fp = ANYTHING
         elif not step.argv:                    # a wait step: the blocked command's reply (a script's: its end)
             fp = blocker or (EVERY_STEP if out and out[-1].everyone else ANYTHING)
-        elif cmd == b"exec":
+        elif role in ("exec", "no-multi"):     # (a refused one too: where a branch is skipped, it may run)
             fp = ANYTHING if named is None else Effect(frozenset(named), frozenset(named))
             fp = Effect(fp.reads, fp.writes, everyone=True) if everyone else fp
-            in_multi = False
-        elif cmd in (b"multi", b"discard"):
+        elif role in ("multi", "nested", "discard"):
             fp = NOTHING
-            in_multi = cmd == b"multi"
         else:
             fp = _command_footprint(step, catalogue)
             touched = fp.touched
             named = None if named is None or touched is None else named | touched
             everyone = everyone or fp.everyone
-            if in_multi and not branching and cmd != b"watch":
+            if role == "queued" and not branching:
                 fp = NOTHING                   # queued: it runs at EXEC
         if step.sleep:
             fp = _union(fp, TIME_PASSES)       # even a queued command: a TTL may run out meanwhile

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from playground.engine.catalogue import SCRIPT_COMMANDS
 from playground.engine.executor import Executor
-from playground.engine.units import script_keys
+from playground.engine.units import UnitTracker, script_keys
 from playground.explore import schedules as sch
 from playground.explore.anomaly import Anomaly, Op, analyse
 from playground.explore.witness import simplest, switches
@@ -57,7 +57,7 @@ def ops_of(kept, catalogue) -> list[Op]:
     program's command (released through the gate: no unit of the executor's) from its
     command line and reply."""
     out = []
-    programs: dict[str, _ProgramUnits] = {}
+    programs: dict[str, UnitTracker] = {}
     for client, index, step_result in kept:
         label = f"{client}{index + 1}"
         for unit in step_result.units:
@@ -65,46 +65,11 @@ def ops_of(kept, catalogue) -> list[Op]:
                 continue
             out.append(_op(unit, client, label, catalogue))
         if not step_result.units and step_result.argv and step_result.seq is not None and step_result.step.release:
-            unit = programs.setdefault(client, _ProgramUnits(client)).note(step_result)
-            if unit is not None:
+            unit = programs.setdefault(client, UnitTracker(client)).note(step_result.argv, step_result.value)
+            if unit is not None and unit.outcome != "discarded":   # (DISCARD: nothing ran, nothing read)
+                unit.seq = step_result.seq
                 out.append(_op(unit, client, label, catalogue))
     return out
-
-
-class _ProgramUnits:
-    """A program's released commands as units: MULTI … EXEC as one, at EXEC."""
-
-    def __init__(self, client: str) -> None:
-        self.client = client
-        self.queued: list | None = None
-        self.watched: tuple = ()
-
-    def note(self, step_result):
-        from playground.engine.units import Unit
-        from playground.resp.replies import Array, Err
-
-        argv, reply = tuple(step_result.argv), step_result.value
-        word = bytes(argv[0]).lower()
-        failed = isinstance(reply, Err)
-        if word == b"multi" and not failed:
-            self.queued = []
-            return None
-        if word == b"watch" and not failed:
-            self.watched += tuple(bytes(k) for k in argv[1:])
-        if word in (b"exec", b"discard") and self.queued is not None:
-            queued, self.queued = self.queued, None
-            watched, self.watched = self.watched, ()
-            if word == b"discard":
-                return None
-            outcome = "committed" if isinstance(reply, Array) else "aborted" if reply is None or not failed \
-                else "execabort"
-            return Unit(self.client, "transaction", queued, outcome, reply, step_result.seq, watched=watched)
-        if self.queued is not None and word != b"watch":
-            self.queued.append(argv)
-            return None
-        if word == b"unwatch":
-            self.watched = ()
-        return Unit(self.client, "command", [argv], "error" if failed else "ran", reply, step_result.seq)
 
 
 def _op(unit, client: str, label: str, catalogue) -> Op:

@@ -5,6 +5,7 @@ inherit. The loader refuses them, so a bad file fails at load time with one line
 from __future__ import annotations
 
 from playground.engine.catalogue import SUBSCRIBES, may_block
+from playground.engine.units import transaction_roles
 from playground.i18n import N_, tr
 
 # command -> why it has no place in a setup (a setup only prepares data)
@@ -36,19 +37,19 @@ _DEBUG = {b"sleep": N_("blocks the server"), b"restart": N_("restarts the server
 
 def setup_problem(setup: list[tuple[bytes, ...]]) -> tuple[int, str] | None:
     """(1-based index, why) of the first setup command that may not be there, or None."""
-    in_multi = 0
-    for i, argv in enumerate(setup, 1):
+    opened = 0                                   # the line of the MULTI still open
+    for i, (argv, (role, _)) in enumerate(zip(setup, transaction_roles(setup)), 1):
         name = argv[0].lower()
         sub = argv[1].lower() if len(argv) > 1 else b""
         shown = name.decode("utf-8", "replace").upper()
         why = None
-        if name == b"multi":
-            if in_multi:
-                return i, tr("MULTI inside MULTI")
-            in_multi = i
+        if role == "nested":
+            return i, tr("MULTI inside MULTI")
+        if role == "multi":
+            opened = i
             continue
-        if name in (b"exec", b"discard") and in_multi:
-            in_multi = 0
+        if role in ("exec", "discard"):
+            opened = 0
             continue
         if name in _NEVER:
             why = _NEVER[name]
@@ -62,6 +63,6 @@ def setup_problem(setup: list[tuple[bytes, ...]]) -> tuple[int, str] | None:
             why = _DEBUG[sub]
         if why:
             return i, tr("{command} {why}; a setup only prepares data", command=shown, why=tr(why))
-    if in_multi:
-        return in_multi, tr("MULTI without EXEC: the steps would run queued")
+    if opened:
+        return opened, tr("MULTI without EXEC: the steps would run queued")
     return None

@@ -228,3 +228,13 @@ async def test_a_why_can_be_said_again_in_another_language(pg):
     await lines(ex_zh, "A> WATCH k", "A> SET k 1", "A> MULTI", "A> INCR k", "A> EXEC")
     said_at_once = whys(seen_zh)[0].text.replace("#6", "#1").replace("#7", "#2")  # (numbers go on)
     assert said_at_once == chinese  # the same words as a note said in Chinese at once
+
+
+async def test_an_unwatch_queued_inside_multi_forgets_no_watch(pg):
+    """UNWATCH inside MULTI is queued (it answers QUEUED, an OK-like status): the WATCH
+    still holds when EXEC aborts, and the why names B's write, as without the UNWATCH."""
+    ex, seen = explaining(pg)
+    await lines(ex, "A> SET balance 100", "A> WATCH balance", "B> DECRBY balance 30", "A> MULTI", "A> UNWATCH",
+                "A> DECRBY balance 50", "A> EXEC")
+    why, = whys(seen)
+    assert "B changed WATCHed balance (DECRBY balance 30, #3) after A's WATCH (#2)" in why.text

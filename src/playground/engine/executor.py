@@ -234,7 +234,8 @@ class Executor:
     async def explain(self, session: Session, argv, reply, result: ev.LineResult) -> None:
         """The "why" of a surprising reply, right after it (engine/why.py)."""
         try:
-            whys = await self.why.explain(session.name, argv, reply, result.seqs[-1], session.last_unit)
+            whys = await self.why.explain(session.name, argv, reply, result.seqs[-1], session.last_unit,
+                                          session.units.role)
         except (OSError, ConnectionLost):
             return  # the server is busy or gone: no explanation, the reply stands
         for why in whys:

@@ -81,7 +81,7 @@ class ProgramLines:
                 emit(ev.UnitEnded(client, unit))
         if executor.why is not None:
             try:
-                result.whys = await executor.why.explain(client, argv, reply, seq, unit)
+                result.whys = await executor.why.explain(client, argv, reply, seq, unit, tracker.role)
             except (OSError, ConnectionLost):
                 pass  # the server is busy or gone: no explanation, the reply stands
             if emit is not None:

@@ -145,6 +145,7 @@ class UnitTracker:
         self.client = client
         self.open: Unit | None = None              # the transaction being queued
         self.watched: tuple[bytes, ...] = ()
+        self.role: str | None = None               # the last line's transaction_role ("reset": RESET)
 
     def clear(self) -> None:
         self.open = None
@@ -161,8 +162,9 @@ class UnitTracker:
         ok = isinstance(reply, Status)
         if cmd == b"reset" and ok:
             self.clear()
+            self.role = "reset"
             return None
-        role = transaction_role(self.open is not None, argv)
+        self.role = role = transaction_role(self.open is not None, argv)
         if role in _ENDED:
             unit, self.open = self.open, None
             unit.reply = reply

@@ -64,8 +64,10 @@ class WhyTracker:
     def sending(self, client: str, argv) -> None:
         self.in_flight[client] = (tuple(argv), time.monotonic())
 
-    async def explain(self, client: str, argv, reply, seq: int, unit: Unit | None) -> list[Why]:
-        """Record this reply, and explain it if it needs explaining."""
+    async def explain(self, client: str, argv, reply, seq: int, unit: Unit | None, role: str | None) -> list[Why]:
+        """Record this reply, and explain it if it needs explaining. `role`: the line's in
+        its client's transaction, as its UnitTracker saw it (engine/units.py): an UNWATCH
+        queued inside MULTI forgets no WATCH."""
         argv = tuple(argv)
         self.in_flight.pop(client, None)
         if self.pg.order.fresh_starts != self._fresh_starts:  # a reset or restart: no WATCH, no MULTI left
@@ -74,19 +76,18 @@ class WhyTracker:
             self.values.clear()
             self.window.clear()
             self.last_seq.clear()
-        cmd = argv[0].lower()
         before = self.last_seq.get(client)
         self.last_seq[client] = seq
         ok = isinstance(reply, Status)
-        if cmd == b"watch" and ok:
+        if role == "watch" and ok:
             keys = [k for k in dict.fromkeys(argv[1:]) if k not in self.watches.get(client, {})]
             self.watches.setdefault(client, {}).update((k, seq) for k in keys)
             self.values.setdefault(client, {}).update(zip(keys, await self._dump(keys)))
             return []
-        if cmd in (b"unwatch", b"reset") and ok:
+        if role in ("unwatch", "reset") and ok:
             self._forget(client)
             return []
-        if cmd == b"multi" and ok:
+        if role == "multi" and ok:
             self.window[client] = before if before is not None else seq
             return []
         if unit is None:

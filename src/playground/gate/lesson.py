@@ -10,7 +10,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from playground.gate.endpoint import SUBSCRIBING, Gate, Held
+from playground.engine.catalogue import SUBSCRIBE_FAMILY
+from playground.gate.endpoint import Gate, Held
 from playground.gate.lesson_format import part_programs
 from playground.gate.programs import TIME_LIMIT, Program, ProgramError
 from playground.i18n import tr
@@ -181,7 +182,7 @@ class LessonPrograms:
 
     def _listening(self, name: str) -> bool:
         last = next((h for h in reversed(self.gate.log) if h.client.label == name and not h.unstepped), None)
-        return last is not None and bool(last.argv) and last.argv[0].lower() in SUBSCRIBING
+        return last is not None and bool(last.argv) and last.argv[0].lower() in SUBSCRIBE_FAMILY
 
     def held_for(self, name: str, held: Held) -> None:
         """Its command goes through now: the time it waited at the gate for its step (the

@@ -142,7 +142,7 @@ async def _replay(explorer, result, cls, own_run) -> None:
         witness.switches = switches(own_run.schedule, blocked_moves(own_run))
         kept = []
         run = await explorer.run_checked(own_run.schedule, keep=kept)
-    for client, _, out in kept:   # a program's steps: read from its released commands (_ProgramUnits)
+    for client, _, out in kept:   # a program's steps: read from its released commands (ops_of: a UnitTracker)
         if client in explorer.scenario.programs:
             out.units = []
     witness.rows = lane_rows(kept)

@@ -19,6 +19,8 @@ import sys
 import time
 from pathlib import Path
 
+from benchmarks.bench_chromium import bench_chromium, table_rows as chromium_rows
+from benchmarks.bench_class import bench_class, table_rows as class_rows
 from benchmarks.bench_enter import BARE_APP_CLASS, bench_enter
 from benchmarks.bench_meter import count_turns, meter
 from benchmarks.bench_repl import bench_repl, table_rows as repl_rows
@@ -266,7 +268,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", metavar="NAME", action="append",
                         help="run only this measurement (ready, enter_to_reply, replay, inspector, "
                              "memory, explore, explore_sample, explore_3x5, explore_programs, redis_cli, topology, "
-                             "repl, gate, serve); may be repeated")
+                             "repl, gate, serve, serve_class, serve_chromium); may be repeated")
     args = parser.parse_args(argv)
 
     # An installed package has its bytecode compiled at install time. An editable checkout
@@ -289,7 +291,9 @@ def main(argv: list[str] | None = None) -> int:
              ("topology", lambda: bench_topology(args.runs)),
              ("repl", lambda: bench_repl(min(args.runs, 3))),
              ("gate", lambda: bench_gate(min(args.runs, 3))),
-             ("serve", lambda: bench_serve(min(args.runs, 2)))]
+             ("serve", lambda: bench_serve(min(args.runs, 2))),
+             ("serve_class", lambda: bench_class(min(args.runs, 2))),
+             ("serve_chromium", lambda: bench_chromium(min(args.runs, 2)))]
     if args.only:
         steps = [step for step in steps if step[0] in args.only]
     for name, run in steps:
@@ -374,6 +378,10 @@ def table(r: dict) -> str:
         lines.extend(gate_rows(r["gate"], row))
     if r.get("serve"):
         lines.extend(serve_rows(r["serve"], row))
+    if r.get("serve_class"):
+        lines.extend(class_rows(r["serve_class"], row))
+    if r.get("serve_chromium"):
+        lines.extend(chromium_rows(r["serve_chromium"], row))
     return "\n".join(lines)
 
 

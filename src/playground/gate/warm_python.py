@@ -140,8 +140,9 @@ def _preload(argv: list[str]) -> None:
         getattr(importlib.import_module(module), function)()
     else:
         atexit.register(_quick_end)  # before redis's imports register theirs: it runs last
-        import redis  # noqa: F401 (the point: imported once, before the forks)
         from importlib import metadata
+
+        import redis  # noqa: F401 (the point: imported once, before the forks)
 
         try:  # redis-py reads its version at every connection: the first read imports and caches
             metadata.version("redis")  # what the others need (~4 ms a program)

@@ -10,7 +10,9 @@ the page's protocol (bench_serve.Tab; the first message says who is who, as the 
 does): real learner apps, each with its private server. Each learner types its name; once
 all N are in the class and every app is idle, the teacher opens a lesson (F7, words that
 find it, Enter: a lesson push) and steps through it (Space, S times: follow me), twice,
-two lessons without predictions. For each push and step: the time from the teacher's key
+two lessons without predictions: the first with the teacher's typing animation as it
+starts (40 characters a second: the step goes to the class once typed and run), the
+second with it off. For each push and step: the time from the teacher's key
 to the text of it (the lesson's "step K of M" line) arriving in each learner's tab, over
 every learner and every push or step: p50 / p95 / max. Budget: p95 ≤ 1 s with 30 learners
 on 2 cores. For context, in the same run: the teacher's own tab showing it, and the class's
@@ -176,8 +178,8 @@ async def _class(pid: int, base: str, secret: str, link, learners: int, steps: i
             await tab.ws.send_str(json.dumps(["focus"]))
         heard: list = []
         listening = asyncio.ensure_future(_listen(link, heard))
-        moments: dict[str, list] = {"lesson": [], "step": []}
-        for words, text, total in LESSONS:
+        moments: dict[str, list] = {"lesson": [], "step": [], "untyped": []}
+        for n, (words, text, total) in enumerate(LESSONS):
             await asyncio.to_thread(_quiet, pid, learners + 1)
             after = len(teacher.text)
             await teacher.keys(F7)
@@ -187,11 +189,16 @@ async def _class(pid: int, base: str, secret: str, link, learners: int, steps: i
             await teacher.wait_for(text, after)
             moments["lesson"].append(await _moment(teacher, tabs, heard, "lesson", f"step 1 of {total}".encode(),
                                                    ENTER))
+            kind = "step" if n == 0 else "untyped"
+            if kind == "untyped":  # the teacher's typing animation off (its default: 40 characters a second)
+                after = len(teacher.text)
+                await teacher.keys("--")
+                await teacher.wait_for(b"typing off", after)
             for k in range(2, steps + 2):
                 await _learners_at(link, learners, k - 2)
                 await asyncio.to_thread(_quiet, pid, learners + 1)
-                moments["step"].append(await _moment(teacher, tabs, heard, "step", f"step {k} of {total}".encode(),
-                                                     SPACE))
+                moments[kind].append(await _moment(teacher, tabs, heard, "step", f"step {k} of {total}".encode(),
+                                                   SPACE))
         await _learners_at(link, learners, steps)
         listening.cancel()
         for tab in (teacher, *tabs):
@@ -249,15 +256,18 @@ def bench_class(runs: int = 1, learners: int = 30, steps: int = 5) -> dict | Non
                 proc.wait(timeout=60)
             server.stop()
             shutil.rmtree(temp, ignore_errors=True)
-    every = {kind: [m for r in results for m in r["moments"][kind]] for kind in ("lesson", "step")}
+    every = {kind: [m for r in results for m in r["moments"][kind]] for kind in ("lesson", "step", "untyped")}
     return {"learners": learners, "steps": steps, "runs": runs, "asked_s": statistics.median(r["asked_s"] for r in results),
-            "lesson": _summary(every["lesson"]), "step": _summary(every["step"])}
+            "lesson": _summary(every["lesson"]), "step": _summary(every["step"]),
+            "untyped": _summary(every["untyped"])}
 
 
 def table_rows(r: dict, row) -> list[str]:
     lines = []
     for kind, label in (("lesson", "a lesson pushed (the teacher's Enter in F7's picker)"),
-                        ("step", "a follow-me step (the teacher's Space)")):
+                        ("step", "a follow-me step (the teacher's Space; its tab types the command at 40/s, "
+                                 "the default)"),
+                        ("untyped", "the same, the teacher's typing off")):
         s = r[kind]
         published = (f"{s['published_s'] * 1000:.0f} ms, from it to the learners' screens p95 "
                      f"{s['after_message_p95_s'] * 1000:.0f} ms" if s["published_s"] is not None else "–")

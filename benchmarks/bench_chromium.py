@@ -27,7 +27,7 @@ import tempfile
 import threading
 import time
 
-from benchmarks.bench_serve import DEADLINE, _settle, _start_serve
+from benchmarks.bench_serve import DEADLINE, _settle, _start_serve, _tree_cpu_s
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 WATCHER = r"""
@@ -136,24 +136,32 @@ async def _open(browser: Browser, base: str, count: int) -> tuple[float, list[fl
     start = time.time()
     await asyncio.gather(*(browser.call("Page.navigate", {"url": base}, session) for _, session in tabs))
     usable = [(await browser.usable_at(session)) / 1000 - start for _, session in tabs]
+    return max(usable), usable, tabs
+
+
+async def _close(browser: Browser, tabs: list) -> None:
     for target, _ in tabs:
         await browser.call("Target.closeTarget", {"targetId": target})
-    return max(usable), usable
 
 
-async def _burst(pid: int, base: str, devtools: str, tabs: int, ready: int) -> dict:
+async def _burst(pid: int, chromium: int, base: str, devtools: str, tabs: int, ready: int) -> dict:
     import aiohttp
 
     async with aiohttp.ClientSession() as http:
         ws = await http.ws_connect(devtools, max_msg_size=0)
         browser = Browser(ws)
         await asyncio.to_thread(_settle, pid, ready)
-        alone_s, _ = await _open(browser, base, 1)
+        alone_s, _, opened = await _open(browser, base, 1)
+        await _close(browser, opened)
         await asyncio.to_thread(_settle, pid, ready)  # the tab's app gone, the pool full again
-        burst_s, each = await _open(browser, base, tabs)
+        cpu = (_tree_cpu_s(pid), _tree_cpu_s(chromium))
+        burst_s, each, opened = await _open(browser, base, tabs)
+        serve_cpu, browser_cpu = _tree_cpu_s(pid) - cpu[0], _tree_cpu_s(chromium) - cpu[1]  # (tabs still open)
+        await _close(browser, opened)
         browser.reader.cancel()
         await ws.close()
-    return {"one_tab_s": alone_s, "burst_s": burst_s, "median_tab_s": statistics.median(each)}
+    return {"one_tab_s": alone_s, "burst_s": burst_s, "median_tab_s": statistics.median(each),
+            "serve_cpu_s": serve_cpu, "browser_cpu_s": browser_cpu}
 
 
 def bench_chromium(runs: int = 1, tabs: int = 30) -> dict | None:
@@ -173,7 +181,7 @@ def bench_chromium(runs: int = 1, tabs: int = 30) -> dict | None:
         try:
             browser, devtools = _chromium(os.path.join(temp, "profile"))
             serve, base = _start_serve(temp, None)
-            results.append(asyncio.run(_burst(serve.pid, base, devtools, tabs, serve_command.READY)))
+            results.append(asyncio.run(_burst(serve.pid, browser.pid, base, devtools, tabs, serve_command.READY)))
         finally:
             for proc in (browser, serve):
                 if proc is not None:
@@ -188,7 +196,9 @@ def table_rows(r: dict, row) -> list[str]:
     return [row(f"serve --ready {r['ready']}: {r['tabs']} tabs opened at once in headless chromium, all usable",
                 f"{r['burst_s']:.1f} s", "", f"{r['burst_max_s']:.1f} s",
                 f"{r['burst_s'] / r['one_tab_s']:.1f}× (one tab alone {r['one_tab_s']:.2f} s; the median tab "
-                f"{r['median_tab_s']:.1f} s)", "≤ 5 s on 2 cores", "met" if r["burst_s"] <= 5 else "NOT met")]
+                f"{r['median_tab_s']:.1f} s)", "≤ 5 s on 2 cores", "met" if r["burst_s"] <= 5 else "NOT met"),
+            row("for context: CPU used during that burst", f"{r['serve_cpu_s']:.1f} s by serve and its apps", "", "",
+                f"{r['browser_cpu_s']:.1f} s by chromium (its {r['tabs']} pages: xterm.js drawing)", "", "")]
 
 
 if __name__ == "__main__":

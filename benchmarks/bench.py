@@ -19,11 +19,15 @@ import sys
 import time
 from pathlib import Path
 
+from benchmarks.bench_chromium import bench_chromium, table_rows as chromium_rows
+from benchmarks.bench_class import bench_class, table_rows as class_rows
 from benchmarks.bench_enter import BARE_APP_CLASS, bench_enter
 from benchmarks.bench_meter import count_turns, meter
 from benchmarks.bench_repl import bench_repl, table_rows as repl_rows
-from benchmarks.bench_explore import bench_explore, bench_explore_sample, table_rows as explore_rows
+from benchmarks.bench_explore import (bench_explore, bench_explore_3x5, bench_explore_sample,
+                                      table_rows as explore_rows)
 from benchmarks.bench_gate import bench_gate, table_rows as gate_rows
+from benchmarks.bench_programs import bench_programs, table_rows as programs_rows
 from benchmarks.bench_serve import bench_serve, table_rows as serve_rows
 
 BUDGETS = {
@@ -263,7 +267,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", metavar="FILE", help="write the results here too")
     parser.add_argument("--only", metavar="NAME", action="append",
                         help="run only this measurement (ready, enter_to_reply, replay, inspector, "
-                             "memory, explore, explore_sample, redis_cli, topology, repl, gate, serve); may be repeated")
+                             "memory, explore, explore_sample, explore_3x5, explore_programs, redis_cli, topology, "
+                             "repl, gate, serve, serve_class, serve_chromium); may be repeated")
     args = parser.parse_args(argv)
 
     # An installed package has its bytecode compiled at install time. An editable checkout
@@ -280,11 +285,15 @@ def main(argv: list[str] | None = None) -> int:
              ("memory", lambda: bench_memory(args.runs)),
              ("explore", lambda: bench_explore(args.runs)),
              ("explore_sample", lambda: bench_explore_sample(1)),
+             ("explore_3x5", lambda: bench_explore_3x5(min(args.runs, 3))),
+             ("explore_programs", lambda: bench_programs(min(args.runs, 3))),
              ("redis_cli", lambda: bench_redis_cli(args.commands)),
              ("topology", lambda: bench_topology(args.runs)),
              ("repl", lambda: bench_repl(min(args.runs, 3))),
              ("gate", lambda: bench_gate(min(args.runs, 3))),
-             ("serve", lambda: bench_serve(min(args.runs, 2)))]
+             ("serve", lambda: bench_serve(min(args.runs, 2))),
+             ("serve_class", lambda: bench_class(min(args.runs, 2))),
+             ("serve_chromium", lambda: bench_chromium(min(args.runs, 2)))]
     if args.only:
         steps = [step for step in steps if step[0] in args.only]
     for name, run in steps:
@@ -363,10 +372,16 @@ def table(r: dict) -> str:
                          f"{c['one_process_per_command_ms']:.1f} ms with one process per command", "", ""))
     if r.get("repl"):
         lines.extend(repl_rows(r["repl"], row))
+    if r.get("explore_programs"):
+        lines.extend(programs_rows(r["explore_programs"], row))
     if r.get("gate"):
         lines.extend(gate_rows(r["gate"], row))
     if r.get("serve"):
         lines.extend(serve_rows(r["serve"], row))
+    if r.get("serve_class"):
+        lines.extend(class_rows(r["serve_class"], row))
+    if r.get("serve_chromium"):
+        lines.extend(chromium_rows(r["serve_chromium"], row))
     return "\n".join(lines)
 
 

@@ -13,6 +13,8 @@ baseline, and is left out of the installed package like the other bench modules)
   lane vs the lean loop on the first 1,000 of the same sample, and the memory the
   exploration holds at its peak (tracemalloc) for 1,000 and 3,000 schedules: flat when
   the ratio stays near 1.
+- `explore_3x5`: that cost per schedule alone (issue 37's budget: ≤ 1.3× the lean loop),
+  without the 10,000-schedule exploration and the memory measurement.
 
 Ours and the baseline alternate round by round, so a busy machine slows both alike;
 both the ratio of medians and the ratio of minimums (the least disturbed round) are
@@ -125,7 +127,7 @@ def bench_explore(runs: int) -> dict:
             "turns_ratio": statistics.median(r["turns_ratio"] for r in results)}
 
 
-async def _sample(limit: int, compare: int, memory: tuple[int, ...]) -> dict:
+async def _sample(limit: int, compare: int, memory: tuple[int, ...], whole: bool = True) -> dict:
     from playground.engine.playground import Playground
     from playground.explore.explorer import Explorer
     from playground.explore.free_play import typed_scenario
@@ -150,6 +152,10 @@ async def _sample(limit: int, compare: int, memory: tuple[int, ...]) -> dict:
             base.append((time.perf_counter() - t0) / len(plans))
         out.update(per_schedule_ms=statistics.median(ours) * 1000, baseline_ms=statistics.median(base) * 1000,
                    ratio=statistics.median(ours) / statistics.median(base), ratio_of_min=min(ours) / min(base))
+        if not whole:   # (--only explore_3x5: the cost per schedule alone)
+            for c in clients.values():
+                await c.aclose()
+            return out
         t0 = time.perf_counter()
         explorer = Explorer(pg, scenario, limit=limit)      # the default: lanes (explore/lanes.py)
         result = await explorer.explore()
@@ -181,6 +187,14 @@ def bench_explore_sample(runs: int, limit: int = 10_000) -> dict:
             "peak_kib": keep["peak_kib"], "memory_ratio": statistics.median(r["memory_ratio"] for r in results)}
 
 
+def bench_explore_3x5(runs: int, compare: int = 1000) -> dict:
+    """Issue 37's budget alone: the cost per schedule of 3 clients × 5 steps on one key, one
+    lane, against the lean redis-py loop on the same sampled schedules (no 10,000 sample)."""
+    results = [asyncio.run(_sample(compare, compare, (), whole=False)) for _ in range(max(1, runs))]
+    return {key: statistics.median(r[key] for r in results) for key in results[0]} | {
+        "runs": len(results), "compare": compare, "ratios": [r["ratio"] for r in results]}
+
+
 def table_rows(r: dict, row, verdict) -> list[str]:
     lines = []
     x = r.get("explore")
@@ -196,6 +210,14 @@ def table_rows(r: dict, row, verdict) -> list[str]:
                          f"{x['ours_reduced_s']['median']*1000:.1f} ms", "", "",
                          f"with each outcome's witness run again: {x['with_witnesses_s']['median']*1000:.1f} ms",
                          "", ""))
+    t = r.get("explore_3x5")
+    if t:
+        spread = ", ".join(f"{x:.2f}×" for x in t["ratios"])
+        lines.append(row(f"explore: cost per schedule, 3 clients × 5 steps on one key (one lane, {t['compare']:,} "
+                         "sampled schedules)", f"{t['per_schedule_ms']:.2f} ms", "", "",
+                         f"{t['ratio']:.2f}× (lean redis-py loop, same schedules: {t['baseline_ms']:.2f} ms; "
+                         f"ratio of minimums {t['ratio_of_min']:.2f}×; runs: {spread})", "≤ 1.3×",
+                         verdict(t["ratio"] <= 1.3)))
     s = r.get("explore_sample")
     if s:
         lines.append(row(f"explore: 3 clients × 5 steps on one key ({s['total']:,} schedules), "

@@ -84,3 +84,26 @@ async def test_the_warm_interpreter_goes_with_the_search(pg, tmp_path):
     await programs.close()
     with pytest.raises(ProcessLookupError):
         os.kill(warm, 0)
+
+
+
+async def test_a_forked_program_ends_as_the_interpreter_ends_it(pg, tmp_path):
+    """A forked program leaves without the interpreter's teardown (warm_python._quick_end),
+    but only after what `python prog.py` does at its end: its non-daemon threads joined,
+    then its atexit handlers run; a file it left open is written out. Each of its runs (the
+    search runs A's program more than once) leaves both lines."""
+    path = lesson(tmp_path, '''
+        import atexit, os, sys, threading, time, redis
+        redis.Redis.from_url(os.environ["REDIS_URL"]).get(sys.argv[1])
+        log = open("unclosed", "a")
+        log.write("written\\n")
+        worker = threading.Thread(target=time.sleep, args=(0.2,))  # (joined at the end, however long)
+        worker.start()
+        atexit.register(lambda: open("atexit", "a").write(f"thread alive: {worker.is_alive()}\\n"))
+        sys.exit(0)
+        ''')
+    result = await explore(pg, load_scenario(path))
+    assert sorted(c.snapshot.describe("counter") for c in result.classes) == ['"5"']
+    written, ended = ((tmp_path / name).read_text().splitlines() for name in ("unclosed", "atexit"))
+    assert len(written) >= 2 and written == ["written"] * len(written)
+    assert ended == ["thread alive: False"] * len(written)

@@ -172,14 +172,18 @@ def test_serve_killed_outright_leaves_no_zygote_app_or_server(fork, server_binar
 
 
 def test_the_preload_imports_the_app_and_starts_no_thread_and_no_process():
-    """What the zygote calls before it forks: the app's modules imported, and nothing a fork
-    would break: no thread (not even one of C's), no child process."""
+    """What the zygote calls before it forks: the app's modules imported, those of its first
+    lesson too (a class's lesson push opens one in every learner's app at once: each imported
+    them then, ~55 ms of CPU), and nothing a fork would break: no thread (not even one of
+    C's), no child process."""
     code = ("import os, sys; from playground.cli.app_preload import preload; preload(); "
             "children = open(f'/proc/self/task/{os.getpid()}/children').read().split(); "
             "print(len(os.listdir('/proc/self/task')), len(children), "
-            "'playground.tui.app' in sys.modules, 'textual.app' in sys.modules)")
+            "'playground.tui.app' in sys.modules, 'textual.app' in sys.modules, "
+            "'playground.tui.screens.lesson_screen' in sys.modules, 'playground.gate.lesson' in sys.modules, "
+            "'playground.classroom.lesson_source' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], env=_env(), capture_output=True, text=True, timeout=DEADLINE)
-    assert out.stdout.split() == ["1", "0", "True", "True"], out.stdout + out.stderr
+    assert out.stdout.split() == ["1", "0", "True", "True", "True", "True", "True"], out.stdout + out.stderr
 
 
 async def test_a_spawn_given_up_midway_takes_its_child_along_and_the_next_gets_its_own(child_module):

@@ -130,3 +130,42 @@ async def test_a_following_learner_stays_on_the_teachers_lesson_until_own_pace(s
             assert refusals(app) == 2
     finally:
         await link.close()
+
+
+async def test_a_following_learner_runs_the_teachers_step_untyped(server_binary, class_env, monkeypatch):
+    """The class watches the teacher type the step; a follower's tab runs it at once (it used
+    to type it out again at the learner's speed, 40 characters a second by default, after the
+    teacher's own typing: a long command took over a second to reach the class). A step of
+    the learner's own, in own pace, is typed at the learner's speed as before."""
+    from playground.tui.widgets.pane_steps import StepDrawing
+
+    typed: list[tuple[str, int]] = []
+    type_out = StepDrawing.type_out
+
+    async def spy(self, line: str, speed: int) -> None:
+        typed.append((line, speed))
+        await type_out(self, line, speed)
+
+    monkeypatch.setattr(StepDrawing, "type_out", spy)
+    monkeypatch.setenv(ENV_ROLE, "learner")
+    link = class_env
+    app = make_app(server_binary.path)
+    try:
+        async with app.run_test(size=(140, 45)) as pilot:
+            await join_as(pilot, app)
+            epoch = await link.open_lesson("three-writes", False, STEPS)
+            await wait_until(pilot, lambda: app.teacher is not None and app.classroom.run_teacher is app.teacher,
+                             DEADLINE)
+            speed = app.teacher.speed
+            assert speed > 0  # the learner's own setting: typing on
+            await link.set_step(epoch, 2)  # the teacher ran two steps
+            await wait_until(pilot, lambda: place(app) == ("three-writes", 2) and not app.mode_screen.busy, DEADLINE)
+            assert typed == [("SET k 1", 0), ("SET k 2", 0)] and app.teacher.speed == speed
+            await link.set_mode(OWN)
+            await wait_until(pilot, lambda: app.classroom.state.mode == OWN and enabled(app, "space"), DEADLINE)
+            app.mode_screen.query_one(NarrationPanel).focus()
+            await pilot.press("space")  # the learner's own step: typed at the learner's speed
+            await wait_until(pilot, lambda: place(app) == ("three-writes", 3) and not app.mode_screen.busy, DEADLINE)
+            assert typed[2:] == [("SET k 3", speed)]
+    finally:
+        await link.close()

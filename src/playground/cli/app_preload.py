@@ -22,6 +22,14 @@ def preload() -> None:
     from rich.cells import cell_len
     from textual import scrollbar  # noqa: F401
     from textual.layouts import factory, horizontal, stream  # noqa: F401
+    # and what an app imports when it opens its first lesson (the same comparison): a class's
+    # lesson push opens it in every learner's app at once, ~55 ms of CPU each for these
+    from playground.classroom import lesson_source  # noqa: F401
+    from playground.tui.screens import challenge_screen, lesson_screen  # noqa: F401
+    from playground.engine import server_actions  # noqa: F401
+    from playground.gate import lesson  # noqa: F401
+    from playground.scenario import lesson_clock, server_steps  # noqa: F401
+    from playground.tui.teaching import challenge_teacher, lesson_teacher, teacher_view  # noqa: F401
 
     cell_len("中")
     for lang in LANGUAGES:

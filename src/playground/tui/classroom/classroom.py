@@ -344,6 +344,9 @@ class Classroom:
                 target = self.state.step
                 screen.busy = True
                 before = stepper.cursor
+                # The class watches the teacher type the step (the projector): a follower's tab runs it
+                # untyped, so that it shows the step as soon as it hears of it (1 s for a class of 30).
+                speed, teacher.speed_index = teacher.speed_index, 0
                 try:
                     if stepper.cursor < target and not stepper.finished:
                         if stepper.next_step()[1].predict:
@@ -357,6 +360,7 @@ class Classroom:
                     break
                 finally:
                     screen.busy = False
+                    teacher.speed_index = speed
                 if stepper.cursor == before:  # no step taken (the lesson stopped): wait for the next message
                     break
                 if stepper.finished or stepper.error:

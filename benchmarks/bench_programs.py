@@ -1,0 +1,137 @@
+"""Exploring a lesson whose clients are programs (a step of `python -m benchmarks.bench`,
+`--only explore_programs`; issue 34's budget).
+
+Two redis-py programs that each read the counter and write it back plus one, twice (GET,
+SET, GET, SET: 70 schedules), in a lesson with no steps: the explorer runs them by the
+commands they send (explore/program_moves.py), every schedule forking both programs afresh
+from the warm interpreter (gate/warm.py). The baseline, in the same run: the same four
+commands typed as a steps lesson (`GET counter` saved, `SET counter ${n+1}`), explored the
+same way (every schedule, no reduction, no witnesses) on the same playground. Both must
+find the same outcomes (6, 7 and 8). Per schedule: the exploration's wall time over its
+schedules (the program lesson's includes its warm interpreter's start and its first
+order run twice, the repeatability check: what exploring it costs). Budget: ≤ 2×.
+
+For context: the lean redis-py loop of bench_explore on the same schedules, this process's
+CPU, and the programs' CPU (the warm interpreter and every program it forked, read when the
+exploration has reaped them). The two alternate round by round.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+PROGRAM = '''
+import os, redis
+r = redis.Redis.from_url(os.environ["REDIS_URL"])
+for _ in range(2):
+    value = int(r.get("counter"))
+    r.set("counter", value + 1)
+'''
+HEAD = 'title = "bench"\nlesson = "bench"\nsetup = ["SET counter 4"]\n'
+TYPED_STEPS = "".join(f'[[steps]]\nclient = "{c}"\ncommand = "GET counter"\nsave = "n"\n'
+                      f'[[steps]]\nclient = "{c}"\ncommand = "SET counter ${{n+1}}"\n'
+                      for c in "ABAB")  # (each client's own order: GET, SET, GET, SET)
+
+
+def _lessons(folder: Path):
+    from playground.scenario.loader import load_scenario
+
+    (folder / "rmw.py").write_text(PROGRAM)
+    (folder / "programs.toml").write_text(HEAD + '[programs]\nA = ["python", "rmw.py"]\nB = ["python", "rmw.py"]\n')
+    (folder / "typed.toml").write_text(HEAD + TYPED_STEPS)
+    return load_scenario(folder / "programs.toml"), load_scenario(folder / "typed.toml")
+
+
+def _children_cpu() -> float:
+    t = os.times()
+    return t.children_user + t.children_system
+
+
+async def _timed(pg, scenario) -> tuple[float, float, float, object]:
+    """(wall, this process's CPU, reaped children's CPU, the exploration)."""
+    from playground.explore.explorer import Explorer
+
+    c0, k0, t0 = time.process_time(), _children_cpu(), time.perf_counter()
+    result = await Explorer(pg, scenario, reduce=False, witnesses=False, jobs=1).explore()
+    return time.perf_counter() - t0, time.process_time() - c0, _children_cpu() - k0, result
+
+
+def _outcomes(result) -> list[str]:
+    return sorted(c.snapshot.describe("counter") for c in result.classes)
+
+
+async def _programs(rounds: int) -> dict:
+    from benchmarks.bench_explore import _connect, _lean
+    from playground.engine.playground import Playground
+    from playground.explore.schedules import all_schedules
+
+    with tempfile.TemporaryDirectory(prefix="pg-bench-programs-") as folder:
+        programs, typed = _lessons(Path(folder))
+        plans = list(all_schedules({"A": 4, "B": 4}))
+        rows: dict[str, list] = {"programs": [], "typed": [], "lean": []}
+        async with Playground.create(server_choice="bundled") as pg:
+            clients = await _connect(pg, ("A", "B"))
+            for scenario in (typed, programs):  # warm up: COMMAND INFO, the first fork's pages
+                await _timed(pg, scenario)
+            for _ in range(rounds):
+                for name, scenario in (("typed", typed), ("programs", programs)):
+                    wall, cpu, children, result = await _timed(pg, scenario)
+                    rows[name].append((wall / result.runs, cpu / result.runs, children / result.runs, result))
+                t0 = time.perf_counter()
+                await _lean(clients, typed.parts[0], plans, ("GET", "counter"))
+                rows["lean"].append((time.perf_counter() - t0) / len(plans))
+            for c in clients.values():
+                await c.aclose()
+    seen = {name: _outcomes(rows[name][0][3]) for name in ("programs", "typed")}
+    if seen["programs"] != seen["typed"]:
+        raise RuntimeError(f"the two lessons found different outcomes: {seen}")
+    median = lambda name, i: statistics.median(r[i] for r in rows[name])
+    return {"schedules": rows["programs"][0][3].runs, "typed_schedules": rows["typed"][0][3].runs,
+            "outcomes": seen["programs"],
+            "programs_ms": median("programs", 0) * 1000, "typed_ms": median("typed", 0) * 1000,
+            "lean_ms": statistics.median(rows["lean"]) * 1000,
+            "programs_cpu_ms": median("programs", 1) * 1000, "typed_cpu_ms": median("typed", 1) * 1000,
+            "programs_children_cpu_ms": median("programs", 2) * 1000,
+            "ratio": median("programs", 0) / median("typed", 0),
+            "ratio_of_min": min(r[0] for r in rows["programs"]) / min(r[0] for r in rows["typed"])}
+
+
+def bench_programs(runs: int, rounds: int = 3) -> dict:
+    results = [asyncio.run(_programs(rounds)) for _ in range(runs)]
+    keep = results[0]
+    out = {key: statistics.median(r[key] for r in results) for key in keep if isinstance(keep[key], float)}
+    return out | {"schedules": keep["schedules"], "typed_schedules": keep["typed_schedules"],
+                  "outcomes": keep["outcomes"], "runs": runs,
+                  "ratio_max": max(r["ratio"] for r in results), "ratio_min": min(r["ratio"] for r in results)}
+
+
+def table_rows(p: dict, row) -> list[str]:
+    ok = "met" if p["ratio"] <= 2 else "NOT met"
+    return [row(f"explore a program lesson, no steps (2 redis-py programs × GET SET GET SET: {p['schedules']} "
+                "schedules), per schedule", f"{p['programs_ms']:.1f} ms", "", "",
+                f"{p['ratio']:.1f}× (the same commands typed as steps: {p['typed_ms']:.2f} ms a schedule; "
+                f"ratio of minimums {p['ratio_of_min']:.1f}×; {p['ratio_min']:.1f}–{p['ratio_max']:.1f}× over "
+                f"{p['runs']} run(s))", "≤ 2×", ok),
+            row("for context: CPU per schedule of that exploration", f"{p['programs_cpu_ms']:.1f} ms here + "
+                f"{p['programs_children_cpu_ms']:.1f} ms in the programs", "", "",
+                f"typed: {p['typed_cpu_ms']:.2f} ms; lean redis-py loop: {p['lean_ms']:.2f} ms a schedule (wall)",
+                "", "")]
+
+
+if __name__ == "__main__":
+    import argparse
+    import sys
+
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.bench_programs", description=__doc__)
+    parser.add_argument("--runs", type=int, default=1)
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    result = bench_programs(args.runs, args.rounds)
+    print("| measurement | median | min | max | vs baseline | budget | |\n|---|---|---|---|---|---|---|")
+    print("\n".join(table_rows(result, lambda *cells: "| " + " | ".join(cells) + " |")))
+    sys.exit(0)

@@ -131,3 +131,32 @@ def test_check_of_a_lesson_with_nothing_to_check_says_so(server_binary, tmp_path
     assert "✓ programs: no checks: the programs ran to their end (A sent 5 commands, B sent 2 commands)" in lines
     assert "✓ typed: no check ran: nothing passed or failed" in lines
     assert "0 checks passed" not in done.stdout
+
+
+BLOCKED_WORKER = '''
+import os, redis
+r = redis.Redis.from_url(os.environ["REDIS_URL"])
+item = r.blpop("queue", timeout=0)
+r.set("done", item[1])
+'''
+FREEING_PUSHER = '''
+import os, redis
+redis.Redis.from_url(os.environ["REDIS_URL"]).rpush("queue", "job-1")
+'''
+
+
+def test_a_blocked_programs_command_is_numbered_after_the_one_that_freed_it(server_binary, tmp_path):
+    """A's BLPOP waits on the server until B's RPUSH; the server then writes A's reply
+    before B's (the gate sees BLPOP's reply first), yet the RPUSH ran first: the reply
+    BLPOP got is the element only the RPUSH pushed. The server order says so."""
+    (tmp_path / "worker.py").write_text(textwrap.dedent(BLOCKED_WORKER))
+    (tmp_path / "pusher.py").write_text(textwrap.dedent(FREEING_PUSHER))
+    (tmp_path / "lesson.toml").write_text('title = "t"\nlesson = "l"\nsetup = []\n[programs]\n'
+                                          'A = ["python", "worker.py"]\nB = ["python", "pusher.py"]\n')
+    done = run_cli(server_binary, "run", str(tmp_path / "lesson.toml"))
+    assert done.returncode == 0, done.stdout + done.stderr
+    rows = server_order(done.stdout)
+    assert [(c, texts[0]) for _, c, texts in rows] == [
+        ("B", "RPUSH queue job-1"), ("A", "BLPOP queue 0"), ("A", "SET done job-1")], done.stdout
+    assert "→ 1) \"queue\"" in " ".join(rows[1][2])   # the server's own word: BLPOP got what RPUSH pushed
+    assert [n for n, _, _ in rows] == sorted(n for n, _, _ in rows)

@@ -28,6 +28,7 @@ from playground.engine.catalogue import SUBSCRIBE_FAMILY
 from playground.gate.frames import FrameError, reply_end, request
 from playground.gate.peer import origin as peer_origin, peer_pid, process_name
 from playground.gate.program_connection import GateClient, Held  # noqa: F401 (Held: re-exported)
+from playground.gate.reply_order import ReplyOrder
 from playground.resp.address import Address
 from playground.resp.connection import pack_command, pack_pipeline
 
@@ -94,6 +95,7 @@ class Gate:
         self._waiting = 0  # wait_for calls waiting for a change
         self.free_running = False
         self.listeners: list[Callable[[], None]] = []  # told of every change (a UI)
+        self._order = ReplyOrder(self._numbered)
         self.answered: list[Callable[[GateClient, Held], None]] = []
         """Told of every command answered, as its reply arrives, in server order (the
         handshake too: `Held.unstepped`): engine/program_lines.py records them."""
@@ -297,6 +299,11 @@ class Gate:
         return up_reader, up_writer, int(last[1:-2])  # (CLIENT ID's :<id>)
 
     def _finish(self, client: GateClient, head: Held) -> None:
+        """`head`'s reply is back: numbered in server order (a blocked command's only
+        after the reply of the command that freed it: gate/reply_order.py)."""
+        self._order.answered(client, head, self.clients)
+
+    def _numbered(self, client: GateClient, head: Held) -> None:
         """`head` is done: its server-order number (the library's handshake is no line of
         the program's: none), the log, who listens, and whoever waits for it."""
         if not head.unstepped:
@@ -304,7 +311,8 @@ class Gate:
         self.log.append(head)
         for listener in self.answered:
             listener(client, head)
-        head.done.set_result(head.reply)
+        if not head.done.done():
+            head.done.set_result(head.reply)
 
     def settle_silent(self, client: GateClient) -> None:
         """Commands the server answers with nothing (after CLIENT REPLY OFF or SKIP) are

@@ -7,7 +7,7 @@ import pytest
 from playground.errors import ScenarioError
 from playground.explore.explorer import explore
 from playground.scenario.loader import load_scenario
-from playground.scenario.stepper import Challenge
+from playground.scenario.challenge import Challenge
 from playground.tui.app import make_app
 from test_tui import log_text, started, wait_until
 from test_tui_teaching import panel_text, press_and_wait

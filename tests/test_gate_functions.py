@@ -126,7 +126,7 @@ async def test_the_learner_schedules_the_transfer_programs_one_client_at_a_time(
     """Challenge mode (`open transfer-python --challenge`: a key per client) moves one
     program at a time; in an order where B's check refuses, B's program ends there: the
     challenge is over, with no move spent on B's steps left."""
-    from playground.scenario.stepper import Challenge
+    from playground.scenario.challenge import Challenge
     challenge = Challenge(pg, load_scenario(bundled_dir() / "transfer-python.toml"))
     try:
         await challenge.reset()

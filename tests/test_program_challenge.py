@@ -11,7 +11,7 @@ import pytest
 
 from playground.scenario.library import bundled_dir
 from playground.scenario.loader import load_scenario
-from playground.scenario.stepper import Challenge
+from playground.scenario.challenge import Challenge
 from playground.tui.app import make_app
 from test_tui import log_text, started, wait_until
 from test_tui_teaching import panel_text, press_and_wait

@@ -397,7 +397,7 @@ async def test_docs_per_server_and_reconnect_snippets_pass(pg, tmp_path):
 async def test_docs_second_example_challenge_can_be_won(pg):
     from playground.scenario.loader import parse_scenario
     import tomllib
-    from playground.scenario.stepper import Challenge
+    from playground.scenario.challenge import Challenge
     scenario = parse_scenario(tomllib.loads(docs_example("## A second example")), Path("tickets.toml"))
     game = Challenge(pg, scenario)
     await game.reset()

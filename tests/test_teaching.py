@@ -2,7 +2,8 @@
 
 from playground.scenario.library import bundled_dir
 from playground.scenario.loader import load_scenario
-from playground.scenario.stepper import Challenge, Stepper
+from playground.scenario.challenge import Challenge
+from playground.scenario.stepper import Stepper
 from commands import send
 
 

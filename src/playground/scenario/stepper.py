@@ -7,7 +7,7 @@ Where a scenario depends on time (TTLs, `sleep`), a replayed state is approximat
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from playground.cells import pad, wrap
 from playground.engine.catalogue import depends_on_time
@@ -17,7 +17,7 @@ from playground.engine.units import Unit
 from playground.i18n import N_, tr
 from playground.resp.cli_lines import format_argv
 from playground.resp.cli_secrets import redact_line, redact_reply
-from playground.scenario.runner import Runner, StepResult, check_state
+from playground.scenario.runner import Runner, StepResult
 from playground.scenario.model import Part, Scenario, Step
 
 
@@ -258,140 +258,3 @@ class Stepper:
             if step.argv:
                 keys.update(step.argv[1:])
         return keys
-
-
-class Challenge:
-    """The learner is the scheduler: each client's program, moved one step at a time. In
-    a part with no steps (every client a program) a move lets the program's next command
-    through the gate. A client whose program has ended has no move left, whatever its steps."""
-
-    def __init__(self, pg: Playground, scenario: Scenario, executor: Executor | None = None,
-                 sink=None) -> None:
-        if scenario.challenge is None:
-            raise ValueError(f"{scenario.id} has no [challenge]")
-        self.pg = pg
-        self.scenario = scenario
-        self.spec = scenario.challenge
-        self.part = scenario.parts[self.spec.part]
-        self.programs: dict[str, list[Step]] = {
-            c: [s for s in self.part.steps if s.client == c] for c in scenario.clients}
-        self.moves: list[str] = []
-        self.results: list[StepResult] = []
-        self.bound_results: list[StepResult] = []
-        self.runner = Runner(pg, executor=executor, sink=sink, lesson_time=True)
-        self.runner.programs.lenient = True  # in the learner's order a program may send fewer commands
-        self.timeline = Timeline()
-        self.stepless = not self.part.steps and bool(scenario.programs)  # the moves: the programs' commands
-        self.ended: set[str] = set()  # clients whose program has ended
-
-    def position(self, client: str) -> int:
-        return sum(1 for r in self.results if r.step.client == client)
-
-    def next_for(self, client: str) -> Step | None:
-        if client in self.ended:
-            return None
-        if self.stepless:
-            from playground.gate.lesson_steps import next_move
-            move = next_move(client, len(self.results) + 1)
-            if client in self.runner.waiting:  # its command blocked: this move takes its reply
-                return replace(move, display=tr("(reply arrives)"), release=False, blocking=False, wait=True)
-            return move
-        program = self.programs[client]
-        i = self.position(client)
-        return program[i] if i < len(program) else None
-
-    @property
-    def finished(self) -> bool:
-        return all(self.next_for(c) is None for c in self.programs)
-
-    def bound_to(self, client: str) -> str | None:
-        """Whose step the client's next step is bound to (`bound = true`), while that step
-        has not run: the client cannot move on its own, it moves with that step."""
-        step = self.next_for(client)
-        if step is None or not step.bound:
-            return None
-        before = self.part.steps[next(i for i, s in enumerate(self.part.steps) if s is step) - 1]
-        ran = self.position(before.client) > self.programs[before.client].index(before)
-        return None if ran else before.client
-
-    def shown(self, client: str) -> tuple[list[Step], int]:
-        """The client's moves as the narration lists them, and how many of them ran: its
-        steps; with no steps, the commands its program sent, then the one it holds."""
-        if not self.stepless:
-            return self.programs[client], self.position(client)
-        sent = [replace(r.step, display=redact_line(r.command, list(r.argv or ())))
-                for r in self.results if r.step.client == client and r.command]
-        step = self.next_for(client)
-        return sent + ([replace(step, display=self.runner.preview(step))] if step else []), len(sent)
-
-    def failure(self, client: str) -> str | None:
-        """The one line saying how the client's program ended badly, if it did."""
-        program = self.runner.programs.running.get(client)
-        return program.failure() if program is not None and program.exited else None
-
-    async def blocked(self, client: str) -> bool:
-        """The client's command is blocked at the server: it cannot move until another does."""
-        pending = self.runner.waiting.get(client)
-        return pending is not None and not await pending[0].settle()
-
-    async def _look(self) -> None:
-        """Which programs have ended (each one that is not at the gate is waited for: the
-        verdict comes as soon as the last one ends, not a key press later). One whose blocked
-        command's reply no move took yet has that move left."""
-        for client in self.programs:
-            if client in self.ended or client in self.runner.waiting:
-                continue
-            if await self.runner.programs.has_ended(client):
-                self.ended.add(client)
-
-    async def reset(self) -> None:
-        self.moves, self.results, self.timeline, self.ended = [], [], Timeline(), set()
-        self.pg.restart_numbering()
-        if not await self.runner.begin_part(self.scenario, self.part):
-            await self._look()
-
-    async def move(self, client: str) -> StepResult | None:
-        """The client's next step, and then each step bound to it (`bound = true`: it
-        moves with the one before it, whoever's it is); `bound_results` holds those."""
-        step = self.next_for(client)
-        self.bound_results: list[StepResult] = []
-        if step is None or self.bound_to(client) or await self.blocked(client):
-            return None
-        result = await self._run(step)
-        self.moves.append(client)
-        index = next((i for i, s in enumerate(self.part.steps) if s is step), len(self.part.steps)) + 1
-        while index < len(self.part.steps) and self.part.steps[index].bound \
-                and self.next_for(self.part.steps[index].client) is self.part.steps[index]:
-            self.bound_results.append(await self._run(self.part.steps[index]))
-            index += 1
-        await self._look()
-        return result
-
-    async def _run(self, step: Step) -> StepResult:
-        result = await self.runner.run_step(self.scenario, self.part.name, _unchecked(step))
-        await self.pg.refresh_states()
-        self.results.append(result)
-        self.timeline.add_result(result)
-        return result
-
-    async def undo(self) -> None:
-        """Take back the last move: replay the others on a fresh server."""
-        moves = self.moves[:-1]
-        await self.reset()
-        for client in moves:
-            await self.move(client)
-
-    async def won(self) -> bool | None:
-        """None until every client is done (out of steps, or its program ended); then
-        whether the goal state was produced."""
-        if not self.finished:
-            return None
-        results = await check_state(self.pg, self.spec.state)
-        return all(r.ok for r in results)
-
-
-def _unchecked(step: Step) -> Step:
-    """In a challenge the order is the learner's: the scripted reply checks do not apply."""
-    return replace(step, reply=None, error=None, match=None, state=(), predict=None, pause=None,
-                   per_server={})
-

@@ -6,7 +6,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from playground.i18n import tr
-from playground.scenario.stepper import Challenge
+from playground.scenario.challenge import Challenge
 from playground.tui.teaching.teacher import Teacher
 
 

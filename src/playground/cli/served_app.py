@@ -3,15 +3,18 @@ playground's environment (forked from the zygote when there is one: cli/app_zygo
 its end told to the server (`ended`, `on_end`), and stopped for certain (`end_process`).
 
 textual-serve (pinned: pyproject.toml) has no public way to say how the app process is
-started: `AppService.start` asks `_open_app_process` for it, and `run` and `stdin` read
-the `_process` and `_stdin` that method sets. Overriding that one method is the seam
-used here; everything else is AppService's public methods."""
+started, so this class starts it itself and overrides the public methods that use it:
+`start` (the process, and the relay of its output), `stdin`, `run` (the relay: the app's
+packets to AppService's own `on_data`, `on_meta`, `on_packed`) and `stop`. Nothing of
+AppService's private state is read or set."""
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import signal
+import sys
 from importlib.metadata import version
 from pathlib import Path
 
@@ -21,6 +24,7 @@ from playground.cli.app_zygote import AppZygote
 from playground.cli.serve_guard import terminal_size
 from playground.served import ENV as SERVED_ENV
 
+log = logging.getLogger("textual-serve")  # (textual-serve's own logger: serve shows it)
 DRIVER = "playground.tui.served_driver:ServedDriver"  # Textual's web driver, which can repaint on demand
 
 
@@ -69,7 +73,9 @@ class PlaygroundApp(AppService):
         self.process: asyncio.subprocess.Process | None = None
         self.ended = asyncio.Event()  # its process's output has ended (the app exited, or was stopped)
         self.on_end = on_end  # called once it has
-        self.given_up = False  # a stop timed out (textual-serve's own stop is not asked again)
+        self.given_up = False  # a stop timed out (the relay is not waited for again)
+        self.relay: asyncio.Task | None = None  # run(), from start()
+        self.downloads = kwargs["download_manager"]  # (AppService keeps it to itself)
 
     def environment(self, width: int = 80, height: int = 24) -> dict[str, str]:
         """The app process's environment: what textual-serve gives its apps (as of the pinned
@@ -89,24 +95,58 @@ class PlaygroundApp(AppService):
         environment.update(self.extra_env)
         return environment
 
-    async def _open_app_process(self, width: int = 80, height: int = 24):
-        """textual-serve's hook (see the module's note): the process, forked or new."""
+    async def start(self, width: int, height: int) -> None:
+        """The app's process (forked or new), and the relay of its output (`run`)."""
         environment = self.environment(width=width, height=height)
         process = await self.zygote.spawn(self.argv, environment) if self.zygote is not None else None
         if process is None:
             process = await asyncio.create_subprocess_exec(
                 *self.argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE, env=environment, preexec_fn=die_with_parent)
-        self._process = self.process = process
-        self._stdin = process.stdin
+        self.process = process
         self.running.add(process)
-        return process
+        self.relay = asyncio.create_task(self.run())
+
+    @property
+    def stdin(self) -> asyncio.StreamWriter:
+        """The app process's standard input (AppService's send_bytes and send_meta write there)."""
+        return self.process.stdin
 
     async def run(self) -> None:
-        """textual-serve's relay of the app's output, until it ends; then `ended`, `on_end`."""
+        """The relay of the app's output, as textual-serve's own: after the app's prelude line,
+        its packets (a type byte, a 4-byte length, the payload) to on_data / on_meta /
+        on_packed, until the output ends; then `ended`, `on_end`. Its stderr is kept and
+        printed once the app has ended, as textual-serve does."""
+        stdout, stderr = self.process.stdout, self.process.stderr
+        errors = bytearray()
+
+        async def read_stderr() -> None:
+            while data := await stderr.read(4096):
+                errors.extend(data)
+
+        stderr_task = asyncio.create_task(read_stderr())
+        handlers = {b"D": self.on_data, b"M": self.on_meta, b"P": self.on_packed}
         try:
-            await super().run()
+            for _ in range(10):  # the prelude: a Textual app says so first
+                line = await stdout.readline()
+                if not line or line == b"__GANGLION__\n":
+                    break
+            if line != b"__GANGLION__\n":
+                log.error("Application failed to start")
+            while True:
+                kind = await stdout.readexactly(1)
+                size = int.from_bytes(await stdout.readexactly(4), "big")
+                payload = await stdout.readexactly(size)
+                handler = handlers.get(kind)
+                if handler is not None:
+                    await handler(payload)
+        except (asyncio.IncompleteReadError, ConnectionResetError, asyncio.CancelledError):
+            pass
         finally:
+            stderr_task.cancel()
+            await asyncio.gather(stderr_task, return_exceptions=True)
+            if errors:
+                sys.stdout.write(errors.decode("utf-8", "replace"))
             self.ended.set()
             if self.on_end is not None:
                 asyncio.get_running_loop().call_soon(self.on_end)
@@ -120,14 +160,21 @@ class PlaygroundApp(AppService):
         """The tab's terminal size (its resize messages too), clamped (cli/serve_guard.py)."""
         await super().set_terminal_size(*terminal_size(width, height))
 
+    async def _quit(self) -> None:
+        """textual-serve's way to stop an app: its downloads cancelled, "quit" sent, its
+        relay waited for."""
+        await self.downloads.cancel_app_downloads(app_service_id=self.app_service_id)
+        await self.send_meta({"type": "quit"})
+        await self.relay
+
     async def stop(self) -> None:
         """Ask the app to quit (textual-serve's way); terminate or kill it if it does not."""
         process = self.process
         try:
-            if not self.given_up:
-                await asyncio.wait_for(super().stop(), self.grace)
+            if not self.given_up and self.relay is not None:
+                await asyncio.wait_for(self._quit(), self.grace)
         except asyncio.TimeoutError:
-            self.given_up = True  # the wait cancelled its relay: textual-serve's stop would wait on it again
+            self.given_up = True  # the wait cancelled its relay: it is not waited for again
         finally:
             if process is not None:
                 await end_process(process, self.grace)

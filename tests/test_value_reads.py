@@ -35,3 +35,22 @@ def test_the_readers_ask_the_one_table():
 
     assert not hasattr(snapshot, "_READS") and not hasattr(key_detail, "_SIZE")
     assert checks.READS["list"](b"k") == read_value("list", b"k") and checks.READS["llen"](b"k") == [b"LLEN", b"k"]
+
+
+async def test_a_keys_detail_is_in_the_interface_language(pg):
+    """The key detail view's words (its TTL, memory, size, what is shown) are the
+    interface's: in Chinese they were English."""
+    from commands import send
+    from playground.i18n import set_language
+
+    await send(pg, "A", [b"SADD", b"s", b"a", b"b", b"c"])
+    english = await pg.reader.detail(b"s")
+    assert (english["ttl"], english["size"], english["shown"]) == ("no expiry", "3 members", "all 3 members")
+    assert english["memory"].endswith(" bytes")
+    try:
+        set_language("zh")
+        chinese = await pg.reader.detail(b"s")
+    finally:
+        set_language("en")
+    assert (chinese["ttl"], chinese["size"], chinese["shown"]) == ("不过期", "3 个成员", "全部 3 个成员")
+    assert chinese["memory"].endswith(" 字节")

@@ -6,6 +6,7 @@ XRANGE) or DETAIL_BYTES bytes (STRLEN + GETRANGE), and a note saying how much th
 from __future__ import annotations
 
 from playground.engine.value_reads import SIZE, read_value
+from playground.i18n import N_, tr
 from playground.resp.cli_format import format_tty, repr_bytes
 from playground.resp.replies import Array, Bulk, Err, Int, Status
 
@@ -13,8 +14,13 @@ DETAIL_ITEMS = 1000
 DETAIL_BYTES = 64 * 1024
 SCAN_ROUNDS = 50   # SSCAN/HSCAN calls at most, for a set or hash that SCAN hands out slowly
 
-_UNIT = {"string": "bytes", "list": "elements", "set": "members", "zset": "members", "hash": "fields",
-         "stream": "entries"}
+_UNIT = {"string": N_("{n} bytes"), "list": N_("{n} elements"), "set": N_("{n} members"),
+         "zset": N_("{n} members"), "hash": N_("{n} fields"), "stream": N_("{n} entries")}
+
+
+def _amount(t: str, n: int) -> str:
+    """"200,000 members", in the interface's language."""
+    return tr(_UNIT[t], n=f"{n:,}")
 
 
 async def read_detail(conn, name: bytes, items: int = DETAIL_ITEMS, nbytes: int = DETAIL_BYTES) -> dict[str, str]:
@@ -35,10 +41,10 @@ async def read_detail(conn, name: bytes, items: int = DETAIL_ITEMS, nbytes: int 
     return {
         "key": repr_bytes(name).decode(),
         "type": t,
-        "ttl": "no expiry" if isinstance(ttl, Int) and int(ttl) == -1 else f"{ttl} ms",
+        "ttl": tr("no expiry") if isinstance(ttl, Int) and int(ttl) == -1 else f"{ttl} ms",
         "encoding": bytes(encoding).decode() if isinstance(encoding, Bulk) else "?",
-        "memory": f"{int(memory)} bytes" if isinstance(memory, Int) else "?",
-        "size": "" if size is None else f"{size:,} {_UNIT[t]}",
+        "memory": tr("{n} bytes", n=int(memory)) if isinstance(memory, Int) else "?",
+        "size": "" if size is None else _amount(t, size),
         "shown": _shown_note(t, shown_count, size, in_order),
         "value": format_tty(value).decode("utf-8", "replace") if value is not None and not isinstance(value, Err) else "",
     }
@@ -69,8 +75,8 @@ def _shown_note(t: str, shown: int, size: int | None, in_order: bool) -> str:
     """"all 3 members", "first 1,000 of 200,000 elements", "1,000 of 200,000 members (SSCAN)"."""
     if size is None:
         return ""
-    unit = _UNIT[t]
     if shown >= size:
-        return f"all {size:,} {unit}"
-    return (f"first {shown:,} of {size:,} {unit}" if in_order
-            else f"{shown:,} of {size:,} {unit} (as SSCAN/HSCAN hands them out)")
+        return tr("all {amount}", amount=_amount(t, size))
+    if in_order:
+        return tr("first {shown} of {amount}", shown=f"{shown:,}", amount=_amount(t, size))
+    return tr("{shown} of {amount} (as SSCAN/HSCAN hands them out)", shown=f"{shown:,}", amount=_amount(t, size))

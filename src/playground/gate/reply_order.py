@@ -20,7 +20,7 @@ from typing import Callable
 
 from playground.engine.catalogue import may_block
 
-AT_MOST = 0.5  # seconds a reply's number waits for other programs' replies, at most
+AT_MOST = 1.0  # seconds a reply's number waits for other programs' replies, at most
 
 
 class ReplyOrder:

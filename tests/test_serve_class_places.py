@@ -75,6 +75,13 @@ def test_the_teacher_frees_the_place_of_a_learner_who_closed_the_tab(tmp_path, s
             opened.append((http, again))
             await again.wait_screen(lambda s: "Class overview" in s, "the teacher's own app, still on the overview")
             assert not await again.evaluate("document.getElementById('session-line').textContent")  # no code
+
+            http, third, _ = await _open_tab(chromium, teacher_url)  # again, while that tab is still open:
+            opened.append((http, third))  # the one teacher's session moves to it, never a second teacher's app
+            await third.wait_screen(lambda s: "Class overview" in s, "the teacher's own app in the newest tab")
+            await _until(again, "document.body.classList.contains('-closed')", "the earlier teacher tab to be told")
+            assert await again.evaluate("document.querySelector('.closed-dialog .message').textContent") \
+                == "This session is open in another tab."
         finally:
             for http, tools in opened:
                 await tools.ws.close()

@@ -229,8 +229,11 @@ class PlaygroundServer(Server):
             session = None  # a learner's token given with the teacher's secret, or the other way round
             token = secrets.token_hex(16)
         if teacher and (session is None or session.stopping is not None):  # the teacher's URL in a new tab:
-            left = next((s for s in self.sessions.values() if s.teacher and s.websocket is None  # the teacher's
-                         and s.stopping is None), None)  # session its closed tab left, if any
+            live = [s for s in self.sessions.values() if s.teacher and s.stopping is None]
+            # the teacher's session: the one its closed tab left, else the one a tab still shows (that tab
+            # is told it is open in another one). Not a second teacher's app: a tab closed a moment ago
+            # may not have been seen to close yet.
+            left = next((s for s in live if s.websocket is None), live[0] if live else None)
             if left is not None:
                 session, token, away = left, left.token, None
         if session is None or session.stopping is not None:

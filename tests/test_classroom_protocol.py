@@ -103,6 +103,41 @@ def test_progress_and_answers_make_the_overview_and_the_histogram(private_server
     asyncio.run(scenario())
 
 
+def test_learners_progress_and_answers_reach_the_teachers_only(private_server):
+    async def scenario() -> None:
+        teacher, ana, bo = (_private_link(private_server) for _ in range(3))
+        heard: dict[str, list[dict]] = {"teacher": [], "bo": []}
+
+        async def hear(link: ClassLink, who: str, teacher_role: bool) -> None:
+            async for message in link.listen(teacher_role):
+                heard[who].append(message)
+
+        tasks = [asyncio.ensure_future(hear(teacher, "teacher", True)), asyncio.ensure_future(hear(bo, "bo", False))]
+        try:
+            end = time.monotonic() + DEADLINE
+            while (await ana.conn.run([[b"PUBSUB", b"NUMSUB", ana.channel, ana.teachers_channel]]))[0] \
+                    != [ana.channel, 2, ana.teachers_channel, 1]:  # both on the class's, the teacher on its own
+                assert time.monotonic() < end, "the listeners never subscribed"
+                await asyncio.sleep(0.01)  # polling a condition, bounded
+            epoch = await teacher.open_lesson("lost-update", challenge=False)
+            await ana.progress(Learner("a1", "Ana", epoch, "lost-update", step=1, total=6))
+            await ana.answer("a1", epoch, 1, 2)
+            await teacher.set_step(epoch, 1)  # the last one sent: once Bo has it, Bo had all he will get
+            while not any(m["type"] == "step" for m in heard["bo"]) or len(heard["teacher"]) < 4:
+                assert time.monotonic() < end, f"the messages never came: {heard}"
+                await asyncio.sleep(0.01)  # polling a condition, bounded
+            assert [m["type"] for m in heard["teacher"]] == ["lesson", "progress", "answer", "step"]
+            assert [m["type"] for m in heard["bo"]] == ["lesson", "step"]
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            for link in (teacher, ana, bo):
+                await link.close()
+
+    asyncio.run(scenario())
+
+
 def test_two_classes_share_one_redis_apart(private_server):
     async def scenario() -> None:
         first, second = _private_link(private_server, "room-1"), _private_link(private_server, "room-2")

@@ -154,3 +154,67 @@ async def test_a_learner_opens_the_teachers_own_lesson_and_answers_for_its_run(s
             await wait_until(pilot, lambda: app.teacher is None, DEADLINE)  # back to free play
     finally:
         await link.close()
+
+
+BOUND = '''title = "Bound"
+lesson = "A step and the one bound to it, then one more."
+
+[[steps]]
+client = "A"
+command = "SET k 1"
+
+[[steps]]
+client = "B"
+command = "SET k 2"
+bound = true
+
+[[steps]]
+client = "A"
+command = "GET k"
+'''
+
+
+async def test_the_teachers_step_goes_to_the_class_at_the_key_not_once_typed(server_binary, class_env,
+                                                                             monkeypatch, tmp_path):
+    """Follow me: the learners' apps run the step while the projector still types it; the
+    step sent is where the teacher will be once the step and the one bound to it ran."""
+    import asyncio
+
+    monkeypatch.setenv(ENV_ROLE, "teacher")
+    link, listener = class_env, ClassLink(class_env.address)
+    path = tmp_path / "bound.toml"
+    path.write_text(BOUND)
+    app = make_app(server_binary.path)
+    heard: list[tuple[int, int, str]] = []  # (the step sent, the teacher's cursor, its pane's input) as it came
+
+    async def listen() -> None:
+        async for message in listener.listen():
+            if message["type"] == "step":
+                heard.append((message["step"], app.teacher.stepper.cursor, app.teacher.pane("A").query_one(
+                    "CommandInput").value))
+
+    listening = asyncio.ensure_future(listen())
+    try:
+        async with app.run_test(size=(140, 45)) as pilot:
+            await wait_until(pilot, lambda: app.classroom is not None, DEADLINE)
+            app.open_scenario(load_scenario(path))
+            await wait_until(pilot, lambda: app.teacher is not None and "Press Space" in panel_text(app), DEADLINE)
+
+            async def published() -> bool:
+                return (await link.state()).lesson == app.teacher.scenario.id == app.classroom.state.lesson
+
+            await _until_true(pilot, published, "the lesson published")
+            app.teacher.speed_index = 1  # 20 characters a second: "SET k 1" takes 0.35 s to type
+            await pilot.press("space")
+            await wait_until(pilot, lambda: app.teacher.stepper.cursor == 2 and not app.mode_screen.busy, DEADLINE)
+            await pilot.press("space")
+            await wait_until(pilot, lambda: app.teacher.stepper.cursor == 3 and not app.mode_screen.busy, DEADLINE)
+            await wait_until(pilot, lambda: len(heard) >= 2, DEADLINE)
+            assert heard[0][:2] == (2, 0) and heard[0][2] != "SET k 1", heard  # sent before typed and run
+            assert [step for step, _, _ in heard] == [2, 3], heard  # once each: after() had nothing to set right
+            assert (await link.state()).step == 3
+    finally:
+        listening.cancel()
+        await asyncio.gather(listening, return_exceptions=True)
+        await listener.close()
+        await link.close()

@@ -115,7 +115,14 @@ class ClassLink:
 
     @property
     def channel(self) -> bytes:
+        """The teacher's lesson, step, mode and releases: every app of the class hears them."""
         return f"{self.prefix}:events".encode()
+
+    @property
+    def teachers_channel(self) -> bytes:
+        """Learners' progress and answers: only teachers listen (30 learners each hearing the
+        29 others' progress after every step would be 900 messages for nobody)."""
+        return f"{self.prefix}:to-teachers".encode()
 
     def _key(self, *parts) -> bytes:
         return ":".join([self.prefix, *map(str, parts)]).encode()
@@ -130,8 +137,9 @@ class ClassLink:
                 raise ClassError(reply.message.decode(errors="replace"))
         return replies
 
-    async def _write(self, key: bytes, command: list[bytes], message: bytes) -> list:
-        return await self._run([command, [b"EXPIRE", key, b"%d" % CLASS_TTL], [b"PUBLISH", self.channel, message]])
+    async def _write(self, key: bytes, command: list[bytes], message: bytes, to_teachers: bool = False) -> list:
+        channel = self.teachers_channel if to_teachers else self.channel
+        return await self._run([command, [b"EXPIRE", key, b"%d" % CLASS_TTL], [b"PUBLISH", channel, message]])
 
     async def close(self) -> None:
         await self.conn.close()
@@ -281,25 +289,27 @@ class ClassLink:
         await self._run([[b"HSET", names, learner.id.encode(), learner.name.encode()],
                          [b"EXPIRE", names, b"%d" % CLASS_TTL]])
         await self._write(key, [b"HSET", key, learner.id.encode(), learner.to_json()],
-                          encode("progress", id=learner.id))
+                          encode("progress", id=learner.id), to_teachers=True)
 
     async def leave(self, learner_id: str) -> None:
         key = self._key("learners")
-        await self._write(key, [b"HDEL", key, learner_id.encode()], encode("progress", id=learner_id))
+        await self._write(key, [b"HDEL", key, learner_id.encode()], encode("progress", id=learner_id),
+                          to_teachers=True)
 
     async def answer(self, learner_id: str, epoch: int, step: int, choice: int) -> None:
         key = self._key("answers", epoch, step)
         await self._write(key, [b"HSET", key, learner_id.encode(), b"%d" % choice],
-                          encode("answer", id=learner_id, epoch=epoch, step=step))
+                          encode("answer", id=learner_id, epoch=epoch, step=step), to_teachers=True)
 
     # -- both -----------------------------------------------------------------------
 
-    async def listen(self) -> AsyncIterator[dict]:
-        """Every message on the class's channel, as it comes (a connection of its own)."""
+    async def listen(self, teacher: bool = False) -> AsyncIterator[dict]:
+        """Every message on the class's channel (a teacher's: and on the teachers' channel), as
+        it comes (a connection of its own)."""
         listener = self._listener = TypedConnection(self.address, client_name="playground-class-events")
         try:
             await listener.connect()
-            await listener.send_command(b"SUBSCRIBE", self.channel)
+            await listener.send_command(b"SUBSCRIBE", self.channel, *([self.teachers_channel] if teacher else []))
             while True:
                 reply = await listener.read_response()
                 if isinstance(reply, Err):

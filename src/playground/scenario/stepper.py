@@ -223,6 +223,13 @@ class Stepper:
         it, with no pause, typing or prediction between them."""
         return not self.finished and self.cursor > 0 and self.flat[self.cursor][1].bound
 
+    def group_end(self, index: int) -> int:
+        """The cursor once step `index` has run with the steps bound to it (`bound = true`)."""
+        index += 1
+        while index < len(self.flat) and self.flat[index][1].bound:
+            index += 1
+        return index
+
     def group_start(self, index: int) -> int:
         """The first step of the bound group holding step `index` (a rewind never
         stops between bound steps)."""

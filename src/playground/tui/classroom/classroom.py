@@ -74,12 +74,11 @@ class Classroom:
                 if lost:
                     self.app.notify(tr("Class mode: connected to the class again."), timeout=4)
                     lost = False
-                async for message in self.link.listen():
+                async for message in self.link.listen(self.teacher):
                     await self.on_message(message)
             except ClassError as exc:
                 if not lost:
-                    self.app.notify(tr("Class mode: the class's Redis is out of reach: {error}", error=exc),
-                                    severity="error")
+                    self._out_of_reach(exc)
                 lost = True
             await asyncio.sleep(RETRY)  # then try again
 
@@ -104,6 +103,9 @@ class Classroom:
                 pass
         await self.link.close()
 
+    def _out_of_reach(self, exc: ClassError) -> None:
+        self.app.notify(tr("Class mode: the class's Redis is out of reach: {error}", error=exc), severity="error")
+
     def watch(self, callback) -> None:
         self.watchers.append(callback)
 
@@ -126,7 +128,9 @@ class Classroom:
         elif kind == "lesson":
             await self.open_lesson()
         elif kind == "mode":
-            self.app.notify(tr("Your teacher chose: {mode}", mode=_mode(self.state.mode)), timeout=4)
+            from playground.tui.classroom.class_screens import mode_name
+
+            self.app.notify(tr("Your teacher chose: {mode}", mode=mode_name(self.state.mode)), timeout=4)
             await self.follow()
         elif kind == "step":
             await self.follow()
@@ -224,8 +228,7 @@ class Classroom:
             try:  # a new run for the class: the answers given before neither show nor count
                 await self._opened(self.state.lesson, self.shared[1], self.shared[0], self.shared[2])
             except ClassError as exc:
-                self.app.notify(tr("Class mode: the class's Redis is out of reach: {error}", error=exc),
-                                severity="error")
+                self._out_of_reach(exc)
         stepper = teacher.stepper
         nxt = stepper.next_step() if stepper is not None and what == "next" else None
         index = stepper.cursor if nxt else None
@@ -237,6 +240,12 @@ class Classroom:
             if not await self.app.push_screen_wait(ClassAnswersScreen(self, index, step.predict, shown)):
                 return False
             teacher.answers[index] = 0  # the teacher is not asked: the class answered
+        if nxt and self.state.lesson and teacher.scenario.id == self.state.lesson:  # to the class at the key,
+            self.state.step = stepper.group_end(index)  # not once the projector has typed and run it (after()
+            try:  # sets it right if the step went otherwise): the learners' apps run it meanwhile
+                await self.link.set_step(self.state.epoch, self.state.step)
+            except ClassError as exc:
+                self._out_of_reach(exc)
         return True
 
     def after(self, teacher) -> None:
@@ -390,9 +399,3 @@ class Classroom:
             self.app.run_worker(self._report_answers(teacher), group="class-publish", exit_on_error=False)
 
         self.app.push_screen(screen, answered)
-
-
-def _mode(mode: str) -> str:
-    from playground.tui.classroom.class_screens import mode_name
-
-    return mode_name(mode)

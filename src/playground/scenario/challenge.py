@@ -71,22 +71,23 @@ class Challenge:
     def shown(self, client: str) -> tuple[list[Step], int]:
         """The client's moves as the narration lists them, and how many of them ran: its
         steps; with no steps, the commands its program sent, then the one it holds."""
+        def as_sent(result) -> Step:  # the command as it went (a secret's value redacted)
+            return replace(result.step, display=redact_line(result.command, list(result.argv or ())))
+
+        ran = [r for r in self.results if r.step.client == client]
         if not self.stepless:
             steps, done = self.programs[client], self.position(client)
             if not any(s.release for s in steps):
                 return steps, done
             # a program's steps: what it sent, the command it holds, "…" for what it has not sent yet
-            shown = [replace(r.step, display=redact_line(r.command, list(r.argv or ()))) if r.command else r.step
-                     for r in self.results if r.step.client == client]
+            shown = [as_sent(r) if r.command else r.step for r in ran]
             rest = list(steps[done:])
             if rest and client not in self.ended and rest[0].release:
                 held = self.runner.preview(rest[0])
                 shown.append(replace(rest[0], display=held if held != rest[0].display else "…"))
                 rest = rest[1:]
             return shown + [replace(s, display="…") if s.release else s for s in rest], done
-        sent = [replace(r.step, display=redact_line(r.command, list(r.argv or ())))
-                for r in self.results if r.step.client == client and r.command]
-        step = self.next_for(client)
+        sent, step = [as_sent(r) for r in ran if r.command], self.next_for(client)
         return sent + ([replace(step, display=self.runner.preview(step))] if step else []), len(sent)
 
     def failure(self, client: str) -> str | None:

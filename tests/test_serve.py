@@ -324,12 +324,21 @@ def _servers(pid: int) -> dict[int, str]:
     return {p: name for p, name in _descendants(pid).items() if "server" in name}
 
 
+def _settled(pid: int, servers: int) -> dict[int, str] | None:
+    """Every process under `pid` once `servers` servers run, each with its watchdog started
+    (server/children.py): a watchdog just forked still bears its parent's name until it
+    execs `sh`, so a tree taken then names it differently a moment later."""
+    tree = _descendants(pid)
+    names = list(tree.values())
+    return tree if sum("server" in name for name in names) == servers == names.count("sh") else None
+
+
 @pytest.mark.parametrize("serve", [("--session-grace", "0.02", "--ready", "1")], indirect=True)  # 1.2 s
 def test_a_tab_gets_its_own_playground_and_leaves_nothing(serve, chromium):
     """The tab attaches to the app serve started before it came (--ready 1), and serve starts
     the next one; the tab's app and server end when the tab closes, the others with serve."""
     proc, url = serve
-    ready = _wait_for(lambda: _descendants(proc.pid) if _servers(proc.pid) else None, "the ready app's server")
+    ready = _wait_for(lambda: _settled(proc.pid, 1), "the ready app's server")
 
     async def scenario() -> None:
         http, tools, target = await _open_tab(chromium, url)
@@ -575,8 +584,7 @@ def test_a_ready_app_is_fresh_refilled_and_bounded(server_binary, serve, chromiu
             await first.wait_screen(lambda s: "A>" in s, "the first tab's pane A")
             await _type_line(first, "SET secret-of-the-first v")
             await first.wait_screen(lambda s: re.search(r"^│ OK\s", s, re.M), "OK in the first tab")
-            held = _wait_for(lambda: _descendants(proc.pid) if len(_servers(proc.pid)) == 2 else None,
-                             "the first tab's server and the next ready app's")
+            held = _wait_for(lambda: _settled(proc.pid, 2), "the first tab's server and the next ready app's")
             http2, second, _ = await _open_tab(chromium, url)
             try:
                 await second.wait_screen(lambda s: "A>" in s, "the second tab's pane A")

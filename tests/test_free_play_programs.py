@@ -17,7 +17,7 @@ import pytest
 from playground.explore.explorer import ExploreError
 from playground.explore.free_play import explore_typed, hand_programs
 from playground.explore.report import render_text
-from playground.gate.endpoint import Gate
+from playground.gate.endpoint import Gate, socket_path
 from playground.server import choose_binary
 
 pytest.importorskip("redis")
@@ -137,6 +137,46 @@ async def test_typed_lines_and_programs_are_explored_together(pg, tmp_path, serv
     assert set(outcomes(result)) == {'"10"', '"11"', '"12"'}
     assert result.own_order is None and not any(c.own for c in result.classes)
     assert "◀" not in render_text(result)
+
+
+@pytest.mark.parametrize("quiet", [False, True], ids=["fails", "swallows the error"])
+async def test_a_program_that_names_the_gate_itself_is_refused_there_when_run_again(pg, tmp_path, server_binary,
+                                                                                    quiet):
+    """A program that ignores REDIS_URL and connects to the playground's gate by its path
+    (written into its source, so not pointed elsewhere when run again): the gate refuses
+    its runs for the exploration (the learner's counter is not changed once per
+    schedule), and the exploration says so in one line, not outcomes without it; also
+    when the program swallows the error and ends well, having sent nothing."""
+    gate = Gate.for_playground(pg)
+    try:
+        url = await gate.listen(None)
+        source = textwrap.dedent(READ_MODIFY_WRITE).replace(
+            'redis.Redis.from_url(os.environ["REDIS_URL"])', f"redis.Redis(unix_socket_path={socket_path(url)!r})")
+        if quiet:
+            source = "try:\n" + textwrap.indent(source, "    ") + "except redis.ResponseError:\n    pass\n"
+        (tmp_path / "p.py").write_text(source)
+        processes = []
+        for i in range(2):
+            processes.append(await start(url, tmp_path))
+            assert await gate.wait_for(lambda: len(gate.clients) > i and gate.clients[i].next, 30)
+        gate.run_free()
+        for process in processes:
+            await ended(process)
+        programs, order = hand_programs(gate, url)
+        assert sorted(order) == ["C", "C", "D", "D"] and order[:2] == ("C", "D")  # both GETs held, then let through
+        assert await pg.session("A").execute([b"GET", b"counter"]) == b"1"
+        clients = len(gate.clients)
+        said = (r"^python[\w.]*#1, python[\w.]*#2: sent no command when run again for the exploration, .* "
+                r"\(REDIS_URL\), not to an address written into it$") if quiet else \
+            (r"^free-play: program C \(.*p\.py\) exited with status 1: .*this program is run again by an "
+             r"exploration and must use the server it is given \(REDIS_URL\), not the playground's own gate; "
+             r"program D .*")
+        with pytest.raises(ExploreError, match=said):
+            await explore_typed([], ("A", "B"), choose_binary(server_binary.path), programs=programs, order=order)
+        assert await pg.session("A").execute([b"GET", b"counter"]) == b"1"  # no run reached it
+        assert len(gate.clients) == clients  # nor was taken for a program of its own
+    finally:
+        await gate.close()
 
 
 async def test_a_program_whose_start_cannot_be_known_is_named(pg):

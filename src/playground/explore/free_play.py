@@ -117,6 +117,11 @@ async def explore_typed(typed: list[tuple[str, str]], clients: tuple[str, ...], 
     the lines were typed in are left alone."""
     scenario = typed_scenario(typed, clients, programs=programs, order=order)
     result = await explore_apart(scenario, 1, binary, limit=limit, seed=seed)
+    silent = [p.shown for p in programs if p.client in order and not any(p.client in c.first for c in result.classes)]
+    if silent:  # it sent commands at the playground's gate, none at the exploration's: its outcomes would lack it
+        raise ExploreError(tr("{programs}: sent no command when run again for the exploration, though it sent some "
+                              "when you ran it: a program explored must connect to the server it is given "
+                              "(REDIS_URL), not to an address written into it", programs=", ".join(silent)))
     if programs and (typed or result.own_order != order):   # (the first schedule is not what happened: the
         result.own_order = None                              # lines, then the programs; or they sent otherwise)
         for cls in result.classes:

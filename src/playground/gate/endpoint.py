@@ -216,6 +216,15 @@ class Gate:
         if label is None:  # a program started by hand: named after itself, and how it was started kept
             pid = peer_pid(writer)
             label, origin = process_name(pid) or "program", peer_origin(pid)
+            if origin is not None and origin.rerun is not None:  # an exploration's run of a program, astray
+                try:
+                    writer.write(b"-ERR redis-playground: this program is run again by an exploration and must use "
+                                 b"the server it is given (REDIS_URL), not the playground's own gate\r\n")
+                    await writer.drain()
+                except (OSError, ConnectionError):
+                    pass
+                writer.close()
+                return
         number = self._counts[label] = self._counts.get(label, 0) + 1
         client = GateClient(self, label, number, password)
         client.origin = origin

@@ -15,6 +15,14 @@ import struct
 from dataclasses import dataclass
 
 
+RERUN = "REDIS_PLAYGROUND_RERUN"
+"""In the environment of a program started by hand that an exploration runs again
+(gate/programs.py): the exploration's own gate, the one it must use. A connection to any
+other gate that carries it is refused (Origin.rerun): a program that ignores REDIS_URL
+and names the playground's gate itself would run its commands on the learner's server
+once per schedule."""
+
+
 @dataclass(frozen=True)
 class Origin:
     """How a local process was started: enough to start it again the same way."""
@@ -23,6 +31,11 @@ class Origin:
     argv: tuple[str, ...]
     cwd: str
     env: tuple[tuple[str, str], ...]
+
+    @property
+    def rerun(self) -> str | None:
+        """The exploration's gate, when an exploration started this process again (RERUN)."""
+        return dict(self.env).get(RERUN)
 
 
 def peer_pid(writer) -> int | None:

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from playground.gate.endpoint import socket_path
 from playground.gate.lesson_format import CALL, shown_program
+from playground.gate.peer import RERUN
 from playground.i18n import tr
 from playground.server.children import die_with_parent
 
@@ -92,7 +93,8 @@ class Program:
         if self.by_hand is not None:
             old, new = self.by_hand.gate, socket_path(self.url)
             swap = (lambda text: text.replace(old, new)) if old else (lambda text: text)
-            return [swap(a) for a in self.argv], {k: swap(v) for k, v in self.by_hand.env}
+            env = {k: swap(v) for k, v in self.by_hand.env if k != RERUN}
+            return [swap(a) for a in self.argv], dict(env, **{RERUN: new})
         argv = [sys.executable if self.argv[0] == "python" else self.argv[0], *self.argv[1:]]
         if tuple(self.argv[:3]) == ("python", "-m", CALL):
             argv[1:3] = [str(Path(__file__).with_name("call_function.py"))]

@@ -194,6 +194,23 @@ def test_signals_stop_server_and_remove_dir(sig):
         app.kill()
 
 
+def test_a_second_signal_ends_at_once_and_still_removes_the_dir():
+    """The second signal does not wait for the unwinding (nor does the grace's end, on a
+    loaded machine): the server's private directory goes all the same, not left for the
+    next start to sweep."""
+    app = _start_repl()
+    try:
+        server_pid, folder = _child_server(app.pid)
+        app.send_signal(signal.SIGTERM)
+        app.send_signal(signal.SIGTERM)
+        app.wait(timeout=10)
+        assert _wait_gone(server_pid)
+        assert not os.path.exists(folder)
+        assert app.returncode == 130
+    finally:
+        app.kill()
+
+
 def test_repl_into_a_closed_pipe_stops_quietly():
     """`redis-playground repl < lines | head -1`: one line out, then stdout is gone."""
     app = subprocess.Popen([sys.executable, "-m", "playground", "repl", "--server", "bundled"],

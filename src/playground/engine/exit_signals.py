@@ -5,15 +5,18 @@ The first signal raises KeyboardInterrupt, so every `finally` closes the connect
 and stops the server as usual. That unwinding can itself wait (a task that outlives
 its cancellation, a server busy in a script that takes its time to stop): if the
 process is still there EXIT_GRACE seconds later, or at a second signal, it ends at
-once, and the server's watchdog (server/private.py) kills the server's process group
-as soon as this process is gone.
+once (removing the servers' private directories first), and the server's watchdog
+(server/private.py) kills the server's process group as soon as this process is gone.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import threading
+
+from playground.server.children import FORCED_EXIT_DIRS
 
 EXIT_GRACE = 2.0
 EXIT_CODE = 130  # what the KeyboardInterrupt path returns too (cli/main.py)
@@ -23,6 +26,8 @@ _armed: list[bool] = []
 def _end_now() -> None:
     # (no flush of stdout here: the main thread may hold its lock, blocked writing to a
     # pipe nobody reads, and this must end the process whatever the main thread does)
+    for path in list(FORCED_EXIT_DIRS):  # the servers' private directories: not left for the next start
+        shutil.rmtree(path, ignore_errors=True)  # to sweep (the watchdogs kill the servers)
     os._exit(EXIT_CODE)
 
 
@@ -34,7 +39,7 @@ def _end_later() -> None:
 
 def _on_signal(signum, frame):
     if _armed:  # a second signal: no more waiting
-        os._exit(EXIT_CODE)
+        _end_now()
     _armed.append(True)
     _end_later()
     raise KeyboardInterrupt(signal.Signals(signum).name)

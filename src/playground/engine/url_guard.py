@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 
 from playground.engine.catalogue import SCRIPT_COMMANDS
+from playground.resp.replies import Err
 
 KILL_WAIT = 10.0  # seconds SCRIPT KILL may take (the server answers it once the script is BUSY)
 
@@ -50,6 +51,19 @@ async def stop_own_script(pg, sessions) -> None:
             continue
         kill = b"FUNCTION" if bytes(sent[0]).lower().startswith(b"fcall") else b"SCRIPT"
         try:
-            await asyncio.wait_for(pg.admin.run([[kill, b"KILL"]]), KILL_WAIT)
+            await asyncio.wait_for(_killed(pg, kill), KILL_WAIT)
         except (OSError, ConnectionError, asyncio.TimeoutError):
             pass
+
+
+async def _killed(pg, kill: bytes) -> None:
+    """SCRIPT (or FUNCTION) KILL, then until the server serves again: its OK comes before the
+    script has stopped (at its next hook), and a command sent at once could still be BUSY."""
+    reply, = await pg.admin.run([[kill, b"KILL"]])
+    if isinstance(reply, Err):  # NOTBUSY (it ended), UNKILLABLE (it wrote): nothing to wait for
+        return
+    while True:
+        reply, = await pg.admin.run([[b"PING"]])
+        if not (isinstance(reply, Err) and reply.code == "BUSY"):
+            return
+        await asyncio.sleep(0.005)  # polling the server, bounded by KILL_WAIT

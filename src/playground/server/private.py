@@ -39,7 +39,7 @@ from playground.i18n import tr
 from playground.resp.address import Address
 from playground.resp.info_text import parse_info
 from playground.server.children import (
-    die_with_parent, kill_escaped, pid_alive, start_watchdog, stop_group, stop_watchdog,
+    FORCED_EXIT_DIRS, die_with_parent, kill_escaped, pid_alive, start_watchdog, stop_group, stop_watchdog,
 )
 from playground.server.sandbox import ADDRESS_SPACE, ADMIN_USER, Credentials, acl_config, limit_config
 
@@ -236,6 +236,7 @@ class PrivateServer(ServerIdentity):
         users = acl_config(self.binary, self.credentials, node=False)  # ServerError for a server without ACLs
         self.dir = tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}{os.getpid()}-")
         os.chmod(self.dir, 0o700)
+        FORCED_EXIT_DIRS.add(self.dir)
         self.socket_path = os.path.join(self.dir, "redis.sock")
         self._log_path = os.path.join(self.dir, "server.log")
         conf = os.path.join(self.dir, "server.conf")
@@ -336,6 +337,7 @@ class PrivateServer(ServerIdentity):
     def _cleanup_dir(self) -> None:
         if self.dir:
             shutil.rmtree(self.dir, ignore_errors=True)
+            FORCED_EXIT_DIRS.discard(self.dir)
             self.dir = None
 
     def restart(self) -> "PrivateServer":

@@ -153,7 +153,7 @@ async def test_a_program_that_names_the_gate_itself_is_refused_there_when_run_ag
         source = textwrap.dedent(READ_MODIFY_WRITE).replace(
             'redis.Redis.from_url(os.environ["REDIS_URL"])', f"redis.Redis(unix_socket_path={socket_path(url)!r})")
         if quiet:
-            source = "try:\n" + textwrap.indent(source, "    ") + "except redis.ResponseError:\n    pass\n"
+            source = "try:\n" + textwrap.indent(source, "    ") + "except redis.RedisError:\n    pass\n"
         (tmp_path / "p.py").write_text(source)
         processes = []
         for i in range(2):
@@ -168,9 +168,8 @@ async def test_a_program_that_names_the_gate_itself_is_refused_there_when_run_ag
         clients = len(gate.clients)
         said = (r"^python[\w.]*#1, python[\w.]*#2: sent no command when run again for the exploration, .* "
                 r"\(REDIS_URL\), not to an address written into it$") if quiet else \
-            (r"^free-play: program C \(.*p\.py\) exited with status 1: .*this program is run again by an "
-             r"exploration and must use the server it is given \(REDIS_URL\), not the playground's own gate; "
-             r"program D .*")
+            r"^free-play: program C \(.*p\.py\) exited with status 1: .*; program D \(.*p\.py\) exited with status 1: "
+        # (its error: the gate's refusal, or the connection it then closed: as redis-py meets them)
         with pytest.raises(ExploreError, match=said):
             await explore_typed([], ("A", "B"), choose_binary(server_binary.path), programs=programs, order=order)
         assert await pg.session("A").execute([b"GET", b"counter"]) == b"1"  # no run reached it

@@ -2,6 +2,7 @@
 view, the keys get the rows the presenter layout's panes do not need, and in a lesson
 the filter line shows only once / asks for it. Pilot on a real server."""
 
+from rich.text import Text
 from textual.widgets import Input
 
 from playground.scenario.library import bundled_dir
@@ -105,3 +106,36 @@ async def test_a_ttl_held_while_the_lesson_waits_shows_as_held(server_binary, tm
         assert str(table.row(0)[2]) == shown
         await clock.release()  # the lesson runs again: the TTL counts down from the server's
         assert clock.held_ttl(b"k") is None
+
+
+def screen_lines(app) -> list[str]:
+    """The screen as drawn (the text of an SVG screenshot, one entry per line)."""
+    import html
+    import re
+
+    svg = app.export_screenshot()
+    lines: dict[str, str] = {}
+    for y, text in re.findall(r'<text[^>]*\by="([\d.]+)"[^>]*>(.*?)</text>', svg):
+        lines[y] = lines.get(y, "") + html.unescape(re.sub(r"<[^>]+>", "", text)).replace("\xa0", " ")
+    return [lines[y] for y in sorted(lines, key=float)]
+
+
+async def test_a_table_grown_taller_draws_the_rows_that_came_into_view():
+    """The presenter layout gives the table a row more: the view moved up a row at the resize,
+    but the row drawn before it stayed on screen (shown only once something else laid the
+    screen out)."""
+    from textual.app import App
+
+    class OneTable(App):
+        def compose(self):
+            yield KeyTable("key", "value")
+
+    app = OneTable()
+    async with app.run_test(size=(40, 8)) as pilot:
+        table = app.query_one(KeyTable)
+        table.styles.height = 2  # the header and one row
+        table.set_rows([("first", (Text("first"), Text("1"))), ("second", (Text("second"), Text("2")))])
+        table.cursor = 1
+        await wait_until(pilot, lambda: table.size.height == 2 and table.in_view(1) and not table.in_view(0))
+        table.styles.height = 3  # the header and both rows
+        await wait_until(pilot, lambda: any("first" in line for line in screen_lines(app)))

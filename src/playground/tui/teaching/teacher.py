@@ -14,6 +14,7 @@ from playground.scenario import transcript as report
 from playground.i18n import N_, tr
 from playground.scenario.runner import ScenarioResult, StepResult
 from playground.scenario.model import Scenario
+from playground.tui.teaching.teaching_text import clock
 from playground.tui.widgets.client_pane import ClientPane
 from playground.tui.screens.teaching_screens import TimelineScreen
 
@@ -39,6 +40,7 @@ class Teacher:
         self.started_at = time.monotonic()    # the scenario clock (restarts with r)
         self.ran_at: list[float] = []         # when each step ran (to tell a TTL ran out)
         self.sleep_until: float | None = None  # a `sleep` step is letting time pass
+        self._clock_shown = ""                # the clock as the narration last showed it
 
     @property
     def source(self):
@@ -182,13 +184,31 @@ class Teacher:
         return self.screen.has_class("-presenter")
 
     def tick(self) -> None:
-        """Once a second (more often while a `sleep` step waits): the clock moves."""
+        """Twice a second (more often while a `sleep` step waits): the clock moves. Nothing
+        else in the narration moves with time: it is built again only for the clock's next
+        second (every learner's app of a class ticks)."""
+        if self.sleep_until is None and self._clock_shown == self._clock():
+            return
         self.render()
+
+    def _clock(self) -> str:
+        return clock(time.monotonic() - self.started_at)
+
+    def running(self) -> bool:
+        """Past the first step and before the end (a challenge: once a move is made): the
+        narration shows the steps, not the lesson's summary."""
+        if self.stepper is not None:
+            return 0 < self.stepper.cursor < len(self.stepper.flat)
+        return bool(self.challenge.moves)
 
     def render(self) -> None:
         from playground.tui.teaching.teacher_view import narration_text
 
-        self.screen.narration.body = narration_text(self)
+        self._clock_shown = self._clock()
+        narration = self.screen.narration
+        # The panes stay put from step to step; on a short screen (80×24) rows count for more
+        narration.steady = self.running() and not self.app.has_class("-short")
+        narration.body = narration_text(self)
 
     def note_free_command(self, keys: set[bytes]) -> None:
         """A command typed by hand wrote `keys` (a lesson warns when it depends on them)."""

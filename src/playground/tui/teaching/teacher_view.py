@@ -9,7 +9,6 @@ import time
 from rich.text import Text
 
 from playground.i18n import tr
-from playground.served import label
 
 from playground.tui.help_text import key_hint
 from playground.tui.teaching.teaching_text import clock, script_block, when_text
@@ -36,8 +35,7 @@ def _message_line(teacher) -> Text:
 
 def narration_text(teacher) -> Text:
     text = _header(teacher)
-    running = (0 < teacher.stepper.cursor < len(teacher.stepper.flat)) if teacher.stepper else bool(teacher.challenge.moves)
-    if not running:  # the lesson's summary: before and after, not in the way of the steps
+    if not teacher.running():  # the lesson's summary: before and after, not in the way of the steps
         text.append(" ".join(teacher.scenario.lesson.split()) + "\n", style="italic")
     if teacher.challenge is not None:
         text.append_text(_message_line(teacher))  # a win first: a short screen must show it

@@ -256,7 +256,8 @@ class KeyTable(Widget, can_focus=True):
             self.refresh()
 
     def on_resize(self) -> None:
-        self._scroll_to_cursor()  # (drawn lines of the old width are redrawn by render_line)
+        if self._scroll_to_cursor():  # (taller: rows above the cursor come back into view; lines
+            self.refresh()            # of the old width are redrawn by render_line)
 
     def on_focus(self) -> None:
         self._redraw_row(self.cursor)

@@ -32,6 +32,19 @@ class NarrationPanel(VerticalScroll, can_focus=True):
     _shown: Text | None = None
     """The text drawn last (visible_text of a body)."""
 
+    steady = False
+    """While a lesson runs (set by its teacher before each text; not on a short screen): the
+    panel keeps the height of its tallest text since, and the panes below stay where they
+    are from one step to the next. Otherwise its height follows its text."""
+
+    _lines: int | None = None
+    """The lines of the text drawn last, at `_width` cells."""
+
+    _tallest = 0
+    """While steady: the most lines a text has taken since (the panel's least height)."""
+
+    _width = 0
+
     def compose(self) -> ComposeResult:
         self._shown = visible_text(self.body)
         yield Static(Wrapped(self._shown))
@@ -42,4 +55,22 @@ class NarrationPanel(VerticalScroll, can_focus=True):
             if shown == self._shown:  # the clock's tick, twice a second, with nothing new: not drawn again
                 return  # (a class of 30 idle apps on 2 cores: each redraw is a layout of the whole screen)
             self._shown = shown
-            self.query_one(Static).update(Wrapped(shown))  # Chinese breaks between characters
+            static = self.query_one(Static)
+            width = static.content_region.width
+            wrapped = Wrapped(shown)
+            lines = len(wrapped.lines(width)) if width > 0 else None
+            if not self.steady or width != self._width:  # (another width: heights measured afresh)
+                if self._tallest:
+                    static.styles.min_height = None
+                self._tallest = 0
+            if width != self._width:
+                self._lines, self._width = None, width
+            fits = lines is not None and (lines <= self._tallest if self.steady else lines == self._lines)
+            self._lines = lines
+            if fits:  # the clock's second, or a text no taller: the panel is repainted, the screen
+                static.update(wrapped, layout=False)  # not laid out again (every second in every
+                return                                # app of a class, each step in every learner's)
+            if self.steady and lines is not None:
+                self._tallest = lines
+                static.styles.min_height = lines
+            static.update(wrapped)  # Chinese breaks between characters

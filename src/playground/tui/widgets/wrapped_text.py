@@ -18,16 +18,20 @@ class Wrapped:
 
     def __init__(self, text: Text | str) -> None:
         self.text = Text(text) if isinstance(text, str) else text
+        self._wrapped: tuple[int, list[Text]] | None = None  # the lines at the last width asked
 
     @property
     def plain(self) -> str:
         return self.text.plain
 
     def lines(self, cells: int) -> list[Text]:
+        if self._wrapped is not None and self._wrapped[0] == cells:  # drawn as often as asked
+            return self._wrapped[1]                                 # at one width: wrapped once
         out: list[Text] = []
         for paragraph in self.text.split("\n", allow_blank=True):
             spans = wrap_spans(paragraph.plain, cells)
             out += [paragraph[start:end] for start, end in spans] or [Text("")]
+        self._wrapped = (cells, out)
         return out
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:

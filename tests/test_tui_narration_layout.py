@@ -1,0 +1,99 @@
+"""The narration panel in a class of thirty (issue 38): what changes every second, or with
+every step, repaints the panel and does not lay the whole screen out again. The lesson's
+clock ticks every second in every learner's app; a layout of the screen for each tick was
+most of an idle class's CPU on 2 cores. The panel keeps the height of its tallest text in
+the lesson: the panes below stay where they are from one step to the next, and only a
+taller text lays the screen out (and grows the panel)."""
+
+from __future__ import annotations
+
+from textual.geometry import Region
+from textual.widget import Widget
+from textual.widgets import Static
+
+from playground.scenario.loader import load_scenario
+from playground.tui.app import make_app
+from playground.tui.widgets.narration import NarrationPanel
+from test_tui import wait_until
+from test_tui_teaching import opened, press_and_wait
+
+LONG = " ".join(["A long narration that takes many lines of the panel."] * 6)
+
+STEPS = f'''title = "Tall then short"
+lesson = "Three steps: a tall narration, a short one, a taller one."
+
+[[steps]]
+client = "A"
+command = "SET k 1"
+narration = "{LONG}"
+
+[[steps]]
+client = "B"
+command = "SET k 2"
+narration = "Short."
+
+[[steps]]
+client = "A"
+command = "GET k"
+narration = "{LONG} {LONG}"
+'''
+
+
+def drawn(widget: Widget) -> str:
+    """What the widget draws now (its lines as the screen gets them)."""
+    width, height = widget.size
+    return "\n".join(strip.text for strip in widget.render_lines(Region(0, 0, width, height)))
+
+
+def spy_layouts(monkeypatch) -> list[Widget]:
+    """Every widget that asks for a layout of its screen from now on."""
+    asked: list[Widget] = []
+    original = Widget.refresh
+
+    def refresh(self, *regions, repaint=True, layout=False, recompose=False):
+        if layout or recompose:
+            asked.append(self)
+        return original(self, *regions, repaint=repaint, layout=layout, recompose=recompose)
+
+    monkeypatch.setattr(Widget, "refresh", refresh)
+    return asked
+
+
+async def test_the_clock_repaints_the_panel_and_lays_out_nothing(server_binary, tmp_path, monkeypatch):
+    path = tmp_path / "tall.toml"
+    path.write_text(STEPS)
+    app = make_app(server_binary.path, open_scenario=load_scenario(path))
+    async with app.run_test(size=(120, 35)) as pilot:
+        await opened(pilot, app)
+        panel = app.mode_screen.query_one(NarrationPanel)
+        text = panel.query_one(Static)
+        await wait_until(pilot, lambda: " 0:0" in drawn(text))
+        asked = spy_layouts(monkeypatch)
+        for minutes in (1, 2):  # the clock moves (as a second does): the panel shows it
+            app.teacher.started_at -= 60
+            app.teacher.tick()
+            await wait_until(pilot, lambda: f" {minutes}:0" in drawn(text))
+        assert asked == []  # and nothing asked for a layout (before: the narration's text, each second)
+
+
+async def test_the_panel_keeps_its_tallest_height_and_the_panes_stay(server_binary, tmp_path, monkeypatch):
+    path = tmp_path / "tall.toml"
+    path.write_text(STEPS)
+    app = make_app(server_binary.path, open_scenario=load_scenario(path))
+    async with app.run_test(size=(120, 35)) as pilot:
+        await opened(pilot, app)
+        panel = app.mode_screen.query_one(NarrationPanel)
+        pane = app.pane("A")
+        await press_and_wait(pilot, app, "space")  # the tall narration
+        tall, pane_region = panel.size.height, pane.region
+        assert tall > 4
+
+        asked = spy_layouts(monkeypatch)
+        await press_and_wait(pilot, app, "space")  # a short one: the panel keeps its height
+        assert "Short." in drawn(panel.query_one(Static))
+        assert panel.size.height == tall and pane.region == pane_region
+        assert panel.query_one(Static) not in asked  # the narration asked for no layout
+
+        await press_and_wait(pilot, app, "space")  # a taller one: the panel grows (up to its most)
+        await wait_until(pilot, lambda: panel.size.height > tall)
+        assert pane.region.height < pane_region.height

@@ -44,6 +44,7 @@ class NarrationPanel(VerticalScroll, can_focus=True):
     """While steady: the most lines a text has taken since (the panel's least height)."""
 
     _width = 0
+    _screen = None  # the terminal's size when `_tallest` was measured
 
     def compose(self) -> ComposeResult:
         self._shown = visible_text(self.body)
@@ -59,10 +60,10 @@ class NarrationPanel(VerticalScroll, can_focus=True):
             width = static.content_region.width
             wrapped = Wrapped(shown)
             lines = len(wrapped.lines(width)) if width > 0 else None
-            if not self.steady or width != self._width:  # (another width: heights measured afresh)
-                if self._tallest:
-                    static.styles.min_height = None
-                self._tallest = 0
+            if not self.steady or self.app.size != self._screen:  # (a resize: heights measured afresh;
+                if self._tallest:                                  # not the panel's scroll bar coming
+                    static.styles.min_height = None                # and going with a long script)
+                self._tallest, self._screen = 0, self.app.size
             if width != self._width:
                 self._lines, self._width = None, width
             fits = lines is not None and (lines <= self._tallest if self.steady else lines == self._lines)

@@ -97,3 +97,32 @@ async def test_the_panel_keeps_its_tallest_height_and_the_panes_stay(server_bina
         await press_and_wait(pilot, app, "space")  # a taller one: the panel grows (up to its most)
         await wait_until(pilot, lambda: panel.size.height > tall)
         assert pane.region.height < pane_region.height
+
+
+async def test_a_lesson_shows_its_text_while_its_server_is_set_up(server_binary, tmp_path, monkeypatch):
+    """A class's lesson push opens the screen in every learner's app at once: its first frame
+    already says which lesson and step it is, while the lesson's server is set up behind."""
+    import asyncio
+
+    from playground.tui.screens.scenario_screen import ScenarioScreen
+    from playground.tui.teaching.lesson_teacher import LessonTeacher
+
+    released = asyncio.Event()
+    original = LessonTeacher.reset
+
+    async def slow_reset(self):
+        await released.wait()  # the server's setup, held until the text was seen
+        await original(self)
+
+    monkeypatch.setattr(LessonTeacher, "reset", slow_reset)
+    monkeypatch.setattr(ScenarioScreen, "_tick_clock", lambda self: None)  # (its tick draws it too, later)
+    path = tmp_path / "tall.toml"
+    path.write_text(STEPS)
+    app = make_app(server_binary.path, open_scenario=load_scenario(path))
+    async with app.run_test(size=(120, 35)) as pilot:
+        await wait_until(pilot, lambda: app.teacher is not None)
+        text = app.mode_screen.query_one(NarrationPanel).query_one(Static)
+        await wait_until(pilot, lambda: "step 1 of 3" in drawn(text) and "Tall then short" in drawn(text))
+        assert app.mode_screen.busy and "Press Space" not in drawn(text)  # the setup still held
+        released.set()
+        await wait_until(pilot, lambda: "Press Space" in drawn(text) and not app.mode_screen.busy)

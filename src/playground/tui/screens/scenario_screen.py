@@ -51,7 +51,8 @@ class ScenarioScreen(ModeScreen):
         self.teacher = self.TEACHER(self, self.scenario)
         self.query_one(KeyInspector).held_ttl = self._held_ttl  # TTLs held while the lesson waits
         self.narration.add_class("-open")
-        self.set_interval(0.5, self._tick_clock)
+        self.teacher.render()  # the lesson in the screen's first frame (a class's push: in every
+        self.set_interval(0.5, self._tick_clock)  # learner's app at once), its server set up behind
         self.busy = False
         self.action_teach("begin")
 

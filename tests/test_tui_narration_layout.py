@@ -39,6 +39,13 @@ narration = "{LONG} {LONG}"
 '''
 
 
+def tall_then_short(server_binary, tmp_path):
+    """The app, opening STEPS."""
+    path = tmp_path / "tall.toml"
+    path.write_text(STEPS)
+    return make_app(server_binary.path, open_scenario=load_scenario(path))
+
+
 def drawn(widget: Widget) -> str:
     """What the widget draws now (its lines as the screen gets them)."""
     width, height = widget.size
@@ -60,9 +67,7 @@ def spy_layouts(monkeypatch) -> list[Widget]:
 
 
 async def test_the_clock_repaints_the_panel_and_lays_out_nothing(server_binary, tmp_path, monkeypatch):
-    path = tmp_path / "tall.toml"
-    path.write_text(STEPS)
-    app = make_app(server_binary.path, open_scenario=load_scenario(path))
+    app = tall_then_short(server_binary, tmp_path)
     async with app.run_test(size=(120, 35)) as pilot:
         await opened(pilot, app)
         panel = app.mode_screen.query_one(NarrationPanel)
@@ -77,9 +82,7 @@ async def test_the_clock_repaints_the_panel_and_lays_out_nothing(server_binary, 
 
 
 async def test_the_panel_keeps_its_tallest_height_and_the_panes_stay(server_binary, tmp_path, monkeypatch):
-    path = tmp_path / "tall.toml"
-    path.write_text(STEPS)
-    app = make_app(server_binary.path, open_scenario=load_scenario(path))
+    app = tall_then_short(server_binary, tmp_path)
     async with app.run_test(size=(120, 35)) as pilot:
         await opened(pilot, app)
         panel = app.mode_screen.query_one(NarrationPanel)
@@ -116,9 +119,7 @@ async def test_a_lesson_shows_its_text_while_its_server_is_set_up(server_binary,
 
     monkeypatch.setattr(LessonTeacher, "reset", slow_reset)
     monkeypatch.setattr(ScenarioScreen, "_tick_clock", lambda self: None)  # (its tick draws it too, later)
-    path = tmp_path / "tall.toml"
-    path.write_text(STEPS)
-    app = make_app(server_binary.path, open_scenario=load_scenario(path))
+    app = tall_then_short(server_binary, tmp_path)
     async with app.run_test(size=(120, 35)) as pilot:
         await wait_until(pilot, lambda: app.teacher is not None)
         text = app.mode_screen.query_one(NarrationPanel).query_one(Static)

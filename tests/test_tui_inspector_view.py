@@ -12,6 +12,7 @@ from playground.tui.widgets.key_inspector import KeyInspector
 from playground.tui.widgets.key_table import KeyTable
 from test_tui import started, type_command, wait_until
 from test_tui_teaching import opened, press_and_wait
+from test_tui_user_text import screen
 
 
 def keys_in_table(table: KeyTable) -> list[str]:
@@ -108,18 +109,6 @@ async def test_a_ttl_held_while_the_lesson_waits_shows_as_held(server_binary, tm
         assert clock.held_ttl(b"k") is None
 
 
-def screen_lines(app) -> list[str]:
-    """The screen as drawn (the text of an SVG screenshot, one entry per line)."""
-    import html
-    import re
-
-    svg = app.export_screenshot()
-    lines: dict[str, str] = {}
-    for y, text in re.findall(r'<text[^>]*\by="([\d.]+)"[^>]*>(.*?)</text>', svg):
-        lines[y] = lines.get(y, "") + html.unescape(re.sub(r"<[^>]+>", "", text)).replace("\xa0", " ")
-    return [lines[y] for y in sorted(lines, key=float)]
-
-
 async def test_a_table_grown_taller_draws_the_rows_that_came_into_view():
     """The presenter layout gives the table a row more: the view moved up a row at the resize,
     but the row drawn before it stayed on screen (shown only once something else laid the
@@ -138,4 +127,4 @@ async def test_a_table_grown_taller_draws_the_rows_that_came_into_view():
         table.cursor = 1
         await wait_until(pilot, lambda: table.size.height == 2 and table.in_view(1) and not table.in_view(0))
         table.styles.height = 3  # the header and both rows
-        await wait_until(pilot, lambda: any("first" in line for line in screen_lines(app)))
+        await wait_until(pilot, lambda: "first" in screen(app))

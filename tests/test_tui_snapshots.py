@@ -20,7 +20,7 @@ from commands import send
 @pytest.fixture(autouse=True)
 def no_flash(monkeypatch):
     monkeypatch.setattr(KeyInspector, "FLASH_SECONDS", 0.0)
-    import playground.tui.teaching.teacher_view as view
+    import playground.tui.teaching.teacher as view
 
     monkeypatch.setattr(view, "clock", lambda seconds: "1:23")  # the scenario clock, pinned
     import playground.tui.widgets.key_inspector as inspector

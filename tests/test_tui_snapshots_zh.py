@@ -22,7 +22,7 @@ FIRST_STEP = "按空格"  # the narration panel's first message, in Chinese
 @pytest.fixture(autouse=True)
 def no_flash(monkeypatch):
     monkeypatch.setattr(KeyInspector, "FLASH_SECONDS", 0.0)
-    import playground.tui.teaching.teacher_view as view
+    import playground.tui.teaching.teacher as view
 
     monkeypatch.setattr(view, "clock", lambda seconds: "1:23")  # the scenario clock, pinned (it read 0:01 under load)
     import playground.tui.widgets.key_inspector as inspector

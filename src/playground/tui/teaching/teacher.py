@@ -40,7 +40,7 @@ class Teacher:
         self.started_at = time.monotonic()    # the scenario clock (restarts with r)
         self.ran_at: list[float] = []         # when each step ran (to tell a TTL ran out)
         self.sleep_until: float | None = None  # a `sleep` step is letting time pass
-        self._clock_shown = ""                # the clock as the narration last showed it
+        self.clock_shown = ""                 # the clock as the narration shows it (render)
 
     @property
     def source(self):
@@ -187,11 +187,12 @@ class Teacher:
         """Twice a second (more often while a `sleep` step waits): the clock moves. Nothing
         else in the narration moves with time: it is built again only for the clock's next
         second (every learner's app of a class ticks)."""
-        if self.sleep_until is None and self._clock_shown == self._clock():
+        if self.sleep_until is None and self.clock_shown == self._clock():
             return
         self.render()
 
     def _clock(self) -> str:
+        """The scenario clock now, as the narration's header shows it."""
         return clock(time.monotonic() - self.started_at)
 
     def running(self) -> bool:
@@ -204,7 +205,7 @@ class Teacher:
     def render(self) -> None:
         from playground.tui.teaching.teacher_view import narration_text
 
-        self._clock_shown = self._clock()
+        self.clock_shown = self._clock()  # (the header's, read by narration_text)
         narration = self.screen.narration
         # The panes stay put from step to step; on a short screen (80×24) rows count for more
         narration.steady = self.running() and not self.app.has_class("-short")

@@ -11,12 +11,12 @@ from rich.text import Text
 from playground.i18n import tr
 
 from playground.tui.help_text import key_hint
-from playground.tui.teaching.teaching_text import clock, script_block, when_text
+from playground.tui.teaching.teaching_text import script_block, when_text
 
 
 def _header(teacher) -> Text:
     text = Text()
-    text.append(f" {clock(time.monotonic() - teacher.started_at)} ", style="bold reverse")
+    text.append(f" {teacher.clock_shown} ", style="bold reverse")
     text.append("  " + teacher.scenario.title, style="bold")
     text.append(f"  ({teacher.scenario.id})\n", style="dim")
     if teacher.sleep_until is not None:

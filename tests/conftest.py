@@ -1,8 +1,10 @@
 """Fixtures: every server-dependent test runs once per real server we have.
 
 The bundled Valkey always; Debian's redis-server when it is installed. `a` and `b` are
-clients A and B of one playground on a fresh private server, in the spirit of
-redis-py's `r` and `r2` fixtures.
+clients A and B of one playground on a private server in the state it started in, in
+the spirit of redis-py's `r` and `r2` fixtures. One server per binary serves the session
+and is reset before each test that asks for it (servers.py); `@pytest.mark.fresh_server`
+gives a test a process of its own.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import pytest_asyncio
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from servers import available_binaries, golden_dir_name  # noqa: E402
+from servers import SHARED, available_binaries, golden_dir_name  # noqa: E402
 
 from playground.engine.playground import Playground  # noqa: E402
 from playground.server import PrivateServer  # noqa: E402
@@ -58,8 +60,24 @@ def server_binary(request):
     return request.param
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _shared_servers():
+    yield SHARED
+    SHARED.shutdown()
+
+
+@pytest.fixture(autouse=True)
+def _next_test():
+    """A shared server asked for in this test is reset first (servers.SharedServers.get)."""
+    SHARED.next_test()
+
+
 @pytest.fixture
-def private_server(server_binary):
+def private_server(server_binary, request):
+    """The shared server of this binary, reset; a new process for `fresh_server` tests."""
+    if request.node.get_closest_marker("fresh_server") is None:
+        yield SHARED.get(server_binary)
+        return
     server = PrivateServer(server_binary).start()
     yield server
     server.stop()

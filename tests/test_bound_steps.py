@@ -11,6 +11,7 @@ from playground.scenario.challenge import Challenge
 from playground.tui.app import make_app
 from test_tui import log_text, started, wait_until
 from test_tui_teaching import panel_text, press_and_wait
+from servers import shared
 
 LOCK = '''
 title = "bound"
@@ -57,7 +58,7 @@ def test_loader_reads_bound_and_refuses_it_where_it_means_nothing(tmp_path):
 
 
 async def test_space_runs_the_bound_step_with_the_one_before(server_binary, tmp_path):
-    app = make_app(server_binary.path, open_scenario=load_scenario(write(tmp_path, LOCK)))
+    app = make_app(server=shared(server_binary), open_scenario=load_scenario(write(tmp_path, LOCK)))
     async with app.run_test(size=(140, 45)) as pilot:
         await started(pilot, app)
         await wait_until(pilot, lambda: app.teacher is not None and "Press Space" in panel_text(app))
@@ -119,7 +120,7 @@ async def test_explore_never_splits_a_bound_pair(pg, tmp_path, reduce):
 
 
 async def test_the_challenge_screen_says_a_bound_step_waits_for_its_partner(server_binary, tmp_path):
-    app = make_app(server_binary.path, open_scenario=load_scenario(write(tmp_path, LOCK)), challenge=True)
+    app = make_app(server=shared(server_binary), open_scenario=load_scenario(write(tmp_path, LOCK)), challenge=True)
     async with app.run_test(size=(140, 45)) as pilot:
         await started(pilot, app)
         await wait_until(pilot, lambda: app.teacher is not None and "Challenge:" in panel_text(app))

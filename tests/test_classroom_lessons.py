@@ -18,6 +18,7 @@ from playground.i18n import again
 from playground.scenario.library import bundled_dir, resolve
 from playground.scenario.loader import load_scenario
 from playground.scenario.writer import scenario_toml
+from servers import shared
 
 RECORDED = '''title = "My own race"
 lesson = "Recorded in the teacher's tab."
@@ -160,7 +161,7 @@ async def test_f12_keeps_a_schedule_the_explorer_made(server_binary, pg):
     base = load_scenario(resolve("lost-update"))
     result = await explore(pg, base)
     ordered = schedule_scenario(result, result.classes[-1])
-    app = make_app(server_binary.path, open_scenario=ordered)
+    app = make_app(server=shared(server_binary), open_scenario=ordered)
     async with app.run_test(size=(140, 45)) as pilot:
         await opened(pilot, app)
         steps = app.teacher.stepper.flat

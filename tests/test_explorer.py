@@ -16,6 +16,7 @@ from playground.explore.report import render_json, render_markdown, render_text
 from playground.scenario.library import resolve
 from playground.scenario.loader import load_scenario
 from commands import send
+from servers import shared
 
 
 def scenario(ref: str, lang: str = "en"):
@@ -312,7 +313,7 @@ async def test_in_the_app_pick_an_outcome_and_step_through_it(server_binary):
     from test_tui import log_text, wait_until
     from test_tui_teaching import opened, panel_text, press_and_wait
 
-    app = make_app(server_binary.path, open_scenario=scenario("lost-update"))
+    app = make_app(server=shared(server_binary), open_scenario=scenario("lost-update"))
     async with app.run_test(size=(140, 45)) as pilot:
         await opened(pilot, app)
         await pilot.press("s")
@@ -337,7 +338,7 @@ async def test_s_mid_lesson_explores_apart_and_esc_comes_back_to_the_same_step(s
     from test_tui import log_text, wait_until
     from test_tui_teaching import opened, panel_text, press_and_wait
 
-    app = make_app(server_binary.path, open_scenario=scenario("lost-update"))
+    app = make_app(server=shared(server_binary), open_scenario=scenario("lost-update"))
     async with app.run_test(size=(140, 45)) as pilot:
         await opened(pilot, app)
         for _ in range(3):
@@ -365,7 +366,7 @@ async def test_free_play_in_the_app_leaves_the_keys_alone(server_binary):
     from playground.tui.screens.explore_screen import ExploreScreen
     from test_tui import started, type_command, wait_until
 
-    app = make_app(server_binary.path)
+    app = make_app(server=shared(server_binary))
     async with app.run_test(size=(140, 45)) as pilot:
         await started(pilot, app)
         for client, line in (("A", "SET k a"), ("B", "SET k b"), ("A", "APPEND k 1")):
@@ -408,7 +409,7 @@ async def test_s_explores_the_part_on_screen(server_binary):
     from test_tui import wait_until
     from test_tui_teaching import opened, press_and_wait
 
-    app = make_app(server_binary.path, open_scenario=scenario("multi-no-rollback"))
+    app = make_app(server=shared(server_binary), open_scenario=scenario("multi-no-rollback"))
     async with app.run_test(size=(140, 45)) as pilot:
         await opened(pilot, app)
         teacher = app.teacher

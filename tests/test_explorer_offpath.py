@@ -14,6 +14,7 @@ from playground.explore.explorer import ExploreError, Explorer, explore
 from playground.explore.free_play import typed_scenario
 from playground.explore.report import render_json, render_text
 from test_explorer_claims import write
+from servers import shared
 
 
 def seen(result) -> dict:
@@ -294,7 +295,7 @@ async def test_s_in_the_app_shows_a_race_only_in_the_replies(server_binary, tmp_
     from test_tui_teaching import opened
 
     lesson = write(tmp_path, "rate", RATE_LIMIT.format(by='explore_by = "both"'))
-    app = make_app(server_binary.path, open_scenario=lesson)
+    app = make_app(server=shared(server_binary), open_scenario=lesson)
     async with app.run_test(size=(140, 45)) as pilot:
         await opened(pilot, app)
         await pilot.press("s")

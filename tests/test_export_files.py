@@ -18,6 +18,7 @@ from playground.scenario.recorder import Recorder
 from playground.tui.app import make_app
 from playground.tui.screens.confirm import ConfirmScreen
 from test_tui import hear_notices, notices, started, type_command, wait_until
+from servers import shared as shared_server
 
 
 def _planted(tmp_path, name: str):
@@ -72,7 +73,7 @@ async def test_a_served_recording_stays_in_the_session_not_the_shared_scenarios_
     monkeypatch.setenv(served.ENV, "1")
     shared = tmp_path / "shared-scenarios"
     shared.mkdir()
-    app = make_app(server_binary.path, scenario_dirs=[str(shared)])
+    app = make_app(server=shared_server(server_binary), scenario_dirs=[str(shared)])
     sent = []
     monkeypatch.setattr(app, "deliver_binary", lambda path, **kwargs: sent.append(path))
     async with app.run_test(size=(140, 45)) as pilot:

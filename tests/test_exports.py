@@ -8,6 +8,7 @@ import pytest
 from playground.history import exports_dir
 from playground.tui.app import make_app
 from test_tui import hear_notices, log_text, notices, started, type_command, wait_until
+from servers import shared
 
 
 @pytest.fixture(autouse=True)
@@ -25,7 +26,7 @@ def test_exports_default_to_the_current_directory(tmp_path, monkeypatch):
 
 
 async def test_transcript_and_screenshot_say_their_full_path(server_binary, export_dir):
-    app = make_app(server_binary.path)
+    app = make_app(server=shared(server_binary))
     async with app.run_test(size=(140, 45)) as pilot:
         await started(pilot, app)
         await type_command(pilot, app, "A", "SET k v")
@@ -141,7 +142,7 @@ async def test_scenario_transcripts_and_timeline_leave_secrets_out(tmp_path, pg)
 
 
 async def test_session_exports_leave_secrets_out_and_are_0600(server_binary, export_dir):
-    app = make_app(server_binary.path)
+    app = make_app(server=shared(server_binary))
     async with app.run_test(size=(140, 45)) as pilot:
         await started(pilot, app)
         await set_masterauth(app.playground)

@@ -14,6 +14,7 @@ from playground.tui.screens.confirm import ConfirmScreen
 from test_tui import hear_notices, log_text, notices, started, type_command, wait_until
 from test_tui_teaching import opened, press_and_wait, scenario
 from playground.tui.screens.teaching_screens import TimelineScreen
+from servers import shared
 
 UNWRITABLE = "/dev/full/exports"  # a directory under a device: mkdir says "Not a directory"
 
@@ -36,7 +37,7 @@ async def still_typing(pilot, app):
 
 async def test_transcript_that_cannot_be_written_is_a_notice(server_binary, export_dir):
     target = unreplaceable(export_dir / "session-transcript.md")
-    app = make_app(server_binary.path)
+    app = make_app(server=shared(server_binary))
     async with app.run_test(size=(140, 45)) as pilot:
         await started(pilot, app)
         await type_command(pilot, app, "A", "SET k v")
@@ -50,7 +51,7 @@ async def test_transcript_that_cannot_be_written_is_a_notice(server_binary, expo
 
 async def test_screenshot_where_no_directory_can_be_made(server_binary, monkeypatch):
     monkeypatch.setenv("REDIS_PLAYGROUND_EXPORT_DIR", UNWRITABLE)
-    app = make_app(server_binary.path)
+    app = make_app(server=shared(server_binary))
     async with app.run_test(size=(140, 45)) as pilot:
         await started(pilot, app)
         app.action_save_svg()
@@ -62,7 +63,7 @@ async def test_screenshot_where_no_directory_can_be_made(server_binary, monkeypa
 
 async def test_timeline_export_to_a_unreplaceable(server_binary, export_dir):
     target = unreplaceable(export_dir / "watch-abort-timeline.md")
-    app = make_app(server_binary.path, open_scenario=scenario("watch-abort"))
+    app = make_app(server=shared(server_binary), open_scenario=scenario("watch-abort"))
     async with app.run_test(size=(140, 45)) as pilot:
         await opened(pilot, app)
         await press_and_wait(pilot, app, "e")
@@ -81,7 +82,7 @@ def unwritable_state(monkeypatch):
 
 
 async def test_recording_and_history_where_the_state_dir_cannot_be_made(server_binary, unwritable_state):
-    app = make_app(server_binary.path)
+    app = make_app(server=shared(server_binary))
     async with app.run_test(size=(140, 45)) as pilot:
         await started(pilot, app)
         await type_command(pilot, app, "A", "SET k 1")

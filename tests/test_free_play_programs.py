@@ -18,6 +18,7 @@ from playground.explore.explorer import ExploreError
 from playground.explore.free_play import explore_typed, hand_programs
 from playground.explore.report import render_text
 from playground.gate.endpoint import Gate, socket_path
+from servers import shared
 from playground.server import choose_binary
 
 pytest.importorskip("redis")
@@ -211,7 +212,7 @@ async def test_in_the_app_programs_started_by_hand_are_explored_apart(server_bin
 
     hear_notices(monkeypatch)
     (tmp_path / "p.py").write_text(textwrap.dedent(READ_MODIFY_WRITE))
-    app = make_app(server_binary.path)
+    app = make_app(server=shared(server_binary))
     async with app.run_test(size=(100, 30)) as pilot:
         await started(pilot, app)
         await pilot.press("ctrl+g")

@@ -19,6 +19,7 @@ from playground.tui.widgets.own_programs import ProgramsPanel, reply_line
 from playground.tui.widgets.key_table import KeyTable
 from test_tui import hear_notices, notices, started, wait_until
 from test_tui_server_says import cells
+from servers import shared
 
 @pytest.fixture(autouse=True)
 def _hear_notices(monkeypatch):
@@ -53,7 +54,7 @@ def screen_text(screen) -> str:
 
 
 async def test_a_program_started_by_hand_is_stepped(server_binary):
-    app = make_app(server_binary.path)
+    app = make_app(server=shared(server_binary))
     async with app.run_test(size=(80, 24)) as pilot:
         await started(pilot, app)
         assert not app.mode_screen.query_one(ProgramsPanel).display  # nothing changes until Ctrl+G
@@ -96,7 +97,7 @@ async def test_a_program_started_by_hand_is_stepped(server_binary):
 
 
 async def test_ctrl_n_without_a_waiting_command_says_so(server_binary):
-    app = make_app(server_binary.path)
+    app = make_app(server=shared(server_binary))
     async with app.run_test(size=(80, 24)) as pilot:
         await started(pilot, app)
         await pilot.press("ctrl+g")
@@ -109,7 +110,7 @@ async def test_ctrl_n_without_a_waiting_command_says_so(server_binary):
 async def test_free_running_and_a_restart(server_binary):
     """Run free: a program's commands go at once; a fresh server closes the gate (its
     directory is gone) and Ctrl+G opens a new one."""
-    app = make_app(server_binary.path)
+    app = make_app(server=shared(server_binary))
     async with app.run_test(size=(80, 24)) as pilot:
         await started(pilot, app)
         await pilot.press("ctrl+g")
@@ -156,7 +157,7 @@ print("done", flush=True)
 async def test_the_panel_shows_replies_as_redis_cli_prints_them(server_binary):
     """A RESP3 program's map, array and nil, each its connection's last reply: the first
     line of what redis-cli prints for it, from the executor's record of the line."""
-    app = make_app(server_binary.path)
+    app = make_app(server=shared(server_binary))
     async with app.run_test(size=(80, 24)) as pilot:
         await started(pilot, app)
         await pilot.press("ctrl+g")

@@ -9,12 +9,13 @@ import pytest
 from playground.tui.app import make_app
 from test_tui import log_text
 from test_tui_teaching import opened, panel_text, press_and_wait, quick_autoplay, scenario  # noqa: F401 (autouse)
+from servers import shared
 
 pytest.importorskip("redis")
 
 
 async def test_stepping_a_program_lesson(server_binary):
-    app = make_app(server_binary.path, open_scenario=scenario("lost-update-python"))
+    app = make_app(server=shared(server_binary), open_scenario=scenario("lost-update-python"))
     async with app.run_test(size=(140, 45)) as pilot:
         await opened(pilot, app)
         for _ in range(4):
@@ -41,7 +42,7 @@ async def test_stepping_a_lesson_of_programs_without_steps(server_binary, tmp_pa
                                    'r.set("counter", int(r.get("counter")) + 1)\n')
     (tmp_path / "lesson.toml").write_text('title = "t"\nlesson = "l"\nsetup = ["SET counter 5"]\n'
                                           '[programs]\nA = ["python", "p.py"]\nB = ["python", "p.py"]\n')
-    app = make_app(server_binary.path, open_scenario=load_scenario(tmp_path / "lesson.toml"))
+    app = make_app(server=shared(server_binary), open_scenario=load_scenario(tmp_path / "lesson.toml"))
     async with app.run_test(size=(140, 45)) as pilot:
         await opened(pilot, app)
         assert len(app.teacher.stepper.flat) == 4

@@ -15,6 +15,7 @@ from playground.resp.replies import Bulk, Err, Status
 from playground.scenario.loader import load_scenario
 from playground.scenario.recorder import Recorder
 from commands import send
+from servers import shared
 
 # -- 1. secrets never on disk ---------------------------------------------------------
 
@@ -354,7 +355,7 @@ async def test_inspector_filter_finds_a_key_among_many_in_the_app(server_binary)
     from playground.tui.widgets.key_inspector import KeyInspector
     from playground.tui.widgets.key_table import KeyTable
     from test_tui import started, type_command, wait_until
-    app = make_app(server_binary.path)
+    app = make_app(server=shared(server_binary))
     async with app.run_test(size=(120, 35)) as pilot:
         await started(pilot, app)
         await send(app.executor, "B", [b"EVAL", MANY_KEYS, b"0", b"200000"], quiet=True)

@@ -10,6 +10,7 @@ from playground.tui.widgets.client_pane import ClientPane
 from playground.tui.widgets.key_footer import KeyFooter
 from playground.tui.widgets.key_inspector import KeyInspector
 from test_tui import log_text, started, type_command, wait_until
+from servers import shared
 
 
 @pytest.fixture(autouse=True)
@@ -174,7 +175,7 @@ async def test_f12_says_a_lessons_check_lines_in_the_new_language(server_binary)
     F12 it is in Chinese; the command and its reply are untouched."""
     from test_tui_teaching import opened, panel_text, press_and_wait, scenario
 
-    app = make_app(server_binary.path, open_scenario=scenario("watch-abort"))
+    app = make_app(server=shared(server_binary), open_scenario=scenario("watch-abort"))
     async with app.run_test(size=(120, 35)) as pilot:
         await opened(pilot, app)
         await press_and_wait(pilot, app, "space")

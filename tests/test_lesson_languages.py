@@ -19,6 +19,7 @@ from playground.i18n import again, current_language, set_language, tr_in
 from playground.scenario.library import resolve
 from playground.scenario.loader import load_scenario, parse_scenario
 from playground.scenario.writer import scenario_toml
+from servers import shared
 
 BASE_EN = load_scenario(resolve("lost-update"), "en")
 BASE_ZH = load_scenario(resolve("lost-update"), "zh")
@@ -163,7 +164,7 @@ async def test_f12_says_a_schedule_made_in_the_app_in_the_other_language_and_bac
     result = await explore(pg, BASE_EN)
     cls = result.classes[-1]
     made = schedule_scenario(result, cls)
-    app = make_app(server_binary.path, open_scenario=made)
+    app = make_app(server=shared(server_binary), open_scenario=made)
     async with app.run_test(size=(120, 40)) as pilot:
         await opened(pilot, app)
         await press_and_wait(pilot, app, "space")

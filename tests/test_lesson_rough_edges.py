@@ -20,6 +20,7 @@ from playground.server.topology import Topology
 from playground.tui.app import make_app
 from test_tui import log_text, started, wait_until
 from test_tui_teaching import panel_text, press_and_wait
+from servers import shared
 
 SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
 
@@ -79,7 +80,7 @@ async def test_a_pending_reply_is_announced_before_it_in_the_transcript(tmp_path
 
 
 async def test_a_pending_reply_is_announced_before_it_in_the_pane(tmp_path, server_binary):
-    app = make_app(server_binary.path, open_scenario=load_scenario(write(tmp_path, "b.toml", BLOCKING)))
+    app = make_app(server=shared(server_binary), open_scenario=load_scenario(write(tmp_path, "b.toml", BLOCKING)))
     async with app.run_test(size=(140, 45)) as pilot:
         await started(pilot, app)
         await wait_until(pilot, lambda: app.teacher is not None and "Press Space" in panel_text(app))

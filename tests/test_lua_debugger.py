@@ -8,13 +8,14 @@ from textual.widgets import RichLog
 from playground.tui.app import make_app
 
 from test_tui import log_text, started, type_command
+from servers import shared
 
 SCRIPT = "EVAL \"local a = redis.call('INCR', KEYS[1])\\nreturn a * 10\" 1 k"
 
 
 async def test_pane_steps_through_a_script_like_redis_cli(server_binary, monkeypatch):
     monkeypatch.setenv("TERM", "xterm")  # redis-cli colours the debugger's lines under an xterm
-    app = make_app(server_binary.path)
+    app = make_app(server=shared(server_binary))
     async with app.run_test(size=(160, 45)) as pilot:
         await started(pilot, app)
         await type_command(pilot, app, "A", "SET k 1")

@@ -15,6 +15,7 @@ from playground.scenario.challenge import Challenge
 from playground.tui.app import make_app
 from test_tui import log_text, started, wait_until
 from test_tui_teaching import panel_text, press_and_wait
+from servers import shared
 
 pytest.importorskip("redis")
 
@@ -89,7 +90,7 @@ async def open_challenge(pilot, app):
 
 
 async def test_the_challenge_screen_gives_the_verdict_when_the_programs_end(server_binary):
-    app = make_app(server_binary.path, open_scenario=transfer(), challenge=True)
+    app = make_app(server=shared(server_binary), open_scenario=transfer(), challenge=True)
     async with app.run_test(size=(140, 45)) as pilot:
         await open_challenge(pilot, app)
         for key in "bbb":
@@ -105,7 +106,7 @@ async def test_the_challenge_screen_gives_the_verdict_when_the_programs_end(serv
 
 
 async def test_a_stepless_program_challenge_is_played_with_a_and_b(server_binary, tmp_path):
-    app = make_app(server_binary.path, open_scenario=stepless(tmp_path), challenge=True)
+    app = make_app(server=shared(server_binary), open_scenario=stepless(tmp_path), challenge=True)
     async with app.run_test(size=(140, 45)) as pilot:
         await open_challenge(pilot, app)
         await wait_until(pilot, lambda: "A: GET counter" in panel_text(app))  # what A's program holds at the gate

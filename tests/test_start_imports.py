@@ -5,6 +5,7 @@ one entry). Each check runs in a fresh interpreter: another test may have loaded
 
 import subprocess
 import sys
+from servers import shared
 
 START_PATH = ("import playground.cli.main, playground.server, playground.tui.app\n"
               "playground.server.make_server(playground.server.choose_binary('bundled'))")  # single: not spawned
@@ -68,7 +69,7 @@ async def test_following_the_same_server_again_does_not_read_the_keys_again(serv
     from playground.tui.widgets.key_inspector import KeyInspector
     from test_tui import started, wait_until
 
-    app = make_app(server_binary.path)
+    app = make_app(server=shared(server_binary))
     async with app.run_test(size=(120, 35)) as pilot:
         await started(pilot, app)
         widget = app.mode_screen.query_one(KeyInspector)

@@ -2,6 +2,7 @@
 state line, the inspector, cancel, and a server restart after SHUTDOWN NOSAVE."""
 
 import asyncio
+import pytest
 
 from textual.widgets import Input, RichLog, Static
 
@@ -12,6 +13,7 @@ from playground.tui.screens.mode_screen import ModeScreen
 from playground.tui.widgets.server_bar import ServerBar
 from playground.tui.widgets.key_table import KeyTable
 from commands import send
+from servers import shared
 
 
 def hear_notices(monkeypatch) -> None:
@@ -96,7 +98,7 @@ async def started(pilot, app):
 
 
 async def test_watch_abort_by_hand(server_binary):
-    app = make_app(server_binary.path)
+    app = make_app(server=shared(server_binary))
     async with app.run_test(size=(160, 45)) as pilot:
         await started(pilot, app)
         assert server_binary.version in app.mode_screen.query_one(ServerBar).label
@@ -119,7 +121,7 @@ async def test_watch_abort_by_hand(server_binary):
 
 
 async def test_pane_prints_what_redis_cli_prints(server_binary):
-    app = make_app(server_binary.path)
+    app = make_app(server=shared(server_binary))
     async with app.run_test(size=(160, 45)) as pilot:
         await started(pilot, app)
         app.mode_screen.query_one("#pane-A Input").focus()
@@ -132,7 +134,7 @@ async def test_pane_prints_what_redis_cli_prints(server_binary):
 
 
 async def test_blocked_pane_and_cancel(server_binary):
-    app = make_app(server_binary.path)
+    app = make_app(server=shared(server_binary))
     async with app.run_test(size=(160, 45)) as pilot:
         await started(pilot, app)
         pane = app.mode_screen.query_one("#pane-A", ClientPane)
@@ -150,7 +152,7 @@ async def test_blocked_pane_and_cancel(server_binary):
 
 
 async def test_shutdown_banner_and_restart(server_binary):
-    app = make_app(server_binary.path)
+    app = make_app(server=shared(server_binary))
     async with app.run_test(size=(160, 45)) as pilot:
         await started(pilot, app)
         await type_command(pilot, app, "A", "SET k v")
@@ -159,6 +161,7 @@ async def test_shutdown_banner_and_restart(server_binary):
         assert log_text(app, "A")[-1] == "(nil)"
 
 
+@pytest.mark.fresh_server
 async def test_server_does_not_outlive_the_app(server_binary):
     app = make_app(server_binary.path)
     async with app.run_test(size=(100, 30)) as pilot:
@@ -173,7 +176,7 @@ async def test_f5_asks_before_wiping_a_live_server(server_binary):
     """F5 wiped the server without asking (F8 asked): now it asks like F8; No keeps everything."""
     from playground.tui.screens.confirm import ConfirmScreen
 
-    app = make_app(server_binary.path)
+    app = make_app(server=shared(server_binary))
     async with app.run_test(size=(120, 35)) as pilot:
         await started(pilot, app)
         await type_command(pilot, app, "A", "SET kept 1")
@@ -193,7 +196,7 @@ async def test_f5_asks_before_wiping_a_live_server(server_binary):
 
 async def test_ctrl_c_at_an_idle_prompt_says_how_to_quit(server_binary):
     """redis-cli quits on Ctrl+C at its prompt; here it did nothing, with no hint."""
-    app = make_app(server_binary.path)
+    app = make_app(server=shared(server_binary))
     async with app.run_test(size=(120, 35)) as pilot:
         await started(pilot, app)
         said = []
@@ -211,7 +214,7 @@ async def test_a_pane_scrolls_back_from_the_keyboard(server_binary):
     the mouse did before."""
     from playground.tui.widgets.pane_log import PaneLog
 
-    app = make_app(server_binary.path)
+    app = make_app(server=shared(server_binary))
     async with app.run_test(size=(80, 24)) as pilot:
         await started(pilot, app)
         await type_command(pilot, app, "A", "30 PING")
@@ -231,7 +234,7 @@ async def test_f4_never_focuses_a_hidden_inspector(server_binary):
     """F4 with the lanes open focused the inspector they had hidden: the lanes give way."""
     from playground.tui.widgets.key_inspector import KeyInspector
 
-    app = make_app(server_binary.path)
+    app = make_app(server=shared(server_binary))
     async with app.run_test(size=(120, 35)) as pilot:
         await started(pilot, app)
         await pilot.press("ctrl+t")

@@ -17,11 +17,12 @@ from playground.tui.widgets.command_input import CommandInput
 from playground.tui.widgets.key_inspector import KeyInspector
 from playground.tui.widgets.key_table import KeyTable
 from test_tui import log_text, started, type_command, wait_until
+from servers import shared
 
 
 async def test_the_cursor_stops_blinking_and_a_key_starts_it_again(server_binary, monkeypatch):
     monkeypatch.setattr(CommandInput, "BLINK_FOR", 0.3)
-    app = make_app(server_binary.path)
+    app = make_app(server=shared(server_binary))
     async with app.run_test(size=(120, 35)) as pilot:
         await started(pilot, app)
         field = app.mode_screen.query_one("#pane-A CommandInput", CommandInput)
@@ -40,7 +41,7 @@ async def test_the_cursor_stops_blinking_and_a_key_starts_it_again(server_binary
 
 
 async def test_reads_that_find_nothing_new_draw_nothing(server_binary):
-    app = make_app(server_binary.path)
+    app = make_app(server=shared(server_binary))
     async with app.run_test(size=(120, 35)) as pilot:
         await started(pilot, app)
         await type_command(pilot, app, "A", "SET k v")
@@ -69,7 +70,7 @@ async def test_a_line_and_its_reply_are_drawn_in_one_frame(server_binary, monkey
     from test_tui import log_text
 
     monkeypatch.setattr(client_pane, "ONE_FRAME_FOR", 30.0, raising=False)
-    app = make_app(server_binary.path)
+    app = make_app(server=shared(server_binary))
     async with app.run_test(size=(120, 35)) as pilot:
         await started(pilot, app)
         log = app.mode_screen.query_one("#pane-A PaneLog", PaneLog)
@@ -94,7 +95,7 @@ async def test_served_the_drivers_blur_at_start_restyles_nothing(server_binary, 
     start of a class's thirty tabs, twice per tab for nothing. The driver's blur is left
     out; the page's own blur, after its focus, is taken."""
     monkeypatch.setenv(served.ENV, "1")
-    app = make_app(server_binary.path)
+    app = make_app(server=shared(server_binary))
     async with app.run_test(size=(120, 35)) as pilot:
         await started(pilot, app)
         screen, restyled = app.mode_screen, []
@@ -123,7 +124,7 @@ async def test_an_idle_app_ticks_only_for_what_moves(server_binary, monkeypatch)
         monkeypatch.setattr(cls, method, lambda self, _o=original, _n=name: (ticks.update([_n]), _o(self))[1])
     refresh = KeyInspector.refresh_keys
     monkeypatch.setattr(KeyInspector, "refresh_keys", lambda self: (reads.append(1), refresh(self))[1])
-    app = make_app(server_binary.path)
+    app = make_app(server=shared(server_binary))
 
     async def a_while(pilot) -> Counter:  # two of the inspector's 1-second reads: a second at least (4 ticks)
         seen = len(reads)

@@ -11,6 +11,7 @@ from playground.tui.screens.script_editor import ScriptEditor
 from playground.tui.widgets.key_table import KeyTable
 from test_tui import log_text, started, type_command, wait_until
 from commands import send
+from servers import shared
 
 
 def hint(app, client="A") -> str:
@@ -18,7 +19,7 @@ def hint(app, client="A") -> str:
 
 
 async def test_history_up_down_and_persisted(server_binary, private_state_dir):
-    app = make_app(server_binary.path)
+    app = make_app(server=shared(server_binary))
     async with app.run_test(size=(120, 35)) as pilot:
         await started(pilot, app)
         await type_command(pilot, app, "A", "SET a 1")
@@ -33,7 +34,7 @@ async def test_history_up_down_and_persisted(server_binary, private_state_dir):
         await pilot.press("down", "down")
         assert field.value == ""
     assert (private_state_dir / "history-A").read_text().splitlines() == ["SET a 1", "GET a"]
-    app = make_app(server_binary.path)
+    app = make_app(server=shared(server_binary))
     async with app.run_test(size=(120, 35)) as pilot:  # a new run remembers
         await started(pilot, app)
         field = app.mode_screen.query_one("#pane-A CommandInput", CommandInput)
@@ -44,7 +45,7 @@ async def test_history_up_down_and_persisted(server_binary, private_state_dir):
 
 
 async def test_reverse_search(server_binary):
-    app = make_app(server_binary.path)
+    app = make_app(server=shared(server_binary))
     async with app.run_test(size=(120, 35)) as pilot:
         await started(pilot, app)
         for line in ["SET user:1 ada", "GET other", "SET user:2 bob", "PING"]:
@@ -59,7 +60,7 @@ async def test_reverse_search(server_binary):
 
 
 async def test_tab_completes_command_names_and_hints_show_arguments(server_binary):
-    app = make_app(server_binary.path)
+    app = make_app(server=shared(server_binary))
     async with app.run_test(size=(120, 35)) as pilot:
         await started(pilot, app)
         field = app.mode_screen.query_one("#pane-A CommandInput", CommandInput)
@@ -74,7 +75,7 @@ async def test_tab_completes_command_names_and_hints_show_arguments(server_binar
 
 
 async def test_help_is_answered_in_the_pane(server_binary):
-    app = make_app(server_binary.path)
+    app = make_app(server=shared(server_binary))
     async with app.run_test(size=(120, 35)) as pilot:
         await started(pilot, app)
         await type_command(pilot, app, "A", "HELP GET")
@@ -83,7 +84,7 @@ async def test_help_is_answered_in_the_pane(server_binary):
 
 
 async def test_lua_editor_sends_one_eval(server_binary):
-    app = make_app(server_binary.path)
+    app = make_app(server=shared(server_binary))
     async with app.run_test(size=(120, 35)) as pilot:
         await started(pilot, app)
         app.mode_screen.query_one("#pane-A CommandInput").focus()
@@ -97,7 +98,7 @@ async def test_lua_editor_sends_one_eval(server_binary):
 
 
 async def test_subscribe_in_one_pane_publish_from_the_other(server_binary):
-    app = make_app(server_binary.path)
+    app = make_app(server=shared(server_binary))
     async with app.run_test(size=(120, 35)) as pilot:
         await started(pilot, app)
         await type_command(pilot, app, "A", "SUBSCRIBE news")
@@ -108,7 +109,7 @@ async def test_subscribe_in_one_pane_publish_from_the_other(server_binary):
 
 
 async def test_flush_asks_first(server_binary):
-    app = make_app(server_binary.path)
+    app = make_app(server=shared(server_binary))
     async with app.run_test(size=(120, 35)) as pilot:
         await started(pilot, app)
         await type_command(pilot, app, "A", "SET k v")
@@ -125,7 +126,7 @@ async def test_flush_asks_first(server_binary):
 
 
 async def test_filter_and_detail_view(server_binary):
-    app = make_app(server_binary.path)
+    app = make_app(server=shared(server_binary))
     async with app.run_test(size=(120, 35)) as pilot:
         await started(pilot, app)
         for line in ["SET user:1 ada", "SET user:2 bob", "SET other x"]:
@@ -145,7 +146,7 @@ async def test_filter_and_detail_view(server_binary):
 
 
 async def test_watch_badge_in_inspector(server_binary):
-    app = make_app(server_binary.path)
+    app = make_app(server=shared(server_binary))
     async with app.run_test(size=(120, 35)) as pilot:
         await started(pilot, app)
         await type_command(pilot, app, "A", "SET balance 1")
@@ -157,7 +158,7 @@ async def test_watch_badge_in_inspector(server_binary):
 
 
 async def test_cached_scripts_view(server_binary):
-    app = make_app(server_binary.path)
+    app = make_app(server=shared(server_binary))
     async with app.run_test(size=(120, 35)) as pilot:
         await started(pilot, app)
         await type_command(pilot, app, "A", 'EVAL "return 1" 0')

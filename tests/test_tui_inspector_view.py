@@ -13,6 +13,7 @@ from playground.tui.widgets.key_table import KeyTable
 from test_tui import started, type_command, wait_until
 from test_tui_teaching import opened, press_and_wait
 from test_tui_user_text import screen
+from servers import shared
 
 
 def keys_in_table(table: KeyTable) -> list[str]:
@@ -20,7 +21,7 @@ def keys_in_table(table: KeyTable) -> list[str]:
 
 
 async def test_the_key_changed_last_comes_into_view(server_binary):
-    app = make_app(server_binary.path)
+    app = make_app(server=shared(server_binary))
     async with app.run_test(size=(120, 35)) as pilot:
         await started(pilot, app)
         names = [f"k:{i:02}" for i in range(1, 31)]
@@ -88,7 +89,7 @@ async def test_a_ttl_held_while_the_lesson_waits_shows_as_held(server_binary, tm
     step will find, the held TTL, and it neither counts down nor jumps back."""
     path = tmp_path / "short-ttl.toml"
     path.write_text(HELD)
-    app = make_app(server_binary.path, open_scenario=load_scenario(path))
+    app = make_app(server=shared(server_binary), open_scenario=load_scenario(path))
     async with app.run_test(size=(120, 35)) as pilot:
         await opened(pilot, app)
         await press_and_wait(pilot, app, "space")

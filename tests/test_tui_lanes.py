@@ -11,6 +11,7 @@ from playground.tui.app import make_app
 from playground.tui.widgets.lanes_view import LanesView
 from playground.tui.screens.teaching_screens import PredictScreen
 from test_tui import log_text, started, type_command, wait_until
+from servers import shared
 
 RACE = [("A", "SET balance 100"), ("A", "WATCH balance"), ("B", "DECRBY balance 30"), ("A", "MULTI"),
         ("A", "DECRBY balance 50"), ("A", "EXEC")]
@@ -21,7 +22,7 @@ def lanes_text(app) -> str:
 
 
 async def test_ctrl_t_shows_lanes_and_gutters_and_ctrl_y_hides_the_whys(server_binary):
-    app = make_app(server_binary.path)
+    app = make_app(server=shared(server_binary))
     async with app.run_test(size=(120, 45)) as pilot:
         await started(pilot, app)
         for client, line in RACE:
@@ -57,7 +58,7 @@ async def test_ctrl_t_shows_lanes_and_gutters_and_ctrl_y_hides_the_whys(server_b
 
 
 async def test_stepped_scenario_shows_its_why_and_its_part_in_the_lanes(server_binary):
-    app = make_app(server_binary.path, open_scenario=load_scenario(resolve("watch-abort")))
+    app = make_app(server=shared(server_binary), open_scenario=load_scenario(resolve("watch-abort")))
     async with app.run_test(size=(120, 45)) as pilot:
         await started(pilot, app)
         await wait_until(pilot, lambda: app.teacher is not None and app.teacher.stepper is not None
@@ -83,7 +84,7 @@ async def test_stepped_scenario_shows_its_why_and_its_part_in_the_lanes(server_b
 async def test_lanes_beside_the_keys_when_wide_and_their_header_stays(server_binary):
     from playground.tui.widgets.key_inspector import KeyInspector
 
-    app = make_app(server_binary.path)
+    app = make_app(server=shared(server_binary))
     async with app.run_test(size=(160, 45)) as pilot:
         await started(pilot, app)
         for client, line in RACE * 3:  # more rows than the lanes have room for
@@ -106,7 +107,7 @@ async def test_lanes_beside_the_keys_when_wide_and_their_header_stays(server_bin
 
 
 async def test_lanes_keep_their_rows_in_the_presenter_layout_at_80x24(server_binary):
-    app = make_app(server_binary.path)
+    app = make_app(server=shared(server_binary))
     async with app.run_test(size=(80, 24)) as pilot:
         await started(pilot, app)
         app.mode_screen.action_presenter()
@@ -120,7 +121,7 @@ async def test_lanes_keep_their_rows_in_the_presenter_layout_at_80x24(server_bin
 async def test_lanes_scroll_from_the_keyboard_and_wrap_at_spaces(server_binary):
     """The teacher's walkthrough: the lanes could be scrolled with the mouse only, and a
     long command was cut mid-word ('befo' / 're')."""
-    app = make_app(server_binary.path)
+    app = make_app(server=shared(server_binary))
     async with app.run_test(size=(100, 30)) as pilot:
         await started(pilot, app)
         words = " ".join(f"word{i:02}" for i in range(40))

@@ -10,6 +10,7 @@ from playground.tui.app import make_app
 from playground.tui.screens.teaching_screens import PredictScreen
 from test_tui import type_command, wait_until
 from test_tui_teaching import opened, panel_text, press_and_wait
+from servers import shared
 
 LESSON = '''
 title = "typed over"
@@ -41,7 +42,7 @@ def quick_autoplay(monkeypatch):
 async def test_a_prediction_is_not_scored_when_the_learners_typing_changed_the_reply(server_binary, tmp_path):
     path = tmp_path / "typed-over.toml"
     path.write_text(LESSON)
-    app = make_app(server_binary.path, open_scenario=load_scenario(path))
+    app = make_app(server=shared(server_binary), open_scenario=load_scenario(path))
     async with app.run_test(size=(140, 45)) as pilot:
         await opened(pilot, app)
         await press_and_wait(pilot, app, "space")

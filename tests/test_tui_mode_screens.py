@@ -20,6 +20,7 @@ from playground.tui.widgets.key_footer import KeyFooter
 from playground.tui.screens.lesson_screen import LessonScreen
 from test_tui import started, wait_until
 from test_tui_teaching import scenario
+from servers import shared
 
 MODES = [FreePlayScreen, LessonScreen, ChallengeScreen]
 
@@ -75,7 +76,7 @@ def footer_keys(app) -> list[str]:
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 35), (160, 45)])
 async def test_each_mode_on_its_screen_with_f1_in_the_footer(server_binary, size):
-    app = make_app(server_binary.path)
+    app = make_app(server=shared(server_binary))
     async with app.run_test(size=size) as pilot:
         await started(pilot, app)
         assert isinstance(app.mode_screen, FreePlayScreen) and app.teacher is None
@@ -102,7 +103,7 @@ async def test_pane_history_reflows_when_the_terminal_is_resized(server_binary):
     from playground.tui.widgets.pane_log import PaneLog
     from test_tui import log_text, type_command
 
-    app = make_app(server_binary.path)
+    app = make_app(server=shared(server_binary))
     async with app.run_test(size=(160, 45)) as pilot:
         await started(pilot, app)
         value = " ".join(f"word{i}" for i in range(20))  # 139 characters: one line in a wide pane

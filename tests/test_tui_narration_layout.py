@@ -16,6 +16,7 @@ from playground.tui.app import make_app
 from playground.tui.widgets.narration import NarrationPanel
 from test_tui import wait_until
 from test_tui_teaching import opened, press_and_wait
+from servers import shared
 
 LONG = " ".join(["A long narration that takes many lines of the panel."] * 6)
 
@@ -43,7 +44,7 @@ def tall_then_short(server_binary, tmp_path):
     """The app, opening STEPS."""
     path = tmp_path / "tall.toml"
     path.write_text(STEPS)
-    return make_app(server_binary.path, open_scenario=load_scenario(path))
+    return make_app(server=shared(server_binary), open_scenario=load_scenario(path))
 
 
 def drawn(widget: Widget) -> str:

@@ -9,6 +9,7 @@ from playground.tui.widgets.client_pane import ClientPane
 from playground.tui.widgets.command_input import CommandInput
 from playground.tui.screens.confirm import ConfirmScreen
 from test_tui import log_text, started, type_command, wait_until
+from servers import shared
 
 
 def commands_and_replies(app, client="A") -> list[str]:
@@ -35,7 +36,7 @@ async def focus_pane(pilot, app, client="A") -> ClientPane:
 
 
 async def test_a_burst_of_typed_lines_runs_each_line_in_order(server_binary):
-    app = make_app(server_binary.path)
+    app = make_app(server=shared(server_binary))
     async with app.run_test(size=(120, 35)) as pilot:
         await started(pilot, app)
         pane = await focus_pane(pilot, app)
@@ -50,7 +51,7 @@ async def test_a_burst_of_typed_lines_runs_each_line_in_order(server_binary):
 async def test_lines_typed_while_a_command_blocks_wait_their_turn(server_binary):
     """Typed while BLPOP blocks: shown as pending, sent in order once it returns;
     Ctrl+C later drops what waits (and says so), as a terminal drops typed-ahead lines."""
-    app = make_app(server_binary.path)
+    app = make_app(server=shared(server_binary))
     async with app.run_test(size=(120, 35)) as pilot:
         await started(pilot, app)
         pane = await focus_pane(pilot, app)
@@ -78,7 +79,7 @@ async def test_lines_typed_while_a_command_blocks_wait_their_turn(server_binary)
 
 
 async def test_a_pasted_block_runs_each_line_after_one_confirmation(server_binary):
-    app = make_app(server_binary.path)
+    app = make_app(server=shared(server_binary))
     async with app.run_test(size=(120, 35)) as pilot:
         await started(pilot, app)
         pane = await focus_pane(pilot, app)
@@ -104,7 +105,7 @@ async def test_a_pasted_block_runs_each_line_after_one_confirmation(server_binar
 
 
 async def test_a_one_line_paste_is_typed_in_and_one_finished_line_runs_at_once(server_binary):
-    app = make_app(server_binary.path)
+    app = make_app(server=shared(server_binary))
     async with app.run_test(size=(120, 35)) as pilot:
         await started(pilot, app)
         pane = await focus_pane(pilot, app)
@@ -122,7 +123,7 @@ async def test_a_paste_of_too_many_lines_is_refused_in_one_line(server_binary):
     """Memory stays bounded: a paste of more lines than may wait is refused whole."""
     from playground.tui.widgets.pane_prompt import MAX_PENDING
 
-    app = make_app(server_binary.path)
+    app = make_app(server=shared(server_binary))
     async with app.run_test(size=(120, 35)) as pilot:
         await started(pilot, app)
         await focus_pane(pilot, app)

@@ -12,6 +12,7 @@ from playground.tui.widgets.server_bar import ServerBar
 from playground.tui.widgets.key_table import KeyTable
 from test_tui import log_text, shutdown_then_f5, started, state_text, type_command, wait_until
 from commands import send
+from servers import shared
 
 BUSY = "local t = redis.call('TIME')[1] + 10 while tonumber(redis.call('TIME')[1]) < t do end return 1"
 UNKILLABLE = ("redis.call('SET', KEYS[1], 'x') local t = redis.call('TIME')[1] + 10 "
@@ -42,7 +43,7 @@ async def start_eval(pilot, app, client, script, *args):
 
 
 async def test_busy_script_other_pane_gets_busy_and_ui_stays_live(server_binary):
-    app = make_app(server_binary.path)
+    app = make_app(server=shared(server_binary))
     async with app.run_test(size=(160, 45)) as pilot:
         await started(pilot, app)
         await start_eval(pilot, app, "A", BUSY, "0")
@@ -56,7 +57,7 @@ async def test_busy_script_other_pane_gets_busy_and_ui_stays_live(server_binary)
 
 
 async def test_unkillable_then_shutdown_then_restart(server_binary):
-    app = make_app(server_binary.path)
+    app = make_app(server=shared(server_binary))
     async with app.run_test(size=(160, 45)) as pilot:
         await started(pilot, app)
         await start_eval(pilot, app, "A", UNKILLABLE, "1", "k")
@@ -69,7 +70,7 @@ async def test_unkillable_then_shutdown_then_restart(server_binary):
 
 
 async def test_ten_megabyte_value(server_binary):
-    app = make_app(server_binary.path)
+    app = make_app(server=shared(server_binary))
     async with app.run_test(size=(120, 40)) as pilot:
         await started(pilot, app)
         await send(app.executor, "B", [b"SET", b"big", b"x" * 10_000_000], quiet=True)
@@ -87,7 +88,7 @@ async def test_ten_megabyte_value(server_binary):
 
 
 async def test_hundred_thousand_keys(server_binary):
-    app = make_app(server_binary.path)
+    app = make_app(server=shared(server_binary))
     async with app.run_test(size=(120, 40)) as pilot:
         await started(pilot, app)
         await send(app.executor, "B", [b"EVAL", b"for i = 1, 100000 do redis.call('SET', 'key:' .. i, i) end return 1",
@@ -103,7 +104,7 @@ async def test_hundred_thousand_keys(server_binary):
 
 
 async def test_binary_keys_and_values(server_binary):
-    app = make_app(server_binary.path)
+    app = make_app(server=shared(server_binary))
     async with app.run_test(size=(120, 40)) as pilot:
         await started(pilot, app)
         await type_command(pilot, app, "A", r'SET "bin\x00\xff" "\x01\x02caf\xc3\xa9"')
@@ -115,7 +116,7 @@ async def test_binary_keys_and_values(server_binary):
 
 
 async def test_resize_small_and_back(server_binary):
-    app = make_app(server_binary.path)
+    app = make_app(server=shared(server_binary))
     async with app.run_test(size=(160, 45)) as pilot:
         await started(pilot, app)
         await pilot.resize_terminal(80, 24)
@@ -151,7 +152,7 @@ async def test_server_that_fails_to_start_gives_a_readable_screen(tmp_path):
 async def test_ctrl_c_on_a_busy_script_says_what_happened_and_the_app_lives(server_binary):
     """As the state line advises: Ctrl+C while A's script runs. Redis refuses the new
     connection's handshake with BUSY (it used to crash the app with a traceback)."""
-    app = make_app(server_binary.path)
+    app = make_app(server=shared(server_binary))
     async with app.run_test(size=(160, 45)) as pilot:
         await started(pilot, app)
         await start_eval(pilot, app, "A", BUSY, "0")
@@ -167,7 +168,7 @@ async def test_ctrl_c_on_a_busy_script_says_what_happened_and_the_app_lives(serv
 async def test_a_line_typed_into_a_blocked_pane_waits_its_turn(server_binary):
     """As in a terminal: typed while BLPOP blocks, the line is sent once BLPOP returns
     (it was refused and left in the line: issue 35)."""
-    app = make_app(server_binary.path)
+    app = make_app(server=shared(server_binary))
     async with app.run_test(size=(160, 45)) as pilot:
         await started(pilot, app)
         a = app.mode_screen.query_one("#pane-A", ClientPane)
@@ -192,7 +193,7 @@ async def test_other_client_names_work_everywhere(server_binary):
     NoMatches '#pane-A Input')."""
     from textual.widgets import Input
 
-    app = make_app(server_binary.path, clients=("X", "Y"))
+    app = make_app(server=shared(server_binary), clients=("X", "Y"))
     async with app.run_test(size=(160, 45)) as pilot:
         await started(pilot, app)
         await pilot.press("f3")
@@ -212,7 +213,7 @@ async def test_other_client_names_work_everywhere(server_binary):
 async def test_a_server_killed_from_outside_is_noticed_without_a_command(server_binary):
     """kill -9 of the private server: the bar says STOPPED and the banner offers F5
     before anybody types (it used to wait for the next command)."""
-    app = make_app(server_binary.path)
+    app = make_app(server=shared(server_binary))
     async with app.run_test(size=(120, 35)) as pilot:
         await started(pilot, app)
         process = app.playground.server.process
@@ -239,7 +240,7 @@ async def test_an_unreachable_url_does_not_offer_f5(tmp_path):
 async def test_a_lesson_that_restarts_a_killed_server_takes_the_bar_and_inspector_along(server_binary):
     """kill -9 mid-lesson, then the lesson's next reset starts a fresh server: the bar stops
     saying STOPPED and the inspector reads the new server at once (they stayed on the dead one)."""
-    app = make_app(server_binary.path)
+    app = make_app(server=shared(server_binary))
     async with app.run_test(size=(120, 35)) as pilot:
         await started(pilot, app)
         process = app.playground.server.process

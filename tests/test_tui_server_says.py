@@ -3,6 +3,7 @@
 from playground.tui.app import make_app
 from playground.tui.widgets.key_table import KeyTable
 from test_tui import started, type_command, wait_until
+from servers import shared
 
 
 def cells(table, key: str) -> tuple[str, str]:
@@ -15,7 +16,7 @@ def cells(table, key: str) -> tuple[str, str]:
 
 
 async def test_changed_by_and_watch_badges_follow_the_server(server_binary):
-    app = make_app(server_binary.path)
+    app = make_app(server=shared(server_binary))
     async with app.run_test(size=(120, 35)) as pilot:
         await started(pilot, app)
         table = app.mode_screen.query_one("#inspector KeyTable", KeyTable)

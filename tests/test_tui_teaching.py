@@ -14,6 +14,7 @@ from playground.tui.widgets.narration import NarrationPanel
 from playground.tui.screens.teaching_screens import PredictScreen, ScenarioPicker, TimelineScreen
 from test_tui import log_text, started, type_command, wait_until
 from commands import send
+from servers import shared
 
 
 def scenario(sid):
@@ -42,7 +43,7 @@ def quick_autoplay(monkeypatch):
 
 
 async def test_next_previous_restart_on_watch_abort(server_binary):
-    app = make_app(server_binary.path, open_scenario=scenario("watch-abort"))
+    app = make_app(server=shared(server_binary), open_scenario=scenario("watch-abort"))
     async with app.run_test(size=(140, 45)) as pilot:
         await opened(pilot, app)
         for _ in range(3):
@@ -61,7 +62,7 @@ async def test_next_previous_restart_on_watch_abort(server_binary):
 
 
 async def test_predict_then_reveal_and_score(server_binary):
-    app = make_app(server_binary.path, open_scenario=scenario("watch-abort"))
+    app = make_app(server=shared(server_binary), open_scenario=scenario("watch-abort"))
     async with app.run_test(size=(140, 45)) as pilot:
         await opened(pilot, app)
         for _ in range(5):
@@ -86,7 +87,7 @@ async def test_predict_then_reveal_and_score(server_binary):
 
 async def test_after_f4_the_lesson_keys_still_step_or_say_esc(server_binary):
     """The teacher's walkthrough: F4 (the keys), then Space did nothing and said nothing."""
-    app = make_app(server_binary.path, open_scenario=scenario("watch-abort"))
+    app = make_app(server=shared(server_binary), open_scenario=scenario("watch-abort"))
     async with app.run_test(size=(140, 45)) as pilot:
         await opened(pilot, app)
         await pilot.press("f4")
@@ -102,7 +103,7 @@ async def test_after_f4_the_lesson_keys_still_step_or_say_esc(server_binary):
 
 
 async def test_run_to_end_and_jump_on_pcall(server_binary):
-    app = make_app(server_binary.path, open_scenario=scenario("pcall"))
+    app = make_app(server=shared(server_binary), open_scenario=scenario("pcall"))
     async with app.run_test(size=(140, 45)) as pilot:
         await opened(pilot, app)
         await press_and_wait(pilot, app, "e")  # to the end without asking: questions skipped
@@ -118,7 +119,7 @@ async def test_run_to_end_and_jump_on_pcall(server_binary):
 
 
 async def test_autoplay_stops_at_pause_and_prediction(server_binary):
-    app = make_app(server_binary.path, open_scenario=scenario("refresh-double-spend"))
+    app = make_app(server=shared(server_binary), open_scenario=scenario("refresh-double-spend"))
     async with app.run_test(size=(140, 45)) as pilot:
         await opened(pilot, app)
         await pilot.press("o")
@@ -135,7 +136,7 @@ async def test_autoplay_stops_at_pause_and_prediction(server_binary):
 async def test_mismatch_is_loud(server_binary, tmp_path):
     bad = tmp_path / "wrong.toml"
     bad.write_text((bundled_dir() / "incr-is-atomic.toml").read_text().replace("(integer) 6", "(integer) 7"))
-    app = make_app(server_binary.path, open_scenario=load_scenario(bad))
+    app = make_app(server=shared(server_binary), open_scenario=load_scenario(bad))
     async with app.run_test(size=(140, 45)) as pilot:
         await opened(pilot, app)
         await press_and_wait(pilot, app, "space")
@@ -145,7 +146,7 @@ async def test_mismatch_is_loud(server_binary, tmp_path):
 
 
 async def test_free_typing_mid_scenario_is_noticed(server_binary):
-    app = make_app(server_binary.path, open_scenario=scenario("watch-abort"))
+    app = make_app(server=shared(server_binary), open_scenario=scenario("watch-abort"))
     async with app.run_test(size=(140, 45)) as pilot:
         await opened(pilot, app)
         await press_and_wait(pilot, app, "space")
@@ -158,7 +159,7 @@ async def test_free_typing_mid_scenario_is_noticed(server_binary):
 
 
 async def test_challenge_won_and_not_won(server_binary):
-    app = make_app(server_binary.path, open_scenario=scenario("lost-update"), challenge=True)
+    app = make_app(server=shared(server_binary), open_scenario=scenario("lost-update"), challenge=True)
     async with app.run_test(size=(140, 45)) as pilot:
         await started(pilot, app)
         await wait_until(pilot, lambda: app.teacher is not None and "Challenge:" in panel_text(app))
@@ -176,7 +177,7 @@ async def test_challenge_won_and_not_won(server_binary):
 
 
 async def test_timeline_view(server_binary, export_dir):
-    app = make_app(server_binary.path, open_scenario=scenario("watch-abort"))
+    app = make_app(server=shared(server_binary), open_scenario=scenario("watch-abort"))
     async with app.run_test(size=(140, 45)) as pilot:
         await opened(pilot, app)
         await press_and_wait(pilot, app, "e")
@@ -191,7 +192,7 @@ async def test_timeline_view(server_binary, export_dir):
 
 
 async def test_picker_opens_a_scenario(server_binary):
-    app = make_app(server_binary.path)
+    app = make_app(server=shared(server_binary))
     async with app.run_test(size=(140, 45)) as pilot:
         await started(pilot, app)
         await pilot.press("f7")
@@ -205,7 +206,7 @@ async def test_picker_opens_a_scenario(server_binary):
 
 async def test_picker_searches_as_you_type_and_letters_are_never_actions(server_binary):
     """Typing "pcall" used to open lost-update in challenge mode (c) and then make a move (a)."""
-    app = make_app(server_binary.path)
+    app = make_app(server=shared(server_binary))
     async with app.run_test(size=(80, 24)) as pilot:
         await started(pilot, app)
         await pilot.press("f7")
@@ -248,7 +249,7 @@ async def test_picker_marks_every_challenge_at_every_width(columns):
 
 
 async def test_recording_round_trip(server_binary, private_state_dir):
-    app = make_app(server_binary.path)
+    app = make_app(server=shared(server_binary))
     async with app.run_test(size=(140, 45)) as pilot:
         await started(pilot, app)
         await type_command(pilot, app, "A", "SET stale 1")
@@ -280,7 +281,7 @@ async def test_a_step_that_never_answers_stops_the_lesson_and_says_so(server_bin
     paused = tmp_path / "paused.toml"
     paused.write_text('title = "Paused"\nlesson = "Everyone waits."\n[[steps]]\nclient = "A"\n'
                       'command = "CLIENT PAUSE 600000 ALL"\n[[steps]]\nclient = "B"\ncommand = "GET k"\n')
-    app = make_app(server_binary.path, open_scenario=load_scenario(paused))
+    app = make_app(server=shared(server_binary), open_scenario=load_scenario(paused))
     async with app.run_test(size=(140, 45)) as pilot:
         await opened(pilot, app)
         app.teacher.stepper.runner.time_limit_given = 1
@@ -295,7 +296,7 @@ async def test_a_key_pressed_while_a_step_runs_is_not_lost(server_binary):
     """Space twice, the second while the first step still runs: two steps (a teacher's
     key is never silently dropped), and not three. (Pilot's press waits until a step's
     typing is done, so the keys come as the bindings deliver them: action_teach.)"""
-    app = make_app(server_binary.path, open_scenario=scenario("watch-abort"))
+    app = make_app(server=shared(server_binary), open_scenario=scenario("watch-abort"))
     async with app.run_test(size=(140, 45)) as pilot:
         await started(pilot, app)
         screen = app.mode_screen

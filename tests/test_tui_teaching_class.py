@@ -17,6 +17,7 @@ from playground.tui.widgets.narration import NarrationPanel
 from playground.tui.screens.teaching_screens import PredictScreen, ScenarioPicker, choice_label
 from test_tui import log_text, started, type_command, wait_until
 from test_tui_teaching import opened, panel_text, press_and_wait, scenario
+from servers import shared
 
 
 @pytest.fixture(autouse=True)
@@ -33,7 +34,7 @@ def state_line(app, client) -> str:
 
 
 async def test_reverse_search_is_incremental_like_readline(server_binary):
-    app = make_app(server_binary.path)
+    app = make_app(server=shared(server_binary))
     async with app.run_test(size=(120, 35)) as pilot:
         await started(pilot, app)
         for line in ["SET user:1 ada", "GET other", "SET user:2 bob", "PING"]:
@@ -57,7 +58,7 @@ async def test_reverse_search_is_incremental_like_readline(server_binary):
 
 
 async def test_tab_mid_command_stays_in_the_input(server_binary):
-    app = make_app(server_binary.path)
+    app = make_app(server=shared(server_binary))
     async with app.run_test(size=(120, 35)) as pilot:
         await started(pilot, app)
         field = app.mode_screen.query_one("#pane-A CommandInput", CommandInput)
@@ -77,7 +78,7 @@ async def dbsize(app) -> int:
 async def test_restart_resets_everything_at_once(server_binary):
     """r: the keys go at once (not at the next Space), the old answer and score are gone,
     and the question is asked again."""
-    app = make_app(server_binary.path, open_scenario=scenario("watch-abort"))
+    app = make_app(server=shared(server_binary), open_scenario=scenario("watch-abort"))
     async with app.run_test(size=(140, 45)) as pilot:
         await opened(pilot, app)
         for _ in range(5):
@@ -100,7 +101,7 @@ async def test_restart_resets_everything_at_once(server_binary):
 
 
 async def test_another_scenario_from_f7_starts_clean(server_binary):
-    app = make_app(server_binary.path, open_scenario=scenario("watch-abort"))
+    app = make_app(server=shared(server_binary), open_scenario=scenario("watch-abort"))
     async with app.run_test(size=(140, 45)) as pilot:
         await opened(pilot, app)
         for _ in range(3):
@@ -122,7 +123,7 @@ async def test_another_scenario_from_f7_starts_clean(server_binary):
 
 async def test_the_starting_state_is_there_before_the_first_step(server_binary):
     """open pcall showed 0 keys while its first question asked what is on the server."""
-    app = make_app(server_binary.path, open_scenario=scenario("pcall"))
+    app = make_app(server=shared(server_binary), open_scenario=scenario("pcall"))
     async with app.run_test(size=(120, 35)) as pilot:
         await opened(pilot, app)
         await wait_until(pilot, lambda: summary(app) == "1 key")
@@ -131,7 +132,7 @@ async def test_the_starting_state_is_there_before_the_first_step(server_binary):
 
 
 async def test_presenter_layout_changes_the_screen(server_binary):
-    app = make_app(server_binary.path, open_scenario=scenario("pcall"))
+    app = make_app(server=shared(server_binary), open_scenario=scenario("pcall"))
     async with app.run_test(size=(120, 35)) as pilot:
         await opened(pilot, app)
         await pilot.press("space")
@@ -153,7 +154,7 @@ async def test_presenter_layout_changes_the_screen(server_binary):
 
 
 async def test_teaching_keys_from_a_pane_and_escape_back(server_binary):
-    app = make_app(server_binary.path, open_scenario=scenario("watch-abort"))
+    app = make_app(server=shared(server_binary), open_scenario=scenario("watch-abort"))
     async with app.run_test(size=(160, 45)) as pilot:
         await opened(pilot, app)
         await pilot.press("f2")
@@ -190,7 +191,7 @@ client = "B"
 command = "SET lock:report b NX"
 reply = "(nil)"
 ''')
-    app = make_app(server_binary.path, open_scenario=load_scenario(lesson))
+    app = make_app(server=shared(server_binary), open_scenario=load_scenario(lesson))
     async with app.run_test(size=(140, 45)) as pilot:
         await opened(pilot, app)
         await press_and_wait(pilot, app, "space")
@@ -216,7 +217,7 @@ command = "EXISTS k"
 sleep = 1.5
 reply = "(integer) 0"
 ''')
-    app = make_app(server_binary.path, open_scenario=load_scenario(lesson))
+    app = make_app(server=shared(server_binary), open_scenario=load_scenario(lesson))
     async with app.run_test(size=(140, 45)) as pilot:
         await opened(pilot, app)
         assert panel_text(app).startswith(" 0:0")  # the scenario clock
@@ -231,7 +232,7 @@ reply = "(integer) 0"
 async def test_part_separator_and_header_change_when_the_part_starts(server_binary):
     sc = scenario("refresh-double-spend")
     first, second = sc.parts[0], sc.parts[1]
-    app = make_app(server_binary.path, open_scenario=sc)
+    app = make_app(server=shared(server_binary), open_scenario=sc)
     async with app.run_test(size=(140, 45)) as pilot:
         await opened(pilot, app)
         app.teacher.answers = {i: 1 for i, (_, s) in enumerate(app.teacher.stepper.flat) if s.predict}
@@ -248,7 +249,7 @@ async def test_part_separator_and_header_change_when_the_part_starts(server_bina
 async def test_prediction_dialog_keys_skip_and_one_numbering(server_binary):
     assert choice_label(1, "1) (integer) 100") == "1. (integer) 100"
     assert choice_label(2, "(integer) 2") == "2. (integer) 2"
-    app = make_app(server_binary.path, open_scenario=scenario("pcall"))
+    app = make_app(server=shared(server_binary), open_scenario=scenario("pcall"))
     async with app.run_test(size=(120, 35)) as pilot:
         await opened(pilot, app)
         await pilot.press("space")
@@ -263,7 +264,7 @@ async def test_prediction_dialog_keys_skip_and_one_numbering(server_binary):
 
 
 async def test_challenge_keys_win_text_and_program_conditions(server_binary):
-    app = make_app(server_binary.path, open_scenario=scenario("lost-update"), challenge=True)
+    app = make_app(server=shared(server_binary), open_scenario=scenario("lost-update"), challenge=True)
     async with app.run_test(size=(120, 35)) as pilot:
         await started(pilot, app)
         await wait_until(pilot, lambda: app.teacher is not None and "Challenge:" in panel_text(app))
@@ -277,7 +278,7 @@ async def test_challenge_keys_win_text_and_program_conditions(server_binary):
         await press_and_wait(pilot, app, "a")
         text = panel_text(app)
         assert "you produced the race" in text and "The race is over" in text
-    app = make_app(server_binary.path, open_scenario=scenario("oversell"), challenge=True)
+    app = make_app(server=shared(server_binary), open_scenario=scenario("oversell"), challenge=True)
     async with app.run_test(size=(120, 35)) as pilot:
         await started(pilot, app)
         await wait_until(pilot, lambda: app.teacher is not None and "Challenge:" in panel_text(app))
@@ -285,7 +286,7 @@ async def test_challenge_keys_win_text_and_program_conditions(server_binary):
 
 
 async def test_close_asks_first(server_binary):
-    app = make_app(server_binary.path, open_scenario=scenario("incr-is-atomic"))
+    app = make_app(server=shared(server_binary), open_scenario=scenario("incr-is-atomic"))
     async with app.run_test(size=(120, 35)) as pilot:
         await opened(pilot, app)
         await pilot.press("x")
@@ -302,7 +303,7 @@ async def test_close_asks_first(server_binary):
 async def test_picker_one_line_per_scenario(server_binary):
     from playground.cells import width
 
-    app = make_app(server_binary.path)
+    app = make_app(server=shared(server_binary))
     async with app.run_test(size=(80, 24)) as pilot:
         await started(pilot, app)
         await pilot.press("f7")
@@ -314,7 +315,7 @@ async def test_picker_one_line_per_scenario(server_binary):
 
 
 async def test_help_for_the_mode_and_no_broken_screenshot(server_binary):
-    app = make_app(server_binary.path)
+    app = make_app(server=shared(server_binary))
     async with app.run_test(size=(120, 35)) as pilot:
         await started(pilot, app)
         titles = [c.title for c in app.get_system_commands(app.screen)]
@@ -339,7 +340,7 @@ async def test_lua_editor_keeps_the_script_and_history_gets_it(server_binary):
 
     from playground.tui.screens.script_editor import ScriptEditor
 
-    app = make_app(server_binary.path)
+    app = make_app(server=shared(server_binary))
     async with app.run_test(size=(120, 35)) as pilot:
         await started(pilot, app)
         app.mode_screen.query_one("#pane-A CommandInput").focus()
@@ -384,7 +385,7 @@ def test_picker_order_follows_the_course_then_recordings_last():
 
 
 async def test_f6_shows_whole_scripts(server_binary):
-    app = make_app(server_binary.path)
+    app = make_app(server=shared(server_binary))
     async with app.run_test(size=(120, 35)) as pilot:
         await started(pilot, app)
         await type_command(pilot, app, "A", "EVAL \"local a = 1\\nlocal b = 2\\nreturn a + b\" 0")
@@ -398,7 +399,7 @@ async def test_f6_shows_whole_scripts(server_binary):
 async def test_a_long_narration_scrolls_from_the_keyboard_at_80x24(server_binary):
     """At 80×24 the narration has 8 rows; the presenter's arrows and PgUp/PgDn/Home/End
     reach what is below them, and the stepping keys still step."""
-    app = make_app(server_binary.path, open_scenario=scenario("pcall"))
+    app = make_app(server=shared(server_binary), open_scenario=scenario("pcall"))
     async with app.run_test(size=(80, 24)) as pilot:
         await opened(pilot, app)
         panel = app.mode_screen.query_one(NarrationPanel)
@@ -446,7 +447,7 @@ explain = "A saw 4."
 ''')
     from playground.scenario.loader import load_scenario
 
-    app = make_app(server_binary.path, open_scenario=load_scenario(path))
+    app = make_app(server=shared(server_binary), open_scenario=load_scenario(path))
     async with app.run_test(size=(120, 35)) as pilot:
         await opened(pilot, app)
         await press_and_wait(pilot, app, "space")
@@ -462,7 +463,7 @@ explain = "A saw 4."
 
 
 async def test_f12_while_a_prediction_is_open_translates_the_question(server_binary):
-    app = make_app(server_binary.path, open_scenario=scenario("lost-update"))
+    app = make_app(server=shared(server_binary), open_scenario=scenario("lost-update"))
     async with app.run_test(size=(120, 35)) as pilot:
         await opened(pilot, app)
         while not isinstance(app.screen, PredictScreen):

@@ -7,6 +7,9 @@ it when clicked, `[bold]` would restyle) is shown literally, and an escape seque
 from __future__ import annotations
 
 import html
+import shutil
+import tempfile
+from pathlib import Path
 import re
 
 import pytest
@@ -22,6 +25,7 @@ from playground.tui.widgets.key_table import KeyTable
 from playground.tui.classroom.classroom import Classroom
 from playground.tui.screens.teaching_screens import PredictScreen
 from test_tui import log_text, started, type_command, wait_until
+from servers import shared
 
 ESC = "\x1b"
 CLEAR = r"\x1b[2J"  # how an escape sequence is shown: written out
@@ -68,7 +72,7 @@ async def test_learner_names_and_the_lesson_are_text_in_the_class_overview(priva
 
 
 async def test_keys_values_replies_and_notices_are_text(server_binary):
-    app = make_app(server_binary.path)
+    app = make_app(server=shared(server_binary))
     async with app.run_test(size=(200, 45), notifications=True) as pilot:
         await started(pilot, app)
         await type_command(pilot, app, "A", r'SET "[@click=app.quit]k[/]" "[bold]v\x1b[2J"')
@@ -109,7 +113,7 @@ explain = "Because [/]."
 async def test_a_scenarios_words_are_text(server_binary, tmp_path):
     path = tmp_path / "markup.toml"
     path.write_text(SCENARIO)
-    app = make_app(server_binary.path, open_scenario=load_scenario(path))
+    app = make_app(server=shared(server_binary), open_scenario=load_scenario(path))
     async with app.run_test(size=(160, 45)) as pilot:
         await started(pilot, app)
         await wait_until(pilot, lambda: app.teacher is not None)
@@ -142,7 +146,7 @@ async def test_a_programs_name_and_commands_are_text_in_the_programs_panel(serve
     pytest.importorskip("redis")
     from playground.tui.widgets.own_programs import ProgramsPanel
 
-    app = make_app(server_binary.path)
+    app = make_app(server=shared(server_binary))
     async with app.run_test(size=(160, 40)) as pilot:
         await started(pilot, app)
         await pilot.press("ctrl+g")
@@ -160,8 +164,18 @@ async def test_a_programs_name_and_commands_are_text_in_the_programs_panel(serve
             program.communicate()
 
 
-async def test_what_a_server_that_fails_to_start_says_is_text(tmp_path):
-    fake = tmp_path / "redis-server"
+async def test_what_a_server_that_fails_to_start_says_is_text():
+    # a short path of a fixed length (not tmp_path, whose length differs under xdist's workers):
+    # the banner quotes it, and where the line wraps must not depend on it
+    folder = Path(tempfile.mkdtemp(prefix="rp-fake-"))
+    try:
+        await _fails_to_start(folder)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+async def _fails_to_start(folder) -> None:
+    fake = folder / "redis-server"
     fake.write_text("#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'Redis server v=7.0.0 sha=0'; exit 0; fi\n"
                     "printf '[/] [bold]FATAL \\033[2J at [@click=app.quit]x[/]\\n' >&2\nexit 1\n")
     fake.chmod(0o755)

@@ -12,6 +12,7 @@ from playground.tui.app import make_app
 from playground.tui.widgets.key_table import KeyTable
 from playground.tui.widgets.pane_log import PaneLog
 from test_tui import started, type_command, wait_until
+from servers import shared
 
 
 def rows(*names: str) -> list[tuple[str, tuple[Text, ...]]]:
@@ -107,7 +108,7 @@ async def test_pane_log_shows_its_scrollbar_only_while_reading_back():
 
 
 async def test_commands_that_change_no_key_do_not_redraw_the_key_table(server_binary):
-    app = make_app(server_binary.path)
+    app = make_app(server=shared(server_binary))
     async with app.run_test(size=(120, 40)) as pilot:
         await started(pilot, app)
         for i in range(5):

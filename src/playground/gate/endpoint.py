@@ -19,6 +19,7 @@ on request on 127.0.0.1 with a random password (gate/auth.py), never on another 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import re
 import secrets
@@ -139,6 +140,10 @@ class Gate:
         return "unix://" + self._servers[key].sockets[0].getsockname() + HOLD_QUERY
 
     async def close(self) -> None:
+        """Stop listening, fail what is still held, and remove the unix sockets: nothing of
+        the gate stays in the server's directory (it may outlive this gate)."""
+        paths = [server.sockets[0].getsockname() for key, server in self._servers.items()
+                 if not isinstance(key, tuple) and server.sockets]
         for server in self._servers.values():
             server.close()
         for client in list(self.clients):
@@ -148,6 +153,9 @@ class Gate:
         for server in self._servers.values():
             await server.wait_closed()
         self._servers.clear()
+        for path in paths:
+            with contextlib.suppress(OSError):
+                os.unlink(path)
 
     # ---- waiting and releasing
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import redis
 
-from playground.server import ServerBinary
+from playground.server import PrivateServer, ServerBinary
 from playground.server.node import LOOPBACK, Node
 from playground.server.sandbox import Credentials
 
@@ -29,15 +29,20 @@ MONITOR_ACL = "ACL SETUSER monitor-only on >{password} resetchannels -@all +moni
 
 
 class MonitorCapture:
-    """One throwaway server, watched by `redis-cli monitor` as an ACL user allowed only MONITOR."""
+    """One throwaway server, watched by `redis-cli monitor` as an ACL user allowed only MONITOR.
+    `unix`: the playground's private server instead (a unix socket, no TCP port), watched
+    and used over its socket by its `default` user."""
 
-    def __init__(self, binary: ServerBinary, directory: Path) -> None:
-        self.credentials = Credentials.for_tcp()
-        self.node = Node("captured", binary, str(directory), self.credentials)
-        self.node.spawn()
-        self.monitor_password = secrets.token_hex(16)
-        with self.node.link() as link:
-            link.call(*shlex.split(MONITOR_ACL.format(password=self.monitor_password)))
+    def __init__(self, binary: ServerBinary, directory: Path, unix: bool = False) -> None:
+        self.private = PrivateServer(binary).start() if unix else None
+        self.node = None
+        if self.private is None:
+            self.credentials = Credentials.for_tcp()
+            self.node = Node("captured", binary, str(directory), self.credentials)
+            self.node.spawn()
+            self.monitor_password = secrets.token_hex(16)
+            with self.node.link() as link:
+                link.call(*shlex.split(MONITOR_ACL.format(password=self.monitor_password)))
         self.monitor: subprocess.Popen | None = None
         self.clients: list[redis.Redis] = []
         self._read: list[bytes] = []  # lines read by wait_for, not yet in a capture
@@ -48,17 +53,24 @@ class MonitorCapture:
 
     def start(self) -> "MonitorCapture":
         """redis-cli monitor, running (its OK read: MONITOR is on)."""
-        env = dict(os.environ, REDISCLI_AUTH=self.monitor_password)
-        self.monitor = subprocess.Popen(["redis-cli", "-h", LOOPBACK, "-p", str(self.port), "--user", MONITOR_USER,
-                                         "monitor"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+        if self.private is not None:
+            where, env = ["-s", self.private.socket_path], dict(os.environ)
+        else:
+            where = ["-h", LOOPBACK, "-p", str(self.port), "--user", MONITOR_USER]
+            env = dict(os.environ, REDISCLI_AUTH=self.monitor_password)
+        self.monitor = subprocess.Popen(["redis-cli", *where, "monitor"], stdout=subprocess.PIPE,
+                                        stderr=subprocess.PIPE, env=env)
         first = self.monitor.stdout.readline()
         assert first.strip() == b"OK", (first, self.monitor.stderr.read1(1000) if first == b"" else b"")
         return self
 
     def service(self, **options) -> redis.Redis:
         """A redis-py client of the server over TCP, as a service would be."""
-        client = redis.Redis(host=LOOPBACK, port=self.port, username="default",
-                             password=self.credentials.learner_password, **options)
+        if self.private is not None:
+            client = redis.Redis(unix_socket_path=self.private.socket_path, **options)
+        else:
+            client = redis.Redis(host=LOOPBACK, port=self.port, username="default",
+                                 password=self.credentials.learner_password, **options)
         self.clients.append(client)
         return client
 
@@ -72,22 +84,27 @@ class MonitorCapture:
         raise AssertionError(f"MONITOR ended before {text!r}")
 
     def admin(self, *command: str) -> object:
-        """A command as the server's own admin user (not a learner, not in the capture)."""
+        """A command before the capture, as the server's own admin user (TCP) or a learner (unix)."""
+        if self.node is None:
+            with redis.Redis(unix_socket_path=self.private.socket_path) as client:
+                return client.execute_command(*command)
         with self.node.link() as link:
             return link.call(*command)
 
-    def stop(self, path: Path) -> bytes:
+    def stop(self, path: Path, via: redis.Redis | None = None) -> bytes:
         """End the capture: what MONITOR printed (its OK aside) up to the marker, written to
-        `path` and returned."""
+        `path` and returned. The marker is an ECHO from a connection of its own (its lines
+        left out by its address), or from `via` (a unix socket's clients all have one address)."""
+        assert via is not None or self.private is None, "over a unix socket, end the capture via a client"
         token = secrets.token_hex(8)
-        marker = self.service()
-        address = marker.client_info()["addr"]
+        marker = via or self.service()
         marker.echo(token)
+        own = None if via is not None else f" {marker.client_info()['addr']}]".encode()
         lines, self._read = self._read, []
         for line in self.monitor.stdout:
-            if f'"{token}"'.encode() in line and f" {address}]".encode() in line:
+            if f'"{token}"'.encode() in line:
                 break
-            if f" {address}]".encode() not in line:
+            if own is None or own not in line:
                 lines.append(line)
         data = b"OK\n" + b"".join(lines)
         path.write_bytes(data)
@@ -101,7 +118,10 @@ class MonitorCapture:
             self.monitor.wait()
             self.monitor.stdout.close()
             self.monitor.stderr.close()
-        self.node.stop()
+        if self.node is not None:
+            self.node.stop()
+        if self.private is not None:
+            self.private.stop()
 
 
 def lost_update(capture: MonitorCapture, path: Path, start: int = 10) -> bytes:

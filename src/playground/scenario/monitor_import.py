@@ -572,7 +572,7 @@ class CaptureReplay:
             more = trn(" … and {n} more", " … and {n} more", record.lua_more) if record.lua_more else ""
             notes.append(tr("The script ran: {commands}{more}.", commands=shown, more=more))
         notes += record.notes
-        narration = Translated(" ".join(notes), lambda lang: " ".join(again(n, lang) for n in notes))
+        narration = Translated(_sentences(notes), lambda lang: _sentences([again(n, lang) for n in notes]))
         step = Step(0, record.client, None, " ".join(record.words), narration=narration,
                     reply=record.reply, error=record.error, blocking=record.blocking, wait=record.wait,
                     sleep=record.sleep, save=record.save, template=True)
@@ -589,6 +589,14 @@ def _capture_lines(survey: CaptureSurvey, on_bytes: Callable[[int], None] | None
     """The capture's lines, read as they are replayed (a line at a time)."""
     with open(survey.path, "rb") as stream:
         yield from read_monitor(stream, on_bytes)
+
+
+def _sentences(texts: list[str]) -> str:
+    """Sentences one after another: a space between them, none after a full-width stop (。)."""
+    out = ""
+    for text in texts:
+        out += ("" if not out or out.endswith(("。", "！", "？")) else " ") + text
+    return out
 
 
 def _stored_values(described: dict) -> set[str]:

@@ -72,7 +72,7 @@ def test_o_writes_the_lesson_and_replaces_one_there_at_once(lost, capsys, server
     assert load_scenario(target).clients == ("svc-a", "B")
     assert os.stat(target).st_mode & 0o777 == 0o600  # (a capture may hold production data)
     assert sorted(p.name for p in target.parent.iterdir()) == ["incident.toml"]  # no temporary file left
-    assert f"next: redis-playground check {target}" in err
+    assert f"next: redis-playground check {target} (on each server), open {target} --clients svc-a,B" in err
 
 
 def cut(path, at: bytes) -> None:

@@ -156,8 +156,9 @@ def _import(args, setup: list[tuple[bytes, ...]]) -> str:
                  handshakes=survey.handshakes, saved=result.substituted, literals=result.literals,
                  sleeps=result.sleeps)
     if output is not None:
-        summary += "\n" + tr("next: redis-playground check {path} (on each server), open {path}, explore {path}",
-                             path=output)
+        opening = f"{output}" + ("" if survey.names == ("A", "B") else f" --clients {','.join(survey.names)}")
+        summary += "\n" + tr("next: redis-playground check {path} (on each server), open {opening}, explore {path}",
+                             path=output, opening=opening)
     return summary
 
 

@@ -51,7 +51,7 @@ class MonitorCapture:
     def port(self) -> int:
         return self.node.port
 
-    def start(self) -> "MonitorCapture":
+    def start(self) -> MonitorCapture:
         """redis-cli monitor, running (its OK read: MONITOR is on)."""
         if self.private is not None:
             where, env = ["-s", self.private.socket_path], dict(os.environ)

@@ -16,7 +16,6 @@ import tomllib
 import tracemalloc
 
 import pytest
-
 from monitor_captures import MonitorCapture, lost_update
 
 from playground.cli.import_command import Progress
@@ -120,7 +119,7 @@ def test_a_setup_that_cannot_run_is_one_line(lost, capsys, server_binary, setup,
 
 def test_url_and_topology_are_refused(lost, capsys):
     for options in (["--url", "redis://127.0.0.1:1"], ["--topology", "replica"]):
-        code, out, err = run(capsys, *options, "import", "monitor", str(lost))
+        code, _out, err = run(capsys, *options, "import", "monitor", str(lost))
         assert code == 2 and "private server of its own" in one_line(err)
 
 
@@ -147,7 +146,7 @@ def test_on_a_real_terminal_the_bar_shows_and_goes(lost, server_binary, tmp_path
     try:
         done = subprocess.run([sys.executable, "-m", "playground", "import", "monitor", str(lost), "-o",
                                str(tmp_path / "l.toml"), "--server", server_binary.path],
-                              stdout=subprocess.DEVNULL, stderr=follower, timeout=120)
+                              check=False, stdout=subprocess.DEVNULL, stderr=follower, timeout=120)
         os.close(follower)
         follower = -1
         seen = b""
@@ -213,14 +212,14 @@ def test_client_list_with_two_clients_on_the_socket_is_refused(unix_capture, cap
     listed = one.execute_command("CLIENT", "LIST")
     (tmp_path / "clients.txt").write_bytes(listed if isinstance(listed, bytes) else listed.encode())
     unix_capture.stop(tmp_path / "capture.txt", via=one)
-    code, out, err = run(capsys, "import", "monitor", str(tmp_path / "capture.txt"), "--clients-from",
+    code, _out, err = run(capsys, "import", "monitor", str(tmp_path / "capture.txt"), "--clients-from",
                          str(tmp_path / "clients.txt"), "--server", server_binary.path)
     assert code == 2 and "CLIENT LIST shows 2 clients on the unix socket" in one_line(err)
 
 
 def test_clients_from_that_is_not_client_list_is_one_line(lost, capsys, server_binary, tmp_path):
     (tmp_path / "clients.txt").write_text("id=1 addr=127.0.0.1:1 flags=N\nnot a client\n")
-    code, out, err = run(capsys, "import", "monitor", str(lost), "--clients-from", str(tmp_path / "clients.txt"))
+    code, _out, err = run(capsys, "import", "monitor", str(lost), "--clients-from", str(tmp_path / "clients.txt"))
     assert code == 2 and "clients.txt: line 2: not CLIENT LIST output" in one_line(err)
 
 
@@ -257,7 +256,7 @@ def test_100k_commands_make_no_lesson_past_4_mb_and_stop_early(capture, capsys, 
     data = capture.stop(tmp_path / "capture.txt")
     assert data.count(b'"INCRBY" "counter" "1"') == 100_000  # (redis-py's incr)
     target = tmp_path / "lesson.toml"
-    code, out, err = run(capsys, "import", "monitor", str(tmp_path / "capture.txt"), "-o", str(target), "--server",
+    code, _out, err = run(capsys, "import", "monitor", str(tmp_path / "capture.txt"), "-o", str(target), "--server",
                          server_binary.path)
     line = one_line(err)
     assert code == 2 and "the lesson passes 4 MB here" in line and "shorter window" in line

@@ -11,7 +11,7 @@ import threading
 import time
 
 import pytest
-
+import redis
 from monitor_captures import MonitorCapture, lost_update
 from servers import available_binaries
 
@@ -129,7 +129,7 @@ def test_a_transaction_keeps_watch_multi_exec_and_its_written_value(capture, cap
         two.set("balance", 100)          # between A's read and its EXEC: A's EXEC aborts
         pipe.multi()
         pipe.set("balance", balance - 50)
-        with pytest.raises(Exception):
+        with pytest.raises(redis.WatchError):
             pipe.execute()
     with one.pipeline() as pipe:
         pipe.watch("balance")

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-
 from monitor_captures import MonitorCapture, lost_update
 from test_tui import log_text
 from test_tui_teaching import opened, press_and_wait

@@ -10,7 +10,12 @@ import random
 import pytest
 
 from playground.scenario import monitor_lines
-from playground.scenario.monitor_lines import MonitorFormatError, is_unix_address, parse_monitor_line, read_monitor
+from playground.scenario.monitor_lines import (
+    MonitorFormatError,
+    is_unix_address,
+    parse_monitor_line,
+    read_monitor,
+)
 
 HEAD = b'1796355203.029456 [0 127.0.0.1:39430] '
 

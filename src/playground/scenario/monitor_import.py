@@ -206,6 +206,8 @@ class CaptureReplay:
             self._script_line(line)
             return
         self._last_script = None
+        if line.source not in self.survey.clients:
+            raise CaptureError(tr("the capture changed while it was imported: read it again"))
         client = self.survey.client(line.source)
         db_now = self._capture_db.get(line.source, 0)
         self._capture_db[line.source] = line.db

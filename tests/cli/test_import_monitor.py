@@ -117,6 +117,13 @@ def test_a_setup_that_cannot_run_is_one_line(lost, capsys, server_binary, setup,
     assert code == 2 and out == "" and says in one_line(err)
 
 
+def test_a_lesson_where_it_cannot_be_written_is_one_line(lost, capsys, tmp_path):
+    target = tmp_path / "no-such-dir" / "lesson.toml"
+    code, out, err = run(capsys, "import", "monitor", str(lost), "-o", str(target))
+    assert code == 2 and out == "" and one_line(err) == (
+        f"redis-playground: Could not write {target}: No such file or directory")
+
+
 def test_url_and_topology_are_refused(lost, capsys):
     for options in (["--url", "redis://127.0.0.1:1"], ["--topology", "replica"]):
         code, _out, err = run(capsys, *options, "import", "monitor", str(lost))

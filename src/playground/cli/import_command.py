@@ -137,8 +137,13 @@ def _import(args, setup: list[tuple[bytes, ...]]) -> str:
         bar.end()
     output = Path(args.output) if args.output else None
     directory = output.parent if output is not None else None
-    with tempfile.TemporaryFile("w+", encoding="utf-8") as records, \
-            tempfile.TemporaryDirectory(prefix="playground-import-", dir=directory) as work:
+    try:  # (beside the lesson: one rename puts it in place)
+        workplace = tempfile.TemporaryDirectory(prefix=".playground-import-", dir=directory)
+    except OSError as exc:
+        from playground.history import write_failure
+
+        raise ValueError(write_failure(output, OSError(exc.errno, exc.strerror))) from None
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as records, workplace as work:
         result = _replay(args, survey, setup, records)
         lesson = Path(work) / ((output.stem if output is not None else "lesson") + ".toml")
         _write(survey, result, args.setup, records, lesson)

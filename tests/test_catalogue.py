@@ -48,6 +48,24 @@ async def test_keys_read_and_written_as_the_server_describes_them(pg):
 
 
 @pytest.mark.asyncio
+async def test_where_the_keys_are_in_a_line(pg):
+    positions = {
+        "SET k v EX 10": {1},
+        "MSET a 1 b 2": {1, 3},
+        "ZUNIONSTORE d 2 a b": {1, 3, 4},
+        "XREAD COUNT 2 STREAMS s1 s2 0 0": {4, 5},
+        "EVAL x 2 k1 k2 a1": {3, 4},             # a script's declared KEYS, its ARGV not
+        "EVALSHA 0123 0 a1": set(),
+        "FCALL f 1 k a": {3},
+        "PING": set(),
+        "NOSUCHCOMMAND k": None,                 # not described: cannot tell
+    }
+    lines = [argv(line) for line in positions]
+    await pg.catalogue.learn(line[0] for line in lines)
+    assert {line: pg.catalogue.key_positions(a) for line, a in zip(positions, lines)} == positions
+
+
+@pytest.mark.asyncio
 async def test_time_scripts_server_state_and_blocking(pg):
     cases = {
         # line: (depends on time, script, server state, blocks, timeout)

@@ -72,6 +72,17 @@ def _server_options(dest_prefix: str = "", private_only: bool = False) -> argpar
     return common
 
 
+def _private_server_option() -> argparse.ArgumentParser:
+    """--server and --lang alone (`import`: its server is private, its clients the capture's)."""
+    common = argparse.ArgumentParser(add_help=False)
+    group = common.add_argument_group(tr("server"))
+    group.add_argument("--server", metavar="PATH|bundled|system",
+                       help=tr("server binary for the private server (default: $REDIS_PLAYGROUND_SERVER, "
+                               "then redis-server on PATH, then the bundled valkey-server)"))
+    _language_option(common)
+    return common
+
+
 def _url_address(args):
     """--url with the TLS and --user options applied: an Address (ValueError: one line)."""
     from playground.resp.connection import Address
@@ -221,6 +232,9 @@ def build_parser() -> argparse.ArgumentParser:
     from playground.cli.serve_command import add_parser as add_serve
 
     add_serve(sub, [_server_options(private_only=True), library])
+    from playground.cli.import_command import add_parser as add_import
+
+    add_import(sub, [_private_server_option()])
     return parser
 
 
@@ -325,6 +339,10 @@ def main(argv: list[str] | None = None) -> int:
             from playground.cli.explore_command import cmd_explore
 
             return cmd_explore(args)
+        if args.command == "import":
+            from playground.cli.import_command import cmd_import
+
+            return cmd_import(args)
         if args.command == "open" and args.challenge:  # one without a challenge: said before anything starts
             from playground.scenario.library import challenge_of
 

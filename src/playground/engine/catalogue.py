@@ -27,7 +27,12 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-from playground.engine.command_info import CommandInfo, parse_info, spec_keys
+from playground.engine.command_info import (
+    CommandInfo,
+    parse_info,
+    spec_keys,
+    spec_positions,
+)
 from playground.resp.replies import Array, Err, Int, Nil
 
 # -- corrections: what COMMAND INFO does not say ----------------------------------------
@@ -350,6 +355,26 @@ class Catalogue:
         blocks = blocks or (b"blocking" in command.flags and name not in (b"xread", b"xreadgroup"))
         reads, writes = self._keys(command, argv, name)
         return Effect(reads, writes, blocks, timeout if blocks and timeout else None, time)
+
+    def key_positions(self, argv) -> frozenset[int] | None:
+        """Where the line's keys are in argv (after `learn`), from the server's key
+        specifications: a script's or function's declared keys too (EVAL's KEYS). None:
+        cannot tell (no description, an incomplete spec, movable keys before 7.0)."""
+        command = self.commands.get(bytes(argv[0]).lower()) if argv else None
+        if command is None:
+            return None
+        if command.specs is None:
+            if command.first <= 0 or command.step <= 0 or b"movablekeys" in command.flags:
+                return None if b"movablekeys" in command.flags else frozenset()
+            last = command.last if command.last >= 0 else len(argv) + command.last
+            return frozenset(range(command.first, min(last, len(argv) - 1) + 1, command.step))
+        found: set[int] = set()
+        for spec in command.specs:
+            positions = spec_positions(spec, argv)
+            if positions is None or spec.incomplete:
+                return None
+            found.update(positions)
+        return frozenset(found)
 
     def nondeterministic(self, argv) -> bytes | None:
         """The server's word that the line's result may differ from run to run (after

@@ -96,6 +96,12 @@ def parse_info(info) -> CommandInfo | None:
 def spec_keys(spec: _Spec, argv) -> list[bytes] | None:
     """The keys this spec finds in argv (None: cannot tell), as the server's
     getKeysUsingKeySpecs finds them."""
+    positions = spec_positions(spec, argv)
+    return None if positions is None else [bytes(argv[i]) for i in positions]
+
+
+def spec_positions(spec: _Spec, argv) -> list[int] | None:
+    """Where in argv this spec finds its keys (None: cannot tell)."""
     argc = len(argv)
     if spec.begin[0] == "index":
         first = spec.begin[1]
@@ -128,4 +134,4 @@ def spec_keys(spec: _Spec, argv) -> list[bytes] | None:
         return None
     if step <= 0 or first <= 0 or last >= argc:
         return None if last >= argc else []
-    return [bytes(k) for k in argv[first:last + 1:step]]
+    return list(range(first, last + 1, step))

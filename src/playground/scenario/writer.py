@@ -24,17 +24,26 @@ def _cannot(scenario: Scenario, what: str) -> ScenarioError:
                             id=scenario.id, what=what))
 
 
-def _text(field: str, text: str) -> list[str]:
+def text_lines(field: str, text: str) -> list[str]:
     """`field = "..."` in English, and `field_<lang> = "..."` for each other language whose
-    text differs (a text said in one language only: as it is)."""
+    text differs (a text said in one language only: as it is).
+
+    Args:
+        field: the field's name in a scenario file (`title`, `narration`, ...).
+        text: the text, an i18n.Translated one to be written in every language.
+    """
     english = again(text, ENGLISH)
     return [f"{field} = {toml_string(english)}"] + [
         f"{translated_name(field, lang)} = {toml_string(again(text, lang))}"
         for lang in LANGUAGES if lang != ENGLISH and again(text, lang).strip() and again(text, lang) != english]
 
 
-def _scripts(scripts: dict[str, str]) -> list[str]:
-    """[scripts] in English, [scripts_<lang>] with the scripts another language has otherwise."""
+def script_lines(scripts: dict[str, str]) -> list[str]:
+    """[scripts] in English, [scripts_<lang>] with the scripts another language has otherwise.
+
+    Args:
+        scripts: name -> Lua source, as a scenario's `scripts`.
+    """
     out = []
     for lang in LANGUAGES:
         said = {name: again(source, lang) for name, source in scripts.items()}
@@ -46,7 +55,13 @@ def _scripts(scripts: dict[str, str]) -> list[str]:
     return out
 
 
-def _step(step: Step) -> list[str]:
+def step_lines(step: Step) -> list[str]:
+    """One step of a part as scenario file lines, its `[[parts.steps]]` header first.
+
+    Args:
+        step: the step; its `display` is written as the command, as it is when the step
+            is a template (`${n+1}`, `$script`, `$$`), else with every `$` doubled.
+    """
     out = ["[[parts.steps]]", f"client = {toml_string(step.client)}"]
     if step.wait:
         out.append("wait = true")
@@ -67,23 +82,24 @@ def _step(step: Step) -> list[str]:
         if getattr(step, name) is not None:
             out.append(f"{name} = {toml_string(getattr(step, name))}")
     if step.pause is not None:
-        out += _text("pause", step.pause)
+        out += text_lines("pause", step.pause)
     if step.narration:
-        out += _text("narration", step.narration)
+        out += text_lines("narration", step.narration)
     return out
 
 
 def scenario_toml(scenario: Scenario) -> str:
     """The TOML text of `scenario`, in every language its texts are said in."""
-    from playground.scenario.loader import parse_scenario
     import tomllib
+
+    from playground.scenario.loader import parse_scenario
 
     for what, there in (("programs", scenario.programs), ("challenge", scenario.challenge),
                         ("requires", scenario.requires or any(p.requires for p in scenario.parts))):
         if there:
             raise _cannot(scenario, what)
     lesson = scenario.lesson or scenario.title  # free play's typed commands have no lesson text; a file must
-    out = [*_text("title", scenario.title), *_text("lesson", lesson),
+    out = [*text_lines("title", scenario.title), *text_lines("lesson", lesson),
            "tags = [" + ", ".join(toml_string(t) for t in scenario.tags) + "]",
            "clients = [" + ", ".join(toml_string(c) for c in scenario.clients) + "]"]
     if scenario.topology != "single":
@@ -95,14 +111,14 @@ def scenario_toml(scenario: Scenario) -> str:
             out.append(f"{name} = {getattr(scenario, name)!r}")
     if scenario.explore_by is not None:
         out.append(f"explore_by = {toml_string(scenario.explore_by)}")
-    out += _scripts(scenario.scripts)
+    out += script_lines(scenario.scripts)
     for part in scenario.parts:
-        out += ["", "[[parts]]", *_text("name", part.name),
+        out += ["", "[[parts]]", *text_lines("name", part.name),
                 "setup = [" + ", ".join(toml_string(escape(line)) for line in part.setup_display) + "]"]
         for step in part.steps:
             if step.server or step.release or step.per_server or step.state or step.predict:
                 raise _cannot(scenario, tr("step {n}", n=step.number))
-            out += [""] + _step(step)
+            out += [""] + step_lines(step)
     text = "\n".join(out) + "\n"
     read_in = {}
     for lang in dict.fromkeys([scenario.language, *LANGUAGES]):

@@ -46,7 +46,9 @@ def outcome_lines(r: Exploration, cls: OutcomeClass) -> list[str]:
         lines += [tr("{client} saw: {replies}", client=client, replies=" · ".join(seen) or "-")
                   for client, seen in cls.first_run.replies]
     keys = r.keys
-    lines += [f"{k} = {cls.snapshot.describe(k)}" for k in keys]
+    for k in keys:
+        lines.append(f"{k} = {cls.snapshot.describe(k)}")
+        lines += [f"  {k} {group}" for group in cls.snapshot.describe_groups(k)]   # a stream's consumer groups
     return lines or [tr("(no keys)")]
 
 
@@ -284,8 +286,11 @@ def _key_json(cls: OutcomeClass, key: str) -> dict | None:
     if state is None:
         return None
     value = state.items[0] if state.type == "string" else list(state.items)
-    return {"type": state.type, "value": value, "shown": state.shown, "expires": state.expires,
-            "ttl": state.ttl_class}
+    out = {"type": state.type, "value": value, "shown": state.shown, "expires": state.expires,
+           "ttl": state.ttl_class}
+    if state.type == "stream":
+        out["groups"] = [g.as_json() for g in state.groups]
+    return out
 
 
 def render_json(r: Exploration) -> str:

@@ -211,6 +211,8 @@ def summary_line(r: Exploration) -> str:
     text = tr("{sentence}.", sentence=text[:1].upper() + text[1:]) if text else ""
     if r.random:
         text += (" " if text else "") + random_sentence(r)
+    if r.clock:
+        text += (" " if text else "") + clock_sentence(r)
     return text
 
 
@@ -218,6 +220,12 @@ def random_sentence(r: Exploration) -> str:
     return tr("By chance too: the server says {steps} may give another result in another run "
               "(its nondeterministic tips in COMMAND INFO), so the same schedule may end another way.",
               steps=tr(", ").join(r.random))
+
+
+def clock_sentence(r: Exploration) -> str:
+    return tr("By the clock: the replies of {steps} hold readings of the clock (a TTL, an idle time) that "
+              "differ from run to run, so they are compared without them (shown as (integer) …).",
+              steps=tr(", ").join(r.clock))
 
 
 def render_markdown(r: Exploration) -> str:
@@ -259,7 +267,7 @@ def to_json(r: Exploration) -> dict:
         "programs": r.programs, "schedules": r.total, "covered": r.covered, "run": r.runs,
         "sampled": r.sampled, "limit": r.limit, "seed": r.seed, "reduced": r.reduced,
         "goal": r.goal, "own_order": label(r.own_order) if r.own_order else None, "by": r.by,
-        "random": r.random, "rare_below": RARE if r.sampled else None, "rare": rare(r) if r.sampled else None,
+        "random": r.random, "clock": r.clock, "rare_below": RARE if r.sampled else None, "rare": rare(r) if r.sampled else None,
         "classes": [{
             "number": n, "count": c.count, "run": c.runs, "first": c.label,
             "state": {k: _key_json(c, k) for k in r.keys},

@@ -116,3 +116,21 @@ async def test_a_three_client_lost_update_names_the_write_really_overwritten(pri
         # the witness where the third client's write came last (A1 B1 B2 C1 C2 A2): A2 overwrote C2's
         assert any(c.witness.label == "A1 B1 B2 C1 C2 A2" and c.witness.anomaly.proof[1].before.label == "C2"
                    for c in lost)
+
+
+def test_an_aborted_exec_with_nothing_on_record_is_never_not_atomic():
+    """Pure: the operations of a run where B's step wrote nothing A read, yet A's EXEC came
+    back nil (the server's why-note: the key expired); a lost update in the same run is
+    still named first."""
+    from playground.explore.anomaly import Op, analyse
+
+    watch = Op(1, "A", "A1", frozenset({b"k"}), {}, watches=frozenset({b"k"}))
+    other = Op(2, "B", "B1", frozenset(), {b"x": (b"set",)})
+    exec_ = Op(3, "A", "A2", frozenset({b"k"}), {}, aborted=True, cause="expired", cause_key=b"k")
+    a = analyse([watch, other, exec_], ("A", "B", "A"))
+    assert a.kind == "aborted-exec"
+    assert a.explain() == "WATCHed k expired after A1 WATCHed it (no client wrote it), so A2's EXEC was aborted (nil)"
+    read = Op(4, "C", "C1", frozenset({b"n"}), {})
+    write = Op(5, "B", "B2", frozenset(), {b"n": (b"set",)})
+    over = Op(6, "C", "C2", frozenset(), {b"n": (b"set",)})
+    assert analyse([watch, other, exec_, read, write, over], tuple("ABACBC")).kind == "lost-update"

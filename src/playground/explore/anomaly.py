@@ -17,11 +17,7 @@ dependency, "the first before the second":
 A cycle between two clients (A before B and B before A) is what no serial order gives.
 Its name, first match wins:
 
-- aborted EXEC: an EXEC returned nil. Proved by another client's write to a WATCHed
-  key between the WATCH and the EXEC when the dependencies show one; else told from
-  what the server did (the engine's why-note for that EXEC: the key expired, a flush
-  or SWAPDB changed every key, a write the dependencies could not place). An aborted
-  EXEC is never called anything else: nothing of it ran;
+- aborted EXEC: another client wrote a WATCHed key between the WATCH and the EXEC;
 - double-spend (the refresh lesson's): both read a key before either wrote it, and
   both went on to write something the other did not overwrite (both "won");
 - lost update: a client read a key, another wrote it, then the first overwrote
@@ -30,6 +26,11 @@ Its name, first match wins:
   number of clients made it;
 - stale read: a client read a key, the other wrote it, and the first still wrote
   afterwards, on what it had read;
+- aborted EXEC again, where none of the above is shown: an EXEC returned nil with no
+  write of another client's on record to explain it, told from what the server did
+  (the engine's why-note for that EXEC: the WATCHed key expired, a flush or SWAPDB
+  changed every key, a write the dependencies could not place); an aborted EXEC is
+  never called "not atomic", nothing of it ran;
 - not atomic: any other cycle (the other client's steps ran between two of one
   client's: `B1 ran between A1 and A2`).
 
@@ -141,7 +142,7 @@ def analyse(ops: list[Op], schedule: tuple[str, ...]) -> Anomaly:
     edges = dependencies(ops)
     ops = sorted(ops, key=lambda o: o.seq)
     deciding = _deciding(edges, list(dict.fromkeys(schedule)))
-    for find in (_aborted, _double_spend, _lost_update, _stale_read, _cycle):
+    for find in (_aborted, _double_spend, _lost_update, _stale_read, _aborted_by_server, _cycle):
         found = find(ops, edges)
         if found is not None:
             found.deciding = deciding or _switch_points(schedule)
@@ -159,7 +160,13 @@ def _aborted(ops, edges) -> Anomaly | None:
                           and o.seq < e.before.seq), None)
             if watch is not None:
                 return Anomaly("aborted-exec", [Edge(watch, e.before, "rw", e.key), e])
-    for o in ops:   # no write of another client's on record explains it: what the server says
+    return None
+
+
+def _aborted_by_server(ops, edges) -> Anomaly | None:
+    """An EXEC that returned nil with no write of another client's on record to explain
+    it (the key expired, a flush or SWAPDB): what the server says (its why-note)."""
+    for o in ops:
         if o.aborted:
             watch = next((w for w in reversed(ops) if w.client == o.client and w.watches and w.seq < o.seq), None)
             culprit = next((c for c in ops if o.cause_seq is not None and c.seq == o.cause_seq

@@ -133,7 +133,7 @@ async def test_lost_update_is_named_with_its_dependency_and_a_one_switch_witness
     assert [(e.before.label, e.after.label, e.kind, e.key) for e in a.proof] == [
         ("A1", "B2", "rw", b"counter"), ("B2", "A2", "ww", b"counter")]
     assert a.deciding == [("A1", "B2")]   # B2 before A1 and it is B then A
-    assert a.explain() == "A1 read counter before B2 wrote it, and A2 overwrote B's write to counter"
+    assert a.explain() == "A1 read counter before B2 wrote it, and A2 overwrote B2's write to counter"
     serial = next(c for c in result.classes if c is not lost)
     assert serial.witness.switches == 0 and serial.witness.anomaly is None
     # the lanes: the witness's steps in its order, with the replies they got
@@ -193,7 +193,7 @@ async def test_an_aborted_exec_is_told_from_a_lost_update(pg):
     stale = await explore(pg, scenario("stale-read-in-multi"), by="replies")
     lost = next(c for c in stale.classes if not c.serial).witness.anomaly
     assert lost.kind == "lost-update"      # "B's decrement is lost"
-    assert lost.explain() == "A1 read stock before B1 wrote it, and A4 overwrote B's write to stock"
+    assert lost.explain() == "A1 read stock before B1 wrote it, and A4 overwrote B1's write to stock"
 
 
 @pytest.mark.asyncio

@@ -217,7 +217,8 @@ PAUSE_TEXT = N_("Pause here to discuss.")
 # in the interface's language: a word, or a word and what it is about.
 _CHECK_WORDS = (N_("reply"), N_("reply matches"), N_("reply arrives"), N_("blocks"), N_("does not block"),
                 N_("server stops"), N_("answers in time"), N_("reconnects"))
-_CHECK_PREFIXES = {"error ": N_("error {code}"), "state ": N_("state {key}")}
+_CHECK_PREFIXES = {"error ": N_("error {code}"), "state ": N_("state {key}"),
+                   "exit status ": N_("exit status of {client}"), "return value ": N_("return value of {client}")}
 
 
 _ON_SERVER = N_("{check} on {server}")  # a check of one server's reply: "reply on Valkey"

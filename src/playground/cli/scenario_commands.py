@@ -103,11 +103,19 @@ async def _run_one(pg: Playground, scenario: Scenario, fmt: str, lang: str = "en
                 _out(report.text_step(scenario, step))
                 state["steps"].append(step)
 
+        def on_end(end) -> None:   # a part's expect, once its programs ended
+            if fmt == "json":
+                _out(report.json_end(pg.label, scenario, end) + "\n")
+            elif fmt == "text":
+                _out(report.text_lanes(scenario, state["steps"]))
+                state["steps"] = []
+                _out(report.text_end(end))
+
         if fmt == "text":
             _out(report.text_header(scenario, pg.label))
         executor = Executor(pg, explain=lang)  # a "why" under every surprise (engine/why.py)
         result = await Runner(pg, on_step=on_step, record_touched=(fmt == "json"), executor=executor,
-                              time_limit=time_limit, lesson_time=True, pace=pace).run(scenario)
+                              time_limit=time_limit, lesson_time=True, pace=pace, on_end=on_end).run(scenario)
         if fmt == "text":
             _out(report.text_lanes(scenario, state["steps"]))
             _out(report.text_summary(result))

@@ -33,7 +33,7 @@ from playground.engine.command_info import (
     spec_keys,
     spec_positions,
 )
-from playground.resp.replies import Array, Err, Int, Nil
+from playground.resp.replies import Array, Bulk, Err, Int, Map, Nil, Status
 
 # -- corrections: what COMMAND INFO does not say ----------------------------------------
 
@@ -50,13 +50,23 @@ command, KEYS, SCAN, RANDOMKEY, DBSIZE, FLUSHALL, INFO, ..., may touch any key).
 
 TIME_DEPENDENT = frozenset((
     b"setex", b"psetex", b"getex", b"expire", b"pexpire", b"expireat", b"pexpireat", b"persist",
-    b"ttl", b"pttl", b"expiretime", b"pexpiretime", b"restore", b"time", b"object",
+    b"ttl", b"pttl", b"expiretime", b"pexpiretime", b"restore", b"time", b"object|idletime", b"object|freq",
     b"hexpire", b"hpexpire", b"hexpireat", b"hpexpireat", b"hpersist", b"httl", b"hpttl",
-    b"hexpiretime", b"hpexpiretime", b"hgetex", b"hsetex"))
+    b"hexpiretime", b"hpexpiretime", b"hgetex", b"hsetex",
+    b"xpending", b"xinfo", b"xclaim", b"xautoclaim"))
 """Commands whose effect or reply depends on when they run (a TTL set, read or
-removed): between two of them time may pass (a `sleep` step, a blocking timeout), so
-they are ordered against everything. SET is one only with EX/PX/EXAT/PXAT
-(`_SET_TTL_OPTIONS`)."""
+removed; a stream's idle times, read or claimed by: XPENDING, XINFO, XCLAIM and
+XAUTOCLAIM's min-idle-time; OBJECT IDLETIME and FREQ, named `command|subcommand`): between
+two of them time may pass (a `sleep` step, a blocking timeout), so they are ordered
+against everything. SET is one only with EX/PX/EXAT/PXAT (`_SET_TTL_OPTIONS`). Those that also write (a flag of
+COMMAND INFO's) set, change or remove a key's time to live (`Catalogue.ttl_keys`)."""
+
+CLOCK_FIELDS = frozenset((b"idle", b"seen-time", b"active-time", b"inactive", b"delivery-time"))
+"""Fields of a reply in field/value pairs whose value is a reading of the clock (XINFO
+CONSUMERS' idle and inactive, XINFO STREAM FULL's seen-time, active-time and a pending
+entry's delivery time): it differs from run to run (`clock_free`)."""
+CLOCK_MASK = Status("(integer) …".encode())
+"""What a reading of the clock is compared (and shown) as, where a reply holds one."""
 _SET_TTL_OPTIONS = frozenset((b"ex", b"px", b"exat", b"pxat"))
 
 SERVER_STATE = frozenset((b"function", b"script", b"config", b"select", b"swapdb", b"client", b"acl",
@@ -164,7 +174,7 @@ class Effect:
             return None
         return self.writes
 
-    def conflicts(self, other: "Effect") -> bool:
+    def conflicts(self, other: Effect) -> bool:
         """Could the two lines, run by different clients, end differently in the other order?"""
         if self.everyone or other.everyone:
             return True
@@ -243,6 +253,8 @@ def depends_on_time(argv) -> bool:
     name = bytes(argv[0]).lower()
     if name in TIME_DEPENDENT or bool(block_timeout(argv)):
         return True
+    if len(argv) > 1 and name + b"|" + bytes(argv[1]).lower() in TIME_DEPENDENT:
+        return True
     return name == b"set" and any(bytes(a).lower() in _SET_TTL_OPTIONS for a in argv[3:])
 
 
@@ -263,6 +275,47 @@ def ttl_set(argv) -> tuple[bytes, float] | None:
     except (IndexError, ValueError):
         return None
     return None
+
+
+def clock_free(argv, reply):
+    """`reply` with every reading of the clock in it replaced by CLOCK_MASK, for a line
+    whose output holds some (`Catalogue.clock_output`): an integer reply that is not
+    negative (TTL's -1 and -2 say something), the values of CLOCK_FIELDS, and the time in
+    each pending entry (XPENDING's `[id, consumer, idle, deliveries]`, XINFO STREAM
+    FULL's `pending` entries: the one before the delivery count)."""
+    if isinstance(reply, Int):
+        return CLOCK_MASK if int(reply) >= 0 else reply
+    name = bytes(argv[0]).lower() if argv else b""
+    if name == b"xpending" and len(argv) > 3 and isinstance(reply, Array):
+        return Array(_entry_clock_free(e) for e in reply)
+    return _fields_clock_free(reply)
+
+
+def _entry_clock_free(entry):
+    """A pending entry, its time (the item before the delivery count) masked."""
+    if isinstance(entry, Array) and len(entry) >= 3 and isinstance(entry[-2], Int):
+        return Array([*entry[:-2], CLOCK_MASK, entry[-1]])
+    return entry
+
+
+def _fields_clock_free(value):
+    if isinstance(value, Map):
+        return Map((k, _field_clock_free(k, v)) for k, v in value)
+    if not isinstance(value, Array):
+        return value
+    pairs = len(value) % 2 == 0 and all(isinstance(k, (Bulk, Status)) for k in value[::2])
+    if pairs and value:
+        return Array(x for k, v in zip(value[::2], value[1::2]) for x in (k, _field_clock_free(k, v)))
+    return Array(_fields_clock_free(v) for v in value)
+
+
+def _field_clock_free(field, value):
+    name = bytes(field).lower() if isinstance(field, (bytes, Bulk, Status)) else b""
+    if name in CLOCK_FIELDS and isinstance(value, Int):
+        return CLOCK_MASK
+    if name == b"pending" and isinstance(value, Array):
+        return Array(_entry_clock_free(e) for e in value)
+    return _fields_clock_free(value)
 
 
 def _sort_effect(argv) -> Effect:
@@ -376,6 +429,45 @@ class Catalogue:
             found.update(positions)
         return frozenset(found)
 
+    def clock_output(self, argv) -> bool:
+        """Does the line's reply hold readings of the clock (a TTL, an idle time, OBJECT
+        FREQ's decaying counter), which differ from run to run? The server's word that
+        its output is nondeterministic (`nondeterministic`, a subcommand's own tips
+        included), for a command that depends on time and is given what to read (TTL k,
+        PTTL k, OBJECT IDLETIME k, XPENDING, XINFO CONSUMERS ...; not TIME, which takes
+        nothing and whose whole reply is the clock, nor SPOP, which is chance). XINFO
+        STREAM ... FULL too, which the server does not tip, though it holds seen and
+        delivery times. After `learn`."""
+        if not argv or len(argv) < 2 or not depends_on_time(argv):
+            return False
+        words = [bytes(a).lower() for a in argv[:2]]
+        full = words == [b"xinfo", b"stream"] and any(bytes(a).lower() == b"full" for a in argv[3:])
+        return full or self.nondeterministic(argv) == b"nondeterministic_output"
+
+    def ttl_keys(self, argv) -> tuple[frozenset[bytes], float | None]:
+        """The keys this line may give a time to live (set, change or remove one), and
+        how long it gives, in seconds, where the line says (SETEX, PEXPIRE, SET ... PX;
+        None: EXPIREAT, GETEX, RESTORE, a TTL from a script ...). A command that depends
+        on time (`TIME_DEPENDENT`) and the server flags `write`, or SET with EX/PX/EXAT/
+        PXAT; a script: the keys it declares. After `learn`."""
+        if not argv:
+            return frozenset(), None
+        name = bytes(argv[0]).lower()
+        if name in SCRIPT_COMMANDS:
+            try:
+                count = int(argv[2]) if len(argv) > 2 else 0
+            except ValueError:
+                count = 0
+            return frozenset(bytes(k) for k in argv[3:3 + max(count, 0)]), None
+        command = self.commands.get(name)
+        if not depends_on_time(argv) or block_timeout(argv) or command is None:
+            return frozenset(), None
+        if name != b"set" and b"write" not in command.flags:
+            return frozenset(), None
+        _, writes = self._keys(command, argv, name)
+        given = ttl_set(argv)
+        return frozenset(writes or ()), given[1] if given else None
+
     def nondeterministic(self, argv) -> bytes | None:
         """The server's word that the line's result may differ from run to run (after
         `learn`): its tip `nondeterministic_output` (SPOP, SRANDMEMBER, RANDOMKEY, TIME,
@@ -391,8 +483,12 @@ class Catalogue:
             return None
         if name == b"xadd" and not any(bytes(a) == b"*" for a in argv[2:]):
             return None
+        tips = command.tips
+        if len(argv) > 1 and command.subcommands:   # OBJECT IDLETIME: the subcommand's own tips
+            sub = bytes(argv[1]).lower()
+            tips = tips | next((t for s, t in command.subcommands if s == sub), frozenset())
         for tip in (b"nondeterministic_output", b"nondeterministic_output_order"):
-            if tip in command.tips:
+            if tip in tips:
                 return tip
         return None
 

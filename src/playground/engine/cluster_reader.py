@@ -20,8 +20,8 @@ SLOTS = 16384
 _KEYED = {b"type", b"ttl", b"pttl", b"get", b"strlen", b"getrange", b"lrange", b"llen", b"smembers",
           b"scard", b"sscan", b"hgetall", b"hlen", b"hscan", b"zrange", b"zcard", b"xlen", b"xrange",
           b"xrevrange", b"exists", b"dump", b"expiretime", b"pexpiretime", b"getkeys", b"lpos",
-          b"hget", b"hmget", b"zscore", b"sismember", b"xinfo_stream"}
-_KEYED_SECOND = {b"object", b"memory"}  # OBJECT ENCODING key, MEMORY USAGE key
+          b"hget", b"hmget", b"zscore", b"sismember"}
+_KEYED_SECOND = {b"object", b"memory", b"xinfo"}  # OBJECT ENCODING key, MEMORY USAGE key, XINFO STREAM key
 
 
 def _crc16(data: bytes) -> int:

@@ -30,6 +30,7 @@ class CommandInfo:
     last: int
     step: int
     tips: frozenset[bytes] = frozenset()   # e.g. nondeterministic_output (7.0 and later)
+    subcommands: tuple[tuple[bytes, frozenset[bytes]], ...] = ()   # (subcommand, its tips): OBJECT IDLETIME's own
 
     @property
     def undeclared_writes(self) -> bool:
@@ -90,7 +91,11 @@ def parse_info(info) -> CommandInfo | None:
     specs = tuple(_parse_spec(s) for s in info[8]) if len(info) > 8 and isinstance(info[8], Array) else None
     first, last, step = (_int(x) if isinstance(x, Int) else 0 for x in info[3:6])
     tips = _words(info[7]) if len(info) > 7 else frozenset()
-    return CommandInfo(bytes(info[0]).lower(), _words(info[2]), specs, first, last, step, tips)
+    subcommands = []
+    for sub in info[9] if len(info) > 9 and isinstance(info[9], Array) else ():   # ("object|idletime", ...)
+        if isinstance(sub, Array) and len(sub) > 7:
+            subcommands.append((bytes(sub[0]).lower().partition(b"|")[2], _words(sub[7])))
+    return CommandInfo(bytes(info[0]).lower(), _words(info[2]), specs, first, last, step, tips, tuple(subcommands))
 
 
 def spec_keys(spec: _Spec, argv) -> list[bytes] | None:

@@ -7,7 +7,8 @@ nothing: `INCR n` by A and `GET k` by B give the same replies whichever runs fir
 Two lines commute when the command catalogue (engine/catalogue.py) knows their keys
 and they share no key that either writes; a line the catalogue cannot place (a script,
 a key-less command, one that depends on time or changes the server's state: see
-`Effect.anything`) commutes with nothing.
+`Effect.anything`) commutes with nothing; nor does a line on a key an earlier line gave
+a time to live (the catalogue's `ttl_keys`): what it finds depends on when it runs.
 
 Not covered: a server at its `maxmemory` (the private servers' 64mb, noeviction:
 server/sandbox.py), where which write gets OOM, or which key an evicting server drops,
@@ -25,9 +26,13 @@ async def waits(catalogue, lines: list[tuple[str, tuple[bytes, ...]]]) -> list[i
     last_unknown: dict[str, int] = {}   # its last line that may touch anything
     last_write: dict[str, dict] = {}    # key -> its last line writing it
     last_read: dict[str, dict] = {}     # key -> its last line reading it
+    expiring: set[bytes] = set()        # keys a line gave a TTL: they may run out between two lines
     out = []
-    for index, ((client, _), effect) in enumerate(zip(lines, effects)):
+    for index, ((client, argv), effect) in enumerate(zip(lines, effects)):
         touched = effect.touched
+        if touched is not None and touched & expiring:
+            touched = None
+        expiring |= catalogue.ttl_keys(argv)[0]
         wait = -1
         for other, last in last_any.items():
             if other == client:

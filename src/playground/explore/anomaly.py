@@ -20,10 +20,17 @@ Its name, first match wins:
 - aborted EXEC: another client wrote a WATCHed key between the WATCH and the EXEC;
 - double-spend (the refresh lesson's): both read a key before either wrote it, and
   both went on to write something the other did not overwrite (both "won");
-- lost update: a client read a key, the other wrote it, then the first overwrote
-  that write (with a value computed from its stale read);
+- lost update: a client read a key, another wrote it, then the first overwrote
+  that write (with a value computed from its stale read); the write named is the one
+  really overwritten, the last write to the key before the overwrite, whichever of any
+  number of clients made it;
 - stale read: a client read a key, the other wrote it, and the first still wrote
   afterwards, on what it had read;
+- aborted EXEC again, where none of the above is shown: an EXEC returned nil with no
+  write of another client's on record to explain it, told from what the server did
+  (the engine's why-note for that EXEC: the WATCHed key expired, a flush or SWAPDB
+  changed every key, a write the dependencies could not place); an aborted EXEC is
+  never called "not atomic", nothing of it ran;
 - not atomic: any other cycle (the other client's steps ran between two of one
   client's: `B1 ran between A1 and A2`).
 
@@ -59,6 +66,9 @@ class Op:
     writes: dict[bytes, tuple[bytes, ...]] | None   # key -> server events (() unknown); None: unknown
     aborted: bool = False                       # an EXEC that returned nil (WATCH)
     watches: frozenset[bytes] = frozenset()     # a WATCH step's keys
+    cause: str | None = None                    # an aborted EXEC: its why-note's kind ("expired", "flushed" ...)
+    cause_seq: int | None = None                # ... and the server-order number of the unit that changed the key
+    cause_key: bytes | None = None              # ... and the WATCHed key it names
 
     def wrote(self, key: bytes) -> bool:
         return self.writes is not None and key in self.writes
@@ -91,6 +101,8 @@ class Anomaly:
     deciding: list[tuple[str, str]] = field(default_factory=list)  # ("B1", "A2"): B1 before A2
     between: tuple[str, list[str], str] | None = None  # ("A1", ["B1", "B2"], "A2") for not-atomic
     edges: list[Edge] = field(default_factory=list)   # every dependency between clients
+    abort: tuple[Op | None, Op, Op | None] | None = None  # an aborted EXEC with no proof on keys:
+    # (its client's WATCH, the EXEC, the other client's step that changed the key, if known)
 
     @property
     def name(self) -> str:
@@ -130,7 +142,7 @@ def analyse(ops: list[Op], schedule: tuple[str, ...]) -> Anomaly:
     edges = dependencies(ops)
     ops = sorted(ops, key=lambda o: o.seq)
     deciding = _deciding(edges, list(dict.fromkeys(schedule)))
-    for find in (_aborted, _double_spend, _lost_update, _stale_read, _cycle):
+    for find in (_aborted, _double_spend, _lost_update, _stale_read, _aborted_by_server, _cycle):
         found = find(ops, edges)
         if found is not None:
             found.deciding = deciding or _switch_points(schedule)
@@ -148,6 +160,18 @@ def _aborted(ops, edges) -> Anomaly | None:
                           and o.seq < e.before.seq), None)
             if watch is not None:
                 return Anomaly("aborted-exec", [Edge(watch, e.before, "rw", e.key), e])
+    return None
+
+
+def _aborted_by_server(ops, edges) -> Anomaly | None:
+    """An EXEC that returned nil with no write of another client's on record to explain
+    it (the key expired, a flush or SWAPDB): what the server says (its why-note)."""
+    for o in ops:
+        if o.aborted:
+            watch = next((w for w in reversed(ops) if w.client == o.client and w.watches and w.seq < o.seq), None)
+            culprit = next((c for c in ops if o.cause_seq is not None and c.seq == o.cause_seq
+                            and c.client != o.client), None)
+            return Anomaly("aborted-exec", abort=(watch, o, culprit))
     return None
 
 
@@ -188,13 +212,20 @@ def _reread(ops, client: str, key: bytes, start: int, end: int) -> bool:
 
 
 def _lost_update(ops, edges) -> Anomaly | None:
-    for e in edges:
-        if e.kind != "rw":
-            continue
-        xr, yw, key = e.before, e.after, e.key
-        xw = next((o for o in ops if o.client == xr.client and o.seq > yw.seq and o.wrote(key)), None)
-        if xw is not None and xw.replaced(key) and not _reread(ops, xr.client, key, yw.seq, xw.seq):
-            return Anomaly("lost-update", [e, Edge(yw, xw, "ww", key)])
+    """A write that replaced a key (`xw`), the write it really overwrote (the last one to
+    that key before it: another client's), and its client's last read of the key, made
+    before that write: the value it wrote came from a stale read."""
+    for xw in ops:
+        for key in sorted(xw.writes or ()):
+            if not xw.replaced(key):
+                continue
+            yw = max((o for o in ops if o.seq < xw.seq and o.wrote(key)), key=lambda o: o.seq, default=None)
+            if yw is None or yw.client == xw.client:
+                continue
+            xr = max((o for o in ops if o.client == xw.client and o.seq < xw.seq and o.read(key)),
+                     key=lambda o: o.seq, default=None)   # (a WATCH reads its keys: then it had the news)
+            if xr is not None and xr.seq < yw.seq:
+                return Anomaly("lost-update", [Edge(xr, yw, "rw", key), Edge(yw, xw, "ww", key)])
     return None
 
 
@@ -284,8 +315,29 @@ def edge_text(e: Edge) -> str:
     if e.kind == "wr":
         return tr("{q} read {key} after {p} wrote it", p=p, q=q, key=key)
     if e.after.replaced(e.key):
-        return tr("{q} overwrote {client}'s write to {key}", q=q, client=e.before.client, key=key)
+        return tr("{q} overwrote {p}'s write to {key}", q=q, p=p, key=key)
     return tr("{q} wrote {key} after {p}", p=p, q=q, key=key)
+
+
+def _abort_text(a: Anomaly) -> str:
+    """An aborted EXEC that no dependency on a key explains, in the server's terms."""
+    assert a.abort is not None
+    watch, exec_, culprit = a.abort
+    q = exec_.label
+    key = show_key(exec_.cause_key) if exec_.cause_key is not None else \
+        " ".join(show_key(k) for k in sorted(watch.watches)) if watch is not None else "?"
+    after = tr("after {p} WATCHed it", p=watch.label) if watch is not None else tr("after the WATCH")
+    if exec_.cause == "expired":
+        return tr("WATCHed {key} expired {after} (no client wrote it), so {q}'s EXEC was aborted (nil)",
+                  key=key, after=after, q=q)
+    if exec_.cause == "flushed" and culprit is not None:
+        return tr("{p} changed every key of the database (a flush or SWAPDB) {after}, so {q}'s EXEC was "
+                  "aborted (nil)", p=culprit.label, after=tr("after {p}'s WATCH", p=watch.label) if watch else
+                  tr("after the WATCH"), q=q)
+    if culprit is not None:
+        return tr("{p} changed WATCHed {key} {after}, so {q}'s EXEC was aborted (nil)", p=culprit.label, key=key,
+                  after=after, q=q)
+    return tr("WATCHed {key} changed {after}, so {q}'s EXEC was aborted (nil)", key=key, after=after, q=q)
 
 
 def explain(a: Anomaly) -> str:
@@ -300,6 +352,8 @@ def explain(a: Anomaly) -> str:
                   read=edge_text(e), client=e.before.client, write=a.between[2])
     if a.kind == "aborted-exec" and len(a.proof) == 2:
         return tr("{wrote}, so {q}'s EXEC was aborted (nil)", wrote=edge_text(a.proof[0]), q=a.proof[1].after.label)
+    if a.kind == "aborted-exec" and a.abort is not None:
+        return _abort_text(a)
     if a.proof:
         text = tr(", and ").join(edge_text(e) for e in a.proof)
         if a.kind == "not-atomic" and a.between and a.between[1]:

@@ -39,7 +39,7 @@ from playground.engine.executor import Executor
 from playground.engine.playground import Playground
 from playground.engine.session import ConnectionLost
 from playground.explore import program_moves, schedules as sch
-from playground.explore.chance import random_steps
+from playground.explore.chance import clock_steps, random_steps
 from playground.explore.footprint import Footprint, footprints
 from playground.explore.step_moves import no_reply, no_reply_message, own_order, with_timeout_move
 from playground.explore.outcomes import Exploration, Run
@@ -48,6 +48,7 @@ from playground.explore.snapshot import Snapshotter
 from playground.explore.grouping import Grouping
 from playground.explore.lanes import lanes_for, run_lanes
 from playground.explore.one_schedule import OneSchedule
+from playground.explore.pushes import PushLog
 from playground.explore.witnesses import find_witnesses
 from playground.i18n import tr
 from playground.resp.cli_secrets import redact_line
@@ -105,6 +106,8 @@ class Explorer(OneSchedule):
         self.programs = programs_of(scenario, self.part)
         self.footprints: dict[str, list[Footprint]] = {}
         self.snapshots = Snapshotter(pg)
+        self.pushes = PushLog(pg)            # a subscriber's messages, as its replies (explore/pushes.py)
+        self.kept_pushes: list[tuple[int, str, str]] = []   # with `keep`: (after which seq, client, frame)
         self.fresh = FreshState(pg)
         for step in self.part.steps:
             if step.server_stops:
@@ -155,8 +158,9 @@ class Explorer(OneSchedule):
                              sch.count_schedules(lengths), limit=self.limit, seed=self.seed,
                              goal=self.scenario.challenge.goal if self._has_goal() else None, by=self.by)
         evicting = self.memory_bound or await self.fresh.may_evict(self.commands_sent())
-        self.footprints = await footprints(self.pg.catalogue, self.programs, evicting=evicting)
+        self.footprints = await footprints(self.pg.catalogue, self.programs, evicting=evicting, setup=self.part.setup)
         result.random = random_steps(self.pg.catalogue, self.programs, self.by)
+        result.clock = clock_steps(self.pg.catalogue, self.programs, self.by)
         await self.fresh.begin(self.commands_sent())
         own = own_order(self.part, self.programs)
         self.refused = False   # a write refused for memory in a reduced exploration (its fold says)
@@ -190,6 +194,7 @@ class Explorer(OneSchedule):
                 await find_witnesses(self, result, candidates)
         finally:
             await self.runner.programs.close()  # (the warm interpreter too: the search is over)
+            self.pushes.detach()
         await self.fresh.restore()
         return result
 

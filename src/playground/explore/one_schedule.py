@@ -9,11 +9,13 @@ from __future__ import annotations
 import asyncio
 from dataclasses import replace
 
-from playground.engine.catalogue import block_timeout, may_block
+from playground.engine.catalogue import block_timeout, clock_free, may_block
+from playground.engine.session import STREAMING
 from playground.errors import ExploreError
 from playground.explore import program_moves
 from playground.explore.outcomes import Run
 from playground.i18n import tr
+from playground.resp.cli_format import render
 from playground.resp.cli_lines import format_argv
 from playground.scenario.time_limits import WAIT_TIMEOUT
 
@@ -33,6 +35,8 @@ class OneSchedule:
         error = await runner.begin_part(self.scenario, self.part)
         if error:
             raise ExploreError(f"{self.scenario.id}: {error}")
+        self.pushes.attach()   # a subscriber's messages: its replies too (explore/pushes.py)
+        self.kept_pushes: list[tuple[int, str, str]] = []
         position = dict.fromkeys(self.programs, 0)
         remaining = list(planned)
         executed: list[str] = []
@@ -68,7 +72,7 @@ class OneSchedule:
             step = program_moves.step_at(self, client, position[client])
             if client in runner.waiting and not step.wait:
                 taken = await self._collect(client)
-                seen[client].append(_seen(taken))
+                await self._note(seen, client, taken)
                 done.append((client, None, False))
                 if keep is not None:
                     keep.append((client, sent_at[client], taken))
@@ -81,16 +85,19 @@ class OneSchedule:
             if blocked:
                 sent_at[client] = position[client]
             if not blocked and not nothing_to_take:
-                seen[client].append(_seen(out))
+                await self._note(seen, client, out)
+            else:
+                await self._note(seen, None, None)
             last = (client, position[client])
             position[client] += 1
             executed.append(client)
         if not deadlock:   # replies that came with no wait step left to take them
             for client in [c for c, (job, _) in runner.waiting.items() if job.task.done()]:
                 taken = await self._collect(client)
-                seen[client].append(_seen(taken))
+                await self._note(seen, client, taken)
                 if keep is not None:
                     keep.append((client, sent_at[client], taken))
+        await self._note(seen, None, None)   # the messages still on their way
         if deadlock and runner.programs.running:  # a program waits for ever: stopped, not waited for
             await runner.discard_pending()
             await runner.programs.stop()
@@ -160,6 +167,38 @@ class OneSchedule:
                                                    key=lambda item: list(self.programs).index(item[0]))
                          if not job.task.done())
 
+    async def _note(self, seen: dict[str, list[str]], client: str | None, out) -> None:
+        """The pushes each client was sent so far (once the server has sent them all:
+        PushLog.settle), then `out`, the reply `client` saw (a subscribing step's own
+        frames are among the pushes). With `self.keep`, each push kept for the lanes,
+        after the last unit that ran."""
+        await self.pushes.settle()
+        for name in seen:
+            frames = self.pushes.take(name)
+            seen[name] += frames
+            if name == client and out.value is STREAMING:   # SUBSCRIBE's own replies: the lanes show them on its row
+                out.reply = "\n".join(frames)
+            elif self.keep is not None and frames:
+                last = max((u.seq for _, _, o in self.keep for u in o.units if u.seq is not None), default=0)
+                last = max([last] + [o.seq for _, _, o in self.keep if o.seq is not None])
+                self.kept_pushes += [(last, name, frame) for frame in frames]
+        if client is not None and out.value is not STREAMING:
+            seen[client].append(await self._compared(out))
+
+    async def _compared(self, out) -> str:
+        """A step's reply as compared between schedules (explore/explorer.py's BY): as its
+        client saw it, but the readings of the clock in it (a TTL, an idle time) masked,
+        which differ from run to run (the catalogue's `clock_output`: the report names
+        such steps)."""
+        argv = out.argv
+        if out.skipped or not argv or out.value is None:
+            return _seen(out)
+        catalogue = self.pg.catalogue
+        await catalogue.learn([argv[0]])
+        if not catalogue.clock_output(argv):
+            return _seen(out)
+        return _seen(out, render(clock_free(argv, out.value), list(argv)).decode("utf-8", "replace"))
+
     async def _collect(self, client: str):
         """The reply of a command that blocked arrived, and the client's next step is a
         command: take the reply first (its `save` included)."""
@@ -168,8 +207,8 @@ class OneSchedule:
         return await self.runner.run_step(self.scenario, self.part.name, wait)
 
 
-def _seen(out) -> str:
+def _seen(out, reply: str | None = None) -> str:
     """A step's reply as its client saw it, on one line (redis-cli's rendering: escaped)."""
     if out.skipped:
         return "-"
-    return " ".join((out.reply or "").split("\n")).strip()
+    return " ".join((reply if reply is not None else out.reply or "").split("\n")).strip()

@@ -60,6 +60,7 @@ class Exploration:
     by: str = "state"                # what makes two outcomes the same (BY)
     serial_known: bool = False       # every serial order was run: a class without one has none
     random: list[str] = field(default_factory=list)  # steps the server says may end otherwise (explore/chance.py)
+    clock: list[str] = field(default_factory=list)   # steps whose replies hold the clock: compared without it
 
     @property
     def keys(self) -> list[str]:

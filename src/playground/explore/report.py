@@ -46,7 +46,9 @@ def outcome_lines(r: Exploration, cls: OutcomeClass) -> list[str]:
         lines += [tr("{client} saw: {replies}", client=client, replies=" · ".join(seen) or "-")
                   for client, seen in cls.first_run.replies]
     keys = r.keys
-    lines += [f"{k} = {cls.snapshot.describe(k)}" for k in keys]
+    for k in keys:
+        lines.append(f"{k} = {cls.snapshot.describe(k)}")
+        lines += [f"  {k} {group}" for group in cls.snapshot.describe_groups(k)]   # a stream's consumer groups
     return lines or [tr("(no keys)")]
 
 
@@ -209,6 +211,8 @@ def summary_line(r: Exploration) -> str:
     text = tr("{sentence}.", sentence=text[:1].upper() + text[1:]) if text else ""
     if r.random:
         text += (" " if text else "") + random_sentence(r)
+    if r.clock:
+        text += (" " if text else "") + clock_sentence(r)
     return text
 
 
@@ -216,6 +220,12 @@ def random_sentence(r: Exploration) -> str:
     return tr("By chance too: the server says {steps} may give another result in another run "
               "(its nondeterministic tips in COMMAND INFO), so the same schedule may end another way.",
               steps=tr(", ").join(r.random))
+
+
+def clock_sentence(r: Exploration) -> str:
+    return tr("By the clock: the replies of {steps} hold readings of the clock (a TTL, an idle time) that "
+              "differ from run to run, so they are compared without them (shown as (integer) …).",
+              steps=tr(", ").join(r.clock))
 
 
 def render_markdown(r: Exploration) -> str:
@@ -257,7 +267,7 @@ def to_json(r: Exploration) -> dict:
         "programs": r.programs, "schedules": r.total, "covered": r.covered, "run": r.runs,
         "sampled": r.sampled, "limit": r.limit, "seed": r.seed, "reduced": r.reduced,
         "goal": r.goal, "own_order": label(r.own_order) if r.own_order else None, "by": r.by,
-        "random": r.random, "rare_below": RARE if r.sampled else None, "rare": rare(r) if r.sampled else None,
+        "random": r.random, "clock": r.clock, "rare_below": RARE if r.sampled else None, "rare": rare(r) if r.sampled else None,
         "classes": [{
             "number": n, "count": c.count, "run": c.runs, "first": c.label,
             "state": {k: _key_json(c, k) for k in r.keys},
@@ -284,8 +294,11 @@ def _key_json(cls: OutcomeClass, key: str) -> dict | None:
     if state is None:
         return None
     value = state.items[0] if state.type == "string" else list(state.items)
-    return {"type": state.type, "value": value, "shown": state.shown, "expires": state.expires,
-            "ttl": state.ttl_class}
+    out = {"type": state.type, "value": value, "shown": state.shown, "expires": state.expires,
+           "ttl": state.ttl_class}
+    if state.type == "stream":
+        out["groups"] = [g.as_json() for g in state.groups]
+    return out
 
 
 def render_json(r: Exploration) -> str:

@@ -11,14 +11,16 @@ run is taken instead and the class says so (`Witness.replayed` False).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from playground.engine.catalogue import SCRIPT_COMMANDS
 from playground.engine.executor import Executor
+from playground.engine.session import STREAMING
 from playground.engine.units import UnitTracker, script_keys
 from playground.explore import schedules as sch
 from playground.explore.anomaly import Anomaly, Op, analyse
 from playground.explore.witness import simplest, switches
+from playground.i18n import current_language, tr
 from playground.resp.cli_lines import format_argv
 from playground.resp.cli_secrets import redact_line, redact_reply
 from playground.scenario.lanes import LaneRow, row_for
@@ -55,7 +57,8 @@ def candidate(run, independent, clients, reduced: bool) -> tuple[int, tuple[str,
 def ops_of(kept, catalogue) -> list[Op]:
     """Each unit the steps ran, as an operation at its server-order place; a lesson
     program's command (released through the gate: no unit of the executor's) from its
-    command line and reply."""
+    command line and reply. An aborted EXEC carries what its why-note says changed the
+    WATCHed key (engine/why.py: the witness runs with the notes on)."""
     out = []
     programs: dict[str, UnitTracker] = {}
     for client, index, step_result in kept:
@@ -63,13 +66,27 @@ def ops_of(kept, catalogue) -> list[Op]:
         for unit in step_result.units:
             if unit.seq is None:
                 continue
-            out.append(_op(unit, client, label, catalogue))
+            op = _op(unit, client, label, catalogue)
+            if op.aborted:
+                op = _with_cause(op, step_result.whys)
+            out.append(op)
         if not step_result.units and step_result.argv and step_result.seq is not None and step_result.step.release:
             unit = programs.setdefault(client, UnitTracker(client)).note(step_result.argv, step_result.value)
             if unit is not None and unit.outcome != "discarded":   # (DISCARD: nothing ran, nothing read)
                 unit.seq = step_result.seq
                 out.append(_op(unit, client, label, catalogue))
     return out
+
+
+def _with_cause(op: Op, whys) -> Op:
+    """The aborted EXEC `op` with its why-note's cause: kind, the unit that changed the
+    key (its server-order number) and the key."""
+    why = next((w for w in whys if w.seq == op.seq), None)
+    if why is None:
+        return op
+    seq, key = why.values.get("seq"), why.values.get("key")
+    return replace(op, cause=why.kind, cause_seq=seq if isinstance(seq, int) else None,
+                   cause_key=key.encode("utf-8", "surrogateescape") if isinstance(key, str) and key != "?" else None)
 
 
 def _op(unit, client: str, label: str, catalogue) -> Op:
@@ -117,7 +134,7 @@ async def find_witnesses(explorer, result, candidates: dict[int, tuple[int, tupl
         return
     sessions = explorer.pg.sessions
     streams = {name: s.on_stream for name, s in sessions.items()}
-    recording = Runner(explorer.pg, executor=Executor(explorer.pg, attribute=True))
+    recording = Runner(explorer.pg, executor=Executor(explorer.pg, attribute=True, explain=current_language()))
     recording.programs.lenient = True
     main, explorer.runner = explorer.runner, recording
     try:
@@ -145,7 +162,7 @@ async def _replay(explorer, result, cls, own_run) -> None:
     for client, _, out in kept:   # a program's steps: read from its released commands (ops_of: a UnitTracker)
         if client in explorer.scenario.programs:
             out.units = []
-    witness.rows = lane_rows(kept)
+    witness.rows = lane_rows(kept, explorer.kept_pushes)
     if not cls.serial and result.serial_known:
         catalogue = explorer.pg.catalogue   # (a program's commands are known only now)
         await catalogue.learn(bytes(out.argv[0]) for _, _, out in kept if out.argv)
@@ -158,17 +175,26 @@ def outcome_key(explorer, run):
             run.replies if explorer.by != "state" else None)
 
 
-def lane_rows(kept) -> list[LaneRow]:
+def lane_rows(kept, pushes=()) -> list[LaneRow]:
     """The run's units in server order, numbered 1, 2 ... and each led by its step's
-    label (`A2 SET counter 5`); a lesson program's command as it was released."""
-    rows = []
+    label (`A2 SET counter 5`); a lesson program's command as it was released; a
+    subscribing step (no unit: its replies are frames of a stream) after the unit before
+    it, and each frame pushed to a client (`pushes`: (the last unit's number when it
+    came, client, the frame on one line)) after the unit that made it."""
+    rows: list[tuple[tuple, LaneRow]] = []
+    last = 0
     for client, index, out in kept:
         if not out.units and out.argv and out.seq is not None and out.step.release:
             argv = list(out.argv)   # (never a secret on screen: AUTH's password, HELLO's ...)
             reply = redact_reply(argv, out.reply or "").split("\n")[0]
             line = redact_line(out.command or format_argv(argv), argv)
-            rows.append((out.seq, LaneRow(out.seq, client, [f"{client}{index + 1}  {line}"], reply=reply)))
+            rows.append(((out.seq, 0), LaneRow(out.seq, client, [f"{client}{index + 1}  {line}"], reply=reply)))
+            last = max(last, out.seq)
             continue
+        if not out.units and out.argv and out.value is STREAMING:   # SUBSCRIBE ...: its frames come as pushes
+            line = redact_line(out.command or out.step.display, list(out.argv))
+            reply = (out.reply or "").split("\n")[0]   # (its frames: explore/one_schedule.py)
+            rows.append(((last, 1, len(rows)), LaneRow(None, client, [f"{client}{index + 1}  {line}"], reply=reply)))
         for unit in out.units:
             if unit.seq is None:
                 continue
@@ -178,7 +204,10 @@ def lane_rows(kept) -> list[LaneRow]:
             if row.lines:   # (a transaction's label is its EXEC's, on its last line)
                 at = len(row.lines) - 1 if unit.kind == "transaction" else 0
                 row.lines[at] = f"{client}{index + 1}  {row.lines[at]}"
-            rows.append((unit.seq, row))
+            rows.append(((unit.seq, 0), row))
+            last = max(last, unit.seq)
+    for n, (after, client, frame) in enumerate(pushes):
+        rows.append(((after, 2, n), LaneRow(None, client, [tr("{client} receives", client=client)], reply=frame)))
     rows.sort(key=lambda item: item[0])
     for n, (_, row) in enumerate(rows, 1):
         row.seq = n

@@ -5,9 +5,11 @@
 imports FILE.py (from the lesson's directory, its working directory; as a module named
 after the file, so its `if __name__ == "__main__":` part does not run) and calls
 NAME(redis.Redis.from_url(os.environ["REDIS_URL"]), *ARGS); a result other than None is
-printed. Started by its path with the app's interpreter, it imports nothing of the
-playground's; an error in the function ends it with Python's traceback (its last line is
-what the playground shows).
+printed, and the result's repr() (None too) is written to the file PLAYGROUND_RESULT
+names, where it is set: the program's return value, which a lesson may expect
+(scenario/expectations.py). Started by its path with the app's interpreter, it imports
+nothing of the playground's; an error in the function ends it with Python's traceback
+(its last line is what the playground shows).
 """
 
 import importlib.util
@@ -33,6 +35,10 @@ def main(argv: list[str]) -> None:
         result = getattr(module, name)(client, *args)
     finally:
         client.close()
+    where = os.environ.get("PLAYGROUND_RESULT")
+    if where:
+        with open(where, "w", encoding="utf-8", errors="backslashreplace") as out:
+            out.write(repr(result))
     if result is not None:
         print(repr(result))
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from playground.engine.catalogue import SUBSCRIBE_FAMILY
 from playground.gate.endpoint import Gate, Held
 from playground.gate.lesson_format import part_programs
-from playground.gate.programs import TIME_LIMIT, Program, ProgramError
+from playground.gate.programs import TIME_LIMIT, Program, ProgramError, ProgramOutcome
 from playground.i18n import tr
 
 
@@ -27,6 +27,8 @@ class LessonPrograms:
         self.running: dict[str, Program] = {}
         self._watchers: list[asyncio.Task] = []
         self.history: dict[str, list] = {}   # client -> [(argv, reply)] of its steps in this run
+        self.outcomes: dict[str, ProgramOutcome] = {}   # client -> how its program ended (after finish)
+        self.described: dict[str, str] = {}   # client -> "A (python x.py)": how messages name its program
         self.seen: dict[tuple, tuple] = {}   # (client, history) -> the command sent next, in any run
         self.not_repeatable: str | None = None
         self._lesson = None
@@ -44,6 +46,7 @@ class LessonPrograms:
         if self._lesson != lesson:  # each run of the same programs is compared with the others
             self.seen, self._lesson = {}, lesson
         self.history = {name: [] for name in programs}
+        self.outcomes, self.described = {}, {}
         self.not_repeatable = None
         if not scenario.programs:
             return None
@@ -115,16 +118,22 @@ class LessonPrograms:
         if self.gate is not None:
             self.gate.changed()  # a release step waiting for its next command learns it ended
 
-    async def finish(self) -> str | None:
-        """Let every program run to its end; the line saying which ended badly, if any."""
+    async def finish(self, judged=frozenset()) -> str | None:
+        """Let every program run to its end; the line saying which ended badly, if any:
+        a program in `judged` (the lesson expects its exit status: scenario/expectations.py)
+        is judged by that check instead, unless the playground stopped it. How each
+        ended is in `outcomes` after."""
         if not self.running:
             return None
         self.gate.run_free()
         failures = []
-        for program in self.running.values():
+        for name, program in self.running.items():
             await program.wait()
-            if program.failure():
-                failures.append(program.failure())
+            self.outcomes[name] = program.outcome()
+            self.described[name] = program.describe
+            failure = program.failure()
+            if failure and (name not in judged or program.stopped):
+                failures.append(failure)
         await self.stop()
         return "; ".join(failures) or None
 

@@ -180,6 +180,10 @@ async def default_order(runner, scenario, part):
 async def _in_turn(runner, scenario, part, programs):
     from dataclasses import replace
 
+    async def paced() -> None:   # run/check --pace: as long before each move as before a step (time held)
+        if runner.pace:
+            await asyncio.sleep(runner.pace)
+
     number = 0
     progress = True
     while progress:
@@ -196,6 +200,7 @@ async def _in_turn(runner, scenario, part, programs):
                     number += 1
                     take = replace(next_move(client, number), display="(reply arrives)", release=False,
                                    blocking=False, wait=True)
+                    await paced()
                     out = await runner.run_step(scenario, part.name, take)
                     yield out
                     progress = True
@@ -203,6 +208,7 @@ async def _in_turn(runner, scenario, part, programs):
                 if not isinstance(await programs.next_command(client), Held):
                     break  # it ended (finish() says how)
                 number += 1
+                await paced()
                 out = await runner.run_step(scenario, part.name, next_move(client, number))
                 yield out
                 progress = True

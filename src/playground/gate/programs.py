@@ -25,6 +25,7 @@ from playground.i18n import tr
 from playground.server.children import die_with_parent
 
 TIME_LIMIT = 10.0           # seconds a program may run, from its start
+RESULT_LIMIT = 64 * 1024    # characters of a function's return value (its repr) kept
 HASH_SEED = "0"             # PYTHONHASHSEED of every program: the order of a set of strings is the same in every run
 OUTPUT_LIMIT = 64 * 1024    # bytes of each output stream kept (the last ones)
 
@@ -43,6 +44,17 @@ class ByHand:
 
 class ProgramError(Exception):
     """A program could not start, or ended badly: one line naming it."""
+
+
+@dataclass(frozen=True)
+class ProgramOutcome:
+    """How a program ended: its exit status (as a shell gives it: 128 + N when signal N
+    ended it; None when the playground stopped it: past its time limit, or the part
+    ended first) and, for a lesson's function, its return value (its repr(): `'charged'`,
+    `True`, `None`; None: no function, or it did not return)."""
+
+    status: int | None
+    returned: str | None = None
 
 
 class Program:
@@ -67,9 +79,26 @@ class Program:
         """"A (python transfer.py)": how messages name it."""
         return f"{self.name} ({shown_program(self.argv)})"
 
+    @property
+    def is_function(self) -> bool:
+        """A lesson's function (`A = { function = ... }`), which returns a value."""
+        return self.by_hand is None and tuple(self.argv[:3]) == ("python", "-m", CALL)
+
+    @property
+    def result_path(self) -> Path | None:
+        """Where a function's return value is written: beside its gate socket, in the
+        private server's 0700 directory."""
+        if not self.is_function or not self.url.startswith("unix://"):
+            return None
+        return Path(socket_path(self.url)).with_name(f"result-{self.name}.txt")
+
     async def start(self) -> "Program":
         argv, env = self._command()
         env = dict(env, REDIS_URL=self.url, PYTHONUNBUFFERED="1", PYTHONHASHSEED=HASH_SEED)
+        result = self.result_path
+        if result is not None:
+            result.unlink(missing_ok=True)   # (an earlier run's)
+            env["PLAYGROUND_RESULT"] = str(result)
         if self.url.startswith("unix://"):  # for libraries that take a socket's path, not a URL (ioredis)
             env["REDIS_SOCKET"] = socket_path(self.url)
         try:
@@ -149,6 +178,22 @@ class Program:
                 named = [line for line in lines if "Error" in line and not line.startswith("at ")]
                 return (named or lines)[-1][:200]
         return ""
+
+    def outcome(self) -> ProgramOutcome:
+        """Its exit status and return value (after it exited)."""
+        code = self.process.returncode if self.process is not None else None
+        status = None if self.stopped or code is None else (128 - code if code < 0 else code)
+        returned = None
+        result = self.result_path
+        if result is not None and status is not None:
+            try:
+                with open(result, encoding="utf-8", errors="replace") as got:
+                    returned = got.read(RESULT_LIMIT + 1)
+            except OSError:
+                returned = None
+            if returned is not None and len(returned) > RESULT_LIMIT:
+                returned = returned[:RESULT_LIMIT] + "…"
+        return ProgramOutcome(status, returned)
 
     def failure(self) -> str | None:
         """One line if it ended badly (stopped by the playground, or a non-zero status)."""

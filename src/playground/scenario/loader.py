@@ -31,8 +31,8 @@ from playground.scenario.step_fields import (EXPECT_FIELDS, read_command, read_e
 
 _TOP = {"title", "lesson", "order", "tags", "requires", "scripts", "clients", "setup", "steps", "parts", "challenge",
         "topology", "replicas", "script_time_limit_ms", "time_limit", "programs", "program_time_limit",
-        "programs_need", "explore_by"}
-_PART = {"name", "setup", "steps", "requires", "programs"}
+        "programs_need", "explore_by", "expect"}
+_PART = {"name", "setup", "steps", "requires", "programs", "expect"}
 _STEP = {"client", "command", "args", "narration", "reply", "error", "match", "state", "predict",
          "pause", "blocking", "sleep", "server_stops", "requires", "save", "when", "bound", *STEP_KINDS, *FLAVOURS}
 EXPLORE_BY = ("state", "replies", "both")  # the explorer's own (explore/explorer.py BY), checked by a test
@@ -79,13 +79,14 @@ def parse_scenario(data: dict, path: Path, lang: str = ENGLISH) -> Scenario:
         if not CLIENT_RE.match(c):
             raise where.error(tr("client name {name}: use letters, digits, - and _", name=repr(c)), field_name="clients")
     if "parts" in data:
-        if "steps" in data or "setup" in data:
-            raise where.error(tr("use either top-level setup/steps or [[parts]], not both"), field_name="parts")
+        if "steps" in data or "setup" in data or "expect" in data:
+            raise where.error(tr("use either top-level setup/steps/expect or [[parts]], not both"), field_name="parts")
         raw_parts = data["parts"]
         if not isinstance(raw_parts, list) or not raw_parts or not all(isinstance(p, dict) for p in raw_parts):
             raise where.error(tr("[[parts]] tables, each with name, setup and steps"), field_name="parts")
     else:
-        raw_parts = [{"name": "", "setup": data.get("setup", []), "steps": data.get("steps")}]
+        raw_parts = [{"name": "", "setup": data.get("setup", []), "steps": data.get("steps"),
+                      **({"expect": data["expect"]} if "expect" in data else {})}]
     from playground.gate.lesson_format import mark_program_steps, parse_needs, parse_part_programs, parse_programs
     programs, program_time_limit = parse_programs(data, where, clients)
     needs = parse_needs(data, where)
@@ -97,7 +98,12 @@ def parse_scenario(data: dict, path: Path, lang: str = ENGLISH) -> Scenario:
         check_unknown(raw, _PART, where, part=raw.get("name") or str(i))
         part = _part(raw, i, where, scripts, clients, topology,
                      stepless=bool(programs) and set(clients) <= set(programs))
-        parts.append(replace(part, programs=parse_part_programs(raw, programs, where, part=raw.get("name") or str(i))))
+        label = raw.get("name") or (str(i) if len(raw_parts) > 1 else None)
+        part = replace(part, programs=parse_part_programs(raw, programs, where, part=raw.get("name") or str(i)))
+        if "expect" in raw:
+            from playground.scenario.expectations import parse_expect
+            part = replace(part, expect=parse_expect(raw["expect"], where, {**programs, **dict(part.programs)}, label))
+        parts.append(part)
     challenge = _challenge(data["challenge"], where, parts) if "challenge" in data else None
     order = data.get("order")
     if order is not None and (type(order) is not int or not 1 <= order <= 9999):

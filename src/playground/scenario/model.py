@@ -12,10 +12,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from playground.engine.catalogue import script_run
 from playground.errors import ScenarioError
 from playground.scenario import MAX_CLIENTS  # noqa: F401 (the loader's check; defined apart, see there)
+
+if TYPE_CHECKING:
+    from playground.scenario.expectations import PartExpect
 from playground.i18n import ENGLISH
 
 __all__ = ["Requirement", "StateCheck", "Prediction", "Expect", "Step", "Part", "ChallengeSpec",
@@ -163,6 +167,7 @@ class Part:
     steps: tuple[Step, ...]
     requires: Requirement | None = None  # the part is skipped (each step, with a note) without it
     programs: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (client, argv): the part's own, instead of [programs]'s
+    expect: PartExpect | None = None    # what must hold when it ends (scenario/expectations.py)
 
 
 @dataclass(frozen=True)

@@ -34,21 +34,40 @@ class StepResult:
 
 
 @dataclass
+class PartEnd:
+    """A part's end: what its `expect` checked (scenario/expectations.py), and how each of
+    its programs ended (client -> gate.programs.ProgramOutcome: exit status, return value)."""
+
+    part: str
+    checks: list[CheckResult] = field(default_factory=list)
+    outcomes: dict = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return all(c.ok for c in self.checks)
+
+
+@dataclass
 class ScenarioResult:
     scenario: Scenario
     server: str
     steps: list[StepResult] = field(default_factory=list)
     skipped: str | None = None          # the whole scenario did not run
     error: str | None = None            # it could not run to the end (setup failed, ...)
+    ends: list[PartEnd] = field(default_factory=list)   # each part's end that had an `expect`
 
     @property
     def failed_checks(self) -> list[tuple[StepResult, CheckResult]]:
         return [(s, c) for s in self.steps for c in s.checks if not c.ok]
 
     @property
+    def failed_end_checks(self) -> list[tuple[PartEnd, CheckResult]]:
+        return [(e, c) for e in self.ends for c in e.checks if not c.ok]
+
+    @property
     def ok(self) -> bool:
-        return self.error is None and not self.failed_checks
+        return self.error is None and not self.failed_checks and not self.failed_end_checks
 
     @property
     def check_count(self) -> int:
-        return sum(len(s.checks) for s in self.steps)
+        return sum(len(s.checks) for s in self.steps) + sum(len(e.checks) for e in self.ends)

@@ -30,7 +30,7 @@ from playground.scenario.substitution import fill_template, plain_value, show_va
 from playground.scenario.time_limits import (DEFAULT_TIME_LIMIT, WAIT_TIMEOUT, TimedOut, end_running_script, recover, setup_message,
                                              step_message, within)
 from playground.engine.session import STREAMING
-from playground.scenario.results import ScenarioResult, StepResult  # noqa: F401 (re-exported)
+from playground.scenario.results import PartEnd, ScenarioResult, StepResult  # noqa: F401 (re-exported)
 
 
 class Runner:
@@ -42,7 +42,7 @@ class Runner:
     def __init__(self, pg: Playground, on_step: Callable[[StepResult], None] | None = None,
                  record_touched: bool = False, executor: Executor | None = None,
                  sink=None, time_limit: float | None = None, lesson_time: bool = False,
-                 pace: float = 0.0) -> None:
+                 pace: float = 0.0, on_end: Callable[[PartEnd], None] | None = None) -> None:
         self.pg = pg
         from playground.scenario.lesson_clock import LessonClock, WallClock
         self.clock = LessonClock(pg) if lesson_time else WallClock()  # waits between steps hold TTLs
@@ -51,6 +51,7 @@ class Runner:
         self.stopped: str | None = None  # why the scenario stopped (a time-out), if it did
         self.sink = sink  # the executor's events for the steps (None: the executor's own sink)
         self.on_step = on_step or (lambda result: None)
+        self.on_end = on_end or (lambda end: None)  # a part's end, when it has an `expect`
         self.record_touched = record_touched
         self.executor = executor or Executor(pg)
         self._pending: dict[str, tuple[Job, StepResult]] = {}
@@ -109,12 +110,31 @@ class Runner:
                 if self.stopped:
                     result.error = self.stopped
                     return result
-            error = await self.programs.finish()  # every program to its end
+            expect = part.expect
+            error = await self.programs.finish(expect.judged if expect else frozenset())  # every program to its end
             if error:
                 result.error = error
                 return result
+            if expect is not None:
+                end = await self.judge_end(part)
+                result.ends.append(end)
+                self.on_end(end)
         await self.discard_pending()
         return result
+
+    async def judge_end(self, part: Part) -> PartEnd:
+        """What the part's `expect` says must hold at its end: the final keys, each
+        program's exit status and return value (after `programs.finish`)."""
+        from playground.scenario.expectations import judge_programs
+
+        expect = part.expect
+        end = PartEnd(part.name, outcomes=dict(self.programs.outcomes))
+        if expect is None:
+            return end
+        if expect.state:
+            end.checks.extend(await check_state(self.pg, expect.state))
+        end.checks.extend(judge_programs(expect, end.outcomes, self.programs.described))
+        return end
 
     def preview(self, step: Step) -> str:
         """The command as this step would send it now (${n+1} filled in from saved replies;

@@ -119,7 +119,11 @@ def as_number(value):
 
 
 def show_plain(value) -> str:
-    """A saved value as text in a command."""
+    """A saved value as text in a command: a nil as nothing (an empty argument, or an
+    empty element of an array's), never Python's `None`; an array's elements joined by
+    spaces."""
+    if value is None:
+        return ""
     if isinstance(value, tuple):
         return " ".join(show_plain(v) for v in value)
     return str(value)

@@ -7,7 +7,7 @@ import json
 from playground.cells import fold, pad, width, wrap
 from playground.engine.why_text import LABEL as WHY_LABEL
 from playground.scenario import lanes
-from playground.scenario.runner import ScenarioResult, StepResult
+from playground.scenario.runner import PartEnd, ScenarioResult, StepResult
 from playground.scenario.model import Prediction, Scenario
 from playground.i18n import N_, tr, tr_check, tr_in, trn
 from playground.resp.cli_secrets import redact, redact_exchange, redact_line
@@ -16,12 +16,30 @@ OK, FAIL, SKIP = "✓", "✗", "–"
 LANE = 38
 
 
-def _check_lines(step: StepResult) -> list[str]:
+def _check_lines(step: StepResult | PartEnd) -> list[str]:
     """Passed checks on one line, each failure on its own line with what went wrong."""
     passed = [tr_check(c.what) for c in step.checks if c.ok]
     lines = [f"{OK} " + tr(", ").join(passed)] if passed else []
     lines += [f"{FAIL} {tr_check(c.what)}: {c.detail}" for c in step.checks if not c.ok]
     return lines
+
+
+def outcome_words(client: str, outcome) -> str:
+    """How a part's program ended: `A: exit status 0, returned 'charged'`."""
+    status = (tr("stopped by the playground") if outcome.status is None else
+              tr("exit status {n}", n=outcome.status))
+    if outcome.returned is not None:
+        return tr("{client}: {status}, returned {value}", client=client, status=status, value=outcome.returned)
+    return tr("{client}: {status}", client=client, status=status)
+
+
+def text_end(end: PartEnd) -> str:
+    """A part's end, after its steps and server order: how each program ended, and the
+    part's `expect` checks."""
+    lines = ["   " + tr("At the end:")]
+    lines += ["      " + outcome_words(c, o) for c, o in end.outcomes.items()]
+    lines += ["      " + line for line in _check_lines(end)]
+    return "\n".join(lines) + "\n"
 
 
 def _no_command(step) -> str:
@@ -140,7 +158,7 @@ def text_summary(result: ScenarioResult) -> str:
         return f"   {SKIP} " + tr("skipped: {reason}", reason=result.skipped) + "\n"
     if result.error:
         return f"   {FAIL} {result.error}\n"
-    failed = len(result.failed_checks)
+    failed = len(result.failed_checks) + len(result.failed_end_checks)
     total = result.check_count
     if not total:  # nothing passed or failed: "0 of 0 checks passed" would say nothing
         return "\n".join(_indent(_no_checks(result), 80, f"   {OK} ", "     ")) + "\n"
@@ -179,6 +197,7 @@ def render_text(result: ScenarioResult, server_order: bool = False) -> str:
         out.append(text_step(scenario, step))
         in_part.append(step)
     out.append(text_lanes(scenario, in_part) if server_order else "")
+    out += [text_end(end) for end in result.ends]
     out.append(text_summary(result))
     return "".join(out)
 
@@ -230,6 +249,9 @@ def render_markdown(result: ScenarioResult) -> str:
                 narration += ("<br>" if narration else "") + f"_↳ {_why_label(scenario)}: {_md(why.text)}_"
             out.append(f"| {s.step.number} | " + " | ".join(cells) + f" | {checks} | {narration} |")
         out.append("")
+        for end in (e for e in result.ends if e.part == part.name):
+            out += [tr("At the end:"), ""] + [f"- {_md(outcome_words(c, o))}" for c, o in end.outcomes.items()]
+            out += [f"- {_md(line)}" for line in _check_lines(end)] + [""]
     out.append(text_summary(result).strip())
     out.append("")
     return "\n".join(out)
@@ -255,6 +277,16 @@ def json_step(result_server: str, scenario: Scenario, step: StepResult) -> str:
     }, ensure_ascii=False)
 
 
+def json_end(result_server: str, scenario: Scenario, end: PartEnd) -> str:
+    """A part's end as one JSON line (after its steps' lines): its `expect` checks and how
+    each program ended."""
+    return json.dumps({
+        "scenario": scenario.id, "server": result_server, "part": end.part, "end": True,
+        "checks": [{"check": c.what, "ok": c.ok, "detail": c.detail} for c in end.checks],
+        "programs": {c: {"status": o.status, "returned": o.returned} for c, o in end.outcomes.items()},
+    }, ensure_ascii=False)
+
+
 def check_line(result: ScenarioResult) -> str:
     """One line per scenario for `check`."""
     sid = result.scenario.id
@@ -269,8 +301,14 @@ def check_line(result: ScenarioResult) -> str:
         return f"{OK} {sid}: " + _no_checks(result) + extra
     if result.ok:
         return f"{OK} {sid}: " + trn("{n} check passed", "{n} checks passed", result.check_count) + extra
+    if not result.failed_checks:   # a part's end: its expect
+        end, check = result.failed_end_checks[0]
+        more = len(result.failed_end_checks) - 1
+        part = tr("part {name}: ", name=repr(end.part)) if end.part else ""
+        return (f"{FAIL} {sid}: {part}" + tr("at the end") + f": {tr_check(check.what)}: {check.detail}"
+                + (tr(" (+{count} more)", count=more) if more else ""))
     step, check = result.failed_checks[0]
-    more = len(result.failed_checks) - 1
+    more = len(result.failed_checks) + len(result.failed_end_checks) - 1
     part = tr("part {name}: ", name=repr(step.part)) if step.part else ""
     return (f"{FAIL} {sid}: {part}" + tr("step {n}", n=step.step.number) + f" ({step.step.client}> {_shown(step)}): "
             f"{tr_check(check.what)}: {check.detail}" + (tr(" (+{count} more)", count=more) if more else ""))

@@ -9,6 +9,7 @@ gives a test a process of its own.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -23,6 +24,9 @@ from playground.engine.playground import Playground  # noqa: E402
 from playground.server import PrivateServer  # noqa: E402
 
 BINARIES = available_binaries()
+
+pytest_plugins = ["pilot", "browser", "class_app", "gate_steps"]
+"""Helper modules with fixtures of their own (serve and chromium, a class's Redis, the gate, quick autoplay)."""
 
 
 @pytest.fixture(autouse=True)
@@ -99,3 +103,35 @@ def a(pg):
 @pytest.fixture
 def b(pg):
     return pg.session("B")
+
+
+_SERVER_FIXTURES = frozenset(("server_binary", "private_server", "pg", "a", "b"))
+_drives_app: dict[str, bool] = {}
+
+
+def _module_drives_app(path: Path) -> bool:
+    """A test module that runs the Textual app (Pilot or snapshots)."""
+    key = str(path)
+    if key not in _drives_app:
+        text = path.read_text(encoding="utf-8")
+        _drives_app[key] = "run_test(" in text or "snap_compare" in text
+    return _drives_app[key]
+
+
+def pytest_collection_modifyitems(config, items):
+    """The markers that follow from what a test uses: `server` (a real server, through
+    the fixtures), `browser` (chromium), `tui` (a test module that drives the app)."""
+    for item in items:
+        names = set(getattr(item, "fixturenames", ()))
+        if names & _SERVER_FIXTURES:
+            item.add_marker(pytest.mark.server)
+        if "chromium" in names:
+            item.add_marker(pytest.mark.browser)
+        if item.path.parent.name == "tui" or _module_drives_app(item.path):
+            item.add_marker(pytest.mark.tui)
+
+
+def pytest_xdist_auto_num_workers(config):
+    """`-n auto`: a worker more than the machine has cores (3 on the 2-core CI machine):
+    many tests wait on a server, a subprocess or a clock rather than compute."""
+    return (os.cpu_count() or 1) + 1

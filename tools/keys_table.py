@@ -1,6 +1,6 @@
 """The keys tables of README.md and docs/keys.md, made from the screens' bindings (the same
 rows F1 shows: playground.tui.help_text.help_groups), so a key added to a screen is in the
-docs, and a test (tests/test_readme_keys.py) fails until they are made anew.
+docs, and a test (tests/project/test_readme_keys.py) fails until they are made anew.
 
     python tools/keys_table.py          # rewrite both tables in place
     python tools/keys_table.py --check  # exit 1 if either is out of date

@@ -12,7 +12,7 @@ Every message the interface shows is written in English in the code and passed t
 text, a str.format template, is the msgid); `trn(singular, plural, n, ...)` for a text
 that depends on a number (`{n}` is filled in), `trp(context, text, ...)` for the same
 English word meaning two things. `N_` marks a text that is translated later, where it is
-shown. tests/test_i18n_catalogue.py collects every literal passed to these and fails when
+shown. tests/i18n/test_i18n_catalogue.py collects every literal passed to these and fails when
 one has no translation, its format fields differ from the English, or an entry is stale.
 """
 

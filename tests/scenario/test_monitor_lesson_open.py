@@ -7,8 +7,8 @@ import asyncio
 
 import pytest
 from monitor_captures import MonitorCapture, lost_update
-from test_tui import log_text
-from test_tui_teaching import opened, press_and_wait
+from pilot import log_text  # noqa: F401
+from pilot import opened, press_and_wait  # noqa: F401
 
 from playground.cli.main import main
 from playground.scenario.loader import load_scenario

@@ -7,8 +7,8 @@ the server's lifetime (`Playground.catalogue`), gives the command's flags (`bloc
 `readonly`, `movablekeys` ...) and its key specifications: where the keys are (an
 index, a keyword, a key count) and what is done to each (RO, RW, OW, RM; INCOMPLETE
 when the server itself cannot say). Where that metadata is not enough, the corrections
-below say what is known instead: tests/test_catalogue.py checks the answers on each
-server, tests/test_explorer_claims.py the interleavings whose outcomes a reduction
+below say what is known instead: tests/engine/test_catalogue.py checks the answers on each
+server, tests/explore/test_explorer_claims.py the interleavings whose outcomes a reduction
 trusting the metadata (or COMMAND GETKEYS) alone would merge.
 
 Unknown is always the safe side: `Effect.reads`/`writes` of None means "any key", and
@@ -108,7 +108,7 @@ NOTHING_WRITTEN_ZERO = frozenset((b"setnx", b"msetnx", b"hsetnx", b"renamenx", b
                                   b"lrem", b"sadd", b"xdel"))
 """Write commands whose reply 0 says they changed nothing (a condition unmet, no such
 key, member or field). Checked against the server's own key events in
-tests/test_attribution.py."""
+tests/engine/test_attribution.py."""
 
 
 SUBSCRIBES = {b"subscribe": "channels", b"psubscribe": "patterns", b"ssubscribe": "shard"}
@@ -116,7 +116,7 @@ SUBSCRIBES = {b"subscribe": "channels", b"psubscribe": "patterns", b"ssubscribe"
 PING, QUIT and RESET are allowed), and what each subscribes to; UNSUBSCRIBES leave it when
 the last subscription goes. Each answers with one frame a channel, named as the command is.
 The server flags all six `pubsub` and `noscript` (PUBLISH, PUBSUB: `pubsub` only), which
-tests/test_catalogue.py checks on each server."""
+tests/engine/test_catalogue.py checks on each server."""
 UNSUBSCRIBES = {b"unsubscribe": "channels", b"punsubscribe": "patterns", b"sunsubscribe": "shard"}
 SUBSCRIBE_FAMILY = frozenset(SUBSCRIBES) | frozenset(UNSUBSCRIBES)
 

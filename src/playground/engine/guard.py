@@ -32,7 +32,7 @@ server itself refuses every write command inside them (FLUSHALL, SWAPDB, MOVE, .
 every command flagged `noscript` (CONFIG, REPLICAOF, SHUTDOWN, DEBUG, ACL SETUSER, SCRIPT,
 FUNCTION, SAVE, CLIENT KILL, ...) in any script. What a read-only script can still reach
 that changes server state is SLOWLOG/COMMANDLOG RESET (diagnostics only) and CLUSTER's
-admin subcommands, which act only on a server in cluster mode (tests/test_hostile.py
+admin subcommands, which act only on a server in cluster mode (tests/engine/test_url_refusals.py
 pins this list for both servers). So on a cluster node (INFO cluster: cluster_enabled:1)
 the read-only forms are refused too: CLUSTER MEET, FORGET, SETSLOT or FAILOVER TAKEOVER
 inside EVAL_RO would join, reshape or take over the user's cluster. FUNCTION LOAD runs the
@@ -119,7 +119,7 @@ _URL_SUBCOMMANDS_REFUSED = {
 # --url: every command the server itself files under @dangerous (COMMAND LIST FILTERBY ACLCAT
 # dangerous) that the rules above were written for: each is refused above or passes on
 # purpose (KEYS, SORT, INFO, MONITOR, ROLE, reads of diagnostics, ...). A dangerous command
-# a newer server adds is refused until it is reviewed here (tests/test_hostile.py compares
+# a newer server adds is refused until it is reviewed here (tests/engine/test_url_refusals.py compares
 # this with each server's own list).
 REVIEWED_DANGEROUS = frozenset(name.encode() for name in (
     "acl|deluser acl|dryrun acl|getuser acl|list acl|load acl|log acl|save acl|setuser acl|users "

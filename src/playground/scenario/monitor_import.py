@@ -43,6 +43,7 @@ from playground.engine.catalogue import (
     ttl_set,
 )
 from playground.engine.executor import Executor
+from playground.engine.units import transaction_role
 from playground.engine.playground import Playground
 from playground.i18n import Translated, again, tr, trn
 from playground.resp.cli_lines import format_argv, quote_arg
@@ -277,7 +278,7 @@ class CaptureReplay:
         if seconds is not None:
             self._ttl_until = max(self._ttl_until, line.micros + int(seconds[1] * 1e6))
         state = self.pg.sessions[name].state
-        queued = state.in_multi and command not in (b"exec", b"discard", b"multi", b"watch", b"reset")
+        queued = transaction_role(state.in_multi, argv) == "queued" and command != b"reset"  # (RESET runs at once)
         written = self._guesses(record, argv) if state.db == 0 else None
         self._scripts(name, record)
         job = await self.executor.settled(name, argv)

@@ -3,7 +3,7 @@
 A tag is written in English in the scenario file (`tags = ["race", "lua"]`) and is also a
 search word; where a tag is shown, it is named through the catalogue in the context
 "lesson tag". A tag a teacher invents that is not below is shown as written.
-tests/test_i18n_tags.py checks every tag of the bundled lessons is here.
+tests/i18n/test_i18n_tags.py checks every tag of the bundled lessons is here.
 """
 
 from __future__ import annotations

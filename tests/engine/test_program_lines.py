@@ -1,0 +1,122 @@
+"""A program's commands through the gate go through the executor's records as typed lines
+do (engine/program_lines.py): its units in the server order (the lanes), the why-note of
+an EXEC that returned nil, and the keys it wrote ("changed by"), on real servers. Each
+claim is checked against the server's own answer, not only against the records."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from playground.engine.executor import Executor
+from playground.engine.program_lines import ProgramLines
+from playground.gate.endpoint import Gate
+from playground.resp.replies import Nil
+from gate_steps import WAIT, step as release
+
+redis = pytest.importorskip("redis.asyncio")
+redis_exceptions = pytest.importorskip("redis.exceptions")
+
+
+async def step(gate: Gate, label: str, want: str):
+    """Release `label`'s next command (it must be `want`); its record as a line."""
+    held = await release(gate, label, want)
+    await asyncio.wait_for(asyncio.shield(held.done), WAIT)
+    return await held.record
+
+
+async def test_a_programs_aborted_exec_is_a_unit_with_its_why_and_its_writes_are_its_own(pg, gate):
+    executor = Executor(pg, attribute=True, explain="en")
+    lines = ProgramLines(executor)
+    lines.attach(gate)
+    r = redis.Redis.from_url(await gate.listen("A"))
+    try:
+        async def program():
+            async with r.pipeline(transaction=True) as pipe:
+                await pipe.watch("balance")
+                await pipe.get("balance")
+                pipe.multi()
+                pipe.decrby("balance", 100)
+                try:
+                    return await pipe.execute()
+                except redis_exceptions.WatchError:
+                    return None
+
+        await executor.run("B", [b"SET", b"balance", b"150"])
+        task = asyncio.ensure_future(program())
+        await step(gate, "A", "WATCH balance")
+        await step(gate, "A", "GET balance")
+        await executor.run("B", [b"SET", b"balance", b"200"])   # a typed write between WATCH and EXEC
+        await step(gate, "A", "MULTI")
+        await step(gate, "A", "DECRBY balance 100")
+        exec_line = await step(gate, "A", "EXEC")
+        await task
+
+        # the server says EXEC ran nothing: the value is B's
+        reply, = await pg.reader.run([[b"GET", b"balance"]])
+        assert reply == b"200" and exec_line.reply is Nil
+        # one transaction unit of A's, aborted, in the server order after B's SET
+        rows = [(row.client, row.unit.kind, row.unit.outcome) for row in pg.order.rows if row.unit is not None]
+        assert rows[-2:] == [("B", "command", "ran"), ("A", "transaction", "aborted")]
+        # its why-note names B's write, as for a typed EXEC
+        assert [why.kind for why in exec_line.whys] == ["changed"]
+        assert "B" in exec_line.whys[0].text
+        await executor.attributed()
+        assert pg.writes.last_writer[b"balance"] == "B"     # A's aborted EXEC wrote nothing
+
+        done = asyncio.ensure_future(r.set("balance", "1"))
+        await step(gate, "A", "SET balance 1")
+        await done
+        reply, = await pg.reader.run([[b"GET", b"balance"]])
+        assert reply == b"1" and pg.writes.last_writer[b"balance"] == "A"
+    finally:
+        gate.run_free()
+        await r.aclose()
+
+
+async def test_the_handshake_is_no_line(pg, gate):
+    """redis-py's CLIENT SETINFO (an error on older servers) passes without a step and is
+    neither a unit nor a why."""
+    executor = Executor(pg, attribute=True, explain="en")
+    lines = ProgramLines(executor)
+    lines.attach(gate)
+    before = len(pg.order.rows)
+    r = redis.Redis.from_url(await gate.listen("A"))
+    try:
+        task = asyncio.ensure_future(r.incr("n"))
+        line = await step(gate, "A", "INCRBY n 1")
+        assert await task == 1 and line.reply == 1
+        units = [row.unit.commands for row in list(pg.order.rows)[before:] if row.unit is not None]
+        assert units == [[(b"INCRBY", b"n", b"1")]]
+    finally:
+        await r.aclose()
+
+
+async def test_a_program_started_by_hand_gets_a_lane_of_its_own(pg, gate):
+    """Free play: each connection is named after its program; the lanes give it a column
+    beside A's and B's, never A's (where an unknown client used to land)."""
+    from playground.scenario import lanes
+
+    executor = Executor(pg, attribute=True)
+    ProgramLines(executor).attach(gate, name=lambda client: client.name)
+    r = redis.Redis.from_url(await gate.listen(None))
+    gate.run_free()
+    try:
+        await executor.run("A", [b"SET", b"n", b"1"])
+        assert await r.incr("n") == 2
+        await gate.log[-1].record
+        await executor.run("B", [b"GET", b"n"])
+        program = next(client.name for client in gate.clients)
+        rows = lanes.rows_from_order(pg.order.rows)
+        assert [(row.client, row.lines) for row in rows if row.client] == [
+            ("A", ["SET n 1"]), (program, ["INCRBY n 1"]), ("B", ["GET n"])]
+        head, _, *body = lanes.render_text(rows, ("A", "B"), total=90).splitlines()
+        assert head.split() == ["#", "│", "A", "│", "B", "│", program]
+        incr = next(line for line in body if "INCRBY n 1" in line)
+        assert incr.index("INCRBY n 1") > head.index(program) - 2   # in the program's lane, right of B's
+        await executor.attributed()
+        await gate.log[-1].record
+        assert pg.writes.last_writer[b"n"] == program    # "changed by" names the program, not A
+    finally:
+        await r.aclose()

@@ -1,0 +1,181 @@
+"""Helpers shared by several test modules (moved out of the test modules that first had them)."""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import re
+
+import pytest
+from textual.widgets import Input, RichLog, Static
+
+import playground.tui.screens.scenario_screen as app_module
+from playground.resp.cli_lines import parse_line
+from playground.scenario.library import bundled_dir
+from playground.scenario.loader import load_scenario
+from playground.tui.app import PlaygroundApp
+from playground.tui.screens.mode_screen import ModeScreen
+from playground.tui.widgets.client_pane import ClientPane
+from playground.tui.widgets.key_footer import KeyFooter
+from playground.tui.widgets.key_inspector import KeyInspector
+from playground.tui.widgets.narration import NarrationPanel
+from playground.tui.widgets.server_bar import ServerBar
+
+
+def hear_notices(monkeypatch) -> None:
+    """Every app made from now on in this test keeps the texts it notifies (App.notify,
+    which every notification goes through): `notices(app)`."""
+    notify = PlaygroundApp.notify
+
+    def heard(self, message, *args, **kwargs):
+        self.heard_notices = [*getattr(self, "heard_notices", []), str(message)]
+        return notify(self, message, *args, **kwargs)
+
+    monkeypatch.setattr(PlaygroundApp, "notify", heard)
+
+
+def notices(app) -> list[str]:
+    """What `app` has notified so far (hear_notices first)."""
+    return getattr(app, "heard_notices", [])
+
+
+async def wait_until(pilot, predicate, timeout=10.0):
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not predicate():
+        if loop.time() > deadline:
+            raise AssertionError("condition not reached")
+        await pilot.pause(0.02)
+
+
+def log_text(app: PlaygroundApp, client: str) -> list[str]:
+    log = app.mode_screen.query_one(f"#pane-{client} RichLog", RichLog)
+    return [strip.text.rstrip() for strip in log.lines]
+
+
+def state_text(app: PlaygroundApp, client: str) -> str:
+    return str(app.mode_screen.query_one(f"#pane-{client} #state", Static).render())
+
+
+async def type_command(pilot, app, client: str, line: str) -> None:
+    pane = app.mode_screen.query_one(f"#pane-{client}", ClientPane)
+    pane.query_one(Input).focus()
+    await pilot.pause()
+    before, done = len(log_text(app, client)), app.commands_done
+    pane.query_one(Input).value = line  # pressing each key costs ~80 ms in Pilot
+    await pilot.press("enter")
+    await wait_until(pilot, lambda: not pane._busy and len(log_text(app, client)) > before + 1)
+    if _sent_to_server(line):
+        await wait_until(pilot, lambda: app.commands_done > done)  # the state lines are up to date
+        await app.executor.attributed()  # and who wrote what (it runs after the line)
+        await pilot.pause()
+
+
+def _sent_to_server(line: str) -> bool:
+    try:
+        cmd = parse_line(line)
+    except Exception:
+        return False
+    return cmd is not None and cmd.argv[0].lower() not in (b"help", b"?", b"clear")
+
+
+async def shutdown_then_f5(pilot, app, client: str) -> str:
+    """SHUTDOWN NOSAVE from `client`, then F5 once the app says the server stopped; the
+    banner it showed meanwhile."""
+    await type_command(pilot, app, client, "SHUTDOWN NOSAVE")
+    bar = app.mode_screen.query_one(ServerBar)
+    await wait_until(pilot, lambda: bar.stopped)
+    banner = str(app.mode_screen.query_one("#banner", Static).render())
+    await pilot.press("f5")
+    await wait_until(pilot, lambda: not bar.stopped)
+    return banner
+
+
+async def started(pilot, app):
+    """The server runs and free play's screen shows it (the app pushes that screen when mounted)."""
+    def up() -> bool:
+        if not app.screen_stack:  # (the app not mounted yet: no screen at all)
+            return False
+        screen = app.screen_stack[-1]
+        return (isinstance(screen, ModeScreen) and screen.is_running and screen.is_mounted
+                and screen.query_one(ServerBar).where != "" and app.inspector is not None)
+
+    await wait_until(pilot, up)
+
+
+def scenario(sid):
+    return load_scenario(bundled_dir() / f"{sid}.toml")
+
+
+def panel_text(app) -> str:
+    return app.mode_screen.query_one(NarrationPanel).body.plain
+
+
+async def opened(pilot, app):
+    await started(pilot, app)
+    await wait_until(pilot, lambda: app.teacher is not None and "Press Space" in panel_text(app))
+    app.teacher.speed_index = 0  # no typing animation in tests
+
+
+async def press_and_wait(pilot, app, *keys):
+    await pilot.press(*keys)
+    await wait_until(pilot, lambda: not app.mode_screen.busy)
+    await pilot.pause()
+
+
+@pytest.fixture
+def quick_autoplay(monkeypatch):
+    """Autoplay without its pause between steps (a module that wants it: usefixtures)."""
+    monkeypatch.setattr(app_module, "AUTOPLAY_PAUSE", 0.05)
+
+
+def screen(app) -> str:
+    """Every character the app draws now (its screenshot's text)."""
+    return html.unescape(re.sub(r"<[^>]+>", "", app.export_screenshot())).replace("\xa0", " ")
+
+
+def cells(table, key: str) -> tuple[str, str]:
+    """A key's ("changed by", WATCH badge) cells."""
+    for i in range(table.row_count):
+        row = table.row(i)
+        if str(row[0]) == key:
+            return str(row[4]), str(row[5])
+    return "?", "?"
+
+
+def _footer_descriptions(app) -> list[str]:
+    from textual.widgets._footer import FooterKey
+
+    return [key.description for key in app.mode_screen.query_one(KeyFooter).query(FooterKey)]
+
+
+
+async def settle(pilot, app):
+    # Wait for refreshes in flight (not for a command that is meant to stay blocked),
+    # then redraw the state lines and the keys once more from the engine's final state.
+    pending = [w for w in app.workers if w.group not in ("command", "poll-state") and not w.is_finished]
+    await asyncio.gather(*(w.wait() for w in pending), return_exceptions=True)
+    await pilot.pause()
+    app.refresh_states()
+    inspector = app.mode_screen.query_one(KeyInspector)
+    inspector.refresh_keys()
+    await wait_until(pilot, lambda: not inspector._loading)
+    bar = app.mode_screen.query_one(ServerBar)
+    bar.where = "/tmp/redis-playground-…/redis.sock"
+    bar.show_stats = False  # memory and connections vary from run to run
+    for pane in app.mode_screen.query(ClientPane):
+        pane._pending_since = None       # no elapsed-time counter in a picture
+        pane.watch_state(pane.state)
+        pane.query_one("CommandInput").cursor_blink = False
+    app.mode_screen.query_one(KeyInspector)._render_table()
+    await pilot.pause()
+
+
+def run(*steps):
+    async def run_before(pilot):
+        app = pilot.app
+        await started(pilot, app)
+        for client, line in steps:
+            await type_command(pilot, app, client, line)
+        await settle(pilot, app)
+    return run_before

@@ -1,0 +1,173 @@
+"""Class mode, follow me (issue 27): while the class follows the teacher, a learner's tab
+stays on the teacher's lesson and step. F7 (and the palette's "Open scenario"), closing,
+restarting, the learner's own steps, F5 and F8 are refused (F5 not once the server stopped) with one line saying why, dimmed in
+the footer and marked in F1; typing in the panes still works. Once the teacher chooses
+own pace, the same keys work again. On a real class Redis (both servers), the teacher
+played through the protocol."""
+
+from __future__ import annotations
+
+from playground.classroom.protocol import ENV_ROLE, FOLLOW, OWN
+from playground.tui.classroom import app_classroom
+from playground.tui.app import make_app
+from playground.tui.screens.confirm import ConfirmScreen
+from playground.tui.screens.info_screens import InfoScreen
+from playground.tui.widgets.narration import NarrationPanel
+from playground.tui.screens.teaching_screens import ScenarioPicker
+import pytest
+
+from pilot import hear_notices, log_text, notices, wait_until
+from class_app import DEADLINE, join_as
+
+STEPS = '''title = "Three writes"
+lesson = "Made in the teacher's tab."
+
+[[steps]]
+client = "A"
+command = "SET k 1"
+
+[[steps]]
+client = "B"
+command = "SET k 2"
+
+[[steps]]
+client = "A"
+command = "SET k 3"
+'''
+
+REFUSED = "Your teacher leads the class now"
+
+
+@pytest.fixture(autouse=True)
+def _hear_notices(monkeypatch):
+    hear_notices(monkeypatch)
+
+
+
+def refusals(app) -> int:
+    return sum(REFUSED in m for m in notices(app))
+
+
+def place(app) -> tuple[str, int]:
+    return app.teacher.scenario.id, app.teacher.stepper.cursor
+
+
+def enabled(app, key: str) -> bool:
+    return app.screen.active_bindings[key].enabled
+
+
+@pytest.mark.slow
+async def test_a_following_learner_stays_on_the_teachers_lesson_until_own_pace(server_binary, class_env,
+                                                                              monkeypatch):
+    monkeypatch.setenv(ENV_ROLE, "learner")
+    monkeypatch.setattr(app_classroom, "REFUSED_SHOWN", 3600.0)  # one line per mode, however slow the machine
+    link = class_env
+    app = make_app(server_binary.path)
+    try:
+        async with app.run_test(size=(140, 45)) as pilot:
+            await join_as(pilot, app)
+            epoch = await link.open_lesson("three-writes", False, STEPS)
+            await wait_until(pilot, lambda: app.teacher is not None and app.classroom.run_teacher is app.teacher,
+                             DEADLINE)
+            app.teacher.speed_index = 0  # no typing animation
+            await link.set_step(epoch, 1)  # the teacher's first step
+            await wait_until(pilot, lambda: place(app) == ("three-writes", 1) and not app.mode_screen.busy, DEADLINE)
+            assert app.classroom.state.mode == FOLLOW
+
+            app.mode_screen.query_one(NarrationPanel).focus()
+            await pilot.pause()
+            assert not enabled(app, "f7") and not enabled(app, "space") and not enabled(app, "r")  # dimmed
+            await pilot.press("f7")  # another lesson: refused, said so
+            await wait_until(pilot, lambda: refusals(app) == 1, DEADLINE)
+            assert not isinstance(app.screen, ScenarioPicker)
+            for key in ("space", "p", "r", "x", "e", "f5", "f8"):  # own steps, restart, close, a fresh server, flush
+                await pilot.press(key)
+            await pilot.pause()
+            assert not isinstance(app.screen, ConfirmScreen) and not app.mode_screen.busy
+            app.action_open_scenario()  # the palette's "Open scenario"
+            await pilot.pause()
+            assert not isinstance(app.screen, ScenarioPicker)
+            assert place(app) == ("three-writes", 1) and refusals(app) == 1  # one line, not one per key
+
+            await pilot.press("f1")  # F1 says which keys wait for the teacher
+            await wait_until(pilot, lambda: isinstance(app.screen, InfoScreen), DEADLINE)
+            lines = str(app.screen.query_one("Static").content).splitlines()
+            assert any("F7" in line and "your teacher leads" in line for line in lines)
+            assert not any("F2" in line and "your teacher leads" in line for line in lines)
+            await pilot.press("escape")
+
+            await pilot.press("f2", *"GET k", "enter")  # the panes still type
+            await wait_until(pilot, lambda: log_text(app, "A")[-1:] == ['"1"'], DEADLINE)
+
+            await link.set_mode(OWN)  # the teacher: own pace
+            await wait_until(pilot, lambda: app.classroom.state.mode == OWN and enabled(app, "f7"), DEADLINE)
+            app.mode_screen.query_one(NarrationPanel).focus()
+            await pilot.pause()
+            await pilot.press("space")  # a step of the learner's own
+            await wait_until(pilot, lambda: place(app) == ("three-writes", 2) and not app.mode_screen.busy, DEADLINE)
+            await pilot.press("f7")  # and another lesson
+            await wait_until(pilot, lambda: isinstance(app.screen, ScenarioPicker), DEADLINE)
+            ids = [s.id for s in app.screen.scenarios]
+            app.screen.query_one("OptionList").highlighted = ids.index("incr-is-atomic")
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: app.teacher.scenario.id == "incr-is-atomic" and not app.mode_screen.busy,
+                             DEADLINE)
+            assert refusals(app) == 1
+
+            await link.set_mode(FOLLOW)  # follow me again: back to the teacher's lesson and step, held there
+            await wait_until(pilot, lambda: app.teacher is not None and app.teacher.stepper is not None
+                             and place(app) == ("three-writes", 1) and not app.mode_screen.busy
+                             and app.classroom.run_teacher is app.teacher and not enabled(app, "f7"), DEADLINE)
+            await pilot.press("f7")
+            await wait_until(pilot, lambda: refusals(app) == 2, DEADLINE)  # said again: the mode changed since
+            assert not isinstance(app.screen, ScenarioPicker)
+
+            app.playground.server.process.kill()  # the learner's server stopped (a crash): F5 brings one back
+            await wait_until(pilot, app.playground.server_stopped, DEADLINE)
+            await pilot.press("f5")
+            await wait_until(pilot, lambda: not app.playground.server_stopped(), DEADLINE)
+            await pilot.press("f2", *"DBSIZE", "enter")
+            await wait_until(pilot, lambda: log_text(app, "A")[-1:] == ["(integer) 0"], DEADLINE)
+            assert refusals(app) == 2
+    finally:
+        await link.close()
+
+
+@pytest.mark.slow
+async def test_a_following_learner_runs_the_teachers_step_untyped(server_binary, class_env, monkeypatch):
+    """The class watches the teacher type the step; a follower's tab runs it at once (it used
+    to type it out again at the learner's speed, 40 characters a second by default, after the
+    teacher's own typing: a long command took over a second to reach the class). A step of
+    the learner's own, in own pace, is typed at the learner's speed as before."""
+    from playground.tui.widgets.pane_steps import StepDrawing
+
+    typed: list[tuple[str, int]] = []
+    type_out = StepDrawing.type_out
+
+    async def spy(self, line: str, speed: int) -> None:
+        typed.append((line, speed))
+        await type_out(self, line, speed)
+
+    monkeypatch.setattr(StepDrawing, "type_out", spy)
+    monkeypatch.setenv(ENV_ROLE, "learner")
+    link = class_env
+    app = make_app(server_binary.path)
+    try:
+        async with app.run_test(size=(140, 45)) as pilot:
+            await join_as(pilot, app)
+            epoch = await link.open_lesson("three-writes", False, STEPS)
+            await wait_until(pilot, lambda: app.teacher is not None and app.classroom.run_teacher is app.teacher,
+                             DEADLINE)
+            speed = app.teacher.speed
+            assert speed > 0  # the learner's own setting: typing on
+            await link.set_step(epoch, 2)  # the teacher ran two steps
+            await wait_until(pilot, lambda: place(app) == ("three-writes", 2) and not app.mode_screen.busy, DEADLINE)
+            assert typed == [("SET k 1", 0), ("SET k 2", 0)] and app.teacher.speed == speed
+            await link.set_mode(OWN)
+            await wait_until(pilot, lambda: app.classroom.state.mode == OWN and enabled(app, "space"), DEADLINE)
+            app.mode_screen.query_one(NarrationPanel).focus()
+            await pilot.press("space")  # the learner's own step: typed at the learner's speed
+            await wait_until(pilot, lambda: place(app) == ("three-writes", 3) and not app.mode_screen.busy, DEADLINE)
+            assert typed[2:] == [("SET k 3", speed)]
+    finally:
+        await link.close()

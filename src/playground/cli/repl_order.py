@@ -14,8 +14,9 @@ in either order). While a pause typed here may be in force, nothing goes ahead o
 the line itself could be held too, and its "(N.NNs)" would count a wait that redis-cli,
 sending it later, never sees.
 
-A line blocked with no end of its own (`BLPOP l 0`, a busy script, CLIENT REPLY OFF)
-is gone ahead of, with everything behind it, as before.
+A line blocked with no end of its own (`BLPOP l 0`, a busy script, CLIENT REPLY OFF, a
+line held by a pause typed elsewhere or by another client's Lua debugger) is gone ahead
+of, with everything behind it, as before.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import asyncio
 
 from playground.cli.repl_lines import ClientLines, ReplLine
 from playground.cli.repl_pause import PauseClock
-from playground.engine.catalogue import SCRIPT_COMMANDS, block_timeout, may_block
+from playground.engine.catalogue import block_timeout
 from playground.engine.playground import Playground, no_reply_coming
 from playground.resp.cli_lines import RepeatError, SplitError, parse_line
 
@@ -62,13 +63,12 @@ class LineOrder:
         session = self.pg.sessions[name]
         if line.cmd is None or no_reply_coming(session) or session.state.busy_script:
             return False
-        argv = line.cmd.argv
         if self.pauses.holding():
-            return True
-        if bytes(argv[0]).lower() in SCRIPT_COMMANDS:
-            return False  # (a script that went busy is gone ahead of: another client may have to kill it)
-        timeout = block_timeout(argv)
-        return bool(timeout) or not may_block(argv)  # (a plain line blocked: held by a pause not typed here)
+            return True  # (held by the pause, or blocked with the pause over it)
+        # A blocking command with a timeout ends by itself. Anything else blocked waits for
+        # something that may not come by itself: a pause typed elsewhere, another client's
+        # Lua debugger holding the server (SCRIPT DEBUG SYNC), a key only a later line fills.
+        return bool(block_timeout(line.cmd.argv))
 
     def _in_the_way(self, name: str) -> list[ReplLine]:
         """The earlier lines of the other clients that the new line may not overtake
@@ -86,6 +86,8 @@ class LineOrder:
         return found
 
     async def _first_in_the_way(self, name: str, argv) -> ReplLine | None:
+        if any(session.ldb.holds_server for session in self.pg.sessions.values()):
+            return None  # (a Lua debugger holds the server: every line waits for its session, none for another)
         lines = [(line, _argv(line)) for line in self._in_the_way(name)]
         lines = [(line, other) for line, other in lines if other is not None]
         if not lines or self.pauses.holding():

@@ -64,7 +64,9 @@ from playground.cli.repl_pause import PauseClock
 from playground.cli.repl_reading import ClientReading
 from playground.cli.repl_runs import PipelinedRuns, RunLine
 from playground.engine.executor import Executor
-from playground.engine.playground import Playground
+from playground.engine.exit_signals import install_exit_signals
+from playground.engine.playground import Playground, Refused
+from playground.engine.session import ConnectionLost
 from playground.i18n import tr
 from playground.resp.cli_lines import CommandLine
 
@@ -329,6 +331,25 @@ class Repl:
         for task in workers:
             task.cancel()
         await asyncio.gather(*workers, return_exceptions=True)
+
+
+def cmd_repl(args) -> int:
+    """`redis-playground repl`: its playground from the command line's options, run until
+    end of input; the exit status (an engine's refusal or a connection that cannot be
+    made: one line on stderr, 1).
+
+    Args:
+        args: the parsed command line (cli/main.py).
+    """
+    install_exit_signals()
+    pg = Playground.create(server_choice=args.server, url=args.url, clients=args.clients,
+                           allow_flush=args.allow_flush, topology=args.topology, replicas=args.replicas,
+                           resp=3 if args.resp3 else 2)
+    try:
+        return asyncio.run(run_repl(pg, show_pushes=args.show_pushes == "yes"))
+    except (Refused, ConnectionLost) as exc:
+        print(f"redis-playground: {exc}", file=sys.stderr)
+        return 1
 
 
 async def run_repl(playground: Playground, stdin: BinaryIO | None = None,

@@ -15,7 +15,6 @@ bound but a blocking command's own timeout.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
 
 from playground.cli.repl_lines import ClientLines, ReplLine
 from playground.cli.repl_output import ReplOutput
@@ -33,13 +32,13 @@ PAUSE_AT_EOF = 1.0
 input (the server lifts a pause in its cron; a busy machine may be late)."""
 
 
-@dataclass
 class ReplStatus:
     """How the run is going: its exit status, whether it has stopped, the clients ended."""
 
-    exit_code: int = 0
-    stopped: bool = False       # the server went away for good (--url): read no more
-    ended: set[str] = field(default_factory=set)  # clients whose wait was cancelled at end of input
+    def __init__(self) -> None:
+        self.exit_code = 0
+        self.stopped = False  # the server went away for good (--url): read no more
+        self.ended: set[str] = set()  # clients whose wait was cancelled at end of input
 
     def failed(self) -> None:
         """Something redis-cli would have done differently: the exit status is 1."""

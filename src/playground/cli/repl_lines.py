@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 
 from playground.cli.repl_output import CLEAR_SCREEN, DIRECT, ReplOutput
 from playground.engine import events as ev
@@ -23,18 +22,20 @@ from playground.resp.replies import Push
 Held = tuple[bytes | Iterable[bytes], bool | None]  # (output, buffered: see ReplOutput.write)
 
 
-@dataclass
 class ReplLine:
     """One input line of one client, from when it is read until its output is printed."""
 
-    cmd: CommandLine | None         # None: read in its turn, behind its client's earlier lines
-    text: bytes = b""               # the line as typed (without its client's prefix)
-    started: asyncio.Event = field(default_factory=asyncio.Event)
-    job: Job | None = None          # the executor's job, once this line's turn came
-    held: list[Held] = field(default_factory=list)  # what it printed and is not printed yet, in order
-    skipped: bool = False           # not run: its client listens or has quit (see Repl.deaf)
-    answered: bool = False          # answered without the server (redis-cli's own words, a bad line)
-    gave_up: str | None = None      # why it is cancelled at end of input, once waited for (cli/repl_eof.py)
+    __slots__ = ("cmd", "text", "started", "job", "held", "skipped", "answered", "gave_up")
+
+    def __init__(self, cmd: CommandLine | None, text: bytes = b"", job: Job | None = None) -> None:
+        self.cmd = cmd                  # None: read in its turn, behind its client's earlier lines
+        self.text = text                # the line as typed (without its client's prefix)
+        self.started = asyncio.Event()  # its worker has taken it
+        self.job = job                  # the executor's job, once this line's turn came
+        self.held: list[Held] = []      # what it printed and is not printed yet, in order
+        self.skipped = False            # not run: its client listens or has quit (cli/repl_reading.py)
+        self.answered = False           # answered without the server (redis-cli's own words, a bad line)
+        self.gave_up: str | None = None  # why it is cancelled at end of input, once waited for (cli/repl_eof.py)
 
     @property
     def done(self) -> bool:

@@ -122,7 +122,8 @@ class Driver:
         for name, client in self.clients.items():  # who is who on the server (its output is left out)
             before = client.reads()
             client.write(b"CLIENT ID\n")
-            self._wait(lambda: client.reads() > before and client.waits_for_input(), f"{name}: CLIENT ID")
+            self._wait(lambda client=client, before=before: client.reads() > before and client.waits_for_input(),
+                       f"{name}: CLIENT ID")
             client.id = int(client.collect().split()[-1])
         self.cancelled: list[str] = []
 
@@ -183,34 +184,43 @@ class Driver:
             self.pause_ends = None
 
     def run(self, text: bytes) -> bytes:
+        """Feed the lines, then end the input: what the redis-clis printed, combined."""
         out = bytearray()
         names = {name.lower().encode(): name for name in self.clients}
         first = next(iter(self.clients))
         for raw in text.splitlines(keepends=True):
             match = _PREFIX.match(raw)
             name = names[match.group(1).lower()] if match else first
-            line = raw[match.end():] if match else raw
-            client = self.clients[name]
-            if client.exited:
-                continue  # its redis-cli is gone (`quit`): nobody reads the line
-            if client.blocked_for_ever:
-                client.write(line)  # it reads it when it is woken, as in its terminal
-                continue
-            before = client.reads()
-            client.write(line)
-            self._settle(client, line, before)
-            pause = _PAUSE.match(line)
-            if pause:
-                self.pause_ends = time.monotonic() + int(pause.group(1)) / 1000
-            for other in self.clients.values():  # a client the line woke prints its reply first
-                if other is not client and other.blocked_for_ever and not self._blocked(other):
-                    self._wait(lambda: self._still(other), "a woken client")
-                    other.blocked_for_ever = not other.exited and not other.waits_for_input()
-            out += client.collect()
-            for other_name, other in self.clients.items():
-                if other is not client:
-                    out += other.collect()
-        for name, client in self.clients.items():
+            out += self._line(self.clients[name], raw[match.end():] if match else raw)
+        return bytes(out + self._end())
+
+    def _line(self, client: Cli, line: bytes) -> bytes:
+        """One line to its client's redis-cli: what the redis-clis printed by the time it settled."""
+        if client.exited:
+            return b""  # its redis-cli is gone (`quit`): nobody reads the line
+        if client.blocked_for_ever:
+            client.write(line)  # it reads it when it is woken, as in its terminal
+            return b""
+        before = client.reads()
+        client.write(line)
+        self._settle(client, line, before)
+        pause = _PAUSE.match(line)
+        if pause:
+            self.pause_ends = time.monotonic() + int(pause.group(1)) / 1000
+        for other in self.clients.values():  # a client the line woke prints its reply first
+            if other is not client and other.blocked_for_ever and not self._blocked(other):
+                self._wait(lambda other=other: self._still(other), "a woken client")
+                other.blocked_for_ever = not other.exited and not other.waits_for_input()
+        out = client.collect()
+        for other in self.clients.values():
+            if other is not client:
+                out += other.collect()
+        return out
+
+    def _end(self) -> bytes:
+        """End of input for every redis-cli; one still blocked is stopped (`cancelled`)."""
+        out = b""
+        for client in self.clients.values():
             client.proc.stdin.close()
         for name, client in self.clients.items():
             try:
@@ -220,7 +230,7 @@ class Driver:
                 client.proc.wait()
                 self.cancelled.append(name)
             out += client.collect()
-        return bytes(out)
+        return out
 
 
 def run_clients(cli: str, socket_path: str, admin_kwargs: dict, text: bytes, options: list[str],

@@ -200,15 +200,7 @@ class Repl:
                     if other != name:
                         self.lines.print_done(other)
             self._enqueue(name, ReplLine(cmd))
-        await self._settle_client(name)
-        for other in self.pg.sessions:
-            if other != name:
-                await self._settle_client(other)
-        for session in self.pg.sessions.values():
-            if session.streaming:
-                await session.sync()
-            self.lines.flush_stream(session.name)
-        self.output.flush()
+        await self.lines.settle_point(name)
         return not self.status.stopped and not self.reading.everyone_left()
 
     def _enqueue(self, name: str, line: ReplLine) -> None:
@@ -235,18 +227,6 @@ class Repl:
 
     # -- the clients' workers -------------------------------------------------------
 
-    async def _settle_client(self, name: str) -> bool:
-        """Wait until each of the client's lines is done, in order, or one is blocked
-        on the server (the lines behind it wait their turn); print what is done."""
-        for line in list(self.lines.lines[name]):
-            await line.started.wait()
-            if line.job is None:  # not run, or answered here
-                continue
-            if not await line.job.settle():
-                break
-        self.lines.print_done(name)
-        return not self.lines.lines[name]
-
     def _queue(self, name: str) -> asyncio.Queue[ReplLine]:
         if name not in self.queues:
             self.queues[name] = asyncio.Queue()
@@ -270,16 +250,10 @@ class Repl:
         if name in self.status.ended:  # (named on stderr by cli/repl_eof.py)
             line.skipped = True
             return
-        if line.cmd is None:  # its turn has come: read it now (what it prints is held as a reply is)
-            self.lines.running[name] = line
-            try:
-                line.cmd = await self.reading.read(name, line.text)
-            finally:
-                self.lines.running[name] = None
-            if line.cmd is None:
-                line.answered = True
-                return
+        if line.cmd is None and not await self._read_in_turn(name, line):
+            return
         cmd = line.cmd
+        assert cmd is not None
         if not self.reading.takes(name, cmd):
             line.skipped = True
             return
@@ -306,6 +280,17 @@ class Repl:
             self.status.failed()
         if result.server_gone:
             await self._server_gone(name, result.expected_stop)
+
+    async def _read_in_turn(self, name: str, line: ReplLine) -> bool:
+        """A line queued behind its client's earlier lines is read now that its turn has
+        come (what it prints is held as a reply is); False when it sends nothing."""
+        self.lines.running[name] = line
+        try:
+            line.cmd = await self.reading.read(name, line.text)
+        finally:
+            self.lines.running[name] = None
+        line.answered = line.cmd is None
+        return line.cmd is not None
 
     async def _server_gone(self, name: str, expected: bool) -> None:
         if not self.pg.private:

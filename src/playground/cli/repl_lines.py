@@ -99,6 +99,30 @@ class ClientLines:
         else:
             self.output.write(output, buffered)
 
+    async def settle_point(self, name: str) -> None:
+        """After a line of `name`: its output, then what the others printed meanwhile
+        (a reply it woke), then what the listening clients received."""
+        await self.settle(name)
+        for other in self.sessions:
+            if other != name:
+                await self.settle(other)
+        for session in self.sessions.values():
+            if session.streaming:
+                await session.sync()
+            self.flush_stream(session.name)
+        self.output.flush()
+
+    async def settle(self, name: str) -> None:
+        """Wait until each of the client's lines is done, in order, or one is blocked
+        on the server (the lines behind it wait their turn); print what is done."""
+        for line in list(self.lines[name]):
+            await line.started.wait()
+            if line.job is None:  # not run, or answered here
+                continue
+            if not await line.job.settle():
+                break
+        self.print_done(name)
+
     def print_done(self, name: str) -> None:
         """Print the finished lines of client `name`, oldest first, and what the first
         one still running has printed so far (`2 BLPOP`'s first reply, before it blocks

@@ -78,10 +78,11 @@ class Repl:
     """Feeds lines to the playground's clients and prints their replies.
 
     It owns the parts it is made of: its output (cli/repl_output.py), the lines on their
-    way (cli/repl_lines.py), what each client's redis-cli still reads (cli/repl_reading.py),
-    when a line may overtake another client's (cli/repl_order.py, cli/repl_pause.py), the
-    pipelined runs (cli/repl_runs.py) and the end of the input (cli/repl_eof.py); here are
-    the input, each client's worker (its lines one after another) and the settle points."""
+    way and the settle points (cli/repl_lines.py), what each client's redis-cli still reads
+    (cli/repl_reading.py), when a line may overtake another client's (cli/repl_order.py,
+    cli/repl_pause.py), the pipelined runs (cli/repl_runs.py) and the end of the input
+    (cli/repl_eof.py). Here are the input and each client's worker (its lines one after
+    another)."""
 
     def __init__(self, playground: Playground, out: BinaryIO, err: TextIO, show_pushes: bool = False) -> None:
         self.pg = playground

@@ -48,7 +48,8 @@ def add_parser(sub, parents) -> None:
 
 
 def cmd_explore(args) -> int:
-    from playground.engine.playground import Playground, install_exit_signals
+    from playground.engine.exit_signals import install_exit_signals
+    from playground.engine.playground import Playground
     from playground.explore.explorer import ExploreError, Explorer
     from playground.explore.report import RENDERERS
     from playground.scenario.library import resolve

@@ -1,21 +1,27 @@
 """The `redis-playground` command: the TUI by default, and the headless commands.
 
-Headless commands (`repl`, and later `run`, `check`, `list`) never import Textual:
-the TUI module is imported only when the TUI is asked for.
+This module parses the command line for every command; each command's own module is
+imported only once it is chosen (`main`'s dispatch, the one lazy boundary): `repl`
+imports the engine it needs and nothing of the TUI, the explorer or the scenarios, and
+headless commands never import Textual.
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 import re
 import sys
 
 from playground import __version__
-from playground.errors import ScenarioError, ServerError
 from playground import i18n
+from playground.cli.argparse_lang import argparse_language
+from playground.cli.explore_command import FORMATS, format_name
+from playground.cli.explore_command import add_parser as add_explore
+from playground.cli.serve_command import add_parser as add_serve
+from playground.errors import ScenarioError, ServerError
 from playground.i18n import N_, current_language, default_language, set_language, tr
+from playground.resp.address import Address
 from playground.scenario import MAX_CLIENTS
 
 
@@ -85,8 +91,6 @@ def _private_server_option() -> argparse.ArgumentParser:
 
 def _url_address(args):
     """--url with the TLS and --user options applied: an Address (ValueError: one line)."""
-    from playground.resp.connection import Address
-
     named = [f"--{name}" for name in ("tls", "cacert", "cert", "key", "insecure", "user") if getattr(args, name)]
     if not args.url:
         if named:
@@ -209,8 +213,6 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("list", parents=[library], help=tr("list the scenarios: id, title, tags"))
     run = sub.add_parser("run", parents=[common, library], help=tr("replay one scenario and check it"))
     run.add_argument("scenario", metavar="ID|PATH")
-    from playground.cli.explore_command import FORMATS, format_name
-
     run.add_argument("--format", type=format_name, choices=FORMATS, default="text")
     opener = sub.add_parser("open", parents=[common, library],
                             help=tr("open the app on a scenario, to step through it (or --challenge)"))
@@ -226,11 +228,7 @@ def build_parser() -> argparse.ArgumentParser:
         sub_parser.add_argument("--pace", type=_seconds, default=0.0, metavar="SECONDS",
                                 help=tr("wait that long before each step, as a teacher talking would; "
                                         "the lesson's TTLs do not run meanwhile"))
-    from playground.cli.explore_command import add_parser as add_explore
-
     add_explore(sub, [common, library])
-    from playground.cli.serve_command import add_parser as add_serve
-
     add_serve(sub, [_server_options(private_only=True), library])
     from playground.cli.import_command import add_parser as add_import
 
@@ -256,14 +254,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
             value = before if before is not None else after
         setattr(args, name, default if value is None else value)
     return args
-
-
-def _playground(args, **kwargs):
-    from playground.engine.playground import Playground
-
-    return Playground.create(server_choice=args.server, url=args.url, clients=args.clients,
-                             allow_flush=args.allow_flush, topology=args.topology,
-                             replicas=args.replicas, **kwargs)
 
 
 _exit_now: list[int] = []
@@ -300,8 +290,6 @@ def entry() -> None:
 def main(argv: list[str] | None = None) -> int:
     # for --help and the errors of parse_args: --lang if given, else the locale's language
     set_language(_language_in(sys.argv[1:] if argv is None else argv) or default_language())
-    from playground.cli.argparse_lang import argparse_language
-
     with argparse_language(current_language()):
         args = parse_args(argv)
     args.lang = getattr(args, "lang", None) or default_language()
@@ -319,12 +307,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args.url = _url_address(args)
         if args.command == "repl":
-            from playground.engine.playground import install_exit_signals
-            from playground.cli.repl import run_repl
+            from playground.cli.repl import cmd_repl
 
-            install_exit_signals()
-            pg = _playground(args, resp=3 if args.resp3 else 2)
-            code = asyncio.run(run_repl(pg, show_pushes=args.show_pushes == "yes"))
+            code = cmd_repl(args)
             _exit_now.append(code)  # (everything is closed and the server stopped: see entry)
             return code
         if args.command in ("list", "run", "check"):

@@ -5,9 +5,12 @@ A line `B> CMD` runs CMD as client B (default A). stdout gets exactly what
 
 Order, as redis-cli keeps it per connection: a client's lines run one after another,
 and its output is printed in the order its lines were sent. A command that blocks
-(BLPOP, a busy script) blocks only its client: the next line for another client goes
-ahead as soon as the server reports the client blocked, and the blocked client's own
-later lines wait their turn. Output is printed at settle points, so it never depends
+(BLPOP, a busy script) blocks only its client, and the blocked client's own later
+lines wait their turn. Another client's next line goes ahead as soon as the server
+reports the client blocked if the blocked line may never end by itself (`BLPOP l 0`, a
+busy script); a line that ends by itself (a timeout, a CLIENT PAUSE) is waited for,
+unless the new line touches none of its keys (cli/repl_order.py). Output is printed at
+settle points, so it never depends
 on timing: after each line, its own output, then that of clients it unblocked (a line
 still blocked prints what it has so far: `2 BLPOP`'s first reply); a subscribed or
 monitoring client prints what the server sent it so far. The clients' connections
@@ -29,12 +32,15 @@ A line of a client whose earlier lines are still on their way is read in its tur
 after them: what redis-cli answers itself (`Invalid argument(s)`, `help`, `clear`) is
 printed where redis-cli prints it. A client's `quit` ends that client only (as its
 redis-cli exits): its later lines are named on stderr, the other clients go on; once
-every client has quit, the rest of the input is not read. A line prefixed with a
+every client has quit, the rest of the input is not read. After SUBSCRIBE or MONITOR
+(or `quit`) redis-cli reads no more input: the client's later lines print nothing on
+stdout, not even `Invalid argument(s)`, and are named on stderr. A line prefixed with a
 client that does not exist is refused (stderr, exit status 1).
 
 At end of input every line still waiting is waited for (cli/repl_eof.py): a blocking
-command until its own timeout, a running script or a command held by CLIENT PAUSE up
-to WAIT_AT_EOF seconds, and any line that another client's remaining lines may wake.
+command until its own timeout, a line held by a CLIENT PAUSE typed here until the pause
+is over (a `BLPOP l 0` under it too), a running script or a line held by another's pause
+up to WAIT_AT_EOF seconds, and any line that another client's remaining lines may wake.
 A command that would wait forever (timeout 0) with nothing left in the input to wake
 it is cancelled with a note on stderr, the lines behind it are reported as not run,
 and the exit status is 1.
@@ -47,81 +53,67 @@ import gc
 import io
 import re
 import sys
-from dataclasses import dataclass, field
 from typing import BinaryIO, TextIO
 
-from playground.cli.repl_eof import EndOfInput
+from playground.cli.repl_eof import EndOfInput, ReplStatus
 from playground.cli.repl_input import line_batches
+from playground.cli.repl_lines import ClientLines, ReplLine
+from playground.cli.repl_order import LineOrder
 from playground.cli.repl_output import OutputClosed, ReplOutput
-from playground.cli.repl_runs import PipelinedRuns
-from playground.engine.catalogue import SUBSCRIBES
-from playground.engine.executor import Executor, Job
-from playground.engine.playground import Playground
+from playground.cli.repl_pause import PauseClock
+from playground.cli.repl_reading import ClientReading
+from playground.cli.repl_runs import PipelinedRuns, RunLine
+from playground.engine.executor import Executor
+from playground.engine.exit_signals import install_exit_signals
+from playground.engine.playground import Playground, Refused
+from playground.engine.session import ConnectionLost
 from playground.i18n import tr
-from playground.resp.cli_lines import CommandLine, format_argv
-from playground.resp.replies import Err
+from playground.resp.cli_lines import CommandLine
 
 _PREFIX = re.compile(rb"^\s*([A-Za-z][A-Za-z0-9_-]*)>[ \t]?")
-# After these (unless the server answered with an error) redis-cli stays in its
-# subscribe or monitor loop for good: it reads no more input.
-_STAYS_LISTENING = frozenset(SUBSCRIBES) | {b"monitor"}
-QUIT = b"quit"  # (in Repl.deaf: the client's redis-cli has exited)
 PIPELINE_LINES = 1000  # lines read ahead and sent together at most
 
 
-@dataclass
-class _Line:
-    cmd: CommandLine | None         # None: read in its turn, behind its client's earlier lines
-    text: bytes = b""               # the line as typed (without its client's prefix)
-    started: asyncio.Event = field(default_factory=asyncio.Event)
-    job: Job | None = None          # the executor's job, once this line's turn came
-    held: list[tuple[object, bool | None]] = field(default_factory=list)  # (output, buffered), in order
-    skipped: bool = False           # not run: its client listens or has quit (see Repl.deaf)
-    answered: bool = False          # answered without the server (redis-cli's own words, a bad line)
-    gave_up: str | None = None      # why it is cancelled at end of input, once waited for (cli/repl_eof.py)
+class Repl:
+    """Feeds lines to the playground's clients and prints their replies.
 
-    @property
-    def done(self) -> bool:
-        return self.skipped or self.answered or (self.job is not None and self.job.task.done())
-
-    def what(self) -> str:
-        return format_argv(list(self.cmd.argv)) if self.cmd is not None else self.text.decode(errors="replace")
-
-
-class Repl(ReplOutput, PipelinedRuns, EndOfInput):
-    """Feeds lines to the playground's clients and prints their replies."""
+    It owns the parts it is made of: its output (cli/repl_output.py), the lines on their
+    way and the settle points (cli/repl_lines.py), what each client's redis-cli still reads
+    (cli/repl_reading.py), when a line may overtake another client's (cli/repl_order.py,
+    cli/repl_pause.py), the pipelined runs (cli/repl_runs.py) and the end of the input
+    (cli/repl_eof.py). Here are the input and each client's worker (its lines one after
+    another)."""
 
     def __init__(self, playground: Playground, out: BinaryIO, err: TextIO, show_pushes: bool = False) -> None:
         self.pg = playground
-        self.out = out
-        self.err = err
-        self.show_pushes = show_pushes  # redis-cli --show-pushes yes (piped, it hides them)
-        self.executor = Executor(playground, self._on_event)
+        self.output = ReplOutput(out, err)
+        self.lines = ClientLines(self.output, playground.sessions, show_pushes)
+        self.executor = Executor(playground, self.lines.on_event)
         self.executor.keep_output = False  # written as it comes: a big reply in pieces
         self.executor.replies_only = True
         for session in playground.sessions.values():
             session.keep_units = False  # no server-order records: nobody here reads them
             session.named = False  # redis-cli's connection has no name: CLIENT GETNAME is (nil)
-        self.unflushed: list[bytes] = []  # what redis-cli printed without fflush (see write)
-        self.last_reply: dict[str, object] = {}  # each client's last reply or stream frame
-        self.deaf: dict[str, bytes] = {}  # client -> the word after which redis-cli reads no more (QUIT: it exited)
-        self.after_quit: dict[str, bool] = {}  # the client's next line is lost, as in redis-cli
-        self.ended: set[str] = set()  # clients whose wait was cancelled at end of input: no more lines run
+        self.status = ReplStatus()
+        self.pauses = PauseClock()
+        self.order = LineOrder(playground, self.lines, self.pauses)
+        self.reading = ClientReading(self.executor, playground.sessions, self.output)
+        self.runs = PipelinedRuns(playground, self.executor, self.split_client, self.reading.reads_no_more,
+                                  show_pushes)
+        self.end = EndOfInput(playground, self.executor, self.lines, self.output, self.pauses, self.status)
         self.in_workers = 0  # lines queued to a worker and not yet through (restarts included)
-        self.queues: dict[str, asyncio.Queue] = {}
+        self.queues: dict[str, asyncio.Queue[ReplLine]] = {}
         self.workers: dict[str, asyncio.Task] = {}
-        self.lines: dict[str, list[_Line]] = {name: [] for name in playground.sessions}  # not yet printed
-        self.running: dict[str, _Line | None] = {name: None for name in playground.sessions}
-        # Stream frames wait for a settle point, so a PUBLISH's own reply is printed
-        # before the message it delivered.
-        self.stream_held: dict[str, list[bytes]] = {name: [] for name in playground.sessions}
-        self.exit_code = 0
-        self.stopped = False
         self.line_number = 0  # of the input line being handled (counted by feed_many)
         self.names = {name.lower().encode(): name for name in playground.sessions}  # `B> ` -> B
         self.default_client = next(iter(playground.sessions))
 
-    # -- lines --------------------------------------------------------------------
+    @property
+    def exit_code(self) -> int:
+        """0, or 1 when something went otherwise than in redis-cli (said on stderr)."""
+        return self.status.exit_code
+
+    # -- input ----------------------------------------------------------------------
 
     def split_client(self, line: bytes) -> tuple[str | None, bytes]:
         """(client, rest of the line); no prefix: the first client; None: a prefix that
@@ -131,6 +123,66 @@ class Repl(ReplOutput, PipelinedRuns, EndOfInput):
             return self.names.get(match.group(1).lower()), line[match.end():]
         return self.default_client, line
 
+    async def feed_many(self, raws: list[bytes]) -> bool:
+        """Handle lines read together: runs of plain lines are pipelined
+        (`Executor.run_pipelined`) while nothing else is going on (no client waiting
+        or listening); every other line goes through `feed`. Same output either way.
+        False when nothing more is to be read."""
+        run: list[RunLine] = []
+        quiet = self.quiet()
+        for index, raw in enumerate(raws):
+            self.line_number += 1
+            following = raws[index + 1] if index + 1 < len(raws) else None
+            fast = self.runs.pipelinable(raw, following) if quiet else None
+            if fast is not None:
+                if fast[2]:  # a script another client's line follows: it ends the run
+                    if not await self._run_pipelined(run + [(raw, fast[0], fast[1])], settle_last=True):
+                        return False
+                    run = []
+                    quiet = self.quiet()
+                else:
+                    run.append((raw, fast[0], fast[1]))
+                continue
+            if run:
+                if not await self._run_pipelined(run):
+                    return False
+                run = []
+            if not await self.feed(raw):
+                return False
+            quiet = self.quiet()
+        if run and not await self._run_pipelined(run):
+            return False
+        self.output.flush()
+        return not self.status.stopped
+
+    def quiet(self) -> bool:
+        """Nothing going on that a pipelined line could overtake: no line waiting or
+        still in a worker, no client listening, every one connected, no CLIENT PAUSE of
+        ours in force (a run of two clients' lines asks the server for their keys first,
+        COMMAND INFO, and that would sit out a pause of every command). (A line of a
+        client that reads no more is never pipelined.)"""
+        if self.pauses.holding():
+            return False
+        return not (self.in_workers or self.lines.pending() or self.reading.after_quit
+                    or any(s.streaming or not s.connected or s.state.disconnected or s.ldb.active
+                           for s in self.pg.sessions.values()))
+
+    async def _run_pipelined(self, run: list[RunLine], settle_last: bool = False) -> bool:
+        results, blocked = await self.runs.run(run, settle_last)
+        for result in results:
+            if result.may_have_run:  # redis-cli would have sent it (and printed its reply)
+                self.status.failed()
+            if result.server_gone:
+                await self._server_gone(result.client, result.expected_stop)
+        if blocked is not None:  # the last line still runs: its client's worker takes it over
+            _, name, cmd = run[-1]
+            self.adopt(name, cmd, blocked)
+            return not self.status.stopped
+        for raw, _, _ in run[len(results):]:  # the server went away: the rest one by one
+            if not await self.feed(raw):
+                return False
+        return not self.status.stopped
+
     async def feed(self, raw: bytes) -> bool:
         """Handle one input line; False when nothing more is to be read (every client
         has quit, or the server is gone)."""
@@ -138,91 +190,45 @@ class Repl(ReplOutput, PipelinedRuns, EndOfInput):
         if name is None:
             self._no_such_client(raw)
             return True
-        if self.lines[name]:  # behind its client's earlier lines: read in its turn (see _run_line)
-            self._enqueue(name, _Line(None, text))
+        if self.lines.lines[name]:  # behind its client's earlier lines: read in its turn (see _run_line)
+            self._enqueue(name, ReplLine(None, text))
         else:
-            cmd = await self._read(name, text)
+            cmd = await self.reading.read(name, text)
             if cmd is None:
-                return not self._everyone_left()
-            self._enqueue(name, _Line(cmd))
-        await self._settle_client(name)
-        for other in self.pg.sessions:
-            if other != name:
-                await self._settle_client(other)
-        for session in self.pg.sessions.values():
-            if session.streaming:
-                await session.sync()
-            self._flush_stream(session.name)
-        self.flush()
-        return not self.stopped and not self._everyone_left()
+                return not self.reading.everyone_left()
+            if await self.order.wait_turn(name, cmd.argv):  # the lines it waited for come first
+                for other in self.pg.sessions:
+                    if other != name:
+                        self.lines.print_done(other)
+            self._enqueue(name, ReplLine(cmd))
+        await self.lines.settle_point(name)
+        return not self.status.stopped and not self.reading.everyone_left()
 
-    async def _read(self, name: str, text: bytes) -> CommandLine | None:
-        """A line of `name` read as redis-cli reads it, when its turn comes: the command
-        to send, or None when it was answered here (or not read at all)."""
-        cmd = self.executor.parse(name, text)
-        if cmd is None:
-            return None
-        if name in self.deaf:
-            self._not_read(name, cmd)
-            return None
-        if not cmd.counted and cmd.argv[0].lower() in (b"quit", b"exit"):
-            self.deaf[name] = QUIT  # its redis-cli exits; the other clients go on
-            return None
-        if await self.executor.answer_locally(name, cmd):
-            return None
-        self.note_pause(cmd.argv)
-        return cmd
-
-    def _enqueue(self, name: str, line: _Line) -> None:
-        self.lines[name].append(line)
+    def _enqueue(self, name: str, line: ReplLine) -> None:
+        self.lines.lines[name].append(line)
         self.in_workers += 1
         self._queue(name).put_nowait(line)
-
-    def _everyone_left(self) -> bool:
-        return all(self.deaf.get(name) == QUIT for name in self.pg.sessions)
 
     def _no_such_client(self, raw: bytes) -> None:
-        self.exit_code = 1
+        self.status.failed()
         prefix = raw.split(b">", 1)[0].strip().decode(errors="replace")
-        self.say(tr("line {number}: no client {name} (the clients are {clients}; --clients names them); not run: {line}",
-                    number=self.line_number, name=prefix, clients=", ".join(self.pg.sessions),
-                    line=raw.rstrip(b"\n").decode(errors="replace")))
+        self.output.say(tr("line {number}: no client {name} (the clients are {clients}; --clients names them); "
+                           "not run: {line}", number=self.line_number, name=prefix,
+                           clients=", ".join(self.pg.sessions), line=raw.rstrip(b"\n").decode(errors="replace")))
 
-    def adopt(self, name: str, cmd: CommandLine, job: Job) -> None:
+    def adopt(self, name: str, cmd: CommandLine, job) -> None:
         """A pipelined line that blocked, still running: its client's worker takes it
         over as if it had started it (the client's later lines wait their turn)."""
-        line = _Line(cmd, job=job)
+        line = ReplLine(cmd, job=job)
         line.started.set()
-        self.lines[name].append(line)
-        self.running[name] = line
+        self.lines.lines[name].append(line)
+        self.lines.running[name] = line
         self.in_workers += 1
         self._queue(name).put_nowait(line)
 
-    def _not_read(self, name: str, cmd: CommandLine) -> None:
-        what = format_argv(list(cmd.argv))
-        if self.deaf.get(name) == QUIT:
-            self.say(tr("client {name}: not run: {what} (after quit, redis-cli has exited)", name=name, what=what))
-            return
-        if name not in self.deaf:
-            self.say(tr("client {name}: not run: {what} (after QUIT, redis-cli finds the connection closed at the "
-                        "next command, says so on stderr, and reconnects at the one after)", name=name, what=what))
-            return
-        self.say(tr("client {name}: not run: {what} (after {command}, redis-cli reads no more input)",
-                    name=name, what=what, command=self.deaf[name].decode().upper()))
+    # -- the clients' workers -------------------------------------------------------
 
-    async def _settle_client(self, name: str) -> bool:
-        """Wait until each of the client's lines is done, in order, or one is blocked
-        on the server (the lines behind it wait their turn); print what is done."""
-        for line in list(self.lines[name]):
-            await line.started.wait()
-            if line.job is None:  # not run, or answered here
-                continue
-            if not await line.job.settle():
-                break
-        self._print_done(name)
-        return not self.lines[name]
-
-    def _queue(self, name: str) -> asyncio.Queue:
+    def _queue(self, name: str) -> asyncio.Queue[ReplLine]:
         if name not in self.queues:
             self.queues[name] = asyncio.Queue()
             self.workers[name] = asyncio.create_task(self._worker(name))
@@ -235,72 +241,115 @@ class Repl(ReplOutput, PipelinedRuns, EndOfInput):
             try:
                 await self._run_line(name, line)
             except Exception as exc:  # never a traceback, never a line waited for in vain
-                self.say(tr("client {name}: {error}", name=name, error=exc))
+                self.output.say(tr("client {name}: {error}", name=name, error=exc))
                 line.answered = line.job is None
             finally:
                 line.started.set()
                 self.in_workers -= 1
 
-    async def _run_line(self, name: str, line: _Line) -> None:
-        if name in self.ended:  # (named on stderr by cli/repl_eof.py)
+    async def _run_line(self, name: str, line: ReplLine) -> None:
+        if name in self.status.ended:  # (named on stderr by cli/repl_eof.py)
             line.skipped = True
             return
-        if line.cmd is None:  # its turn has come: read it now (what it prints is held as a reply is)
-            self.running[name] = line
-            try:
-                line.cmd = await self._read(name, line.text)
-            finally:
-                self.running[name] = None
-            if line.cmd is None:
-                line.answered = True
-                return
-        if name in self.deaf or self.after_quit.pop(name, False):
-            line.skipped = True
-            self._not_read(name, line.cmd)
+        if line.cmd is None and not await self._read_in_turn(name, line):
             return
-        self.running[name] = line
+        cmd = line.cmd
+        assert cmd is not None
+        if not self.reading.takes(name, cmd):
+            line.skipped = True
+            return
+        self.lines.running[name] = line
         if line.job is None:  # (else a pipelined line that blocked, handed over running)
-            line.job = self.executor.submit(name, line.cmd.argv, line.cmd.repeat)
+            line.job = self.executor.submit(name, cmd.argv, cmd.repeat)
+        job = line.job
         line.started.set()
         try:
-            result = await line.job
+            result = await job
         except asyncio.CancelledError:
-            if asyncio.current_task().cancelling():
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
                 raise  # the worker itself is cancelled
             return  # the line was (cli/repl_eof.py cancelled it at end of input)
         except Exception as exc:  # never a traceback: say what happened
-            self.say(tr("client {name}: {error}", name=name, error=exc))
+            self.output.say(tr("client {name}: {error}", name=name, error=exc))
             return
         finally:
-            self.running[name] = None
-        word = line.cmd.argv[0].lower()
-        if word in _STAYS_LISTENING and not isinstance(self.last_reply.get(name), Err):
-            self.deaf[name] = word
-        elif word == b"quit" and self.pg.sessions[name].state.disconnected:
-            if line.cmd.repeat > 1:  # redis-cli's second QUIT is the line that meets the closed connection
-                self.say(tr("client {name}: {count} QUIT: the QUITs after the first meet the closed connection "
-                            "(redis-cli says so on stderr); the next line reconnects", name=name, count=line.cmd.repeat))
-            else:
-                self.after_quit[name] = True
+            self.lines.running[name] = None
+        self.pauses.answered(cmd.argv, result.replies, held=job.blocked)
+        self.reading.ran(name, cmd, result, self.lines.last_reply.get(name))
         if result.may_have_run:  # (a pipelined line handed over: cli/repl_runs.py)
-            self.exit_code = 1
+            self.status.failed()
         if result.server_gone:
             await self._server_gone(name, result.expected_stop)
 
+    async def _read_in_turn(self, name: str, line: ReplLine) -> bool:
+        """A line queued behind its client's earlier lines is read now that its turn has
+        come (what it prints is held as a reply is); False when it sends nothing."""
+        self.lines.running[name] = line
+        try:
+            line.cmd = await self.reading.read(name, line.text)
+        finally:
+            self.lines.running[name] = None
+        line.answered = line.cmd is None
+        return line.cmd is not None
+
     async def _server_gone(self, name: str, expected: bool) -> None:
         if not self.pg.private:
-            self.exit_code, self.stopped = 1, True
+            self.status.failed()
+            self.status.stopped = True
             return
         if self.pg.server_stopped():  # another client may have restarted it already
             cause = tr("after SHUTDOWN") if expected else tr("unexpectedly")
-            self.say(tr("client {name}: the server stopped {cause}", name=name, cause=cause))
-            self.say(await self.pg.restart())
+            self.output.say(tr("client {name}: the server stopped {cause}", name=name, cause=cause))
+            self.output.say(await self.pg.restart())
+
+    # -- the end ----------------------------------------------------------------------
+
+    async def finish(self) -> None:
+        """End of input: wait for what is still coming, cancel what never comes
+        (cli/repl_eof.py), then stop the workers."""
+        await self.end.finish()
+        await self.stop_workers()
+
+    async def stop_workers(self) -> None:
+        """Cancel every client's worker and wait for them."""
+        workers = list(self.workers.values())
+        for task in workers:
+            task.cancel()
+        await asyncio.gather(*workers, return_exceptions=True)
+
+
+def cmd_repl(args) -> int:
+    """`redis-playground repl`: its playground from the command line's options, run until
+    end of input; the exit status (an engine's refusal or a connection that cannot be
+    made: one line on stderr, 1).
+
+    Args:
+        args: the parsed command line (cli/main.py).
+    """
+    install_exit_signals()
+    pg = Playground.create(server_choice=args.server, url=args.url, clients=args.clients,
+                           allow_flush=args.allow_flush, topology=args.topology, replicas=args.replicas,
+                           resp=3 if args.resp3 else 2)
+    try:
+        return asyncio.run(run_repl(pg, show_pushes=args.show_pushes == "yes"))
+    except (Refused, ConnectionLost) as exc:
+        print(f"redis-playground: {exc}", file=sys.stderr)
+        return 1
 
 
 async def run_repl(playground: Playground, stdin: BinaryIO | None = None,
                    stdout: BinaryIO | None = None, stderr: TextIO | None = None,
                    show_pushes: bool = False) -> int:
-    """Run the REPL until end of input; returns the exit code."""
+    """Run the REPL until end of input; returns the exit code.
+
+    Args:
+        playground: the server and clients (not started yet: started and closed here).
+        stdin: the lines (default: sys.stdin).
+        stdout: where redis-cli's output goes (default: sys.stdout).
+        stderr: where the notes go (default: sys.stderr).
+        show_pushes: as redis-cli --show-pushes yes.
+    """
     stdin = stdin or sys.stdin.buffer
     stdout = stdout or sys.stdout.buffer
     buffered = None
@@ -322,16 +371,14 @@ async def _run_repl(playground: Playground, stdin: BinaryIO, stdout: BinaryIO, s
     repl = Repl(playground, stdout, stderr or sys.stderr, show_pushes)
     async with playground:
         gc.freeze()  # what start-up made lives as long as the repl: never scan it again (~7% of a long input)
-        repl.say(tr("redis-playground repl: {server}; clients {clients} (prefix a line with 'B> ' for client B)",
-                    server=playground.label, clients=", ".join(playground.sessions)))
+        repl.output.say(tr("redis-playground repl: {server}; clients {clients} (prefix a line with 'B> ' for "
+                           "client B)", server=playground.label, clients=", ".join(playground.sessions)))
         try:
             async for batch in line_batches(stdin, PIPELINE_LINES):
                 if not await repl.feed_many(batch):
                     break
             await repl.finish()
         except OutputClosed:
-            for task in repl.workers.values():
-                task.cancel()
-            await asyncio.gather(*repl.workers.values(), return_exceptions=True)
+            await repl.stop_workers()
             return 1
     return repl.exit_code

@@ -1,14 +1,14 @@
-"""`repl`'s output: what redis-cli prints, on stdout in the order redis-cli prints it (a
-client's lines in their order, each line's output held until the lines before it are
-printed: cli/repl.py), and what is meant for a human on stderr."""
+"""`repl`'s two outputs: stdout gets what redis-cli prints, as redis-cli writes it (what
+it prints without fflush waits, and a clear-screen overtakes it); stderr gets what is
+meant for a human. Which line's output comes when is cli/repl_lines.py's business."""
 
 from __future__ import annotations
 
-from playground.engine import events as ev
-from playground.resp.replies import Push
+from collections.abc import Iterable
+from typing import BinaryIO, TextIO
 
 CLEAR_SCREEN = b"\x1b[H\x1b[2J"   # linenoiseClearScreen, written at once (not through stdio)
-DIRECT = None  # (as `buffered` of held output: written at once, as CLEAR_SCREEN is)
+DIRECT = None  # (as `buffered`: written at once, as CLEAR_SCREEN is)
 
 
 class OutputClosed(Exception):
@@ -16,13 +16,26 @@ class OutputClosed(Exception):
 
 
 class ReplOutput:
-    """The part of `Repl` (cli/repl.py) that writes."""
+    """stdout and stderr of one `repl`."""
 
-    def write(self, data, buffered: bool = False) -> None:
+    def __init__(self, out: BinaryIO, err: TextIO) -> None:
+        self.out = out
+        self.err = err
+        self.unflushed: list[bytes | Iterable[bytes]] = []  # what redis-cli printed without fflush
+
+    def write(self, data: bytes | Iterable[bytes], buffered: bool | None = False) -> None:
         """Write redis-cli's output: bytes, or an iterator of pieces (a big reply).
 
-        `buffered`: redis-cli printed it without fflush, so it waits in stdio's buffer
-        and the clear-screen sequence (a direct write) overtakes it."""
+        Args:
+            data: what redis-cli prints.
+            buffered: True when redis-cli printed it without fflush (it waits in stdio's
+                buffer, and a clear-screen overtakes it); DIRECT to write it at once,
+                ahead of what waits.
+        """
+        if buffered is DIRECT:
+            assert isinstance(data, bytes)
+            self.write_direct(data)
+            return
         if buffered:
             self.unflushed.append(data)
             return
@@ -30,16 +43,24 @@ class ReplOutput:
             if self.unflushed:
                 pending, self.unflushed = self.unflushed, []
                 for piece in pending:
-                    self.out.write(piece)
-            if isinstance(data, bytes):
-                self.out.write(data)
-            else:
-                for piece in data:
-                    self.out.write(piece)
+                    self._write(piece)
+            self._write(data)
         except BrokenPipeError:
             raise OutputClosed() from None
 
+    def _write(self, data: bytes | Iterable[bytes]) -> None:
+        if isinstance(data, bytes):
+            self.out.write(data)
+        else:
+            for piece in data:
+                self.out.write(piece)
+
     def flush(self, everything: bool = False) -> None:
+        """Hand what was written to the system (a settle point).
+
+        Args:
+            everything: also what redis-cli left unflushed (at its exit).
+        """
         try:
             if everything and self.unflushed:
                 self.write(b"")
@@ -48,6 +69,7 @@ class ReplOutput:
             raise OutputClosed() from None
 
     def write_direct(self, data: bytes) -> None:
+        """Write `data` at once, ahead of what redis-cli left unflushed (a clear-screen)."""
         try:
             self.out.flush()
             self.out.write(data)
@@ -56,59 +78,5 @@ class ReplOutput:
             raise OutputClosed() from None
 
     def say(self, message: str) -> None:
+        """One line for the human, on stderr."""
         print(message, file=self.err, flush=True)
-
-    def _on_event(self, event: ev.Event) -> None:
-        client = event.client
-        line = self.running.get(client)
-        if line is not None and not any(held is line for held in self.lines[client]):
-            line = None  # printed already (its worker has not cleared `running` yet): what comes now is not its
-        if isinstance(event, ev.Message):
-            if isinstance(event.frame, Push) and not self.pg.sessions[client].streaming:
-                # a push between replies (client tracking): piped redis-cli hides it
-                # unless --show-pushes yes, and prints it where it reads it: before the
-                # reply of the command it was reading for
-                if self.show_pushes:
-                    self._out(line, event.output)
-                return
-            self.last_reply[client] = event.frame
-            if line is not None:  # the running line's own frames (its confirmations), in order
-                line.held.append((event.output, False))
-            else:
-                self.stream_held[client].append(event.output)
-        elif isinstance(event, ev.Reply):
-            self.last_reply[client] = event.reply
-            self._out(line, event.output)
-        elif isinstance(event, ev.Output):
-            self._out(line, event.output, event.buffered)
-        elif isinstance(event, ev.Cleared):
-            self._out(line, CLEAR_SCREEN, DIRECT)
-        elif isinstance(event, ev.Notice):
-            self.say(event.text)
-
-    def _out(self, line, output, buffered: bool | None = False) -> None:
-        if line is not None:
-            line.held.append((output, buffered))
-        elif buffered is DIRECT:
-            self.write_direct(output)
-        else:
-            self.write(output, buffered)
-
-    def _print_done(self, name: str) -> None:
-        """Print the finished lines of client `name`, oldest first, and what the first
-        one still running has printed so far (`2 BLPOP`'s first reply, before it blocks
-        again): a client's output keeps the order of its lines."""
-        lines = self.lines[name]
-        while lines:
-            line = lines[0]
-            held, line.held = line.held, []
-            for data, buffered in held:
-                self._out(None, data, buffered)
-            if not line.done:
-                return
-            lines.pop(0)
-
-    def _flush_stream(self, name: str) -> None:
-        held = self.stream_held[name]
-        while held:
-            self.write(held.pop(0))

@@ -7,7 +7,8 @@ import sys
 
 from playground.engine.executor import Executor
 from playground.scenario import transcript as report
-from playground.engine.playground import Playground, install_exit_signals
+from playground.engine.exit_signals import install_exit_signals
+from playground.engine.playground import Playground
 from playground.cells import pad, width as cells
 from playground.scenario.library import course_order, is_recording, recordings_dir, resolve, scenario_files, scenarios_in
 from playground.scenario.runner import Runner, ScenarioResult, StepResult

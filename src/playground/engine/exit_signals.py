@@ -16,7 +16,7 @@ import shutil
 import signal
 import threading
 
-from playground.server.children import FORCED_EXIT_DIRS
+from playground.exit_dirs import FORCED_EXIT_DIRS
 
 EXIT_GRACE = 2.0
 EXIT_CODE = 130  # what the KeyboardInterrupt path returns too (cli/main.py)

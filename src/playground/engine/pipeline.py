@@ -5,7 +5,9 @@ several times slower than redis-cli. Lines that cannot block, stream or change t
 connection (`pipelinable`) go to the server in windows of a few hundred commands, and
 each reply is tracked, rendered and reported exactly as the executor's one-line path
 does (same events, same order, same "(N.NNs)" rule: a reply's own server time, from
-when its command was sent or the reply before it was read, whichever is later).
+when its command was sent or the reply before it had arrived, whichever is later, to
+when its first byte arrived: redis-cli, a line at a time, sends a line once the reply
+before it is in, and our own reading and rendering count for no line).
 
 Order: a client's lines keep their order on its connection. A line of another client
 is sent once the replies of the lines before it are in (it may read what they wrote),
@@ -198,6 +200,10 @@ class _Run:
         """A line sent on a connection that then dropped, its reply never read: it may
         have run, so it is not sent again (INCR would count twice); stderr says so."""
         self.in_flight -= line.written - line.read
+        self._may_have_run(line)
+        return line.result
+
+    def _may_have_run(self, line: _Line) -> None:
         what = format_argv(list(line.argv))
         if line.repeat > 1:
             what = f"{line.repeat} {what}"
@@ -205,7 +211,6 @@ class _Run:
                               "dropped and may have run; not sent again", client=line.client, command=what)
         line.result.may_have_run = True
         self.executor.emit(ev.Notice(line.client, line.result.lost, "warning"))
-        return line.result
 
     def _one_by_one(self, line: _Line) -> bool:
         """After a dropped connection, whatever was not sent yet (and every later line of
@@ -308,7 +313,7 @@ class _Run:
         waited = conn.first_line_at - ready
         if waited < 0:
             waited = 0.0
-        self.ready = time.monotonic()
+        self.ready = conn.last_byte_at
         line.read += 1
         self.in_flight -= 1
         session.waited = waited
@@ -327,7 +332,14 @@ class _Run:
             executor.attribute_later(result)
 
     async def _lost(self, line: _Line, session) -> bool:
+        """The connection dropped while `line`'s reply was awaited: the client reconnects,
+        and a line that was sent is named as one that may have run (a CONFIG SET's OK
+        lost with the replies piled up behind it, when the server dropped the client for
+        its output buffer)."""
+        sent = line.written > line.read
         self.in_flight -= line.sent - line.read
         session.running = None
         await self.executor.connection_lost(session, line.result, line.argv[0].lower(), self.lost[line.client])
+        if sent and not line.result.server_gone:
+            self._may_have_run(line)
         return False

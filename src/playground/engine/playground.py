@@ -14,7 +14,6 @@ from playground.engine import fresh_start
 from playground.engine.attribution import WriteTracker
 from playground.engine import url_guard
 from playground.engine.catalogue import may_load_scripts, script_run
-from playground.engine.exit_signals import install_exit_signals  # noqa: F401 (re-exported)
 from playground.engine.guard import refusal
 from playground.engine.key_reader import Inspector
 from playground.engine.observer import Observer

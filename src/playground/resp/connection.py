@@ -69,8 +69,12 @@ class TypedConnection:
         self.pushes_are_replies = False
         """True while subscribed: the stream reader takes push frames as its replies."""
         self.first_line_at = 0.0
-        """When the first line of the last reply arrived (time.monotonic): the server
-        had answered by then, whatever it costs us to read and render the rest."""
+        """When the first byte of the last reply arrived (time.monotonic): the server
+        had answered by then, however late we read it and whatever it costs us to read
+        and render the rest."""
+        self.last_byte_at = 0.0
+        """When the last byte of the last reply arrived: the server was free for the
+        next command of this connection by then (engine/pipeline.py times from it)."""
 
     def handshake(self) -> list[list[bytes]]:
         """What `connect` sends once the socket is open: AUTH / CLIENT SETNAME / SELECT
@@ -184,6 +188,7 @@ class TypedConnection:
                 if self._stream is not stream:  # closed meanwhile (a time-out's restart): an OSError, as a drop is
                     raise ConnectionResetError("connection closed")
                 reply = await read_reply(stream, self._first_line)
+                self.last_byte_at = stream.taken_arrival
                 if isinstance(reply, Push) and not self.pushes_are_replies:
                     if self.on_push is not None:
                         self.on_push(reply)
@@ -202,7 +207,7 @@ class TypedConnection:
             raise
 
     def _first_line(self) -> None:
-        self.first_line_at = time.monotonic()
+        self.first_line_at = self._stream.line_arrival if self._stream is not None else time.monotonic()
 
     async def first_bytes(self, within: float) -> bool:
         """Wait until the next reply starts arriving: True when it has (or when there is
@@ -247,8 +252,9 @@ class TypedConnection:
         if done is None or done is MORE:
             return done
         reply, end = done
+        self.first_line_at = stream.arrived(0)
         stream.take(end)
-        self.first_line_at = time.monotonic()
+        self.last_byte_at = stream.taken_arrival
         return reply
 
     async def pipeline(self, commands: list[list[bytes]]) -> list:

@@ -5,11 +5,17 @@ it in one bytearray, `buffer`: a whole reply is parsed from there at once
 (buffer_parser.py), anything else a line or a length at a time (reply_reader.py). A read
 that needs more bytes waits on a future that the next bytes (or the end) resolve; only
 one read waits at a time. Everything here is asyncio's public protocol API.
+
+The stream also keeps when each piece arrived (`arrived`), so a reply's time can be told
+from when its bytes came, not from when a busy reader got around to them (redis-cli's
+"(N.NNs)" counts the server's part, engine/pipeline.py).
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
+from collections import deque
 
 HIGH_WATER = 1 << 21  # more unread bytes than this: the transport stops reading until a read takes some
 RECV_SIZE = 1 << 16  # bytes asked of each recv (asyncio's own default, 256 KiB, costs ~20 µs a reply)
@@ -36,6 +42,12 @@ class ReplyStream(asyncio.BufferedProtocol):
         self._reading_paused = False
         self._writing_paused = False
         self._searched = 0  # where `readline` looks for the line's end from (it is not before)
+        self._pieces: deque[tuple[int, float]] = deque()  # (offset just past a piece, when it came)
+        self._taken = 0  # bytes taken out of `buffer` so far (the offset of buffer[0])
+        self.taken_arrival = 0.0
+        """When the last byte taken out of the buffer had arrived (time.monotonic)."""
+        self.line_arrival = 0.0
+        """When the first byte of the last line `readline` gave had arrived."""
 
     # --- the transport's side (asyncio.BufferedProtocol) ---
 
@@ -73,6 +85,7 @@ class ReplyStream(asyncio.BufferedProtocol):
     def feed(self, data) -> None:
         """Bytes the server sent (the transport's, or read by someone else: socket_wait.py)."""
         self.buffer += data
+        self._pieces.append((self._taken + len(self.buffer), time.monotonic()))
         if not self._reading_paused and len(self.buffer) > HIGH_WATER and self.transport is not None:
             self._reading_paused = True
             self.transport.pause_reading()
@@ -83,9 +96,23 @@ class ReplyStream(asyncio.BufferedProtocol):
         self.eof = True
         self._wake()
 
+    def arrived(self, at: int = 0) -> float:
+        """When the byte at `buffer[at]` arrived (time.monotonic; it is in the buffer)."""
+        at += self._taken
+        for end, when in self._pieces:
+            if end > at:
+                return when
+        return time.monotonic()  # (not there: a caller's mistake; "now" is the safe answer)
+
     def take(self, n: int) -> None:
         """The first n bytes of `buffer` are read: drop them."""
+        if n:
+            self.taken_arrival = self.arrived(n - 1)
         del self.buffer[:n]
+        self._taken += n
+        pieces = self._pieces
+        while pieces and pieces[0][0] <= self._taken:
+            pieces.popleft()
         self._searched = 0
         if self._reading_paused and len(self.buffer) <= HIGH_WATER // 2:
             self._resume_reading()
@@ -123,6 +150,7 @@ class ReplyStream(asyncio.BufferedProtocol):
         while True:
             end = self.buffer.find(b"\r\n", self._searched)
             if end >= 0:
+                self.line_arrival = self.arrived(0)
                 line = bytes(self.buffer[:end])
                 self.take(end + 2)
                 return line
@@ -186,6 +214,8 @@ class ReplyStream(asyncio.BufferedProtocol):
     def close(self) -> None:
         """Close the transport; unread bytes are dropped and a waiting read ends (with
         IncompleteReadError): nothing is left to be taken for a later reply."""
+        self._taken += len(self.buffer)
+        self._pieces.clear()
         self.buffer.clear()
         if self.transport is not None:
             self.transport.close()

@@ -16,10 +16,6 @@ import signal
 import subprocess
 import time
 
-FORCED_EXIT_DIRS: set[str] = set()
-"""Private directories in use (server/private.py): removed even when the process has to end
-at once, without its `finally`s (engine/exit_signals.py, a loaded machine past the grace)."""
-
 
 def proc_stat(pid: int) -> list[bytes] | None:
     """The fields of /proc/PID/stat after the command name (state first), or None when

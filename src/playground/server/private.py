@@ -35,11 +35,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from playground.errors import ServerError  # noqa: F401 (raised here, defined apart: the CLI imports it cheaply)
+from playground.exit_dirs import FORCED_EXIT_DIRS
 from playground.i18n import tr
 from playground.resp.address import Address
 from playground.resp.info_text import parse_info
 from playground.server.children import (
-    FORCED_EXIT_DIRS, die_with_parent, kill_escaped, pid_alive, start_watchdog, stop_group, stop_watchdog,
+    die_with_parent, kill_escaped, pid_alive, start_watchdog, stop_group, stop_watchdog,
 )
 from playground.server.sandbox import ADDRESS_SPACE, ADMIN_USER, Credentials, acl_config, limit_config
 

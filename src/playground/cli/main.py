@@ -21,7 +21,7 @@ from playground.scenario import MAX_CLIENTS
 
 _CLIENT_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,31}")
 # Options that may come before or after the subcommand: name -> default.
-_GLOBAL = {"server": None, "url": None, "allow_flush": False, "clients": ("A", "B"), "scenarios": [],
+_GLOBAL = {"server": None, "url": None, "url_file": None, "allow_flush": False, "clients": ("A", "B"), "scenarios": [],
            "topology": "single", "replicas": None,
            "tls": False, "cacert": None, "cert": None, "key": None, "insecure": False, "user": None}
 _TOP = "top_"  # dest prefix of the copies given before the subcommand
@@ -42,6 +42,9 @@ def _server_options(dest_prefix: str = "", private_only: bool = False) -> argpar
     group.add_argument("--url", dest=dest_prefix + "url", metavar="URL",
                        help=shown(tr("use this existing server instead of a private one "
                                       "(redis://host:port/db or unix:///path); never the default")))
+    group.add_argument("--url-file", dest=dest_prefix + "url_file", metavar="FILE",
+                       help=shown(tr("--url read from FILE, which only you may read (chmod 600): a URL with a "
+                                     "password never goes on the command line, where ps shows it")))
     group.add_argument("--allow-flush", dest=dest_prefix + "allow_flush", action="store_const", const=True,
                        help=shown(tr("with --url: the server is disposable; allow FLUSHALL, EVAL, CONFIG SET, "
                                       "REPLICAOF, ... and scenario resets (refused by default)")))
@@ -67,9 +70,22 @@ def _server_options(dest_prefix: str = "", private_only: bool = False) -> argpar
     tls.add_argument("--insecure", dest=dest_prefix + "insecure", action="store_const", const=True,
                      help=shown(tr("do not check the server's certificate")))
     tls.add_argument("--user", dest=dest_prefix + "user", metavar="NAME",
-                     help=shown(tr("ACL user name (AUTH user password); the password from the URL or "
-                                   "$REDISCLI_AUTH")))
+                     help=shown(tr("ACL user name (AUTH user password); the password from $REDISCLI_AUTH "
+                                   "or the URL in --url-file")))
     return common
+
+
+def _given_url(args) -> str | None:
+    """The URL of --url (never with a password: ps shows it) or --url-file (ValueError: one line)."""
+    from playground.cli.url_secret import read_url_file, refuse_password
+
+    if args.url and args.url_file:
+        raise ValueError(tr("--url or --url-file, not both"))
+    if args.url_file:
+        return read_url_file(args.url_file, "--url-file")
+    if args.url:
+        refuse_password(args.url, "--url", "REDISCLI_AUTH")
+    return args.url
 
 
 def _url_address(args):
@@ -292,6 +308,11 @@ def main(argv: list[str] | None = None) -> int:
         args = parse_args(argv)
     args.lang = getattr(args, "lang", None) or default_language()
     set_language(args.lang)
+    try:  # (serve refuses --url and --url-file itself)
+        args.url = _given_url(args) if args.command != "serve" else args.url
+    except ValueError as exc:
+        print(f"redis-playground: {exc}", file=sys.stderr)
+        return 2
     if args.url and args.server:
         print("redis-playground: " + tr("--url and --server exclude each other"), file=sys.stderr)
         return 2

@@ -30,6 +30,7 @@ class CommandInfo:
     last: int
     step: int
     tips: frozenset[bytes] = frozenset()   # e.g. nondeterministic_output (7.0 and later)
+    dangerous: frozenset[bytes] = frozenset()  # "cmd" or "cmd|sub" the server files under @dangerous
 
     @property
     def undeclared_writes(self) -> bool:
@@ -90,7 +91,17 @@ def parse_info(info) -> CommandInfo | None:
     specs = tuple(_parse_spec(s) for s in info[8]) if len(info) > 8 and isinstance(info[8], Array) else None
     first, last, step = (_int(x) if isinstance(x, Int) else 0 for x in info[3:6])
     tips = _words(info[7]) if len(info) > 7 else frozenset()
-    return CommandInfo(bytes(info[0]).lower(), _words(info[2]), specs, first, last, step, tips)
+    return CommandInfo(bytes(info[0]).lower(), _words(info[2]), specs, first, last, step, tips, _dangerous(info))
+
+
+def _dangerous(info: Array) -> frozenset[bytes]:
+    """The names ("cmd", "cmd|sub") of `info` and its subcommands whose ACL categories
+    (6.0 and later; subcommands 7.0 and later) include @dangerous."""
+    found: set[bytes] = set()
+    for entry in [info, *(info[9] if len(info) > 9 and isinstance(info[9], Array) else ())]:
+        if isinstance(entry, Array) and len(entry) > 6 and b"@dangerous" in _words(entry[6]):
+            found.add(bytes(entry[0]).lower())
+    return frozenset(found)
 
 
 def spec_keys(spec: _Spec, argv) -> list[bytes] | None:

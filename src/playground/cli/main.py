@@ -17,6 +17,7 @@ from playground.errors import ScenarioError, ServerError
 from playground import i18n
 from playground.i18n import N_, current_language, default_language, set_language, tr
 from playground.scenario import MAX_CLIENTS
+from playground.visible import visible
 
 
 _CLIENT_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,31}")
@@ -311,7 +312,7 @@ def main(argv: list[str] | None = None) -> int:
     try:  # (serve refuses --url and --url-file itself)
         args.url = _given_url(args) if args.command != "serve" else args.url
     except ValueError as exc:
-        print(f"redis-playground: {exc}", file=sys.stderr)
+        print(f"redis-playground: {visible(str(exc))}", file=sys.stderr)
         return 2
     if args.url and args.server:
         print("redis-playground: " + tr("--url and --server exclude each other"), file=sys.stderr)
@@ -381,13 +382,13 @@ def main(argv: list[str] | None = None) -> int:
             if server is not None:
                 server.stop()
     except ScenarioError as exc:
-        print(f"redis-playground: {exc}", file=sys.stderr)
+        print(f"redis-playground: {visible(str(exc))}", file=sys.stderr)
         return 2
     except ServerError as exc:
-        print(f"redis-playground: {exc}", file=sys.stderr)
+        print(f"redis-playground: {visible(str(exc))}", file=sys.stderr)
         return 2
     except ValueError as exc:  # a bad --url
-        print(f"redis-playground: {exc}", file=sys.stderr)
+        print(f"redis-playground: {visible(str(exc))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
@@ -395,14 +396,14 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
     except OSError as exc:
-        print(f"redis-playground: {exc}", file=sys.stderr)
+        print(f"redis-playground: {visible(str(exc))}", file=sys.stderr)
         return 1
     except Exception as exc:  # the engine's own one-line errors (cannot connect, refused, ...)
         from playground.engine.playground import Refused
         from playground.engine.session import ConnectionLost
 
         if isinstance(exc, (Refused, ConnectionLost)):
-            print(f"redis-playground: {exc}", file=sys.stderr)
+            print(f"redis-playground: {visible(str(exc))}", file=sys.stderr)
             return 1
         raise
 

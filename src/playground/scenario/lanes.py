@@ -21,6 +21,7 @@ from playground.i18n import N_, tr
 from playground.resp.cli_format import render
 from playground.resp.cli_secrets import redact_reply
 from playground.scenario.stepper import entry_for
+from playground.visible import visible
 
 GUTTER = 4          # "  12": the server-order number, then SEP
 SEP = " │ "
@@ -54,10 +55,12 @@ def reply_line(unit: Unit) -> str:
 
 
 def row_for(unit: Unit, shown: str | None = None, whys=()) -> LaneRow:
+    """The unit's row, every text in it with its control characters written out
+    (playground/visible.py): laid out in cells as shown, in a transcript or on screen."""
     entry = entry_for(unit, shown)
     note = tr(entry.note) if entry.note else ""  # (the stepper's notes are N_-marked English)
-    return LaneRow(unit.seq, unit.client, list(entry.lines), entry.atomic, note, reply_line(unit),
-                   [w.text if hasattr(w, "text") else str(w) for w in whys])
+    return LaneRow(unit.seq, unit.client, [visible(line) for line in entry.lines], entry.atomic, visible(note),
+                   visible(reply_line(unit)), [visible(w.text if hasattr(w, "text") else str(w)) for w in whys])
 
 
 _MARKS = {"reset": N_("fresh start"), "flush": N_("flushed by the playground"), "restart": N_("server restarted")}
@@ -76,7 +79,7 @@ def rows_from_order(rows) -> list[LaneRow]:
                 label = tr("{client} connected to {node}", client=row.client, node=row.text)
             else:
                 label = tr(_MARKS.get(row.mark, row.mark))
-            out.append(LaneRow(None, "", [label]))
+            out.append(LaneRow(None, "", [visible(label)]))
         else:
             out.append(row_for(row.unit, whys=row.whys))
     return out

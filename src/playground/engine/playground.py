@@ -355,10 +355,11 @@ class Playground:
         await self._close_connections()
         await self.start()
 
-    async def reconnect(self, name: str) -> str:
-        """Reopen one client's connection (after it was cancelled or dropped)."""
+    async def reconnect(self, name: str, may_have_run: str | None = None, dropped: bool = False) -> str:
+        """Reopen one client's connection (after it was cancelled or dropped); what it lost,
+        in words (`Session.cancel`: `may_have_run`, the command that may have written)."""
         await self.stop_own_script([self.sessions[name]])
-        return await self.sessions[name].cancel()
+        return await self.sessions[name].cancel(may_have_run, dropped)
 
     async def flushall(self) -> None:
         """Empty the server: FLUSHALL, SCRIPT FLUSH and FUNCTION FLUSH (refused on a --url server without

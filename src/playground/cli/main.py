@@ -285,6 +285,17 @@ def _on_a_terminal() -> bool:
         return False
 
 
+def _interrupt_unwinds() -> None:
+    """From now on a Ctrl+C raises KeyboardInterrupt (Python's own), which `main` turns into
+    status 130 once every `finally` has run (the servers stop)."""
+    import signal
+
+    from playground.cli.launch import quiet_while_starting
+
+    if signal.getsignal(signal.SIGINT) is quiet_while_starting:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 def entry() -> None:
     """The command (`redis-playground`, `python -m playground`): `main`, then exit. After
     `repl` without Python's teardown of every module (~25 ms of a short run): nothing is
@@ -314,6 +325,8 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         print(f"redis-playground: {visible(str(exc))}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        return 130
     if args.url and args.server:
         print("redis-playground: " + tr("--url and --server exclude each other"), file=sys.stderr)
         return 2
@@ -325,6 +338,7 @@ def main(argv: list[str] | None = None) -> int:
         print("redis-playground: " + tr("--replicas goes with --topology replica or cluster"), file=sys.stderr)
         return 2
     try:
+        _interrupt_unwinds()  # (cli/launch.py: until here a Ctrl+C exits at once, nothing being started)
         args.url = _url_address(args)
         if args.command == "repl":
             from playground.engine.playground import install_exit_signals

@@ -286,7 +286,7 @@ class Executor:
         may_have_run = await self.may_have_written(result.argv) if sent else None
         await self.reconnect_for(session, result, may_have_run=may_have_run, dropped=True)
 
-    async def may_have_written(self, argv) -> str | None:
+    async def may_have_written(self, argv: tuple[bytes, ...] | list[bytes] | None) -> str | None:
         """How a command whose reply never came is named when it may have written (the
         catalogue says it writes, or cannot say: a script, EXEC, a name it does not know):
         its line, secrets left out, cut at 80 characters; None for one that only reads."""

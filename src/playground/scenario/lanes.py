@@ -90,7 +90,7 @@ def row_for(unit: Unit, shown: str | None = None, whys=()) -> LaneRow:
 _MARKS = {"reset": N_("fresh start"), "flush": N_("flushed by the playground"), "restart": N_("server restarted")}
 
 
-def rows_from_order(rows, memo: dict | None = None) -> list[LaneRow]:
+def rows_from_order(rows, memo: dict[tuple[object, str], LaneRow] | None = None) -> list[LaneRow]:
     """The engine's server order (engine/server_order.py) as lane rows. `memo`: the rows
     made before, kept by whoever draws them again ({(server-order row, language): LaneRow});
     a unit's row is made once (its reply rendered once), its whys added as they are now."""
@@ -134,7 +134,8 @@ def rows_from_steps(steps) -> list[LaneRow]:
 def newest_within(rows: list[LaneRow], chars: int = SHOWN_TEXT) -> list[LaneRow]:
     """The newest of `rows` whose texts together hold at most `chars` characters (at least
     the newest one): what the lanes view lays out, however long the history."""
-    kept, used = [], 0
+    kept: list[LaneRow] = []
+    used = 0
     for row in reversed(rows):
         used += sum(len(line) for line in row.lines) + len(row.reply) + len(row.note) + sum(len(w) for w in row.whys)
         if kept and used > chars:

@@ -49,6 +49,7 @@ from __future__ import annotations
 import re
 import secrets
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from playground.errors import ServerError
 from playground.i18n import tr
@@ -67,6 +68,16 @@ _KEPT = {
 _REFUSED = ("migrate", "replicaof", "slaveof", "failover", "sync", "psync", "replconf", "debug", "module")
 
 
+class ServerIdentityLike(Protocol):
+    """What `limit_config` reads of a server binary (server/private.py ServerBinary)."""
+
+    @property
+    def flavour(self) -> str: ...
+
+    @property
+    def version(self) -> str: ...
+
+
 MAXMEMORY = "64mb"           # the data a lesson's server may hold (writes past it: OOM)
 ADDRESS_SPACE = 512 << 20    # bytes a server process may map at most (Lua's heap included)
 PROTO_MAX_BULK_LEN = "16mb"  # one string argument, or one string a command builds (SETRANGE ...)
@@ -75,7 +86,7 @@ CLIENTS_MEMORY = "64mb"      # every client's buffers together (7.0+: maxmemory-
 REPLY_LIMIT = "64mb"         # one client's unsent replies (a client past it is closed)
 
 
-def limit_config(binary) -> list[str]:
+def limit_config(binary: ServerIdentityLike) -> list[str]:
     """The config-file lines that bound a private server's memory and check RESTORE's
     payloads, for `binary` (a ServerBinary: Redis before 7.0 has no `maxmemory-clients`).
 

@@ -12,7 +12,6 @@ JSON's `\\u` escapes (json.dumps leaves DEL and C1 raw)."""
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
@@ -45,4 +44,6 @@ def json_text(value: Any, **options: Any) -> str:
         value: what to encode.
         options: more of json.dumps's options (`indent`, ...).
     """
+    import json  # (here: the command line's start imports this module, and rarely writes JSON)
+
     return _RAW_IN_JSON.sub(lambda m: f"\\u{ord(m[0]):04x}", json.dumps(value, ensure_ascii=False, **options))

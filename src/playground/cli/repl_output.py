@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from playground.engine import events as ev
 from playground.resp.replies import Push
+from playground.visible import visible
 
 CLEAR_SCREEN = b"\x1b[H\x1b[2J"   # linenoiseClearScreen, written at once (not through stdio)
 DIRECT = None  # (as `buffered` of held output: written at once, as CLEAR_SCREEN is)
@@ -56,7 +57,9 @@ class ReplOutput:
             raise OutputClosed() from None
 
     def say(self, message: str) -> None:
-        print(message, file=self.err, flush=True)
+        """One line for the human, on stderr: the app's own words (which may quote a server's
+        error or a line typed), control characters written out (playground/visible.py)."""
+        print(visible(message, "\n"), file=self.err, flush=True)
 
     def _on_event(self, event: ev.Event) -> None:
         client = event.client

@@ -9,7 +9,7 @@ terminal, with no pause between the keys: no timing in the test."""
 from __future__ import annotations
 
 import pytest
-from test_tui import type_command, wait_until
+from test_tui import started, type_command, wait_until
 from textual import events
 from textual.widgets import Input, Static
 
@@ -27,7 +27,7 @@ def _burst(app, *keys: str) -> None:
 async def test_keys_typed_right_after_the_switch_go_to_the_client_it_names(private_server, switch, to, other):
     app = make_app(url=f"unix://{private_server.socket_path}", allow_flush=True)
     async with app.run_test(size=(140, 45)) as pilot:
-        await wait_until(pilot, lambda: app.inspector is not None)
+        await started(pilot, app)
         await type_command(pilot, app, other, "SUBSCRIBE news")  # the other pane: subscribed, focused
         await wait_until(pilot, lambda: "subscribed" in str(
             app.mode_screen.query_one(f"#pane-{other} #state", Static).render()))
@@ -41,7 +41,7 @@ async def test_keys_typed_right_after_the_switch_go_to_the_client_it_names(priva
 async def test_keys_typed_right_after_f4_go_to_the_keys_not_the_pane(private_server):
     app = make_app(url=f"unix://{private_server.socket_path}", allow_flush=True)
     async with app.run_test(size=(140, 45)) as pilot:
-        await wait_until(pilot, lambda: app.inspector is not None)
+        await started(pilot, app)
         field = app.mode_screen.query_one("#pane-A Input", Input)
         field.focus()
         await wait_until(pilot, lambda: app.focused is field)

@@ -5,7 +5,7 @@ refuse after Yes); with --allow-flush it asks as on the private server."""
 from __future__ import annotations
 
 import pytest
-from test_tui import hear_notices, log_text, notices, type_command, wait_until
+from test_tui import hear_notices, log_text, notices, started, type_command, wait_until
 
 from playground.tui.app import make_app
 from playground.tui.screens.confirm import ConfirmScreen
@@ -21,7 +21,7 @@ def _hear_notices(monkeypatch):
 async def test_f9_under_url_refuses_before_asking(private_server):
     app = make_app(url=f"unix://{private_server.socket_path}")
     async with app.run_test(size=(140, 45)) as pilot:
-        await wait_until(pilot, lambda: app.inspector is not None)
+        await started(pilot, app)
         await type_command(pilot, app, "A", "SET precious 1")
         await pilot.press("f9")
         await wait_until(pilot, lambda: any("allow-flush" in m for m in notices(app)))
@@ -34,7 +34,7 @@ async def test_f9_under_url_refuses_before_asking(private_server):
 async def test_f9_under_url_with_allow_flush_still_asks(private_server):
     app = make_app(url=f"unix://{private_server.socket_path}", allow_flush=True)
     async with app.run_test(size=(140, 45)) as pilot:
-        await wait_until(pilot, lambda: app.inspector is not None)
+        await started(pilot, app)
         await pilot.press("f9")
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
         await pilot.press("n")

@@ -27,6 +27,7 @@ from benchmarks.bench_repl import bench_repl, table_rows as repl_rows
 from benchmarks.bench_explore import (bench_explore, bench_explore_3x5, bench_explore_sample,
                                       table_rows as explore_rows)
 from benchmarks.bench_gate import bench_gate, table_rows as gate_rows
+from benchmarks.bench_order import bench_order_toggle, table_rows as order_rows
 from benchmarks.bench_programs import bench_programs, table_rows as programs_rows
 from benchmarks.bench_serve import bench_serve, table_rows as serve_rows
 
@@ -268,7 +269,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", metavar="NAME", action="append",
                         help="run only this measurement (ready, enter_to_reply, replay, inspector, "
                              "memory, explore, explore_sample, explore_3x5, explore_programs, redis_cli, topology, "
-                             "repl, gate, serve, serve_class, serve_chromium); may be repeated")
+                             "repl, gate, serve, serve_class, serve_chromium, order_toggle); may be repeated")
     args = parser.parse_args(argv)
 
     # An installed package has its bytecode compiled at install time. An editable checkout
@@ -293,7 +294,8 @@ def main(argv: list[str] | None = None) -> int:
              ("gate", lambda: bench_gate(min(args.runs, 3))),
              ("serve", lambda: bench_serve(min(args.runs, 2))),
              ("serve_class", lambda: bench_class(min(args.runs, 2))),
-             ("serve_chromium", lambda: bench_chromium(min(args.runs, 2)))]
+             ("serve_chromium", lambda: bench_chromium(min(args.runs, 2))),
+             ("order_toggle", lambda: bench_order_toggle(min(args.runs, 3)))]
     if args.only:
         steps = [step for step in steps if step[0] in args.only]
     for name, run in steps:
@@ -382,6 +384,8 @@ def table(r: dict) -> str:
         lines.extend(class_rows(r["serve_class"], row))
     if r.get("serve_chromium"):
         lines.extend(chromium_rows(r["serve_chromium"], row))
+    if r.get("order_toggle"):
+        lines.extend(order_rows(r["order_toggle"], row))
     return "\n".join(lines)
 
 

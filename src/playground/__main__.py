@@ -1,3 +1,3 @@
-from playground.cli.main import entry
+from playground.cli.launch import entry
 
 entry()

@@ -142,20 +142,35 @@ def fold(line: str, cells: int) -> list[str]:
     """`line` in pieces of at most `cells` cells, broken at the last space that fits
     (nothing re-flowed or collapsed: a reply's own spacing stays; the space a piece ends
     at is kept when it fits); a run with no space is cut as `chop` does. Empty text gives
-    one piece."""
+    one piece. Linear in the line's length (a reply of 200 KB is one line)."""
     cells = max(cells, 2)
-    pieces = []
-    while width(line) > cells:
-        fits = len(cut(line, cells))
-        at = max((i for i in range(1, min(fits + 1, len(line))) if line[i] == " " and line[:i].strip()),
-                 default=None)
-        if at is None:
-            pieces.append(line[:fits])
-            line = line[fits:]
+    pieces, pos, end = [], 0, len(line)
+    while True:
+        fits = _fitting(line, pos, cells)
+        if pos + fits >= end:
+            break
+        at = line.rfind(" ", pos + 1, min(pos + fits + 1, end))  # the last space within reach
+        if at != -1 and not line[pos:at].strip():  # (only spaces before it: no break there)
+            at = -1
+        if at == -1:
+            pieces.append(line[pos:pos + fits])
+            pos += fits
             continue
-        pieces.append(line[:at + 1] if at + 1 <= fits else line[:at])
-        line = line[at + 1:]
-    return pieces + [line] if line or not pieces else pieces
+        pieces.append(line[pos:at + 1] if at + 1 - pos <= fits else line[pos:at])
+        pos = at + 1
+    rest = line[pos:]
+    return pieces + [rest] if rest or not pieces else pieces
+
+
+def _fitting(line: str, start: int, cells: int) -> int:
+    """How many characters of `line` from `start` fit in `cells` cells (a wide character
+    that would be split in half does not)."""
+    used = 0
+    for i in range(start, len(line)):
+        used += cell_len(line[i])
+        if used > cells:
+            return i - start
+    return len(line) - start
 
 
 def wrap(text: str, cells: int) -> list[str]:

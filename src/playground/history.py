@@ -16,6 +16,7 @@ from pathlib import Path
 
 from playground.resp.cli_lines import RepeatError, SplitError, parse_line
 from playground.resp.cli_secrets import is_sensitive
+from playground.visible import LINES, visible
 
 MAX_LINES = 1000
 
@@ -58,7 +59,9 @@ def open_private(path: Path, mode: str = "a"):
 
 def write_private(path: Path, text: str) -> Path:
     """Write `text` to `path` as a 0600 file (its directory made if missing): every
-    export goes through here. Written to a new file of its own in the same directory
+    export goes through here, its control characters written out but newline and tab
+    (playground/visible.py: a transcript quoting a reply's OSC 52 would set the
+    clipboard of whoever `cat`s the file). Written to a new file of its own in the same directory
     (O_EXCL: never one planted there), then renamed over `path`: a symlink planted at
     `path` is replaced, never followed. Raises OSError (a full disk, a read-only directory)."""
     try:
@@ -69,7 +72,7 @@ def write_private(path: Path, text: str) -> Path:
         raise
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
+            f.write(visible(text, LINES))
         os.replace(temp, path)
     except BaseException as exc:
         with contextlib.suppress(OSError):

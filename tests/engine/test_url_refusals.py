@@ -66,7 +66,7 @@ HOSTILE_ON_URL = [
     [b"EVALSHA", b"0" * 40, b"0"],
     [b"FCALL", b"wipe", b"0"],
     [b"FUNCTION", b"FLUSH"], [b"function", b"delete", b"hostile"], [b"FUNCTION", b"RESTORE", b"x"],
-    [b"FUNCTION", b"LOAD", b"REPLACE", FLUSHING_LIBRARY],
+    [b"FUNCTION", b"LOAD", b"REPLACE", FLUSHING_LIBRARY], [b"FUNCTION", b"LOAD", FLUSHING_LIBRARY],
     [b"SCRIPT", b"FLUSH"], [b"FLUSHALL"], [b"flushdb", b"ASYNC"], [b"SWAPDB", b"0", b"1"],
     [b"REPLICAOF", b"127.0.0.1", b"1"], [b"SLAVEOF", b"127.0.0.1", b"1"], [b"FAILOVER"],
     [b"CONFIG", b"SET", b"maxmemory", b"1"], [b"CONFIG", b"REWRITE"], [b"CONFIG", b"RESETSTAT"],
@@ -164,7 +164,10 @@ def test_guard_is_a_pure_policy():
     assert refusal([b"FLUSHALL"], private=True, allow_flush=False, where="x") is None
     assert refusal([b"FLUSHALL"], private=False, allow_flush=True, where="x") is None
     assert refusal([b"EVAL_RO", b"return 1", b"0"], private=False, allow_flush=False, where="x") is None
-    assert refusal([b"FUNCTION", b"LOAD", FLUSHING_LIBRARY], private=False, allow_flush=False, where="x") is None
+    assert "FUNCTION DELETE" in refusal([b"FUNCTION", b"LOAD", FLUSHING_LIBRARY], private=False, allow_flush=False,
+                                        where="x")  # what it loads, it could not delete
+    assert "COMMAND INFO" in refusal([b"GET", b"k"], private=False, allow_flush=False, where="x", identified=False)
+    assert refusal([b"GET", b"k"], private=False, allow_flush=True, where="x", identified=False) is None
     assert refusal([b"CONFIG", b"GET", b"*"], private=False, allow_flush=False, where="x") is None
     assert refusal([b"CONFIG", b"SET", b"port"], private=False, allow_flush=False, where="x")  # odd arity too
     assert "h:1" in refusal([b"SWAPDB", b"0", b"1"], private=False, allow_flush=False, where="h:1")
@@ -221,8 +224,14 @@ def test_url_cli_refuses_a_flushing_script_and_the_data_survives(private_server)
 
 def test_url_errors_never_show_the_password(tmp_path):
     line = _one_line_error(_cli("--url", f"redis://:{SECRET}@127.0.0.1:0", "repl"))
+    assert "no password on the command line" in line and SECRET not in line
+    url_file = tmp_path / "url"
+    url_file.write_text(f"redis://:{SECRET}@127.0.0.1:0")
+    url_file.chmod(0o600)
+    line = _one_line_error(_cli("--url-file", str(url_file), "repl"))
     assert "bad --url" in line and SECRET not in line
-    line = _one_line_error(_cli("repl", "--url", f"unix://:{SECRET}@{tmp_path}/missing.sock"))
+    url_file.write_text(f"unix://:{SECRET}@{tmp_path}/missing.sock")
+    line = _one_line_error(_cli("repl", "--url-file", str(url_file)))
     assert "cannot connect" in line and SECRET not in line
 
 

@@ -138,12 +138,39 @@ def test_client_certificate_required(tls_server, certs):
 
 
 def test_acl_user_in_the_url(tls_server, certs):
+    """The user in the URL, its password from $REDISCLI_AUTH: never on the command line."""
     port, required = tls_server
-    url = f"rediss://alice:{PASSWORD}@127.0.0.1:{port}"
+    url = f"rediss://alice@127.0.0.1:{port}"
     result = _repl("--url", url, "--cacert", str(certs / "ca.crt"), *_client(certs, required),
-                   stdin="A> ACL WHOAMI\nB> ACL WHOAMI\n")
+                   stdin="A> ACL WHOAMI\nB> ACL WHOAMI\n", env={"REDISCLI_AUTH": PASSWORD})
     assert result.returncode == 0, result.stderr
     assert result.stdout == '"alice"\n"alice"\n'
+
+
+def test_acl_user_and_password_in_a_url_file(tls_server, certs, tmp_path):
+    port, required = tls_server
+    url_file = tmp_path / "url"
+    url_file.write_text(f"rediss://alice:{PASSWORD}@127.0.0.1:{port}\n")
+    url_file.chmod(0o600)
+    result = _repl("--url-file", str(url_file), "--cacert", str(certs / "ca.crt"), *_client(certs, required),
+                   stdin="A> ACL WHOAMI\n")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == '"alice"\n'
+    url_file.chmod(0o644)
+    result = _repl("--url-file", str(url_file), "--cacert", str(certs / "ca.crt"), *_client(certs, required))
+    assert result.returncode == 2 and "chmod 600" in result.stderr and PASSWORD not in result.stderr
+
+
+def test_a_password_in_url_on_the_command_line_is_refused(tls_server, certs):
+    """ps shows every process's arguments to every user of the machine (redis-cli warns
+    for -a and -u; --class-url refuses too): nothing is sent, the ways are named."""
+    port, required = tls_server
+    result = _repl("--url", f"rediss://alice:{PASSWORD}@127.0.0.1:{port}", "--cacert", str(certs / "ca.crt"),
+                   *_client(certs, required))
+    assert result.returncode == 2 and result.stdout == ""
+    line, = result.stderr.strip().splitlines()
+    assert "no password on the command line" in line and "REDISCLI_AUTH" in line and "--url-file" in line
+    assert PASSWORD not in line
 
 
 def test_acl_user_option_with_rediscli_auth(tls_server, certs):
@@ -157,8 +184,8 @@ def test_acl_user_option_with_rediscli_auth(tls_server, certs):
 def test_wrong_password_never_shown(tls_server, certs):
     port, required = tls_server
     wrong = "Not-The-Pa55word"
-    result = _repl("--url", f"rediss://alice:{wrong}@127.0.0.1:{port}", "--cacert", str(certs / "ca.crt"),
-                   *_client(certs, required))
+    result = _repl("--url", f"rediss://alice@127.0.0.1:{port}", "--cacert", str(certs / "ca.crt"),
+                   *_client(certs, required), env={"REDISCLI_AUTH": wrong})
     assert result.returncode != 0
     assert "WRONGPASS" in result.stderr
     assert wrong not in result.stderr + result.stdout

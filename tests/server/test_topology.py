@@ -96,11 +96,12 @@ def _listening(pids: list[int]) -> list[tuple[str, str, int]]:
 # -- lifecycle and privacy ------------------------------------------------------------
 
 def test_nodes_bound_their_memory(replicated):
-    """Every node as the single server: maxmemory, noeviction, and an address-space limit."""
+    """Every node as the single server: maxmemory, noeviction, the bulk limit, and an address-space limit."""
     for node in replicated.nodes:
         with node.link() as link:
             assert link.call("CONFIG", "GET", "maxmemory") == [b"maxmemory", b"67108864"]
             assert link.call("CONFIG", "GET", "maxmemory-policy") == [b"maxmemory-policy", b"noeviction"]
+            assert link.call("CONFIG", "GET", "proto-max-bulk-len") == [b"proto-max-bulk-len", b"%d" % (16 << 20)]
         limits = Path(f"/proc/{node.server_pid or node.pid}/limits").read_text()
         assert f"{512 << 20}" in next(line for line in limits.splitlines() if line.startswith("Max address space"))
 

@@ -17,16 +17,15 @@ import hmac
 import json
 import os
 import secrets
-import stat
 from dataclasses import dataclass, field
 
 from playground.classroom import class_server
 from playground.classroom.protocol import ENV_NAME, ENV_ROLE, ENV_URL, ClassLink, secret_digest
+from playground.cli.url_secret import read_url_file, refuse_password
 from playground.i18n import tr
 
 HELLO_WAIT = 10.0  # seconds serve waits for a class page's first message (its role)
 CLASS_PASSWORD_ENV = "REDIS_PLAYGROUND_CLASS_PASSWORD"  # the --class-url's password, never in argv
-URL_FILE_LIMIT = 4096  # bytes read of a --class-url-file
 
 
 @dataclass
@@ -104,11 +103,9 @@ def given_url(url: str | None, url_file: str | None, password: str | None) -> st
     if url and url_file:
         raise ValueError(tr("--class-url or --class-url-file, not both"))
     if url_file:
-        url = _read_url_file(url_file)
-    elif urlsplit(url).password is not None:
-        raise ValueError(tr("--class-url: no password on the command line (anyone on this machine can read it "
-                            "with ps): give it in the environment, {env}=..., or the whole URL in a file only you "
-                            "can read: --class-url-file FILE", env=CLASS_PASSWORD_ENV))
+        url = read_url_file(url_file, "--class-url-file")
+    else:
+        refuse_password(url, "--class-url", CLASS_PASSWORD_ENV)
     parts = urlsplit(url)
     if password and parts.password is None and parts.scheme in ("redis", "rediss", "unix"):
         user = parts.netloc.rpartition("@")[0] if "@" in parts.netloc else ""
@@ -116,25 +113,6 @@ def given_url(url: str | None, url_file: str | None, password: str | None) -> st
         parts = parts._replace(netloc=f"{user}:{quote(password, safe='')}@{host}")
         url = urlunsplit(parts)
     return url
-
-
-def _read_url_file(path: str) -> str:
-    """The first line of a file that only its owner may read (else ValueError, one line)."""
-    try:
-        with open(path, "rb") as file:
-            info = os.fstat(file.fileno())
-            if not stat.S_ISREG(info.st_mode):
-                raise ValueError(tr("--class-url-file {path}: not a file", path=path))
-            if info.st_mode & 0o077:
-                raise ValueError(tr("--class-url-file {path}: others may read it; make it yours alone: "
-                                    "chmod 600 {path}", path=path))
-            data = file.read(URL_FILE_LIMIT)
-    except OSError as exc:
-        raise ValueError(tr("--class-url-file {path}: {error}", path=path, error=exc.strerror or exc)) from None
-    lines = data.decode("utf-8", "replace").strip().splitlines()
-    if not lines:
-        raise ValueError(tr("--class-url-file {path}: empty (write the class's redis:// URL in it)", path=path))
-    return lines[0].strip()
 
 
 async def _check(setup: ClassSetup, new_period: bool = False) -> None:

@@ -8,6 +8,7 @@ import asyncio
 import sys
 
 from playground.i18n import tr
+from playground.visible import LINES, visible
 
 # The parser is built for every command (`repl` too): what only `explore` needs is
 # imported when it runs (the explorer costs ~50 ms of start-up).
@@ -75,15 +76,15 @@ def cmd_explore(args) -> int:
         explorer = Explorer(pg, scenario, part, limit=args.limit, seed=args.seed,
                             reduce=not args.exhaustive, by=args.by, jobs=args.jobs)
     except ExploreError as exc:
-        print(f"redis-playground: {exc}", file=sys.stderr)
+        print(f"redis-playground: {visible(str(exc))}", file=sys.stderr)
         return 2
     install_exit_signals()
     try:
         result = asyncio.run(_explore(pg, explorer))
     except ExploreError as exc:
-        print(f"redis-playground: {exc}", file=sys.stderr)
+        print(f"redis-playground: {visible(str(exc))}", file=sys.stderr)
         return 1
-    sys.stdout.write(RENDERERS[args.format](result))
+    sys.stdout.write(visible(RENDERERS[args.format](result), LINES))  # (no control character drives the terminal)
     sys.stdout.flush()
     return 0
 

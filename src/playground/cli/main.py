@@ -23,11 +23,12 @@ from playground.errors import ScenarioError, ServerError
 from playground.i18n import N_, current_language, default_language, set_language, tr
 from playground.resp.address import Address
 from playground.scenario import MAX_CLIENTS
+from playground.visible import visible
 
 
 _CLIENT_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,31}")
 # Options that may come before or after the subcommand: name -> default.
-_GLOBAL = {"server": None, "url": None, "allow_flush": False, "clients": ("A", "B"), "scenarios": [],
+_GLOBAL = {"server": None, "url": None, "url_file": None, "allow_flush": False, "clients": ("A", "B"), "scenarios": [],
            "topology": "single", "replicas": None,
            "tls": False, "cacert": None, "cert": None, "key": None, "insecure": False, "user": None}
 _TOP = "top_"  # dest prefix of the copies given before the subcommand
@@ -48,6 +49,9 @@ def _server_options(dest_prefix: str = "", private_only: bool = False) -> argpar
     group.add_argument("--url", dest=dest_prefix + "url", metavar="URL",
                        help=shown(tr("use this existing server instead of a private one "
                                       "(redis://host:port/db or unix:///path); never the default")))
+    group.add_argument("--url-file", dest=dest_prefix + "url_file", metavar="FILE",
+                       help=shown(tr("--url read from FILE, which only you may read (chmod 600): a URL with a "
+                                     "password never goes on the command line, where ps shows it")))
     group.add_argument("--allow-flush", dest=dest_prefix + "allow_flush", action="store_const", const=True,
                        help=shown(tr("with --url: the server is disposable; allow FLUSHALL, EVAL, CONFIG SET, "
                                       "REPLICAOF, ... and scenario resets (refused by default)")))
@@ -73,8 +77,8 @@ def _server_options(dest_prefix: str = "", private_only: bool = False) -> argpar
     tls.add_argument("--insecure", dest=dest_prefix + "insecure", action="store_const", const=True,
                      help=shown(tr("do not check the server's certificate")))
     tls.add_argument("--user", dest=dest_prefix + "user", metavar="NAME",
-                     help=shown(tr("ACL user name (AUTH user password); the password from the URL or "
-                                   "$REDISCLI_AUTH")))
+                     help=shown(tr("ACL user name (AUTH user password); the password from $REDISCLI_AUTH "
+                                   "or the URL in --url-file")))
     return common
 
 
@@ -87,6 +91,19 @@ def _private_server_option() -> argparse.ArgumentParser:
                                "then redis-server on PATH, then the bundled valkey-server)"))
     _language_option(common)
     return common
+
+
+def _given_url(args) -> str | None:
+    """The URL of --url (never with a password: ps shows it) or --url-file (ValueError: one line)."""
+    from playground.cli.url_secret import read_url_file, refuse_password
+
+    if args.url and args.url_file:
+        raise ValueError(tr("--url or --url-file, not both"))
+    if args.url_file:
+        return read_url_file(args.url_file, "--url-file")
+    if args.url:
+        refuse_password(args.url, "--url", "REDISCLI_AUTH")
+    return args.url
 
 
 def _url_address(args):
@@ -272,6 +289,17 @@ def _on_a_terminal() -> bool:
         return False
 
 
+def _interrupt_unwinds() -> None:
+    """From now on a Ctrl+C raises KeyboardInterrupt (Python's own), which `main` turns into
+    status 130 once every `finally` has run (the servers stop)."""
+    import signal
+
+    from playground.cli.launch import quiet_while_starting
+
+    if signal.getsignal(signal.SIGINT) is quiet_while_starting:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 def entry() -> None:
     """The command (`redis-playground`, `python -m playground`): `main`, then exit. After
     `repl` without Python's teardown of every module (~25 ms of a short run): nothing is
@@ -294,6 +322,13 @@ def main(argv: list[str] | None = None) -> int:
         args = parse_args(argv)
     args.lang = getattr(args, "lang", None) or default_language()
     set_language(args.lang)
+    try:  # (serve refuses --url and --url-file itself)
+        args.url = _given_url(args) if args.command != "serve" else args.url
+    except ValueError as exc:
+        print(f"redis-playground: {visible(str(exc))}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
     if args.url and args.server:
         print("redis-playground: " + tr("--url and --server exclude each other"), file=sys.stderr)
         return 2
@@ -305,6 +340,7 @@ def main(argv: list[str] | None = None) -> int:
         print("redis-playground: " + tr("--replicas goes with --topology replica or cluster"), file=sys.stderr)
         return 2
     try:
+        _interrupt_unwinds()  # (cli/launch.py: until here a Ctrl+C exits at once, nothing being started)
         args.url = _url_address(args)
         if args.command == "repl":
             from playground.cli.repl import cmd_repl
@@ -363,13 +399,13 @@ def main(argv: list[str] | None = None) -> int:
             if server is not None:
                 server.stop()
     except ScenarioError as exc:
-        print(f"redis-playground: {exc}", file=sys.stderr)
+        print(f"redis-playground: {visible(str(exc))}", file=sys.stderr)
         return 2
     except ServerError as exc:
-        print(f"redis-playground: {exc}", file=sys.stderr)
+        print(f"redis-playground: {visible(str(exc))}", file=sys.stderr)
         return 2
     except ValueError as exc:  # a bad --url
-        print(f"redis-playground: {exc}", file=sys.stderr)
+        print(f"redis-playground: {visible(str(exc))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
@@ -377,14 +413,14 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
     except OSError as exc:
-        print(f"redis-playground: {exc}", file=sys.stderr)
+        print(f"redis-playground: {visible(str(exc))}", file=sys.stderr)
         return 1
     except Exception as exc:  # the engine's own one-line errors (cannot connect, refused, ...)
         from playground.engine.playground import Refused
         from playground.engine.session import ConnectionLost
 
         if isinstance(exc, (Refused, ConnectionLost)):
-            print(f"redis-playground: {exc}", file=sys.stderr)
+            print(f"redis-playground: {visible(str(exc))}", file=sys.stderr)
             return 1
         raise
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import BinaryIO, TextIO
 
+from playground.visible import visible
+
 CLEAR_SCREEN = b"\x1b[H\x1b[2J"   # linenoiseClearScreen, written at once (not through stdio)
 DIRECT = None  # (as `buffered`: written at once, as CLEAR_SCREEN is)
 
@@ -78,5 +80,6 @@ class ReplOutput:
             raise OutputClosed() from None
 
     def say(self, message: str) -> None:
-        """One line for the human, on stderr."""
-        print(message, file=self.err, flush=True)
+        """One line for the human, on stderr: the app's own words (which may quote a server's
+        error or a line typed), control characters written out (playground/visible.py)."""
+        print(visible(message, "\n"), file=self.err, flush=True)

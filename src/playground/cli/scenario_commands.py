@@ -16,11 +16,19 @@ from playground.scenario.model import Scenario, ScenarioError
 from playground.scenario.loader import load_scenario
 from playground.scenario.tags import tag_names
 from playground.i18n import tr
+from playground.visible import LINES, visible
 
 
 def _out(text: str) -> None:
-    sys.stdout.write(text)
+    """Write to stdout what the scenario and the server said, control characters written
+    out (playground/visible.py): a scenario's title or a reply cannot drive the terminal."""
+    sys.stdout.write(visible(text, LINES))
     sys.stdout.flush()
+
+
+def _err(text: str) -> None:
+    """One line on stderr (it may quote a scenario file), control characters written out."""
+    print("redis-playground: " + visible(text), file=sys.stderr)
 
 
 def cmd_list(args) -> int:
@@ -30,7 +38,7 @@ def cmd_list(args) -> int:
         try:
             scenarios.append(load_scenario(file, args.lang))
         except ScenarioError as exc:
-            print(f"redis-playground: {exc}", file=sys.stderr)
+            _err(str(exc))
             failed += 1
     recorded = False
     ordered = course_order(scenarios)
@@ -123,7 +131,7 @@ async def _run_one(pg: Playground, scenario: Scenario, fmt: str, lang: str = "en
         elif fmt == "markdown":
             _out(report.render_markdown(result))
         elif fmt == "json" and (result.skipped or result.error):
-            print(f"redis-playground: {scenario.id}: {result.skipped or result.error}", file=sys.stderr)
+            _err(f"{scenario.id}: {result.skipped or result.error}")
         return result
 
 

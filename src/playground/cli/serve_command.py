@@ -22,7 +22,7 @@ import sys
 
 from playground.i18n import tr
 
-URL_OPTIONS = ("url", "allow_flush", "tls", "cacert", "cert", "key", "insecure", "user")  # refused: --url's
+URL_OPTIONS = ("url", "url_file", "allow_flush", "tls", "cacert", "cert", "key", "insecure", "user")  # refused: --url's
 SESSION_GRACE_MINUTES = 10.0  # a session outlives its tab's connection this long (reload, Wi-Fi, sleep)
 QUIT_GRACE = 5.0  # seconds an app has to quit on its own before it is terminated, then killed
 READY = 2  # apps kept started for the next tabs (cli/ready_pool.py)

@@ -349,6 +349,12 @@ class Catalogue:
     def __init__(self, reader) -> None:
         self.reader = reader
         self.commands: dict[bytes, CommandInfo | None] = {}
+        self.described: set[bytes] = set()
+        """The names the server answered COMMAND INFO for: with a description, or with
+        none (it has no such command). A name not here is not identified (not asked
+        yet, or the server refused to say: NOPERM for a user who may not run COMMAND)."""
+        self.not_described: bytes = b""
+        """The server's error the last time it would not answer COMMAND INFO (b"": none)."""
 
     async def learn(self, names) -> None:
         """Ask for the names not known yet, in one round trip (a failure leaves them
@@ -366,12 +372,25 @@ class Catalogue:
         except Exception:  # gone: nothing is known
             reply = None
         if not isinstance(reply, Array):  # (busy, loading or gone: ask again next time; NOPERM: never)
+            self.not_described = reply.message if isinstance(reply, Err) else b"no reply"
             if not (isinstance(reply, Err) and reply.message.startswith(b"NOPERM")):
                 for name in new:
                     self.commands.pop(name, None)
             return
         for name, info in zip(new, reply):
             self.commands[name] = parse_info(info)
+            self.described.add(name)
+
+    def identified(self, typed: bytes) -> bool:
+        """Whether the server said what `typed` is (after `learn`): its own command, or
+        no command at all (it answers an unknown-command error)."""
+        return bytes(typed).lower() in self.described
+
+    def dangerous(self, typed: bytes) -> frozenset[bytes]:
+        """The server's @dangerous names ("cmd", "cmd|sub") of the command typed as
+        `typed` and its subcommands, from COMMAND INFO (after `learn`)."""
+        command = self.commands.get(bytes(typed).lower())
+        return command.dangerous if command is not None else frozenset()
 
     def own_name(self, typed) -> bytes | None:
         """The server's own name for `typed` (after `learn`; rename-command); None: not known."""

@@ -31,6 +31,7 @@ class CommandInfo:
     step: int
     tips: frozenset[bytes] = frozenset()   # e.g. nondeterministic_output (7.0 and later)
     subcommands: tuple[tuple[bytes, frozenset[bytes]], ...] = ()   # (subcommand, its tips): OBJECT IDLETIME's own
+    dangerous: frozenset[bytes] = frozenset()  # "cmd" or "cmd|sub" the server files under @dangerous
 
     @property
     def undeclared_writes(self) -> bool:
@@ -95,7 +96,18 @@ def parse_info(info) -> CommandInfo | None:
     for sub in info[9] if len(info) > 9 and isinstance(info[9], Array) else ():   # ("object|idletime", ...)
         if isinstance(sub, Array) and len(sub) > 7:
             subcommands.append((bytes(sub[0]).lower().partition(b"|")[2], _words(sub[7])))
-    return CommandInfo(bytes(info[0]).lower(), _words(info[2]), specs, first, last, step, tips, tuple(subcommands))
+    return CommandInfo(bytes(info[0]).lower(), _words(info[2]), specs, first, last, step, tips, tuple(subcommands),
+                       _dangerous(info))
+
+
+def _dangerous(info: Array) -> frozenset[bytes]:
+    """The names ("cmd", "cmd|sub") of `info` and its subcommands whose ACL categories
+    (6.0 and later; subcommands 7.0 and later) include @dangerous."""
+    found: set[bytes] = set()
+    for entry in [info, *(info[9] if len(info) > 9 and isinstance(info[9], Array) else ())]:
+        if isinstance(entry, Array) and len(entry) > 6 and b"@dangerous" in _words(entry[6]):
+            found.add(bytes(entry[0]).lower())
+    return frozenset(found)
 
 
 def spec_keys(spec: _Spec, argv) -> list[bytes] | None:

@@ -26,6 +26,7 @@ from playground.engine.session import ConnectionLost, MonitorLine, Session
 from playground.engine.lua_debugger import LDB_ENDED
 from playground.resp.cli_format import render, render_chunks, render_head, render_invalidate, render_ldb
 from playground.resp.cli_lines import CommandLine, format_argv
+from playground.resp.cli_secrets import redact_line
 from playground.resp.replies import Array, Bulk, Err, Int, Map, Nil, Push, Set, Status
 
 _BIG_OUTPUT = 1 << 20  # a reply this big is rendered in pieces when nobody keeps its output
@@ -269,7 +270,10 @@ class Executor:
         if keys:
             self.emit(ev.Wrote(unit.client, keys, unit))
 
-    async def connection_lost(self, session: Session, result: ev.LineResult, word: bytes, why: str) -> None:
+    async def connection_lost(self, session: Session, result: ev.LineResult, word: bytes, why: str,
+                              sent: bool = True) -> None:
+        """The connection dropped under the line `result` is about (`sent`: after the line
+        went out, so a write of it may have run: named so); the client reconnects."""
         client = session.name
         shutdown = word == b"shutdown"
         if self.pg.server_stopped_now(wait=shutdown):
@@ -279,16 +283,35 @@ class Executor:
             return
         result.lost = why
         self.emit(ev.ConnectionClosed(client, tr("client {client}: connection lost ({error})", client=client, error=why), "warning"))
-        await self.reconnect_for(session, result)
+        may_have_run = await self.may_have_written(result.argv) if sent else None
+        await self.reconnect_for(session, result, may_have_run=may_have_run, dropped=True)
 
-    async def reconnect_for(self, session: Session, result: ev.LineResult, after_quit: bool = False) -> bool:
-        """A new connection for the line `result` is about; False (and why, in `result`) if none."""
+    async def may_have_written(self, argv: tuple[bytes, ...] | list[bytes] | None) -> str | None:
+        """How a command whose reply never came is named when it may have written (the
+        catalogue says it writes, or cannot say: a script, EXEC, a name it does not know):
+        its line, secrets left out, cut at 80 characters; None for one that only reads."""
+        if not argv:
+            return None
+        try:
+            await self.pg.catalogue.learn([argv[0]])
+        except Exception:  # (the server is gone too: the catalogue cannot say, so it may have written)
+            pass
+        effect = self.pg.catalogue.effect(list(argv))
+        if effect.writes is not None and not effect.writes and not effect.script and not effect.server_state:
+            return None
+        shown = redact_line(format_argv(list(argv)), list(argv))
+        return shown if len(shown) <= 80 else shown[:79] + "…"
+
+    async def reconnect_for(self, session: Session, result: ev.LineResult, after_quit: bool = False,
+                            may_have_run: str | None = None, dropped: bool = False) -> bool:
+        """A new connection for the line `result` is about; False (and why, in `result`) if none.
+        `may_have_run`, `dropped`: how the old one ended (Session.cancel words it)."""
         if session.address is None:  # the server never started
             result.lost = tr("client {client} is not connected: there is no server", client=session.name)
             self.emit(ev.Notice(session.name, result.lost, "error"))
             return False
         try:
-            message = await self.pg.reconnect(session.name)
+            message = await self.pg.reconnect(session.name, may_have_run, dropped)
         except (ConnectionLost, OSError) as exc:
             result.lost = str(exc)
             self.emit(ev.Notice(session.name, tr("{error} (not connected)", error=exc), "error"))
@@ -314,9 +337,11 @@ class Executor:
         session = self.pg.sessions[client]
         if session.state.pending is None and not session.streaming:
             return False
+        pending = session.state.pending
+        may_have_run = await self.may_have_written(pending) if pending is not None else None
         await self.pg.stop_own_script([session])
         try:
-            message = await session.cancel()
+            message = await session.cancel(may_have_run)
         except ConnectionLost as exc:  # e.g. BUSY: the server runs a script and takes no client
             self.emit(ev.Notice(client, str(exc), "error"))
             return True

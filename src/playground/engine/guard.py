@@ -9,7 +9,8 @@ every command (typed, replayed, and each line of a scenario setup) before it is 
 Refused: whatever empties, swaps or overwrites whole databases, or stops, reconfigures or
 hands over the server: FLUSHALL, FLUSHDB, SWAPDB, SHUTDOWN, DEBUG, REPLICAOF/SLAVEOF,
 FAILOVER, MIGRATE, SAVE/BGSAVE/BGREWRITEAOF (they overwrite the server's files on disk),
-SCRIPT FLUSH, FUNCTION FLUSH/DELETE/RESTORE and FUNCTION LOAD REPLACE; SCRIPT DEBUG (a
+SCRIPT FLUSH, FUNCTION FLUSH/DELETE/RESTORE and FUNCTION LOAD (what the playground loads
+it could not delete again); SCRIPT DEBUG (a
 script stopped under the SYNC debugger freezes the whole server), CLIENT PAUSE and CLIENT
 KILL (they stop or disconnect the user's other clients), SYNC/PSYNC (the whole dataset,
 and a server without diskless sync rewrites its dump.rdb), ACL LOG RESET (the security
@@ -22,8 +23,13 @@ goes with it.
 Commands are recognised by what the server says they are, not by the typed name: a
 command renamed with `rename-command` (FLUSHALL as WIPEALL, or SWAPDB as SORT after SORT
 was removed) answers COMMAND INFO with its own name, and the guard decides on that name
-(`named`, from the catalogue: engine/catalogue.py). A name the server does not describe
-is judged as typed (the server answers it with an unknown-command error).
+(`named`, from the catalogue: engine/catalogue.py). A name the server says it has no
+command for is judged as typed (the server answers it with an unknown-command error). A
+name the server would not describe (a user who may not run COMMAND: NOPERM; a server busy
+or gone) is refused, whatever it looks like: the guard fails closed, since a FLUSHDB
+renamed WIPEDB would otherwise pass as an unknown name. What the server files under
+@dangerous is read from COMMAND INFO too (its ACL categories, each subcommand's), so a
+user who may not run COMMAND LIST still has unreviewed dangerous commands refused.
 
 Scripts: a script can call any command, and its body cannot be checked here (Lua builds
 command names at run time: `redis.call(('flush'):upper()..'ALL')`). So EVAL, EVALSHA and
@@ -35,8 +41,7 @@ that changes server state is SLOWLOG/COMMANDLOG RESET (diagnostics only) and CLU
 admin subcommands, which act only on a server in cluster mode (tests/engine/test_url_refusals.py
 pins this list for both servers). So on a cluster node (INFO cluster: cluster_enabled:1)
 the read-only forms are refused too: CLUSTER MEET, FORGET, SETSLOT or FAILOVER TAKEOVER
-inside EVAL_RO would join, reshape or take over the user's cluster. FUNCTION LOAD runs the
-library's top level without `redis.call`, so loading a new library cannot reach data.
+inside EVAL_RO would join, reshape or take over the user's cluster.
 A read-only script may still loop for ever: when a line running one is cancelled, or the
 playground ends while it runs, the playground sends SCRIPT KILL (FUNCTION KILL for FCALL_RO)
 on its own admin connection (`Playground.stop_own_script`), so the user's server is not
@@ -112,7 +117,9 @@ _URL_SUBCOMMANDS_REFUSED = {
     b"commandlog": {b"reset": N_("it wipes the server's diagnostic log")},
     b"latency": {b"reset": N_("it wipes the server's diagnostic log")},
     b"function": {b"flush": N_("it deletes every function library"), b"delete": N_("it deletes a function library"),
-                  b"restore": N_("it can replace every function library")},
+                  b"restore": N_("it can replace every function library"),
+                  b"load": N_("it adds a function library to the server (or replaces one), and FUNCTION DELETE "
+                              "is refused")},
 }
 
 
@@ -150,14 +157,24 @@ def _name(arg: bytes) -> str:
 
 def refusal(argv: list[bytes], *, private: bool, allow_flush: bool, where,
             dangerous: frozenset[bytes] = frozenset(), named: bytes | None = None,
-            cluster: bool = False) -> str | None:
-    """The one-line reason the playground will not send `argv` to the server at `where`
-    (its description, or a function that gives it when a message needs it), or None when
-    it may. `private`: the playground's own server; `allow_flush`: the user said the --url
-    server is disposable; `dangerous`: the --url server's own @dangerous commands (those
-    not in REVIEWED_DANGEROUS are refused); `named`: the server's own name for the command
-    typed as argv[0] (COMMAND INFO: differs after rename-command); `cluster`: the --url
-    server is a cluster node."""
+            cluster: bool = False, identified: bool = True, not_described: bytes = b"") -> str | None:
+    """The one-line reason the playground will not send `argv` to the server at `where`,
+    or None when it may.
+
+    Args:
+        argv: the command line.
+        private: the playground's own server (nothing is refused).
+        allow_flush: the user said the --url server is disposable (nothing is refused).
+        where: the server's description, or a function that gives it when a message needs it.
+        dangerous: the --url server's own @dangerous commands (those not in
+            REVIEWED_DANGEROUS are refused).
+        named: the server's own name for the command typed as argv[0] (COMMAND INFO:
+            differs after rename-command).
+        cluster: the --url server is a cluster node.
+        identified: the server said what argv[0] is (COMMAND INFO answered for it); a
+            name it would not describe is refused, whatever it looks like.
+        not_described: the server's error when it would not answer COMMAND INFO.
+    """
     if not argv:
         return None
     if private or allow_flush:
@@ -173,13 +190,18 @@ def refusal(argv: list[bytes], *, private: bool, allow_flush: bool, where,
         what, why = f"{what} {_name(sub)}", _URL_SUBCOMMANDS_REFUSED[cmd][sub]
     elif cluster and cmd in _CLUSTER_SCRIPTS:
         why = N_("on a cluster node a read-only script can still run CLUSTER MEET, FORGET, SETSLOT or FAILOVER")
-    elif cmd == b"function" and sub == b"load" and any(a.lower() == b"replace" for a in argv[2:-1]):
-        what, why = "FUNCTION LOAD REPLACE", N_("it replaces a function library")
     elif cmd == b"acl" and sub == b"log" and len(argv) > 2 and argv[2].lower() == b"reset":
         what, why = "ACL LOG RESET", N_("it wipes the server's security log")
     if why is None and unreviewed(argv, dangerous):
         what, why = _name(unreviewed(argv, dangerous).replace(b"|", b" ")), \
             N_("the server files it as dangerous and the playground has not reviewed it")
+    if why is None and not identified:
+        where = where() if callable(where) else where
+        reason = not_described.split(b"\n")[0][:120].decode("utf-8", "replace") or tr("no answer")
+        return tr("refused: {what} on {where}, not the playground's own server: the playground cannot tell which "
+                  "command that is, because the server would not describe it (COMMAND INFO: {reason}); a renamed "
+                  "FLUSHDB looks like any other name ({hint}, or let this user run COMMAND)",
+                  what=what, where=where, reason=reason, hint=tr(_FLUSH_HINT))
     if why is None:
         return None
     where = where() if callable(where) else where

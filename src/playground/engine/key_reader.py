@@ -2,7 +2,9 @@
 
 It reads over a connection of its own, sends no writes and no WATCH, and does bounded
 work per refresh: a few SCAN rounds, a cap on keys shown, and previews that read only the
-first few elements or bytes of a value, in one round trip (a read-only script).
+first few elements or bytes of a value, in one round trip (a read-only script) on the
+private server; on a --url server pipelined without a script, so nothing of the
+inspector's is left in the user's script cache.
 
 A big keyspace is not read in one refresh: the SCAN cursor goes on from one refresh to
 the next, so a filter finds an existing key among 200,000 after a few refreshes, and the
@@ -128,13 +130,16 @@ class Inspector(SideConnection):
     """Reads keys for the inspector over its own connection."""
 
     def __init__(self, address: Address, cap: int = 100, scan_count: int = SCAN_COUNT,
-                 scan_rounds: int = SCAN_ROUNDS) -> None:
+                 scan_rounds: int = SCAN_ROUNDS, scripts: bool = True) -> None:
+        """`scripts`: read in one round trip with a read-only script (the private server);
+        False on a server of the user's (--url), whose script cache it would be left in:
+        SCAN and the previews pipelined instead."""
         # CLIENT NO-TOUCH (7.2+): reading keys leaves their LRU/LFU data alone.
         super().__init__(address, INSPECTOR_NAME, hello=[[b"CLIENT", b"NO-TOUCH", b"ON"]])
         self.cap = cap
         self.scan_count = scan_count
         self.scan_rounds = scan_rounds
-        self._script_ok: bool | None = None  # None: not tried yet
+        self._script_ok: bool | None = None if scripts else False  # None: not tried yet
         self._sweep = _Sweep(b"*")
         self.no_scripts = lambda: False
         """True while the read must not run a script: Valkey 9's Lua debugger loses its

@@ -61,7 +61,7 @@ class LineRun:
         if session.dropped is not None and not session.state.disconnected:
             # found closed (CLIENT KILL) while other lines went out: as in redis-cli, this
             # line meets the closed connection and is lost; the next one reconnects
-            await executor.connection_lost(session, result, argv[0].lower(), session.dropped)
+            await executor.connection_lost(session, result, argv[0].lower(), session.dropped, sent=False)
             return result
         if session.state.disconnected or not session.connected:
             after_quit = session.state.disconnected

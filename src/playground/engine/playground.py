@@ -146,7 +146,7 @@ class Playground:
                 self.server.wait_ready()  # spawned early by the CLI
         address, own = self.address, self.admin_address
         self.observer = Observer(own)
-        self.reader = Inspector(own)
+        self.reader = Inspector(own, scripts=self.private)  # a --url server's script cache is not ours
         if self.topology is not None and self.topology.kind == "cluster":
             from playground.engine.cluster_reader import ClusterInspector
             self.reader = ClusterInspector(own, self.topology)
@@ -211,9 +211,13 @@ class Playground:
 
     def check_allowed(self, argv: list[bytes]) -> None:
         """Raise Refused for what the playground will not send (policy: engine/guard.py)."""
-        named = self._catalogue.own_name(argv[0]) if argv and self._catalogue is not None else None
+        catalogue = self._catalogue
+        known = argv and catalogue is not None
         message = refusal(argv, private=self.private, allow_flush=self.allow_flush, where=self._where,
-                          dangerous=self.dangerous, named=named, cluster=self.follows_redirects)
+                          dangerous=self.dangerous | (catalogue.dangerous(argv[0]) if known else frozenset()),
+                          named=catalogue.own_name(argv[0]) if known else None, cluster=self.follows_redirects,
+                          identified=bool(known and catalogue.identified(argv[0])),
+                          not_described=catalogue.not_described if catalogue is not None else b"")
         if message:
             raise Refused(message)
 
@@ -350,10 +354,11 @@ class Playground:
         await self._close_connections()
         await self.start()
 
-    async def reconnect(self, name: str) -> str:
-        """Reopen one client's connection (after it was cancelled or dropped)."""
+    async def reconnect(self, name: str, may_have_run: str | None = None, dropped: bool = False) -> str:
+        """Reopen one client's connection (after it was cancelled or dropped); what it lost,
+        in words (`Session.cancel`: `may_have_run`, the command that may have written)."""
         await self.stop_own_script([self.sessions[name]])
-        return await self.sessions[name].cancel()
+        return await self.sessions[name].cancel(may_have_run, dropped)
 
     async def flushall(self) -> None:
         """Empty the server: FLUSHALL, SCRIPT FLUSH and FUNCTION FLUSH (refused on a --url server without

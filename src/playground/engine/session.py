@@ -282,8 +282,11 @@ class Session(SubscriptionStream):
                 changes["resp"] = proto
         self.state = replace(state, **changes)
 
-    async def cancel(self) -> str:
-        """Abandon a pending command: close the connection and open a new one."""
+    async def cancel(self, may_have_run: str | None = None, dropped: bool = False) -> str:
+        """Abandon a pending command: close the connection and open a new one; what the
+        client lost, in words. `may_have_run`: the command (as shown) that was sent, may
+        have written and whose reply never came: named, and never followed by "nothing
+        else lost"; `dropped`: the connection was lost, not cancelled."""
         task = self.running
         # (not the task asking: a pipelined run that found the connection dropped
         # reconnects from the task that is marked as running it, and a task that awaits
@@ -304,5 +307,12 @@ class Session(SubscriptionStream):
             lost.append(tr("its WATCH"))
         if old.subscribed:
             lost.append(tr("its subscriptions"))
-        what = tr(", ").join(lost) if lost else tr("nothing else")
-        return tr("client {name}: cancelled; reconnected as a new client ({what} lost)", name=self.name, what=what)
+        if may_have_run is None and not dropped:
+            what = tr(", ").join(lost) if lost else tr("nothing else")
+            return tr("client {name}: cancelled; reconnected as a new client ({what} lost)", name=self.name, what=what)
+        if may_have_run is not None:
+            text = tr("client {name}: {command} may have run (its reply never came); reconnected as a new client",
+                      name=self.name, command=may_have_run)
+        else:
+            text = tr("client {client}: reconnected as a new client", client=self.name)
+        return text + (" " + tr("({what} lost)", what=tr(", ").join(lost)) if lost else "")

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 from playground.cells import pad, width
 from playground.explore.anomaly import deciding_text
 from playground.explore.outcomes import Exploration, OutcomeClass
@@ -11,6 +9,7 @@ from playground.explore.schedules import label
 from playground.gate.lesson_format import part_programs, shown_program
 from playground.i18n import tr, trn
 from playground.scenario import lanes
+from playground.visible import json_text
 
 GOAL_MARK = "⚠"
 OWN_MARK = "◀"
@@ -302,7 +301,7 @@ def _key_json(cls: OutcomeClass, key: str) -> dict | None:
 
 
 def render_json(r: Exploration) -> str:
-    return json.dumps(to_json(r), ensure_ascii=False, indent=2) + "\n"
+    return json_text(to_json(r), indent=2) + "\n"
 
 
 RENDERERS = {"text": render_text, "markdown": render_markdown, "json": render_json}

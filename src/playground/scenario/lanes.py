@@ -13,18 +13,23 @@ text` prints it, the TUI's lanes view (tui/widgets/lanes_view.py) styles the sam
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from playground.cells import fold, pad, width, wrap
 from playground.engine.units import Unit
-from playground.i18n import N_, tr
+from playground.i18n import N_, current_language, tr
 from playground.resp.cli_format import render
 from playground.resp.cli_secrets import redact_reply
 from playground.scenario.stepper import entry_for
+from playground.visible import visible
 
 GUTTER = 4          # "  12": the server-order number, then SEP
 SEP = " │ "
 MIN_LANE = 12
+SHOWN_CHARS = 1024  # of one command or reply in a lane: the rest is summarised, as a pane
+                    # does past its limit (the lanes show a reply's first line only)
+SHOWN_COMMANDS = 50  # of one block's lines (MULTI, the commands, EXEC)
+SHOWN_TEXT = 64 * 1024  # characters the lanes view lays out at most: the newest rows that fit
 
 
 @dataclass
@@ -53,20 +58,51 @@ def reply_line(unit: Unit) -> str:
     return first + (" …" if rest else "")
 
 
+def _cut(text: str, more: str) -> str:
+    """`text` cut at SHOWN_CHARS characters, with how many bytes were left out (`more`:
+    the message, with {count})."""
+    if len(text) <= SHOWN_CHARS:
+        return text
+    return text[:SHOWN_CHARS] + " " + tr(more, count=len(text[SHOWN_CHARS:].encode()))
+
+
+def _cut_lines(lines: list[str]) -> list[str]:
+    """A unit's lines, each cut (`_cut`), and a block's commands past SHOWN_COMMANDS
+    summarised (its first ones and its last line, EXEC, kept)."""
+    lines = [_cut(line, N_("… ({count:,} more bytes of this command not shown)")) for line in lines]
+    if len(lines) > SHOWN_COMMANDS:
+        hidden = len(lines) - (SHOWN_COMMANDS - 1)
+        lines = [*lines[:SHOWN_COMMANDS - 2], tr("… ({count:,} more commands not shown)", count=hidden), lines[-1]]
+    return lines
+
+
 def row_for(unit: Unit, shown: str | None = None, whys=()) -> LaneRow:
+    """The unit's row, long commands and replies cut (`_cut`), every text in it with its
+    control characters written out (playground/visible.py): laid out in cells as shown,
+    in a transcript or on screen."""
     entry = entry_for(unit, shown)
     note = tr(entry.note) if entry.note else ""  # (the stepper's notes are N_-marked English)
-    return LaneRow(unit.seq, unit.client, list(entry.lines), entry.atomic, note, reply_line(unit),
-                   [w.text if hasattr(w, "text") else str(w) for w in whys])
+    reply = _cut(reply_line(unit), N_("… ({count:,} more bytes of this reply not shown)"))
+    return LaneRow(unit.seq, unit.client, [visible(line) for line in _cut_lines(list(entry.lines))], entry.atomic,
+                   visible(note), visible(reply), [visible(w.text if hasattr(w, "text") else str(w)) for w in whys])
 
 
 _MARKS = {"reset": N_("fresh start"), "flush": N_("flushed by the playground"), "restart": N_("server restarted")}
 
 
-def rows_from_order(rows) -> list[LaneRow]:
-    """The engine's server order (engine/server_order.py) as lane rows."""
+def rows_from_order(rows, memo: dict[tuple[object, str], LaneRow] | None = None) -> list[LaneRow]:
+    """The engine's server order (engine/server_order.py) as lane rows. `memo`: the rows
+    made before, kept by whoever draws them again ({(server-order row, language): LaneRow});
+    a unit's row is made once (its reply rendered once), its whys added as they are now."""
     out = []
+    language = current_language()
     for row in rows:
+        if row.unit is not None and memo is not None:
+            made = memo.get((row, language))
+            if made is None:
+                made = memo[(row, language)] = row_for(row.unit)
+            out.append(replace(made, whys=[visible(w.text if hasattr(w, "text") else str(w)) for w in row.whys]))
+            continue
         if row.unit is None:
             if row.mark == "reset" and row.text:
                 label = tr("part: {name}", name=row.text)
@@ -76,7 +112,7 @@ def rows_from_order(rows) -> list[LaneRow]:
                 label = tr("{client} connected to {node}", client=row.client, node=row.text)
             else:
                 label = tr(_MARKS.get(row.mark, row.mark))
-            out.append(LaneRow(None, "", [label]))
+            out.append(LaneRow(None, "", [visible(label)]))
         else:
             out.append(row_for(row.unit, whys=row.whys))
     return out
@@ -93,6 +129,19 @@ def rows_from_steps(steps) -> list[LaneRow]:
             whys = [w for w in step.whys if getattr(w, "seq", unit.seq) == unit.seq]
             out.append(row_for(unit, shown, whys))
     return sorted(out, key=lambda r: r.seq if r.seq is not None else 0)
+
+
+def newest_within(rows: list[LaneRow], chars: int = SHOWN_TEXT) -> list[LaneRow]:
+    """The newest of `rows` whose texts together hold at most `chars` characters (at least
+    the newest one): what the lanes view lays out, however long the history."""
+    kept: list[LaneRow] = []
+    used = 0
+    for row in reversed(rows):
+        used += sum(len(line) for line in row.lines) + len(row.reply) + len(row.note) + sum(len(w) for w in row.whys)
+        if kept and used > chars:
+            break
+        kept.append(row)
+    return kept[::-1]
 
 
 def lane_width(clients, total: int) -> int:

@@ -1,8 +1,8 @@
-"""Transcripts of a scenario run: text (two lanes, A | B), Markdown, JSON lines."""
+"""Transcripts of a scenario run: text (two lanes, A | B), Markdown, JSON lines. Whoever
+writes them to a terminal or a file writes out their control characters
+(playground/visible.py: `run`, `check`, the exports); JSON has none raw."""
 
 from __future__ import annotations
-
-import json
 
 from playground.cells import fold, pad, width, wrap
 from playground.engine.why_text import LABEL as WHY_LABEL
@@ -11,6 +11,7 @@ from playground.scenario.runner import PartEnd, ScenarioResult, StepResult
 from playground.scenario.model import Prediction, Scenario
 from playground.i18n import N_, tr, tr_check, tr_in, trn
 from playground.resp.cli_secrets import redact, redact_exchange, redact_line
+from playground.visible import json_text, visible
 
 OK, FAIL, SKIP = "✓", "✗", "–"
 LANE = 38
@@ -21,7 +22,7 @@ def _check_lines(step: StepResult | PartEnd) -> list[str]:
     passed = [tr_check(c.what) for c in step.checks if c.ok]
     lines = [f"{OK} " + tr(", ").join(passed)] if passed else []
     lines += [f"{FAIL} {tr_check(c.what)}: {c.detail}" for c in step.checks if not c.ok]
-    return lines
+    return [visible(line) for line in lines]
 
 
 def outcome_words(client: str, outcome) -> str:
@@ -50,7 +51,8 @@ def _no_command(step) -> str:
 def _cell_lines(step: StepResult) -> list[str]:
     """What goes in the client's lane for one step: the command, then its reply."""
     if step.skipped:
-        return [f"{step.step.client}> {_shown(step)}", f"{SKIP} " + tr("skipped: {reason}", reason=step.skipped)]
+        return [visible(f"{step.step.client}> {_shown(step)}"),
+                visible(f"{SKIP} " + tr("skipped: {reason}", reason=step.skipped))]
     shown, reply = redact_exchange(step.command or step.step.display, step.reply or "", _argv(step))
     sent = step.step.argv is not None or (step.step.release and step.command)  # (a program's: what it sent)
     head = f"{step.step.client}> {shown}" if sent else f"{step.step.client}: " + _no_command(step.step)
@@ -63,7 +65,7 @@ def _cell_lines(step: StepResult) -> list[str]:
         lines.extend(reply.rstrip("\n").split("\n"))
     if step.note and not step.step.wait:
         lines.append(f"({step.note})")
-    return lines
+    return [visible(line) for line in lines]  # (laid out in cells as shown)
 
 
 def _argv(step: StepResult) -> list[bytes] | None:
@@ -77,7 +79,9 @@ def _shown(step: StepResult) -> str:
 
 
 def _indent(text: str, cells: int, first: str, rest: str) -> list[str]:
-    lines = wrap(text, cells - width(first))
+    """`text` wrapped in `cells`, its control characters written out first (so they
+    are counted as shown, and a C1 space such as NEL is shown, not taken for a space)."""
+    lines = wrap(visible(text, "\n"), cells - width(first))
     return [(rest if i else first) + line for i, line in enumerate(lines)]
 
 
@@ -258,8 +262,9 @@ def render_markdown(result: ScenarioResult) -> str:
 
 
 def json_step(result_server: str, scenario: Scenario, step: StepResult) -> str:
+    """One step as a line of JSON (no raw control character: playground/visible.py)."""
     argv = _argv(step)
-    return json.dumps({
+    return json_text({
         "scenario": scenario.id,
         "server": result_server,
         "part": step.part,
@@ -274,7 +279,7 @@ def json_step(result_server: str, scenario: Scenario, step: StepResult) -> str:
         "checks": [{"check": c.what, "ok": c.ok, "detail": c.detail} for c in step.checks],
         "state": step.touched,
         "why": [{"kind": w.kind, "seq": w.seq, "text": w.text} for w in step.whys],
-    }, ensure_ascii=False)
+    })
 
 
 def json_end(result_server: str, scenario: Scenario, end: PartEnd) -> str:

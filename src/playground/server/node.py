@@ -138,7 +138,7 @@ class Node:
     def _config(self) -> str:
         lines = [
             f"port {self.port}", f"bind {LOOPBACK}", "protected-mode yes",
-            *acl_config(self.binary, self._credentials, node=True), *limit_config(),  # server/sandbox.py
+            *acl_config(self.binary, self._credentials, node=True), *limit_config(self.binary),  # server/sandbox.py
             f"masteruser {ADMIN_USER}", f"masterauth {self._credentials.admin_password}",
             f"dir {self.dir}", 'save ""', "appendonly no", "daemonize no", "loglevel notice",
             "repl-diskless-sync yes", "repl-diskless-sync-delay 0",

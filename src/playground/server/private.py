@@ -243,7 +243,7 @@ class PrivateServer(ServerIdentity):
         conf = os.path.join(self.dir, "server.conf")
         fd = os.open(conf, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w") as f:
-            f.write("\n".join(users + limit_config()) + "\n")
+            f.write("\n".join(users + limit_config(self.binary)) + "\n")
         args = [
             self.binary.path, conf,
             "--port", "0",

@@ -28,7 +28,13 @@ the private server or open it up:
 Memory: every private server and node runs with `maxmemory 64mb` and `maxmemory-policy
 noeviction` (a write past it gets `OOM command not allowed`; the bundled lessons use a few
 kilobytes), in an address space of at most 512 MiB (RLIMIT_AS: a script that builds a
-huge Lua value, which maxmemory does not count, gets `not enough memory`), and with
+huge Lua value, which maxmemory does not count, gets `not enough memory`). maxmemory is
+checked before a command, so the server's own limits bound what one command may add
+(`limit_config`): one string at most 16 MB (`SETRANGE big 536870911 x` gets `string exceeds
+maximum allowed size`), a client's input, its MULTI queue, all clients' buffers together
+and one reply are capped, past which the server closes that client. A script is checked
+before its first write only: a script that loops writes past maxmemory can still reach
+the address-space cap, where the server aborts. And it runs with
 `sanitize-dump-payload yes` (RESTORE checks a payload through before it is used: a crafted
 one gets `Bad data format` instead of crashing the server later).
 
@@ -43,6 +49,7 @@ from __future__ import annotations
 import re
 import secrets
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from playground.errors import ServerError
 from playground.i18n import tr
@@ -61,13 +68,44 @@ _KEPT = {
 _REFUSED = ("migrate", "replicaof", "slaveof", "failover", "sync", "psync", "replconf", "debug", "module")
 
 
+class ServerIdentityLike(Protocol):
+    """What `limit_config` reads of a server binary (server/private.py ServerBinary)."""
+
+    @property
+    def flavour(self) -> str: ...
+
+    @property
+    def version(self) -> str: ...
+
+
 MAXMEMORY = "64mb"           # the data a lesson's server may hold (writes past it: OOM)
 ADDRESS_SPACE = 512 << 20    # bytes a server process may map at most (Lua's heap included)
+PROTO_MAX_BULK_LEN = "16mb"  # one string argument, or one string a command builds (SETRANGE ...)
+QUERY_BUFFER_LIMIT = "32mb"  # a client's unread input and its MULTI queue
+CLIENTS_MEMORY = "64mb"      # every client's buffers together (7.0+: maxmemory-clients)
+REPLY_LIMIT = "64mb"         # one client's unsent replies (a client past it is closed)
 
 
-def limit_config() -> list[str]:
-    """The config-file lines that bound a private server's memory and check RESTORE's payloads."""
-    return [f"maxmemory {MAXMEMORY}", "maxmemory-policy noeviction", "sanitize-dump-payload yes"]
+def limit_config(binary: ServerIdentityLike) -> list[str]:
+    """The config-file lines that bound a private server's memory and check RESTORE's
+    payloads, for `binary` (a ServerBinary: Redis before 7.0 has no `maxmemory-clients`).
+
+    maxmemory is checked before each command, so one command must not be able to grow
+    the server past ADDRESS_SPACE on its own, where the allocator's failure aborts the
+    server and every key is lost: a string argument or a string a command builds
+    (SETRANGE, APPEND, SETBIT, BITFIELD offsets) is at most PROTO_MAX_BULK_LEN (the
+    server answers `string exceeds maximum allowed size (proto-max-bulk-len)` or `bit
+    offset is not an integer or out of range`); a client's unread input and its queued
+    MULTI at most QUERY_BUFFER_LIMIT, all clients' buffers together (one MSET of many
+    big arguments) at most CLIENTS_MEMORY, and one reply (SRANDMEMBER key -100000000)
+    at most REPLY_LIMIT: past these the server closes that client, as it says in its
+    log, and keeps every key."""
+    lines = [f"maxmemory {MAXMEMORY}", "maxmemory-policy noeviction", "sanitize-dump-payload yes",
+             f"proto-max-bulk-len {PROTO_MAX_BULK_LEN}", f"client-query-buffer-limit {QUERY_BUFFER_LIMIT}",
+             f"client-output-buffer-limit normal {REPLY_LIMIT} 0 0"]
+    if binary.flavour != "Redis" or version_tuple(binary.version) >= (7, 0):
+        lines.append(f"maxmemory-clients {CLIENTS_MEMORY}")
+    return lines
 
 
 def version_tuple(version: str) -> tuple[int, ...]:

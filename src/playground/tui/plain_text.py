@@ -1,22 +1,17 @@
 """Text that someone else wrote (a learner's name, a key, a reply, a scenario's words) as
 the interface shows it: always as text, never as markup (a Rich `Text`, which Textual
 draws as it is), and with its control characters written out (`\\x1b`), so an escape
-sequence is read, not obeyed by the terminal."""
+sequence is read, not obeyed by the terminal (`visible`, playground/visible.py: the one
+escaping function, for files and the command line too)."""
 
 from __future__ import annotations
 
-import re
-
 from rich.text import Span, Text
 
-# C0 and C1 control characters and DEL: what a terminal obeys instead of showing
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+from playground.visible import CONTROL as _CONTROL
+from playground.visible import visible
 
-
-def visible(text: str, keep: str = "") -> str:
-    """`text` with each control character (but those in `keep`, e.g. "\\n") written out
-    as Python writes it in a string: "\\x1b", "\\r", "\\n"."""
-    return _CONTROL.sub(lambda m: m[0] if m[0] in keep else m[0].encode("unicode_escape").decode("ascii"), text)
+__all__ = ["lines", "plain", "visible", "visible_text"]
 
 
 def plain(text: str, style: str = "", keep: str = "") -> Text:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from textual import work
 from textual.binding import Binding
 
+from playground.engine.playground import Refused
 from playground.history import write_failure
 from playground.i18n import N_, tr
 from playground.served import delivered, key_display, keys
@@ -77,6 +78,12 @@ class FreePlayScreen(ModeScreen, inherit_bindings=False):
             if delivered(app, path):
                 return
             self.notify(tr("Recording saved: {path}\nReplay it with: redis-playground check {path}", path=path), timeout=10)
+            return
+
+        try:  # a recording starts from an empty server: refused on a --url server before asking, not after Yes
+            app.playground.check_allowed([b"flushall"])
+        except Refused as exc:
+            self.notify(str(exc), severity="error", timeout=10)
             return
 
         def go(yes: bool | None) -> None:

@@ -25,11 +25,17 @@ from playground.tui.widgets.lanes_view import LanesView
 from playground.tui.widgets.narration import NarrationPanel
 from playground.tui.widgets.own_programs import ProgramsPanel
 from playground.tui.widgets.server_bar import ServerBar
+from playground.tui.focus import focus_now
 
 HELP = Binding("f1", "help_screen", "Help", tooltip=N_("this help"))
-FOCUS_A = Binding("f2", "focus_client(0)", "First client", tooltip=N_("type into client A"))
-FOCUS_B = Binding("f3", "focus_client(1)", "Second client", tooltip=N_("type into client B"))
-KEYS = Binding("f4", "focus_inspector", "Keys", show=False, tooltip=N_("the key inspector (/ filters)"))
+# The keys that move the focus are priority bindings: the app runs them as the key arrives,
+# before it hands the next keys to the focused widget (a screen's other bindings run only
+# once the key has gone through the focused widget and up), and they move the focus at
+# once (tui/focus.py): keys typed right after F2 go to A, never to the pane focused before.
+FOCUS_A = Binding("f2", "focus_client(0)", "First client", priority=True, tooltip=N_("type into client A"))
+FOCUS_B = Binding("f3", "focus_client(1)", "Second client", priority=True, tooltip=N_("type into client B"))
+KEYS = Binding("f4", "focus_inspector", "Keys", show=False, priority=True,
+               tooltip=N_("the key inspector (/ filters)"))
 SCRIPTS = Binding("f6", "app.show_scripts", "Scripts", show=False,
                   tooltip=N_("the Lua scripts the server caches, whole"))
 LESSONS = Binding("f7", "app.open_scenario", "Lessons", tooltip=N_("open a scenario (a lesson) or a challenge"))
@@ -89,7 +95,12 @@ class ModeScreen(Screen):
         self.query_one(LanesView).show(self.app.show_order)
         self.query_one(ProgramsPanel).set_class(self.app.own_programs.open, "-open")
         self.app.follow_server(self)
-        self.call_after_refresh(lambda: self.focus_start() if self.app.mode_screen is self else None)
+        self.call_after_refresh(lambda: self.focus_start() if self.app.mode_screen is self and not self.focus_chosen
+                                else None)
+
+    focus_chosen = False
+    """A key chose where the typing goes (F2, F3, F4, Esc in a lesson): the mode's own start
+    of focus, after its first frame, leaves it there."""
 
     def focus_start(self) -> None:
         """Where the typing goes when the mode opens: the first client's pane."""
@@ -128,7 +139,8 @@ class ModeScreen(Screen):
             if which >= len(self.clients):
                 return
             which = self.clients[which]
-        self.query_one(f"#pane-{which} Input").focus()
+        self.focus_chosen = True
+        focus_now(self.query_one(f"#pane-{which} Input"))
 
     def action_focus_inspector(self) -> None:
         """F4: the keys, brought on screen first when the layout hides them (never a
@@ -140,7 +152,8 @@ class ModeScreen(Screen):
         if not inspector.display:  # the presenter layout at a small size has no room for it
             self.notify(tr("No room for the keys in the presenter layout at this size: f leaves it"), timeout=3)
             return
-        self.query_one("#inspector #keys").focus()
+        self.focus_chosen = True
+        focus_now(self.query_one("#inspector #keys"))
 
     def action_scroll_lanes(self, rows: int) -> None:
         """Ctrl+Up / Ctrl+Down: the lanes scroll from wherever the typing is."""

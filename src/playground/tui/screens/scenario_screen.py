@@ -16,6 +16,7 @@ from textual.widgets import Input
 from playground.i18n import N_, tr
 from playground.tui.screens.mode_screen import ModeScreen
 from playground.tui.widgets.key_inspector import KeyInspector
+from playground.tui.focus import focus_now
 
 AUTOPLAY_PAUSE = 2.5  # seconds between steps in autoplay
 
@@ -67,7 +68,7 @@ class ScenarioScreen(ModeScreen):
         return source.runner.clock.held_ttl(key) if source is not None else None
 
     def focus_start(self) -> None:
-        self.narration.focus()  # where Space steps
+        focus_now(self.narration)  # where Space steps
 
     def _tick_clock(self) -> None:
         try:
@@ -82,7 +83,8 @@ class ScenarioScreen(ModeScreen):
 
     def action_focus_narration(self) -> None:
         """Escape: back to the narration, where Space steps (from a pane, Space types)."""
-        self.narration.focus()
+        self.focus_chosen = True
+        focus_now(self.narration)
 
     def action_teach(self, what: str) -> None:
         """A key of the narration panel (and Ctrl+N from anywhere in a lesson)."""

@@ -13,6 +13,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
@@ -32,7 +33,9 @@ from playground.resp.cli_secrets import SECRET, redact_line, redact_reply
 from playground.resp.replies import Nil
 from playground.tui.widgets.command_input import CommandInput
 from playground.tui.messages import CommandDone, ServerStopped
-from playground.tui.widgets.pane_log import PaneLog
+from playground.tui.plain_text import visible_text
+from playground.tui.widgets.pane_lines import RenderedLines
+from playground.tui.widgets.pane_log import KEPT_LINES, PaneLog
 from playground.tui.widgets.pane_prompt import PanePrompt
 from playground.tui.widgets.pane_services import PaneServices
 from playground.tui.widgets.pane_steps import StepDrawing
@@ -45,6 +48,8 @@ reply, the cleared command line and the state line then come in one frame (one d
 the log instead of two), and a reply slower than that shows when it comes."""
 WHY_STYLE = "italic #8f8fc8"  # a "why" (engine/why.py): a note, never mistaken for redis-cli output
 GUTTER_STYLE = "dim"
+Entry = tuple[str, int | None, Text | Callable[[], Text], Text | None]
+"""One thing a pane drew: (kind, server-order number or None, text, the text without its secrets or None)."""
 
 
 class ClientPane(PanePrompt, StepDrawing, Vertical):
@@ -99,12 +104,13 @@ class ClientPane(PanePrompt, StepDrawing, Vertical):
         # (kind, server-order number or None, text, the text without its secrets or None);
         # kind "why" is hidden while whys are off.
         self.drawn_lines: deque[tuple[str, int | None, Text, Text | None]] = deque(maxlen=5000)
+        self._rendered = RenderedLines(lambda: self.app.console)  # each entry's lines, per way it is shown
         self.outcome: str = ""  # what the last command's reply means, on the state line until the next
 
     def compose(self) -> ComposeResult:
         yield Static(id="state")
         yield Static(id="first-run")
-        yield PaneLog(id="output", wrap=True, markup=False, highlight=False, max_lines=5000, min_width=20)
+        yield PaneLog(id="output", wrap=True, markup=False, highlight=False, min_width=20)
         yield Static(id="pending")  # lines typed ahead (pane_prompt.py)
         with Horizontal(id="line"):  # the prompt stays in sight while typing
             yield Static(f"{self.client}> ", id="prompt")
@@ -162,6 +168,9 @@ class ClientPane(PanePrompt, StepDrawing, Vertical):
                 extra = tr("… ({count:,} more bytes of this reply not shown)", count=len(data) - SHOW_LIMIT)
                 data = data[:SHOW_LIMIT]
             data = data.decode("utf-8", "replace")
+        elif len(data) > SHOW_LIMIT:  # a line typed or pasted of megabytes: its start, as of a reply
+            extra = tr("… ({count:,} more bytes of this command not shown)", count=len(data[SHOW_LIMIT:].encode()))
+            data = data[:SHOW_LIMIT]
         if "\x1b[" in data:  # colours of redis-cli's own (its Lua debugger's lines): kept
             self.add(Text.from_ansi(data.rstrip("\n"), style=style), seq)
         else:
@@ -180,6 +189,7 @@ class ClientPane(PanePrompt, StepDrawing, Vertical):
         entry = (kind, seq, text, hidden)
         self.drawn_lines.append(entry)
         self._draw(entry)
+        self.call_after_refresh(self._prime, entry)
 
     def why(self, why: "ev.Why | str") -> None:
         """A "why" under the reply it explains (engine/why.py): styled as a note, and said
@@ -192,34 +202,102 @@ class ClientPane(PanePrompt, StepDrawing, Vertical):
 
         self.add(said, kind="why")
 
-    def _draw(self, entry: tuple[str, int | None, "Text | Callable[[], Text]", Text | None],
-              secretless: bool = False) -> None:
+    def _text(self, entry: Entry,
+              secretless: bool, gutter: bool) -> Text | None:
+        """The entry as the log shows it (None: not shown, a why while whys are off)."""
         kind, seq, text, hidden = entry
         if secretless and hidden is not None:
             text = hidden
         if callable(text):  # a note of the app's own: in the language shown now
             text = text()
         if kind == "why":
-            if self.services.show_why():
-                self.log_widget.write(hanging(text, 4 if self.services.show_order() else 0))
-            return
-        if self.services.show_order():  # the gutter: a narrow dim column of numbers
-            gutter = f"{seq:>3} " if seq is not None else "    "
+            return hanging(text, 4 if gutter else 0) if self.services.show_why() else None
+        if gutter and isinstance(text, Text):  # the gutter: a narrow dim column of numbers (a table: none)
+            number = f"{seq:>3} " if seq is not None else "    "
             out = Text()
             for i, line in enumerate(text.split("\n")):
                 if i:
                     out.append("\n")
-                out.append(gutter if i == 0 else " " * len(gutter), style=GUTTER_STYLE)
+                out.append(number if i == 0 else " " * len(number), style=GUTTER_STYLE)
                 out.append_text(line)
             text = out
-        self.log_widget.write(text)
+        return text
+
+    def _draw(self, entry: Entry,
+              secretless: bool = False) -> None:
+        """Write `entry` at the end of the log, and keep the lines the log made of it."""
+        gutter = self.services.show_order()
+        text = self._text(entry, secretless, gutter)
+        if text is None:
+            return
+        log = self.log_widget
+        before = len(log.lines)
+        log.write(text)
+        width = log.scrollable_content_region.width
+        if width > 0 and len(log.lines) > before:  # (written, not deferred till the log knows its size)
+            self._rendered.put(entry, (secretless, gutter, current_language()), width, log.lines[before:])
+        log.compact()
+
+    def _lines(self, entry: Entry,
+               secretless: bool, gutter: bool, width: int) -> list:
+        """The log's lines for `entry` shown this way: those kept, or made now."""
+        if entry[0] == "why" and not self.services.show_why():
+            return []
+        how = (secretless, gutter, current_language())
+        kept = self._rendered.get(entry, how, width)
+        if kept is not None:
+            return kept
+        text = self._text(entry, secretless, gutter)
+        if text is None:
+            return []
+        renderable = visible_text(text) if isinstance(text, Text) else text  # (a table: as it is)
+        return self._rendered.render(entry, how, renderable, width, self.log_widget.min_width)
+
+    def _prime(self, entry: Entry) -> None:
+        """Make `entry`'s lines as the other gutter setting shows them, ahead of Ctrl+T (after
+        the frame that drew it): a toggle then puts back lines already made."""
+        if not self.is_mounted:
+            return
+        log = self.log_widget
+        width = log.scrollable_content_region.width
+        if width <= 0:
+            return
+        if self._rendered.size > 4 * KEPT_LINES:  # only what a redraw can show is kept
+            self._rendered.keep(self._newest_that_fill(KEPT_LINES, max(20, width - 4)), width)
+        self._lines(entry, False, not self.services.show_order(), width)
 
     def redraw(self, secretless: bool = False) -> None:
         """Draw the log again (the gutter or the whys were switched on or off; or with its
-        secrets left out for a screenshot, `secretless`)."""
-        self.log_widget.clear()
-        for entry in self.drawn_lines:
-            self._draw(entry, secretless)
+        secrets left out for a screenshot, `secretless`): the newest entries that fill the
+        log's KEPT_LINES, as many as it would keep of them all (the work is bounded by
+        what the log can hold, not by the history), each from the lines kept for it shown
+        this way when there are (pane_lines.py: a toggle wraps nothing again)."""
+        log = self.log_widget
+        width = log.scrollable_content_region.width
+        entries = self._newest_that_fill(KEPT_LINES, max(20, width - 4))
+        if width <= 0:  # (not laid out yet: the log renders the entries once it knows its size)
+            log.clear()
+            for entry in entries:
+                self._draw(entry, secretless)
+            return
+        strips: list = []
+        for entry in entries:
+            strips += self._lines(entry, secretless, self.services.show_order(), width)
+        log.show_lines(strips)
+        self._rendered.keep(entries, width)
+
+    def _newest_that_fill(self, lines: int, width: int) -> list:
+        """The newest entries of `drawn_lines` whose lines (wrapped at about `width` cells)
+        fill `lines` lines, oldest first."""
+        kept, used = [], 0
+        for entry in reversed(self.drawn_lines):
+            kept.append(entry)
+            text = entry[2]
+            plain = text.plain if isinstance(text, Text) else ""
+            used += sum(1 + cell_len(part) // width for part in plain.split("\n"))
+            if used >= lines:
+                break
+        return kept[::-1]
 
     def take_over(self, old: "ClientPane") -> None:
         """What `old` (the same client's pane on the screen this one replaces) showed."""

@@ -24,6 +24,7 @@ from playground.i18n import N_, tr, trn
 from playground.tui.widgets.pane_state import set_line
 from playground.tui.widgets.key_table import KeyTable
 from playground.tui.plain_text import plain
+from playground.tui.focus import focus_now
 
 TYPE_STYLE = {"string": "green", "list": "cyan", "set": "magenta", "zset": "yellow",
               "hash": "blue", "stream": "red"}
@@ -252,7 +253,7 @@ class KeyInspector(Vertical):
         self.pattern = event.value.strip() or "*"
         self.remove_class("-filtering")
         self.refresh_keys()
-        self.query_one(KeyTable).focus()
+        focus_now(self.query_one(KeyTable))
 
     def on_input_blurred(self, event: Input.Blurred) -> None:
         if not event.value.strip():  # left empty: hidden again where it shows only while used
@@ -260,7 +261,7 @@ class KeyInspector(Vertical):
 
     def action_focus_filter(self) -> None:
         self.add_class("-filtering")  # on short screens the filter shows only while used
-        self.query_one("#filter", Input).focus()
+        focus_now(self.query_one("#filter", Input))
 
 
 def _node_hint(inspector, name: bytes) -> str:

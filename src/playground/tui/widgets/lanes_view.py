@@ -41,6 +41,7 @@ class LanesView(VerticalScroll, can_focus=True):
         self.clients = tuple(clients)
         self.playground = playground  # its server order (playground.order)
         self.show_why = show_why      # whether the why notes are on (Ctrl+Y)
+        self._made: dict = {}         # each unit's lane row, made once (lanes.rows_from_order's memo)
         self.border_title = label(tr("Server order (Ctrl+T hides)"))
 
     def compose(self):
@@ -71,7 +72,11 @@ class LanesView(VerticalScroll, can_focus=True):
         from playground.scenario import lanes  # the scenario modules load when first shown, not at start-up
 
         order = self.playground.order
-        rows = lanes.rows_from_order(list(order.rows)[-SHOWN_ROWS:])
+        window = list(order.rows)[-SHOWN_ROWS:]
+        live = set(window)
+        for key in [key for key in self._made if key[0] not in live]:  # rows gone from the window
+            del self._made[key]
+        rows = lanes.newest_within(lanes.rows_from_order(window, self._made))
         if not self.show_why():
             for row in rows:
                 row.whys = []

@@ -8,14 +8,24 @@ needs no scrollbar; scrolling back (mouse wheel) shows it, and new output hides 
 
 from __future__ import annotations
 
-from textual.message import Message
-from textual.widgets import RichLog
 from rich.text import Text
+from textual.geometry import Size
+from textual.message import Message
+from textual.strip import Strip
+from textual.widgets import RichLog
+
 from playground.tui.plain_text import visible_text
+
+KEPT_LINES = 2000  # lines a pane shows at most (tmux keeps 2000 by default); up to twice that
+                   # between compactions
 
 
 class PaneLog(RichLog):
-    """Everything one client printed, newest at the bottom."""
+    """Everything one client printed, newest at the bottom (its newest KEPT_LINES lines).
+
+    RichLog trims its lines itself when given max_lines; a pane's log is given none and
+    trims in `compact` and `show_lines` instead, so the lines a write adds are known (the
+    pane keeps each entry's lines to show them again: pane_lines.py)."""
 
     DEFAULT_CSS = """
     PaneLog { scrollbar-size-vertical: 0; padding: 0 2 0 1; }
@@ -40,6 +50,20 @@ class PaneLog(RichLog):
             return super().write(*args, **kwargs)
         finally:
             self._writing = False
+
+    def compact(self) -> None:
+        """Past twice KEPT_LINES lines, keep the newest KEPT_LINES (after a write)."""
+        if len(self.lines) > 2 * KEPT_LINES:
+            self.show_lines(self.lines[-KEPT_LINES:])
+
+    def show_lines(self, strips: list[Strip]) -> None:
+        """Show exactly `strips` (the newest KEPT_LINES of them): lines already made at this
+        log's width, e.g. what the pane printed, drawn again with the gutter switched."""
+        self.clear()
+        self.lines.extend(strips[-KEPT_LINES:])
+        self.virtual_size = Size(max((strip.cell_length for strip in self.lines), default=0), len(self.lines))
+        if self.auto_scroll:
+            self.scroll_end(animate=False, immediate=False, x_axis=False)
 
     def refresh(self, *regions, repaint: bool = True, layout: bool = False, recompose: bool = False):
         if layout and self._writing and self._following and not self.styles.scrollbar_size_vertical \

@@ -16,6 +16,7 @@ import sys
 from playground import __version__
 from playground import i18n
 from playground.cli.argparse_lang import argparse_language
+from playground.cli.interrupts import interrupt_unwinds
 from playground.cli.explore_command import FORMATS, format_name
 from playground.cli.explore_command import add_parser as add_explore
 from playground.cli.serve_command import add_parser as add_serve
@@ -289,17 +290,6 @@ def _on_a_terminal() -> bool:
         return False
 
 
-def _interrupt_unwinds() -> None:
-    """From now on a Ctrl+C raises KeyboardInterrupt (Python's own), which `main` turns into
-    status 130 once every `finally` has run (the servers stop)."""
-    import signal
-
-    from playground.cli.launch import quiet_while_starting
-
-    if signal.getsignal(signal.SIGINT) is quiet_while_starting:
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-
-
 def entry() -> None:
     """The command (`redis-playground`, `python -m playground`): `main`, then exit. After
     `repl` without Python's teardown of every module (~25 ms of a short run): nothing is
@@ -340,7 +330,7 @@ def main(argv: list[str] | None = None) -> int:
         print("redis-playground: " + tr("--replicas goes with --topology replica or cluster"), file=sys.stderr)
         return 2
     try:
-        _interrupt_unwinds()  # (cli/launch.py: until here a Ctrl+C exits at once, nothing being started)
+        interrupt_unwinds()  # (cli/launch.py: until here a Ctrl+C exits at once, nothing being started)
         args.url = _url_address(args)
         if args.command == "repl":
             from playground.cli.repl import cmd_repl

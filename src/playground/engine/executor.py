@@ -338,7 +338,8 @@ class Executor:
         if session.state.pending is None and not session.streaming:
             return False
         pending = session.state.pending
-        may_have_run = await self.may_have_written(pending) if pending is not None else None
+        # (a command the server holds blocked has not run: waiting is all it did)
+        may_have_run = await self.may_have_written(pending) if pending is not None and not session.state.blocked else None
         await self.pg.stop_own_script([session])
         try:
             message = await session.cancel(may_have_run)

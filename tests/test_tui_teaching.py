@@ -165,13 +165,13 @@ async def test_challenge_won_and_not_won(server_binary):
         app.teacher.speed_index = 0
         for key in "aabb":  # one client after the other: no race
             await press_and_wait(pilot, app, key)
-        assert "the race did not happen" in panel_text(app)
+        assert "did not end in the goal's state" in panel_text(app)
         for _ in range(3):
             await press_and_wait(pilot, app, "u")
         assert app.teacher.challenge.moves == ["A"]
         for key in "bab":
             await press_and_wait(pilot, app, key)
-        assert "you produced the race" in panel_text(app)
+        assert "✓ Won: the real server ended in the goal's state" in panel_text(app)
         assert log_text(app, "B")[-2:] == ["B> SET counter 5", "OK"]
 
 

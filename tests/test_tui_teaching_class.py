@@ -272,11 +272,11 @@ async def test_challenge_keys_win_text_and_program_conditions(server_binary):
         assert {"a", "b", "u"} <= shown and "space" not in shown
         for key in "abab":
             await press_and_wait(pilot, app, key)
-        assert "you produced the race" in panel_text(app)
+        assert "✓ Won: the real server ended in the goal's state" in panel_text(app)
         assert 'Final value: counter = "' in panel_text(app)
         await press_and_wait(pilot, app, "a")
         text = panel_text(app)
-        assert "you produced the race" in text and "The race is over" in text
+        assert "✓ Won: the real server ended in the goal's state" in text and "The challenge is over" in text
     app = make_app(server_binary.path, open_scenario=scenario("oversell"), challenge=True)
     async with app.run_test(size=(120, 35)) as pilot:
         await started(pilot, app)

@@ -205,7 +205,7 @@ def build_parser() -> argparse.ArgumentParser:
                             help=tr("open the app on a scenario, to step through it (or --challenge)"))
     opener.add_argument("scenario", metavar="ID|PATH")
     opener.add_argument("--challenge", action="store_true",
-                        help=tr("you schedule the clients' moves and try to produce the race"))
+                        help=tr("you schedule the clients' moves and try to reach the challenge's goal"))
     check = sub.add_parser("check", parents=[common, library],
                            help=tr("replay scenarios (default: all bundled) and report N passed, N failed"))
     check.add_argument("scenarios_to_check", nargs="*", metavar="ID|PATH")

@@ -109,8 +109,8 @@ def _reload_scenario(app, lang: str) -> None:
             if step.predict is not None:
                 app.screen.prediction = step.predict
                 app.screen.refresh(recompose=True)
-    elif teacher.won:  # a challenge's win, in the new language
-        teacher.message = teacher.won_text()
+    elif teacher.won is not None:  # a challenge's verdict, in the new language
+        teacher.message = teacher.verdict()
     elif not teacher.challenge.moves:
         teacher.message = Text(tr("Choose who moves: a for A, b for B. u undoes a move.") + "\n", style="italic")
     teacher.render()

@@ -150,11 +150,11 @@ async def test_free_typing_mid_scenario_is_noticed(server_binary):
         await opened(pilot, app)
         await press_and_wait(pilot, app, "space")
         await type_command(pilot, app, "B", "SET balance 999")
-        await wait_until(pilot, lambda: "You changed balance by hand" in panel_text(app))
+        await wait_until(pilot, lambda: "You typed SET balance 999 in B at step 2 by hand" in panel_text(app))
         app.mode_screen.query_one(NarrationPanel).focus()
         await press_and_wait(pilot, app, "w")
         assert await send(app.executor, "B", [b"GET", b"balance"], quiet=True) == b"150"
-        assert "You changed" not in panel_text(app)
+        assert "You typed" not in panel_text(app)
 
 
 async def test_challenge_won_and_not_won(server_binary):

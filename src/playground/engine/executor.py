@@ -18,6 +18,7 @@ from playground.engine import events as ev
 from playground.engine import local_words, pipeline
 from playground.engine.job import Job
 from playground.engine.changes import ChangeFeed
+from playground.engine.client_state import ClientState
 from playground.engine.line_run import LineRun
 from playground.engine.settled_line import run_settled
 from playground.engine.playground import Playground
@@ -275,6 +276,8 @@ class Executor:
         if self.pg.server_stopped_now(wait=shutdown):
             message = tr("client {client}: the server stopped; {what}", client=client, what=self.pg.gone_message())
             result.server_gone, result.expected_stop = message, shutdown
+            # the connection closed with the server: no more blocked, waiting or in a MULTI
+            session.state = ClientState(client, db=session.state.db, resp=session.state.resp, server_stopped=True)
             self.emit(ev.ServerGone(client, message, "error", expected=shutdown))
             return
         result.lost = why

@@ -27,6 +27,7 @@ from playground.scenario.requirements import flavour_of, requirement_unmet  # no
 from playground.scenario.model import SHA_IN_TEXT, Part, Requirement, Scenario, Step  # noqa: F401
 from playground.scenario.substitution import TEMPLATE  # noqa: F401
 from playground.scenario.substitution import fill_template, plain_value, show_value  # noqa: F401 (re-exported)
+from playground.scenario.substitution import shown_command
 from playground.scenario.time_limits import (DEFAULT_TIME_LIMIT, WAIT_TIMEOUT, TimedOut, end_running_script, recover, setup_message,
                                              step_message, within)
 from playground.engine.session import STREAMING
@@ -126,8 +127,7 @@ class Runner:
                 return redact_line(held[0].display, held[0].argv)
         if not step.template or not step.argv:
             return step.display
-        saved = self.saved.get(step.client, {})
-        return format_argv([fill_template(a, saved) for a in step.argv])
+        return shown_command(step.display, step.argv, self.saved.get(step.client, {}))
 
     def time_limit(self, scenario: Scenario) -> float:
         """Seconds a setup or step may take: --time-limit, else the scenario's
@@ -221,7 +221,7 @@ class Runner:
         argv = step.argv
         if step.template:
             argv = tuple(fill_template(a, self.saved.get(step.client, {})) for a in step.argv)
-            out.command = format_argv(list(argv))
+            out.command = shown_command(step.display, step.argv, self.saved.get(step.client, {}))  # $script by name
         out.argv = argv
         if step.sleep:
             await asyncio.sleep(step.sleep)

@@ -263,7 +263,7 @@ class PlaygroundApp(ServerActions, TeachingActions, RecordingActions, ClassroomA
         """Events of commands typed in the panes (the stepper's go to the teacher)."""
         if isinstance(event, ev.Wrote):
             if self.teacher is not None:
-                self.teacher.note_free_command(set(event.keys))
+                self.teacher.note_free_command(set(event.keys), event.unit)
             self.mode_screen.query_one(KeyInspector).refresh_keys()
             return
         if isinstance(event, ev.UnitEnded):
@@ -277,6 +277,8 @@ class PlaygroundApp(ServerActions, TeachingActions, RecordingActions, ClassroomA
         lines and keys."""
         if message.line is not None:
             self.transcript.append((message.client, message.line, message.printed))
+            if self.teacher is not None:
+                self.teacher.note_typed(message.client, message.line)
         if not self.mode_screen.is_mounted:
             return
         self.refresh_states()

@@ -99,7 +99,7 @@ def _reload_scenario(app, lang: str) -> None:
         st.flat = st.flatten(scenario)
         st.results = [replace(r, step=st.flat[i][1]) for i, r in enumerate(st.results)]
         if st.results:  # the last step's explanation, in the new language
-            teacher.message = teacher.explain(st.cursor - 1, st.results[-1])
+            teacher.message = teacher.explain_last()
         else:
             teacher.message = Text(tr("Press Space (or n) for the first step.") + "\n", style="italic")
         from playground.tui.screens.teaching_screens import PredictScreen

@@ -60,12 +60,16 @@ class ChallengeTeacher(Teacher):
         step = challenge.next_for(client)
         pane = self.pane(client)
         await pane.type_out(challenge.runner.preview(step), self.speed)
-        result = await challenge.move(client)
+        self.stepping = client
+        try:
+            result = await challenge.move(client)
+        finally:
+            self.stepping = None
         pane.clear_input()
         if result is None:  # (nothing moved: what the checks above say, found meanwhile)
             return
         for shown in (result, *challenge.bound_results):  # bound steps move with it
-            self.pane(shown.step.client).show_result(shown)
+            self.show_result(shown)
         await self.after_step(result)
         self.won = await challenge.won()  # as soon as every client is done: every program ended
         self.final = await challenge.final_keys() if self.won is not None else []
@@ -102,7 +106,7 @@ class ChallengeTeacher(Teacher):
         await self.challenge.undo()
         self.clear_panes()
         for result in self.challenge.results:
-            self.pane(result.step.client).show_result(result)
+            self.show_result(result)
         self.won = None
         self.message = Text(tr("Move undone (the other moves were replayed on a fresh server)."), style="italic")
         await self.after_step(None)

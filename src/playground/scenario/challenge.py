@@ -132,6 +132,8 @@ class Challenge:
             self.bound_results.append(await self._run(self.part.steps[index]))
             index += 1
         await self._look()
+        if self.finished:  # every client is done: the lesson's time runs again (its TTLs count down)
+            await self.runner.close_clock()
         return result
 
     async def _run(self, step: Step) -> StepResult:

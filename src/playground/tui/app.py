@@ -278,7 +278,7 @@ class PlaygroundApp(ServerActions, TeachingActions, RecordingActions, ClassroomA
         if message.line is not None:
             self.transcript.append((message.client, message.line, message.printed))
             if self.teacher is not None:
-                self.teacher.note_typed(message.client, message.line)
+                self.teacher.note_typed(message.client, message.line, message.argv)
         if not self.mode_screen.is_mounted:
             return
         self.refresh_states()

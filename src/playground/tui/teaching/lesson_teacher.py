@@ -7,6 +7,7 @@ import time
 
 from rich.text import Text
 
+from playground.engine.catalogue import ttl_read
 from playground.i18n import tr, tr_check
 from playground.resp.cli_lines import format_argv
 from playground.scenario.runner import StepResult
@@ -251,10 +252,17 @@ class LessonTeacher(Teacher):
                 self._typed(unit.client, line)
             self.render()
 
-    def note_typed(self, client: str, line: str) -> None:
+    def note_typed(self, client: str, line: str, argv=()) -> None:
         """A command typed by hand in `client`'s pane ran: named as typed when it changed
         the client's connection (a WATCH, a MULTI, UNWATCH, SELECT ...: the lesson's next
-        steps depend on it). Its key writes come apart (note_free_command)."""
+        steps depend on it). Its key writes come apart (note_free_command). A TTL read
+        while the lesson holds it says so under its reply."""
+        key = ttl_read(argv)
+        held = self.stepper.runner.clock.held_ttl(key) if key is not None else None
+        if held is not None:
+            self.pane(client).note(tr("lesson time stands still between steps: {key}'s TTL is held at {seconds:.1f} s "
+                                      "until the next step (after the last step it runs again)",
+                                      key=key.decode("utf-8", "replace"), seconds=held / 1000))
         path = _path(self.app.playground.session(client).state)
         before, self._paths[client] = self._paths.get(client), path
         if before is not None and path != before:

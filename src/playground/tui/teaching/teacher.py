@@ -255,6 +255,6 @@ class Teacher:
             shown.append(tr("{count} more", count=len(self.typed) - 3))
         return ", ".join(shown)
 
-    def note_typed(self, client: str, line: str) -> None:
+    def note_typed(self, client: str, line: str, argv=()) -> None:
         """A command typed by hand in `client`'s pane ran (a lesson names it when it
         changes the lesson's path)."""

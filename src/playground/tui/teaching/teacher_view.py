@@ -67,6 +67,8 @@ def narration_text(teacher) -> Text:
         else:
             part = nxt[0] if nxt else None
         where = tr("step {n} of {total}", n=min(st.cursor + 1, total), total=total) if nxt else tr("done: {total} steps", total=total)
+        if nxt is None and st.time_dependent:
+            where += tr(" · time runs again: TTLs count down")
         if part is not None and part.name:
             where += tr(" · part: {name}", name=part.name)
         right, asked = teacher.score()

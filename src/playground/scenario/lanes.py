@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from playground.cells import fold, pad, width, wrap
 from playground.engine.units import Unit
-from playground.i18n import N_, tr
+from playground.i18n import N_, current_language, tr
 from playground.resp.cli_format import render
 from playground.resp.cli_secrets import redact_reply
 from playground.scenario.stepper import entry_for
@@ -57,7 +57,7 @@ def row_for(unit: Unit, shown: str | None = None, whys=()) -> LaneRow:
     entry = entry_for(unit, shown)
     note = tr(entry.note) if entry.note else ""  # (the stepper's notes are N_-marked English)
     return LaneRow(unit.seq, unit.client, list(entry.lines), entry.atomic, note, reply_line(unit),
-                   [w.text if hasattr(w, "text") else str(w) for w in whys])
+                   [w.text_in(current_language()) if hasattr(w, "text_in") else str(w) for w in whys])
 
 
 _MARKS = {"reset": N_("fresh start"), "flush": N_("flushed by the playground"), "restart": N_("server restarted")}

@@ -204,8 +204,16 @@ class PlaygroundApp(ServerActions, TeachingActions, RecordingActions, ClassroomA
         """Empty panes say where to start; the first command or lesson removes the hints."""
         from playground.tui.help_text import first_run_hint
 
+        self._hints_shown = show
         for i, name in enumerate(self.clients):
             self.pane(name).first_run(first_run_hint(name, i, self.clients) if show else None)
+
+    _hints_shown = False
+
+    def first_run_hints_again(self) -> None:
+        """The empty panes' hints, if they show, in the language shown now (F12)."""
+        if self._hints_shown:
+            self._first_run_hints(True)
 
     @property
     def help(self) -> HelpIndex:
@@ -333,7 +341,7 @@ class PlaygroundApp(ServerActions, TeachingActions, RecordingActions, ClassroomA
             return
         from playground.tui.screens.info_screens import InfoScreen, scripts_text
 
-        self.push_screen(InfoScreen(tr("Lua scripts seen in this session"), scripts_text(scripts)))
+        self.push_screen(InfoScreen(tr("Lua scripts seen in this session"), lambda: scripts_text(scripts)))
 
     async def on_unmount(self) -> None:
         await self.stop_classroom()

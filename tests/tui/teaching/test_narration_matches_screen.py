@@ -5,15 +5,15 @@ named, and the lesson's words are held back where the server did otherwise; a na
 script keeps its name once a saved value is filled in. Each against the server's own state."""
 
 import pytest
+from commands import send
+from test_tui import log_text, started, state_text, type_command, wait_until
+from test_tui_teaching import opened, panel_text, press_and_wait, scenario
 
 from playground.scenario.loader import load_scenario
 from playground.scenario.runner import Runner
 from playground.server import make_server
 from playground.tui.app import make_app
 from playground.tui.screens.teaching_screens import PredictScreen
-from commands import send
-from test_tui import log_text, started, state_text, type_command, wait_until
-from test_tui_teaching import opened, panel_text, press_and_wait, scenario
 
 pytestmark = [pytest.mark.server, pytest.mark.tui]
 

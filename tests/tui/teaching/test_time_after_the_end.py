@@ -3,14 +3,14 @@ itself", so after the end its TTL counts down on the server and on the screen, a
 PTTL never goes up; while the lesson waits between steps, a typed TTL says it is held."""
 
 import pytest
+from commands import send
+from test_tui import log_text, type_command, wait_until
+from test_tui_teaching import opened, panel_text, press_and_wait, scenario
 
 from playground.scenario.loader import load_scenario
 from playground.tui.app import make_app
 from playground.tui.widgets.key_inspector import KeyInspector
 from playground.tui.widgets.key_table import KeyTable
-from commands import send
-from test_tui import log_text, type_command, wait_until
-from test_tui_teaching import opened, panel_text, press_and_wait, scenario
 
 pytestmark = [pytest.mark.server, pytest.mark.tui]
 

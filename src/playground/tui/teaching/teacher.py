@@ -200,7 +200,7 @@ class Teacher:
                                      N_("timeline written to {path}"))
 
     async def show_timeline(self) -> None:
-        self.app.push_screen(TimelineScreen(self.timeline_text(), self.export_timeline))
+        self.app.push_screen(TimelineScreen(self.timeline_text, self.export_timeline))  # (made again after F12)
 
     def transcript_markdown(self) -> str:
         results = self.source.results

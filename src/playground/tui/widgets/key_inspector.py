@@ -231,7 +231,7 @@ class KeyInspector(Vertical):
             return
         from playground.tui.screens.info_screens import InfoScreen, key_detail_text
 
-        self.app.push_screen(InfoScreen(tr("key {name}", name=detail["key"]), key_detail_text(detail)))
+        self.app.push_screen(InfoScreen(tr("key {name}", name=detail["key"]), lambda: key_detail_text(detail)))
 
     def _tick_ttls(self) -> None:
         snap = self.snapshot

@@ -366,8 +366,8 @@ def make_app(server_choice: str | None = None, url: str | None = None,
 
 
 def run_app(args, server: PrivateServer | None = None) -> int:
-    scenario = None
-    if getattr(args, "command", None) == "open":
+    scenario = getattr(args, "opened", None)  # (cli/main.py read it before anything started)
+    if scenario is None and getattr(args, "command", None) == "open":
         from playground.scenario.library import resolve
         from playground.scenario.loader import load_scenario
 

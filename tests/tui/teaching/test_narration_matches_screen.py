@@ -125,13 +125,12 @@ async def test_a_bound_group_is_narrated_in_words(server_binary):
         await opened(pilot, app)
         await press_and_wait(pilot, app, "space")    # A's SET NX, and B's bound to it
         text = panel_text(app)
-        assert ("✓ Steps 1 to 2 ran as one move (bound: nothing ran between them), and the server agrees "
-                "with each of them (3 checks).") in text, text
+        assert "✓ Steps 1–2 as one move (bound): the server agrees with all 3 checks." in text, text
         assert "the server agrees (1 check)" not in text and "(2 checks)" not in text
         assert "A gets the lock" in text and "B is refused" in text
         assert await send(app.executor, "A", [b"GET", b"lock:job123"], quiet=True) == b"worker-a"
         await pilot.press("f12")  # the same move, said again in Chinese: the whole group
-        await wait_until(pilot, lambda: "第 1 到 2 步" in panel_text(app))
+        await wait_until(pilot, lambda: "第 1–2 步一起执行" in panel_text(app))
         assert "A 拿到锁" in panel_text(app) and "B 被拒绝" in panel_text(app)
 
 

@@ -163,9 +163,8 @@ class LessonTeacher(Teacher):
         text = Text()
         if all(c.ok for _, r in group for c in r.checks) and any(r.checks for _, r in group):
             checks = sum(len(r.checks) for _, r in group)
-            text.append(tr("✓ Steps {first} to {last} ran as one move (bound: nothing ran between them), and the "
-                           "server agrees with each of them ({checks} checks).", first=first + 1, last=last + 1,
-                           checks=checks) + "\n", style="green")
+            text.append(tr("✓ Steps {first}–{last} as one move (bound): the server agrees with all {checks} checks.",
+                           first=first + 1, last=last + 1, checks=checks) + "\n", style="green")
         for i, result in group:
             text.append_text(self.explain(i, result, marked=False))
         return text
@@ -219,7 +218,7 @@ class LessonTeacher(Teacher):
             if result is None:
                 self.message = Text(tr("This part could not start: {error}", error=self.stepper.error), style="bold red")
                 break
-            self.message = self.explain(index, result)
+            self.message = self.explain_last()  # (a bound group: the whole move, in words)
             await self.after_step(result)
             self.render()
         self.render()

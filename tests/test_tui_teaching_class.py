@@ -473,7 +473,7 @@ async def test_f12_while_a_prediction_is_open_translates_the_question(server_bin
         await wait_until(pilot, lambda: app.screen.prediction.question != english)
         await pilot.pause()
         assert app.lang == "zh" and "计数器" in app.screen.prediction.question
-        labels = [str(label.render()) for label in app.screen.query("Label")]
+        labels = [str(label.render()) for label in app.screen.query("Static")]  # (the question wraps: a Static)
         assert any("计数器" in label for label in labels)
         await pilot.press("1")
         await wait_until(pilot, lambda: not isinstance(app.screen, PredictScreen))

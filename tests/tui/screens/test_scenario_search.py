@@ -25,6 +25,16 @@ def test_ttl_finds_the_lessons_about_expiry_by_tag_or_text():
     assert "lost-update" not in hits
 
 
+def test_lessons_named_by_the_words_come_before_those_whose_text_holds_them():
+    from playground.scenario.library import course_order
+
+    lessons = course_order(BUNDLED)
+    hits = [s for s in lessons if all(found(w, search_text(s).casefold()) for w in ("lost", "up"))]
+    named = [s.id for s in hits if all(found(w, search_text(s, whole=False).casefold()) for w in ("lost", "up"))]
+    assert named == ["lost-update", "lost-update-python", "lost-update-node"]
+    assert "incr-is-atomic" in [s.id for s in hits]  # its text: "...the lost update"
+
+
 def test_a_search_reads_narration_commands_and_questions():
     assert "pcall" in ids("what is left")                      # a question's words
     assert "watch-abort" in ids("decrby")                      # a command

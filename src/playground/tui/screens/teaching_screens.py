@@ -46,7 +46,7 @@ class ScenarioPicker(ModalScreen[tuple[Scenario, bool] | None]):
         super().__init__()
         self.all_scenarios = course_order(scenarios)
         self.scenarios = list(self.all_scenarios)  # those the search keeps, in course order
-        self._texts: dict[int, str] = {}  # id(scenario) -> what a search looks through
+        self._texts: dict[tuple[int, bool], str] = {}  # (id(scenario), whole) -> what a search looks through
 
     def compose(self) -> ComposeResult:
         with Vertical() as box:
@@ -111,20 +111,24 @@ class ScenarioPicker(ModalScreen[tuple[Scenario, bool] | None]):
 
     def _search(self, value: str) -> None:
         """Keep the scenarios whose id, title, tags or text (lesson, narration, commands,
-        goal, questions) hold every word typed, in course order."""
+        goal, questions) hold every word typed: those named so (id, title, tags) first,
+        then those whose text alone holds them, each in course order."""
         words = value.casefold().split()
-        self.scenarios = [s for s in self.all_scenarios if all(found(w, self._text_of(s)) for w in words)]
+        hits = [s for s in self.all_scenarios if all(found(w, self._text_of(s)) for w in words)]
+        named = [s for s in hits if all(found(w, self._text_of(s, whole=False)) for w in words)]
+        self.scenarios = named + [s for s in hits if s not in named]  # by id, title or tag first
         options = self.query_one(OptionList)
         options.clear_options()
         options.add_options(self._options())
         options.highlighted = 0 if self.scenarios else None
         self._show(0 if self.scenarios else None)
 
-    def _text_of(self, scenario: Scenario) -> str:
-        """What a search looks through, folded to lower case (made once per scenario)."""
-        key = id(scenario)
+    def _text_of(self, scenario: Scenario, whole: bool = True) -> str:
+        """What a search looks through, folded to lower case (made once per scenario): all
+        of it, or (not `whole`) its id, title and tags alone."""
+        key = (id(scenario), whole)
         if key not in self._texts:
-            self._texts[key] = search_text(scenario).casefold()
+            self._texts[key] = search_text(scenario, whole).casefold()
         return self._texts[key]
 
     def action_move(self, step: int) -> None:
@@ -183,15 +187,19 @@ def found(word: str, text: str) -> bool:
     return re.search(r"(?<![a-z0-9])" + re.escape(word), text) is not None
 
 
-def search_text(scenario: Scenario) -> str:
+def search_text(scenario: Scenario, whole: bool = True) -> str:
     """Everything F7's search looks through for one scenario: its id, title, tags (as
-    written and as shown), lesson, challenge goal, and each step's command, narration and
-    question.
+    written and as shown), then (`whole`) its lesson, challenge goal, and each step's
+    command, narration and question.
 
     Args:
         scenario: a scenario loaded in the language shown.
+        whole: the text too, not only the id, title and tags.
     """
-    parts = [scenario.id, scenario.title, " ".join(scenario.tags), tag_names(scenario.tags), scenario.lesson]
+    parts = [scenario.id, scenario.title, " ".join(scenario.tags), tag_names(scenario.tags)]
+    if not whole:
+        return "\n".join(parts)
+    parts.append(scenario.lesson)
     if scenario.challenge is not None:
         parts.append(scenario.challenge.goal)
     for part in scenario.parts:

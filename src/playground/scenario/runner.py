@@ -20,7 +20,6 @@ from playground.engine.playground import Playground
 from playground.i18n import tr
 from playground.resp.cli_format import render
 from playground.resp.replies import Array, Err
-from playground.resp.cli_lines import format_argv
 from playground.scenario.checks import CheckResult, check_state, describe_key  # noqa: F401 (re-exported)
 from playground.scenario.reply_checks import check_reply, expand_shas  # noqa: F401 (re-exported)
 from playground.scenario.requirements import flavour_of, requirement_unmet  # noqa: F401 (re-exported)
@@ -221,7 +220,7 @@ class Runner:
         argv = step.argv
         if step.template:
             argv = tuple(fill_template(a, self.saved.get(step.client, {})) for a in step.argv)
-            out.command = shown_command(step.display, step.argv, self.saved.get(step.client, {}))  # $script by name
+            out.command = shown_command(step.display, step.argv or (), self.saved.get(step.client, {}))  # $script by name
         out.argv = argv
         if step.sleep:
             await asyncio.sleep(step.sleep)

@@ -258,7 +258,7 @@ class LessonTeacher(Teacher):
         while the lesson holds it says so under its reply."""
         key = ttl_read(argv)
         held = self.stepper.runner.clock.held_ttl(key) if key is not None else None
-        if held is not None:
+        if key is not None and held is not None:
             self.pane(client).note(tr("lesson time stands still between steps: {key}'s TTL is held at {seconds:.1f} s "
                                       "until the next step (after the last step it runs again)",
                                       key=key.decode("utf-8", "replace"), seconds=held / 1000))

@@ -271,18 +271,39 @@ class Executor:
             self.emit(ev.Wrote(unit.client, keys, unit))
 
     async def connection_lost(self, session: Session, result: ev.LineResult, word: bytes, why: str) -> None:
+        """The client's connection closed under its line: the server stopped (SHUTDOWN),
+        or only the connection went (CLIENT KILL, a timeout) and a new one is opened. A
+        SHUTDOWN closes every client a moment before its process ends: a connection that
+        cannot be opened again is looked at once more, then, as the server's end."""
         client = session.name
         shutdown = word == b"shutdown"
-        if self.pg.server_stopped_now(wait=shutdown):
-            message = tr("client {client}: the server stopped; {what}", client=client, what=self.pg.gone_message())
-            result.server_gone, result.expected_stop = message, shutdown
-            # the connection closed with the server: no more blocked, waiting or in a MULTI
-            session.state = ClientState(client, db=session.state.db, resp=session.state.resp, server_stopped=True)
-            self.emit(ev.ServerGone(client, message, "error", expected=shutdown))
+        if not self.pg.server_stopped_now(wait=shutdown) and session.address is not None:
+            try:
+                message = await self.pg.reconnect(client)
+            except (ConnectionLost, OSError) as exc:
+                if not self.pg.server_stopped_now(wait=True):  # the server runs: only this client is cut off
+                    result.lost = str(exc)
+                    self.emit(ev.ConnectionClosed(client, tr("client {client}: connection lost ({error})", client=client,
+                                                             error=why), "warning"))
+                    self.emit(ev.Notice(client, tr("{error} (not connected)", error=exc), "error"))
+                    return
+            else:
+                result.lost = why
+                self.emit(ev.ConnectionClosed(client, tr("client {client}: connection lost ({error})", client=client,
+                                                         error=why), "warning"))
+                self.emit(ev.Reconnected(client, message))
+                return
+        if session.address is None:  # the server never started
+            result.lost = why
+            self.emit(ev.ConnectionClosed(client, tr("client {client}: connection lost ({error})", client=client,
+                                                     error=why), "warning"))
+            await self.reconnect_for(session, result)
             return
-        result.lost = why
-        self.emit(ev.ConnectionClosed(client, tr("client {client}: connection lost ({error})", client=client, error=why), "warning"))
-        await self.reconnect_for(session, result)
+        message = tr("client {client}: the server stopped; {what}", client=client, what=self.pg.gone_message())
+        result.server_gone, result.expected_stop = message, shutdown
+        # the connection closed with the server: no more blocked, waiting or in a MULTI
+        session.state = ClientState(client, db=session.state.db, resp=session.state.resp, server_stopped=True)
+        self.emit(ev.ServerGone(client, message, "error", expected=shutdown))
 
     async def reconnect_for(self, session: Session, result: ev.LineResult, after_quit: bool = False) -> bool:
         """A new connection for the line `result` is about; False (and why, in `result`) if none."""

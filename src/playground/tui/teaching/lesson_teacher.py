@@ -10,6 +10,7 @@ from rich.text import Text
 from playground.engine.catalogue import ttl_read
 from playground.i18n import tr, tr_check
 from playground.resp.cli_lines import format_argv
+from playground.resp.cli_secrets import redact_line
 from playground.scenario.runner import StepResult
 from playground.scenario.stepper import Stepper
 from playground.tui.teaching.teacher import Teacher
@@ -185,7 +186,6 @@ class LessonTeacher(Teacher):
         for undone in [i for i in self.answers if i >= self.stepper.cursor]:
             del self.answers[undone]  # a step run again asks its prediction again
         self.rebuild()
-        self.diverged.clear()
         self.typed.clear()
         note = tr("Rewound: fresh server, steps 1 to {count} replayed.", count=self.stepper.cursor)
         if self.stepper.time_dependent:
@@ -245,10 +245,9 @@ class LessonTeacher(Teacher):
         did); when the lesson depends on them, it is named as typed (`typed_text`)."""
         hit = keys & self.stepper.scenario_keys()
         if hit:
-            self.diverged |= hit
             if unit is not None:
-                line = "EXEC" if unit.kind == "transaction" else format_argv(list(unit.commands[0]))
-                self._typed(unit.client, line)
+                argv = list(unit.commands[0])
+                self._typed(unit.client, "EXEC" if unit.kind == "transaction" else redact_line(format_argv(argv), argv))
             self.render()
 
     def note_typed(self, client: str, line: str, argv=()) -> None:
@@ -265,7 +264,7 @@ class LessonTeacher(Teacher):
         path = _path(self.app.playground.session(client).state)
         before, self._paths[client] = self._paths.get(client), path
         if before is not None and path != before:
-            self._typed(client, line)
+            self._typed(client, redact_line(line))  # (HELLO 3 AUTH user pw: no password on the screen)
             self.render()
 
     def _typed(self, client: str, line: str) -> None:

@@ -37,7 +37,6 @@ class Teacher:
         self.autoplay = False
         self.answers: dict[int, int] = {}     # step index -> chosen answer
         self.message = Text()                 # what the last action has to say
-        self.diverged: set[bytes] = set()     # keys free typing changed under the scenario
         self.typed: list[tuple[str, str, int]] = []
         """Commands typed by hand since the last start or rewind that changed the lesson's
         path: (client, the command, the step the header showed)."""
@@ -136,7 +135,6 @@ class Teacher:
         await self.reset()
         self.app.playground.writes.forget()
         self.started_at = time.monotonic()
-        self.diverged.clear()
         self.typed.clear()
         self.message = self.start_message()
         await self.after_step(None)

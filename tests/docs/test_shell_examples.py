@@ -13,6 +13,7 @@ other shell line must be one of EXEMPT, with the reason it is not run here.
 
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -37,9 +38,26 @@ EXEMPT = {
     "pip install -e '.[test]' && python -m pytest": "the whole suite: this test is part of it",
     "printf '%s\\n' 'redis://:s3cret@10.0.0.5:6379' > ~/.class-url && chmod 600 ~/.class-url":
         "writes into the home directory (the next line's --class-url-file is parsed)",
+    "export REDISCLI_AUTH='the monitor user's password'":
+        "the capture's credentials, for a server of the reader's own (tests/cli/test_import_monitor.py "
+        "captures with this user on a server of its own)",
+    "timeout 10 redis-cli -h HOST -p PORT --user monitor-only monitor > incident.txt":
+        "a capture from the reader's own server (tests/cli/test_import_monitor.py makes real ones)",
+    "ACL SETUSER monitor-only on >A-LONG-RANDOM-PASSWORD resetchannels -@all +monitor":
+        "a command for the reader's own server, not a shell's (tests/cli/test_import_monitor.py makes "
+        "this user and captures with it)",
 }
 PARSED_ONLY = re.compile(r"^(REDIS_PLAYGROUND_\w+=\S+ )?redis-playground serve\b")
-PLACEHOLDER = {"ID": "lost-update", "SECONDS": "1", "PATH": "lost-update", "N": "1", "DIR": "."}
+PLACEHOLDER = {"ID": "lost-update", "SECONDS": "1", "PATH": "lost-update", "N": "1", "DIR": ".",
+               "FILE": "incident.txt"}
+CAPTURE = """\
+1733300000.000001 [0 127.0.0.1:50001] "CLIENT" "SETNAME" "svc-a"
+1733300000.000101 [0 127.0.0.1:50001] "GET" "counter"
+1733300000.000201 [0 127.0.0.1:50002] "GET" "counter"
+1733300000.000301 [0 127.0.0.1:50001] "SET" "counter" "11"
+1733300000.000401 [0 127.0.0.1:50002] "SET" "counter" "11"
+"""
+"""incident.txt of docs/import.md: two services' read-modify-write, as MONITOR prints it."""
 
 
 def examples() -> list[tuple[str, str]]:
@@ -55,14 +73,14 @@ def examples() -> list[tuple[str, str]]:
                 fence = (marker.group(1) or "text") if fence is None else None
                 continue
             if fence is not None:
-                if fence in ("text", "sh", "bash", "shell", "console") and re.match(r"\s*redis-playground\b", line):
+                if fence in ("text", "sh", "bash", "shell", "console") and re.match(r"\s*redis-playground(\s|$)", line):
                     found.append((where, re.sub(r"\s+#.*$", "", line.strip())))
                 continue
             indented = line.startswith("    ") and line.strip()
             if indented and (in_block or last_blank) and not _in_list(path, n):
                 in_block = True
                 if not line.strip().startswith("#"):
-                    found.append((where, line.strip()))
+                    found.append((where, re.sub(r"\s+#.*$", "", line.strip())))  # (a comment after it: not run)
             else:
                 in_block = False
                 for code in re.findall(r"`(redis-playground(?: [^`]*)?)`", line):
@@ -102,6 +120,9 @@ def workdir(tmp_path_factory):
         shutil.copy(lesson, here / name)
     (here / "my-lessons").mkdir()
     shutil.copy(lesson, here / "my-lessons" / f"{SAMPLE}.toml")
+    (here / "incident.txt").write_text(CAPTURE)  # docs/import.md's, and the lesson its first example makes
+    made = _run(["import", "monitor", "incident.txt", "--setup", "SET counter 10", "-o", "incident.toml"], here)
+    assert made.returncode == 0, made.stderr
     return here
 
 
@@ -118,7 +139,7 @@ def test_every_shell_example_runs(where, command, workdir):
         return
     assert command.startswith("redis-playground") or PARSED_ONLY.match(command), \
         f"{where}: {command!r} is neither a redis-playground command nor exempted with a reason"
-    argv = command.split()
+    argv = shlex.split(command)
     if PARSED_ONLY.match(command):  # serve: runs until stopped; --class-url names another machine
         argv = argv[argv.index("redis-playground") + 1:]
         build_parser().parse_args([os.path.expanduser(a) if a.startswith("~") else a for a in argv])
@@ -140,4 +161,7 @@ def test_every_shell_example_runs(where, command, workdir):
         return
     done = _run(argv, workdir)
     assert done.returncode == 0, f"{where}: {command} exited {done.returncode}\n{done.stdout[-2000:]}{done.stderr}"
-    assert done.stdout.strip(), f"{where}: {command} printed nothing"
+    if "-o" in argv:  # (what it makes goes to the file: stdout stays empty)
+        assert (workdir / argv[argv.index("-o") + 1]).stat().st_size, f"{where}: {command} wrote nothing"
+    else:
+        assert done.stdout.strip(), f"{where}: {command} printed nothing"

@@ -96,5 +96,11 @@ async def test_a_reply_that_comes_while_the_observer_waits_behind_client_pause_a
     await ex.settled("A", [b"CLIENT", b"PAUSE", b"600000", b"ALL"])  # (held for the rest of the test)
     loop = asyncio.get_running_loop()
     reply = loop.create_future()
-    pg.observer.on_send = lambda commands: reply.done() or loop.call_soon(reply.set_result, None)
+    real_refresh = pg.refresh_states
+
+    async def refresh() -> None:  # the reply comes while the observer's refresh is on its way, held by the
+        loop.call_soon(lambda: reply.done() or reply.set_result(None))  # pause (whether it is still
+        await real_refresh()                                             # connecting or already sent)
+
+    pg.refresh_states = refresh
     assert await asyncio.wait_for(pg.settle("A", reply), 30)  # without the race: 600 s behind the pause

@@ -13,7 +13,10 @@ import pytest
 
 from playground.resp.replies import Err
 
-pytestmark = [pytest.mark.server]
+# A server of its own each: these push a server to its bounds, and what a server keeps of
+# that (the allocator's mappings, a killed client's buffers not yet freed) would count
+# against the next test's.
+pytestmark = [pytest.mark.server, pytest.mark.fresh_server]
 
 SEEDED = 21
 

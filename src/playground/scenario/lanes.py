@@ -84,7 +84,12 @@ def row_for(unit: Unit, shown: str | None = None, whys=()) -> LaneRow:
     note = tr(entry.note) if entry.note else ""  # (the stepper's notes are N_-marked English)
     reply = _cut(reply_line(unit), N_("… ({count:,} more bytes of this reply not shown)"))
     return LaneRow(unit.seq, unit.client, [visible(line) for line in _cut_lines(list(entry.lines))], entry.atomic,
-                   visible(note), visible(reply), [visible(w.text_in(current_language()) if hasattr(w, "text_in") else str(w)) for w in whys])
+                   visible(note), visible(reply), [_why_said(w, current_language()) for w in whys])
+
+
+def _why_said(why: object, language: str) -> str:
+    """A why-note as the lanes show it: in `language` (F12 says it again), control characters written out."""
+    return visible(why.text_in(language) if hasattr(why, "text_in") else str(why))
 
 
 _MARKS = {"reset": N_("fresh start"), "flush": N_("flushed by the playground"), "restart": N_("server restarted")}
@@ -101,7 +106,7 @@ def rows_from_order(rows, memo: dict[tuple[object, str], LaneRow] | None = None)
             made = memo.get((row, language))
             if made is None:
                 made = memo[(row, language)] = row_for(row.unit)
-            out.append(replace(made, whys=[visible(w.text if hasattr(w, "text") else str(w)) for w in row.whys]))
+            out.append(replace(made, whys=[_why_said(w, language) for w in row.whys]))
             continue
         if row.unit is None:
             if row.mark == "reset" and row.text:

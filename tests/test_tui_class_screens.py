@@ -1,4 +1,4 @@
-"""Class mode's screens (tui/classroom/class_screens.py) on a real class Redis, both servers: the
+"""Class mode's screens (tui/class_mode/class_screens.py) on a real class Redis, both servers: the
 teacher's overview lists each learner's step, predictions and challenge and follows the
 class live; the histogram has a bar per answer."""
 
@@ -13,8 +13,9 @@ from textual.widgets import Static
 from playground.classroom import class_server
 from playground.classroom.protocol import ClassLink, Learner
 from playground.scenario.model import Prediction
-from playground.tui.classroom.class_screens import ClassOverviewScreen, histogram
-from playground.tui.classroom.classroom import Classroom
+from playground.tui.class_mode.class_screens import ClassOverviewScreen, histogram
+from playground.tui.class_mode.class_member import ClassMember
+from playground.tui.class_mode.class_mode import ClassMode
 
 DEADLINE = 20.0
 
@@ -62,7 +63,7 @@ async def test_the_overview_follows_the_class(private_server):
 
     app = Host()
     async with app.run_test(size=(120, 30)) as pilot:
-        classroom = Classroom(app, ClassLink(address), teacher=True)
+        classroom = ClassMember(app, ClassMode(app), ClassLink(address), teacher=True)
         app.run_worker(classroom.run(), group="classroom", exit_on_error=False)
         await app.push_screen(ClassOverviewScreen(classroom))
         table = lambda: _plain(app.screen.query_one("#class-learners", Static).content)  # noqa: E731

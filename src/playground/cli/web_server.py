@@ -10,7 +10,7 @@ ends its session. Close codes the page acts on: ENDED (the session is over: "Ses
 ended"), FULL (--max-tabs reached), TAKEN (the session was opened in another tab); any
 other close is a drop, and the page reconnects by itself. UNKNOWN: a resume code that
 matches no session (cli/resume_codes.py); RELEASED: the session ended because the teacher
-freed the learner's place (cli/serve_session.py)."""
+freed the learner's place (cli/tab_session.py)."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ from playground.cli.class_serve import HELLO_WAIT
 from playground.cli.ready_pool import ReadyPool
 from playground.cli.serve_guard import same_origin, terminal_size
 from playground.cli.resume_codes import ResumeCodes, away_notice, normalize, resume_texts, shown
-from playground.cli.serve_session import ENDED, Session
+from playground.cli.tab_session import ENDED, TabSession
 from playground.cli.served_app import PlaygroundApp, end_process
 from playground.i18n import tr
 
@@ -42,7 +42,7 @@ log = logging.getLogger("textual-serve")
 PAGE = Path(__file__).resolve().parent / "serve_page"  # the page's template: nothing from the internet
 READY_WAIT = 60.0  # seconds a ready app may take to draw before the pool starts the next
 TOKEN = re.compile(r"[0-9a-f]{32}")
-FULL, TAKEN, UNKNOWN = 4003, 4001, 4004  # websocket close codes, for the page (ENDED: serve_session.py)
+FULL, TAKEN, UNKNOWN = 4003, 4001, 4004  # websocket close codes, for the page (ENDED: tab_session.py)
 QUIET = 5.0  # seconds without a new tab before the ready pool refills (cli/ready_pool.py)
 
 
@@ -60,7 +60,7 @@ class PlaygroundServer(Server):
         self.max_tabs = max_tabs
         self.classroom = classroom  # class mode: a cli.class_serve.ClassSetup
         self.running: set = set()
-        self.sessions: dict[str, Session] = {}
+        self.sessions: dict[str, TabSession] = {}
         self.codes = ResumeCodes()  # each session's resume code; the sessions whose grace ran out
         self.sockets: set[web.WebSocketResponse] = set()
         self.closing = False
@@ -79,9 +79,9 @@ class PlaygroundServer(Server):
         """How many apps --max-tabs leaves for the ready pool."""
         return self.pool.size if self.max_tabs is None else self.max_tabs - len(self.sessions)
 
-    async def _start_ready(self) -> Session | None:
+    async def _start_ready(self) -> TabSession | None:
         """A ready session: a learner's app started with no tab (cli/ready_pool.py)."""
-        session = Session(None)
+        session = TabSession(None)
         try:
             await self._start_app(session, *self.size)
         except BaseException:
@@ -93,14 +93,14 @@ class PlaygroundServer(Server):
             return None
         return session
 
-    def _take_ready(self) -> Session | None:
+    def _take_ready(self) -> TabSession | None:
         """The oldest ready session whose app runs (one that ended is on its way out)."""
         while (session := self.pool.take()) is not None:
             if session.stopping is None and session.app.alive:
                 return session
         return None
 
-    async def _drawn(self, session: Session) -> bool:
+    async def _drawn(self, session: TabSession) -> bool:
         """Until the app writes to its terminal (Textual imported, the app built): True;
         False if it ended first."""
         drawn = asyncio.ensure_future(session.output.wait())
@@ -110,7 +110,7 @@ class PlaygroundServer(Server):
         ended.cancel()
         return session.app.alive and session.stopping is None
 
-    async def _start_app(self, session: Session, width: int, height: int) -> None:
+    async def _start_app(self, session: TabSession, width: int, height: int) -> None:
         session.app = PlaygroundApp(
             self.argv, self.running, self.quit_grace, session.home, write_bytes=session.write_bytes,
             write_str=session.write_str, close=session.close,
@@ -242,7 +242,7 @@ class PlaygroundServer(Server):
                 return websocket
             self._last_tab = asyncio.get_running_loop().time()
             ready = self._take_ready() if self.pool is not None and not teacher else None
-            session = ready or Session(token)
+            session = ready or TabSession(token)
             session.token = token
             session.teacher = teacher
             self.sessions[token] = session
@@ -288,7 +288,7 @@ class PlaygroundServer(Server):
             elif kind == "focus":
                 await app.focus()
 
-    async def _attach(self, session: Session, websocket: web.WebSocketResponse, width: int, height: int) -> None:
+    async def _attach(self, session: TabSession, websocket: web.WebSocketResponse, width: int, height: int) -> None:
         if session.expiry is not None:
             session.expiry.cancel()
             session.expiry = None
@@ -301,20 +301,20 @@ class PlaygroundServer(Server):
             await session.app.set_terminal_size(width, height)
             await session.app.send_meta({"type": "repaint"})
 
-    def _detach(self, session: Session) -> None:
+    def _detach(self, session: TabSession) -> None:
         """The tab's websocket went: the session waits `session_grace` seconds for it."""
         session.websocket = None
         if self.closing or session.stopping is not None:
             return
         session.expiry = asyncio.get_running_loop().call_later(self.session_grace, self._expired, session)
 
-    def _expired(self, session: Session) -> None:
+    def _expired(self, session: TabSession) -> None:
         """The session's grace ran out: it ends, and a tab that comes back to it is told so."""
         if session.stopping is None and not self.closing:
             self.codes.expired(session, self.session_grace / 60)
         self._end(session)
 
-    def _end(self, session: Session) -> None:
+    def _end(self, session: TabSession) -> None:
         """The session is over (its grace ran out, or its app ended): stop its app."""
         if session.stopping is not None or self.closing:
             return
@@ -323,7 +323,7 @@ class PlaygroundServer(Server):
             session.expiry = None
         session.stopping = asyncio.ensure_future(self._stop(session))
 
-    async def _stop(self, session: Session) -> None:
+    async def _stop(self, session: TabSession) -> None:
         try:
             if session.app is not None:
                 await session.app.stop()

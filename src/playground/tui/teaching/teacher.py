@@ -207,8 +207,11 @@ class Teacher:
 
         self.clock_shown = self._clock()  # (the header's, read by narration_text)
         narration = self.screen.narration
-        # The panes stay put from step to step; on a short screen (80×24) rows count for more
-        narration.steady = self.running() and not self.app.has_class("-short")
+        # The panes stay put from the lesson's start to its end, and from one lesson to the next
+        # (its summary before step 1 included: the first step lays out nothing more than the
+        # next ones, nor a class's next lesson more than a step); on a short screen (80×24)
+        # rows count for more
+        narration.steady = not self.app.has_class("-short")
         narration.body = narration_text(self)
 
     def note_free_command(self, keys: set[bytes]) -> None:

@@ -25,6 +25,7 @@ from playground.engine import events as ev
 from playground.engine.session import ClientState
 from playground.history import History
 from playground.i18n import N_, Translated, again, current_language, tr
+from playground.served import label
 from playground.tui.widgets.wrapped_text import Wrapped
 from playground.resp.cli_format import render
 from playground.resp.cli_lines import format_argv
@@ -222,7 +223,11 @@ class ClientPane(PanePrompt, StepDrawing, Vertical):
             self._draw(entry, secretless)
 
     def take_over(self, old: "ClientPane") -> None:
-        """What `old` (the same client's pane on the screen this one replaces) showed."""
+        """What `old` (the same client's pane on the screen this one replaces) showed, in
+        place of what this one showed when its screen was last the mode's."""
+        if old is self:
+            return
+        self.drawn_lines.clear()
         self.drawn_lines.extend(old.drawn_lines)
         self.outcome = old.outcome
         self.redraw()
@@ -369,8 +374,8 @@ class ClientPane(PanePrompt, StepDrawing, Vertical):
         if not await self.services.executor.cancel(self.client):
             line = self.query_one(Input)
             if not line.value:  # redis-cli quits here: say how this app quits
-                self.notify(tr("Ctrl+Q quits the playground (Ctrl+C cancels a command that waits, "
-                                   "or clears the line)"), timeout=4)
+                self.notify(label(tr("Ctrl+Q quits the playground (Ctrl+C cancels a command that waits, "
+                                         "or clears the line)")), timeout=4)
             line.value = ""
             return
         self.post_message(CommandDone(self.client, [b"<cancel>"]))

@@ -50,11 +50,11 @@ class FollowsTheClass:
     RELOAD_GROUP = ""
 
     def on_mount(self) -> None:
-        self.classroom.watch(self.reload)
+        self.member.watch(self.reload)
         self.reload()
 
     def on_unmount(self) -> None:
-        self.classroom.unwatch(self.reload)
+        self.member.unwatch(self.reload)
 
     def reload(self, message: dict | None = None) -> None:
         self.run_worker(self._reload(), group=self.RELOAD_GROUP, exclusive=True, exit_on_error=False)
@@ -67,9 +67,9 @@ class ClassAnswersScreen(FollowsTheClass, ModalScreen[bool]):
     CSS_PATH = "class_screens.tcss"
     BINDINGS = [Binding("enter", "dismiss(True)", "Reveal"), Binding("escape", "dismiss(False)", "Back")]
 
-    def __init__(self, classroom, step: int, prediction: Prediction, command: str) -> None:
+    def __init__(self, member, step: int, prediction: Prediction, command: str) -> None:
         super().__init__()
-        self.classroom = classroom
+        self.member = member
         self.step = step
         self.prediction = prediction
         self.command = command
@@ -85,7 +85,7 @@ class ClassAnswersScreen(FollowsTheClass, ModalScreen[bool]):
     RELOAD_GROUP = "class-answers"
 
     async def _reload(self) -> None:
-        counts, learners = await self.classroom.answers(self.step)
+        counts, learners = await self.member.answers(self.step)
         self.query_one("#histogram", Static).update(histogram(self.prediction, counts, learners))
 
 
@@ -112,9 +112,9 @@ class ClassOverviewScreen(FollowsTheClass, Screen):
                 Binding("m", "toggle_mode", "Follow me / own pace"),
                 Binding("d", "release_place", "Release a place"), Binding("e", "export_answers", "Answers as CSV")]
 
-    def __init__(self, classroom) -> None:
+    def __init__(self, member) -> None:
         super().__init__()
-        self.classroom = classroom
+        self.member = member
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="overview") as box:
@@ -127,20 +127,20 @@ class ClassOverviewScreen(FollowsTheClass, Screen):
     RELOAD_GROUP = "class-overview"
 
     def action_toggle_mode(self) -> None:
-        self.run_worker(self.classroom.toggle_mode(), group="class-mode", exit_on_error=False)
+        self.run_worker(self.member.toggle_mode(), group="class-mode", exit_on_error=False)
 
     def action_release_place(self) -> None:
-        from playground.tui.classroom.class_places import release_place
+        from playground.tui.class_mode.class_places import release_place
 
-        self.run_worker(release_place(self, self.classroom), group="class-release", exclusive=True, exit_on_error=False)
+        self.run_worker(release_place(self, self.member), group="class-release", exclusive=True, exit_on_error=False)
 
     def action_export_answers(self) -> None:
-        from playground.tui.classroom.class_places import export_answers
+        from playground.tui.class_mode.class_places import export_answers
 
-        self.run_worker(export_answers(self.app, self.classroom), group="class-export", exit_on_error=False)
+        self.run_worker(export_answers(self.app, self.member), group="class-export", exit_on_error=False)
 
     async def _reload(self) -> None:
-        state, learners = await self.classroom.overview()
+        state, learners = await self.member.overview()
         lesson = visible(state.lesson) if state.lesson else tr("none yet (F7 picks one)")
         head = Text()
         head.append(tr("Lesson: {lesson}", lesson=lesson) + ("  " + tr("(challenge)") if state.challenge else ""),

@@ -14,7 +14,7 @@ RELEASED = 4005  # the same, its app having ended because the teacher freed the 
 EXIT_WAIT = 5.0  # seconds the tab's close waits for the app's exit code (it has said it exits)
 
 
-class Session:
+class TabSession:
     """One learner's app, and the websocket of the tab showing it (None between two). A
     ready session (cli/ready_pool.py) has no token until a tab takes it."""
 

@@ -9,7 +9,7 @@ from textual.app import App
 
 from playground.cells import pad, width, wrap
 from playground.i18n import N_, tr
-from playground.served import BROWSER_KEYS, served
+from playground.served import BROWSER_KEYS, label, served
 
 from playground.tui.app_keys import APP_BINDINGS
 
@@ -88,7 +88,7 @@ def help_for(screen, cells: int | None = None, off=None) -> Text:
         text.append(tr(title) + "\n", style="bold underline")
         for key, what in rows:
             dim = isinstance(what, tuple)  # (what it does, why not now)
-            what = f"{tr(what[0])} ({tr(what[1])})" if dim else tr(what)
+            what = label(f"{tr(what[0])} ({tr(what[1])})" if dim else tr(what))  # served: the keys that reach the page
             text.append("  " + pad(key, column), style="dim" if dim else "bold cyan")
             lines = wrap(what, cells - column - 2) if cells and cells > column + 22 else [what]
             text.append(("\n" + " " * (column + 2)).join(lines) + "\n", style="dim" if dim else "")

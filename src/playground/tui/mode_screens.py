@@ -12,7 +12,8 @@ once, and each then does what a step does, not what a new screen does.
 
 from __future__ import annotations
 
-from typing import Awaitable, Protocol, TypeVar
+from collections.abc import Awaitable
+from typing import Protocol, TypeVar
 
 from textual.await_complete import AwaitComplete
 from textual.screen import Screen

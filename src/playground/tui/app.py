@@ -156,6 +156,11 @@ class PlaygroundApp(ServerActions, TeachingActions, RecordingActions, App):
         if self.class_mode.member is not None:  # (a key's bindings, only in a class)
             self.class_mode.key(self.screen.active_bindings.get(event.key))
 
+    def tab_shown(self, shown: bool) -> None:
+        """Under serve: this app's tab closed (False) or came back (True) (served_driver.py);
+        in a class, the teacher's overview marks a learner whose tab is closed as away."""
+        self.class_mode.tab_shown(shown)
+
     def action_class_overview(self) -> None:
         """Alt+C (the teacher's tab): who is on which step, who won; m: follow me / own pace."""
         self.class_mode.overview()

@@ -13,12 +13,23 @@ from __future__ import annotations
 import asyncio
 import os
 import secrets
+import time
 from typing import TYPE_CHECKING
 
 from rich.text import Text
 
-from playground.classroom.protocol import (ENV_NAME, ENV_ROLE, ENV_URL, FOLLOW, OWN, RELEASED_EXIT, ClassError,
-                                           ClassLink, Learner, LessonState)
+from playground.classroom.protocol import (
+    ENV_NAME,
+    ENV_ROLE,
+    ENV_URL,
+    FOLLOW,
+    OWN,
+    RELEASED_EXIT,
+    ClassError,
+    ClassLink,
+    Learner,
+    LessonState,
+)
 from playground.i18n import tr
 from playground.resp.address import Address
 
@@ -45,7 +56,7 @@ def waiting_text(closed: bool = False) -> Text:
 class ClassMember:
     """This app in the class: the teacher's, or a learner's."""
 
-    def __init__(self, app: "ClassHost", mode: "ClassMode", link: ClassLink, teacher: bool) -> None:
+    def __init__(self, app: ClassHost, mode: ClassMode, link: ClassLink, teacher: bool) -> None:
         """Args:
             app: the app in the class.
             mode: the app's class mode (follow me's refusals, the footer's keys).
@@ -60,6 +71,8 @@ class ClassMember:
         self.me = Learner(id=secrets.token_hex(8), name="")
         self.watchers: list = []      # the class screens on show: called with each message
         self.published: set[int] = set()  # steps whose answer this learner has sent
+        self.kept: dict[int, int] = {}    # this run's answers: kept when the lesson is opened again for it
+        self.away_since = 0.0             # when this learner's tab went (time.time(); 0: it shows)
         self.asking = None            # the PredictScreen a learner is answering ahead of the teacher
         self.following = False
         self.run_teacher = None       # a learner: the lesson (its Teacher) opened for the run `run_epoch`
@@ -68,7 +81,7 @@ class ClassMember:
         self.shared = None            # the teacher: the scenario the class has (its source, challenge)
 
     @classmethod
-    def from_environment(cls, app: "ClassHost", mode: "ClassMode") -> "ClassMember | None":
+    def from_environment(cls, app: ClassHost, mode: ClassMode) -> ClassMember | None:
         url = os.environ.pop(ENV_URL, None)  # read once: no program this app starts inherits the password
         if not url:
             return None
@@ -123,7 +136,7 @@ class ClassMember:
         if not self.teacher and self.me.name:
             try:
                 await asyncio.wait_for(self.link.leave(self.me.id), 2.0)
-            except (ClassError, asyncio.TimeoutError):
+            except (TimeoutError, ClassError):
                 pass
         await self.link.close()
 
@@ -246,6 +259,7 @@ class ClassMember:
                 return False
             if what == "restart":  # own pace, from the top: this run's answers given again
                 self.published.clear()
+                self.kept.clear()
             return True
         await self._published()
         if what == "restart" and self.shared is not None and teacher.scenario.id == self.state.lesson:
@@ -287,9 +301,19 @@ class ClassMember:
 
     # -- a learner ------------------------------------------------------------------
 
+    def tab_shown(self, shown: bool) -> None:
+        """The learner's tab closed (the app lives on for serve's grace) or came back: the
+        overview marks the learner away, since when."""
+        if self.teacher or shown == (not self.away_since):
+            return
+        self.away_since = 0.0 if shown else time.time()
+        if self.me.name:  # (joined: else the name screen's answer reports it)
+            self.app.run_worker(self.report(), group="class-publish", exit_on_error=False)
+
     async def report(self) -> None:
         teacher = self.app.teacher
         me = self.me
+        me.away = self.away_since
         me.lesson = self.state.lesson
         if teacher is not None and teacher is self.run_teacher:
             me.epoch = self.run_epoch
@@ -306,6 +330,8 @@ class ClassMember:
 
     async def _report_answers(self, teacher) -> None:
         """This run's answers not sent yet (those of a lesson opened for an older run: never)."""
+        if teacher is self.run_teacher:
+            self.kept.update(teacher.answers)
         for index, choice in list(teacher.answers.items()):
             if choice and index not in self.published and teacher is self.run_teacher:
                 self.published.add(index)
@@ -320,7 +346,9 @@ class ClassMember:
 
         state = await self.link.lesson()
         self.state = state
-        self.published.clear()
+        if state.epoch != self.run_epoch:  # a new run: its answers are new (the same run opened again: kept)
+            self.published.clear()
+            self.kept.clear()
         self.run_teacher, self.run_epoch = None, state.epoch  # answers wait for the run's lesson
         self.rejoin = None
         self._dismiss_question()
@@ -343,7 +371,11 @@ class ClassMember:
             return
         await switched  # the lesson's screen is mounted and its start began
         await self._teaching_done()
-        self.run_teacher, self.rejoin = self.app.teacher, state.epoch
+        teacher = self.app.teacher
+        if teacher is not None:  # the class's run: every answer given in it stays (own pace and back, a rewind)
+            teacher.answers_kept = True
+            teacher.answers.update(self.kept)
+        self.run_teacher, self.rejoin = teacher, state.epoch
         await self.report()
         await self.follow()
 

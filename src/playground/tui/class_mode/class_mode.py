@@ -20,7 +20,8 @@ from playground.i18n import tr
 if TYPE_CHECKING:
     from textual.binding import ActiveBinding
     from textual.screen import Screen
-    from textual.worker import Worker, WorkerManager
+    from textual.worker import Worker
+    from textual.worker_manager import WorkerManager
 
     from playground.engine.playground import Playground
     from playground.tui.class_mode.class_member import ClassMember
@@ -172,6 +173,11 @@ class ClassMode:
     def after(self, teacher: Any) -> None:
         if self.member is not None:
             self.member.after(teacher)
+
+    def tab_shown(self, shown: bool) -> None:
+        """Under serve, this app's tab came back or went (a learner's: the overview says away)."""
+        if self.member is not None:
+            self.member.tab_shown(shown)
 
     def overview(self) -> None:
         """Alt+C (the teacher's tab): who is on which step, who won; m: follow me / own pace."""

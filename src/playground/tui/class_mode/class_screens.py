@@ -4,6 +4,8 @@ live histogram of the class's answers before a prediction is revealed."""
 
 from __future__ import annotations
 
+import time
+
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -12,11 +14,12 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Input, Label, Static
 
-from playground.classroom.protocol import FOLLOW
+from playground.classroom.protocol import FOLLOW, MAX_NAME
 from playground.i18n import tr
 from playground.scenario.model import Prediction
 from playground.tui.plain_text import plain, visible
 from playground.tui.screens.teaching_screens import choice_label
+from playground.tui.teaching.teaching_text import step_shown
 
 BAR = 30  # cells of the longest bar in the histogram
 
@@ -26,21 +29,30 @@ def mode_name(mode: str) -> str:
 
 
 class LearnerNameScreen(ModalScreen[str]):
-    """A learner's name, for the teacher's overview."""
+    """A learner's name, for the teacher's overview: at most MAX_NAME characters, a longer
+    one refused with a word (not cut without one)."""
 
     CSS_PATH = "class_screens.tcss"
 
     def compose(self) -> ComposeResult:
         with Vertical() as box:
             box.border_title = tr("Class")
-            yield Label(tr("Your name, as your teacher will see it (Enter):"))
-            yield Input(max_length=40, id="name")
+            yield Label(tr("Your name, as your teacher will see it (at most {most} characters; Enter):",
+                           most=MAX_NAME))
+            yield Input(max_length=4 * MAX_NAME, id="name")  # (a paste of a page is not kept whole)
+            yield Static(id="name-refused")
 
     def on_mount(self) -> None:
         self.query_one(Input).focus()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
-        self.dismiss(event.value.strip())
+        name = event.value.strip()
+        if len(name) > MAX_NAME:
+            self.query_one("#name-refused", Static).update(Text(tr(
+                "That is {count} characters: a name has at most {most}. Shorten it, then Enter.",
+                count=len(name), most=MAX_NAME), style="bold red"))
+            return
+        self.dismiss(name)
 
 
 class FollowsTheClass:
@@ -104,6 +116,18 @@ def histogram(prediction: Prediction, counts, learners: int) -> Text:
     return text
 
 
+def away_text(seconds: float) -> str:
+    """How long a learner's tab has been closed, as the overview says it.
+
+    Args:
+        seconds: since it closed (a clock a little off another serve's: never below 0).
+    """
+    seconds = max(0, int(seconds))
+    if seconds < 60:
+        return tr("away {seconds} s", seconds=seconds)
+    return tr("away {minutes} min", minutes=seconds // 60)
+
+
 class ClassOverviewScreen(FollowsTheClass, Screen):
     """The teacher's view of the class: the lesson, the mode, and every learner's place."""
 
@@ -125,6 +149,11 @@ class ClassOverviewScreen(FollowsTheClass, Screen):
             yield Static(id="class-learners")
 
     RELOAD_GROUP = "class-overview"
+    AWAY_EVERY = 10.0  # seconds between two redraws for the "away" times (nothing else changes with time)
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.set_interval(self.AWAY_EVERY, self.reload)
 
     def action_toggle_mode(self) -> None:
         self.run_worker(self.member.toggle_mode(), group="class-mode", exit_on_error=False)
@@ -146,16 +175,24 @@ class ClassOverviewScreen(FollowsTheClass, Screen):
         head.append(tr("Lesson: {lesson}", lesson=lesson) + ("  " + tr("(challenge)") if state.challenge else ""),
                     style="bold")
         head.append("\n" + tr("Mode: {mode}", mode=mode_name(state.mode)))
-        head.append("\n" + tr("Your step: {step}", step=state.step))
+        teacher = getattr(self.app, "teacher", None)  # the teacher's tab: where it is, as its narration says it
+        stepper = teacher.stepper if teacher is not None and teacher.scenario.id == state.lesson else None
+        head.append("\n" + tr("You: {where}", where=step_shown(stepper.cursor, len(stepper.flat))
+                                 if stepper is not None else "–"))
         self.query_one("#class-state", Static).update(head)
         table = Table(expand=True)
-        for column in (tr("Learner"), tr("Step"), tr("Predictions right"), tr("Challenge")):
+        for column in (tr("Learner"), tr("Step"), tr("Predictions right"), tr("Challenge"), tr("Tab")):
             table.add_column(column)
+        now = time.time()
         for learner in learners:
             current = learner.epoch == state.epoch and learner.lesson == state.lesson
-            step = f"{learner.step}/{learner.total}" if current and learner.total else ("–" if not current else str(learner.step))
+            if current and learner.total:  # as the learner's tab says it (step N: the next one)
+                step = step_shown(learner.step, learner.total)
+            else:
+                step = "–" if not current else str(learner.step)
             won = {True: tr("won"), False: tr("not yet"), None: "–"}[learner.won if current else None]
-            table.add_row(plain(learner.name), step, f"{learner.right}/{learner.answered}" if current else "–", won)
+            table.add_row(plain(learner.name), step, f"{learner.right}/{learner.answered}" if current else "–", won,
+                          Text(away_text(now - learner.away), style="bold yellow") if learner.away else "")
         if not learners:
-            table.add_row(tr("no learner yet"), "", "", "")
+            table.add_row(tr("no learner yet"), "", "", "", "")
         self.query_one("#class-learners", Static).update(table)

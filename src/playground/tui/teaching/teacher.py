@@ -35,6 +35,7 @@ class Teacher:
         self.speed_index = 2
         self.autoplay = False
         self.answers: dict[int, int] = {}     # step index -> chosen answer
+        self.answers_kept = False             # a class's run: an answer stays through rewinds (it is the class's)
         self.message = Text()                 # what the last action has to say
         self.diverged: set[bytes] = set()     # keys free typing changed under the scenario
         self.started_at = time.monotonic()    # the scenario clock (restarts with r)

@@ -162,7 +162,8 @@ def _app_pids(pid: int) -> set[int]:
 
 def _name(pid: int) -> str:
     try:
-        stat = open(f"/proc/{pid}/stat").read()
+        with open(f"/proc/{pid}/stat") as file:
+            stat = file.read()
     except OSError:
         return ""
     return stat[stat.index("(") + 1:stat.rindex(")")]
@@ -328,8 +329,8 @@ def table_rows(r: dict, row) -> list[str]:
 
     lines = []
     for kind, label in (("lesson", "a lesson pushed (the teacher's Enter in F7's picker)"),
-                        ("step", "a follow-me step (the teacher's Space; its tab types the command at 40/s, "
-                                 "the default)"),
+                        ("step", ("a follow-me step (the teacher's Space; its tab types the command at 40/s, "
+                                  "the default)")),
                         ("untyped", "the same, the teacher's typing off"),
                         ("first", "the first step after a push (both lessons)"),
                         ("later", "the later steps (both lessons)")):
@@ -342,7 +343,7 @@ def table_rows(r: dict, row) -> list[str]:
                          f"CPU per learner's app {ms(s['cpu_per_learner_s'])}; the teacher's own screen "
                          f"{ms(s['teacher_s'])}; the class's message sent {published}; the last learner's, median "
                          f"{ms(s['last_p50_s'])}",
-                         "p95 ≤ 1 s (idle machine)" if kind in ("step", "untyped") else "", 
+                         "p95 ≤ 1 s (idle machine)" if kind in ("step", "untyped") else "",
                          ("met" if s["p95_s"] <= 1.0 else "NOT met") if kind in ("step", "untyped") else ""))
     lines.append(row("a push's p95 against a step's p95 (both lessons' steps)", f"{r['push_vs_step']:.2f}×", "", "",
                      f"{ms(r['lesson']['p95_s'])} / {ms(r['steps_all']['p95_s'])}", "≤ 1.5×",

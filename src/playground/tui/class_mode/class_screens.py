@@ -177,8 +177,8 @@ class ClassOverviewScreen(FollowsTheClass, Screen):
         head.append("\n" + tr("Mode: {mode}", mode=mode_name(state.mode)))
         teacher = getattr(self.app, "teacher", None)  # the teacher's tab: where it is, as its narration says it
         stepper = teacher.stepper if teacher is not None and teacher.scenario.id == state.lesson else None
-        head.append("\n" + tr("You: {where}", where=step_shown(stepper.cursor, len(stepper.flat))
-                                 if stepper is not None else "–"))
+        head.append("\n" + tr("You: {where}", where=step_shown(state.step, len(stepper.flat))  # (the class's step:
+                                 if stepper is not None else "–"))  # sent at the key, before the projector types it)
         self.query_one("#class-state", Static).update(head)
         table = Table(expand=True)
         for column in (tr("Learner"), tr("Step"), tr("Predictions right"), tr("Challenge"), tr("Tab")):

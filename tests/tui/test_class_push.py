@@ -141,3 +141,25 @@ async def test_each_modes_screen_is_mounted_once_and_shown_again(server_binary):
         await app.close_scenario()  # what the panes showed comes along
         await wait_until(pilot, lambda: app.mode_screen is free_play, DEADLINE)
         assert list(free_play.pane("A").drawn_lines) == list(lesson.pane("A").drawn_lines)
+
+
+async def test_a_kept_screen_comes_back_in_the_language_shown(server_binary):
+    """F12 while another mode shows: the kept screen's titles are in the new language when it
+    comes back (it is not made again, so nothing else would say them again)."""
+    from playground.tui.widgets.key_inspector import KeyInspector
+
+    app = make_app(server_binary.path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: app.inspector is not None, DEADLINE)
+        await app.open_scenario(load_scenario(resolve("lost-update")))
+        await wait_until(pilot, lambda: app.teacher is not None and not app.mode_screen.busy, DEADLINE)
+        lesson = app.mode_screen
+        await app.close_scenario()
+        await wait_until(pilot, lambda: isinstance(app.mode_screen, FreePlayScreen), DEADLINE)
+        await pilot.press("f12")  # 中文
+        await wait_until(pilot, lambda: app.lang == "zh", DEADLINE)
+        await app.open_scenario(load_scenario(resolve("lost-update"), "zh"))
+        await wait_until(pilot, lambda: app.teacher is not None and not app.mode_screen.busy, DEADLINE)
+        assert app.mode_screen is lesson
+        assert "客户端" in str(lesson.pane("A").border_title), lesson.pane("A").border_title
+        assert lesson.query_one(KeyInspector).border_title != "Keys"

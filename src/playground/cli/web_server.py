@@ -83,6 +83,10 @@ class PlaygroundServer(Server):
         self.fork = fork  # apps forked from a warm zygote (cli/app_zygote.py), else each a new process
         self.zygote: AppZygote | None = None
 
+    def _homes(self) -> Path | None:
+        """Where a session's own directory goes: serve's (cli/serve_home.py), once it started."""
+        return self.home.path if self.home is not None else None
+
     def _quiet_in(self) -> float:
         """Seconds until no new tab has come for QUIET seconds (0: already so)."""
         return max(0.0, self._last_tab + QUIET - asyncio.get_running_loop().time())
@@ -93,7 +97,7 @@ class PlaygroundServer(Server):
 
     async def _start_ready(self) -> TabSession | None:
         """A ready session: a learner's app started with no tab (cli/ready_pool.py)."""
-        session = TabSession(None, self.home.path)
+        session = TabSession(None, self._homes())
         try:
             await self._start_app(session, *self.size)
         except BaseException:
@@ -287,7 +291,7 @@ class PlaygroundServer(Server):
                 return websocket
             self._last_tab = asyncio.get_running_loop().time()
             ready = self._take_ready() if self.pool is not None and not teacher else None
-            session = ready or TabSession(token, self.home.path)
+            session = ready or TabSession(token, self._homes())
             session.token = token
             session.teacher = teacher
             self.sessions[token] = session

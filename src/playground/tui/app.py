@@ -139,7 +139,7 @@ class PlaygroundApp(ServerActions, TeachingActions, RecordingActions, App):
             from playground.tui.screens.lesson_screen import LessonScreen
 
             screen = self.mode_screens.get(LessonScreen)
-            screen.unbind(waiting_text())
+            screen.unbind(waiting_text)
             return screen
         return self.mode_screens.get(FreePlayScreen)
 

@@ -4,6 +4,8 @@ and closing it, the server-order and why toggles, the language switch.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from rich.text import Text
 from textual.await_complete import AwaitComplete
 
@@ -68,7 +70,7 @@ class TeachingActions:
         self.class_mode.opened(scenario, challenge)  # serve --class (tui/class_mode/)
         return switched
 
-    def close_scenario(self, waiting: Text | None = None):
+    def close_scenario(self, waiting: Callable[[], Text] | None = None):
         """Back to free play; the panes keep what they show, the server its keys.
         `waiting` (a class's learner whose teacher closed the lesson): the lesson's screen
         stays, bound to nothing, its narration saying this."""

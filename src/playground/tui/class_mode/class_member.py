@@ -354,7 +354,7 @@ class ClassMember:
         self._dismiss_question()
         if not state.lesson:  # the teacher closed the lesson
             if self.app.teacher is not None:
-                self.app.close_scenario(waiting=waiting_text(closed=True))  # the lesson's screen waits for the next
+                self.app.close_scenario(waiting=lambda: waiting_text(closed=True))  # the lesson's screen waits
                 self.app.notify(tr("Your teacher closed the lesson."), timeout=4)
             await self.report()
             return

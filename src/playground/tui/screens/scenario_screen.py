@@ -8,6 +8,8 @@ check_action hides them there, as the footer shows.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from rich.text import Text
 from textual import work
 from textual.binding import Binding
@@ -53,7 +55,7 @@ class ScenarioScreen(ModeScreen):
         self.scenario = None
         self.busy = True  # until the scenario has begun (its setup on a fresh server)
         self._next = None  # the scenario `bind` was given, until it is bound (at once, or once the screen enters)
-        self._waiting: Text | None = None  # unbound: what the narration says
+        self._waiting: Callable[[], Text] | None = None  # unbound: what the narration says (made in the language shown)
 
     def on_mount(self) -> None:
         self.query_one(KeyInspector).held_ttl = self._held_ttl  # TTLs held while the lesson waits
@@ -87,7 +89,7 @@ class ScenarioScreen(ModeScreen):
         self.refresh_bindings()  # (follow me dims the lesson's keys)
         self._teach("begin", retired)
 
-    def unbind(self, waiting: Text | None = None) -> None:
+    def unbind(self, waiting: Callable[[], Text] | None = None) -> None:
         """No scenario here any more (the app leaves it, or a class's lesson closed);
         `waiting`: what the narration says meanwhile (None: the narration is hidden)."""
         self._next = None
@@ -108,8 +110,13 @@ class ScenarioScreen(ModeScreen):
             narration.reserve(WAITING_LINES)  # as high as a lesson's from now on (a lesson comes in place)
         else:
             narration.steady = False
-        narration.body = self._waiting or Text()
+        narration.body = self._waiting() if self._waiting is not None else Text()
         self.refresh_bindings()
+
+    def language_switched(self) -> None:
+        """F12: what the narration says while no scenario is bound, in the new language."""
+        if self.teacher is None and self._waiting is not None and self.is_mounted:
+            self._show_waiting()
 
     def _retire(self):
         """The scenario bound until now stops: its steps (a worker) cancelled, its autoplay

@@ -8,9 +8,11 @@ the moment pane A's prompt and its first-run hint ("Start here") have arrived on
 websocket: the tab is usable (its app drew its first screen, its private server answers).
 The tabs are created blank first; the clock starts when all N are sent to serve's page at
 once, and stops when the last one is usable. Baseline, in the same run and browser: one
-tab alone. Budget: all 30 usable within 5 s on 2 cores. serve's ready apps are left to
+tab alone (issue 38 budgeted all 30 within 5 s). serve's ready apps are left to
 start (idle) before the single tab and before the burst, as a class opens a while after
-its teacher started serve.
+its teacher started serve. Reported, not budgeted (issue 45): in a class each browser runs on
+its learner's own machine; the serve side of the burst is budgeted in bench.py's
+serve_ready30 (30 websocket tabs with --ready 30, all usable within 5 s).
 """
 
 from __future__ import annotations
@@ -196,7 +198,8 @@ def table_rows(r: dict, row) -> list[str]:
     return [row(f"serve --ready {r['ready']}: {r['tabs']} tabs opened at once in headless chromium, all usable",
                 f"{r['burst_s']:.1f} s", "", f"{r['burst_max_s']:.1f} s",
                 f"{r['burst_s'] / r['one_tab_s']:.1f}× (one tab alone {r['one_tab_s']:.2f} s; the median tab "
-                f"{r['median_tab_s']:.1f} s)", "≤ 5 s on 2 cores", "met" if r["burst_s"] <= 5 else "NOT met"),
+                f"{r['median_tab_s']:.1f} s)", "reported, not budgeted (issue 45: each browser runs on its learner's "
+                "machine; serve's side: serve_ready30)", ""),
             row("for context: CPU used during that burst", f"{r['serve_cpu_s']:.1f} s by serve and its apps", "", "",
                 f"{r['browser_cpu_s']:.1f} s by chromium (its {r['tabs']} pages: xterm.js drawing)", "", "")]
 

@@ -7,7 +7,7 @@ from pilot import wait_until
 
 from playground.classroom import class_server
 from playground.classroom.protocol import ENV_NAME, ENV_URL, ClassLink
-from playground.tui.classroom.class_screens import LearnerNameScreen
+from playground.tui.class_mode.class_screens import LearnerNameScreen
 
 DEADLINE = 20.0
 
@@ -35,3 +35,36 @@ async def _until(pilot, predicate, what: str) -> None:
     while not predicate():
         assert time.monotonic() < end, f"timed out waiting for {what}"
         await pilot.pause(0.05)  # polling a condition, bounded
+
+async def _until_true(pilot, check, what: str) -> None:
+    import time
+
+    end = time.monotonic() + DEADLINE
+    while not await check():
+        assert time.monotonic() < end, f"timed out waiting for {what}"
+        await pilot.pause(0.05)  # polling a condition, bounded
+
+
+def _plain(renderable) -> str:
+    """What a Static shows, as text (a rich Table or Text)."""
+    import io
+
+    from rich.console import Console
+
+    console = Console(width=110, file=io.StringIO(), record=True, color_system=None)
+    console.print(renderable)
+    return console.export_text()
+
+
+ASKS = '''title = "Who wins?"
+lesson = "Made in the teacher's tab: no learner's library has it."
+
+[[steps]]
+client = "A"
+command = "SET k a"
+predict = { question = "What does GET k say after both writes?", choices = ["a", "b"], answer = 2, explain = "B wrote last." }
+
+[[steps]]
+client = "B"
+command = "SET k b"
+'''

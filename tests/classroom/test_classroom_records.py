@@ -19,9 +19,10 @@ from playground.classroom import class_server
 from playground.classroom.answers_csv import answers_csv, questions
 from playground.classroom.protocol import ClassLink, Learner, secret_digest
 from playground.scenario.loader import load_scenario
-from playground.tui.classroom.class_places import ReleasePlaceScreen
-from playground.tui.classroom.class_screens import ClassOverviewScreen
-from playground.tui.classroom.classroom import Classroom
+from playground.tui.class_mode.class_places import ReleasePlaceScreen
+from playground.tui.class_mode.class_screens import ClassOverviewScreen
+from playground.tui.class_mode.class_member import ClassMember
+from playground.tui.class_mode.class_mode import ClassMode
 from class_app import _until
 from paths import SCENARIOS as SCENARIOS_DIR
 
@@ -121,7 +122,7 @@ async def test_the_overview_releases_a_place_and_sends_the_answers(private_serve
 
     app = Host()
     async with app.run_test(size=(120, 30)) as pilot:
-        classroom = Classroom(app, _link(private_server), teacher=True)
+        classroom = ClassMember(app, ClassMode(app), _link(private_server), teacher=True)
         app.run_worker(classroom.run(), group="classroom", exit_on_error=False)
         await app.push_screen(ClassOverviewScreen(classroom))
         await pilot.press("e")

@@ -101,17 +101,19 @@ def test_a_teacher_leads_two_learners(class_serve, chromium):
                 await tools.wait_screen(lambda s: "step 3 of 3" in s, "the second step, everywhere")
 
             await _alt(teacher, "c")
-            await teacher.wait_screen(lambda s: re.search(r"Ana\W+2/3", s) and re.search(r"Bo\W+2/3", s)
-                                      and "follow me" in s, "the overview: both on step 2 of 3")
+            await teacher.wait_screen(lambda s: re.search(r"Ana\W+step 3 of 3", s) and re.search(r"Bo\W+step 3 of 3", s)
+                                      and "You: step 3 of 3" in s and "follow me" in s,
+                                      "the overview: both on step 3 of 3, as their tabs say")
             await teacher.call("Input.insertText", {"text": "m"})  # own pace
             await teacher.wait_screen(lambda s: "own pace" in s, "own pace chosen")
             await ana.wait_screen(lambda s: "own pace" in s, "Ana told")
             await _press(ana, " ", "Space", 32, text=" ")
             await ana.wait_screen(lambda s: "done: 3 steps" in s, "Ana stepping alone")
-            await teacher.wait_screen(lambda s: re.search(r"Ana\W+3/3", s) and re.search(r"Bo\W+2/3", s),
+            await teacher.wait_screen(lambda s: re.search(r"Ana\W+done: 3 steps", s) and re.search(r"Bo\W+step 3 of 3", s),
                                       "the overview: Ana ahead")
             await teacher.call("Input.insertText", {"text": "m"})  # follow me again: Ana back on the teacher's step
-            await teacher.wait_screen(lambda s: re.search(r"Ana\W+2/3", s) and "follow me" in s, "Ana back at 2/3")
+            await teacher.wait_screen(lambda s: re.search(r"Ana\W+step 3 of 3", s) and "follow me" in s,
+                                      "Ana back at step 3 of 3")
             await ana.wait_screen(lambda s: "step 3 of 3" in s, "Ana's lesson rewound to the teacher's step")
 
             await _press(teacher, "Escape", "Escape", 27)  # back to the lesson: r restarts it, a new run

@@ -8,7 +8,7 @@ played through the protocol."""
 from __future__ import annotations
 
 from playground.classroom.protocol import ENV_ROLE, FOLLOW, OWN
-from playground.tui.classroom import app_classroom
+from playground.tui.class_mode import class_mode as app_classroom
 from playground.tui.app import make_app
 from playground.tui.screens.confirm import ConfirmScreen
 from playground.tui.screens.info_screens import InfoScreen
@@ -67,12 +67,12 @@ async def test_a_following_learner_stays_on_the_teachers_lesson_until_own_pace(s
         async with app.run_test(size=(140, 45)) as pilot:
             await join_as(pilot, app)
             epoch = await link.open_lesson("three-writes", False, STEPS)
-            await wait_until(pilot, lambda: app.teacher is not None and app.classroom.run_teacher is app.teacher,
+            await wait_until(pilot, lambda: app.teacher is not None and app.class_mode.member.run_teacher is app.teacher,
                              DEADLINE)
             app.teacher.speed_index = 0  # no typing animation
             await link.set_step(epoch, 1)  # the teacher's first step
             await wait_until(pilot, lambda: place(app) == ("three-writes", 1) and not app.mode_screen.busy, DEADLINE)
-            assert app.classroom.state.mode == FOLLOW
+            assert app.class_mode.member.state.mode == FOLLOW
 
             app.mode_screen.query_one(NarrationPanel).focus()
             await pilot.pause()
@@ -100,7 +100,7 @@ async def test_a_following_learner_stays_on_the_teachers_lesson_until_own_pace(s
             await wait_until(pilot, lambda: log_text(app, "A")[-1:] == ['"1"'], DEADLINE)
 
             await link.set_mode(OWN)  # the teacher: own pace
-            await wait_until(pilot, lambda: app.classroom.state.mode == OWN and enabled(app, "f7"), DEADLINE)
+            await wait_until(pilot, lambda: app.class_mode.member.state.mode == OWN and enabled(app, "f7"), DEADLINE)
             app.mode_screen.query_one(NarrationPanel).focus()
             await pilot.pause()
             await pilot.press("space")  # a step of the learner's own
@@ -117,7 +117,7 @@ async def test_a_following_learner_stays_on_the_teachers_lesson_until_own_pace(s
             await link.set_mode(FOLLOW)  # follow me again: back to the teacher's lesson and step, held there
             await wait_until(pilot, lambda: app.teacher is not None and app.teacher.stepper is not None
                              and place(app) == ("three-writes", 1) and not app.mode_screen.busy
-                             and app.classroom.run_teacher is app.teacher and not enabled(app, "f7"), DEADLINE)
+                             and app.class_mode.member.run_teacher is app.teacher and not enabled(app, "f7"), DEADLINE)
             await pilot.press("f7")
             await wait_until(pilot, lambda: refusals(app) == 2, DEADLINE)  # said again: the mode changed since
             assert not isinstance(app.screen, ScenarioPicker)
@@ -156,7 +156,7 @@ async def test_a_following_learner_runs_the_teachers_step_untyped(server_binary,
         async with app.run_test(size=(140, 45)) as pilot:
             await join_as(pilot, app)
             epoch = await link.open_lesson("three-writes", False, STEPS)
-            await wait_until(pilot, lambda: app.teacher is not None and app.classroom.run_teacher is app.teacher,
+            await wait_until(pilot, lambda: app.teacher is not None and app.class_mode.member.run_teacher is app.teacher,
                              DEADLINE)
             speed = app.teacher.speed
             assert speed > 0  # the learner's own setting: typing on
@@ -164,7 +164,7 @@ async def test_a_following_learner_runs_the_teachers_step_untyped(server_binary,
             await wait_until(pilot, lambda: place(app) == ("three-writes", 2) and not app.mode_screen.busy, DEADLINE)
             assert typed == [("SET k 1", 0), ("SET k 2", 0)] and app.teacher.speed == speed
             await link.set_mode(OWN)
-            await wait_until(pilot, lambda: app.classroom.state.mode == OWN and enabled(app, "space"), DEADLINE)
+            await wait_until(pilot, lambda: app.class_mode.member.state.mode == OWN and enabled(app, "space"), DEADLINE)
             app.mode_screen.query_one(NarrationPanel).focus()
             await pilot.press("space")  # the learner's own step: typed at the learner's speed
             await wait_until(pilot, lambda: place(app) == ("three-writes", 3) and not app.mode_screen.busy, DEADLINE)

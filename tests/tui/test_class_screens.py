@@ -1,4 +1,4 @@
-"""Class mode's screens (tui/classroom/class_screens.py) on a real class Redis, both servers: the
+"""Class mode's screens (tui/class_mode/class_screens.py) on a real class Redis, both servers: the
 teacher's overview lists each learner's step, predictions and challenge and follows the
 class live; the histogram has a bar per answer."""
 
@@ -13,9 +13,10 @@ from textual.widgets import Static
 from playground.classroom import class_server
 from playground.classroom.protocol import ClassLink, Learner
 from playground.scenario.model import Prediction
-from playground.tui.classroom.class_screens import ClassOverviewScreen, histogram
-from playground.tui.classroom.classroom import Classroom
-from class_app import _until
+from playground.tui.class_mode.class_screens import ClassOverviewScreen, histogram
+from playground.tui.class_mode.class_member import ClassMember
+from playground.tui.class_mode.class_mode import ClassMode
+from class_app import _plain, _until
 
 DEADLINE = 20.0
 
@@ -30,15 +31,6 @@ def test_the_histogram_has_a_bar_per_answer_and_says_how_many_answered():
     assert lines[-1] == "4 of 5 learners answered"
 
 
-def _plain(renderable) -> str:
-    """What a Static shows, as text (a rich Table or Text)."""
-    import io
-
-    from rich.console import Console
-
-    console = Console(width=110, file=io.StringIO(), record=True, color_system=None)
-    console.print(renderable)
-    return console.export_text()
 
 
 @pytest.mark.asyncio
@@ -54,7 +46,7 @@ async def test_the_overview_follows_the_class(private_server):
 
     app = Host()
     async with app.run_test(size=(120, 30)) as pilot:
-        classroom = Classroom(app, ClassLink(address), teacher=True)
+        classroom = ClassMember(app, ClassMode(app), ClassLink(address), teacher=True)
         app.run_worker(classroom.run(), group="classroom", exit_on_error=False)
         await app.push_screen(ClassOverviewScreen(classroom))
         table = lambda: _plain(app.screen.query_one("#class-learners", Static).content)  # noqa: E731

@@ -13,34 +13,15 @@ from playground.classroom.protocol import ENV_ROLE, ClassLink, Learner
 from playground.scenario.library import resolve
 from playground.scenario.loader import load_scenario
 from playground.tui.app import make_app
-from playground.tui.classroom.class_screens import ClassAnswersScreen
+from playground.tui.class_mode.class_screens import ClassAnswersScreen
 from playground.tui.screens.teaching_screens import PredictScreen
 from pilot import wait_until
 from pilot import panel_text
-from class_app import DEADLINE, join_as
+from class_app import ASKS, _until_true, DEADLINE, join_as
 
 
-ASKS = '''title = "Who wins?"
-lesson = "Made in the teacher's tab: no learner's library has it."
-
-[[steps]]
-client = "A"
-command = "SET k a"
-predict = { question = "What does GET k say after both writes?", choices = ["a", "b"], answer = 2, explain = "B wrote last." }
-
-[[steps]]
-client = "B"
-command = "SET k b"
-'''
 
 
-async def _until_true(pilot, check, what: str) -> None:
-    import time
-
-    end = time.monotonic() + DEADLINE
-    while not await check():
-        assert time.monotonic() < end, f"timed out waiting for {what}"
-        await pilot.pause(0.05)  # polling a condition, bounded
 
 
 @pytest.mark.slow
@@ -50,12 +31,12 @@ async def test_the_teachers_restart_is_a_new_run(server_binary, class_env, monke
     app = make_app(server_binary.path)
     try:
         async with app.run_test(size=(140, 45)) as pilot:
-            await wait_until(pilot, lambda: app.classroom is not None, DEADLINE)
+            await wait_until(pilot, lambda: app.class_mode.member is not None, DEADLINE)
             app.open_scenario(load_scenario(resolve("pcall")))
             await wait_until(pilot, lambda: app.teacher is not None and "Press Space" in panel_text(app), DEADLINE)
 
             async def published() -> bool:
-                return (await link.state()).lesson == "pcall" and app.classroom.state.lesson == "pcall"
+                return (await link.state()).lesson == "pcall" and app.class_mode.member.state.lesson == "pcall"
 
             await _until_true(pilot, published, "the lesson published")
             first = (await link.state()).epoch
@@ -72,7 +53,7 @@ async def test_the_teachers_restart_is_a_new_run(server_binary, class_env, monke
             await pilot.press("r")  # restart: a new run for the class
             await wait_until(pilot, lambda: not app.mode_screen.busy and "Press Space" in panel_text(app), DEADLINE)
             second = (await link.state()).epoch
-            assert second != first and app.classroom.state.epoch == second
+            assert second != first and app.class_mode.member.state.epoch == second
             await pilot.press("space")
             await wait_until(pilot, lambda: isinstance(app.screen, ClassAnswersScreen), DEADLINE)
             await wait_until(pilot, lambda: "0 of 0 learners answered" in histogram(), DEADLINE)  # Ana's was the last run's
@@ -117,7 +98,7 @@ async def test_a_learner_opens_the_teachers_own_lesson_and_answers_for_its_run(s
             await _until_true(pilot, await answered(first, {2: 1}), "Ana's answer, for the first run")
             second = await link.open_lesson("who-wins", False, ASKS)  # the teacher restarts
             await wait_until(pilot, lambda: isinstance(app.screen, PredictScreen)
-                             and app.classroom.run_teacher is app.teacher, DEADLINE)  # asked again
+                             and app.class_mode.member.run_teacher is app.teacher, DEADLINE)  # asked again
 
             async def placed() -> bool:
                 return [(l.name, l.epoch) for l in await link.learners()] == [("Ana", second)]
@@ -133,7 +114,7 @@ async def test_a_learner_opens_the_teachers_own_lesson_and_answers_for_its_run(s
 
             await _until_true(pilot, left, "the overview told Ana left")  # not shown on the lesson
             await link.set_step(second, 0)  # the teacher's next step brings her back
-            await wait_until(pilot, lambda: app.teacher is not None and app.classroom.run_teacher is app.teacher,
+            await wait_until(pilot, lambda: app.teacher is not None and app.class_mode.member.run_teacher is app.teacher,
                              DEADLINE)
             await link.open_lesson("", False, "")  # the teacher closes the lesson
             await wait_until(pilot, lambda: app.teacher is None, DEADLINE)  # back to free play
@@ -181,12 +162,12 @@ async def test_the_teachers_step_goes_to_the_class_at_the_key_not_once_typed(ser
     listening = asyncio.ensure_future(listen())
     try:
         async with app.run_test(size=(140, 45)) as pilot:
-            await wait_until(pilot, lambda: app.classroom is not None, DEADLINE)
+            await wait_until(pilot, lambda: app.class_mode.member is not None, DEADLINE)
             app.open_scenario(load_scenario(path))
             await wait_until(pilot, lambda: app.teacher is not None and "Press Space" in panel_text(app), DEADLINE)
 
             async def published() -> bool:
-                return (await link.state()).lesson == app.teacher.scenario.id == app.classroom.state.lesson
+                return (await link.state()).lesson == app.teacher.scenario.id == app.class_mode.member.state.lesson
 
             await _until_true(pilot, published, "the lesson published")
             app.teacher.speed_index = 1  # 20 characters a second: "SET k 1" takes 0.35 s to type

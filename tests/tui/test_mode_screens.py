@@ -67,6 +67,10 @@ def test_served_help_names_the_keys_that_reach_the_page():
     keys = [line.split("  ")[1] for line in out.splitlines() if line.startswith("  ")]
     assert {"Alt+N", "Alt+T", "Alt+Q", "Alt+W"} <= set(keys)  # the word to the left too, served
     assert not {"Ctrl+N", "Ctrl+T", "Ctrl+Q"} & set(keys)  # the browser keeps those
+    for browsers in ("Ctrl+N", "Ctrl+T", "Ctrl+Q"):  # nor does what a key does name them ("Alt+T shows them")
+        assert browsers not in out, [line for line in out.splitlines() if browsers in line]
+    assert "(Alt+T shows them)" in out
+    assert all(line.split()[0] == "Alt+W" for line in out.splitlines() if "Ctrl+W" in line)  # (why Alt+W)
 
 
 def footer_keys(app) -> list[str]:

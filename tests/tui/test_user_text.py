@@ -17,10 +17,11 @@ from playground.classroom import class_server
 from playground.classroom.protocol import ClassLink, Learner
 from playground.scenario.loader import load_scenario
 from playground.tui.app import make_app
-from playground.tui.classroom.class_screens import ClassOverviewScreen
+from playground.tui.class_mode.class_screens import ClassOverviewScreen
 from playground.tui.screens.info_screens import InfoScreen
 from playground.tui.widgets.key_table import KeyTable
-from playground.tui.classroom.classroom import Classroom
+from playground.tui.class_mode.class_member import ClassMember
+from playground.tui.class_mode.class_mode import ClassMode
 from playground.tui.screens.teaching_screens import PredictScreen
 from pilot import log_text, started, type_command, wait_until
 from servers import shared
@@ -55,7 +56,7 @@ async def test_learner_names_and_the_lesson_are_text_in_the_class_overview(priva
 
     app = Host()
     async with app.run_test(size=(160, 30)) as pilot:
-        classroom = Classroom(app, ClassLink(address), teacher=True)
+        classroom = ClassMember(app, ClassMode(app), ClassLink(address), teacher=True)
         app.run_worker(classroom.run(), group="classroom", exit_on_error=False)
         await app.push_screen(ClassOverviewScreen(classroom))
         await shows(pilot, app, "[/]", "[@click=app.quit]Eve[/]", "[bold]Bo", "[@click=screen.toggle_mode]Cy[/]",

@@ -12,8 +12,11 @@ under the prefix `redis-playground:class:<name>` (P below; <name>: --class-name)
   or anew, each restart and each close; answers and progress of an older run are neither
   shown nor counted), `runs` (the count the epochs come from).
 - `P:learners` (hash): learner id -> a JSON object `{"name", "epoch", "lesson", "step",
-  "total", "right", "answered", "won"}` (`won`: true, false or null; `lesson`: the one
-  open in the learner's tab, empty for none).
+  "total", "right", "answered", "won", "away"}` (`won`: true, false or null; `lesson`: the
+  one open in the learner's tab, empty for none; `step`: the steps run; `right` and
+  `answered`: of the predictions of steps that have run (an answer given ahead counts once
+  the teacher reveals); `away`: when the learner's tab closed, in seconds since the epoch, 0
+  while it is open).
 - `P:answers:<epoch>:<step>` (hash): learner id -> the choice (1-based) for the prediction
   before step <step> (0-based index of the step it asks about).
 - `P:teachers` (set): the SHA-256 of each serve process's teacher secret, so that the

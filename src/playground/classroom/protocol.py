@@ -18,6 +18,7 @@ VERSION = 1
 FOLLOW, OWN = "follow", "own"
 CLASS_TTL = 12 * 3600  # seconds a class's keys outlive their last write
 MAX_LESSON_BYTES = 512 * 1024  # a lesson's TOML text the class carries, at most
+MAX_NAME = 40  # characters of a learner's name (a longer one is refused where it is typed; docs/serve.md)
 ENV_URL = "REDIS_PLAYGROUND_CLASS_URL"     # serve -> app: the class's Redis (with its password)
 ENV_ROLE = "REDIS_PLAYGROUND_CLASS_ROLE"   # "teacher" or "learner"
 ENV_NAME = "REDIS_PLAYGROUND_CLASS_NAME"   # the class's name (the keys' prefix)
@@ -73,6 +74,7 @@ class Learner:
     right: int = 0
     answered: int = 0
     won: bool | None = None
+    away: float = 0.0  # when the learner's tab closed (seconds since the epoch, the learner's serve's clock); 0: open
 
     def to_json(self) -> bytes:
         fields = asdict(self)

@@ -18,7 +18,7 @@ def preload() -> None:
     # sys.modules before and after an app's start): the class mode's hooks, the why-notes,
     # F1's texts, Textual's layouts and scroll bars, rich's table of character widths
     from playground.engine import why, why_text  # noqa: F401
-    from playground.tui import classroom, help_text  # noqa: F401
+    from playground.tui import class_mode, help_text  # noqa: F401
     from rich.cells import cell_len
     from textual import scrollbar  # noqa: F401
     from textual.layouts import factory, horizontal, stream  # noqa: F401

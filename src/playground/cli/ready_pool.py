@@ -32,7 +32,7 @@ class ReadyPool:
         self.tabs = tabs  # how many tabs' sessions there are: the pool holds `size` less them (at least one)
         self.quiet_in = quiet_in  # seconds until the tabs are quiet (0: now): no refill in a burst of tabs
         self._later: asyncio.TimerHandle | None = None
-        self.start = start  # spawns one app: a Session without a token
+        self.start = start  # spawns one app: a TabSession without a token
         self.drawn = drawn  # until that app has drawn: True, or False if it ended first
         self.room = room  # how many apps --max-tabs leaves for the pool (the tabs' sessions counted)
         self.ready: list = []  # oldest first (the furthest along in its start)

@@ -26,6 +26,60 @@ URL_OPTIONS = ("url", "url_file", "allow_flush", "tls", "cacert", "cert", "key",
 SESSION_GRACE_MINUTES = 10.0  # a session outlives its tab's connection this long (reload, Wi-Fi, sleep)
 QUIT_GRACE = 5.0  # seconds an app has to quit on its own before it is terminated, then killed
 READY = 2  # apps kept started for the next tabs (cli/ready_pool.py)
+APP_MEMORY_MB = 1024  # an app past this much memory (resident) is ended, its tab told why
+SESSION_MB = 90  # MB a session takes, with room: its app (~60 MB resident) and its private server
+TABS_PER_CORE = 30  # sessions a core keeps answering within a second (a class's step: BENCHMARKS.md)
+
+
+def default_max_tabs() -> int:
+    """--max-tabs when none is given: what this machine holds, half its available memory at
+    SESSION_MB a session and TABS_PER_CORE a core, whichever is fewer (at least 2)."""
+    available = None
+    try:
+        with open("/proc/meminfo") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    available = int(line.split()[1]) * 1024
+    except (OSError, ValueError):
+        pass
+    if available is None:
+        try:
+            available = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+        except (OSError, ValueError):
+            available = 4 << 30
+    by_memory = int(available / 2 / (SESSION_MB << 20))
+    return max(2, min(by_memory, TABS_PER_CORE * (os.cpu_count() or 1)))
+
+
+class KeptOutput:
+    """serve's standard output, kept from ending serve: once its reader is gone (serve piped
+    into a command that ended, a terminal closed), what serve writes goes nowhere and serve
+    goes on (before, the first write killed it, leaving its sessions' directories)."""
+
+    def __init__(self, stream) -> None:
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self.stream.write(text)
+        except (BrokenPipeError, OSError, ValueError):
+            self._gone()
+            return len(text)
+
+    def flush(self) -> None:
+        try:
+            self.stream.flush()
+        except (BrokenPipeError, OSError, ValueError):
+            self._gone()
+
+    def _gone(self) -> None:
+        try:
+            self.stream = open(os.devnull, "w")
+        except OSError:
+            pass
+
+    def __getattr__(self, name: str):
+        return getattr(self.stream, name)
 
 
 def add_parser(sub, parents) -> None:
@@ -36,7 +90,16 @@ def add_parser(sub, parents) -> None:
     serve.add_argument("--port", type=int, default=8000, help=tr("port to listen on (default 8000)"))
     serve.add_argument("--max-tabs", type=int, metavar="N",
                        help=tr("at most N sessions at once (each an app and a private server); "
-                               "one more tab is told the class is full (default: no limit)"))
+                               "one more tab is told the class is full (default: what this machine holds, "
+                               "half its available memory at {mb} MB a session and {per_core} a core)",
+                               mb=SESSION_MB, per_core=TABS_PER_CORE))
+    serve.add_argument("--app-memory", type=int, default=APP_MEMORY_MB, metavar="MB",
+                       help=tr("a tab's app that uses more than MB megabytes of memory is ended, and its tab "
+                               "says why (default {mb})", mb=APP_MEMORY_MB))
+    serve.add_argument("--public-name", action="append", default=[], metavar="NAME",
+                       help=tr("a name serve is reached by besides 127.0.0.1, localhost, [::1] and --host "
+                               "(a reverse proxy's public name, or this machine's name on a lab's network); "
+                               "a request for any other name is refused (may be repeated)"))
     serve.add_argument("--ready", type=int, default=READY, metavar="N",
                        help=tr("start N apps (each with its private server) ahead of the tabs, so that a new tab "
                                "is usable at once; each is a fresh playground nobody has seen. N in all, not N more "
@@ -112,6 +175,10 @@ def cmd_serve(args) -> int:
     if args.max_tabs is not None and args.max_tabs < 1:
         print("redis-playground: " + tr("--max-tabs must be 1 or more"), file=sys.stderr)
         return 2
+    if not 16 <= args.app_memory <= 1 << 20:
+        print("redis-playground: " + tr("--app-memory is a number of megabytes from {least} to {most}",
+                                        least=16, most=1 << 20), file=sys.stderr)
+        return 2
     if not 0 <= args.ready <= 1000:
         print("redis-playground: " + tr("--ready is a number of apps from 0 to {most}", most=1000), file=sys.stderr)
         return 2
@@ -143,10 +210,16 @@ def cmd_serve(args) -> int:
             return 2
     from playground.cli.web_server import PlaygroundServer
 
+    max_tabs = args.max_tabs if args.max_tabs is not None else default_max_tabs()
+    if args.max_tabs is None:
+        print("redis-playground: " + tr("at most {n} tabs at once, sized to this machine (--max-tabs changes it)",
+                                        n=max_tabs), file=sys.stderr)
+    sys.stdout, sys.stderr = KeptOutput(sys.stdout), KeptOutput(sys.stderr)
     try:
         PlaygroundServer(app_command(args), args.host, args.port, quit_grace=QUIT_GRACE,
-                         session_grace=args.session_grace * 60, max_tabs=args.max_tabs, classroom=classroom,
-                         ready=args.ready, fork=args.fork).serve()
+                         session_grace=args.session_grace * 60, max_tabs=max_tabs, classroom=classroom,
+                         ready=args.ready, fork=args.fork, public_names=tuple(args.public_name),
+                         app_memory=args.app_memory << 20).serve()
     finally:
         if classroom is not None:
             classroom.stop()

@@ -10,13 +10,14 @@ ends its session. Close codes the page acts on: ENDED (the session is over: "Ses
 ended"), FULL (--max-tabs reached), TAKEN (the session was opened in another tab); any
 other close is a drop, and the page reconnects by itself. UNKNOWN: a resume code that
 matches no session (cli/resume_codes.py); RELEASED: the session ended because the teacher
-freed the learner's place (cli/serve_session.py)."""
+freed the learner's place (cli/tab_session.py)."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import logging
+import os
 import re
 import secrets
 import shutil
@@ -32,18 +33,24 @@ from textual_serve.server import Server
 from playground.cli.app_zygote import AppZygote
 from playground.cli.class_serve import HELLO_WAIT
 from playground.cli.ready_pool import ReadyPool
-from playground.cli.serve_guard import same_origin, terminal_size
+from playground.cli.serve_guard import host_allowed, host_names, message, same_origin, terminal_size
+from playground.cli.serve_home import ServeHome, sweep
+from playground.cli.tab_input import BURST, FLOODED, RATE
 from playground.cli.resume_codes import ResumeCodes, away_notice, normalize, resume_texts, shown
-from playground.cli.serve_session import ENDED, Session
+from playground.cli.tab_session import ENDED, TOO_BIG, TabSession
 from playground.cli.served_app import PlaygroundApp, end_process
-from playground.i18n import tr
+from playground.i18n import tr, trn
 
 log = logging.getLogger("textual-serve")
 PAGE = Path(__file__).resolve().parent / "serve_page"  # the page's template: nothing from the internet
 READY_WAIT = 60.0  # seconds a ready app may take to draw before the pool starts the next
 TOKEN = re.compile(r"[0-9a-f]{32}")
-FULL, TAKEN, UNKNOWN = 4003, 4001, 4004  # websocket close codes, for the page (ENDED: serve_session.py)
+FULL, TAKEN, UNKNOWN = 4003, 4001, 4004  # websocket close codes, for the page (ENDED: tab_session.py)
 QUIET = 5.0  # seconds without a new tab before the ready pool refills (cli/ready_pool.py)
+MAX_FRAME = 1024 * 1024  # bytes of one websocket message from a tab; more closes it with 1009 (too big)
+APP_MEMORY = 1024 * 1024 * 1024  # bytes an app may use (its resident set); past it serve ends it (TOO_BIG)
+MEMORY_EVERY = 2.0  # seconds between two looks at the apps' memory
+TOLD_EVERY = 5.0  # seconds between two notices to a tab that its input was dropped
 
 
 class PlaygroundServer(Server):
@@ -52,15 +59,20 @@ class PlaygroundServer(Server):
     messages are this class's own (`web_app`, `relay`)."""
 
     def __init__(self, argv: list[str], host: str, port: int, quit_grace: float, session_grace: float = 600.0,
-                 max_tabs: int | None = None, classroom=None, ready: int = 0, fork: bool = True) -> None:
+                 max_tabs: int | None = None, classroom=None, ready: int = 0, fork: bool = True,
+                 public_names: tuple[str, ...] = (), app_memory: int = APP_MEMORY) -> None:
         super().__init__(" ".join(argv), host=host, port=port, title="redis-playground", templates_path=PAGE)
+        self.names = host_names(host, public_names)  # what a request's Host may say (cli/serve_guard.py)
+        self.app_memory = app_memory
+        self.home: ServeHome | None = None  # serve's own directory, its sessions' in it (cli/serve_home.py)
+        self._watching: asyncio.Task | None = None  # the apps' memory, looked at every MEMORY_EVERY
         self.argv = argv
         self.quit_grace = quit_grace
         self.session_grace = session_grace  # seconds a session outlives its tab's websocket
         self.max_tabs = max_tabs
         self.classroom = classroom  # class mode: a cli.class_serve.ClassSetup
         self.running: set = set()
-        self.sessions: dict[str, Session] = {}
+        self.sessions: dict[str, TabSession] = {}
         self.codes = ResumeCodes()  # each session's resume code; the sessions whose grace ran out
         self.sockets: set[web.WebSocketResponse] = set()
         self.closing = False
@@ -71,6 +83,10 @@ class PlaygroundServer(Server):
         self.fork = fork  # apps forked from a warm zygote (cli/app_zygote.py), else each a new process
         self.zygote: AppZygote | None = None
 
+    def _homes(self) -> Path | None:
+        """Where a session's own directory goes: serve's (cli/serve_home.py), once it started."""
+        return self.home.path if self.home is not None else None
+
     def _quiet_in(self) -> float:
         """Seconds until no new tab has come for QUIET seconds (0: already so)."""
         return max(0.0, self._last_tab + QUIET - asyncio.get_running_loop().time())
@@ -79,9 +95,9 @@ class PlaygroundServer(Server):
         """How many apps --max-tabs leaves for the ready pool."""
         return self.pool.size if self.max_tabs is None else self.max_tabs - len(self.sessions)
 
-    async def _start_ready(self) -> Session | None:
+    async def _start_ready(self) -> TabSession | None:
         """A ready session: a learner's app started with no tab (cli/ready_pool.py)."""
-        session = Session(None)
+        session = TabSession(None, self._homes())
         try:
             await self._start_app(session, *self.size)
         except BaseException:
@@ -93,14 +109,14 @@ class PlaygroundServer(Server):
             return None
         return session
 
-    def _take_ready(self) -> Session | None:
+    def _take_ready(self) -> TabSession | None:
         """The oldest ready session whose app runs (one that ended is on its way out)."""
         while (session := self.pool.take()) is not None:
             if session.stopping is None and session.app.alive:
                 return session
         return None
 
-    async def _drawn(self, session: Session) -> bool:
+    async def _drawn(self, session: TabSession) -> bool:
         """Until the app writes to its terminal (Textual imported, the app built): True;
         False if it ended first."""
         drawn = asyncio.ensure_future(session.output.wait())
@@ -110,7 +126,7 @@ class PlaygroundServer(Server):
         ended.cancel()
         return session.app.alive and session.stopping is None
 
-    async def _start_app(self, session: Session, width: int, height: int) -> None:
+    async def _start_app(self, session: TabSession, width: int, height: int) -> None:
         session.app = PlaygroundApp(
             self.argv, self.running, self.quit_grace, session.home, write_bytes=session.write_bytes,
             write_str=session.write_str, close=session.close,
@@ -122,7 +138,7 @@ class PlaygroundServer(Server):
     def web_app(self) -> web.Application:
         """The web application: textual-serve's routes (the page's template names them) and
         /ws/<token>, a tab's session (the module's note)."""
-        app = web.Application()
+        app = web.Application(middlewares=[self.check_host])
         aiohttp_jinja2.setup(app, loader=jinja2.FileSystemLoader(self.templates_path))
         app.add_routes([web.get("/", self.handle_index, name="index"),
                         web.get("/ws", self.handle_websocket, name="websocket"),
@@ -133,7 +149,27 @@ class PlaygroundServer(Server):
         app.on_shutdown.append(self.on_shutdown)
         return app
 
+    @web.middleware
+    async def check_host(self, request: web.Request, handler):
+        """Every request: its Host must name this serve (cli/serve_guard.py: DNS rebinding)."""
+        sockname = request.transport.get_extra_info("sockname") if request.transport is not None else None
+        local = sockname[0] if isinstance(sockname, tuple) and sockname else None
+        if not host_allowed(request.headers.get("Host"), self.names, local):
+            log.warning("refused a request for host %r (serve answers as %s)", request.headers.get("Host"),
+                        ", ".join(sorted(self.names)))
+            raise web.HTTPForbidden(text="redis-playground: this server does not answer as that host "
+                                         "(serving it through a proxy? see --public-name)\n")
+        return await handler(request)
+
     async def on_startup(self, app: web.Application) -> None:
+        _, sessions = sweep()  # (a serve killed with no session left only its empty directory: said nothing)
+        if sessions:
+            self.console.print("redis-playground: " + trn(
+                "removed {sessions} session directory that a serve killed before its end left behind",
+                "removed {sessions} session directories that serves killed before their end left behind",
+                sessions, sessions=sessions), highlight=False, soft_wrap=True)
+        self.home = ServeHome()
+        self._watching = asyncio.ensure_future(self._watch_memory())
         if self.fork:  # its environment: an app's (no session's, no class's secret), as Textual reads some at import
             model = PlaygroundApp(self.argv, set(), 0, Path(tempfile.gettempdir()), write_bytes=None, write_str=None,
                                   close=None, download_manager=self.download_manager, debug=self.debug)
@@ -151,6 +187,8 @@ class PlaygroundServer(Server):
 
     async def on_shutdown(self, app: web.Application) -> None:
         self.closing = True
+        if self._watching is not None:
+            self._watching.cancel()
         pool = asyncio.ensure_future(self.pool.close()) if self.pool is not None else None  # none starts now
         for websocket in list(self.sockets):
             await websocket.close(code=ENDED)
@@ -165,6 +203,8 @@ class PlaygroundServer(Server):
             await self.classroom.link.close()
         for session in list(self.sessions.values()) + ready:
             shutil.rmtree(session.home, ignore_errors=True)
+        if self.home is not None:
+            self.home.remove()
 
     def serve(self, debug: bool = False) -> None:
         self.debug = debug
@@ -173,6 +213,7 @@ class PlaygroundServer(Server):
         asyncio.set_event_loop(loop)
         loop.add_signal_handler(signal.SIGINT, self.request_exit)
         loop.add_signal_handler(signal.SIGTERM, self.request_exit)
+        loop.add_signal_handler(signal.SIGHUP, self.request_exit)  # its terminal closed: ends as on Ctrl+C
         web.run_app(self.web_app(), host=self.host, port=self.port, handle_signals=False, loop=loop,
                     print=lambda *args: None, shutdown_timeout=self.quit_grace)
 
@@ -184,7 +225,11 @@ class PlaygroundServer(Server):
                             "full": tr("The class is full: every place on this server is taken. "
                                        "Ask your teacher, then try again."),
                             "again": tr("Try again"), "taken": tr("This session is open in another tab."),
-                            "reconnecting": tr("Connection lost: reconnecting to your session…")}
+                            "reconnecting": tr("Connection lost: reconnecting to your session…"),
+                            "too_big": tr("This playground used more than {mb} MB of memory, and serve ended it. "
+                                          "Restart gives you a fresh one.", mb=self.app_memory >> 20),
+                            "too_long": tr("That was more than {kb} KB at once (a paste?): not sent to the "
+                                           "playground.", kb=MAX_FRAME >> 10)}
         context["texts"].update(resume_texts())
         return context
 
@@ -193,7 +238,7 @@ class PlaygroundServer(Server):
         if not same_origin(request.headers.get("Origin"), request.host):  # another site's page (cli/serve_guard.py)
             log.warning("refused a websocket from %r (the page is at %r)", request.headers.get("Origin"), request.host)
             raise web.HTTPForbidden(text="redis-playground: this websocket's Origin is not this server's page\n")
-        websocket = web.WebSocketResponse(heartbeat=15)
+        websocket = web.WebSocketResponse(heartbeat=15, max_msg_size=MAX_FRAME)  # larger: closed, 1009
         width, height = terminal_size(request.query.get("width", "80"), request.query.get("height", "24"))
         token = request.match_info.get("token", "")
         if not TOKEN.fullmatch(token):
@@ -212,7 +257,11 @@ class PlaygroundServer(Server):
             if hello is None or hello.type in (WSMsgType.CLOSE, WSMsgType.CLOSING, WSMsgType.CLOSED, WSMsgType.ERROR):
                 await websocket.close()  # gone before it said who it is: nothing to start
                 return websocket
-            teacher = await self.classroom.is_teacher(hello.data if hello.type == WSMsgType.TEXT else None)
+            _, bad = message(hello.data if hello.type == WSMsgType.TEXT else hello.data or b"")
+            if bad:  # binary, or nested too deep: said with the close code
+                await websocket.close(code=bad, message=b"not the page's first message")
+                return websocket
+            teacher = await self.classroom.is_teacher(hello.data)
         resume = normalize(request.query.get("resume", ""))
         away = self.codes.away(token)  # this tab's session ended by grace: it is told why it finds a fresh one
         if resume:  # a resume code (another tab, or after closing this one): its session, whatever the token
@@ -242,7 +291,7 @@ class PlaygroundServer(Server):
                 return websocket
             self._last_tab = asyncio.get_running_loop().time()
             ready = self._take_ready() if self.pool is not None and not teacher else None
-            session = ready or Session(token)
+            session = ready or TabSession(token, self._homes())
             session.token = token
             session.teacher = teacher
             self.sessions[token] = session
@@ -254,7 +303,7 @@ class PlaygroundServer(Server):
             await websocket.send_str(json.dumps(["playground_session", {
                 "token": session.token, "code": "" if session.teacher else shown(self.codes.give(session)),
                 "notice": away_notice(away) if away is not None else ""}]))
-            await self.relay(websocket, session.app)
+            await self.relay(websocket, session)
         except asyncio.CancelledError:
             await websocket.close()
         except Exception as error:
@@ -265,20 +314,35 @@ class PlaygroundServer(Server):
                 self._detach(session)
         return websocket
 
-    @staticmethod
-    async def relay(websocket: web.WebSocketResponse, app: PlaygroundApp) -> None:
+    async def relay(self, websocket: web.WebSocketResponse, session: TabSession) -> None:
         """A tab's messages to its app (textual-serve's page protocol): keys, resizes, focus;
-        a ping answered. A message that is not one of them is ignored."""
-        async for message in websocket:
-            if message.type != WSMsgType.TEXT:
+        a ping answered; another kind of message ignored. A frame that is no such message
+        (binary, not JSON, too deep: cli/serve_guard.py) or a flood of them closes the
+        websocket with a code saying so; keys past the tab's pending input are dropped and
+        the tab is told (cli/tab_input.py)."""
+        app, tab = session.app, session.input
+        told = -TOLD_EVERY
+        async for frame in websocket:
+            if frame.type == WSMsgType.ERROR:  # (a frame over MAX_FRAME: aiohttp closes with 1009)
+                break
+            envelope, bad = message(frame.data if frame.type == WSMsgType.TEXT else frame.data or b"")
+            if bad or tab.flooded():
+                reason = b"not a message of this page" if bad else b"too many messages"
+                log.warning("closed a tab's websocket: %s", reason.decode())
+                await websocket.close(code=bad or FLOODED, message=reason)
+                break
+            if envelope is None:  # (text that is no message of the page's: skipped)
                 continue
-            try:
-                envelope = json.loads(message.data)
-                kind, data = envelope[0], envelope[1] if len(envelope) > 1 else None
-            except (ValueError, TypeError, KeyError, IndexError):
-                continue
+            kind, data = envelope[0], envelope[1] if len(envelope) > 1 else None
             if kind == "stdin" and isinstance(data, str):
-                await app.send_bytes(data.encode("utf-8"))
+                keys = tab.admit(data)
+                if keys is not None:
+                    await app.send_bytes(keys.encode("utf-8", "replace"))
+                elif (now := asyncio.get_running_loop().time()) - told >= TOLD_EVERY:
+                    told = now
+                    await self._notice(websocket, tr(
+                        "Typing too fast for this playground: keys were dropped (it takes {most} KB at once, "
+                        "then {rate} KB a second).", most=BURST >> 10, rate=RATE >> 10))
             elif kind == "resize" and isinstance(data, dict):
                 await app.set_terminal_size(data.get("width", 80), data.get("height", 24))
             elif kind == "ping":
@@ -288,7 +352,15 @@ class PlaygroundServer(Server):
             elif kind == "focus":
                 await app.focus()
 
-    async def _attach(self, session: Session, websocket: web.WebSocketResponse, width: int, height: int) -> None:
+    @staticmethod
+    async def _notice(websocket: web.WebSocketResponse, text: str) -> None:
+        """A line the page shows over the terminal for a while (not the app's)."""
+        try:
+            await websocket.send_str(json.dumps(["playground_notice", {"text": text}]))
+        except (ConnectionError, RuntimeError):
+            pass
+
+    async def _attach(self, session: TabSession, websocket: web.WebSocketResponse, width: int, height: int) -> None:
         if session.expiry is not None:
             session.expiry.cancel()
             session.expiry = None
@@ -300,21 +372,58 @@ class PlaygroundServer(Server):
         else:  # a reload, a reconnect, or a ready app: its screen drawn again for this tab
             await session.app.set_terminal_size(width, height)
             await session.app.send_meta({"type": "repaint"})
+            await session.app.send_meta({"type": "tab", "open": True})  # (a class: no longer away)
 
-    def _detach(self, session: Session) -> None:
-        """The tab's websocket went: the session waits `session_grace` seconds for it."""
+    def _detach(self, session: TabSession) -> None:
+        """The tab's websocket went: the session waits `session_grace` seconds for it (its
+        app is told: in a class the teacher's overview marks the learner away)."""
         session.websocket = None
         if self.closing or session.stopping is not None:
             return
+        if not session.shown:  # the tab never saw a frame of its app: nobody to come back for it
+            self._end(session)
+            return
+        if session.app is not None and session.app.alive:
+            asyncio.ensure_future(self._tell_away(session.app))
         session.expiry = asyncio.get_running_loop().call_later(self.session_grace, self._expired, session)
 
-    def _expired(self, session: Session) -> None:
+    async def _watch_memory(self) -> None:
+        """Every MEMORY_EVERY seconds: an app past `app_memory` bytes (resident) is ended, and
+        its tab told why (TOO_BIG: the page says so)."""
+        page = os.sysconf("SC_PAGE_SIZE")
+        while True:
+            await asyncio.sleep(MEMORY_EVERY)
+            for session in list(self.sessions.values()) + (list(self.pool.ready) if self.pool is not None else []):
+                process = getattr(session.app, "process", None)
+                if process is None or session.stopping is not None or process.returncode is not None:
+                    continue
+                try:
+                    with open(f"/proc/{process.pid}/statm") as statm:
+                        resident = int(statm.read().split()[1]) * page
+                except (OSError, ValueError, IndexError):
+                    continue
+                if resident > self.app_memory:
+                    log.warning("a tab's app used %d MB (more than %d MB): it is ended", resident >> 20,
+                                self.app_memory >> 20)
+                    session.ended_code = TOO_BIG
+                    if session.token is None and self.pool is not None:
+                        self.pool.discard(session)
+                    self._end(session)
+
+    @staticmethod
+    async def _tell_away(app: PlaygroundApp) -> None:
+        try:
+            await app.send_meta({"type": "tab", "open": False})
+        except (ConnectionError, RuntimeError):  # the app is ending
+            pass
+
+    def _expired(self, session: TabSession) -> None:
         """The session's grace ran out: it ends, and a tab that comes back to it is told so."""
         if session.stopping is None and not self.closing:
             self.codes.expired(session, self.session_grace / 60)
         self._end(session)
 
-    def _end(self, session: Session) -> None:
+    def _end(self, session: TabSession) -> None:
         """The session is over (its grace ran out, or its app ended): stop its app."""
         if session.stopping is not None or self.closing:
             return
@@ -323,7 +432,7 @@ class PlaygroundServer(Server):
             session.expiry = None
         session.stopping = asyncio.ensure_future(self._stop(session))
 
-    async def _stop(self, session: Session) -> None:
+    async def _stop(self, session: TabSession) -> None:
         try:
             if session.app is not None:
                 await session.app.stop()

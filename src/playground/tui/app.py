@@ -32,13 +32,14 @@ from playground.tui.screens.free_play_screen import FreePlayScreen
 from playground.tui.widgets.key_inspector import KeyInspector
 from playground.tui.messages import CommandDone, ServerRestarted
 from playground.tui.screens.mode_screen import ModeScreen
+from playground.tui.mode_screens import ModeScreens
 from playground.tui.widgets.pane_services import PaneServices
 from playground.tui.widgets.server_bar import ServerBar
 from playground.tui.app_recording import RecordingActions
 from playground.tui.app_server import ServerActions
 from playground.tui.app_teaching import TeachingActions
 from playground.tui.widgets.own_programs import OwnPrograms
-from playground.tui.classroom.app_classroom import ClassroomActions
+from playground.tui.class_mode.class_mode import ClassMode
 from playground.tui.app_keys import APP_BINDINGS
 from playground.tui.plain_text import visible
 
@@ -57,7 +58,7 @@ def exit_after(seconds: float, code: int) -> None:
     threading.Thread(target=end, name="exit-after-signal", daemon=True).start()
 
 
-class PlaygroundApp(ServerActions, TeachingActions, RecordingActions, ClassroomActions, App):
+class PlaygroundApp(ServerActions, TeachingActions, RecordingActions, App):
     """Two real clients on a private server, and every key they touch."""
 
     TITLE = "redis-playground"
@@ -99,6 +100,10 @@ class PlaygroundApp(ServerActions, TeachingActions, RecordingActions, ClassroomA
         self.histories = {name: History.for_client(name) for name in self.clients}
         """Each client's command history: the same one in every mode's pane."""
         self._page_focused = False  # under serve: the page has said "focus" (on_app_blur)
+        self.class_mode = ClassMode(self)
+        """serve --class: this tab's part in the class (tui/class_mode/); nothing outside it."""
+        self.mode_screens = ModeScreens(self)
+        """The modes' screens, each mounted once (mode_screens.py)."""
         self.script_drafts: dict[str, tuple[str, str]] = {}
         """client -> (Lua source, keys and args) last written in the editor (Ctrl+O reopens it)."""
 
@@ -120,10 +125,45 @@ class PlaygroundApp(ServerActions, TeachingActions, RecordingActions, ClassroomA
                 loop.add_signal_handler(sig, self._exit_on_signal, sig)
             except (NotImplementedError, RuntimeError):
                 pass
-        self.push_screen(FreePlayScreen(self.clients))
+        self.mode_screens.first(self._first_screen())
         self.playground.restart_listeners.append(lambda: self.post_message(ServerRestarted()))
         self._info_timer = self.set_interval(1.0, self._update_server_info)  # not per command
         self.start_playground()
+
+    def _first_screen(self) -> ModeScreen:
+        """Free play; a class's learner: the lesson's screen, waiting for the teacher's lesson
+        (mounted while the app starts, ahead of its tab: each lesson the teacher opens is
+        then that screen bound again, not a screen mounted in every learner's app at once)."""
+        if self.class_mode.learner_tab and self._open_at_start is None:
+            from playground.tui.class_mode.class_member import waiting_text
+            from playground.tui.screens.lesson_screen import LessonScreen
+
+            screen = self.mode_screens.get(LessonScreen)
+            screen.unbind(waiting_text)
+            return screen
+        return self.mode_screens.get(FreePlayScreen)
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        """serve --class: Alt+C in the teacher's tab only; follow me dims what would leave
+        the teacher's lesson (tui/class_mode/class_mode.py)."""
+        decided = self.class_mode.check_action(action, parameters)
+        if decided is not True:
+            return decided
+        return super().check_action(action, parameters)
+
+    def on_key(self, event: events.Key) -> None:
+        """A key whose action follow me refuses (dimmed, not run) says why."""
+        if self.class_mode.member is not None:  # (a key's bindings, only in a class)
+            self.class_mode.key(self.screen.active_bindings.get(event.key))
+
+    def tab_shown(self, shown: bool) -> None:
+        """Under serve: this app's tab closed (False) or came back (True) (served_driver.py);
+        in a class, the teacher's overview marks a learner whose tab is closed as away."""
+        self.class_mode.tab_shown(shown)
+
+    def action_class_overview(self) -> None:
+        """Alt+C (the teacher's tab): who is on which step, who won; m: follow me / own pace."""
+        self.class_mode.overview()
 
     def on_app_blur(self, event: events.AppBlur) -> None:
         """Under `serve` Textual's web driver says "blur" as the app starts, before the page
@@ -169,7 +209,7 @@ class PlaygroundApp(ServerActions, TeachingActions, RecordingActions, ClassroomA
             self.open_scenario(scenario, challenge)
         elif self.commands_done == 0 and self.teacher is None:
             self._first_run_hints(True)
-        self.start_classroom()  # serve --class: this tab's part in the class (tui/classroom/classroom.py)
+        self.class_mode.start()  # serve --class: this tab's part in the class (tui/class_mode/)
 
     def follow_server(self, screen: ModeScreen | None = None) -> None:
         """The bar and the inspector on the server that runs now (`screen`: a mode's
@@ -344,7 +384,7 @@ class PlaygroundApp(ServerActions, TeachingActions, RecordingActions, ClassroomA
         self.push_screen(InfoScreen(tr("Lua scripts seen in this session"), lambda: scripts_text(scripts)))
 
     async def on_unmount(self) -> None:
-        await self.stop_classroom()
+        await self.class_mode.stop()
         await self.playground.close()
 
 

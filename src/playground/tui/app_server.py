@@ -54,7 +54,7 @@ class ServerActions:
 
     def action_restart_server(self) -> None:
         """F5: a fresh server; asks first (like F8) unless the server already stopped."""
-        if self.class_refused("restart_server"):  # serve --class: follow me (the palette calls this too)
+        if self.class_mode.refused("restart_server"):  # serve --class: follow me (the palette calls this too)
             return
         if not self.playground.private or self.mode_screen.query_one(ServerBar).stopped or self.playground.server_stopped():
             self._restart_server()
@@ -84,7 +84,7 @@ class ServerActions:
             self.pane(name).note(message)
 
     def action_flush(self) -> None:
-        if self.class_refused("flush"):  # serve --class: follow me
+        if self.class_mode.refused("flush"):  # serve --class: follow me
             return
         try:  # refused (a --url server without --allow-flush): said before asking, not after Yes
             self.playground.check_allowed([b"flushall"])

@@ -4,6 +4,11 @@ and closing it, the server-order and why toggles, the language switch.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from rich.text import Text
+from textual.await_complete import AwaitComplete
+
 from playground.i18n import tr
 from playground.tui.widgets.lanes_view import LanesView
 from playground.tui.widgets.narration import NarrationPanel
@@ -22,7 +27,7 @@ class TeachingActions:
         from playground.scenario.loader import load_scenario
         from playground.tui.screens.teaching_screens import ScenarioPicker
 
-        if self.class_refused("open_scenario"):  # serve --class: follow me (the palette calls this too)
+        if self.class_mode.refused("open_scenario"):  # serve --class: follow me (the palette calls this too)
             return
         scenarios, broken = [], []
         for path in scenario_files(self.scenario_dirs, recordings=True):
@@ -34,15 +39,16 @@ class TeachingActions:
             self.notify(message, severity="error")
 
         def chosen(result) -> None:
-            if result and not self.class_refused("open_scenario"):  # follow me chosen meanwhile
+            if result and not self.class_mode.refused("open_scenario"):  # follow me chosen meanwhile
                 self.open_scenario(*result)
 
         self.push_screen(ScenarioPicker(scenarios), chosen)  # it shows them in course order
 
     def open_scenario(self, scenario, challenge: bool = False):
-        """The scenario's own screen: a lesson (lesson_screen.py) or a challenge
-        (challenge_screen.py), in place of the mode's screen. Awaitable until that screen
-        is mounted and its start has begun (None: it could not open)."""
+        """The scenario on its mode's screen: a lesson (lesson_screen.py) or a challenge
+        (challenge_screen.py), in place of the mode's screen, or bound again if it shows
+        (each mounted once: tui/mode_screens.py). Awaitable until that screen shows the
+        scenario and its start has begun (None: it could not open)."""
         from playground.tui.screens.challenge_screen import ChallengeScreen
         from playground.tui.screens.lesson_screen import LessonScreen
 
@@ -53,22 +59,33 @@ class TeachingActions:
         if self.teacher is not None:
             self.teacher.autoplay = False
         self._first_run_hints(False)
-        switched = self._switch_mode((ChallengeScreen if challenge else LessonScreen)(self.clients, scenario,
-                                                                                   self.mode_screen))
-        self.class_opened(scenario, challenge)  # serve --class (tui/classroom/app_classroom.py)
+        screen = self.mode_screens.get(ChallengeScreen if challenge else LessonScreen)
+        if screen is self.mode_screen:
+            self.mode_screens.close_dialogs()
+            screen.bind(scenario)
+            switched = AwaitComplete.nothing()
+        else:
+            screen.bind(scenario)  # (it binds once it shows)
+            switched = self.mode_screens.show(screen)
+        self.class_mode.opened(scenario, challenge)  # serve --class (tui/class_mode/)
         return switched
 
-    def close_scenario(self) -> None:
-        """Back to free play; the panes keep what they show, the server its keys."""
+    def close_scenario(self, waiting: Callable[[], Text] | None = None):
+        """Back to free play; the panes keep what they show, the server its keys.
+        `waiting` (a class's learner whose teacher closed the lesson): the lesson's screen
+        stays, bound to nothing, its narration saying this."""
         from playground.tui.screens.free_play_screen import FreePlayScreen
+        from playground.tui.screens.scenario_screen import ScenarioScreen
 
-        switched = self._switch_mode(FreePlayScreen(self.clients, self.mode_screen))
-        self.class_closed(switched)  # serve --class: the teacher's closes the class's lessons (tui/classroom/app_classroom.py)
-
-    def _switch_mode(self, screen):
-        while len(self.screen_stack) > 2:  # a dialog still open over the old mode (mode_screen)
-            self.pop_screen()
-        return self.switch_screen(screen)
+        screen = self.mode_screen
+        if waiting is not None and isinstance(screen, ScenarioScreen):
+            self.mode_screens.close_dialogs()
+            screen.unbind(waiting)
+            switched = AwaitComplete.nothing()
+        else:
+            switched = self.mode_screens.show(self.mode_screens.get(FreePlayScreen))
+        self.class_mode.closed(switched)  # serve --class: the teacher's closes the class's lessons
+        return switched
 
     def action_explore_typed(self) -> None:
         """Every order of the last commands typed in the panes (tui/screens/explore_screen.py)."""

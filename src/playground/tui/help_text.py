@@ -9,7 +9,7 @@ from textual.app import App
 
 from playground.cells import pad, width, wrap
 from playground.i18n import N_, tr
-from playground.served import BROWSER_KEYS, served
+from playground.served import BROWSER_KEYS, label, served
 
 from playground.tui.app_keys import APP_BINDINGS
 
@@ -18,6 +18,8 @@ KEY_NAMES = {"space": "Space", "escape": "Esc", "backspace": "Backspace", "plus"
              "home": "Home", "tab": "Tab", "enter": "Enter", "ctrl": "Ctrl", "shift": "Shift", "alt": "Alt"}
 
 SEND = [("Enter", N_("send the line"))]  # Input's own key, not one of ours
+SERVED_KEYS = {"+".join(part.capitalize() for part in key.split("+")) for key in BROWSER_KEYS.values()}
+"""Alt+N, Alt+T, Alt+W, Alt+Q as F1 names them."""
 
 
 def key_label(keys: str) -> str:
@@ -89,6 +91,8 @@ def help_for(screen, cells: int | None = None, off=None) -> Text:
         for key, what in rows:
             dim = isinstance(what, tuple)  # (what it does, why not now)
             what = f"{tr(what[0])} ({tr(what[1])})" if dim else tr(what)
+            if key not in SERVED_KEYS:  # served: the keys that reach the page (a served key's own row says
+                what = label(what)      # which browser key it stands for: "in a browser Ctrl+W closes the tab")
             text.append("  " + pad(key, column), style="dim" if dim else "bold cyan")
             lines = wrap(what, cells - column - 2) if cells and cells > column + 22 else [what]
             text.append(("\n" + " " * (column + 2)).join(lines) + "\n", style="dim" if dim else "")

@@ -59,18 +59,23 @@ def switch_language(app, lang: str | None = None) -> str:
     from playground.tui.widgets.lanes_view import LanesView
     from playground.tui.widgets.server_bar import ServerBar
 
-    for pane in app.mode_screen.query(ClientPane):
-        pane.say_again()  # its title, state line, notes and whys in the new language (replies stay redis-cli's)
-    inspector = app.mode_screen.query_one(KeyInspector)
-    inspector.border_title = tr("Keys")
-    inspector.query_one("#filter").placeholder = tr("filter: a SCAN pattern, e.g. user:*  (Enter applies)")
-    inspector.query_one(KeyTable).relabel()
-    lanes = app.mode_screen.query_one(LanesView)
-    lanes.border_title = label(tr("Server order (Ctrl+T hides)"))
-    if lanes.has_class("-shown"):
-        lanes.draw()
+    for screen in app.mode_screens.kept():  # every mode's screen, also those kept for later (mode_screens.py)
+        shown = screen is app.mode_screen
+        for pane in screen.query(ClientPane):  # its title, state line, notes and whys in the new language (replies
+            pane.say_again(redraw=shown)        # stay redis-cli's); a kept screen's panes take over the shown one's
+        inspector = screen.query_one(KeyInspector)
+        inspector.border_title = tr("Keys")
+        inspector.query_one("#filter").placeholder = tr("filter: a SCAN pattern, e.g. user:*  (Enter applies)")
+        inspector.query_one(KeyTable).relabel()
+        lanes = screen.query_one(LanesView)
+        lanes.border_title = label(tr("Server order (Ctrl+T hides)"))
+        if lanes.has_class("-shown"):
+            lanes.draw()
+        screen.query_one(ServerBar).refresh()
+        waiting = getattr(screen, "language_switched", None)  # (a lesson's screen waiting for a class's lesson)
+        if waiting is not None:
+            waiting()
     app.refresh_everything()
-    app.mode_screen.query_one(ServerBar).refresh()
     app.refresh_bindings()
     from playground.tui.widgets.key_footer import KeyFooter
 

@@ -1,8 +1,9 @@
-"""Textual's web driver, for apps under `serve`, with one more message from serve:
+"""Textual's web driver, for apps under `serve`, with two more messages from serve:
 "repaint", sent when a tab attaches to an app that has already drawn (a reload, a network
 drop, or a ready app started before its tab: cli/ready_pool.py). The new page's terminal
 is blank and in its default modes, and Textual only sends what changed, so the app sets
-the terminal's modes again (as the driver did at its start) and repaints all."""
+the terminal's modes again (as the driver did at its start) and repaints all. And "tab"
+({"open": true or false}): the app's tab came or went (the app calls its `tab_shown`)."""
 
 from __future__ import annotations
 
@@ -29,6 +30,12 @@ class ServedDriver(WebDriver):
                 return  # no change: not a layout pass and a frame for nothing
             self.shown_size = size
             super().on_meta(packet_type, payload)
+        elif packet_type == "tab":  # serve: the app's tab closed or came back (a class shows who is away)
+            app = self.served_app
+            try:
+                app.call_from_thread(app.tab_shown, bool(payload.get("open")))
+            except Exception:  # the app not running (yet, or any more)
+                pass
         elif packet_type == "repaint":
             app = self.served_app
             try:

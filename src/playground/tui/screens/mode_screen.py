@@ -6,6 +6,12 @@ challenge_screen.py) with its own BINDINGS, listed whole in its own file and in 
 order the footer shows them (the most needed first: at 80 columns the footer ends
 early). F1 shows the active screen's bindings (help_text.py), so a key added to a
 screen is in its help.
+
+Each mode's screen is mounted once and kept (tui/mode_screens.py): the app shows it again
+when the mode comes back (`enter`: the panes take over what the screen it replaces
+showed), and a scenario's screen is bound again to the next lesson (scenario_screen.py).
+Composing a mode's ~70 widgets costs a few hundred milliseconds of CPU; in a class of
+thirty each lesson the teacher opens would be that in every learner's app.
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from playground.i18n import N_, tr
-from playground.served import key_display, keys, served
+from playground.served import key_display, keys, label, served
 from playground.tui.widgets.client_pane import ClientPane
 from playground.tui.widgets.key_footer import KeyFooter
 from playground.tui.widgets.key_inspector import KeyInspector
@@ -66,10 +72,11 @@ class ModeScreen(Screen):
     teacher = None
     """The open scenario (lesson_screen.py, challenge_screen.py); None in free play."""
 
-    def __init__(self, clients: list[str], carried: "ModeScreen | None" = None) -> None:
+    def __init__(self, clients: list[str]) -> None:
         super().__init__()
         self.clients = list(clients)
-        self._carried = carried  # the screen this one replaces: what the panes showed, the layout
+        self._entering = False  # the app is making this the mode's screen (`entering`)
+        self._carried: ModeScreen | None = None  # the screen this one replaces: what the panes showed, the layout
 
     def compose(self) -> ComposeResult:
         app = self.app
@@ -85,22 +92,47 @@ class ModeScreen(Screen):
             yield KeyInspector(app.playground)
         yield KeyFooter(self.clients)
 
+    def entering(self, carried: "ModeScreen | None") -> None:
+        """The app makes this the mode's screen in place of `carried` (None: the first):
+        `enter` follows, at once if this screen is mounted, else once it is."""
+        self._entering, self._carried = True, carried
+
     def on_mount(self) -> None:
-        old, self._carried = self._carried, None
+        if self._entering:
+            self.enter()
+
+    def enter(self) -> None:
+        """This is the mode's screen now: the panes show what the screen it replaces showed,
+        with its layout; the lanes, the programs line, the server bar and the keys as the
+        app has them now (they changed while another screen showed them)."""
+        old, self._carried, self._entering = self._carried, None, False
         if old is not None:
             for name in self.clients:
-                self.pane(name).take_over(old.pane(name))
+                pane = self.pane(name)
+                pane.take_over(old.pane(name))
+                pane.first_run(None)  # the hints are for a first screen only
             for layout in ("-presenter", "-no-inspector"):
                 self.set_class(old.has_class(layout), layout)
         self.query_one(LanesView).show(self.app.show_order)
         self.query_one(ProgramsPanel).set_class(self.app.own_programs.open, "-open")
         self.app.follow_server(self)
+        self.query_one(KeyInspector).refresh_keys()  # (the server's keys changed meanwhile)
         self.call_after_refresh(lambda: self.focus_start() if self.app.mode_screen is self and not self.focus_chosen
                                 else None)
 
     focus_chosen = False
     """A key chose where the typing goes (F2, F3, F4, Esc in a lesson): the mode's own start
     of focus, after its first frame, leaves it there."""
+
+    def leave(self) -> None:
+        """Another mode's screen replaces this one, which is kept for later: what follows
+        time here (the lanes) stops following it."""
+        self.query_one(LanesView).show(False)
+
+    @property
+    def shown(self) -> bool:
+        """The mode's screen now (also under a dialog); a mode's screen kept for later is not."""
+        return self in self.app.screen_stack
 
     def focus_start(self) -> None:
         """Where the typing goes when the mode opens: the first client's pane."""
@@ -116,7 +148,7 @@ class ModeScreen(Screen):
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         if action == "focus_client" and parameters and isinstance(parameters[0], int):
             return parameters[0] < len(self.clients)  # F3 with one client: no such key
-        if self.app.class_leads(action, parameters):  # serve --class, follow me (app_classroom.py)
+        if self.app.class_mode.leads(action, parameters):  # serve --class, follow me (tui/class_mode/class_mode.py)
             return None  # dimmed in the footer, not run
         return True
 
@@ -126,10 +158,10 @@ class ModeScreen(Screen):
         from playground.tui.screens.info_screens import InfoScreen
 
         inside = int(self.app.size.width * 0.9) - 8  # InfoScreen: 90% wide, its border, padding, scrollbar
-        def off(binding) -> bool:  # serve --class, follow me: the keys refused now (app_classroom.py)
+        def off(binding) -> bool:  # serve --class, follow me: the keys refused now (tui/class_mode/class_mode.py)
             from textual.actions import parse
 
-            return self.app.class_leads(*parse(binding.action)[1:])
+            return self.app.class_mode.leads(*parse(binding.action)[1:])
 
         self.app.push_screen(InfoScreen(tr("Help (Esc closes)"), lambda: help_for(self, inside, off)))
 
@@ -159,7 +191,7 @@ class ModeScreen(Screen):
         """Ctrl+Up / Ctrl+Down: the lanes scroll from wherever the typing is."""
         lanes = self.query_one(LanesView)
         if not lanes.has_class("-shown"):
-            self.notify(tr("The server order is not shown: Ctrl+T shows it"), timeout=3)
+            self.notify(label(tr("The server order is not shown: Ctrl+T shows it")), timeout=3)
             return
         lanes.scroll_relative(y=rows, animate=False)
 

@@ -8,6 +8,9 @@ check_action hides them there, as the footer shows.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from rich.text import Text
 from textual import work
 from textual.binding import Binding
 from textual.css.query import NoMatches
@@ -19,6 +22,8 @@ from playground.tui.widgets.key_inspector import KeyInspector
 from playground.tui.focus import focus_now
 
 AUTOPLAY_PAUSE = 2.5  # seconds between steps in autoplay
+WAITING_LINES = 12  # the narration's lines while waiting for a class's lesson: its full height (its
+# max-height, 14 rows, less its border), which most lessons' texts reach at their start
 
 ESCAPE = Binding("escape", "focus_narration", "Narration", show=False, tooltip=N_("back to the narration panel"))
 RESTART = Binding("r", "teach('restart')", "Restart", tooltip=N_("restart from step 1"))
@@ -38,30 +43,107 @@ IN_NARRATION = {"teach", "presenter", "toggle_inspector"}
 
 
 class ScenarioScreen(ModeScreen):
-    """An open scenario; lesson_screen.py and challenge_screen.py say how it moves."""
+    """An open scenario; lesson_screen.py and challenge_screen.py say how it moves.
+
+    Mounted once (tui/mode_screens.py) and bound to each scenario the app opens (`bind`):
+    a new Teacher on the same widgets. Unbound (`unbind`), it has no scenario: its
+    narration says what it waits for (a class's learner waits for the teacher's lesson)."""
 
     TEACHER: type = None  # the scenario's Teacher for this mode (lesson_teacher.py, challenge_teacher.py)
 
-    def __init__(self, clients: list[str], scenario, carried: ModeScreen | None = None) -> None:
-        super().__init__(clients, carried)
-        self.scenario = scenario
+    def __init__(self, clients: list[str]) -> None:
+        super().__init__(clients)
+        self.scenario = None
         self.busy = True  # until the scenario has begun (its setup on a fresh server)
+        self._next = None  # the scenario `bind` was given, until it is bound (at once, or once the screen enters)
+        self._waiting: Callable[[], Text] | None = None  # unbound: what the narration says (made in the language shown)
 
     def on_mount(self) -> None:
-        super().on_mount()
-        self.teacher = self.TEACHER(self, self.scenario)
         self.query_one(KeyInspector).held_ttl = self._held_ttl  # TTLs held while the lesson waits
+        self.set_interval(0.5, self._tick_clock)
+        super().on_mount()
+
+    def enter(self) -> None:
+        super().enter()
+        if self._next is not None:
+            self._bind_next()
+        elif self.teacher is None:
+            self._show_waiting()
+
+    def bind(self, scenario) -> None:
+        """Open `scenario` here: at once if this is the mode's screen, else once it enters
+        (after its panes took over what the screen before showed)."""
+        self._next = scenario
+        if self.is_mounted and self.shown and not self._entering:
+            self._bind_next()
+
+    def _bind_next(self) -> None:
+        scenario, self._next = self._next, None
+        retired = self._retire()
+        self.scenario = scenario
+        self.teacher = self.TEACHER(self, scenario)
+        self.teacher.message = Text(tr("Setting up the lesson's server…") + "\n", style="italic")  # one line, as
+        # its start's will be (a class's push: the panel's height stays, no layout of the screen for it)
         self.narration.add_class("-open")
         self.teacher.render()  # the lesson in the screen's first frame (a class's push: in every
-        self.set_interval(0.5, self._tick_clock)  # learner's app at once), its server set up behind
+        self.busy = True       # learner's app at once), its server set up behind
+        self.refresh_bindings()  # (follow me dims the lesson's keys)
+        self._teach("begin", retired)
+
+    def unbind(self, waiting: Callable[[], Text] | None = None) -> None:
+        """No scenario here any more (the app leaves it, or a class's lesson closed);
+        `waiting`: what the narration says meanwhile (None: the narration is hidden)."""
+        self._next = None
+        retired = self._retire()
+        self.scenario = None
+        self.teacher = None
         self.busy = False
-        self.action_teach("begin")
+        self._waiting = waiting
+        if self.is_mounted:
+            self._show_waiting()
+            if retired is not None:
+                self.run_worker(self._close_clock(retired), group="retire", exit_on_error=False)
+
+    def _show_waiting(self) -> None:
+        narration = self.narration
+        narration.set_class(self._waiting is not None, "-open")
+        if self._waiting is not None and not self.app.has_class("-short"):  # a class's learner: the panel
+            narration.reserve(WAITING_LINES)  # as high as a lesson's from now on (a lesson comes in place)
+        else:
+            narration.steady = False
+        narration.body = self._waiting() if self._waiting is not None else Text()
+        self.refresh_bindings()
+
+    def language_switched(self) -> None:
+        """F12: what the narration says while no scenario is bound, in the new language."""
+        if self.teacher is None and self._waiting is not None and self.is_mounted:
+            self._show_waiting()
+
+    def _retire(self):
+        """The scenario bound until now stops: its steps (a worker) cancelled, its autoplay
+        off. Returns its Teacher (its clock is closed by whoever binds next), or None."""
+        old = self.teacher
+        if old is None:
+            return None
+        old.autoplay = False
+        self.workers.cancel_group(self, "teach")
+        self.pending = None
+        return old
+
+    @staticmethod
+    async def _close_clock(teacher) -> None:
+        """The lesson's keys run on the wall clock again (scenario/lesson_clock.py)."""
+        source = teacher.source if teacher is not None else None
+        if source is not None:
+            await source.runner.close_clock()
+
+    def leave(self) -> None:
+        super().leave()
+        self.unbind()
 
     async def on_unmount(self) -> None:
         """Closed: the lesson's keys run on the wall clock again (scenario/lesson_clock.py)."""
-        source = self.teacher.source if self.teacher is not None else None
-        if source is not None:
-            await source.runner.close_clock()
+        await self._close_clock(self.teacher)
 
     def _held_ttl(self, key: bytes, read_at: float) -> tuple[int, float] | None:
         source = self.teacher.source if self.teacher is not None else None
@@ -71,6 +153,8 @@ class ScenarioScreen(ModeScreen):
         focus_now(self.narration)  # where Space steps
 
     def _tick_clock(self) -> None:
+        if self.teacher is None:
+            return
         try:
             self.teacher.tick()
         except NoMatches:  # the app is closing: its widgets are going
@@ -89,7 +173,11 @@ class ScenarioScreen(ModeScreen):
     def action_teach(self, what: str) -> None:
         """A key of the narration panel (and Ctrl+N from anywhere in a lesson)."""
         teacher = self.teacher
-        if teacher is None or self.app.class_refused("teach", (what,)):  # serve --class: follow me
+        if teacher is None:  # a class's learner waiting for the teacher's lesson (its keys stay in the footer:
+            if self._waiting is not None:  # the footer is not made again when the lesson comes)
+                self.notify(tr("No lesson yet: your teacher opens one (F7 opens one of your own)."), timeout=3)
+            return
+        if self.app.class_mode.refused("teach", (what,)):  # serve --class: follow me
             return
         if what == "close":
             self._ask_close()
@@ -113,11 +201,13 @@ class ScenarioScreen(ModeScreen):
     """A key pressed while a step ran (action_teach's `what`): it runs when the step ends."""
 
     @work(exclusive=False, group="teach", exit_on_error=False)
-    async def _teach(self, what: str) -> None:
+    async def _teach(self, what: str, retired=None) -> None:
         teacher = self.teacher
         self.busy = True
         try:
-            if not await self.app.class_before(what, teacher):  # serve --class: the histogram, follow me
+            if retired is not None:  # the scenario this screen was bound to before
+                await self._close_clock(retired)
+            if not await self.app.class_mode.before(what, teacher):  # serve --class: the histogram, follow me
                 return
             if what.startswith("move:"):
                 await teacher.move(what.split(":", 1)[1])
@@ -126,8 +216,9 @@ class ScenarioScreen(ModeScreen):
         except Exception as exc:  # never a traceback in front of the class
             self.notify(f"{what}: {exc}", severity="error")
         finally:
-            self.busy = False
-        self.app.class_after(teacher)
+            if self.teacher is teacher:  # (not a scenario bound here since: bind cancelled this)
+                self.busy = False
+        self.app.class_mode.after(teacher)
         pending, self.pending = self.pending, None
         if pending is not None and self.is_attached:
             self.action_teach(pending)
@@ -140,7 +231,7 @@ class ScenarioScreen(ModeScreen):
         from playground.tui.screens.confirm import ConfirmScreen
 
         def answered(yes: bool | None) -> None:
-            if yes and not self.app.class_refused("teach", ("close",)):  # follow me chosen meanwhile
+            if yes and not self.app.class_mode.refused("teach", ("close",)):  # follow me chosen meanwhile
                 self.teacher.autoplay = False
                 self.app.close_scenario()
 

@@ -183,8 +183,9 @@ class LessonTeacher(Teacher):
 
     async def goto(self, index: int) -> None:
         await self.stepper.goto(index)
-        for undone in [i for i in self.answers if i >= self.stepper.cursor]:
-            del self.answers[undone]  # a step run again asks its prediction again
+        if not self.answers_kept:
+            for undone in [i for i in self.answers if i >= self.stepper.cursor]:
+                del self.answers[undone]  # a step run again asks its prediction again
         self.rebuild()
         self.typed.clear()
         note = tr("Rewound: fresh server, steps 1 to {count} replayed.", count=self.stepper.cursor)
@@ -235,7 +236,11 @@ class LessonTeacher(Teacher):
             await self.goto(self.stepper.cursor)
 
     def score(self) -> tuple[int, int]:
-        answered = {i: c for i, c in self.answers.items() if c}  # 0: skipped
+        """Predictions right and answered, of the steps that have run: an answer given ahead
+        (a class's learner answers before the teacher reveals) counts once its step runs,
+        so that neither the learner's header nor the class's overview gives it away."""
+        ran = self.stepper.cursor
+        answered = {i: c for i, c in self.answers.items() if c and i < ran}  # 0: skipped
         right = sum(1 for i, choice in answered.items()
                     if choice == self.stepper.flat[i][1].predict.answer)
         return right, len(answered)

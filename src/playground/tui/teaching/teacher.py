@@ -36,6 +36,7 @@ class Teacher:
         self.speed_index = 2
         self.autoplay = False
         self.answers: dict[int, int] = {}     # step index -> chosen answer
+        self.answers_kept = False             # a class's run: an answer stays through rewinds (it is the class's)
         self.message = Text()                 # what the last action has to say
         self.typed: list[tuple[str, str, int]] = []
         """Commands typed by hand since the last start or rewind that changed the lesson's
@@ -237,8 +238,11 @@ class Teacher:
 
         self.clock_shown = self._clock()  # (the header's, read by narration_text)
         narration = self.screen.narration
-        # The panes stay put from step to step; on a short screen (80×24) rows count for more
-        narration.steady = self.running() and not self.app.has_class("-short")
+        # The panes stay put from the lesson's start to its end, and from one lesson to the next
+        # (its summary before step 1 included: the first step lays out nothing more than the
+        # next ones, nor a class's next lesson more than a step); on a short screen (80×24)
+        # rows count for more
+        narration.steady = not self.app.has_class("-short")
         narration.body = narration_text(self)
 
     def note_free_command(self, keys: set[bytes], unit=None) -> None:

@@ -11,7 +11,7 @@ from rich.text import Text
 from playground.i18n import tr
 
 from playground.tui.help_text import key_hint
-from playground.tui.teaching.teaching_text import script_block, when_text
+from playground.tui.teaching.teaching_text import script_block, step_shown, when_text
 
 
 def _header(teacher) -> Text:
@@ -66,7 +66,7 @@ def narration_text(teacher) -> Text:
             part = teacher.scenario.parts[st.flat[st.cursor - 1][0]]
         else:
             part = nxt[0] if nxt else None
-        where = tr("step {n} of {total}", n=min(st.cursor + 1, total), total=total) if nxt else tr("done: {total} steps", total=total)
+        where = step_shown(st.cursor if nxt else total, total)
         if nxt is None and st.time_dependent:
             where += tr(" · time runs again: TTLs count down")
         if part is not None and part.name:

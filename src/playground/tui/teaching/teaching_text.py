@@ -49,6 +49,19 @@ def script_block(scenario: Scenario, shown: str) -> Text:
     return text
 
 
+def step_shown(ran: int, total: int) -> str:
+    """Where a lesson is, as its tab's narration says it and the class overview repeats it:
+    "step N of M" (N: the next step, the steps run + 1), or done.
+
+    Args:
+        ran: the steps run so far (the stepper's cursor).
+        total: the lesson's steps.
+    """
+    if ran >= total:
+        return tr("done: {total} steps", total=total)
+    return tr("step {n} of {total}", n=ran + 1, total=total)
+
+
 def clock(seconds: float) -> str:
     seconds = max(0, int(seconds))
     return f"{seconds // 60}:{seconds % 60:02d}"

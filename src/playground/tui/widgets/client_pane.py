@@ -26,6 +26,7 @@ from playground.engine import events as ev
 from playground.engine.session import ClientState
 from playground.history import History
 from playground.i18n import N_, Translated, again, current_language, tr
+from playground.served import label
 from playground.tui.widgets.wrapped_text import Wrapped
 from playground.resp.cli_format import render
 from playground.resp.cli_lines import format_argv
@@ -299,18 +300,23 @@ class ClientPane(PanePrompt, StepDrawing, Vertical):
                 break
         return kept[::-1]
 
-    def say_again(self) -> None:
+    def say_again(self, redraw: bool = True) -> None:
         """Everything the pane says of its own, in the language shown now (F12): its title,
-        the prompt's placeholder, the state line and the notes in its log (replies stay
-        redis-cli's)."""
+        the prompt's placeholder, the state line and (`redraw`) the notes in its log
+        (replies stay redis-cli's)."""
         focused = self.app.focused is not None and self in self.app.focused.ancestors_with_self
         self.border_title = ("▶ " if focused else "") + tr("Client {name}", name=self.client)
         self.query_one("#input", Input).placeholder = tr("type a Redis command")
         self.watch_state(self.state)
-        self.redraw()
+        if redraw:
+            self.redraw()
 
     def take_over(self, old: "ClientPane") -> None:
-        """What `old` (the same client's pane on the screen this one replaces) showed."""
+        """What `old` (the same client's pane on the screen this one replaces) showed, in
+        place of what this one showed when its screen was last the mode's."""
+        if old is self:
+            return
+        self.drawn_lines.clear()
         self.drawn_lines.extend(old.drawn_lines)
         self.outcome = old.outcome
         self.redraw()
@@ -457,8 +463,8 @@ class ClientPane(PanePrompt, StepDrawing, Vertical):
         if not await self.services.executor.cancel(self.client):
             line = self.query_one(Input)
             if not line.value:  # redis-cli quits here: say how this app quits
-                self.notify(tr("Ctrl+Q quits the playground (Ctrl+C cancels a command that waits, "
-                                   "or clears the line)"), timeout=4)
+                self.notify(label(tr("Ctrl+Q quits the playground (Ctrl+C cancels a command that waits, "
+                                         "or clears the line)")), timeout=4)
             line.value = ""
             return
         self.post_message(CommandDone(self.client, [b"<cancel>"]))

@@ -19,7 +19,7 @@ from playground.served import served
 class CommandInput(Input):
     """An Input with redis-cli's line editing conveniences."""
 
-    BINDINGS = ([Binding("alt+w", "delete_left_word", "Delete the word to the left", show=False, priority=True,
+    BINDINGS = ([Binding("alt+w", "delete_left_word", "Delete the word to the left", show=False,
                          tooltip=N_("delete the word to the left (in a browser Ctrl+W closes the tab)"))]
                 if served() else []) + [
         Binding("up", "history(-1)", "Previous command", show=False, tooltip=N_("history: the previous command")),
@@ -30,8 +30,10 @@ class CommandInput(Input):
         Binding("escape,ctrl+g", "cancel_search", "Cancel search", show=False, tooltip=N_("end a reverse search")),
     ]
     """Served, Alt+W does what Ctrl+W does in a terminal (the browser closes the tab on
-    Ctrl+W); first, so that F1 lists it in sight; priority: Alt+W is printable (a w),
-    which Input would type before its bindings are asked."""
+    Ctrl+W); first, so that F1 lists it in sight. on_key does it, in turn with the keys typed
+    around it: serve hands the app Alt keys in the keyboard protocol (cli/tab_input.py), where
+    Alt+W is no printable w, and as a priority binding it ran before the keys typed just
+    before it had reached the line (a burst of typing and Alt+W deleted nothing)."""
 
     class SearchChanged(Message):
         """Reverse search started, moved or ended (`term` None when it ended)."""
@@ -190,6 +192,11 @@ class CommandInput(Input):
                 return
             if event.key not in ("ctrl+r", "escape", "ctrl+g"):
                 self._end_search()  # a movement key: keep the match and edit it
+        if event.key == "alt+w" and served():  # here, in turn with the keys typed before and after it
+            event.stop()  # (as a binding it ran before keys typed just before it reached the line, or
+            event.prevent_default()  # after those typed just after it; in a burst, on neither: BINDINGS)
+            self.action_delete_left_word()
+            return
         if event.key == "enter":  # here, not as a binding: see action_submit
             event.stop()
             event.prevent_default()

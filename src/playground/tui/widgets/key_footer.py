@@ -101,6 +101,32 @@ class KeyFooter(Footer):
         if not self.is_attached:
             return await super().recompose()
         keys = self._keys()
-        if keys != self._drawn or not self.children:
+        if keys == self._drawn and self.children:
+            return
+        if self._drawn is not None and self.children and self._only_dimmed(self._drawn, keys):
+            self._dim(keys)  # (a class's learner, follow me: the keys the teacher holds, at each lesson)
+        else:
             await super().recompose()
-            self._drawn = keys if self.children else None  # (nothing drawn yet: not ready)
+        self._drawn = keys if self.children else None  # (nothing drawn yet: not ready)
+
+    @staticmethod
+    def _only_dimmed(drawn: tuple, keys: tuple) -> bool:
+        """The same keys, some of them dimmed since (none enabled again: a key Textual drew
+        dimmed rings the bell when clicked, whatever its class says)."""
+        if drawn[1:] != keys[1:] or len(drawn[0]) != len(keys[0]):
+            return False
+        for was, now in zip(drawn[0], keys[0]):
+            if was[:4] != now[:4] or was[5:] != now[5:] or (now[4] and not was[4]):
+                return False
+        return True
+
+    def _dim(self, keys: tuple) -> None:
+        """Each key dimmed as `keys` say, in place: a key's style, not the footer's widgets
+        made and laid out again."""
+        enabled: dict[str, bool] = {}
+        for _key, _description, action, _group, on, _tooltip in keys[0]:
+            enabled.setdefault(action, on)  # (the footer shows the first key of an action)
+        for widget in self.children:
+            action = getattr(widget, "action", None)
+            if action in enabled:
+                widget.set_class(not enabled[action], "-disabled")

@@ -116,8 +116,14 @@ class KeyInspector(Vertical):
         yield KeyTable(N_("key"), N_("type"), "TTL", N_("value"), N_("changed"), N_("watched"), id="keys")
 
     def on_mount(self) -> None:
-        self.set_interval(1.0, self.refresh_keys)
+        self.set_interval(1.0, self._timed_refresh)
         self._ttl_ticker = self.set_interval(0.25, self._tick_ttls, pause=True)  # while a key shown has a TTL
+
+    def _timed_refresh(self) -> None:
+        """Once a second, while its screen is shown (a mode's screen is kept for later when
+        another mode shows: tui/mode_screens.py; it reads the keys again when it comes back)."""
+        if self.screen in self.app.screen_stack:
+            self.refresh_keys()
 
     def attach(self, inspector: Inspector) -> None:
         """Read the keys through `inspector` (a new one after every server start). The same
@@ -236,7 +242,7 @@ class KeyInspector(Vertical):
 
     def _tick_ttls(self) -> None:
         snap = self.snapshot
-        if snap is None:
+        if snap is None or self.screen not in self.app.screen_stack:  # (a mode's screen kept for later)
             return
         table = self.query_one(KeyTable)
         now = time.monotonic()

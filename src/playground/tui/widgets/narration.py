@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
+from textual.css.scalar import Scalar
 from textual.reactive import reactive
 from textual.widgets import Static
 
@@ -46,6 +47,31 @@ class NarrationPanel(VerticalScroll, can_focus=True):
     _width = 0
     _screen = None  # the terminal's size when `_tallest` was measured
 
+    least = 0
+    """While steady: the panel's least height in lines whatever its text (`reserve`)."""
+
+    def reserve(self, lines: int) -> None:
+        """Keep the panel `lines` high from now on while steady, whatever its text (a
+        class's learner waiting for the lesson: the lesson the teacher opens then changes
+        the panel's text, not its height, and no learner's app lays its screen out for it)."""
+        self.least = lines
+        self.steady = True
+        if self._tallest < lines and self.is_mounted and self.children:
+            self._tallest, self._screen = lines, self.app.size
+            self.query_one(Static).styles.min_height = lines
+
+    def _measured(self, static: Static, wrapped: Wrapped, width: int) -> None:
+        """The text drawn (and laid out) before its width was known, measured now: the height
+        it took is the least the panel keeps. The Static has that height already: its rule
+        is set without asking for a layout (a lesson's start in every app of a class)."""
+        lines = len(wrapped.lines(width))
+        self._lines, self._width = lines, width
+        if self.app.size != self._screen:
+            self._tallest, self._screen = self.least, self.app.size
+        if lines > self._tallest:
+            self._tallest = lines
+            static.styles.set_rule("min_height", Scalar.from_number(lines))
+
     def compose(self) -> ComposeResult:
         self._shown = visible_text(self.body)
         yield Static(Wrapped(self._shown))
@@ -53,17 +79,20 @@ class NarrationPanel(VerticalScroll, can_focus=True):
     def watch_body(self, body: Text) -> None:
         if self.is_mounted and self.children:
             shown = visible_text(body)
-            if shown == self._shown:  # the clock's tick, twice a second, with nothing new: not drawn again
-                return  # (a class of 30 idle apps on 2 cores: each redraw is a layout of the whole screen)
-            self._shown = shown
             static = self.query_one(Static)
             width = static.content_region.width
+            if shown == self._shown:  # the clock's tick, twice a second, with nothing new: not drawn again
+                if self.steady and self._lines is None and width > 0:  # (its first frame had no width yet)
+                    self._measured(static, Wrapped(shown), width)
+                return  # (a class of 30 idle apps on 2 cores: each redraw is a layout of the whole screen)
+            self._shown = shown
             wrapped = Wrapped(shown)
             lines = len(wrapped.lines(width)) if width > 0 else None
             if not self.steady or self.app.size != self._screen:  # (a resize: heights measured afresh;
-                if self._tallest:                                  # not the panel's scroll bar coming
-                    static.styles.min_height = None                # and going with a long script)
-                self._tallest, self._screen = 0, self.app.size
+                least = self.least if self.steady else 0           # not the panel's scroll bar coming
+                if self._tallest != least:                         # and going with a long script)
+                    static.styles.min_height = least or None
+                self._tallest, self._screen = least, self.app.size
             if width != self._width:
                 self._lines, self._width = None, width
             fits = lines is not None and (lines <= self._tallest if self.steady else lines == self._lines)

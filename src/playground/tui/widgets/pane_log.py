@@ -65,6 +65,15 @@ class PaneLog(RichLog):
         if self.auto_scroll:
             self.scroll_end(animate=False, immediate=False, x_axis=False)
 
+    def clear(self):
+        """Everything drawn goes (a lesson's start, Ctrl+L): the log's size and everyone's
+        place stay as they are, as for a line written while following (see `write`)."""
+        self._writing = True
+        try:
+            return super().clear()
+        finally:
+            self._writing = False
+
     def refresh(self, *regions, repaint: bool = True, layout: bool = False, recompose: bool = False):
         if layout and self._writing and self._following and not self.styles.scrollbar_size_vertical \
                 and self.virtual_size.width <= self.scrollable_content_region.width:

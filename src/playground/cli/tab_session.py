@@ -9,19 +9,30 @@ from pathlib import Path
 
 from aiohttp import web
 
+from playground.cli.tab_input import TabInput
+
 ENDED = 4000  # the websocket's close code when the session is over: the page says "Session ended"
 RELEASED = 4005  # the same, its app having ended because the teacher freed the learner's place
+TOO_BIG = 4006  # the same, its app having grown past serve's memory cap for an app
 EXIT_WAIT = 5.0  # seconds the tab's close waits for the app's exit code (it has said it exits)
 
 
-class Session:
+class TabSession:
     """One learner's app, and the websocket of the tab showing it (None between two). A
     ready session (cli/ready_pool.py) has no token until a tab takes it."""
 
-    def __init__(self, token: str | None) -> None:
+    def __init__(self, token: str | None, parent: Path | None = None) -> None:
+        """Args:
+            token: the tab's session token (None: a ready app no tab has taken).
+            parent: the directory the session's own goes in (serve's: cli/serve_home.py).
+        """
         self.token = token
-        self.home = Path(tempfile.mkdtemp(prefix="redis-playground-session-"))  # 0700; removed at its end
+        self.home = Path(tempfile.mkdtemp(prefix="session-" if parent else "redis-playground-session-",
+                                          dir=parent))  # 0700; removed at its end
         self.app = None  # its PlaygroundApp (cli/served_app.py), once started
+        self.input = TabInput()  # what its tab types, on its way to the app (cli/tab_input.py)
+        self.shown = False  # the app has drawn to a tab (a tab that never saw a frame gets no grace)
+        self.ended_code = ENDED  # the close code its tab gets when it ends (TOO_BIG: serve ended it)
         self.websocket: web.WebSocketResponse | None = None
         self.expiry: asyncio.TimerHandle | None = None
         self.stopping: asyncio.Task | None = None
@@ -36,6 +47,7 @@ class Session:
         if websocket is not None and not websocket.closed:
             try:
                 await websocket.send_bytes(data)
+                self.shown = True
             except (ConnectionError, RuntimeError):
                 pass
 
@@ -61,7 +73,7 @@ class Session:
         if process is not None:
             try:
                 await asyncio.wait_for(process.wait(), EXIT_WAIT)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 pass
         released = process is not None and process.returncode == RELEASED_EXIT
-        await websocket.close(code=RELEASED if released else ENDED)
+        await websocket.close(code=RELEASED if released else self.ended_code)

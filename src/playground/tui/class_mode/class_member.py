@@ -1,4 +1,5 @@
-"""One app's part in a class (serve --class; the protocol: playground.classroom).
+"""One app's part in a class, its ClassMember (serve --class; the protocol: playground.classroom;
+what the app's keys and screens ask of the class: class_mode.py).
 
 The teacher's app publishes the lesson it opens and each step it reaches, and asks the
 class before a prediction is revealed (the histogram). A learner's app opens the lesson
@@ -12,11 +13,28 @@ from __future__ import annotations
 import asyncio
 import os
 import secrets
+import time
+from typing import TYPE_CHECKING
 
-from playground.classroom.protocol import (ENV_NAME, ENV_ROLE, ENV_URL, FOLLOW, OWN, RELEASED_EXIT, ClassError,
-                                           ClassLink, Learner, LessonState)
+from rich.text import Text
+
+from playground.classroom.protocol import (
+    ENV_NAME,
+    ENV_ROLE,
+    ENV_URL,
+    FOLLOW,
+    OWN,
+    RELEASED_EXIT,
+    ClassError,
+    ClassLink,
+    Learner,
+    LessonState,
+)
 from playground.i18n import tr
 from playground.resp.address import Address
+
+if TYPE_CHECKING:
+    from playground.tui.class_mode.class_mode import ClassHost, ClassMode
 
 RETRY = 2.0  # seconds between two tries to reach a class's Redis that went away
 LED = ("next", "previous", "end", "jump", "rewind_here", "restart", "autoplay", "close")
@@ -24,18 +42,37 @@ LED = ("next", "previous", "end", "jump", "rewind_here", "restart", "autoplay", 
 LEAVE = ("open_scenario", "next_anywhere", "restart_server", "flush")
 """The same for these actions: F7 and its picker, Ctrl+N; F5 and F8, which would leave the
 learner's server unlike the class's, so that the teacher's next steps answer differently
-there (F5 on a server that stopped is allowed: app_classroom.class_leads)."""
+there (F5 on a server that stopped is allowed: ClassMode.leads)."""
 
 
-class Classroom:
-    def __init__(self, app, link: ClassLink, teacher: bool) -> None:
+def waiting_text(closed: bool = False) -> Text:
+    """What a learner's lesson screen says while the class has no lesson (`closed`: the
+    teacher has just closed one)."""
+    said = tr("Your teacher closed the lesson.") + " " if closed else ""
+    return Text(said + tr("Waiting for your teacher to open a lesson; meanwhile A and B are yours: type "
+                          "commands in them (F2, F3)."), style="italic")
+
+
+class ClassMember:
+    """This app in the class: the teacher's, or a learner's."""
+
+    def __init__(self, app: ClassHost, mode: ClassMode, link: ClassLink, teacher: bool) -> None:
+        """Args:
+            app: the app in the class.
+            mode: the app's class mode (follow me's refusals, the footer's keys).
+            link: the class's Redis.
+            teacher: this is the teacher's app.
+        """
         self.app = app
+        self.mode = mode
         self.link = link
         self.teacher = teacher
         self.state = LessonState()
         self.me = Learner(id=secrets.token_hex(8), name="")
         self.watchers: list = []      # the class screens on show: called with each message
         self.published: set[int] = set()  # steps whose answer this learner has sent
+        self.kept: dict[int, int] = {}    # this run's answers: kept when the lesson is opened again for it
+        self.away_since = 0.0             # when this learner's tab went (time.time(); 0: it shows)
         self.asking = None            # the PredictScreen a learner is answering ahead of the teacher
         self.following = False
         self.run_teacher = None       # a learner: the lesson (its Teacher) opened for the run `run_epoch`
@@ -44,7 +81,7 @@ class Classroom:
         self.shared = None            # the teacher: the scenario the class has (its source, challenge)
 
     @classmethod
-    def from_environment(cls, app) -> "Classroom | None":
+    def from_environment(cls, app: ClassHost, mode: ClassMode) -> ClassMember | None:
         url = os.environ.pop(ENV_URL, None)  # read once: no program this app starts inherits the password
         if not url:
             return None
@@ -52,7 +89,7 @@ class Classroom:
             address = Address.from_url(url)
         except ValueError:
             return None
-        return cls(app, ClassLink(address, os.environ.get(ENV_NAME, "class")), os.environ.get(ENV_ROLE) == "teacher")
+        return cls(app, mode, ClassLink(address, os.environ.get(ENV_NAME, "class")), os.environ.get(ENV_ROLE) == "teacher")
 
     # -- the connection -------------------------------------------------------------
 
@@ -63,7 +100,7 @@ class Classroom:
             self.app.notify(tr("Class mode: you lead. F7 picks the lesson for the class; "
                                "Alt+C shows the class."), timeout=10)
         else:
-            from playground.tui.classroom.class_screens import LearnerNameScreen
+            from playground.tui.class_mode.class_screens import LearnerNameScreen
 
             name = await self.app.push_screen_wait(LearnerNameScreen())
             self.me.name = name or tr("learner {id}", id=self.me.id[:4])
@@ -88,7 +125,7 @@ class Classroom:
         self.state = await self.link.state()
         if self.teacher:
             return
-        self.app.class_changed()  # follow me's keys (leads) may have changed
+        self.mode.changed()  # follow me's keys (leads) may have changed
         await self.report()
         if (self.state.lesson, self.state.epoch) != lesson:
             await self.open_lesson()
@@ -99,7 +136,7 @@ class Classroom:
         if not self.teacher and self.me.name:
             try:
                 await asyncio.wait_for(self.link.leave(self.me.id), 2.0)
-            except (ClassError, asyncio.TimeoutError):
+            except (TimeoutError, ClassError):
                 pass
         await self.link.close()
 
@@ -118,7 +155,7 @@ class Classroom:
         if kind in ("lesson", "step", "mode"):
             self.state = await self.link.state()
             if kind != "step" and not self.teacher:
-                self.app.class_changed()  # follow me's keys (leads) may have changed
+                self.mode.changed()  # follow me's keys (leads) may have changed
         for callback in list(self.watchers):
             callback(message)
         if self.teacher:
@@ -128,7 +165,7 @@ class Classroom:
         elif kind == "lesson":
             await self.open_lesson()
         elif kind == "mode":
-            from playground.tui.classroom.class_screens import mode_name
+            from playground.tui.class_mode.class_screens import mode_name
 
             self.app.notify(tr("Your teacher chose: {mode}", mode=mode_name(self.state.mode)), timeout=4)
             await self.follow()
@@ -145,7 +182,7 @@ class Classroom:
     def leads(self, action: str, parameters: tuple = ()) -> bool:
         """While the tab is held (`holds`): `action` (a screen's or the app's, with its
         parameters) would move this tab's lesson or leave it, so it is refused (dimmed in
-        the footer, said so when tried; app_classroom.py)."""
+        the footer, said so when tried; class_mode.py)."""
         if not self.holds:
             return False
         if action == "teach":
@@ -218,10 +255,11 @@ class Classroom:
     async def before(self, what: str, teacher) -> bool:
         """Before a teaching action: False to leave it undone."""
         if not self.teacher:
-            if self.app.class_refused("teach", (what,)):  # the mode changed since the key was taken
+            if self.mode.refused("teach", (what,)):  # the mode changed since the key was taken
                 return False
             if what == "restart":  # own pace, from the top: this run's answers given again
                 self.published.clear()
+                self.kept.clear()
             return True
         await self._published()
         if what == "restart" and self.shared is not None and teacher.scenario.id == self.state.lesson:
@@ -233,7 +271,7 @@ class Classroom:
         nxt = stepper.next_step() if stepper is not None and what == "next" else None
         index = stepper.cursor if nxt else None
         if nxt and nxt[1].predict and index not in teacher.answers:
-            from playground.tui.classroom.class_screens import ClassAnswersScreen
+            from playground.tui.class_mode.class_screens import ClassAnswersScreen
 
             step = nxt[1]
             shown = f"{step.client}> {stepper.runner.preview(step)}"
@@ -263,9 +301,19 @@ class Classroom:
 
     # -- a learner ------------------------------------------------------------------
 
+    def tab_shown(self, shown: bool) -> None:
+        """The learner's tab closed (the app lives on for serve's grace) or came back: the
+        overview marks the learner away, since when."""
+        if self.teacher or shown == (not self.away_since):
+            return
+        self.away_since = 0.0 if shown else time.time()
+        if self.me.name:  # (joined: else the name screen's answer reports it)
+            self.app.run_worker(self.report(), group="class-publish", exit_on_error=False)
+
     async def report(self) -> None:
         teacher = self.app.teacher
         me = self.me
+        me.away = self.away_since
         me.lesson = self.state.lesson
         if teacher is not None and teacher is self.run_teacher:
             me.epoch = self.run_epoch
@@ -282,6 +330,8 @@ class Classroom:
 
     async def _report_answers(self, teacher) -> None:
         """This run's answers not sent yet (those of a lesson opened for an older run: never)."""
+        if teacher is self.run_teacher:
+            self.kept.update(teacher.answers)
         for index, choice in list(teacher.answers.items()):
             if choice and index not in self.published and teacher is self.run_teacher:
                 self.published.add(index)
@@ -296,13 +346,15 @@ class Classroom:
 
         state = await self.link.lesson()
         self.state = state
-        self.published.clear()
+        if state.epoch != self.run_epoch:  # a new run: its answers are new (the same run opened again: kept)
+            self.published.clear()
+            self.kept.clear()
         self.run_teacher, self.run_epoch = None, state.epoch  # answers wait for the run's lesson
         self.rejoin = None
         self._dismiss_question()
         if not state.lesson:  # the teacher closed the lesson
             if self.app.teacher is not None:
-                self.app.close_scenario()
+                self.app.close_scenario(waiting=lambda: waiting_text(closed=True))  # the lesson's screen waits
                 self.app.notify(tr("Your teacher closed the lesson."), timeout=4)
             await self.report()
             return
@@ -319,7 +371,11 @@ class Classroom:
             return
         await switched  # the lesson's screen is mounted and its start began
         await self._teaching_done()
-        self.run_teacher, self.rejoin = self.app.teacher, state.epoch
+        teacher = self.app.teacher
+        if teacher is not None:  # the class's run: every answer given in it stays (own pace and back, a rewind)
+            teacher.answers_kept = True
+            teacher.answers.update(self.kept)
+        self.run_teacher, self.rejoin = teacher, state.epoch
         await self.report()
         await self.follow()
 

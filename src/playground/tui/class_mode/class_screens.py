@@ -4,6 +4,8 @@ live histogram of the class's answers before a prediction is revealed."""
 
 from __future__ import annotations
 
+import time
+
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -12,11 +14,12 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Input, Label, Static
 
-from playground.classroom.protocol import FOLLOW
+from playground.classroom.protocol import FOLLOW, MAX_NAME
 from playground.i18n import tr
 from playground.scenario.model import Prediction
 from playground.tui.plain_text import plain, visible
 from playground.tui.screens.teaching_screens import choice_label
+from playground.tui.teaching.teaching_text import step_shown
 
 BAR = 30  # cells of the longest bar in the histogram
 
@@ -26,21 +29,30 @@ def mode_name(mode: str) -> str:
 
 
 class LearnerNameScreen(ModalScreen[str]):
-    """A learner's name, for the teacher's overview."""
+    """A learner's name, for the teacher's overview: at most MAX_NAME characters, a longer
+    one refused with a word (not cut without one)."""
 
     CSS_PATH = "class_screens.tcss"
 
     def compose(self) -> ComposeResult:
         with Vertical() as box:
             box.border_title = tr("Class")
-            yield Label(tr("Your name, as your teacher will see it (Enter):"))
-            yield Input(max_length=40, id="name")
+            yield Label(tr("Your name, as your teacher will see it (at most {most} characters; Enter):",
+                           most=MAX_NAME))
+            yield Input(max_length=4 * MAX_NAME, id="name")  # (a paste of a page is not kept whole)
+            yield Static(id="name-refused")
 
     def on_mount(self) -> None:
         self.query_one(Input).focus()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
-        self.dismiss(event.value.strip())
+        name = event.value.strip()
+        if len(name) > MAX_NAME:
+            self.query_one("#name-refused", Static).update(Text(tr(
+                "That is {count} characters: a name has at most {most}. Shorten it, then Enter.",
+                count=len(name), most=MAX_NAME), style="bold red"))
+            return
+        self.dismiss(name)
 
 
 class FollowsTheClass:
@@ -50,11 +62,11 @@ class FollowsTheClass:
     RELOAD_GROUP = ""
 
     def on_mount(self) -> None:
-        self.classroom.watch(self.reload)
+        self.member.watch(self.reload)
         self.reload()
 
     def on_unmount(self) -> None:
-        self.classroom.unwatch(self.reload)
+        self.member.unwatch(self.reload)
 
     def reload(self, message: dict | None = None) -> None:
         self.run_worker(self._reload(), group=self.RELOAD_GROUP, exclusive=True, exit_on_error=False)
@@ -67,9 +79,9 @@ class ClassAnswersScreen(FollowsTheClass, ModalScreen[bool]):
     CSS_PATH = "class_screens.tcss"
     BINDINGS = [Binding("enter", "dismiss(True)", "Reveal"), Binding("escape", "dismiss(False)", "Back")]
 
-    def __init__(self, classroom, step: int, prediction: Prediction, command: str) -> None:
+    def __init__(self, member, step: int, prediction: Prediction, command: str) -> None:
         super().__init__()
-        self.classroom = classroom
+        self.member = member
         self.step = step
         self.prediction = prediction
         self.command = command
@@ -85,7 +97,7 @@ class ClassAnswersScreen(FollowsTheClass, ModalScreen[bool]):
     RELOAD_GROUP = "class-answers"
 
     async def _reload(self) -> None:
-        counts, learners = await self.classroom.answers(self.step)
+        counts, learners = await self.member.answers(self.step)
         self.query_one("#histogram", Static).update(histogram(self.prediction, counts, learners))
 
 
@@ -104,6 +116,18 @@ def histogram(prediction: Prediction, counts, learners: int) -> Text:
     return text
 
 
+def away_text(seconds: float) -> str:
+    """How long a learner's tab has been closed, as the overview says it.
+
+    Args:
+        seconds: since it closed (a clock a little off another serve's: never below 0).
+    """
+    seconds = max(0, int(seconds))
+    if seconds < 60:
+        return tr("away {seconds} s", seconds=seconds)
+    return tr("away {minutes} min", minutes=seconds // 60)
+
+
 class ClassOverviewScreen(FollowsTheClass, Screen):
     """The teacher's view of the class: the lesson, the mode, and every learner's place."""
 
@@ -112,9 +136,9 @@ class ClassOverviewScreen(FollowsTheClass, Screen):
                 Binding("m", "toggle_mode", "Follow me / own pace"),
                 Binding("d", "release_place", "Release a place"), Binding("e", "export_answers", "Answers as CSV")]
 
-    def __init__(self, classroom) -> None:
+    def __init__(self, member) -> None:
         super().__init__()
-        self.classroom = classroom
+        self.member = member
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="overview") as box:
@@ -125,37 +149,50 @@ class ClassOverviewScreen(FollowsTheClass, Screen):
             yield Static(id="class-learners")
 
     RELOAD_GROUP = "class-overview"
+    AWAY_EVERY = 10.0  # seconds between two redraws for the "away" times (nothing else changes with time)
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.set_interval(self.AWAY_EVERY, self.reload)
 
     def action_toggle_mode(self) -> None:
-        self.run_worker(self.classroom.toggle_mode(), group="class-mode", exit_on_error=False)
+        self.run_worker(self.member.toggle_mode(), group="class-mode", exit_on_error=False)
 
     def action_release_place(self) -> None:
-        from playground.tui.classroom.class_places import release_place
+        from playground.tui.class_mode.class_places import release_place
 
-        self.run_worker(release_place(self, self.classroom), group="class-release", exclusive=True, exit_on_error=False)
+        self.run_worker(release_place(self, self.member), group="class-release", exclusive=True, exit_on_error=False)
 
     def action_export_answers(self) -> None:
-        from playground.tui.classroom.class_places import export_answers
+        from playground.tui.class_mode.class_places import export_answers
 
-        self.run_worker(export_answers(self.app, self.classroom), group="class-export", exit_on_error=False)
+        self.run_worker(export_answers(self.app, self.member), group="class-export", exit_on_error=False)
 
     async def _reload(self) -> None:
-        state, learners = await self.classroom.overview()
+        state, learners = await self.member.overview()
         lesson = visible(state.lesson) if state.lesson else tr("none yet (F7 picks one)")
         head = Text()
         head.append(tr("Lesson: {lesson}", lesson=lesson) + ("  " + tr("(challenge)") if state.challenge else ""),
                     style="bold")
         head.append("\n" + tr("Mode: {mode}", mode=mode_name(state.mode)))
-        head.append("\n" + tr("Your step: {step}", step=state.step))
+        teacher = getattr(self.app, "teacher", None)  # the teacher's tab: where it is, as its narration says it
+        stepper = teacher.stepper if teacher is not None and teacher.scenario.id == state.lesson else None
+        head.append("\n" + tr("You: {where}", where=step_shown(state.step, len(stepper.flat))  # (the class's step:
+                                 if stepper is not None else "–"))  # sent at the key, before the projector types it)
         self.query_one("#class-state", Static).update(head)
         table = Table(expand=True)
-        for column in (tr("Learner"), tr("Step"), tr("Predictions right"), tr("Challenge")):
+        for column in (tr("Learner"), tr("Step"), tr("Predictions right"), tr("Challenge"), tr("Tab")):
             table.add_column(column)
+        now = time.time()
         for learner in learners:
             current = learner.epoch == state.epoch and learner.lesson == state.lesson
-            step = f"{learner.step}/{learner.total}" if current and learner.total else ("–" if not current else str(learner.step))
+            if current and learner.total:  # as the learner's tab says it (step N: the next one)
+                step = step_shown(learner.step, learner.total)
+            else:
+                step = "–" if not current else str(learner.step)
             won = {True: tr("won"), False: tr("not yet"), None: "–"}[learner.won if current else None]
-            table.add_row(plain(learner.name), step, f"{learner.right}/{learner.answered}" if current else "–", won)
+            table.add_row(plain(learner.name), step, f"{learner.right}/{learner.answered}" if current else "–", won,
+                          Text(away_text(now - learner.away), style="bold yellow") if learner.away else "")
         if not learners:
-            table.add_row(tr("no learner yet"), "", "", "")
+            table.add_row(tr("no learner yet"), "", "", "", "")
         self.query_one("#class-learners", Static).update(table)

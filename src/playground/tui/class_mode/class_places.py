@@ -44,26 +44,26 @@ class ReleasePlaceScreen(ModalScreen[str | None]):
         self.dismiss(event.option.id)
 
 
-async def release_place(screen, classroom) -> None:
+async def release_place(screen, member) -> None:
     """`d` in the overview: pick a learner, free their place."""
-    learners = await classroom.link.learners()
+    learners = await member.link.learners()
     if not learners:
         screen.notify(tr("No learner to release."))
         return
     chosen = await screen.app.push_screen_wait(ReleasePlaceScreen(learners))
     if chosen:
         name = next((learner.name for learner in learners if learner.id == chosen), chosen)
-        await classroom.link.release(chosen)
+        await member.link.release(chosen)
         screen.notify(tr("{name}'s place is free.", name=name))
 
 
-async def export_answers(app, classroom) -> None:
+async def export_answers(app, member) -> None:
     """`e` in the overview: the class's answers, every run of every lesson, as CSV."""
     from playground.classroom.answers_csv import answers_csv
     from playground.history import exports_dir, write_failure, write_private
     from playground.served import delivered
 
-    text = answers_csv(*await classroom.link.records())
+    text = answers_csv(*await member.link.records())
     path = exports_dir() / f"class-answers-{datetime.now():%Y%m%d-%H%M%S}.csv"
     try:
         write_private(path, text)

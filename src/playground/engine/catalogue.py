@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from playground.engine.command_info import (
     CommandInfo,
-    parse_info,
+    parse_command_info,
     spec_keys,
     spec_positions,
 )
@@ -378,7 +378,7 @@ class Catalogue:
                     self.commands.pop(name, None)
             return
         for name, info in zip(new, reply):
-            self.commands[name] = parse_info(info)
+            self.commands[name] = parse_command_info(info)
             self.described.add(name)
 
     def identified(self, typed: bytes) -> bool:

@@ -32,8 +32,18 @@ class CommandInfo:
     last: int
     step: int
     tips: frozenset[bytes] = frozenset()   # e.g. nondeterministic_output (7.0 and later)
-    subcommands: tuple[tuple[bytes, frozenset[bytes]], ...] = ()   # (subcommand, its tips): OBJECT IDLETIME's own
+    subcommands: tuple[tuple[bytes, CommandInfo], ...] = ()   # (subcommand, its own description): OBJECT ENCODING's
     dangerous: frozenset[bytes] = frozenset()  # "cmd" or "cmd|sub" the server files under @dangerous
+    categories: frozenset[bytes] = frozenset()  # its ACL categories (6.0 and later): @keyspace, @write ...
+
+    def subcommand(self, word: bytes) -> CommandInfo | None:
+        """The description of subcommand `word` (lower case: b"encoding" of OBJECT), or
+        None (no such subcommand, or a server before 7.0, which describes none).
+
+        Args:
+            word: the subcommand as the line names it, in lower case.
+        """
+        return next((info for sub, info in self.subcommands if sub == word), None)
 
     @property
     def undeclared_writes(self) -> bool:
@@ -104,10 +114,11 @@ def parse_command_info(info) -> CommandInfo | None:
     tips = _words(info[7]) if len(info) > 7 else frozenset()
     subcommands = []
     for sub in info[9] if len(info) > 9 and isinstance(info[9], Array) else ():   # ("object|idletime", ...)
-        if isinstance(sub, Array) and len(sub) > 7:
-            subcommands.append((bytes(sub[0]).lower().partition(b"|")[2], _words(sub[7])))
+        described = parse_command_info(sub)
+        if described is not None:
+            subcommands.append((described.name.partition(b"|")[2], described))
     return CommandInfo(bytes(info[0]).lower(), _words(info[2]), specs, first, last, step, tips, tuple(subcommands),
-                       _dangerous(info))
+                       _dangerous(info), _words(info[6]) if len(info) > 6 else frozenset())
 
 
 def _dangerous(info: Array) -> frozenset[bytes]:

@@ -64,6 +64,7 @@ class Playground:
         self.follows_redirects = False  # like redis-cli -c: a cluster (engine/redirect.py)
         self.dangerous: frozenset[bytes] = frozenset()  # a --url server's @dangerous commands (guard.py)
         self._catalogue = None
+        self._catalogue_of: Inspector | None = None  # the reader `_catalogue` was made for
         self.script_limit: int | None = None        # what reset() last set (None: as the server started)
         self.script_limit_start: bytes | None = None  # lua-time-limit as the server started
         self.restart_listeners: list[Callable[[], None]] = []  # told after every restart, whoever asked
@@ -87,9 +88,11 @@ class Playground:
     @property
     def catalogue(self):
         """What each command does, asked of this server once per name (engine/catalogue.py)."""
-        if self._catalogue is None or self._catalogue.reader is not self.reader:
+        if self._catalogue is None or self._catalogue_of is not self.reader:
             from playground.engine.catalogue import Catalogue
-            self._catalogue = Catalogue(self.reader)
+            own = self.reader.catalogue if self.reader is not None else None   # a cluster's reader routes by its own
+            self._catalogue = own if own is not None else Catalogue(self.reader)
+            self._catalogue_of = self.reader
         return self._catalogue
 
     @classmethod

@@ -59,8 +59,8 @@ def open_private(path: Path, mode: str = "a"):
 
 def write_private(path: Path, text: str) -> Path:
     """Write `text` to `path` as a 0600 file (its directory made if missing): every
-    export goes through here, its control characters written out but newline and tab
-    (playground/visible.py: a transcript quoting a reply's OSC 52 would set the
+    export goes through here, its control characters written out but newline, tab and a
+    CSV's CRLF line ends (playground/visible.py: a transcript quoting a reply's OSC 52 would set the
     clipboard of whoever `cat`s the file). Written to a new file of its own in the same directory
     (O_EXCL: never one planted there), then renamed over `path`: a symlink planted at
     `path` is replaced, never followed. Raises OSError (a full disk, a read-only directory)."""
@@ -72,7 +72,7 @@ def write_private(path: Path, text: str) -> Path:
         raise
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(visible(text, LINES))
+            f.write("\r\n".join(visible(part, LINES) for part in text.split("\r\n")))  # (a CSV's CRLF kept)
         os.replace(temp, path)
     except BaseException as exc:
         with contextlib.suppress(OSError):

@@ -11,7 +11,7 @@ import secrets
 
 import pytest
 from commands import line, send
-from test_url_guard import user_server
+from user_servers import user_server
 
 from playground.engine.key_reader import SNAPSHOT_SHA
 from playground.engine.playground import Playground

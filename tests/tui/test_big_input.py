@@ -15,7 +15,6 @@ from playground.resp.replies import Bulk, Err, Status
 from playground.scenario.loader import load_scenario
 from playground.scenario.recorder import Recorder
 from commands import send
-from servers import shared
 
 # -- 1. secrets never on disk ---------------------------------------------------------
 

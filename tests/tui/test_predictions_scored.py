@@ -47,7 +47,7 @@ async def test_a_prediction_is_not_scored_when_the_learners_typing_changed_the_r
         await opened(pilot, app)
         await press_and_wait(pilot, app, "space")
         await type_command(pilot, app, "B", "SET n 10")
-        await wait_until(pilot, lambda: "You changed n by hand" in panel_text(app))
+        await wait_until(pilot, lambda: "You typed SET n 10 in B at step 2 by hand" in panel_text(app))
         app.mode_screen.narration.focus()
         await pilot.press("space")
         await wait_until(pilot, lambda: isinstance(app.screen, PredictScreen))
@@ -55,6 +55,6 @@ async def test_a_prediction_is_not_scored_when_the_learners_typing_changed_the_r
         await wait_until(pilot, lambda: not app.mode_screen.busy)
         text = panel_text(app)
         assert "expected '(integer) 2', got '(integer) 11'" in text
-        assert "Your own typing, not the server: you changed n by hand" in text
+        assert "Your own typing, not the server: you typed SET n 10 in B at step 2" in text
         assert "You predicted right" not in text and "Your prediction is not scored" in text
         assert app.teacher.score() == (0, 0)

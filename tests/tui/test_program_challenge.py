@@ -95,12 +95,12 @@ async def test_the_challenge_screen_gives_the_verdict_when_the_programs_end(serv
         await open_challenge(pilot, app)
         for key in "bbb":
             await press_and_wait(pilot, app, key)
-        assert "did not happen" not in panel_text(app)
+        assert "did not end in the goal" not in panel_text(app)
         await press_and_wait(pilot, app, "a")            # A reads 20: refused, and it ends
-        assert "the race did not happen" in panel_text(app)
+        assert "did not end in the goal's state" in panel_text(app)
         await press_and_wait(pilot, app, "a")
         assert "A's program has ended: it sends nothing more." in panel_text(app)
-        assert "the race did not happen" in panel_text(app)
+        assert "did not end in the goal's state" in panel_text(app)
         assert app.teacher.challenge.moves == list("BBBA")
         assert log_text(app, "A")[-2:] == ["A> GET alice", '"20"']
 
@@ -114,10 +114,10 @@ async def test_a_stepless_program_challenge_is_played_with_a_and_b(server_binary
         for key in "aa":
             await press_and_wait(pilot, app, key)
         assert "A: GET counter  SET counter 5  (its program has ended)" in panel_text(app)
-        assert "B: GET counter" in panel_text(app) and "did not happen" not in panel_text(app)
+        assert "B: GET counter" in panel_text(app) and "did not end in the goal" not in panel_text(app)
         for key in "bb":
             await press_and_wait(pilot, app, key)
-        assert "the race did not happen" in panel_text(app)  # 6: one after the other
+        assert "did not end in the goal's state" in panel_text(app)  # 6: one after the other
         assert log_text(app, "B")[-2:] == ["B> SET counter 6", "OK"]
         await press_and_wait(pilot, app, "b")
         assert "B's program has ended" in panel_text(app) and app.teacher.challenge.moves == list("AABB")
@@ -126,7 +126,7 @@ async def test_a_stepless_program_challenge_is_played_with_a_and_b(server_binary
         assert app.teacher.challenge.moves == ["A"]
         for key in "bab":
             await press_and_wait(pilot, app, key)
-        assert "you produced the race" in panel_text(app)
+        assert "✓ Won: the real server ended in the goal's state" in panel_text(app)
         assert 'counter = "5"' in panel_text(app)
 
 

@@ -277,11 +277,11 @@ async def test_challenge_keys_win_text_and_program_conditions(server_binary):
         assert {"a", "b", "u"} <= shown and "space" not in shown
         for key in "abab":
             await press_and_wait(pilot, app, key)
-        assert "you produced the race" in panel_text(app)
+        assert "✓ Won: the real server ended in the goal's state" in panel_text(app)
         assert 'Final value: counter = "' in panel_text(app)
         await press_and_wait(pilot, app, "a")
         text = panel_text(app)
-        assert "you produced the race" in text and "The race is over" in text
+        assert "✓ Won: the real server ended in the goal's state" in text and "The challenge is over" in text
     app = make_app(server=shared(server_binary), open_scenario=scenario("oversell"), challenge=True)
     async with app.run_test(size=(120, 35)) as pilot:
         await started(pilot, app)
@@ -479,7 +479,7 @@ async def test_f12_while_a_prediction_is_open_translates_the_question(server_bin
         await wait_until(pilot, lambda: app.screen.prediction.question != english)
         await pilot.pause()
         assert app.lang == "zh" and "计数器" in app.screen.prediction.question
-        labels = [str(label.render()) for label in app.screen.query("Label")]
+        labels = [str(label.render()) for label in app.screen.query("Static")]  # (the question wraps: a Static)
         assert any("计数器" in label for label in labels)
         await pilot.press("1")
         await wait_until(pilot, lambda: not isinstance(app.screen, PredictScreen))

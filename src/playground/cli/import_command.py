@@ -168,7 +168,8 @@ def _import(args, setup: list[tuple[bytes, ...]]) -> str:
 
 
 def _replay(args, survey, setup, records):
-    from playground.engine.playground import Playground, install_exit_signals
+    from playground.engine.exit_signals import install_exit_signals
+    from playground.engine.playground import Playground
     from playground.scenario.monitor_import import CaptureReplay
 
     pg = Playground.create(server_choice=args.server, clients=survey.names)

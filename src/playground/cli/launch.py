@@ -8,12 +8,7 @@ from __future__ import annotations
 
 import signal
 
-INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a command Ctrl+C ended
-
-
-def quiet_while_starting(signum: int, frame: object) -> None:
-    """The SIGINT handler while the command starts: exit with INTERRUPTED, no traceback."""
-    raise SystemExit(INTERRUPTED)  # (nothing is started yet: no server to stop, nothing to say)
+from playground.cli.interrupts import quiet_while_starting
 
 
 def entry() -> None:

@@ -16,6 +16,7 @@ import sys
 from playground import __version__
 from playground import i18n
 from playground.cli.argparse_lang import argparse_language
+from playground.cli.interrupts import interrupt_unwinds
 from playground.cli.explore_command import FORMATS, format_name
 from playground.cli.explore_command import add_parser as add_explore
 from playground.cli.serve_command import add_parser as add_serve
@@ -235,7 +236,7 @@ def build_parser() -> argparse.ArgumentParser:
                             help=tr("open the app on a scenario, to step through it (or --challenge)"))
     opener.add_argument("scenario", metavar="ID|PATH")
     opener.add_argument("--challenge", action="store_true",
-                        help=tr("you schedule the clients' moves and try to produce the race"))
+                        help=tr("you schedule the clients' moves and try to reach the challenge's goal"))
     check = sub.add_parser("check", parents=[common, library],
                            help=tr("replay scenarios (default: all bundled) and report N passed, N failed"))
     check.add_argument("scenarios_to_check", nargs="*", metavar="ID|PATH")
@@ -289,17 +290,6 @@ def _on_a_terminal() -> bool:
         return False
 
 
-def _interrupt_unwinds() -> None:
-    """From now on a Ctrl+C raises KeyboardInterrupt (Python's own), which `main` turns into
-    status 130 once every `finally` has run (the servers stop)."""
-    import signal
-
-    from playground.cli.launch import quiet_while_starting
-
-    if signal.getsignal(signal.SIGINT) is quiet_while_starting:
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-
-
 def entry() -> None:
     """The command (`redis-playground`, `python -m playground`): `main`, then exit. After
     `repl` without Python's teardown of every module (~25 ms of a short run): nothing is
@@ -340,7 +330,7 @@ def main(argv: list[str] | None = None) -> int:
         print("redis-playground: " + tr("--replicas goes with --topology replica or cluster"), file=sys.stderr)
         return 2
     try:
-        _interrupt_unwinds()  # (cli/launch.py: until here a Ctrl+C exits at once, nothing being started)
+        interrupt_unwinds()  # (cli/launch.py: until here a Ctrl+C exits at once, nothing being started)
         args.url = _url_address(args)
         if args.command == "repl":
             from playground.cli.repl import cmd_repl
@@ -364,10 +354,14 @@ def main(argv: list[str] | None = None) -> int:
             from playground.cli.import_command import cmd_import
 
             return cmd_import(args)
-        if args.command == "open" and args.challenge:  # one without a challenge: said before anything starts
-            from playground.scenario.library import challenge_of
+        opened = None
+        if args.command == "open":  # an unknown or broken lesson, or one without a challenge: said first
+            from playground.scenario.library import challenge_of, resolve
+            from playground.scenario.loader import load_scenario
 
-            challenge_of(args.scenario, args.scenarios, args.lang)
+            opened = (challenge_of(args.scenario, args.scenarios, args.lang) if args.challenge
+                      else load_scenario(resolve(args.scenario, args.scenarios), args.lang))
+            args.opened = opened  # (the app opens it: read once)
         if not _on_a_terminal():
             print("redis-playground: " + tr("the app needs a terminal: its input (stdin) or its screen (stderr) is not one; "
                   "for scripts use repl, run or check"), file=sys.stderr)
@@ -383,13 +377,8 @@ def main(argv: list[str] | None = None) -> int:
             # starts) still stops the server and removes its directory
             install_exit_signals((signal.SIGTERM, signal.SIGHUP))
             topology, replicas = args.topology, args.replicas
-            if args.command == "open":  # a scenario that declares a topology starts on it
-                from playground.scenario.library import resolve
-                from playground.scenario.loader import load_scenario
-
-                scenario = load_scenario(resolve(args.scenario, args.scenarios), args.lang)
-                if scenario.topology != "single":
-                    topology, replicas = scenario.topology, scenario.replicas
+            if opened is not None and opened.topology != "single":  # a scenario's own topology: it starts on it
+                topology, replicas = opened.topology, opened.replicas
             server = make_server(choose_binary(args.server), topology, replicas).spawn()
         try:
             from playground.tui.app import run_app

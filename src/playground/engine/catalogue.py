@@ -259,6 +259,18 @@ def depends_on_time(argv) -> bool:
     return name == b"set" and any(bytes(a).lower() in _SET_TTL_OPTIONS for a in argv[3:])
 
 
+TTL_READS = frozenset((b"ttl", b"pttl", b"expiretime", b"pexpiretime"))
+"""Commands that only read a key's time to live (or its absolute expiry)."""
+
+
+def ttl_read(argv) -> bytes | None:
+    """The key whose time to live the line only reads (TTL, PTTL, EXPIRETIME,
+    PEXPIRETIME), or None."""
+    if len(argv) == 2 and bytes(argv[0]).lower() in TTL_READS:
+        return bytes(argv[1])
+    return None
+
+
 _TTL_SCALE = {b"setex": 1.0, b"psetex": 0.001, b"expire": 1.0, b"pexpire": 0.001}
 
 

@@ -27,6 +27,7 @@ class ClientState:
     pending: tuple[bytes, ...] | None = None  # the command still waiting for its reply
     monitoring: bool = False        # after MONITOR: every command the server runs streams in
     disconnected: bool = False      # after QUIT (the next command reconnects)
+    server_stopped: bool = False    # its connection closed with the server (SHUTDOWN): nothing runs, nothing blocks
 
     @property
     def subscribed(self) -> bool:

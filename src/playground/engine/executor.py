@@ -18,6 +18,7 @@ from playground.engine import events as ev
 from playground.engine import local_words, pipeline
 from playground.engine.job import Job
 from playground.engine.changes import ChangeFeed
+from playground.engine.client_state import ClientState
 from playground.engine.line_run import LineRun
 from playground.engine.settled_line import run_settled
 from playground.engine.playground import Playground
@@ -272,19 +273,41 @@ class Executor:
 
     async def connection_lost(self, session: Session, result: ev.LineResult, word: bytes, why: str,
                               sent: bool = True) -> None:
-        """The connection dropped under the line `result` is about (`sent`: after the line
-        went out, so a write of it may have run: named so); the client reconnects."""
+        """The client's connection closed under its line: the server stopped (SHUTDOWN),
+        or only the connection went (CLIENT KILL, a timeout) and a new one is opened (`sent`:
+        after the line went out, so a write of it may have run: named so). A SHUTDOWN
+        closes every client a moment before its process ends: a connection that cannot be
+        opened again is looked at once more, then, as the server's end."""
         client = session.name
         shutdown = word == b"shutdown"
-        if self.pg.server_stopped_now(wait=shutdown):
-            message = tr("client {client}: the server stopped; {what}", client=client, what=self.pg.gone_message())
-            result.server_gone, result.expected_stop = message, shutdown
-            self.emit(ev.ServerGone(client, message, "error", expected=shutdown))
+        if not self.pg.server_stopped_now(wait=shutdown) and session.address is not None:
+            may_have_run = await self.may_have_written(result.argv) if sent else None
+            try:
+                message = await self.pg.reconnect(client, may_have_run, dropped=True)
+            except (ConnectionLost, OSError) as exc:
+                if not self.pg.server_stopped_now(wait=True):  # the server runs: only this client is cut off
+                    result.lost = str(exc)
+                    self.emit(ev.ConnectionClosed(client, tr("client {client}: connection lost ({error})", client=client,
+                                                             error=why), "warning"))
+                    self.emit(ev.Notice(client, tr("{error} (not connected)", error=exc), "error"))
+                    return
+            else:
+                result.lost = why
+                self.emit(ev.ConnectionClosed(client, tr("client {client}: connection lost ({error})", client=client,
+                                                         error=why), "warning"))
+                self.emit(ev.Reconnected(client, message))
+                return
+        if session.address is None:  # the server never started
+            result.lost = why
+            self.emit(ev.ConnectionClosed(client, tr("client {client}: connection lost ({error})", client=client,
+                                                     error=why), "warning"))
+            await self.reconnect_for(session, result)
             return
-        result.lost = why
-        self.emit(ev.ConnectionClosed(client, tr("client {client}: connection lost ({error})", client=client, error=why), "warning"))
-        may_have_run = await self.may_have_written(result.argv) if sent else None
-        await self.reconnect_for(session, result, may_have_run=may_have_run, dropped=True)
+        message = tr("client {client}: the server stopped; {what}", client=client, what=self.pg.gone_message())
+        result.server_gone, result.expected_stop = message, shutdown
+        # the connection closed with the server: no more blocked, waiting or in a MULTI
+        session.state = ClientState(client, db=session.state.db, resp=session.state.resp, server_stopped=True)
+        self.emit(ev.ServerGone(client, message, "error", expected=shutdown))
 
     async def may_have_written(self, argv: tuple[bytes, ...] | list[bytes] | None) -> str | None:
         """How a command whose reply never came is named when it may have written (the
@@ -338,7 +361,8 @@ class Executor:
         if session.state.pending is None and not session.streaming:
             return False
         pending = session.state.pending
-        may_have_run = await self.may_have_written(pending) if pending is not None else None
+        # (a command the server holds blocked has not run: waiting is all it did)
+        may_have_run = await self.may_have_written(pending) if pending is not None and not session.state.blocked else None
         await self.pg.stop_own_script([session])
         try:
             message = await session.cancel(may_have_run)

@@ -10,9 +10,10 @@ catalogue.LOADS_SCRIPTS), or when programs behind a gate may have sent anything.
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING
 
-from playground.engine.session_reset import reset_together
+from playground.engine.session import Session
 from playground.resp.info_text import config_value
 
 if TYPE_CHECKING:
@@ -50,6 +51,30 @@ async def set_script_time_limit(pg: "Playground", ms: int | None) -> None:
     else:
         await pg.admin.run([[b"CONFIG", b"SET", b"lua-time-limit", value]])
     pg.script_limit = ms
+
+
+async def reset_together(setter: Session, others: list[Session], then: list[list[bytes]]) -> list:
+    """`setter` reset with `then` (the flush and the setup), the `others` reset at the same
+    time: theirs are sent first and read after the setter's round trip.
+
+    Returns:
+        The replies to `then`.
+    """
+    sent = [await session.send_reset() for session in others]
+    try:
+        replies = await setter.reset(then)
+    except BaseException as exc:
+        for session, count in zip(others, sent):
+            if count is None:
+                continue
+            if isinstance(exc, asyncio.CancelledError):  # (no waiting now: their replies unread
+                await session.connection.close()           # would be taken for the next command's)
+            else:
+                await session.read_reset(count)
+        raise
+    for session, count in zip(others, sent):
+        await session.read_reset(count)
+    return replies
 
 
 async def reset(pg: "Playground", setup: list[list[bytes]] = (), by: str | None = None, label: str = "",

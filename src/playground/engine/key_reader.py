@@ -239,30 +239,41 @@ class Inspector(SideConnection):
             size, = await self.run([[b"DBSIZE"]])
             dbsize = int(size) if isinstance(size, Int) else 0
         first = sorted(found)[:want]
-        names = list(dict.fromkeys(given + first))
-        rows = {}
-        if names:
-            meta = await self.run([c for n in names for c in ([b"TYPE", n], [b"PTTL", n])])
-            types = [bytes(t).decode() if isinstance(t, (Status, Bulk)) else "?" for t in meta[0::2]]
-            ttls = [int(t) if isinstance(t, Int) else -2 for t in meta[1::2]]
-            preview_cmds = [_preview_commands(n, t) for n, t in zip(names, types)]
-            flat = [c for cmds in preview_cmds for c in cmds]
-            replies = await self.run(flat) if flat else []
-            now, i = time.monotonic(), 0
-            for name, type_, ttl, cmds in zip(names, types, ttls, preview_cmds):
-                part = replies[i:i + len(cmds)]
-                i += len(cmds)
-                if type_ == "none":
-                    continue
-                if len(part) == 2 and not any(isinstance(r, Err) for r in part):
-                    body = part[1]
-                    if type_ in ("set", "hash"):
-                        body = body[1]  # SSCAN / HSCAN: [cursor, items]
-                    size, preview = _preview(type_, int(part[0]), body)
-                else:
-                    size, preview = None, ""
-                rows[name] = KeyInfo(name, type_, ttl, size, preview, now)
+        rows = await self.rows(list(dict.fromkeys(given + first)))
         return cursor, dbsize, rounds, len(found), first, rows
+
+    async def rows(self, names: list[bytes]) -> dict[bytes, KeyInfo]:
+        """Each of `names` that exists as a row of the inspector (type, TTL, size and
+        preview), read without SCAN: TYPE/PTTL, then the previews, pipelined (a cluster's
+        reader sends each to its key's node).
+
+        Args:
+            names: the keys to read; those that do not exist are left out.
+        """
+        rows: dict[bytes, KeyInfo] = {}
+        if not names:
+            return rows
+        meta = await self.run([c for n in names for c in ([b"TYPE", n], [b"PTTL", n])])
+        types = [bytes(t).decode() if isinstance(t, (Status, Bulk)) else "?" for t in meta[0::2]]
+        ttls = [int(t) if isinstance(t, Int) else -2 for t in meta[1::2]]
+        preview_cmds = [_preview_commands(n, t) for n, t in zip(names, types)]
+        flat = [c for cmds in preview_cmds for c in cmds]
+        replies = await self.run(flat) if flat else []
+        now, i = time.monotonic(), 0
+        for name, type_, ttl, cmds in zip(names, types, ttls, preview_cmds):
+            part = replies[i:i + len(cmds)]
+            i += len(cmds)
+            if type_ == "none":
+                continue
+            if len(part) == 2 and not any(isinstance(r, Err) for r in part):
+                body = part[1]
+                if type_ in ("set", "hash"):
+                    body = body[1]  # SSCAN / HSCAN: [cursor, items]
+                size, preview = _preview(type_, int(part[0]), body)
+            else:
+                size, preview = None, ""
+            rows[name] = KeyInfo(name, type_, ttl, size, preview, now)
+        return rows
 
     async def detail(self, name: bytes) -> dict[str, str]:
         """Everything about one key for the detail view, the value read in bounded steps

@@ -12,15 +12,13 @@ import asyncio
 import time
 from typing import Callable
 
-from playground.engine import session_reset
 from playground.engine.catalogue import SCRIPT_COMMANDS, SUBSCRIBES
 from playground.engine.client_state import ClientState, replace  # noqa: F401 (re-exported)
 from playground.engine.lua_debugger import LuaDebugging
 from playground.engine.session_stream import ConnectionLost, MonitorLine, SubscriptionStream  # noqa: F401 (re-exported)
-from playground.engine.stream_frames import Subscriptions
 from playground.engine.units import Unit, UnitTracker, hello_protocol
 from playground.i18n import tr
-from playground.resp.connection import Address, TypedConnection
+from playground.resp.connection import Address, TypedConnection, pack_pipeline
 from playground.resp.replies import Err, Int, Status
 
 
@@ -36,7 +34,7 @@ LATE = object()
 """What `execute(argv, late=...)` returns when no byte of the reply came in time."""
 
 
-class Session(SubscriptionStream):
+class Session:
     """A named client with one dedicated connection to the server."""
 
     def __init__(self, name: str, address: Address | None = None,
@@ -45,14 +43,9 @@ class Session(SubscriptionStream):
         self.address = address
         self.on_stream = on_stream or (lambda session, frame: None)
         self.state = ClientState(name)
-        self._conn = None
-        self._subs = Subscriptions()
-        self._outstanding = 0          # stream frames still owed to commands we sent
-        self._reader: asyncio.Task | None = None
-        self._drained = asyncio.Event()
-        self._drained.set()
-        self._sync_waiters: dict[bytes, asyncio.Future] = {}
-        self._sync_counter = 0
+        self._conn: TypedConnection | None = None
+        self.stream = SubscriptionStream(self)
+        """Its replies after SUBSCRIBE or MONITOR, as they stream in."""
         self.running: asyncio.Task | None = None
         self.dropped: str | None = None  # why the connection was found closed, until it is reopened
         self.lost: str | None = None   # set when the stream reader lost the connection
@@ -66,7 +59,6 @@ class Session(SubscriptionStream):
         """False: the connection gets no CLIENT SETNAME (`repl`: CLIENT GETNAME answers
         (nil), as to redis-cli); the playground knows it by its client id either way."""
         self.cancelling: asyncio.Task | None = None  # the task `cancel()` is cancelling (Ctrl+C)
-        self._monitoring = False
         self.waited = 0.0  # seconds the last reply took to start arriving (the server's time)
         self._sent_at = 0.0  # when the command whose reply is awaited was sent
         self._debugging = False  # ... and whether it runs under redis-cli's Lua debugger
@@ -111,29 +103,105 @@ class Session(SubscriptionStream):
         conn.on_push = lambda frame: self.on_stream(self, frame)
         self._conn = conn
         self.lost = None
-        self._subs = Subscriptions()
-        self._outstanding = 0
-        self._monitoring = False
+        self.stream.restart()
         self.ldb.active = False
-        self._drained.set()
         self.units.clear()
         self.state = ClientState(self.name, client_id=int(client_id) if isinstance(client_id, Int) else None,
                                  db=self.address.db, resp=self._start_resp)
 
+    # -- a clean client on the same connection ----------------------------------------
+    # RESET, then its name and a --url's database back: a scenario part's fresh start
+    # (Playground.reset sends every client's in one wait: fresh_start.reset_together).
+    # Reconnects instead when the connection is busy or the server has no RESET (before 6.2).
+
     async def reset(self, then: list[list[bytes]] = ()) -> list:
-        """A clean client on the same connection, and `then` run in the same round trip
-        (engine/session_reset.py)."""
-        return await session_reset.reset(self, then)
+        """A clean client (no MULTI, WATCH, subscriptions, tracking; db 0; RESP2), then its
+        name and a --url's database back, in one round trip.
+
+        Args:
+            then: more commands sent in that round trip; the client's state follows
+                them as `execute` would.
+
+        Returns:
+            The replies to `then`.
+        """
+        then = [list(argv) for argv in then]
+        if not self._resettable():
+            return await self._anew(then)
+        commands = self._reset_commands()
+        try:
+            replies = await self._conn.pipeline(commands + then)
+        except OSError:
+            return await self._anew(then)
+        if any(isinstance(r, Err) for r in replies[:self._reset_own()]):
+            return await self._anew(then)
+        self._reset_done()
+        for argv, reply in zip(then, replies[len(commands):]):
+            self.track(argv, reply)
+        return replies[len(commands):]
+
+    async def send_reset(self) -> int | None:
+        """Send what `reset` sends without waiting for its replies.
+
+        Returns:
+            How many replies `read_reset` is to read; None when the client is to be
+            `reset` the long way.
+        """
+        if not self._resettable():
+            return None
+        commands = self._reset_commands()
+        try:
+            await self._conn.send_packed_command(pack_pipeline(commands))
+        except OSError:
+            return None
+        return len(commands)
+
+    async def read_reset(self, sent: int | None) -> None:
+        """The end of a reset that `send_reset` began.
+
+        Args:
+            sent: what `send_reset` returned.
+        """
+        if sent is None:
+            await self.reset()
+            return
+        try:
+            replies = [await self._conn.read_response() for _ in range(sent)]
+        except OSError:
+            await self.connect()
+            return
+        if any(isinstance(r, Err) for r in replies[:self._reset_own()]):
+            await self.connect()
+            return
+        self._reset_done()
+
+    def _resettable(self) -> bool:
+        return self._conn is not None and not self.streaming and self.state.pending is None
+
+    def _reset_own(self) -> int:
+        """How many of `_reset_commands` are RESET and the name (whose errors mean: reconnect)."""
+        return 2 if self.named else 1
+
+    def _reset_commands(self) -> list[list[bytes]]:
+        commands = [[b"RESET"], [b"CLIENT", b"SETNAME", self.name.encode()]] if self.named else [[b"RESET"]]
+        if self._start_resp == 3:
+            commands.append([b"HELLO", b"3"])
+        if self.address.db:            # a --url's /db: where a new connection starts
+            commands.append([b"SELECT", b"%d" % self.address.db])
+        return commands
+
+    async def _anew(self, then: list[list[bytes]]) -> list:
+        await self.connect()
+        return [await self.execute(argv) for argv in then]
+
+    def _reset_done(self) -> None:
+        self.units.clear()
+        self.state = ClientState(self.name, client_id=self.state.client_id, db=self.address.db,
+                                 resp=self._start_resp)
 
     async def close(self) -> None:
         self.ldb.active = False  # the server ends a debugging session whose connection closes
-        if self._reader is not None:
-            self._reader.cancel()
-            await asyncio.gather(self._reader, return_exceptions=True)
-            self._reader = None
-        for fut in self._sync_waiters.values():
-            fut.cancel()
-        self._sync_waiters.clear()
+        await self.stream.close()
         if self._conn is not None:
             conn, self._conn = self._conn, None
             await conn.close()
@@ -162,11 +230,38 @@ class Session(SubscriptionStream):
     @property
     def streaming(self) -> bool:
         """True while replies arrive on the stream (after SUBSCRIBE or MONITOR)."""
-        return self._reader is not None and not self._reader.done()
+        return self.stream.active
 
     @property
     def monitoring(self) -> bool:
-        return self._monitoring and self.streaming
+        return self.stream.monitoring and self.streaming
+
+    async def wait_stream_drained(self) -> None:
+        """Wait until every frame owed to the commands sent so far has arrived."""
+        await self.stream.wait_drained()
+
+    async def sync(self) -> None:
+        """Make sure every message the server sent this client so far has been delivered."""
+        await self.stream.sync()
+
+    # -- what its stream asks of it (session_stream.StreamOwner) -------------------
+
+    def in_multi(self) -> bool:
+        return self.state.in_multi
+
+    def stream_frame(self, frame: object) -> None:
+        self.on_stream(self, frame)
+
+    def subscriptions_changed(self, total: int) -> None:
+        self.state = replace(self.state, subscriptions=total)
+
+    def reset_seen(self) -> None:
+        self.units.clear()
+        self.state = ClientState(self.name, client_id=self.state.client_id)
+
+    def stream_lost(self, why: str) -> None:
+        self._conn = None
+        self.lost = why
 
     # -- commands -----------------------------------------------------------------
 
@@ -188,9 +283,9 @@ class Session(SubscriptionStream):
         cmd = argv[0].lower()
         if self.streaming or cmd in SUBSCRIBES or (cmd == b"monitor" and self.units.open is None):
             if cmd == b"monitor":
-                self._monitoring = True
+                self.stream.monitoring = True
                 self.state = replace(self.state, monitoring=True)
-            await self._send_streaming(argv)
+            await self.stream.send(self._conn, argv)
             return STREAMING
         if cmd in SCRIPT_COMMANDS:
             self.script_sent = tuple(argv)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from playground.engine.executor import Executor
+from playground.engine.key_reader import KeyInfo
 from playground.engine.playground import Playground
 from playground.i18n import tr
 from playground.resp.cli_secrets import redact_line
@@ -131,6 +132,8 @@ class Challenge:
             self.bound_results.append(await self._run(self.part.steps[index]))
             index += 1
         await self._look()
+        if self.finished:  # every client is done: the lesson's time runs again (its TTLs count down)
+            await self.runner.close_clock()
         return result
 
     async def _run(self, step: Step) -> StepResult:
@@ -154,6 +157,13 @@ class Challenge:
             return None
         results = await check_state(self.pg, self.spec.state)
         return all(r.ok for r in results)
+
+    async def final_keys(self) -> list[tuple[bytes, KeyInfo | None]]:
+        """The goal's keys as the key inspector shows them now, each with its row (type,
+        TTL, a preview of its value), or None where the key is absent."""
+        keys = list(dict.fromkeys(check.key for check in self.spec.state))
+        rows = await self.pg.reader.rows(keys) if self.pg.reader is not None else {}
+        return [(key, rows.get(key)) for key in keys]
 
 
 def _unchecked(step: Step) -> Step:

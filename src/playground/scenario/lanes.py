@@ -84,7 +84,7 @@ def row_for(unit: Unit, shown: str | None = None, whys=()) -> LaneRow:
     note = tr(entry.note) if entry.note else ""  # (the stepper's notes are N_-marked English)
     reply = _cut(reply_line(unit), N_("… ({count:,} more bytes of this reply not shown)"))
     return LaneRow(unit.seq, unit.client, [visible(line) for line in _cut_lines(list(entry.lines))], entry.atomic,
-                   visible(note), visible(reply), [visible(w.text if hasattr(w, "text") else str(w)) for w in whys])
+                   visible(note), visible(reply), [visible(w.text_in(current_language()) if hasattr(w, "text_in") else str(w)) for w in whys])
 
 
 _MARKS = {"reset": N_("fresh start"), "flush": N_("flushed by the playground"), "restart": N_("server restarted")}

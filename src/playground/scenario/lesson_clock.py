@@ -141,6 +141,7 @@ class LessonClock:
         self._held_since: float | None = None
         self.held_seconds = 0.0  # waiting between steps so far: not the lesson's time
         self._ttls: tuple[object, dict[bytes, int]] = (None, {})  # (the _held they were read from, key -> ttl)
+        self._released: tuple[float, dict[bytes, int]] = (0.0, {})  # (when the last hold ended, key -> its ttl then)
 
     def now(self) -> float:
         """The lesson's time (seconds, monotonic): the wall clock less the waiting held."""
@@ -218,6 +219,25 @@ class LessonClock:
             self._ttls = (held, {h.key: h.ttl for _, keys in held for h in keys})
         return self._ttls[1].get(key)
 
+    def shown_ttl(self, key: bytes, read_at: float) -> tuple[int, float] | None:
+        """The TTL to show for `key` read from the server at `read_at` (monotonic): (ms, as
+        of when), or None when the read is right. While the lesson waits, the held TTL as
+        of now (it stands still); after a hold ended, a read made during it is stale (the
+        server had the TTL set back every tick, with a margin): the TTL the hold ended with,
+        counting down from then. So a TTL shown never goes up by itself.
+
+        Args:
+            key: the key.
+            read_at: when the TTL shown so far was read (time.monotonic()).
+        """
+        held = self.held_ttl(key)
+        if held is not None:
+            return held, time.monotonic()
+        at, ttls = self._released
+        if read_at < at and key in ttls:
+            return ttls[key], at
+        return None
+
     async def _tick_all(self, margin: bool = True) -> None:
         skip = self._watched()
         touched = {h.key for _, keys in self._held for h in keys}
@@ -233,6 +253,7 @@ class LessonClock:
             return 0.0
         held_for = time.monotonic() - self._held_since
         self.held_seconds += held_for
+        self._released = (time.monotonic(), {h.key: h.ttl for _, keys in self._held for h in keys})
         self._held_since = None
         self._stop.set()
         try:
@@ -279,6 +300,9 @@ class WallClock:
         return time.monotonic()
 
     def held_ttl(self, key: bytes) -> None:
+        return None
+
+    def shown_ttl(self, key: bytes, read_at: float) -> None:
         return None
 
     async def step_starts(self, programs) -> None:

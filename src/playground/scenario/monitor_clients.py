@@ -23,7 +23,7 @@ from playground.i18n import tr
 from playground.scenario import MAX_CLIENTS
 from playground.scenario.monitor_lines import (
     MonitorFormatError,
-    MonitorLine,
+    CaptureLine,
     is_unix_address,
     read_monitor,
 )
@@ -133,7 +133,7 @@ def survey_capture(path: Path, clients_from: Path | None = None,
     return survey
 
 
-def _survey_line(survey: CaptureSurvey, line: MonitorLine, dbs: dict[str, int], listed) -> None:
+def _survey_line(survey: CaptureSurvey, line: CaptureLine, dbs: dict[str, int], listed) -> None:
     run = script_run(line.argv)   # (EVAL, EVAL_RO, SCRIPT LOAD: a source; EVALSHA only a SHA)
     if run is not None and run[1] is not None:
         survey.scripts.setdefault(run[0], run[1])
@@ -162,7 +162,7 @@ def _survey_line(survey: CaptureSurvey, line: MonitorLine, dbs: dict[str, int], 
     dbs[line.source] = line.db
 
 
-def _refuse_unix(survey: CaptureSurvey, line: MonitorLine, listed) -> None:
+def _refuse_unix(survey: CaptureSurvey, line: CaptureLine, listed) -> None:
     """A unix socket's clients all show the socket's path: go on only when CLIENT LIST
     (--clients-from) says one client was connected over it."""
     fix = tr("capture over TCP (redis-cli -h 127.0.0.1 -p PORT monitor, the clients connecting over TCP too), "

@@ -58,7 +58,7 @@ from playground.scenario.monitor_clients import (
 from playground.scenario.monitor_flow import Guess, guess, save_name
 from playground.scenario.monitor_lines import (
     MonitorFormatError,
-    MonitorLine,
+    CaptureLine,
     read_monitor,
 )
 from playground.scenario.recorder import toml_string
@@ -202,7 +202,7 @@ class CaptureReplay:
             raise CaptureError(f"{path}: {exc}") from None
         return self.result
 
-    async def _line(self, line: MonitorLine) -> None:
+    async def _line(self, line: CaptureLine) -> None:
         if line.lua:
             self._script_line(line)
             return
@@ -243,7 +243,7 @@ class CaptureReplay:
 
     # -- one command --------------------------------------------------------------------
 
-    def _record(self, name: str, line: MonitorLine, argv: tuple[bytes, ...]) -> _Record:
+    def _record(self, name: str, line: CaptureLine, argv: tuple[bytes, ...]) -> _Record:
         self._next_id += 1
         first = self.survey.first_micros or line.micros
         record = _Record(self._next_id, name, line.number, (line.micros - first) / 1e6, argv,
@@ -252,7 +252,7 @@ class CaptureReplay:
         self._out.append(record)
         return record
 
-    def _sleep(self, line: MonitorLine) -> float:
+    def _sleep(self, line: CaptureLine) -> float:
         """Seconds to let pass before this line: its gap from the line before, when a key
         had a TTL meanwhile (else nothing)."""
         last, self._last_micros = self._last_micros, line.micros
@@ -261,7 +261,7 @@ class CaptureReplay:
         gap = (line.micros - last) / 1e6
         return round(min(gap, MOST_SLEEP), 3) if gap >= SLEEP_FROM else 0.0
 
-    async def _command(self, name: str, line: MonitorLine) -> None:
+    async def _command(self, name: str, line: CaptureLine) -> None:
         argv = line.argv
         command = argv[0].lower()
         await self.catalogue.learn([command])
@@ -394,7 +394,7 @@ class CaptureReplay:
             record.notes.append(tr("EVALSHA in the capture (the script was cached): EVAL here, so that the "
                                    "lesson does not depend on the script cache."))
 
-    def _script_line(self, line: MonitorLine) -> None:
+    def _script_line(self, line: CaptureLine) -> None:
         """A command a script ran: named in the script's step (it is no step)."""
         self.result.lua_lines += 1
         seconds = ttl_set(line.argv)
@@ -422,7 +422,7 @@ class CaptureReplay:
                 del self._pending[name]
                 self._waited(name, record, await job.task)  # type: ignore[attr-defined]
 
-    async def _own_wait(self, name: str, line: MonitorLine) -> None:
+    async def _own_wait(self, name: str, line: CaptureLine) -> None:
         """The client moves again while its command is blocked on the replay: it timed out
         in the capture (then it does here, in as long), else the replay cannot follow."""
         job, record = self._pending.pop(name)
@@ -449,7 +449,7 @@ class CaptureReplay:
         self._reply(record, result)
         self._out.append(record)
 
-    async def _switch_db(self, name: str, line: MonitorLine) -> None:
+    async def _switch_db(self, name: str, line: CaptureLine) -> None:
         """The client is in another database than on the replay (it selected it before the
         capture, or its SELECT is not in it): a SELECT step first."""
         argv = (b"SELECT", str(line.db).encode())
@@ -588,7 +588,7 @@ class CaptureReplay:
         self.records.write(json.dumps({"id": record.id, "lines": lines, "save": save}) + "\n")
 
 
-def _capture_lines(survey: CaptureSurvey, on_bytes: Callable[[int], None] | None) -> Iterator[MonitorLine]:
+def _capture_lines(survey: CaptureSurvey, on_bytes: Callable[[int], None] | None) -> Iterator[CaptureLine]:
     """The capture's lines, read as they are replayed (a line at a time)."""
     with open(survey.path, "rb") as stream:
         yield from read_monitor(stream, on_bytes)

@@ -44,7 +44,7 @@ class MonitorFormatError(ValueError):
 
 
 @dataclass(frozen=True)
-class MonitorLine:
+class CaptureLine:
     """One command as MONITOR printed it."""
 
     number: int                  # its line number in the file, from 1
@@ -118,7 +118,7 @@ def _argument_problem(line: bytes, at: int) -> str:
     return tr("truncated: the line ends inside a quoted argument (column {column})", column=at + 1)
 
 
-def parse_monitor_line(raw: bytes, number: int) -> MonitorLine | None:
+def parse_monitor_line(raw: bytes, number: int) -> CaptureLine | None:
     """One line of a capture (without its line end); None for a line that holds no
     command (MONITOR's `OK`, a blank line). MonitorFormatError for anything else."""
     line = raw.rstrip(b"\r\n")
@@ -145,10 +145,10 @@ def parse_monitor_line(raw: bytes, number: int) -> MonitorLine | None:
                                                 column=at + 1))
         at += 1
     micros = int(seconds) * 1_000_000 + int(fraction.ljust(6, b"0"))
-    return MonitorLine(number, micros, int(db), source.decode("utf-8", "replace"), tuple(argv))
+    return CaptureLine(number, micros, int(db), source.decode("utf-8", "replace"), tuple(argv))
 
 
-def read_monitor(stream: BinaryIO, on_bytes: Callable[[int], None] | None = None) -> Iterator[MonitorLine]:
+def read_monitor(stream: BinaryIO, on_bytes: Callable[[int], None] | None = None) -> Iterator[CaptureLine]:
     """Every command of a capture, in the order of the file (the server's order), one line
     at a time. `on_bytes` is told how many bytes each line took (a progress bar)."""
     number = 0

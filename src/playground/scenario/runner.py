@@ -20,13 +20,13 @@ from playground.engine.playground import Playground
 from playground.i18n import tr
 from playground.resp.cli_format import render
 from playground.resp.replies import Array, Err
-from playground.resp.cli_lines import format_argv
 from playground.scenario.checks import CheckResult, check_state, describe_key  # noqa: F401 (re-exported)
 from playground.scenario.reply_checks import check_reply, expand_shas  # noqa: F401 (re-exported)
 from playground.scenario.requirements import flavour_of, requirement_unmet  # noqa: F401 (re-exported)
 from playground.scenario.model import SHA_IN_TEXT, Part, Requirement, Scenario, Step  # noqa: F401
 from playground.scenario.substitution import TEMPLATE  # noqa: F401
 from playground.scenario.substitution import fill_template, plain_value, show_value  # noqa: F401 (re-exported)
+from playground.scenario.substitution import shown_command
 from playground.scenario.time_limits import (DEFAULT_TIME_LIMIT, WAIT_TIMEOUT, TimedOut, end_running_script, recover, setup_message,
                                              step_message, within)
 from playground.engine.session import STREAMING
@@ -146,8 +146,7 @@ class Runner:
                 return redact_line(held[0].display, held[0].argv)
         if not step.template or not step.argv:
             return step.display
-        saved = self.saved.get(step.client, {})
-        return format_argv([fill_template(a, saved) for a in step.argv])
+        return shown_command(step.display, step.argv, self.saved.get(step.client, {}))
 
     def time_limit(self, scenario: Scenario) -> float:
         """Seconds a setup or step may take: --time-limit, else the scenario's
@@ -241,7 +240,7 @@ class Runner:
         argv = step.argv
         if step.template:
             argv = tuple(fill_template(a, self.saved.get(step.client, {})) for a in step.argv)
-            out.command = format_argv(list(argv))
+            out.command = shown_command(step.display, step.argv or (), self.saved.get(step.client, {}))  # $script by name
         out.argv = argv
         if step.sleep:
             await asyncio.sleep(step.sleep)

@@ -216,6 +216,8 @@ class Stepper:
         self.error = self.runner.stopped
         self.results.append(result)
         self.timeline.add_result(result)
+        if self.finished:  # after the last step the lesson's time runs again: its TTLs count down
+            await self.runner.close_clock()
         return result
 
     def bound_next(self) -> bool:

@@ -83,6 +83,29 @@ def fill_template(arg: bytes, saved: dict[str, object]) -> bytes:
     return TEMPLATE.sub(sub, arg.decode("utf-8", "surrogateescape")).encode("utf-8", "surrogateescape")
 
 
+def shown_command(display: str, argv: tuple[bytes, ...], saved: dict[str, object]) -> str:
+    """A step's command as a learner reads it once its saved values are filled in: each
+    argument as sent, but a named script as the step wrote it (`EVAL $rotate 1 k 5`, not the
+    script's whole source).
+
+    Args:
+        display: the command as the step wrote it (template text: `EVAL $rotate 1 k ${n}`).
+        argv: its arguments as template text, scripts' source in place of their names.
+        saved: the client's saved values.
+    """
+    from playground.resp.cli_lines import SplitError, format_argv, split_args
+    from playground.scenario.model import SCRIPT_REF
+
+    try:
+        words = split_args(display)
+    except SplitError:
+        words = []
+    if len(words) != len(argv):  # (a list of arguments is shown as sent)
+        words = [b""] * len(argv)
+    return format_argv([w if SCRIPT_REF.match(w.decode("utf-8", "replace")) else fill_template(a, saved)
+                        for w, a in zip(words, argv)])
+
+
 def plain_value(reply) -> object:
     """A reply as a value a scenario can compare: text, an integer, None for nil, a tuple
     for an array (so an EXEC that ran is not nil), the error line for an error."""

@@ -21,7 +21,7 @@ VOCABULARY = (
     NP_("lesson tag", "programs"), NP_("lesson tag", "python"), NP_("lesson tag", "race"),
     NP_("lesson tag", "rate-limiting"), NP_("lesson tag", "recorded"), NP_("lesson tag", "replication"),
     NP_("lesson tag", "security"), NP_("lesson tag", "server"), NP_("lesson tag", "transactions"),
-    NP_("lesson tag", "watch"),
+    NP_("lesson tag", "ttl"), NP_("lesson tag", "watch"),
 )
 
 

@@ -285,11 +285,11 @@ def json_step(result_server: str, scenario: Scenario, step: StepResult) -> str:
 def json_end(result_server: str, scenario: Scenario, end: PartEnd) -> str:
     """A part's end as one JSON line (after its steps' lines): its `expect` checks and how
     each program ended."""
-    return json.dumps({
+    return json_text({
         "scenario": scenario.id, "server": result_server, "part": end.part, "end": True,
         "checks": [{"check": c.what, "ok": c.ok, "detail": c.detail} for c in end.checks],
         "programs": {c: {"status": o.status, "returned": o.returned} for c, o in end.outcomes.items()},
-    }, ensure_ascii=False)
+    })
 
 
 def check_line(result: ScenarioResult) -> str:

@@ -204,8 +204,16 @@ class PlaygroundApp(ServerActions, TeachingActions, RecordingActions, ClassroomA
         """Empty panes say where to start; the first command or lesson removes the hints."""
         from playground.tui.help_text import first_run_hint
 
+        self._hints_shown = show
         for i, name in enumerate(self.clients):
             self.pane(name).first_run(first_run_hint(name, i, self.clients) if show else None)
+
+    _hints_shown = False
+
+    def first_run_hints_again(self) -> None:
+        """The empty panes' hints, if they show, in the language shown now (F12)."""
+        if self._hints_shown:
+            self._first_run_hints(True)
 
     @property
     def help(self) -> HelpIndex:
@@ -263,7 +271,7 @@ class PlaygroundApp(ServerActions, TeachingActions, RecordingActions, ClassroomA
         """Events of commands typed in the panes (the stepper's go to the teacher)."""
         if isinstance(event, ev.Wrote):
             if self.teacher is not None:
-                self.teacher.note_free_command(set(event.keys))
+                self.teacher.note_free_command(set(event.keys), event.unit)
             self.mode_screen.query_one(KeyInspector).refresh_keys()
             return
         if isinstance(event, ev.UnitEnded):
@@ -277,6 +285,8 @@ class PlaygroundApp(ServerActions, TeachingActions, RecordingActions, ClassroomA
         lines and keys."""
         if message.line is not None:
             self.transcript.append((message.client, message.line, message.printed))
+            if self.teacher is not None:
+                self.teacher.note_typed(message.client, message.line, message.argv)
         if not self.mode_screen.is_mounted:
             return
         self.refresh_states()
@@ -331,7 +341,7 @@ class PlaygroundApp(ServerActions, TeachingActions, RecordingActions, ClassroomA
             return
         from playground.tui.screens.info_screens import InfoScreen, scripts_text
 
-        self.push_screen(InfoScreen(tr("Lua scripts seen in this session"), scripts_text(scripts)))
+        self.push_screen(InfoScreen(tr("Lua scripts seen in this session"), lambda: scripts_text(scripts)))
 
     async def on_unmount(self) -> None:
         await self.stop_classroom()
@@ -356,8 +366,8 @@ def make_app(server_choice: str | None = None, url: str | None = None,
 
 
 def run_app(args, server: PrivateServer | None = None) -> int:
-    scenario = None
-    if getattr(args, "command", None) == "open":
+    scenario = getattr(args, "opened", None)  # (cli/main.py read it before anything started)
+    if scenario is None and getattr(args, "command", None) == "open":
         from playground.scenario.library import resolve
         from playground.scenario.loader import load_scenario
 

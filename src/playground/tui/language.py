@@ -10,6 +10,7 @@ language (the steps already run stay where they are).
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Protocol, runtime_checkable
 
 from rich.text import Text
 
@@ -27,6 +28,14 @@ TEXTUAL_TEXTS = (
     NP_("textual", "Minimize"), N_("Minimize the widget and restore to normal size"), NP_("textual", "Maximize"),
     N_("Maximize the focused widget"), NP_("textual", "Screenshot"), N_("Save an SVG 'screenshot' of the current screen"),
 )
+
+
+@runtime_checkable
+class SaysAgain(Protocol):
+    """A screen (a dialog) that can say what it shows again in the language shown now."""
+
+    def say_again(self) -> None:
+        """Draw its texts again in the current language (F12)."""
 
 
 def textual_commands(commands):
@@ -51,10 +60,7 @@ def switch_language(app, lang: str | None = None) -> str:
     from playground.tui.widgets.server_bar import ServerBar
 
     for pane in app.mode_screen.query(ClientPane):
-        focused = app.focused is not None and pane in app.focused.ancestors_with_self
-        pane.border_title = ("▶ " if focused else "") + tr("Client {name}", name=pane.client)
-        pane.query_one("#input").placeholder = tr("type a Redis command")
-        pane.redraw()  # its notes and whys in the new language (replies stay redis-cli's)
+        pane.say_again()  # its title, state line, notes and whys in the new language (replies stay redis-cli's)
     inspector = app.mode_screen.query_one(KeyInspector)
     inspector.border_title = tr("Keys")
     inspector.query_one("#filter").placeholder = tr("filter: a SCAN pattern, e.g. user:*  (Enter applies)")
@@ -66,7 +72,15 @@ def switch_language(app, lang: str | None = None) -> str:
     app.refresh_everything()
     app.mode_screen.query_one(ServerBar).refresh()
     app.refresh_bindings()
+    from playground.tui.widgets.key_footer import KeyFooter
+
+    for footer in app.mode_screen.query(KeyFooter):  # (under a dialog too: it shows behind it)
+        footer.call_later(footer.recompose)
+    app.first_run_hints_again()
     _reload_scenario(app, lang)
+    for screen in app.screen_stack:  # the dialogs open: a question, a help, the list of lessons ...
+        if isinstance(screen, SaysAgain) and screen is not app.mode_screen:
+            screen.say_again()
     app.notify(tr("Interface language: {name}", name=language_name(lang)))
     return lang
 
@@ -99,7 +113,7 @@ def _reload_scenario(app, lang: str) -> None:
         st.flat = st.flatten(scenario)
         st.results = [replace(r, step=st.flat[i][1]) for i, r in enumerate(st.results)]
         if st.results:  # the last step's explanation, in the new language
-            teacher.message = teacher.explain(st.cursor - 1, st.results[-1])
+            teacher.message = teacher.explain_last()
         else:
             teacher.message = Text(tr("Press Space (or n) for the first step.") + "\n", style="italic")
         from playground.tui.screens.teaching_screens import PredictScreen
@@ -107,10 +121,9 @@ def _reload_scenario(app, lang: str) -> None:
         if isinstance(app.screen, PredictScreen) and not st.finished:  # the open question, in the new language
             step = st.flat[st.cursor][1]
             if step.predict is not None:
-                app.screen.prediction = step.predict
-                app.screen.refresh(recompose=True)
-    elif teacher.won:  # a challenge's win, in the new language
-        teacher.message = teacher.won_text()
+                app.screen.prediction = step.predict  # (its say_again draws it)
+    elif teacher.won is not None:  # a challenge's verdict, in the new language
+        teacher.message = teacher.verdict()
     elif not teacher.challenge.moves:
         teacher.message = Text(tr("Choose who moves: a for A, b for B. u undoes a move.") + "\n", style="italic")
     teacher.render()

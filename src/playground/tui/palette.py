@@ -46,8 +46,8 @@ def system_commands(self, textual):
         yield SystemCommand(tr("Programs run free on/off"), label(tr("Your programs' commands go at once, or wait "
                             "for Ctrl+N again")), self.action_programs_free)
     yield SystemCommand(tr("Export transcript (Markdown)"), tr("For lesson notes"), self.action_export_transcript)
-    yield SystemCommand(tr("Could it have gone differently?"), tr("Run every order of the commands just typed "
-                        "in the panes and of your programs, on a server of its own"), self.action_explore_typed)
+    yield SystemCommand(tr("Explore: could it have gone differently?"), tr("Run every order of the commands just "
+                        "typed in the panes and of your programs, on a server of its own"), self.action_explore_typed)
     yield SystemCommand(tr("Save screen as SVG"), tr("A picture of the screen"), self.action_save_svg)
     yield SystemCommand(tr("Help"), tr("Every key of the current mode (F1)"), screen.action_help_screen)
     yield SystemCommand(tr("Presenter layout"), tr("Big narration panel"), screen.action_presenter)
@@ -60,6 +60,9 @@ def system_commands(self, textual):
     if self.teacher is not None:
         yield SystemCommand(tr("Timeline"), tr("What the server executed, in order"),
                             lambda: screen.action_teach("timeline"))
+        yield SystemCommand(tr("Explore every schedule of this part (s)"),
+                            tr("Every order of the clients' steps, on a server of its own, grouped by outcome"),
+                            lambda: screen.action_teach("explore"))
         yield SystemCommand(tr("Close scenario"), tr("Back to free typing (asks first)"),
                             lambda: screen.action_teach("close"))
     from playground.tui.teaching.topology_commands import topology_commands

@@ -9,7 +9,7 @@ terminal, with no pause between the keys: no timing in the test."""
 from __future__ import annotations
 
 import pytest
-from test_tui import started, type_command, wait_until
+from pilot import started, type_command, wait_until
 from textual import events
 from textual.widgets import Input, Static
 

@@ -5,7 +5,7 @@ refuse after Yes); with --allow-flush it asks as on the private server."""
 from __future__ import annotations
 
 import pytest
-from test_tui import hear_notices, log_text, notices, started, type_command, wait_until
+from pilot import hear_notices, log_text, notices, started, type_command, wait_until
 
 from playground.tui.app import make_app
 from playground.tui.screens.confirm import ConfirmScreen

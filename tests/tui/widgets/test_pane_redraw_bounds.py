@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 from rich.text import Text
-from test_tui import log_text, started, wait_until
+from pilot import log_text, started, wait_until
 
 from playground.tui.app import make_app
 from playground.tui.widgets.client_pane import SHOW_LIMIT

@@ -9,7 +9,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from playground.i18n import tr
+from playground.i18n import again, current_language, tr
 from playground.tui.plain_text import visible_text
 
 
@@ -33,14 +33,20 @@ class ConfirmScreen(ModalScreen[bool]):
         self.question = question
 
     def compose(self) -> ComposeResult:
+        question = again(self.question, current_language()) if isinstance(self.question, str) else self.question
         with Vertical():
-            yield Static(visible_text(self.question))  # it can name a scenario
+            yield Static(visible_text(question))  # it can name a scenario
             with Horizontal():
                 yield Button(tr("No"), id="no")
                 yield Button(tr("Yes"), id="yes", variant="error")
 
     def on_mount(self) -> None:
         self.query_one("#no", Button).focus()
+
+    def say_again(self) -> None:
+        """The question and the buttons in the language shown now (F12)."""
+        self.refresh(recompose=True)
+        self.call_after_refresh(lambda: self.query_one("#no", Button).focus())
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.dismiss(event.button.id == "yes")

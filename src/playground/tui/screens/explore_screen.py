@@ -66,6 +66,11 @@ class ExploreScreen(ModalScreen[int | None]):
     def on_mount(self) -> None:
         self.query_one(OptionList).focus()
 
+    def say_again(self) -> None:
+        """The outcomes in the language shown now (F12)."""
+        self.refresh(recompose=True)
+        self.call_after_refresh(lambda: self.query_one(OptionList).focus())
+
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         self.dismiss(event.option_index)
 

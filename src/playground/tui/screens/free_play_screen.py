@@ -55,7 +55,7 @@ class FreePlayScreen(ModeScreen, inherit_bindings=False):
         except OSError as exc:
             self.notify(tr("The gate cannot open: {error}", error=exc.strerror or exc), severity="error")
             return
-        self.app.push_screen(InfoScreen(tr("Your own program (Esc closes)"), usage_text(url)))
+        self.app.push_screen(InfoScreen(tr("Your own program (Esc closes)"), lambda: usage_text(url)))
 
     def action_record(self) -> None:
         """F9: record a session as a scenario file (F9 again saves)."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -10,7 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from playground.cells import width
-from playground.i18n import N_, tr
+from playground.i18n import N_, again, current_language, tr
 from playground.tui.plain_text import plain, visible_text
 
 
@@ -24,15 +26,24 @@ class InfoScreen(ModalScreen[None]):
 
     BINDINGS = [Binding("escape,q", "dismiss", "Close")]
 
-    def __init__(self, title: str, body: Text | str) -> None:
+    def __init__(self, title: str, body: Text | str | Callable[[], Text | str]) -> None:
+        """Args:
+            title: the panel's title (said again after F12 when it came from tr).
+            body: the text, or what makes it (made again in the language shown after F12).
+        """
         super().__init__()
         self.title_text = title
         self.body = body
 
     def compose(self) -> ComposeResult:
+        body = self.body() if callable(self.body) else self.body
         with VerticalScroll() as scroll:
-            scroll.border_title = plain(self.title_text)  # "key {name}": a key named [/] is a name
-            yield Static(visible_text(self.body))
+            scroll.border_title = plain(again(self.title_text, current_language()))  # "key {name}": a name
+            yield Static(visible_text(body))
+
+    def say_again(self) -> None:
+        """The panel in the language shown now (F12)."""
+        self.refresh(recompose=True)
 
 
 def key_detail_text(detail: dict[str, str]) -> Text:

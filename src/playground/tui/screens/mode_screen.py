@@ -131,7 +131,7 @@ class ModeScreen(Screen):
 
             return self.app.class_leads(*parse(binding.action)[1:])
 
-        self.app.push_screen(InfoScreen(tr("Help (Esc closes)"), help_for(self, inside, off)))
+        self.app.push_screen(InfoScreen(tr("Help (Esc closes)"), lambda: help_for(self, inside, off)))
 
     def action_focus_client(self, which: str | int) -> None:
         """Focus a client's input, by name or by place (F2: the first, F3: the second)."""

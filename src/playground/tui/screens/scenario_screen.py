@@ -63,9 +63,9 @@ class ScenarioScreen(ModeScreen):
         if source is not None:
             await source.runner.close_clock()
 
-    def _held_ttl(self, key: bytes) -> int | None:
+    def _held_ttl(self, key: bytes, read_at: float) -> tuple[int, float] | None:
         source = self.teacher.source if self.teacher is not None else None
-        return source.runner.clock.held_ttl(key) if source is not None else None
+        return source.runner.clock.shown_ttl(key, read_at) if source is not None else None
 
     def focus_start(self) -> None:
         focus_now(self.narration)  # where Space steps

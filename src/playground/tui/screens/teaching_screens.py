@@ -27,8 +27,9 @@ _MODAL_CSS = """
 
 
 class ScenarioPicker(ModalScreen[tuple[Scenario, bool] | None]):
-    """Every scenario with its title, tags and lesson. Typing searches ids and titles
-    (letters never trigger an action here); ↑/↓ pick, Enter opens, Ctrl+E as a challenge."""
+    """Every scenario with its title, tags and lesson. Typing searches ids, titles, tags
+    and the lessons' text (letters never trigger an action here); ↑/↓ pick, Enter opens,
+    Ctrl+E as a challenge."""
 
     DEFAULT_CSS = _MODAL_CSS.format(name="ScenarioPicker") + """
     ScenarioPicker OptionList { height: auto; max-height: 18; }
@@ -45,12 +46,13 @@ class ScenarioPicker(ModalScreen[tuple[Scenario, bool] | None]):
         super().__init__()
         self.all_scenarios = course_order(scenarios)
         self.scenarios = list(self.all_scenarios)  # those the search keeps, in course order
+        self._texts: dict[tuple[int, bool], str] = {}  # (id(scenario), whole) -> what a search looks through
 
     def compose(self) -> ComposeResult:
         with Vertical() as box:
             box.border_title = tr("Open a scenario  (type to search · Enter: step through it · "
                                   "Ctrl+E: challenge mode · Esc: close)")
-            yield Input(placeholder=tr("search by id or title"), id="search")
+            yield Input(placeholder=tr("search by id or title, tags or text"), id="search")
             yield OptionList(*self._options())
             yield Static(id="lesson")
 
@@ -79,16 +81,55 @@ class ScenarioPicker(ModalScreen[tuple[Scenario, bool] | None]):
         self.query_one(OptionList).highlighted = 0 if self.scenarios else None
         self._show(0)
 
+    def say_again(self) -> None:
+        """The list in the language shown now (F12): each scenario read again in it (its
+        title and lesson), the same search, the same one highlighted."""
+        from playground.i18n import current_language
+        from playground.scenario.loader import load_scenario
+        from playground.scenario.model import ScenarioError
+
+        again = []
+        for scenario in self.all_scenarios:
+            try:
+                again.append(load_scenario(scenario.path, current_language()) if scenario.path else scenario)
+            except (OSError, ScenarioError):  # changed or gone meanwhile: as it was
+                again.append(scenario)
+        self.all_scenarios = again
+        box = self.query_one(Vertical)
+        box.border_title = tr("Open a scenario  (type to search · Enter: step through it · "
+                              "Ctrl+E: challenge mode · Esc: close)")
+        search = self.query_one("#search", Input)
+        search.placeholder = tr("search by id or title, tags or text")
+        highlighted = self.query_one(OptionList).highlighted
+        self._search(search.value)
+        if highlighted is not None and self.scenarios:
+            self.query_one(OptionList).highlighted = min(highlighted, len(self.scenarios) - 1)
+            self._show(self.query_one(OptionList).highlighted)
+
     def on_input_changed(self, event: Input.Changed) -> None:
-        words = event.value.casefold().split()
-        self.scenarios = [s for s in self.all_scenarios
-                          if all(w in f"{s.id} {s.title} {' '.join(s.tags)} {tag_names(s.tags)}".casefold()
-                                 for w in words)]
+        self._search(event.value)
+
+    def _search(self, value: str) -> None:
+        """Keep the scenarios whose id, title, tags or text (lesson, narration, commands,
+        goal, questions) hold every word typed: those named so (id, title, tags) first,
+        then those whose text alone holds them, each in course order."""
+        words = value.casefold().split()
+        hits = [s for s in self.all_scenarios if all(found(w, self._text_of(s)) for w in words)]
+        named = [s for s in hits if all(found(w, self._text_of(s, whole=False)) for w in words)]
+        self.scenarios = named + [s for s in hits if s not in named]  # by id, title or tag first
         options = self.query_one(OptionList)
         options.clear_options()
         options.add_options(self._options())
         options.highlighted = 0 if self.scenarios else None
         self._show(0 if self.scenarios else None)
+
+    def _text_of(self, scenario: Scenario, whole: bool = True) -> str:
+        """What a search looks through, folded to lower case (made once per scenario): all
+        of it, or (not `whole`) its id, title and tags alone."""
+        key = (id(scenario), whole)
+        if key not in self._texts:
+            self._texts[key] = search_text(scenario, whole).casefold()
+        return self._texts[key]
 
     def action_move(self, step: int) -> None:
         options = self.query_one(OptionList)
@@ -132,6 +173,44 @@ class ScenarioPicker(ModalScreen[tuple[Scenario, bool] | None]):
         self.dismiss((scenario, True))
 
 
+def found(word: str, text: str) -> bool:
+    """Whether a search `word` is in `text` (both folded): a word in Latin letters or digits
+    where a word of the text starts ("ttl" finds "TTL k" and "ttl:", not "settle"); any
+    other word (Chinese has no spaces between words) anywhere.
+
+    Args:
+        word: one word typed, folded to lower case.
+        text: what is searched, folded to lower case.
+    """
+    if not word.isascii():
+        return word in text
+    return re.search(r"(?<![a-z0-9])" + re.escape(word), text) is not None
+
+
+def search_text(scenario: Scenario, whole: bool = True) -> str:
+    """Everything F7's search looks through for one scenario: its id, title, tags (as
+    written and as shown), then (`whole`) its lesson, challenge goal, and each step's
+    command, narration and question.
+
+    Args:
+        scenario: a scenario loaded in the language shown.
+        whole: the text too, not only the id, title and tags.
+    """
+    parts = [scenario.id, scenario.title, " ".join(scenario.tags), tag_names(scenario.tags)]
+    if not whole:
+        return "\n".join(parts)
+    parts.append(scenario.lesson)
+    if scenario.challenge is not None:
+        parts.append(scenario.challenge.goal)
+    for part in scenario.parts:
+        parts.append(part.name or "")
+        for step in part.steps:
+            parts += [step.display, step.narration or ""]
+            if step.predict is not None:
+                parts += [step.predict.question, *step.predict.choices]
+    return "\n".join(parts)
+
+
 _OWN_NUMBER = re.compile(r"^\s*\(?\d+[.)]\s+")
 
 
@@ -163,16 +242,22 @@ class PredictScreen(ModalScreen[int]):
         with VerticalScroll() as box:
             box.border_title = tr("Predict, then see")
             box.border_subtitle = tr("1–{n} or ↑↓ Enter: answer · Esc: skip", n=n)
-            yield Label(plain(self.command, style="bold"))
+            yield Static(plain(self.command, style="bold"))  # (a Static wraps; a Label was cut at the edge)
             if self.script:
                 yield Static(visible_text(self.script), id="script")
-            yield Label(plain(self.prediction.question, style="bold"))
+            yield Static(plain(self.prediction.question, style="bold"), id="question")
             yield OptionList(*[Option(plain(choice_label(i, c)), id=str(i))
                                for i, c in enumerate(self.prediction.choices, 1)])
             yield Label(tr("Keys: 1–{n} answer · ↑↓ then Enter · Esc skips this question (not scored)", n=n), id="keys")
 
     def action_skip(self) -> None:
         self.dismiss(0)
+
+    def say_again(self) -> None:
+        """The question in the language shown now (F12: the open scenario, read again, gave
+        `prediction` in it)."""
+        self.refresh(recompose=True)
+        self.call_after_refresh(lambda: self.query_one(OptionList).focus())
 
     def on_mount(self) -> None:
         self.query_one(OptionList).focus()
@@ -193,7 +278,11 @@ class TimelineScreen(ModalScreen[None]):
     """
     BINDINGS = [Binding("escape,q,t", "dismiss", "Close"), Binding("x", "export", "Export Markdown")]
 
-    def __init__(self, text: str, export) -> None:
+    def __init__(self, text, export) -> None:
+        """Args:
+            text: the timeline, or what makes it (made again in the language shown after F12).
+            export: writes it as Markdown and says where.
+        """
         super().__init__()
         self.text = text
         self.export = export
@@ -201,7 +290,11 @@ class TimelineScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with VerticalScroll() as box:
             box.border_title = tr("Timeline: what the server executed, in order  (x: export · Esc: close)")
-            yield Static(lines(self.text), id="timeline")
+            yield Static(lines(self.text() if callable(self.text) else self.text), id="timeline")
+
+    def say_again(self) -> None:
+        """The timeline in the language shown now (F12)."""
+        self.refresh(recompose=True)
 
     def action_export(self) -> None:
         self.export()  # says where (or sends it to the browser under serve), or why it could not
@@ -224,6 +317,11 @@ class JumpScreen(ModalScreen[int | None]):
 
     def on_mount(self) -> None:
         self.query_one(Input).focus()
+
+    def say_again(self) -> None:
+        """The question in the language shown now (F12); what was typed stays."""
+        self.query_one(Label).update(tr("Go to step (1 to {total}); the server replays the steps before it",
+                                        total=self.total))
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         try:

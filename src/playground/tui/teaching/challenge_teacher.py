@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from playground.i18n import tr
+from playground.engine.key_reader import KeyInfo
+from playground.i18n import tr, trn
 from playground.scenario.challenge import Challenge
 from playground.tui.teaching.teacher import Teacher
 
@@ -17,6 +18,9 @@ class ChallengeTeacher(Teacher):
         super().__init__(screen, scenario)
         app = self.app
         self.challenge = Challenge(app.playground, scenario, app.executor, self.on_event)
+        self.final: list[tuple[bytes, KeyInfo | None]] = []
+        """The goal's keys once every client is done: (key, its inspector row or None when
+        absent), read from the server (Challenge.final_keys); shown in the language of the moment."""
 
     async def reset(self) -> None:
         await self.challenge.reset()
@@ -32,9 +36,9 @@ class ChallengeTeacher(Teacher):
             return
         challenge = self.challenge
         if self.won or client not in challenge.programs or challenge.next_for(client) is None:
-            self.message = self._verdict()
+            self.message = self.verdict()
             if self.won:
-                why = tr("The race is over: {client} has nothing left to do. "
+                why = tr("The challenge is over: {client} has nothing left to do. "
                          "r retries from the start; u undoes the last move.", client=client)
             elif client in challenge.ended:  # one line; no move is spent on it
                 why = tr("{client}'s program has ended: it sends nothing more.", client=client)
@@ -56,47 +60,40 @@ class ChallengeTeacher(Teacher):
         step = challenge.next_for(client)
         pane = self.pane(client)
         await pane.type_out(challenge.runner.preview(step), self.speed)
-        result = await challenge.move(client)
+        self.stepping = client
+        try:
+            result = await challenge.move(client)
+        finally:
+            self.stepping = None
         pane.clear_input()
         if result is None:  # (nothing moved: what the checks above say, found meanwhile)
             return
         for shown in (result, *challenge.bound_results):  # bound steps move with it
-            self.pane(shown.step.client).show_result(shown)
+            self.show_result(shown)
         await self.after_step(result)
         self.won = await challenge.won()  # as soon as every client is done: every program ended
-        if self.won:
-            self.final = await self._final_values()
-        self.message = self._verdict()
+        self.final = await challenge.final_keys() if self.won is not None else []
+        self.message = self.verdict()
         self.render()
 
-    def _verdict(self) -> Text:
-        """The challenge's outcome once every client is done (empty before)."""
+    def verdict(self) -> Text:
+        """The challenge's outcome once every client is done (empty before): won or not,
+        and the goal's keys as the server left them."""
         if self.won is None:
             return Text()
         if self.won:
             return self.won_text()
-        return Text(tr("Both programs are done, but the race did not happen. "
+        text = Text(tr("Every client is done, but the server did not end in the goal's state. "
                        "u undoes moves; try another order.") + "\n", style="bold yellow")
-
-    final = ""
-    """The goal keys' values once a challenge is won, e.g. 'balance = "130"'."""
-
-    async def _final_values(self) -> str:
-        keys = [c.key for c in self.scenario.challenge.state]
-        try:
-            replies = await self.app.playground.reader.run([[b"GET", k] for k in keys])
-        except Exception:  # a key of another type: the goal sentence says enough
-            return ""
-        from playground.resp.replies import Bulk
-
-        return ", ".join(f"{k.decode('utf-8', 'replace')} = "
-                         + (f'"{bytes(r).decode("utf-8", "replace")}"' if isinstance(r, Bulk) else "(nil)")
-                         for k, r in zip(keys, replies))
+        if self.final:
+            text.append(final_values_line(self.final) + "\n", style="yellow")
+        return text
 
     def won_text(self) -> Text:
-        text = Text(tr("✓ Won: you produced the race on the real server (the goal below).") + "\n", style="bold green")
+        text = Text(tr("✓ Won: the real server ended in the goal's state (the goal below).") + "\n",
+                    style="bold green")
         if self.final:
-            text.append(tr("Final value: {values}", values=self.final) + "\n", style="bold green")
+            text.append(final_values_line(self.final) + "\n", style="bold green")
         text.append(tr("u undoes moves, r starts again.") + "\n", style="green")
         return text
 
@@ -109,8 +106,27 @@ class ChallengeTeacher(Teacher):
         await self.challenge.undo()
         self.clear_panes()
         for result in self.challenge.results:
-            self.pane(result.step.client).show_result(result)
+            self.show_result(result)
         self.won = None
         self.message = Text(tr("Move undone (the other moves were replayed on a fresh server)."), style="italic")
         await self.after_step(None)
         self.render()
+
+
+def final_values_line(final: list[tuple[bytes, KeyInfo | None]]) -> str:
+    """"Final value: orders = ["A", "B"] (list)": each goal key as the key inspector shows
+    it (a string's value quoted; another type's first items, then its type), or absent.
+
+    Args:
+        final: (key, its inspector row, or None when the key is absent), in the goal's order.
+    """
+    shown = []
+    for key, row in final:
+        name = key.decode("utf-8", "replace")
+        if row is None:
+            shown.append(tr("{key} is absent", key=name))
+        elif row.type == "string":
+            shown.append(f"{name} = {row.preview}")
+        else:
+            shown.append(tr("{key} = {value} ({type})", key=name, value=row.preview, type=row.type))
+    return trn("Final value: {values}", "Final values: {values}", len(shown), values=", ".join(shown))

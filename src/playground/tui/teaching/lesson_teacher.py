@@ -7,7 +7,10 @@ import time
 
 from rich.text import Text
 
+from playground.engine.catalogue import ttl_read
 from playground.i18n import tr, tr_check
+from playground.resp.cli_lines import format_argv
+from playground.resp.cli_secrets import redact_line
 from playground.scenario.runner import StepResult
 from playground.scenario.stepper import Stepper
 from playground.tui.teaching.teacher import Teacher
@@ -22,6 +25,7 @@ class LessonTeacher(Teacher):
         super().__init__(screen, scenario)
         app = self.app
         self.stepper = Stepper(app.playground, scenario, app.executor, self.on_event)
+        self._paths: dict[str, tuple] = {}  # each client's connection (_path) after the last step or typed command
 
     async def reset(self) -> None:
         await self.stepper.start()  # a fresh server with the first part's setup: the state before step 1
@@ -53,12 +57,11 @@ class LessonTeacher(Teacher):
             self.answers[index] = 0  # the step will not run: nothing to predict, not scored
         if step.predict and index not in self.answers:
             self.autoplay = False
-            shown = f"{step.client}> {self.stepper.runner.preview(step)}"  # ${n} filled in, as it will be sent
-            choice = await self.app.push_screen_wait(
-                PredictScreen(step.predict, shown, script_block(self.scenario, step.display)))
+            choice = await self.app.push_screen_wait(  # ${n} filled in, as it will be sent
+                PredictScreen(step.predict, self.next_line(step), script_block(self.scenario, step.display)))
             self.answers[index] = choice or 0  # 0: skipped (Escape), not scored
         pane = self.pane(step.client)
-        if not step.wait:
+        if not step.wait and step.kind != "server":  # (nobody types a server's action)
             await pane.type_out(self.stepper.runner.preview(step), self.speed)
         result = await self._run_step(index)
         pane.clear_input()
@@ -66,11 +69,11 @@ class LessonTeacher(Teacher):
             self.message = Text(tr("This part could not start: {error}", error=self.stepper.error), style="bold red")
             self.render()
             return
-        self.message = self.explain(index, result)
+        first = index
         while result is not None and not self.stepper.error and self.stepper.bound_next():  # bound steps: at once, untyped
-            index = self.stepper.cursor
-            if (result := await self._run_step(index)) is not None:
-                self.message.append_text(self.explain(index, result))
+            if (bound := await self._run_step(self.stepper.cursor)) is not None:
+                result = bound
+        self.message = self.explain_steps(first, self.stepper.cursor - 1)
         if self.stepper.error:  # it did not answer in time: the scenario stops here
             self.autoplay = False
             self.message = Text(tr("The scenario stopped: {error}", error=self.stepper.error) + "\n"
@@ -92,15 +95,20 @@ class LessonTeacher(Teacher):
         if step.sleep:
             self.sleep_until = time.monotonic() + step.sleep
             self.render()
+        self.stepping = step.client
         try:
             result = await self.stepper.step()
         finally:
             self.sleep_until = None
+            self.stepping = None
         if result is not None:
-            self.pane(result.step.client).show_result(result)
+            self.show_result(result)
         return result
 
-    def explain(self, index: int, result: StepResult) -> Text:
+    def explain(self, index: int, result: StepResult, marked: bool = True) -> Text:
+        """What the narration says once step `index` ran: its failed checks and why, else
+        a mark that the server agrees (`marked`), the lesson's words for it (held back when
+        the server did otherwise: they would tell what did not happen), the prediction."""
         text = Text()
         step = result.step
         if result.skipped:
@@ -111,21 +119,24 @@ class LessonTeacher(Teacher):
                 text.append(tr(" ✗ MISMATCH {what}: {detail} ", what=tr_check(c.what), detail=c.detail) + "\n",
                             style="bold white on red")
             why = time_ran_out(self.stepper.results, self.ran_at, index)
-            typed = self._typed_over(result)
+            typed = self.typed_text()
             if why:
                 text.append(tr("Time, not the server: {why}", why=why) + "\n", style="bold yellow")
             elif typed:
-                text.append(tr("Your own typing, not the server: you changed {keys} by hand, so the server's "
-                               "state is not the lesson's. w replays the lesson up to here without it.",
-                               keys=typed) + "\n", style="bold yellow")
+                text.append(tr("Your own typing, not the server: you typed {commands}, so the server's state "
+                               "is not the lesson's. p goes back to before this step without it.",
+                               commands=typed) + "\n", style="bold yellow")
             else:
                 text.append(tr("The server disagrees with the lesson: check the scenario or the server.") + "\n",
                             style="bold red")
-        elif result.checks:  # the pane has them on one line; here a mark is enough
+            if step.narration:
+                text.append(tr("(The lesson's words for this step are held back: they tell what the server "
+                               "did not do.)") + "\n", style="italic dim")
+        elif result.checks and marked:  # the pane has them on one line; here a mark is enough
             agrees = (tr("✓ the server agrees (1 check) ") if len(result.checks) == 1 else
                       tr("✓ the server agrees ({count} checks) ", count=len(result.checks)))
             text.append(agrees, style="green")
-        if step.narration:
+        if step.narration and not failed:
             text.append(step.narration + "\n")
         if step.predict and self.answers.get(index) and failed:
             self.answers[index] = 0  # never scored against the server: the lesson's answer did not happen
@@ -142,11 +153,28 @@ class LessonTeacher(Teacher):
             text.append(f"⏸ {step.pause}\n", style="bold yellow")
         return text
 
-    def _typed_over(self, result: StepResult) -> str:
-        """The keys of this step that commands typed by hand changed (empty: none)."""
-        keys = set((result.step.argv or ())[1:]) | {c.key for c in result.step.state}
-        hit = sorted(k.decode("utf-8", "replace") for k in self.diverged & keys)
-        return ", ".join(hit)
+    def explain_steps(self, first: int, last: int) -> Text:
+        """Steps `first` to `last` (a step and those bound to it, `bound = true`: one move)
+        explained: one step as `explain` says it; a bound group in words, one line that the
+        server agrees with every one of them, then each step's own words."""
+        results = self.stepper.results
+        if last <= first:
+            return self.explain(first, results[first])
+        group = [(i, results[i]) for i in range(first, last + 1)]
+        text = Text()
+        if all(c.ok for _, r in group for c in r.checks) and any(r.checks for _, r in group):
+            checks = sum(len(r.checks) for _, r in group)
+            text.append(tr("✓ Steps {first}–{last} as one move (bound): the server agrees with all {checks} checks.",
+                           first=first + 1, last=last + 1, checks=checks) + "\n", style="green")
+        for i, result in group:
+            text.append_text(self.explain(i, result, marked=False))
+        return text
+
+    def explain_last(self) -> Text:
+        """The last move explained again (F12: in the new language): the last step with the
+        steps bound to it."""
+        last = self.stepper.cursor - 1
+        return self.explain_steps(self.stepper.group_start(last), last)
 
     async def previous(self) -> None:
         if self.stepper.cursor == 0:
@@ -158,7 +186,7 @@ class LessonTeacher(Teacher):
         for undone in [i for i in self.answers if i >= self.stepper.cursor]:
             del self.answers[undone]  # a step run again asks its prediction again
         self.rebuild()
-        self.diverged.clear()
+        self.typed.clear()
         note = tr("Rewound: fresh server, steps 1 to {count} replayed.", count=self.stepper.cursor)
         if self.stepper.time_dependent:
             note += tr(" TTLs restart from the replay, so times are approximate.")
@@ -176,7 +204,7 @@ class LessonTeacher(Teacher):
             if part_index != last_part and (name or index):
                 self.part_separator(name or tr("part {n}", n=part_index + 1))
             last_part = part_index
-            self.pane(result.step.client).show_result(result)
+            self.show_result(result)
         now = self.stepper.runner.lesson_now()
         self.ran_at = [now] * len(self.stepper.results)
 
@@ -190,7 +218,7 @@ class LessonTeacher(Teacher):
             if result is None:
                 self.message = Text(tr("This part could not start: {error}", error=self.stepper.error), style="bold red")
                 break
-            self.message = self.explain(index, result)
+            self.message = self.explain_last()  # (a bound group: the whole move, in words)
             await self.after_step(result)
             self.render()
         self.render()
@@ -212,9 +240,45 @@ class LessonTeacher(Teacher):
                     if choice == self.stepper.flat[i][1].predict.answer)
         return right, len(answered)
 
-    def note_free_command(self, keys: set[bytes]) -> None:
-        """A command typed by hand wrote `keys`; warn if the scenario depends on them."""
+    def note_free_command(self, keys: set[bytes], unit=None) -> None:
+        """A command typed by hand wrote `keys` (`unit`: the command or transaction that
+        did); when the lesson depends on them, it is named as typed (`typed_text`)."""
         hit = keys & self.stepper.scenario_keys()
         if hit:
-            self.diverged |= hit
+            if unit is not None:
+                argv = list(unit.commands[0])
+                self._typed(unit.client, "EXEC" if unit.kind == "transaction" else redact_line(format_argv(argv), argv))
             self.render()
+
+    def note_typed(self, client: str, line: str, argv=()) -> None:
+        """A command typed by hand in `client`'s pane ran: named as typed when it changed
+        the client's connection (a WATCH, a MULTI, UNWATCH, SELECT ...: the lesson's next
+        steps depend on it). Its key writes come apart (note_free_command). A TTL read
+        while the lesson holds it says so under its reply."""
+        key = ttl_read(argv)
+        held = self.stepper.runner.clock.held_ttl(key) if key is not None else None
+        if key is not None and held is not None:
+            self.pane(client).note(tr("lesson time stands still between steps: {key}'s TTL is held at {seconds:.1f} s "
+                                      "until the next step (after the last step it runs again)",
+                                      key=key.decode("utf-8", "replace"), seconds=held / 1000))
+        path = _path(self.app.playground.session(client).state)
+        before, self._paths[client] = self._paths.get(client), path
+        if before is not None and path != before:
+            self._typed(client, redact_line(line))  # (HELLO 3 AUTH user pw: no password on the screen)
+            self.render()
+
+    def _typed(self, client: str, line: str) -> None:
+        step = min(self.stepper.cursor + 1, len(self.stepper.flat))  # the step the header shows
+        if (client, line, step) not in self.typed:
+            self.typed.append((client, line, step))
+
+    async def after_step(self, result: StepResult | None) -> None:
+        await super().after_step(result)
+        self._paths = {c: _path(s.state) for c, s in self.app.playground.sessions.items()}
+
+
+def _path(state) -> tuple:
+    """What of a client's connection the lesson's next steps depend on (a typed command that
+    changes it changes the lesson's path)."""
+    return (state.in_multi, state.queued, state.watched, state.subscriptions, state.db, state.resp,
+            state.monitoring, state.disconnected)

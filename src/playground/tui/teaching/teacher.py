@@ -11,6 +11,7 @@ from pathlib import Path
 from rich.text import Text
 
 from playground.scenario import transcript as report
+from playground.cells import cut
 from playground.i18n import N_, tr
 from playground.scenario.runner import ScenarioResult, StepResult
 from playground.scenario.model import Scenario
@@ -36,11 +37,14 @@ class Teacher:
         self.autoplay = False
         self.answers: dict[int, int] = {}     # step index -> chosen answer
         self.message = Text()                 # what the last action has to say
-        self.diverged: set[bytes] = set()     # keys free typing changed under the scenario
+        self.typed: list[tuple[str, str, int]] = []
+        """Commands typed by hand since the last start or rewind that changed the lesson's
+        path: (client, the command, the step the header showed)."""
         self.started_at = time.monotonic()    # the scenario clock (restarts with r)
         self.ran_at: list[float] = []         # when each step ran (to tell a TTL ran out)
         self.sleep_until: float | None = None  # a `sleep` step is letting time pass
         self.clock_shown = ""                 # the clock as the narration shows it (render)
+        self.stepping: str | None = None      # the client whose step runs now (its pane shows the step whole)
 
     @property
     def source(self):
@@ -68,6 +72,29 @@ class Teacher:
     def pane(self, client: str) -> ClientPane:
         return self.screen.pane(client)
 
+    def show_result(self, result: StepResult) -> None:
+        """A step in the panes: a client's step in its own pane; a server action (a server
+        step) in every pane, as the server's, since no client typed it; `connect B node` in
+        the pane of the client it moves."""
+        step = result.step
+        if step.kind != "server":
+            self.pane(step.client).show_result(result)
+            return
+        words = (step.server or "").split()
+        moved = words[1:2] if words[:1] == ["connect"] and words[1:2] and words[1] in self.scenario.clients else []
+        for client in moved or self.scenario.clients:
+            self.pane(client).show_result(result)
+
+    def next_line(self, step) -> str:
+        """A step about to run, as the narration's `next:` and a prediction show it: `A> SET
+        k v` (its saved values filled in, a named script by its name), the server's action as
+        the server's (`[server] kill primary`), or a pending reply."""
+        if step.kind == "server":
+            return step.display
+        if step.wait:
+            return tr("({client}'s pending reply arrives)", client=step.client)
+        return f"{step.client}> {self.source.runner.preview(step)}"
+
     def clear_panes(self) -> None:
         for name in self.scenario.clients:
             self.pane(name).action_clear()
@@ -80,7 +107,10 @@ class Teacher:
 
         if isinstance(event, ev.Message):
             self.pane(event.client).handle(event)
-        elif isinstance(event, ev.Notice) and not isinstance(event, (ev.Refused, ev.ServerGone)):
+        elif isinstance(event, ev.ServerGone):  # the step's own client: show_result says it; another one
+            if event.client != self.stepping:   # (blocked meanwhile) has its connection closed under it
+                self.pane(event.client).note(event.text)
+        elif isinstance(event, ev.Notice) and not isinstance(event, ev.Refused):
             self.pane(event.client).note(event.text)
 
     async def after_step(self, result: StepResult | None) -> None:
@@ -105,7 +135,7 @@ class Teacher:
         await self.reset()
         self.app.playground.writes.forget()
         self.started_at = time.monotonic()
-        self.diverged.clear()
+        self.typed.clear()
         self.message = self.start_message()
         await self.after_step(None)
         self.render()
@@ -168,7 +198,7 @@ class Teacher:
                                      N_("timeline written to {path}"))
 
     async def show_timeline(self) -> None:
-        self.app.push_screen(TimelineScreen(self.timeline_text(), self.export_timeline))
+        self.app.push_screen(TimelineScreen(self.timeline_text, self.export_timeline))  # (made again after F12)
 
     def transcript_markdown(self) -> str:
         results = self.source.results
@@ -211,5 +241,18 @@ class Teacher:
         narration.steady = self.running() and not self.app.has_class("-short")
         narration.body = narration_text(self)
 
-    def note_free_command(self, keys: set[bytes]) -> None:
+    def note_free_command(self, keys: set[bytes], unit=None) -> None:
         """A command typed by hand wrote `keys` (a lesson warns when it depends on them)."""
+
+    def typed_text(self) -> str:
+        """The commands typed by hand since the lesson's last start or rewind that changed
+        its path, e.g. "UNWATCH in A at step 2" (empty: none)."""
+        shown = [tr("{command} in {client} at step {step}", command=cut(line, 40), client=client, step=step)
+                 for client, line, step in self.typed[:3]]
+        if len(self.typed) > 3:
+            shown.append(tr("{count} more", count=len(self.typed) - 3))
+        return ", ".join(shown)
+
+    def note_typed(self, client: str, line: str, argv=()) -> None:
+        """A command typed by hand in `client`'s pane ran (a lesson names it when it
+        changes the lesson's path)."""

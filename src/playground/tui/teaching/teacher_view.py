@@ -67,6 +67,8 @@ def narration_text(teacher) -> Text:
         else:
             part = nxt[0] if nxt else None
         where = tr("step {n} of {total}", n=min(st.cursor + 1, total), total=total) if nxt else tr("done: {total} steps", total=total)
+        if nxt is None and st.time_dependent:
+            where += tr(" · time runs again: TTLs count down")
         if part is not None and part.name:
             where += tr(" · part: {name}", name=part.name)
         right, asked = teacher.score()
@@ -84,16 +86,14 @@ def narration_text(teacher) -> Text:
             p, step = nxt
             if st.results and p is not part and p.name:
                 text.append(tr("next part: {name}", name=p.name) + "\n", style="bold magenta")
-            shown = (tr("({client}'s pending reply arrives)", client=step.client) if step.wait
-                     else f"{step.client}> {st.runner.preview(step)}")
-            text.append(tr("next: {step}", step=shown) + "\n", style="bold cyan" if teacher.presenter else "cyan")
+            text.append(tr("next: {step}", step=teacher.next_line(step)) + "\n",
+                        style="bold cyan" if teacher.presenter else "cyan")
             if step.sleep:
                 text.append(tr("  (first {seconds:g} s pass: the step sleeps)", seconds=step.sleep) + "\n", style="yellow")
             text.append_text(script_block(teacher.scenario, step.display))
         if not teacher.app.has_class("-short") and not teacher.presenter:  # short: the footer says it; presenter: F1
             text.append(key_hint(teacher.screen) + "\n", style="dim")
-    if teacher.diverged:
-        names = ", ".join(sorted(k.decode(errors="replace") for k in teacher.diverged))
-        text.append(tr("You changed {keys} by hand: the next steps may not match the lesson. "
-                    "w rewinds to this step.", keys=names) + "\n", style="bold yellow")
+    if teacher.typed:
+        text.append(tr("You typed {commands} by hand: the next steps may not match the lesson. "
+                       "w rewinds to this step.", commands=teacher.typed_text()) + "\n", style="bold yellow")
     return text

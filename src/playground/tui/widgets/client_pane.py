@@ -142,8 +142,8 @@ class ClientPane(PanePrompt, StepDrawing, Vertical):
 
     def watch_state(self, state: ClientState | None) -> None:
         line = describe_state(state, time.monotonic(), self._pending_since)
-        if self.outcome and state is not None:
-            line.append(f"  {self.outcome}", style="bold yellow")
+        if self.outcome and state is not None:  # (said again in the language shown: F12)
+            line.append(f"  {again(self.outcome, current_language())}", style="bold yellow")
         set_line(self.query_one("#state", Static), line)
         node = node_prompt(self.services.playground, self.client)  # on a topology: the node, like redis-cli
         prompt = f"{self.client}{node}{'(TX)' if state and state.in_multi else ''}> "
@@ -298,6 +298,16 @@ class ClientPane(PanePrompt, StepDrawing, Vertical):
             if used >= lines:
                 break
         return kept[::-1]
+
+    def say_again(self) -> None:
+        """Everything the pane says of its own, in the language shown now (F12): its title,
+        the prompt's placeholder, the state line and the notes in its log (replies stay
+        redis-cli's)."""
+        focused = self.app.focused is not None and self in self.app.focused.ancestors_with_self
+        self.border_title = ("▶ " if focused else "") + tr("Client {name}", name=self.client)
+        self.query_one("#input", Input).placeholder = tr("type a Redis command")
+        self.watch_state(self.state)
+        self.redraw()
 
     def take_over(self, old: "ClientPane") -> None:
         """What `old` (the same client's pane on the screen this one replaces) showed."""

@@ -104,9 +104,11 @@ class KeyInspector(Vertical):
         self._last_read = -1e9  # time.monotonic() of the last read of the keys
         self.watchers: dict[bytes, list[tuple[str, bool]]] = {}  # key -> [(client, dirty)]
         self._pinned: list[bytes] | None = None  # set_pinned's keys; None: the writers the app tracks
-        self.held_ttl = lambda key: None
-        """key -> the TTL (ms) a lesson holds it at while it waits for the class, or None
-        (scenario/lesson_clock.py): such a TTL is shown as held, not counting down."""
+        self.held_ttl = lambda key, read_at: None
+        """(key, when its TTL was read) -> the TTL (ms) to show and as of when, or None: the
+        read is right (a lesson's clock: scenario/lesson_clock.py shown_ttl). A TTL a lesson
+        holds while it waits for the class is shown held, not counting down; once the hold
+        ends, it counts down from the TTL it was held at, never from a read made meanwhile."""
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder=tr("filter: a SCAN pattern, e.g. user:*  (Enter applies)"), id="filter")
@@ -230,7 +232,7 @@ class KeyInspector(Vertical):
             return
         from playground.tui.screens.info_screens import InfoScreen, key_detail_text
 
-        self.app.push_screen(InfoScreen(tr("key {name}", name=detail["key"]), key_detail_text(detail)))
+        self.app.push_screen(InfoScreen(tr("key {name}", name=detail["key"]), lambda: key_detail_text(detail)))
 
     def _tick_ttls(self) -> None:
         snap = self.snapshot
@@ -243,9 +245,9 @@ class KeyInspector(Vertical):
                 table.update_cell(row, 2, self._ttl_text(k, now))
 
     def _ttl_text(self, k: KeyInfo, now: float) -> str:
-        held = self.held_ttl(k.name) if k.expires else None
-        if held is not None:  # as the lesson left it: read "now", so it does not count down
-            k = dataclasses.replace(k, pttl=held, read_at=now)
+        shown = self.held_ttl(k.name, k.read_at) if k.expires else None
+        if shown is not None:  # as the lesson holds it (as of now: it stands still), or left it
+            k = dataclasses.replace(k, pttl=shown[0], read_at=shown[1])
         return format_ttl(k, now)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:

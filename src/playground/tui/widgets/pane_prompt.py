@@ -11,7 +11,7 @@ from collections import deque
 from rich.text import Text
 from textual.widgets import Input, Static
 
-from playground.i18n import tr, trn
+from playground.i18n import reworded, tr, trn
 from playground.resp.cli_lines import SplitError, split_args
 from playground.tui.widgets.command_input import CommandInput
 from playground.tui.widgets.pane_state import set_line
@@ -102,8 +102,8 @@ class PanePrompt:
         from playground.tui.screens.confirm import ConfirmScreen
 
         preview = "\n".join(f"  {line[:60]}" for line in lines[:5]) + ("\n  …" if len(lines) > 5 else "")
-        question = tr("Run these {count} pasted lines as client {client}, one after another?",
-                      count=len(lines), client=self.client) + "\n" + preview
+        question = reworded(tr("Run these {count} pasted lines as client {client}, one after another?",
+                               count=len(lines), client=self.client), lambda said: said + "\n" + preview)
 
         def answered(yes: bool | None) -> None:
             if yes:  # (no: nothing was sent, the line is as it was)
@@ -111,7 +111,7 @@ class PanePrompt:
                 for line in lines:
                     field.post_message(CommandInput.Submitted(field, line))
 
-        self.app.push_screen(ConfirmScreen(Text(question)), answered)
+        self.app.push_screen(ConfirmScreen(question), answered)  # (a str is shown as plain text, never markup)
 
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()  # the pane's own line: nobody above reads it (each key's message went up to the app)

@@ -43,6 +43,8 @@ def describe_state(state: ClientState | None, now: float | None = None, pending_
     if state is None:
         return Text(tr("connecting…"), style="dim")
     text.append(f"{state.name}", style="bold")
+    if state.server_stopped:
+        text.append(tr("  connection closed: the server stopped"), style="bold red")
     if state.disconnected:
         text.append(tr("  disconnected (QUIT): the next command reconnects"), style="bold yellow")
     if state.monitoring:

@@ -1,0 +1,56 @@
+"""The footer shows whole keys only, F1 and F12 at every width and in every language
+(issue 44: in Chinese F12 was cut at 120 columns and gone at 80)."""
+
+import pytest
+
+from playground.tui.app import make_app
+from playground.tui.widgets.key_footer import KeyFooter
+from pilot import started, wait_until
+from pilot import scenario
+
+pytestmark = [pytest.mark.server, pytest.mark.tui]
+
+
+def footer_keys(app):
+    """(action, x, width) of each key the footer drew, the palette's last."""
+    footer = app.mode_screen.query_one(KeyFooter)
+    keys = [w for w in footer.children if hasattr(w, "action")]
+    return [(w.action, w.region.x, w.region.width, w.has_class("-command-palette")) for w in keys]
+
+
+def check_fits(app, width):
+    keys = footer_keys(app)
+    actions = [a for a, *_ in keys]
+    assert any(a.endswith("switch_language") for a in actions), actions
+    assert "help_screen" in actions, actions
+    palette = [(x, w) for _, x, w, p in keys if p]
+    right = palette[0][0] if palette else width
+    for action, x, w, is_palette in keys:
+        assert w > 0 and x + w <= width, (action, x, w)
+        if not is_palette:
+            assert x + w <= right, (action, x, w, right)  # not under the palette's key: whole
+    drawn = sorted((x, x + w) for _, x, w, _ in keys)
+    assert all(a[1] <= b[0] for a, b in zip(drawn, drawn[1:])), drawn  # no key over another
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+@pytest.mark.parametrize("size", [(80, 24), (120, 35)])
+@pytest.mark.parametrize("mode", ["free", "lesson", "challenge"])
+async def test_f1_and_f12_whole_at_80_and_120_columns(server_binary, lang, size, mode):
+    opened = {"free": None, "lesson": scenario("set-nx-lock"), "challenge": scenario("lost-update")}[mode]
+    app = make_app(server_binary.path, open_scenario=opened, challenge=mode == "challenge", lang=lang)
+    async with app.run_test(size=size) as pilot:
+        await started(pilot, app)
+        if mode != "free":
+            await wait_until(pilot, lambda: app.teacher is not None)
+        await pilot.pause()
+        await wait_until(pilot, lambda: any(a.endswith("switch_language") for a, *_ in footer_keys(app)))
+        check_fits(app, size[0])
+        await pilot.press("f12")  # the other language: its own widths
+        await wait_until(pilot, lambda: app.lang != lang)
+        await pilot.pause()
+        await wait_until(pilot, lambda: any(a.endswith("switch_language") for a, *_ in footer_keys(app)))
+        check_fits(app, size[0])
+        await pilot.resize_terminal(160, 45)
+        await wait_until(pilot, lambda: len(footer_keys(app)) > 8)  # wider: more keys
+        check_fits(app, 160)

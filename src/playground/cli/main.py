@@ -63,11 +63,12 @@ def _server_options(dest_prefix: str = "", private_only: bool = False) -> argpar
     group.add_argument("--topology", dest=dest_prefix + "topology", choices=NAMES,
                        help=tr("{kinds}; private nodes on 127.0.0.1 with a password the app keeps to itself "
                                "(a scenario's own topology wins)",
-                               kinds="; ".join(f"{k.name}: {tr(k.summary, primaries=k.primaries)}"
-                                               for k in KINDS.values())))
+                               kinds=tr("; ").join(tr("{name}: {what}", name=k.name,
+                                                                      what=tr(k.summary, primaries=k.primaries))
+                                                   for k in KINDS.values())))
     group.add_argument("--replicas", dest=dest_prefix + "replicas", type=int, choices=REPLICA_COUNTS,
-                       metavar="N", help=tr("{kinds} (at most {most})", most=MAX_REPLICAS, kinds="; ".join(
-                           f"{k.name}: {tr(k.replicas_summary, default=k.default_replicas)}"
+                       metavar="N", help=tr("{kinds}; at most {most}", most=MAX_REPLICAS, kinds=tr("; ").join(
+                           tr("{name}: {what}", name=k.name, what=tr(k.replicas_summary, default=k.default_replicas))
                            for k in KINDS.values() if k.takes_replicas)))
     tls = common.add_argument_group(tr("--url: TLS and ACL user (as redis-cli names them)"))
     tls.add_argument("--tls", dest=dest_prefix + "tls", action="store_const", const=True,
@@ -330,7 +331,7 @@ def main(argv: list[str] | None = None) -> int:
                                         "(a cluster's redirects are followed)"), file=sys.stderr)
         return 2
     if not KINDS[args.topology].takes_replicas and args.replicas is not None:
-        print("redis-playground: " + tr("--replicas goes with --topology {names}", names=", ".join(WITH_NODES)),
+        print("redis-playground: " + tr("--replicas goes with --topology {names}", names=tr(", ").join(WITH_NODES)),
               file=sys.stderr)
         return 2
     try:

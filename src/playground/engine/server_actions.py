@@ -56,7 +56,7 @@ async def apply(pg, text: str) -> str:
     topology = pg.topology
     if topology is None:
         raise ActionError(tr("server actions need a topology of nodes (--topology {names})",
-                             names=", ".join(WITH_NODES)))
+                             names=tr(", ").join(WITH_NODES)))
     try:
         action, args = parse_action(text)
     except ValueError as exc:

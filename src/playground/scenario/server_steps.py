@@ -38,7 +38,7 @@ def parse_topology(data: dict, where) -> tuple[str, int | None]:
         raise where.error(tr("one of {choices}", choices=", ".join(NAMES)), field_name="topology")
     kind, replicas = KINDS[topology], data.get("replicas")
     if replicas is not None and not kind.takes_replicas:
-        raise where.error(tr("goes with topology {names}", names=", ".join(WITH_NODES)), field_name="replicas")
+        raise where.error(tr("goes with topology {names}", names=tr(", ").join(WITH_NODES)), field_name="replicas")
     if replicas is not None and (not isinstance(replicas, int) or isinstance(replicas, bool)
                                  or not kind.replicas_allowed(replicas)):
         raise where.error(tr("with topology {name}: a number from {fewest} to {most}", name=topology,

@@ -60,7 +60,7 @@ class Topology(ServerIdentity):
         """
         shape = KINDS.get(kind)
         if shape is None or not shape.takes_replicas:
-            raise ServerError(tr("unknown topology {kind!r} (use {names})", kind=kind, names=", ".join(NAMES)))
+            raise ServerError(tr("unknown topology {kind!r} (use {names})", kind=kind, names=tr(", ").join(NAMES)))
         self.binary = binary
         self.kind: TopologyKind = shape
         self.replicas = shape.replicas(replicas)  # of the primary; of each primary in a cluster

@@ -1,6 +1,11 @@
 """Who wrote which key, worked out from the commands and the server's own command table."""
 
+import pytest
+
 from playground.engine.executor import Executor
+from playground.engine.playground import Playground
+from playground.resp.address import Address
+from playground.resp.replies import Err
 
 
 class _Tracked:
@@ -139,3 +144,35 @@ async def test_a_set_nx_that_lost_on_a_replica_topology_is_not_its_write(server_
         assert t.last_writer == {b"lock": "A"}
         await run(pg, t, "B", b"DEL", b"lock")
         assert t.last_writer == {b"lock": "B"}
+
+
+FORGETTING = ["FLUSHALL", "FLUSHDB", "SWAPDB 0 1"]
+"""What writes keys it does not name (the catalogue's `writes_unnamed_keys`, from the
+server's own description): after it, nothing known of who wrote which key holds."""
+KEEPING = ["MOVE k 1", "COPY k k2 DB 1", "SELECT 1", "FUNCTION FLUSH", "DEL k"]
+"""... and what names its keys, or writes none (the other keys' writers stay)."""
+
+
+async def _forgets(pg, line: str) -> bool:
+    t = _Tracked(pg)
+    for client, key in (("A", b"k"), ("A", b"other")):
+        await run(pg, t, client, b"SET", key, b"1")
+    assert t.last_writer == {b"k": "A", b"other": "A"}
+    reply = await run(pg, t, "B", *line.encode().split())
+    assert not isinstance(reply, Err), reply
+    return b"other" not in t.last_writer
+
+
+@pytest.mark.parametrize("line", FORGETTING + KEEPING)
+async def test_what_writes_keys_it_does_not_name_forgets_every_writer(pg, line):
+    """On the private server (its key events say what changed)."""
+    assert await _forgets(pg, line) == (line in FORGETTING)
+
+
+@pytest.mark.parametrize("line", FORGETTING + KEEPING)
+async def test_what_writes_keys_it_does_not_name_forgets_every_writer_under_url(private_server, line):
+    """On a server of the user's (no key events: what the commands' names say)."""
+    pg = Playground(url=Address.from_url(f"unix://{private_server.socket_path}"), allow_flush=True)
+    async with pg:
+        assert pg.changes is None
+        assert await _forgets(pg, line) == (line in FORGETTING)

@@ -3,6 +3,8 @@ server describes it, with the corrections where its description is not enough.""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from playground.engine.catalogue import (BLOCK_TIMEOUT_AT, SUBSCRIBE_FAMILY, SUBSCRIBES, UNSUBSCRIBES, block_timeout,
@@ -58,11 +60,59 @@ async def test_where_the_keys_are_in_a_line(pg):
         "EVALSHA 0123 0 a1": set(),
         "FCALL f 1 k a": {3},
         "PING": set(),
+        "OBJECT ENCODING k": {2},                # a subcommand's own key specs (its container has none)
+        "MEMORY USAGE k": {2},
+        "XINFO STREAM s": {2},
+        "CONFIG GET maxmemory": set(),
+        "COMMAND GETKEYS GET k": set(),          # the line it asks about is no key of its own
         "NOSUCHCOMMAND k": None,                 # not described: cannot tell
     }
     lines = [argv(line) for line in positions]
     await pg.catalogue.learn(line[0] for line in lines)
     assert {line: pg.catalogue.key_positions(a) for line, a in zip(positions, lines)} == positions
+
+
+@pytest.mark.asyncio
+async def test_what_writes_keys_it_does_not_name_is_what_the_server_says(pg):
+    """`writes_unnamed_keys` (attribution forgets every writer after one) holds for
+    exactly FLUSHALL, FLUSHDB and SWAPDB of every command and subcommand the server
+    describes (Valkey's CLUSTER FLUSHSLOT too): not MOVE or COPY ... DB, SELECT, FUNCTION
+    FLUSH, SCRIPT FLUSH, KEYS."""
+    reply, = await pg.reader.run([[b"COMMAND"]])
+    lines = []
+    for info in reply:
+        name = bytes(info[0]).lower()
+        lines.append((name,))
+        lines += [(name, bytes(sub[0]).lower().partition(b"|")[2]) for sub in (info[9] if len(info) > 9 else ())]
+    await pg.catalogue.learn(line[0] for line in lines)
+    found = {b" ".join(line) for line in lines if pg.catalogue.writes_unnamed_keys(line)}
+    assert found - {b"cluster flushslot"} == {b"flushall", b"flushdb", b"swapdb"}
+    for line in ("MOVE k 1", "COPY a b DB 1", "SELECT 1", "FUNCTION FLUSH", "SCRIPT FLUSH", "KEYS *", "DEL k"):
+        assert not pg.catalogue.writes_unnamed_keys(argv(line)), line
+
+
+@pytest.mark.asyncio
+async def test_a_name_another_task_is_asking_about_is_waited_for(pg):
+    """Two learners of one name at once: one COMMAND INFO, and neither goes on before
+    the answer (the cluster's inspector routes by it: a read sent before would go to
+    the wrong node)."""
+    from playground.engine.catalogue import Catalogue
+
+    asked = []
+
+    class Counting:
+        async def run(self, commands):
+            asked.extend(commands)
+            return await pg.reader.run(commands)
+
+    catalogue = Catalogue(Counting())
+
+    async def learnt_then_placed():
+        await catalogue.learn([b"GET"])
+        return catalogue.key_positions(argv("GET k"))
+
+    assert await asyncio.gather(learnt_then_placed(), learnt_then_placed()) == [{1}, {1}]
+    assert asked == [[b"COMMAND", b"INFO", b"get"]]
 
 
 @pytest.mark.asyncio

@@ -183,9 +183,10 @@ def test_a_topology_is_named_in_the_interface_language():
     from types import SimpleNamespace
 
     from playground.server.topology import Topology
+    from playground.topology_kinds import KINDS
 
     def named(kind, primaries, replicas):
-        fake = SimpleNamespace(kind=kind, primaries=lambda: [0] * primaries, replicas=replicas,
+        fake = SimpleNamespace(kind=KINDS[kind], primaries=lambda: [0] * primaries, replicas=replicas,
                                flavour="Valkey", version="9.1.2", where="bundled")
         return Topology.label.fget(fake)
 

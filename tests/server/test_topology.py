@@ -30,6 +30,7 @@ from playground.engine.executor import Executor
 from playground.engine.playground import Playground
 from playground.engine.redirect import redirect_line
 from playground.engine.server_actions import ActionError, apply
+from playground.resp.replies import Err
 from playground.scenario.loader import load_scenario
 from playground.scenario.runner import Runner
 from playground.i18n import set_language
@@ -371,6 +372,45 @@ async def test_inspector_reads_every_node_of_a_cluster(cluster):
         checks = await check_state(pg, (StateCheck(b"foo", value="1"), StateCheck(b"bar", value="2"),
                                         StateCheck(b"{t}l", list=("a", "b"))))
         assert all(c.ok for c in checks), checks
+    finally:
+        await _close_keeping_server(pg)
+
+
+async def test_every_read_of_a_key_goes_to_the_node_that_holds_it(cluster):
+    """The inspector's reads (previews, the detail's OBJECT ENCODING and MEMORY USAGE:
+    a subcommand's key), the state checks' and the why-notes' go to the node serving the
+    key's slot, placed by the catalogue's key positions: none is answered MOVED."""
+    from playground.engine.cluster_reader import key_slot
+    from playground.engine.value_reads import SIZE, read_value
+    from playground.scenario.checks import _CHECK_READS
+
+    pg = await _playground(cluster)
+    try:
+        executor = Executor(pg)
+        await pg.reset()
+        await pg.reader.snapshot()
+        tags = {}   # a hash tag on each primary
+        for n in range(200):
+            tags.setdefault(pg.reader.node_of(f"{{t{n}}}".encode()), f"{{t{n}}}")
+        assert sorted(tags) == ["node-1", "node-2", "node-3"]
+        for node, tag in tags.items():
+            for line in (f"SET {tag}s v", f"RPUSH {tag}l a b", f"SADD {tag}m a", f"ZADD {tag}z 1 a",
+                         f"HSET {tag}h f v", f"XADD {tag}x 1-1 f v"):
+                assert not (await executor.run_line("A", line)).output.startswith(b"(error)"), line
+            keys = {t: f"{tag}{c}".encode() for t, c in zip(SIZE, "slmzhx", strict=True)}
+            reads = [[b"TYPE", k] for k in keys.values()] + [[SIZE[t], k] for t, k in keys.items()]
+            reads += [read_value(t, k) for t, k in keys.items()]
+            reads += [[b"OBJECT", b"ENCODING", k] for k in keys.values()]
+            reads += [[b"MEMORY", b"USAGE", k] for k in keys.values()]
+            reads += [[b"XINFO", b"STREAM", keys["stream"]], [b"DUMP", keys["string"]], [b"EXISTS", keys["list"]]]
+            reads += [make(keys["string"]) for make in _CHECK_READS.values()]
+            replies = await pg.reader.run(reads)
+            moved = [(r, got) for r, got in zip(reads, replies, strict=True)
+                     if isinstance(got, Err) and b"MOVED" in got.message]
+            assert not moved, (node, moved)
+            detail = await pg.reader.detail(keys["hash"])
+            assert "?" not in (detail["encoding"], detail["memory"]), detail
+            assert detail["node"].startswith(f"slot {key_slot(keys['hash'])} on {node} "), detail
     finally:
         await _close_keeping_server(pg)
 

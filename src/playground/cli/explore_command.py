@@ -8,6 +8,7 @@ import asyncio
 import sys
 
 from playground.i18n import tr
+from playground.topology_kinds import SINGLE
 from playground.visible import LINES, visible
 
 # The parser is built for every command (`repl` too): what only `explore` needs is
@@ -66,8 +67,8 @@ def cmd_explore(args) -> int:
         part = scenario.challenge.part + 1 if scenario.challenge else 1
     clients = list(dict.fromkeys([*args.clients, *scenario.clients]))
     shape = {}   # the scenario's own topology wins over --topology, as for run and check
-    if not args.url and (scenario.topology != "single" or args.topology != "single"):
-        own = scenario.topology != "single"
+    if not args.url and (scenario.topology != SINGLE.name or args.topology != SINGLE.name):
+        own = scenario.topology != SINGLE.name
         shape = {"topology": scenario.topology if own else args.topology,
                  "replicas": scenario.replicas if own else args.replicas}
     pg = Playground.create(server_choice=args.server, url=args.url, allow_flush=args.allow_flush,

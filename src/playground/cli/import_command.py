@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TextIO
 
 from playground.i18n import tr
+from playground.topology_kinds import SINGLE
 
 
 def add_parser(sub, parents: list[argparse.ArgumentParser]) -> None:
@@ -105,7 +106,7 @@ def cmd_import(args) -> int:
     from playground.errors import ScenarioError, ServerError
     from playground.scenario.monitor_clients import CaptureError
 
-    if args.url or args.topology != "single":
+    if args.url or args.topology != SINGLE.name:
         print("redis-playground: " + tr("import replays the capture on a private server of its own: no --url or "
                                         "--topology"), file=sys.stderr)
         return 2

@@ -24,13 +24,14 @@ from playground.errors import ScenarioError, ServerError
 from playground.i18n import N_, current_language, default_language, set_language, tr
 from playground.resp.address import Address
 from playground.scenario import MAX_CLIENTS
+from playground.topology_kinds import KINDS, MAX_REPLICAS, NAMES, REPLICA_COUNTS, SINGLE, WITH_NODES
 from playground.visible import visible
 
 
 _CLIENT_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,31}")
 # Options that may come before or after the subcommand: name -> default.
 _GLOBAL = {"server": None, "url": None, "url_file": None, "allow_flush": False, "clients": ("A", "B"), "scenarios": [],
-           "topology": "single", "replicas": None,
+           "topology": SINGLE.name, "replicas": None,
            "tls": False, "cacert": None, "cert": None, "key": None, "insecure": False, "user": None}
 _TOP = "top_"  # dest prefix of the copies given before the subcommand
 
@@ -59,13 +60,16 @@ def _server_options(dest_prefix: str = "", private_only: bool = False) -> argpar
     group.add_argument("--clients", dest=dest_prefix + "clients", type=_client_names, metavar="A,B",
                        help=tr("names of the clients, at most {count}, each with its own connection (default A,B)",
                                count=MAX_CLIENTS))
-    group.add_argument("--topology", dest=dest_prefix + "topology", choices=("single", "replica", "cluster"),
-                       help=tr("single (default: one server on a unix socket), replica (a primary and "
-                               "replicas) or cluster (three primaries); private nodes on 127.0.0.1 with "
-                               "a password the app keeps to itself (a scenario's own topology wins)"))
-    group.add_argument("--replicas", dest=dest_prefix + "replicas", type=int, choices=range(0, 6),
-                       metavar="N", help=tr("replica: how many replicas (default 1); cluster: replicas per "
-                                            "primary (default 0)"))
+    group.add_argument("--topology", dest=dest_prefix + "topology", choices=NAMES,
+                       help=tr("{kinds}; private nodes on 127.0.0.1 with a password the app keeps to itself "
+                               "(a scenario's own topology wins)",
+                               kinds=tr("; ").join(tr("{name}: {what}", name=k.name,
+                                                                      what=tr(k.summary, primaries=k.primaries))
+                                                   for k in KINDS.values())))
+    group.add_argument("--replicas", dest=dest_prefix + "replicas", type=int, choices=REPLICA_COUNTS,
+                       metavar="N", help=tr("{kinds}; at most {most}", most=MAX_REPLICAS, kinds=tr("; ").join(
+                           tr("{name}: {what}", name=k.name, what=tr(k.replicas_summary, default=k.default_replicas))
+                           for k in KINDS.values() if k.takes_replicas)))
     tls = common.add_argument_group(tr("--url: TLS and ACL user (as redis-cli names them)"))
     tls.add_argument("--tls", dest=dest_prefix + "tls", action="store_const", const=True,
                      help=shown(tr("speak TLS to the --url server (a rediss:// URL does too)")))
@@ -322,12 +326,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.url and args.server:
         print("redis-playground: " + tr("--url and --server exclude each other"), file=sys.stderr)
         return 2
-    if args.url and args.topology != "single":
+    if args.url and args.topology != SINGLE.name:
         print("redis-playground: " + tr("--topology starts private servers; with --url the server is yours "
                                         "(a cluster's redirects are followed)"), file=sys.stderr)
         return 2
-    if args.topology == "single" and args.replicas is not None:
-        print("redis-playground: " + tr("--replicas goes with --topology replica or cluster"), file=sys.stderr)
+    if not KINDS[args.topology].takes_replicas and args.replicas is not None:
+        print("redis-playground: " + tr("--replicas goes with --topology {names}", names=tr(", ").join(WITH_NODES)),
+              file=sys.stderr)
         return 2
     try:
         interrupt_unwinds()  # (cli/launch.py: until here a Ctrl+C exits at once, nothing being started)
@@ -377,7 +382,7 @@ def main(argv: list[str] | None = None) -> int:
             # starts) still stops the server and removes its directory
             install_exit_signals((signal.SIGTERM, signal.SIGHUP))
             topology, replicas = args.topology, args.replicas
-            if opened is not None and opened.topology != "single":  # a scenario's own topology: it starts on it
+            if opened is not None and opened.topology != SINGLE.name:  # a scenario's own topology: it starts on it
                 topology, replicas = opened.topology, opened.replicas
             server = make_server(choose_binary(args.server), topology, replicas).spawn()
         try:

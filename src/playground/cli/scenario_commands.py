@@ -16,6 +16,7 @@ from playground.scenario.model import Scenario, ScenarioError
 from playground.scenario.loader import load_scenario
 from playground.scenario.tags import tag_names
 from playground.i18n import tr
+from playground.topology_kinds import SINGLE
 from playground.visible import LINES, visible
 
 
@@ -61,7 +62,7 @@ def _playground(args, scenarios: list[Scenario]) -> Playground:
     for s in scenarios:
         clients += [c for c in s.clients if c not in clients]
     shape = {}
-    if scenarios and scenarios[0].topology != "single" and not args.url:
+    if scenarios and scenarios[0].topology != SINGLE.name and not args.url:
         shape = {"topology": scenarios[0].topology,
                  "replicas": max((s.replicas or 0 for s in scenarios), default=0) or None}
     return Playground.create(server_choice=args.server, url=args.url, allow_flush=args.allow_flush,
@@ -72,7 +73,7 @@ def _by_topology(scenarios: list[Scenario]) -> list[list[Scenario]]:
     """The scenarios in groups that share a topology, in order of first appearance."""
     groups: dict[tuple, list[Scenario]] = {}
     for s in scenarios:
-        groups.setdefault((s.topology, s.replicas if s.topology != "single" else None), []).append(s)
+        groups.setdefault((s.topology, s.replicas if s.topology != SINGLE.name else None), []).append(s)
     return list(groups.values())
 
 

@@ -21,6 +21,7 @@ import os
 import sys
 
 from playground.i18n import tr
+from playground.topology_kinds import SINGLE
 
 URL_OPTIONS = ("url", "url_file", "allow_flush", "tls", "cacert", "cert", "key", "insecure", "user")  # refused: --url's
 SESSION_GRACE_MINUTES = 10.0  # a session outlives its tab's connection this long (reload, Wi-Fi, sleep)
@@ -152,7 +153,7 @@ def app_command(args) -> list[str]:
         argv += ["--clients", ",".join(args.clients)]
     for folder in args.scenarios:
         argv += ["--scenarios", os.path.abspath(folder)]
-    if args.topology != "single":
+    if args.topology != SINGLE.name:
         argv += ["--topology", args.topology]
     if args.replicas is not None:
         argv += ["--replicas", str(args.replicas)]

@@ -17,8 +17,6 @@ from playground.engine.catalogue import SCRIPT_COMMANDS, wrote_nothing
 from playground.engine.units import Unit, script_keys
 from playground.resp.replies import Array, Err
 
-_FORGETS = (b"flushall", b"flushdb", b"swapdb")  # after these, nothing known holds
-
 
 class WriteTracker:
     """Remembers the last client that wrote each key, from the units that ran."""
@@ -35,8 +33,11 @@ class WriteTracker:
         if unit.written is not None:
             return unit.written
         keys: set[bytes] = set()
+        catalogue = self.catalogue()
+        if unit.ran:   # (FLUSHALL, FLUSHDB, SWAPDB: after them nothing known holds)
+            await catalogue.learn(argv[0] for argv, _ in unit.command_replies() if argv)
         if unit.ran and unit.changes is not None:   # what the server says it changed
-            unit.flushed = any(argv[0].lower() in _FORGETS for argv, _ in unit.command_replies())
+            unit.flushed = any(catalogue.writes_unnamed_keys(argv) for argv, _ in unit.command_replies())
             keys = set(unit.changes)
         elif unit.ran:                              # else: what the commands' names say
             for argv, reply in unit.command_replies():
@@ -44,7 +45,7 @@ class WriteTracker:
                     continue
                 if wrote_nothing(argv, reply):  # e.g. SET NX that lost: the key is someone else's
                     continue
-                if argv[0].lower() in _FORGETS:
+                if catalogue.writes_unnamed_keys(argv):
                     unit.flushed = True
                     continue
                 keys |= await self.written_keys(list(argv))

@@ -24,12 +24,13 @@ engine/command_info.py.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 from dataclasses import dataclass
 
 from playground.engine.command_info import (
     CommandInfo,
-    parse_info,
+    parse_command_info,
     spec_keys,
     spec_positions,
 )
@@ -317,7 +318,7 @@ def _fields_clock_free(value):
         return value
     pairs = len(value) % 2 == 0 and all(isinstance(k, (Bulk, Status)) for k in value[::2])
     if pairs and value:
-        return Array(x for k, v in zip(value[::2], value[1::2]) for x in (k, _field_clock_free(k, v)))
+        return Array(x for k, v in zip(value[::2], value[1::2], strict=False) for x in (k, _field_clock_free(k, v)))
     return Array(_fields_clock_free(v) for v in value)
 
 
@@ -367,30 +368,53 @@ class Catalogue:
         yet, or the server refused to say: NOPERM for a user who may not run COMMAND)."""
         self.not_described: bytes = b""
         """The server's error the last time it would not answer COMMAND INFO (b"": none)."""
+        self._asking: dict[bytes, asyncio.Future[None]] = {}   # name -> the answer a task awaits for it
 
     async def learn(self, names) -> None:
         """Ask for the names not known yet, in one round trip (a failure leaves them
         unknown until asked again; a name the server does not know stays unknown:
-        they conflict with everything)."""
-        new = sorted({bytes(n).lower() for n in names} - self.commands.keys())
-        if not new:
-            return
+        they conflict with everything). A name another task is asking about already
+        is waited for, not asked twice nor taken as unknown meanwhile."""
+        wanted = {bytes(n).lower() for n in names}
+        new = sorted(wanted - self.commands.keys())
+        asked = {self._asking[name] for name in wanted if name in self._asking}
+        if new and self.reader is not None:
+            answer = asyncio.get_running_loop().create_future()
+            self._asking.update(dict.fromkeys(new, answer))
+            try:
+                await self._ask(new)
+            finally:
+                for name in new:
+                    self._asking.pop(name, None)
+                if not answer.done():
+                    answer.set_result(None)
+        elif new:
+            self.commands.update(dict.fromkeys(new))
+        for answer in asked:
+            if answer.get_loop() is asyncio.get_running_loop():   # (one left by a loop now gone: not waited for)
+                await asyncio.shield(answer)
+
+    async def _ask(self, new: list[bytes]) -> None:
+        """COMMAND INFO for `new`, each kept (None meanwhile, and for good when the
+        user may not ask: NOPERM; forgotten again when the server could not answer)."""
         for name in new:
             self.commands[name] = None
-        if self.reader is None:
-            return
         try:
             reply, = await self.reader.run([[b"COMMAND", b"INFO", *new]])
         except Exception:  # gone: nothing is known
             reply = None
+        except BaseException:  # (cancelled: not asked after all)
+            for name in new:
+                self.commands.pop(name, None)
+            raise
         if not isinstance(reply, Array):  # (busy, loading or gone: ask again next time; NOPERM: never)
             self.not_described = reply.message if isinstance(reply, Err) else b"no reply"
             if not (isinstance(reply, Err) and reply.message.startswith(b"NOPERM")):
                 for name in new:
                     self.commands.pop(name, None)
             return
-        for name, info in zip(new, reply):
-            self.commands[name] = parse_info(info)
+        for name, info in zip(new, reply, strict=False):
+            self.commands[name] = parse_command_info(info)
             self.described.add(name)
 
     def identified(self, typed: bytes) -> bool:
@@ -440,11 +464,34 @@ class Catalogue:
         reads, writes = self._keys(command, argv, name)
         return Effect(reads, writes, blocks, timeout if blocks and timeout else None, time)
 
+    def description(self, argv) -> CommandInfo | None:
+        """The server's description of the line's command (after `learn`): a subcommand's
+        own where the line names one the server describes (OBJECT ENCODING, MEMORY USAGE,
+        XINFO STREAM: their container has no keys, each of them has), else the command's;
+        None: not known."""
+        command = self.commands.get(bytes(argv[0]).lower()) if argv else None
+        if command is not None and len(argv) > 1 and command.subcommands:
+            return command.subcommand(bytes(argv[1]).lower()) or command
+        return command
+
+    def writes_unnamed_keys(self, argv) -> bool:
+        """Does the line change keys it does not name, whole databases at once (after
+        `learn`)? The server's word: flagged `write`, filed under @keyspace, and no key
+        of its own (no key specification, no first key): FLUSHALL, FLUSHDB and SWAPDB on
+        both servers (Valkey's CLUSTER FLUSHSLOT too, a subcommand's own description:
+        `description`), not MOVE or COPY ... DB (they name their key), SELECT (@connection),
+        nor FUNCTION FLUSH (@scripting). tests/engine/test_catalogue.py checks the list on
+        each server. After it, nothing known of who wrote which key holds."""
+        command = self.description(argv)
+        return (command is not None and b"write" in command.flags and b"@keyspace" in command.categories
+                and not command.specs and command.first <= 0)
+
     def key_positions(self, argv) -> frozenset[int] | None:
         """Where the line's keys are in argv (after `learn`), from the server's key
-        specifications: a script's or function's declared keys too (EVAL's KEYS). None:
-        cannot tell (no description, an incomplete spec, movable keys before 7.0)."""
-        command = self.commands.get(bytes(argv[0]).lower()) if argv else None
+        specifications (a subcommand's own: `description`): a script's or function's
+        declared keys too (EVAL's KEYS). None: cannot tell (no description, an incomplete
+        spec, movable keys before 7.0)."""
+        command = self.description(argv)
         if command is None:
             return None
         if command.specs is None:
@@ -514,10 +561,7 @@ class Catalogue:
             return None
         if name == b"xadd" and not any(bytes(a) == b"*" for a in argv[2:]):
             return None
-        tips = command.tips
-        if len(argv) > 1 and command.subcommands:   # OBJECT IDLETIME: the subcommand's own tips
-            sub = bytes(argv[1]).lower()
-            tips = tips | next((t for s, t in command.subcommands if s == sub), frozenset())
+        tips = command.tips | (self.description(argv) or command).tips   # OBJECT IDLETIME: its own tips too
         for tip in (b"nondeterministic_output", b"nondeterministic_output_order"):
             if tip in tips:
                 return tip

@@ -4,24 +4,22 @@
 concerns no key: INFO, SCRIPT EXISTS, COMMAND DOCS) plus one Inspector per primary. A
 snapshot merges the primaries' snapshots; `run` sends each command that names a key to
 the node serving the key's slot (CRC16 of the key or its {hash tag}, as the server
-computes it), so state checks and key details work whichever node holds the key.
-`where(name)` says which node holds a key, its slot, and its replicas.
+computes it), so state checks and key details work whichever node holds the key. Where a
+command's key is, the catalogue says (engine/catalogue.py `key_positions`, from the
+server's key specifications): the inspector's own catalogue, asked on its own node, which
+is the playground's on a cluster. `where(name)` says which node holds a key, its slot,
+and its replicas.
 """
 
 from __future__ import annotations
 
 import asyncio
 
+from playground.engine.catalogue import Catalogue
 from playground.engine.key_reader import Inspector, KeyInfo, Snapshot
 from playground.resp.connection import Address
 
 SLOTS = 16384
-# Commands the playground's reads send whose first argument is a key.
-_KEYED = {b"type", b"ttl", b"pttl", b"get", b"strlen", b"getrange", b"lrange", b"llen", b"smembers",
-          b"scard", b"sscan", b"hgetall", b"hlen", b"hscan", b"zrange", b"zcard", b"xlen", b"xrange",
-          b"xrevrange", b"exists", b"dump", b"expiretime", b"pexpiretime", b"getkeys", b"lpos",
-          b"hget", b"hmget", b"zscore", b"sismember"}
-_KEYED_SECOND = {b"object", b"memory", b"xinfo"}  # OBJECT ENCODING key, MEMORY USAGE key, XINFO STREAM key
 
 
 def _crc16(data: bytes) -> int:
@@ -45,23 +43,26 @@ def key_slot(key: bytes) -> int:
     return _crc16(key) % SLOTS
 
 
-def key_of(argv) -> bytes | None:
-    if not argv:
-        return None
-    word = bytes(argv[0]).lower()
-    if word in _KEYED and len(argv) > 1:
-        return bytes(argv[1])
-    if word in _KEYED_SECOND and len(argv) > 2:
-        return bytes(argv[2])
-    return None
+class _OwnNode:
+    """The inspector's own connection, unrouted: what its catalogue asks (COMMAND INFO
+    names no key, and routing needs the answer first)."""
+
+    def __init__(self, inspector: ClusterInspector) -> None:
+        self._inspector = inspector
+
+    async def run(self, commands: list[list[bytes]]) -> list:
+        return await Inspector.run(self._inspector, commands)
 
 
 class ClusterInspector(Inspector):
     """Reads keys on every primary of a private cluster (`topology`)."""
 
+    catalogue: Catalogue
+
     def __init__(self, address: Address, topology, cap: int = 100) -> None:
         super().__init__(address, cap=cap)
         self.topology = topology
+        self.catalogue = Catalogue(_OwnNode(self))
         self._nodes: dict[int, Inspector] = {}  # port -> an inspector on that node
         self._owner: list[int] = []  # slot -> port of the primary serving it
 
@@ -95,18 +96,30 @@ class ClusterInspector(Inspector):
         self._owner = owner
         return owner
 
+    def key_of(self, argv) -> bytes | None:
+        """The key `argv` is routed by: its first, where the catalogue knows its name
+        (after `learn`; a cluster takes a command's keys in one slot); None for a
+        command that names none, or one the catalogue cannot place.
+
+        Args:
+            argv: the command line, its name first.
+        """
+        positions = self.catalogue.key_positions(argv)
+        return bytes(argv[min(positions)]) if positions else None
+
     async def run(self, commands: list[list[bytes]]) -> list:
         """Each command on the node serving its key (in order); keyless ones here."""
+        await self.catalogue.learn(argv[0] for argv in commands if argv)
         if not self._owner:
             await self._slot_owners()
         targets = []
         for argv in commands:
-            key = key_of(argv)
+            key = self.key_of(argv)
             targets.append(self.address.port if key is None else self._owner[key_slot(key)])
         if all(t == self.address.port for t in targets):
             return await super().run(commands)
         replies = []
-        for port, argv in zip(targets, commands):
+        for port, argv in zip(targets, commands, strict=True):
             node = self._on(port)
             replies += await (super().run([argv]) if node is self else node.run([argv]))
         return replies

@@ -23,6 +23,8 @@ class _Spec:
 
 @dataclass(frozen=True)
 class CommandInfo:
+    """One command as COMMAND INFO describes it (`parse_command_info`)."""
+
     name: bytes                        # the server's own name (after rename-command: not the typed one)
     flags: frozenset[bytes]
     specs: tuple[_Spec, ...] | None    # None: the server gave no key specs (before 7.0)
@@ -30,15 +32,25 @@ class CommandInfo:
     last: int
     step: int
     tips: frozenset[bytes] = frozenset()   # e.g. nondeterministic_output (7.0 and later)
-    subcommands: tuple[tuple[bytes, frozenset[bytes]], ...] = ()   # (subcommand, its tips): OBJECT IDLETIME's own
+    subcommands: tuple[tuple[bytes, CommandInfo], ...] = ()   # (subcommand, its own description): OBJECT ENCODING's
     dangerous: frozenset[bytes] = frozenset()  # "cmd" or "cmd|sub" the server files under @dangerous
+    categories: frozenset[bytes] = frozenset()  # its ACL categories (6.0 and later): @keyspace, @write ...
+
+    def subcommand(self, word: bytes) -> CommandInfo | None:
+        """The description of subcommand `word` (lower case: b"encoding" of OBJECT), or
+        None (no such subcommand, or a server before 7.0, which describes none).
+
+        Args:
+            word: the subcommand as the line names it, in lower case.
+        """
+        return next((info for sub, info in self.subcommands if sub == word), None)
 
     @property
     def undeclared_writes(self) -> bool:
         """Flagged `write`, yet no key spec writes: the specs under-declare (XREADGROUP's
         says RO, though it moves the group's last-delivered id and fills its pending
         entries list), so every key it names is taken as written."""
-        return b"write" in self.flags and bool(self.specs) and not any(s.writes for s in self.specs)
+        return b"write" in self.flags and bool(self.specs) and not any(s.writes for s in self.specs or ())
 
 
 def _pairs(value) -> dict:
@@ -46,7 +58,7 @@ def _pairs(value) -> dict:
     if isinstance(value, Map):
         items = list(value)
     elif isinstance(value, (Array, list, tuple)):
-        items = list(zip(value[::2], value[1::2]))
+        items = list(zip(value[::2], value[1::2], strict=False))
     else:
         return {}
     return {bytes(k).lower(): v for k, v in items}
@@ -69,6 +81,8 @@ def _parse_spec(raw) -> _Spec:
     begin, find = _pairs(spec.get(b"begin_search")), _pairs(spec.get(b"find_keys"))
     b_type, b_spec = bytes(begin.get(b"type", b"unknown")).lower(), _pairs(begin.get(b"spec"))
     f_type, f_spec = bytes(find.get(b"type", b"unknown")).lower(), _pairs(find.get(b"spec"))
+    where: tuple[str, *tuple[bytes | int, ...]]
+    how: tuple[str, *tuple[int, ...]]
     if b_type == b"index":
         where = ("index", _int(b_spec.get(b"index")))
     elif b_type == b"keyword":
@@ -86,7 +100,13 @@ def _parse_spec(raw) -> _Spec:
     return _Spec(where, how, writes, b"incomplete" in flags or "unknown" in (where[0], how[0]))
 
 
-def parse_info(info) -> CommandInfo | None:
+def parse_command_info(info) -> CommandInfo | None:
+    """One entry of COMMAND INFO's reply, read (None: not a command's description; the
+    server answers nil for a name it does not know).
+
+    Args:
+        info: the entry, as the connection parsed it (an Array).
+    """
     if not isinstance(info, Array) or len(info) < 6:
         return None
     specs = tuple(_parse_spec(s) for s in info[8]) if len(info) > 8 and isinstance(info[8], Array) else None
@@ -94,10 +114,11 @@ def parse_info(info) -> CommandInfo | None:
     tips = _words(info[7]) if len(info) > 7 else frozenset()
     subcommands = []
     for sub in info[9] if len(info) > 9 and isinstance(info[9], Array) else ():   # ("object|idletime", ...)
-        if isinstance(sub, Array) and len(sub) > 7:
-            subcommands.append((bytes(sub[0]).lower().partition(b"|")[2], _words(sub[7])))
+        described = parse_command_info(sub)
+        if described is not None:
+            subcommands.append((described.name.partition(b"|")[2], described))
     return CommandInfo(bytes(info[0]).lower(), _words(info[2]), specs, first, last, step, tips, tuple(subcommands),
-                       _dangerous(info))
+                       _dangerous(info), _words(info[6]) if len(info) > 6 else frozenset())
 
 
 def _dangerous(info: Array) -> frozenset[bytes]:

@@ -67,6 +67,7 @@ functions too, which no check of a typed line can see into.
 
 from __future__ import annotations
 
+from playground.engine.catalogue import SCRIPT_COMMANDS
 from playground.i18n import N_, tr
 
 _FLUSH_HINT = N_("add --allow-flush if that server is disposable")
@@ -96,7 +97,7 @@ _URL_REFUSED = {
     b"restore": N_("a crafted payload can crash the server"),
 }
 # --url on a cluster node: the read-only script commands are refused too.
-_CLUSTER_SCRIPTS = frozenset((b"eval_ro", b"evalsha_ro", b"fcall_ro"))
+_CLUSTER_SCRIPTS = frozenset(name for name, read_only in SCRIPT_COMMANDS.items() if read_only)
 # --url: of these, only the listed (read-only) subcommands pass.
 _URL_SUBCOMMANDS_ALLOWED = {
     b"config": {b"get", b"help"},

@@ -19,12 +19,16 @@ import hashlib
 import re
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from playground.engine.key_detail import read_detail
 from playground.resp.address import Address
 from playground.resp.side_connection import SideConnection
 from playground.resp.cli_format import repr_bytes
 from playground.resp.replies import Bulk, Err, Int, Status
+
+if TYPE_CHECKING:
+    from playground.engine.catalogue import Catalogue
 
 INSPECTOR_NAME = "playground-inspector"
 
@@ -128,6 +132,11 @@ class _Sweep:
 
 class Inspector(SideConnection):
     """Reads keys for the inspector over its own connection."""
+
+    catalogue: Catalogue | None = None
+    """A catalogue of its own, asked over this connection and needed to route its reads
+    (a cluster's: engine/cluster_reader.py), which the playground then asks too; None:
+    the playground's catalogue asks through `run`."""
 
     def __init__(self, address: Address, cap: int = 100, scan_count: int = SCAN_COUNT,
                  scan_rounds: int = SCAN_ROUNDS, scripts: bool = True) -> None:

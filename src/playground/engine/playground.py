@@ -24,6 +24,7 @@ from playground.resp.side_connection import SideConnection
 from playground.errors import ServerError
 from playground.engine.session import Session
 from playground.i18n import tr
+from playground.topology_kinds import SINGLE
 
 if TYPE_CHECKING:  # (imported when used: `repl --url` needs neither)
     from playground.engine.help import HelpIndex
@@ -64,6 +65,7 @@ class Playground:
         self.follows_redirects = False  # like redis-cli -c: a cluster (engine/redirect.py)
         self.dangerous: frozenset[bytes] = frozenset()  # a --url server's @dangerous commands (guard.py)
         self._catalogue = None
+        self._catalogue_of: Inspector | None = None  # the reader `_catalogue` was made for
         self.script_limit: int | None = None        # what reset() last set (None: as the server started)
         self.script_limit_start: bytes | None = None  # lua-time-limit as the server started
         self.restart_listeners: list[Callable[[], None]] = []  # told after every restart, whoever asked
@@ -87,14 +89,16 @@ class Playground:
     @property
     def catalogue(self):
         """What each command does, asked of this server once per name (engine/catalogue.py)."""
-        if self._catalogue is None or self._catalogue.reader is not self.reader:
+        if self._catalogue is None or self._catalogue_of is not self.reader:
             from playground.engine.catalogue import Catalogue
-            self._catalogue = Catalogue(self.reader)
+            own = self.reader.catalogue if self.reader is not None else None   # a cluster's reader routes by its own
+            self._catalogue = own if own is not None else Catalogue(self.reader)
+            self._catalogue_of = self.reader
         return self._catalogue
 
     @classmethod
     def create(cls, server_choice: str | None = None, url: "str | Address | None" = None,
-               topology: str = "single", replicas: int | None = None, **kwargs) -> "Playground":
+               topology: str = SINGLE.name, replicas: int | None = None, **kwargs) -> "Playground":
         """From command-line options: a private server (default) or an explicit --url;
         `topology` replica or cluster: private nodes on 127.0.0.1 (server/topology.py)."""
         if url:
@@ -147,7 +151,7 @@ class Playground:
         address, own = self.address, self.admin_address
         self.observer = Observer(own)
         self.reader = Inspector(own, scripts=self.private)  # a --url server's script cache is not ours
-        if self.topology is not None and self.topology.kind == "cluster":
+        if self.topology is not None and self.topology.kind.sharded:
             from playground.engine.cluster_reader import ClusterInspector
             self.reader = ClusterInspector(own, self.topology)
         self.reader.no_scripts = lambda: any(s.ldb.on_eval or s.ldb.active for s in self.sessions.values())
@@ -162,7 +166,7 @@ class Playground:
             if isinstance(outcome, BaseException):
                 raise outcome
         if self.topology is not None:
-            self.follows_redirects = self.topology.kind == "cluster"
+            self.follows_redirects = self.topology.kind.sharded
         elif self.url is not None:
             from playground.engine.topology_ops import url_is_cluster
             self.follows_redirects = await url_is_cluster(self)

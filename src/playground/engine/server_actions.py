@@ -26,6 +26,7 @@ import time
 from playground.i18n import tr
 from playground.server.node import NodeError
 from playground.server.private import ServerError
+from playground.topology_kinds import WITH_NODES
 
 ACTIONS = ("kill", "stop", "pause", "resume", "pause-replication", "resume-replication",
            "promote", "settle", "connect")
@@ -54,7 +55,8 @@ async def apply(pg, text: str) -> str:
     """Do the action on `pg`'s topology; one line saying what happened."""
     topology = pg.topology
     if topology is None:
-        raise ActionError(tr("server actions need a topology (--topology replica or cluster)"))
+        raise ActionError(tr("server actions need a topology of nodes (--topology {names})",
+                             names=tr(", ").join(WITH_NODES)))
     try:
         action, args = parse_action(text)
     except ValueError as exc:
@@ -168,7 +170,7 @@ def _promote(topology, node) -> str:
     if _role(node) != b"slave":
         raise ActionError(tr("{node} is not a replica", node=node.name))
     _call(node, "CLIENT", "UNPAUSE")  # a paused replication link would pause its writes too
-    if topology.kind == "cluster":
+    if topology.kind.sharded:
         _call(node, "CLUSTER", "FAILOVER", "TAKEOVER")
         how = "CLUSTER FAILOVER TAKEOVER"
     else:
@@ -180,7 +182,7 @@ def _promote(topology, node) -> str:
             raise ActionError(tr("{node} is still a replica after {how}", node=node.name, how=how))
         time.sleep(0.01)
     node.replica_of = None
-    if topology.nodes[0] is not node and topology.kind == "replica":
+    if topology.nodes[0] is not node and not topology.kind.sharded:
         topology.nodes.remove(node)   # clients connect to the primary by default:
         topology.nodes.insert(0, node)  # now this one
     return tr("{node} is a primary now ({how})", node=node.name, how=how)

@@ -26,6 +26,7 @@ from playground.scenario.source import MAX_FILE_BYTES, read_source  # noqa: F401
 from playground.scenario.substitution import (TEMPLATE, fill_template, names_in,
                                               template_problem, unescape)
 from playground.scenario.translations import localise
+from playground.topology_kinds import SINGLE
 from playground.scenario.step_fields import (EXPECT_FIELDS, read_command, read_expect, read_predict,
                                              read_when)
 
@@ -124,7 +125,7 @@ def parse_scenario(data: dict, path: Path, lang: str = ENGLISH) -> Scenario:
                     programs, program_time_limit, needs, time_limit=seconds, explore_by=explore_by)
 
 
-def _part(raw: dict, index: int, where: Where, scripts: dict, clients: tuple, topology: str = "single",
+def _part(raw: dict, index: int, where: Where, scripts: dict, clients: tuple, topology: str = SINGLE.name,
           stepless: bool = False) -> Part:
     """One part; `stepless`: every client is a program, so its steps may be left out (the
     moves are then the commands the programs send)."""
@@ -193,7 +194,7 @@ def _bound(raw, n: int, where: Where, part, step: Step) -> Step:
 
 def _step(raw, n: int, where: Where, scripts: dict, clients: tuple, part: str | None,
           saved: dict[str, set[str]], part_requires: Requirement | None = None,
-          topology: str = "single") -> Step:
+          topology: str = SINGLE.name) -> Step:
     if not isinstance(raw, dict):
         raise where.error(tr("each step is a [[steps]] table"), part=part, step=n)
     if "server" in raw:

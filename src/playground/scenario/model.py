@@ -21,6 +21,7 @@ from playground.scenario import MAX_CLIENTS  # noqa: F401 (the loader's check; d
 if TYPE_CHECKING:
     from playground.scenario.expectations import PartExpect
 from playground.i18n import ENGLISH
+from playground.topology_kinds import SINGLE
 
 __all__ = ["Requirement", "StateCheck", "Prediction", "Expect", "Step", "Part", "ChallengeSpec",
            "Scenario", "ScenarioError", "script_sha", "STEP_KINDS", "FLAVOURS"]
@@ -194,7 +195,7 @@ class Scenario:
     language: str = ENGLISH             # the language its texts were loaded in
     missing: dict[str, tuple[str, ...]] = field(default_factory=dict)  # lang -> untranslated fields
     order: int | None = None            # its place in the course (the picker and `list` follow it)
-    topology: str = "single"            # "replica" or "cluster": run and check start one
+    topology: str = SINGLE.name         # a topology of nodes (topology_kinds.py): run and check start it
     replicas: int | None = None         # replicas (per primary in a cluster); None: the default
     script_time_limit_ms: int | None = None  # BUSY after this long (lua-time-limit); None: the server's default
     programs: dict = field(default_factory=dict)  # client -> argv: the clients that are programs (gate/)

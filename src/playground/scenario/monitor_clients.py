@@ -134,10 +134,9 @@ def survey_capture(path: Path, clients_from: Path | None = None,
 
 
 def _survey_line(survey: CaptureSurvey, line: CaptureLine, dbs: dict[str, int], listed) -> None:
-    if line.argv[0].lower() in (b"eval", b"eval_ro", b"script"):
-        run = script_run(line.argv)
-        if run is not None and run[1] is not None:
-            survey.scripts.setdefault(run[0], run[1])
+    run = script_run(line.argv)   # (EVAL, EVAL_RO, SCRIPT LOAD: a source; EVALSHA only a SHA)
+    if run is not None and run[1] is not None:
+        survey.scripts.setdefault(run[0], run[1])
     if line.lua:
         return
     if survey.first_micros is None:

@@ -18,28 +18,31 @@ import re
 
 from playground.i18n import reworded, tr
 from playground.engine.server_actions import ActionError, apply, parse_action
+from playground.topology_kinds import KINDS, MAX_REPLICAS, NAMES, SINGLE, WITH_NODES
 
 SERVER_STEP_FIELDS = {"server", "client", "narration", "pause", "predict", "state", "match", "requires"}
-TOPOLOGIES = ("single", "replica", "cluster")
 
 
 def topology_unmet(pg, scenario) -> str | None:
     """Why `scenario` cannot run on `pg`'s servers (another topology), or None."""
-    have = pg.topology.kind if pg.topology is not None else "single" if pg.private else None
+    have = pg.topology.kind.name if pg.topology is not None else SINGLE.name if pg.private else None
     if have is None or have == scenario.topology:  # --url: the user's servers, as they are
         return None
     return tr("needs --topology {topology} (run and check start it themselves)", topology=scenario.topology)
 
 
 def parse_topology(data: dict, where) -> tuple[str, int | None]:
-    """The scenario's top-level `topology` ("single", "replica", "cluster") and `replicas`."""
-    topology = data.get("topology", "single")
-    if topology not in TOPOLOGIES:
-        raise where.error(tr("one of {choices}", choices=", ".join(TOPOLOGIES)), field_name="topology")
-    replicas = data.get("replicas")
+    """The scenario's top-level `topology` (a name of topology_kinds.NAMES) and `replicas`."""
+    topology = data.get("topology", SINGLE.name)
+    if topology not in NAMES:
+        raise where.error(tr("one of {choices}", choices=", ".join(NAMES)), field_name="topology")
+    kind, replicas = KINDS[topology], data.get("replicas")
+    if replicas is not None and not kind.takes_replicas:
+        raise where.error(tr("goes with topology {names}", names=tr(", ").join(WITH_NODES)), field_name="replicas")
     if replicas is not None and (not isinstance(replicas, int) or isinstance(replicas, bool)
-                                 or not 0 <= replicas <= 5 or topology == "single"):
-        raise where.error(tr("with topology replica or cluster: a number from 0 to 5"), field_name="replicas")
+                                 or not kind.replicas_allowed(replicas)):
+        raise where.error(tr("with topology {name}: a number from {fewest} to {most}", name=topology,
+                             fewest=kind.fewest_replicas, most=MAX_REPLICAS), field_name="replicas")
     return topology, replicas
 
 
@@ -57,8 +60,9 @@ def parse_server_step(raw: dict, n: int, where, clients: tuple, part, topology: 
         action, args = parse_action(text)
     except ValueError as exc:
         raise where.error(str(exc), part=part, step=n, field_name="server") from None
-    if topology == "single":
-        raise where.error(tr("a server step needs topology = \"replica\" or \"cluster\" at the top"),
+    if not KINDS[topology].takes_replicas:
+        raise where.error(tr("a server step needs topology = {names} at the top",
+                             names=" | ".join(f'"{name}"' for name in WITH_NODES)),
                           part=part, step=n, field_name="server")
     if action == "connect" and args[0] not in clients:
         raise where.error(tr("unknown client {name}", name=repr(args[0])), part=part, step=n, field_name="server")

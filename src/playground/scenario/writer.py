@@ -16,6 +16,7 @@ from playground.scenario.model import Scenario, Step
 from playground.scenario.recorder import toml_string
 from playground.scenario.substitution import escape
 from playground.scenario.translations import scenario_in, translated_name
+from playground.topology_kinds import SINGLE
 
 
 def _cannot(scenario: Scenario, what: str) -> ScenarioError:
@@ -102,7 +103,7 @@ def scenario_toml(scenario: Scenario) -> str:
     out = [*text_lines("title", scenario.title), *text_lines("lesson", lesson),
            "tags = [" + ", ".join(toml_string(t) for t in scenario.tags) + "]",
            "clients = [" + ", ".join(toml_string(c) for c in scenario.clients) + "]"]
-    if scenario.topology != "single":
+    if scenario.topology != SINGLE.name:
         out.append(f"topology = {toml_string(scenario.topology)}")
     if scenario.replicas is not None:
         out.append(f"replicas = {scenario.replicas}")

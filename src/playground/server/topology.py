@@ -1,5 +1,7 @@
 """Topologies beyond one server: `replica` (a primary and N replicas) and `cluster`
-(three primaries, optionally a replica each), all private to the app.
+(three primaries, optionally a replica each), all private to the app. What each topology
+is (its name, primaries, replicas by default, the replica bound) is playground/
+topology_kinds.py's; how its nodes are made and formed is here.
 
 Replication and the cluster bus need TCP, so every node binds 127.0.0.1 only, on free
 ports, with the sandbox's two ACL users (server/sandbox.py): learners as `default` and the
@@ -30,8 +32,8 @@ from playground.resp.info_text import parse_info
 from playground.server.node import LOOPBACK, Node, NodeError
 from playground.server.sandbox import ADMIN_USER, Credentials
 from playground.server.private import TEMP_PREFIX, ServerBinary, ServerError, ServerIdentity, sweep_stale_dirs
+from playground.topology_kinds import KINDS, MAX_REPLICAS, NAMES, REPLICA, TopologyKind
 
-TOPOLOGIES = ("single", "replica", "cluster")
 READY_TIMEOUT = 15.0  # seconds for the whole topology to be ready
 
 
@@ -43,18 +45,28 @@ def node_address(node: Node, credentials: Credentials, admin: bool = False) -> A
 
 
 class Topology(ServerIdentity):
-    """A primary with replicas (`kind="replica"`) or a cluster (`kind="cluster"`)."""
+    """A topology of nodes on 127.0.0.1 (`kind`: a primary with replicas, or a cluster):
+    every one of topology_kinds.KINDS but the single server (server/private.py)."""
 
-    def __init__(self, binary: ServerBinary, kind: str = "replica", replicas: int | None = None,
+    def __init__(self, binary: ServerBinary, kind: str = REPLICA.name, replicas: int | None = None,
                  ready_timeout: float = READY_TIMEOUT) -> None:
-        if kind not in ("replica", "cluster"):
-            raise ServerError(tr("unknown topology {kind!r} (use single, replica or cluster)", kind=kind))
+        """A topology not started yet.
+
+        Args:
+            binary: the server binary every node runs.
+            kind: the topology's name (topology_kinds.NAMES; not the single server).
+            replicas: of the primary, or of each primary of a cluster; None: the kind's default.
+            ready_timeout: seconds the whole topology has to be ready.
+        """
+        shape = KINDS.get(kind)
+        if shape is None or not shape.takes_replicas:
+            raise ServerError(tr("unknown topology {kind!r} (use {names})", kind=kind, names=tr(", ").join(NAMES)))
         self.binary = binary
-        self.kind = kind
-        # replica: how many replicas of the primary; cluster: replicas per primary
-        self.replicas = (1 if kind == "replica" else 0) if replicas is None else replicas
-        if not 0 <= self.replicas <= 5 or (kind == "replica" and self.replicas < 1):
-            raise ServerError(tr("--replicas: 1 to 5 for the replica topology, 0 to 5 for a cluster"))
+        self.kind: TopologyKind = shape
+        self.replicas = shape.replicas(replicas)  # of the primary; of each primary in a cluster
+        if not shape.replicas_allowed(self.replicas):
+            raise ServerError(tr("--replicas: {fewest} to {most} for the {name} topology",
+                                 fewest=shape.fewest_replicas, most=MAX_REPLICAS, name=shape.name))
         self.ready_timeout = ready_timeout
         self.credentials = Credentials.for_tcp()
         self.dir: str | None = None
@@ -69,7 +81,7 @@ class Topology(ServerIdentity):
 
     @property
     def label(self) -> str:
-        if self.kind == "cluster":
+        if self.kind.sharded:
             shape = trn("cluster of {n} primary", "cluster of {n} primaries", len(self.primaries()))
             if self.replicas:
                 shape += trn(", {n} replica each", ", {n} replicas each", self.replicas)
@@ -140,7 +152,7 @@ class Topology(ServerIdentity):
             for node in self.nodes:  # a replica's config names its primary's port
                 node.spawn()
             self.info = self.nodes[0].info("server")
-            if self.kind == "cluster":
+            if self.kind.sharded:
                 from playground.server.cluster import form_cluster
                 form_cluster(self, time.monotonic() + self.ready_timeout)
             else:
@@ -155,19 +167,20 @@ class Topology(ServerIdentity):
 
     def _make_nodes(self) -> None:
         make = lambda name, of=None: Node(name, self.binary, self.dir, self.credentials,  # noqa: E731
-                                          cluster=self.kind == "cluster", replica_of=of)
-        if self.kind == "replica":
+                                          cluster=self.kind.sharded, replica_of=of)
+        if not self.kind.sharded:  # primary, replica-1, replica-2 ...
             primary = make("primary")
             self.nodes = [primary] + [make(f"replica-{i + 1}", primary) for i in range(self.replicas)]
             return
-        primaries = [make(f"node-{i + 1}") for i in range(3)]
-        replicas = [make(f"node-{4 + i * self.replicas + j}", p)
+        count = self.kind.primaries  # node-1 ... node-N the primaries, then each one's replicas
+        primaries = [make(f"node-{i + 1}") for i in range(count)]
+        replicas = [make(f"node-{count + 1 + i * self.replicas + j}", p)
                     for i, p in enumerate(primaries) for j in range(self.replicas)]
         self.nodes = primaries + replicas
 
     def wait_settled(self, deadline: float | None = None) -> None:
         """Until every running replica's link to its primary is up and caught up."""
-        if self.kind == "cluster":
+        if self.kind.sharded:
             from playground.server.cluster import wait_cluster_ok
             wait_cluster_ok(self, deadline or time.monotonic() + self.ready_timeout)
             return

@@ -64,7 +64,7 @@ async def type_command(pilot, app, client: str, line: str) -> None:
     before, done = len(log_text(app, client)), app.commands_done
     pane.query_one(Input).value = line  # pressing each key costs ~80 ms in Pilot
     await pilot.press("enter")
-    await wait_until(pilot, lambda: not pane._busy and len(log_text(app, client)) > before + 1)
+    await wait_until(pilot, lambda: not pane.running and len(log_text(app, client)) > before + 1)
     if _sent_to_server(line):
         await wait_until(pilot, lambda: app.commands_done > done)  # the state lines are up to date
         await app.executor.attributed()  # and who wrote what (it runs after the line)

@@ -139,16 +139,16 @@ async def test_a_following_learner_runs_the_teachers_step_untyped(server_binary,
     to type it out again at the learner's speed, 40 characters a second by default, after the
     teacher's own typing: a long command took over a second to reach the class). A step of
     the learner's own, in own pace, is typed at the learner's speed as before."""
-    from playground.tui.widgets.pane_steps import StepDrawing
+    from playground.tui.widgets.client_pane import ClientPane
 
     typed: list[tuple[str, int]] = []
-    type_out = StepDrawing.type_out
+    type_out = ClientPane.type_out
 
     async def spy(self, line: str, speed: int) -> None:
         typed.append((line, speed))
         await type_out(self, line, speed)
 
-    monkeypatch.setattr(StepDrawing, "type_out", spy)
+    monkeypatch.setattr(ClientPane, "type_out", spy)
     monkeypatch.setenv(ENV_ROLE, "learner")
     link = class_env
     app = make_app(server_binary.path)

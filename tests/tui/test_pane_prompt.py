@@ -41,7 +41,7 @@ async def test_a_burst_of_typed_lines_runs_each_line_in_order(server_binary):
         await started(pilot, app)
         pane = await focus_pane(pilot, app)
         burst(app, "ECHO one\nECHO two\nECHO three\n")
-        await wait_until(pilot, lambda: '"three"' in log_text(app, "A") and not pane._busy)
+        await wait_until(pilot, lambda: '"three"' in log_text(app, "A") and not pane.running)
         assert commands_and_replies(app) == ["A> ECHO one", '"one"', "A> ECHO two", '"two"',
                                              "A> ECHO three", '"three"']
         assert not any("not sent" in line for line in log_text(app, "A"))
@@ -63,7 +63,7 @@ async def test_lines_typed_while_a_command_blocks_wait_their_turn(server_binary)
         await type_command(pilot, app, "B", "LLEN order")
         assert log_text(app, "B")[-1] == "(integer) 0"
         await type_command(pilot, app, "B", "RPUSH q job")
-        await wait_until(pilot, lambda: not pane._busy and "(integer) 2" in log_text(app, "A"))
+        await wait_until(pilot, lambda: not pane.running and "(integer) 2" in log_text(app, "A"))
         await type_command(pilot, app, "B", "LRANGE order 0 -1")
         assert log_text(app, "B")[-2:] == ['1) "first"', '2) "second"']
         assert not pane.query_one("#pending").display
@@ -72,7 +72,7 @@ async def test_lines_typed_while_a_command_blocks_wait_their_turn(server_binary)
         burst(app, "BLPOP q 0\nRPUSH order third\n")
         await wait_until(pilot, lambda: pane.queued() == ["RPUSH order third"])
         await pilot.press("ctrl+c")
-        await wait_until(pilot, lambda: not pane._busy and any("1 pending line dropped" in line
+        await wait_until(pilot, lambda: not pane.running and any("1 pending line dropped" in line
                                                                for line in log_text(app, "A")))
         await type_command(pilot, app, "B", "LLEN order")
         assert log_text(app, "B")[-1] == "(integer) 2"  # the dropped line never ran
@@ -96,7 +96,7 @@ async def test_a_pasted_block_runs_each_line_after_one_confirmation(server_binar
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
         assert "3 pasted lines" in str(app.screen.query_one("Static").render())
         await pilot.press("y")
-        await wait_until(pilot, lambda: '"three"' in log_text(app, "A") and not pane._busy)
+        await wait_until(pilot, lambda: '"three"' in log_text(app, "A") and not pane.running)
         assert commands_and_replies(app) == ["A> ECHO one", '"one"', "A> ECHO two", '"two"',
                                              "A> ECHO three", '"three"']
         assert field.value == "ECHO fo"  # after the last newline: left to finish, as in a terminal
@@ -115,7 +115,7 @@ async def test_a_one_line_paste_is_typed_in_and_one_finished_line_runs_at_once(s
         assert commands_and_replies(app) == []
         field.value = ""
         app.post_message(events.Paste("ECHO single\n"))  # one line: no question
-        await wait_until(pilot, lambda: '"single"' in log_text(app, "A") and not pane._busy)
+        await wait_until(pilot, lambda: '"single"' in log_text(app, "A") and not pane.running)
         assert not isinstance(app.screen, ConfirmScreen) and field.value == ""
 
 

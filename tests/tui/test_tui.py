@@ -65,7 +65,7 @@ async def test_blocked_pane_and_cancel(server_binary):
         pane.query_one(Input).focus()
         await pilot.press("ctrl+c")
         await wait_until(pilot, lambda: any("cancelled" in line for line in log_text(app, "A")))
-        await wait_until(pilot, lambda: not pane._busy)
+        await wait_until(pilot, lambda: not pane.running)
         await type_command(pilot, app, "A", "PING")
         assert log_text(app, "A")[-1] == "PONG"
 

@@ -155,6 +155,6 @@ async def test_an_idle_app_ticks_only_for_what_moves(server_binary, monkeypatch)
         await pilot.press("enter")
         await wait_until(pilot, lambda: ticks["pane"] > 0)
         await type_command(pilot, app, "B", "LPUSH q x")
-        await wait_until(pilot, lambda: not pane._busy and log_text(app, "A")[-2:] == ['1) "q"', '2) "x"'])
+        await wait_until(pilot, lambda: not pane.running and log_text(app, "A")[-2:] == ['1) "q"', '2) "x"'])
         now = await a_while(pilot)
         assert await a_while(pilot) == now

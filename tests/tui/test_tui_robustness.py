@@ -52,7 +52,7 @@ async def test_busy_script_other_pane_gets_busy_and_ui_stays_live(server_binary)
         await type_command(pilot, app, "B", "SCRIPT KILL")
         assert log_text(app, "B")[-1] == "OK"
         a = app.mode_screen.query_one("#pane-A", ClientPane)
-        await wait_until(pilot, lambda: not a._busy)
+        await wait_until(pilot, lambda: not a.running)
         assert any("Script killed by user" in line for line in log_text(app, "A"))
 
 
@@ -158,7 +158,7 @@ async def test_ctrl_c_on_a_busy_script_says_what_happened_and_the_app_lives(serv
         await start_eval(pilot, app, "A", BUSY, "0")
         a = app.mode_screen.query_one("#pane-A", ClientPane)
         await pilot.press("ctrl+c")
-        await wait_until(pilot, lambda: not a._busy and any("client A:" in line for line in log_text(app, "A")))
+        await wait_until(pilot, lambda: not a.running and any("client A:" in line for line in log_text(app, "A")))
         await type_command(pilot, app, "B", "SCRIPT KILL")
         assert log_text(app, "B")[-1] == "OK"
         await type_command(pilot, app, "A", "PING")
@@ -181,7 +181,7 @@ async def test_a_line_typed_into_a_blocked_pane_waits_its_turn(server_binary):
         await type_command(pilot, app, "B", "EXISTS x")
         assert log_text(app, "B")[-1] == "(integer) 0"  # not sent while A waits
         await type_command(pilot, app, "B", "RPUSH q j")
-        await wait_until(pilot, lambda: not a._busy and log_text(app, "A")[-1:] == ["OK"])
+        await wait_until(pilot, lambda: not a.running and log_text(app, "A")[-1:] == ["OK"])
         lines = log_text(app, "A")
         assert lines.index('2) "j"') < lines.index("A> SET x 1") == len(lines) - 2  # BLPOP's reply, then the line
         await type_command(pilot, app, "B", "EXISTS x")

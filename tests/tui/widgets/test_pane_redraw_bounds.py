@@ -21,7 +21,7 @@ async def test_a_typed_line_of_200_kb_is_cut_in_the_pane_as_a_reply_is(private_s
         await started(pilot, app)
         pane = app.mode_screen.pane("A")
         pane.send("SET big " + "x" * 200_000)
-        await wait_until(pilot, lambda: not pane._busy and log_text(app, "A")[-1:] == ["OK"], timeout=120)
+        await wait_until(pilot, lambda: not pane.running and log_text(app, "A")[-1:] == ["OK"], timeout=120)
         shown = log_text(app, "A")
         more = 200_008 + 3 - SHOW_LIMIT  # ("A> " and the line, past SHOW_LIMIT characters)
         assert f"… ({more:,} more bytes of this command not shown)" in shown

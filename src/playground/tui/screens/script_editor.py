@@ -9,7 +9,6 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, TextArea
 
 from playground.i18n import tr
-from playground.tui.widgets.command_input import CommandInput
 
 EXAMPLE = """-- KEYS[1], ARGV[1] ... are the arguments after numkeys
 local n = redis.call('INCR', KEYS[1])
@@ -100,7 +99,7 @@ def edit_script(pane) -> None:
         pane.write(tr("{client}> EVAL <script, {lines} lines> {rest}", client=pane.client, lines=lines,
                       rest=rest).rstrip(), style="bold")
         argv = [b"EVAL", source.encode(), *(tail or [b"0"])]
-        pane.query_one(CommandInput).remember(format_argv(argv), argv)  # Up brings it back
+        pane.prompt.input.remember(format_argv(argv), argv)  # Up brings it back
         pane.start_line(format_argv(argv), argv)
 
     pane.app.push_screen(ScriptEditor(pane.client), send)

@@ -8,7 +8,7 @@ import re
 from rich.text import Text
 
 from playground.engine.catalogue import ttl_set
-from playground.i18n import tr, tr_check
+from playground.i18n import tr
 from playground.scenario.model import Scenario, Step
 
 _NAME = re.compile(r"\$([A-Za-z_][A-Za-z0-9_-]*)")
@@ -65,25 +65,6 @@ def step_shown(ran: int, total: int) -> str:
 def clock(seconds: float) -> str:
     seconds = max(0, int(seconds))
     return f"{seconds // 60}:{seconds % 60:02d}"
-
-
-def checks_line(checks, cells: int = 0) -> Text | None:
-    """The passed checks of one step folded into one line, cut to `cells` (failures get
-    their own lines): "✓ reply · state balance, lock"."""
-    passed = [c.what for c in checks if c.ok]
-    if not passed:
-        return None
-    keys = [w.split(" ", 1)[1] for w in passed if w.startswith("state ")]
-    parts = [tr_check(w) for w in passed if not w.startswith("state ")]
-    if keys:
-        parts.append(tr("state {key}", key=", ".join(keys)))
-    line = "  ✓ " + " · ".join(parts)
-    if cells > 10:
-        from playground.cells import cut, width
-
-        if width(line) > cells:
-            line = cut(line, cells - 1) + "…"
-    return Text(line, style="green")
 
 
 def _ttl_set_by(step: Step, keys: set[bytes]) -> tuple[bytes, float] | None:

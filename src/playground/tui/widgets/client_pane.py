@@ -18,28 +18,27 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Vertical
 from textual.reactive import reactive
-from textual.widgets import Input, Static
+from textual.widgets import Static
 
+from playground.cells import cut, width
 from playground.engine import events as ev
 from playground.engine.session import ClientState
 from playground.history import History
-from playground.i18n import N_, Translated, again, current_language, tr
+from playground.i18n import N_, Translated, again, current_language, tr, tr_check
 from playground.served import label
 from playground.tui.widgets.wrapped_text import Wrapped
 from playground.resp.cli_format import render
 from playground.resp.cli_lines import format_argv
 from playground.resp.cli_secrets import SECRET, redact_line, redact_reply
 from playground.resp.replies import Nil
-from playground.tui.widgets.command_input import CommandInput
 from playground.tui.messages import CommandDone, ServerStopped
 from playground.tui.plain_text import visible_text
 from playground.tui.widgets.pane_lines import RenderedLines
 from playground.tui.widgets.pane_log import KEPT_LINES, PaneLog
 from playground.tui.widgets.pane_prompt import PanePrompt
 from playground.tui.widgets.pane_services import PaneServices
-from playground.tui.widgets.pane_steps import StepDrawing
 from playground.tui.widgets.pane_state import describe_state, hanging, node_prompt, reply_style, set_line
 
 SHOW_LIMIT = 64 * 1024  # bytes of one reply drawn in a pane; the rest is summarised
@@ -53,7 +52,23 @@ Entry = tuple[str, int | None, Text | Callable[[], Text], Text | None]
 """One thing a pane drew: (kind, server-order number or None, text, the text without its secrets or None)."""
 
 
-class ClientPane(PanePrompt, StepDrawing, Vertical):
+def checks_line(checks, cells: int = 0) -> Text | None:
+    """The passed checks of one step folded into one line, cut to `cells` (failures get
+    their own lines): "✓ reply · state balance, lock"."""
+    passed = [c.what for c in checks if c.ok]
+    if not passed:
+        return None
+    keys = [w.split(" ", 1)[1] for w in passed if w.startswith("state ")]
+    parts = [tr_check(w) for w in passed if not w.startswith("state ")]
+    if keys:
+        parts.append(tr("state {key}", key=", ".join(keys)))
+    line = "  ✓ " + " · ".join(parts)
+    if cells > 10 and width(line) > cells:
+        line = cut(line, cells - 1) + "…"
+    return Text(line, style="green")
+
+
+class ClientPane(Vertical):
     """A redis-cli for one client: type a command, see exactly what redis-cli prints."""
 
     DEFAULT_CSS = """
@@ -61,15 +76,9 @@ class ClientPane(PanePrompt, StepDrawing, Vertical):
     ClientPane:focus-within { border: round $accent; }
     ClientPane > #state { height: 1; padding: 0 1; }
     ClientPane > PaneLog { height: 1fr; }
-    ClientPane > #line { height: 1; padding: 0 0 0 1; }
-    ClientPane > #line > #prompt { width: auto; height: 1; text-style: bold; }
-    ClientPane > #line > CommandInput, ClientPane > #line > CommandInput:focus {
-        border: none; height: 1; padding: 0 1 0 0; width: 1fr; }
     ClientPane > #first-run { height: auto; padding: 0 1; color: $text-muted; text-style: italic;
         display: none; }
     ClientPane > #first-run.-shown { display: block; }
-    ClientPane > #hint { height: 1; padding: 0 1; color: $text-muted; }
-    ClientPane > #pending { height: auto; max-height: 4; padding: 0 1; display: none; }
     """
 
     BINDINGS = [
@@ -95,8 +104,6 @@ class ClientPane(PanePrompt, StepDrawing, Vertical):
         self.client = client
         self.border_title = tr("Client {name}", name=client)
         self._pending_since: float | None = None
-        self._busy = False
-        self._queue: deque[str] = deque()  # lines typed ahead while a line runs (pane_prompt.py)
         self._frame = None  # App.batch_update while a typed line's reply is awaited (ONE_FRAME_FOR)
         self._printed: list[bytes] = []        # what the running line printed (the transcript)
         self._record_as: str | None = None     # how the recorder writes the running line
@@ -112,12 +119,7 @@ class ClientPane(PanePrompt, StepDrawing, Vertical):
         yield Static(id="state")
         yield Static(id="first-run")
         yield PaneLog(id="output", wrap=True, markup=False, highlight=False, min_width=20)
-        yield Static(id="pending")  # lines typed ahead (pane_prompt.py)
-        with Horizontal(id="line"):  # the prompt stays in sight while typing
-            yield Static(f"{self.client}> ", id="prompt")
-            yield CommandInput(self.history, self.services.help,
-                               placeholder=tr("type a Redis command"), id="input")
-        yield Static(id="hint")
+        yield PanePrompt(self.client, self.history, self.services.help, id="prompt-area")
 
     def on_mount(self) -> None:
         self._ticker = self.set_interval(0.25, self._tick, pause=True)  # while a line is pending only
@@ -147,9 +149,28 @@ class ClientPane(PanePrompt, StepDrawing, Vertical):
             line.append(f"  {again(self.outcome, current_language())}", style="bold yellow")
         set_line(self.query_one("#state", Static), line)
         node = node_prompt(self.services.playground, self.client)  # on a topology: the node, like redis-cli
-        prompt = f"{self.client}{node}{'(TX)' if state and state.in_multi else ''}> "
-        shown = self.query_one("#prompt", Static)
-        set_line(shown, Text(prompt), layout=True)  # its width changes with (TX): a layout pass
+        self.prompt.set_prompt(f"{self.client}{node}{'(TX)' if state and state.in_multi else ''}> ")
+
+    @property
+    def prompt(self) -> PanePrompt:
+        """The command line, the lines typed ahead and the hint (pane_prompt.py)."""
+        return self.query_one(PanePrompt)
+
+    @property
+    def running(self) -> bool:
+        """A line of this pane's runs (a line typed now waits its turn)."""
+        return self.prompt.running
+
+    def queued(self) -> list[str]:
+        """The lines typed ahead, waiting their turn."""
+        return self.prompt.queued()
+
+    async def type_out(self, line: str, speed: int) -> None:
+        """A lesson's step: `line` typed into the command line at `speed` characters a second."""
+        await self.prompt.type_out(line, speed)
+
+    def clear_input(self) -> None:
+        self.prompt.clear_input()
 
     @property
     def log_widget(self) -> PaneLog:
@@ -306,7 +327,7 @@ class ClientPane(PanePrompt, StepDrawing, Vertical):
         (replies stay redis-cli's)."""
         focused = self.app.focused is not None and self in self.app.focused.ancestors_with_self
         self.border_title = ("▶ " if focused else "") + tr("Client {name}", name=self.client)
-        self.query_one("#input", Input).placeholder = tr("type a Redis command")
+        self.prompt.say_again()
         self.watch_state(self.state)
         if redraw:
             self.redraw()
@@ -338,9 +359,23 @@ class ClientPane(PanePrompt, StepDrawing, Vertical):
         else:
             self.write(f"# {message}", style="italic yellow")
 
+    def on_pane_prompt_line_entered(self, message: PanePrompt.LineEntered) -> None:
+        """A line typed (or pasted) whose turn it is (pane_prompt.py: one at a time)."""
+        message.stop()
+        why = self.services.executor.busy(self.client)
+        if why is not None:  # the client runs a line of a lesson's: this one goes back to the prompt
+            self.note(why)
+            self.prompt.give_back(message.line)
+            self.prompt.line_done()
+            return
+        self.send(message.line)
+
+    def on_pane_prompt_noted(self, message: PanePrompt.Noted) -> None:
+        message.stop()
+        self.note(message.text)
+
     def send(self, line: str) -> None:
-        """Send a line typed (or pasted) into this pane: echoed, then run (pane_prompt.py
-        decides when: one line at a time)."""
+        """Send a line typed (or pasted) into this pane: echoed, then run."""
         self._hold_frame()
         self.outcome = ""
         self.write(f"{self.client}> {line}", style="bold", secretless=f"{self.client}> {redact_line(line)}")
@@ -348,7 +383,7 @@ class ClientPane(PanePrompt, StepDrawing, Vertical):
 
     def start_line(self, line: str, argv: list[bytes] | None = None) -> None:
         """Run `line` (or `argv`), this pane busy from now on: one command at a time per client."""
-        self._busy = True  # set before the worker starts
+        self.prompt.running = True  # set before the worker starts
         self.run_line(line, argv)
 
     def _hold_frame(self) -> None:
@@ -377,7 +412,7 @@ class ClientPane(PanePrompt, StepDrawing, Vertical):
                 cmd = executor.parse(self.client, line)
                 if cmd is None:
                     return
-                self.query_one(CommandInput).remember(line, cmd.argv)
+                self.prompt.input.remember(line, cmd.argv)
                 if await executor.answer_locally(self.client, cmd):
                     return
                 argv, repeat = cmd.argv, cmd.repeat
@@ -392,7 +427,6 @@ class ClientPane(PanePrompt, StepDrawing, Vertical):
             result = await executor.run(self.client, argv, repeat, limit=SHOW_LIMIT)
             await self.services.playground.refresh_states()  # then the server's flags, for every state line
         finally:
-            self._busy = False
             self._pending_since = None
             self._ticker.pause()
             self._release_frame()
@@ -403,7 +437,7 @@ class ClientPane(PanePrompt, StepDrawing, Vertical):
                 text = b"".join(self._printed).decode("utf-8", "replace")
                 self.post_message(CommandDone(self.client, list(argv), result.reply,
                                               line=line or format_argv(argv), printed=text))
-            self.send_next()
+            self.prompt.line_done()
 
     def handle(self, event: ev.Event) -> None:
         """Draw one engine event of this client."""
@@ -443,6 +477,45 @@ class ClientPane(PanePrompt, StepDrawing, Vertical):
         elif isinstance(event, ev.Why):
             self.why(event)
 
+    def show_result(self, result) -> None:
+        """Teaching mode: one scenario step as this pane shows it, with its checks."""
+        step = result.step
+        shown = result.command or step.display
+        if step.wait:  # what it answers, then the reply (as redis-cli prints a reply under its command)
+            self.add(lambda: Text(tr("(the pending reply arrives)"), style="italic dim"))
+            if result.note and not result.skipped:
+                self.note(result.note)
+        elif step.kind == "server":  # "# [server] kill primary", as free play's palette says it: nobody typed it
+            self.note(shown)
+        else:
+            self.write(f"{self.client}> {shown}", style="bold",
+                       secretless=f"{self.client}> {redact_line(shown, list(result.argv) if result.argv else None)}")
+        if result.skipped:
+            self.add(lambda: Text(tr("– skipped: {reason}", reason=result.skipped), style="yellow"))
+            return
+        self.note_outcome(result.argv, result.value)
+        for redirect in result.redirects:  # a cluster's `-> Redirected to slot ...`, as in free play
+            self.add(Text(redirect.line))
+        if result.reply:
+            self.write(result.reply.encode(), style=reply_style(result.value), seq=result.seq,
+                       secretless=redact_reply(list(result.argv or ()), result.reply))
+        for why in result.whys:
+            self.why(why)
+        if result.note and not step.wait:
+            self.note(result.note)
+        # one line per step: the commands stay in view; made anew when the log is redrawn
+        # (Ctrl+T, Ctrl+Y, a new width, F12: the check names in the language shown)
+        if checks_line(result.checks) is not None:
+            self.add(lambda: checks_line(result.checks, self.log_widget.scrollable_content_region.width))
+        for check in result.checks:
+            if not check.ok:
+                self.add(lambda check=check: Text(f"  ✗ {tr_check(check.what)}: {check.detail}",
+                                                  style="bold white on red"))
+
+    def separator(self, name: str) -> None:
+        """Teaching mode: a part of the scenario starts here."""
+        self.add(Text(f"━━ {name} ━━", style="bold magenta reverse"))
+
     def note_outcome(self, argv, reply) -> None:
         """Keep the state line honest after the state it described is gone: an EXEC that
         answered (nil) was aborted because a WATCHed key changed."""
@@ -459,9 +532,9 @@ class ClientPane(PanePrompt, StepDrawing, Vertical):
             shown.update(Wrapped(hint))  # Chinese breaks between characters
 
     async def action_cancel(self) -> None:
-        self.drop_pending()  # as a terminal drops what was typed ahead
+        self.prompt.drop_pending()  # as a terminal drops what was typed ahead
         if not await self.services.executor.cancel(self.client):
-            line = self.query_one(Input)
+            line = self.prompt.input
             if not line.value:  # redis-cli quits here: say how this app quits
                 self.notify(label(tr("Ctrl+Q quits the playground (Ctrl+C cancels a command that waits, "
                                          "or clears the line)")), timeout=4)

@@ -1,18 +1,30 @@
-"""A pane's prompt, as a terminal's: lines typed (or pasted) while the client's command
-still runs wait their turn, shown as pending under the output, and are sent one by one
-in the order they came; Ctrl+C drops them, as a terminal drops what was typed ahead.
-And the hint line under it (the command's arguments, the reverse search).
-(A mixin of tui.client_pane.ClientPane.)"""
+"""A pane's prompt, as a terminal's: the command line (`A> ` and the input), the lines
+typed (or pasted) while the client's own line still runs, shown as pending above it and
+let go one by one in the order they came (Ctrl+C drops them, as a terminal drops what was
+typed ahead), and the hint line under it (the command's arguments, the reverse search).
+
+A child of tui.widgets.client_pane.ClientPane: it posts `LineEntered` for each line to
+run and `Noted` for what the pane should note; the pane says when a line ends
+(`line_done`)."""
 
 from __future__ import annotations
 
+import asyncio
 from collections import deque
+from collections.abc import Callable
 
 from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.reactive import reactive
 from textual.widgets import Input, Static
 
+from playground.engine.help import HelpIndex
+from playground.history import History
 from playground.i18n import reworded, tr, trn
 from playground.resp.cli_lines import SplitError, split_args
+from playground.tui.screens.confirm import ConfirmScreen
 from playground.tui.widgets.command_input import CommandInput
 from playground.tui.widgets.pane_state import set_line
 
@@ -29,38 +41,113 @@ def _safe_split(line: str) -> list[bytes]:
         return []
 
 
-class PanePrompt:
-    """ClientPane's prompt: typed-ahead lines, pastes, the hint line."""
+class PanePrompt(Vertical):
+    """One client's command line, the lines typed ahead of it, and its hint."""
 
-    _queue: deque[str]
+    DEFAULT_CSS = """
+    PanePrompt { height: auto; }
+    PanePrompt > #pending { height: auto; max-height: 4; padding: 0 1; display: none; }
+    PanePrompt > #line { height: 1; padding: 0 0 0 1; }
+    PanePrompt > #line > #prompt { width: auto; height: 1; text-style: bold; }
+    PanePrompt > #line > CommandInput, PanePrompt > #line > CommandInput:focus {
+        border: none; height: 1; padding: 0 1 0 0; width: 1fr; }
+    PanePrompt > #hint { height: 1; padding: 0 1; color: $text-muted; }
+    """
+
+    running: reactive[bool] = reactive(False)
+    """A line of this prompt's client runs: a line entered now waits its turn (pending)."""
+
+    class LineEntered(Message):
+        """A line to run now (the prompt counts it running until `line_done`)."""
+
+        def __init__(self, prompt: PanePrompt, line: str) -> None:
+            super().__init__()
+            self.prompt = prompt
+            self.line = line
+
+        @property
+        def control(self) -> PanePrompt:
+            return self.prompt
+
+    class Noted(Message):
+        """Something the pane should say in its log (a paste refused, lines dropped)."""
+
+        def __init__(self, prompt: PanePrompt, text: str) -> None:
+            super().__init__()
+            self.prompt = prompt
+            self.text = text
+
+        @property
+        def control(self) -> PanePrompt:
+            return self.prompt
+
+    def __init__(self, client: str, history: History, help: Callable[[], HelpIndex], **kwargs) -> None:
+        """The prompt of `client`.
+
+        Args:
+            client: the client's name (`A> `).
+            history: the client's command history (Up, Ctrl+R).
+            help: the command help now (the bundled table until the server's is read).
+            kwargs: Textual's own (id, classes).
+        """
+        super().__init__(**kwargs)
+        self.client = client
+        self.history = history
+        self.help = help
+        self._queue: deque[str] = deque()
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="pending")
+        with Horizontal(id="line"):  # the prompt stays in sight while typing
+            yield Static(f"{self.client}> ", id="prompt")
+            yield CommandInput(self.history, self.help, placeholder=tr("type a Redis command"), id="input")
+        yield Static(id="hint")
+
+    @property
+    def input(self) -> CommandInput:
+        """The command line itself."""
+        return self.query_one(CommandInput)
 
     def queued(self) -> list[str]:
+        """The lines waiting their turn, oldest first."""
         return list(self._queue)
 
-    def on_input_submitted(self, event: CommandInput.Submitted) -> None:
-        event.stop()
-        line = event.value
-        if self._busy or self._queue:  # this pane's own line runs: this one waits its turn
+    def set_prompt(self, prompt: str) -> None:
+        """What stands before the input: `A> `, `A(TX)> `, `A 127.0.0.1:7001> `."""
+        set_line(self.query_one("#prompt", Static), Text(prompt), layout=True)  # its width changes: a layout pass
+
+    def say_again(self) -> None:
+        """The placeholder in the language shown now (F12)."""
+        self.input.placeholder = tr("type a Redis command")
+
+    # -- lines: entered, waiting, let go ---------------------------------------------------
+
+    def enter(self, line: str) -> None:
+        """`line` runs now, or after the lines before it (as if typed and Enter pressed)."""
+        if self.running or self._queue:  # this client's own line runs: this one waits its turn
             if len(self._queue) >= MAX_PENDING:
-                self.note(tr("{count} lines already wait: this line was not sent", count=MAX_PENDING))
+                self.post_message(self.Noted(self, tr("{count} lines already wait: this line was not sent",
+                                                      count=MAX_PENDING)))
                 return
             self._queue.append(line)
             self._show_pending()
             return
-        why = self.services.executor.busy(self.client)
-        if why is not None:  # the client runs a line of a lesson's: this one goes back to the prompt
-            self.note(why)
-            if not event.input.value:
-                event.input.value = line
-            return
-        self.send(line)
+        self.running = True  # at once: a line entered before the pane hears of this one waits
+        self.post_message(self.LineEntered(self, line))
 
-    def send_next(self) -> None:
-        """The running line ended: the oldest pending one goes."""
+    def line_done(self) -> None:
+        """The running line ended (or was not run): the oldest pending one goes."""
+        self.running = False
         if self._queue and self.is_attached:
             line = self._queue.popleft()
             self._show_pending()
-            self.send(line)
+            self.running = True
+            self.post_message(self.LineEntered(self, line))
+
+    def give_back(self, line: str) -> None:
+        """`line` was not run: it goes back to the command line, unless something is typed there."""
+        if not self.input.value:
+            self.input.value = line
 
     def drop_pending(self) -> None:
         """Ctrl+C: what was typed ahead is dropped (said, with how many lines)."""
@@ -68,7 +155,8 @@ class PanePrompt:
             count = len(self._queue)
             self._queue.clear()
             self._show_pending()
-            self.note(trn("{count} pending line dropped", "{count} pending lines dropped", count, count=count))
+            self.post_message(self.Noted(self, trn("{count} pending line dropped", "{count} pending lines dropped",
+                                                   count, count=count)))
 
     def _show_pending(self) -> None:
         shown = self.query_one("#pending", Static)
@@ -84,14 +172,18 @@ class PanePrompt:
                         style="italic")
         set_line(shown, text)
 
+    def on_input_submitted(self, event: CommandInput.Submitted) -> None:
+        event.stop()
+        self.enter(event.value)
+
     def on_command_input_pasted(self, event: CommandInput.Pasted) -> None:
         """A paste of several lines: each runs, as redis-cli runs the lines pasted into
         it; more than one after asking once (a stray paste must not run a page of commands)."""
         event.stop()
         lines = event.lines
         if len(lines) + len(self._queue) > MAX_PENDING:
-            self.note(tr("a paste of {count} lines: at most {most} wait at once; nothing was sent",
-                         count=len(lines), most=MAX_PENDING))
+            self.post_message(self.Noted(self, tr("a paste of {count} lines: at most {most} wait at once; nothing "
+                                                  "was sent", count=len(lines), most=MAX_PENDING)))
             return
         field = event.field
         if len(lines) <= 1:
@@ -99,8 +191,6 @@ class PanePrompt:
             if lines:
                 field.post_message(CommandInput.Submitted(field, lines[0]))
             return
-        from playground.tui.screens.confirm import ConfirmScreen
-
         preview = "\n".join(f"  {line[:60]}" for line in lines[:5]) + ("\n  …" if len(lines) > 5 else "")
         question = reworded(tr("Run these {count} pasted lines as client {client}, one after another?",
                                count=len(lines), client=self.client), lambda said: said + "\n" + preview)
@@ -113,9 +203,11 @@ class PanePrompt:
 
         self.app.push_screen(ConfirmScreen(question), answered)  # (a str is shown as plain text, never markup)
 
+    # -- the hint line ---------------------------------------------------------------------
+
     def on_input_changed(self, event: Input.Changed) -> None:
-        event.stop()  # the pane's own line: nobody above reads it (each key's message went up to the app)
-        help = self.services.help()
+        event.stop()  # the prompt's own line: nobody above reads it (each key's message went up to the app)
+        help = self.help()
         hint = help.hint(event.value) if event.value else None
         text = Text()
         if hint and hint.strip():
@@ -130,3 +222,20 @@ class PanePrompt:
             set_line(self.query_one("#hint", Static),
                      Text(f"(reverse-i-search)`{event.term}'" + ("" if event.found else tr(" — no match")),
                           style="yellow"))
+
+    # -- a lesson's step, typed out --------------------------------------------------------
+
+    async def type_out(self, line: str, speed: int) -> None:
+        """Type `line` into the command line at `speed` characters a second (0: at once)."""
+        field = self.input
+        if not speed:
+            field.value = line
+            return
+        field.value = ""
+        for i in range(1, len(line) + 1):
+            field.value = line[:i]
+            field.cursor_position = i
+            await asyncio.sleep(1 / speed)
+
+    def clear_input(self) -> None:
+        self.input.value = ""

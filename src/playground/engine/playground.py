@@ -69,7 +69,8 @@ class Playground:
         self.script_limit: int | None = None        # what reset() last set (None: as the server started)
         self.script_limit_start: bytes | None = None  # lua-time-limit as the server started
         self.restart_listeners: list[Callable[[], None]] = []  # told after every restart, whoever asked
-        self.closing: list[Callable] = []  # awaited first on close: a lesson's running programs (gate/lesson.py)
+        # awaited first on close: a lesson's running programs (scenario/programs/lesson.py)
+        self.closing: list[Callable] = []
 
     def next_seq(self) -> int:
         """The next server-order number: one counter for every client, in reply order."""

@@ -20,11 +20,11 @@ from pathlib import Path
 
 from playground.explore.explorer import ExploreError
 from playground.gate.endpoint import socket_path
-from playground.gate.lesson_steps import next_move
 from playground.gate.programs import ByHand
 from playground.i18n import tr
 from playground.resp.cli_lines import RepeatError, SplitError, format_argv, parse_line
 from playground.scenario.model import Part, Scenario, Step
+from playground.scenario.programs.lesson_steps import next_move
 
 MOST_PROGRAMS = 3  # the newest programs started by hand that are explored (each schedule re-runs them all)
 

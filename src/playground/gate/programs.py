@@ -5,7 +5,7 @@ a program whose parent dies: PR_SET_PDEATHSIG).
 
 `python` as a program's first word means the app's own interpreter, so `import redis`
 works in a lesson's program wherever the app runs; a lesson's function (`python -m
-playground.gate.call_function FILE:NAME ARGS`, lesson_format.function_argv) runs through
+playground.gate.call_function FILE:NAME ARGS`, scenario/programs/lesson_format.py) runs through
 call_function.py, started by its path: it needs nothing of the playground importable.
 """
 
@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from playground.gate.endpoint import socket_path
-from playground.gate.lesson_format import CALL, shown_program
 from playground.gate.peer import RERUN
+from playground.gate.program_argv import CALL, shown_program
 from playground.i18n import tr
 from playground.server.children import die_with_parent
 

@@ -1,4 +1,4 @@
-"""A lesson program's steps in the scenario runner (gate/lesson.py starts the programs):
+"""A lesson program's steps in the scenario runner (scenario/programs/lesson.py starts the programs):
 a release step lets the program's next command through the gate and checks its reply
 as for a typed command; a command that blocks at the server waits, as a `ProgramJob`
 in the runner's `waiting`, for the client's wait step to take its reply."""

@@ -12,9 +12,9 @@ from pathlib import Path
 
 from playground.engine.catalogue import SUBSCRIBE_FAMILY
 from playground.gate.endpoint import Gate, Held
-from playground.gate.lesson_format import part_programs
 from playground.gate.programs import TIME_LIMIT, Program, ProgramError, ProgramOutcome
 from playground.i18n import tr
+from playground.scenario.programs.lesson_format import part_programs
 
 
 class LessonPrograms:
@@ -80,6 +80,7 @@ class LessonPrograms:
             return None
         if self._warm is None:
             import os
+
             from playground.gate.programs import HASH_SEED
             from playground.gate.warm import WarmInterpreter
             try:   # (its children's hash seed is its own: fixed, as for a program started afresh)

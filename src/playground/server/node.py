@@ -195,10 +195,12 @@ class Node:
             self.stop()
 
     def _wait_answering(self, timeout: float, log_path: str) -> bool:
+        process = self.process
+        assert process is not None  # (spawned)
         deadline = time.monotonic() + timeout
         delay = 0.002
         while time.monotonic() < deadline:
-            if self.process.poll() is not None:
+            if process.poll() is not None:
                 return False
             try:
                 with self.link(timeout=1.0) as link:

@@ -58,6 +58,10 @@ class ProgramOutcome:
 
 
 class Program:
+    """One program of a lesson (or started by hand, run again): started on the gate's URL
+    with its time limit, its output kept (the last OUTPUT_LIMIT bytes), stopped with its
+    process group."""
+
     def __init__(self, name: str, argv: tuple[str, ...], cwd: Path, url: str,
                  time_limit: float = TIME_LIMIT, warm=None, by_hand: ByHand | None = None) -> None:
         self.by_hand = by_hand
@@ -113,8 +117,10 @@ class Program:
             raise ProgramError(tr("program {program}: cannot start: {error}", program=self.describe,
                                   error=getattr(exc, "strerror", None) or exc or type(exc).__name__)) from None
         self.deadline = asyncio.get_running_loop().time() + self.time_limit
-        self.readers = [asyncio.ensure_future(self._keep(self.process.stdout, self.stdout)),
-                         asyncio.ensure_future(self._keep(self.process.stderr, self.stderr))]
+        out, err = self.process.stdout, self.process.stderr
+        assert out is not None and err is not None  # (both PIPE)
+        self.readers = [asyncio.ensure_future(self._keep(out, self.stdout)),
+                         asyncio.ensure_future(self._keep(err, self.stderr))]
         return self
 
     def _command(self) -> tuple[list[str], dict[str, str]]:
@@ -146,6 +152,7 @@ class Program:
     async def wait(self) -> bool:
         """Wait for it to exit within its time limit; stop it if it does not. True if it
         exited by itself."""
+        assert self.process is not None  # (started)
         try:
             await asyncio.wait_for(asyncio.shield(self.process.wait()), self.time_left())
         except asyncio.TimeoutError:
@@ -203,5 +210,6 @@ class Program:
         if code:
             words = self.last_words()
             status = tr("killed by signal {n}", n=-code) if code < 0 else tr("exited with status {n}", n=code)
-            return tr("program {program} {status}", program=self.describe, status=status) + (f": {words}" if words else "")
+            said = tr("program {program} {status}", program=self.describe, status=status)
+            return said + (f": {words}" if words else "")
         return None

@@ -28,7 +28,7 @@ async def waits(catalogue, lines: list[tuple[str, tuple[bytes, ...]]]) -> list[i
     last_read: dict[str, dict] = {}     # key -> its last line reading it
     expiring: set[bytes] = set()        # keys a line gave a TTL: they may run out between two lines
     out = []
-    for index, ((client, argv), effect) in enumerate(zip(lines, effects)):
+    for index, ((client, argv), effect) in enumerate(zip(lines, effects, strict=True)):  # (an effect per line)
         touched = effect.touched
         if touched is not None and touched & expiring:
             touched = None

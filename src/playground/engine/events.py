@@ -20,6 +20,9 @@ from playground.engine.units import Unit
 
 @dataclass(eq=False)
 class Event:
+    """What the executor tells of a line, as it happens: each kind a subclass, all about
+    one client (its name)."""
+
     client: str
 
 

@@ -287,8 +287,8 @@ class Executor:
             except (ConnectionLost, OSError) as exc:
                 if not self.pg.server_stopped_now(wait=True):  # the server runs: only this client is cut off
                     result.lost = str(exc)
-                    self.emit(ev.ConnectionClosed(client, tr("client {client}: connection lost ({error})", client=client,
-                                                             error=why), "warning"))
+                    lost = tr("client {client}: connection lost ({error})", client=client, error=why)
+                    self.emit(ev.ConnectionClosed(client, lost, "warning"))
                     self.emit(ev.Notice(client, tr("{error} (not connected)", error=exc), "error"))
                     return
             else:
@@ -362,7 +362,8 @@ class Executor:
             return False
         pending = session.state.pending
         # (a command the server holds blocked has not run: waiting is all it did)
-        may_have_run = await self.may_have_written(pending) if pending is not None and not session.state.blocked else None
+        may_have_run = (await self.may_have_written(pending)
+                        if pending is not None and not session.state.blocked else None)
         await self.pg.stop_own_script([session])
         try:
             message = await session.cancel(may_have_run)
@@ -377,7 +378,8 @@ class Executor:
     def _on_stream(self, session: Session, frame) -> None:
         client = session.name
         if isinstance(frame, ConnectionLost):
-            self.emit(ev.ConnectionClosed(client, tr("client {client}: connection lost ({error})", client=client, error=frame), "warning"))
+            lost = tr("client {client}: connection lost ({error})", client=client, error=frame)
+            self.emit(ev.ConnectionClosed(client, lost, "warning"))
             return
         if isinstance(frame, MonitorLine) and self.pg.own_traffic.seen(bytes(frame)):
             return  # the playground's own reads (inspector, observer), not the clients'

@@ -64,7 +64,7 @@ async def reset_together(setter: Session, others: list[Session], then: list[list
     try:
         replies = await setter.reset(then)
     except BaseException as exc:
-        for session, count in zip(others, sent):
+        for session, count in zip(others, sent, strict=True):  # (a count per session)
             if count is None:
                 continue
             if isinstance(exc, asyncio.CancelledError):  # (no waiting now: their replies unread
@@ -72,7 +72,7 @@ async def reset_together(setter: Session, others: list[Session], then: list[list
             else:
                 await session.read_reset(count)
         raise
-    for session, count in zip(others, sent):
+    for session, count in zip(others, sent, strict=True):
         await session.read_reset(count)
     return replies
 

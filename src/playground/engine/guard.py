@@ -206,4 +206,5 @@ def refusal(argv: list[bytes], *, private: bool, allow_flush: bool, where,
     if why is None:
         return None
     where = where() if callable(where) else where
-    return tr("refused: {what} on {where}, not the playground's own server: {why} ({hint})", what=what, where=where, why=tr(why), hint=tr(_FLUSH_HINT))
+    return tr("refused: {what} on {where}, not the playground's own server: {why} ({hint})",
+              what=what, where=where, why=tr(why), hint=tr(_FLUSH_HINT))

@@ -20,6 +20,8 @@ BUNDLED = Path(__file__).resolve().parent.parent / "data" / "command_help.json"
 
 @dataclass(frozen=True)
 class HelpEntry:
+    """One command's (or subcommand's) help, as redis-cli's HELP shows it."""
+
     argv: tuple[str, ...]   # ("CLIENT", "LIST")
     params: str
     summary: str
@@ -139,7 +141,7 @@ class HelpIndex:
         for entry in self.entries:
             if group is None:
                 if len(words) <= len(entry.argv) and all(
-                        w.lower() == a.lower() for w, a in zip(words, entry.argv)):
+                        w.lower() == a.lower() for w, a in zip(words, entry.argv, strict=False)):  # (prefix)
                     out.append(_entry_help(entry, with_group=True))
             elif group.lower() == entry.group.lower():
                 out.append(_entry_help(entry, with_group=False))
@@ -187,7 +189,8 @@ class HelpIndex:
         best = None
         words = [a.lower() for a in argv]
         for e in self._named.get(words[0], []) if words else []:  # the entries of that command only
-            if len(e.argv) <= len(words) and all(a.lower() == b for a, b in zip(e.argv, words)):
+            if len(e.argv) <= len(words) and all(  # (its words a prefix of the line's)
+                    a.lower() == b for a, b in zip(e.argv, words, strict=False)):
                 if best is None or len(e.argv) > len(best.argv):
                     best = e
         return best

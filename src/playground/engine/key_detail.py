@@ -46,7 +46,8 @@ async def read_detail(conn, name: bytes, items: int = DETAIL_ITEMS, nbytes: int 
         "memory": tr("{n} bytes", n=int(memory)) if isinstance(memory, Int) else "?",
         "size": "" if size is None else _amount(t, size),
         "shown": _shown_note(t, shown_count, size, in_order),
-        "value": format_tty(value).decode("utf-8", "replace") if value is not None and not isinstance(value, Err) else "",
+        "value": (format_tty(value).decode("utf-8", "replace")
+                  if value is not None and not isinstance(value, Err) else ""),
     }
 
 

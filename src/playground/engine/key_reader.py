@@ -256,11 +256,11 @@ class Inspector(SideConnection):
         meta = await self.run([c for n in names for c in ([b"TYPE", n], [b"PTTL", n])])
         types = [bytes(t).decode() if isinstance(t, (Status, Bulk)) else "?" for t in meta[0::2]]
         ttls = [int(t) if isinstance(t, Int) else -2 for t in meta[1::2]]
-        preview_cmds = [_preview_commands(n, t) for n, t in zip(names, types)]
+        preview_cmds = [_preview_commands(n, t) for n, t in zip(names, types, strict=True)]  # (a type per name)
         flat = [c for cmds in preview_cmds for c in cmds]
         replies = await self.run(flat) if flat else []
         now, i = time.monotonic(), 0
-        for name, type_, ttl, cmds in zip(names, types, ttls, preview_cmds):
+        for name, type_, ttl, cmds in zip(names, types, ttls, preview_cmds, strict=True):
             part = replies[i:i + len(cmds)]
             i += len(cmds)
             if type_ == "none":

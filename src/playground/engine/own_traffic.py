@@ -17,6 +17,9 @@ _LIMIT = 10_000  # remembered commands at most: a monitor line that never came i
 
 
 class OwnTraffic:
+    """The playground's own commands (its side connections'), counted as they go, so a
+    client in MONITOR is not shown them."""
+
     def __init__(self) -> None:
         self.active = False   # set while some client is in MONITOR
         self._counts: Counter = Counter()

@@ -106,7 +106,7 @@ async def run_lines(executor: "Executor", lines: list[tuple[str, tuple[bytes, ..
     if len(clients) > 1:
         heads = [(line.client, line.argv) for line in todo]
         waits = await commuting_waits(pg.catalogue, heads) if overlap else in_order(heads)
-        for line, wait in zip(todo, waits):
+        for line, wait in zip(todo, waits, strict=True):  # (a wait per line)
             line.wait = wait
     listening = executor.has_sink
     sessions = {name: pg.sessions[name] for name in clients}

@@ -249,7 +249,8 @@ class Playground:
             return []
         reply, = await self.reader.run([[b"SCRIPT", b"EXISTS", *[s.encode() for s in shas]]])
         flags = [bool(int(x)) for x in reply] if isinstance(reply, list) else [False] * len(shas)
-        return [(sha, self.scripts_seen[sha], cached) for sha, cached in zip(shas, flags)]
+        return [(sha, self.scripts_seen[sha], cached)  # (a server answering fewer flags: those scripts left out)
+                for sha, cached in zip(shas, flags, strict=False)]
 
     async def settle(self, name: str, pending: "asyncio.Future") -> bool:
         """Wait until `pending` (an execute of client `name`) is done, or the server says
@@ -345,7 +346,8 @@ class Playground:
         for listener in list(self.restart_listeners):  # the app's bar and inspector follow at once
             listener()
         names = ", ".join(self.sessions)
-        return tr("started a fresh server ({label}); clients {names} reconnected with empty state", label=self.label, names=names)
+        return tr("started a fresh server ({label}); clients {names} reconnected with empty state",
+                  label=self.label, names=names)
 
     async def _close_connections(self) -> None:
         for session in self.sessions.values():

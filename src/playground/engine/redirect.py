@@ -13,10 +13,13 @@ with --url, loopback addresses. Any other redirect is shown as the error it is.
 from __future__ import annotations
 
 import re
+from typing import Protocol
 
 from playground.engine import events as ev
 from playground.resp.connection import Address
 from playground.resp.replies import Err
+from playground.server.private import PrivateServer
+from playground.server.topology import Topology
 
 _REDIRECT = re.compile(rb"^(MOVED|ASK) (\d+) ([^ ]*):(\d+)$")
 MAX_HOPS = 16  # a cluster that keeps redirecting is shown as it is after this many
@@ -39,9 +42,26 @@ def redirect_line(slot: int, host: str, port: int) -> bytes:
     return b"-> Redirected to slot [%d] located at %s:%d\n" % (slot, host.encode(), port)
 
 
-def allowed_target(pg, host: str, port: int) -> bool:
-    topology = getattr(pg.server, "node_at", None)
-    if topology is not None:
+class RedirectHost(Protocol):
+    """What following a redirect asks of the Playground."""
+
+    follows_redirects: bool
+
+    @property
+    def server(self) -> PrivateServer | Topology | None:
+        """The private server or topology (None: a server given with --url)."""
+
+
+def allowed_target(pg: RedirectHost, host: str, port: int) -> bool:
+    """Whether a MOVED/ASK redirect to host:port may be followed: a node of the private
+    topology, or the loopback when the playground is on a server given with --url.
+
+    Args:
+        pg: the Playground.
+        host: the redirect's host.
+        port: the redirect's port.
+    """
+    if isinstance(pg.server, Topology):
         return pg.server.node_at(host, port) is not None
     return pg.server is None and host in LOOPBACK_HOSTS
 

@@ -136,7 +136,7 @@ class Session:
         if any(isinstance(r, Err) for r in replies[:self._reset_own()]):
             return await self._anew(then)
         self._reset_done()
-        for argv, reply in zip(then, replies[len(commands):]):
+        for argv, reply in zip(then, replies[len(commands):], strict=True):  # (a reply per command)
             self.track(argv, reply)
         return replies[len(commands):]
 

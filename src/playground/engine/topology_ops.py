@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 
 from playground.engine.redirect import follow
+from playground.server.topology import Topology
 from playground.resp.info_text import parse_info
 
 FLUSH = (("FLUSHALL",), ("SCRIPT", "FLUSH"))
@@ -72,7 +73,12 @@ async def reset_topology(pg, setup, by: str | None) -> list:
     return replies
 
 
-def crash_message(topology) -> str:
+def crash_message(topology: Topology) -> str:
+    """The line saying which nodes stopped with no server action stopping them.
+
+    Args:
+        topology: the private Topology (server/topology.py).
+    """
     names = ", ".join(f"{n.name} ({n.describe()})" for n in topology.crashed())
     return (f"node {names} stopped without a server action stopping it; restart starts the whole "
             "topology afresh (every key, script and client state is gone)")

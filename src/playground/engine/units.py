@@ -112,7 +112,7 @@ class Unit:
         if self.kind == "transaction":
             if self.outcome != "committed" or not isinstance(self.reply, Array):
                 return []
-            return list(zip(self.commands, self.reply))
+            return list(zip(self.commands, self.reply, strict=False))  # (the server's EXEC array: not trusted to match)
         return [(self.commands[0], self.reply)]
 
     def describe(self) -> str:
@@ -208,7 +208,7 @@ class UnitTracker:
 def hello_protocol(reply) -> int | None:
     """The protocol a HELLO reply says the connection now speaks."""
     if isinstance(reply, (Map, Array)):
-        pairs = reply if isinstance(reply, Map) else zip(reply[::2], reply[1::2])
+        pairs = reply if isinstance(reply, Map) else zip(reply[::2], reply[1::2], strict=False)  # (an odd one: ignored)
         for key, value in pairs:
             if bytes(key) == b"proto" and isinstance(value, Int):
                 return int(value)

@@ -82,7 +82,7 @@ class WhyTracker:
         if role == "watch" and ok:
             keys = [k for k in dict.fromkeys(argv[1:]) if k not in self.watches.get(client, {})]
             self.watches.setdefault(client, {}).update((k, seq) for k in keys)
-            self.values.setdefault(client, {}).update(zip(keys, await self._dump(keys)))
+            self.values.setdefault(client, {}).update(zip(keys, await self._dump(keys), strict=True))
             return []
         if role in ("unwatch", "reset") and ok:
             self._forget(client)
@@ -94,31 +94,41 @@ class WhyTracker:
             return []
         text = None
         if unit.kind == "transaction":
-            watched, values = self.watches.get(client, {}), self.values.get(client, {})
-            start = self.window.pop(client, seq)
-            self._forget(client)
-            if unit.outcome == "aborted":
-                text = await self._aborted(client, unit, seq, watched, values)
-            elif unit.outcome == "execabort":
-                text = self._execabort(unit)
-            elif unit.outcome == "committed":
-                text = await self._unwatched(client, unit, seq, start)
+            text = await self._transaction_why(client, unit, seq)
         elif isinstance(reply, Err):
-            code = reply.code
-            if code == "BUSY":
-                text = self._busy(client, "busy")
-            elif code == "UNKILLABLE":
-                text = self._busy(client, "unkillable")
-            elif code == "NOSCRIPT" and len(argv) > 1:
-                text = self._noscript(argv[1].decode("ascii", "replace").lower(), seq, client)
-            elif self.pg.private and _sandboxed(reply):
-                text = "sandbox", self.say("sandbox")
+            text = self._error_why(client, argv, reply, seq)
         if text is None:
             return []
         kind, words = text
         why = Why(client, seq, str(words), kind, getattr(words, "message", ""), getattr(words, "values", {}))
         self.pg.order.explained(seq, why)
         return [why]
+
+    async def _transaction_why(self, client: str, unit: Unit, seq: int):
+        """Why a transaction ended as it did (its WATCHes and MULTI window are over)."""
+        watched, values = self.watches.get(client, {}), self.values.get(client, {})
+        start = self.window.pop(client, seq)
+        self._forget(client)
+        if unit.outcome == "aborted":
+            return await self._aborted(client, unit, seq, watched, values)
+        if unit.outcome == "execabort":
+            return self._execabort(unit)
+        if unit.outcome == "committed":
+            return await self._unwatched(client, unit, seq, start)
+        return None
+
+    def _error_why(self, client: str, argv: tuple[bytes, ...], reply: Err, seq: int):
+        """Why the server answered an error a learner may not expect."""
+        code = reply.code
+        if code == "BUSY":
+            return self._busy(client, "busy")
+        if code == "UNKILLABLE":
+            return self._busy(client, "unkillable")
+        if code == "NOSCRIPT" and len(argv) > 1:
+            return self._noscript(argv[1].decode("ascii", "replace").lower(), seq, client)
+        if self.pg.private and _sandboxed(reply):
+            return "sandbox", self.say("sandbox")
+        return None
 
     def _forget(self, client: str) -> None:
         self.watches.pop(client, None)

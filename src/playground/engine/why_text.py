@@ -73,7 +73,14 @@ MESSAGES: dict[str, str] = {
 LABEL = N_("why")  # before a why-note: "↳ why: ..."
 
 
-def message(lang: str, kind: str, **values) -> str:
+def message(lang: str, kind: str, **values: object) -> str:
+    """MESSAGES[kind] in `lang`, its fields filled in (a Said field said in `lang` too).
+
+    Args:
+        lang: the language.
+        kind: the message's key in MESSAGES.
+        **values: its fields.
+    """
     return tr_in(lang, MESSAGES[kind], **{k: (render(lang, v.message, v.values) if isinstance(v, Said) else v)
                                           for k, v in values.items()})
 

@@ -163,9 +163,10 @@ class Effect:
     @property
     def touched(self) -> frozenset[bytes] | None:
         """Every key read or written (None: any)."""
-        if self.reads is None or self.written is None:
+        written = self.written
+        if self.reads is None or written is None:
             return None
-        return self.reads | self.writes
+        return self.reads | written
 
     @property
     def written(self) -> frozenset[bytes] | None:

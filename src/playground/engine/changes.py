@@ -22,7 +22,8 @@ from __future__ import annotations
 import asyncio
 
 from playground.engine.catalogue import SERVER_STATE
-from playground.engine.session import Session, replace
+from playground.engine.client_state import replace
+from playground.engine.session import Session
 from playground.resp.replies import Array, Bulk, Err, Push
 
 EVENTS = b"EA"                     # every class of key event, keyevent channels only

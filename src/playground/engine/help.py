@@ -11,9 +11,11 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 from playground.resp.cli_lines import SplitError, split_args
 from playground.resp.replies import Array, Bulk, Map, Set, Status
+from playground.resp.side_connection import SideConnection
 
 BUNDLED = Path(__file__).resolve().parent.parent / "data" / "command_help.json"
 
@@ -33,12 +35,13 @@ class HelpEntry:
         return " ".join(self.argv)
 
 
-def _text(value) -> str:
+def _text(value: object) -> str:
     return bytes(value).decode("utf-8", "replace") if isinstance(value, (bytes, Bulk, Status)) else str(value)
 
 
-def _pairs(reply):
-    """(key, value) pairs of a RESP3 map or a RESP2 flat array."""
+def _pairs(reply: object) -> list[tuple[str, Any]]:
+    """(key, value) pairs of a RESP3 map or a RESP2 flat array. (COMMAND DOCS's values
+    are of every shape: each is checked where it is used.)"""
     if isinstance(reply, Map):
         return [(_text(k), v) for k, v in reply]
     if isinstance(reply, list):
@@ -50,7 +53,7 @@ def _orempty(value: str) -> str:
     return value if value else '""'
 
 
-def _add_argument(spec) -> str:
+def _add_argument(spec: object) -> str:
     """`cliAddArgument`: one argument of COMMAND DOCS as redis-cli writes it."""
     if not isinstance(spec, (Map, Array)):
         return ""
@@ -102,7 +105,7 @@ class HelpIndex:
             self._named.setdefault(entry.argv[0].lower(), []).append(entry)
 
     @classmethod
-    def from_docs(cls, reply) -> "HelpIndex":
+    def from_docs(cls, reply: object) -> "HelpIndex":
         """From the typed reply of COMMAND DOCS (RESP2 or RESP3)."""
         entries: list[HelpEntry] = []
         for name, specs in _pairs(reply):
@@ -110,7 +113,7 @@ class HelpIndex:
         return cls(entries)
 
     @classmethod
-    def _add(cls, entries: list, cmd: str, sub: str | None, specs) -> None:
+    def _add(cls, entries: list[HelpEntry], cmd: str, sub: str | None, specs: object) -> None:
         argv = (cmd,) if sub is None else (cmd, sub.split("|", 1)[1].upper())
         fields = dict(_pairs(specs))
         params = " ".join(_add_argument(a) for a in fields.get("arguments", []))
@@ -216,7 +219,7 @@ GENERIC_HELP = (
 )
 
 
-async def load_help(reader) -> HelpIndex:
+async def load_help(reader: SideConnection) -> HelpIndex:
     """From the server's COMMAND DOCS over `reader` (a SideConnection), else the bundled table."""
     reply, = await reader.run([[b"COMMAND", b"DOCS"]])
     if isinstance(reply, (Array, Map)) and reply:

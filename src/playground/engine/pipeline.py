@@ -27,7 +27,7 @@ from playground.engine.catalogue import BLOCK_TIMEOUT_AT, SCRIPT_COMMANDS, SUBSC
 from playground.engine.commuting import in_order, waits as commuting_waits
 from playground.engine.playground import Refused
 from playground.engine.job import Job
-from playground.engine.session import replace
+from playground.engine.client_state import replace
 from playground.i18n import tr
 from playground.resp.cli_lines import format_argv
 from playground.resp.connection import MORE, pack_command

@@ -13,20 +13,24 @@ with --url, loopback addresses. Any other redirect is shown as the error it is.
 from __future__ import annotations
 
 import re
-from typing import Protocol
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Protocol
 
 from playground.engine import events as ev
+from playground.engine.session import Session
 from playground.resp.connection import Address
-from playground.resp.replies import Err
-from playground.server.private import PrivateServer
-from playground.server.topology import Topology
+from playground.resp.replies import Err, Reply
+
+if TYPE_CHECKING:  # (types only: with --url, nothing of the private servers is imported)
+    from playground.server.private import PrivateServer
+    from playground.server.topology import Topology
 
 _REDIRECT = re.compile(rb"^(MOVED|ASK) (\d+) ([^ ]*):(\d+)$")
 MAX_HOPS = 16  # a cluster that keeps redirecting is shown as it is after this many
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 
 
-def redirection(reply) -> tuple[str, int, str, int] | None:
+def redirection(reply: object) -> tuple[str, int, str, int] | None:
     """(kind, slot, host, port) of a MOVED/ASK error reply, else None."""
     if not isinstance(reply, Err):
         return None
@@ -61,12 +65,14 @@ def allowed_target(pg: RedirectHost, host: str, port: int) -> bool:
         host: the redirect's host.
         port: the redirect's port.
     """
-    if isinstance(pg.server, Topology):
-        return pg.server.node_at(host, port) is not None
+    node_at = getattr(pg.server, "node_at", None)  # (a Topology's: not imported, as --url imports no server)
+    if node_at is not None:
+        return node_at(host, port) is not None
     return pg.server is None and host in LOOPBACK_HOSTS
 
 
-async def follow(pg, session, argv: list[bytes], reply, emit=None):
+async def follow(pg: RedirectHost, session: Session, argv: list[bytes], reply: Reply,
+                 emit: Callable[[ev.Event], None] | None = None) -> Reply:
     """The reply after following every MOVED/ASK redirect (the session moves)."""
     if not pg.follows_redirects:
         return reply
@@ -75,12 +81,13 @@ async def follow(pg, session, argv: list[bytes], reply, emit=None):
         if where is None:
             return reply
         kind, slot, host, port = where
-        host = host or session.address.host  # "MOVED 3999 :6381": the host we are on
+        old = session.address
+        assert old is not None  # (it answered: it is connected somewhere)
+        host = host or old.host  # "MOVED 3999 :6381": the host we are on
         if not allowed_target(pg, host, port):
             return reply
         if emit is not None:
             emit(ev.Output(session.name, redirect_line(slot, host, port), kind="redirect"))
-        old = session.address
         await session.connect(Address(host=host, port=port, username=old.username, password=old.password,
                                       tls=old.tls))
         if kind == "ASK":

@@ -13,9 +13,12 @@ import time
 from typing import Callable
 
 from playground.engine.catalogue import SCRIPT_COMMANDS, SUBSCRIBES
-from playground.engine.client_state import ClientState, replace  # noqa: F401 (re-exported)
+from playground.engine.client_state import ClientState as ClientState  # (re-exported: a client's state)
+from playground.engine.client_state import replace
 from playground.engine.lua_debugger import LuaDebugging
-from playground.engine.session_stream import ConnectionLost, MonitorLine, SubscriptionStream  # noqa: F401 (re-exported)
+from playground.engine.session_stream import ConnectionLost as ConnectionLost  # (re-exported: what a read raises,
+from playground.engine.session_stream import MonitorLine as MonitorLine  # and what it gives in MONITOR)
+from playground.engine.session_stream import SubscriptionStream
 from playground.engine.units import Unit, UnitTracker, hello_protocol
 from playground.i18n import tr
 from playground.resp.connection import Address, TypedConnection, pack_pipeline

@@ -51,7 +51,8 @@ def sync_token(frame: object) -> bytes | None:
     Args:
         frame: a reply or push the connection read.
     """
-    if isinstance(frame, Array) and len(frame) == 2 and frame_kind(frame) == b"pong":
+    if (isinstance(frame, Array) and len(frame) == 2 and frame_kind(frame) == b"pong"
+            and isinstance(frame[1], bytes)):
         return bytes(frame[1])   # RESP2: ["pong", token]
     if isinstance(frame, Bulk):
         return bytes(frame)      # RESP3: the token itself

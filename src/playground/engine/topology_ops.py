@@ -5,10 +5,13 @@ message, and whether a --url server is a cluster node."""
 from __future__ import annotations
 
 import asyncio
+from typing import TYPE_CHECKING
 
 from playground.engine.redirect import follow
-from playground.server.topology import Topology
 from playground.resp.info_text import parse_info
+
+if TYPE_CHECKING:  # (types only: with --url, nothing of the private servers is imported)
+    from playground.server.topology import Topology
 
 FLUSH = (("FLUSHALL",), ("SCRIPT", "FLUSH"))
 

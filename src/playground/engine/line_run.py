@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from playground.engine import events as ev
 from playground.engine.catalogue import SUBSCRIBES
@@ -19,8 +19,9 @@ from playground.engine.changes import record as record_changes
 from playground.engine.pipeline import TIMING_FROM
 from playground.engine.playground import Refused
 from playground.engine.redirect import follow
-from playground.engine.session import LATE, STREAMING, ConnectionLost
+from playground.engine.session import LATE, STREAMING, ConnectionLost, NoReply
 from playground.i18n import tr
+from playground.resp.replies import Reply
 
 if TYPE_CHECKING:
     from playground.engine.executor import Executor
@@ -44,7 +45,7 @@ class LineRun:
         self.waited = 0.0
         self.outputs: list[bytes] = []
 
-    async def start(self, late: float | None = None):
+    async def start(self, late: float | None = None) -> ev.LineResult | Literal[NoReply.LATE]:
         """Run the line; LATE (with `late` given, for a line of one command) when its
         reply has not started to come within `late` seconds: `finish()` then waits
         for it and ends the line."""
@@ -75,11 +76,11 @@ class LineRun:
         self.started = time.monotonic()
         return await self._commands(late if job.repeat == 1 else None)
 
-    async def finish(self):
+    async def finish(self) -> ev.LineResult | Literal[NoReply.LATE]:
         """The rest of a line whose reply was late (in the task that took it over)."""
         return await self._commands(None, resumed=True)
 
-    async def _commands(self, late: float | None, resumed: bool = False):
+    async def _commands(self, late: float | None, resumed: bool = False) -> ev.LineResult | Literal[NoReply.LATE]:
         executor, job, session, result = self.executor, self.job, self.session, self.result
         client = job.client
         why = executor.why
@@ -105,7 +106,7 @@ class LineRun:
                     break
         except asyncio.CancelledError:
             task = asyncio.current_task()
-            if session.cancelling is not task or task.cancelling() > 1:
+            if task is None or session.cancelling is not task or task.cancelling() > 1:
                 raise  # not (only) Ctrl+C's: whoever cancelled the task gets its cancellation
             task.uncancel()  # Ctrl+C: session.cancel() reconnects and says so
             result.lost = "cancelled"
@@ -122,10 +123,11 @@ class LineRun:
             executor.emit(ev.Output(client, b"(%.2fs)\n" % self.waited, kind="timing", buffered=True))
         return result
 
-    async def _reply(self, late: float | None, resumed: bool):
+    async def _reply(self, late: float | None, resumed: bool) -> Reply | NoReply:
         """One repeat's reply: sent now (LATE when it is late), or, `resumed`, the one to
         the command sent before; a MOVED/ASK followed (like redis-cli -c)."""
         executor, session, argv = self.executor, self.session, self.job.argv
+        reply: Reply | NoReply
         if resumed:
             reply = await session.reply_to(list(argv))
         else:
@@ -151,7 +153,7 @@ class LineRun:
         await session.wait_stream_drained()
         return session.streaming and not was_streaming
 
-    async def _replied(self, reply) -> bool:
+    async def _replied(self, reply: Reply) -> bool:
         """A repeat's reply shown, recorded and explained. True when the repeats end here
         (the connection is closed: QUIT, the end of a Lua debugging session)."""
         executor, session, argv, client = self.executor, self.session, self.job.argv, self.job.client

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
 from playground.engine import events as ev
-from playground.engine.session import Session
+from playground.engine.session import NoReply, Session
 from playground.resp.connection import Address
 from playground.resp.replies import Err, Reply
 
@@ -71,8 +71,8 @@ def allowed_target(pg: RedirectHost, host: str, port: int) -> bool:
     return pg.server is None and host in LOOPBACK_HOSTS
 
 
-async def follow(pg: RedirectHost, session: Session, argv: list[bytes], reply: Reply,
-                 emit: Callable[[ev.Event], None] | None = None) -> Reply:
+async def follow(pg: RedirectHost, session: Session, argv: list[bytes], reply: Reply | NoReply,
+                 emit: Callable[[ev.Event], None] | None = None) -> Reply | NoReply:
     """The reply after following every MOVED/ASK redirect (the session moves)."""
     if not pg.follows_redirects:
         return reply
@@ -91,6 +91,8 @@ async def follow(pg: RedirectHost, session: Session, argv: list[bytes], reply: R
         await session.connect(Address(host=host, port=port, username=old.username, password=old.password,
                                       tls=old.tls))
         if kind == "ASK":
-            await session.connection.pipeline([[b"ASKING"]])
+            moved = session.connection
+            assert moved is not None  # (connected just now)
+            await moved.pipeline([[b"ASKING"]])
         reply = await session.execute(list(argv))
     return reply

@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import ssl
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from playground.i18n import tr
@@ -69,7 +69,7 @@ class TypedConnection:
         self.client_name = client_name
         self._stream: ReplyStream | None = None
         self._quick_fd: int | None = None
-        self.on_push = None
+        self.on_push: Callable[[Reply], None] | None = None
         """Called with every RESP3 push frame (an invalidation, a message) that arrives
         between replies, on every read (pipelines and resets included); the frame is
         never returned as a reply. None drops them."""

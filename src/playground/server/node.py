@@ -15,6 +15,7 @@ import socket
 import subprocess
 import time
 from pathlib import Path
+from typing import Any
 
 from playground.i18n import tr
 from playground.server.sandbox import ADDRESS_SPACE, ADMIN_USER, Credentials, acl_config, limit_config
@@ -60,8 +61,9 @@ class NodeLink:
     def __exit__(self, *exc) -> None:
         self.close()
 
-    def call(self, *args):
-        """Send one command; its reply (bytes, int, list, None), NodeError for an error."""
+    def call(self, *args: bytes | str | int) -> Any:
+        """Send one command; its reply (bytes, int, list, None: as the command answers),
+        NodeError for an error."""
         reply = self.pipeline([args])[0]
         if isinstance(reply, NodeError):
             raise reply

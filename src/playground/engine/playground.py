@@ -8,7 +8,8 @@ for every client's state.
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from playground.engine import fresh_start
 from playground.engine.attribution import WriteTracker
@@ -214,7 +215,7 @@ class Playground:
         if not self.private and not self.allow_flush:
             await url_guard.prepare(self, lines)
 
-    def check_allowed(self, argv: list[bytes]) -> None:
+    def check_allowed(self, argv: Sequence[bytes]) -> None:
         """Raise Refused for what the playground will not send (policy: engine/guard.py)."""
         catalogue = self._catalogue
         known = argv and catalogue is not None
@@ -231,7 +232,7 @@ class Playground:
         if not self.private and self.admin is not None:
             await url_guard.stop_own_script(self, self.sessions.values() if sessions is None else sessions)
 
-    def note_scripts(self, argv: list[bytes]) -> None:
+    def note_scripts(self, argv: Sequence[bytes]) -> None:
         """Remember the scripts clients use, to show which are still cached (and that a
         fresh start is to flush them)."""
         if may_load_scripts(argv):

@@ -102,10 +102,11 @@ class Translated(str):
     """A text said in one language that can be said again in another (`again`): what the
     screen shows after F12 is redrawn from what was said, not from the words."""
 
-    say: Callable[[str], str]
-    """lang -> the text in that language."""
+    say: Callable[..., str]
+    """lang -> the text in that language (a callable of one language code; `...`: a
+    lambda with a bound default, `lambda code, i=i: ...`, is one too)."""
 
-    def __new__(cls, text: str, say: Callable[[str], str]) -> "Translated":
+    def __new__(cls, text: str, say: Callable[..., str]) -> "Translated":
         said = super().__new__(cls, text)
         said.say = say
         return said

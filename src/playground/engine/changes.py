@@ -164,12 +164,13 @@ async def record(pg: Playground, unit: Unit) -> None:
         # may come from a command the script called after it wrote: only the server can say)
         # (commands that change no key are not asked about: after CLIENT PAUSE any question waits)
         commands = [argv for argv in unit.commands if argv and argv[0].lower() not in KEYLESS_STATE]
-        keys: set[bytes] | None = set()
+        written: set[bytes] = set()
+        keys: set[bytes] | None = written
         for effect in await pg.catalogue.effects(commands) if commands else ():
             if effect.writes is None:
                 keys = None
                 break
-            keys |= effect.writes
+            written |= effect.writes
         if keys is None or keys:
             unit.changes = await feed.take(None if keys is None else frozenset(keys))
             if unit.changes and unit.kind == "script":

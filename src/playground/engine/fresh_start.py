@@ -85,7 +85,7 @@ async def reset_together(setter: Session, others: list[Session],
     return replies
 
 
-async def reset(pg: "Playground", setup: Sequence[list[bytes]] = (), by: str | None = None, label: str = "",
+async def reset(pg: "Playground", setup: Sequence[Sequence[bytes]] = (), by: str | None = None, label: str = "",
                 script_time_limit_ms: int | None = None) -> Sequence[Reply | NoReply]:
     """The fresh start, then `setup` run by client `by` (default: the first). Returns the
     setup's replies. `script_time_limit_ms`: the scenario's own (set_script_time_limit).
@@ -111,7 +111,7 @@ async def reset(pg: "Playground", setup: Sequence[list[bytes]] = (), by: str | N
     setter = pg.sessions[by] if by else next(iter(pg.sessions.values()))
     others = [s for s in pg.sessions.values() if s is not setter]
     pg.order.mark("reset", label, setup)
-    ran = await reset_together(setter, others, fresh + list(setup))
+    ran = await reset_together(setter, others, fresh + [list(argv) for argv in setup])
     pg.scripts_clean = True
     for argv in setup:
         pg.note_scripts(argv)

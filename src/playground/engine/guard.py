@@ -67,7 +67,7 @@ functions too, which no check of a typed line can see into.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from playground.engine.catalogue import SCRIPT_COMMANDS
 from playground.i18n import N_, tr
@@ -158,7 +158,7 @@ def _name(arg: bytes) -> str:
     return arg.decode("utf-8", "replace").upper()
 
 
-def refusal(argv: list[bytes], *, private: bool, allow_flush: bool, where: str | Callable[[], str],
+def refusal(argv: Sequence[bytes], *, private: bool, allow_flush: bool, where: str | Callable[[], str],
             dangerous: frozenset[bytes] = frozenset(), named: bytes | None = None,
             cluster: bool = False, identified: bool = True, not_described: bytes = b"") -> str | None:
     """The one-line reason the playground will not send `argv` to the server at `where`,

@@ -58,6 +58,7 @@ async def reset_topology(pg: Playground, setup: Sequence[Sequence[bytes]],
     A topology a server action changed (a node stopped or paused, a replica promoted)
     is started afresh; otherwise it is flushed and settled."""
     topology = pg.topology
+    assert topology is not None  # (Playground.reset asks this only of a topology)
     if not topology.pristine or not topology.alive():
         await pg.restart()
     else:

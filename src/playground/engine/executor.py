@@ -12,7 +12,8 @@ asked) which keys each unit wrote.
 from __future__ import annotations
 
 import asyncio
-from typing import Callable
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
 
 from playground.engine import events as ev
 from playground.engine import local_words, pipeline
@@ -23,12 +24,16 @@ from playground.engine.line_run import LineRun
 from playground.engine.settled_line import run_settled
 from playground.engine.playground import Playground
 from playground.i18n import tr
-from playground.engine.session import ConnectionLost, MonitorLine, Session
+from playground.engine.session import LATE, ConnectionLost, MonitorLine, Session
+from playground.engine.units import Unit
 from playground.engine.lua_debugger import LDB_ENDED
 from playground.resp.cli_format import render, render_chunks, render_head, render_invalidate, render_ldb
 from playground.resp.cli_lines import CommandLine, format_argv
 from playground.resp.cli_secrets import redact_line
-from playground.resp.replies import Array, Bulk, Err, Int, Map, Nil, Push, Set, Status
+from playground.resp.replies import Array, Bulk, Err, Int, Map, Nil, Push, Reply, Set, Status
+
+if TYPE_CHECKING:  # (imported when asked for: repl never is)
+    from playground.engine.why import WhyTracker
 
 _BIG_OUTPUT = 1 << 20  # a reply this big is rendered in pieces when nobody keeps its output
 
@@ -49,7 +54,7 @@ class Executor:
     def __init__(self, pg: Playground, sink: Callable[[ev.Event], None] | None = None, *,
                  attribute: bool = False, explain: str | None = None) -> None:
         self.pg = pg
-        self.why = None
+        self.why: WhyTracker | None = None
         if explain:
             from playground.engine.why import WhyTracker  # (imported when asked for: repl never is)
 
@@ -60,7 +65,7 @@ class Executor:
         self.records = attribute or bool(explain)  # what each unit changed, as the server says
         if self.records and pg.changes is None and ChangeFeed.possible(pg):
             pg.changes = ChangeFeed(pg)
-        self._attributions: asyncio.Future | None = None  # the last attribution queued
+        self._attributions: asyncio.Future[None] | None = None  # the last attribution queued
         self._jobs: dict[str, Job] = {}
         self._sinks: dict[str, Callable[[ev.Event], None]] = {}  # a running job's own sink
         self.keep_output = True
@@ -123,7 +128,7 @@ class Executor:
             return None
         return await self.submit(client, cmd.argv, cmd.repeat)
 
-    def in_flight(self) -> list:
+    def in_flight(self) -> list[asyncio.Future[Any]]:
         """Every line's task still running, and a write attribution still waiting on the
         reader (for a caller that abandons them after a time-out: scenario/time_limits.py)."""
         tasks = [job.task for job in self._jobs.values() if job.task is not None and not job.task.done()]
@@ -141,7 +146,7 @@ class Executor:
         return tr("client {client} {what} {command}: this line was not sent "
                   "(Ctrl+C cancels the wait)", client=client, what=what, command=format_argv(list(job.argv))[:60])
 
-    def submit(self, client: str, argv, repeat: int = 1,
+    def submit(self, client: str, argv: Sequence[bytes], repeat: int = 1,
                sink: Callable[[ev.Event], None] | None = None) -> Job:
         """Start a command (repeat times) for `client`; the Job says when it settles.
         `sink` receives this job's events instead of the executor's own sink (the
@@ -157,18 +162,20 @@ class Executor:
         self.take(job, sink)
         return job
 
-    def attribute_when_done(self, task: asyncio.Future) -> None:
+    def attribute_when_done(self, task: asyncio.Future[Any]) -> None:
         """(a line's task's done callback, with `attribute`)"""
-        if not task.cancelled() and task.exception() is None:
+        if not task.cancelled() and task.exception() is None and isinstance(task.result(), ev.LineResult):
             self.attribute_later(task.result())
 
-    async def settled(self, client: str, argv, sink: Callable[[ev.Event], None] | None = None) -> Job:
+    async def settled(self, client: str, argv: Sequence[bytes],
+                      sink: Callable[[ev.Event], None] | None = None) -> Job:
         """`submit` and `Job.settle` in one: the line is done (`job.task.done()`) or its
         client is blocked (`job.blocked`), in the caller's task when the line cannot
         block (engine/settled_line.py)."""
         return await run_settled(self, client, argv, sink)
 
-    async def run(self, client: str, argv, repeat: int = 1, limit: int | None = None) -> ev.LineResult:
+    async def run(self, client: str, argv: Sequence[bytes], repeat: int = 1,
+                  limit: int | None = None) -> ev.LineResult:
         """Like `submit`, but in the caller's own task, for a caller that waits for the
         end however long it takes (a pane): no task to start, so no extra turn of the
         event loop (where a frame may be drawn) between Enter and the reply. `limit`:
@@ -195,19 +202,22 @@ class Executor:
         blocks, handed back as a running Job (engine/pipeline.py)."""
         return await pipeline.run_lines(self, lines, overlap, settle_last)
 
-    async def _refuse(self, client: str, argv, why: str) -> ev.LineResult:
+    async def _refuse(self, client: str, argv: tuple[bytes, ...], why: str) -> ev.LineResult:
         self.emit(ev.Notice(client, why, "warning"))
         return ev.LineResult(client, argv, refused=why)
 
     async def _run(self, job: Job) -> ev.LineResult:
-        return await LineRun(self, job).start()
+        result = await LineRun(self, job).start()
+        assert result is not LATE  # (no `late` given: it waits for the reply)
+        return result
 
-    def replied(self, session: Session, argv, reply, result: ev.LineResult, listening: bool,
+    def replied(self, session: Session, argv: tuple[bytes, ...], reply: Reply, result: ev.LineResult, listening: bool,
                  limit: int | None, outputs: list[bytes]) -> None:
         """Record a reply: its server order, its output, the unit it closed."""
         client = session.name
         seq = self.pg.next_seq()
         left_out = 0
+        output: bytes | Iterator[bytes]
         if session.ldb.reply:  # redis-cli's Lua debugger: its log lines, then the EVAL's reply
             output = render_ldb(reply)
             if session.ldb.ended:
@@ -219,7 +229,7 @@ class Executor:
         else:
             output = render(reply, argv)
         result.replies.append(reply)
-        if self.keep_output:
+        if self.keep_output and isinstance(output, bytes):  # (kept: always rendered whole)
             outputs.append(output)
         result.seqs.append(seq)
         if listening:
@@ -233,8 +243,11 @@ class Executor:
         if listening and not self.replies_only:
             self.emit(ev.UnitEnded(client, unit))
 
-    async def explain(self, session: Session, argv, reply, result: ev.LineResult) -> None:
+    async def explain(self, session: Session, argv: tuple[bytes, ...], reply: Reply,
+                      result: ev.LineResult) -> None:
         """The "why" of a surprising reply, right after it (engine/why.py)."""
+        if self.why is None:
+            return
         try:
             whys = await self.why.explain(session.name, argv, reply, result.seqs[-1], session.last_unit,
                                           session.units.role)
@@ -251,7 +264,7 @@ class Executor:
         if result.units:
             self._attributions = asyncio.ensure_future(self._attribute_after(self._attributions, result.units))
 
-    async def _attribute_after(self, before, units) -> None:
+    async def _attribute_after(self, before: asyncio.Future[None] | None, units: list[Unit]) -> None:
         if before is not None:
             await asyncio.gather(before, return_exceptions=True)
         for unit in units:
@@ -262,8 +275,10 @@ class Executor:
         while self._attributions is not None and not self._attributions.done():
             await asyncio.gather(self._attributions, return_exceptions=True)
 
-    async def attribute_unit(self, unit) -> None:
+    async def attribute_unit(self, unit: Unit) -> None:
         """Which keys `unit` wrote: a `Wrote` event (`pg.writes` remembers the writer)."""
+        if self.pg.writes is None:  # (not started)
+            return
         try:
             keys = await self.pg.writes.note_unit(unit)
         except (OSError, ConnectionLost):
@@ -375,7 +390,7 @@ class Executor:
 
     # -- streams ----------------------------------------------------------------------
 
-    def _on_stream(self, session: Session, frame) -> None:
+    def _on_stream(self, session: Session, frame: object) -> None:
         client = session.name
         if isinstance(frame, ConnectionLost):
             lost = tr("client {client}: connection lost ({error})", client=client, error=frame)
@@ -389,7 +404,7 @@ class Executor:
         self.emit(ev.Message(client, frame, output if output is not None else render(frame)))
 
 
-def _maybe_big(reply) -> bool:
+def _maybe_big(reply: object) -> bool:
     """Could redis-cli's rendering of `reply` be over a MiB? (cheap: no rendering)"""
     kind = type(reply)
     if kind is Int or kind is Status or kind is Err or reply is Nil:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from .replies import (
@@ -223,7 +223,7 @@ def _c_string(data: bytes) -> bytes:
 _RAW_WORDS = frozenset((b"info", b"lolwut", b"debug", b"memory", b"cluster", b"client", b"latency", b"proxy"))
 
 
-def prints_raw(argv: list[bytes]) -> bool:
+def prints_raw(argv: Sequence[bytes]) -> bool:
     """Commands whose reply redis-cli prints raw even with --no-raw (`cliSendCommand`)."""
     if not argv:
         return False
@@ -244,14 +244,14 @@ def prints_raw(argv: list[bytes]) -> bool:
     )
 
 
-def render(reply: object, argv: list[bytes] | None = None) -> bytes:
+def render(reply: object, argv: Sequence[bytes] | None = None) -> bytes:
     """What redis-cli --no-raw prints for `reply` to the command `argv`."""
     if argv is not None and prints_raw(argv):
         return format_raw(reply)
     return format_tty(reply)
 
 
-def render_chunks(reply: object, argv: list[bytes] | None = None) -> Iterator[bytes]:
+def render_chunks(reply: object, argv: Sequence[bytes] | None = None) -> Iterator[bytes]:
     """`render(reply, argv)` in pieces of about a MiB (a generator): a 50 MB value is
     written as it is escaped, never held rendered in one piece."""
     if argv is not None and prints_raw(argv):
@@ -309,7 +309,7 @@ def _lazy_repr(data: bytes) -> Iterator[bytes]:
     yield b'"'
 
 
-def render_head(reply: object, argv: list[bytes] | None, limit: int) -> tuple[bytes, int]:
+def render_head(reply: object, argv: Sequence[bytes] | None, limit: int) -> tuple[bytes, int]:
     """The first `limit` bytes of `render(reply, argv)`, and how many bytes of it were left
     out (0 when it all fits): work and memory in proportion to `limit` for a big string,
     so a pane can show the start of a 50 MB value at once."""

@@ -11,8 +11,10 @@ import os
 import signal
 import threading
 import time
-from typing import Iterable
+from collections.abc import Awaitable, Callable, Iterable
+from typing import TYPE_CHECKING
 
+from rich.text import Text
 from textual import events, work
 from textual.app import App
 from textual.reactive import reactive
@@ -21,7 +23,6 @@ from textual.widgets import Static
 from playground.engine.playground import Playground
 from playground.i18n import set_language, tr
 from playground.served import served
-from playground.server import PrivateServer
 from playground.engine import events as ev
 from playground.engine.executor import Executor
 from playground.engine.help import HelpIndex
@@ -30,18 +31,24 @@ from playground.history import History
 from playground.tui.widgets.client_pane import ClientPane
 from playground.tui.screens.free_play_screen import FreePlayScreen
 from playground.tui.widgets.key_inspector import KeyInspector
-from playground.tui.messages import CommandDone, ServerRestarted
+from playground.tui.messages import CommandDone, ServerRestarted, ServerStopped
 from playground.tui.screens.mode_screen import ModeScreen
 from playground.tui.mode_screens import ModeScreens
 from playground.tui.widgets.pane_services import PaneServices
 from playground.tui.widgets.server_bar import ServerBar
-from playground.tui.app_recording import RecordingActions
-from playground.tui.app_server import ServerActions
-from playground.tui.app_teaching import TeachingActions
+from playground.tui.exports import Exports
+from playground.tui.scenario_control import ScenarioControl
+from playground.tui.server_control import ServerControl
+from playground.tui.widgets.lanes_view import LanesView
+from playground.tui.widgets.narration import NarrationPanel
 from playground.tui.widgets.own_programs import OwnPrograms
 from playground.tui.class_mode.class_mode import ClassMode
 from playground.tui.app_keys import APP_BINDINGS
 from playground.tui.plain_text import visible
+
+if TYPE_CHECKING:
+    from playground.engine.playground import PrivateServer
+    from playground.scenario.model import Scenario
 
 
 WIDE = 140  # columns from which the lanes (Ctrl+T) sit beside the keys instead of replacing them
@@ -58,7 +65,7 @@ def exit_after(seconds: float, code: int) -> None:
     threading.Thread(target=end, name="exit-after-signal", daemon=True).start()
 
 
-class PlaygroundApp(ServerActions, TeachingActions, RecordingActions, App):
+class PlaygroundApp(App[None]):
     """Two real clients on a private server, and every key they touch."""
 
     TITLE = "redis-playground"
@@ -104,6 +111,12 @@ class PlaygroundApp(ServerActions, TeachingActions, RecordingActions, App):
         """serve --class: this tab's part in the class (tui/class_mode/); nothing outside it."""
         self.mode_screens = ModeScreens(self)
         """The modes' screens, each mounted once (mode_screens.py)."""
+        self.scenarios = ScenarioControl(self)
+        """F7, and the lesson or challenge open (scenario_control.py)."""
+        self.server_control = ServerControl(self)
+        """The bar's figures, a server that stopped, F5 and F8 (server_control.py)."""
+        self.exports = Exports(self)
+        """The transcript, the screen as SVG, and every export's writing (exports.py)."""
         self.script_drafts: dict[str, tuple[str, str]] = {}
         """client -> (Lua source, keys and args) last written in the editor (Ctrl+O reopens it)."""
 
@@ -127,7 +140,7 @@ class PlaygroundApp(ServerActions, TeachingActions, RecordingActions, App):
                 pass
         self.mode_screens.first(self._first_screen())
         self.playground.restart_listeners.append(lambda: self.post_message(ServerRestarted()))
-        self._info_timer = self.set_interval(1.0, self._update_server_info)  # not per command
+        self._info_timer = self.set_interval(1.0, self.server_control.update_info)  # not per command
         self.start_playground()
 
     def _first_screen(self) -> ModeScreen:
@@ -194,12 +207,12 @@ class PlaygroundApp(ServerActions, TeachingActions, RecordingActions, App):
             bar.restartable = self.playground.private
             bar.stopped = True
             if self.playground.private:
-                self.show_banner(tr("The server could not start: {error}", error=exc))
+                self.server_control.show_banner(tr("The server could not start: {error}", error=exc))
             else:
-                self.show_banner(tr("Cannot reach the server given with --url: {error}", error=exc))
+                self.server_control.show_banner(tr("Cannot reach the server given with --url: {error}", error=exc))
             return
         self.follow_server()
-        self._update_server_info()
+        self.server_control.update_info()
         self.set_timer(self.HELP_AFTER_SERVED if served() else self.HELP_AFTER, self._load_help)
         if os.environ.get("REDIS_PLAYGROUND_BENCH_READY"):
             self._exit_when_ready()
@@ -208,7 +221,7 @@ class PlaygroundApp(ServerActions, TeachingActions, RecordingActions, App):
             self._open_at_start = None
             self.open_scenario(scenario, challenge)
         elif self.commands_done == 0 and self.teacher is None:
-            self._first_run_hints(True)
+            self.first_run_hints(True)
         self.class_mode.start()  # serve --class: this tab's part in the class (tui/class_mode/)
 
     def follow_server(self, screen: ModeScreen | None = None) -> None:
@@ -240,7 +253,7 @@ class PlaygroundApp(ServerActions, TeachingActions, RecordingActions, App):
         exit_after(SIGNAL_EXIT_GRACE, 128 + sig)
         self.exit()
 
-    def _first_run_hints(self, show: bool) -> None:
+    def first_run_hints(self, show: bool) -> None:
         """Empty panes say where to start; the first command or lesson removes the hints."""
         from playground.tui.help_text import first_run_hint
 
@@ -253,7 +266,7 @@ class PlaygroundApp(ServerActions, TeachingActions, RecordingActions, App):
     def first_run_hints_again(self) -> None:
         """The empty panes' hints, if they show, in the language shown now (F12)."""
         if self._hints_shown:
-            self._first_run_hints(True)
+            self.first_run_hints(True)
 
     @property
     def help(self) -> HelpIndex:
@@ -332,7 +345,7 @@ class PlaygroundApp(ServerActions, TeachingActions, RecordingActions, App):
         self.refresh_states()
         self.mode_screen.query_one(KeyInspector).refresh_keys()
         if not self.commands_done:
-            self._first_run_hints(False)
+            self.first_run_hints(False)
         self.commands_done += 1
 
     def refresh_everything(self) -> None:
@@ -341,7 +354,7 @@ class PlaygroundApp(ServerActions, TeachingActions, RecordingActions, App):
             return
         self.refresh_states()
         self.mode_screen.query_one(KeyInspector).refresh_keys()
-        self._update_server_info()
+        self.server_control.update_info()
 
     def refresh_states(self, screen: ModeScreen | None = None) -> None:
         """Every pane's state line and the inspector's WATCH badges, from the engine
@@ -356,6 +369,88 @@ class PlaygroundApp(ServerActions, TeachingActions, RecordingActions, App):
             for key in state.watched:
                 watchers.setdefault(key, []).append((name, state.dirty_key(key)))
         screen.query_one(KeyInspector).set_watchers(watchers)
+
+    # -- the server (server_control.py) ---------------------------------------------
+
+    def action_restart_server(self) -> None:
+        """F5: a fresh server; asks first (like F8) unless the server already stopped."""
+        self.server_control.ask_restart()
+
+    def action_flush(self) -> None:
+        """F8: delete every key and cached script, after asking."""
+        self.server_control.ask_flush()
+
+    def on_server_stopped(self, message: ServerStopped) -> None:
+        self.server_control.stopped(message.reason)
+
+    # -- lessons and challenges (scenario_control.py) ----------------------------------
+
+    def action_open_scenario(self) -> None:
+        """F7: pick a lesson or a challenge."""
+        self.scenarios.pick()
+
+    def open_scenario(self, scenario: Scenario, challenge: bool = False) -> Awaitable[None] | None:
+        """The scenario on its mode's screen (ScenarioControl.open): awaitable until it
+        shows; None when it could not open."""
+        return self.scenarios.open(scenario, challenge)
+
+    def close_scenario(self, waiting: Callable[[], Text] | None = None) -> Awaitable[None]:
+        """Back to free play (ScenarioControl.close); `waiting`: a class's learner's lesson
+        screen stays, saying this."""
+        return self.scenarios.close(waiting)
+
+    @property
+    def narration(self) -> NarrationPanel:
+        """The mode's narration panel (also under a modal: the clock ticks)."""
+        return self.mode_screen.narration
+
+    def action_explore_typed(self) -> None:
+        """Every order of the last commands typed in the panes (tui/screens/explore_screen.py)."""
+        from playground.tui.screens.explore_screen import explore_typed_in_app
+
+        self.run_worker(explore_typed_in_app(self), group="explore", exclusive=True, exit_on_error=False)
+
+    # -- what every mode shows: the server order, why notes, the language ---------------
+
+    def action_toggle_order(self) -> None:
+        """Ctrl+T: the lanes view (server order) and the numbers in the panes' gutters."""
+        self.show_order = not self.show_order
+
+    def action_toggle_why(self) -> None:
+        """Ctrl+Y: the "why" notes under surprising replies."""
+        self.show_why = not self.show_why
+
+    def watch_show_order(self, shown: bool) -> None:
+        self.set_class(shown, "-order")
+        lanes = self.mode_screen.query_one(LanesView)
+        lanes.show(shown)
+        if shown:
+            self.call_after_refresh(lanes.draw)
+        for name in self.clients:
+            self.pane(name).redraw()
+
+    def watch_show_why(self, shown: bool) -> None:
+        for name in self.clients:
+            self.pane(name).redraw()
+        if self.show_order:
+            self.mode_screen.query_one(LanesView).draw()
+        self.notify(tr("Why notes on") if shown else tr("Why notes off (Ctrl+Y shows them again)"), timeout=2)
+
+    def action_switch_language(self) -> None:
+        """F12: the interface and the open scenario in the other language (English ⇄ 中文)."""
+        from playground.tui.language import switch_language
+
+        switch_language(self)
+
+    # -- exports (exports.py) --------------------------------------------------------
+
+    def action_export_transcript(self) -> None:
+        """The transcript as Markdown (the palette's "Export transcript")."""
+        self.exports.transcript()
+
+    def action_save_svg(self) -> None:
+        """The screen as SVG, the panes' secrets left out."""
+        self.exports.screen_svg()
 
     def get_system_commands(self, screen):
         """The command palette (Ctrl+P): Textual's own commands and every playground action."""

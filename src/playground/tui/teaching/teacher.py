@@ -159,19 +159,18 @@ class Teacher:
         servers of its own and show the outcomes; the one picked opens as a scenario of
         its own order. Esc comes back to the same step, with the same keys and clients
         (the lesson's server was never touched)."""
+        from playground.errors import ServerError
         from playground.explore.explorer import ExploreError
         from playground.explore.free_play import explore_apart
         from playground.explore.schedule_replay import schedule_scenario
-        from playground.server import ServerError, choose_binary
         from playground.tui.screens.explore_screen import ExploreScreen
 
         part = self.explore_part()
         before = self.message
         self.message = Text(tr("Running every schedule on a server of its own…"), style="italic")
         self.render()
-        server = self.app.playground.server
         try:
-            binary = server.binary if server is not None else choose_binary(None)
+            binary = self.app.playground.binary_apart()
             result = await explore_apart(self.scenario, part, binary)
         except (ExploreError, ServerError, OSError) as exc:
             self.message = Text(str(exc), style="bold red")
@@ -194,9 +193,8 @@ class Teacher:
 
     def export_timeline(self) -> Path | None:
         source = self.source
-        return self.app.write_export(f"{self.scenario.id}-timeline.md",
-                                     f"# {self.scenario.title}\n\n" + source.timeline.render_markdown(self.scenario.clients),
-                                     N_("timeline written to {path}"))
+        text = f"# {self.scenario.title}\n\n" + source.timeline.render_markdown(self.scenario.clients)
+        return self.app.exports.write(f"{self.scenario.id}-timeline.md", text, N_("timeline written to {path}"))
 
     async def show_timeline(self) -> None:
         self.app.push_screen(TimelineScreen(self.timeline_text, self.export_timeline))  # (made again after F12)

@@ -9,6 +9,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, TextArea
 
 from playground.i18n import tr
+from playground.tui.screens.mode_screen import host_of
 
 EXAMPLE = """-- KEYS[1], ARGV[1] ... are the arguments after numkeys
 local n = redis.call('INCR', KEYS[1])
@@ -43,7 +44,7 @@ class ScriptEditor(ModalScreen[tuple[str, str] | None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label(tr("Lua script for client {client} — Ctrl+S sends it as EVAL, Escape cancels", client=self.client))
-            source, args = self.app.script_drafts.get(self.client, (EXAMPLE, "1 rate:ip 60"))
+            source, args = host_of(self).script_drafts.get(self.client, (EXAMPLE, "1 rate:ip 60"))
             yield TextArea(source, id="source", show_line_numbers=True, tab_behavior="indent")
             yield Label(tr("numkeys, then the KEYS, then the ARGV (what follows the script in EVAL):"), id="args-label")
             yield Input(placeholder=tr("numkeys key ... arg ...   e.g. 1 rate:ip 60"), value=args, id="args")
@@ -66,7 +67,7 @@ class ScriptEditor(ModalScreen[tuple[str, str] | None]):
 
     def _keep(self) -> tuple[str, str]:
         draft = (self.query_one(TextArea).text, self.query_one("#args", Input).value)
-        self.app.script_drafts[self.client] = draft
+        host_of(self).script_drafts[self.client] = draft
         return draft
 
     def action_send(self) -> None:

@@ -56,6 +56,10 @@ class Teacher:
         """A fresh server holding the scenario's state before its first step."""
         raise NotImplementedError
 
+    async def move(self, client: str) -> None:
+        """A challenge: `client` moves one step (challenge_teacher.py); a lesson has no moves."""
+        raise NotImplementedError
+
     def start_message(self) -> Text:
         """What the narration says before the first step."""
         raise NotImplementedError

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import time
+from collections.abc import Callable
 
 from rich.text import Text
 from textual import work
@@ -104,7 +105,7 @@ class KeyInspector(Vertical):
         self._last_read = -1e9  # time.monotonic() of the last read of the keys
         self.watchers: dict[bytes, list[tuple[str, bool]]] = {}  # key -> [(client, dirty)]
         self._pinned: list[bytes] | None = None  # set_pinned's keys; None: the writers the app tracks
-        self.held_ttl = lambda key, read_at: None
+        self.held_ttl: Callable[[bytes, float], tuple[int, float] | None] = lambda key, read_at: None
         """(key, when its TTL was read) -> the TTL (ms) to show and as of when, or None: the
         read is right (a lesson's clock: scenario/lesson_clock.py shown_ttl). A TTL a lesson
         holds while it waits for the class is shown held, not counting down; once the hold

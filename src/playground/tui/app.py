@@ -12,11 +12,12 @@ import signal
 import threading
 import time
 from collections.abc import Awaitable, Callable, Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import events, work
 from textual.app import App
+from textual.binding import BindingType
 from textual.reactive import reactive
 from textual.widgets import Static
 
@@ -49,6 +50,7 @@ from playground.tui.plain_text import visible
 if TYPE_CHECKING:
     from playground.engine.playground import PrivateServer
     from playground.scenario.model import Scenario
+    from playground.tui.teaching.teacher import Teacher
 
 
 WIDE = 140  # columns from which the lanes (Ctrl+T) sit beside the keys instead of replacing them
@@ -71,7 +73,7 @@ class PlaygroundApp(App[None]):
     TITLE = "redis-playground"
     CSS_PATH = "app.tcss"
 
-    BINDINGS = APP_BINDINGS
+    BINDINGS: ClassVar[list[BindingType]] = [*APP_BINDINGS]
     """Keys of every mode that are the app's own (the server, the language, quitting).
     Each mode's keys are its screen's (free_play_screen.py, lesson_screen.py,
     challenge_screen.py). Under `serve`, keys the browser keeps have a second key that
@@ -124,10 +126,13 @@ class PlaygroundApp(App[None]):
     def mode_screen(self) -> ModeScreen:
         """The screen of the mode the app is in (free play, a lesson, a challenge), also
         while a dialog is open over it (the one screen under it is Textual's default)."""
-        return self.screen_stack[1]
+        screen = self.screen_stack[1]
+        if not isinstance(screen, ModeScreen):  # (ModeScreens keeps a mode's screen there)
+            raise LookupError(f"no mode's screen under {screen!r}")
+        return screen
 
     @property
-    def teacher(self):
+    def teacher(self) -> Teacher | None:
         """The open scenario (a tui.teacher.Teacher), None in free play."""
         return self.mode_screen.teacher
 
@@ -139,9 +144,13 @@ class PlaygroundApp(App[None]):
             except (NotImplementedError, RuntimeError):
                 pass
         self.mode_screens.first(self._first_screen())
-        self.playground.restart_listeners.append(lambda: self.post_message(ServerRestarted()))
+        self.playground.restart_listeners.append(self._server_restarted)
         self._info_timer = self.set_interval(1.0, self.server_control.update_info)  # not per command
         self.start_playground()
+
+    def _server_restarted(self) -> None:
+        """The engine restarted the server (whoever asked): the app follows, in its own turn."""
+        self.post_message(ServerRestarted())
 
     def _first_screen(self) -> ModeScreen:
         """Free play; a class's learner: the lesson's screen, waiting for the teacher's lesson
@@ -235,8 +244,9 @@ class PlaygroundApp(App[None]):
         bar.where = self.playground.address.describe()
         bar.stopped = False
         screen.query_one("#banner", Static).remove_class("-shown")
-        self.inspector = self.playground.reader
-        screen.query_one(KeyInspector).attach(self.inspector)
+        self.inspector = inspector = self.playground.reader
+        if inspector is not None:
+            screen.query_one(KeyInspector).attach(inspector)
         self.refresh_states(screen)
 
     def on_server_restarted(self, message: ServerRestarted) -> None:

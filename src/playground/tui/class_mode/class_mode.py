@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from playground.engine.playground import Playground
     from playground.tui.class_mode.class_member import ClassMember
     from playground.tui.screens.mode_screen import ModeScreen
+    from playground.tui.teaching.teacher import Teacher
 
 REFUSED_SHOWN = 3.0  # seconds the refusal stays on screen (one at a time: keys pressed meanwhile show no more)
 
@@ -39,7 +40,7 @@ class ClassHost(Protocol):
     playground: Playground
 
     @property
-    def teacher(self) -> Any: ...  # the open scenario's tui Teacher, None in free play
+    def teacher(self) -> Teacher | None: ...  # the open scenario's, None in free play
 
     @property
     def mode_screen(self) -> ModeScreen: ...

@@ -43,4 +43,4 @@ class ChallengeScreen(ScenarioScreen, inherit_bindings=False):
     INTRO = N_("A challenge: you are the scheduler. Choose who moves next until the goal state "
                "appears on the server.")
     KEYS_TITLE = N_("The challenge")
-    MORE_HELP = []
+    MORE_HELP: list[tuple[str, str]] = []

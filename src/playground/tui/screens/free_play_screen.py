@@ -103,7 +103,8 @@ class FreePlayScreen(ModeScreen, inherit_bindings=False):
         except Exception as exc:
             self.notify(tr("cannot record: {error}", error=exc), severity="error")
             return
-        app.playground.writes.forget()
+        if app.playground.writes is not None:
+            app.playground.writes.forget()
         from playground.scenario.recorder import Recorder
 
         app.recorder = Recorder()

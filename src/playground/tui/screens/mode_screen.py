@@ -17,7 +17,7 @@ thirty each lesson the teacher opens would be that in every learner's app.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from typing import TYPE_CHECKING, Protocol, cast
 
 from rich.text import Text
 from textual.app import ComposeResult

@@ -21,6 +21,8 @@ from playground.tui.teaching.teaching_text import script_block, time_ran_out
 class LessonTeacher(Teacher):
     """A scenario stepped through, one step at a time."""
 
+    stepper: Stepper  # (made with the teacher: never None here)
+
     def __init__(self, screen, scenario) -> None:
         super().__init__(screen, scenario)
         app = self.app
@@ -241,8 +243,9 @@ class LessonTeacher(Teacher):
         so that neither the learner's header nor the class's overview gives it away."""
         ran = self.stepper.cursor
         answered = {i: c for i, c in self.answers.items() if c and i < ran}  # 0: skipped
+        predicts = {i: self.stepper.flat[i][1].predict for i in answered}
         right = sum(1 for i, choice in answered.items()
-                    if choice == self.stepper.flat[i][1].predict.answer)
+                    if (predict := predicts[i]) is not None and choice == predict.answer)
         return right, len(answered)
 
     def note_free_command(self, keys: set[bytes], unit=None) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 
@@ -19,14 +20,18 @@ from playground.tui.teaching.teaching_text import clock
 from playground.tui.widgets.client_pane import ClientPane
 from playground.tui.screens.teaching_screens import TimelineScreen
 
+if TYPE_CHECKING:
+    from playground.scenario.challenge import Challenge
+    from playground.scenario.stepper import Stepper
+
 TYPING_SPEEDS = [0, 20, 40, 80, 160]  # characters per second; 0 = no typing animation
 
 
 class Teacher:
     """One open scenario on its screen (lesson_screen.py, challenge_screen.py)."""
 
-    stepper = None    # a lesson's engine Stepper (lesson_teacher.py)
-    challenge = None  # a challenge's engine Challenge (challenge_teacher.py)
+    stepper: Stepper | None = None        # a lesson's engine Stepper (lesson_teacher.py)
+    challenge: Challenge | None = None    # a challenge's engine Challenge (challenge_teacher.py)
     won: bool | None = None  # a challenge's outcome once both are done
 
     def __init__(self, screen, scenario: Scenario) -> None:
@@ -233,7 +238,7 @@ class Teacher:
         narration shows the steps, not the lesson's summary."""
         if self.stepper is not None:
             return 0 < self.stepper.cursor < len(self.stepper.flat)
-        return bool(self.challenge.moves)
+        return self.challenge is not None and bool(self.challenge.moves)
 
     def render(self) -> None:
         from playground.tui.teaching.teacher_view import narration_text

@@ -23,7 +23,7 @@ from textual.widgets import Input, Static
 from playground.engine.key_reader import Inspector, KeyInfo, Snapshot
 from playground.i18n import N_, tr, trn
 from playground.tui.widgets.pane_state import set_line
-from playground.tui.widgets.key_table import KeyTable
+from playground.tui.widgets.key_table import Cells, KeyTable
 from playground.tui.plain_text import plain
 from playground.tui.focus import focus_now
 
@@ -167,8 +167,11 @@ class KeyInspector(Vertical):
                 self._wanted = False
                 self._last_read = time.monotonic()
                 pattern = self.pattern
+                inspector = self.inspector
+                if inspector is None:  # (detached: nothing to read)
+                    break
                 try:
-                    snap = await self.inspector.snapshot(pattern.encode() or b"*", self.pinned_keys())
+                    snap = await inspector.snapshot(pattern.encode() or b"*", self.pinned_keys())
                 except Exception as exc:  # server busy or gone: keep the last picture
                     set_line(self.query_one("#summary", Static), Text(tr("(keys not readable now: {error})", error=exc)))
                     return
@@ -211,7 +214,7 @@ class KeyInspector(Vertical):
         else:
             self._ttl_ticker.pause()
         now = time.monotonic()
-        rows = []
+        rows: list[tuple[str, Cells]] = []
         for k in new.keys:
             writes = self.playground.writes
             who = writes.last_writer.get(k.name, "") if writes else ""
@@ -232,6 +235,8 @@ class KeyInspector(Vertical):
 
     @work(exclusive=True, group="detail", exit_on_error=False)
     async def _show_detail(self, key: bytes) -> None:
+        if self.inspector is None:
+            return
         try:
             detail = await self.inspector.detail(key)
         except Exception as exc:

@@ -226,11 +226,11 @@ class KeyTable(Widget, can_focus=True):
         if index == self.cursor:  # the cursor's background under the cells' own (a red badge stays red)
             cursor = self.get_component_rich_style("key-table--cursor")
             return self._line(self._rows[index], widths, base + Style(bgcolor=cursor.bgcolor))
-        strip = self._strips.get(index)
-        if strip is None or strip.cell_length != width:
+        kept = self._strips.get(index)
+        if kept is None or kept.cell_length != width:
             style = base + self.get_component_rich_style("key-table--even-row") if index % 2 else base
-            strip = self._strips[index] = self._line(self._rows[index], widths, style)
-        return strip
+            kept = self._strips[index] = self._line(self._rows[index], widths, style)
+        return kept
 
     # ---- cursor and view --------------------------------------------------------------
 

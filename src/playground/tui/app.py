@@ -27,7 +27,7 @@ from playground.served import served
 from playground.engine import events as ev
 from playground.engine.executor import Executor
 from playground.engine.help import HelpIndex
-from playground.engine.key_reader import Inspector
+from playground.engine.key_reader import Inspector, Snapshot
 from playground.history import History
 from playground.tui.widgets.client_pane import ClientPane
 from playground.tui.screens.free_play_screen import FreePlayScreen
@@ -309,8 +309,14 @@ class PlaygroundApp(App[None]):
                 b"0", str(populate).encode()])
             inspector.snapshot = None
             inspector.refresh_keys()
-        while inspector.snapshot is None or (populate and inspector.snapshot.total < populate):
-            await asyncio.sleep(0.001)
+        ready = asyncio.Event()
+
+        def seen(snapshot: Snapshot | None) -> None:
+            if snapshot is not None and not (populate and snapshot.total < populate):
+                ready.set()
+
+        self.watch(inspector, "snapshot", seen)  # (called at once with the snapshot it has)
+        await ready.wait()
 
         def done() -> None:
             rss = next((line.split()[1] for line in open("/proc/self/status") if line.startswith("VmRSS:")), "0")
@@ -511,6 +517,12 @@ def make_app(server_choice: str | None = None, url: str | None = None,
 
 
 def run_app(args, server: PrivateServer | None = None) -> int:
+    """Run the app in this terminal until it quits; its exit status.
+
+    Args:
+        args: the command line (cli/main.py's namespace: server, url, clients, scenarios...).
+        server: a private server the CLI already spawned (None: the app starts its own).
+    """
     scenario = getattr(args, "opened", None)  # (cli/main.py read it before anything started)
     if scenario is None and getattr(args, "command", None) == "open":
         from playground.scenario.library import resolve

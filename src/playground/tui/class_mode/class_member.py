@@ -72,7 +72,8 @@ class ClassMember:
         self.teacher = teacher
         self.state = LessonState()
         self.me = Learner(id=secrets.token_hex(8), name="")
-        self.watchers: list[Callable[[dict[str, Any]], None]] = []  # the class screens on show: called with each message
+        self.watchers: list[Callable[[dict[str, Any]], None]] = []
+        """The class screens on show: each called with each message of the class."""
         self.published: set[int] = set()  # steps whose answer this learner has sent
         self.kept: dict[int, int] = {}    # this run's answers: kept when the lesson is opened again for it
         self.away_since = 0.0             # when this learner's tab went (time.time(); 0: it shows)
@@ -81,7 +82,8 @@ class ClassMember:
         self.run_teacher: Teacher | None = None  # a learner: the lesson (its Teacher) opened for the run `run_epoch`
         self.rejoin: int | None = None  # the run whose lesson this learner opened (and may have left since)
         self.run_epoch = 0            # (answers and progress are sent for that run only)
-        self.shared: tuple[str, bool, Any] | None = None  # the teacher: the scenario the class has (its source, challenge)
+        self.shared: tuple[str, bool, Any] | None = None
+        """The teacher: the scenario the class has (its source, challenge, questions)."""
 
     @classmethod
     def from_environment(cls, app: ClassHost, mode: ClassMode) -> ClassMember | None:
@@ -92,7 +94,8 @@ class ClassMember:
             address = Address.from_url(url)
         except ValueError:
             return None
-        return cls(app, mode, ClassLink(address, os.environ.get(ENV_NAME, "class")), os.environ.get(ENV_ROLE) == "teacher")
+        link = ClassLink(address, os.environ.get(ENV_NAME, "class"))
+        return cls(app, mode, link, os.environ.get(ENV_ROLE) == "teacher")
 
     # -- the connection -------------------------------------------------------------
 
@@ -199,7 +202,8 @@ class ClassMember:
         """The answers of this run, and how many learners are on its lesson."""
         counts = await self.link.answers(self.state.epoch, step)
         state = self.state
-        return counts, len([l for l in await self.link.learners() if (l.epoch, l.lesson) == (state.epoch, state.lesson)])
+        learners = await self.link.learners()
+        return counts, len([one for one in learners if (one.epoch, one.lesson) == (state.epoch, state.lesson)])
 
     async def toggle_mode(self) -> None:
         await self.link.set_mode(OWN if self.state.mode == FOLLOW else FOLLOW)

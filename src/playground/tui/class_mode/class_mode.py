@@ -81,7 +81,8 @@ class ClassMode:
         self.app = app
         self.member: ClassMember | None = None  # this app's part in the class, once started
         self.role = os.environ.get(ENV_ROLE) if os.environ.get(ENV_URL) else None  # (ENV_URL is read once, at start)
-        self._refused_at: float | None = None  # when follow me's refusal was last shown (None: not since the mode changed)
+        self._refused_at: float | None = None
+        """When follow me's refusal was last shown (None: not since the mode changed)."""
 
     @property
     def teacher_tab(self) -> bool:

@@ -30,6 +30,7 @@ BAR = 30  # cells of the longest bar in the histogram
 
 
 def mode_name(mode: str) -> str:
+    """A class's mode as the screens say it (follow me, own pace)."""
     return tr("follow me") if mode == FOLLOW else tr("own pace")
 
 

@@ -77,7 +77,8 @@ class FreePlayScreen(ModeScreen, inherit_bindings=False):
                 return
             if delivered(self.app, path):
                 return
-            self.notify(tr("Recording saved: {path}\nReplay it with: redis-playground check {path}", path=path), timeout=10)
+            self.notify(tr("Recording saved: {path}\nReplay it with: redis-playground check {path}", path=path),
+                        timeout=10)
             return
 
         try:  # a recording starts from an empty server: refused on a --url server before asking, not after Yes

@@ -60,7 +60,8 @@ class ScenarioScreen(ModeScreen):
         super().__init__(clients)
         self.scenario: Scenario | None = None
         self.busy = True  # until the scenario has begun (its setup on a fresh server)
-        self._next: Scenario | None = None  # the scenario `bind` was given, until it is bound (at once, or once the screen enters)
+        self._next: Scenario | None = None
+        """The scenario `bind` was given, until it is bound (at once, or once the screen enters)."""
         self._waiting: Callable[[], Text] | None = None  # unbound: what the narration says (made in the language shown)
 
     def on_mount(self) -> None:

@@ -43,7 +43,8 @@ class ScriptEditor(ModalScreen[tuple[str, str] | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label(tr("Lua script for client {client} — Ctrl+S sends it as EVAL, Escape cancels", client=self.client))
+            yield Label(tr("Lua script for client {client} — Ctrl+S sends it as EVAL, Escape cancels",
+                           client=self.client))
             source, args = host_of(self).script_drafts.get(self.client, (EXAMPLE, "1 rate:ip 60"))
             yield TextArea(source, id="source", show_line_numbers=True, tab_behavior="indent")
             yield Label(tr("numkeys, then the KEYS, then the ARGV (what follows the script in EVAL):"), id="args-label")

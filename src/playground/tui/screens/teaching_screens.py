@@ -65,7 +65,7 @@ class ScenarioPicker(ModalScreen[tuple[Scenario, bool] | None]):
                     for s in self.scenarios]
         idw = min(max((width(n) for n in numbered), default=0) + 2, inner)
         options = []
-        for s, name in zip(self.scenarios, numbered):
+        for s, name in zip(self.scenarios, numbered, strict=True):
             label = Text(pad(cut(name, idw), idw), style="bold")
             tag = tr("  [challenge]") if s.challenge else ""
             tags = "  " + visible(tag_names(s.tags)) if s.tags else ""

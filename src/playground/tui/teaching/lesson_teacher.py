@@ -72,7 +72,8 @@ class LessonTeacher(Teacher):
             self.render()
             return
         first = index
-        while result is not None and not self.stepper.error and self.stepper.bound_next():  # bound steps: at once, untyped
+        # bound steps: at once, untyped
+        while result is not None and not self.stepper.error and self.stepper.bound_next():
             if (bound := await self._run_step(self.stepper.cursor)) is not None:
                 result = bound
         self.message = self.explain_steps(first, self.stepper.cursor - 1)
@@ -148,7 +149,8 @@ class LessonTeacher(Teacher):
             choice = self.answers[index]
             right = choice == step.predict.answer
             text.append((tr("✓ You predicted right. ") if right else
-                         tr("✗ You chose {choice}; the answer is {answer}. ", choice=choice, answer=step.predict.answer)),
+                         tr("✗ You chose {choice}; the answer is {answer}. ", choice=choice,
+                            answer=step.predict.answer)),
                         style="bold green" if right else "bold red")
             text.append(step.predict.explain + "\n", style="italic")
         if step.pause:
@@ -219,7 +221,8 @@ class LessonTeacher(Teacher):
             index = self.stepper.cursor
             result = await self._run_step(index)
             if result is None:
-                self.message = Text(tr("This part could not start: {error}", error=self.stepper.error), style="bold red")
+                self.message = Text(tr("This part could not start: {error}", error=self.stepper.error),
+                                    style="bold red")
                 break
             self.message = self.explain_last()  # (a bound group: the whole move, in words)
             await self.after_step(result)

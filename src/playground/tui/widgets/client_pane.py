@@ -115,7 +115,8 @@ class ClientPane(Vertical):
         self.client = client
         self.border_title = tr("Client {name}", name=client)
         self._pending_since: float | None = None
-        self._frame: AbstractContextManager[None] | None = None  # App.batch_update while a typed line's reply is awaited (ONE_FRAME_FOR)
+        self._frame: AbstractContextManager[None] | None = None
+        """App.batch_update while a typed line's reply is awaited (ONE_FRAME_FOR)."""
         self._printed: list[bytes] = []        # what the running line printed (the transcript)
         self._record_as: str | None = None     # how the recorder writes the running line
         self.history = history if history is not None else History.for_client(client)
@@ -459,7 +460,8 @@ class ClientPane(Vertical):
             self.write(event.output, style=reply_style(event.reply), seq=event.seq,
                        secretless=redact_reply(list(event.argv), event.output.decode("utf-8", "replace")))
             if event.left_out:
-                self.write(tr("… ({count:,} more bytes of this reply not shown)", count=event.left_out), style="italic yellow")
+                self.write(tr("… ({count:,} more bytes of this reply not shown)", count=event.left_out),
+                           style="italic yellow")
             if recorder is not None and self._record_as is not None:
                 output = render(event.reply, list(event.argv)) if event.left_out else event.output
                 recorder.replied(self.client, output.decode("utf-8", "replace"), event.reply)

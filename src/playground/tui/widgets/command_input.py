@@ -242,7 +242,8 @@ class CommandInput(Input):
         that cannot be written is said once, and the history goes on in memory."""
         self.history.add(line, argv)
         if self.history.failure:
-            self.app.notify(self.history.failure + tr(" (history kept for this run only)"), severity="warning", timeout=10)
+            self.app.notify(self.history.failure + tr(" (history kept for this run only)"), severity="warning",
+                            timeout=10)
             self.history.failure = None
         self._pos = None
         self._search = None

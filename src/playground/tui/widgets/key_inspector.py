@@ -61,12 +61,14 @@ def summary_line(snap: Snapshot, pattern: str) -> str:
                    "{n:,} keys matching {pattern} shown (a sample: SCAN; {total:,} in db)", shown,
                    pattern=pattern, total=total)
     if snap.more > 0:
-        return tr("{shown:,} of {matching:,} keys matching {pattern} shown (the first by name; {total:,} in db)", shown=shown, matching=shown + snap.more, pattern=pattern, total=total)
+        return tr("{shown:,} of {matching:,} keys matching {pattern} shown (the first by name; {total:,} in db)",
+                  shown=shown, matching=shown + snap.more, pattern=pattern, total=total)
     return trn("{n:,} key matching {pattern} ({total:,} in db)", "{n:,} keys matching {pattern} ({total:,} in db)",
                shown, pattern=pattern, total=total)
 
 
 def format_ttl(info: KeyInfo, now: float | None = None) -> str:
+    """A key's TTL left (`now`: time.monotonic(), default now), or — for none."""
     left = info.ttl_left(now)
     return "—" if left is None else f"{left:.1f}s"
 
@@ -173,7 +175,8 @@ class KeyInspector(Vertical):
                 try:
                     snap = await inspector.snapshot(pattern.encode() or b"*", self.pinned_keys())
                 except Exception as exc:  # server busy or gone: keep the last picture
-                    set_line(self.query_one("#summary", Static), Text(tr("(keys not readable now: {error})", error=exc)))
+                    set_line(self.query_one("#summary", Static),
+                             Text(tr("(keys not readable now: {error})", error=exc)))
                     return
                 if pattern == self.pattern:  # stale-result guard: the filter changed meanwhile
                     self.snapshot = snap

@@ -102,9 +102,6 @@ class ChallengeTeacher(Teacher):
         text.append(tr("u undoes moves, r starts again.") + "\n", style="green")
         return text
 
-    def spec_goal(self) -> str:
-        return self.scenario.challenge.goal if self.scenario.challenge else ""
-
     async def undo(self) -> None:
         if self.challenge is None or not self.challenge.moves:
             return

@@ -69,6 +69,10 @@ class Teacher:
         """What the narration says before the first step."""
         raise NotImplementedError
 
+    def spec_goal(self) -> str:
+        """The challenge's goal, as the scenario states it ("" for a scenario without one)."""
+        return self.scenario.challenge.goal if self.scenario.challenge else ""
+
     def explore_part(self) -> int:
         """The part (from 1) whose schedules `s` explores."""
         raise NotImplementedError

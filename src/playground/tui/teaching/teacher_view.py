@@ -12,8 +12,6 @@ from rich.text import Text
 from playground.i18n import tr
 
 from playground.tui.help_text import key_hint
-from playground.tui.teaching.challenge_teacher import ChallengeTeacher
-from playground.tui.teaching.lesson_teacher import LessonTeacher
 from playground.tui.teaching.teaching_text import script_block, step_shown, when_text
 
 if TYPE_CHECKING:
@@ -49,9 +47,9 @@ def narration_text(teacher: Teacher) -> Text:
     text = _header(teacher)
     if not teacher.running():  # the lesson's summary: before and after, not in the way of the steps
         text.append(" ".join(teacher.scenario.lesson.split()) + "\n", style="italic")
-    if isinstance(teacher, ChallengeTeacher):
+    if teacher.challenge is not None:
         _challenge_part(teacher, teacher.challenge, text)
-    elif isinstance(teacher, LessonTeacher):
+    elif teacher.stepper is not None:
         _lesson_part(teacher, teacher.stepper, text)
     if not teacher.app.has_class("-short") and not teacher.presenter:  # short: the footer says it; presenter: F1
         text.append(key_hint(teacher.screen) + "\n", style="dim")
@@ -61,7 +59,7 @@ def narration_text(teacher: Teacher) -> Text:
     return text
 
 
-def _challenge_part(teacher: ChallengeTeacher, challenge: Challenge, text: Text) -> None:
+def _challenge_part(teacher: Teacher, challenge: Challenge, text: Text) -> None:
     """A challenge's: what the last move said, the goal, each client's program and where it is."""
     text.append_text(_message_line(teacher))  # a win first: a short screen must show it
     text.append(tr("Challenge: {goal}", goal=teacher.spec_goal()) + "\n", style="bold magenta")
@@ -83,7 +81,7 @@ def _challenge_part(teacher: ChallengeTeacher, challenge: Challenge, text: Text)
         text.append("\n")
 
 
-def _lesson_part(teacher: LessonTeacher, st: Stepper, text: Text) -> None:
+def _lesson_part(teacher: Teacher, st: Stepper, text: Text) -> None:
     """A lesson's: where it is, what just happened, the next step with its scripts."""
     total = len(st.flat)
     nxt = st.next_step()

@@ -50,7 +50,9 @@ from playground.tui.plain_text import visible
 if TYPE_CHECKING:
     from playground.engine.playground import PrivateServer
     from playground.scenario.model import Scenario
-    from playground.tui.teaching.teacher import Teacher
+    from playground.scenario.recorder import Recorder
+    from playground.tui.screens.mode_screen import ScreenHost
+    from playground.tui.teaching.teacher import Teacher, TeacherHost
 
 
 WIDE = 140  # columns from which the lanes (Ctrl+T) sit beside the keys instead of replacing them
@@ -95,7 +97,7 @@ class PlaygroundApp(App[None]):
         self.clients = list(clients)
         self.scenario_dirs = scenario_dirs or []
         self._open_at_start = (open_scenario, challenge) if open_scenario else None
-        self.recorder = None  # a recorder.Recorder while recording
+        self.recorder: Recorder | None = None  # while F9 records
         self.transcript: list[tuple[str, str, str]] = []  # (client, command, what it printed)
         self.inspector: Inspector | None = None
         self._help: HelpIndex | None = None         # the server's COMMAND DOCS, once read
@@ -497,6 +499,15 @@ class PlaygroundApp(App[None]):
     async def on_unmount(self) -> None:
         await self.class_mode.stop()
         await self.playground.close()
+
+
+if TYPE_CHECKING:
+    def _declared_hosts(app: PlaygroundApp) -> tuple[ScreenHost, TeacherHost]:
+        """For the type checker: the app is what its screens and teachers declare they need of
+        it (its other parts are made with it: their constructors check the same)."""
+        screens: ScreenHost = app
+        teachers: TeacherHost = app
+        return screens, teachers
 
 
 def make_app(server_choice: str | None = None, url: str | None = None,

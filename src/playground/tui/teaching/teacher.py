@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from rich.text import Text
 
@@ -21,8 +22,39 @@ from playground.tui.widgets.client_pane import ClientPane
 from playground.tui.screens.teaching_screens import TimelineScreen
 
 if TYPE_CHECKING:
+    from textual.geometry import Size
+
+    from playground.engine.executor import Executor
+    from playground.engine.playground import Playground
     from playground.scenario.challenge import Challenge
     from playground.scenario.stepper import Stepper
+    from playground.tui.exports import Exports
+    from playground.tui.screens.scenario_screen import ScenarioScreen
+
+
+class TeacherHost(Protocol):
+    """What a Teacher needs of the app: the playground and its one command path, the
+    exports, the next scenario's opening, a refresh after a step, and Textual's App
+    (its size and classes, its dialogs)."""
+
+    playground: Playground
+    executor: Executor
+    exports: Exports
+
+    @property
+    def size(self) -> Size: ...
+
+    def has_class(self, *class_names: str) -> bool: ...
+
+    def push_screen(self, screen: Any, *args: Any, **kwargs: Any) -> Any: ...
+
+    async def push_screen_wait(self, screen: Any) -> Any: ...
+
+    def call_later(self, callback: Callable[..., Any], *args: Any, **kwargs: Any) -> bool: ...
+
+    def open_scenario(self, scenario: Scenario, challenge: bool = False) -> Awaitable[None] | None: ...
+
+    def refresh_everything(self) -> None: ...
 
 TYPING_SPEEDS = [0, 20, 40, 80, 160]  # characters per second; 0 = no typing animation
 
@@ -34,9 +66,13 @@ class Teacher:
     challenge: Challenge | None = None    # a challenge's engine Challenge (challenge_teacher.py)
     won: bool | None = None  # a challenge's outcome once both are done
 
-    def __init__(self, screen, scenario: Scenario) -> None:
-        self.screen = screen  # the lesson's or the challenge's screen: its panes and narration
-        self.app = screen.app
+    def __init__(self, screen: ScenarioScreen, scenario: Scenario) -> None:
+        """Args:
+            screen: the lesson's or the challenge's screen: its panes and narration.
+            scenario: the scenario it opens.
+        """
+        self.screen = screen
+        self.app = cast("TeacherHost", screen.app)  # (a PlaygroundApp: tui/app.py checks that it is one)
         self.scenario = scenario
         self.speed_index = 2
         self.autoplay = False
@@ -147,7 +183,8 @@ class Teacher:
         self.won = None
         self.sleep_until = None
         await self.reset()
-        self.app.playground.writes.forget()
+        if self.app.playground.writes is not None:
+            self.app.playground.writes.forget()
         self.started_at = time.monotonic()
         self.typed.clear()
         self.message = self.start_message()

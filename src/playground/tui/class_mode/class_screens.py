@@ -69,7 +69,7 @@ class FollowsTheClass:
         self.member.unwatch(self.reload)
 
     def reload(self, message: dict | None = None) -> None:
-        self.run_worker(self._reload(), group=self.RELOAD_GROUP, exclusive=True, exit_on_error=False)
+        self.run_worker(self._reload, group=self.RELOAD_GROUP, exclusive=True, exit_on_error=False)
 
 
 class ClassAnswersScreen(FollowsTheClass, ModalScreen[bool]):

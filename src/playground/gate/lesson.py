@@ -173,7 +173,7 @@ class LessonPrograms:
         if got is None:
             await program.stop(tr("ran past its time limit ({seconds} s)", seconds=f"{program.time_limit:g}"))
             return program.failure()
-        await asyncio.gather(*program.readers, return_exceptions=True)
+        await program.drained()
         return (program.failure()
                 or tr("program {program} ended before its next command", program=program.describe))
 

@@ -15,10 +15,12 @@ claimed (the panes' lines and the programs' commands are not numbered in one ord
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
 from playground.explore.explorer import ExploreError
+from playground.explore.schedules import count_schedules
 from playground.gate.endpoint import socket_path
 from playground.gate.lesson_steps import next_move
 from playground.gate.programs import ByHand
@@ -122,6 +124,8 @@ async def explore_typed(typed: list[tuple[str, str]], clients: tuple[str, ...], 
     the lines were typed in are left alone. `progress`: the explorer's (Explorer.progress).
     Cancelled, its programs and its server end before the cancellation goes on."""
     scenario = typed_scenario(typed, clients, programs=programs, order=order)
+    if progress is not None and programs:
+        progress = _program_progress(progress, scenario, programs, order, limit)
     result = await explore_apart(scenario, 1, binary, limit=limit, seed=seed, progress=progress)
     silent = [p.shown for p in programs if p.client in order and not any(p.client in c.first for c in result.classes)]
     if silent:  # it sent commands at the playground's gate, none at the exploration's: its outcomes would lack it
@@ -133,6 +137,22 @@ async def explore_typed(typed: list[tuple[str, str]], clients: tuple[str, ...], 
         for cls in result.classes:
             cls.own = False
     return result
+
+
+def _program_progress(progress, scenario: Scenario, programs: list[HandProgram], order: tuple[str, ...],
+                      limit: int):
+    """`progress`, its plan the orders of the typed lines and of the programs' commands as
+    they ran (the explorer knows a program's commands only as it sends them), at most
+    `limit` of them: the search stops there."""
+    mine = {p.client for p in programs}
+    lengths = Counter(step.client for step in scenario.parts[0].steps if step.client not in mine)
+    lengths.update(client for client in order if client in mine)
+    total = count_schedules(dict(lengths))
+    planned = min(total, limit)
+
+    def told(run: int, _planned: int, _total: int, exact: bool) -> None:
+        progress(run, max(planned, run), max(total, run), exact)
+    return told
 
 
 async def explore_apart(scenario: Scenario, part: int, binary, limit: int = 2000, seed: int = 0, progress=None):

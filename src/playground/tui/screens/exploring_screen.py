@@ -82,6 +82,8 @@ class ExploringScreen(ModalScreen[Exploration | None]):
             else:
                 plan = tr("About {planned} orders to run: the orders of your programs' commands as they ran "
                           "(in other orders a program may send more or fewer)", planned=f"{message.planned:,}")
+                if message.total > message.planned:
+                    plan += tr("; the search stops there, of about {total}", total=f"{message.total:,}")
             self.query_one("#exploring-plan", Static).update(Text(plan))
         self.query_one(ProgressBar).update(total=message.planned, progress=message.run)
         self.query_one("#exploring-count", Static).update(

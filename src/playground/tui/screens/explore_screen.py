@@ -102,12 +102,13 @@ async def explore_typed_in_app(app) -> None:
                            "their orders are what gets explored."), severity="warning")
         return
     names = ", ".join(f"{p.client} = {p.shown}" for p in programs)
-    what = []
-    if typed:
-        what.append(tr("The last {count} commands typed in the panes.", count=len(typed)))
-    if programs:
-        what.append(tr("Every program of yours started at the gate ({programs}), each run again for every order.",
-                       programs=names))
+
+    def what() -> list[str]:
+        lines = [tr("The last {count} commands typed in the panes.", count=len(typed))] if typed else []
+        if programs:
+            lines.append(tr("Every program of yours started at the gate ({programs}), each run again for every "
+                            "order.", programs=names))
+        return lines
     server = app.playground.server
     try:
         binary = server.binary if server is not None else choose_binary(None)

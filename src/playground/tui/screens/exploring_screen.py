@@ -8,6 +8,7 @@ It dismisses with the exploration (None: cancelled, or it failed and said why)."
 from __future__ import annotations
 
 import asyncio
+from typing import Callable
 
 from rich.text import Text
 from textual import work
@@ -24,7 +25,7 @@ from playground.i18n import tr
 
 class ExploringScreen(ModalScreen[Exploration | None]):
     """Runs `explore` (a coroutine function taking the explorer's progress callback) in
-    its worker; `what`: the lines saying what is explored."""
+    its worker; `what()`: the lines saying what is explored (in the language shown)."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel"), Binding("ctrl+c", "cancel", "Cancel", priority=True)]
 
@@ -36,7 +37,7 @@ class ExploringScreen(ModalScreen[Exploration | None]):
             super().__init__()
             self.run, self.planned, self.total, self.exact = run, planned, total, exact
 
-    def __init__(self, explore, what: list[str]) -> None:
+    def __init__(self, explore, what: Callable[[], list[str]]) -> None:
         super().__init__()
         self.explore = explore
         self.what = what
@@ -46,10 +47,17 @@ class ExploringScreen(ModalScreen[Exploration | None]):
     def compose(self) -> ComposeResult:
         with Vertical() as box:
             box.border_title = tr("Could it have gone differently?  (Esc: cancel)")
-            yield Static(Text("\n".join(self.what)), id="exploring-what")
+            yield Static(Text("\n".join(self.what())), id="exploring-what")
             yield Static(Text(tr("Planning the orders to run, on a server of its own…")), id="exploring-plan")
             yield ProgressBar(show_eta=False, id="exploring-bar")
             yield Static(Text(tr("0 orders run")), id="exploring-count")
+
+    def say_again(self) -> None:
+        """Its texts in the language shown now (F12)."""
+        self.query_one(Vertical).border_title = tr("Could it have gone differently?  (Esc: cancel)")
+        self.query_one("#exploring-what", Static).update(Text("\n".join(self.what())))
+        if self.told is not None:
+            self._show(self.told)
 
     def on_mount(self) -> None:
         self.run_exploration()
@@ -74,20 +82,25 @@ class ExploringScreen(ModalScreen[Exploration | None]):
 
     def on_exploring_screen_progress(self, message: Progress) -> None:
         self.told = message
-        if message.run == 0:
-            if message.exact:
-                plan = tr("{planned} orders to run", planned=f"{message.planned:,}")
-                if message.total != message.planned:
-                    plan += tr(" (they stand for all {total} orders)", total=f"{message.total:,}")
-            else:
-                plan = tr("About {planned} orders to run: the orders of your programs' commands as they ran "
-                          "(in other orders a program may send more or fewer)", planned=f"{message.planned:,}")
-                if message.total > message.planned:
-                    plan += tr("; the search stops there, of about {total}", total=f"{message.total:,}")
-            self.query_one("#exploring-plan", Static).update(Text(plan))
-        self.query_one(ProgressBar).update(total=message.planned, progress=message.run)
-        self.query_one("#exploring-count", Static).update(
-            Text(tr("{run} of {planned} orders run", run=f"{message.run:,}", planned=f"{message.planned:,}")))
+        self._show(message)
+
+    def _show(self, told: Progress) -> None:
+        """The plan (from the explorer's first word on: before the first order runs), the
+        bar and the count, as `told`."""
+        if told.exact:
+            plan = tr("{planned} orders to run", planned=f"{told.planned:,}")
+            if told.total != told.planned:
+                plan += tr(" (they stand for all {total} orders)", total=f"{told.total:,}")
+        else:
+            plan = tr("About {planned} orders to run: the orders of your programs' commands as they ran "
+                      "(in other orders a program may send more or fewer)", planned=f"{told.planned:,}")
+            if told.total > told.planned:
+                plan += tr("; the search stops there, of about {total}", total=f"{told.total:,}")
+        self.query_one("#exploring-plan", Static).update(Text(plan))
+        self.query_one(ProgressBar).update(total=told.planned, progress=told.run)
+        if not self.cancelling:
+            self.query_one("#exploring-count", Static).update(
+                Text(tr("{run} of {planned} orders run", run=f"{told.run:,}", planned=f"{told.planned:,}")))
 
     def action_cancel(self) -> None:
         """Esc, Ctrl+C: the worker is cancelled; it closes the screen once everything it

@@ -196,7 +196,7 @@ class Program:
         """After it exited: what it started ends too, and its output is read to the end
         (a pipe's end some other process still held would never close: it is given up
         after DRAIN_LIMIT seconds)."""
-        end_marked(self.mark)
+        end_marked(self.mark, self.process.pid)
         if self.readers:
             _, late = await asyncio.wait(self.readers, timeout=DRAIN_LIMIT)
             for reader in late:
@@ -220,7 +220,7 @@ class Program:
             except (ProcessLookupError, PermissionError):
                 pass
             await self.process.wait()
-        end_marked(self.mark)
+        end_marked(self.mark, self.process.pid)
         for reader in self.readers:
             reader.cancel()
         await asyncio.gather(*self.readers, return_exceptions=True)

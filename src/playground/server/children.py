@@ -112,9 +112,12 @@ def signal_group(pgid: int, sig: int) -> bool:
 PROGRAM_MARK = "PLAYGROUND_PROGRAM"  # in a program's environment: whose process it is
 
 
-def marked(mark: str) -> list[int]:
+def marked(mark: str, session: int | None = None) -> list[int]:
     """The processes (not zombies) whose environment, as they were started, says
-    PROGRAM_MARK=`mark`: a program's and whatever it started (forked, detached, exec'd)."""
+    PROGRAM_MARK=`mark`: a program's and whatever it started (forked, detached, exec'd).
+    With `session` (the program's: it leads one), also a process of that session whose
+    environment cannot be read now: one between fork and exec (its new environment not
+    there yet)."""
     needle = b"\0" + f"{PROGRAM_MARK}={mark}".encode() + b"\0"
     me, found = os.getpid(), []
     try:
@@ -126,22 +129,25 @@ def marked(mark: str) -> list[int]:
             continue
         try:
             with open(f"/proc/{pid}/environ", "rb") as f:
-                environ = b"\0" + f.read()
+                environ = f.read()
         except OSError:  # gone, or not ours
+            environ = b""
+        if environ and needle not in b"\0" + environ:
             continue
-        if needle in environ:
-            fields = proc_stat(pid)
-            if fields is not None and fields[0] not in (b"Z", b"X"):
-                found.append(pid)
+        fields = proc_stat(pid)
+        if fields is None or fields[0] in (b"Z", b"X"):
+            continue
+        if environ or (session is not None and len(fields) > 3 and fields[3] == b"%d" % session):
+            found.append(pid)
     return found
 
 
-def end_marked(mark: str) -> None:
+def end_marked(mark: str, session: int | None = None) -> None:
     """SIGKILL every process marked `mark` (`marked`), again until none is left (one may
     fork while the others go), and return when they are gone (or zombies for their new
     parent to reap), within KILL_WAIT seconds."""
     deadline = time.monotonic() + KILL_WAIT
-    while pids := marked(mark):
+    while pids := marked(mark, session):
         for pid in pids:
             try:
                 os.kill(pid, signal.SIGKILL)

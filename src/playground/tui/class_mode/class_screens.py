@@ -88,8 +88,10 @@ class ClassRedraw:
         self.member.unwatch(self.reload)
 
     def reload(self, message: dict[str, Any] | None = None) -> None:
-        """Draw the screen anew (`message`: the class's change, if one caused it)."""
-        self.screen.run_worker(self.draw(), group=self.group, exclusive=True, exit_on_error=False)
+        """Draw the screen anew (`message`: the class's change, if one caused it). The worker
+        gets the coroutine function, not a coroutine: a reload cancelled by the next before
+        it starts leaves no coroutine never awaited."""
+        self.screen.run_worker(self.draw, group=self.group, exclusive=True, exit_on_error=False)
 
 
 class ClassAnswersScreen(ModalScreen[bool]):

@@ -120,7 +120,7 @@ class OwnPrograms:
 
             gate = Gate.for_playground(self.app.playground)
             # its commands go into the executor's records as typed ones do: lanes, why, "changed by"
-            ProgramLines(self.app.executor).attach(gate, name=lambda client: client.name)
+            ProgramLines(self.app.executor.recorder).attach(gate, name=lambda client: client.name)
             self.url = url = await gate.listen(None)
             self.gate = gate
             gate.listeners.append(self._changed)

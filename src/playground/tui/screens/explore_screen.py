@@ -86,7 +86,7 @@ async def explore_typed_in_app(app) -> None:
     from playground.explore.explorer import ExploreError
     from playground.explore.schedule_replay import schedule_scenario
     from playground.explore.free_play import explore_typed, hand_programs
-    from playground.server import ServerError, choose_binary
+    from playground.errors import ServerError
     from playground.tui.screens.exploring_screen import ExploringScreen
 
     typed = [(client, line) for client, line, _ in app.transcript if client in app.clients][-FREE_PLAY_LINES:]
@@ -109,9 +109,8 @@ async def explore_typed_in_app(app) -> None:
             lines.append(tr("Every program of yours started at the gate ({programs}), each run again for every "
                             "order.", programs=names))
         return lines
-    server = app.playground.server
     try:
-        binary = server.binary if server is not None else choose_binary(None)
+        binary = app.playground.binary_apart()
     except (ServerError, OSError) as exc:
         app.notify(str(exc), severity="error")
         return

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import events, work
+from textual.css.query import NoMatches
 from textual.app import App
 from textual.binding import BindingType
 from textual.reactive import reactive
@@ -381,12 +382,15 @@ class PlaygroundApp(App[None]):
             return                                               # the server when mounted
         screen = screen or self.mode_screen
         watchers: dict[bytes, list[tuple[str, bool]]] = {}
-        for name in self.clients:
-            state = self.playground.session(name).state
-            screen.pane(name).state = state
-            for key in state.watched:
-                watchers.setdefault(key, []).append((name, state.dirty_key(key)))
-        screen.query_one(KeyInspector).set_watchers(watchers)
+        try:
+            for name in self.clients:
+                state = self.playground.session(name).state
+                screen.pane(name).state = state
+                for key in state.watched:
+                    watchers.setdefault(key, []).append((name, state.dirty_key(key)))
+            screen.query_one(KeyInspector).set_watchers(watchers)
+        except NoMatches:  # (a reply that came as the app closes: its screen's widgets are gone already)
+            return
 
     # -- the server (server_control.py) ---------------------------------------------
 

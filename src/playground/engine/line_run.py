@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Literal
 
 from playground.engine import events as ev
 from playground.engine.catalogue import SUBSCRIBES
-from playground.engine.changes import record as record_changes
 from playground.engine.pipeline import TIMING_FROM
 from playground.engine.playground import Refused
 from playground.engine.redirect import follow
@@ -159,10 +158,8 @@ class LineRun:
         executor, session, argv, client = self.executor, self.session, self.job.argv, self.job.client
         self.waited += session.waited
         executor.replied(session, argv, reply, self.result, self.listening, self.job.limit, self.outputs)
-        if executor.records and session.last_unit is not None:
-            await record_changes(executor.pg, session.last_unit)
-        if executor.why is not None:
-            await executor.explain(session, argv, reply, self.result)
+        if executor.records:  # what its unit changed, and why (the recorder's: engine/recorder.py)
+            await executor.settle(session, argv, reply, self.result)
         if not session.state.disconnected:
             return False
         said = tr("the Lua debugging session ended") if session.ldb.ended else "QUIT"

@@ -111,8 +111,9 @@ def mark_program_steps(raw_parts: list, programs: dict, where) -> list:
                 if step.get("client") in programs:
                     for name in ("command", "args", "reconnect"):
                         if name in step:
-                            raise where.error(tr("client {name} is a program: each of its steps releases its next command",
-                                                 name=step["client"]), part=label, step=n, field_name=name)
+                            raise where.error(tr(
+                                "client {name} is a program: each of its steps releases its next command",
+                                name=step["client"]), part=label, step=n, field_name=name)
                     if step.get("wait") is not True:  # (a wait step takes the reply of its command that blocked)
                         step = dict(step, release=True)
                 elif "release" in step:

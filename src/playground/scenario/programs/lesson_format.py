@@ -149,7 +149,7 @@ def function_argv(raw: dict, where, field: str, part: str | None = None) -> tupl
     if encoded is None:
         raise where.error(tr("a list of the function's arguments after the client (text, numbers, true/false, "
                              "lists, tables)"), part=part, field_name=f"{field}.args")
-    return ("python", "-m", CALL, spec, encoded)
+    return ("python", "-m", CALL, str(spec), encoded)  # (spec: a str, checked above)
 
 
 def _function_problem(directory: Path, file: str, name: str) -> str | None:

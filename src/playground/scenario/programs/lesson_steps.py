@@ -147,6 +147,7 @@ async def take_reply(runner, scenario, step, out, held: Held) -> None:
         line = await held.record  # and its unit (a command, a MULTI … EXEC at EXEC), for the server order
         reply, out.whys, out.units = line.reply, list(line.whys), list(line.units)
     else:
+        assert held.reply is not None  # (answered: its step took it)
         reply = await parse_reply(held.reply)
     out.value = reply
     out.reply = render(reply, held.argv).decode("utf-8", "replace")

@@ -119,7 +119,7 @@ async def test_monitor_streams_without_the_playgrounds_own_reads(pg):
     result = await ex.run_line("B", "GET k")
     assert result.output == b'"v"\n'
     await pg.session("A").sync()
-    lines = b"".join(e.output for e in seen if isinstance(e, ev.Message) and e.client == "A")
+    lines = b"".join(e.output for e in seen if isinstance(e, ev.Pushed) and e.client == "A")
     assert b'"SET" "k" "v"' in lines and b'"GET" "k"' in lines
     assert b"CLIENT" not in lines and b'"TYPE"' not in lines and b"playground-sync" not in lines
 

@@ -135,13 +135,13 @@ async def test_subscribe_streams_messages(pg, a, b):
     ex = Executor(pg, seen.append)
     assert await send(ex, "A", [b"SUBSCRIBE", b"news", b"sport"]) is STREAMING
     await a.wait_stream_drained()
-    assert [render(e.frame) for e in seen if isinstance(e, ev.Message)] == [
+    assert [render(e.frame) for e in seen if isinstance(e, ev.Pushed)] == [
         b'1) "subscribe"\n2) "news"\n3) (integer) 1\n',
         b'1) "subscribe"\n2) "sport"\n3) (integer) 2\n']
     assert a.state.subscriptions == 2
     assert await send(ex, "B", [b"PUBLISH", b"news", b"hello"]) == 1
     await a.sync()
-    assert render([e.frame for e in seen if isinstance(e, ev.Message)][-1]) == b'1) "message"\n2) "news"\n3) "hello"\n'
+    assert render([e.frame for e in seen if isinstance(e, ev.Pushed)][-1]) == b'1) "message"\n2) "news"\n3) "hello"\n'
     await send(ex, "A", [b"UNSUBSCRIBE"])
     await a.wait_stream_drained()
     assert a.state.subscriptions == 0 and not a.streaming

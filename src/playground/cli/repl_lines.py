@@ -70,7 +70,7 @@ class ClientLines:
         line = self.running.get(client)
         if line is not None and not any(held is line for held in self.lines[client]):
             line = None  # printed already (its worker has not cleared `running` yet): what comes now is not its
-        if isinstance(event, ev.Message):
+        if isinstance(event, ev.Pushed):
             if isinstance(event.frame, Push) and not self.sessions[client].streaming:
                 # a push between replies (client tracking): piped redis-cli hides it
                 # unless --show-pushes yes, and prints it where it reads it: before the

@@ -60,7 +60,7 @@ class Output(Event):
 
 
 @dataclass(eq=False)
-class Message(Event):
+class Pushed(Event):
     """A frame on a subscribed or monitoring connection, or a RESP3 push."""
 
     frame: object

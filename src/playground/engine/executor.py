@@ -374,7 +374,7 @@ class Executor:
         output = None
         if isinstance(frame, Push) and not session.streaming:
             output = render_invalidate(frame)
-        self.emit(ev.Message(client, frame, output if output is not None else render(frame)))
+        self.emit(ev.Pushed(client, frame, output if output is not None else render(frame)))
 
 
 def _maybe_big(reply: object) -> bool:

@@ -349,7 +349,7 @@ class PlaygroundApp(App[None]):
         if isinstance(event, ev.UnitEnded):
             return
         self.pane(event.client).handle(event)
-        if isinstance(event, ev.Message):
+        if isinstance(event, ev.Pushed):
             self.mode_screen.query_one(KeyInspector).refresh_keys()
 
     def on_command_done(self, message: CommandDone) -> None:

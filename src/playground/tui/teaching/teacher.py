@@ -155,7 +155,7 @@ class Teacher:
         (`show_result`), so only what happens besides the reply is drawn here."""
         from playground.engine import events as ev
 
-        if isinstance(event, ev.Message):
+        if isinstance(event, ev.Pushed):
             self.pane(event.client).handle(event)
         elif isinstance(event, ev.ServerGone):  # the step's own client: show_result says it; another one
             if event.client != self.stepping:   # (blocked meanwhile) has its connection closed under it

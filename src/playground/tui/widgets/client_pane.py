@@ -477,7 +477,7 @@ class ClientPane(Vertical):
             else:
                 text = event.output.decode("utf-8", "replace").replace("\r\n", "\n")
                 self.add(Text.from_ansi(text.strip("\n") or tr("(no help for that)")))
-        elif isinstance(event, ev.Message):
+        elif isinstance(event, ev.Pushed):
             self.write(event.output, style=reply_style(event.frame))
         elif isinstance(event, ev.ServerGone):
             self.note(event.text)

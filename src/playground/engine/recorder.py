@@ -22,10 +22,10 @@ from playground.engine import events as ev
 from playground.engine.changes import record as record_changes
 from playground.engine.session import ConnectionLost
 from playground.engine.units import Unit
-from playground.engine.why import WhyTracker
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # (repl keeps no why-notes: it must not import engine/why.py)
     from playground.engine.playground import Playground
+    from playground.engine.why import WhyTracker
 
 
 class Recorder:

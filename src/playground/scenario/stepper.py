@@ -52,7 +52,8 @@ def entry_for(unit: Unit, shown: str | None = None) -> TimelineEntry:
     (a named script stays `$name`). Secrets are left out (`redact_line`)."""
     if unit.kind == "transaction":
         end = "DISCARD" if unit.outcome == "discarded" else "EXEC"
-        return TimelineEntry(unit.client, ["MULTI", *(redact_line(format_argv(list(c)), list(c)) for c in unit.commands), end],
+        lines = ["MULTI", *(redact_line(format_argv(list(c)), list(c)) for c in unit.commands), end]
+        return TimelineEntry(unit.client, lines,
                              atomic=unit.outcome == "committed", note=_OUTCOME_NOTES.get(unit.outcome, ""),
                              seq=unit.seq)
     line = redact_line(shown or format_argv(list(unit.commands[0])), list(unit.commands[0]))

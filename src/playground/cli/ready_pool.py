@@ -11,8 +11,9 @@ another. An app is never given back to the pool: when its tab's session ends, th
 Bounded: N apps in all are started ahead of the tabs, not N more after each wave of tabs:
 the pool holds N less the tabs' sessions open, and at least one (for the next tab) while
 N > 0; so a class of N that took N ready apps is followed by one, never by N more. With
---max-tabs never more apps in all than --max-tabs (ready ones count). In class mode the ready apps are learners' (the teacher's
-app, one per class, starts when the teacher's tab comes). The ready apps are processes of
+--max-tabs never more apps in all than --max-tabs (ready ones count). In class mode the
+ready apps are learners' (the teacher's app, one per class, starts when the teacher's tab
+comes). The ready apps are processes of
 serve like the others: they end with serve (cli/web_server.py)."""
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ log = logging.getLogger("textual-serve")
 
 
 class ReadyPool:
+    """Apps started ahead of the tabs, each handed to the next new tab (see the module's text for the bounds)."""
     def __init__(self, size: int, start: Callable[[], Awaitable[object]], drawn: Callable[[object], Awaitable[bool]],
                  room: Callable[[], int], quiet_in: Callable[[], float] = lambda: 0.0,
                  tabs: Callable[[], int] = lambda: 0) -> None:

@@ -94,7 +94,7 @@ class LineOrder:
             return lines[0][0] if lines else None
         effects = await self.pg.catalogue.effects([argv, *(other for _, other in lines)])
         mine = effects[0]
-        for (line, _), effect in zip(lines, effects[1:]):
+        for (line, _), effect in zip(lines, effects[1:], strict=True):
             if mine.conflicts(effect):
                 return line
         return None

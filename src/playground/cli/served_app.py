@@ -11,6 +11,7 @@ AppService's private state is read or set."""
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import logging
 import os
 import signal
@@ -30,8 +31,6 @@ DRIVER = "playground.tui.served_driver:ServedDriver"  # Textual's web driver, wh
 
 def die_with_parent() -> None:
     """preexec_fn of an app process: SIGTERM when serve dies, however it dies (Linux)."""
-    import ctypes
-
     try:
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):

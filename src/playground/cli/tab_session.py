@@ -9,6 +9,7 @@ from pathlib import Path
 
 from aiohttp import web
 
+from playground.classroom.protocol import RELEASED_EXIT
 from playground.cli.tab_input import TabInput
 
 ENDED = 4000  # the websocket's close code when the session is over: the page says "Session ended"
@@ -67,8 +68,6 @@ class TabSession:
             asyncio.ensure_future(self._closed(websocket))
 
     async def _closed(self, websocket: web.WebSocketResponse) -> None:
-        from playground.classroom.protocol import RELEASED_EXIT
-
         process = getattr(self.app, "process", None)  # (its PlaygroundApp: cli/served_app.py)
         if process is not None:
             try:

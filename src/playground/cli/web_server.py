@@ -248,55 +248,19 @@ class PlaygroundServer(Server):
         if self.closing:
             await websocket.close(code=ENDED)
             return websocket
-        teacher = False
-        if self.classroom is not None:  # the page's first message: its role (cli/class_serve.py)
-            try:
-                hello = await websocket.receive(timeout=HELLO_WAIT)
-            except asyncio.TimeoutError:
-                hello = None
-            if hello is None or hello.type in (WSMsgType.CLOSE, WSMsgType.CLOSING, WSMsgType.CLOSED, WSMsgType.ERROR):
-                await websocket.close()  # gone before it said who it is: nothing to start
-                return websocket
-            _, bad = message(hello.data if hello.type == WSMsgType.TEXT else hello.data or b"")
-            if bad:  # binary, or nested too deep: said with the close code
-                await websocket.close(code=bad, message=b"not the page's first message")
-                return websocket
-            teacher = await self.classroom.is_teacher(hello.data)
-        resume = normalize(request.query.get("resume", ""))
-        away = self.codes.away(token)  # this tab's session ended by grace: it is told why it finds a fresh one
-        if resume:  # a resume code (another tab, or after closing this one): its session, whatever the token
-            found = self.codes.find(resume)
-            if found is not None and found.teacher == teacher and found.stopping is None:
-                token, away = found.token, None
-            elif (away := self.codes.away(resume)) is not None:
-                token = secrets.token_hex(16)
-            else:
-                await websocket.close(code=UNKNOWN)
-                return websocket
-        session = self.sessions.get(token)
-        if session is not None and session.teacher != teacher:
-            session = None  # a learner's token given with the teacher's secret, or the other way round
-            token = secrets.token_hex(16)
-        if teacher and (session is None or session.stopping is not None):  # the teacher's URL in a new tab:
-            live = [s for s in self.sessions.values() if s.teacher and s.stopping is None]
-            # the teacher's session: the one its closed tab left, else the one a tab still shows (that tab
-            # is told it is open in another one). Not a second teacher's app: a tab closed a moment ago
-            # may not have been seen to close yet.
-            left = next((s for s in live if s.websocket is None), live[0] if live else None)
-            if left is not None:
-                session, token, away = left, left.token, None
+        teacher = await self._role(websocket)
+        if teacher is None:
+            return websocket
+        asked = self._asked(token, teacher, normalize(request.query.get("resume", "")))
+        if asked is None:  # a resume code nobody has
+            await websocket.close(code=UNKNOWN)
+            return websocket
+        session, token, away = self._live_session(*asked, teacher)
         if session is None or session.stopping is not None:
-            if self.max_tabs is not None and len(self.sessions) >= self.max_tabs and not teacher:  # the teacher: always
+            session = self._new_session(token, teacher)
+            if session is None:
                 await websocket.close(code=FULL)
                 return websocket
-            self._last_tab = asyncio.get_running_loop().time()
-            ready = self._take_ready() if self.pool is not None and not teacher else None
-            session = ready or TabSession(token, self._homes())
-            session.token = token
-            session.teacher = teacher
-            self.sessions[token] = session
-            if ready is not None:
-                self.pool.fill()
         self.sockets.add(websocket)
         try:
             await self._attach(session, websocket, width, height)
@@ -313,6 +277,71 @@ class PlaygroundServer(Server):
             if session.websocket is websocket:
                 self._detach(session)
         return websocket
+
+    async def _role(self, websocket: web.WebSocketResponse) -> bool | None:
+        """Whether the tab is the teacher's: in class mode, the page's first message says
+        (cli/class_serve.py). None: the page went, or sent no such message (closed)."""
+        if self.classroom is None:
+            return False
+        try:
+            hello = await websocket.receive(timeout=HELLO_WAIT)
+        except asyncio.TimeoutError:
+            hello = None
+        if hello is None or hello.type in (WSMsgType.CLOSE, WSMsgType.CLOSING, WSMsgType.CLOSED, WSMsgType.ERROR):
+            await websocket.close()  # gone before it said who it is: nothing to start
+            return None
+        _, bad = message(hello.data if hello.type == WSMsgType.TEXT else hello.data or b"")
+        if bad:  # binary, or nested too deep: said with the close code
+            await websocket.close(code=bad, message=b"not the page's first message")
+            return None
+        return await self.classroom.is_teacher(hello.data)
+
+    def _asked(self, token: str, teacher: bool, resume: str) -> tuple[str, float | None] | None:
+        """The token of the session the tab asks for, and how long that session had been
+        away when it ended by grace (the tab is told why it finds a fresh one): its resume
+        code's (another tab, or after closing this one), whatever the token, else its
+        token's. None: a resume code nobody has."""
+        away = self.codes.away(token)
+        if not resume:
+            return token, away
+        found = self.codes.find(resume)
+        if found is not None and found.teacher == teacher and found.stopping is None:
+            return found.token, None
+        if (away := self.codes.away(resume)) is not None:
+            return secrets.token_hex(16), away
+        return None
+
+    def _live_session(self, token: str, away: float | None,
+                      teacher: bool) -> tuple[TabSession | None, str, float | None]:
+        """The session of this token, if it is one of the same role, and for the teacher's
+        URL in a new tab the teacher's session; with the token and the time away to tell."""
+        session = self.sessions.get(token)
+        if session is not None and session.teacher != teacher:
+            session = None  # a learner's token given with the teacher's secret, or the other way round
+            token = secrets.token_hex(16)
+        if teacher and (session is None or session.stopping is not None):  # the teacher's URL in a new tab:
+            live = [s for s in self.sessions.values() if s.teacher and s.stopping is None]
+            # the teacher's session: the one its closed tab left, else the one a tab still shows (that tab
+            # is told it is open in another one). Not a second teacher's app: a tab closed a moment ago
+            # may not have been seen to close yet.
+            left = next((s for s in live if s.websocket is None), live[0] if live else None)
+            if left is not None:
+                session, token, away = left, left.token, None
+        return session, token, away
+
+    def _new_session(self, token: str, teacher: bool) -> TabSession | None:
+        """A session for a tab (a ready app's when there is one), or None when the class is full."""
+        if self.max_tabs is not None and len(self.sessions) >= self.max_tabs and not teacher:  # the teacher: always
+            return None
+        self._last_tab = asyncio.get_running_loop().time()
+        ready = self._take_ready() if self.pool is not None and not teacher else None
+        session = ready or TabSession(token, self._homes())
+        session.token = token
+        session.teacher = teacher
+        self.sessions[token] = session
+        if ready is not None and self.pool is not None:
+            self.pool.fill()
+        return session
 
     async def relay(self, websocket: web.WebSocketResponse, session: TabSession) -> None:
         """A tab's messages to its app (textual-serve's page protocol): keys, resizes, focus;
@@ -398,7 +427,8 @@ class PlaygroundServer(Server):
                 if process is None or session.stopping is not None or process.returncode is not None:
                     continue
                 try:
-                    with open(f"/proc/{process.pid}/statm") as statm:
+                    # (procfs: answered from the kernel's memory at once, never a wait on a disk)
+                    with open(f"/proc/{process.pid}/statm") as statm:  # noqa: ASYNC230
                         resident = int(statm.read().split()[1]) * page
                 except (OSError, ValueError, IndexError):
                     continue

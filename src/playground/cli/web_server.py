@@ -15,6 +15,7 @@ freed the learner's place (cli/tab_session.py)."""
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 import logging
 import os
@@ -76,8 +77,9 @@ class PlaygroundServer(Server):
         self.codes = ResumeCodes()  # each session's resume code; the sessions whose grace ran out
         self.sockets: set[web.WebSocketResponse] = set()
         self.closing = False
-        self.pool = (ReadyPool(ready, self._start_ready, self._drawn, self._room, self._quiet_in,
-                               tabs=lambda: len(self.sessions)) if ready > 0 else None)
+        self.pool: ReadyPool[TabSession] | None = (
+            ReadyPool(ready, self._start_ready, self._drawn, self._room, self._quiet_in,
+                      tabs=lambda: len(self.sessions)) if ready > 0 else None)
         self._last_tab = -QUIET  # loop time of the last new tab (a class's burst defers the pool's refill)
         self.size = (120, 40)  # the last tab's terminal: the ready apps start at that size
         self.fork = fork  # apps forked from a warm zygote (cli/app_zygote.py), else each a new process
@@ -93,7 +95,9 @@ class PlaygroundServer(Server):
 
     def _room(self) -> int:
         """How many apps --max-tabs leaves for the ready pool."""
-        return self.pool.size if self.max_tabs is None else self.max_tabs - len(self.sessions)
+        if self.max_tabs is not None:
+            return self.max_tabs - len(self.sessions)
+        return self.pool.size if self.pool is not None else 0
 
     async def _start_ready(self) -> TabSession | None:
         """A ready session: a learner's app started with no tab (cli/ready_pool.py)."""
@@ -104,15 +108,15 @@ class PlaygroundServer(Server):
             shutil.rmtree(session.home, ignore_errors=True)
             raise
         if self.closing:  # serve ended while it started: it ends too
-            await session.app.stop()
+            await session.started_app().stop()
             shutil.rmtree(session.home, ignore_errors=True)
             return None
         return session
 
     def _take_ready(self) -> TabSession | None:
         """The oldest ready session whose app runs (one that ended is on its way out)."""
-        while (session := self.pool.take()) is not None:
-            if session.stopping is None and session.app.alive:
+        while self.pool is not None and (session := self.pool.take()) is not None:
+            if session.stopping is None and session.started_app().alive:
                 return session
         return None
 
@@ -120,20 +124,21 @@ class PlaygroundServer(Server):
         """Until the app writes to its terminal (Textual imported, the app built): True;
         False if it ended first."""
         drawn = asyncio.ensure_future(session.output.wait())
-        ended = asyncio.ensure_future(session.app.ended.wait())
+        app = session.started_app()
+        ended = asyncio.ensure_future(app.ended.wait())
         await asyncio.wait([drawn, ended], timeout=READY_WAIT, return_when=asyncio.FIRST_COMPLETED)
         drawn.cancel()
         ended.cancel()
-        return session.app.alive and session.stopping is None
+        return app.alive and session.stopping is None
 
     async def _start_app(self, session: TabSession, width: int, height: int) -> None:
-        session.app = PlaygroundApp(
+        app = session.app = PlaygroundApp(
             self.argv, self.running, self.quit_grace, session.home, write_bytes=session.write_bytes,
             write_str=session.write_str, close=session.close,
             extra_env=self.classroom.environment(session.teacher) if self.classroom is not None else None,
             zygote=self.zygote, on_end=lambda: self._end(session), download_manager=self.download_manager,
             debug=self.debug)
-        await session.app.start(*terminal_size(width, height))
+        await app.start(*terminal_size(width, height))
 
     def web_app(self) -> web.Application:
         """The web application: textual-serve's routes (the page's template names them) and
@@ -219,7 +224,7 @@ class PlaygroundServer(Server):
 
     @aiohttp_jinja2.template("app_index.html")
     async def handle_index(self, request: web.Request):
-        context = await Server.handle_index.__wrapped__(self, request)
+        context = await inspect.unwrap(Server.handle_index)(self, request)  # textual-serve's, without its template
         context["class_mode"] = self.classroom is not None
         context["texts"] = {"ended": tr("Session ended."), "restart": tr("Restart"),
                             "full": tr("The class is full: every place on this server is taken. "
@@ -305,7 +310,7 @@ class PlaygroundServer(Server):
         if not resume:
             return token, away
         found = self.codes.find(resume)
-        if found is not None and found.teacher == teacher and found.stopping is None:
+        if found is not None and found.token is not None and found.teacher == teacher and found.stopping is None:
             return found.token, None
         if (away := self.codes.away(resume)) is not None:
             return secrets.token_hex(16), away
@@ -325,7 +330,7 @@ class PlaygroundServer(Server):
             # is told it is open in another one). Not a second teacher's app: a tab closed a moment ago
             # may not have been seen to close yet.
             left = next((s for s in live if s.websocket is None), live[0] if live else None)
-            if left is not None:
+            if left is not None and left.token is not None:  # (every session of self.sessions has one)
                 session, token, away = left, left.token, None
         return session, token, away
 
@@ -349,7 +354,7 @@ class PlaygroundServer(Server):
         (binary, not JSON, too deep: cli/serve_guard.py) or a flood of them closes the
         websocket with a code saying so; keys past the tab's pending input are dropped and
         the tab is told (cli/tab_input.py)."""
-        app, tab = session.app, session.input
+        app, tab = session.started_app(), session.input
         told = -TOLD_EVERY
         async for frame in websocket:
             if frame.type == WSMsgType.ERROR:  # (a frame over MAX_FRAME: aiohttp closes with 1009)
@@ -470,7 +475,7 @@ class PlaygroundServer(Server):
         finally:
             shutil.rmtree(session.home, ignore_errors=True)
             self.codes.drop(session)
-            if self.sessions.get(session.token) is session:
+            if session.token is not None and self.sessions.get(session.token) is session:
                 del self.sessions[session.token]
             if self.pool is not None:
                 self.pool.discard(session)

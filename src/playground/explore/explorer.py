@@ -124,6 +124,12 @@ class Explorer(OneSchedule):
         self.bound_pairs = sch.bound_pairs(self.part)
         self.keep: list | None = None
         self.choices: list[list[str]] = []   # a program lesson's run: who could move, at each move
+        self.progress = None
+        """Told `(run, planned, total, exact)` before the first schedule (run 0) and after
+        each one: the schedules run so far, how many it plans to run, how many orders
+        they stand for, and whether `planned` is exact (a program lesson's is the orders
+        of its programs' commands as they ran the first time: other orders may make them
+        send more or fewer). Free play's progress (tui/screens/exploring_screen.py)."""
 
     def commands_sent(self) -> list:
         """Every command the setup and the steps may send."""
@@ -170,6 +176,7 @@ class Explorer(OneSchedule):
             fold, planned = grouping.fold, None
         else:
             grouping, fold, planned = self._planned_grouping(lengths, result, own, clients, evicting)
+        fold = self._told(fold, result, planned)
         try:
             if planned is None:
                 await program_moves.search(self, own, fold, result)
@@ -197,6 +204,21 @@ class Explorer(OneSchedule):
             self.pushes.detach()
         await self.fresh.restore()
         return result
+
+    def _told(self, fold, result: Exploration, planned):
+        """`fold`, telling `progress` of each schedule run (and, now, of the plan)."""
+        tell, runs = self.progress, 0
+        if tell is None:
+            return fold
+        count, exact = (len(planned), True) if planned is not None else (min(result.total, self.limit), False)
+        tell(0, count, result.total, exact)
+
+        def told(schedule: tuple[str, ...], run: Run) -> None:
+            nonlocal runs
+            fold(schedule, run)
+            runs += 1
+            tell(runs, max(count, runs), result.total, exact)
+        return told
 
     def _planned_grouping(self, lengths, result: Exploration, own, clients, evicting: bool):
         """The schedules to run, planned from the steps, their grouping and its fold."""

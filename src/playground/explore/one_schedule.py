@@ -101,7 +101,7 @@ class OneSchedule:
         if deadlock and runner.programs.running:  # a program waits for ever: stopped, not waited for
             await runner.discard_pending()
             await runner.programs.stop()
-        problem = runner.programs.not_repeatable or await runner.programs.finish()  # (gate/lesson.py)
+        problem = runner.programs.not_repeatable or await runner.programs.finish()  # (scenario/programs/lesson.py)
         if problem:  # a lesson's program: its outcomes cannot be trusted, or it ended badly
             raise ExploreError(f"{self.scenario.id}: {problem}")
         shot = await self.snapshots.read()
@@ -135,7 +135,7 @@ class OneSchedule:
         still waits: what can move next must not depend on how fast a reply travels."""
         for client, (job, _) in list(self.runner.waiting.items()):
             if not job.task.done():
-                await job.settle()   # (a program's command: through the gate, gate/lesson_steps.py)
+                await job.settle()   # (a program's command: through the gate, scenario/programs/lesson_steps.py)
 
     def _busy_script(self, client: str) -> bool:
         """The client runs a script that holds the server (a program's connection: no

@@ -77,7 +77,8 @@ def parse_scenario(data: dict, path: Path, lang: str = ENGLISH) -> Scenario:
     scripts = _scripts(data, where)
     clients = _clients(data, where)
     raw_parts = _raw_parts(data, where)
-    from playground.gate.lesson_format import mark_program_steps, parse_needs, parse_part_programs, parse_programs
+    from playground.scenario.programs.lesson_format import (mark_program_steps, parse_needs, parse_part_programs,
+                                                            parse_programs)
     programs, program_time_limit = parse_programs(data, where, clients)
     needs = parse_needs(data, where)
     raw_parts = mark_program_steps(raw_parts, programs, where)

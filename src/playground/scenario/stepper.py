@@ -129,7 +129,7 @@ class Timeline:
 
 def _depends_on_time(scenario: Scenario) -> bool:
     for step in scenario.steps:
-        if step.sleep or depends_on_time(step.argv):
+        if step.sleep or depends_on_time(step.argv or ()):  # (a wait step: no argv)
             return True
         if any(c.ttl is not None and c.ttl[0] >= 0 for c in step.state):
             return True

@@ -165,7 +165,8 @@ async def _replay() -> dict:
                 await _send_plainly(clients, s, flushed)
         for c in clients.values():
             await c.aclose()
-    return {"scenarios": len(scenarios) // 5, "ours_s": ours.wall, "baseline_s": base.wall, "ratio": ours.wall / base.wall,
+    return {"scenarios": len(scenarios) // 5, "ours_s": ours.wall, "baseline_s": base.wall,
+            "ratio": ours.wall / base.wall,
             "cpu_ratio": ours.cpu / base.cpu, "turns": ours.turns, "baseline_turns": base.turns,
             "steps": sum(len(s.steps) for s in scenarios)}
 
@@ -180,7 +181,8 @@ async def _send_plainly(clients: dict, scenario, flushed: dict) -> None:
         if not flushed.get("clean"):
             await clients["A"].execute_command("SCRIPT", "FLUSH")
             await clients["A"].execute_command("FUNCTION", "FLUSH")
-        flushed["clean"] = not any(may_load_scripts(a) for a in [*part.setup, *(st.argv for st in part.steps if st.argv)])
+        flushed["clean"] = not any(may_load_scripts(a) for a in [*part.setup,
+                                                                 *(st.argv for st in part.steps if st.argv)])
         for argv in part.setup:
             await clients["A"].execute_command(*argv)
         for st in part.steps:
@@ -269,7 +271,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", metavar="NAME", action="append",
                         help="run only this measurement (ready, enter_to_reply, replay, inspector, "
                              "memory, explore, explore_sample, explore_3x5, explore_programs, redis_cli, topology, "
-                             "repl, gate, serve, serve_ready30, serve_class, serve_chromium, order_toggle); may be repeated")
+                             "repl, gate, serve, serve_ready30, serve_class, serve_chromium, order_toggle); "
+                             "may be repeated")
     args = parser.parse_args(argv)
 
     # An installed package has its bytecode compiled at install time. An editable checkout
@@ -316,6 +319,34 @@ def table(r: dict) -> str:
         return "met" if ok else "NOT met"
 
     lines = ["| measurement | median | min | max | vs baseline | budget | |", "|---|---|---|---|---|---|---|"]
+    lines += _startup_rows(r, row, verdict) + _engine_rows(r, row, verdict)
+    lines.extend(explore_rows(r, row, verdict))
+    c = r.get("redis_cli")
+    if c:
+        lines.append(row("for context: redis-cli PING", f"{c['piped_ms_per_command']:.3f} ms piped", "", "",
+                         f"{c['one_process_per_command_ms']:.1f} ms with one process per command", "", ""))
+    if r.get("repl"):
+        lines.extend(repl_rows(r["repl"], row))
+    if r.get("explore_programs"):
+        lines.extend(programs_rows(r["explore_programs"], row))
+    if r.get("gate"):
+        lines.extend(gate_rows(r["gate"], row))
+    if r.get("serve"):
+        lines.extend(serve_rows(r["serve"], row))
+    if r.get("serve_ready30"):
+        lines.extend(serve_rows(r["serve_ready30"], row)[:1])
+    if r.get("serve_class"):
+        lines.extend(class_rows(r["serve_class"], row))
+    if r.get("serve_chromium"):
+        lines.extend(chromium_rows(r["serve_chromium"], row))
+    if r.get("order_toggle"):
+        lines.extend(order_rows(r["order_toggle"], row))
+    return "\n".join(lines)
+
+
+def _startup_rows(r: dict, row, verdict) -> list[str]:
+    """The rows of start-up and typing: the topologies ready, the app ready, Enter to reply."""
+    lines: list[str] = []
     if "topology" in r:
         t = r["topology"]
         base = f"{t['single']['median']*1000:.0f} ms"
@@ -336,12 +367,19 @@ def table(r: dict) -> str:
         lines.append(row(f"Enter → reply in pane (p50 / p95, n={e['n']})", f"{e['p50_ms']:.1f} / {e['p95_ms']:.1f} ms",
                          "", f"{e['max_ms']:.1f} ms",
                          f"raw redis-py {e['raw_redis_py_p50_ms']:.2f} / {e['raw_redis_py_p95_ms']:.2f} ms; "
-                         f"bare Textual app + redis-py {e['bare_textual_p50_ms']:.1f} / {e['bare_textual_p95_ms']:.1f} ms",
+                         f"bare Textual app + redis-py {e['bare_textual_p50_ms']:.1f} / "
+                         f"{e['bare_textual_p95_ms']:.1f} ms",
                          "p95 ≤ 16 ms", verdict(e["p95_ms"] <= 16)))
         lines.append(row(f"for context: Enter → the frame showing the reply (p50 / p95, n={e['n'] // 2})",
                          f"{e['painted_p50_ms']:.1f} / {e['painted_p95_ms']:.1f} ms", "", "",
                          f"bare Textual app + redis-py {e['bare_painted_p50_ms']:.1f} / "
                          f"{e['bare_painted_p95_ms']:.1f} ms", "", ""))
+    return lines
+
+
+def _engine_rows(r: dict, row, verdict) -> list[str]:
+    """The rows of the engine's work: a scenario replay, the inspector's refresh, memory."""
+    lines: list[str] = []
     rp = r.get("replay")
     if rp:
         lines.append(row(f"replay of {rp['scenarios']} scenarios (check)", f"{rp['ours_s']['median']*1000:.0f} ms",
@@ -365,31 +403,12 @@ def table(r: dict) -> str:
                          f"{m['ours_kib']['max']/1024:.1f} MiB",
                          f"{m['ratio']:.2f}× (bare Textual app {m['baseline_kib']['median']/1024:.1f} MiB)", "≤ 1.5×",
                          verdict(m["ratio"] <= 1.5)))
-        lines.append(row("RSS with 100k keys (inspector showing them)", f"{m['ours_100k_keys_kib']['median']/1024:.1f} MiB",
-                         f"{m['ours_100k_keys_kib']['min']/1024:.1f} MiB", f"{m['ours_100k_keys_kib']['max']/1024:.1f} MiB",
+        lines.append(row("RSS with 100k keys (inspector showing them)",
+                         f"{m['ours_100k_keys_kib']['median']/1024:.1f} MiB",
+                         f"{m['ours_100k_keys_kib']['min']/1024:.1f} MiB",
+                         f"{m['ours_100k_keys_kib']['max']/1024:.1f} MiB",
                          f"{m['ratio_100k']:.2f}× the bare app", "", ""))
-    lines.extend(explore_rows(r, row, verdict))
-    c = r.get("redis_cli")
-    if c:
-        lines.append(row("for context: redis-cli PING", f"{c['piped_ms_per_command']:.3f} ms piped", "", "",
-                         f"{c['one_process_per_command_ms']:.1f} ms with one process per command", "", ""))
-    if r.get("repl"):
-        lines.extend(repl_rows(r["repl"], row))
-    if r.get("explore_programs"):
-        lines.extend(programs_rows(r["explore_programs"], row))
-    if r.get("gate"):
-        lines.extend(gate_rows(r["gate"], row))
-    if r.get("serve"):
-        lines.extend(serve_rows(r["serve"], row))
-    if r.get("serve_ready30"):
-        lines.extend(serve_rows(r["serve_ready30"], row)[:1])
-    if r.get("serve_class"):
-        lines.extend(class_rows(r["serve_class"], row))
-    if r.get("serve_chromium"):
-        lines.extend(chromium_rows(r["serve_chromium"], row))
-    if r.get("order_toggle"):
-        lines.extend(order_rows(r["order_toggle"], row))
-    return "\n".join(lines)
+    return lines
 
 
 if __name__ == "__main__":

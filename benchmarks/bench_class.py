@@ -125,7 +125,7 @@ async def _learners_at(link, count: int, step: int | None = None) -> None:
     """Until `count` learners are in the class (at the teacher's `step` of a lesson, if given:
     each learner reports its place once its app has followed)."""
     end = time.monotonic() + DEADLINE
-    while len([l for l in await link.learners() if step is None or (l.lesson and l.step == step)]) < count:
+    while len([one for one in await link.learners() if step is None or (one.lesson and one.step == step)]) < count:
         if time.monotonic() > end:
             raise RuntimeError("the learners did not all join the class" if step is None else
                                f"the learners did not all report step {step}")
@@ -315,7 +315,8 @@ def bench_class(runs: int = 1, learners: int = 30, steps: int = 5) -> dict | Non
     summary = {kind: _summary(every[kind]) for kind in kinds}
     steps_all = _summary(every["step"] + every["untyped"])
     costliest = max(summary["lesson"]["cpu_per_learner_s"], steps_all["cpu_per_learner_s"])
-    return {"learners": learners, "steps": steps, "runs": runs, "asked_s": statistics.median(r["asked_s"] for r in results),
+    return {"learners": learners, "steps": steps, "runs": runs,
+            "asked_s": statistics.median(r["asked_s"] for r in results),
             **summary, "steps_all": steps_all,
             "push_vs_step": summary["lesson"]["p95_s"] / steps_all["p95_s"],
             "first_vs_later": summary["first"]["p95_s"] / summary["later"]["p95_s"],

@@ -39,11 +39,11 @@ async def _type_commands(app, field, log, count: int, busy=lambda: False, painte
         before = len(log.lines)
         t0 = time.perf_counter()
         await field.action_submit()  # what the Enter key runs (Pilot's own key path is slow)
-        while len(log.lines) < before + 2 or busy():
+        while len(log.lines) < before + 2 or busy():  # noqa: ASYNC110 (a state nothing signals)
             await asyncio.sleep(0)
         if painted:
             drawn = asyncio.get_running_loop().create_future()
-            app.call_after_refresh(lambda: drawn.done() or drawn.set_result(None))
+            app.call_after_refresh(lambda drawn=drawn: drawn.done() or drawn.set_result(None))
             await drawn
         times.append((time.perf_counter() - t0) * 1000)
     return sorted(times)

@@ -109,7 +109,8 @@ async def _explore(rounds: int) -> dict:
             await c.aclose()
     return {"schedules": result.runs, "reduced_runs": small.runs, "ours_s": statistics.median(ours),
             "baseline_s": statistics.median(base), "ours_reduced_s": statistics.median(reduced),
-            "with_witnesses_s": statistics.median(witnessed), "ratio": statistics.median(ours) / statistics.median(base),
+            "with_witnesses_s": statistics.median(witnessed),
+            "ratio": statistics.median(ours) / statistics.median(base),
             "ratio_of_min": min(ours) / min(base), "cpu_ratio": statistics.median(cpu),
             "turns_ratio": statistics.median(turns)}
 

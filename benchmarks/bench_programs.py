@@ -90,7 +90,10 @@ async def _programs(rounds: int) -> dict:
     seen = {name: _outcomes(rows[name][0][3]) for name in ("programs", "typed")}
     if seen["programs"] != seen["typed"]:
         raise RuntimeError(f"the two lessons found different outcomes: {seen}")
-    median = lambda name, i: statistics.median(r[i] for r in rows[name])
+
+    def median(name: str, i: int) -> float:
+        return statistics.median(r[i] for r in rows[name])
+
     return {"schedules": rows["programs"][0][3].runs, "typed_schedules": rows["typed"][0][3].runs,
             "outcomes": seen["programs"],
             "programs_ms": median("programs", 0) * 1000, "typed_ms": median("typed", 0) * 1000,

@@ -67,4 +67,4 @@ predict = { question = "What does GET k say after both writes?", choices = ["a",
 [[steps]]
 client = "B"
 command = "SET k b"
-'''
+'''  # noqa: E501 (a TOML inline table is one line)

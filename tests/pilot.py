@@ -39,7 +39,7 @@ def notices(app) -> list[str]:
     return getattr(app, "heard_notices", [])
 
 
-async def wait_until(pilot, predicate, timeout=10.0):
+async def wait_until(pilot, predicate, timeout=10.0):  # noqa: ASYNC109 (the helpers' own deadline)
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     while not predicate():

@@ -112,7 +112,7 @@ def _config(r: redis.Redis) -> dict[bytes, bytes]:
     flat = r.execute_command("CONFIG", "GET", "*")
     if isinstance(flat, dict):
         return dict(flat)
-    return dict(zip(flat[::2], flat[1::2]))
+    return dict(zip(flat[::2], flat[1::2], strict=True))
 
 
 class SharedServers:

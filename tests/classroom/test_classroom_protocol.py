@@ -89,9 +89,9 @@ def test_progress_and_answers_make_the_overview_and_the_histogram(private_server
             assert await teacher.answers(epoch, 2) == {1: 2}
             assert await teacher.answers(epoch, 4) == {}
             learners = await teacher.learners()
-            assert [(l.name, l.step, l.won) for l in learners] == [("Ana", 2, None), ("Bo 博", 3, True)]
+            assert [(one.name, one.step, one.won) for one in learners] == [("Ana", 2, None), ("Bo 博", 3, True)]
             await ana.leave("a1")
-            assert [l.name for l in await teacher.learners()] == ["Bo 博"]
+            assert [one.name for one in await teacher.learners()] == ["Bo 博"]
             for key in (b"state", b"learners", b"answers:%d:2" % epoch):
                 ttl = (await teacher.conn.run([[b"TTL", b"redis-playground:class:class:" + key]]))[0]
                 assert 0 < ttl <= CLASS_TTL, key

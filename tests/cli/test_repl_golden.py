@@ -32,7 +32,8 @@ async def test_repl_matches_redis_cli(case, private_server, monkeypatch):
     code = await run_repl(pg, stdin=io.BytesIO(case.read_bytes()), stdout=out, stderr=err,
                           show_pushes="--show-pushes" in options)
     assert code == 0, err.getvalue()
-    assert timing_masked(out.getvalue()).decode("latin-1") == timing_masked(expected_file.read_bytes()).decode("latin-1")
+    expected = timing_masked(expected_file.read_bytes()).decode("latin-1")
+    assert timing_masked(out.getvalue()).decode("latin-1") == expected
 
 
 def test_every_server_has_goldens(server_binary):

@@ -189,7 +189,7 @@ async def test_replies_read_from_the_buffer_at_once_equal_those_read_line_by_lin
         stream = ReplyStream()  # (all at once: the fast path; then in small pieces)
         conn = TypedConnection(Address(path="/nowhere"))
         conn.attach(stream)
-        async def feed():
+        async def feed(stream: ReplyStream = stream, piece: int = piece) -> None:
             for start in range(0, len(data), piece):
                 stream.feed(data[start:start + piece])
                 await asyncio.sleep(0)  # the reader runs between pieces: often mid-reply

@@ -16,7 +16,8 @@ import signal
 import pytest
 
 from playground.cli.app_zygote import NAME as ZYGOTE
-from browser import DEADLINE, _alive, _alt, _descendants, _dialogs, _open_tab, _press, _servers, _settled, _skip_reason, _type_line, _until, _wait_for
+from browser import (DEADLINE, _alive, _alt, _descendants, _dialogs, _open_tab, _press, _servers, _settled,
+                     _skip_reason, _type_line, _until, _wait_for)
 
 
 pytestmark = pytest.mark.skipif(_skip_reason() is not None, reason=_skip_reason() or "")
@@ -156,8 +157,11 @@ def test_a_reload_or_a_lost_connection_finds_the_same_session(serve, chromium):
         try:
             await tools.wait_screen(lambda s: "A>" in s, "pane A's prompt")
             await _type_line(tools, "SET k v")
-            shown = lambda s: (re.search(r"^│ A> SET k v\s", s, re.M) and re.search(r"^│ OK\s", s, re.M)
-                               and re.search(r'^│ k +string +\S+ +"v"', s, re.M))  # noqa: E731
+
+            def shown(s: str) -> bool:
+                return bool(re.search(r"^│ A> SET k v\s", s, re.M) and re.search(r"^│ OK\s", s, re.M)
+                            and re.search(r'^│ k +string +\S+ +"v"', s, re.M))
+
             await tools.wait_screen(shown, "OK in pane A and the key k in the inspector")
             before = _descendants(proc.pid)
             await tools.evaluate("window.__old = true")

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import re
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
 
-from browser import DEADLINE, SRC, _alt, _descendants, _free_port, _open_tab, _press, _readline_matching, _skip_reason, _type_line, _until, chromium  # noqa: F401  # noqa: F401 (chromium: a fixture)
+from browser import _alt, _descendants, _open_tab, _press, _skip_reason, _type_line, _until
 from browser import class_serving
 
 pytestmark = pytest.mark.skipif(_skip_reason() is not None, reason=_skip_reason() or "")
@@ -33,7 +34,7 @@ async def _digit(tools, n: int) -> None:
 def _bars(text: str) -> list[tuple]:
     """The histogram: (number, first word of the choice, a bar drawn?, count) per choice."""
     lines, found = text.splitlines(), []
-    for line, below in zip(lines, lines[1:]):
+    for line, below in pairwise(lines):
         if choice := re.search(r"█  (\d)\. (\S+)", line):
             bar = re.search(r"█ {2,}(█*) (\d+) +█", below)
             found.append((choice.group(1), choice.group(2), bool(bar and bar.group(1)), bar and bar.group(2)))
@@ -50,7 +51,8 @@ def test_a_teacher_leads_two_learners(class_serve, chromium):
         try:
             http, teacher, _ = await _open_tab(chromium, teacher_url)
             opened.append((http, teacher))
-            await teacher.wait_screen(lambda s: "A>" in s and "Alt+C Class" in s, "the teacher's tab, Alt+C in its footer")
+            await teacher.wait_screen(lambda s: "A>" in s and "Alt+C Class" in s,
+                                      "the teacher's tab, Alt+C in its footer")
             await teacher.evaluate("document.querySelector('.xterm-helper-textarea').focus()")
             requests = [e["params"]["request"]["url"] for e in teacher.events
                         if e["method"] == "Network.requestWillBeSent"]
@@ -109,7 +111,8 @@ def test_a_teacher_leads_two_learners(class_serve, chromium):
             await ana.wait_screen(lambda s: "own pace" in s, "Ana told")
             await _press(ana, " ", "Space", 32, text=" ")
             await ana.wait_screen(lambda s: "done: 3 steps" in s, "Ana stepping alone")
-            await teacher.wait_screen(lambda s: re.search(r"Ana\W+done: 3 steps", s) and re.search(r"Bo\W+step 3 of 3", s),
+            await teacher.wait_screen(lambda s: re.search(r"Ana\W+done: 3 steps", s) and re.search(r"Bo\W+step 3 of 3",
+                                                                                                   s),
                                       "the overview: Ana ahead")
             await teacher.call("Input.insertText", {"text": "m"})  # follow me again: Ana back on the teacher's step
             await teacher.wait_screen(lambda s: re.search(r"Ana\W+step 3 of 3", s) and "follow me" in s,
@@ -164,7 +167,7 @@ def test_the_teachers_secret_leaves_the_address_bar_and_a_reload_keeps_the_teach
             await http.close()
         for pid in [proc.pid, *_descendants(proc.pid)]:
             try:
-                command = Path(f"/proc/{pid}/cmdline").read_bytes()
+                command = Path(f"/proc/{pid}/cmdline").read_bytes()  # noqa: ASYNC240 (procfs or a local path: no wait)
             except OSError:
                 continue
             assert secret.encode() not in command, command

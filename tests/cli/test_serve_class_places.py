@@ -1,7 +1,8 @@
 """`serve --class` in headless chromium, the class's places and periods: the teacher frees
 the place of a learner who closed their tab (Alt+C, d), so that another tab gets in where
---max-tabs had it refused, and the teacher's URL opened again finds the teacher's session; `--new-period` starts the class afresh on a shared class Redis
-(--class-url): the last period's teacher URL leads no more, its lesson is not opened."""
+--max-tabs had it refused, and the teacher's URL opened again finds the teacher's session;
+`--new-period` starts the class afresh on a shared class Redis (--class-url): the last
+period's teacher URL leads no more, its lesson is not opened."""
 
 from __future__ import annotations
 
@@ -53,7 +54,7 @@ def test_the_teacher_frees_the_place_of_a_learner_who_closed_the_tab(tmp_path, s
             await _press(teacher, "Enter", "Enter", 13, text="\r")  # the first: Ana
             await teacher.wait_screen(lambda s: "Ana's place is free" in s, "Ana's place freed")
 
-            for attempt in range(int(DEADLINE)):  # until Ana's session has ended (her app quits on the release)
+            for _ in range(int(DEADLINE)):  # until Ana's session has ended (her app quits on the release)
                 await late.evaluate("window.__old = true")
                 await late.call("Page.reload")
                 await _until(late, "window.__old === undefined", "the new document")
@@ -109,9 +110,11 @@ def test_a_new_period_leaves_the_last_ones_lesson_and_teacher_behind(tmp_path, s
         finally:
             await link.close()
 
-    with class_serving(tmp_path, server_binary, "--ready", "0", "--class-url-file", str(url_file)) as (_, _, old_teacher):
+    with class_serving(tmp_path, server_binary, "--ready", "0", "--class-url-file", str(url_file)) as (_, _,
+                                                                                                       old_teacher):
         asyncio.run(lead_last_period())
-    with class_serving(tmp_path, server_binary, "--ready", "0", "--class-url-file", str(url_file), "--new-period") as (_, learner_url, teacher_url):
+    with class_serving(tmp_path, server_binary, "--ready", "0", "--class-url-file", str(url_file),
+                       "--new-period") as (_, learner_url, teacher_url):
         assert teacher_url != old_teacher
 
         async def scenario() -> None:

@@ -31,7 +31,9 @@ def _serve_help() -> str:
 
 def test_serve_help_lists_only_what_serve_accepts():
     text = _serve_help()
-    for option in ("--host", "--port", "--max-tabs", "--ready", "--session-grace", "--class", "--class-url", "--class-url-file", "--class-name", "--new-period", "--server", "--clients", "--topology", "--scenarios", "--lang"):
+    for option in ("--host", "--port", "--max-tabs", "--ready", "--session-grace", "--class", "--class-url",
+                   "--class-url-file", "--class-name", "--new-period", "--server", "--clients", "--topology",
+                   "--scenarios", "--lang"):
         assert option in text
     for option in ("--url", "--allow-flush", "--tls", "--cacert", "--cert", "--key", "--insecure", "--user", "TLS"):
         assert option not in text, option
@@ -171,9 +173,9 @@ def test_an_app_that_has_just_exited_is_ended_without_a_warning(caplog):
         process = await asyncio.create_subprocess_exec(sys.executable, "-c", "pass")
         end = time.monotonic() + DEADLINE
         stat = Path(f"/proc/{process.pid}/stat")
-        while stat.read_text().rsplit(")", 1)[1].split()[0] != "Z":  # exited, not yet reaped
+        while stat.read_text().rsplit(")", 1)[1].split()[0] != "Z":  # noqa: ASYNC240 (procfs or a local path: no wait) — exited, not yet reaped
             assert time.monotonic() < end, "the child did not exit"
-            time.sleep(0.01)  # polling a condition without running the loop (that would reap it)
+            time.sleep(0.01)  # noqa: ASYNC251 (on purpose) — polling a condition without running the loop (that would reap it)
         await end_process(process, 5.0)
         assert process.returncode == 0
 

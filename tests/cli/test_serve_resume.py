@@ -13,7 +13,7 @@ import pytest
 
 from playground.cli.app_zygote import NAME as ZYGOTE
 
-from browser import _alive, _descendants, _open_tab, _press, _skip_reason, _type_line, _until, _wait_for, serve  # noqa: F401  # noqa: F401 (chromium, serve: fixtures)
+from browser import _alive, _descendants, _open_tab, _press, _skip_reason, _type_line, _until, _wait_for
 
 pytestmark = pytest.mark.skipif(_skip_reason() is not None, reason=_skip_reason() or "")
 

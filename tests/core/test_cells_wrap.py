@@ -60,5 +60,6 @@ def test_wrapped_text_keeps_styles_and_is_never_cut_with_an_ellipsis():
     assert "".join(line[8:].strip() if i else line.strip() for i, line in enumerate(shown.splitlines())
                    ).replace(" ", "").endswith(NOTE.replace(" ", "")[-20:])
     lines = Wrapped(note).lines(20)
-    assert all(line.style == "bold" and [s.style for s in line.spans] == ["yellow"] for line in lines[1:])  # styles kept
+    # styles kept
+    assert all(line.style == "bold" and [s.style for s in line.spans] == ["yellow"] for line in lines[1:])
     assert not any(line.plain[:1] in CLOSING for line in lines)

@@ -46,7 +46,7 @@ KEYS = {
 async def test_keys_read_and_written_as_the_server_describes_them(pg):
     lines = list(KEYS)
     effects = await pg.catalogue.effects(argv(line) for line in lines)
-    assert {line: (e.reads, e.writes) for line, e in zip(lines, effects)} == KEYS
+    assert {line: (e.reads, e.writes) for line, e in zip(lines, effects, strict=True)} == KEYS
 
 
 @pytest.mark.asyncio
@@ -69,7 +69,7 @@ async def test_where_the_keys_are_in_a_line(pg):
     }
     lines = [argv(line) for line in positions]
     await pg.catalogue.learn(line[0] for line in lines)
-    assert {line: pg.catalogue.key_positions(a) for line, a in zip(positions, lines)} == positions
+    assert {line: pg.catalogue.key_positions(a) for line, a in zip(positions, lines, strict=True)} == positions
 
 
 @pytest.mark.asyncio
@@ -142,7 +142,8 @@ async def test_time_scripts_server_state_and_blocking(pg):
     }
     lines = list(cases)
     effects = await pg.catalogue.effects(argv(line) for line in lines)
-    got = {line: (e.time, e.script, e.server_state, e.blocks, e.timeout) for line, e in zip(lines, effects)}
+    got = {line: (e.time, e.script, e.server_state, e.blocks, e.timeout)
+           for line, e in zip(lines, effects, strict=True)}
     assert got == cases
     # what depends on time or the server's state conflicts with any line that touches a key
     get, ttl, ping = await pg.catalogue.effects([argv("GET other"), argv("PTTL k"), argv("PING")])
@@ -155,7 +156,7 @@ async def test_a_write_command_whose_key_specs_declare_no_write_writes_every_key
     key specs none of which writes (on both servers: XREADGROUP) writes its keys."""
     reply, = await pg.reader.run([[b"COMMAND"]])
     under = [info for info in reply if b"write" in {bytes(f) for f in info[2]} and len(info) > 8 and info[8]
-             and not any({bytes(f).lower() for f in dict(zip(s[::2], s[1::2]))[b"flags"]}
+             and not any({bytes(f).lower() for f in dict(zip(s[::2], s[1::2], strict=True))[b"flags"]}
                          & {b"rw", b"ow", b"rm", b"variable_flags"} for s in info[8])]
     assert {bytes(info[0]).lower() for info in under} >= {b"xreadgroup"}
     await pg.catalogue.learn(bytes(info[0]) for info in under)

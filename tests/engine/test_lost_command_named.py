@@ -36,7 +36,7 @@ async def _kill_b(pg) -> None:
 
 
 async def _until_pending(pg, client: str) -> None:
-    while pg.sessions[client].state.pending is None:  # (the line went out: a state, not a time)
+    while pg.sessions[client].state.pending is None:  # noqa: ASYNC110 (a state nothing signals) — (the line went out: a state, not a time)
         await asyncio.sleep(0)
 
 

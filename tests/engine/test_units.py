@@ -34,10 +34,11 @@ DISCARD
 async def test_each_role_is_what_the_server_answers(a):
     roles = transaction_roles(LINES)
     assert [role for role, _ in roles] == ["no-multi", "watch", "multi", "queued", "nested", "refused", "queued",
-                                          "queued", "exec", "no-multi", "no-multi", "command", "multi", "queued", "discard"]
+                                          "queued", "exec", "no-multi", "no-multi", "command", "multi", "queued",
+                                          "discard"]
     assert [open_ for _, open_ in roles] == [False, False] + [True] * 6 + [False] * 4 + [True, True, False]
     tracker = UnitTracker("A")
-    for argv, (role, open_) in zip(LINES, roles):
+    for argv, (role, open_) in zip(LINES, roles, strict=True):
         reply = await a.execute(list(argv))
         tracker.note(argv, reply)
         if role in ("no-multi", "nested", "refused"):

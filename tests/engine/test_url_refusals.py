@@ -1,6 +1,6 @@
 """Bad and hostile input: what --url refuses (scripts included; what the private server
-refuses is its own ACL: tests/server/test_sandbox.py), bad --url values, global options in either place, bad client names, and one
-line instead of a traceback when a --url server cannot be used.
+refuses is its own ACL: tests/server/test_sandbox.py), bad --url values, global options in
+either place, bad client names, and one line instead of a traceback when a --url server cannot be used.
 
 The --url tests point the playground at a throwaway server of their own (the
 `private_server` fixture: a unix socket in a temp dir) and check its data afterwards."""
@@ -138,7 +138,8 @@ def test_a_dangerous_command_the_guard_has_not_reviewed_is_refused_on_url():
     message = refusal([b"NEWADMIN", b"x"], private=False, allow_flush=False, where="h:1", dangerous=dangerous)
     assert message and "NEWADMIN" in message and "has not reviewed it" in message
     assert refusal([b"client", b"newsub"], private=False, allow_flush=False, where="h:1", dangerous=dangerous)
-    assert refusal([b"CLIENT", b"SETNAME", b"a"], private=False, allow_flush=False, where="h:1", dangerous=dangerous) is None
+    assert refusal([b"CLIENT", b"SETNAME", b"a"], private=False, allow_flush=False, where="h:1",
+                   dangerous=dangerous) is None
     assert refusal([b"KEYS", b"*"], private=False, allow_flush=False, where="h:1", dangerous=dangerous) is None
     assert refusal([b"NEWADMIN"], private=False, allow_flush=True, where="h:1", dangerous=dangerous) is None
 
@@ -176,7 +177,7 @@ def test_guard_is_a_pure_policy():
 # -- --url parsing ------------------------------------------------------------------
 
 @pytest.mark.parametrize("url", [
-    f"redis://127.0.0.1:0", f"redis://:{SECRET}@127.0.0.1:0", f"redis://u:{SECRET}@h:99999",
+    "redis://127.0.0.1:0", f"redis://:{SECRET}@127.0.0.1:0", f"redis://u:{SECRET}@h:99999",
     f"redis://:{SECRET}@h:port", "redis://h:", f"http://:{SECRET}@h", "redis://h/abc", "redis://h/1/2",
     "redis://h?db=1", "unix:///tmp/s?db=x", "unix:///tmp/s?foo=1", "unix://host/tmp/s", "unix://",
     f"redis://:{SECRET}@[::1", "redis://h/-1",

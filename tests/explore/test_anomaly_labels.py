@@ -103,7 +103,8 @@ def writers(schedule: tuple[str, ...], socket_path: str) -> dict[str, str]:
 async def test_a_three_client_lost_update_names_the_write_really_overwritten(private_server):
     async with Playground(server=private_server, clients=("A", "B", "C")) as pg:
         result = await explore(pg, lesson("three-clients-lost-update"))
-        lost = [c for c in no_serial(result) if c.witness.anomaly is not None and c.witness.anomaly.kind == "lost-update"]
+        lost = [c for c in no_serial(result)
+                if c.witness.anomaly is not None and c.witness.anomaly.kind == "lost-update"]
         assert lost
         for cls in lost:
             a = cls.witness.anomaly

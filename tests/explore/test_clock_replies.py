@@ -30,7 +30,8 @@ def test_clock_free_masks_only_the_clock():
     consumers = Array([Array([Bulk(b"name"), Bulk(b"a"), Bulk(b"pending"), Int(1), Bulk(b"idle"), Int(7),
                               Bulk(b"inactive"), Int(9)])])
     assert clock_free([b"XINFO", b"CONSUMERS", b"s", b"g"], consumers) == Array([Array([
-        Bulk(b"name"), Bulk(b"a"), Bulk(b"pending"), Int(1), Bulk(b"idle"), CLOCK_MASK, Bulk(b"inactive"), CLOCK_MASK])])
+        Bulk(b"name"), Bulk(b"a"), Bulk(b"pending"), Int(1), Bulk(b"idle"), CLOCK_MASK, Bulk(b"inactive"),
+        CLOCK_MASK])])
     resp3 = Map([(Bulk(b"name"), Bulk(b"a")), (Bulk(b"idle"), Int(7))])
     assert clock_free([b"XINFO", b"CONSUMERS", b"s", b"g"], Array([resp3])) == \
         Array([Map([(Bulk(b"name"), Bulk(b"a")), (Bulk(b"idle"), CLOCK_MASK)])])
@@ -44,11 +45,13 @@ def test_clock_free_masks_only_the_clock():
 async def test_the_server_tips_say_which_replies_hold_the_clock(pg):
     catalogue = pg.catalogue
     await catalogue.learn([b"object", b"xpending", b"xinfo", b"ttl", b"pttl", b"time", b"spop", b"get"])
-    for argv in ([b"OBJECT", b"IDLETIME", b"k"], [b"OBJECT", b"FREQ", b"k"], [b"XPENDING", b"s", b"g", b"-", b"+", b"9"],
+    for argv in ([b"OBJECT", b"IDLETIME", b"k"], [b"OBJECT", b"FREQ", b"k"], [b"XPENDING", b"s", b"g", b"-", b"+",
+                                                                              b"9"],
                  [b"XINFO", b"CONSUMERS", b"s", b"g"], [b"XINFO", b"STREAM", b"s", b"FULL"], [b"PTTL", b"k"],
                  [b"TTL", b"k"]):
         assert catalogue.clock_output(argv), argv
-    for argv in ([b"TIME"], [b"SPOP", b"s"], [b"GET", b"k"], [b"XINFO", b"GROUPS", b"s"], [b"OBJECT", b"ENCODING", b"k"]):
+    for argv in ([b"TIME"], [b"SPOP", b"s"], [b"GET", b"k"], [b"XINFO", b"GROUPS", b"s"], [b"OBJECT", b"ENCODING",
+                                                                                           b"k"]):
         assert not catalogue.clock_output(argv), argv
     # a subcommand's own tips: OBJECT's are none, OBJECT IDLETIME's say its output differs from run to run
     assert catalogue.nondeterministic([b"OBJECT", b"IDLETIME", b"k"]) == b"nondeterministic_output"
@@ -66,7 +69,7 @@ def timeless(argv: list[str], reply):
     if name == "PTTL":
         return reply > 0
     if name == "XINFO":   # (redis-py makes each consumer a dict even with no callbacks)
-        fields = [c if isinstance(c, dict) else dict(zip(c[::2], c[1::2])) for c in reply]
+        fields = [c if isinstance(c, dict) else dict(zip(c[::2], c[1::2], strict=True)) for c in reply]
         return tuple((c[b"name"], c[b"pending"]) for c in fields)
     return reply
 

@@ -36,10 +36,10 @@ r.incr("counter")
 '''
 
 
-async def start(url: str, directory, env: dict = {}) -> asyncio.subprocess.Process:
+async def start(url: str, directory, env: dict | None = None) -> asyncio.subprocess.Process:
     """`REDIS_URL=url python p.py` in `directory`, as from a shell (with `env` too)."""
     return await asyncio.create_subprocess_exec(
-        sys.executable, "p.py", cwd=directory, env=dict(os.environ, REDIS_URL=url, **env),
+        sys.executable, "p.py", cwd=directory, env=dict(os.environ, REDIS_URL=url, **(env or {})),
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
 
 
@@ -48,7 +48,7 @@ async def ended(process) -> None:
     assert process.returncode == 0, err.decode()
 
 
-async def by_hand(pg, tmp_path, source: str, steps: str, env: dict = {}):
+async def by_hand(pg, tmp_path, source: str, steps: str, env: dict | None = None):
     """Two programs started by hand at a free-play gate (as Ctrl+G opens it), their
     commands let through one at a time in `steps` ("0101": the first program's, the
     second's ...), each then to its end. The gate, still open, and its URL."""
@@ -58,9 +58,9 @@ async def by_hand(pg, tmp_path, source: str, steps: str, env: dict = {}):
     processes = []
     for i in range(2):
         processes.append(await start(url, tmp_path, env))
-        assert await gate.wait_for(lambda: len(gate.clients) > i and gate.clients[i].next, 30)
+        assert await gate.wait_for(lambda i=i: len(gate.clients) > i and gate.clients[i].next, 30)
     for i in map(int, steps):
-        held = await gate.wait_for(lambda: gate.clients[i].next, 30)
+        held = await gate.wait_for(lambda i=i: gate.clients[i].next, 30)
         gate.release(held)
         await held.done
     for process in processes:
@@ -162,7 +162,7 @@ async def test_a_program_that_names_the_gate_itself_is_refused_there_when_run_ag
         processes = []
         for i in range(2):
             processes.append(await start(url, tmp_path))
-            assert await gate.wait_for(lambda: len(gate.clients) > i and gate.clients[i].next, 30)
+            assert await gate.wait_for(lambda i=i: len(gate.clients) > i and gate.clients[i].next, 30)
         gate.run_free()
         for process in processes:
             await ended(process)
@@ -225,15 +225,15 @@ async def test_in_the_app_programs_started_by_hand_are_explored_apart(server_bin
         gate, processes = app.own_programs.gate, []
         try:
             for i in range(2):
-                processes.append(subprocess.Popen([sys.executable, "p.py"], cwd=tmp_path, start_new_session=True,
+                processes.append(subprocess.Popen([sys.executable, "p.py"], cwd=tmp_path, start_new_session=True,  # noqa: ASYNC220 (a user's program, polled)
                                                   env=dict(os.environ, REDIS_URL=app.own_programs.url),
                                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE))
-                await wait_until(pilot, lambda: len(gate.clients) > i and gate.clients[i].next, timeout=30)
+                await wait_until(pilot, lambda i=i: len(gate.clients) > i and gate.clients[i].next, timeout=30)
             for n in range(1, 5):
                 await pilot.press("ctrl+n")
-                await wait_until(pilot, lambda: len([h for h in gate.log if h.seq is not None]) == n, timeout=30)
+                await wait_until(pilot, lambda n=n: len([h for h in gate.log if h.seq is not None]) == n, timeout=30)
             for process in processes:
-                await wait_until(pilot, lambda: process.poll() is not None, timeout=30)
+                await wait_until(pilot, lambda process=process: process.poll() is not None, timeout=30)
                 assert process.returncode == 0, process.stderr.read().decode()
         finally:
             for process in processes:

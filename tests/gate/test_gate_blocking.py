@@ -102,7 +102,8 @@ async def test_a_step_marked_blocking_that_answers_at_once_fails(pg, tmp_path):
         wait = true
         ''')
     result = await Runner(pg).run(load_scenario(path))
-    assert [c.detail for c in result.steps[1].checks if not c.ok] == ["expected the command to block, it answered at once"]
+    failed = [c.detail for c in result.steps[1].checks if not c.ok]
+    assert failed == ["expected the command to block, it answered at once"]
 
 
 @pytest.mark.slow

@@ -77,7 +77,8 @@ async def test_a_forked_program_past_its_time_limit_is_stopped_and_none_outlives
 async def test_the_warm_interpreter_goes_with_the_search(pg, tmp_path):
     programs = LessonPrograms(pg)
     programs.warm = True
-    scenario = load_scenario(lesson(tmp_path, 'import os, redis\nredis.Redis.from_url(os.environ["REDIS_URL"]).ping()\n'))
+    scenario = load_scenario(lesson(tmp_path,
+                                    'import os, redis\nredis.Redis.from_url(os.environ["REDIS_URL"]).ping()\n'))
     assert await programs.start(scenario) is None
     warm = programs._warm.process.pid
     assert await programs.finish() is None

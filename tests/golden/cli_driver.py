@@ -34,7 +34,8 @@ import time
 import redis
 
 POLL = 0.002          # seconds between looks at the processes (a condition is waited for, not a time)
-PAUSE_MARGIN = 0.2    # a CLIENT PAUSE may hold a line this long after its time is up (the server lifts it in its cron, 10 a second)
+# a CLIENT PAUSE may hold a line this long after its time is up (the server lifts it in its cron, 10 a second)
+PAUSE_MARGIN = 0.2
 GIVE_UP = 60.0        # a line that settles in none of the ways above within this is a bug here
 _PREFIX = re.compile(rb"^\s*([A-Za-z][A-Za-z0-9_-]*)>[ \t]?")
 _BLOCK_TIMEOUT_LAST = {b"blpop", b"brpop", b"brpoplpush", b"blmove", b"bzpopmin", b"bzpopmax"}

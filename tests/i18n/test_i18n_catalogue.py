@@ -135,7 +135,8 @@ def test_tr_follows_the_current_language_and_fills_the_fields():
     zh = entries("zh")
     try:
         set_language("zh")
-        assert tr("server binary not found: {path}", path="/x") == zh[(None, "server binary not found: {path}")].msgstr.format(path="/x")
+        assert tr("server binary not found: {path}",
+                  path="/x") == zh[(None, "server binary not found: {path}")].msgstr.format(path="/x")
         assert "/x" in tr("server binary not found: {path}", path="/x")
         assert tr("a text nobody translated {n}", n=3) == "a text nobody translated 3"  # falls back to English
         set_language("en")
@@ -149,7 +150,8 @@ def test_tr_follows_the_current_language_and_fills_the_fields():
 
 def test_plurals_follow_the_number_and_contexts_tell_one_word_from_another():
     assert trn("{n:,} key", "{n:,} keys", 1) == "1 key" and trn("{n:,} key", "{n:,} keys", 1200) == "1,200 keys"
-    assert trn(", {n} step skipped ({reason})", ", {n} steps skipped ({reason})", 1, reason="r") == ", 1 step skipped (r)"
+    assert trn(", {n} step skipped ({reason})", ", {n} steps skipped ({reason})", 1,
+               reason="r") == ", 1 step skipped (r)"
     assert trp("textual", "Keys") == tr("Keys") == "Keys"
     try:
         set_language("zh")

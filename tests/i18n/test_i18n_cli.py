@@ -87,9 +87,10 @@ LOADER_MISTAKES = {
     "unknown field": ('[[steps]]\nclient = "A"\ncommand = "SET k 1"\ncolour = "red"\n',
                       lambda path: zh(": ").join([
                           path, zh("step {n}", n=1), "colour",
-                          zh("unknown field (known: {known})", known="args, blocking, bound, client, command, error, match, "
-                             "narration, pause, predict, reconnect, redis, release, reply, requires, save, server_stops, "
-                             "sleep, state, valkey, wait, when")])),
+                          zh("unknown field (known: {known})",
+                             known="args, blocking, bound, client, command, error, match, "
+                             "narration, pause, predict, reconnect, redis, release, reply, requires, save, "
+                             "server_stops, sleep, state, valkey, wait, when")])),
     # a named part, and a `when` that ends too soon (the condition parser's words too)
     "bad when": ('[[parts]]\nname = "race"\n[[parts.steps]]\nclient = "A"\ncommand = "GET k"\nsave = "n"\n'
                  '[[parts.steps]]\nclient = "A"\ncommand = "SET k 1"\nwhen = "n >"\n',
@@ -127,7 +128,8 @@ def test_help_in_chinese(args, locale):
     assert out.startswith(zh("usage: ") + "redis-playground"), out[:80]
     assert zh("options") + ":" in out and zh("show this help message and exit") in out
     assert zh("server") + ":" in out and zh("client certificate's private key") in out
-    assert zh("names of the clients, at most {count}, each with its own connection (default A,B)").format(count=16) in out
+    clients = zh("names of the clients, at most {count}, each with its own connection (default A,B)")
+    assert clients.format(count=16) in out
     if "repl" in args:
         assert zh("start the clients in RESP3 mode (like redis-cli -3)") in out
     else:

@@ -86,9 +86,9 @@ async def test_f12_cycles_through_the_new_language(pseudo):
         for lang, title in (("zh", i18n.tr_in("zh", "Client {name}", name="A")), ("xx", "[Clïent A]"),
                             ("en", "Client A")):
             await pilot.press("f12")
-            await wait_until(pilot, lambda: app.lang == lang and title in pane.border_title)
+            await wait_until(pilot, lambda lang=lang, title=title: app.lang == lang and title in pane.border_title)
             # the footer's F12 label names the language F12 switches to, in that language's words
-            await wait_until(pilot, lambda: language_name(next_language(lang)) in _footer_descriptions(app))
+            await wait_until(pilot, lambda lang=lang: language_name(next_language(lang)) in _footer_descriptions(app))
             if lang == "xx":  # the footer's own words from the pseudo catalogue
                 await wait_until(pilot, lambda: "[Hélp]" in _footer_descriptions(app))
         assert "[Hélp]" not in _footer_descriptions(app) and "Help" in _footer_descriptions(app)

@@ -163,7 +163,8 @@ narration = "again"
      "s.toml: step 2: predict.explain_xx: unknown language 'xx' (known: zh)"),
     (('narration = "A writes."\n', ''), "s.toml: step 1: narration_zh: translates narration, which is missing"),
     (('title = "Two reads"', 'title = 3'), "s.toml: title: must be text"),
-    (('command = "SET 余额 100"', 'command = "SET 余额 100"\nclient_zh = "甲"'), "s.toml: step 1: client_zh: unknown field"),
+    (('command = "SET 余额 100"', 'command = "SET 余额 100"\nclient_zh = "甲"'),
+     "s.toml: step 1: client_zh: unknown field"),
 ])
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_a_bad_translation_is_one_line_whatever_the_language(tmp_path, change, message, lang):
@@ -214,17 +215,17 @@ def test_every_bundled_text_is_translated(path):
     assert {n: code_of(s) for n, s in en.scripts.items()} == {n: code_of(s) for n, s in zh.scripts.items()}
     assert zh.missing_translations() == ()
     texts = [(en.title, zh.title), (en.lesson, zh.lesson)]
-    texts += [(p.name, q.name) for p, q in zip(en.parts, zh.parts) if p.name]
+    texts += [(p.name, q.name) for p, q in zip(en.parts, zh.parts, strict=True) if p.name]
     if en.challenge:
         texts.append((en.challenge.goal, zh.challenge.goal))
-    for s, t in zip(en.steps, zh.steps):
+    for s, t in zip(en.steps, zh.steps, strict=True):
         assert _named(s.argv, en) == _named(t.argv, zh) and s.reply == t.reply and s.display == t.display
         texts += [(s.narration, t.narration)] if s.narration else []
         texts += [(s.pause, t.pause)] if s.pause else []
         if s.predict:
             assert s.predict.answer == t.predict.answer
             texts += [(s.predict.question, t.predict.question), (s.predict.explain, t.predict.explain)]
-            for a, b in zip(s.predict.choices, t.predict.choices):
+            for a, b in zip(s.predict.choices, t.predict.choices, strict=True):
                 reply = re.match(r"^(\d+\) )?\((integer|nil|error)\)[^—:：]*|^[A-Z]+(?=:)", a)
                 if reply:  # a choice quoting a reply keeps the reply verbatim
                     assert b.startswith(reply.group(0).rstrip()), (a, b)

@@ -41,7 +41,7 @@ def test_a_lesson_files_texts_can_be_said_in_its_other_languages():
     assert zh.title == "GET、计算、SET：丢失一次增加" and again(zh.title, "en") == BASE_EN.title
     assert again(zh.lesson, "en") == BASE_EN.lesson and again(BASE_EN.lesson, "zh") == zh.lesson
     assert again(zh.challenge.goal, "en") == BASE_EN.challenge.goal
-    for mine, english in zip(zh.steps, BASE_EN.steps):
+    for mine, english in zip(zh.steps, BASE_EN.steps, strict=True):
         assert again(mine.narration, "en") == english.narration and again(english.narration, "zh") == mine.narration
         if mine.predict:
             assert [again(c, "en") for c in mine.predict.choices] == list(english.predict.choices)

@@ -25,7 +25,8 @@ def test_every_layer_is_checked():
 
 def _imports_textual(code: str) -> bool:
     result = subprocess.run(
-        [sys.executable, "-c", code + "\nimport sys\nprint(any(m == 'textual' or m.startswith('textual.') for m in sys.modules))"],
+        [sys.executable, "-c",
+         code + "\nimport sys\nprint(any(m == 'textual' or m.startswith('textual.') for m in sys.modules))"],
         capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     return result.stdout.strip().splitlines()[-1] == "True"
@@ -64,7 +65,8 @@ def _imported(code: str, package: str) -> bool:
 
 def test_the_app_and_the_commands_do_not_import_redis_py():
     """redis-py is only the benchmarks' baseline: importing it cost ~50 ms of every start."""
-    app = "import playground.tui.app, playground.cli.main, playground.cli.scenario_commands, playground.engine.playground"
+    app = ("import playground.tui.app, playground.cli.main, playground.cli.scenario_commands, "
+           "playground.engine.playground")
     run = ("from playground.cli import main as cli\n"
            "rc = cli.main(['check', '--server', 'bundled', 'watch-abort'])\nassert rc == 0, rc")
     assert not _imported(app, "redis") and not _imported(run, "redis")

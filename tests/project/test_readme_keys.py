@@ -28,7 +28,8 @@ def test_a_key_added_to_a_screen_makes_the_table_stale(monkeypatch):
     from playground.tui.screens.lesson_screen import LessonScreen
 
     before = keys_table.full_table()
-    monkeypatch.setattr(LessonScreen, "BINDINGS", [*LessonScreen.BINDINGS, Binding("z", "noop", "Zap", tooltip="zap it")])
+    monkeypatch.setattr(LessonScreen, "BINDINGS", [*LessonScreen.BINDINGS, Binding("z", "noop", "Zap",
+                                                                                   tooltip="zap it")])
     assert "| z | zap it |" in keys_table.full_table() and keys_table.full_table() != before
 
 

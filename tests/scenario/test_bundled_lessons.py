@@ -102,7 +102,8 @@ def test_list_command():
 
 def test_list_shows_a_long_id_whole(tmp_path):
     long_id = "a-rather-long-lesson-identifier-for-the-class"
-    (tmp_path / f"{long_id}.toml").write_text('title = "Long"\nlesson = "l"\n[[steps]]\nclient = "A"\ncommand = "PING"\n')
+    (tmp_path / f"{long_id}.toml").write_text('title = "Long"\nlesson = "l"\n'
+                                              '[[steps]]\nclient = "A"\ncommand = "PING"\n')
     result = run_cli("list", "--scenarios", str(tmp_path))
     assert result.returncode == 0, result.stderr
     assert any(line.startswith(long_id + "  Long") for line in result.stdout.splitlines()), result.stdout

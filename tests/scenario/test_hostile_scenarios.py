@@ -137,7 +137,8 @@ NEVER_ANSWERS = {  # file name -> (content, what its line says after "FILE: ")
                         "the playground started a fresh server"),
     "b-paused-step": (HEAD + '[[steps]]\nclient = "A"\ncommand = "CLIENT PAUSE 600000 ALL"\n'
                       '[[steps]]\nclient = "B"\ncommand = "GET k"\n',
-                      "step 2 (B> GET k): no answer within 2s; scenario stopped; the playground started a fresh server"),
+                      "step 2 (B> GET k): no answer within 2s; scenario stopped; "
+                      "the playground started a fresh server"),
 }
 
 
@@ -217,5 +218,6 @@ def test_on_a_url_server_a_looping_setup_is_killed_and_check_goes_on(tmp_path, p
     assert "Traceback" not in result.stderr and result.returncode == 1, result.stdout + result.stderr
     lines = result.stdout.splitlines()
     assert (f"✗ a-looping-setup: {tmp_path / 'a-looping-setup'}.toml: setup (EVAL \"while true do end\" 0) did not "
-            "answer within 2s; scenario stopped; SCRIPT KILL and CLIENT UNPAUSE sent; every client reconnected") in lines
+            "answer within 2s; scenario stopped; SCRIPT KILL and CLIENT UNPAUSE sent; "
+            "every client reconnected") in lines
     assert "✓ c-fine: 1 check passed" in lines

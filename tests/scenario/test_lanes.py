@@ -60,7 +60,7 @@ async def test_committed_transaction_and_markdown(pg):
 
 async def test_wide_text_lines_up_in_cells(pg):
     key = "用户会话:令牌轮换:一个相当长的键名用来测试换行是否按单元格计算"
-    rows = await play(pg, f"A> SET {key} 值", f"B> GET {key}", f"A> MULTI", f"A> APPEND {key} 余额",
+    rows = await play(pg, f"A> SET {key} 值", f"B> GET {key}", "A> MULTI", f"A> APPEND {key} 余额",
                       "A> EXEC", 'B> EVAL "return 1" 0')
     for total in (80, 61):
         text = lanes.render_text(rows, ("A", "B"), total)

@@ -157,8 +157,9 @@ async def test_a_rewind_while_an_unkillable_script_runs_starts_the_part_afresh(p
 
 BASE_PACE = 5.0
 """A teacher who talks (the issue's `--pace 5`), longer than every time-bound thing the
-bundled lessons let pass between steps other than TTLs: busy-script's scripts looped 2 s before they looped until a step ends them,
-WAIT's timeouts (2 s at most), `sleep`s (1.1 s), the 0.1 s script time limit."""
+bundled lessons let pass between steps other than TTLs: busy-script's scripts looped 2 s
+before they looped until a step ends them, WAIT's timeouts (2 s at most), `sleep`s (1.1 s),
+the 0.1 s script time limit."""
 
 
 def _pace(scenario) -> float:

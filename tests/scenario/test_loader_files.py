@@ -38,7 +38,8 @@ def fifo_dir(tmp_path):
 def test_run_refuses_a_fifo(fifo_dir):
     result = cli("run", str(fifo_dir / "pipe.toml"))
     assert result.returncode == 2
-    assert result.stderr.strip() == f"redis-playground: {fifo_dir / 'pipe.toml'}: a FIFO (named pipe), not a scenario file"
+    said = f"redis-playground: {fifo_dir / 'pipe.toml'}: a FIFO (named pipe), not a scenario file"
+    assert result.stderr.strip() == said
 
 
 def test_list_goes_on_past_a_fifo(fifo_dir):

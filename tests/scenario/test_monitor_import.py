@@ -73,7 +73,8 @@ def test_two_services_that_lost_an_update_make_a_lesson_that_checks_and_explores
     checks_on_every_server(capsys, lesson_path)
     assert main(["explore", str(lesson_path), "--server", server_binary.path, "--format", "json"]) == 0
     report = json.loads(capsys.readouterr().out)
-    assert {c["state"]["counter"]["value"] for c in report["classes"]} == {"11", "12"}  # the lost update, and the serial total
+    # the lost update, and the serial total
+    assert {c["state"]["counter"]["value"] for c in report["classes"]} == {"11", "12"}
     assert {c["state"]["visits"]["value"] for c in report["classes"]} == {"2"}  # (the script never misses its cache)
     own = next(c for c in report["classes"] if c["own_order"])
     assert own["state"]["counter"]["value"] == "11"

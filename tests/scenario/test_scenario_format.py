@@ -57,7 +57,8 @@ def test_good_file_loads(tmp_path):
      "step 1: predict.answer: answer 3"),
     (GOOD + '[steps.predict]\nquestion = "q"\nchoices = ["a"]\nanswer = 1\nexplain = "e"\n',
      "predict.choices: at least two"),
-    (GOOD.replace('reply = "PONG"', 'reply = "PONG"\nmatch = "P"'), "reply is the whole reply: use it alone, or error and/or match"),
+    (GOOD.replace('reply = "PONG"', 'reply = "PONG"\nmatch = "P"'),
+     "reply is the whole reply: use it alone, or error and/or match"),
     (GOOD.replace('reply = "PONG"', 'match = "("'), "match: bad regular expression"),
     (GOOD + '[[steps]]\nclient = "A"\nwait = true\n', "step 2: wait: client A has no blocking step"),
     (GOOD.replace('reply = "PONG"', 'blocking = true') + '[[steps]]\nclient = "A"\ncommand = "PING"\n',
@@ -127,9 +128,11 @@ def test_cli_reports_bad_file_in_one_line(tmp_path):
 
 
 @pytest.mark.parametrize("text, expected", [
-    (GOOD.replace('reply = "PONG"', 'when = "n > 0"'), "step 1: when: column 1: 'n' is not saved by an earlier step of client A"),
+    (GOOD.replace('reply = "PONG"', 'when = "n > 0"'),
+     "step 1: when: column 1: 'n' is not saved by an earlier step of client A"),
     (GOOD.replace('reply = "PONG"', 'save = "a b"'), "step 1: save: a name"),
-    (GOOD + '[[steps]]\nclient = "A"\ncommand = "PING"\nwhen = "n >> 0"\n', "step 2: when: column 4: expected a value after '>' (a saved name, nil, a number or \"text\"), found '>'"),
+    (GOOD + '[[steps]]\nclient = "A"\ncommand = "PING"\nwhen = "n >> 0"\n',
+     "step 2: when: column 4: expected a value after '>' (a saved name, nil, a number or \"text\"), found '>'"),
     (GOOD + '[challenge]\ngoal = "g"\n', "challenge.state: missing"),
     (GOOD + '[challenge]\ngoal = "g"\npart = 3\n[challenge.state]\nk = "v"\n', "challenge.part: part 3"),
 ])

@@ -57,7 +57,7 @@ async def test_no_persistence_config(pg):
         reply = await a.execute([b"CONFIG", b"GET", name])
         assert [bytes(x) for x in reply] == [name, expected]
     reply = await a.execute([b"CONFIG", b"GET", b"dir"])
-    assert bytes(reply[1]) == os.path.realpath(pg.server.dir).encode()
+    assert bytes(reply[1]) == os.path.realpath(pg.server.dir).encode()  # noqa: ASYNC240 (procfs or a local path: no wait)
 
 
 def test_stop_removes_everything(server_binary):

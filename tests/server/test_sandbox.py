@@ -142,10 +142,12 @@ async def test_migrate_into_the_users_own_redis_is_refused_everywhere(pg, server
         await a.execute([b"SET", b"precious:0", b"stolen"])
         migrate = [b"MIGRATE", b"127.0.0.1", b"%d" % port, b"precious:0", b"0", b"1000", b"COPY", b"REPLACE"]
         assert _denied(await a.execute(migrate))
-        assert _denied(await a.execute([b"EVAL", b"return redis.call('MIGRATE','127.0.0.1',ARGV[1],'precious:0',0,1000,'COPY','REPLACE')",
+        assert _denied(await a.execute([b"EVAL",
+                                        b"return redis.call('MIGRATE','127.0.0.1',ARGV[1],'precious:0',0,1000,"
+                                        b"'COPY','REPLACE')",
                                         b"0", b"%d" % port]))
-        lib = (b"#!lua name=m\nredis.register_function('m', function(k, a) return redis.call('MIGRATE','127.0.0.1',a[1],"
-               b"'precious:0',0,1000,'COPY','REPLACE') end)\n")
+        lib = (b"#!lua name=m\nredis.register_function('m', function(k, a) "
+               b"return redis.call('MIGRATE','127.0.0.1',a[1],'precious:0',0,1000,'COPY','REPLACE') end)\n")
         await a.execute([b"FUNCTION", b"LOAD", b"REPLACE", lib])
         assert _denied(await a.execute([b"FCALL", b"m", b"0", b"%d" % port]))
         assert _get(port, b"precious:0") == b"$4\r\nmine\r\n"

@@ -28,7 +28,8 @@ async def test_writes_past_maxmemory_get_oom_and_the_server_lives(a):
     refused = [r for r in replies if isinstance(r, Err)]
     assert refused and all(r.message.startswith(b"OOM ") for r in refused), refused[:1]
     assert sum(1 for r in replies if r == b"OK") < 64  # 64 MB at most
-    assert await a.execute([b"FLUSHALL", b"SYNC"]) == b"OK"  # a lesson's fresh start still works (it frees at once: FLUSHALL SYNC)
+    # a lesson's fresh start still works (it frees at once: FLUSHALL SYNC)
+    assert await a.execute([b"FLUSHALL", b"SYNC"]) == b"OK"
     assert await a.execute([b"SET", b"k", MB]) == b"OK"
 
 

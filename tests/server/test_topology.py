@@ -285,7 +285,7 @@ async def test_pause_resume_kill_promote(server_binary):
             return said_lines[-1]
 
         await act("pause primary")
-        assert Path(f"/proc/{primary.pid}/stat").read_bytes().rpartition(b")")[2].split()[0] == b"T"
+        assert Path(f"/proc/{primary.pid}/stat").read_bytes().rpartition(b")")[2].split()[0] == b"T"  # noqa: ASYNC240 (procfs or a local path: no wait)
         await act("resume primary")
         assert (await executor.run_line("A", "SET k 1")).output == b"OK\n"
         await act("settle")

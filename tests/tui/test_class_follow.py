@@ -1,9 +1,9 @@
 """Class mode, follow me (issue 27): while the class follows the teacher, a learner's tab
 stays on the teacher's lesson and step. F7 (and the palette's "Open scenario"), closing,
-restarting, the learner's own steps, F5 and F8 are refused (F5 not once the server stopped) with one line saying why, dimmed in
-the footer and marked in F1; typing in the panes still works. Once the teacher chooses
-own pace, the same keys work again. On a real class Redis (both servers), the teacher
-played through the protocol."""
+restarting, the learner's own steps, F5 and F8 are refused (F5 not once the server
+stopped) with one line saying why, dimmed in the footer and marked in F1; typing in the
+panes still works. Once the teacher chooses own pace, the same keys work again. On a real
+class Redis (both servers), the teacher played through the protocol."""
 
 from __future__ import annotations
 
@@ -67,7 +67,8 @@ async def test_a_following_learner_stays_on_the_teachers_lesson_until_own_pace(s
         async with app.run_test(size=(140, 45)) as pilot:
             await join_as(pilot, app)
             epoch = await link.open_lesson("three-writes", False, STEPS)
-            await wait_until(pilot, lambda: app.teacher is not None and app.class_mode.member.run_teacher is app.teacher,
+            await wait_until(pilot,
+                             lambda: app.teacher is not None and app.class_mode.member.run_teacher is app.teacher,
                              DEADLINE)
             app.teacher.speed_index = 0  # no typing animation
             await link.set_step(epoch, 1)  # the teacher's first step
@@ -156,7 +157,8 @@ async def test_a_following_learner_runs_the_teachers_step_untyped(server_binary,
         async with app.run_test(size=(140, 45)) as pilot:
             await join_as(pilot, app)
             epoch = await link.open_lesson("three-writes", False, STEPS)
-            await wait_until(pilot, lambda: app.teacher is not None and app.class_mode.member.run_teacher is app.teacher,
+            await wait_until(pilot,
+                             lambda: app.teacher is not None and app.class_mode.member.run_teacher is app.teacher,
                              DEADLINE)
             speed = app.teacher.speed
             assert speed > 0  # the learner's own setting: typing on

@@ -92,7 +92,8 @@ async def test_a_learners_lesson_screen_is_mounted_once_and_bound_to_each_lesson
             epoch = await link.open_lesson("four-writes", False, FOUR)
             await wait_until(pilot, lambda: settled(app, "four-writes", 0) and "step 1 of 4" in panel_text(app),
                              DEADLINE)
-            assert app.mode_screen is screen and screen.pane("A") is pane and screen.query_one(NarrationPanel) is narration
+            assert app.mode_screen is screen and screen.pane("A") is pane
+            assert screen.query_one(NarrationPanel) is narration
             app.teacher.speed_index = 0
 
             asked = spy_layouts(monkeypatch)
@@ -136,7 +137,9 @@ async def test_each_modes_screen_is_mounted_once_and_shown_again(server_binary):
         assert app.mode_screen is lesson and "lost-update" in panel_text(app)
         lesson.pane("A").query_one("Input").focus()
         await pilot.press(*"GET nothing", "enter")
-        await wait_until(pilot, lambda: "(nil)" in str(lesson.pane("A").drawn_lines[-1][2]) if lesson.pane("A").drawn_lines else False,
+        await wait_until(pilot,
+                         lambda: (bool(lesson.pane("A").drawn_lines)
+                                  and "(nil)" in str(lesson.pane("A").drawn_lines[-1][2])),
                          DEADLINE)
         await app.close_scenario()  # what the panes showed comes along
         await wait_until(pilot, lambda: app.mode_screen is free_play, DEADLINE)

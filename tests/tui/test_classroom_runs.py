@@ -56,7 +56,8 @@ async def test_the_teachers_restart_is_a_new_run(server_binary, class_env, monke
             assert second != first and app.class_mode.member.state.epoch == second
             await pilot.press("space")
             await wait_until(pilot, lambda: isinstance(app.screen, ClassAnswersScreen), DEADLINE)
-            await wait_until(pilot, lambda: "0 of 0 learners answered" in histogram(), DEADLINE)  # Ana's was the last run's
+            # Ana's was the last run's
+            await wait_until(pilot, lambda: "0 of 0 learners answered" in histogram(), DEADLINE)
             await link.progress(Learner("b2", "Bo", second, ""))  # on no lesson (he closed his): not counted
             await link.progress(Learner("a1", "Ana", second, "pcall"))
             await link.answer("a1", second, 0, 1)
@@ -101,7 +102,7 @@ async def test_a_learner_opens_the_teachers_own_lesson_and_answers_for_its_run(s
                              and app.class_mode.member.run_teacher is app.teacher, DEADLINE)  # asked again
 
             async def placed() -> bool:
-                return [(l.name, l.epoch) for l in await link.learners()] == [("Ana", second)]
+                return [(one.name, one.epoch) for one in await link.learners()] == [("Ana", second)]
 
             await _until_true(pilot, placed, "Ana on the new run")
             assert await link.answers(second, 0) == {}
@@ -110,11 +111,12 @@ async def test_a_learner_opens_the_teachers_own_lesson_and_answers_for_its_run(s
             app.close_scenario()  # Ana leaves the class's lesson (x) in "follow me"
 
             async def left() -> bool:
-                return [l.lesson for l in await link.learners()] == [""]
+                return [one.lesson for one in await link.learners()] == [""]
 
             await _until_true(pilot, left, "the overview told Ana left")  # not shown on the lesson
             await link.set_step(second, 0)  # the teacher's next step brings her back
-            await wait_until(pilot, lambda: app.teacher is not None and app.class_mode.member.run_teacher is app.teacher,
+            await wait_until(pilot,
+                             lambda: app.teacher is not None and app.class_mode.member.run_teacher is app.teacher,
                              DEADLINE)
             await link.open_lesson("", False, "")  # the teacher closes the lesson
             await wait_until(pilot, lambda: app.teacher is None, DEADLINE)  # back to free play

@@ -85,7 +85,7 @@ async def test_a_served_recording_stays_in_the_session_not_the_shared_scenarios_
             await wait_until(pilot, lambda: app.recorder is not None)
             await type_command(pilot, app, "A", f"SET k{n} {n}")
             app.mode_screen.action_record()
-            await wait_until(pilot, lambda: len(sent) == n)
+            await wait_until(pilot, lambda n=n: len(sent) == n)
     assert os.listdir(shared) == []
     own = private_state_dir / "scenarios"
     assert sorted(sent) == sorted(own.glob("*.toml")) and len(set(sent)) == 2

@@ -86,13 +86,15 @@ async def test_each_mode_on_its_screen_with_f1_in_the_footer(server_binary, size
     async with app.run_test(size=size) as pilot:
         await started(pilot, app)
         assert isinstance(app.mode_screen, FreePlayScreen) and app.teacher is None
-        await wait_until(pilot, lambda: "f1" in footer_keys(app))  # (the footer's keys laid out: they come a frame after the screen)
+        # (the footer's keys laid out: they come a frame after the screen)
+        await wait_until(pilot, lambda: "f1" in footer_keys(app))
         for sid, challenge, screen, key in (("watch-abort", False, LessonScreen, "space"),
                                             ("lost-update", True, ChallengeScreen, "a")):
             app.open_scenario(scenario(sid), challenge=challenge)
-            await wait_until(pilot, lambda: isinstance(app.mode_screen, screen) and app.teacher is not None
-                             and not app.mode_screen.busy and app.mode_screen.focused is app.narration)
-            await wait_until(pilot, lambda: "f1" in footer_keys(app) and key in footer_keys(app))
+            await wait_until(pilot, lambda screen=screen: (isinstance(app.mode_screen, screen)
+                                                           and app.teacher is not None and not app.mode_screen.busy
+                                                           and app.mode_screen.focused is app.narration))
+            await wait_until(pilot, lambda key=key: "f1" in footer_keys(app) and key in footer_keys(app))
             await pilot.press("f1")
             await wait_until(pilot, lambda: isinstance(app.screen, InfoScreen))
             body = str(app.screen.query_one(Static).render())  # (the help as drawn)
@@ -116,7 +118,8 @@ async def test_pane_history_reflows_when_the_terminal_is_resized(server_binary):
         wide = len(log.lines)
         await pilot.resize_terminal(80, 45)
         await wait_until(pilot, lambda: len(log.lines) > wide)  # wrapped at the new width
-        assert " ".join(" ".join(log_text(app, "A")).split()).count(value) == 2  # the command and its reply: nothing lost or doubled
+        # the command and its reply: nothing lost or doubled
+        assert " ".join(" ".join(log_text(app, "A")).split()).count(value) == 2
         await pilot.resize_terminal(160, 45)
         await wait_until(pilot, lambda: len(log.lines) == wide)
 

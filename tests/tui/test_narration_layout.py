@@ -78,7 +78,7 @@ async def test_the_clock_repaints_the_panel_and_lays_out_nothing(server_binary, 
         for minutes in (1, 2):  # the clock moves (as a second does): the panel shows it
             app.teacher.started_at -= 60
             app.teacher.tick()
-            await wait_until(pilot, lambda: f" {minutes}:0" in drawn(text))
+            await wait_until(pilot, lambda minutes=minutes: f" {minutes}:0" in drawn(text))
         assert asked == []  # and nothing asked for a layout (before: the narration's text, each second)
 
 

@@ -62,7 +62,7 @@ async def test_a_program_started_by_hand_is_stepped(server_binary):
         await pilot.press("ctrl+g")
         await wait_until(pilot, lambda: isinstance(app.screen, InfoScreen))
         url = app.own_programs.url
-        assert url.startswith("unix://") and os.path.exists(socket_path(url))
+        assert url.startswith("unix://") and os.path.exists(socket_path(url))  # noqa: ASYNC240 (procfs or a local path: no wait)
         shown = screen_text(app.screen)
         assert url in shown and f"REDIS_URL={url} python myprog.py" in shown
         assert 'redis.Redis.from_url(os.environ["REDIS_URL"])' in shown
@@ -70,7 +70,7 @@ async def test_a_program_started_by_hand_is_stepped(server_binary):
         await wait_until(pilot, lambda: not isinstance(app.screen, InfoScreen))
         assert app.mode_screen.query_one(ProgramsPanel).display
 
-        program = subprocess.Popen([sys.executable, "-c", PROGRAM], env=dict(os.environ, REDIS_URL=url),
+        program = subprocess.Popen([sys.executable, "-c", PROGRAM], env=dict(os.environ, REDIS_URL=url),  # noqa: ASYNC220 (a user's program, polled)
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
         try:
             await wait_until(pilot, lambda: "next: SET mine x" in panel_text(app))
@@ -93,7 +93,7 @@ async def test_a_program_started_by_hand_is_stepped(server_binary):
             if program.poll() is None:
                 program.kill()
             program.wait()
-    assert not os.path.exists(socket_path(url))  # the gate closed with the app
+    assert not os.path.exists(socket_path(url))  # noqa: ASYNC240 (procfs or a local path: no wait) — the gate closed with the app
 
 
 async def test_ctrl_n_without_a_waiting_command_says_so(server_binary):
@@ -118,7 +118,8 @@ async def test_free_running_and_a_restart(server_binary):
         await pilot.press("escape")
         app.action_programs_free()
         assert "run free: on" in panel_text(app)
-        program = subprocess.Popen([sys.executable, "-c", PROGRAM], env=dict(os.environ, REDIS_URL=app.own_programs.url),
+        program = subprocess.Popen([sys.executable, "-c", PROGRAM], env=dict(os.environ,  # noqa: ASYNC220 (a user's program, polled)
+                                                                             REDIS_URL=app.own_programs.url),
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
         try:
             await wait_until(pilot, lambda: program.poll() is not None, timeout=15)
@@ -135,7 +136,8 @@ async def test_free_running_and_a_restart(server_binary):
         await wait_until(pilot, lambda: name in lanes_text(app) and "SET mine x" in lanes_text(app))
         old = app.own_programs.url
         app.server_control.restart()
-        await wait_until(pilot, lambda: app.own_programs.gate is None and not app.mode_screen.query_one(ProgramsPanel).display)
+        await wait_until(pilot,
+                         lambda: app.own_programs.gate is None and not app.mode_screen.query_one(ProgramsPanel).display)
         await pilot.press("ctrl+g")
         await wait_until(pilot, lambda: isinstance(app.screen, InfoScreen))
         assert app.own_programs.url not in (None, old)
@@ -164,7 +166,7 @@ async def test_the_panel_shows_replies_as_redis_cli_prints_them(server_binary):
         await wait_until(pilot, lambda: isinstance(app.screen, InfoScreen))
         await pilot.press("escape")
         app.action_programs_free()
-        program = subprocess.Popen([sys.executable, "-c", RESP3_PROGRAM],
+        program = subprocess.Popen([sys.executable, "-c", RESP3_PROGRAM],  # noqa: ASYNC220 (a user's program, polled)
                                    env=dict(os.environ, REDIS_URL=app.own_programs.url),
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
         try:

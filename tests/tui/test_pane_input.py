@@ -104,7 +104,8 @@ async def test_subscribe_in_one_pane_publish_from_the_other(server_binary):
     async with app.run_test(size=(120, 35)) as pilot:
         await started(pilot, app)
         await type_command(pilot, app, "A", "SUBSCRIBE news")
-        await wait_until(pilot, lambda: "subscribed (1)" in str(app.mode_screen.query_one("#pane-A #state", Static).render()))
+        await wait_until(pilot, lambda: "subscribed (1)" in str(app.mode_screen.query_one("#pane-A #state",
+                                                                                          Static).render()))
         await type_command(pilot, app, "B", "PUBLISH news hello")
         assert log_text(app, "B")[-1] == "(integer) 1"
         await wait_until(pilot, lambda: log_text(app, "A")[-3:] == ['1) "message"', '2) "news"', '3) "hello"'])

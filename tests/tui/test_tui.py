@@ -88,7 +88,7 @@ async def test_server_does_not_outlive_the_app(server_binary):
         process, folder = app.playground.server.process, app.playground.server.dir
     assert process.poll() is not None
     import os
-    assert not os.path.exists(folder)
+    assert not os.path.exists(folder)  # noqa: ASYNC240 (procfs or a local path: no wait)
 
 
 async def test_f5_asks_before_wiping_a_live_server(server_binary):
@@ -161,5 +161,6 @@ async def test_f4_never_focuses_a_hidden_inspector(server_binary):
         inspector = app.mode_screen.query_one(KeyInspector)
         assert not inspector.display
         await pilot.press("f4")
-        await wait_until(pilot, lambda: inspector.display and app.focused is app.mode_screen.query_one("#inspector #keys"))
+        await wait_until(pilot,
+                         lambda: inspector.display and app.focused is app.mode_screen.query_one("#inspector #keys"))
         assert not app.show_order

@@ -58,7 +58,8 @@ async def test_reads_that_find_nothing_new_draw_nothing(server_binary):
         inspector.watch_snapshot = lambda old, new: (reads.append(new), watch(old, new))[1]
         for _ in range(3):
             inspector.refresh_keys()
-            await wait_until(pilot, lambda n=len(reads): len(reads) > n)
+            before = len(reads)
+            await wait_until(pilot, lambda before=before: len(reads) > before)
         assert drawn == []
         await type_command(pilot, app, "B", "SET k w")              # a change is drawn
         await wait_until(pilot, lambda: drawn != [])

@@ -42,7 +42,8 @@ async def test_f12_switches_panes_footer_and_inspector_and_back():
         table = inspector.query_one(KeyTable)
         await pilot.pause()
         header, row = table.render_line(0).text, table.render_line(1).text
-        for title, cell in ((tr_in("zh", "type"), "string"), (tr_in("zh", "value"), '"100"'), (tr_in("zh", "changed"), "A")):
+        for title, cell in ((tr_in("zh", "type"), "string"), (tr_in("zh", "value"), '"100"'), (tr_in("zh", "changed"),
+                                                                                               "A")):
             # each column starts at the same cell in the header and in the row (余额 is two cells wide)
             assert width(header[:header.index(title)]) == width(row[:row.index(cell, len("余额"))]), (header, row)
         await type_command(pilot, app, "A", "GET 余额")
@@ -88,12 +89,14 @@ async def test_the_palette_offers_the_language_switch():
         assert "Language: English / 中文" in titles
         app.action_switch_language()
         titles = [c.title for c in app.get_system_commands(app.screen)]
-        assert tr_in("zh", "Language: {languages}", languages="English / " + language_name("zh")) in titles and tr_in("zh", "Restart server") in titles
+        assert tr_in("zh", "Language: {languages}",
+                     languages="English / " + language_name("zh")) in titles and tr_in("zh", "Restart server") in titles
         from textual.command import CommandInput, CommandPalette
 
         await pilot.press("ctrl+p")  # the palette's own placeholder, in Chinese too (issue 28)
         await wait_until(pilot, lambda: isinstance(app.screen, CommandPalette))
-        assert app.screen.query_one(CommandInput).placeholder == tr_in("zh", "Search for commands…") != "Search for commands…"
+        assert app.screen.query_one(CommandInput).placeholder == tr_in("zh",
+                                                                       "Search for commands…") != "Search for commands…"
 
 
 @pytest.mark.parametrize("mode", ["free_play", "lesson", "challenge"])

@@ -197,9 +197,11 @@ async def test_other_client_names_work_everywhere(server_binary):
     async with app.run_test(size=(160, 45)) as pilot:
         await started(pilot, app)
         await pilot.press("f3")
-        await wait_until(pilot, lambda: app.focused is app.mode_screen.query_one("#pane-Y", ClientPane).query_one(Input))
+        await wait_until(pilot, lambda: app.focused is app.mode_screen.query_one("#pane-Y",
+                                                                                 ClientPane).query_one(Input))
         await pilot.press("f2")
-        await wait_until(pilot, lambda: app.focused is app.mode_screen.query_one("#pane-X", ClientPane).query_one(Input))
+        await wait_until(pilot, lambda: app.focused is app.mode_screen.query_one("#pane-X",
+                                                                                 ClientPane).query_one(Input))
         from playground.tui.widgets.key_footer import KeyFooter
 
         footer = app.mode_screen.query_one(KeyFooter)

@@ -226,7 +226,7 @@ async def test_picker_marks_every_challenge_at_every_width(columns):
         picker = app.screen
         options = picker.query_one("OptionList")
         labels = [options.get_option_at_index(i).prompt.plain for i in range(options.option_count)]
-        marked = [s.id for s, label in zip(picker.scenarios, labels) if "[challenge]" in label]
+        marked = [s.id for s, label in zip(picker.scenarios, labels, strict=True) if "[challenge]" in label]
         assert marked == [s.id for s in picker.scenarios if s.challenge is not None]
         assert "refresh-double-spend" in marked and "watch-abort" not in marked
 
@@ -252,7 +252,7 @@ async def test_recording_round_trip(server_binary, private_state_dir):
     assert len(files) == 1
     text = files[0].read_text()
     assert 'command = "INCR counter"' in text and 'error = "WRONGTYPE"' in text
-    result = subprocess.run([sys.executable, "-m", "playground", "check", str(files[0]),
+    result = subprocess.run([sys.executable, "-m", "playground", "check", str(files[0]),  # noqa: ASYNC221 (one short command)
                              "--server", server_binary.path], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.splitlines()[-1] == "1 passed, 0 failed"

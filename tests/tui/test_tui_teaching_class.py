@@ -354,7 +354,7 @@ async def test_lua_editor_keeps_the_script_and_history_gets_it(server_binary):
         app.screen.query_one(TextArea).text = "return redis.call('GET', KEYS[1]"  # does not compile
         app.screen.query_one("#args", Input).value = "1 k"
         await pilot.press("ctrl+s")
-        await wait_until(pilot, lambda: any(l.startswith("(error)") for l in log_text(app, "A")))
+        await wait_until(pilot, lambda: any(line.startswith("(error)") for line in log_text(app, "A")))
         field = app.mode_screen.query_one("#pane-A CommandInput", CommandInput)
         assert field.history.lines[-1].startswith("EVAL ") and "KEYS[1]" in field.history.lines[-1]
         field.focus()

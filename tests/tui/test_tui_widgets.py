@@ -283,7 +283,8 @@ def test_a_hint_and_a_lookup_find_what_a_scan_of_every_entry_finds():
     def scan(argv):
         best = None
         for e in index.entries:
-            if len(e.argv) <= len(argv) and all(a.lower() == b.lower() for a, b in zip(e.argv, argv)):
+            # (e.argv a prefix of argv: the rest of argv is left over)
+            if len(e.argv) <= len(argv) and all(a.lower() == b.lower() for a, b in zip(e.argv, argv, strict=False)):
                 if best is None or len(e.argv) > len(best.argv):
                     best = e
         return best
@@ -321,6 +322,7 @@ async def test_the_served_driver_passes_on_a_resize_only_when_the_size_changes(m
     driver.on_meta("resize", {"width": 100, "height": 30})
     driver.on_meta("resize", {"width": 100, "height": 30})
     driver.on_meta("resize", {"width": 120, "height": 40})
-    assert [(m.size.width, m.size.height) for m in app.messages if isinstance(m, events.Resize)] == [(100, 30), (120, 40)]
+    assert [(m.size.width, m.size.height) for m in app.messages if isinstance(m, events.Resize)] == [(100, 30), (120,
+                                                                                                                 40)]
     stdin.close()
     os.close(write)

@@ -36,7 +36,8 @@ async def shows(pilot, app, *texts: str) -> str:
     try:
         await wait_until(pilot, lambda: all(t in screen(app) for t in texts))
     except AssertionError:
-        raise AssertionError(f"not shown literally: {[t for t in texts if t not in screen(app)]}\n{screen(app)}")
+        missing = [t for t in texts if t not in screen(app)]
+        raise AssertionError(f"not shown literally: {missing}\n{screen(app)}") from None
     drawn = screen(app)
     assert ESC not in drawn and "\r" not in drawn
     return drawn
@@ -148,7 +149,7 @@ async def test_a_programs_name_and_commands_are_text_in_the_programs_panel(serve
         await pilot.press("ctrl+g")
         await wait_until(pilot, lambda: isinstance(app.screen, InfoScreen))
         await pilot.press("escape")
-        program = subprocess.Popen([sys.executable, "-c", HOSTILE_PROGRAM],
+        program = subprocess.Popen([sys.executable, "-c", HOSTILE_PROGRAM],  # noqa: ASYNC220 (a user's program, polled)
                                    env=dict(os.environ, REDIS_URL=app.own_programs.url),
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
         try:

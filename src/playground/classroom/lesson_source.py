@@ -11,9 +11,14 @@ from pathlib import Path
 
 from playground.classroom.protocol import MAX_LESSON_BYTES
 from playground.errors import ScenarioError
+from playground.history import write_private
 from playground.i18n import tr
 from playground.scenario.fields import Where
+from playground.scenario.library import scenario_files
+from playground.scenario.loader import load_scenario
 from playground.scenario.model import Scenario
+from playground.scenario.source import read_source
+from playground.scenario.writer import scenario_toml
 
 
 def _too_big(lesson: str) -> ScenarioError:
@@ -30,14 +35,10 @@ def shareable_source(scenario: Scenario, scenario_dirs=None) -> str:
     """The teacher's side: the text that makes `scenario` again, for the learners: its
     file's, or (a schedule the explorer made) the TOML written for it. A lesson with
     programs only from the library the learners share (`scenario_dirs`: serve's)."""
-    from playground.scenario.source import read_source
-
     path = scenario.path
     if path is not None and path.stem == scenario.id and path.is_file():
         raw = read_source(path, Where(path))
     else:
-        from playground.scenario.writer import scenario_toml
-
         raw = scenario_toml(scenario).encode()
     if len(raw) > MAX_LESSON_BYTES:
         raise _too_big(scenario.id)
@@ -52,9 +53,6 @@ def shareable_source(scenario: Scenario, scenario_dirs=None) -> str:
 def _own_copy(lesson: str, raw: bytes, scenario_dirs) -> Path | None:
     """The library's file of this lesson (bundled, --scenarios; not a tab's recordings),
     byte for byte the teacher's: its programs then run from beside it, as from F7."""
-    from playground.scenario.library import scenario_files
-    from playground.scenario.source import read_source
-
     try:
         files = [f for f in scenario_files(scenario_dirs) if f.stem == lesson]
     except ScenarioError:
@@ -80,9 +78,6 @@ def learner_scenario(lesson: str, source: str, lang: str, scenario_dirs, class_d
     file (kept in `class_dir`, the learner's own, so that a language switch reads it
     again). A lesson whose clients are programs opens only from the learner's own
     identical copy: a class never makes a learner's app start a program it was sent."""
-    from playground.history import write_private
-    from playground.scenario.loader import load_scenario
-
     raw = source.encode("utf-8", "surrogatepass")
     if not raw:
         raise ScenarioError(tr("{id}: the class carries no text of this lesson", id=lesson))

@@ -26,6 +26,11 @@ RELEASED_EXIT = 75  # a learner's app ends with this code when the teacher freed
 
 
 def secret_digest(secret: str) -> str:
+    """The SHA-256 hex digest of a class's secret (what the class's Redis keeps instead of the secret).
+
+    Args:
+        secret: the teacher's secret for the class.
+    """
     return hashlib.sha256(secret.encode()).hexdigest()
 
 
@@ -34,6 +39,12 @@ class ClassError(ConnectionError):
 
 
 def encode(kind: str, **fields) -> bytes:
+    """One message of this protocol as compact JSON bytes, with the protocol's version.
+
+    Args:
+        kind: the message's type (e.g. "mode").
+        **fields: the message's other fields.
+    """
     return json.dumps({"v": VERSION, "type": kind, **fields}, sort_keys=True, separators=(",", ":")).encode()
 
 
@@ -164,7 +175,8 @@ class ClassLink:
 
     @staticmethod
     def _state(names, values) -> LessonState:
-        fields = {name.decode(): bytes(value) for name, value in zip(names, values or [])
+        # no reply at all means no fields; HMGET otherwise answers one value per name
+        fields = {name.decode(): bytes(value) for name, value in zip(names, values or [], strict=False)
                   if isinstance(value, (bytes, bytearray))}
         state = LessonState()
         state.lesson = _text(fields.get("lesson", b""))
@@ -226,9 +238,9 @@ class ClassLink:
         each prediction's answers ((epoch, step) -> learner id -> choice), each learner's
         name (also of those who left)."""
         runs: dict[int, dict] = {}
-        for epoch, data in _pairs((await self._run([[b"HGETALL", self._key("runs")]]))[0]).items():
+        for run_key, data in _pairs((await self._run([[b"HGETALL", self._key("runs")]]))[0]).items():
             try:
-                runs[int(epoch)] = json.loads(data)
+                runs[int(run_key)] = json.loads(data)
             except ValueError:
                 continue
         answers: dict[tuple[int, int], dict[str, int]] = {}
@@ -262,7 +274,7 @@ class ClassLink:
     async def learners(self) -> list[Learner]:
         fields = _pairs((await self._run([[b"HGETALL", self._key("learners")]]))[0])
         found = [Learner.from_json(learner_id, data) for learner_id, data in fields.items()]
-        return sorted((learner for learner in found if learner is not None), key=lambda l: (l.name, l.id))
+        return sorted((learner for learner in found if learner is not None), key=lambda one: (one.name, one.id))
 
     async def answers(self, epoch: int, step: int) -> Counter:
         """The class's choices for the prediction before `step`: choice -> how many."""

@@ -8,8 +8,9 @@ def preload() -> None:
     """In the zygote, before any fork: what `python -m playground` imports on its way to a
     served app (cli/main.py's TUI path). Only imports: whatever those modules defer is
     imported by each app when it needs it, as without the zygote. And the catalogues,
-    compiled once (every app's footer names the other language, in that language)."""
-    from playground.cli import main  # noqa: F401
+    compiled once (every app's footer names the other language, in that language).
+    tests/cli/test_app_preload.py checks the list against what an app really imports."""
+    from playground.cli import app_start, main  # noqa: F401
     from playground.engine import exit_signals  # noqa: F401
     from playground.i18n import LANGUAGES, translation
     from playground.server import choose_binary, topology  # noqa: F401
@@ -19,6 +20,7 @@ def preload() -> None:
     # F1's texts, Textual's layouts and scroll bars, rich's table of character widths
     from playground.engine import why, why_text  # noqa: F401
     from playground.tui import class_mode, help_text  # noqa: F401
+    from playground.tui.class_mode import class_member  # noqa: F401
     from rich.cells import cell_len
     from textual import scrollbar  # noqa: F401
     from textual.layouts import factory, horizontal, stream  # noqa: F401

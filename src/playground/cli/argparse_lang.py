@@ -13,6 +13,7 @@ names the language; all three are put back afterwards. Without a writable cache,
 from __future__ import annotations
 
 import gettext
+import hashlib
 import os
 import shutil
 import tempfile
@@ -20,14 +21,11 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from playground import i18n
+from playground.msgfmt import mo_bytes
 
 
 def compiled_locale_dir() -> Path | None:
     """A directory <lang>/LC_MESSAGES/playground.mo of every translated language, or None."""
-    import hashlib
-
-    from playground.msgfmt import mo_bytes
-
     sources = {lang: i18n.po_path(lang).read_bytes() for lang in i18n.LANGUAGES if lang != i18n.ENGLISH}
     digest = hashlib.sha256(b"".join(lang.encode() + b"\0" + src for lang, src in sorted(sources.items())))
     caches = [Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"),  # not TMPDIR, which serve

@@ -18,11 +18,13 @@ import json
 import os
 import secrets
 from dataclasses import dataclass, field
+from urllib.parse import quote, urlsplit, urlunsplit
 
 from playground.classroom import class_server
-from playground.classroom.protocol import ENV_NAME, ENV_ROLE, ENV_URL, ClassLink, secret_digest
+from playground.classroom.protocol import ClassLink, ENV_NAME, ENV_ROLE, ENV_URL, secret_digest
 from playground.cli.url_secret import read_url_file, refuse_password
 from playground.i18n import tr
+from playground.server import PrivateServer, ServerError
 
 HELLO_WAIT = 10.0  # seconds serve waits for a class page's first message (its role)
 CLASS_PASSWORD_ENV = "REDIS_PLAYGROUND_CLASS_PASSWORD"  # the --class-url's password, never in argv
@@ -30,10 +32,12 @@ CLASS_PASSWORD_ENV = "REDIS_PLAYGROUND_CLASS_PASSWORD"  # the --class-url's pass
 
 @dataclass
 class ClassSetup:
+    """serve --class's class: its Redis, its name, the teacher's secret, and the private
+    server when serve started one."""
     url: str  # the class's Redis, with its password: for the apps' environment only
     name: str
     teacher_secret: str = field(default_factory=lambda: secrets.token_urlsafe(24), repr=False)
-    server: object = None  # serve's private class server, stopped with serve
+    server: PrivateServer | None = None  # serve's private class server, stopped with serve
     link: ClassLink | None = None
 
     def environment(self, teacher: bool) -> dict[str, str]:
@@ -80,8 +84,6 @@ def class_setup(args) -> ClassSetup | str:
             return str(exc).replace("--url", "--class-url")
         setup = ClassSetup(url, name)
     else:
-        from playground.server import ServerError
-
         try:
             server = class_server.start_private(args.server)
         except ServerError as exc:
@@ -98,14 +100,14 @@ def class_setup(args) -> ClassSetup | str:
 def given_url(url: str | None, url_file: str | None, password: str | None) -> str:
     """The class's Redis URL, with its password: from --class-url and the password from the
     environment, or from --class-url-file. ValueError with one line (no password in it)."""
-    from urllib.parse import quote, urlsplit, urlunsplit
-
     if url and url_file:
         raise ValueError(tr("--class-url or --class-url-file, not both"))
     if url_file:
         url = read_url_file(url_file, "--class-url-file")
-    else:
+    elif url:
         refuse_password(url, "--class-url", CLASS_PASSWORD_ENV)
+    else:
+        raise ValueError("given_url: neither a URL nor a file (class_setup asks only with one)")
     parts = urlsplit(url)
     if password and parts.password is None and parts.scheme in ("redis", "rediss", "unix"):
         user = parts.netloc.rpartition("@")[0] if "@" in parts.netloc else ""

@@ -5,7 +5,6 @@ or not at all). No Textual here."""
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import os
 import shutil
@@ -14,36 +13,18 @@ import tempfile
 from pathlib import Path
 from typing import TextIO
 
+from playground.engine.exit_signals import install_exit_signals
+from playground.engine.playground import Playground
+from playground.errors import ScenarioError, ServerError
+from playground.history import write_failure
 from playground.i18n import tr
+from playground.resp.cli_lines import RepeatError, SplitError, parse_line
+from playground.scenario.loader import load_scenario
+from playground.scenario.monitor_clients import CaptureError, survey_capture
+from playground.scenario.monitor_import import CaptureReplay, assemble, lesson_header
+from playground.scenario.setup_rules import setup_problem
+from playground.scenario.source import MAX_FILE_BYTES
 from playground.topology_kinds import SINGLE
-
-
-def add_parser(sub, parents: list[argparse.ArgumentParser]) -> None:
-    """`import` and its one kind, `monitor`.
-
-    Args:
-        sub: the command line's subparsers.
-        parents: the parsers whose options `import monitor` takes too (--server, --lang).
-    """
-    importer = sub.add_parser("import", help=tr("make a lesson of what happened on a real server (import monitor FILE)"))
-    kinds = importer.add_subparsers(dest="import_kind", metavar="KIND", required=True)
-    monitor = kinds.add_parser(
-        "monitor", parents=parents,
-        help=tr("a MONITOR capture (redis-cli monitor > FILE, Redis 6/7 or Valkey) as a lesson to step, check "
-                "and explore"),
-        description=tr("Replays a MONITOR capture on a private server and writes it as a lesson: one client a "
-                       "connection, handshakes left out, each reply as its step's check, values a client wrote "
-                       "from what it read as saved replies. How to capture safely: docs/import.md."))
-    monitor.add_argument("capture", metavar="FILE", help=tr("the capture: what redis-cli monitor printed"))
-    monitor.add_argument("--setup", action="append", default=[], metavar="CMD",
-                         help=tr("a command that puts a key as it was before the capture (e.g. \"SET counter "
-                                 "10\"); repeat for each"))
-    monitor.add_argument("-o", "--output", metavar="LESSON",
-                         help=tr("write the lesson to this file (replaced at once, or not at all); default: "
-                                 "print it"))
-    monitor.add_argument("--clients-from", metavar="FILE",
-                         help=tr("CLIENT LIST output taken during the capture: the clients' names, and the one "
-                                 "client of a unix socket"))
 
 
 class Progress:
@@ -83,9 +64,6 @@ class Progress:
 
 def _setup(lines: list[str]) -> list[tuple[bytes, ...]]:
     """The --setup commands as argv (ValueError: one line)."""
-    from playground.resp.cli_lines import RepeatError, SplitError, parse_line
-    from playground.scenario.setup_rules import setup_problem
-
     argvs = []
     for line in lines:
         try:
@@ -103,9 +81,6 @@ def _setup(lines: list[str]) -> list[tuple[bytes, ...]]:
 
 def cmd_import(args) -> int:
     """Run `import monitor`; one line on stderr for what goes wrong."""
-    from playground.errors import ScenarioError, ServerError
-    from playground.scenario.monitor_clients import CaptureError
-
     if args.url or args.topology != SINGLE.name:
         print("redis-playground: " + tr("import replays the capture on a private server of its own: no --url or "
                                         "--topology"), file=sys.stderr)
@@ -124,8 +99,6 @@ def cmd_import(args) -> int:
 
 
 def _import(args, setup: list[tuple[bytes, ...]]) -> str:
-    from playground.scenario.monitor_clients import survey_capture
-
     capture = Path(args.capture)
     try:
         size = capture.stat().st_size
@@ -141,8 +114,6 @@ def _import(args, setup: list[tuple[bytes, ...]]) -> str:
     try:  # (beside the lesson: one rename puts it in place)
         workplace = tempfile.TemporaryDirectory(prefix=".playground-import-", dir=directory)
     except OSError as exc:
-        from playground.history import write_failure
-
         raise ValueError(write_failure(output, OSError(exc.errno, exc.strerror))) from None
     with tempfile.TemporaryFile("w+", encoding="utf-8") as records, workplace as work:
         result = _replay(args, survey, setup, records)
@@ -169,10 +140,6 @@ def _import(args, setup: list[tuple[bytes, ...]]) -> str:
 
 
 def _replay(args, survey, setup, records):
-    from playground.engine.exit_signals import install_exit_signals
-    from playground.engine.playground import Playground
-    from playground.scenario.monitor_import import CaptureReplay
-
     pg = Playground.create(server_choice=args.server, clients=survey.names)
     install_exit_signals()
     bar = Progress(tr("replaying"), survey.size)
@@ -189,12 +156,6 @@ def _replay(args, survey, setup, records):
 
 def _write(survey, result, setup_display: list[str], records, lesson: Path) -> None:
     """The lesson's file, whole and loadable, or CaptureError."""
-    from playground.errors import ScenarioError
-    from playground.scenario.loader import load_scenario
-    from playground.scenario.monitor_clients import CaptureError
-    from playground.scenario.monitor_import import assemble, lesson_header
-    from playground.scenario.source import MAX_FILE_BYTES
-
     records.seek(0)
     fd = os.open(lesson, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as out:

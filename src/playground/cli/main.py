@@ -13,13 +13,11 @@ import os
 import re
 import sys
 
-from playground import __version__
-from playground import i18n
+from playground import __version__, i18n
 from playground.cli.argparse_lang import argparse_language
+from playground.cli.command_options import FORMATS, add_explore, add_import, add_serve, format_name
 from playground.cli.interrupts import interrupt_unwinds
-from playground.cli.explore_command import FORMATS, format_name
-from playground.cli.explore_command import add_parser as add_explore
-from playground.cli.serve_command import add_parser as add_serve
+from playground.cli.url_secret import read_url_file, refuse_password
 from playground.errors import ScenarioError, ServerError
 from playground.i18n import N_, current_language, default_language, set_language, tr
 from playground.resp.address import Address
@@ -30,16 +28,17 @@ from playground.visible import visible
 
 _CLIENT_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,31}")
 # Options that may come before or after the subcommand: name -> default.
-_GLOBAL = {"server": None, "url": None, "url_file": None, "allow_flush": False, "clients": ("A", "B"), "scenarios": [],
-           "topology": SINGLE.name, "replicas": None,
-           "tls": False, "cacert": None, "cert": None, "key": None, "insecure": False, "user": None}
+_GLOBAL: dict[str, object] = {"server": None, "url": None, "url_file": None, "allow_flush": False,
+                               "clients": ("A", "B"), "scenarios": [],
+                               "topology": SINGLE.name, "replicas": None,
+                               "tls": False, "cacert": None, "cert": None, "key": None, "insecure": False, "user": None}
 _TOP = "top_"  # dest prefix of the copies given before the subcommand
 
 
-def _server_options(dest_prefix: str = "", private_only: bool = False) -> argparse.ArgumentParser:
+def _server_options(dest_prefix: str = "", private_only: bool = False) -> _Parser:
     """The server options. `private_only` (serve's): --url and its options are accepted, to be
     refused with one clear line, but --help does not list them."""
-    common = argparse.ArgumentParser(add_help=False)
+    common = _Parser(add_help=False)
 
     def shown(text: str) -> str:
         return argparse.SUPPRESS if private_only else text
@@ -87,9 +86,9 @@ def _server_options(dest_prefix: str = "", private_only: bool = False) -> argpar
     return common
 
 
-def _private_server_option() -> argparse.ArgumentParser:
+def _private_server_option() -> _Parser:
     """--server and --lang alone (`import`: its server is private, its clients the capture's)."""
-    common = argparse.ArgumentParser(add_help=False)
+    common = _Parser(add_help=False)
     group = common.add_argument_group(tr("server"))
     group.add_argument("--server", metavar="PATH|bundled|system",
                        help=tr("server binary for the private server (default: $REDIS_PLAYGROUND_SERVER, "
@@ -100,8 +99,6 @@ def _private_server_option() -> argparse.ArgumentParser:
 
 def _given_url(args) -> str | None:
     """The URL of --url (never with a password: ps shows it) or --url-file (ValueError: one line)."""
-    from playground.cli.url_secret import read_url_file, refuse_password
-
     if args.url and args.url_file:
         raise ValueError(tr("--url or --url-file, not both"))
     if args.url_file:
@@ -124,8 +121,8 @@ def _url_address(args):
         user=args.user, password=os.environ.get("REDISCLI_AUTH") or None)
 
 
-def _library_options(dest_prefix: str = "") -> argparse.ArgumentParser:
-    library = argparse.ArgumentParser(add_help=False)
+def _library_options(dest_prefix: str = "") -> _Parser:
+    library = _Parser(add_help=False)
     library.add_argument("--scenarios", dest=dest_prefix + "scenarios", action="append", metavar="DIR",
                          help=tr("also use the scenario files in DIR (may be repeated)"))
     _language_option(library)
@@ -246,14 +243,13 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("scenarios_to_check", nargs="*", metavar="ID|PATH")
     for sub_parser in (run, check):
         sub_parser.add_argument("--time-limit", type=_seconds, default=None, metavar="SECONDS",
-                                help=tr("a setup or step that has not answered by then stops its scenario (default 15)"))
+                                help=tr("a setup or step that has not answered by then stops its scenario "
+                                        "(default 15)"))
         sub_parser.add_argument("--pace", type=_seconds, default=0.0, metavar="SECONDS",
                                 help=tr("wait that long before each step, as a teacher talking would; "
                                         "the lesson's TTLs do not run meanwhile"))
     add_explore(sub, [common, library])
     add_serve(sub, [_server_options(private_only=True), library])
-    from playground.cli.import_command import add_parser as add_import
-
     add_import(sub, [_private_server_option()])
     return parser
 
@@ -281,19 +277,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 _exit_now: list[int] = []
 
 
-def _on_a_terminal() -> bool:
-    """The app reads keys from stdin and draws on stderr (Textual's choice: stdout may go
-    to a file): without a terminal there (`</dev/null`) Textual spins at full CPU."""
-    if os.environ.get("REDIS_PLAYGROUND_BENCH_READY"):  # python -m benchmarks.bench: headless
-        return True
-    if os.environ.get("TEXTUAL_DRIVER"):  # serve's tabs: Textual's web driver speaks over pipes
-        return True
-    try:
-        return sys.stdin.isatty() and sys.stderr.isatty()
-    except (AttributeError, ValueError):  # closed or replaced streams
-        return False
-
-
 def entry() -> None:
     """The command (`redis-playground`, `python -m playground`): `main`, then exit. After
     `repl` without Python's teardown of every module (~25 ms of a short run): nothing is
@@ -310,6 +293,14 @@ def entry() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Parse the command line and run its command: the app by default, or a headless one.
+
+    Args:
+        argv: the arguments (default: sys.argv[1:]).
+
+    Returns:
+        The exit status: 0, 1 (a failure the command reports), 2 (bad usage), 130 (Ctrl+C).
+    """
     # for --help and the errors of parse_args: --lang if given, else the locale's language
     set_language(_language_in(sys.argv[1:] if argv is None else argv) or default_language())
     with argparse_language(current_language()):
@@ -323,82 +314,15 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
-    if args.url and args.server:
-        print("redis-playground: " + tr("--url and --server exclude each other"), file=sys.stderr)
-        return 2
-    if args.url and args.topology != SINGLE.name:
-        print("redis-playground: " + tr("--topology starts private servers; with --url the server is yours "
-                                        "(a cluster's redirects are followed)"), file=sys.stderr)
-        return 2
-    if not KINDS[args.topology].takes_replicas and args.replicas is not None:
-        print("redis-playground: " + tr("--replicas goes with --topology {names}", names=tr(", ").join(WITH_NODES)),
-              file=sys.stderr)
+    refused = _options_refused(args)
+    if refused:
+        print("redis-playground: " + refused, file=sys.stderr)
         return 2
     try:
         interrupt_unwinds()  # (cli/launch.py: until here a Ctrl+C exits at once, nothing being started)
         args.url = _url_address(args)
-        if args.command == "repl":
-            from playground.cli.repl import cmd_repl
-
-            code = cmd_repl(args)
-            _exit_now.append(code)  # (everything is closed and the server stopped: see entry)
-            return code
-        if args.command in ("list", "run", "check"):
-            from playground.cli import scenario_commands as commands
-
-            return getattr(commands, f"cmd_{args.command}")(args)
-        if args.command == "serve":
-            from playground.cli.serve_command import cmd_serve
-
-            return cmd_serve(args)
-        if args.command == "explore":
-            from playground.cli.explore_command import cmd_explore
-
-            return cmd_explore(args)
-        if args.command == "import":
-            from playground.cli.import_command import cmd_import
-
-            return cmd_import(args)
-        opened = None
-        if args.command == "open":  # an unknown or broken lesson, or one without a challenge: said first
-            from playground.scenario.library import challenge_of, resolve
-            from playground.scenario.loader import load_scenario
-
-            opened = (challenge_of(args.scenario, args.scenarios, args.lang) if args.challenge
-                      else load_scenario(resolve(args.scenario, args.scenarios), args.lang))
-            args.opened = opened  # (the app opens it: read once)
-        if not _on_a_terminal():
-            print("redis-playground: " + tr("the app needs a terminal: its input (stdin) or its screen (stderr) is not one; "
-                  "for scripts use repl, run or check"), file=sys.stderr)
-            return 2
-        server = None
-        if not args.url:  # spawn the private server first: it starts while Textual imports
-            import signal
-
-            from playground.engine.exit_signals import install_exit_signals
-            from playground.server import choose_binary, make_server
-
-            # until the app's own handlers (on mount): a SIGTERM (serve ending while this app
-            # starts) still stops the server and removes its directory
-            install_exit_signals((signal.SIGTERM, signal.SIGHUP))
-            topology, replicas = args.topology, args.replicas
-            if opened is not None and opened.topology != SINGLE.name:  # a scenario's own topology: it starts on it
-                topology, replicas = opened.topology, opened.replicas
-            server = make_server(choose_binary(args.server), topology, replicas).spawn()
-        try:
-            from playground.tui.app import run_app
-
-            return run_app(args, server)
-        finally:
-            if server is not None:
-                server.stop()
-    except ScenarioError as exc:
-        print(f"redis-playground: {visible(str(exc))}", file=sys.stderr)
-        return 2
-    except ServerError as exc:
-        print(f"redis-playground: {visible(str(exc))}", file=sys.stderr)
-        return 2
-    except ValueError as exc:  # a bad --url
+        return _COMMANDS.get(args.command, _run_app)(args)
+    except (ScenarioError, ServerError, ValueError) as exc:  # (ValueError: a bad --url)
         print(f"redis-playground: {visible(str(exc))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
@@ -410,13 +334,87 @@ def main(argv: list[str] | None = None) -> int:
         print(f"redis-playground: {visible(str(exc))}", file=sys.stderr)
         return 1
     except Exception as exc:  # the engine's own one-line errors (cannot connect, refused, ...)
+        # (the engine only when a command failed: `list` and --help never import it)
         from playground.engine.playground import Refused
-        from playground.engine.session import ConnectionLost
+        from playground.engine.session_stream import ConnectionLost
 
         if isinstance(exc, (Refused, ConnectionLost)):
             print(f"redis-playground: {visible(str(exc))}", file=sys.stderr)
             return 1
         raise
+
+
+def _options_refused(args: argparse.Namespace) -> str | None:
+    """Why the server options given cannot go together, or None."""
+    if args.url and args.server:
+        return tr("--url and --server exclude each other")
+    if args.url and args.topology != SINGLE.name:
+        return tr("--topology starts private servers; with --url the server is yours "
+                  "(a cluster's redirects are followed)")
+    if not KINDS[args.topology].takes_replicas and args.replicas is not None:
+        return tr("--replicas goes with --topology {names}", names=tr(", ").join(WITH_NODES))
+    return None
+
+
+# -- the dispatch: the one lazy boundary --------------------------------------------
+# Each command's own modules are imported here, once it is chosen: `repl` never imports
+# the TUI, the explorer or the scenarios, and no headless command imports Textual.
+
+def _run_repl(args: argparse.Namespace) -> int:
+    from playground.cli.repl import cmd_repl
+
+    code = cmd_repl(args)
+    _exit_now.append(code)  # (everything is closed and the server stopped: see entry)
+    return code
+
+
+def _run_scenarios(args: argparse.Namespace) -> int:
+    from playground.cli import scenario_commands
+
+    return getattr(scenario_commands, f"cmd_{args.command}")(args)
+
+
+def _run_serve(args: argparse.Namespace) -> int:
+    from playground.cli.serve_command import cmd_serve
+
+    return cmd_serve(args)
+
+
+def _run_explore(args: argparse.Namespace) -> int:
+    from playground.cli.explore_command import cmd_explore
+
+    return cmd_explore(args)
+
+
+def _run_import(args: argparse.Namespace) -> int:
+    from playground.cli.import_command import cmd_import
+
+    return cmd_import(args)
+
+
+def _run_app(args: argparse.Namespace) -> int:
+    """The app (no command, or `open`): its lesson read first, its private server started
+    while Textual imports."""
+    from playground.cli.app_start import on_a_terminal, open_lesson, spawn_server
+
+    opened = open_lesson(args)
+    if not on_a_terminal():
+        print("redis-playground: " + tr("the app needs a terminal: its input (stdin) or its screen (stderr) "
+                                        "is not one; for scripts use repl, run or check"), file=sys.stderr)
+        return 2
+    server = spawn_server(args, opened)
+    try:
+        from playground.tui.app import run_app  # (after the spawn: Textual imports while the server starts)
+
+        return run_app(args, server)
+    finally:
+        if server is not None:
+            server.stop()
+
+
+_COMMANDS = {"repl": _run_repl, "list": _run_scenarios, "run": _run_scenarios, "check": _run_scenarios,
+             "serve": _run_serve, "explore": _run_explore, "import": _run_import}
+"""Each headless command's runner; the app's (`_run_app`) for the others (none, `open`)."""
 
 
 if __name__ == "__main__":

@@ -11,21 +11,27 @@ another. An app is never given back to the pool: when its tab's session ends, th
 Bounded: N apps in all are started ahead of the tabs, not N more after each wave of tabs:
 the pool holds N less the tabs' sessions open, and at least one (for the next tab) while
 N > 0; so a class of N that took N ready apps is followed by one, never by N more. With
---max-tabs never more apps in all than --max-tabs (ready ones count). In class mode the ready apps are learners' (the teacher's
-app, one per class, starts when the teacher's tab comes). The ready apps are processes of
+--max-tabs never more apps in all than --max-tabs (ready ones count). In class mode the
+ready apps are learners' (the teacher's app, one per class, starts when the teacher's tab
+comes). The ready apps are processes of
 serve like the others: they end with serve (cli/web_server.py)."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Awaitable, Callable
+from typing import Awaitable, Callable, Generic, TypeVar
 
 log = logging.getLogger("textual-serve")
 
+Session = TypeVar("Session")  # what the pool holds: serve's TabSession (a test's stand-in)
 
-class ReadyPool:
-    def __init__(self, size: int, start: Callable[[], Awaitable[object]], drawn: Callable[[object], Awaitable[bool]],
+
+class ReadyPool(Generic[Session]):
+    """Apps started ahead of the tabs, each handed to the next new tab (see the module's text for the bounds)."""
+
+    def __init__(self, size: int, start: Callable[[], Awaitable[Session | None]],
+                 drawn: Callable[[Session], Awaitable[bool]],
                  room: Callable[[], int], quiet_in: Callable[[], float] = lambda: 0.0,
                  tabs: Callable[[], int] = lambda: 0) -> None:
         self.size = size
@@ -35,12 +41,12 @@ class ReadyPool:
         self.start = start  # spawns one app: a TabSession without a token
         self.drawn = drawn  # until that app has drawn: True, or False if it ended first
         self.room = room  # how many apps --max-tabs leaves for the pool (the tabs' sessions counted)
-        self.ready: list = []  # oldest first (the furthest along in its start)
+        self.ready: list[Session] = []  # oldest first (the furthest along in its start)
         self.starting = False  # an app of the pool is on its way to its first frame
         self.spawning: asyncio.Future | None = None  # its start (until its process runs), for serve's end
         self.closed = False
 
-    def take(self):
+    def take(self) -> Session | None:
         """The oldest ready session, now the caller's (None: none ready). The caller counts
         it among its sessions, then calls fill()."""
         return self.ready.pop(0) if self.ready else None
@@ -85,12 +91,12 @@ class ReadyPool:
         self._later = None
         self.fill()
 
-    def discard(self, session) -> None:
+    def discard(self, session: Session) -> None:
         """A ready session's app ended before any tab took it."""
         if session in self.ready:
             self.ready.remove(session)
 
-    async def close(self) -> list:
+    async def close(self) -> list[Session]:
         """serve ends: no more apps; an app being spawned is let finish its start (serve
         then ends it); the ready sessions, for serve to end and remove their directories."""
         self.closed = True

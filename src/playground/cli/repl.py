@@ -66,7 +66,7 @@ from playground.cli.repl_runs import PipelinedRuns, RunLine
 from playground.engine.executor import Executor
 from playground.engine.exit_signals import install_exit_signals
 from playground.engine.playground import Playground, Refused
-from playground.engine.session import ConnectionLost
+from playground.engine.session_stream import ConnectionLost
 from playground.i18n import tr
 from playground.resp.cli_lines import CommandLine
 

@@ -89,12 +89,12 @@ class LineOrder:
         if any(session.ldb.holds_server for session in self.pg.sessions.values()):
             return None  # (a Lua debugger holds the server: every line waits for its session, none for another)
         lines = [(line, _argv(line)) for line in self._in_the_way(name)]
-        lines = [(line, other) for line, other in lines if other is not None]
-        if not lines or self.pauses.holding():
-            return lines[0][0] if lines else None
-        effects = await self.pg.catalogue.effects([argv, *(other for _, other in lines)])
+        sent = [(line, other) for line, other in lines if other is not None]
+        if not sent or self.pauses.holding():
+            return sent[0][0] if sent else None
+        effects = await self.pg.catalogue.effects([argv, *(other for _, other in sent)])
         mine = effects[0]
-        for (line, _), effect in zip(lines, effects[1:]):
+        for (line, _), effect in zip(sent, effects[1:], strict=True):
             if mine.conflicts(effect):
                 return line
         return None

@@ -41,13 +41,19 @@ class ResumeCodes:
 
     def give(self, session) -> str:
         """`session`'s code (a new one the first time)."""
-        code = getattr(session, "code", None)
+        code: str = getattr(session, "code", None) or ""
         if not code:
-            while (code := "".join(secrets.choice(ALPHABET) for _ in range(LENGTH))) in self.live:
-                pass
+            code = self._unused()
             session.code = code
         self.live[code] = session
         return code
+
+    def _unused(self) -> str:
+        """A code no live session has."""
+        while True:
+            code = "".join(secrets.choice(ALPHABET) for _ in range(LENGTH))
+            if code not in self.live:
+                return code
 
     def find(self, code: str):
         return self.live.get(code)
@@ -73,6 +79,11 @@ class ResumeCodes:
 
 
 def away_notice(minutes: float) -> str:
+    """What a tab says when its session ended while it was away.
+
+    Args:
+        minutes: how long it had been away.
+    """
     return tr("Your session ended after {minutes} minutes away; this is a fresh playground.",
               minutes=f"{minutes:.3g}")
 

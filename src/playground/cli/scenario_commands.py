@@ -5,17 +5,18 @@ from __future__ import annotations
 import asyncio
 import sys
 
+from playground.cells import pad, width as cells
 from playground.engine.executor import Executor
-from playground.scenario import transcript as report
 from playground.engine.exit_signals import install_exit_signals
 from playground.engine.playground import Playground
-from playground.cells import pad, width as cells
-from playground.scenario.library import course_order, is_recording, recordings_dir, resolve, scenario_files, scenarios_in
-from playground.scenario.runner import Runner, ScenarioResult, StepResult
-from playground.scenario.model import Scenario, ScenarioError
-from playground.scenario.loader import load_scenario
-from playground.scenario.tags import tag_names
 from playground.i18n import tr
+from playground.scenario import transcript as report
+from playground.scenario.library import (course_order, is_recording, recordings_dir, resolve, scenario_files,
+                                         scenarios_in)
+from playground.scenario.loader import load_scenario
+from playground.scenario.model import Scenario, ScenarioError
+from playground.scenario.runner import Runner, ScenarioResult, StepResult
+from playground.scenario.tags import tag_names
 from playground.topology_kinds import SINGLE
 from playground.visible import LINES, visible
 
@@ -61,12 +62,12 @@ def _playground(args, scenarios: list[Scenario]) -> Playground:
     clients: list[str] = []
     for s in scenarios:
         clients += [c for c in s.clients if c not in clients]
-    shape = {}
+    topology, replicas = SINGLE.name, None
     if scenarios and scenarios[0].topology != SINGLE.name and not args.url:
-        shape = {"topology": scenarios[0].topology,
-                 "replicas": max((s.replicas or 0 for s in scenarios), default=0) or None}
+        topology = scenarios[0].topology
+        replicas = max((s.replicas or 0 for s in scenarios), default=0) or None
     return Playground.create(server_choice=args.server, url=args.url, allow_flush=args.allow_flush,
-                             clients=clients or ("A", "B"), **shape)
+                             clients=clients or ("A", "B"), topology=topology, replicas=replicas)
 
 
 def _by_topology(scenarios: list[Scenario]) -> list[list[Scenario]]:
@@ -81,12 +82,21 @@ def _refuse_url_without_flush(args) -> bool:
     """Every scenario part starts on an empty server: on a --url server that takes --allow-flush."""
     if args.url and not args.allow_flush:
         print("redis-playground: " + tr("{command} empties the server before every scenario (FLUSHALL); "
-              "with --url add --allow-flush, and only for a server whose data may go", command=args.command), file=sys.stderr)
+              "with --url add --allow-flush, and only for a server whose data may go", command=args.command),
+              file=sys.stderr)
         return True
     return False
 
 
 def cmd_run(args) -> int:
+    """`run`: replay one scenario and print its transcript.
+
+    Args:
+        args: the parsed command line (cli/main.py).
+
+    Returns:
+        0 when every check passed, else 1 (2: refused).
+    """
     scenario = load_scenario(resolve(args.scenario, args.scenarios), args.lang)
     if _refuse_url_without_flush(args):
         return 2
@@ -99,26 +109,29 @@ def cmd_run(args) -> int:
 async def _run_one(pg: Playground, scenario: Scenario, fmt: str, lang: str = "en",
                    time_limit: float | None = None, pace: float = 0.0) -> ScenarioResult:
     async with pg:
-        state = {"part": None, "steps": []}
+        current: str | None = None  # the part whose steps are being printed
+        steps: list[StepResult] = []  # its steps so far (their lanes follow them)
 
         def on_step(step: StepResult) -> None:
+            nonlocal current, steps
             if fmt == "json":
                 _out(report.json_step(pg.label, scenario, step) + "\n")
             elif fmt == "text":
-                if step.part != state["part"]:
-                    _out(report.text_lanes(scenario, state["steps"]))
-                    state["part"], state["steps"] = step.part, []
+                if step.part != current:
+                    _out(report.text_lanes(scenario, steps))
+                    current, steps = step.part, []
                     part = next(p for p in scenario.parts if p.name == step.part)
                     _out(report.text_part(scenario, part.name, part.setup_display))
                 _out(report.text_step(scenario, step))
-                state["steps"].append(step)
+                steps.append(step)
 
         def on_end(end) -> None:   # a part's expect, once its programs ended
+            nonlocal steps
             if fmt == "json":
                 _out(report.json_end(pg.label, scenario, end) + "\n")
             elif fmt == "text":
-                _out(report.text_lanes(scenario, state["steps"]))
-                state["steps"] = []
+                _out(report.text_lanes(scenario, steps))
+                steps = []
                 _out(report.text_end(end))
 
         if fmt == "text":
@@ -127,7 +140,7 @@ async def _run_one(pg: Playground, scenario: Scenario, fmt: str, lang: str = "en
         result = await Runner(pg, on_step=on_step, record_touched=(fmt == "json"), executor=executor,
                               time_limit=time_limit, lesson_time=True, pace=pace, on_end=on_end).run(scenario)
         if fmt == "text":
-            _out(report.text_lanes(scenario, state["steps"]))
+            _out(report.text_lanes(scenario, steps))
             _out(report.text_summary(result))
         elif fmt == "markdown":
             _out(report.render_markdown(result))
@@ -137,6 +150,14 @@ async def _run_one(pg: Playground, scenario: Scenario, fmt: str, lang: str = "en
 
 
 def cmd_check(args) -> int:
+    """`check`: replay scenarios (default: the whole library) and print N passed, N failed.
+
+    Args:
+        args: the parsed command line (cli/main.py).
+
+    Returns:
+        0 when every check passed, else 1 (2: refused).
+    """
     scenarios, broken = [], []
     if args.scenarios_to_check:   # in the order given; a directory's in course order
         groups = [scenarios_in(path) if path.is_dir() else [path]
@@ -162,8 +183,11 @@ def cmd_check(args) -> int:
         _out(f"{report.FAIL} {line}\n")
     failed += len(broken)
     untranslated = sum(len(s.missing_translations()) for s in scenarios)
-    _out(tr("{passed} passed, {failed} failed", passed=passed, failed=failed) + (tr(", {count} skipped", count=skipped) if skipped else "")
-         + (tr(", {count} texts not translated into {lang}", count=untranslated, lang=args.lang) if untranslated else "") + "\n")
+    _out(tr("{passed} passed, {failed} failed", passed=passed, failed=failed)
+         + (tr(", {count} skipped", count=skipped) if skipped else "")
+         + (tr(", {count} texts not translated into {lang}", count=untranslated, lang=args.lang)
+            if untranslated else "")
+         + "\n")
     return 1 if failed else 0
 
 

@@ -17,19 +17,18 @@ Loopback by default: on another address anyone who can reach it gets playgrounds
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import sys
 
+from playground.cli.class_serve import class_setup
+from playground.cli.command_options import (APP_MEMORY_MB, READY, SESSION_GRACE_MINUTES,  # noqa: F401 (re-exported)
+                                            SESSION_MB, TABS_PER_CORE)
 from playground.i18n import tr
 from playground.topology_kinds import SINGLE
 
 URL_OPTIONS = ("url", "url_file", "allow_flush", "tls", "cacert", "cert", "key", "insecure", "user")  # refused: --url's
-SESSION_GRACE_MINUTES = 10.0  # a session outlives its tab's connection this long (reload, Wi-Fi, sleep)
 QUIT_GRACE = 5.0  # seconds an app has to quit on its own before it is terminated, then killed
-READY = 2  # apps kept started for the next tabs (cli/ready_pool.py)
-APP_MEMORY_MB = 1024  # an app past this much memory (resident) is ended, its tab told why
-SESSION_MB = 90  # MB a session takes, with room: its app (~60 MB resident) and its private server
-TABS_PER_CORE = 30  # sessions a core keeps answering within a second (a class's step: BENCHMARKS.md)
 
 
 def default_max_tabs() -> int:
@@ -83,59 +82,12 @@ class KeptOutput:
         return getattr(self.stream, name)
 
 
-def add_parser(sub, parents) -> None:
-    serve = sub.add_parser("serve", parents=parents,
-                           help=tr("the playground in a browser tab: one app and one private server per tab"))
-    serve.add_argument("--host", default="127.0.0.1",
-                       help=tr("address to listen on (default 127.0.0.1: this machine only)"))
-    serve.add_argument("--port", type=int, default=8000, help=tr("port to listen on (default 8000)"))
-    serve.add_argument("--max-tabs", type=int, metavar="N",
-                       help=tr("at most N sessions at once (each an app and a private server); "
-                               "one more tab is told the class is full (default: what this machine holds, "
-                               "half its available memory at {mb} MB a session and {per_core} a core)",
-                               mb=SESSION_MB, per_core=TABS_PER_CORE))
-    serve.add_argument("--app-memory", type=int, default=APP_MEMORY_MB, metavar="MB",
-                       help=tr("a tab's app that uses more than MB megabytes of memory is ended, and its tab "
-                               "says why (default {mb})", mb=APP_MEMORY_MB))
-    serve.add_argument("--public-name", action="append", default=[], metavar="NAME",
-                       help=tr("a name serve is reached by besides 127.0.0.1, localhost, [::1] and --host "
-                               "(a reverse proxy's public name, or this machine's name on a lab's network); "
-                               "a request for any other name is refused (may be repeated)"))
-    serve.add_argument("--ready", type=int, default=READY, metavar="N",
-                       help=tr("start N apps (each with its private server) ahead of the tabs, so that a new tab "
-                               "is usable at once; each is a fresh playground nobody has seen. N in all, not N more "
-                               "after each wave of tabs: the ready apps are N less the tabs' sessions, at least one; "
-                               "never more than --max-tabs allows; 0: start each tab's app when it comes (default {n})",
-                               n=READY))
-    serve.add_argument("--no-fork", dest="fork", action="store_false",
-                       help=tr("start each tab's app as a new Python process, instead of forking it from a warm "
-                               "process that has imported the app already (slower: about a second of CPU per app)"))
-    serve.add_argument("--session-grace", type=float, default=SESSION_GRACE_MINUTES, metavar="MINUTES",
-                       help=tr("how long a tab's app and server wait for the tab to come back after a reload "
-                               "or a lost connection, then stop (default {minutes:g} minutes)",
-                               minutes=SESSION_GRACE_MINUTES))
-    serve.add_argument("--class", dest="class_mode", action="store_true",
-                       help=tr("class mode: also print a teacher's URL; the teacher's tab picks the lesson, "
-                               "every learner's tab opens it and follows the teacher's step (or goes at its own "
-                               "pace), and the teacher sees the class's predictions and progress"))
-    serve.add_argument("--class-url", metavar="URL",
-                       help=tr("with --class: coordinate through this Redis (redis://, rediss:// or unix://) instead "
-                               "of a private one, so that several serve processes share one class"))
-    serve.add_argument("--class-url-file", metavar="FILE",
-                       help=tr("with --class: the --class-url (with its password) read from FILE, which only you "
-                               "may read (chmod 600); or give --class-url without a password and the password in "
-                               "REDIS_PLAYGROUND_CLASS_PASSWORD"))
-    serve.add_argument("--new-period", action="store_true",
-                       help=tr("with --class-url: start the class afresh (a new lesson period): its lesson, step, "
-                               "learners and answers go, and an older teacher's URL no longer leads it"))
-    serve.add_argument("--class-name", default="class", metavar="NAME",
-                       help=tr("with --class-url: the class's name, so that several classes share one Redis "
-                               "(default: class)"))
-
-
 def is_loopback(host: str) -> bool:
-    import ipaddress
+    """Whether `host` is this machine only (localhost or a loopback address).
 
+    Args:
+        host: --host as given.
+    """
     if host == "localhost":
         return True
     try:
@@ -161,6 +113,14 @@ def app_command(args) -> list[str]:
 
 
 def cmd_serve(args) -> int:
+    """`serve`: the playground in browser tabs, until Ctrl+C or SIGTERM.
+
+    Args:
+        args: the parsed command line (cli/main.py).
+
+    Returns:
+        0, or 2 for options that cannot go together.
+    """
     named = [f"--{name.replace('_', '-')}" for name in URL_OPTIONS if getattr(args, name, None)]
     if named:
         print("redis-playground: " + tr("serve gives every tab a private server of its own; "
@@ -203,12 +163,13 @@ def cmd_serve(args) -> int:
         return 2
     classroom = None
     if args.class_mode:
-        from playground.cli.class_serve import class_setup
-
-        classroom = class_setup(args)
-        if isinstance(classroom, str):
-            print("redis-playground: " + classroom, file=sys.stderr)
+        setup = class_setup(args)
+        if isinstance(setup, str):
+            print("redis-playground: " + setup, file=sys.stderr)
             return 2
+        classroom = setup
+    # (textual-serve is the optional [serve] extra, which the web server imports: only
+    # once it is known to be installed, above)
     from playground.cli.web_server import PlaygroundServer
 
     max_tabs = args.max_tabs if args.max_tabs is not None else default_max_tabs()

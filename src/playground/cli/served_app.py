@@ -11,12 +11,14 @@ AppService's private state is read or set."""
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import logging
 import os
 import signal
 import sys
 from importlib.metadata import version
 from pathlib import Path
+from typing import Protocol
 
 from textual_serve.app_service import AppService
 
@@ -30,15 +32,35 @@ DRIVER = "playground.tui.served_driver:ServedDriver"  # Textual's web driver, wh
 
 def die_with_parent() -> None:
     """preexec_fn of an app process: SIGTERM when serve dies, however it dies (Linux)."""
-    import ctypes
-
     try:
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):
         pass
 
 
-async def end_process(process: asyncio.subprocess.Process, grace: float) -> None:
+class AppProcess(Protocol):
+    """What serve needs of an app's process: one it started (asyncio's Process) or one the
+    zygote forked (gate/warm.py's WarmProcess), each with pipes for its standard streams."""
+
+    @property
+    def pid(self) -> int: ...
+
+    @property
+    def returncode(self) -> int | None: ...
+
+    @property
+    def stdin(self) -> asyncio.StreamWriter | None: ...
+
+    @property
+    def stdout(self) -> asyncio.StreamReader | None: ...
+
+    @property
+    def stderr(self) -> asyncio.StreamReader | None: ...
+
+    async def wait(self) -> int: ...
+
+
+async def end_process(process: AppProcess, grace: float) -> None:
     """Terminate `process` (Textual quits on SIGTERM), then kill it if it lingers.
 
     By os.kill, never Process.terminate/kill: those poll (waitpid) first, and an app that
@@ -70,7 +92,7 @@ class PlaygroundApp(AppService):
         self.home = home  # the session's own directory: its history, recordings and exports
         self.running = running  # every app process alive, for the server's shutdown
         self.grace = grace
-        self.process: asyncio.subprocess.Process | None = None
+        self.process: AppProcess | None = None
         self.ended = asyncio.Event()  # its process's output has ended (the app exited, or was stopped)
         self.on_end = on_end  # called once it has
         self.given_up = False  # a stop timed out (the relay is not waited for again)
@@ -98,7 +120,9 @@ class PlaygroundApp(AppService):
     async def start(self, width: int, height: int) -> None:
         """The app's process (forked or new), and the relay of its output (`run`)."""
         environment = self.environment(width=width, height=height)
-        process = await self.zygote.spawn(self.argv, environment) if self.zygote is not None else None
+        process: AppProcess | None = None
+        if self.zygote is not None:
+            process = await self.zygote.spawn(self.argv, environment)
         if process is None:
             process = await asyncio.create_subprocess_exec(
                 *self.argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
@@ -110,14 +134,23 @@ class PlaygroundApp(AppService):
     @property
     def stdin(self) -> asyncio.StreamWriter:
         """The app process's standard input (AppService's send_bytes and send_meta write there)."""
+        if self.process is None or self.process.stdin is None:
+            raise RuntimeError("the app's process is not started with a pipe for its input")
         return self.process.stdin
+
+    def _output(self) -> tuple[asyncio.StreamReader, asyncio.StreamReader]:
+        """The started process's stdout and stderr (start gives it pipes for both)."""
+        process = self.process
+        if process is None or process.stdout is None or process.stderr is None:
+            raise RuntimeError("the app's process is not started with pipes for its output")
+        return process.stdout, process.stderr
 
     async def run(self) -> None:
         """The relay of the app's output, as textual-serve's own: after the app's prelude line,
         its packets (a type byte, a 4-byte length, the payload) to on_data / on_meta /
         on_packed, until the output ends; then `ended`, `on_end`. Its stderr is kept and
         printed once the app has ended, as textual-serve does."""
-        stdout, stderr = self.process.stdout, self.process.stderr
+        stdout, stderr = self._output()
         errors = bytearray()
 
         async def read_stderr() -> None:
@@ -165,7 +198,8 @@ class PlaygroundApp(AppService):
         relay waited for."""
         await self.downloads.cancel_app_downloads(app_service_id=self.app_service_id)
         await self.send_meta({"type": "quit"})
-        await self.relay
+        if self.relay is not None:
+            await self.relay
 
     async def stop(self) -> None:
         """Ask the app to quit (textual-serve's way); terminate or kill it if it does not."""

@@ -6,10 +6,15 @@ from __future__ import annotations
 import asyncio
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from aiohttp import web
 
+from playground.classroom.protocol import RELEASED_EXIT
 from playground.cli.tab_input import TabInput
+
+if TYPE_CHECKING:
+    from playground.cli.served_app import PlaygroundApp
 
 ENDED = 4000  # the websocket's close code when the session is over: the page says "Session ended"
 RELEASED = 4005  # the same, its app having ended because the teacher freed the learner's place
@@ -29,7 +34,7 @@ class TabSession:
         self.token = token
         self.home = Path(tempfile.mkdtemp(prefix="session-" if parent else "redis-playground-session-",
                                           dir=parent))  # 0700; removed at its end
-        self.app = None  # its PlaygroundApp (cli/served_app.py), once started
+        self.app: PlaygroundApp | None = None  # its app, once started
         self.input = TabInput()  # what its tab types, on its way to the app (cli/tab_input.py)
         self.shown = False  # the app has drawn to a tab (a tab that never saw a frame gets no grace)
         self.ended_code = ENDED  # the close code its tab gets when it ends (TOO_BIG: serve ended it)
@@ -39,6 +44,12 @@ class TabSession:
         self.teacher = False  # class mode: the page gave the teacher's secret
         self.code: str | None = None  # its resume code, once a tab has it (cli/resume_codes.py)
         self.output = asyncio.Event()  # the app has written to its terminal
+
+    def started_app(self) -> PlaygroundApp:
+        """Its app, which serve starts before anything asks for it (cli/web_server.py)."""
+        if self.app is None:
+            raise RuntimeError("the session's app is not started")
+        return self.app
 
     async def write_bytes(self, data: bytes) -> None:
         """The app's output to the tab; dropped while no tab shows it (a repaint follows)."""
@@ -67,8 +78,6 @@ class TabSession:
             asyncio.ensure_future(self._closed(websocket))
 
     async def _closed(self, websocket: web.WebSocketResponse) -> None:
-        from playground.classroom.protocol import RELEASED_EXIT
-
         process = getattr(self.app, "process", None)  # (its PlaygroundApp: cli/served_app.py)
         if process is not None:
             try:

@@ -15,6 +15,7 @@ freed the learner's place (cli/tab_session.py)."""
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 import logging
 import os
@@ -76,8 +77,9 @@ class PlaygroundServer(Server):
         self.codes = ResumeCodes()  # each session's resume code; the sessions whose grace ran out
         self.sockets: set[web.WebSocketResponse] = set()
         self.closing = False
-        self.pool = (ReadyPool(ready, self._start_ready, self._drawn, self._room, self._quiet_in,
-                               tabs=lambda: len(self.sessions)) if ready > 0 else None)
+        self.pool: ReadyPool[TabSession] | None = (
+            ReadyPool(ready, self._start_ready, self._drawn, self._room, self._quiet_in,
+                      tabs=lambda: len(self.sessions)) if ready > 0 else None)
         self._last_tab = -QUIET  # loop time of the last new tab (a class's burst defers the pool's refill)
         self.size = (120, 40)  # the last tab's terminal: the ready apps start at that size
         self.fork = fork  # apps forked from a warm zygote (cli/app_zygote.py), else each a new process
@@ -93,7 +95,9 @@ class PlaygroundServer(Server):
 
     def _room(self) -> int:
         """How many apps --max-tabs leaves for the ready pool."""
-        return self.pool.size if self.max_tabs is None else self.max_tabs - len(self.sessions)
+        if self.max_tabs is not None:
+            return self.max_tabs - len(self.sessions)
+        return self.pool.size if self.pool is not None else 0
 
     async def _start_ready(self) -> TabSession | None:
         """A ready session: a learner's app started with no tab (cli/ready_pool.py)."""
@@ -104,15 +108,15 @@ class PlaygroundServer(Server):
             shutil.rmtree(session.home, ignore_errors=True)
             raise
         if self.closing:  # serve ended while it started: it ends too
-            await session.app.stop()
+            await session.started_app().stop()
             shutil.rmtree(session.home, ignore_errors=True)
             return None
         return session
 
     def _take_ready(self) -> TabSession | None:
         """The oldest ready session whose app runs (one that ended is on its way out)."""
-        while (session := self.pool.take()) is not None:
-            if session.stopping is None and session.app.alive:
+        while self.pool is not None and (session := self.pool.take()) is not None:
+            if session.stopping is None and session.started_app().alive:
                 return session
         return None
 
@@ -120,20 +124,21 @@ class PlaygroundServer(Server):
         """Until the app writes to its terminal (Textual imported, the app built): True;
         False if it ended first."""
         drawn = asyncio.ensure_future(session.output.wait())
-        ended = asyncio.ensure_future(session.app.ended.wait())
+        app = session.started_app()
+        ended = asyncio.ensure_future(app.ended.wait())
         await asyncio.wait([drawn, ended], timeout=READY_WAIT, return_when=asyncio.FIRST_COMPLETED)
         drawn.cancel()
         ended.cancel()
-        return session.app.alive and session.stopping is None
+        return app.alive and session.stopping is None
 
     async def _start_app(self, session: TabSession, width: int, height: int) -> None:
-        session.app = PlaygroundApp(
+        app = session.app = PlaygroundApp(
             self.argv, self.running, self.quit_grace, session.home, write_bytes=session.write_bytes,
             write_str=session.write_str, close=session.close,
             extra_env=self.classroom.environment(session.teacher) if self.classroom is not None else None,
             zygote=self.zygote, on_end=lambda: self._end(session), download_manager=self.download_manager,
             debug=self.debug)
-        await session.app.start(*terminal_size(width, height))
+        await app.start(*terminal_size(width, height))
 
     def web_app(self) -> web.Application:
         """The web application: textual-serve's routes (the page's template names them) and
@@ -219,7 +224,7 @@ class PlaygroundServer(Server):
 
     @aiohttp_jinja2.template("app_index.html")
     async def handle_index(self, request: web.Request):
-        context = await Server.handle_index.__wrapped__(self, request)
+        context = await inspect.unwrap(Server.handle_index)(self, request)  # textual-serve's, without its template
         context["class_mode"] = self.classroom is not None
         context["texts"] = {"ended": tr("Session ended."), "restart": tr("Restart"),
                             "full": tr("The class is full: every place on this server is taken. "
@@ -248,55 +253,19 @@ class PlaygroundServer(Server):
         if self.closing:
             await websocket.close(code=ENDED)
             return websocket
-        teacher = False
-        if self.classroom is not None:  # the page's first message: its role (cli/class_serve.py)
-            try:
-                hello = await websocket.receive(timeout=HELLO_WAIT)
-            except asyncio.TimeoutError:
-                hello = None
-            if hello is None or hello.type in (WSMsgType.CLOSE, WSMsgType.CLOSING, WSMsgType.CLOSED, WSMsgType.ERROR):
-                await websocket.close()  # gone before it said who it is: nothing to start
-                return websocket
-            _, bad = message(hello.data if hello.type == WSMsgType.TEXT else hello.data or b"")
-            if bad:  # binary, or nested too deep: said with the close code
-                await websocket.close(code=bad, message=b"not the page's first message")
-                return websocket
-            teacher = await self.classroom.is_teacher(hello.data)
-        resume = normalize(request.query.get("resume", ""))
-        away = self.codes.away(token)  # this tab's session ended by grace: it is told why it finds a fresh one
-        if resume:  # a resume code (another tab, or after closing this one): its session, whatever the token
-            found = self.codes.find(resume)
-            if found is not None and found.teacher == teacher and found.stopping is None:
-                token, away = found.token, None
-            elif (away := self.codes.away(resume)) is not None:
-                token = secrets.token_hex(16)
-            else:
-                await websocket.close(code=UNKNOWN)
-                return websocket
-        session = self.sessions.get(token)
-        if session is not None and session.teacher != teacher:
-            session = None  # a learner's token given with the teacher's secret, or the other way round
-            token = secrets.token_hex(16)
-        if teacher and (session is None or session.stopping is not None):  # the teacher's URL in a new tab:
-            live = [s for s in self.sessions.values() if s.teacher and s.stopping is None]
-            # the teacher's session: the one its closed tab left, else the one a tab still shows (that tab
-            # is told it is open in another one). Not a second teacher's app: a tab closed a moment ago
-            # may not have been seen to close yet.
-            left = next((s for s in live if s.websocket is None), live[0] if live else None)
-            if left is not None:
-                session, token, away = left, left.token, None
+        teacher = await self._role(websocket)
+        if teacher is None:
+            return websocket
+        asked = self._asked(token, teacher, normalize(request.query.get("resume", "")))
+        if asked is None:  # a resume code nobody has
+            await websocket.close(code=UNKNOWN)
+            return websocket
+        session, token, away = self._live_session(*asked, teacher)
         if session is None or session.stopping is not None:
-            if self.max_tabs is not None and len(self.sessions) >= self.max_tabs and not teacher:  # the teacher: always
+            session = self._new_session(token, teacher)
+            if session is None:
                 await websocket.close(code=FULL)
                 return websocket
-            self._last_tab = asyncio.get_running_loop().time()
-            ready = self._take_ready() if self.pool is not None and not teacher else None
-            session = ready or TabSession(token, self._homes())
-            session.token = token
-            session.teacher = teacher
-            self.sessions[token] = session
-            if ready is not None:
-                self.pool.fill()
         self.sockets.add(websocket)
         try:
             await self._attach(session, websocket, width, height)
@@ -314,13 +283,78 @@ class PlaygroundServer(Server):
                 self._detach(session)
         return websocket
 
+    async def _role(self, websocket: web.WebSocketResponse) -> bool | None:
+        """Whether the tab is the teacher's: in class mode, the page's first message says
+        (cli/class_serve.py). None: the page went, or sent no such message (closed)."""
+        if self.classroom is None:
+            return False
+        try:
+            hello = await websocket.receive(timeout=HELLO_WAIT)
+        except asyncio.TimeoutError:
+            hello = None
+        if hello is None or hello.type in (WSMsgType.CLOSE, WSMsgType.CLOSING, WSMsgType.CLOSED, WSMsgType.ERROR):
+            await websocket.close()  # gone before it said who it is: nothing to start
+            return None
+        _, bad = message(hello.data if hello.type == WSMsgType.TEXT else hello.data or b"")
+        if bad:  # binary, or nested too deep: said with the close code
+            await websocket.close(code=bad, message=b"not the page's first message")
+            return None
+        return await self.classroom.is_teacher(hello.data)
+
+    def _asked(self, token: str, teacher: bool, resume: str) -> tuple[str, float | None] | None:
+        """The token of the session the tab asks for, and how long that session had been
+        away when it ended by grace (the tab is told why it finds a fresh one): its resume
+        code's (another tab, or after closing this one), whatever the token, else its
+        token's. None: a resume code nobody has."""
+        away = self.codes.away(token)
+        if not resume:
+            return token, away
+        found = self.codes.find(resume)
+        if found is not None and found.token is not None and found.teacher == teacher and found.stopping is None:
+            return found.token, None
+        if (away := self.codes.away(resume)) is not None:
+            return secrets.token_hex(16), away
+        return None
+
+    def _live_session(self, token: str, away: float | None,
+                      teacher: bool) -> tuple[TabSession | None, str, float | None]:
+        """The session of this token, if it is one of the same role, and for the teacher's
+        URL in a new tab the teacher's session; with the token and the time away to tell."""
+        session = self.sessions.get(token)
+        if session is not None and session.teacher != teacher:
+            session = None  # a learner's token given with the teacher's secret, or the other way round
+            token = secrets.token_hex(16)
+        if teacher and (session is None or session.stopping is not None):  # the teacher's URL in a new tab:
+            live = [s for s in self.sessions.values() if s.teacher and s.stopping is None]
+            # the teacher's session: the one its closed tab left, else the one a tab still shows (that tab
+            # is told it is open in another one). Not a second teacher's app: a tab closed a moment ago
+            # may not have been seen to close yet.
+            left = next((s for s in live if s.websocket is None), live[0] if live else None)
+            if left is not None and left.token is not None:  # (every session of self.sessions has one)
+                session, token, away = left, left.token, None
+        return session, token, away
+
+    def _new_session(self, token: str, teacher: bool) -> TabSession | None:
+        """A session for a tab (a ready app's when there is one), or None when the class is full."""
+        if self.max_tabs is not None and len(self.sessions) >= self.max_tabs and not teacher:  # the teacher: always
+            return None
+        self._last_tab = asyncio.get_running_loop().time()
+        ready = self._take_ready() if self.pool is not None and not teacher else None
+        session = ready or TabSession(token, self._homes())
+        session.token = token
+        session.teacher = teacher
+        self.sessions[token] = session
+        if ready is not None and self.pool is not None:
+            self.pool.fill()
+        return session
+
     async def relay(self, websocket: web.WebSocketResponse, session: TabSession) -> None:
         """A tab's messages to its app (textual-serve's page protocol): keys, resizes, focus;
         a ping answered; another kind of message ignored. A frame that is no such message
         (binary, not JSON, too deep: cli/serve_guard.py) or a flood of them closes the
         websocket with a code saying so; keys past the tab's pending input are dropped and
         the tab is told (cli/tab_input.py)."""
-        app, tab = session.app, session.input
+        app, tab = session.started_app(), session.input
         told = -TOLD_EVERY
         async for frame in websocket:
             if frame.type == WSMsgType.ERROR:  # (a frame over MAX_FRAME: aiohttp closes with 1009)
@@ -398,7 +432,8 @@ class PlaygroundServer(Server):
                 if process is None or session.stopping is not None or process.returncode is not None:
                     continue
                 try:
-                    with open(f"/proc/{process.pid}/statm") as statm:
+                    # (procfs: answered from the kernel's memory at once, never a wait on a disk)
+                    with open(f"/proc/{process.pid}/statm") as statm:  # noqa: ASYNC230
                         resident = int(statm.read().split()[1]) * page
                 except (OSError, ValueError, IndexError):
                     continue
@@ -440,7 +475,7 @@ class PlaygroundServer(Server):
         finally:
             shutil.rmtree(session.home, ignore_errors=True)
             self.codes.drop(session)
-            if self.sessions.get(session.token) is session:
+            if session.token is not None and self.sessions.get(session.token) is session:
                 del self.sessions[session.token]
             if self.pool is not None:
                 self.pool.discard(session)

@@ -44,6 +44,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from itertools import permutations
 
+from playground.explore.schedules import moves
 from playground.explore.snapshot import show_key
 from playground.i18n import N_, tr
 
@@ -84,6 +85,7 @@ class Op:
 
 @dataclass(frozen=True)
 class Edge:
+    """A dependency between two clients' steps on one key: `before` read or wrote it before `after` (rw, wr, ww)."""
     before: Op
     after: Op
     kind: str             # "rw", "wr", "ww"
@@ -96,6 +98,7 @@ class Edge:
 
 @dataclass
 class Anomaly:
+    """A known anomaly (a key of KINDS) in an outcome: the dependencies that prove it, the order that decides it."""
     kind: str                                   # a key of KINDS
     proof: list[Edge] = field(default_factory=list)   # the dependencies that prove it
     deciding: list[tuple[str, str]] = field(default_factory=list)  # ("B1", "A2"): B1 before A2
@@ -280,7 +283,6 @@ def _deciding(edges: list[Edge], clients: list[str]) -> list[tuple[str, str]]:
 def _switch_points(schedule: tuple[str, ...]) -> list[tuple[str, str]]:
     """Where the schedule leaves a client that still has steps: (the next client's step,
     the left client's next step)."""
-    from playground.explore.schedules import moves
     word = moves(schedule)
     total = {c: schedule.count(c) for c in schedule}
     out = []
@@ -292,7 +294,6 @@ def _switch_points(schedule: tuple[str, ...]) -> list[tuple[str, str]]:
 
 
 def _between(schedule: tuple[str, ...]) -> tuple[str, list[str], str] | None:
-    from playground.explore.schedules import moves
     word = moves(schedule)
     total = {c: schedule.count(c) for c in schedule}
     for i in range(1, len(word)):
@@ -306,6 +307,11 @@ def _between(schedule: tuple[str, ...]) -> tuple[str, list[str], str] | None:
 # -- words ------------------------------------------------------------------------------
 
 def edge_text(e: Edge) -> str:
+    """One dependency in words: who read or wrote the key before whom.
+
+    Args:
+        e: the dependency.
+    """
     key = show_key(e.key)
     p, q = e.before.label, e.after.label
     if e.kind == "rw":
@@ -341,6 +347,11 @@ def _abort_text(a: Anomaly) -> str:
 
 
 def explain(a: Anomaly) -> str:
+    """Why the anomaly happened, in one sentence built from its proof.
+
+    Args:
+        a: the anomaly.
+    """
     if a.kind == "double-spend" and len(a.proof) == 2:
         first, second = a.proof
         return tr("{a} and {b} both read {key} before either wrote it ({w1}, {w2}): both acted on the same "
@@ -367,4 +378,9 @@ def explain(a: Anomaly) -> str:
 
 
 def deciding_text(a: Anomaly) -> str:
+    """The anomaly's deciding order in words ("B1 before A2, ...").
+
+    Args:
+        a: the anomaly.
+    """
     return tr(", ").join(tr("{p} before {q}", p=p, q=q) for p, q in a.deciding)

@@ -28,17 +28,18 @@ def random_steps(catalogue, programs: dict[str, list[Step]], by: str) -> list[st
     out = []
     for client, program in programs.items():
         for index, step in enumerate(program):
-            tip = catalogue.nondeterministic(step.argv) if step.argv else None
-            if tip is None:
+            argv = step.argv
+            tip = catalogue.nondeterministic(argv) if argv else None
+            if tip is None or argv is None:
                 continue
-            name = bytes(step.argv[0]).lower()
+            name = bytes(argv[0]).lower()
             info = catalogue.commands.get(name)
             # (XADD's clock-made id is no part of the state compared: explore/snapshot.py shows it as `*`)
             writes = tip == OUTPUT and name != b"xadd" and info is not None and b"write" in info.flags
-            if catalogue.clock_output(step.argv) and not step.save and not writes:
+            if catalogue.clock_output(argv) and not step.save and not writes:
                 continue   # its reply is compared without the clock's readings (clock_steps)
             if by != "state" or step.save or writes:
-                out.append(f"{client}{index + 1} {redact_line(step.display, list(step.argv))}")
+                out.append(f"{client}{index + 1} {redact_line(step.display, list(argv))}")
     return out
 
 

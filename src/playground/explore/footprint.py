@@ -88,7 +88,7 @@ def _program_footprints(program: list[Step], catalogue, short: frozenset[bytes] 
     blocker: Effect | None = None         # the previous step may block: its keys, as written
     # (a step on a node, or on a new connection, is no line of this client's transaction)
     roles = transaction_roles([s.argv if s.server is None and not s.reconnect else None for s in program])
-    for step, (role, in_multi) in zip(program, roles):
+    for step, (role, in_multi) in zip(program, roles, strict=True):
         if step.server is not None or step.reconnect:   # acts on a node, or a new connection
             fp = ANYTHING
         elif not step.argv:                    # a wait step: the blocked command's reply (a script's: its end)

@@ -31,6 +31,8 @@ class ServerStopped(Exception):
 
 
 class FreshState:
+    """Puts the server back as it was before the first schedule (its CONFIG too, when the
+    steps may change it), and notices a server that stopped."""
     def __init__(self, pg) -> None:
         self.pg = pg
         self.config: dict[bytes, bytes] | None = None

@@ -10,6 +10,7 @@ from playground.explore.witnesses import candidate, outcome_key
 
 
 class Grouping:
+    """Folds each schedule's run into its outcome class as it ends, keeping only what the report needs."""
     def __init__(self, explorer, result: Exploration, serial: dict, own_key: tuple[str, ...]) -> None:
         self.explorer = explorer
         self.result = result

@@ -12,6 +12,11 @@ _HEAD = struct.Struct(">I")
 
 
 def encode(obj) -> bytes:
+    """One message for the other side: its pickle, after its length.
+
+    Args:
+        obj: the message.
+    """
     data = pickle.dumps(obj, pickle.HIGHEST_PROTOCOL)  # (an i18n.Translated goes as the text it said: its __reduce__)
     return _HEAD.pack(len(data)) + data
 

@@ -16,7 +16,11 @@ import asyncio
 import socket
 import sys
 
+from playground.engine.playground import Playground
+from playground.explore.explorer import ExploreError, Explorer
 from playground.explore.lane_wire import encode, receive
+from playground.i18n import set_language
+from playground.server.private import PrivateServer, ServerError
 
 
 async def _serve(sock: socket.socket) -> None:
@@ -30,11 +34,6 @@ async def _serve(sock: socket.socket) -> None:
 
 
 async def _lane(reader, writer) -> None:
-    from playground.engine.playground import Playground
-    from playground.explore.explorer import ExploreError, Explorer
-    from playground.i18n import set_language
-    from playground.server.private import PrivateServer, ServerError
-
     spec = await receive(reader)
     set_language(spec["lang"])
     try:
@@ -60,6 +59,11 @@ async def _lane(reader, writer) -> None:
 
 
 def main(argv: list[str]) -> int:
+    """A lane worker's process: serve the explorer at the other end of the socket pair until it goes.
+
+    Args:
+        argv: the command line; argv[1] is the socket's file descriptor.
+    """
     sock = socket.socket(fileno=int(argv[1]))
     asyncio.run(_serve(sock))
     return 0

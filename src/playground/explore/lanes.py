@@ -31,8 +31,11 @@ import sys
 from collections import deque
 
 import playground
+from playground.errors import ExploreError
 from playground.explore.lane_wire import encode, receive
 from playground.i18n import current_language, tr
+from playground.server.children import die_with_parent, start_watchdog, stop_group
+from playground.server.private import PrivateServer
 
 PARALLEL_FROM = 500   # planned schedules from which the default splits them (a worker costs ~0.3 s to start)
 CHUNK = 20            # schedules a lane is given at a time
@@ -42,6 +45,7 @@ MOST = 8              # lanes by default on a machine with more cores (a lane: ~
 
 
 def cores() -> int:
+    """The CPU cores this process may run on."""
     try:
         return len(os.sched_getaffinity(0))
     except AttributeError:   # (not Linux)
@@ -59,8 +63,11 @@ def lanes_for(explorer, planned: int, jobs: int | None) -> int:
 
 
 def can_split(explorer) -> bool:
-    from playground.server.private import PrivateServer
+    """Whether an exploration may run in lanes: on a private server (each lane starts its own) and without programs.
 
+    Args:
+        explorer: the explorer.
+    """
     return isinstance(explorer.pg.server, PrivateServer) and not explorer.scenario.programs
 
 
@@ -112,7 +119,7 @@ class Worker:
         self._told = settled
         self.process: subprocess.Popen | None = None
         self.watchdog: subprocess.Popen | None = None
-        self.writer = None
+        self.writer: asyncio.StreamWriter | None = None
 
     async def drive(self, queue: deque, fold, counts: list[int], lane: int) -> None:
         """Start the worker, then keep it AHEAD chunks busy until the queue is empty. A
@@ -127,16 +134,19 @@ class Worker:
         if reply[0] != "ready":
             queue.extendleft(reversed(self.first))
             return
+        writer = self.writer
+        if writer is None:  # (_start opened it, or raised)
+            return
         held: deque[int] = deque()
         ran = 0
         for chunk in self.first:
             held.append(len(chunk))
-            self.writer.write(encode(chunk))
+            writer.write(encode(chunk))
         while True:
             while len(held) < AHEAD and queue:
                 chunk = queue.popleft()
                 held.append(len(chunk))
-                self.writer.write(encode(chunk))
+                writer.write(encode(chunk))
             if not held:
                 break
             message = await self._next(reader)
@@ -146,12 +156,10 @@ class Worker:
             if ran == held[0]:
                 held.popleft()
                 ran = 0
-        self.writer.write(encode(None))
+        writer.write(encode(None))
         await self._next(reader, "done")
 
     async def _next(self, reader, expect: str = "run"):
-        from playground.errors import ExploreError
-
         try:
             message = await receive(reader)
         except EOFError:
@@ -173,14 +181,13 @@ class Worker:
             return "?"
 
     async def _start(self):
-        from playground.server.children import die_with_parent, start_watchdog
-
         pg = self.explorer.pg
         ours, theirs = socket.socketpair()
         root = os.path.dirname(os.path.dirname(playground.__file__))   # this playground, not another install
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p))
         try:
-            self.process = subprocess.Popen(
+            # (Popen returns once the child is forked; this lane polls it and stops its group)
+            self.process = subprocess.Popen(  # noqa: ASYNC220
                 [sys.executable, "-m", "playground.explore.lane_worker", str(theirs.fileno())],
                 pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL, env=env, preexec_fn=die_with_parent(os.getpid()),
@@ -197,16 +204,12 @@ class Worker:
 
     async def close(self) -> None:
         """The worker gone, and its server with it (killed after STOP_GRACE)."""
-        from playground.server.children import stop_group
-
         if self.writer is not None:
             self.writer.close()
         if self.process is not None:
-            loop = asyncio.get_running_loop()
-            deadline = loop.time() + STOP_GRACE
-            while self.process.poll() is None and loop.time() < deadline:
-                await asyncio.sleep(0.01)
-            if self.process.poll() is None:
+            try:
+                await asyncio.to_thread(self.process.wait, STOP_GRACE)
+            except subprocess.TimeoutExpired:
                 stop_group(self.process, 0)
         if self.watchdog is not None:
             self.watchdog.kill()

@@ -4,14 +4,19 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from playground.explore import schedules as sch
 from playground.explore.snapshot import Snapshot
 from playground.scenario.model import Part, Scenario
 
+if TYPE_CHECKING:
+    from playground.explore.witnesses import Witness
+
 
 @dataclass
 class Run:
+    """One schedule as it ran: the moves, the state it ended in, the replies each client saw."""
     schedule: tuple[str, ...]        # the moves as executed
     snapshot: Snapshot
     deadlock: str | None = None      # who waits for ever, when nobody can move
@@ -23,6 +28,7 @@ class Run:
 
 @dataclass
 class OutcomeClass:
+    """The schedules that end the same way (an outcome): how many, its first and simplest schedule."""
     snapshot: Snapshot
     deadlock: str | None
     first: tuple[str, ...]           # its first schedule (lexicographic order)
@@ -33,7 +39,7 @@ class OutcomeClass:
     own: bool = False                # the scenario's own order is in this class
     serial: list[tuple[str, ...]] = field(default_factory=list)  # the serial orders in it ("A", "B": A then B)
     first_run: Run | None = None
-    witness: object = None           # its simplest schedule (explore/witnesses.py: Witness)
+    witness: Witness | None = None   # its simplest schedule
 
     @property
     def label(self) -> str:
@@ -42,6 +48,7 @@ class OutcomeClass:
 
 @dataclass
 class Exploration:
+    """An exploration of one part: its schedules, how many ran, and its outcomes."""
     scenario: Scenario
     part: Part
     part_number: int                 # 1-based

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from playground.engine.session import MonitorLine
+from playground.engine.session_stream import MonitorLine
 from playground.resp.cli_format import render
 
 

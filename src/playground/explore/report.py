@@ -6,6 +6,7 @@ from playground.cells import pad, width
 from playground.explore.anomaly import deciding_text
 from playground.explore.outcomes import Exploration, OutcomeClass
 from playground.explore.schedules import label
+from playground.explore.witnesses import Witness
 from playground.gate.program_argv import shown_program
 from playground.i18n import tr, trn
 from playground.scenario import lanes
@@ -18,6 +19,11 @@ RARE = 3   # a sampled outcome seen fewer times than this is said to be rare
 
 
 def figures(r: Exploration) -> str:
+    """How many schedules there are and which of them ran.
+
+    Args:
+        r: the exploration.
+    """
     n = trn("{n:,} schedule (every interleaving that keeps each client's order)",
             "{n:,} schedules (every interleaving that keeps each client's order)", r.total)
     if r.sampled and r.scenario.programs and typed(r):   # (free play's programs: a search too)
@@ -41,10 +47,16 @@ def figures(r: Exploration) -> str:
 
 
 def outcome_lines(r: Exploration, cls: OutcomeClass) -> list[str]:
+    """What an outcome is: its deadlock, each client's replies (when compared), each key's state.
+
+    Args:
+        r: the exploration.
+        cls: the outcome.
+    """
     lines = [tr("deadlock: {what}", what=cls.deadlock)] if cls.deadlock else []
     if r.by in ("replies", "both"):
         lines += [tr("{client} saw: {replies}", client=client, replies=" · ".join(seen) or "-")
-                  for client, seen in cls.first_run.replies]
+                  for client, seen in (cls.first_run.replies if cls.first_run else ())]
     keys = r.keys
     for k in keys:
         lines.append(f"{k} = {cls.snapshot.describe(k)}")
@@ -53,6 +65,11 @@ def outcome_lines(r: Exploration, cls: OutcomeClass) -> list[str]:
 
 
 def serial_words(order) -> str:
+    """A serial order in words ("A then B").
+
+    Args:
+        order: the clients in order.
+    """
     return tr(" then ").join(order)
 
 
@@ -63,10 +80,15 @@ def typed(r: Exploration | None) -> bool:
 
 def by_hand(r: Exploration | None) -> bool:
     """Free play's programs started by hand (their own order: the order their commands ran in)."""
-    return typed(r) and bool(r.scenario.programs)
+    return r is not None and typed(r) and bool(r.scenario.programs)
 
 
 def own_mark(r: Exploration | None) -> str:
+    """What the own-order mark stands for: the order typed, run, or the scenario's own.
+
+    Args:
+        r: the exploration (None: a scenario's).
+    """
     if by_hand(r):
         return tr("{mark} the order it ran in", mark=OWN_MARK)
     return tr("{mark} the order you typed", mark=OWN_MARK) if typed(r) else \
@@ -103,6 +125,11 @@ def _header(r: Exploration) -> list[str]:
 
 
 def render_text(r: Exploration) -> str:
+    """The exploration as text for a terminal.
+
+    Args:
+        r: the exploration.
+    """
     lines = _header(r) + ["", figures(r)]
     count = len(r.classes)
     lines.append(tr("{count} outcome:", count=count) if count == 1 else tr("{count} outcomes:", count=count))
@@ -129,6 +156,11 @@ def rare(r: Exploration) -> list[int]:
 
 
 def rare_lines(r: Exploration) -> list[str]:
+    """For a sample: how many schedules ran, and the outcomes seen fewer than RARE times.
+
+    Args:
+        r: the exploration.
+    """
     if not r.sampled:
         return []
     numbers = rare(r)
@@ -141,12 +173,21 @@ def rare_lines(r: Exploration) -> list[str]:
 
 
 def switches_words(n: int) -> str:
+    """A number of switches in words.
+
+    Args:
+        n: the number of switches.
+    """
     return tr("no switch") if n == 0 else trn("{n} switch", "{n} switches", n)
 
 
-def witness_line(r: Exploration, cls: OutcomeClass) -> str:
-    """`A1 B1 B2 A2 (1 switch): lost update: A1 read counter before B2 wrote it, ...`"""
-    w = cls.witness
+def witness_line(cls: OutcomeClass, w: Witness) -> str:
+    """`A1 B1 B2 A2 (1 switch): lost update: A1 read counter before B2 wrote it, ...`
+
+    Args:
+        cls: the outcome.
+        w: its simplest schedule.
+    """
     head = f"{w.label} ({switches_words(w.switches)})"
     if w.anomaly is not None:
         return tr("{schedule}: {name}: {proof}.", schedule=head, name=w.anomaly.name, proof=w.anomaly.explain())
@@ -155,7 +196,17 @@ def witness_line(r: Exploration, cls: OutcomeClass) -> str:
     return head
 
 
+def _witnessed(r: Exploration) -> list[tuple[int, OutcomeClass, Witness]]:
+    """The outcomes with a simplest schedule: (number, outcome, schedule)."""
+    return [(n, c, c.witness) for n, c in enumerate(r.classes, 1) if c.witness is not None]
+
+
 def simplest_heading(r: Exploration) -> str:
+    """The heading of the simplest schedules (in the sample, when sampled).
+
+    Args:
+        r: the exploration.
+    """
     if r.sampled:
         return tr("Each outcome's simplest schedule in the sample (fewest switches among the schedules run: "
                   "moves to another client while one still has steps):")
@@ -166,13 +217,12 @@ def simplest_heading(r: Exploration) -> str:
 def witness_lines(r: Exploration, total: int = 80) -> list[str]:
     """Each outcome's simplest schedule, the anomaly it shows and its deciding order,
     and its steps as lanes."""
-    shown = [(n, c) for n, c in enumerate(r.classes, 1) if c.witness is not None]
+    shown = _witnessed(r)
     if not shown:
         return []
     out = ["", simplest_heading(r)]
-    for n, cls in shown:
-        out.append(f"{n}. " + witness_line(r, cls))
-        w = cls.witness
+    for n, cls, w in shown:
+        out.append(f"{n}. " + witness_line(cls, w))
         if w.anomaly is not None and w.anomaly.deciding:
             out.append("   " + tr("Deciding order: {order}.", order=deciding_text(w.anomaly)))
         if not w.replayed:
@@ -184,6 +234,11 @@ def witness_lines(r: Exploration, total: int = 80) -> list[str]:
 
 
 def summary_line(r: Exploration) -> str:
+    """The exploration's last line: schedules reaching the goal, deadlocks, and where the own order ended.
+
+    Args:
+        r: the exploration.
+    """
     parts = []
     if r.goal is not None:
         reached = sum(c.reached for c in r.classes)
@@ -195,12 +250,12 @@ def summary_line(r: Exploration) -> str:
                      else tr("{count:,} schedule ends in a deadlock", count=deadlocks))
     own = next((c for c in r.classes if c.own), None)
     if own is not None:
-        parts.append(tr("the order it ran in ({order}) is in the outcome marked {mark}", order=label(r.own_order),
+        parts.append(tr("the order it ran in ({order}) is in the outcome marked {mark}", order=label(r.own_order or ()),
                         mark=OWN_MARK) if by_hand(r) else
-                     tr("the order you typed ({order}) is in the outcome marked {mark}", order=label(r.own_order),
+                     tr("the order you typed ({order}) is in the outcome marked {mark}", order=label(r.own_order or ()),
                         mark=OWN_MARK) if typed(r) else
                      tr("the scenario's own order ({order}) is in the outcome marked {mark}",
-                        order=label(r.own_order), mark=OWN_MARK))
+                        order=label(r.own_order or ()), mark=OWN_MARK))
     if len(r.classes) == 1:
         parts.insert(0, tr("every schedule run ended the same this time") if r.random else
                      tr("every schedule gives each client the same replies (the final keys are not compared: "
@@ -217,18 +272,33 @@ def summary_line(r: Exploration) -> str:
 
 
 def random_sentence(r: Exploration) -> str:
+    """The note on steps whose replies the server says may differ by chance.
+
+    Args:
+        r: the exploration.
+    """
     return tr("By chance too: the server says {steps} may give another result in another run "
               "(its nondeterministic tips in COMMAND INFO), so the same schedule may end another way.",
               steps=tr(", ").join(r.random))
 
 
 def clock_sentence(r: Exploration) -> str:
+    """The note on steps whose replies hold readings of the clock, compared without them.
+
+    Args:
+        r: the exploration.
+    """
     return tr("By the clock: the replies of {steps} hold readings of the clock (a TTL, an idle time) that "
               "differ from run to run, so they are compared without them (shown as (integer) …).",
               steps=tr(", ").join(r.clock))
 
 
 def render_markdown(r: Exploration) -> str:
+    """The exploration as Markdown.
+
+    Args:
+        r: the exploration.
+    """
     s = r.scenario
     lines = [f"## {s.title}", "", tr("`{id}`, part {n}, on {server}", id=s.id, n=r.part_number, server=r.server), ""]
     for client, steps in r.programs.items():
@@ -244,12 +314,11 @@ def render_markdown(r: Exploration) -> str:
     if summary:
         lines += ["", summary]
     lines += rare_lines(r)
-    shown = [(n, c) for n, c in enumerate(r.classes, 1) if c.witness is not None]
+    shown = _witnessed(r)
     if shown:
         lines += ["", simplest_heading(r)]
-    for n, cls in shown:
-        w = cls.witness
-        lines += ["", f"{n}. " + _md(witness_line(r, cls))]
+    for n, cls, w in shown:
+        lines += ["", f"{n}. " + _md(witness_line(cls, w))]
         if w.anomaly is not None and w.anomaly.deciding:
             lines += ["", tr("Deciding order: {order}.", order=deciding_text(w.anomaly))]
         if w.rows:
@@ -262,12 +331,18 @@ def _md(text: str) -> str:
 
 
 def to_json(r: Exploration) -> dict:
+    """The exploration as JSON-able values.
+
+    Args:
+        r: the exploration.
+    """
     return {
         "scenario": r.scenario.id, "title": r.scenario.title, "part": r.part_number, "server": r.server,
         "programs": r.programs, "schedules": r.total, "covered": r.covered, "run": r.runs,
         "sampled": r.sampled, "limit": r.limit, "seed": r.seed, "reduced": r.reduced,
         "goal": r.goal, "own_order": label(r.own_order) if r.own_order else None, "by": r.by,
-        "random": r.random, "clock": r.clock, "rare_below": RARE if r.sampled else None, "rare": rare(r) if r.sampled else None,
+        "random": r.random, "clock": r.clock, "rare_below": RARE if r.sampled else None,
+        "rare": rare(r) if r.sampled else None,
         "classes": [{
             "number": n, "count": c.count, "run": c.runs, "first": c.label,
             "state": {k: _key_json(c, k) for k in r.keys},
@@ -302,6 +377,11 @@ def _key_json(cls: OutcomeClass, key: str) -> dict | None:
 
 
 def render_json(r: Exploration) -> str:
+    """The exploration as indented JSON text.
+
+    Args:
+        r: the exploration.
+    """
     return json_text(to_json(r), indent=2) + "\n"
 
 

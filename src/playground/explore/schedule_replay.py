@@ -19,6 +19,8 @@ def schedule_scenario(result: Exploration, cls: OutcomeClass) -> Scenario:
     that blocked in that order is marked blocking, and the reply of one whose client
     moved on without a wait step arrives as a wait step)."""
     run = cls.first_run
+    if run is None:
+        raise ValueError("an outcome with no run of its own")
     programs = programs_of(result.scenario, result.part)
     steps: list[Step] = []
     moves = sch.moves(run.schedule)

@@ -196,7 +196,7 @@ def class_size(schedule: Sequence[str], independent: Independent) -> int:
     for _ in range(len(word)):
         following: dict[tuple[int, ...], int] = {}
         for state in frontier:
-            placed = {index[(c, k)] for c, n in zip(clients, state) for k in range(n)}
+            placed = {index[(c, k)] for c, n in zip(clients, state, strict=True) for k in range(n)}
             for ci, c in enumerate(clients):
                 if state[ci] == lengths[c]:
                     continue

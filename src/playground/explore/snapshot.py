@@ -58,6 +58,7 @@ class GroupState:
 
 @dataclass(frozen=True)
 class KeyState:
+    """One key at the end of a schedule: its type, its value as shown, and its TTL's class."""
     type: str
     shown: str                          # the value as the report prints it (escaped)
     ttl_class: str                      # TTL_NONE, TTL_SOON or TTL_LATER
@@ -72,6 +73,7 @@ class KeyState:
 
 @dataclass
 class Snapshot:
+    """The keys at the end of a schedule (shown name -> state): what outcomes are compared by."""
     keys: dict[str, KeyState] = field(default_factory=dict)   # shown key name -> state
 
     @property
@@ -139,7 +141,8 @@ def _fields(value) -> dict[bytes, Any]:
     if isinstance(value, Map):
         return {bytes(k).lower(): v for k, v in value}
     if isinstance(value, Array):
-        return {bytes(k).lower(): v for k, v in zip(value[::2], value[1::2]) if isinstance(k, (Bulk, Status))}
+        return {bytes(k).lower(): v for k, v in zip(value[::2], value[1::2], strict=True)
+                if isinstance(k, (Bulk, Status))}
     return {}
 
 
@@ -181,7 +184,7 @@ def _decode(type_: str, raw) -> tuple[str, tuple]:
         entries = []
         for entry in raw if isinstance(raw, Array) else ():
             fields = list(entry[1]) if isinstance(entry, Array) and len(entry) > 1 and entry[1] else []
-            body = ", ".join(f"{show(f)}: {show(v)}" for f, v in zip(fields[::2], fields[1::2]))
+            body = ", ".join(f"{show(f)}: {show(v)}" for f, v in zip(fields[::2], fields[1::2], strict=True))
             entries.append(f"{_stream_id(entry[0])} {{{body}}}")
         return "[" + ", ".join(entries) + "]", tuple(entries)
     values = [bytes(x) for pair in (raw or ()) for x in (pair if isinstance(raw, Map) else (pair,))] \
@@ -190,11 +193,11 @@ def _decode(type_: str, raw) -> tuple[str, tuple]:
         values = sorted(values)
         return "{" + ", ".join(map(show, values)) + "}", tuple(map(_text, values))
     if type_ == "hash":
-        pairs = sorted(zip(values[::2], values[1::2]))
+        pairs = sorted(zip(values[::2], values[1::2], strict=True))
         return "{" + ", ".join(f"{show(f)}: {show(v)}" for f, v in pairs) + "}", \
             tuple(_text(x) for p in pairs for x in p)
     if type_ == "zset":
-        pairs = list(zip(values[::2], values[1::2]))
+        pairs = list(zip(values[::2], values[1::2], strict=True))
         return "[" + ", ".join(f"{show(m)} {_text(s)}" for m, s in pairs) + "]", tuple(map(_text, values))
     return "[" + ", ".join(map(show, values)) + "]", tuple(map(_text, values))
 
@@ -255,7 +258,7 @@ class Snapshotter:
 
     async def _read_keys(self, db: int, keys: list[bytes]) -> list[tuple[bytes, KeyState, str]]:
         types = await self._in_db(db, [[b"TYPE", k] for k in keys])
-        typed = [(k, _text(t)) for k, t in zip(keys, types) if _text(t) in TYPES]
+        typed = [(k, _text(t)) for k, t in zip(keys, types, strict=True) if _text(t) in TYPES]
         replies = await self._in_db(db, [c for k, t in typed for c in _reads(t, k)])
         out, at = [], 0
         for key, type_ in typed:

@@ -30,6 +30,13 @@ def no_reply(argv) -> bool:
 
 
 def no_reply_message(scenario_id: str, part: int, step: Step) -> str:
+    """The one line that says a step asks for no reply, so the explorer cannot run it.
+
+    Args:
+        scenario_id: the scenario's id.
+        part: the part's number.
+        step: the step.
+    """
     return tr("{id}: part {part}: step {n} ({command}) asks the server for no reply, and its client would wait "
               "for one for ever; the explorer cannot run it", id=scenario_id, part=part, n=step.number,
               command=step.display)

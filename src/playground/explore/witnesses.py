@@ -32,6 +32,7 @@ WITNESS_RUNS = 20
 
 @dataclass
 class Witness:
+    """An outcome's simplest schedule (fewest switches), run again for its lanes and its anomaly."""
     schedule: tuple[str, ...]
     switches: int
     rows: list[LaneRow] = field(default_factory=list)   # its steps in server order ([] when not run again)
@@ -44,6 +45,11 @@ class Witness:
 
 
 def blocked_moves(run) -> frozenset:
+    """The moves of a run whose command blocked: (client, step index).
+
+    Args:
+        run: the run.
+    """
     return frozenset((c, i) for c, i, b in run.moves if b and i is not None)
 
 

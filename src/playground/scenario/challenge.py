@@ -121,7 +121,7 @@ class Challenge:
         """The client's next step, and then each step bound to it (`bound = true`: it
         moves with the one before it, whoever's it is); `bound_results` holds those."""
         step = self.next_for(client)
-        self.bound_results: list[StepResult] = []
+        self.bound_results = []
         if step is None or self.bound_to(client) or await self.blocked(client):
             return None
         result = await self._run(step)

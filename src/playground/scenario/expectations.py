@@ -38,12 +38,14 @@ _RETURNS = (str, int, float, bool, list, dict)
 
 @dataclass(frozen=True)
 class ProgramExpect:
+    """What a program client must end with: its exit status and/or the value it returns."""
     status: int | None = None         # its exit status; None: not checked
     returns: tuple = ()               # (the TOML value,) it must return; (): not checked
 
 
 @dataclass(frozen=True)
 class PartExpect:
+    """What must hold when a part ends: state checks and each program's expected end."""
     state: tuple[StateCheck, ...] = ()
     programs: tuple[tuple[str, ProgramExpect], ...] = ()   # (client, what it must end with)
 
@@ -83,7 +85,8 @@ def parse_expect(raw, where: Where, programs: dict, part: str | None = None) -> 
         if "returns" in spec:
             if tuple(programs[client][:3]) != ("python", "-m", CALL):
                 raise where.error(tr("{client} is a command line, not a function: it returns no value (expect its "
-                                     "exit status with status)", client=client), part=part, field_name=f"{field}.returns")
+                                     "exit status with status)", client=client),
+                              part=part, field_name=f"{field}.returns")
             if not isinstance(spec["returns"], _RETURNS):
                 raise where.error(tr("text, a number, true or false, a list or a table"), part=part,
                                   field_name=f"{field}.returns")

@@ -33,6 +33,15 @@ class Where:
 
 
 def read_requires(raw, where: Where, fname: str, part=None, n=None) -> Requirement:
+    """A `requires` table (flavour, min_version, command) read and checked, as a Requirement.
+
+    Args:
+        raw: the table's value as the TOML has it.
+        where: the file, for messages.
+        fname: the field's name, for messages.
+        part: the part's name, for messages.
+        n: the step's number, for messages.
+    """
     if not isinstance(raw, dict):
         raise where.error(tr("a table: flavour, min_version, command"), part=part, step=n, field_name=fname)
     check_unknown(raw, _REQUIRES, where, part=part, step=n, prefix=fname)
@@ -53,6 +62,16 @@ def read_requires(raw, where: Where, fname: str, part=None, n=None) -> Requireme
 
 
 def check_unknown(raw: dict, allowed: set, where: Where, part=None, step=None, prefix=None) -> None:
+    """Refuse the first key of `raw` that is not in `allowed`, naming the known ones.
+
+    Args:
+        raw: the table as the TOML has it.
+        allowed: the field names the table may have.
+        where: the file, for messages.
+        part: the part's name, for messages.
+        step: the step's number, for messages.
+        prefix: the table's own field name, put before the key in messages.
+    """
     for key in raw:
         if key not in allowed:
             name = f"{prefix}.{key}" if prefix else key
@@ -61,6 +80,14 @@ def check_unknown(raw: dict, allowed: set, where: Where, part=None, step=None, p
 
 
 def read_text(data: dict, key: str, where: Where, required: bool = False) -> str:
+    """A top-level text field: non-empty text, or "" when absent and not required.
+
+    Args:
+        data: the table as the TOML has it.
+        key: the field's name.
+        where: the file, for messages.
+        required: whether a missing field is refused.
+    """
     if key not in data:
         if required:
             raise where.error(tr("missing"), field_name=key)
@@ -71,6 +98,18 @@ def read_text(data: dict, key: str, where: Where, required: bool = False) -> str
 
 
 def read_typed(raw: dict, key: str, kind, where: Where, part, n, prefix, required: bool = False):
+    """A field that must be of `kind` (an int is never a bool), or None when absent and not required.
+
+    Args:
+        raw: the table as the TOML has it.
+        key: the field's name.
+        kind: the Python type the value must have.
+        where: the file, for messages.
+        part: the part's name, for messages.
+        n: the step's number, for messages.
+        prefix: the table's own field name, put before the key in messages.
+        required: whether a missing field is refused.
+    """
     if key not in raw:
         if required:
             raise where.error(tr("missing"), part=part, step=n, field_name=f"{prefix}.{key}")
@@ -82,6 +121,15 @@ def read_typed(raw: dict, key: str, kind, where: Where, part, n, prefix, require
 
 
 def read_bool(raw: dict, key: str, where: Where, part, n) -> bool:
+    """A true/false field (false when absent).
+
+    Args:
+        raw: the table as the TOML has it.
+        key: the field's name.
+        where: the file, for messages.
+        part: the part's name, for messages.
+        n: the step's number, for messages.
+    """
     value = raw.get(key, False)
     if not isinstance(value, bool):
         raise where.error(tr("true or false"), part=part, step=n, field_name=key)
@@ -89,6 +137,15 @@ def read_bool(raw: dict, key: str, where: Where, part, n) -> bool:
 
 
 def read_list(value, where: Where, fname: str, part=None, n=None) -> list[str]:
+    """A list of texts, copied.
+
+    Args:
+        value: the field's value as the TOML has it.
+        where: the file, for messages.
+        fname: the field's name, for messages.
+        part: the part's name, for messages.
+        n: the step's number, for messages.
+    """
     if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
         raise where.error(tr("a list of text"), part=part, step=n, field_name=fname)
     return list(value)

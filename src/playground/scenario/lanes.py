@@ -150,6 +150,12 @@ def newest_within(rows: list[LaneRow], chars: int = SHOWN_TEXT) -> list[LaneRow]
 
 
 def lane_width(clients, total: int) -> int:
+    """The width of each client's lane when `total` columns are shared among them.
+
+    Args:
+        clients: the clients, one lane each.
+        total: the columns available.
+    """
     n = max(1, len(clients))
     return max(MIN_LANE, (total - GUTTER - len(SEP) * n) // n)
 
@@ -200,10 +206,25 @@ def layout(rows: list[LaneRow], clients, total: int = 80, why_label: str = "why"
 
 
 def render_text(rows: list[LaneRow], clients, total: int = 80, why_label: str = "why") -> str:
+    """The lanes view as plain text, one line per laid-out line.
+
+    Args:
+        rows: the rows to lay out.
+        clients: the clients, one lane each.
+        total: the columns available.
+        why_label: the label of a row's explanations.
+    """
     return "\n".join(line for line, _ in layout(rows, clients, total, why_label)) + "\n"
 
 
 def render_markdown(rows: list[LaneRow], clients, why_label: str = "why") -> str:
+    """The lanes view as a Markdown table, a column per client.
+
+    Args:
+        rows: the rows to lay out.
+        clients: the clients, one column each.
+        why_label: the label of a row's explanations.
+    """
     clients = tuple(clients)
     out = ["| # | " + " | ".join(clients) + " |", "|---|" + "---|" * len(clients)]
     for row in rows:

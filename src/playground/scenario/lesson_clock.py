@@ -24,6 +24,8 @@ import asyncio
 import time
 from dataclasses import dataclass
 
+from playground.resp.side_connection import SideConnection
+
 HOLD_AT_MOST = 10_000  # volatile keys held, at most (bounded work per tick)
 _SCAN_COUNT = b"1000"
 _RELEASE_WAIT = 0.5    # seconds release() waits for a hold still reading (a busy server)
@@ -49,8 +51,6 @@ class _Side:
     """The private (or --url) server, on the clock's own side connection."""
 
     def __init__(self, pg) -> None:
-        from playground.resp.side_connection import SideConnection
-
         self.pg = pg
         self.conn = SideConnection(pg.admin_address, "playground-clock")
         self.conn.on_send = pg.side_sent  # a learner's MONITOR does not show the clock
@@ -114,11 +114,12 @@ async def _tick(target, held: list[_Held], skip: set[bytes], margin: bool = True
         return []
     if any(h.at is not None for h in live):
         now = await target.run([[b"PEXPIRETIME", h.key] for h in live])
-        live = [h for h, at in zip(live, now) if h.at is None or _int(at) == h.at]
+        live = [h for h, at in zip(live, now, strict=True) if h.at is None or _int(at) == h.at]
     if not live:
         return []
-    replies = await target.run([c for h in live for c in ([b"PEXPIRE", h.key, b"%d" % (h.ttl + (_margin(h.ttl) if margin else 0))],
-                                                         [b"PEXPIRETIME", h.key])])
+    replies = await target.run([c for h in live
+                                for c in ([b"PEXPIRE", h.key, b"%d" % (h.ttl + (_margin(h.ttl) if margin else 0))],
+                                          [b"PEXPIRETIME", h.key])])
     kept = []
     for i, h in enumerate(live):
         if _int(replies[2 * i]) == 1:
@@ -249,13 +250,14 @@ class LessonClock:
         """The next step starts: every held key has the TTL the last step left it. The
         seconds it held (0 when it was not holding)."""
         task, self._task = self._task, None
-        if task is None:
+        since, stop = self._held_since, self._stop  # (set with the task)
+        if task is None or since is None or stop is None:
             return 0.0
-        held_for = time.monotonic() - self._held_since
+        held_for = time.monotonic() - since
         self.held_seconds += held_for
         self._released = (time.monotonic(), {h.key: h.ttl for _, keys in self._held for h in keys})
         self._held_since = None
-        self._stop.set()
+        stop.set()
         try:
             await asyncio.wait_for(asyncio.shield(task), _RELEASE_WAIT)
         except asyncio.TimeoutError:

@@ -8,8 +8,9 @@ from pathlib import Path
 
 from playground.history import state_dir
 from playground.i18n import tr
-from playground.scenario.model import Scenario, ScenarioError
 from playground.scenario.loader import load_scenario
+from playground.scenario.model import Scenario, ScenarioError
+from playground.served import served
 
 
 def bundled_dir() -> Path:
@@ -32,8 +33,6 @@ def recording_target(scenario_dirs) -> Path:
     under `serve` always recordings_dir(), which is the learner's session's own (a
     --scenarios folder there is every learner's: a recording saved in it would show in
     every picker)."""
-    from playground.served import served
-
     return Path(scenario_dirs[0]) if scenario_dirs and not served() else recordings_dir()
 
 
@@ -66,6 +65,11 @@ def course_place(scenario: Scenario) -> tuple:
 
 
 def course_order(scenarios: list[Scenario]) -> list[Scenario]:
+    """The scenarios in course order (course_place).
+
+    Args:
+        scenarios: the scenarios to sort.
+    """
     return sorted(scenarios, key=course_place)
 
 
@@ -90,6 +94,12 @@ def resolve(ref: str, extra_dirs: list[str] | None = None) -> Path:
 
 
 def load_all(extra_dirs: list[str] | None = None, lang: str = "en") -> list[Scenario]:
+    """Every scenario of the library (bundled and `extra_dirs`), loaded.
+
+    Args:
+        extra_dirs: directories of scenario files beside the bundled ones.
+        lang: the language to load their texts in.
+    """
     return [load_scenario(f, lang) for f in scenario_files(extra_dirs)]
 
 
@@ -104,7 +114,7 @@ def challenge_of(ref: str, extra_dirs: list[str] | None = None, lang: str = "en"
                 having.append(load_scenario(file, lang))
             except ScenarioError:  # (a broken file of the user's: not one of them)
                 pass
-        having = [s.id for s in course_order(having) if s.challenge is not None]
+        ids = [s.id for s in course_order(having) if s.challenge is not None]
         raise ScenarioError(tr("{id} has no challenge; these lessons have one: {ids} "
-                               "(or open {id} without --challenge)", id=scenario.id, ids=", ".join(having)))
+                               "(or open {id} without --challenge)", id=scenario.id, ids=", ".join(ids)))
     return scenario

@@ -7,28 +7,29 @@ The format is documented in docs/scenarios.md. A mistake is reported as
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import re
 import tomllib
+from dataclasses import replace
 from pathlib import Path
 
 from playground.errors import ScenarioError  # noqa: F401 (re-exported)
 from playground.i18n import ENGLISH, PAUSE_TEXT, reworded, tr
 from playground.resp.cli_lines import format_argv
 from playground.scenario.checks import parse_state
+from playground.scenario.expectations import parse_expect
 from playground.scenario.fields import (Where, check_unknown, read_bool, read_list, read_requires,
                                         read_text, read_typed)
 from playground.scenario.model import (CLIENT_RE, FLAVOURS, MAX_CLIENTS, STEP_KINDS, ChallengeSpec, Part,
                                        Requirement, Scenario, Step)
+from playground.scenario.server_steps import parse_server_step, parse_topology
 from playground.scenario.setup_rules import setup_problem
 from playground.scenario.source import MAX_FILE_BYTES, read_source  # noqa: F401 (MAX_FILE_BYTES re-exported)
+from playground.scenario.step_fields import (EXPECT_FIELDS, read_command, read_expect, read_predict,
+                                             read_when)
 from playground.scenario.substitution import (TEMPLATE, fill_template, names_in,
                                               template_problem, unescape)
 from playground.scenario.translations import localise
 from playground.topology_kinds import SINGLE
-from playground.scenario.step_fields import (EXPECT_FIELDS, read_command, read_expect, read_predict,
-                                             read_when)
 
 _TOP = {"title", "lesson", "order", "tags", "requires", "scripts", "clients", "setup", "steps", "parts", "challenge",
         "topology", "replicas", "script_time_limit_ms", "time_limit", "programs", "program_time_limit",
@@ -59,6 +60,13 @@ def load_scenario(path: str | Path, lang: str = ENGLISH) -> Scenario:
 
 
 def parse_scenario(data: dict, path: Path, lang: str = ENGLISH) -> Scenario:
+    """A Scenario from a scenario file's TOML data, checked; a complaint is one ScenarioError line.
+
+    Args:
+        data: the file's parsed TOML.
+        path: the file (its stem is the scenario's id; named in messages).
+        lang: the language whose texts the scenario takes (English where a text has no translation).
+    """
     where = Where(path)
     data, missing = localise(data, lang, where)
     check_unknown(data, _TOP, where)
@@ -66,33 +74,14 @@ def parse_scenario(data: dict, path: Path, lang: str = ENGLISH) -> Scenario:
     lesson = read_text(data, "lesson", where, required=True)
     tags = tuple(read_list(data.get("tags", []), where, "tags"))
     requires = read_requires(data.get("requires"), where, "requires") if "requires" in data else None
-    scripts = data.get("scripts", {})
-    if not isinstance(scripts, dict) or not all(isinstance(v, str) for v in scripts.values()):
-        raise where.error(tr("a table of name = \"\"\"lua source\"\"\""), field_name="scripts")
-    for name in scripts:
-        if not re.match(r"^[A-Za-z_][A-Za-z0-9_-]*$", name):
-            raise where.error(tr("script name {name}: use letters, digits, - and _", name=repr(name)),
-                              field_name="scripts")
-    clients = tuple(read_list(data.get("clients", ["A", "B"]), where, "clients"))
-    if len(clients) > MAX_CLIENTS:
-        raise where.error(tr("at most {count} clients", count=MAX_CLIENTS), field_name="clients")
-    for c in clients:
-        if not CLIENT_RE.match(c):
-            raise where.error(tr("client name {name}: use letters, digits, - and _", name=repr(c)), field_name="clients")
-    if "parts" in data:
-        if "steps" in data or "setup" in data or "expect" in data:
-            raise where.error(tr("use either top-level setup/steps/expect or [[parts]], not both"), field_name="parts")
-        raw_parts = data["parts"]
-        if not isinstance(raw_parts, list) or not raw_parts or not all(isinstance(p, dict) for p in raw_parts):
-            raise where.error(tr("[[parts]] tables, each with name, setup and steps"), field_name="parts")
-    else:
-        raw_parts = [{"name": "", "setup": data.get("setup", []), "steps": data.get("steps"),
-                      **({"expect": data["expect"]} if "expect" in data else {})}]
-    from playground.scenario.programs.lesson_format import mark_program_steps, parse_needs, parse_part_programs, parse_programs
+    scripts = _scripts(data, where)
+    clients = _clients(data, where)
+    raw_parts = _raw_parts(data, where)
+    from playground.scenario.programs.lesson_format import (mark_program_steps, parse_needs, parse_part_programs,
+                                                            parse_programs)
     programs, program_time_limit = parse_programs(data, where, clients)
     needs = parse_needs(data, where)
     raw_parts = mark_program_steps(raw_parts, programs, where)
-    from playground.scenario.server_steps import parse_topology
     topology, replicas = parse_topology(data, where)
     parts = []
     for i, raw in enumerate(raw_parts, 1):
@@ -102,10 +91,55 @@ def parse_scenario(data: dict, path: Path, lang: str = ENGLISH) -> Scenario:
         label = raw.get("name") or (str(i) if len(raw_parts) > 1 else None)
         part = replace(part, programs=parse_part_programs(raw, programs, where, part=raw.get("name") or str(i)))
         if "expect" in raw:
-            from playground.scenario.expectations import parse_expect
             part = replace(part, expect=parse_expect(raw["expect"], where, {**programs, **dict(part.programs)}, label))
         parts.append(part)
     challenge = _challenge(data["challenge"], where, parts) if "challenge" in data else None
+    order, limit, seconds, explore_by = _settings(data, where)
+    return Scenario(path.stem, path, title, reworded(lesson, str.strip), tags, requires, dict(scripts),
+                    clients, tuple(parts), challenge, lang, missing, order, topology, replicas, limit,
+                    programs, program_time_limit, needs, time_limit=seconds, explore_by=explore_by)
+
+
+def _scripts(data: dict, where: Where) -> dict[str, str]:
+    """The file's `[scripts]`: name -> Lua source."""
+    scripts = data.get("scripts", {})
+    if not isinstance(scripts, dict) or not all(isinstance(v, str) for v in scripts.values()):
+        raise where.error(tr("a table of name = \"\"\"lua source\"\"\""), field_name="scripts")
+    for name in scripts:
+        if not re.match(r"^[A-Za-z_][A-Za-z0-9_-]*$", name):
+            raise where.error(tr("script name {name}: use letters, digits, - and _", name=repr(name)),
+                              field_name="scripts")
+    return scripts
+
+
+def _clients(data: dict, where: Where) -> tuple[str, ...]:
+    """The file's clients (A and B when it names none)."""
+    clients = tuple(read_list(data.get("clients", ["A", "B"]), where, "clients"))
+    if len(clients) > MAX_CLIENTS:
+        raise where.error(tr("at most {count} clients", count=MAX_CLIENTS), field_name="clients")
+    for c in clients:
+        if not CLIENT_RE.match(c):
+            raise where.error(tr("client name {name}: use letters, digits, - and _", name=repr(c)),
+                              field_name="clients")
+    return clients
+
+
+def _raw_parts(data: dict, where: Where) -> list[dict]:
+    """The file's [[parts]] tables, or its top-level setup, steps and expect as its only part."""
+    if "parts" not in data:
+        return [{"name": "", "setup": data.get("setup", []), "steps": data.get("steps"),
+                 **({"expect": data["expect"]} if "expect" in data else {})}]
+    if "steps" in data or "setup" in data or "expect" in data:
+        raise where.error(tr("use either top-level setup/steps/expect or [[parts]], not both"), field_name="parts")
+    raw_parts = data["parts"]
+    if not isinstance(raw_parts, list) or not raw_parts or not all(isinstance(p, dict) for p in raw_parts):
+        raise where.error(tr("[[parts]] tables, each with name, setup and steps"), field_name="parts")
+    return raw_parts
+
+
+def _settings(data: dict, where: Where) -> tuple[int | None, int | None, float | None, str | None]:
+    """The file's optional settings: its place in the course, its scripts' time limit (ms),
+    its steps' time limit (s), and what its explored outcomes compare."""
     order = data.get("order")
     if order is not None and (type(order) is not int or not 1 <= order <= 9999):
         raise where.error(tr("its place in the course: a whole number from 1 to 9999"), field_name="order")
@@ -115,14 +149,13 @@ def parse_scenario(data: dict, path: Path, lang: str = ENGLISH) -> Scenario:
                           field_name="script_time_limit_ms")
     seconds = data.get("time_limit")
     if seconds is not None and (type(seconds) not in (int, float) or not 0 < seconds <= 600):
-        raise where.error(tr("seconds a setup or step may take: a number above 0, at most 600"), field_name="time_limit")
+        raise where.error(tr("seconds a setup or step may take: a number above 0, at most 600"),
+                          field_name="time_limit")
     explore_by = data.get("explore_by")
     if explore_by is not None and explore_by not in EXPLORE_BY:
         raise where.error(tr("what its explored outcomes compare: one of {choices}", choices=", ".join(EXPLORE_BY)),
                           field_name="explore_by")
-    return Scenario(path.stem, path, title, reworded(lesson, str.strip), tags, requires, dict(scripts),
-                    clients, tuple(parts), challenge, lang, missing, order, topology, replicas, limit,
-                    programs, program_time_limit, needs, time_limit=seconds, explore_by=explore_by)
+    return order, limit, seconds, explore_by
 
 
 def _part(raw: dict, index: int, where: Where, scripts: dict, clients: tuple, topology: str = SINGLE.name,
@@ -146,9 +179,10 @@ def _part(raw: dict, index: int, where: Where, scripts: dict, clients: tuple, to
                 raise where.error(problem, part=label, field_name="setup")
         setup.append(tuple(fill_template(t, {}) for t in texts))
         shown.append(unescape(line))
-    problem = setup_problem(setup)
-    if problem:
-        raise where.error(tr("command {n}: {problem}", n=problem[0], problem=problem[1]), part=label, field_name="setup")
+    fault = setup_problem(setup)
+    if fault:
+        raise where.error(tr("command {n}: {problem}", n=fault[0], problem=fault[1]), part=label,
+                          field_name="setup")
     steps_raw = raw.get("steps")
     if steps_raw is None and stepless:
         steps_raw = []
@@ -198,73 +232,20 @@ def _step(raw, n: int, where: Where, scripts: dict, clients: tuple, part: str | 
     if not isinstance(raw, dict):
         raise where.error(tr("each step is a [[steps]] table"), part=part, step=n)
     if "server" in raw:
-        from playground.scenario.server_steps import parse_server_step
         return parse_server_step(raw, n, where, clients, part, topology, step_class=Step, predict=read_predict,
                                  state=parse_state, requires=read_requires, pause_text=PAUSE_TEXT)
     check_unknown(raw, _STEP, where, part=part, step=n)
-    client = raw.get("client")
-    if client is None:
-        raise where.error(tr("missing (which client: {clients})", clients=", ".join(clients)),
-                          part=part, step=n, field_name="client")
-    if client not in clients:
-        raise where.error(tr("unknown client {name} (this scenario has {clients})", name=repr(client),
-                             clients=", ".join(clients)),
-                          part=part, step=n, field_name="client")
-    kinds = [k for k in STEP_KINDS if read_bool(raw, k, where, part, n)]
-    if len(kinds) > 1:
-        raise where.error(tr("a step is one of {kinds}", kinds=tr(" or ").join(kinds)), part=part, step=n,
-                          field_name=kinds[1])
-    kind = kinds[0] if kinds else "command"
-    command = raw.get("command")
-    if "args" in raw:
-        if command is not None:
-            raise where.error(tr("use command or args, not both"), part=part, step=n, field_name="args")
-        if not isinstance(raw["args"], list):
-            raise where.error(tr('a list of arguments: ["SET", "k", "a b"]'), part=part, step=n, field_name="args")
-        command = raw["args"]
+    client = _client(raw, where, clients, part, n)
+    kind = _kind(raw, where, part, n)
     known = saved[client]
-    template = False
-    if kind != "command":
-        if command is not None:
-            what = tr("it collects the pending reply") if kind == "wait" else tr("it opens a new connection")
-            raise where.error(tr("a {kind} step has no command: {what}", kind=kind, what=what),
-                              part=part, step=n, field_name="command")
-        argv, display = None, {"wait": "(reply arrives)", "release": "(its next command)"}.get(kind, "(reconnects)")
-    else:
-        if command is None:
-            raise where.error(tr("missing (the command as typed, or a list of arguments)"),
-                              part=part, step=n, field_name="command")
-        texts = read_command(command, where, scripts, part=part, step=n, field_name="command")
-        for text in texts:
-            problem = template_problem(text.decode("utf-8", "surrogateescape"), known)
-            if problem:
-                raise where.error(problem, part=part, step=n, field_name="command")
-        template = any(names_in(t.decode("utf-8", "surrogateescape")) for t in texts)
-        argv = texts if template else tuple(fill_template(t, {}) for t in texts)
-        shown = command if isinstance(command, str) else format_argv([t.decode("utf-8", "surrogateescape")
-                                                                      .encode() for t in texts])
-        display = shown if template else unescape(shown)
+    argv, display, template = _command(raw, kind, where, scripts, part, n, known)
     expect = read_expect(raw, where, scripts, part, n, None)
-    per_server = {}
-    for flavour in FLAVOURS:
-        if flavour in raw:
-            table = raw[flavour]
-            if not isinstance(table, dict) or not table:
-                raise where.error(tr("a table of reply, error and/or match for this server"),
-                                  part=part, step=n, field_name=flavour)
-            check_unknown(table, EXPECT_FIELDS, where, part=part, step=n, prefix=flavour)
-            per_server[flavour] = read_expect(table, where, scripts, part, n, flavour)
+    per_server = _per_server(raw, where, scripts, part, n)
     if kind == "reconnect" and (expect or per_server):
         raise where.error(tr("a reconnect step gets no reply to check"), part=part, step=n, field_name="reply")
     state = parse_state(raw.get("state", {}), where, part, n)
     predict = read_predict(raw["predict"], where, part, n) if "predict" in raw else None
-    pause = raw.get("pause")
-    if pause is True:
-        pause = PAUSE_TEXT
-    elif pause is False:
-        pause = None
-    elif pause is not None and not isinstance(pause, str):
-        raise where.error(tr("true, or the question to discuss"), part=part, step=n, field_name="pause")
+    pause = _pause(raw, where, part, n)
     sleep = raw.get("sleep", 0)
     if not isinstance(sleep, (int, float)) or isinstance(sleep, bool) or not 0 <= sleep <= 30:
         raise where.error(tr("seconds to wait, 0 to 30"), part=part, step=n, field_name="sleep")
@@ -289,6 +270,86 @@ def _step(raw, n: int, where: Where, scripts: dict, clients: tuple, part: str | 
                 state, predict, pause, blocking, kind == "wait", float(sleep),
                 read_bool(raw, "server_stops", where, part, n), requires, save, when, template,
                 kind == "reconnect", per_server, release=kind == "release")
+
+
+def _client(raw: dict, where: Where, clients: tuple, part: str | None, n: int) -> str:
+    """The step's client: one of the scenario's."""
+    client = raw.get("client")
+    if client is None:
+        raise where.error(tr("missing (which client: {clients})", clients=", ".join(clients)),
+                          part=part, step=n, field_name="client")
+    if client not in clients:
+        raise where.error(tr("unknown client {name} (this scenario has {clients})", name=repr(client),
+                             clients=", ".join(clients)),
+                          part=part, step=n, field_name="client")
+    return client
+
+
+def _kind(raw: dict, where: Where, part: str | None, n: int) -> str:
+    """The step's kind: "command", or the one of STEP_KINDS it sets true."""
+    kinds = [k for k in STEP_KINDS if read_bool(raw, k, where, part, n)]
+    if len(kinds) > 1:
+        raise where.error(tr("a step is one of {kinds}", kinds=tr(" or ").join(kinds)), part=part, step=n,
+                          field_name=kinds[1])
+    return kinds[0] if kinds else "command"
+
+
+def _command(raw: dict, kind: str, where: Where, scripts: dict, part: str | None, n: int,
+             known: set[str]) -> tuple[tuple[bytes, ...] | None, str, bool]:
+    """The step's (argv, display, template): a command step's from `command` or `args`
+    (argv kept as a template when it names a saved value), none for the other kinds."""
+    command = raw.get("command")
+    if "args" in raw:
+        if command is not None:
+            raise where.error(tr("use command or args, not both"), part=part, step=n, field_name="args")
+        if not isinstance(raw["args"], list):
+            raise where.error(tr('a list of arguments: ["SET", "k", "a b"]'), part=part, step=n, field_name="args")
+        command = raw["args"]
+    if kind != "command":
+        if command is not None:
+            what = tr("it collects the pending reply") if kind == "wait" else tr("it opens a new connection")
+            raise where.error(tr("a {kind} step has no command: {what}", kind=kind, what=what),
+                              part=part, step=n, field_name="command")
+        return None, {"wait": "(reply arrives)", "release": "(its next command)"}.get(kind, "(reconnects)"), False
+    if command is None:
+        raise where.error(tr("missing (the command as typed, or a list of arguments)"),
+                          part=part, step=n, field_name="command")
+    texts = read_command(command, where, scripts, part=part, step=n, field_name="command")
+    for text in texts:
+        problem = template_problem(text.decode("utf-8", "surrogateescape"), known)
+        if problem:
+            raise where.error(problem, part=part, step=n, field_name="command")
+    template = any(names_in(t.decode("utf-8", "surrogateescape")) for t in texts)
+    argv = texts if template else tuple(fill_template(t, {}) for t in texts)
+    shown = command if isinstance(command, str) else format_argv([t.decode("utf-8", "surrogateescape")
+                                                                  .encode() for t in texts])
+    return argv, shown if template else unescape(shown), template
+
+
+def _per_server(raw: dict, where: Where, scripts: dict, part: str | None, n: int) -> dict:
+    """The step's expected replies on one flavour of server: flavour -> Expect."""
+    per_server = {}
+    for flavour in FLAVOURS:
+        if flavour in raw:
+            table = raw[flavour]
+            if not isinstance(table, dict) or not table:
+                raise where.error(tr("a table of reply, error and/or match for this server"),
+                                  part=part, step=n, field_name=flavour)
+            check_unknown(table, EXPECT_FIELDS, where, part=part, step=n, prefix=flavour)
+            per_server[flavour] = read_expect(table, where, scripts, part, n, flavour)
+    return per_server
+
+
+def _pause(raw: dict, where: Where, part: str | None, n: int) -> str | None:
+    """The step's pause: its question to discuss, the default one for `true`, or None."""
+    pause = raw.get("pause")
+    if pause is True:
+        return PAUSE_TEXT
+    if pause is False:
+        return None
+    if pause is not None and not isinstance(pause, str):
+        raise where.error(tr("true, or the question to discuss"), part=part, step=n, field_name="pause")
+    return pause
 
 
 def _challenge(raw, where: Where, parts: list) -> ChallengeSpec:

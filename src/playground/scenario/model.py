@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from playground.engine.catalogue import script_run
 from playground.errors import ScenarioError
@@ -20,6 +20,7 @@ from playground.scenario import MAX_CLIENTS  # noqa: F401 (the loader's check; d
 
 if TYPE_CHECKING:
     from playground.scenario.expectations import PartExpect
+    from playground.scenario.when import When
 from playground.i18n import ENGLISH
 from playground.topology_kinds import SINGLE
 
@@ -87,6 +88,7 @@ class StateCheck:
 
 @dataclass(frozen=True)
 class Prediction:
+    """A question asked before a step runs: its choices, the right one (1-based), and why."""
     question: str
     choices: tuple[str, ...]
     answer: int          # 1-based
@@ -126,12 +128,13 @@ class Step:
     server_stops: bool = False       # the command stops the server (SHUTDOWN)
     requires: Requirement | None = None
     save: str | None = None          # remember this reply under a name (for ${name} and when)
-    when: object = None              # a playground.scenario.when.When: run only if it holds
+    when: When | None = None         # run only if it holds
     template: bool = False           # argv holds ${name} substitutions (and $$ for a $)
     reconnect: bool = False          # the client opens a new connection (after QUIT, CLIENT KILL)
     per_server: dict = field(default_factory=dict)  # flavour -> Expect, instead of reply/error/match
     server: str | None = None        # a server action instead of a command (scenario/server_steps.py)
-    release: bool = False            # a program's step: its next command goes through the gate (scenario/programs/lesson.py)
+    # a program's step: its next command goes through the gate (scenario/programs/lesson.py)
+    release: bool = False
     bound: bool = False              # runs right after the step before it: no pause, typing or prediction between
 
     @property
@@ -162,6 +165,7 @@ class Step:
 
 @dataclass(frozen=True)
 class Part:
+    """A part of a scenario: its setup commands, its steps, and what it requires and expects."""
     name: str
     setup: tuple[tuple[bytes, ...], ...]
     setup_display: tuple[str, ...]
@@ -182,6 +186,7 @@ class ChallengeSpec:
 
 @dataclass(frozen=True)
 class Scenario:
+    """One lesson as loaded from its file, in one language."""
     id: str
     path: Path
     title: str
@@ -221,4 +226,5 @@ class Scenario:
 
 def script_sha(source: str) -> str:
     """The SHA1 the server names a scenario's script by (the catalogue's `script_run`)."""
-    return script_run([b"EVAL", source.encode()])[0]
+    run = cast("tuple[str, bytes | None]", script_run([b"EVAL", source.encode()]))  # EVAL: always a script run
+    return run[0]

@@ -177,7 +177,7 @@ class CaptureReplay:
         """Replay the whole capture: the setup, then every line in order."""
         first = self.survey.names[0]
         replies = await self.pg.reset(setup=[list(a) for a in self.setup], by=first)
-        for argv, reply in zip(self.setup, replies):
+        for argv, reply in zip(self.setup, replies, strict=True):
             if isinstance(reply, Err):
                 raise CaptureError(tr("--setup {command}: {error}", command=format_argv(list(argv)),
                                       error=reply.message.decode("utf-8", "replace")))

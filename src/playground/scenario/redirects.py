@@ -19,6 +19,7 @@ _LINE = re.compile(rb"^-> Redirected to slot \[(\d+)\] located at (.*):(\d+)\n?$
 
 @dataclass(frozen=True)
 class Redirect:
+    """A redirect a client followed (`-> Redirected to slot [N] located at HOST:PORT`): the slot and the node."""
     slot: int
     address: str          # "127.0.0.1:30002", as redis-cli prints it
     node: str | None      # the topology's name for it ("node-2"); None off a private topology

@@ -12,6 +12,12 @@ from playground.scenario.model import SHA_IN_TEXT, Scenario, Step
 
 
 def expand_shas(scenario: Scenario, text: str) -> str:
+    """`text` with each script reference replaced by that script's SHA1.
+
+    Args:
+        scenario: the scenario whose scripts are named.
+        text: an expected reply or pattern.
+    """
     return SHA_IN_TEXT.sub(lambda m: scenario.sha(m.group(1)), text)
 
 
@@ -25,14 +31,17 @@ def check_reply(scenario: Scenario, step: Step, reply, rendered: str,
         expected = expand_shas(scenario, expect.reply).rstrip("\n")
         got = rendered.rstrip("\n")
         results.append(CheckResult("reply" + on, got == expected,
-                                   "" if got == expected else tr("expected {want}, got {got}", want=repr(expected), got=repr(got))))
+                                   "" if got == expected
+                                   else tr("expected {want}, got {got}", want=repr(expected), got=repr(got))))
     if expect.error is not None:
         ok = isinstance(reply, Err) and reply.code == expect.error
         got = rendered.strip() if isinstance(reply, Err) else tr("not an error: {reply}", reply=repr(rendered.strip()))
-        results.append(CheckResult(f"error {expect.error}{on}", ok, "" if ok else tr("expected {want}, got {got}", want=expect.error, got=got)))
+        results.append(CheckResult(f"error {expect.error}{on}", ok,
+                                   "" if ok else tr("expected {want}, got {got}", want=expect.error, got=got)))
     if expect.match is not None:
         pattern = expand_shas(scenario, expect.match)
         ok = re.search(pattern, rendered, re.DOTALL) is not None
         results.append(CheckResult("reply matches" + on, ok,
-                                   "" if ok else tr("{reply} does not match {pattern}", reply=repr(rendered.strip()), pattern=repr(pattern))))
+                                   "" if ok else tr("{reply} does not match {pattern}", reply=repr(rendered.strip()),
+                                                    pattern=repr(pattern))))
     return results

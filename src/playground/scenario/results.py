@@ -13,6 +13,7 @@ from playground.scenario.model import Scenario, Step
 
 @dataclass
 class StepResult:
+    """What one step did: its reply as redis-cli prints it, its checks, and why it was skipped if it was."""
     part: str
     step: Step
     reply: str | None = None            # rendered exactly as redis-cli prints it
@@ -49,6 +50,7 @@ class PartEnd:
 
 @dataclass
 class ScenarioResult:
+    """What a run of a scenario did on one server: each step's result and each part's end."""
     scenario: Scenario
     server: str
     steps: list[StepResult] = field(default_factory=list)

@@ -12,25 +12,41 @@ from __future__ import annotations
 
 import asyncio
 from types import MappingProxyType
-from typing import Callable, Mapping
+from typing import TYPE_CHECKING, Callable, Mapping, cast
 
 from playground.engine import events as ev
-from playground.engine.executor import Executor, Job
+from playground.engine.executor import Executor
+from playground.engine.job import Job
 from playground.engine.playground import Playground
+from playground.engine.session import STREAMING
 from playground.i18n import tr
 from playground.resp.cli_format import render
+from playground.resp.cli_secrets import redact_line
 from playground.resp.replies import Array, Err
-from playground.scenario.checks import CheckResult, check_state, describe_key  # noqa: F401 (re-exported)
+from playground.scenario.checks import CheckResult, check_state, describe_key, reader_of  # noqa: F401 (re-exported)
+from playground.scenario.expectations import judge_programs
+from playground.scenario.lesson_clock import LessonClock, WallClock
+from playground.scenario.model import SHA_IN_TEXT, Part, Requirement, Scenario, Step  # noqa: F401
+from playground.scenario.redirects import catching
 from playground.scenario.reply_checks import check_reply, expand_shas  # noqa: F401 (re-exported)
 from playground.scenario.requirements import flavour_of, requirement_unmet  # noqa: F401 (re-exported)
-from playground.scenario.model import SHA_IN_TEXT, Part, Requirement, Scenario, Step  # noqa: F401
+from playground.scenario.results import PartEnd, ScenarioResult, StepResult  # noqa: F401 (re-exported)
+from playground.scenario.server_steps import run_server_step, topology_unmet
 from playground.scenario.substitution import TEMPLATE  # noqa: F401
 from playground.scenario.substitution import fill_template, plain_value, show_value  # noqa: F401 (re-exported)
 from playground.scenario.substitution import shown_command
-from playground.scenario.time_limits import (DEFAULT_TIME_LIMIT, WAIT_TIMEOUT, TimedOut, end_running_script, recover, setup_message,
-                                             step_message, within)
-from playground.engine.session import STREAMING
-from playground.scenario.results import PartEnd, ScenarioResult, StepResult  # noqa: F401 (re-exported)
+from playground.scenario.time_limits import (DEFAULT_TIME_LIMIT, WAIT_TIMEOUT, TimedOut, end_running_script, recover,
+                                             setup_message, step_message, within)
+
+if TYPE_CHECKING:
+    from playground.scenario.programs.lesson_steps import ProgramJob
+
+
+def _task(job: Job | ProgramJob) -> asyncio.Future:
+    """A blocked command's task, which a Job has from the moment its line is sent (engine/job.py)."""
+    if job.task is None:
+        raise RuntimeError("a command blocked before it was sent")
+    return job.task
 
 
 class Runner:
@@ -44,7 +60,6 @@ class Runner:
                  sink=None, time_limit: float | None = None, lesson_time: bool = False,
                  pace: float = 0.0, on_end: Callable[[PartEnd], None] | None = None) -> None:
         self.pg = pg
-        from playground.scenario.lesson_clock import LessonClock, WallClock
         self.clock = LessonClock(pg) if lesson_time else WallClock()  # waits between steps hold TTLs
         self.pace = pace  # run/check --pace: seconds waited before each step, as a teacher would
         self.time_limit_given = time_limit  # run/check --time-limit: wins over the scenario's own
@@ -54,8 +69,8 @@ class Runner:
         self.on_end = on_end or (lambda end: None)  # a part's end, when it has an `expect`
         self.record_touched = record_touched
         self.executor = executor or Executor(pg)
-        self._pending: dict[str, tuple[Job, StepResult]] = {}
-        self.waiting: Mapping[str, tuple[Job, StepResult]] = MappingProxyType(self._pending)
+        self._pending: dict[str, tuple[Job | ProgramJob, StepResult]] = {}
+        self.waiting: Mapping[str, tuple[Job | ProgramJob, StepResult]] = MappingProxyType(self._pending)
         """Clients whose command blocked, and whose reply no wait step took yet: client ->
         (its Job, the StepResult of the step that sent it). A read-only live view."""
         self.saved: dict[str, dict[str, object]] = {}  # client -> name -> value (save = "...")
@@ -63,7 +78,8 @@ class Runner:
                          "reconnect": self._reconnect_step,  # one per step kind (model.STEP_KINDS)
                          "server": self._server_step, "release": self._release_step}
         from playground.scenario.programs.lesson import LessonPrograms
-        self.programs = LessonPrograms(pg, self.executor)  # a lesson's programs, each part's own (scenario/programs/lesson.py)
+        # a lesson's programs, each part's own (scenario/programs/lesson.py)
+        self.programs = LessonPrograms(pg, self.executor)
 
     async def run(self, scenario: Scenario) -> ScenarioResult:
         try:
@@ -78,7 +94,6 @@ class Runner:
         if why:
             result.skipped = why
             return result
-        from playground.scenario.server_steps import topology_unmet
         why = topology_unmet(self.pg, scenario) or await self.programs.unmet(scenario)
         if why:
             result.skipped = why
@@ -125,8 +140,6 @@ class Runner:
     async def judge_end(self, part: Part) -> PartEnd:
         """What the part's `expect` says must hold at its end: the final keys, each
         program's exit status and return value (after `programs.finish`)."""
-        from playground.scenario.expectations import judge_programs
-
         expect = part.expect
         end = PartEnd(part.name, outcomes=dict(self.programs.outcomes))
         if expect is None:
@@ -142,7 +155,6 @@ class Runner:
         if step.release and self.programs.gate is not None:
             held = self.programs.gate.held(step.client)
             if held:
-                from playground.resp.cli_secrets import redact_line
                 return redact_line(held[0].display, held[0].argv)
         if not step.template or not step.argv:
             return step.display
@@ -182,9 +194,10 @@ class Runner:
         setup = part.setup
         if part.setup and await requirement_unmet(self.pg, part.requires):
             setup = ()  # every step of the part is skipped, with the reason
-        replies = await self.pg.reset(setup=setup, by=scenario.clients[0], label=part.name,
+        replies = await self.pg.reset(setup=[list(c) for c in setup], by=scenario.clients[0], label=part.name,
                                       script_time_limit_ms=scenario.script_time_limit_ms)
-        for reply, shown in zip(replies, part.setup_display):
+        # no replies when the part's requirement is unmet (its setup skipped)
+        for reply, shown in zip(replies, part.setup_display, strict=False):
             if isinstance(reply, Err):
                 return tr("part {part}: setup {command!r} failed: {reply}", part=part.name or 1, command=shown,
                           reply=render(reply).decode().strip())
@@ -239,14 +252,14 @@ class Runner:
     async def _command_step(self, scenario: Scenario, step: Step, out: StepResult) -> None:
         argv = step.argv
         if step.template:
-            argv = tuple(fill_template(a, self.saved.get(step.client, {})) for a in step.argv)
-            out.command = shown_command(step.display, step.argv or (), self.saved.get(step.client, {}))  # $script by name
+            argv = tuple(fill_template(a, self.saved.get(step.client, {})) for a in step.argv or ())
+            # $script by name
+            out.command = shown_command(step.display, step.argv or (), self.saved.get(step.client, {}))
         out.argv = argv
         if step.sleep:
             await asyncio.sleep(step.sleep)
         sink = self.sink
         if self.pg.follows_redirects:  # redis-cli -c's redirect lines, apart from the reply
-            from playground.scenario.redirects import catching
             sink = catching(self.pg, out.redirects, self.sink or self.executor.sink)
         job = await self.executor.settled(step.client, argv, sink=sink)
         if job.blocked:
@@ -255,7 +268,7 @@ class Runner:
                 self._pending[step.client] = (job, out)
                 return
             await self.executor.cancel(step.client)
-            await asyncio.gather(job.task, return_exceptions=True)
+            await asyncio.gather(_task(job), return_exceptions=True)
             out.checks.append(CheckResult("does not block", False,
                                           tr("the command blocked; mark the step blocking = true and add a wait step")))
             return
@@ -271,18 +284,18 @@ class Runner:
         message = await self.executor.reconnect(step.client)
         out.note = message
         ok = message is not None and self.pg.sessions[step.client].connected
-        out.checks.append(CheckResult("reconnects", ok, "" if ok else tr("client {client} could not reconnect", client=step.client)))
+        out.checks.append(CheckResult("reconnects", ok,
+                                      "" if ok else tr("client {client} could not reconnect", client=step.client)))
         await self.check_step_state(step, out)
 
     async def _server_step(self, scenario: Scenario, step: Step, out: StepResult) -> None:
-        from playground.scenario.server_steps import run_server_step
         await run_server_step(self, scenario, step, out)
 
     async def _release_step(self, scenario: Scenario, step: Step, out: StepResult) -> None:
         from playground.scenario.programs.lesson_steps import release_step
         await release_step(self, scenario, step, out)
 
-    def keep_waiting(self, client: str, job, out: StepResult) -> None:
+    def keep_waiting(self, client: str, job: Job | ProgramJob, out: StepResult) -> None:
         """A step's command blocked: its reply is for a wait step (a program's: scenario/programs/lesson_steps.py)."""
         self._pending[client] = (job, out)
 
@@ -290,16 +303,20 @@ class Runner:
         pending = self._pending.pop(step.client, None)
         if pending is None:
             out.checks.append(CheckResult("reply arrives", False,
-                                          tr("{client} has no blocked command to wait for (it answered at once)", client=step.client)))
+                                          tr("{client} has no blocked command to wait for (it answered at once)",
+                                             client=step.client)))
             return
         job, origin = pending
         if step.client in scenario.programs:
             from playground.scenario.programs.lesson_steps import wait_step
-            return await wait_step(self, scenario, step, out, job)
+            # a program's command: scenario/programs/lesson_steps.py kept its ProgramJob waiting
+            return await wait_step(self, scenario, step, out, cast("ProgramJob", job))
+        job = cast(Job, job)  # a typed client's command: _command_step kept its Job waiting
         try:
-            await asyncio.wait_for(asyncio.shield(job.task), WAIT_TIMEOUT)
+            await asyncio.wait_for(asyncio.shield(_task(job)), WAIT_TIMEOUT)
         except asyncio.TimeoutError:
-            out.checks.append(CheckResult("reply arrives", False, tr("no reply after {seconds}s", seconds=f"{WAIT_TIMEOUT:g}")))
+            out.checks.append(CheckResult("reply arrives", False,
+                                          tr("no reply after {seconds}s", seconds=f"{WAIT_TIMEOUT:g}")))
             await self.executor.cancel(step.client)
             return
         out.note = tr("the reply to {command}", command=origin.step.display)
@@ -307,7 +324,7 @@ class Runner:
         await self._finish(scenario, step, out, job.result(), origin.argv)
 
     async def _finish(self, scenario: Scenario, step: Step, out: StepResult, line: ev.LineResult,
-                      argv: tuple[bytes, ...]) -> None:
+                      argv: tuple[bytes, ...] | None) -> None:
         out.units = list(line.units)
         out.whys = list(line.whys)
         out.seq = line.seqs[-1] if line.seqs else None
@@ -335,7 +352,7 @@ class Runner:
         out.checks.extend(check_reply(scenario, step, reply, out.reply, flavour_of(self.pg)))
         await self.check_step_state(step, out)
         if self.record_touched:
-            out.touched = await self.touched_keys(argv, step)
+            out.touched = await self.touched_keys(argv or (), step)
 
     async def check_step_state(self, step: Step, out: StepResult) -> None:
         if step.state:
@@ -350,7 +367,7 @@ class Runner:
         self._keys_so_far = keys
         for check in step.state:
             keys.setdefault(check.key, None)
-        reply = (await self.pg.reader.run([[b"COMMAND", b"GETKEYS", *argv]]))[0]
+        reply = (await reader_of(self.pg).run([[b"COMMAND", b"GETKEYS", *argv]]))[0]
         if isinstance(reply, Array):
             for k in reply:
                 keys.setdefault(bytes(k), None)
@@ -359,7 +376,7 @@ class Runner:
     def abandon_waiting(self) -> list:
         """Forget the blocked steps whose replies wait steps would take; their tasks still
         running (for a caller that cancels them: scenario/time_limits.py)."""
-        tasks = [job.task for job, _ in self._pending.values() if not job.task.done()]
+        tasks = [_task(job) for job, _ in self._pending.values() if not _task(job).done()]
         self._pending.clear()
         return tasks
 
@@ -368,12 +385,12 @@ class Runner:
         time_limits.end_running_script), and forget them."""
         await end_running_script(self)
         for name, (job, _) in list(self._pending.items()):
-            if not job.task.done() and hasattr(job, "abandon"):
+            if not _task(job).done() and not isinstance(job, Job):
                 job.abandon()  # a program's command (scenario/programs/lesson_steps.py): the program goes with its part
-            elif not job.task.done():
+            elif not _task(job).done():
                 try:
                     await self.executor.cancel(name)
                 except Exception:
                     pass
-            await asyncio.gather(job.task, return_exceptions=True)
+            await asyncio.gather(_task(job), return_exceptions=True)
         self._pending.clear()

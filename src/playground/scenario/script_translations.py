@@ -39,7 +39,7 @@ def localise_scripts(data: dict, lang: str, languages: tuple[str, ...], where) -
     `lang`'s scripts in place of the English ones (each said again in another language as
     that language's table has it: i18n.Translated)."""
     english = data.get("scripts", {})
-    translated: dict[str, dict] = {}
+    translated: dict[str, dict[str, str]] = {}
     for code in languages:
         field = f"scripts_{code}"
         if field not in data:
@@ -56,6 +56,7 @@ def localise_scripts(data: dict, lang: str, languages: tuple[str, ...], where) -
         translated[code] = table
     if "scripts" in data and isinstance(english, dict) and all(isinstance(v, str) for v in english.values()):
         def say(name: str, code: str) -> str:
-            return translated.get(code, {}).get(name, english[name])
+            table = translated.get(code, {})
+            return table[name] if name in table else english[name]
         data["scripts"] = {name: Translated(say(name, lang), lambda code, name=name: say(name, code))
                            for name in english}

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import re
 
-from playground.i18n import reworded, tr
 from playground.engine.server_actions import ActionError, apply, parse_action
+from playground.i18n import reworded, tr
+from playground.scenario.checks import CheckResult, check_state
 from playground.topology_kinds import KINDS, MAX_REPLICAS, NAMES, SINGLE, WITH_NODES
 
 SERVER_STEP_FIELDS = {"server", "client", "narration", "pause", "predict", "state", "match", "requires"}
@@ -51,7 +52,8 @@ def parse_server_step(raw: dict, n: int, where, clients: tuple, part, topology: 
     """A Step whose kind is "server" (model.py's helpers passed in, to keep one loader)."""
     for key in raw:
         if key not in SERVER_STEP_FIELDS:
-            raise where.error(tr("not a field of a server step (it has {fields})", fields=", ".join(sorted(SERVER_STEP_FIELDS))),
+            raise where.error(tr("not a field of a server step (it has {fields})",
+                                 fields=", ".join(sorted(SERVER_STEP_FIELDS))),
                               part=part, step=n, field_name=key)
     text = raw["server"]
     if not isinstance(text, str):
@@ -76,7 +78,8 @@ def parse_server_step(raw: dict, n: int, where, clients: tuple, part, topology: 
         try:
             re.compile(match)
         except (re.error, TypeError) as exc:
-            raise where.error(tr("bad regular expression: {error}", error=exc), part=part, step=n, field_name="match") from None
+            raise where.error(tr("bad regular expression: {error}", error=exc), part=part, step=n,
+                              field_name="match") from None
     narration = raw.get("narration", "")
     if not isinstance(narration, str):
         raise where.error(tr("must be text"), part=part, step=n, field_name="narration")
@@ -97,8 +100,6 @@ def parse_server_step(raw: dict, n: int, where, clients: tuple, part, topology: 
 
 async def run_server_step(runner, scenario, step, out) -> None:
     """Do the action; the step's line is what happened; checks: it happened, `match`, state."""
-    from playground.scenario.checks import CheckResult
-
     try:
         said = await apply(runner.pg, step.server)
     except ActionError as exc:
@@ -109,8 +110,7 @@ async def run_server_step(runner, scenario, step, out) -> None:
     out.checks.append(CheckResult(step.server, True))
     if step.match is not None:
         ok = re.search(step.match, said) is not None
-        out.checks.append(CheckResult("match", ok, "" if ok else tr("expected /{pattern}/, got {got}", pattern=step.match,
-                                                                         got=repr(said))))
+        out.checks.append(CheckResult("match", ok, "" if ok else tr("expected /{pattern}/, got {got}",
+                                                                         pattern=step.match, got=repr(said))))
     if step.state:
-        from playground.scenario.checks import check_state
         out.checks.extend(await check_state(runner.pg, step.state))

@@ -38,7 +38,7 @@ _DEBUG = {b"sleep": N_("blocks the server"), b"restart": N_("restarts the server
 def setup_problem(setup: list[tuple[bytes, ...]]) -> tuple[int, str] | None:
     """(1-based index, why) of the first setup command that may not be there, or None."""
     opened = 0                                   # the line of the MULTI still open
-    for i, (argv, (role, _)) in enumerate(zip(setup, transaction_roles(setup)), 1):
+    for i, (argv, (role, _)) in enumerate(zip(setup, transaction_roles(setup), strict=True), 1):
         name = argv[0].lower()
         sub = argv[1].lower() if len(argv) > 1 else b""
         shown = name.decode("utf-8", "replace").upper()

@@ -18,6 +18,16 @@ PREDICT_FIELDS = {"question", "choices", "answer", "explain"}
 
 
 def read_expect(raw: dict, where: Where, scripts: dict, part, n, prefix: str | None) -> Expect:
+    """A step's expected reply (reply, or error and/or match), checked; script references must name a script.
+
+    Args:
+        raw: the table holding the fields as the TOML has it.
+        where: the file, for messages.
+        scripts: the scenario's scripts by name.
+        part: the part's name, for messages.
+        n: the step's number, for messages.
+        prefix: the table's own field name, put before each field in messages (None: the step's own).
+    """
     def name(f: str) -> str:
         return f"{prefix}.{f}" if prefix else f
     for f in EXPECT_FIELDS:
@@ -43,6 +53,16 @@ def read_expect(raw: dict, where: Where, scripts: dict, part, n, prefix: str | N
 
 
 def read_when(raw: dict, where: Where, part, n, client: str, known: set[str]):
+    """A step's `when` condition, parsed; every name it uses must be one `client` saved before.
+
+    Args:
+        raw: the step's table as the TOML has it.
+        where: the file, for messages.
+        part: the part's name, for messages.
+        n: the step's number, for messages.
+        client: the step's client.
+        known: the names that client saved in earlier steps.
+    """
     source = raw["when"]
     if not isinstance(source, str):
         raise where.error(tr('a condition as text, like: seen > 0, or seen == "active"'),
@@ -105,8 +125,17 @@ def read_command(command, where: Where, scripts: dict, part=None, step=None, fie
 
 
 def read_predict(raw, where: Where, part, n) -> Prediction:
+    """A step's `predict` table (question, choices, answer, explain) as a Prediction.
+
+    Args:
+        raw: the table as the TOML has it.
+        where: the file, for messages.
+        part: the part's name, for messages.
+        n: the step's number, for messages.
+    """
     if not isinstance(raw, dict):
-        raise where.error(tr("a table with question, choices, answer, explain"), part=part, step=n, field_name="predict")
+        raise where.error(tr("a table with question, choices, answer, explain"), part=part, step=n,
+                          field_name="predict")
     check_unknown(raw, PREDICT_FIELDS, where, part=part, step=n, prefix="predict")
     question = read_typed(raw, "question", str, where, part, n, "predict", required=True)
     choices = read_list(raw.get("choices"), where, "predict.choices", part, n)
@@ -114,7 +143,8 @@ def read_predict(raw, where: Where, part, n) -> Prediction:
         raise where.error(tr("at least two choices"), part=part, step=n, field_name="predict.choices")
     answer = read_typed(raw, "answer", int, where, part, n, "predict", required=True)
     if not 1 <= answer <= len(choices):
-        raise where.error(tr("answer {answer}: the number of a choice, 1 to {count}", answer=answer, count=len(choices)),
+        raise where.error(tr("answer {answer}: the number of a choice, 1 to {count}", answer=answer,
+                             count=len(choices)),
                           part=part, step=n, field_name="predict.answer")
     explain = read_typed(raw, "explain", str, where, part, n, "predict", required=True)
     return Prediction(question, tuple(choices), answer, reworded(explain, str.strip))

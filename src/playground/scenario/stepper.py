@@ -52,7 +52,8 @@ def entry_for(unit: Unit, shown: str | None = None) -> TimelineEntry:
     (a named script stays `$name`). Secrets are left out (`redact_line`)."""
     if unit.kind == "transaction":
         end = "DISCARD" if unit.outcome == "discarded" else "EXEC"
-        return TimelineEntry(unit.client, ["MULTI", *(redact_line(format_argv(list(c)), list(c)) for c in unit.commands), end],
+        lines = ["MULTI", *(redact_line(format_argv(list(c)), list(c)) for c in unit.commands), end]
+        return TimelineEntry(unit.client, lines,
                              atomic=unit.outcome == "committed", note=_OUTCOME_NOTES.get(unit.outcome, ""),
                              seq=unit.seq)
     line = redact_line(shown or format_argv(list(unit.commands[0])), list(unit.commands[0]))
@@ -128,7 +129,7 @@ class Timeline:
 
 def _depends_on_time(scenario: Scenario) -> bool:
     for step in scenario.steps:
-        if step.sleep or depends_on_time(step.argv):
+        if step.sleep or depends_on_time(step.argv or ()):  # (a wait step: no argv)
             return True
         if any(c.ttl is not None and c.ttl[0] >= 0 for c in step.state):
             return True

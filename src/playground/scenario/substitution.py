@@ -11,7 +11,9 @@ from __future__ import annotations
 import re
 
 from playground.i18n import tr
+from playground.resp.cli_lines import SplitError, format_argv, split_args
 from playground.resp.replies import BigNumber, Bulk, Double, Err, Int, Map, Nil, Status, Verbatim
+from playground.scenario.model import SCRIPT_REF
 
 TEMPLATE = re.compile(r"\$\$|\$\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:([+-])\s*(\d+)\s*)?\}")
 """`$$`, or `${name}` / `${name+1}` / `${name - 2}` (group 1: name, 2: sign, 3: digits)."""
@@ -53,12 +55,12 @@ def template_problem(text: str, known: set[str]) -> str | None:
         if m.group(1) not in known:
             return tr("{text}: {name} is not saved by an earlier step of this client (save = \"{save}\")",
                       text=f"${{{m.group(1)}}}", name=repr(m.group(1)), save=m.group(1))
-    m = OLD_TEMPLATE.fullmatch(text)  # a whole argument: the old spelling (a hash tag is part of a key)
-    if m:
-        if m.group(1) in known:
-            new = "${" + m.group(1) + (m.group(2) or "") + "}"
+    old = OLD_TEMPLATE.fullmatch(text)  # a whole argument: the old spelling (a hash tag is part of a key)
+    if old:
+        if old.group(1) in known:
+            new = "${" + old.group(1) + (old.group(2) or "") + "}"
             return tr("{old} is the old spelling of a saved value: write {new} "
-                      "(inside a key, braces are a hash tag and are sent as written)", old=m.group(), new=new)
+                      "(inside a key, braces are a hash tag and are sent as written)", old=old.group(), new=new)
     return None
 
 
@@ -93,9 +95,6 @@ def shown_command(display: str, argv: tuple[bytes, ...], saved: dict[str, object
         argv: its arguments as template text, scripts' source in place of their names.
         saved: the client's saved values.
     """
-    from playground.resp.cli_lines import SplitError, format_argv, split_args
-    from playground.scenario.model import SCRIPT_REF
-
     try:
         words = split_args(display)
     except SplitError:
@@ -103,7 +102,7 @@ def shown_command(display: str, argv: tuple[bytes, ...], saved: dict[str, object
     if len(words) != len(argv):  # (a list of arguments is shown as sent)
         words = [b""] * len(argv)
     return format_argv([w if SCRIPT_REF.match(w.decode("utf-8", "replace")) else fill_template(a, saved)
-                        for w, a in zip(words, argv)])
+                        for w, a in zip(words, argv, strict=True)])
 
 
 def plain_value(reply) -> object:

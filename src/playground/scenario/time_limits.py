@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 
 from playground.i18n import tr
+from playground.resp.connection import TypedConnection
 
 DEFAULT_TIME_LIMIT = 15.0
 WAIT_TIMEOUT = 15.0  # seconds a wait step waits for a blocked command's reply
@@ -34,6 +35,13 @@ async def within(seconds: float, awaitable):
 
 
 def setup_message(scenario, part, seconds: float) -> str:
+    """The one line that says a part's setup did not answer in time.
+
+    Args:
+        scenario: the scenario (its path is named).
+        part: the part whose setup timed out.
+        seconds: the time limit.
+    """
     where = tr("part {name}: ", name=repr(part.name)) if part.name else ""
     shown = "; ".join(part.setup_display)
     return (f"{scenario.path}: {where}" + tr("setup ({commands}) did not answer within {seconds:g}s; scenario stopped",
@@ -41,6 +49,14 @@ def setup_message(scenario, part, seconds: float) -> str:
 
 
 def step_message(scenario, part: str, step, seconds: float) -> str:
+    """The one line that says a step did not answer in time.
+
+    Args:
+        scenario: the scenario (its path is named).
+        part: the part's name ("" for the only part).
+        step: the step that timed out.
+        seconds: the time limit.
+    """
     where = tr("part {name}: ", name=repr(part)) if part else ""
     return (f"{scenario.path}: {where}" + tr("step {n}", n=step.number) + f" ({step.client}> {step.display[:80]}): "
             + tr("no answer within {seconds:g}s; scenario stopped", seconds=seconds))
@@ -83,8 +99,6 @@ async def _unstick_url(pg, within: float = 12.0) -> str:
     is answered only once the server's busy threshold has passed), then reconnect every
     connection of the playground's, again until it works or `within` seconds have passed
     (a killed script ends at its next check)."""
-    from playground.resp.connection import TypedConnection
-
     loop = asyncio.get_running_loop()
     deadline = loop.time() + within
     side = TypedConnection(pg.address)

@@ -45,7 +45,9 @@ def text_end(end: PartEnd) -> str:
 
 def _no_command(step) -> str:
     """What a step without a command shows in its client's lane."""
-    return tr("(reply arrives)") if step.kind == "wait" else tr("(reconnects)") if step.kind == "reconnect" else step.display
+    if step.kind == "wait":
+        return tr("(reply arrives)")
+    return tr("(reconnects)") if step.kind == "reconnect" else step.display
 
 
 def _cell_lines(step: StepResult) -> list[str]:
@@ -86,6 +88,12 @@ def _indent(text: str, cells: int, first: str, rest: str) -> list[str]:
 
 
 def text_header(scenario: Scenario, server: str) -> str:
+    """The transcript's head: the scenario's id, title, server, lesson and scripts.
+
+    Args:
+        scenario: the scenario run.
+        server: the server it ran on, as shown.
+    """
     lines = [f"━━ {scenario.id}: {scenario.title}", "   " + tr("on {server}", server=server)]
     lines += _indent(scenario.lesson, 76, "   ", "   ")
     for name, source in scenario.scripts.items():  # each named script once, before its use
@@ -106,6 +114,13 @@ def _prediction_lines(predict: Prediction) -> list[str]:
 
 
 def text_part(scenario: Scenario, part_name: str, setup: tuple[str, ...]) -> str:
+    """The head of one part in the transcript: its name, setup and the lanes' header.
+
+    Args:
+        scenario: the scenario run (its clients make the lanes).
+        part_name: the part's name ("" for the only part).
+        setup: the part's setup commands as shown.
+    """
     out = []
     if part_name:
         out.append("\n   ── " + tr("part: {name}", name=part_name))
@@ -118,6 +133,12 @@ def text_part(scenario: Scenario, part_name: str, setup: tuple[str, ...]) -> str
 
 
 def text_step(scenario: Scenario, step: StepResult) -> str:
+    """One step's lines in the transcript, in its client's lane, with its checks.
+
+    Args:
+        scenario: the scenario run (its clients make the lanes).
+        step: the step's result.
+    """
     clients = scenario.clients
     lane = clients.index(step.step.client)
     cell = [piece for line in _cell_lines(step) for piece in fold(line, LANE)]  # at spaces, by cells
@@ -154,10 +175,16 @@ def text_lanes(scenario: Scenario, steps: list[StepResult]) -> str:
         return ""
     title = tr_in(getattr(scenario, "language", "en"), SERVER_ORDER)
     body = lanes.render_text(rows, scenario.clients, 77, _why_label(scenario))
-    return "\n" + "\n".join(_indent(title, 80, "   ", "   ")) + "\n" + "".join("   " + line + "\n" for line in body.splitlines()) + "\n"
+    return ("\n" + "\n".join(_indent(title, 80, "   ", "   ")) + "\n"
+            + "".join("   " + line + "\n" for line in body.splitlines()) + "\n")
 
 
 def text_summary(result: ScenarioResult) -> str:
+    """The transcript's last line: how many checks passed, or why the run was skipped or stopped.
+
+    Args:
+        result: the run's result.
+    """
     if result.skipped:
         return f"   {SKIP} " + tr("skipped: {reason}", reason=result.skipped) + "\n"
     if result.error:
@@ -191,7 +218,8 @@ def render_text(result: ScenarioResult, server_order: bool = False) -> str:
     each part's server order after it (`server_order=True`)."""
     scenario = result.scenario
     out = [text_header(scenario, result.server)]
-    current, in_part = None, []
+    current: str | None = None
+    in_part: list[StepResult] = []
     for step in result.steps:
         if step.part != current:
             out.append(text_lanes(scenario, in_part) if server_order else "")
@@ -222,6 +250,11 @@ def _md_prediction(predict: Prediction) -> str:
 
 
 def render_markdown(result: ScenarioResult) -> str:
+    """A whole run as Markdown: header, scripts, each step's command, reply and checks.
+
+    Args:
+        result: the run's result.
+    """
     scenario = result.scenario
     out = [f"## {scenario.id} — {scenario.title}", "", f"> {scenario.lesson}", "",
            tr("Server: {server}", server=result.server), ""]
@@ -271,7 +304,7 @@ def json_step(result_server: str, scenario: Scenario, step: StepResult) -> str:
         "step": step.step.number,
         "client": step.step.client,
         "command": _shown(step) if not step.step.wait else None,
-        "argv": [a.decode("utf-8", "replace") for a in redact(step.step.argv)] if step.step.argv else None,
+        "argv": [a.decode("utf-8", "replace") for a in redact(list(step.step.argv))] if step.step.argv else None,
         "reply": redact_exchange("", step.reply, argv)[1] if step.reply else step.reply,
         "redirects": [r.stable_line for r in step.redirects],
         "note": step.note,

@@ -13,9 +13,10 @@ from this one (an explorer's schedule, scenario/writer.py) can be written in eve
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from playground import i18n
-from playground.i18n import ENGLISH, PAUSE_TEXT, Translated, tr, tr_in
+from playground.i18n import ENGLISH, PAUSE_TEXT, Translated, said_in, tr, tr_in
 from playground.scenario.script_translations import localise_scripts
 
 # The text fields of each kind of table, and whether each is a list of texts.
@@ -33,6 +34,12 @@ def translations() -> tuple[str, ...]:
 
 
 def translated_name(field: str, lang: str) -> str:
+    """The name of a field's translation in `lang` (`narration` -> `narration_zh`).
+
+    Args:
+        field: the English field's name.
+        lang: the language's code.
+    """
     return f"{field}_{lang}"
 
 
@@ -166,10 +173,6 @@ def scenario_in(scenario, lang: str):
     them there, the explorer's own words in that language, a typed text as it is): F12 on a
     scenario made in the app (an explorer's schedule), which has no file of its own to read
     again."""
-    from dataclasses import replace
-
-    from playground.i18n import said_in
-
     def say(text):
         return None if text is None else said_in(text, lang)
 

@@ -57,17 +57,20 @@ class _Token:
 
 @dataclass(frozen=True)
 class Name:
+    """A saved value's name in a condition."""
     name: str
 
 
 @dataclass(frozen=True)
 class Literal:
+    """A constant in a condition: nil, a number, or text (`is_text`: it was quoted)."""
     value: object  # None (nil), int, float or str
     is_text: bool = False
 
 
 @dataclass(frozen=True)
 class Compare:
+    """`left op right`, one of OPERATORS."""
     left: object
     op: str
     right: object
@@ -75,17 +78,20 @@ class Compare:
 
 @dataclass(frozen=True)
 class Not:
+    """`not inner`."""
     inner: object
 
 
 @dataclass(frozen=True)
 class Both:
+    """`left and right`."""
     left: object
     right: object
 
 
 @dataclass(frozen=True)
 class Either:
+    """`left or right`."""
     left: object
     right: object
 
@@ -128,9 +134,9 @@ def _tokens(source: str) -> list[_Token]:
         if not m:
             raise WhenError(pos + 1, tr('unexpected {text} (values: a saved name, nil, a number, "text"; '
                                         "operators: == != < <= > >=)", text=repr(source[pos])))
-        kind, text = m.lastgroup, m.group()
+        kind, text = m.lastgroup or "", m.group()  # (every alternative of _TOKEN is a named group)
         if kind != "space":
-            value = None
+            value: object = None
             if kind == "number":
                 value = float(text) if any(c in text for c in ".") else int(text)
                 if isinstance(value, int) and not _in_int64(text):
@@ -221,6 +227,11 @@ class _Parser:
 
 
 def left_text(node) -> str:
+    """How a message names the left side of a comparison: its name, its literal, or "the value".
+
+    Args:
+        node: the left side, as parsed.
+    """
     if isinstance(node, Name):
         return node.name
     if isinstance(node, Literal):

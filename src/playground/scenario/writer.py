@@ -8,10 +8,12 @@ every language and must give the same parts, step for step, and the same texts."
 
 from __future__ import annotations
 
+import tomllib
 from pathlib import Path
 
 from playground.errors import ScenarioError
 from playground.i18n import ENGLISH, LANGUAGES, again, tr
+from playground.scenario.loader import parse_scenario
 from playground.scenario.model import Scenario, Step
 from playground.scenario.recorder import toml_string
 from playground.scenario.substitution import escape
@@ -91,10 +93,6 @@ def step_lines(step: Step) -> list[str]:
 
 def scenario_toml(scenario: Scenario) -> str:
     """The TOML text of `scenario`, in every language its texts are said in."""
-    import tomllib
-
-    from playground.scenario.loader import parse_scenario
-
     for what, there in (("programs", scenario.programs), ("challenge", scenario.challenge),
                         ("requires", scenario.requires or any(p.requires for p in scenario.parts))):
         if there:
@@ -121,6 +119,12 @@ def scenario_toml(scenario: Scenario) -> str:
                 raise _cannot(scenario, tr("step {n}", n=step.number))
             out += [""] + step_lines(step)
     text = "\n".join(out) + "\n"
+    _check_read_back(scenario, text)
+    return text
+
+
+def _check_read_back(scenario: Scenario, text: str) -> None:
+    """Refuse (`_cannot`) a text that, read back in each language, is not `scenario` as said in it."""
     read_in = {}
     for lang in dict.fromkeys([scenario.language, *LANGUAGES]):
         try:
@@ -131,8 +135,8 @@ def scenario_toml(scenario: Scenario) -> str:
         said = scenario_in(scenario, lang)
         if len(said.parts) != len(read.parts):
             raise _cannot(scenario, "parts")
-        for mine, back in zip(said.parts, read.parts):
-            for step, again_read in zip(mine.steps, back.steps):
+        for mine, back in zip(said.parts, read.parts, strict=True):  # counts compared above
+            for step, again_read in zip(mine.steps, back.steps, strict=False):  # counts compared below
                 if step != again_read:
                     raise _cannot(scenario, tr("step {n}", n=step.number))
             if (mine.setup, mine.setup_display, len(mine.steps)) != (back.setup, back.setup_display, len(back.steps)):
@@ -140,4 +144,3 @@ def scenario_toml(scenario: Scenario) -> str:
         if ((said.title, (said.lesson or said.title).strip(), said.scripts, [p.name for p in said.parts])
                 != (read.title, read.lesson, read.scripts, [p.name for p in read.parts])):
             raise _cannot(scenario, tr("its texts in {lang}", lang=lang))
-    return text

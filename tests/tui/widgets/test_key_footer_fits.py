@@ -1,6 +1,8 @@
 """The footer shows whole keys only, F1 and F12 at every width and in every language
 (issue 44: in Chinese F12 was cut at 120 columns and gone at 80)."""
 
+from itertools import pairwise
+
 import pytest
 
 from playground.tui.app import make_app
@@ -47,7 +49,7 @@ def check_fits(app, width):
         if not is_palette:
             assert x + w <= right, (action, x, w, right)  # not under the palette's key: whole
     drawn = sorted((x, x + w) for _, x, w, _ in keys)
-    assert all(a[1] <= b[0] for a, b in zip(drawn, drawn[1:])), drawn  # no key over another
+    assert all(a[1] <= b[0] for a, b in pairwise(drawn)), drawn  # no key over another
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])

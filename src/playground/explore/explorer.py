@@ -48,6 +48,7 @@ from playground.explore.snapshot import Snapshotter
 from playground.explore.grouping import Grouping
 from playground.explore.lanes import lanes_for, run_lanes
 from playground.explore.one_schedule import OneSchedule
+from playground.explore.program_tree import Diverged, ProgramTrees
 from playground.explore.pushes import PushLog
 from playground.explore.witnesses import find_witnesses
 from playground.i18n import tr
@@ -103,6 +104,9 @@ class Explorer(OneSchedule):
         self.runner = Runner(pg, executor=executor or Executor(pg), sink=sink)
         self.runner.programs.lenient = True  # a lesson's program may send fewer commands in some orders
         self.runner.programs.warm = True     # each schedule forks its Python programs, redis imported
+        self.trees = ProgramTrees()          # each program run once per reply history (explore/program_tree.py)
+        if scenario.programs:
+            self.runner.programs.replay = self.trees
         self.programs = programs_of(scenario, self.part)
         self.footprints: dict[str, list[Footprint]] = {}
         self.snapshots = Snapshotter(pg)
@@ -222,9 +226,25 @@ class Explorer(OneSchedule):
                          if result.reduced else 1)
         return grouping, fold, planned
 
-    async def run_checked(self, schedule: tuple[str, ...], keep: list | None = None) -> Run:
+    async def run_checked(self, schedule: tuple[str, ...], keep: list | None = None, live=()) -> Run:
         """One schedule, on a server still running at its end (else ExploreError: a
-        restarted or dead server would give outcomes that are not the program's)."""
+        restarted or dead server would give outcomes that are not the program's). A
+        lesson's programs are replayed from their trees but those in `live`; a replay that
+        runs out of its tree has the schedule run again with that program's process."""
+        live = set(live)
+        while True:
+            self.trees.begin(live)
+            try:
+                return await self._run_checked(schedule, keep)
+            except Diverged:
+                live |= self.trees.diverged
+                await self.runner.discard_pending()
+                await self.runner.programs.stop()
+                self.choices = []
+                if keep is not None:
+                    keep.clear()
+
+    async def _run_checked(self, schedule: tuple[str, ...], keep: list | None) -> Run:
         label = sch.label(schedule)
         try:
             self.fresh.check_alive(label)

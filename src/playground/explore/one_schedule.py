@@ -101,6 +101,7 @@ class OneSchedule:
         if deadlock and runner.programs.running:  # a program waits for ever: stopped, not waited for
             await runner.discard_pending()
             await runner.programs.stop()
+        self.trees.check()   # a replay ran out of its tree: the schedule runs again (program_tree.py)
         problem = runner.programs.not_repeatable or await runner.programs.finish()  # (gate/lesson.py)
         if problem:  # a lesson's program: its outcomes cannot be trusted, or it ended badly
             raise ExploreError(f"{self.scenario.id}: {problem}")

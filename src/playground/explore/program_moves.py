@@ -40,6 +40,7 @@ async def movable(explorer, position: dict[str, int], last) -> list[str]:
     """The clients that can make their next move now, in the scenario's order; `last`
     is the move just made ((client, index) or None), for the lesson's bound steps."""
     runner = explorer.runner
+    explorer.trees.check()   # a replay ran out of its tree: the schedule runs again (program_tree.py)
     out = []
     for client, steps in explorer.programs.items():
         if client in runner.waiting:   # (a typed client with no step left: its reply is taken at the end)
@@ -98,7 +99,7 @@ async def _same_again(explorer, run, kept) -> None:
     that are not the schedule's, and stops the search with one line."""
     again: list = []
     explorer.choices = []
-    await explorer.run_checked(run.schedule, keep=again)
+    await explorer.run_checked(run.schedule, keep=again, live=explorer.scenario.programs)
     before, now = sent(explorer, kept), sent(explorer, again)
     for client, commands in before.items():
         if commands == now[client]:

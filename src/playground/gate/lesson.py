@@ -35,6 +35,7 @@ class LessonPrograms:
         self.lenient = False  # the explorer, a part with no steps: a step of a program that ended well is
         # skipped, not failed, and a step may block or not
         self.warm = False     # the explorer: Python programs forked from a warm interpreter (gate/warm.py)
+        self.replay = None    # the explorer: programs replayed from what they saw (explore/program_tree.py)
         self._warm = None
 
     async def start(self, scenario, part=None) -> str | None:
@@ -65,8 +66,10 @@ class LessonPrograms:
             for name, argv in programs.items():
                 url = await self.gate.listen(name)
                 by_hand = scenario.by_hand.get(name)   # (its own directory; its own interpreter: no warm fork)
-                program = self.running[name] = (Program(name, argv, Path(by_hand.cwd), url, limit, by_hand=by_hand)
-                                                if by_hand else Program(name, argv, cwd, url, limit, warm))
+                replayed = self.replay and self.replay.program(name, argv, cwd, url, limit)
+                program = self.running[name] = replayed or (
+                    Program(name, argv, Path(by_hand.cwd), url, limit, by_hand=by_hand)
+                    if by_hand else Program(name, argv, cwd, url, limit, warm))
                 await program.start()
                 self._watchers.append(asyncio.ensure_future(self._exit_told(program)))
         except ProgramError as exc:
@@ -130,6 +133,9 @@ class LessonPrograms:
         for name, program in self.running.items():
             await program.wait()
             self.outcomes[name] = program.outcome()
+            if self.replay is not None:
+                self.replay.ended(name, self.history.get(name, []), program,
+                                  [c for c in self.gate.clients if c.label == name])
             self.described[name] = program.describe
             failure = program.failure()
             if failure and (name not in judged or program.stopped):
@@ -214,6 +220,8 @@ class LessonPrograms:
                 "program {program} is not repeatable at command {n}: after the same replies it sent {now}, "
                 "where it sent {before} before", program=self.running[name].describe, n=len(history) + 1,
                 now=held.display, before=format_argv(list(before)))
+        elif self.replay is not None and before == tuple(held.argv):
+            self.replay.moved(name, history, held, self.running.get(name))
         return self.not_repeatable
 
     def note_reply(self, name: str, held: Held) -> None:

@@ -128,6 +128,10 @@ class Explorer(OneSchedule):
         self.bound_pairs = sch.bound_pairs(self.part)
         self.keep: list | None = None
         self.choices: list[list[str]] = []   # a program lesson's run: who could move, at each move
+        self.sleeping = None                 # a program lesson's run: who sleeps past its prefix (program_moves.py)
+        self.moved_now: tuple = ((), ())     # the run's moves so far, and the commands they sent
+        self.runs = self.pending = 0
+        self.evicting = False
 
     def commands_sent(self) -> list:
         """Every command the setup and the steps may send."""
@@ -143,6 +147,13 @@ class Explorer(OneSchedule):
         if any(x in pair or y in pair for pair in self.bound_pairs):
             return False
         return not self.footprints[x[0]][x[1]].conflicts(self.footprints[y[0]][y[1]])
+
+    def independence(self, run: Run):
+        """Which moves of `run` commute: its own footprints' for a program lesson's run
+        (the commands its programs sent: explore/program_moves.py), else the steps'."""
+        if run.footprints is None:
+            return self.independent
+        return program_moves.independence(self, run.footprints)
 
     async def explore(self) -> Exploration:
         why = await requirement_unmet(self.pg, self.scenario.requires)
@@ -162,6 +173,7 @@ class Explorer(OneSchedule):
                              sch.count_schedules(lengths), limit=self.limit, seed=self.seed,
                              goal=self.scenario.challenge.goal if self._has_goal() else None, by=self.by)
         evicting = self.memory_bound or await self.fresh.may_evict(self.commands_sent())
+        self.evicting = evicting
         self.footprints = await footprints(self.pg.catalogue, self.programs, evicting=evicting, setup=self.part.setup)
         result.random = random_steps(self.pg.catalogue, self.programs, self.by)
         result.clock = clock_steps(self.pg.catalogue, self.programs, self.by)
@@ -192,6 +204,9 @@ class Explorer(OneSchedule):
             return await self.explore()
         result.own_order = grouping.own_key if planned is None else own
         candidates = grouping.finish()
+        if planned is None:   # a program lesson's: what ran, and what is known of the whole
+            result.runs = self.runs
+            result.total = result.covered + (self.pending if result.sampled else 0)
         try:
             if self.witnesses:
                 await self.runner.programs.stop()

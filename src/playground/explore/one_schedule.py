@@ -40,6 +40,8 @@ class OneSchedule:
         position = dict.fromkeys(self.programs, 0)
         remaining = list(planned)
         executed: list[str] = []
+        commands: list = []   # per move, the command it sent (a program's: known only now)
+        self.moved_now = (executed, commands)   # (program_moves.next_client: who sleeps)
         done: list[tuple[str, int | None, bool]] = []
         seen: dict[str, list[str]] = {c: [] for c in self.programs}
         sent_at: dict[str, int] = {}   # each client's last command that blocked
@@ -91,6 +93,7 @@ class OneSchedule:
             last = (client, position[client])
             position[client] += 1
             executed.append(client)
+            commands.append(tuple(out.argv) if out.argv and not step.wait and not out.skipped else None)
         if not deadlock:   # replies that came with no wait step left to take them
             for client in [c for c, (job, _) in runner.waiting.items() if job.task.done()]:
                 taken = await self._collect(client)
@@ -109,7 +112,7 @@ class OneSchedule:
         if deadlock:
             await runner.discard_pending()
         return Run(tuple(executed), shot, deadlock, moves=done,
-                   replies=tuple((c, tuple(r)) for c, r in seen.items()))
+                   replies=tuple((c, tuple(r)) for c, r in seen.items()), commands=tuple(commands))
 
     def may_time_out(self, client: str) -> bool:
         """Its blocked command has a timeout (and no script holds it up)."""

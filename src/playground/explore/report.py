@@ -21,10 +21,11 @@ def figures(r: Exploration) -> str:
             "{n:,} schedules (every interleaving that keeps each client's order)", r.total)
     if r.sampled and r.scenario.programs and typed(r):   # (free play's programs: a search too)
         return tr("At least {n:,} schedules: more than {limit:,}, so the search stopped after the first "
-                  "{limit:,}.", n=r.total, limit=r.limit)
+                  "{limit:,}, and the serial orders ran too.", n=r.total, limit=r.limit)
     if r.sampled and r.scenario.programs:   # (explore/program_moves.py: no sample, a search)
         return tr("At least {n:,} schedules: more than --limit {limit:,}, so the search stopped after the "
-                  "first {limit:,}\n(the scenario's own order first).", n=r.total, limit=r.limit)
+                  "first {limit:,}\n(the scenario's own order first), and the serial orders ran too.",
+                  n=r.total, limit=r.limit)
     if r.sampled:
         own = (tr(", and the serial orders and the order you typed") if typed(r) else
                tr(", and the serial orders and the scenario's own order")) if r.runs > r.limit else ""

@@ -26,7 +26,8 @@ lanes and, when no serial order gives the outcome, the anomaly it shows
 (explore/witnesses.py, explore/anomaly.py).
 
 A lesson with programs is explored by the commands they send instead (no plan from
-steps, every schedule run: explore/program_moves.py).
+steps: a search with dynamic partial-order reduction, explore/program_moves.py), its
+programs replayed from what they saw (explore/program_tree.py).
 """
 
 from __future__ import annotations

@@ -3,12 +3,14 @@
 sends may depend on its replies, so its moves are not planned from its steps: a
 schedule is a sequence of client letters, each letting that client's next command
 through (its step's fields, where the lesson gives one; a bare move past its steps or
-in a part with none). A stateless search runs them: every schedule starts the programs
-again from the start on a fresh state; a run follows its schedule's prefix, then lets the
-first client (in the scenario's order) that can move go, to the end; at each move it
-notes who could have moved instead (`Explorer.choices`), and every such other choice
-after the prefix becomes the prefix of a schedule still to run. So every order of the
-commands the programs send is run once, and only those. A program that holds no
+in a part with none). A stateless search runs them (`search`): every schedule starts on
+a fresh state (the programs replayed from their trees where they can be:
+explore/program_tree.py); a run follows its schedule's prefix, then lets the first
+client (in the scenario's order, not asleep) that can move go, to the end; at each move
+it notes who could have moved instead (`Explorer.choices`). Exhaustive, every such other
+choice becomes the prefix of a schedule still to run, so every order of the commands the
+programs send is run once, and only those; reduced, only the choices that reverse a race
+of the run (dynamic partial-order reduction), so at least one of each class. A program that holds no
 command and does not end (it listens to a channel) is waited for up to its time limit,
 then stopped, and the search ends with the line naming it.
 """

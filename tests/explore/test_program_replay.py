@@ -108,3 +108,56 @@ async def test_disjoint_programs_run_one_schedule(pg, tmp_path):
     assert result.runs == 1 and result.total == result.covered == 924   # 12 commands, 6 each
     assert explored(result, ["a", "b"]) == {('"4"', '"4"')}
     assert explorer.trees.starts == 4 and explorer.trees.replays == 0
+
+
+CRASHES = HEAD + 'import sys\nv = int(r.get("counter"))\nif v != 5:\n    sys.exit(3)\nr.set("counter", v + 10)\n'
+CHARGE = '''
+def charge(r, order):
+    if r.set("paid:" + order, 1, nx=True):
+        r.incr("charges")
+        return "charged"
+    return "duplicate"
+'''
+
+
+@pytest.mark.slow
+async def test_a_crash_in_some_orders_is_their_outcome(pg, tmp_path):
+    """A exits with status 3 where B's INCR went first: that order's outcome, and the
+    search goes on (outcomes equal the real programs' in every order, exit status included)."""
+    from playground.explore.report import render_text, to_json
+
+    scenario = load_scenario(lesson(tmp_path, CRASHES, INCR, ["SET counter 5"]))
+
+    async def read(admin, codes):
+        return (f'"{(await admin.get("counter")).decode()}"', codes["A"])
+
+    brute = await every_order(pg, [["SET", "counter", "5"]], {"A": ["python", "a.py"], "B": ["python", "b.py"]},
+                              tmp_path, read)
+    assert set(brute.values()) == {('"16"', 0), ('"15"', 0), ('"6"', 3)}
+    for reduce in (True, False):
+        result = await Explorer(pg, scenario, reduce=reduce).explore()
+        assert {(c.snapshot.describe("counter"), dict((e[0], e[1]) for e in c.first_run.ended)["A"])
+                for c in result.classes} == set(brute.values())
+        assert result.total == len(brute)
+    crashed, = [c for c in result.classes if c.snapshot.describe("counter") == '"6"']
+    assert "A exited with status 3 after A1" in render_text(result)
+    assert to_json(result)["classes"][result.classes.index(crashed)]["programs"]["A"] == {
+        "status": 3, "returned": None, "moves": 1}
+
+
+async def test_a_functions_return_value_is_part_of_its_outcome(pg, tmp_path):
+    """Two charges of one order: whichever SET NX goes first charges, the other finds a
+    duplicate; the return values tell the two outcomes apart where the keys do not."""
+    from playground.explore.report import render_text, to_json
+
+    (tmp_path / "pay.py").write_text(CHARGE)
+    path = tmp_path / "lesson.toml"
+    path.write_text('title = "t"\nlesson = "l"\n[programs]\nA = { function = "pay.py:charge", args = ["o1"] }\n'
+                    'B = { function = "pay.py:charge", args = ["o1"] }\n')
+    result = await Explorer(pg, load_scenario(path)).explore()
+    assert {tuple((e[0], e[2]) for e in c.first_run.ended) for c in result.classes} == {
+        (("A", "'charged'"), ("B", "'duplicate'")), (("A", "'duplicate'"), ("B", "'charged'"))}
+    assert {c.snapshot.describe("charges") for c in result.classes} == {'"1"'}
+    text = render_text(result)
+    assert "A returned 'charged'" in text and "B returned 'charged'" in text
+    assert {c["programs"]["A"]["returned"] for c in to_json(result)["classes"]} == {"'charged'", "'duplicate'"}

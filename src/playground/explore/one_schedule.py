@@ -105,14 +105,19 @@ class OneSchedule:
             await runner.discard_pending()
             await runner.programs.stop()
         self.trees.check()   # a replay ran out of its tree: the schedule runs again (program_tree.py)
-        problem = runner.programs.not_repeatable or await runner.programs.finish()  # (gate/lesson.py)
-        if problem:  # a lesson's program: its outcomes cannot be trusted, or it ended badly
+        # a program's exit status (a crash) and return value are the schedule's outcome, but
+        # one the playground stopped (its time limit) or that is not repeatable stops the search
+        problem = runner.programs.not_repeatable or await runner.programs.finish(frozenset(self.scenario.programs))
+        if problem:
             raise ExploreError(f"{self.scenario.id}: {problem}")
+        ended = tuple((c, o.status, o.returned, executed.count(c) if o.status else None)   # (after which move: a crash's)
+                      for c, o in runner.programs.outcomes.items())
         shot = await self.snapshots.read()
         if deadlock:
             await runner.discard_pending()
         return Run(tuple(executed), shot, deadlock, moves=done,
-                   replies=tuple((c, tuple(r)) for c, r in seen.items()), commands=tuple(commands))
+                   replies=tuple((c, tuple(r)) for c, r in seen.items()), commands=tuple(commands),
+                   ended=ended)
 
     def may_time_out(self, client: str) -> bool:
         """Its blocked command has a timeout (and no script holds it up)."""

@@ -21,6 +21,8 @@ class Run:
     replies: tuple[tuple[str, tuple[str, ...]], ...] = ()   # per client, the replies it saw, in order
     commands: tuple = ()             # a program lesson's: per move, the command it sent (None: none)
     footprints: dict | None = None   # a program lesson's: each client's moves' footprints (program_moves.py)
+    ended: tuple = ()                # a program lesson's: (client, exit status, return value, its moves
+    # when the status is not 0: after which it ended) each
 
 
 @dataclass

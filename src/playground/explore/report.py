@@ -42,6 +42,7 @@ def figures(r: Exploration) -> str:
 
 def outcome_lines(r: Exploration, cls: OutcomeClass) -> list[str]:
     lines = [tr("deadlock: {what}", what=cls.deadlock)] if cls.deadlock else []
+    lines += program_lines(cls)
     if r.by in ("replies", "both"):
         lines += [tr("{client} saw: {replies}", client=client, replies=" · ".join(seen) or "-")
                   for client, seen in cls.first_run.replies]
@@ -50,6 +51,21 @@ def outcome_lines(r: Exploration, cls: OutcomeClass) -> list[str]:
         lines.append(f"{k} = {cls.snapshot.describe(k)}")
         lines += [f"  {k} {group}" for group in cls.snapshot.describe_groups(k)]   # a stream's consumer groups
     return lines or [tr("(no keys)")]
+
+
+def program_lines(cls: OutcomeClass) -> list[str]:
+    """How the outcome's programs ended, where it says something: a non-zero exit status
+    ("A exited with status 3 after A1") and a function's return value."""
+    out = []
+    for client, status, returned, moves in cls.first_run.ended if cls.first_run else ():
+        if status:
+            out.append(tr("{client} exited with status {status} after {move}", client=client, status=status,
+                          move=f"{client}{moves}") if moves else
+                       tr("{client} exited with status {status} before its first command", client=client,
+                          status=status))
+        if returned is not None:
+            out.append(tr("{client} returned {value}", client=client, value=returned))
+    return out
 
 
 def serial_words(order) -> str:
@@ -272,6 +288,8 @@ def to_json(r: Exploration) -> dict:
             "number": n, "count": c.count, "run": c.runs, "first": c.label,
             "state": {k: _key_json(c, k) for k in r.keys},
             "replies": dict(c.first_run.replies) if c.first_run else {},
+            "programs": {client: {"status": status, "returned": returned, "moves": moves}
+                         for client, status, returned, moves in (c.first_run.ended if c.first_run else ())},
             "serial": [list(order) for order in c.serial] if r.serial_known or c.serial else None,
             "deadlock": c.deadlock, "goal_reached": c.goal_reached, "own_order": c.own,
             "witness": _witness_json(c),

@@ -132,6 +132,7 @@ class Explorer(OneSchedule):
         self.sleeping = None                 # a program lesson's run: who sleeps past its prefix (program_moves.py)
         self.moved_now: tuple = ((), ())     # the run's moves so far, and the commands they sent
         self.runs = self.pending = 0
+        self.failing: dict[str, str] | None = None   # programs that ended badly in every schedule so far
         self.evicting = False
 
     def commands_sent(self) -> list:
@@ -181,6 +182,7 @@ class Explorer(OneSchedule):
         await self.fresh.begin(self.commands_sent())
         own = own_order(self.part, self.programs)
         self.refused = False   # a write refused for memory in a reduced exploration (its fold says)
+        self.failing = None
         clients = list(self.programs)
         if self.scenario.programs:   # its moves are the commands its programs send
             grouping = program_moves.grouping(self, result, clients)
@@ -206,6 +208,9 @@ class Explorer(OneSchedule):
         result.own_order = grouping.own_key if planned is None else own
         candidates = grouping.finish()
         if planned is None:   # a program lesson's: what ran, and what is known of the whole
+            if self.failing:   # a crash in some schedules is their outcome; in every one, a broken program
+                await self.runner.programs.close()
+                raise ExploreError(f"{self.scenario.id}: " + "; ".join(self.failing.values()))
             result.runs = self.runs
             result.total = result.covered + (self.pending if result.sampled else 0)
         try:

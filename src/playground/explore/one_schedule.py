@@ -108,10 +108,13 @@ class OneSchedule:
         # a program's exit status (a crash) and return value are the schedule's outcome, but
         # one the playground stopped (its time limit) or that is not repeatable stops the search
         problem = runner.programs.not_repeatable or await runner.programs.finish(frozenset(self.scenario.programs))
+        self.trees.check()   # (a replay that ran out of its tree as the programs ran to their end)
         if problem:
             raise ExploreError(f"{self.scenario.id}: {problem}")
         ended = tuple((c, o.status, o.returned, executed.count(c) if o.status else None)   # (after which move: a crash's)
                       for c, o in runner.programs.outcomes.items())
+        failing = {c: line for c, line in runner.programs.failures.items() if line}
+        self.failing = failing if self.failing is None else {c: m for c, m in self.failing.items() if c in failing}
         shot = await self.snapshots.read()
         if deadlock:
             await runner.discard_pending()

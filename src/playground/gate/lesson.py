@@ -29,6 +29,7 @@ class LessonPrograms:
         self.history: dict[str, list] = {}   # client -> [(argv, reply)] of its steps in this run
         self.outcomes: dict[str, ProgramOutcome] = {}   # client -> how its program ended (after finish)
         self.described: dict[str, str] = {}   # client -> "A (python x.py)": how messages name its program
+        self.failures: dict[str, str | None] = {}   # client -> the line saying how it ended badly (after finish)
         self.seen: dict[tuple, tuple] = {}   # (client, history) -> the command sent next, in any run
         self.not_repeatable: str | None = None
         self._lesson = None
@@ -129,7 +130,7 @@ class LessonPrograms:
         if not self.running:
             return None
         self.gate.run_free()
-        failures = []
+        failures, self.failures = [], {}
         for name, program in self.running.items():
             await program.wait()
             self.outcomes[name] = program.outcome()
@@ -137,7 +138,7 @@ class LessonPrograms:
                 self.replay.ended(name, self.history.get(name, []), program,
                                   [c for c in self.gate.clients if c.label == name])
             self.described[name] = program.describe
-            failure = program.failure()
+            failure = self.failures[name] = program.failure()
             if failure and (name not in judged or program.stopped):
                 failures.append(failure)
         await self.stop()

@@ -132,7 +132,7 @@ class Explorer(OneSchedule):
         self.sleeping = None                 # a program lesson's run: who sleeps past its prefix (program_moves.py)
         self.moved_now: tuple = ((), ())     # the run's moves so far, and the commands they sent
         self.runs = self.pending = 0
-        self.failing: dict[str, str] | None = None   # programs that ended badly in every schedule so far
+        self.failing = None
         self.evicting = False
 
     def commands_sent(self) -> list:
@@ -174,15 +174,14 @@ class Explorer(OneSchedule):
                               for c, p in self.programs.items()},
                              sch.count_schedules(lengths), limit=self.limit, seed=self.seed,
                              goal=self.scenario.challenge.goal if self._has_goal() else None, by=self.by)
-        evicting = self.memory_bound or await self.fresh.may_evict(self.commands_sent())
-        self.evicting = evicting
+        self.evicting = evicting = self.memory_bound or await self.fresh.may_evict(self.commands_sent())
         self.footprints = await footprints(self.pg.catalogue, self.programs, evicting=evicting, setup=self.part.setup)
         result.random = random_steps(self.pg.catalogue, self.programs, self.by)
         result.clock = clock_steps(self.pg.catalogue, self.programs, self.by)
         await self.fresh.begin(self.commands_sent())
         own = own_order(self.part, self.programs)
-        self.refused = False   # a write refused for memory in a reduced exploration (its fold says)
-        self.failing = None
+        self.refused, self.failing = False, None   # a write refused for memory in a reduced exploration
+        # (its fold says); the programs that ended badly in every schedule so far
         clients = list(self.programs)
         if self.scenario.programs:   # its moves are the commands its programs send
             grouping = program_moves.grouping(self, result, clients)
@@ -207,12 +206,7 @@ class Explorer(OneSchedule):
             return await self.explore()
         result.own_order = grouping.own_key if planned is None else own
         candidates = grouping.finish()
-        if planned is None:   # a program lesson's: what ran, and what is known of the whole
-            if self.failing:   # a crash in some schedules is their outcome; in every one, a broken program
-                await self.runner.programs.close()
-                raise ExploreError(f"{self.scenario.id}: " + "; ".join(self.failing.values()))
-            result.runs = self.runs
-            result.total = result.covered + (self.pending if result.sampled else 0)
+        await self._program_figures(result, planned)
         try:
             if self.witnesses:
                 await self.runner.programs.stop()
@@ -222,6 +216,18 @@ class Explorer(OneSchedule):
             self.pushes.detach()
         await self.fresh.restore()
         return result
+
+    async def _program_figures(self, result: Exploration, planned) -> None:
+        """A program lesson's (nothing `planned`): what ran, and what is known of the
+        whole; a program that ended badly in every schedule stops it (a crash in some is
+        their outcome)."""
+        if planned is not None:
+            return
+        if self.failing:
+            await self.runner.programs.close()
+            raise ExploreError(f"{self.scenario.id}: " + "; ".join(self.failing.values()))
+        result.runs = self.runs
+        result.total = result.covered + (self.pending if result.sampled else 0)
 
     def _planned_grouping(self, lengths, result: Exploration, own, clients, evicting: bool):
         """The schedules to run, planned from the steps, their grouping and its fold."""

@@ -25,6 +25,8 @@ OTHER_WAIT = 2.0  # seconds a client held up by something other than a blocking 
 class OneSchedule:
     """Explorer's moves on the server, one schedule at a time."""
 
+    failing: dict[str, str] | None = None   # programs that ended badly in every schedule so far
+
     async def run_schedule(self, planned: tuple[str, ...]) -> Run:
         """Fresh server, setup, then the moves in `planned` order (a blocked client's
         moves wait until it can move); the run as it happened. `self.keep` (a list, set
@@ -105,22 +107,27 @@ class OneSchedule:
             await runner.discard_pending()
             await runner.programs.stop()
         self.trees.check()   # a replay ran out of its tree: the schedule runs again (program_tree.py)
-        # a program's exit status (a crash) and return value are the schedule's outcome, but
-        # one the playground stopped (its time limit) or that is not repeatable stops the search
-        problem = runner.programs.not_repeatable or await runner.programs.finish(frozenset(self.scenario.programs))
-        self.trees.check()   # (a replay that ran out of its tree as the programs ran to their end)
-        if problem:
-            raise ExploreError(f"{self.scenario.id}: {problem}")
-        ended = tuple((c, o.status, o.returned, executed.count(c) if o.status else None)   # (after which move: a crash's)
-                      for c, o in runner.programs.outcomes.items())
-        failing = {c: line for c, line in runner.programs.failures.items() if line}
-        self.failing = failing if self.failing is None else {c: m for c, m in self.failing.items() if c in failing}
+        ended = await self._programs_end(executed)
         shot = await self.snapshots.read()
         if deadlock:
             await runner.discard_pending()
         return Run(tuple(executed), shot, deadlock, moves=done,
                    replies=tuple((c, tuple(r)) for c, r in seen.items()), commands=tuple(commands),
                    ended=ended)
+
+    async def _programs_end(self, executed: list[str]) -> tuple:
+        """Every program to its end: how each ended, (client, exit status, return value,
+        after which move when the status is not 0), the schedule's outcome. One the
+        playground stopped (its time limit) or that is not repeatable stops the search."""
+        programs = self.runner.programs
+        problem = programs.not_repeatable or await programs.finish(frozenset(self.scenario.programs))
+        self.trees.check()   # (a replay that ran out of its tree as the programs ran to their end)
+        if problem:
+            raise ExploreError(f"{self.scenario.id}: {problem}")
+        failing = {c: line for c, line in programs.failures.items() if line}
+        self.failing = failing if self.failing is None else {c: m for c, m in self.failing.items() if c in failing}
+        return tuple((c, o.status, o.returned, executed.count(c) if o.status else None)
+                     for c, o in programs.outcomes.items())
 
     def may_time_out(self, client: str) -> bool:
         """Its blocked command has a timeout (and no script holds it up)."""

@@ -106,13 +106,15 @@ async def search(explorer, own: tuple[str, ...], fold, result) -> None:
     order. Past the limit the serial orders and the own order still run, and
     `result.total` is what is known: at least."""
     path: list[Node] = []
-    prefix, runs, longest = own, 0, 0
+    prefix: tuple[str, ...] | None = own
+    runs, longest = 0, 0
     explorer.sleeping = None
     while prefix is not None:
         if runs >= explorer.limit:
             result.sampled = True
             break
-        explorer.choices, kept = [], []
+        kept: list = []
+        explorer.choices = []
         run = await explorer.run_checked(prefix, keep=kept)
         explorer.sleeping = None
         if not runs:

@@ -153,7 +153,7 @@ class _Process:
         self.returncode = code
         self._ended.set()
 
-    async def wait(self) -> int:
+    async def wait(self) -> int | None:
         await self._ended.wait()
         return self.returncode
 
@@ -167,10 +167,11 @@ class ReplayedProgram(Program):
         self.missed = missed
         self.task: asyncio.Task | None = None
         self.end: End | None = None
+        self.replay = _Process()
         self._writers: list[asyncio.StreamWriter] = []
 
     async def start(self) -> "Program":
-        self.process = _Process()
+        self.process = self.replay   # type: ignore[assignment]  # (what of a process a replay has)
         self.deadline = asyncio.get_running_loop().time() + self.time_limit
         self.task = asyncio.ensure_future(self._run())
         return self
@@ -205,7 +206,7 @@ class ReplayedProgram(Program):
             code = -9
         finally:
             self._close()
-            self.process.end(code)
+            self.replay.end(code)
 
     def _close(self) -> None:
         for writer in self._writers:
@@ -213,7 +214,7 @@ class ReplayedProgram(Program):
         self._writers.clear()
 
     async def wait(self) -> bool:
-        await self.process.wait()
+        await self.replay.wait()
         return True
 
     async def stop(self, why: str | None = None) -> None:

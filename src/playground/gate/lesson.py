@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 from playground.engine.catalogue import SUBSCRIBE_FAMILY
 from playground.gate.endpoint import Gate, Held
@@ -36,7 +37,7 @@ class LessonPrograms:
         self.lenient = False  # the explorer, a part with no steps: a step of a program that ended well is
         # skipped, not failed, and a step may block or not
         self.warm = False     # the explorer: Python programs forked from a warm interpreter (gate/warm.py)
-        self.replay = None    # the explorer: programs replayed from what they saw (explore/program_tree.py)
+        self.replay: Any = None    # the explorer: programs replayed from what they saw (explore/program_tree.py)
         self._warm = None
 
     async def start(self, scenario, part=None) -> str | None:
@@ -136,7 +137,7 @@ class LessonPrograms:
             self.outcomes[name] = program.outcome()
             if self.replay is not None:
                 self.replay.ended(name, self.history.get(name, []), program,
-                                  [c for c in self.gate.clients if c.label == name])
+                                  [c for c in (self.gate.clients if self.gate else ()) if c.label == name])
             self.described[name] = program.describe
             failure = self.failures[name] = program.failure()
             if failure and (name not in judged or program.stopped):

@@ -30,7 +30,7 @@ def test_json_text_keeps_the_values_with_no_raw_control_character():
 
 
 def test_an_export_is_written_with_its_control_characters_written_out(tmp_path):
-    from playground.tui.app_recording import session_markdown
+    from playground.tui.exports import session_markdown
 
     text = session_markdown([("A", 'EVAL "return redis.status_reply(ARGV[1])" 0 x', OSC52 + " ok\n")],
                             ["A", "B"], "Valkey")

@@ -6,6 +6,7 @@ claim is checked against the server's own answer, not only against the records."
 from __future__ import annotations
 
 import asyncio
+import re
 
 import pytest
 
@@ -28,7 +29,7 @@ async def step(gate: Gate, label: str, want: str):
 
 async def test_a_programs_aborted_exec_is_a_unit_with_its_why_and_its_writes_are_its_own(pg, gate):
     executor = Executor(pg, attribute=True, explain="en")
-    lines = ProgramLines(executor)
+    lines = ProgramLines(executor.recorder)
     lines.attach(gate)
     r = redis.Redis.from_url(await gate.listen("A"))
     try:
@@ -79,7 +80,7 @@ async def test_the_handshake_is_no_line(pg, gate):
     """redis-py's CLIENT SETINFO (an error on older servers) passes without a step and is
     neither a unit nor a why."""
     executor = Executor(pg, attribute=True, explain="en")
-    lines = ProgramLines(executor)
+    lines = ProgramLines(executor.recorder)
     lines.attach(gate)
     before = len(pg.order.rows)
     r = redis.Redis.from_url(await gate.listen("A"))
@@ -99,7 +100,7 @@ async def test_a_program_started_by_hand_gets_a_lane_of_its_own(pg, gate):
     from playground.scenario import lanes
 
     executor = Executor(pg, attribute=True)
-    ProgramLines(executor).attach(gate, name=lambda client: client.name)
+    ProgramLines(executor.recorder).attach(gate, name=lambda client: client.name)
     r = redis.Redis.from_url(await gate.listen(None))
     gate.run_free()
     try:
@@ -120,3 +121,56 @@ async def test_a_program_started_by_hand_gets_a_lane_of_its_own(pg, gate):
         assert pg.writes.last_writer[b"n"] == program    # "changed by" names the program, not A
     finally:
         await r.aclose()
+
+
+async def test_a_programs_multi_exec_is_recorded_as_the_same_typed_one(pg, gate):
+    """The same commands, typed by A and then sent by A's program, each time with B's
+    write between WATCH and EXEC: the same unit (kind, outcome, commands, reply, WATCHed
+    keys) and the same why, from the one recorder."""
+    executor = Executor(pg, attribute=True, explain="en")
+    ProgramLines(executor.recorder).attach(gate)
+    shape = ("WATCH balance", "GET balance", "MULTI", "DECRBY balance 100", "EXEC")
+
+    def recorded(line, start):
+        """Its unit and whys, server-order numbers counted from `start` (each part's first)."""
+        unit, = line.units
+        return ((unit.client, unit.kind, unit.outcome, unit.commands, unit.reply, unit.watched, unit.seq - start),
+                [(why.client, why.kind, re.sub(r"#(\d+)", lambda m: f"#{int(m[1]) - start}", why.text))
+                 for why in line.whys])
+
+    typed_start = (await executor.run("B", [b"SET", b"balance", b"150"])).seqs[0]
+    typed = []
+    for n, command in enumerate(shape):
+        if n == 2:
+            await executor.run("B", [b"SET", b"balance", b"200"])
+        typed.append(await executor.run("A", command.encode().split()))
+    assert typed[-1].replies == [Nil]
+
+    sent_start = (await executor.run("B", [b"SET", b"balance", b"150"])).seqs[0]
+    r = redis.Redis.from_url(await gate.listen("A"))
+    try:
+        async def program():
+            async with r.pipeline(transaction=True) as pipe:
+                await pipe.watch("balance")
+                await pipe.get("balance")
+                pipe.multi()
+                pipe.decrby("balance", 100)
+                try:
+                    return await pipe.execute()
+                except redis_exceptions.WatchError:
+                    return None
+
+        task = asyncio.ensure_future(program())
+        sent = []
+        for n, command in enumerate(shape):
+            if n == 2:
+                await executor.run("B", [b"SET", b"balance", b"200"])
+            sent.append(await step(gate, "A", command))
+        assert await task is None
+    finally:
+        gate.run_free()
+        await r.aclose()
+    assert sent[-1].replies == [Nil]
+    program_exec, typed_exec = recorded(sent[-1], sent_start), recorded(typed[-1], typed_start)
+    assert program_exec == typed_exec
+    assert [kind for _, kind, _ in program_exec[1]] == ["changed"] and "after A's WATCH (#1)" in program_exec[1][0][2]

@@ -63,5 +63,8 @@ async def test_the_overview_follows_the_class(private_server):
         await pilot.press("m")
         await _until(pilot, lambda: "own pace" in head(), "own pace chosen")
         assert (await learners.state()).mode == "own"
+        assert len(classroom.watchers) == 1  # the overview, once (not twice: it would outlive the screen)
+        await app.pop_screen()
+        await _until(pilot, lambda: not classroom.watchers, "the closed overview no longer follows the class")
         await classroom.close()
     await learners.close()

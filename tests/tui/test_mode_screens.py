@@ -86,15 +86,13 @@ async def test_each_mode_on_its_screen_with_f1_in_the_footer(server_binary, size
     async with app.run_test(size=size) as pilot:
         await started(pilot, app)
         assert isinstance(app.mode_screen, FreePlayScreen) and app.teacher is None
-        assert "f1" in footer_keys(app)
+        await wait_until(pilot, lambda: "f1" in footer_keys(app))  # (the footer's keys laid out: they come a frame after the screen)
         for sid, challenge, screen, key in (("watch-abort", False, LessonScreen, "space"),
                                             ("lost-update", True, ChallengeScreen, "a")):
             app.open_scenario(scenario(sid), challenge=challenge)
             await wait_until(pilot, lambda: isinstance(app.mode_screen, screen) and app.teacher is not None
                              and not app.mode_screen.busy and app.mode_screen.focused is app.narration)
-            await pilot.pause()
-            shown = footer_keys(app)
-            assert "f1" in shown and key in shown, shown
+            await wait_until(pilot, lambda: "f1" in footer_keys(app) and key in footer_keys(app))
             await pilot.press("f1")
             await wait_until(pilot, lambda: isinstance(app.screen, InfoScreen))
             body = str(app.screen.query_one(Static).render())  # (the help as drawn)

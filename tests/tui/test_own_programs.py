@@ -134,7 +134,7 @@ async def test_free_running_and_a_restart(server_binary):
         await pilot.press("ctrl+t")
         await wait_until(pilot, lambda: name in lanes_text(app) and "SET mine x" in lanes_text(app))
         old = app.own_programs.url
-        app._restart_server()
+        app.server_control.restart()
         await wait_until(pilot, lambda: app.own_programs.gate is None and not app.mode_screen.query_one(ProgramsPanel).display)
         await pilot.press("ctrl+g")
         await wait_until(pilot, lambda: isinstance(app.screen, InfoScreen))

@@ -5,8 +5,9 @@ and the challenge — and only renders the events (`engine.events`). The executo
 what used to be done four times: parsing (redis-cli's splitting and repeat counts),
 the words redis-cli answers itself (`help`, `clear`), refusals, sending, the
 subscribe and monitor streams, noticing a blocked client, cancelling, timing, QUIT and
-reconnects, the server-order number of every reply, the units that end, and (when
-asked) which keys each unit wrote.
+reconnects, and the server-order number of every reply. What a reply then goes through
+(the unit it closed in the server order, what it changed, its why, which keys it wrote)
+is the recorder's (engine/recorder.py), the one a program's commands go through too.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from playground.engine.job import Job
 from playground.engine.changes import ChangeFeed
 from playground.engine.client_state import ClientState
 from playground.engine.line_run import LineRun
+from playground.engine.recorder import Recorder
 from playground.engine.settled_line import run_settled
 from playground.engine.playground import Playground
 from playground.i18n import tr
@@ -47,20 +49,23 @@ class Executor:
     """
 
     def __init__(self, pg: Playground, sink: Callable[[ev.Event], None] | None = None, *,
-                 attribute: bool = False, explain: str | None = None) -> None:
+                 attribute: bool = False, explain: str | None = None, recorder: Recorder | None = None) -> None:
+        """`recorder`: what each reply goes through (default: one for `pg` with `attribute`
+        and `explain`, its events going to this executor's sinks)."""
         self.pg = pg
-        self.why = None
-        if explain:
+        why = None
+        if explain and recorder is None:
             from playground.engine.why import WhyTracker  # (imported when asked for: repl never is)
 
-            self.why = WhyTracker(pg, explain)
+            why = WhyTracker(pg, explain)
+        self.recorder = recorder or Recorder(pg, self.emit, why, attribute)
+        self.why = self.recorder.why
         self.sink = sink or (lambda event: None)
         self._has_sink = sink is not None  # else the per-reply events are not even built
-        self.attribute = attribute
-        self.records = attribute or bool(explain)  # what each unit changed, as the server says
+        self.attribute = self.recorder.attribute
+        self.records = self.recorder.records  # what each unit changed, as the server says
         if self.records and pg.changes is None and ChangeFeed.possible(pg):
             pg.changes = ChangeFeed(pg)
-        self._attributions: asyncio.Future | None = None  # the last attribution queued
         self._jobs: dict[str, Job] = {}
         self._sinks: dict[str, Callable[[ev.Event], None]] = {}  # a running job's own sink
         self.keep_output = True
@@ -127,8 +132,9 @@ class Executor:
         """Every line's task still running, and a write attribution still waiting on the
         reader (for a caller that abandons them after a time-out: scenario/time_limits.py)."""
         tasks = [job.task for job in self._jobs.values() if job.task is not None and not job.task.done()]
-        if self._attributions is not None and not self._attributions.done():
-            tasks.append(self._attributions)
+        attributing = self.recorder.pending()
+        if attributing is not None:
+            tasks.append(attributing)
         return tasks
 
     def busy(self, client: str) -> str | None:
@@ -204,7 +210,8 @@ class Executor:
 
     def replied(self, session: Session, argv, reply, result: ev.LineResult, listening: bool,
                  limit: int | None, outputs: list[bytes]) -> None:
-        """Record a reply: its server order, its output, the unit it closed."""
+        """A reply: its server-order number and its output; the unit it closed, recorded
+        (the recorder's first step; `settle` does the next)."""
         client = session.name
         seq = self.pg.next_seq()
         left_out = 0
@@ -225,51 +232,23 @@ class Executor:
         if listening:
             self.emit(ev.Reply(client, argv, reply, output, seq, left_out))
         unit = session.last_unit
-        if unit is None:
-            return
-        unit.seq = seq
-        self.pg.order.ran(seq, client, unit)
-        result.units.append(unit)
-        if listening and not self.replies_only:
-            self.emit(ev.UnitEnded(client, unit))
+        if unit is not None:
+            self.recorder.ran(client, unit, seq, result, listening and not self.replies_only)
 
-    async def explain(self, session: Session, argv, reply, result: ev.LineResult) -> None:
-        """The "why" of a surprising reply, right after it (engine/why.py)."""
-        try:
-            whys = await self.why.explain(session.name, argv, reply, result.seqs[-1], session.last_unit,
-                                          session.units.role)
-        except (OSError, ConnectionLost):
-            return  # the server is busy or gone: no explanation, the reply stands
-        for why in whys:
-            result.whys.append(why)
-            self.emit(why)
+    async def settle(self, session: Session, argv, reply, result: ev.LineResult) -> None:
+        """What the reply's unit changed, and the "why" of a surprising reply, right after
+        it (the recorder's: engine/recorder.py)."""
+        await self.recorder.settle(session.name, argv, reply, result.seqs[-1], session.last_unit,
+                                   session.units.role, result)
 
     def attribute_later(self, result: ev.LineResult) -> None:
-        """Attribution costs reader round trips (COMMAND INFO, GETKEYS): it starts when
-        the line is done, in command order, so neither the reply nor the line's end
-        waits for it."""
-        if result.units:
-            self._attributions = asyncio.ensure_future(self._attribute_after(self._attributions, result.units))
-
-    async def _attribute_after(self, before, units) -> None:
-        if before is not None:
-            await asyncio.gather(before, return_exceptions=True)
-        for unit in units:
-            await self.attribute_unit(unit)
+        """Which keys the line's units wrote, once it is done, in command order (the
+        recorder's: engine/recorder.py)."""
+        self.recorder.attribute_later(result)
 
     async def attributed(self) -> None:
         """Wait until every unit that ended so far has been attributed."""
-        while self._attributions is not None and not self._attributions.done():
-            await asyncio.gather(self._attributions, return_exceptions=True)
-
-    async def attribute_unit(self, unit) -> None:
-        """Which keys `unit` wrote: a `Wrote` event (`pg.writes` remembers the writer)."""
-        try:
-            keys = await self.pg.writes.note_unit(unit)
-        except (OSError, ConnectionLost):
-            return  # the server is busy or gone: this write's author stays unknown
-        if keys:
-            self.emit(ev.Wrote(unit.client, keys, unit))
+        await self.recorder.attributed()
 
     async def connection_lost(self, session: Session, result: ev.LineResult, word: bytes, why: str,
                               sent: bool = True) -> None:

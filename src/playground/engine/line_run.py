@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING
 
 from playground.engine import events as ev
 from playground.engine.catalogue import SUBSCRIBES
-from playground.engine.changes import record as record_changes
 from playground.engine.pipeline import TIMING_FROM
 from playground.engine.playground import Refused
 from playground.engine.redirect import follow
@@ -119,10 +118,8 @@ class LineRun:
                     continue
                 self.waited += session.waited
                 executor.replied(session, argv, reply, result, self.listening, job.limit, self.outputs)
-                if executor.records and session.last_unit is not None:
-                    await record_changes(pg, session.last_unit)
-                if why is not None:
-                    await executor.explain(session, argv, reply, result)
+                if executor.records:
+                    await executor.settle(session, argv, reply, result)
                 if session.state.disconnected:
                     said = tr("the Lua debugging session ended") if session.ldb.ended else "QUIT"
                     executor.emit(ev.ConnectionClosed(client, tr("client {client} is disconnected ({why}); "

@@ -28,7 +28,8 @@ from playground.topology_kinds import SINGLE
 
 if TYPE_CHECKING:  # (imported when used: `repl --url` needs neither)
     from playground.engine.help import HelpIndex
-    from playground.server import PrivateServer
+    from playground.server import PrivateServer as PrivateServer  # (re-exported: the TUI's make_app takes one)
+    from playground.server import ServerBinary
 
 _POLL_MIN, _POLL_MAX = 0.001, 0.05
 
@@ -330,6 +331,18 @@ class Playground:
             from playground.engine.topology_ops import crash_message
             return crash_message(self.topology)
         return tr("every key, cached script and client state (MULTI, WATCH, subscriptions) is gone")
+
+    def binary_apart(self) -> ServerBinary:
+        """The server binary a server of its own (an exploration's) runs: this playground's
+        private server's, or under --url the one chosen as for a private server.
+
+        Raises:
+            ServerError: no server binary to run (under --url).
+        """
+        if self.server is not None:
+            return self.server.binary
+        from playground.server import choose_binary
+        return choose_binary(None)
 
     async def restart(self) -> str:
         """A fresh private server; every client reconnects as a new client."""

@@ -2,11 +2,12 @@
 
 The gate (gate/endpoint.py) forwards a program's commands and replies byte for byte, and
 numbers each reply in the playground's one server order. Every command it answered comes
-here, in that order, and goes through the executor's records as a typed line does: its
-unit (a command, a MULTI … EXEC, a script: engine/units.py, followed per connection) into
-the server order that the lanes draw, the why-note of a reply that surprises
-(engine/why.py), and the keys it wrote (engine/attribution.py: the inspector's "changed
-by"). So lanes, why-notes and attribution never tell a program from a pane.
+here, in that order, and goes through the recorder a typed line goes through
+(engine/recorder.py): its unit (a command, a MULTI … EXEC, a script: engine/units.py,
+followed per client) into the server order that the lanes draw, what it changed, the
+why-note of a reply that surprises (engine/why.py), and the keys it wrote
+(engine/attribution.py: the inspector's "changed by"). So lanes, why-notes and
+attribution never tell a program from a pane.
 
 The client a program's lines belong to is the gate's label for it: a lesson's client name
 ("A") for a lesson's program, the program's own name ("python3#1") for one started by hand.
@@ -17,19 +18,21 @@ from __future__ import annotations
 import asyncio
 
 from playground.engine import events as ev
-from playground.engine.session import ConnectionLost
+from playground.engine.recorder import Recorder
 from playground.engine.units import UnitTracker
 from playground.resp.connection import parse_reply
 
 
 class ProgramLines:
-    """Records what the gate answered, through `executor`, one command after the other in
-    server order. `listening`: the executor's sink also gets the events (UnitEnded, Wrote,
-    Why) a typed line would give; False where a caller takes what it needs from the
-    `LineResult` (the scenario runner puts a step's whys in its result)."""
+    """Records what the gate answered, through `recorder` (an executor's: `Executor.recorder`),
+    one command after the other in server order. `listening`: the recorder's events
+    (UnitEnded, Wrote, Why) are emitted as a typed line's are; False where a caller takes
+    what it needs from the `LineResult` (the scenario runner puts a step's whys in its
+    result). A program's client has no session: its units are followed here, one
+    UnitTracker per client, as a session follows a typed client's."""
 
-    def __init__(self, executor, listening: bool = False) -> None:
-        self.executor = executor
+    def __init__(self, recorder: Recorder, listening: bool = False) -> None:
+        self.recorder = recorder
         self.listening = listening
         self.trackers: dict[str, UnitTracker] = {}
         self._last: asyncio.Future | None = None
@@ -72,26 +75,5 @@ class ProgramLines:
         tracker = self.trackers.setdefault(client, UnitTracker(client))
         unit = tracker.note(argv, reply)
         result = ev.LineResult(client, argv, replies=[reply], seqs=[seq])
-        executor, emit = self.executor, (self.executor.emit if self.listening else None)
-        if unit is not None:
-            unit.seq = seq
-            executor.pg.order.ran(seq, client, unit)
-            result.units.append(unit)
-            if emit is not None:
-                emit(ev.UnitEnded(client, unit))
-        if executor.why is not None:
-            try:
-                result.whys = await executor.why.explain(client, argv, reply, seq, unit, tracker.role)
-            except (OSError, ConnectionLost):
-                pass  # the server is busy or gone: no explanation, the reply stands
-            if emit is not None:
-                for why in result.whys:
-                    emit(why)
-        if executor.attribute and unit is not None:
-            try:
-                keys = await executor.pg.writes.note_unit(unit)
-            except (OSError, ConnectionLost):
-                keys = frozenset()
-            if keys and emit is not None:
-                emit(ev.Wrote(client, keys, unit))
+        await self.recorder.record(client, argv, reply, seq, unit, tracker.role, result, self.listening)
         return result

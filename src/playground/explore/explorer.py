@@ -134,6 +134,12 @@ class Explorer(OneSchedule):
         self.runs = self.pending = 0
         self.failing = None
         self.evicting = False
+        self.progress = None
+        """Told `(run, planned, total, exact)` before the first schedule (run 0) and after
+        each one: the schedules run so far, how many it plans to run, how many orders
+        they stand for, and whether `planned` is exact (a program lesson's is the orders
+        of its programs' commands as they ran the first time: other orders may make them
+        send more or fewer). Free play's progress (tui/screens/exploring_screen.py)."""
 
     def commands_sent(self) -> list:
         """Every command the setup and the steps may send."""
@@ -188,6 +194,7 @@ class Explorer(OneSchedule):
             fold, planned = grouping.fold, None
         else:
             grouping, fold, planned = self._planned_grouping(lengths, result, own, clients, evicting)
+        fold = self._told(fold, result, planned)
         try:
             if planned is None:
                 await program_moves.search(self, own, fold, result)
@@ -228,6 +235,21 @@ class Explorer(OneSchedule):
             raise ExploreError(f"{self.scenario.id}: " + "; ".join(self.failing.values()))
         result.runs = self.runs
         result.total = result.covered + (self.pending if result.sampled else 0)
+
+    def _told(self, fold, result: Exploration, planned):
+        """`fold`, telling `progress` of each schedule run (and, now, of the plan)."""
+        tell, runs = self.progress, 0
+        if tell is None:
+            return fold
+        count, exact = (len(planned), True) if planned is not None else (min(result.total, self.limit), False)
+        tell(0, count, result.total, exact)
+
+        def told(schedule: tuple[str, ...], run: Run) -> None:
+            nonlocal runs
+            fold(schedule, run)
+            runs += 1
+            tell(runs, max(count, runs), result.total, exact)
+        return told
 
     def _planned_grouping(self, lengths, result: Exploration, own, clients, evicting: bool):
         """The schedules to run, planned from the steps, their grouping and its fold."""

@@ -15,10 +15,12 @@ claimed (the panes' lines and the programs' commands are not numbered in one ord
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
 from playground.explore.explorer import ExploreError
+from playground.explore.schedules import count_schedules
 from playground.gate.endpoint import socket_path
 from playground.gate.lesson_steps import next_move
 from playground.gate.programs import ByHand
@@ -26,7 +28,7 @@ from playground.i18n import tr
 from playground.resp.cli_lines import RepeatError, SplitError, format_argv, parse_line
 from playground.scenario.model import Part, Scenario, Step
 
-MOST_PROGRAMS = 3  # the newest programs started by hand that are explored (each schedule re-runs them all)
+PROGRAM_LETTERS = "CDEFGHIJKLMNOPQRSTUVWXYZ"  # the clients programs started by hand get (A and B type)
 
 
 @dataclass(frozen=True)
@@ -39,27 +41,32 @@ class HandProgram:
     by_hand: ByHand
 
 
-def hand_programs(gate, url: str, clients: tuple[str, ...] = ("A", "B"),
-                  most: int = MOST_PROGRAMS) -> tuple[list[HandProgram], tuple[str, ...]]:
-    """The newest `most` programs at the free-play `gate` (listening at `url`), one per
-    process (its connections together), and the order their commands ran in (their
-    clients); ExploreError naming one whose command line cannot be known."""
+def hand_programs(gate, url: str, clients: tuple[str, ...] = ("A", "B")) -> tuple[list[HandProgram], tuple[str, ...]]:
+    """Every program at the free-play `gate` (listening at `url`), one per process (its
+    connections together), and the order their commands ran in (their clients);
+    ExploreError naming the ones that cannot be explored, and why: how one was started
+    cannot be known, or there are more programs than client names left."""
     groups: dict = {}
     for client in gate.clients:
         key = (client.origin.pid, client.origin.argv) if client.origin is not None else client
         groups.setdefault(key, []).append(client)
-    newest = list(groups.values())[-most:] if most else []
-    unknown = [conns[0].name for conns in newest if conns[0].origin is None]
+    every = list(groups.values())
+    unknown = [conns[0].name for conns in every if conns[0].origin is None]
     if unknown:
         raise ExploreError(tr("{programs}: how it was started cannot be known (its process was gone, or is "
                               "not a local one), so it cannot be run again for each order",
                               programs=", ".join(unknown)))
-    letters = (c for c in "CDEFGHIJKLMNOPQRSTUVWXYZ" if c not in clients)
+    letters = [c for c in PROGRAM_LETTERS if c not in clients]
+    if len(every) > len(letters):
+        raise ExploreError(tr("{programs}: at most {count} programs started by hand can be explored together; "
+                              "a fresh server (F5) closes the gate, Ctrl+G opens a new one",
+                              programs=", ".join(conns[0].name for conns in every[len(letters):]), count=len(letters)))
     owner, programs = {}, []
-    for conns in newest:
-        origin, letter = conns[0].origin, next(letters)
+    for conns, letter in zip(every, letters, strict=False):
+        origin = conns[0].origin
         owner.update(dict.fromkeys(conns, letter))
-        programs.append(HandProgram(letter, conns[0].name, origin.argv, ByHand(origin.cwd, origin.env, socket_path(url))))
+        programs.append(HandProgram(letter, conns[0].name, origin.argv,
+                                    ByHand(origin.cwd, origin.env, socket_path(url))))
     order = tuple(owner[held.client] for held in gate.log if held.client in owner and held.seq is not None)
     return programs, order
 
@@ -111,12 +118,15 @@ def _parse(where: str, line: str):
 
 async def explore_typed(typed: list[tuple[str, str]], clients: tuple[str, ...], binary,
                         limit: int = 2000, seed: int = 0, programs: list[HandProgram] = (),
-                        order: tuple[str, ...] = ()):
+                        order: tuple[str, ...] = (), progress=None):
     """Explore `typed` (and `programs`, run again for each schedule) on a private server
     of its own (started from `binary` and stopped afterwards): the keys of the playground
-    the lines were typed in are left alone."""
+    the lines were typed in are left alone. `progress`: the explorer's (Explorer.progress).
+    Cancelled, its programs and its server end before the cancellation goes on."""
     scenario = typed_scenario(typed, clients, programs=programs, order=order)
-    result = await explore_apart(scenario, 1, binary, limit=limit, seed=seed)
+    if progress is not None and programs:
+        progress = _program_progress(progress, scenario, programs, order, limit)
+    result = await explore_apart(scenario, 1, binary, limit=limit, seed=seed, progress=progress)
     silent = [p.shown for p in programs if p.client in order and not any(p.client in c.first for c in result.classes)]
     if silent:  # it sent commands at the playground's gate, none at the exploration's: its outcomes would lack it
         raise ExploreError(tr("{programs}: sent no command when run again for the exploration, though it sent some "
@@ -129,14 +139,33 @@ async def explore_typed(typed: list[tuple[str, str]], clients: tuple[str, ...], 
     return result
 
 
-async def explore_apart(scenario: Scenario, part: int, binary, limit: int = 2000, seed: int = 0):
+def _program_progress(progress, scenario: Scenario, programs: list[HandProgram], order: tuple[str, ...],
+                      limit: int):
+    """`progress`, its plan the orders of the typed lines and of the programs' commands as
+    they ran (the explorer knows a program's commands only as it sends them), at most
+    `limit` of them: the search stops there."""
+    mine = {p.client for p in programs}
+    lengths = Counter(step.client for step in scenario.parts[0].steps if step.client not in mine)
+    lengths.update(client for client in order if client in mine)
+    total = count_schedules(dict(lengths))
+    planned = min(total, limit)
+
+    def told(run: int, _planned: int, _total: int, exact: bool) -> None:
+        progress(run, max(planned, run), max(total, run), exact)
+    return told
+
+
+async def explore_apart(scenario: Scenario, part: int, binary, limit: int = 2000, seed: int = 0, progress=None):
     """Explore `scenario`'s `part` on servers of its own (its topology, started from
     `binary`, stopped afterwards): the playground it was opened in keeps its keys, its
-    clients' state and its settings, so a lesson goes on where it was."""
+    clients' state and its settings, so a lesson goes on where it was. `progress`: the
+    explorer's (Explorer.progress)."""
     from playground.engine.playground import Playground
     from playground.explore.explorer import Explorer
     from playground.server import make_server
 
     server = make_server(binary, scenario.topology, scenario.replicas)
     async with Playground(server=server, clients=scenario.clients or ("A", "B")) as pg:
-        return await Explorer(pg, scenario, part, limit=limit, seed=seed).explore()
+        explorer = Explorer(pg, scenario, part, limit=limit, seed=seed)
+        explorer.progress = progress
+        return await explorer.explore()

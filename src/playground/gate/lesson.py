@@ -59,7 +59,7 @@ class LessonPrograms:
             return tr("a lesson with programs runs on the playground's own private server")
         if self.executor is not None:  # its commands into the records typed ones go to (lanes, why, changed by)
             from playground.engine.program_lines import ProgramLines
-            ProgramLines(self.executor).attach(self.gate)
+            ProgramLines(self.executor.recorder).attach(self.gate)
         self.pg.closing.append(self.stop)  # the app quits: its programs go too
         limit = scenario.program_time_limit or TIME_LIMIT
         cwd = scenario.path.resolve().parent
@@ -181,7 +181,7 @@ class LessonPrograms:
         if got is None:
             await program.stop(tr("ran past its time limit ({seconds} s)", seconds=f"{program.time_limit:g}"))
             return program.failure()
-        await asyncio.gather(*program.readers, return_exceptions=True)
+        await program.drained()
         return (program.failure()
                 or tr("program {program} ended before its next command", program=program.describe))
 

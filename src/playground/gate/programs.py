@@ -3,6 +3,13 @@ as their working directory and a time limit, their output kept (bounded), and st
 their whole process group — when the lesson ends, or when the app does (the kernel kills
 a program whose parent dies: PR_SET_PDEATHSIG).
 
+Nothing a program starts outlives it: every process it starts carries its mark
+(server/children.py: PROGRAM_MARK, found in /proc), and when the program ends, by itself
+or stopped, they all end too, however detached (a forked sleeper, a `setsid` grandchild,
+a child it left running); a program forked by the warm interpreter is a child subreaper
+and the warm interpreter ends its orphans (gate/warm_python.py). Its output is read until
+it exits, not until the last holder of its pipes lets go.
+
 `python` as a program's first word means the app's own interpreter, so `import redis`
 works in a lesson's program wherever the app runs; a lesson's function (`python -m
 playground.gate.call_function FILE:NAME ARGS`, lesson_format.function_argv) runs through
@@ -12,6 +19,8 @@ call_function.py, started by its path: it needs nothing of the playground import
 from __future__ import annotations
 
 import asyncio
+import functools
+import itertools
 import os
 import signal
 import sys
@@ -22,12 +31,14 @@ from playground.gate.endpoint import socket_path
 from playground.gate.lesson_format import CALL, shown_program
 from playground.gate.peer import RERUN
 from playground.i18n import tr
-from playground.server.children import die_with_parent
+from playground.server.children import PROGRAM_MARK, die_with_parent, end_marked
 
 TIME_LIMIT = 10.0           # seconds a program may run, from its start
 RESULT_LIMIT = 64 * 1024    # characters of a function's return value (its repr) kept
 HASH_SEED = "0"             # PYTHONHASHSEED of every program: the order of a set of strings is the same in every run
 OUTPUT_LIMIT = 64 * 1024    # bytes of each output stream kept (the last ones)
+DRAIN_LIMIT = 2.0           # seconds its output may still take to arrive after it (and what it started) ended
+_marks = itertools.count(1)
 
 
 @dataclass(frozen=True)
@@ -72,7 +83,9 @@ class Program:
         self.stderr = bytearray()
         self.stopped: str | None = None  # why the playground stopped it
         self.readers: list[asyncio.Task] = []
+        self._pipes: list[asyncio.ReadTransport] = []  # our ends of its output pipes (started as a process of its own)
         self.deadline = 0.0
+        self.mark = f"{os.getpid()}.{next(_marks)}"  # in its environment, and so of all it starts
 
     @property
     def describe(self) -> str:
@@ -94,7 +107,8 @@ class Program:
 
     async def start(self) -> "Program":
         argv, env = self._command()
-        env = dict(env, REDIS_URL=self.url, PYTHONUNBUFFERED="1", PYTHONHASHSEED=HASH_SEED)
+        env = dict(env, REDIS_URL=self.url, PYTHONUNBUFFERED="1", PYTHONHASHSEED=HASH_SEED,
+                   **{PROGRAM_MARK: self.mark})
         result = self.result_path
         if result is not None:
             result.unlink(missing_ok=True)   # (an earlier run's)
@@ -103,19 +117,43 @@ class Program:
             env["REDIS_SOCKET"] = socket_path(self.url)
         try:
             if self.warm is not None and self.warm.takes(argv):
-                self.process = await self.warm.spawn(argv, self.cwd, env)
+                forked = self.process = await self.warm.spawn(argv, self.cwd, env)
+                streams = [forked.stdout, forked.stderr]
             else:
-                self.process = await asyncio.create_subprocess_exec(
-                    *argv, cwd=self.cwd, env=env, stdin=asyncio.subprocess.DEVNULL,
-                    stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-                    start_new_session=True, preexec_fn=die_with_parent(os.getpid()))
+                streams = await self._spawn(argv, env)
         except (OSError, ValueError, asyncio.TimeoutError) as exc:
             raise ProgramError(tr("program {program}: cannot start: {error}", program=self.describe,
                                   error=getattr(exc, "strerror", None) or exc or type(exc).__name__)) from None
         self.deadline = asyncio.get_running_loop().time() + self.time_limit
-        self.readers = [asyncio.ensure_future(self._keep(self.process.stdout, self.stdout)),
-                         asyncio.ensure_future(self._keep(self.process.stderr, self.stderr))]
+        self.readers = [asyncio.ensure_future(self._keep(streams[0], self.stdout)),
+                         asyncio.ensure_future(self._keep(streams[1], self.stderr))]
         return self
+
+    async def _spawn(self, argv: list[str], env: dict[str, str]) -> list[asyncio.StreamReader]:
+        """Start it as a process of its own; its output streams. Its pipes are ours, not
+        the asyncio process's: its exit is known when it exits (asyncio's `wait()` would
+        also wait for every holder of the pipes to let go: a detached child of it)."""
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe()
+        try:
+            self.process = await asyncio.create_subprocess_exec(
+                *argv, cwd=self.cwd, env=env, stdin=asyncio.subprocess.DEVNULL, stdout=out_w, stderr=err_w,
+                start_new_session=True, preexec_fn=die_with_parent(os.getpid()))
+        except BaseException:
+            os.close(out_r)
+            os.close(err_r)
+            raise
+        finally:
+            os.close(out_w)
+            os.close(err_w)
+        loop, streams = asyncio.get_running_loop(), []
+        for fd in (out_r, err_r):
+            stream = asyncio.StreamReader(limit=1 << 16)
+            transport, _ = await loop.connect_read_pipe(functools.partial(asyncio.StreamReaderProtocol, stream),
+                                                        os.fdopen(fd, "rb", 0))
+            self._pipes.append(transport)
+            streams.append(stream)
+        return streams
 
     def _command(self) -> tuple[list[str], dict[str, str]]:
         """What to start, and its environment before REDIS_URL and the rest."""
@@ -151,11 +189,28 @@ class Program:
         except asyncio.TimeoutError:
             await self.stop(tr("ran past its time limit ({seconds} s)", seconds=f"{self.time_limit:g}"))
             return False
-        await asyncio.gather(*self.readers, return_exceptions=True)
+        await self.drained()
         return True
 
+    async def drained(self) -> None:
+        """After it exited: what it started ends too, and its output is read to the end
+        (a pipe's end some other process still held would never close: it is given up
+        after DRAIN_LIMIT seconds)."""
+        end_marked(self.mark, self.process.pid)
+        if self.readers:
+            _, late = await asyncio.wait(self.readers, timeout=DRAIN_LIMIT)
+            for reader in late:
+                reader.cancel()
+        await asyncio.gather(*self.readers, return_exceptions=True)
+        self._close_pipes()
+
+    def _close_pipes(self) -> None:
+        for pipe in self._pipes:
+            pipe.close()
+        self._pipes.clear()
+
     async def stop(self, why: str | None = None) -> None:
-        """Kill its whole process group (what it started too) and reap it."""
+        """Kill its whole process group and everything else it started, and reap it."""
         if self.process is None:
             return
         if self.process.returncode is None:
@@ -165,9 +220,11 @@ class Program:
             except (ProcessLookupError, PermissionError):
                 pass
             await self.process.wait()
+        end_marked(self.mark, self.process.pid)
         for reader in self.readers:
             reader.cancel()
         await asyncio.gather(*self.readers, return_exceptions=True)
+        self._close_pipes()
 
     def last_words(self) -> str:
         """Its last line of error output that names an error (a Python traceback's last

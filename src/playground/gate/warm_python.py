@@ -15,6 +15,12 @@ CODE" (as os.waitstatus_to_exitcode) goes to this process's stdout. A child runs
 sys.path[0], __main__, exit status, traceback on stderr); it gets `deathsig` (default
 SIGKILL) when this process dies, and this process SIGKILL when the one that started it
 does. --name: this process's name in ps (its children take the interpreter's back).
+
+Nothing a gate's child starts outlives it: the child is a child subreaper, so whatever it
+starts stays its descendant however it detaches (`setsid`, a double fork), and this
+process is one too, so when the child ends they become this process's children: it ends
+them (SIGKILL) and reaps them before it reports the child's exit, so its output pipes are
+closed by then.
 """
 
 import atexit
@@ -30,8 +36,10 @@ import sys
 import traceback
 
 _OWN_FRAMES = {__file__, os.path.abspath(__file__), runpy.__file__}
-_PR_SET_PDEATHSIG, _PR_SET_NAME = 1, 15
+_PR_SET_PDEATHSIG, _PR_SET_NAME, _PR_SET_CHILD_SUBREAPER = 1, 15, 36
 _ENDING: dict = {}  # a gate's child, its program over: {"code": its exit status}
+_SPAWNED: set[int] = set()  # the children this process forked for a request, while they run
+_GATE = "--preload" not in sys.argv  # a gate's: its children's orphans end with them
 
 
 def _quick_end() -> None:
@@ -85,13 +93,55 @@ def _reap(*_) -> None:
             return
         if pid == 0:
             return
+        if pid not in _SPAWNED:
+            continue  # an orphan of a child (_end_orphans): nobody asked for it
+        _SPAWNED.discard(pid)
+        if _GATE:
+            _end_orphans()
         os.write(1, b"%d %d\n" % (pid, os.waitstatus_to_exitcode(status)))
+
+
+def _orphans() -> list[int]:
+    """This process's children it did not fork for a request: what a child that ended
+    left running (children subreap: a running child's orphans are its own)."""
+    me, found = os.getpid(), []
+    for name in os.listdir("/proc"):
+        if name.isdigit() and int(name) not in _SPAWNED:
+            try:
+                with open(f"/proc/{name}/stat", "rb") as f:
+                    fields = f.read().rpartition(b")")[2].split()
+            except OSError:
+                continue
+            if len(fields) > 1 and fields[1] == b"%d" % me:
+                found.append(int(name))
+    return found
+
+
+def _end_orphans() -> None:
+    """SIGKILL and reap the orphans, again until none is left (their own children come
+    to this process as they go)."""
+    for _ in range(1000):
+        orphans = _orphans()
+        if not orphans:
+            return
+        for pid in orphans:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        for pid in orphans:
+            try:
+                os.waitpid(pid, 0)
+            except ChildProcessError:  # (reaped meanwhile)
+                pass
 
 
 def _child(sock: socket.socket, request: dict, fds: list[int], parent: int) -> int:
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     os.setsid()
     _prctl(_PR_SET_PDEATHSIG, int(request.get("deathsig", signal.SIGKILL)))
+    if _GATE:
+        _prctl(_PR_SET_CHILD_SUBREAPER, 1)  # what it starts stays its own, however detached
     if os.getppid() != parent:  # it died before the line above: nobody would end this child
         os._exit(1)
     _prctl(_PR_SET_NAME, os.path.basename(sys.executable).encode()[:15])
@@ -154,6 +204,8 @@ def _preload(argv: list[str]) -> None:
 
 def main() -> int:
     _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    if _GATE:
+        _prctl(_PR_SET_CHILD_SUBREAPER, 1)  # a child's orphans come here when it ends
     sock = socket.socket(fileno=int(sys.argv[1]))
     try:
         _preload(sys.argv[2:])
@@ -166,14 +218,18 @@ def main() -> int:
         message, fds, _, _ = socket.recv_fds(sock, 1 << 20, 3)
         if not message:
             return 0
+        signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGCHLD])  # (a quick child is reaped after it is known)
         pid = os.fork()
         if pid == 0:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGCHLD])
             code = _child(sock, json.loads(message), fds, parent)
             sys.stdout.flush()
             sys.stderr.flush()
             if "--preload" not in sys.argv:
                 _ENDING["code"] = code  # (_quick_end, after the threads and the atexit handlers)
             raise SystemExit(code)  # through the interpreter's own ending: atexit, threads
+        _SPAWNED.add(pid)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGCHLD])
         for fd in fds:
             os.close(fd)
 

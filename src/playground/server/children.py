@@ -5,6 +5,11 @@ the kernel if the app dies (PR_SET_PDEATHSIG: `die_with_parent`) and by a watchd
 that outlives nothing (`start_watchdog`); `stop_group` ends the whole group, SIGTERM then
 SIGKILL, and returns only when every process of it is gone. What is running is read from
 /proc (`proc_stat`): exited children wait as zombies for init, and signals still reach them.
+
+A learner's program carries a mark in its environment (`PROGRAM_MARK`, one value per
+program), and so does everything it starts: a child it forks, one it runs in a session of
+its own (`setsid`, a double fork), one it leaves running when it exits. `end_marked` finds
+them all in /proc by that mark, wherever they were re-parented, and ends them.
 """
 
 from __future__ import annotations
@@ -102,6 +107,55 @@ def signal_group(pgid: int, sig: int) -> bool:
     except PermissionError:  # the id was reused by someone else's group: ours is gone
         return False
     return True
+
+
+PROGRAM_MARK = "PLAYGROUND_PROGRAM"  # in a program's environment: whose process it is
+
+
+def marked(mark: str, session: int | None = None) -> list[int]:
+    """The processes (not zombies) whose environment, as they were started, says
+    PROGRAM_MARK=`mark`: a program's and whatever it started (forked, detached, exec'd).
+    With `session` (the program's: it leads one), also a process of that session whose
+    environment cannot be read now: one between fork and exec (its new environment not
+    there yet)."""
+    needle = b"\0" + f"{PROGRAM_MARK}={mark}".encode() + b"\0"
+    me, found = os.getpid(), []
+    try:
+        pids = [int(p) for p in os.listdir("/proc") if p.isdigit()]
+    except OSError:
+        return []
+    for pid in pids:
+        if pid == me:
+            continue
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                environ = f.read()
+        except OSError:  # gone, or not ours
+            environ = b""
+        if environ and needle not in b"\0" + environ:
+            continue
+        fields = proc_stat(pid)
+        if fields is None or fields[0] in (b"Z", b"X"):
+            continue
+        if environ or (session is not None and len(fields) > 3 and fields[3] == b"%d" % session):
+            found.append(pid)
+    return found
+
+
+def end_marked(mark: str, session: int | None = None) -> None:
+    """SIGKILL every process marked `mark` (`marked`), again until none is left (one may
+    fork while the others go), and return when they are gone (or zombies for their new
+    parent to reap), within KILL_WAIT seconds."""
+    deadline = time.monotonic() + KILL_WAIT
+    while pids := marked(mark, session):
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        if time.monotonic() >= deadline:
+            return
+        time.sleep(0.002)
 
 
 def die_with_parent(parent_pid: int, address_space: int | None = None):

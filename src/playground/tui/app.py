@@ -11,37 +11,49 @@ import os
 import signal
 import threading
 import time
-from typing import Iterable
+from collections.abc import Awaitable, Callable, Iterable
+from typing import TYPE_CHECKING, ClassVar
 
+from rich.text import Text
 from textual import events, work
+from textual.css.query import NoMatches
 from textual.app import App
+from textual.binding import BindingType
 from textual.reactive import reactive
 from textual.widgets import Static
 
 from playground.engine.playground import Playground
 from playground.i18n import set_language, tr
 from playground.served import served
-from playground.server import PrivateServer
 from playground.engine import events as ev
 from playground.engine.executor import Executor
 from playground.engine.help import HelpIndex
-from playground.engine.key_reader import Inspector
+from playground.engine.key_reader import Inspector, Snapshot
 from playground.history import History
 from playground.tui.widgets.client_pane import ClientPane
 from playground.tui.screens.free_play_screen import FreePlayScreen
 from playground.tui.widgets.key_inspector import KeyInspector
-from playground.tui.messages import CommandDone, ServerRestarted
+from playground.tui.messages import CommandDone, ServerRestarted, ServerStopped
 from playground.tui.screens.mode_screen import ModeScreen
 from playground.tui.mode_screens import ModeScreens
 from playground.tui.widgets.pane_services import PaneServices
 from playground.tui.widgets.server_bar import ServerBar
-from playground.tui.app_recording import RecordingActions
-from playground.tui.app_server import ServerActions
-from playground.tui.app_teaching import TeachingActions
+from playground.tui.exports import Exports
+from playground.tui.scenario_control import ScenarioControl
+from playground.tui.server_control import ServerControl
+from playground.tui.widgets.lanes_view import LanesView
+from playground.tui.widgets.narration import NarrationPanel
 from playground.tui.widgets.own_programs import OwnPrograms
 from playground.tui.class_mode.class_mode import ClassMode
 from playground.tui.app_keys import APP_BINDINGS
 from playground.tui.plain_text import visible
+
+if TYPE_CHECKING:
+    from playground.engine.playground import PrivateServer
+    from playground.scenario.model import Scenario
+    from playground.scenario.recorder import Recorder
+    from playground.tui.screens.mode_screen import ScreenHost
+    from playground.tui.teaching.teacher import Teacher, TeacherHost
 
 
 WIDE = 140  # columns from which the lanes (Ctrl+T) sit beside the keys instead of replacing them
@@ -58,13 +70,13 @@ def exit_after(seconds: float, code: int) -> None:
     threading.Thread(target=end, name="exit-after-signal", daemon=True).start()
 
 
-class PlaygroundApp(ServerActions, TeachingActions, RecordingActions, App):
+class PlaygroundApp(App[None]):
     """Two real clients on a private server, and every key they touch."""
 
     TITLE = "redis-playground"
     CSS_PATH = "app.tcss"
 
-    BINDINGS = APP_BINDINGS
+    BINDINGS: ClassVar[list[BindingType]] = [*APP_BINDINGS]
     """Keys of every mode that are the app's own (the server, the language, quitting).
     Each mode's keys are its screen's (free_play_screen.py, lesson_screen.py,
     challenge_screen.py). Under `serve`, keys the browser keeps have a second key that
@@ -86,7 +98,7 @@ class PlaygroundApp(ServerActions, TeachingActions, RecordingActions, App):
         self.clients = list(clients)
         self.scenario_dirs = scenario_dirs or []
         self._open_at_start = (open_scenario, challenge) if open_scenario else None
-        self.recorder = None  # a recorder.Recorder while recording
+        self.recorder: Recorder | None = None  # while F9 records
         self.transcript: list[tuple[str, str, str]] = []  # (client, command, what it printed)
         self.inspector: Inspector | None = None
         self._help: HelpIndex | None = None         # the server's COMMAND DOCS, once read
@@ -104,6 +116,12 @@ class PlaygroundApp(ServerActions, TeachingActions, RecordingActions, App):
         """serve --class: this tab's part in the class (tui/class_mode/); nothing outside it."""
         self.mode_screens = ModeScreens(self)
         """The modes' screens, each mounted once (mode_screens.py)."""
+        self.scenarios = ScenarioControl(self)
+        """F7, and the lesson or challenge open (scenario_control.py)."""
+        self.server_control = ServerControl(self)
+        """The bar's figures, a server that stopped, F5 and F8 (server_control.py)."""
+        self.exports = Exports(self)
+        """The transcript, the screen as SVG, and every export's writing (exports.py)."""
         self.script_drafts: dict[str, tuple[str, str]] = {}
         """client -> (Lua source, keys and args) last written in the editor (Ctrl+O reopens it)."""
 
@@ -111,10 +129,13 @@ class PlaygroundApp(ServerActions, TeachingActions, RecordingActions, App):
     def mode_screen(self) -> ModeScreen:
         """The screen of the mode the app is in (free play, a lesson, a challenge), also
         while a dialog is open over it (the one screen under it is Textual's default)."""
-        return self.screen_stack[1]
+        screen = self.screen_stack[1]
+        if not isinstance(screen, ModeScreen):  # (ModeScreens keeps a mode's screen there)
+            raise LookupError(f"no mode's screen under {screen!r}")
+        return screen
 
     @property
-    def teacher(self):
+    def teacher(self) -> Teacher | None:
         """The open scenario (a tui.teacher.Teacher), None in free play."""
         return self.mode_screen.teacher
 
@@ -126,9 +147,13 @@ class PlaygroundApp(ServerActions, TeachingActions, RecordingActions, App):
             except (NotImplementedError, RuntimeError):
                 pass
         self.mode_screens.first(self._first_screen())
-        self.playground.restart_listeners.append(lambda: self.post_message(ServerRestarted()))
-        self._info_timer = self.set_interval(1.0, self._update_server_info)  # not per command
+        self.playground.restart_listeners.append(self._server_restarted)
+        self._info_timer = self.set_interval(1.0, self.server_control.update_info)  # not per command
         self.start_playground()
+
+    def _server_restarted(self) -> None:
+        """The engine restarted the server (whoever asked): the app follows, in its own turn."""
+        self.post_message(ServerRestarted())
 
     def _first_screen(self) -> ModeScreen:
         """Free play; a class's learner: the lesson's screen, waiting for the teacher's lesson
@@ -194,12 +219,12 @@ class PlaygroundApp(ServerActions, TeachingActions, RecordingActions, App):
             bar.restartable = self.playground.private
             bar.stopped = True
             if self.playground.private:
-                self.show_banner(tr("The server could not start: {error}", error=exc))
+                self.server_control.show_banner(tr("The server could not start: {error}", error=exc))
             else:
-                self.show_banner(tr("Cannot reach the server given with --url: {error}", error=exc))
+                self.server_control.show_banner(tr("Cannot reach the server given with --url: {error}", error=exc))
             return
         self.follow_server()
-        self._update_server_info()
+        self.server_control.update_info()
         self.set_timer(self.HELP_AFTER_SERVED if served() else self.HELP_AFTER, self._load_help)
         if os.environ.get("REDIS_PLAYGROUND_BENCH_READY"):
             self._exit_when_ready()
@@ -208,7 +233,7 @@ class PlaygroundApp(ServerActions, TeachingActions, RecordingActions, App):
             self._open_at_start = None
             self.open_scenario(scenario, challenge)
         elif self.commands_done == 0 and self.teacher is None:
-            self._first_run_hints(True)
+            self.first_run_hints(True)
         self.class_mode.start()  # serve --class: this tab's part in the class (tui/class_mode/)
 
     def follow_server(self, screen: ModeScreen | None = None) -> None:
@@ -222,8 +247,9 @@ class PlaygroundApp(ServerActions, TeachingActions, RecordingActions, App):
         bar.where = self.playground.address.describe()
         bar.stopped = False
         screen.query_one("#banner", Static).remove_class("-shown")
-        self.inspector = self.playground.reader
-        screen.query_one(KeyInspector).attach(self.inspector)
+        self.inspector = inspector = self.playground.reader
+        if inspector is not None:
+            screen.query_one(KeyInspector).attach(inspector)
         self.refresh_states(screen)
 
     def on_server_restarted(self, message: ServerRestarted) -> None:
@@ -240,7 +266,7 @@ class PlaygroundApp(ServerActions, TeachingActions, RecordingActions, App):
         exit_after(SIGNAL_EXIT_GRACE, 128 + sig)
         self.exit()
 
-    def _first_run_hints(self, show: bool) -> None:
+    def first_run_hints(self, show: bool) -> None:
         """Empty panes say where to start; the first command or lesson removes the hints."""
         from playground.tui.help_text import first_run_hint
 
@@ -253,7 +279,7 @@ class PlaygroundApp(ServerActions, TeachingActions, RecordingActions, App):
     def first_run_hints_again(self) -> None:
         """The empty panes' hints, if they show, in the language shown now (F12)."""
         if self._hints_shown:
-            self._first_run_hints(True)
+            self.first_run_hints(True)
 
     @property
     def help(self) -> HelpIndex:
@@ -286,8 +312,14 @@ class PlaygroundApp(ServerActions, TeachingActions, RecordingActions, App):
                 b"0", str(populate).encode()])
             inspector.snapshot = None
             inspector.refresh_keys()
-        while inspector.snapshot is None or (populate and inspector.snapshot.total < populate):
-            await asyncio.sleep(0.001)
+        ready = asyncio.Event()
+
+        def seen(snapshot: Snapshot | None) -> None:
+            if snapshot is not None and not (populate and snapshot.total < populate):
+                ready.set()
+
+        self.watch(inspector, "snapshot", seen)  # (called at once with the snapshot it has)
+        await ready.wait()
 
         def done() -> None:
             rss = next((line.split()[1] for line in open("/proc/self/status") if line.startswith("VmRSS:")), "0")
@@ -332,7 +364,7 @@ class PlaygroundApp(ServerActions, TeachingActions, RecordingActions, App):
         self.refresh_states()
         self.mode_screen.query_one(KeyInspector).refresh_keys()
         if not self.commands_done:
-            self._first_run_hints(False)
+            self.first_run_hints(False)
         self.commands_done += 1
 
     def refresh_everything(self) -> None:
@@ -341,7 +373,7 @@ class PlaygroundApp(ServerActions, TeachingActions, RecordingActions, App):
             return
         self.refresh_states()
         self.mode_screen.query_one(KeyInspector).refresh_keys()
-        self._update_server_info()
+        self.server_control.update_info()
 
     def refresh_states(self, screen: ModeScreen | None = None) -> None:
         """Every pane's state line and the inspector's WATCH badges, from the engine
@@ -350,12 +382,97 @@ class PlaygroundApp(ServerActions, TeachingActions, RecordingActions, App):
             return                                               # the server when mounted
         screen = screen or self.mode_screen
         watchers: dict[bytes, list[tuple[str, bool]]] = {}
+        try:
+            for name in self.clients:
+                state = self.playground.session(name).state
+                screen.pane(name).state = state
+                for key in state.watched:
+                    watchers.setdefault(key, []).append((name, state.dirty_key(key)))
+            screen.query_one(KeyInspector).set_watchers(watchers)
+        except NoMatches:  # (a reply that came as the app closes: its screen's widgets are gone already)
+            return
+
+    # -- the server (server_control.py) ---------------------------------------------
+
+    def action_restart_server(self) -> None:
+        """F5: a fresh server; asks first (like F8) unless the server already stopped."""
+        self.server_control.ask_restart()
+
+    def action_flush(self) -> None:
+        """F8: delete every key and cached script, after asking."""
+        self.server_control.ask_flush()
+
+    def on_server_stopped(self, message: ServerStopped) -> None:
+        self.server_control.stopped(message.reason)
+
+    # -- lessons and challenges (scenario_control.py) ----------------------------------
+
+    def action_open_scenario(self) -> None:
+        """F7: pick a lesson or a challenge."""
+        self.scenarios.pick()
+
+    def open_scenario(self, scenario: Scenario, challenge: bool = False) -> Awaitable[None] | None:
+        """The scenario on its mode's screen (ScenarioControl.open): awaitable until it
+        shows; None when it could not open."""
+        return self.scenarios.open(scenario, challenge)
+
+    def close_scenario(self, waiting: Callable[[], Text] | None = None) -> Awaitable[None]:
+        """Back to free play (ScenarioControl.close); `waiting`: a class's learner's lesson
+        screen stays, saying this."""
+        return self.scenarios.close(waiting)
+
+    @property
+    def narration(self) -> NarrationPanel:
+        """The mode's narration panel (also under a modal: the clock ticks)."""
+        return self.mode_screen.narration
+
+    def action_explore_typed(self) -> None:
+        """Every order of the last commands typed in the panes (tui/screens/explore_screen.py)."""
+        from playground.tui.screens.explore_screen import explore_typed_in_app
+
+        self.run_worker(explore_typed_in_app(self), group="explore", exclusive=True, exit_on_error=False)
+
+    # -- what every mode shows: the server order, why notes, the language ---------------
+
+    def action_toggle_order(self) -> None:
+        """Ctrl+T: the lanes view (server order) and the numbers in the panes' gutters."""
+        self.show_order = not self.show_order
+
+    def action_toggle_why(self) -> None:
+        """Ctrl+Y: the "why" notes under surprising replies."""
+        self.show_why = not self.show_why
+
+    def watch_show_order(self, shown: bool) -> None:
+        self.set_class(shown, "-order")
+        lanes = self.mode_screen.query_one(LanesView)
+        lanes.show(shown)
+        if shown:
+            self.call_after_refresh(lanes.draw)
         for name in self.clients:
-            state = self.playground.session(name).state
-            screen.pane(name).state = state
-            for key in state.watched:
-                watchers.setdefault(key, []).append((name, state.dirty_key(key)))
-        screen.query_one(KeyInspector).set_watchers(watchers)
+            self.pane(name).redraw()
+
+    def watch_show_why(self, shown: bool) -> None:
+        for name in self.clients:
+            self.pane(name).redraw()
+        if self.show_order:
+            self.mode_screen.query_one(LanesView).draw()
+        self.notify(tr("Why notes on") if shown else tr("Why notes off (Ctrl+Y shows them again)"), timeout=2)
+
+    def action_switch_language(self) -> None:
+        """F12: the interface and the open scenario in the other language (English ⇄ 中文)."""
+        from playground.tui.language import switch_language
+
+        switch_language(self)
+
+    # -- exports (exports.py) --------------------------------------------------------
+
+    def action_export_transcript(self) -> None:
+        """The transcript as Markdown (the palette's "Export transcript")."""
+        self.exports.transcript()
+
+    def action_save_svg(self) -> None:
+        """The screen as SVG, the panes' secrets left out."""
+        self.exports.screen_svg()
 
     def get_system_commands(self, screen):
         """The command palette (Ctrl+P): Textual's own commands and every playground action."""
@@ -388,6 +505,15 @@ class PlaygroundApp(ServerActions, TeachingActions, RecordingActions, App):
         await self.playground.close()
 
 
+if TYPE_CHECKING:
+    def _declared_hosts(app: PlaygroundApp) -> tuple[ScreenHost, TeacherHost]:
+        """For the type checker: the app is what its screens and teachers declare they need of
+        it (its other parts are made with it: their constructors check the same)."""
+        screens: ScreenHost = app
+        teachers: TeacherHost = app
+        return screens, teachers
+
+
 def make_app(server_choice: str | None = None, url: str | None = None,
              allow_flush: bool = False, clients: Iterable[str] = ("A", "B"),
              scenario_dirs: list[str] | None = None, open_scenario=None,
@@ -406,6 +532,12 @@ def make_app(server_choice: str | None = None, url: str | None = None,
 
 
 def run_app(args, server: PrivateServer | None = None) -> int:
+    """Run the app in this terminal until it quits; its exit status.
+
+    Args:
+        args: the command line (cli/main.py's namespace: server, url, clients, scenarios...).
+        server: a private server the CLI already spawned (None: the app starts its own).
+    """
     scenario = getattr(args, "opened", None)  # (cli/main.py read it before anything started)
     if scenario is None and getattr(args, "command", None) == "open":
         from playground.scenario.library import resolve

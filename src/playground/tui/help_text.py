@@ -36,7 +36,7 @@ def key_label(keys: str) -> str:
     return " / ".join(shown)
 
 
-def binding_rows(bindings, off=None) -> list[tuple[str, str]]:
+def binding_rows(bindings, off=None) -> list[tuple[str, str | tuple[str, str]]]:
     """(keys, what they do) for each binding, in its order; `off(binding)`: True for a
     key that does nothing now (serve --class, follow me), its row marked so."""
     return [(key_label(b.key), (b.tooltip or b.description, OFF) if off is not None and off(b) else

@@ -26,7 +26,8 @@ TEXTUAL_TEXTS = (
     N_("Quit the application as soon as possible"), NP_("textual", "Keys"),
     N_("Hide the keys and widget help panel"), N_("Show help for the focused widget and a summary of available keys"),
     NP_("textual", "Minimize"), N_("Minimize the widget and restore to normal size"), NP_("textual", "Maximize"),
-    N_("Maximize the focused widget"), NP_("textual", "Screenshot"), N_("Save an SVG 'screenshot' of the current screen"),
+    N_("Maximize the focused widget"), NP_("textual", "Screenshot"),
+    N_("Save an SVG 'screenshot' of the current screen"),
 )
 
 
@@ -45,6 +46,7 @@ def textual_commands(commands):
 
 
 def next_language(lang: str) -> str:
+    """The language F12 switches to from `lang`."""
     return i18n.next_language(lang)
 
 

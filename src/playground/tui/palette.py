@@ -56,7 +56,9 @@ def system_commands(self, textual):
                         "panes' gutters"), self.action_toggle_order)
     yield SystemCommand(tr("Why notes on/off (Ctrl+Y)"), tr("The reason under EXEC → (nil), EXECABORT, BUSY, "
                         "NOSCRIPT ..."), self.action_toggle_why)
-    yield SystemCommand(tr("Language: {languages}", languages=" / ".join(language_name(lang) for lang in i18n.LANGUAGES)), tr("Switch the interface and the scenario texts (F12)"), self.action_switch_language)
+    languages = " / ".join(language_name(lang) for lang in i18n.LANGUAGES)
+    yield SystemCommand(tr("Language: {languages}", languages=languages),
+                        tr("Switch the interface and the scenario texts (F12)"), self.action_switch_language)
     if self.teacher is not None:
         yield SystemCommand(tr("Timeline"), tr("What the server executed, in order"),
                             lambda: screen.action_teach("timeline"))

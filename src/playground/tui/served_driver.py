@@ -17,6 +17,8 @@ MODES = "\x1b[?1049h\x1b[?1000h\x1b[?1003h\x1b[?1015h\x1b[?1006h\x1b[?25l\x1b[?2
 
 
 class ServedDriver(WebDriver):
+    """Textual's web driver, for an app under `serve` (see the module's docstring)."""
+
     shown_size: tuple | None = None  # the terminal's size as last told ("resize"), else as started
 
     def __init__(self, app, **kwargs) -> None:

@@ -14,7 +14,8 @@ import asyncio
 import os
 import secrets
 import time
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
@@ -35,6 +36,8 @@ from playground.resp.address import Address
 
 if TYPE_CHECKING:
     from playground.tui.class_mode.class_mode import ClassHost, ClassMode
+    from playground.tui.screens.teaching_screens import PredictScreen
+    from playground.tui.teaching.teacher import Teacher
 
 RETRY = 2.0  # seconds between two tries to reach a class's Redis that went away
 LED = ("next", "previous", "end", "jump", "rewind_here", "restart", "autoplay", "close")
@@ -69,16 +72,18 @@ class ClassMember:
         self.teacher = teacher
         self.state = LessonState()
         self.me = Learner(id=secrets.token_hex(8), name="")
-        self.watchers: list = []      # the class screens on show: called with each message
+        self.watchers: list[Callable[[dict[str, Any]], None]] = []
+        """The class screens on show: each called with each message of the class."""
         self.published: set[int] = set()  # steps whose answer this learner has sent
         self.kept: dict[int, int] = {}    # this run's answers: kept when the lesson is opened again for it
         self.away_since = 0.0             # when this learner's tab went (time.time(); 0: it shows)
-        self.asking = None            # the PredictScreen a learner is answering ahead of the teacher
+        self.asking: PredictScreen | None = None  # the PredictScreen a learner is answering ahead of the teacher
         self.following = False
-        self.run_teacher = None       # a learner: the lesson (its Teacher) opened for the run `run_epoch`
-        self.rejoin = None            # the run whose lesson this learner opened (and may have left since)
+        self.run_teacher: Teacher | None = None  # a learner: the lesson (its Teacher) opened for the run `run_epoch`
+        self.rejoin: int | None = None  # the run whose lesson this learner opened (and may have left since)
         self.run_epoch = 0            # (answers and progress are sent for that run only)
-        self.shared = None            # the teacher: the scenario the class has (its source, challenge)
+        self.shared: tuple[str, bool, Any] | None = None
+        """The teacher: the scenario the class has (its source, challenge, questions)."""
 
     @classmethod
     def from_environment(cls, app: ClassHost, mode: ClassMode) -> ClassMember | None:
@@ -89,7 +94,8 @@ class ClassMember:
             address = Address.from_url(url)
         except ValueError:
             return None
-        return cls(app, mode, ClassLink(address, os.environ.get(ENV_NAME, "class")), os.environ.get(ENV_ROLE) == "teacher")
+        link = ClassLink(address, os.environ.get(ENV_NAME, "class"))
+        return cls(app, mode, link, os.environ.get(ENV_ROLE) == "teacher")
 
     # -- the connection -------------------------------------------------------------
 
@@ -196,7 +202,8 @@ class ClassMember:
         """The answers of this run, and how many learners are on its lesson."""
         counts = await self.link.answers(self.state.epoch, step)
         state = self.state
-        return counts, len([l for l in await self.link.learners() if (l.epoch, l.lesson) == (state.epoch, state.lesson)])
+        learners = await self.link.learners()
+        return counts, len([one for one in learners if (one.epoch, one.lesson) == (state.epoch, state.lesson)])
 
     async def toggle_mode(self) -> None:
         await self.link.set_mode(OWN if self.state.mode == FOLLOW else FOLLOW)
@@ -269,8 +276,10 @@ class ClassMember:
                 self._out_of_reach(exc)
         stepper = teacher.stepper
         nxt = stepper.next_step() if stepper is not None and what == "next" else None
-        index = stepper.cursor if nxt else None
-        if nxt and nxt[1].predict and index not in teacher.answers:
+        if stepper is None or not nxt:
+            return True
+        index: int = stepper.cursor
+        if nxt[1].predict and index not in teacher.answers:
             from playground.tui.class_mode.class_screens import ClassAnswersScreen
 
             step = nxt[1]
@@ -278,7 +287,7 @@ class ClassMember:
             if not await self.app.push_screen_wait(ClassAnswersScreen(self, index, step.predict, shown)):
                 return False
             teacher.answers[index] = 0  # the teacher is not asked: the class answered
-        if nxt and self.state.lesson and teacher.scenario.id == self.state.lesson:  # to the class at the key,
+        if self.state.lesson and teacher.scenario.id == self.state.lesson:  # to the class at the key,
             self.state.step = stepper.group_end(index)  # not once the projector has typed and run it (after()
             try:  # sets it right if the step went otherwise): the learners' apps run it meanwhile
                 await self.link.set_step(self.state.epoch, self.state.step)
@@ -286,7 +295,7 @@ class ClassMember:
                 self._out_of_reach(exc)
         return True
 
-    def after(self, teacher) -> None:
+    def after(self, teacher: Teacher | None) -> None:
         """After a teaching action: the teacher's step, or the learner's place, to the class."""
         if teacher is None or self.app.teacher is not teacher:
             return
@@ -317,8 +326,9 @@ class ClassMember:
         me.lesson = self.state.lesson
         if teacher is not None and teacher is self.run_teacher:
             me.epoch = self.run_epoch
-            me.step = teacher.stepper.cursor if teacher.stepper else len(teacher.challenge.moves)
-            me.total = len(teacher.stepper.flat) if teacher.stepper else 0
+            stepper, challenge = teacher.stepper, teacher.challenge
+            me.step = stepper.cursor if stepper else len(challenge.moves) if challenge else 0
+            me.total = len(stepper.flat) if stepper else 0
             me.right, me.answered = teacher.score()
             me.won = teacher.won if teacher.challenge is not None else None
         else:  # not (yet) on this run's lesson: not on it in the overview either
@@ -328,7 +338,7 @@ class ClassMember:
             me.won = None
         await self.link.progress(me)
 
-    async def _report_answers(self, teacher) -> None:
+    async def _report_answers(self, teacher: Teacher) -> None:
         """This run's answers not sent yet (those of a lesson opened for an older run: never)."""
         if teacher is self.run_teacher:
             self.kept.update(teacher.answers)
@@ -391,14 +401,16 @@ class ClassMember:
     async def follow(self) -> None:
         """Follow me: this learner's lesson to the teacher's step, then the next question
         asked ahead (the learner answers before the teacher reveals)."""
+        from playground.tui.teaching.lesson_teacher import LessonTeacher
+
         teacher = self.app.teacher
         if (self.state.mode == FOLLOW and not self.following and teacher is not self.run_teacher
                 and self.rejoin == self.state.epoch):  # the learner left the class's lesson (F7, x)
             self.app.notify(tr("Follow me: back to your teacher's lesson."), timeout=4)
             await self.open_lesson()
             return
-        if (self.following or self.state.mode != FOLLOW or teacher is None or teacher.stepper is None
-                or teacher is not self.run_teacher):
+        if (self.following or self.state.mode != FOLLOW or not isinstance(teacher, LessonTeacher)
+                or teacher is not self.run_teacher):  # (a lesson's: a challenge has no steps to follow)
             return
         self.following = True
         try:
@@ -414,7 +426,8 @@ class ClassMember:
                 speed, teacher.speed_index = teacher.speed_index, 0
                 try:
                     if stepper.cursor < target and not stepper.finished:
-                        if stepper.next_step()[1].predict:
+                        nxt = stepper.next_step()
+                        if nxt is not None and nxt[1].predict:
                             self._dismiss_question()
                             teacher.answers.setdefault(stepper.cursor, 0)  # not answered in time: not scored
                         await teacher.next()

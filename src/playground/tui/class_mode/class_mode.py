@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from playground.engine.playground import Playground
     from playground.tui.class_mode.class_member import ClassMember
     from playground.tui.screens.mode_screen import ModeScreen
+    from playground.tui.teaching.teacher import Teacher
 
 REFUSED_SHOWN = 3.0  # seconds the refusal stays on screen (one at a time: keys pressed meanwhile show no more)
 
@@ -39,7 +40,7 @@ class ClassHost(Protocol):
     playground: Playground
 
     @property
-    def teacher(self) -> Any: ...  # the open scenario's tui Teacher, None in free play
+    def teacher(self) -> Teacher | None: ...  # the open scenario's, None in free play
 
     @property
     def mode_screen(self) -> ModeScreen: ...
@@ -80,7 +81,8 @@ class ClassMode:
         self.app = app
         self.member: ClassMember | None = None  # this app's part in the class, once started
         self.role = os.environ.get(ENV_ROLE) if os.environ.get(ENV_URL) else None  # (ENV_URL is read once, at start)
-        self._refused_at: float | None = None  # when follow me's refusal was last shown (None: not since the mode changed)
+        self._refused_at: float | None = None
+        """When follow me's refusal was last shown (None: not since the mode changed)."""
 
     @property
     def teacher_tab(self) -> bool:

@@ -5,6 +5,8 @@ live histogram of the class's answers before a prediction is revealed."""
 from __future__ import annotations
 
 import time
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
 
 from rich.table import Table
 from rich.text import Text
@@ -21,10 +23,14 @@ from playground.tui.plain_text import plain, visible
 from playground.tui.screens.teaching_screens import choice_label
 from playground.tui.teaching.teaching_text import step_shown
 
+if TYPE_CHECKING:
+    from playground.tui.class_mode.class_member import ClassMember
+
 BAR = 30  # cells of the longest bar in the histogram
 
 
 def mode_name(mode: str) -> str:
+    """A class's mode as the screens say it (follow me, own pace)."""
     return tr("follow me") if mode == FOLLOW else tr("own pace")
 
 
@@ -55,36 +61,53 @@ class LearnerNameScreen(ModalScreen[str]):
         self.dismiss(name)
 
 
-class FollowsTheClass:
-    """A screen redrawn (its `_reload`, in a worker of RELOAD_GROUP) whenever the class
-    changes, while it is shown."""
+class ClassRedraw:
+    """A screen redrawn (by `draw`, in a worker of `group`) whenever the class changes,
+    while it is shown: the screen starts it when mounted and stops it when unmounted."""
 
-    RELOAD_GROUP = ""
+    def __init__(self, screen: Screen[Any], member: ClassMember, draw: Callable[[], Awaitable[None]],
+                 group: str) -> None:
+        """Args:
+            screen: the screen redrawn (its workers run the drawing).
+            member: the app's part in the class, which says when the class changed.
+            draw: what draws the screen anew (asks the class, then updates the widgets).
+            group: the workers' group (a redraw replaces the one still running).
+        """
+        self.screen = screen
+        self.member = member
+        self.draw = draw
+        self.group = group
 
-    def on_mount(self) -> None:
+    def start(self) -> None:
+        """Drawn now, and again at each change of the class."""
         self.member.watch(self.reload)
         self.reload()
 
-    def on_unmount(self) -> None:
+    def stop(self) -> None:
+        """No more redraws (the screen is gone)."""
         self.member.unwatch(self.reload)
 
-    def reload(self, message: dict | None = None) -> None:
-        self.run_worker(self._reload(), group=self.RELOAD_GROUP, exclusive=True, exit_on_error=False)
+    def reload(self, message: dict[str, Any] | None = None) -> None:
+        """Draw the screen anew (`message`: the class's change, if one caused it). The worker
+        gets the coroutine function, not a coroutine: a reload cancelled by the next before
+        it starts leaves no coroutine never awaited."""
+        self.screen.run_worker(self.draw, group=self.group, exclusive=True, exit_on_error=False)
 
 
-class ClassAnswersScreen(FollowsTheClass, ModalScreen[bool]):
+class ClassAnswersScreen(ModalScreen[bool]):
     """The teacher's step asks a question: the class's answers come in as a histogram;
     Enter reveals (runs the step), Esc goes back without it."""
 
     CSS_PATH = "class_screens.tcss"
     BINDINGS = [Binding("enter", "dismiss(True)", "Reveal"), Binding("escape", "dismiss(False)", "Back")]
 
-    def __init__(self, member, step: int, prediction: Prediction, command: str) -> None:
+    def __init__(self, member: ClassMember, step: int, prediction: Prediction, command: str) -> None:
         super().__init__()
         self.member = member
         self.step = step
         self.prediction = prediction
         self.command = command
+        self.redraw = ClassRedraw(self, member, self._reload, "class-answers")
 
     def compose(self) -> ComposeResult:
         with VerticalScroll() as box:
@@ -94,7 +117,11 @@ class ClassAnswersScreen(FollowsTheClass, ModalScreen[bool]):
             yield Label(plain(self.prediction.question, style="bold"))
             yield Static(id="histogram")
 
-    RELOAD_GROUP = "class-answers"
+    def on_mount(self) -> None:
+        self.redraw.start()
+
+    def on_unmount(self) -> None:
+        self.redraw.stop()
 
     async def _reload(self) -> None:
         counts, learners = await self.member.answers(self.step)
@@ -128,7 +155,7 @@ def away_text(seconds: float) -> str:
     return tr("away {minutes} min", minutes=seconds // 60)
 
 
-class ClassOverviewScreen(FollowsTheClass, Screen):
+class ClassOverviewScreen(Screen[None]):
     """The teacher's view of the class: the lesson, the mode, and every learner's place."""
 
     CSS_PATH = "class_screens.tcss"
@@ -136,9 +163,10 @@ class ClassOverviewScreen(FollowsTheClass, Screen):
                 Binding("m", "toggle_mode", "Follow me / own pace"),
                 Binding("d", "release_place", "Release a place"), Binding("e", "export_answers", "Answers as CSV")]
 
-    def __init__(self, member) -> None:
+    def __init__(self, member: ClassMember) -> None:
         super().__init__()
         self.member = member
+        self.redraw = ClassRedraw(self, member, self._reload, "class-overview")
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="overview") as box:
@@ -148,12 +176,14 @@ class ClassOverviewScreen(FollowsTheClass, Screen):
             yield Static(id="class-state")
             yield Static(id="class-learners")
 
-    RELOAD_GROUP = "class-overview"
     AWAY_EVERY = 10.0  # seconds between two redraws for the "away" times (nothing else changes with time)
 
     def on_mount(self) -> None:
-        super().on_mount()
-        self.set_interval(self.AWAY_EVERY, self.reload)
+        self.redraw.start()
+        self.set_interval(self.AWAY_EVERY, self.redraw.reload)
+
+    def on_unmount(self) -> None:
+        self.redraw.stop()
 
     def action_toggle_mode(self) -> None:
         self.run_worker(self.member.toggle_mode(), group="class-mode", exit_on_error=False)

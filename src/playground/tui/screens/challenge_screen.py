@@ -10,7 +10,9 @@ from textual.binding import Binding
 from playground.i18n import N_
 from playground.tui.teaching.challenge_teacher import ChallengeTeacher
 from playground.tui.screens.mode_screen import HELP, SHARED
-from playground.tui.screens.scenario_screen import CLOSE, ESCAPE, INSPECTOR, PRESENTER, RESTART, SCHEDULES, TIMELINE, ScenarioScreen
+from playground.tui.screens.scenario_screen import (
+    CLOSE, ESCAPE, INSPECTOR, PRESENTER, RESTART, SCHEDULES, TIMELINE, ScenarioScreen,
+)
 
 
 class ChallengeScreen(ScenarioScreen, inherit_bindings=False):
@@ -36,11 +38,12 @@ class ChallengeScreen(ScenarioScreen, inherit_bindings=False):
     ]
     """F1, a, b, u first: at 80 columns the footer still shows them."""
 
-    HINT_SKIP = ("app.show_scripts", "app.toggle_why", "focus_inspector", "toggle_inspector", "focus_client(0)", "focus_client(1)", "app.open_scenario", "app.toggle_order", "presenter", "help_screen",
+    HINT_SKIP = ("app.show_scripts", "app.toggle_why", "focus_inspector", "toggle_inspector", "focus_client(0)",
+                 "focus_client(1)", "app.open_scenario", "app.toggle_order", "presenter", "help_screen",
                  "scroll_lanes(-3)", "scroll_lanes(3)")
     """Keys the narration's one line leaves to the footer and F1 (help_text.key_hint)."""
 
     INTRO = N_("A challenge: you are the scheduler. Choose who moves next until the goal state "
                "appears on the server.")
     KEYS_TITLE = N_("The challenge")
-    MORE_HELP = []
+    MORE_HELP: list[tuple[str, str]] = []

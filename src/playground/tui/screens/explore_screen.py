@@ -80,12 +80,14 @@ FREE_PLAY_LINES = 10  # the last lines typed that free play explores (5 and 5: 2
 
 async def explore_typed_in_app(app) -> None:
     """"Could this have gone differently?": every order of the last lines typed in the
-    panes, and of the programs started by hand at the gate (each run again for every
-    order), on a server of its own; picking an outcome steps through its schedule."""
+    panes, and of every program started by hand at the gate (each run again for every
+    order), on a server of its own, its progress shown and Esc cancelling it
+    (screens/exploring_screen.py); picking an outcome steps through its schedule."""
     from playground.explore.explorer import ExploreError
     from playground.explore.schedule_replay import schedule_scenario
     from playground.explore.free_play import explore_typed, hand_programs
-    from playground.server import ServerError, choose_binary
+    from playground.errors import ServerError
+    from playground.tui.screens.exploring_screen import ExploringScreen
 
     typed = [(client, line) for client, line, _ in app.transcript if client in app.clients][-FREE_PLAY_LINES:]
     gate = app.own_programs.gate
@@ -100,18 +102,25 @@ async def explore_typed_in_app(app) -> None:
                            "their orders are what gets explored."), severity="warning")
         return
     names = ", ".join(f"{p.client} = {p.shown}" for p in programs)
-    app.notify(tr("Running every order of the last {count} commands typed, on a server of its own…", count=len(typed))
-               if not programs else
-               tr("Running every order of your programs ({programs}), each run again for every order, on a server "
-                  "of its own…", programs=names) if not typed else
-               tr("Running every order of the last {count} commands typed and of your programs ({programs}), each run "
-                  "again for every order, on a server of its own…", count=len(typed), programs=names))
-    server = app.playground.server
+
+    def what() -> list[str]:
+        lines = [tr("The last {count} commands typed in the panes.", count=len(typed))] if typed else []
+        if programs:
+            lines.append(tr("Every program of yours started at the gate ({programs}), each run again for every "
+                            "order.", programs=names))
+        return lines
     try:
-        binary = server.binary if server is not None else choose_binary(None)
-        result = await explore_typed(typed, tuple(app.clients), binary, programs=programs, order=order)
-    except (ExploreError, ServerError, OSError) as exc:
+        binary = app.playground.binary_apart()
+    except (ServerError, OSError) as exc:
         app.notify(str(exc), severity="error")
+        return
+
+    async def explore(progress):
+        return await explore_typed(typed, tuple(app.clients), binary, programs=programs, order=order,
+                                   progress=progress)
+
+    result = await app.push_screen_wait(ExploringScreen(explore, what))
+    if result is None:
         return
     picked = await app.push_screen_wait(ExploreScreen(result))
     if picked is not None and programs:  # (a lesson's programs each have a pane; these have none)

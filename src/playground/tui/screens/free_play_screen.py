@@ -35,12 +35,12 @@ class FreePlayScreen(ModeScreen, inherit_bindings=False):
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         if action == "release_next":  # only while the gate is open
-            return self.app.own_programs.open
+            return self.host.own_programs.open
         return super().check_action(action, parameters)
 
     def action_release_next(self) -> None:
         """Ctrl+N: a program's held command goes to the server."""
-        self.app.own_programs.release_next()
+        self.host.own_programs.release_next()
 
     @work(group="own-gate", exit_on_error=False)
     async def action_open_gate(self) -> None:
@@ -48,7 +48,7 @@ class FreePlayScreen(ModeScreen, inherit_bindings=False):
         from playground.tui.widgets.own_programs import usage_text
 
         try:
-            url = await self.app.own_programs.start()
+            url = await self.host.own_programs.start()
         except ValueError:
             self.notify(tr("The gate needs the playground's own private server (not --url)"), severity="error")
             return
@@ -59,7 +59,7 @@ class FreePlayScreen(ModeScreen, inherit_bindings=False):
 
     def action_record(self) -> None:
         """F9: record a session as a scenario file (F9 again saves)."""
-        app = self.app
+        app = self.host
         if app.recorder is not None:
             recorder, app.recorder = app.recorder, None
             if not len(recorder):
@@ -75,9 +75,10 @@ class FreePlayScreen(ModeScreen, inherit_bindings=False):
                 self.notify(write_failure(directory, exc) + tr(" (still recording: F9 tries again)"),
                             severity="error", timeout=10)
                 return
-            if delivered(app, path):
+            if delivered(self.app, path):
                 return
-            self.notify(tr("Recording saved: {path}\nReplay it with: redis-playground check {path}", path=path), timeout=10)
+            self.notify(tr("Recording saved: {path}\nReplay it with: redis-playground check {path}", path=path),
+                        timeout=10)
             return
 
         try:  # a recording starts from an empty server: refused on a --url server before asking, not after Yes
@@ -92,18 +93,19 @@ class FreePlayScreen(ModeScreen, inherit_bindings=False):
 
         from playground.tui.screens.confirm import ConfirmScreen
 
-        app.push_screen(ConfirmScreen(tr("Recording starts from an empty server (every key and script is "
-                                         "deleted) so that the file replays the same. Start?")), go)
+        self.app.push_screen(ConfirmScreen(tr("Recording starts from an empty server (every key and script is "
+                                              "deleted) so that the file replays the same. Start?")), go)
 
     @work(group="server", exit_on_error=False)
     async def _start_recording(self) -> None:
-        app = self.app
+        app = self.host
         try:
             await app.playground.reset()
         except Exception as exc:
             self.notify(tr("cannot record: {error}", error=exc), severity="error")
             return
-        app.playground.writes.forget()
+        if app.playground.writes is not None:
+            app.playground.writes.forget()
         from playground.scenario.recorder import Recorder
 
         app.recorder = Recorder()

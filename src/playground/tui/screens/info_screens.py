@@ -46,9 +46,15 @@ class InfoScreen(ModalScreen[None]):
         self.refresh(recompose=True)
 
 
+DETAIL_FIELDS = (("key", N_("key")), ("type", N_("type")), ("node", N_("node")), ("ttl", "ttl"),
+                 ("encoding", N_("encoding")), ("memory", N_("memory")), ("size", N_("size")), ("shown", N_("shown")))
+"""The key detail's fields (Enter on a key), in order, each with its label (untranslated)."""
+
+
 def key_detail_text(detail: dict[str, str]) -> Text:
+    """A key's detail (Enter in the key table): its fields, then its value."""
     text = Text()
-    for field, label in (("key", N_("key")), ("type", N_("type")), ("node", N_("node")), ("ttl", "ttl"), ("encoding", N_("encoding")), ("memory", N_("memory")), ("size", N_("size")), ("shown", N_("shown"))):
+    for field, label in DETAIL_FIELDS:
         if detail.get(field):
             text.append(" " * (9 - width(tr(label))) + tr(label) + ": ", style="bold")
             text.append(detail[field] + "\n")
@@ -58,6 +64,7 @@ def key_detail_text(detail: dict[str, str]) -> Text:
 
 
 def scripts_text(scripts: list[tuple[str, bytes | None, bool]]) -> Text:
+    """F6: the scripts seen in this session, (sha, source, still cached) each."""
     text = Text()
     if not scripts:
         return Text(tr("No script has been used yet (EVAL, EVALSHA, SCRIPT LOAD)."), style="dim")

@@ -9,7 +9,9 @@ from playground.i18n import N_
 from playground.served import key_display, keys
 from playground.tui.teaching.lesson_teacher import LessonTeacher
 from playground.tui.screens.mode_screen import HELP, SHARED
-from playground.tui.screens.scenario_screen import CLOSE, ESCAPE, INSPECTOR, PRESENTER, RESTART, SCHEDULES, TIMELINE, ScenarioScreen
+from playground.tui.screens.scenario_screen import (
+    CLOSE, ESCAPE, INSPECTOR, PRESENTER, RESTART, SCHEDULES, TIMELINE, ScenarioScreen,
+)
 
 
 class LessonScreen(ScenarioScreen, inherit_bindings=False):
@@ -19,7 +21,8 @@ class LessonScreen(ScenarioScreen, inherit_bindings=False):
 
     BINDINGS = [
         HELP,
-        Binding("space,n", "teach('next')", "Next", key_display="Space", tooltip=N_("next step (in the narration panel)")),
+        Binding("space,n", "teach('next')", "Next", key_display="Space",
+                tooltip=N_("next step (in the narration panel)")),
         Binding("p,backspace", "teach('previous')", "Prev", key_display="p",
                 tooltip=N_("previous step (fresh server, steps replayed)")),
         RESTART,
@@ -42,8 +45,9 @@ class LessonScreen(ScenarioScreen, inherit_bindings=False):
     ]
     """Space, p and r first: at 80 columns the footer shows the stepping keys and F1."""
 
-    HINT_SKIP = ("app.show_scripts", "app.toggle_why", "focus_inspector", "toggle_inspector", "focus_client(0)", "focus_client(1)", "teach('faster')", "teach('slower')", "teach('rewind_here')", "app.open_scenario", "app.toggle_order",
-                 "scroll_lanes(-3)", "scroll_lanes(3)")
+    HINT_SKIP = ("app.show_scripts", "app.toggle_why", "focus_inspector", "toggle_inspector", "focus_client(0)",
+                 "focus_client(1)", "teach('faster')", "teach('slower')", "teach('rewind_here')", "app.open_scenario",
+                 "app.toggle_order", "scroll_lanes(-3)", "scroll_lanes(3)")
     """Keys the narration's one line leaves to the footer and F1 (help_text.key_hint)."""
 
     INTRO = N_("A scenario: each step is typed into its client's pane and checked against the real "

@@ -16,6 +16,10 @@ thirty each lesson the teacher opens would be that in every learner's app.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Protocol, cast
+
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -32,6 +36,17 @@ from playground.tui.widgets.narration import NarrationPanel
 from playground.tui.widgets.own_programs import ProgramsPanel
 from playground.tui.widgets.server_bar import ServerBar
 from playground.tui.focus import focus_now
+
+if TYPE_CHECKING:
+    from textual.dom import DOMNode
+
+    from playground.engine.playground import Playground
+    from playground.history import History
+    from playground.scenario.recorder import Recorder
+    from playground.tui.class_mode.class_mode import ClassMode
+    from playground.tui.teaching.teacher import Teacher
+    from playground.tui.widgets.own_programs import OwnPrograms
+    from playground.tui.widgets.pane_services import PaneServices
 
 HELP = Binding("f1", "help_screen", "Help", tooltip=N_("this help"))
 # The keys that move the focus are priority bindings: the app runs them as the key arrives,
@@ -60,7 +75,39 @@ SHARED = [FOCUS_A, FOCUS_B, KEYS, SCRIPTS, LESSONS, ORDER, WHY, LANES_UP, LANES_
 """Keys every mode has (each screen lists them in its own BINDINGS, F1 first)."""
 
 
-class ModeScreen(Screen):
+class ScreenHost(Protocol):
+    """What the modes' screens (and their dialogs) need of their app, beyond Textual's
+    App: the playground, each client's history and services, the toggles every mode
+    shows, class mode, the learner's programs and recorder (a PlaygroundApp)."""
+
+    playground: Playground
+    histories: dict[str, History]
+    pane_services: PaneServices
+    show_why: bool
+    show_order: bool
+    class_mode: ClassMode
+    own_programs: OwnPrograms
+    recorder: Recorder | None
+    scenario_dirs: list[str]
+    script_drafts: dict[str, tuple[str, str]]
+
+    @property
+    def mode_screen(self) -> ModeScreen: ...
+
+    def follow_server(self, screen: ModeScreen | None = None) -> None: ...
+
+    def refresh_everything(self) -> None: ...
+
+    def close_scenario(self, waiting: Callable[[], Text] | None = None) -> Awaitable[None]: ...
+
+
+def host_of(node: DOMNode) -> ScreenHost:
+    """The app `node` runs in, as the modes' screens need it (ScreenHost: the app is a
+    PlaygroundApp; tui/app.py checks that it is one)."""
+    return cast("ScreenHost", node.app)
+
+
+class ModeScreen(Screen[None]):
     """One mode of the app; subclasses set BINDINGS (whole: inherit_bindings=False),
     INTRO and KEYS_TITLE (what F1 says first)."""
 
@@ -69,7 +116,7 @@ class ModeScreen(Screen):
     KEYS_TITLE = ""
     busy = False
     """A lesson's or a challenge's step is running (free play: never)."""
-    teacher = None
+    teacher: Teacher | None = None
     """The open scenario (lesson_screen.py, challenge_screen.py); None in free play."""
 
     def __init__(self, clients: list[str]) -> None:
@@ -78,8 +125,13 @@ class ModeScreen(Screen):
         self._entering = False  # the app is making this the mode's screen (`entering`)
         self._carried: ModeScreen | None = None  # the screen this one replaces: what the panes showed, the layout
 
+    @property
+    def host(self) -> ScreenHost:
+        """The app, as this screen needs it (ScreenHost)."""
+        return host_of(self)
+
     def compose(self) -> ComposeResult:
-        app = self.app
+        app = self.host
         yield ServerBar(id="server-bar")
         yield Static(id="banner")
         yield NarrationPanel(id="narration")
@@ -113,11 +165,11 @@ class ModeScreen(Screen):
                 pane.first_run(None)  # the hints are for a first screen only
             for layout in ("-presenter", "-no-inspector"):
                 self.set_class(old.has_class(layout), layout)
-        self.query_one(LanesView).show(self.app.show_order)
-        self.query_one(ProgramsPanel).set_class(self.app.own_programs.open, "-open")
-        self.app.follow_server(self)
+        self.query_one(LanesView).show(self.host.show_order)
+        self.query_one(ProgramsPanel).set_class(self.host.own_programs.open, "-open")
+        self.host.follow_server(self)
         self.query_one(KeyInspector).refresh_keys()  # (the server's keys changed meanwhile)
-        self.call_after_refresh(lambda: self.focus_start() if self.app.mode_screen is self and not self.focus_chosen
+        self.call_after_refresh(lambda: self.focus_start() if self.host.mode_screen is self and not self.focus_chosen
                                 else None)
 
     focus_chosen = False
@@ -148,7 +200,7 @@ class ModeScreen(Screen):
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         if action == "focus_client" and parameters and isinstance(parameters[0], int):
             return parameters[0] < len(self.clients)  # F3 with one client: no such key
-        if self.app.class_mode.leads(action, parameters):  # serve --class, follow me (tui/class_mode/class_mode.py)
+        if self.host.class_mode.leads(action, parameters):  # serve --class, follow me (tui/class_mode/class_mode.py)
             return None  # dimmed in the footer, not run
         return True
 
@@ -161,7 +213,7 @@ class ModeScreen(Screen):
         def off(binding) -> bool:  # serve --class, follow me: the keys refused now (tui/class_mode/class_mode.py)
             from textual.actions import parse
 
-            return self.app.class_mode.leads(*parse(binding.action)[1:])
+            return self.host.class_mode.leads(*parse(binding.action)[1:])
 
         self.app.push_screen(InfoScreen(tr("Help (Esc closes)"), lambda: help_for(self, inside, off)))
 
@@ -178,8 +230,8 @@ class ModeScreen(Screen):
         """F4: the keys, brought on screen first when the layout hides them (never a
         focus on something hidden: the lanes give way; a hidden inspector is shown)."""
         inspector = self.query_one(KeyInspector)
-        if self.app.show_order and not inspector.display:
-            self.app.show_order = False
+        if self.host.show_order and not inspector.display:
+            self.host.show_order = False
         self.remove_class("-no-inspector")
         if not inspector.display:  # the presenter layout at a small size has no room for it
             self.notify(tr("No room for the keys in the presenter layout at this size: f leaves it"), timeout=3)

@@ -9,6 +9,7 @@ check_action hides them there, as the footer shows.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import work
@@ -20,6 +21,10 @@ from playground.i18n import N_, tr
 from playground.tui.screens.mode_screen import ModeScreen
 from playground.tui.widgets.key_inspector import KeyInspector
 from playground.tui.focus import focus_now
+
+if TYPE_CHECKING:
+    from playground.scenario.model import Scenario
+    from playground.tui.teaching.teacher import Teacher
 
 AUTOPLAY_PAUSE = 2.5  # seconds between steps in autoplay
 WAITING_LINES = 12  # the narration's lines while waiting for a class's lesson: its full height (its
@@ -49,13 +54,14 @@ class ScenarioScreen(ModeScreen):
     a new Teacher on the same widgets. Unbound (`unbind`), it has no scenario: its
     narration says what it waits for (a class's learner waits for the teacher's lesson)."""
 
-    TEACHER: type = None  # the scenario's Teacher for this mode (lesson_teacher.py, challenge_teacher.py)
+    TEACHER: type[Teacher]  # the scenario's Teacher for this mode (lesson_teacher.py, challenge_teacher.py)
 
     def __init__(self, clients: list[str]) -> None:
         super().__init__(clients)
-        self.scenario = None
+        self.scenario: Scenario | None = None
         self.busy = True  # until the scenario has begun (its setup on a fresh server)
-        self._next = None  # the scenario `bind` was given, until it is bound (at once, or once the screen enters)
+        self._next: Scenario | None = None
+        """The scenario `bind` was given, until it is bound (at once, or once the screen enters)."""
         self._waiting: Callable[[], Text] | None = None  # unbound: what the narration says (made in the language shown)
 
     def on_mount(self) -> None:
@@ -70,7 +76,7 @@ class ScenarioScreen(ModeScreen):
         elif self.teacher is None:
             self._show_waiting()
 
-    def bind(self, scenario) -> None:
+    def bind(self, scenario: Scenario) -> None:
         """Open `scenario` here: at once if this is the mode's screen, else once it enters
         (after its panes took over what the screen before showed)."""
         self._next = scenario
@@ -79,13 +85,15 @@ class ScenarioScreen(ModeScreen):
 
     def _bind_next(self) -> None:
         scenario, self._next = self._next, None
+        if scenario is None:
+            return
         retired = self._retire()
         self.scenario = scenario
-        self.teacher = self.TEACHER(self, scenario)
-        self.teacher.message = Text(tr("Setting up the lesson's server…") + "\n", style="italic")  # one line, as
+        self.teacher = teacher = self.TEACHER(self, scenario)
+        teacher.message = Text(tr("Setting up the lesson's server…") + "\n", style="italic")  # one line, as
         # its start's will be (a class's push: the panel's height stays, no layout of the screen for it)
         self.narration.add_class("-open")
-        self.teacher.render()  # the lesson in the screen's first frame (a class's push: in every
+        teacher.render()  # the lesson in the screen's first frame (a class's push: in every
         self.busy = True       # learner's app at once), its server set up behind
         self.refresh_bindings()  # (follow me dims the lesson's keys)
         self._teach("begin", retired)
@@ -119,7 +127,7 @@ class ScenarioScreen(ModeScreen):
         if self.teacher is None and self._waiting is not None and self.is_mounted:
             self._show_waiting()
 
-    def _retire(self):
+    def _retire(self) -> Teacher | None:
         """The scenario bound until now stops: its steps (a worker) cancelled, its autoplay
         off. Returns its Teacher (its clock is closed by whoever binds next), or None."""
         old = self.teacher
@@ -131,7 +139,7 @@ class ScenarioScreen(ModeScreen):
         return old
 
     @staticmethod
-    async def _close_clock(teacher) -> None:
+    async def _close_clock(teacher: Teacher | None) -> None:
         """The lesson's keys run on the wall clock again (scenario/lesson_clock.py)."""
         source = teacher.source if teacher is not None else None
         if source is not None:
@@ -177,7 +185,7 @@ class ScenarioScreen(ModeScreen):
             if self._waiting is not None:  # the footer is not made again when the lesson comes)
                 self.notify(tr("No lesson yet: your teacher opens one (F7 opens one of your own)."), timeout=3)
             return
-        if self.app.class_mode.refused("teach", (what,)):  # serve --class: follow me
+        if self.host.class_mode.refused("teach", (what,)):  # serve --class: follow me
             return
         if what == "close":
             self._ask_close()
@@ -201,13 +209,15 @@ class ScenarioScreen(ModeScreen):
     """A key pressed while a step ran (action_teach's `what`): it runs when the step ends."""
 
     @work(exclusive=False, group="teach", exit_on_error=False)
-    async def _teach(self, what: str, retired=None) -> None:
+    async def _teach(self, what: str, retired: Teacher | None = None) -> None:
         teacher = self.teacher
         self.busy = True
         try:
+            if teacher is None:  # (unbound meanwhile)
+                return
             if retired is not None:  # the scenario this screen was bound to before
                 await self._close_clock(retired)
-            if not await self.app.class_mode.before(what, teacher):  # serve --class: the histogram, follow me
+            if not await self.host.class_mode.before(what, teacher):  # serve --class: the histogram, follow me
                 return
             if what.startswith("move:"):
                 await teacher.move(what.split(":", 1)[1])
@@ -218,7 +228,9 @@ class ScenarioScreen(ModeScreen):
         finally:
             if self.teacher is teacher:  # (not a scenario bound here since: bind cancelled this)
                 self.busy = False
-        self.app.class_mode.after(teacher)
+        if teacher is None:
+            return
+        self.host.class_mode.after(teacher)
         pending, self.pending = self.pending, None
         if pending is not None and self.is_attached:
             self.action_teach(pending)
@@ -231,9 +243,11 @@ class ScenarioScreen(ModeScreen):
         from playground.tui.screens.confirm import ConfirmScreen
 
         def answered(yes: bool | None) -> None:
-            if yes and not self.app.class_mode.refused("teach", ("close",)):  # follow me chosen meanwhile
-                self.teacher.autoplay = False
-                self.app.close_scenario()
+            if yes and not self.host.class_mode.refused("teach", ("close",)):  # follow me chosen meanwhile
+                if self.teacher is not None:
+                    self.teacher.autoplay = False
+                self.host.close_scenario()
 
+        scenario_id = self.scenario.id if self.scenario is not None else ""
         self.app.push_screen(ConfirmScreen(tr("Close {id}? The server keeps its keys; F7 opens a scenario again.",
-                                              id=self.scenario.id)), answered)
+                                              id=scenario_id)), answered)

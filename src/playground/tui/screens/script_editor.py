@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, cast
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -9,6 +11,9 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, TextArea
 
 from playground.i18n import tr
+
+if TYPE_CHECKING:
+    from playground.tui.screens.mode_screen import ScreenHost
 
 EXAMPLE = """-- KEYS[1], ARGV[1] ... are the arguments after numkeys
 local n = redis.call('INCR', KEYS[1])
@@ -40,10 +45,16 @@ class ScriptEditor(ModalScreen[tuple[str, str] | None]):
         super().__init__()
         self.client = client
 
+    @property
+    def host(self) -> ScreenHost:
+        """The app, as the modes' screens need it (mode_screen.ScreenHost: a PlaygroundApp)."""
+        return cast("ScreenHost", self.app)
+
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label(tr("Lua script for client {client} — Ctrl+S sends it as EVAL, Escape cancels", client=self.client))
-            source, args = self.app.script_drafts.get(self.client, (EXAMPLE, "1 rate:ip 60"))
+            yield Label(tr("Lua script for client {client} — Ctrl+S sends it as EVAL, Escape cancels",
+                           client=self.client))
+            source, args = self.host.script_drafts.get(self.client, (EXAMPLE, "1 rate:ip 60"))
             yield TextArea(source, id="source", show_line_numbers=True, tab_behavior="indent")
             yield Label(tr("numkeys, then the KEYS, then the ARGV (what follows the script in EVAL):"), id="args-label")
             yield Input(placeholder=tr("numkeys key ... arg ...   e.g. 1 rate:ip 60"), value=args, id="args")
@@ -66,7 +77,7 @@ class ScriptEditor(ModalScreen[tuple[str, str] | None]):
 
     def _keep(self) -> tuple[str, str]:
         draft = (self.query_one(TextArea).text, self.query_one("#args", Input).value)
-        self.app.script_drafts[self.client] = draft
+        self.host.script_drafts[self.client] = draft
         return draft
 
     def action_send(self) -> None:

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import re
+from typing import ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList, Static
@@ -64,7 +65,7 @@ class ScenarioPicker(ModalScreen[tuple[Scenario, bool] | None]):
                     for s in self.scenarios]
         idw = min(max((width(n) for n in numbered), default=0) + 2, inner)
         options = []
-        for s, name in zip(self.scenarios, numbered):
+        for s, name in zip(self.scenarios, numbered, strict=True):
             label = Text(pad(cut(name, idw), idw), style="bold")
             tag = tr("  [challenge]") if s.challenge else ""
             tags = "  " + visible(tag_names(s.tags)) if s.tags else ""
@@ -228,7 +229,8 @@ class PredictScreen(ModalScreen[int]):
     PredictScreen #script { margin-top: 1; }
     PredictScreen #keys { margin-top: 1; color: $text-muted; width: 100%; }
     """
-    BINDINGS = [Binding(str(i), f"choose({i})", show=False) for i in range(1, 10)] + [
+    BINDINGS: ClassVar[list[BindingType]] = [
+        *[Binding(str(i), f"choose({i})", show=False) for i in range(1, 10)],
         Binding("escape", "skip", "Skip the question")]
 
     def __init__(self, prediction: Prediction, command: str, script: Text | None = None) -> None:

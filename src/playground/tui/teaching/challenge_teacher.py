@@ -14,6 +14,8 @@ from playground.tui.teaching.teacher import Teacher
 class ChallengeTeacher(Teacher):
     """A scenario the learner schedules."""
 
+    challenge: Challenge  # (made with the teacher: never None here)
+
     def __init__(self, screen, scenario) -> None:
         super().__init__(screen, scenario)
         app = self.app
@@ -29,7 +31,8 @@ class ChallengeTeacher(Teacher):
         return Text(tr("Choose who moves: a for A, b for B. u undoes a move.") + "\n", style="italic")
 
     def explore_part(self) -> int:
-        return self.scenario.challenge.part + 1
+        spec = self.scenario.challenge
+        return spec.part + 1 if spec is not None else 1
 
     async def move(self, client: str) -> None:
         if self.challenge is None:
@@ -58,6 +61,8 @@ class ChallengeTeacher(Teacher):
             self.render()
             return
         step = challenge.next_for(client)
+        if step is None:  # (said above: nothing left to do)
+            return
         pane = self.pane(client)
         await pane.type_out(challenge.runner.preview(step), self.speed)
         self.stepping = client
@@ -96,9 +101,6 @@ class ChallengeTeacher(Teacher):
             text.append(final_values_line(self.final) + "\n", style="bold green")
         text.append(tr("u undoes moves, r starts again.") + "\n", style="green")
         return text
-
-    def spec_goal(self) -> str:
-        return self.scenario.challenge.goal if self.scenario.challenge else ""
 
     async def undo(self) -> None:
         if self.challenge is None or not self.challenge.moves:

@@ -21,6 +21,8 @@ from playground.tui.teaching.teaching_text import script_block, time_ran_out
 class LessonTeacher(Teacher):
     """A scenario stepped through, one step at a time."""
 
+    stepper: Stepper  # (made with the teacher: never None here)
+
     def __init__(self, screen, scenario) -> None:
         super().__init__(screen, scenario)
         app = self.app
@@ -70,7 +72,8 @@ class LessonTeacher(Teacher):
             self.render()
             return
         first = index
-        while result is not None and not self.stepper.error and self.stepper.bound_next():  # bound steps: at once, untyped
+        # bound steps: at once, untyped
+        while result is not None and not self.stepper.error and self.stepper.bound_next():
             if (bound := await self._run_step(self.stepper.cursor)) is not None:
                 result = bound
         self.message = self.explain_steps(first, self.stepper.cursor - 1)
@@ -146,7 +149,8 @@ class LessonTeacher(Teacher):
             choice = self.answers[index]
             right = choice == step.predict.answer
             text.append((tr("✓ You predicted right. ") if right else
-                         tr("✗ You chose {choice}; the answer is {answer}. ", choice=choice, answer=step.predict.answer)),
+                         tr("✗ You chose {choice}; the answer is {answer}. ", choice=choice,
+                            answer=step.predict.answer)),
                         style="bold green" if right else "bold red")
             text.append(step.predict.explain + "\n", style="italic")
         if step.pause:
@@ -217,7 +221,8 @@ class LessonTeacher(Teacher):
             index = self.stepper.cursor
             result = await self._run_step(index)
             if result is None:
-                self.message = Text(tr("This part could not start: {error}", error=self.stepper.error), style="bold red")
+                self.message = Text(tr("This part could not start: {error}", error=self.stepper.error),
+                                    style="bold red")
                 break
             self.message = self.explain_last()  # (a bound group: the whole move, in words)
             await self.after_step(result)
@@ -241,8 +246,9 @@ class LessonTeacher(Teacher):
         so that neither the learner's header nor the class's overview gives it away."""
         ran = self.stepper.cursor
         answered = {i: c for i, c in self.answers.items() if c and i < ran}  # 0: skipped
+        predicts = {i: self.stepper.flat[i][1].predict for i in answered}
         right = sum(1 for i, choice in answered.items()
-                    if choice == self.stepper.flat[i][1].predict.answer)
+                    if (predict := predicts[i]) is not None and choice == predict.answer)
         return right, len(answered)
 
     def note_free_command(self, keys: set[bytes], unit=None) -> None:

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from rich.text import Text
 
@@ -19,19 +21,58 @@ from playground.tui.teaching.teaching_text import clock
 from playground.tui.widgets.client_pane import ClientPane
 from playground.tui.screens.teaching_screens import TimelineScreen
 
+if TYPE_CHECKING:
+    from textual.geometry import Size
+
+    from playground.engine.executor import Executor
+    from playground.engine.playground import Playground
+    from playground.scenario.challenge import Challenge
+    from playground.scenario.stepper import Stepper
+    from playground.tui.exports import Exports
+    from playground.tui.screens.scenario_screen import ScenarioScreen
+
+
+class TeacherHost(Protocol):
+    """What a Teacher needs of the app: the playground and its one command path, the
+    exports, the next scenario's opening, a refresh after a step, and Textual's App
+    (its size and classes, its dialogs)."""
+
+    playground: Playground
+    executor: Executor
+    exports: Exports
+
+    @property
+    def size(self) -> Size: ...
+
+    def has_class(self, *class_names: str) -> bool: ...
+
+    def push_screen(self, screen: Any, *args: Any, **kwargs: Any) -> Any: ...
+
+    async def push_screen_wait(self, screen: Any) -> Any: ...
+
+    def call_later(self, callback: Callable[..., Any], *args: Any, **kwargs: Any) -> bool: ...
+
+    def open_scenario(self, scenario: Scenario, challenge: bool = False) -> Awaitable[None] | None: ...
+
+    def refresh_everything(self) -> None: ...
+
 TYPING_SPEEDS = [0, 20, 40, 80, 160]  # characters per second; 0 = no typing animation
 
 
 class Teacher:
     """One open scenario on its screen (lesson_screen.py, challenge_screen.py)."""
 
-    stepper = None    # a lesson's engine Stepper (lesson_teacher.py)
-    challenge = None  # a challenge's engine Challenge (challenge_teacher.py)
+    stepper: Stepper | None = None        # a lesson's engine Stepper (lesson_teacher.py)
+    challenge: Challenge | None = None    # a challenge's engine Challenge (challenge_teacher.py)
     won: bool | None = None  # a challenge's outcome once both are done
 
-    def __init__(self, screen, scenario: Scenario) -> None:
-        self.screen = screen  # the lesson's or the challenge's screen: its panes and narration
-        self.app = screen.app
+    def __init__(self, screen: ScenarioScreen, scenario: Scenario) -> None:
+        """Args:
+            screen: the lesson's or the challenge's screen: its panes and narration.
+            scenario: the scenario it opens.
+        """
+        self.screen = screen
+        self.app = cast("TeacherHost", screen.app)  # (a PlaygroundApp: tui/app.py checks that it is one)
         self.scenario = scenario
         self.speed_index = 2
         self.autoplay = False
@@ -56,9 +97,17 @@ class Teacher:
         """A fresh server holding the scenario's state before its first step."""
         raise NotImplementedError
 
+    async def move(self, client: str) -> None:
+        """A challenge: `client` moves one step (challenge_teacher.py); a lesson has no moves."""
+        raise NotImplementedError
+
     def start_message(self) -> Text:
         """What the narration says before the first step."""
         raise NotImplementedError
+
+    def spec_goal(self) -> str:
+        """The challenge's goal, as the scenario states it ("" for a scenario without one)."""
+        return self.scenario.challenge.goal if self.scenario.challenge else ""
 
     def explore_part(self) -> int:
         """The part (from 1) whose schedules `s` explores."""
@@ -134,7 +183,8 @@ class Teacher:
         self.won = None
         self.sleep_until = None
         await self.reset()
-        self.app.playground.writes.forget()
+        if self.app.playground.writes is not None:
+            self.app.playground.writes.forget()
         self.started_at = time.monotonic()
         self.typed.clear()
         self.message = self.start_message()
@@ -159,19 +209,18 @@ class Teacher:
         servers of its own and show the outcomes; the one picked opens as a scenario of
         its own order. Esc comes back to the same step, with the same keys and clients
         (the lesson's server was never touched)."""
+        from playground.errors import ServerError
         from playground.explore.explorer import ExploreError
         from playground.explore.free_play import explore_apart
         from playground.explore.schedule_replay import schedule_scenario
-        from playground.server import ServerError, choose_binary
         from playground.tui.screens.explore_screen import ExploreScreen
 
         part = self.explore_part()
         before = self.message
         self.message = Text(tr("Running every schedule on a server of its own…"), style="italic")
         self.render()
-        server = self.app.playground.server
         try:
-            binary = server.binary if server is not None else choose_binary(None)
+            binary = self.app.playground.binary_apart()
             result = await explore_apart(self.scenario, part, binary)
         except (ExploreError, ServerError, OSError) as exc:
             self.message = Text(str(exc), style="bold red")
@@ -194,9 +243,8 @@ class Teacher:
 
     def export_timeline(self) -> Path | None:
         source = self.source
-        return self.app.write_export(f"{self.scenario.id}-timeline.md",
-                                     f"# {self.scenario.title}\n\n" + source.timeline.render_markdown(self.scenario.clients),
-                                     N_("timeline written to {path}"))
+        text = f"# {self.scenario.title}\n\n" + source.timeline.render_markdown(self.scenario.clients)
+        return self.app.exports.write(f"{self.scenario.id}-timeline.md", text, N_("timeline written to {path}"))
 
     async def show_timeline(self) -> None:
         self.app.push_screen(TimelineScreen(self.timeline_text, self.export_timeline))  # (made again after F12)
@@ -231,7 +279,7 @@ class Teacher:
         narration shows the steps, not the lesson's summary."""
         if self.stepper is not None:
             return 0 < self.stepper.cursor < len(self.stepper.flat)
-        return bool(self.challenge.moves)
+        return self.challenge is not None and bool(self.challenge.moves)
 
     def render(self) -> None:
         from playground.tui.teaching.teacher_view import narration_text

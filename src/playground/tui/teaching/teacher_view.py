@@ -5,6 +5,7 @@ challenge's goal and programs."""
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 
@@ -13,8 +14,14 @@ from playground.i18n import tr
 from playground.tui.help_text import key_hint
 from playground.tui.teaching.teaching_text import script_block, step_shown, when_text
 
+if TYPE_CHECKING:
+    from playground.scenario.challenge import Challenge
+    from playground.scenario.model import Part
+    from playground.scenario.stepper import Stepper
+    from playground.tui.teaching.teacher import Teacher
 
-def _header(teacher) -> Text:
+
+def _header(teacher: Teacher) -> Text:
     text = Text()
     text.append(f" {teacher.clock_shown} ", style="bold reverse")
     text.append("  " + teacher.scenario.title, style="bold")
@@ -25,7 +32,7 @@ def _header(teacher) -> Text:
     return text
 
 
-def _message_line(teacher) -> Text:
+def _message_line(teacher: Teacher) -> Text:
     """What the last action said, ending its own line."""
     message = teacher.message.copy()
     if message.plain and not message.plain.endswith("\n"):
@@ -33,67 +40,80 @@ def _message_line(teacher) -> Text:
     return message
 
 
-def narration_text(teacher) -> Text:
+def narration_text(teacher: Teacher) -> Text:
+    """The narration panel's text for `teacher`'s scenario as it stands: the header, the
+    lesson's summary (before and after the steps), then the challenge's goal and programs
+    or where the lesson is and its next step, and a word on commands typed by hand."""
     text = _header(teacher)
     if not teacher.running():  # the lesson's summary: before and after, not in the way of the steps
         text.append(" ".join(teacher.scenario.lesson.split()) + "\n", style="italic")
     if teacher.challenge is not None:
-        text.append_text(_message_line(teacher))  # a win first: a short screen must show it
-        text.append(tr("Challenge: {goal}", goal=teacher.spec_goal()) + "\n", style="bold magenta")
-        for client in teacher.challenge.programs:
-            program, done = teacher.challenge.shown(client)
-            ended = client in teacher.challenge.ended
-            text.append(f"{client}: ", style="bold")
-            for i, step in enumerate(program):
-                style = "dim strike" if i < done else ("dim" if ended else "bold reverse" if i == done else "")
-                if step.when is not None:  # oversell: what makes a client stop
-                    text.append(tr("if {condition}: ", condition=when_text(step)), style=(style + " italic").strip())
-                text.append(step.display, style=style)
-                text.append("  ")
-            if ended:
-                text.append(tr("(its program has ended)"), style="italic")
-                if teacher.challenge.failure(client):  # it died, or ran past its time limit
-                    text.append("\n" + teacher.challenge.failure(client), style="bold red")
-            text.append("\n")
-        if not teacher.app.has_class("-short") and not teacher.presenter:  # short: the footer says it; presenter: F1
-            text.append(key_hint(teacher.screen) + "\n", style="dim")
-    else:
-        st = teacher.stepper
-        total = len(st.flat)
-        nxt = st.next_step()
-        # The part of the step on screen: the header changes part when the part starts.
-        if st.results:
-            part = teacher.scenario.parts[st.flat[st.cursor - 1][0]]
-        else:
-            part = nxt[0] if nxt else None
-        where = step_shown(st.cursor if nxt else total, total)
-        if nxt is None and st.time_dependent:
-            where += tr(" · time runs again: TTLs count down")
-        if part is not None and part.name:
-            where += tr(" · part: {name}", name=part.name)
-        right, asked = teacher.score()
-        if asked:
-            where += tr(" · predictions {right}/{asked}", right=right, asked=asked)
-        where += tr(" · typing {speed}", speed=tr("off") if not teacher.speed else f"{teacher.speed}/s")
-        if teacher.autoplay:
-            where += tr(" · autoplay ▶")
-        text.append(where + "\n", style="bold cyan")
-        start = len(text)
-        text.append_text(_message_line(teacher))  # what just happened first: a long script must not hide it
-        if teacher.presenter:  # for the back of the room
-            text.stylize("bold", start, len(text))
-        if nxt is not None:
-            p, step = nxt
-            if st.results and p is not part and p.name:
-                text.append(tr("next part: {name}", name=p.name) + "\n", style="bold magenta")
-            text.append(tr("next: {step}", step=teacher.next_line(step)) + "\n",
-                        style="bold cyan" if teacher.presenter else "cyan")
-            if step.sleep:
-                text.append(tr("  (first {seconds:g} s pass: the step sleeps)", seconds=step.sleep) + "\n", style="yellow")
-            text.append_text(script_block(teacher.scenario, step.display))
-        if not teacher.app.has_class("-short") and not teacher.presenter:  # short: the footer says it; presenter: F1
-            text.append(key_hint(teacher.screen) + "\n", style="dim")
+        _challenge_part(teacher, teacher.challenge, text)
+    elif teacher.stepper is not None:
+        _lesson_part(teacher, teacher.stepper, text)
+    if not teacher.app.has_class("-short") and not teacher.presenter:  # short: the footer says it; presenter: F1
+        text.append(key_hint(teacher.screen) + "\n", style="dim")
     if teacher.typed:
         text.append(tr("You typed {commands} by hand: the next steps may not match the lesson. "
                        "w rewinds to this step.", commands=teacher.typed_text()) + "\n", style="bold yellow")
     return text
+
+
+def _challenge_part(teacher: Teacher, challenge: Challenge, text: Text) -> None:
+    """A challenge's: what the last move said, the goal, each client's program and where it is."""
+    text.append_text(_message_line(teacher))  # a win first: a short screen must show it
+    text.append(tr("Challenge: {goal}", goal=teacher.spec_goal()) + "\n", style="bold magenta")
+    for client in challenge.programs:
+        program, done = challenge.shown(client)
+        ended = client in challenge.ended
+        text.append(f"{client}: ", style="bold")
+        for i, step in enumerate(program):
+            style = "dim strike" if i < done else ("dim" if ended else "bold reverse" if i == done else "")
+            if step.when is not None:  # oversell: what makes a client stop
+                text.append(tr("if {condition}: ", condition=when_text(step)), style=(style + " italic").strip())
+            text.append(step.display, style=style)
+            text.append("  ")
+        if ended:
+            text.append(tr("(its program has ended)"), style="italic")
+            failure = challenge.failure(client)
+            if failure:  # it died, or ran past its time limit
+                text.append("\n" + failure, style="bold red")
+        text.append("\n")
+
+
+def _lesson_part(teacher: Teacher, st: Stepper, text: Text) -> None:
+    """A lesson's: where it is, what just happened, the next step with its scripts."""
+    total = len(st.flat)
+    nxt = st.next_step()
+    # The part of the step on screen: the header changes part when the part starts.
+    part: Part | None
+    if st.results:
+        part = teacher.scenario.parts[st.flat[st.cursor - 1][0]]
+    else:
+        part = nxt[0] if nxt else None
+    where = step_shown(st.cursor if nxt else total, total)
+    if nxt is None and st.time_dependent:
+        where += tr(" · time runs again: TTLs count down")
+    if part is not None and part.name:
+        where += tr(" · part: {name}", name=part.name)
+    right, asked = teacher.score()
+    if asked:
+        where += tr(" · predictions {right}/{asked}", right=right, asked=asked)
+    where += tr(" · typing {speed}", speed=tr("off") if not teacher.speed else f"{teacher.speed}/s")
+    if teacher.autoplay:
+        where += tr(" · autoplay ▶")
+    text.append(where + "\n", style="bold cyan")
+    start = len(text)
+    text.append_text(_message_line(teacher))  # what just happened first: a long script must not hide it
+    if teacher.presenter:  # for the back of the room
+        text.stylize("bold", start, len(text))
+    if nxt is not None:
+        p, step = nxt
+        if st.results and p is not part and p.name:
+            text.append(tr("next part: {name}", name=p.name) + "\n", style="bold magenta")
+        text.append(tr("next: {step}", step=teacher.next_line(step)) + "\n",
+                    style="bold cyan" if teacher.presenter else "cyan")
+        if step.sleep:
+            text.append(tr("  (first {seconds:g} s pass: the step sleeps)", seconds=step.sleep) + "\n",
+                        style="yellow")
+        text.append_text(script_block(teacher.scenario, step.display))

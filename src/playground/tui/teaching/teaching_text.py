@@ -63,6 +63,7 @@ def step_shown(ran: int, total: int) -> str:
 
 
 def clock(seconds: float) -> str:
+    """A scenario clock as the narration's header shows it (m:ss)."""
     seconds = max(0, int(seconds))
     return f"{seconds // 60}:{seconds % 60:02d}"
 

@@ -23,7 +23,8 @@ def topology_commands(app):
                 ("pause-replication", N_("a replica answers reads but applies nothing new")),
                 ("resume-replication", N_("the replica catches up")),
                 ("promote", N_("a replica becomes a primary"))):
-            yield SystemCommand(tr("Server: {action} {node}", action=action, node=node.name), f"{where}: {tr(help_text)}",
+            yield SystemCommand(tr("Server: {action} {node}", action=action, node=node.name),
+                                f"{where}: {tr(help_text)}",
                                 lambda text=f"{action} {node.name}": run_action(app, text))
         for client in app.clients:
             yield SystemCommand(tr("Server: connect {client} to {node}", client=client, node=node.name),

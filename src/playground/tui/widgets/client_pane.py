@@ -12,6 +12,9 @@ from __future__ import annotations
 import time
 from collections import deque
 from collections.abc import Callable
+from contextlib import AbstractContextManager
+from functools import partial
+from typing import TYPE_CHECKING
 
 from rich.cells import cell_len
 from rich.text import Text
@@ -24,7 +27,7 @@ from textual.widgets import Static
 
 from playground.cells import cut, width
 from playground.engine import events as ev
-from playground.engine.session import ClientState
+from playground.engine.client_state import ClientState
 from playground.history import History
 from playground.i18n import N_, Translated, again, current_language, tr, tr_check
 from playground.served import label
@@ -41,6 +44,9 @@ from playground.tui.widgets.pane_prompt import PanePrompt
 from playground.tui.widgets.pane_services import PaneServices
 from playground.tui.widgets.pane_state import describe_state, hanging, node_prompt, reply_style, set_line
 
+if TYPE_CHECKING:
+    from playground.scenario.checks import CheckResult
+
 SHOW_LIMIT = 64 * 1024  # bytes of one reply drawn in a pane; the rest is summarised
 ONE_FRAME_FOR = 0.025
 """Seconds the screen may wait, after Enter, for the line's reply and state: the line, its
@@ -50,6 +56,11 @@ WHY_STYLE = "italic #8f8fc8"  # a "why" (engine/why.py): a note, never mistaken 
 GUTTER_STYLE = "dim"
 Entry = tuple[str, int | None, Text | Callable[[], Text], Text | None]
 """One thing a pane drew: (kind, server-order number or None, text, the text without its secrets or None)."""
+
+
+def failed_check_line(check: CheckResult) -> Text:
+    """A failed check of a step, on a line of its own (made anew in the language shown)."""
+    return Text(f"  ✗ {tr_check(check.what)}: {check.detail}", style="bold white on red")
 
 
 def checks_line(checks, cells: int = 0) -> Text | None:
@@ -104,14 +115,15 @@ class ClientPane(Vertical):
         self.client = client
         self.border_title = tr("Client {name}", name=client)
         self._pending_since: float | None = None
-        self._frame = None  # App.batch_update while a typed line's reply is awaited (ONE_FRAME_FOR)
+        self._frame: AbstractContextManager[None] | None = None
+        """App.batch_update while a typed line's reply is awaited (ONE_FRAME_FOR)."""
         self._printed: list[bytes] = []        # what the running line printed (the transcript)
         self._record_as: str | None = None     # how the recorder writes the running line
         self.history = history if history is not None else History.for_client(client)
         # Everything drawn, to draw it again when the gutter or the whys are switched on or off:
         # (kind, server-order number or None, text, the text without its secrets or None);
         # kind "why" is hidden while whys are off.
-        self.drawn_lines: deque[tuple[str, int | None, Text, Text | None]] = deque(maxlen=5000)
+        self.drawn_lines: deque[Entry] = deque(maxlen=5000)
         self._rendered = RenderedLines(lambda: self.app.console)  # each entry's lines, per way it is shown
         self.outcome: str = ""  # what the last command's reply means, on the state line until the next
 
@@ -388,8 +400,8 @@ class ClientPane(Vertical):
 
     def _hold_frame(self) -> None:
         if self._frame is None:
-            self._frame = self.app.batch_update()
-            self._frame.__enter__()
+            self._frame = frame = self.app.batch_update()
+            frame.__enter__()
             self.set_timer(ONE_FRAME_FOR, self._release_frame)
 
     def _release_frame(self) -> None:
@@ -433,7 +445,7 @@ class ClientPane(Vertical):
             recorder = self.services.recorder()
             if recorder is not None:
                 recorder.abandoned(self.client)  # a command still open was cancelled
-            if result is not None:  # the app keeps the transcript
+            if result is not None and argv is not None:  # the app keeps the transcript
                 text = b"".join(self._printed).decode("utf-8", "replace")
                 self.post_message(CommandDone(self.client, list(argv), result.reply,
                                               line=line or format_argv(argv), printed=text))
@@ -448,7 +460,8 @@ class ClientPane(Vertical):
             self.write(event.output, style=reply_style(event.reply), seq=event.seq,
                        secretless=redact_reply(list(event.argv), event.output.decode("utf-8", "replace")))
             if event.left_out:
-                self.write(tr("… ({count:,} more bytes of this reply not shown)", count=event.left_out), style="italic yellow")
+                self.write(tr("… ({count:,} more bytes of this reply not shown)", count=event.left_out),
+                           style="italic yellow")
             if recorder is not None and self._record_as is not None:
                 output = render(event.reply, list(event.argv)) if event.left_out else event.output
                 recorder.replied(self.client, output.decode("utf-8", "replace"), event.reply)
@@ -506,11 +519,10 @@ class ClientPane(Vertical):
         # one line per step: the commands stay in view; made anew when the log is redrawn
         # (Ctrl+T, Ctrl+Y, a new width, F12: the check names in the language shown)
         if checks_line(result.checks) is not None:
-            self.add(lambda: checks_line(result.checks, self.log_widget.scrollable_content_region.width))
+            self.add(lambda: checks_line(result.checks, self.log_widget.scrollable_content_region.width) or Text())
         for check in result.checks:
             if not check.ok:
-                self.add(lambda check=check: Text(f"  ✗ {tr_check(check.what)}: {check.detail}",
-                                                  style="bold white on red"))
+                self.add(partial(failed_check_line, check))
 
     def separator(self, name: str) -> None:
         """Teaching mode: a part of the scenario starts here."""

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, ClassVar
 
 from textual import events
 from textual.actions import SkipAction
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.message import Message
+from textual.timer import Timer
 from textual.widgets import Input
 
 from playground.engine.help import HelpIndex
@@ -19,9 +20,10 @@ from playground.served import served
 class CommandInput(Input):
     """An Input with redis-cli's line editing conveniences."""
 
-    BINDINGS = ([Binding("alt+w", "delete_left_word", "Delete the word to the left", show=False,
-                         tooltip=N_("delete the word to the left (in a browser Ctrl+W closes the tab)"))]
-                if served() else []) + [
+    BINDINGS: ClassVar[list[BindingType]] = [
+        *([Binding("alt+w", "delete_left_word", "Delete the word to the left", show=False,
+                   tooltip=N_("delete the word to the left (in a browser Ctrl+W closes the tab)"))]
+          if served() else []),
         Binding("up", "history(-1)", "Previous command", show=False, tooltip=N_("history: the previous command")),
         Binding("down", "history(1)", "Next command", show=False, tooltip=N_("history: the next command")),
         Binding("ctrl+r", "search_history", "Search", show=False,  # F1 lists it (80 columns: room for F12)
@@ -70,7 +72,7 @@ class CommandInput(Input):
         self._completion_at = -1
         self._set_value: str | None = None  # a value we set ourselves (Changed arrives later)
         self._value_changing = False  # between validate_value and watch_value: a keystroke's update
-        self._blinking = None  # the timer that ends the blinking (on_mount)
+        self._blinking: Timer | None = None  # the timer that ends the blinking (on_mount)
 
     # A keystroke: Input sets its virtual size to the text's width, and that asks for a
     # layout pass of the whole screen (every pane's widgets placed again) on each key. The
@@ -151,7 +153,8 @@ class CommandInput(Input):
 
     def _stop_blinking(self) -> None:
         self.cursor_blink = False  # (Input: a steady, visible cursor)
-        self._blinking.pause()
+        if self._blinking is not None:
+            self._blinking.pause()
 
     def _blink_again(self) -> None:
         """A key or the focus: the cursor blinks again, for BLINK_FOR seconds from now."""
@@ -239,7 +242,8 @@ class CommandInput(Input):
         that cannot be written is said once, and the history goes on in memory."""
         self.history.add(line, argv)
         if self.history.failure:
-            self.app.notify(self.history.failure + tr(" (history kept for this run only)"), severity="warning", timeout=10)
+            self.app.notify(self.history.failure + tr(" (history kept for this run only)"), severity="warning",
+                            timeout=10)
             self.history.failure = None
         self._pos = None
         self._search = None

@@ -115,7 +115,7 @@ class KeyFooter(Footer):
         dimmed rings the bell when clicked, whatever its class says)."""
         if drawn[1:] != keys[1:] or len(drawn[0]) != len(keys[0]):
             return False
-        for was, now in zip(drawn[0], keys[0]):
+        for was, now in zip(drawn[0], keys[0], strict=True):
             if was[:4] != now[:4] or was[5:] != now[5:] or (now[4] and not was[4]):
                 return False
         return True

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import time
+from collections.abc import Callable
 
 from rich.text import Text
 from textual import work
@@ -22,7 +23,7 @@ from textual.widgets import Input, Static
 from playground.engine.key_reader import Inspector, KeyInfo, Snapshot
 from playground.i18n import N_, tr, trn
 from playground.tui.widgets.pane_state import set_line
-from playground.tui.widgets.key_table import KeyTable
+from playground.tui.widgets.key_table import Cells, KeyTable
 from playground.tui.plain_text import plain
 from playground.tui.focus import focus_now
 
@@ -60,12 +61,14 @@ def summary_line(snap: Snapshot, pattern: str) -> str:
                    "{n:,} keys matching {pattern} shown (a sample: SCAN; {total:,} in db)", shown,
                    pattern=pattern, total=total)
     if snap.more > 0:
-        return tr("{shown:,} of {matching:,} keys matching {pattern} shown (the first by name; {total:,} in db)", shown=shown, matching=shown + snap.more, pattern=pattern, total=total)
+        return tr("{shown:,} of {matching:,} keys matching {pattern} shown (the first by name; {total:,} in db)",
+                  shown=shown, matching=shown + snap.more, pattern=pattern, total=total)
     return trn("{n:,} key matching {pattern} ({total:,} in db)", "{n:,} keys matching {pattern} ({total:,} in db)",
                shown, pattern=pattern, total=total)
 
 
 def format_ttl(info: KeyInfo, now: float | None = None) -> str:
+    """A key's TTL left (`now`: time.monotonic(), default now), or — for none."""
     left = info.ttl_left(now)
     return "—" if left is None else f"{left:.1f}s"
 
@@ -104,7 +107,7 @@ class KeyInspector(Vertical):
         self._last_read = -1e9  # time.monotonic() of the last read of the keys
         self.watchers: dict[bytes, list[tuple[str, bool]]] = {}  # key -> [(client, dirty)]
         self._pinned: list[bytes] | None = None  # set_pinned's keys; None: the writers the app tracks
-        self.held_ttl = lambda key, read_at: None
+        self.held_ttl: Callable[[bytes, float], tuple[int, float] | None] = lambda key, read_at: None
         """(key, when its TTL was read) -> the TTL (ms) to show and as of when, or None: the
         read is right (a lesson's clock: scenario/lesson_clock.py shown_ttl). A TTL a lesson
         holds while it waits for the class is shown held, not counting down; once the hold
@@ -166,10 +169,14 @@ class KeyInspector(Vertical):
                 self._wanted = False
                 self._last_read = time.monotonic()
                 pattern = self.pattern
+                inspector = self.inspector
+                if inspector is None:  # (detached: nothing to read)
+                    break
                 try:
-                    snap = await self.inspector.snapshot(pattern.encode() or b"*", self.pinned_keys())
+                    snap = await inspector.snapshot(pattern.encode() or b"*", self.pinned_keys())
                 except Exception as exc:  # server busy or gone: keep the last picture
-                    set_line(self.query_one("#summary", Static), Text(tr("(keys not readable now: {error})", error=exc)))
+                    set_line(self.query_one("#summary", Static),
+                             Text(tr("(keys not readable now: {error})", error=exc)))
                     return
                 if pattern == self.pattern:  # stale-result guard: the filter changed meanwhile
                     self.snapshot = snap
@@ -210,7 +217,7 @@ class KeyInspector(Vertical):
         else:
             self._ttl_ticker.pause()
         now = time.monotonic()
-        rows = []
+        rows: list[tuple[str, Cells]] = []
         for k in new.keys:
             writes = self.playground.writes
             who = writes.last_writer.get(k.name, "") if writes else ""
@@ -231,6 +238,8 @@ class KeyInspector(Vertical):
 
     @work(exclusive=True, group="detail", exit_on_error=False)
     async def _show_detail(self, key: bytes) -> None:
+        if self.inspector is None:
+            return
         try:
             detail = await self.inspector.detail(key)
         except Exception as exc:

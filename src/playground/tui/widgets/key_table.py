@@ -116,7 +116,7 @@ class KeyTable(Widget, can_focus=True):
         cells = [c for _, c in rows]
         widths = self._natural_widths(cells)
         if keys == self._keys and widths == self._widths:
-            for index, (new, old) in enumerate(zip(cells, self._rows)):
+            for index, (new, old) in enumerate(zip(cells, self._rows, strict=True)):
                 if new != old:
                     self._rows[index] = new
                     self._redraw_row(index)
@@ -198,7 +198,7 @@ class KeyTable(Widget, can_focus=True):
 
     def _line(self, cells, widths: list[int], style: Style) -> Strip:
         text = Text(no_wrap=True, overflow="ellipsis")
-        for cell, width in zip(cells, widths):
+        for cell, width in zip(cells, widths, strict=False):  # (a short row: its cells, the rest blank)
             part = cell.copy() if isinstance(cell, Text) else Text(cell)
             part.truncate(width, overflow="ellipsis", pad=True)
             text.append(" " * PAD)
@@ -226,11 +226,11 @@ class KeyTable(Widget, can_focus=True):
         if index == self.cursor:  # the cursor's background under the cells' own (a red badge stays red)
             cursor = self.get_component_rich_style("key-table--cursor")
             return self._line(self._rows[index], widths, base + Style(bgcolor=cursor.bgcolor))
-        strip = self._strips.get(index)
-        if strip is None or strip.cell_length != width:
+        kept = self._strips.get(index)
+        if kept is None or kept.cell_length != width:
             style = base + self.get_component_rich_style("key-table--even-row") if index % 2 else base
-            strip = self._strips[index] = self._line(self._rows[index], widths, style)
-        return strip
+            kept = self._strips[index] = self._line(self._rows[index], widths, style)
+        return kept
 
     # ---- cursor and view --------------------------------------------------------------
 

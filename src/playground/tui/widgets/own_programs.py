@@ -11,6 +11,9 @@ gone. Replies go back to the program byte for byte (the gate never re-encodes th
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
+
 from rich.text import Text
 from textual.widgets import Static
 
@@ -18,6 +21,14 @@ from playground.i18n import tr
 from playground.resp.cli_format import render_head
 from playground.served import label
 from playground.tui.plain_text import visible
+
+if TYPE_CHECKING:
+    from textual.screen import Screen
+    from textual.worker import Worker
+
+    from playground.engine.executor import Executor
+    from playground.engine.playground import Playground
+    from playground.gate.endpoint import Gate
 
 SHOWN = 3  # program connections on screen (the newest): the two panes keep their room at 80×24
 
@@ -62,12 +73,35 @@ class ProgramsPanel(Static):
     """
 
 
+class OwnProgramsHost(Protocol):
+    """What OwnPrograms needs of the app: its playground and executor, the mode's screen
+    (its programs line and keys), and Textual's App methods."""
+
+    playground: Playground
+    executor: Executor
+
+    @property
+    def mode_screen(self) -> Screen[Any]: ...
+
+    def refresh_bindings(self) -> None: ...
+
+    def notify(self, message: str, *, title: str = "", severity: Any = "information",
+               timeout: float | None = None, markup: bool = True) -> None: ...
+
+    def call_later(self, callback: Callable[..., Any], *args: Any, **kwargs: Any) -> bool: ...
+
+    def run_worker(self, work: Any, *args: Any, **kwargs: Any) -> Worker[Any]: ...
+
+
 class OwnPrograms:
     """The app's gate for programs started by hand, and what the panel shows of them."""
 
-    def __init__(self, app) -> None:
+    def __init__(self, app: OwnProgramsHost) -> None:
+        """Args:
+            app: the app whose gate this is (a PlaygroundApp).
+        """
         self.app = app
-        self.gate = None
+        self.gate: Gate | None = None
         self.url: str | None = None
         self._logged = 0           # gate.log entries already seen
         self._last: dict = {}      # GateClient -> its last answered command (Held)
@@ -86,15 +120,16 @@ class OwnPrograms:
 
             gate = Gate.for_playground(self.app.playground)
             # its commands go into the executor's records as typed ones do: lanes, why, "changed by"
-            ProgramLines(self.app.executor).attach(gate, name=lambda client: client.name)
-            self.url = await gate.listen(None)
+            ProgramLines(self.app.executor.recorder).attach(gate, name=lambda client: client.name)
+            self.url = url = await gate.listen(None)
             self.gate = gate
             gate.listeners.append(self._changed)
             self.app.playground.closing.append(self.close)
             self.app.mode_screen.query_one(ProgramsPanel).add_class("-open")
             self.app.refresh_bindings()
             self._refresh()
-        return self.url
+            return url
+        return self.url or ""
 
     async def close(self) -> None:
         gate, self.gate, self.url = self.gate, None, None
@@ -169,6 +204,8 @@ class OwnPrograms:
     def render(self) -> Text:
         gate = self.gate
         text = Text(no_wrap=True, overflow="ellipsis")
+        if gate is None:  # (closed: the panel is hidden)
+            return text
         free = tr("run free: on") if gate.free_running else tr("run free: off")
         text.append(tr("Your programs"), style="bold")
         text.append(" · " + label(tr("Ctrl+N: next")) + " · " + free

@@ -9,6 +9,7 @@ needs no scrollbar; scrolling back (mouse wheel) shows it, and new output hides 
 from __future__ import annotations
 
 from rich.text import Text
+from textual import events
 from textual.geometry import Size
 from textual.message import Message
 from textual.strip import Strip
@@ -106,7 +107,7 @@ class PaneLog(RichLog):
         self._following = new_value >= self.max_scroll_y - 0.5
         self.set_class(not self._following, "-reading-back")
 
-    def on_resize(self) -> None:
+    def on_resize(self, event: events.Resize) -> None:
         width = self.scrollable_content_region.width
         if self.drawn_width and width != self.drawn_width:
             self.post_message(self.Reflow())

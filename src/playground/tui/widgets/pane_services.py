@@ -10,6 +10,8 @@ from typing import Any, Callable
 
 @dataclass(frozen=True)
 class PaneServices:
+    """What every mode's client panes are given by the app (the same for each pane)."""
+
     playground: Any            # engine.playground.Playground
     executor: Any              # engine.executor.Executor: the one command path
     help: Callable[[], Any]    # the command help now (the bundled table until the server's is read)

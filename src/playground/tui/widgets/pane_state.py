@@ -8,7 +8,7 @@ import weakref
 from rich.text import Text
 from textual.widgets import Static
 
-from playground.engine.session import ClientState
+from playground.engine.client_state import ClientState
 from playground.i18n import tr
 from playground.resp.replies import Bool, Double, Err, Int, Nil, Status
 

@@ -217,6 +217,9 @@ class ReplayedProgram(Program):
         await self.replay.wait()
         return True
 
+    async def drained(self) -> None:
+        """Nothing of it to end or read: it is no process."""
+
     async def stop(self, why: str | None = None) -> None:
         if self.task is not None and not self.task.done():
             self.stopped = self.stopped or why

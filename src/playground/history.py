@@ -14,6 +14,7 @@ import stat
 import tempfile
 from pathlib import Path
 
+from playground.i18n import tr
 from playground.resp.cli_lines import RepeatError, SplitError, parse_line
 from playground.resp.cli_secrets import is_sensitive
 from playground.visible import LINES, visible
@@ -98,10 +99,13 @@ def create_private(directory: Path, stem: str, suffix: str, attempts: int = 1000
     raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), str(directory / f"{stem}{suffix}"))
 
 
-def write_failure(path, exc: OSError) -> str:
-    """One line for a write that failed: the path and the OS's reason."""
-    from playground.i18n import tr
+def write_failure(path: Path | str, exc: OSError) -> str:
+    """One line for a write that failed: the path and the OS's reason.
 
+    Args:
+        path: the file written (named when the error names none).
+        exc: the error the write raised.
+    """
     return tr("Could not write {path}: {reason}", path=exc.filename or path,
               reason=exc.strerror or exc.__class__.__name__)
 
@@ -129,7 +133,7 @@ class History:
                 stored = []
             self.lines = [line for line in stored if keeps(line)][-MAX_LINES:]
             if stored:
-                self._tighten(rewrite=len(self.lines) != len(stored))
+                self._tighten(path, rewrite=len(self.lines) != len(stored))
 
     @classmethod
     def for_client(cls, name: str) -> "History":
@@ -151,17 +155,18 @@ class History:
             except OSError as exc:  # read-only home, full disk: keep history for this run only
                 self.failure, self.path = write_failure(self.path, exc), None
 
-    def _tighten(self, rewrite: bool) -> None:
-        """Make an existing file 0600 in a 0700 directory; rewrite it without dropped lines."""
+    def _tighten(self, path: Path, rewrite: bool) -> None:
+        """Make the existing file `path` 0600 in a 0700 directory; rewrite it without
+        dropped lines."""
         try:
-            private_dir(self.path.parent)
+            private_dir(path.parent)
             if rewrite:
-                with open_private(self.path, "w") as f:
+                with open_private(path, "w") as f:
                     f.write("".join(line + "\n" for line in self.lines))
             else:
-                self.path.chmod(0o600)
+                path.chmod(0o600)
         except OSError as exc:  # said with the first line typed
-            self.failure, self.path = write_failure(self.path, exc), None
+            self.failure, self.path = write_failure(path, exc), None
 
     def search(self, text: str, before: int | None = None) -> int | None:
         """Index of the newest line containing `text`, older than `before`."""

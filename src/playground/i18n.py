@@ -20,8 +20,11 @@ from __future__ import annotations
 
 import gettext
 import os
-from collections.abc import Mapping
+import io
+from collections.abc import Callable, Mapping
 from pathlib import Path
+
+from playground.msgfmt import mo_bytes
 
 LANGUAGES = ["en", "zh"]  # the interface's languages, in the order F12 cycles through them
 ENGLISH = "en"
@@ -60,6 +63,11 @@ _translations: dict[tuple[str, Path], gettext.NullTranslations] = {}
 
 
 def po_path(lang: str) -> Path:
+    """Where `lang`'s catalogue (its .po source) is.
+
+    Args:
+        lang: a language code of LANGUAGES ("zh").
+    """
     return LOCALE_DIR / lang / "LC_MESSAGES" / f"{DOMAIN}.po"
 
 
@@ -69,10 +77,6 @@ def translation(lang: str) -> gettext.NullTranslations:
         return gettext.NullTranslations()
     key = (lang, LOCALE_DIR)
     if key not in _translations:
-        import io
-
-        from playground.msgfmt import mo_bytes
-
         path = po_path(lang)
         _translations[key] = gettext.GNUTranslations(io.BytesIO(mo_bytes(path.read_text(encoding="utf-8"),
                                                                           str(path))))
@@ -86,6 +90,7 @@ def set_language(lang: str) -> None:
 
 
 def current_language() -> str:
+    """The language of the interface now (a code of LANGUAGES)."""
     return _current
 
 
@@ -97,9 +102,13 @@ class Translated(str):
     """A text said in one language that can be said again in another (`again`): what the
     screen shows after F12 is redrawn from what was said, not from the words."""
 
-    def __new__(cls, text: str, say) -> "Translated":
+    say: Callable[..., str]
+    """lang -> the text in that language (a callable of one language code; `...`: a
+    lambda with a bound default, `lambda code, i=i: ...`, is one too)."""
+
+    def __new__(cls, text: str, say: Callable[..., str]) -> "Translated":
         said = super().__new__(cls, text)
-        said.say = say  # lang -> the text in that language
+        said.say = say
         return said
 
     def __copy__(self) -> "Translated":

@@ -20,6 +20,9 @@ PLURAL_SEPARATOR = "\x00"
 
 @dataclass
 class Entry:
+    """One entry of a .po file: its msgid (in its context, with its plural), its
+    translation(s), whether it is fuzzy, and its line (for errors)."""
+
     msgid: str
     msgstr: str = ""
     context: str | None = None

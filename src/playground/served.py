@@ -11,12 +11,15 @@ import os
 import re
 from pathlib import Path
 
+from playground.i18n import tr
+
 ENV = "REDIS_PLAYGROUND_SERVED"
 BROWSER_KEYS = {"ctrl+n": "alt+n", "ctrl+t": "alt+t", "ctrl+w": "alt+w", "ctrl+q": "alt+q"}
 """A key the browser keeps -> the key that stands for it under serve."""
 
 
 def served() -> bool:
+    """Whether this app runs under `serve` (in a browser tab)."""
     return os.environ.get(ENV) == "1"
 
 
@@ -52,8 +55,6 @@ def delivered(app, path: Path) -> bool:
     says so: True. In a terminal, False: the caller says where the file is."""
     if not served():
         return False
-    from playground.i18n import tr
-
     app.deliver_binary(path, save_filename=path.name, open_method="download",
                        mime_type=mimetypes.guess_type(path.name)[0] or "application/octet-stream")
     app.notify(tr("{name}: sent to your browser as a download", name=path.name))

@@ -181,7 +181,7 @@ def test_the_preload_imports_the_app_and_starts_no_thread_and_no_process():
             "children = open(f'/proc/self/task/{os.getpid()}/children').read().split(); "
             "print(len(os.listdir('/proc/self/task')), len(children), "
             "'playground.tui.app' in sys.modules, 'textual.app' in sys.modules, "
-            "'playground.tui.screens.lesson_screen' in sys.modules, 'playground.gate.lesson' in sys.modules, "
+            "'playground.tui.screens.lesson_screen' in sys.modules, 'playground.scenario.programs.lesson' in sys.modules, "
             "'playground.classroom.lesson_source' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], env=_env(), capture_output=True, text=True, timeout=DEADLINE)
     assert out.stdout.split() == ["1", "0", "True", "True", "True", "True", "True"], out.stdout + out.stderr

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from playground.explore.explorer import ExploreError, explore
-from playground.gate.lesson import LessonPrograms
+from playground.scenario.programs.lesson import LessonPrograms
 from playground.scenario.loader import load_scenario
 
 pytest.importorskip("redis")

@@ -27,7 +27,7 @@ def preload() -> None:
     from playground.classroom import lesson_source  # noqa: F401
     from playground.tui.screens import challenge_screen, lesson_screen  # noqa: F401
     from playground.engine import server_actions  # noqa: F401
-    from playground.gate import lesson  # noqa: F401
+    from playground.scenario.programs import lesson  # noqa: F401
     from playground.scenario import lesson_clock, server_steps  # noqa: F401
     from playground.tui.teaching import challenge_teacher, lesson_teacher, teacher_view  # noqa: F401
 

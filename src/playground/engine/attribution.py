@@ -13,15 +13,18 @@ whoever ran it.
 
 from __future__ import annotations
 
-from playground.engine.catalogue import SCRIPT_COMMANDS, wrote_nothing
+from collections.abc import Callable
+
+from playground.engine.catalogue import SCRIPT_COMMANDS, Catalogue, wrote_nothing
 from playground.engine.units import Unit, script_keys
 from playground.resp.replies import Array, Err
+from playground.resp.side_connection import SideConnection
 
 
 class WriteTracker:
     """Remembers the last client that wrote each key, from the units that ran."""
 
-    def __init__(self, reader, catalogue) -> None:
+    def __init__(self, reader: SideConnection, catalogue: Callable[[], Catalogue]) -> None:
         self.reader = reader                      # a SideConnection (read-only use)
         self.catalogue = catalogue                # () -> the playground's Catalogue: whether a command writes
         self.last_writer: dict[bytes, str] = {}
@@ -69,7 +72,7 @@ class WriteTracker:
         if not await self._is_write(cmd):
             return set()
         reply, = await self.reader.run([[b"COMMAND", b"GETKEYS", *argv]])
-        return {bytes(k) for k in reply} if isinstance(reply, Array) else set()
+        return {bytes(k) for k in reply if isinstance(k, bytes)} if isinstance(reply, Array) else set()
 
     async def _is_write(self, cmd: bytes) -> bool:
         """The server's `write` flag, asked of the one catalogue (engine/catalogue.py)."""

@@ -26,7 +26,9 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from playground.engine.command_info import (
     CommandInfo,
@@ -34,7 +36,7 @@ from playground.engine.command_info import (
     spec_keys,
     spec_positions,
 )
-from playground.resp.replies import Array, Bulk, Err, Int, Map, Nil, Status
+from playground.resp.replies import Array, Bulk, Err, Int, Map, Nil, Reply, Status
 
 # -- corrections: what COMMAND INFO does not say ----------------------------------------
 
@@ -122,7 +124,7 @@ UNSUBSCRIBES = {b"unsubscribe": "channels", b"punsubscribe": "patterns", b"sunsu
 SUBSCRIBE_FAMILY = frozenset(SUBSCRIBES) | frozenset(UNSUBSCRIBES)
 
 
-def wrote_nothing(argv, reply) -> bool:
+def wrote_nothing(argv: Sequence[bytes], reply: object) -> bool:
     """Does this reply of a write command say it changed nothing? Where the server
     cannot tell who wrote (no key events: a topology, a --url server), a SET NX that
     lost is no write of its client's (a value it did not set arrived by replication)."""
@@ -163,9 +165,10 @@ class Effect:
     @property
     def touched(self) -> frozenset[bytes] | None:
         """Every key read or written (None: any)."""
-        if self.reads is None or self.written is None:
+        written = self.written
+        if self.reads is None or written is None:
             return None
-        return self.reads | self.writes
+        return self.reads | written
 
     @property
     def written(self) -> frozenset[bytes] | None:
@@ -182,7 +185,7 @@ class Effect:
         return _meets(self.written, other.touched) or _meets(other.written, self.touched)
 
 
-def _meets(a: frozenset | None, b: frozenset | None) -> bool:
+def _meets(a: frozenset[bytes] | None, b: frozenset[bytes] | None) -> bool:
     if a is None:
         return b is None or bool(b)
     if b is None:
@@ -194,7 +197,7 @@ NOTHING = Effect()
 ANYTHING = Effect(reads=None, writes=None)
 
 
-def block_timeout(argv) -> float | None:
+def block_timeout(argv: Sequence[bytes]) -> float | None:
     """Seconds a blocking command waits at most: 0.0 for ever; None when the line does
     not block (or its timeout cannot be read, which its callers treat as for ever)."""
     if not argv:
@@ -215,7 +218,7 @@ def block_timeout(argv) -> float | None:
         return None
 
 
-def may_block(argv) -> bool:
+def may_block(argv: Sequence[bytes]) -> bool:
     """Whether the line is one that may block (from its arguments alone)."""
     if not argv:
         return False
@@ -225,12 +228,12 @@ def may_block(argv) -> bool:
     return cmd in BLOCK_TIMEOUT_AT
 
 
-def may_load_scripts(argv) -> bool:
+def may_load_scripts(argv: Sequence[bytes]) -> bool:
     """Whether the line may leave a script cached or a function loaded (LOADS_SCRIPTS)."""
     return bool(argv) and bytes(argv[0]).lower() in LOADS_SCRIPTS
 
 
-def script_run(argv) -> tuple[str, bytes | None] | None:
+def script_run(argv: Sequence[bytes]) -> tuple[str, bytes | None] | None:
     """The script a line runs or loads (EVAL, EVAL_RO, EVALSHA, EVALSHA_RO, SCRIPT LOAD):
     (its SHA1 as the server names it, its source; None where the line gives only the
     SHA); None for any other line."""
@@ -246,7 +249,7 @@ def script_run(argv) -> tuple[str, bytes | None] | None:
     return None
 
 
-def depends_on_time(argv) -> bool:
+def depends_on_time(argv: Sequence[bytes]) -> bool:
     """Whether the line sets, reads or removes a TTL, reads the clock, or blocks with a
     timeout (from its arguments alone; a script is not looked into: see `Effect.time`)."""
     if not argv:
@@ -263,7 +266,7 @@ TTL_READS = frozenset((b"ttl", b"pttl", b"expiretime", b"pexpiretime"))
 """Commands that only read a key's time to live (or its absolute expiry)."""
 
 
-def ttl_read(argv) -> bytes | None:
+def ttl_read(argv: Sequence[bytes]) -> bytes | None:
     """The key whose time to live the line only reads (TTL, PTTL, EXPIRETIME,
     PEXPIRETIME), or None."""
     if len(argv) == 2 and bytes(argv[0]).lower() in TTL_READS:
@@ -274,7 +277,7 @@ def ttl_read(argv) -> bytes | None:
 _TTL_SCALE = {b"setex": 1.0, b"psetex": 0.001, b"expire": 1.0, b"pexpire": 0.001}
 
 
-def ttl_set(argv) -> tuple[bytes, float] | None:
+def ttl_set(argv: Sequence[bytes]) -> tuple[bytes, float] | None:
     """(key, seconds) when the line gives a key a time to live from now (SETEX, PSETEX,
     EXPIRE, PEXPIRE, SET ... EX/PX); None for any other line, or one whose TTL is no number."""
     name = bytes(argv[0]).lower() if len(argv) > 2 else b""
@@ -290,7 +293,7 @@ def ttl_set(argv) -> tuple[bytes, float] | None:
     return None
 
 
-def clock_free(argv, reply):
+def clock_free(argv: Sequence[bytes], reply: Reply) -> Reply:
     """`reply` with every reading of the clock in it replaced by CLOCK_MASK, for a line
     whose output holds some (`Catalogue.clock_output`): an integer reply that is not
     negative (TTL's -1 and -2 say something), the values of CLOCK_FIELDS, and the time in
@@ -304,14 +307,14 @@ def clock_free(argv, reply):
     return _fields_clock_free(reply)
 
 
-def _entry_clock_free(entry):
+def _entry_clock_free(entry: Reply) -> Reply:
     """A pending entry, its time (the item before the delivery count) masked."""
     if isinstance(entry, Array) and len(entry) >= 3 and isinstance(entry[-2], Int):
         return Array([*entry[:-2], CLOCK_MASK, entry[-1]])
     return entry
 
 
-def _fields_clock_free(value):
+def _fields_clock_free(value: Reply) -> Reply:
     if isinstance(value, Map):
         return Map((k, _field_clock_free(k, v)) for k, v in value)
     if not isinstance(value, Array):
@@ -322,7 +325,7 @@ def _fields_clock_free(value):
     return Array(_fields_clock_free(v) for v in value)
 
 
-def _field_clock_free(field, value):
+def _field_clock_free(field: Reply, value: Reply) -> Reply:
     name = bytes(field).lower() if isinstance(field, (bytes, Bulk, Status)) else b""
     if name in CLOCK_FIELDS and isinstance(value, Int):
         return CLOCK_MASK
@@ -331,7 +334,7 @@ def _field_clock_free(field, value):
     return _fields_clock_free(value)
 
 
-def _sort_effect(argv) -> Effect:
+def _sort_effect(argv: Sequence[bytes]) -> Effect:
     """SORT/SORT_RO: the sorted key; BY and GET patterns name keys from the sorted
     values (unknown: any key), STORE writes its key. COMMAND GETKEYS names neither."""
     if len(argv) < 2:
@@ -355,11 +358,20 @@ def _sort_effect(argv) -> Effect:
     return Effect(reads=None if reads_any else frozenset((bytes(argv[1]),)), writes=frozenset(writes))
 
 
+class CommandReader(Protocol):
+    """What the catalogue asks COMMAND INFO over: a connection that runs a pipeline (a
+    SideConnection; on a cluster, the inspector's own node)."""
+
+    async def run(self, commands: list[list[bytes]]) -> list[Reply]:
+        """Send `commands` as one pipeline; their replies."""
+        ...
+
+
 class Catalogue:
     """Each command's description, asked of the server once per name; `effect` answers
     for a command line from it and the corrections above."""
 
-    def __init__(self, reader) -> None:
+    def __init__(self, reader: CommandReader | None) -> None:
         self.reader = reader
         self.commands: dict[bytes, CommandInfo | None] = {}
         self.described: set[bytes] = set()
@@ -370,7 +382,7 @@ class Catalogue:
         """The server's error the last time it would not answer COMMAND INFO (b"": none)."""
         self._asking: dict[bytes, asyncio.Future[None]] = {}   # name -> the answer a task awaits for it
 
-    async def learn(self, names) -> None:
+    async def learn(self, names: Iterable[bytes]) -> None:
         """Ask for the names not known yet, in one round trip (a failure leaves them
         unknown until asked again; a name the server does not know stays unknown:
         they conflict with everything). A name another task is asking about already
@@ -399,7 +411,10 @@ class Catalogue:
         user may not ask: NOPERM; forgotten again when the server could not answer)."""
         for name in new:
             self.commands[name] = None
+        reply: Reply | None
         try:
+            if self.reader is None:  # (no connection yet: as one gone)
+                raise ConnectionError("not connected")
             reply, = await self.reader.run([[b"COMMAND", b"INFO", *new]])
         except Exception:  # gone: nothing is known
             reply = None
@@ -428,17 +443,17 @@ class Catalogue:
         command = self.commands.get(bytes(typed).lower())
         return command.dangerous if command is not None else frozenset()
 
-    def own_name(self, typed) -> bytes | None:
+    def own_name(self, typed: bytes) -> bytes | None:
         """The server's own name for `typed` (after `learn`; rename-command); None: not known."""
         command = self.commands.get(bytes(typed).lower())
         return command.name if command is not None else None
 
-    async def effects(self, lines) -> list[Effect]:
+    async def effects(self, lines: Iterable[Sequence[bytes]]) -> list[Effect]:
         lines = list(lines)
         await self.learn(argv[0] for argv in lines if argv)
         return [self.effect(argv) for argv in lines]
 
-    def effect(self, argv, sleep: float = 0.0) -> Effect:
+    def effect(self, argv: Sequence[bytes], sleep: float = 0.0) -> Effect:
         """What the line does (after `learn` of its name; an unlearnt name: ANYTHING).
         `sleep`: seconds a scenario step lets pass first (then it depends on time)."""
         if not argv:
@@ -464,7 +479,7 @@ class Catalogue:
         reads, writes = self._keys(command, argv, name)
         return Effect(reads, writes, blocks, timeout if blocks and timeout else None, time)
 
-    def description(self, argv) -> CommandInfo | None:
+    def description(self, argv: Sequence[bytes]) -> CommandInfo | None:
         """The server's description of the line's command (after `learn`): a subcommand's
         own where the line names one the server describes (OBJECT ENCODING, MEMORY USAGE,
         XINFO STREAM: their container has no keys, each of them has), else the command's;
@@ -474,7 +489,7 @@ class Catalogue:
             return command.subcommand(bytes(argv[1]).lower()) or command
         return command
 
-    def writes_unnamed_keys(self, argv) -> bool:
+    def writes_unnamed_keys(self, argv: Sequence[bytes]) -> bool:
         """Does the line change keys it does not name, whole databases at once (after
         `learn`)? The server's word: flagged `write`, filed under @keyspace, and no key
         of its own (no key specification, no first key): FLUSHALL, FLUSHDB and SWAPDB on
@@ -486,7 +501,7 @@ class Catalogue:
         return (command is not None and b"write" in command.flags and b"@keyspace" in command.categories
                 and not command.specs and command.first <= 0)
 
-    def key_positions(self, argv) -> frozenset[int] | None:
+    def key_positions(self, argv: Sequence[bytes]) -> frozenset[int] | None:
         """Where the line's keys are in argv (after `learn`), from the server's key
         specifications (a subcommand's own: `description`): a script's or function's
         declared keys too (EVAL's KEYS). None: cannot tell (no description, an incomplete
@@ -507,7 +522,7 @@ class Catalogue:
             found.update(positions)
         return frozenset(found)
 
-    def clock_output(self, argv) -> bool:
+    def clock_output(self, argv: Sequence[bytes]) -> bool:
         """Does the line's reply hold readings of the clock (a TTL, an idle time, OBJECT
         FREQ's decaying counter), which differ from run to run? The server's word that
         its output is nondeterministic (`nondeterministic`, a subcommand's own tips
@@ -522,7 +537,7 @@ class Catalogue:
         full = words == [b"xinfo", b"stream"] and any(bytes(a).lower() == b"full" for a in argv[3:])
         return full or self.nondeterministic(argv) == b"nondeterministic_output"
 
-    def ttl_keys(self, argv) -> tuple[frozenset[bytes], float | None]:
+    def ttl_keys(self, argv: Sequence[bytes]) -> tuple[frozenset[bytes], float | None]:
         """The keys this line may give a time to live (set, change or remove one), and
         how long it gives, in seconds, where the line says (SETEX, PEXPIRE, SET ... PX;
         None: EXPIREAT, GETEX, RESTORE, a TTL from a script ...). A command that depends
@@ -546,7 +561,7 @@ class Catalogue:
         given = ttl_set(argv)
         return frozenset(writes or ()), given[1] if given else None
 
-    def nondeterministic(self, argv) -> bytes | None:
+    def nondeterministic(self, argv: Sequence[bytes]) -> bytes | None:
         """The server's word that the line's result may differ from run to run (after
         `learn`): its tip `nondeterministic_output` (SPOP, SRANDMEMBER, RANDOMKEY, TIME,
         XADD ...: the reply, and what it writes), `nondeterministic_output_order`
@@ -568,16 +583,17 @@ class Catalogue:
         return None
 
     @staticmethod
-    def _keys(command: CommandInfo, argv, name: bytes) -> tuple[frozenset | None, frozenset | None]:
+    def _keys(command: CommandInfo, argv: Sequence[bytes],
+              name: bytes) -> tuple[frozenset[bytes] | None, frozenset[bytes] | None]:
         if command.specs is None:    # before key specs: first, last, step and the readonly flag
             if command.first <= 0 or command.step <= 0 or b"movablekeys" in command.flags:
                 return None, None
             last = command.last if command.last >= 0 else len(argv) + command.last
             if command.first >= len(argv) or last >= len(argv) or last < command.first:
                 return None, None
-            keys = frozenset(bytes(k) for k in argv[command.first:last + 1:command.step])
-            writes = b"readonly" not in command.flags or name in WRITES_THOUGH_READONLY
-            return keys, keys if writes else frozenset()
+            named = frozenset(bytes(k) for k in argv[command.first:last + 1:command.step])
+            written = b"readonly" not in command.flags or name in WRITES_THOUGH_READONLY
+            return named, named if written else frozenset()
         if not command.specs:        # no keys at all: it may read any (DBSIZE, KEYS, SCAN), or write any
             return None, (frozenset() if b"readonly" in command.flags else None)   # (FLUSHALL)
         reads: set[bytes] = set()

@@ -20,9 +20,13 @@ no feed (`take` returns None) and attribution falls back to the commands' names.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterable
 
 from playground.engine.catalogue import SERVER_STATE
-from playground.engine.session import Session, replace
+from playground.engine.client_state import replace
+from playground.engine.playground import Playground
+from playground.engine.session import Session
+from playground.engine.units import Unit
 from playground.resp.replies import Array, Bulk, Err, Push
 
 EVENTS = b"EA"                     # every class of key event, keyevent channels only
@@ -40,7 +44,7 @@ _SYNC_TIMEOUT = 5.0  # seconds: a sync that never comes back (the server busy): 
 class ChangeFeed:
     """Key events of the private server, claimed by the units that caused them."""
 
-    def __init__(self, pg) -> None:
+    def __init__(self, pg: Playground) -> None:
         self.pg = pg
         self.session = Session("playground-changes", on_stream=self._on_frame)
         self._pool: list[tuple[bytes, bytes, int]] = []   # (key, event, takes seen)
@@ -53,12 +57,13 @@ class ChangeFeed:
         self._broken = False  # a new server: ask again (ready() before the next command)
 
     @staticmethod
-    def possible(pg) -> bool:
+    def possible(pg: Playground) -> bool:
         """Only on a private single server: never CONFIG SET on a server the user gave."""
         return pg.server is not None and pg.topology is None
 
     async def start(self) -> bool:
         """(Re)subscribe; False when the server will not (then there are no records)."""
+        assert self.pg.admin is not None  # (started)
         try:
             reply, = await self.pg.admin.run([[b"CONFIG", b"SET", b"notify-keyspace-events", EVENTS]])
             if reply != b"OK":
@@ -85,8 +90,9 @@ class ChangeFeed:
     async def close(self) -> None:
         await self.session.close()
 
-    def _on_frame(self, session, frame) -> None:
-        if not isinstance(frame, (Array, Push)) or len(frame) != 4 or bytes(frame[0]).lower() != b"pmessage":
+    def _on_frame(self, session: Session, frame: object) -> None:
+        if (not isinstance(frame, (Array, Push)) or len(frame) != 4 or not isinstance(frame[0], bytes)
+                or frame[0].lower() != b"pmessage"):
             return
         channel, key = frame[2], frame[3]
         if not isinstance(channel, Bulk) or not isinstance(key, Bulk):
@@ -143,12 +149,12 @@ class ChangeFeed:
         return claimed
 
 
-def ttl_only(events) -> bool:
+def ttl_only(events: Iterable[bytes]) -> bool:
     """Did these events change only a TTL?"""
     return bool(events) and all(e in TTL_EVENTS for e in events)
 
 
-async def record(pg, unit) -> None:
+async def record(pg: Playground, unit: Unit) -> None:
     """After `unit` replied: what it changed (`unit.changes`, from the feed when there is
     one), and which WATCHed keys of every client that makes dirty (`ClientState.dirty_keys`:
     the server's flag d says only that some key changed)."""
@@ -158,24 +164,26 @@ async def record(pg, unit) -> None:
         # may come from a command the script called after it wrote: only the server can say)
         # (commands that change no key are not asked about: after CLIENT PAUSE any question waits)
         commands = [argv for argv in unit.commands if argv and argv[0].lower() not in KEYLESS_STATE]
-        keys: set[bytes] | None = set()
+        written: set[bytes] = set()
+        keys: set[bytes] | None = written
         for effect in await pg.catalogue.effects(commands) if commands else ():
             if effect.writes is None:
                 keys = None
                 break
-            keys |= effect.writes
+            written |= effect.writes
         if keys is None or keys:
             unit.changes = await feed.take(None if keys is None else frozenset(keys))
             if unit.changes and unit.kind == "script":
                 unit.started = True  # it wrote, so it ran (whatever its error says)
         else:
             unit.changes = {}
-    expired = []
+    expired: list[bytes] = []
     if feed is not None:
         expired, feed.expired = feed.expired, []  # (expired since the last take: counted once)
     watching = [s for s in pg.sessions.values() if s.state.watched]
     if not watching:
         return
+    assert pg.writes is not None  # (started)
     changed = set(await pg.writes.keys_written(unit)) | set(expired)
     for session in watching:
         state = session.state

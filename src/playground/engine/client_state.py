@@ -42,7 +42,7 @@ class ClientState:
 _STATE_FIELDS = frozenset(f.name for f in fields(ClientState))
 
 
-def replace(state: ClientState, **changes) -> ClientState:
+def replace(state: ClientState, **changes: object) -> ClientState:
     """`dataclasses.replace` for ClientState without its per-call introspection: every
     command makes two of these, and the scenario runner's replay time is mostly such work."""
     assert _STATE_FIELDS.issuperset(changes), changes

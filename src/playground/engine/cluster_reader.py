@@ -14,12 +14,27 @@ and its replicas.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING
 
 from playground.engine.catalogue import Catalogue
 from playground.engine.key_reader import Inspector, KeyInfo, Snapshot
 from playground.resp.connection import Address
+from playground.resp.replies import Int, Reply
+
+if TYPE_CHECKING:  # (types only: the engine imports no server module for a --url playground)
+    from playground.server.topology import Topology
 
 SLOTS = 16384
+
+
+def _slot_ranges(reply: object) -> Iterator[tuple[int, int, int]]:
+    """(first slot, last slot, its primary's port) of each range in CLUSTER SLOTS's
+    reply (an entry of another shape is skipped)."""
+    for entry in reply if isinstance(reply, list) else ():
+        if (isinstance(entry, list) and len(entry) >= 3 and isinstance(entry[0], Int) and isinstance(entry[1], Int)
+                and isinstance(entry[2], list) and len(entry[2]) > 1 and isinstance(entry[2][1], Int)):
+            yield int(entry[0]), int(entry[1]), int(entry[2][1])
 
 
 def _crc16(data: bytes) -> int:
@@ -50,7 +65,7 @@ class _OwnNode:
     def __init__(self, inspector: ClusterInspector) -> None:
         self._inspector = inspector
 
-    async def run(self, commands: list[list[bytes]]) -> list:
+    async def run(self, commands: list[list[bytes]]) -> list[Reply]:
         return await Inspector.run(self._inspector, commands)
 
 
@@ -59,7 +74,7 @@ class ClusterInspector(Inspector):
 
     catalogue: Catalogue
 
-    def __init__(self, address: Address, topology, cap: int = 100) -> None:
+    def __init__(self, address: Address, topology: Topology, cap: int = 100) -> None:
         super().__init__(address, cap=cap)
         self.topology = topology
         self.catalogue = Catalogue(_OwnNode(self))
@@ -83,20 +98,19 @@ class ClusterInspector(Inspector):
         for port in sorted(set(await self._slot_owners())):
             node = self._on(port)
             reply, = await (super().run([[b"KEYS", b"*"]]) if node is self else node.run([[b"KEYS", b"*"]]))
-            out += [bytes(k) for k in reply] if isinstance(reply, list) else []
+            out += [bytes(k) for k in reply if isinstance(k, bytes)] if isinstance(reply, list) else []
         return out
 
     async def _slot_owners(self) -> list[int]:
         reply, = await super().run([[b"CLUSTER", b"SLOTS"]])
         owner = [self.address.port] * SLOTS
-        if isinstance(reply, list):
-            for first, last, primary, *_ in reply:
-                for slot in range(int(first), int(last) + 1):
-                    owner[slot] = int(primary[1])
+        for first, last, port in _slot_ranges(reply):
+            for slot in range(first, last + 1):
+                owner[slot] = port
         self._owner = owner
         return owner
 
-    def key_of(self, argv) -> bytes | None:
+    def key_of(self, argv: Sequence[bytes]) -> bytes | None:
         """The key `argv` is routed by: its first, where the catalogue knows its name
         (after `learn`; a cluster takes a command's keys in one slot); None for a
         command that names none, or one the catalogue cannot place.
@@ -107,7 +121,7 @@ class ClusterInspector(Inspector):
         positions = self.catalogue.key_positions(argv)
         return bytes(argv[min(positions)]) if positions else None
 
-    async def run(self, commands: list[list[bytes]]) -> list:
+    async def run(self, commands: list[list[bytes]]) -> list[Reply]:
         """Each command on the node serving its key (in order); keyless ones here."""
         await self.catalogue.learn(argv[0] for argv in commands if argv)
         if not self._owner:
@@ -118,13 +132,13 @@ class ClusterInspector(Inspector):
             targets.append(self.address.port if key is None else self._owner[key_slot(key)])
         if all(t == self.address.port for t in targets):
             return await super().run(commands)
-        replies = []
+        replies: list[Reply] = []
         for port, argv in zip(targets, commands, strict=True):
             node = self._on(port)
             replies += await (super().run([argv]) if node is self else node.run([argv]))
         return replies
 
-    async def snapshot(self, pattern: bytes = b"*", pinned=()) -> Snapshot:
+    async def snapshot(self, pattern: bytes = b"*", pinned: list[bytes] | tuple[bytes, ...] = ()) -> Snapshot:
         owner = await self._slot_owners()
         ports = sorted(set(owner))
         snaps = await asyncio.gather(*(

@@ -6,7 +6,9 @@ it; no I/O here.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from playground.resp.replies import Array, Int, Map
 
@@ -15,8 +17,8 @@ from playground.resp.replies import Array, Int, Map
 class _Spec:
     """One key specification: where its keys are, and whether they are written."""
 
-    begin: tuple           # ("index", pos) | ("keyword", word, startfrom) | ("unknown",)
-    find: tuple            # ("range", lastkey, step, limit) | ("keynum", idx, first, step) | ("unknown",)
+    begin: tuple[Any, ...]  # ("index", pos) | ("keyword", word, startfrom) | ("unknown",)
+    find: tuple[Any, ...]   # ("range", lastkey, step, limit) | ("keynum", idx, first, step) | ("unknown",)
     writes: bool
     incomplete: bool
 
@@ -53,40 +55,46 @@ class CommandInfo:
         return b"write" in self.flags and bool(self.specs) and not any(s.writes for s in self.specs or ())
 
 
-def _pairs(value) -> dict:
-    """A RESP2 flat array of name, value or a RESP3 map, as a dict with lower-case names."""
+def _bytes(value: object, default: bytes = b"") -> bytes:
+    """A string of the reply as bytes (`default`: not a string)."""
+    return bytes(value) if isinstance(value, (bytes, bytearray)) else default
+
+
+def _pairs(value: object) -> dict[bytes, Any]:
+    """A RESP2 flat array of name, value or a RESP3 map, as a dict with lower-case names.
+    (COMMAND INFO's values are of every shape: each is checked where it is used.)"""
     if isinstance(value, Map):
         items = list(value)
     elif isinstance(value, (Array, list, tuple)):
         items = list(zip(value[::2], value[1::2], strict=False))
     else:
         return {}
-    return {bytes(k).lower(): v for k, v in items}
+    return {_bytes(k).lower(): v for k, v in items}
 
 
-def _words(value) -> frozenset[bytes]:
-    return frozenset(bytes(f).lower() for f in value) if isinstance(value, (Array, list, tuple)) else frozenset()
+def _words(value: object) -> frozenset[bytes]:
+    return frozenset(_bytes(f).lower() for f in value) if isinstance(value, (Array, list, tuple)) else frozenset()
 
 
-def _int(value, default: int = 0) -> int:
+def _int(value: Any, default: int = 0) -> int:
     try:
         return int(value)
     except (TypeError, ValueError):
         return default
 
 
-def _parse_spec(raw) -> _Spec:
+def _parse_spec(raw: object) -> _Spec:
     spec = _pairs(raw)
     flags = _words(spec.get(b"flags"))
     begin, find = _pairs(spec.get(b"begin_search")), _pairs(spec.get(b"find_keys"))
-    b_type, b_spec = bytes(begin.get(b"type", b"unknown")).lower(), _pairs(begin.get(b"spec"))
-    f_type, f_spec = bytes(find.get(b"type", b"unknown")).lower(), _pairs(find.get(b"spec"))
+    b_type, b_spec = _bytes(begin.get(b"type"), b"unknown").lower(), _pairs(begin.get(b"spec"))
+    f_type, f_spec = _bytes(find.get(b"type"), b"unknown").lower(), _pairs(find.get(b"spec"))
     where: tuple[str, *tuple[bytes | int, ...]]
     how: tuple[str, *tuple[int, ...]]
     if b_type == b"index":
         where = ("index", _int(b_spec.get(b"index")))
     elif b_type == b"keyword":
-        where = ("keyword", bytes(b_spec.get(b"keyword", b"")).lower(), _int(b_spec.get(b"startfrom")))
+        where = ("keyword", _bytes(b_spec.get(b"keyword")).lower(), _int(b_spec.get(b"startfrom")))
     else:
         where = ("unknown",)
     if f_type == b"range":
@@ -100,7 +108,7 @@ def _parse_spec(raw) -> _Spec:
     return _Spec(where, how, writes, b"incomplete" in flags or "unknown" in (where[0], how[0]))
 
 
-def parse_command_info(info) -> CommandInfo | None:
+def parse_command_info(info: object) -> CommandInfo | None:
     """One entry of COMMAND INFO's reply, read (None: not a command's description; the
     server answers nil for a name it does not know).
 
@@ -117,7 +125,7 @@ def parse_command_info(info) -> CommandInfo | None:
         described = parse_command_info(sub)
         if described is not None:
             subcommands.append((described.name.partition(b"|")[2], described))
-    return CommandInfo(bytes(info[0]).lower(), _words(info[2]), specs, first, last, step, tips, tuple(subcommands),
+    return CommandInfo(_bytes(info[0]).lower(), _words(info[2]), specs, first, last, step, tips, tuple(subcommands),
                        _dangerous(info), _words(info[6]) if len(info) > 6 else frozenset())
 
 
@@ -127,18 +135,18 @@ def _dangerous(info: Array) -> frozenset[bytes]:
     found: set[bytes] = set()
     for entry in [info, *(info[9] if len(info) > 9 and isinstance(info[9], Array) else ())]:
         if isinstance(entry, Array) and len(entry) > 6 and b"@dangerous" in _words(entry[6]):
-            found.add(bytes(entry[0]).lower())
+            found.add(_bytes(entry[0]).lower())
     return frozenset(found)
 
 
-def spec_keys(spec: _Spec, argv) -> list[bytes] | None:
+def spec_keys(spec: _Spec, argv: Sequence[bytes]) -> list[bytes] | None:
     """The keys this spec finds in argv (None: cannot tell), as the server's
     getKeysUsingKeySpecs finds them."""
     positions = spec_positions(spec, argv)
     return None if positions is None else [bytes(argv[i]) for i in positions]
 
 
-def spec_positions(spec: _Spec, argv) -> list[int] | None:
+def spec_positions(spec: _Spec, argv: Sequence[bytes]) -> list[int] | None:
     """Where in argv this spec finds its keys (None: cannot tell)."""
     argc = len(argv)
     if spec.begin[0] == "index":

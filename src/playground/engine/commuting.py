@@ -17,19 +17,22 @@ may depend on the order of writes to other keys (it depends on timing in redis-c
 
 from __future__ import annotations
 
+from playground.engine.catalogue import Catalogue
 
-async def waits(catalogue, lines: list[tuple[str, tuple[bytes, ...]]]) -> list[int]:
+
+async def waits(catalogue: Catalogue, lines: list[tuple[str, tuple[bytes, ...]]]) -> list[int]:
     """For each line (client, argv), in input order: the last earlier line of another
     client it does not commute with (-1: none), i.e. whose reply it must wait for."""
     effects = await catalogue.effects(argv for _, argv in lines)
     last_any: dict[str, int] = {}       # per client: its last line
     last_unknown: dict[str, int] = {}   # its last line that may touch anything
-    last_write: dict[str, dict] = {}    # key -> its last line writing it
-    last_read: dict[str, dict] = {}     # key -> its last line reading it
+    last_write: dict[str, dict[bytes, int]] = {}    # per client: key -> its last line writing it
+    last_read: dict[str, dict[bytes, int]] = {}     # per client: key -> its last line reading it
     expiring: set[bytes] = set()        # keys a line gave a TTL: they may run out between two lines
     out = []
-    for index, ((client, argv), effect) in enumerate(zip(lines, effects)):
+    for index, ((client, argv), effect) in enumerate(zip(lines, effects, strict=True)):  # (an effect per line)
         touched = effect.touched
+        written = effect.writes or frozenset()  # (None only where touched is None too)
         if touched is not None and touched & expiring:
             touched = None
         expiring |= catalogue.ttl_keys(argv)[0]
@@ -44,7 +47,7 @@ async def waits(catalogue, lines: list[tuple[str, tuple[bytes, ...]]]) -> list[i
             writes, reads = last_write[other], last_read[other]
             for key in touched:
                 wait = max(wait, writes.get(key, -1))
-                if key in effect.writes:
+                if key in written:
                     wait = max(wait, reads.get(key, -1))
         out.append(wait)
         last_any[client] = index
@@ -54,7 +57,7 @@ async def waits(catalogue, lines: list[tuple[str, tuple[bytes, ...]]]) -> list[i
             last_unknown[client] = index
         else:
             for key in touched:
-                (last_write if key in effect.writes else last_read)[client][key] = index
+                (last_write if key in written else last_read)[client][key] = index
     return out
 
 

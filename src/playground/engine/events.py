@@ -16,10 +16,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from playground.engine.units import Unit
+from playground.resp.replies import Reply as TypedReply
 
 
 @dataclass(eq=False)
 class Event:
+    """What the executor tells of a line, as it happens: each kind a subclass, all about
+    one client (its name)."""
+
     client: str
 
 
@@ -103,7 +107,7 @@ class Why(Event):
                 # | "unkillable" | "noscript-flushed" | "noscript-never" | "noscript-node" | "unwatched"
                 # | "sandbox"
     message: str = ""   # the text's entry in why_text.MESSAGES and its fields: the same note in
-    values: dict = field(default_factory=dict)  # another language (a pane redrawn after F12)
+    values: dict[str, object] = field(default_factory=dict)  # another language (a pane redrawn after F12)
 
     def text_in(self, lang: str) -> str:
         """The note in `lang` (its own text when it came without a message entry)."""
@@ -142,7 +146,7 @@ class LineResult:
 
     client: str
     argv: tuple[bytes, ...] = ()
-    replies: list = field(default_factory=list)       # typed replies, one per repeat
+    replies: list[TypedReply] = field(default_factory=list)  # typed replies, one per repeat
     output: bytes = b""                               # what redis-cli would have printed
     units: list[Unit] = field(default_factory=list)   # units closed by this line
     seqs: list[int] = field(default_factory=list)
@@ -153,8 +157,9 @@ class LineResult:
     server_gone: str | None = None                    # the server stopped under it
     expected_stop: bool = False                       # ... and the command was SHUTDOWN
     elapsed: float = 0.0
-    whys: list = field(default_factory=list)          # Why events for its replies (when explained)
+    whys: list[Why] = field(default_factory=list)     # Why events for its replies (when explained)
 
     @property
-    def reply(self):
+    def reply(self) -> TypedReply | None:
+        """The last repeat's reply (None: no reply)."""
         return self.replies[-1] if self.replies else None

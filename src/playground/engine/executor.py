@@ -13,7 +13,8 @@ is the recorder's (engine/recorder.py), the one a program's commands go through 
 from __future__ import annotations
 
 import asyncio
-from typing import Callable
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
 
 from playground.engine import events as ev
 from playground.engine import local_words, pipeline
@@ -25,12 +26,15 @@ from playground.engine.recorder import Recorder
 from playground.engine.settled_line import run_settled
 from playground.engine.playground import Playground
 from playground.i18n import tr
-from playground.engine.session import ConnectionLost, MonitorLine, Session
+from playground.engine.session import LATE, ConnectionLost, MonitorLine, Session
 from playground.engine.lua_debugger import LDB_ENDED
 from playground.resp.cli_format import render, render_chunks, render_head, render_invalidate, render_ldb
 from playground.resp.cli_lines import CommandLine, format_argv
 from playground.resp.cli_secrets import redact_line
-from playground.resp.replies import Array, Bulk, Err, Int, Map, Nil, Push, Set, Status
+from playground.resp.replies import Array, Bulk, Err, Int, Map, Nil, Push, Reply, Set, Status
+
+if TYPE_CHECKING:  # (imported when asked for: repl never is)
+    pass
 
 _BIG_OUTPUT = 1 << 20  # a reply this big is rendered in pieces when nobody keeps its output
 
@@ -128,7 +132,7 @@ class Executor:
             return None
         return await self.submit(client, cmd.argv, cmd.repeat)
 
-    def in_flight(self) -> list:
+    def in_flight(self) -> list[asyncio.Future[Any]]:
         """Every line's task still running, and a write attribution still waiting on the
         reader (for a caller that abandons them after a time-out: scenario/time_limits.py)."""
         tasks = [job.task for job in self._jobs.values() if job.task is not None and not job.task.done()]
@@ -147,7 +151,7 @@ class Executor:
         return tr("client {client} {what} {command}: this line was not sent "
                   "(Ctrl+C cancels the wait)", client=client, what=what, command=format_argv(list(job.argv))[:60])
 
-    def submit(self, client: str, argv, repeat: int = 1,
+    def submit(self, client: str, argv: Sequence[bytes], repeat: int = 1,
                sink: Callable[[ev.Event], None] | None = None) -> Job:
         """Start a command (repeat times) for `client`; the Job says when it settles.
         `sink` receives this job's events instead of the executor's own sink (the
@@ -163,18 +167,20 @@ class Executor:
         self.take(job, sink)
         return job
 
-    def attribute_when_done(self, task: asyncio.Future) -> None:
+    def attribute_when_done(self, task: asyncio.Future[Any]) -> None:
         """(a line's task's done callback, with `attribute`)"""
-        if not task.cancelled() and task.exception() is None:
+        if not task.cancelled() and task.exception() is None and isinstance(task.result(), ev.LineResult):
             self.attribute_later(task.result())
 
-    async def settled(self, client: str, argv, sink: Callable[[ev.Event], None] | None = None) -> Job:
+    async def settled(self, client: str, argv: Sequence[bytes],
+                      sink: Callable[[ev.Event], None] | None = None) -> Job:
         """`submit` and `Job.settle` in one: the line is done (`job.task.done()`) or its
         client is blocked (`job.blocked`), in the caller's task when the line cannot
         block (engine/settled_line.py)."""
         return await run_settled(self, client, argv, sink)
 
-    async def run(self, client: str, argv, repeat: int = 1, limit: int | None = None) -> ev.LineResult:
+    async def run(self, client: str, argv: Sequence[bytes], repeat: int = 1,
+                  limit: int | None = None) -> ev.LineResult:
         """Like `submit`, but in the caller's own task, for a caller that waits for the
         end however long it takes (a pane): no task to start, so no extra turn of the
         event loop (where a frame may be drawn) between Enter and the reply. `limit`:
@@ -201,20 +207,23 @@ class Executor:
         blocks, handed back as a running Job (engine/pipeline.py)."""
         return await pipeline.run_lines(self, lines, overlap, settle_last)
 
-    async def _refuse(self, client: str, argv, why: str) -> ev.LineResult:
+    async def _refuse(self, client: str, argv: tuple[bytes, ...], why: str) -> ev.LineResult:
         self.emit(ev.Notice(client, why, "warning"))
         return ev.LineResult(client, argv, refused=why)
 
     async def _run(self, job: Job) -> ev.LineResult:
-        return await LineRun(self, job).start()
+        result = await LineRun(self, job).start()
+        assert result is not LATE  # (no `late` given: it waits for the reply)
+        return result
 
-    def replied(self, session: Session, argv, reply, result: ev.LineResult, listening: bool,
+    def replied(self, session: Session, argv: tuple[bytes, ...], reply: Reply, result: ev.LineResult, listening: bool,
                  limit: int | None, outputs: list[bytes]) -> None:
         """A reply: its server-order number and its output; the unit it closed, recorded
         (the recorder's first step; `settle` does the next)."""
         client = session.name
         seq = self.pg.next_seq()
         left_out = 0
+        output: bytes | Iterator[bytes]
         if session.ldb.reply:  # redis-cli's Lua debugger: its log lines, then the EVAL's reply
             output = render_ldb(reply)
             if session.ldb.ended:
@@ -226,7 +235,7 @@ class Executor:
         else:
             output = render(reply, argv)
         result.replies.append(reply)
-        if self.keep_output:
+        if self.keep_output and isinstance(output, bytes):  # (kept: always rendered whole)
             outputs.append(output)
         result.seqs.append(seq)
         if listening:
@@ -235,7 +244,7 @@ class Executor:
         if unit is not None:
             self.recorder.ran(client, unit, seq, result, listening and not self.replies_only)
 
-    async def settle(self, session: Session, argv, reply, result: ev.LineResult) -> None:
+    async def settle(self, session: Session, argv: tuple[bytes, ...], reply: Reply, result: ev.LineResult) -> None:
         """What the reply's unit changed, and the "why" of a surprising reply, right after
         it (the recorder's: engine/recorder.py)."""
         await self.recorder.settle(session.name, argv, reply, result.seqs[-1], session.last_unit,
@@ -266,8 +275,8 @@ class Executor:
             except (ConnectionLost, OSError) as exc:
                 if not self.pg.server_stopped_now(wait=True):  # the server runs: only this client is cut off
                     result.lost = str(exc)
-                    self.emit(ev.ConnectionClosed(client, tr("client {client}: connection lost ({error})", client=client,
-                                                             error=why), "warning"))
+                    lost = tr("client {client}: connection lost ({error})", client=client, error=why)
+                    self.emit(ev.ConnectionClosed(client, lost, "warning"))
                     self.emit(ev.Notice(client, tr("{error} (not connected)", error=exc), "error"))
                     return
             else:
@@ -341,7 +350,8 @@ class Executor:
             return False
         pending = session.state.pending
         # (a command the server holds blocked has not run: waiting is all it did)
-        may_have_run = await self.may_have_written(pending) if pending is not None and not session.state.blocked else None
+        may_have_run = (await self.may_have_written(pending)
+                        if pending is not None and not session.state.blocked else None)
         await self.pg.stop_own_script([session])
         try:
             message = await session.cancel(may_have_run)
@@ -353,10 +363,11 @@ class Executor:
 
     # -- streams ----------------------------------------------------------------------
 
-    def _on_stream(self, session: Session, frame) -> None:
+    def _on_stream(self, session: Session, frame: object) -> None:
         client = session.name
         if isinstance(frame, ConnectionLost):
-            self.emit(ev.ConnectionClosed(client, tr("client {client}: connection lost ({error})", client=client, error=frame), "warning"))
+            lost = tr("client {client}: connection lost ({error})", client=client, error=frame)
+            self.emit(ev.ConnectionClosed(client, lost, "warning"))
             return
         if isinstance(frame, MonitorLine) and self.pg.own_traffic.seen(bytes(frame)):
             return  # the playground's own reads (inspector, observer), not the clients'
@@ -366,7 +377,7 @@ class Executor:
         self.emit(ev.Message(client, frame, output if output is not None else render(frame)))
 
 
-def _maybe_big(reply) -> bool:
+def _maybe_big(reply: object) -> bool:
     """Could redis-cli's rendering of `reply` be over a MiB? (cheap: no rendering)"""
     kind = type(reply)
     if kind is Int or kind is Status or kind is Err or reply is Nil:

@@ -15,6 +15,9 @@ import os
 import shutil
 import signal
 import threading
+from collections.abc import Iterable
+from types import FrameType
+from typing import NoReturn
 
 from playground.exit_dirs import FORCED_EXIT_DIRS
 
@@ -37,7 +40,7 @@ def _end_later() -> None:
     timer.start()
 
 
-def _on_signal(signum, frame):
+def _on_signal(signum: int, frame: FrameType | None) -> NoReturn:
     if _armed:  # a second signal: no more waiting
         _end_now()
     _armed.append(True)
@@ -45,7 +48,7 @@ def _on_signal(signum, frame):
     raise KeyboardInterrupt(signal.Signals(signum).name)
 
 
-def install_exit_signals(signals=(signal.SIGTERM, signal.SIGHUP, signal.SIGINT)) -> None:
+def install_exit_signals(signals: Iterable[signal.Signals] = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)) -> None:
     """From now on these signals end the process as described above."""
     for sig in signals:
         try:

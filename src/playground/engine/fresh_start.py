@@ -11,10 +11,12 @@ catalogue.LOADS_SCRIPTS), or when programs behind a gate may have sent anything.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from playground.engine.session import Session
+from playground.engine.session import NoReply, Session
 from playground.resp.info_text import config_value
+from playground.resp.replies import Reply
 
 if TYPE_CHECKING:
     from playground.engine.playground import Playground
@@ -41,19 +43,22 @@ async def set_script_time_limit(pg: "Playground", ms: int | None) -> None:
     nothing is sent when it is already so, or on a --url server."""
     if pg.server is None or ms == pg.script_limit:
         return
+    admin = pg.admin
+    assert admin is not None  # (started)
     if pg.script_limit_start is None:
-        reply, = await pg.admin.run([[b"CONFIG", b"GET", b"lua-time-limit"]])
+        reply, = await admin.run([[b"CONFIG", b"GET", b"lua-time-limit"]])
         pg.script_limit_start = config_value(reply, b"lua-time-limit") or b"5000"
     value = pg.script_limit_start if ms is None else b"%d" % ms
     if pg.topology is not None:
         from playground.engine.topology_ops import config_set_everywhere
         await config_set_everywhere(pg.topology, b"lua-time-limit", value)
     else:
-        await pg.admin.run([[b"CONFIG", b"SET", b"lua-time-limit", value]])
+        await admin.run([[b"CONFIG", b"SET", b"lua-time-limit", value]])
     pg.script_limit = ms
 
 
-async def reset_together(setter: Session, others: list[Session], then: list[list[bytes]]) -> list:
+async def reset_together(setter: Session, others: list[Session],
+                         then: list[list[bytes]]) -> Sequence[Reply | NoReply]:
     """`setter` reset with `then` (the flush and the setup), the `others` reset at the same
     time: theirs are sent first and read after the setter's round trip.
 
@@ -64,21 +69,24 @@ async def reset_together(setter: Session, others: list[Session], then: list[list
     try:
         replies = await setter.reset(then)
     except BaseException as exc:
-        for session, count in zip(others, sent):
+        for session, count in zip(others, sent, strict=True):  # (a count per session)
             if count is None:
                 continue
-            if isinstance(exc, asyncio.CancelledError):  # (no waiting now: their replies unread
-                await session.connection.close()           # would be taken for the next command's)
+            connection = session.connection
+            if isinstance(exc, asyncio.CancelledError) and connection is not None:  # (no waiting now: their
+                await connection.close()        # replies unread would be taken for the next command's)
+            elif isinstance(exc, asyncio.CancelledError):
+                continue
             else:
                 await session.read_reset(count)
         raise
-    for session, count in zip(others, sent):
+    for session, count in zip(others, sent, strict=True):
         await session.read_reset(count)
     return replies
 
 
-async def reset(pg: "Playground", setup: list[list[bytes]] = (), by: str | None = None, label: str = "",
-                script_time_limit_ms: int | None = None) -> list:
+async def reset(pg: "Playground", setup: Sequence[Sequence[bytes]] = (), by: str | None = None, label: str = "",
+                script_time_limit_ms: int | None = None) -> Sequence[Reply | NoReply]:
     """The fresh start, then `setup` run by client `by` (default: the first). Returns the
     setup's replies. `script_time_limit_ms`: the scenario's own (set_script_time_limit).
 
@@ -103,10 +111,10 @@ async def reset(pg: "Playground", setup: list[list[bytes]] = (), by: str | None 
     setter = pg.sessions[by] if by else next(iter(pg.sessions.values()))
     others = [s for s in pg.sessions.values() if s is not setter]
     pg.order.mark("reset", label, setup)
-    replies = await reset_together(setter, others, fresh + list(setup))
+    ran = await reset_together(setter, others, fresh + [list(argv) for argv in setup])
     pg.scripts_clean = True
     for argv in setup:
         pg.note_scripts(argv)
     if pg.changes is not None:
         await pg.changes.discard()  # the setup's key events are nobody's write
-    return replies[len(fresh):]
+    return ran[len(fresh):]

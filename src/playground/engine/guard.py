@@ -67,6 +67,8 @@ functions too, which no check of a typed line can see into.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 from playground.engine.catalogue import SCRIPT_COMMANDS
 from playground.i18n import N_, tr
 
@@ -156,7 +158,7 @@ def _name(arg: bytes) -> str:
     return arg.decode("utf-8", "replace").upper()
 
 
-def refusal(argv: list[bytes], *, private: bool, allow_flush: bool, where,
+def refusal(argv: Sequence[bytes], *, private: bool, allow_flush: bool, where: str | Callable[[], str],
             dangerous: frozenset[bytes] = frozenset(), named: bytes | None = None,
             cluster: bool = False, identified: bool = True, not_described: bytes = b"") -> str | None:
     """The one-line reason the playground will not send `argv` to the server at `where`,
@@ -193,8 +195,9 @@ def refusal(argv: list[bytes], *, private: bool, allow_flush: bool, where,
         why = N_("on a cluster node a read-only script can still run CLUSTER MEET, FORGET, SETSLOT or FAILOVER")
     elif cmd == b"acl" and sub == b"log" and len(argv) > 2 and argv[2].lower() == b"reset":
         what, why = "ACL LOG RESET", N_("it wipes the server's security log")
-    if why is None and unreviewed(argv, dangerous):
-        what, why = _name(unreviewed(argv, dangerous).replace(b"|", b" ")), \
+    unknown = unreviewed(argv, dangerous) if why is None else None
+    if unknown:
+        what, why = _name(unknown.replace(b"|", b" ")), \
             N_("the server files it as dangerous and the playground has not reviewed it")
     if why is None and not identified:
         where = where() if callable(where) else where
@@ -206,4 +209,5 @@ def refusal(argv: list[bytes], *, private: bool, allow_flush: bool, where,
     if why is None:
         return None
     where = where() if callable(where) else where
-    return tr("refused: {what} on {where}, not the playground's own server: {why} ({hint})", what=what, where=where, why=tr(why), hint=tr(_FLUSH_HINT))
+    return tr("refused: {what} on {where}, not the playground's own server: {why} ({hint})",
+              what=what, where=where, why=tr(why), hint=tr(_FLUSH_HINT))

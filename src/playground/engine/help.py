@@ -11,15 +11,19 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 from playground.resp.cli_lines import SplitError, split_args
 from playground.resp.replies import Array, Bulk, Map, Set, Status
+from playground.resp.side_connection import SideConnection
 
 BUNDLED = Path(__file__).resolve().parent.parent / "data" / "command_help.json"
 
 
 @dataclass(frozen=True)
 class HelpEntry:
+    """One command's (or subcommand's) help, as redis-cli's HELP shows it."""
+
     argv: tuple[str, ...]   # ("CLIENT", "LIST")
     params: str
     summary: str
@@ -31,12 +35,13 @@ class HelpEntry:
         return " ".join(self.argv)
 
 
-def _text(value) -> str:
+def _text(value: object) -> str:
     return bytes(value).decode("utf-8", "replace") if isinstance(value, (bytes, Bulk, Status)) else str(value)
 
 
-def _pairs(reply):
-    """(key, value) pairs of a RESP3 map or a RESP2 flat array."""
+def _pairs(reply: object) -> list[tuple[str, Any]]:
+    """(key, value) pairs of a RESP3 map or a RESP2 flat array. (COMMAND DOCS's values
+    are of every shape: each is checked where it is used.)"""
     if isinstance(reply, Map):
         return [(_text(k), v) for k, v in reply]
     if isinstance(reply, list):
@@ -48,7 +53,7 @@ def _orempty(value: str) -> str:
     return value if value else '""'
 
 
-def _add_argument(spec) -> str:
+def _add_argument(spec: object) -> str:
     """`cliAddArgument`: one argument of COMMAND DOCS as redis-cli writes it."""
     if not isinstance(spec, (Map, Array)):
         return ""
@@ -100,7 +105,7 @@ class HelpIndex:
             self._named.setdefault(entry.argv[0].lower(), []).append(entry)
 
     @classmethod
-    def from_docs(cls, reply) -> "HelpIndex":
+    def from_docs(cls, reply: object) -> "HelpIndex":
         """From the typed reply of COMMAND DOCS (RESP2 or RESP3)."""
         entries: list[HelpEntry] = []
         for name, specs in _pairs(reply):
@@ -108,7 +113,7 @@ class HelpIndex:
         return cls(entries)
 
     @classmethod
-    def _add(cls, entries: list, cmd: str, sub: str | None, specs) -> None:
+    def _add(cls, entries: list[HelpEntry], cmd: str, sub: str | None, specs: object) -> None:
         argv = (cmd,) if sub is None else (cmd, sub.split("|", 1)[1].upper())
         fields = dict(_pairs(specs))
         params = " ".join(_add_argument(a) for a in fields.get("arguments", []))
@@ -139,7 +144,7 @@ class HelpIndex:
         for entry in self.entries:
             if group is None:
                 if len(words) <= len(entry.argv) and all(
-                        w.lower() == a.lower() for w, a in zip(words, entry.argv)):
+                        w.lower() == a.lower() for w, a in zip(words, entry.argv, strict=False)):  # (prefix)
                     out.append(_entry_help(entry, with_group=True))
             elif group.lower() == entry.group.lower():
                 out.append(_entry_help(entry, with_group=False))
@@ -187,7 +192,8 @@ class HelpIndex:
         best = None
         words = [a.lower() for a in argv]
         for e in self._named.get(words[0], []) if words else []:  # the entries of that command only
-            if len(e.argv) <= len(words) and all(a.lower() == b for a, b in zip(e.argv, words)):
+            if len(e.argv) <= len(words) and all(  # (its words a prefix of the line's)
+                    a.lower() == b for a, b in zip(e.argv, words, strict=False)):
                 if best is None or len(e.argv) > len(best.argv):
                     best = e
         return best
@@ -213,7 +219,7 @@ GENERIC_HELP = (
 )
 
 
-async def load_help(reader) -> HelpIndex:
+async def load_help(reader: SideConnection) -> HelpIndex:
     """From the server's COMMAND DOCS over `reader` (a SideConnection), else the bundled table."""
     reply, = await reader.run([[b"COMMAND", b"DOCS"]])
     if isinstance(reply, (Array, Map)) and reply:

@@ -5,7 +5,8 @@ executor (which imports the pipeline)."""
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
+from collections.abc import Generator
+from typing import TYPE_CHECKING, Any
 
 from playground.engine import events as ev
 
@@ -25,12 +26,13 @@ class Job:
         self.argv = argv
         self.repeat = repeat
         self.limit = limit  # render at most this many bytes of each reply (None: all)
-        self.task: asyncio.Task | None = None
+        self.task: asyncio.Future[Any] | None = None  # (its caller's task while the line runs there)
         self.blocked = False
 
     async def settle(self) -> bool:
         """True when the line is done; False when the server says its client waits
         (a `Blocked` event is sent once)."""
+        assert self.task is not None  # (submitted)
         done = await self.executor.pg.settle(self.client, self.task)
         if not done and not self.blocked:
             self.blocked = True
@@ -39,7 +41,11 @@ class Job:
         return done
 
     def result(self) -> ev.LineResult:
-        return self.task.result()
+        """The line's result (it is done)."""
+        assert self.task is not None  # (submitted)
+        result: ev.LineResult = self.task.result()
+        return result
 
-    def __await__(self):
+    def __await__(self) -> Generator[Any, None, ev.LineResult]:
+        assert self.task is not None  # (submitted)
         return self.task.__await__()

@@ -18,14 +18,15 @@ from __future__ import annotations
 import hashlib
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from playground.engine.key_detail import read_detail
 from playground.resp.address import Address
 from playground.resp.side_connection import SideConnection
 from playground.resp.cli_format import repr_bytes
-from playground.resp.replies import Bulk, Err, Int, Status
+from playground.resp.replies import Array, Bulk, Err, Int, Status
 
 if TYPE_CHECKING:
     from playground.engine.catalogue import Catalogue
@@ -130,6 +131,18 @@ class _Sweep:
     last_matched: int = 0
 
 
+_Read: TypeAlias = "tuple[bytes, int, int, int, list[bytes], dict[bytes, KeyInfo]]"
+"""(cursor, DBSIZE, SCAN rounds, matches found, the first of them by name, {name: row})."""
+
+
+def _scan_page(reply: object) -> tuple[bytes, list[bytes]] | None:
+    """SCAN's reply as (cursor, keys); None for anything else."""
+    if (isinstance(reply, Array) and len(reply) == 2 and isinstance(reply[0], bytes)
+            and isinstance(reply[1], Array) and all(isinstance(k, bytes) for k in reply[1])):
+        return bytes(reply[0]), [bytes(k) for k in reply[1] if isinstance(k, bytes)]
+    return None
+
+
 class Inspector(SideConnection):
     """Reads keys for the inspector over its own connection."""
 
@@ -150,11 +163,11 @@ class Inspector(SideConnection):
         self.scan_rounds = scan_rounds
         self._script_ok: bool | None = None if scripts else False  # None: not tried yet
         self._sweep = _Sweep(b"*")
-        self.no_scripts = lambda: False
+        self.no_scripts: Callable[[], bool] = lambda: False
         """True while the read must not run a script: Valkey 9's Lua debugger loses its
         source lines when another client runs one between SCRIPT DEBUG and the EVAL."""
 
-    async def snapshot(self, pattern: bytes = b"*", pinned: list[bytes] | tuple = ()) -> Snapshot:
+    async def snapshot(self, pattern: bytes = b"*", pinned: list[bytes] | tuple[bytes, ...] = ()) -> Snapshot:
         """Keys matching `pattern`, sorted by name: one round trip.
 
         `pinned` keys (say, those the clients wrote; the first `cap` of them) are read
@@ -191,7 +204,7 @@ class Inspector(SideConnection):
         progress = min(0.99, sweep.examined / max(dbsize, 1))
         return Snapshot(keys, -1, dbsize, complete=False, progress=progress, read_again=first_pass)
 
-    async def _read(self, pattern: bytes, cursor: bytes, want: int, given: list[bytes]):
+    async def _read(self, pattern: bytes, cursor: bytes, want: int, given: list[bytes]) -> _Read:
         """(cursor, DBSIZE, SCAN rounds, matches found, the first `want` of them by name,
         {name: KeyInfo} for those and the given names that exist)."""
         args = [pattern, cursor, str(self.scan_count).encode(), str(self.scan_rounds).encode(),
@@ -208,7 +221,8 @@ class Inspector(SideConnection):
             self._script_ok = False  # no EVAL_RO here: the pipelined way from now on
         return await self._pipelined(pattern, cursor, want, given)
 
-    def _from_script(self, reply):
+    def _from_script(self, reply: Any) -> _Read:
+        # (the snapshot script's own reply: its shape is the script's, SNAPSHOT_SCRIPT)
         cursor, dbsize, rounds, matched, first, *raw = reply
         now = time.monotonic()
         rows = {}
@@ -218,21 +232,26 @@ class Inspector(SideConnection):
             rows[bytes(name)] = KeyInfo(bytes(name), t, int(ttl), n, preview, now)
         return bytes(cursor), int(dbsize), int(rounds), int(matched), [bytes(n) for n in first], rows
 
-    async def _pipelined(self, pattern: bytes, cursor: bytes, want: int, given: list[bytes]):
+    async def _pipelined(self, pattern: bytes, cursor: bytes, want: int, given: list[bytes]) -> _Read:
         """The script's reads for servers without EVAL_RO (before 7.0): SCAN rounds,
         then TYPE/PTTL and the previews pipelined."""
-        seen, found, rounds = set(), [], 0
+        seen: set[bytes] = set()
+        found: list[bytes] = []
+        rounds = 0
         dbsize = 0
         while rounds < self.scan_rounds and len(found) < want:
             reply, size = await self.run([
                 [b"SCAN", cursor, b"MATCH", pattern, b"COUNT", str(self.scan_count).encode()], [b"DBSIZE"]])
             if isinstance(reply, Err):
                 raise RuntimeError(reply.message.decode(errors="replace"))
-            cursor, rounds, dbsize = bytes(reply[0]), rounds + 1, int(size) if isinstance(size, Int) else 0
-            for k in reply[1]:
-                if bytes(k) not in seen:
-                    seen.add(bytes(k))
-                    found.append(bytes(k))
+            page = _scan_page(reply)
+            if page is None:
+                raise RuntimeError(f"SCAN: {reply!r}")
+            cursor, rounds, dbsize = page[0], rounds + 1, int(size) if isinstance(size, Int) else 0
+            for k in page[1]:
+                if k not in seen:
+                    seen.add(k)
+                    found.append(k)
             if cursor == b"0":
                 break
         if not rounds:
@@ -256,17 +275,17 @@ class Inspector(SideConnection):
         meta = await self.run([c for n in names for c in ([b"TYPE", n], [b"PTTL", n])])
         types = [bytes(t).decode() if isinstance(t, (Status, Bulk)) else "?" for t in meta[0::2]]
         ttls = [int(t) if isinstance(t, Int) else -2 for t in meta[1::2]]
-        preview_cmds = [_preview_commands(n, t) for n, t in zip(names, types)]
+        preview_cmds = [_preview_commands(n, t) for n, t in zip(names, types, strict=True)]  # (a type per name)
         flat = [c for cmds in preview_cmds for c in cmds]
         replies = await self.run(flat) if flat else []
         now, i = time.monotonic(), 0
-        for name, type_, ttl, cmds in zip(names, types, ttls, preview_cmds):
+        for name, type_, ttl, cmds in zip(names, types, ttls, preview_cmds, strict=True):
             part = replies[i:i + len(cmds)]
             i += len(cmds)
             if type_ == "none":
                 continue
-            if len(part) == 2 and not any(isinstance(r, Err) for r in part):
-                body = part[1]
+            if len(part) == 2 and isinstance(part[0], Int) and not isinstance(part[1], Err):
+                body: Any = part[1]  # (each type's own reply: _preview reads it)
                 if type_ in ("set", "hash"):
                     body = body[1]  # SSCAN / HSCAN: [cursor, items]
                 size, preview = _preview(type_, int(part[0]), body)
@@ -297,7 +316,7 @@ def _short(value: bytes) -> str:
     return repr_bytes(value[:PREVIEW_BYTES]).decode()
 
 
-def _preview(type_: str, size: int | None, body) -> tuple[int | None, str]:
+def _preview(type_: str, size: int | None, body: Any) -> tuple[int | None, str]:
     """A one-line preview from the size and the first elements (or bytes) of a value."""
     if type_ == "string":
         text = _short(bytes(body))
@@ -329,7 +348,7 @@ def glob_match(pattern: bytes, name: bytes) -> bool:
     return _glob_regex(pattern).fullmatch(name) is not None
 
 
-def _glob_regex(pattern: bytes) -> re.Pattern:
+def _glob_regex(pattern: bytes) -> re.Pattern[bytes]:
     out, i, n = [], 0, len(pattern)
     while i < n:
         c = pattern[i:i + 1]

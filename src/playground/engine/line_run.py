@@ -11,15 +11,16 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from playground.engine import events as ev
 from playground.engine.catalogue import SUBSCRIBES
 from playground.engine.pipeline import TIMING_FROM
 from playground.engine.playground import Refused
 from playground.engine.redirect import follow
-from playground.engine.session import LATE, STREAMING, ConnectionLost
+from playground.engine.session import LATE, STREAMING, ConnectionLost, NoReply
 from playground.i18n import tr
+from playground.resp.replies import Reply
 
 if TYPE_CHECKING:
     from playground.engine.executor import Executor
@@ -43,7 +44,7 @@ class LineRun:
         self.waited = 0.0
         self.outputs: list[bytes] = []
 
-    async def start(self, late: float | None = None):
+    async def start(self, late: float | None = None) -> ev.LineResult | Literal[NoReply.LATE]:
         """Run the line; LATE (with `late` given, for a line of one command) when its
         reply has not started to come within `late` seconds: `finish()` then waits
         for it and ends the line."""
@@ -74,60 +75,37 @@ class LineRun:
         self.started = time.monotonic()
         return await self._commands(late if job.repeat == 1 else None)
 
-    async def finish(self):
+    async def finish(self) -> ev.LineResult | Literal[NoReply.LATE]:
         """The rest of a line whose reply was late (in the task that took it over)."""
         return await self._commands(None, resumed=True)
 
-    async def _commands(self, late: float | None, resumed: bool = False):
+    async def _commands(self, late: float | None, resumed: bool = False) -> ev.LineResult | Literal[NoReply.LATE]:
         executor, job, session, result = self.executor, self.job, self.session, self.result
-        client, argv, word = job.client, job.argv, self.word
-        pg = executor.pg
+        client = job.client
         why = executor.why
         handed_over = False
         try:
             for count in range(self.count, job.repeat):
                 was_streaming = session.streaming
                 try:
-                    if resumed:
-                        resumed = False
-                        reply = await session.reply_to(list(argv))
-                    else:
-                        if self.listening and not executor.replies_only:
-                            executor.emit(ev.Sent(client, argv))
-                        if why is not None:
-                            why.sending(client, argv)
-                        reply = await session.execute(list(argv), late)
-                        if reply is LATE:
-                            self.count = count
-                            handed_over = True
-                            return LATE
-                    if pg.follows_redirects:  # like redis-cli -c (engine/redirect.py)
-                        reply = await follow(pg, session, list(argv), reply, executor.emit)
+                    reply = await self._reply(late, resumed)
                 except ConnectionLost as exc:
-                    await executor.connection_lost(session, result, word, str(exc))
+                    await executor.connection_lost(session, result, self.word, str(exc))
                     return result
+                resumed = False
+                if reply is LATE:
+                    self.count = count
+                    handed_over = True
+                    return LATE
                 if reply is STREAMING:
-                    result.streaming = True
-                    if not was_streaming and count == 0 and word in SUBSCRIBES:
-                        # (redis-cli enters its subscribe loop once: after an error the
-                        # repeats are plain commands)
-                        executor.emit(ev.Output(client, READING_MESSAGES))
-                    await session.wait_stream_drained()
-                    if session.streaming and not was_streaming:
+                    if await self._streamed(count, was_streaming):
                         break  # redis-cli stays in its subscribe loop: `2 SUBSCRIBE a` subscribes once
                     continue
-                self.waited += session.waited
-                executor.replied(session, argv, reply, result, self.listening, job.limit, self.outputs)
-                if executor.records:
-                    await executor.settle(session, argv, reply, result)
-                if session.state.disconnected:
-                    said = tr("the Lua debugging session ended") if session.ldb.ended else "QUIT"
-                    executor.emit(ev.ConnectionClosed(client, tr("client {client} is disconnected ({why}); "
-                                                              "the next command reconnects it", client=client, why=said)))
+                if await self._replied(reply):
                     break
         except asyncio.CancelledError:
             task = asyncio.current_task()
-            if session.cancelling is not task or task.cancelling() > 1:
+            if task is None or session.cancelling is not task or task.cancelling() > 1:
                 raise  # not (only) Ctrl+C's: whoever cancelled the task gets its cancellation
             task.uncancel()  # Ctrl+C: session.cancel() reconnects and says so
             result.lost = "cancelled"
@@ -143,3 +121,49 @@ class LineRun:
         if self.waited >= TIMING_FROM and not result.streaming and (not session.ldb.reply or session.ldb.ended):
             executor.emit(ev.Output(client, b"(%.2fs)\n" % self.waited, kind="timing", buffered=True))
         return result
+
+    async def _reply(self, late: float | None, resumed: bool) -> Reply | NoReply:
+        """One repeat's reply: sent now (LATE when it is late), or, `resumed`, the one to
+        the command sent before; a MOVED/ASK followed (like redis-cli -c)."""
+        executor, session, argv = self.executor, self.session, self.job.argv
+        reply: Reply | NoReply
+        if resumed:
+            reply = await session.reply_to(list(argv))
+        else:
+            if self.listening and not executor.replies_only:
+                executor.emit(ev.Sent(self.job.client, argv))
+            if executor.why is not None:
+                executor.why.sending(self.job.client, argv)
+            reply = await session.execute(list(argv), late)
+            if reply is LATE:
+                return LATE
+        if executor.pg.follows_redirects:  # (engine/redirect.py)
+            reply = await follow(executor.pg, session, list(argv), reply, executor.emit)
+        return reply
+
+    async def _streamed(self, count: int, was_streaming: bool) -> bool:
+        """A repeat that (un)subscribed or monitors: its frames come by the stream. True
+        when the repeats end here."""
+        session, word = self.session, self.word
+        self.result.streaming = True
+        if not was_streaming and count == 0 and word in SUBSCRIBES:
+            # (redis-cli enters its subscribe loop once: after an error the repeats are plain commands)
+            self.executor.emit(ev.Output(self.job.client, READING_MESSAGES))
+        await session.wait_stream_drained()
+        return session.streaming and not was_streaming
+
+    async def _replied(self, reply: Reply) -> bool:
+        """A repeat's reply shown, recorded and explained. True when the repeats end here
+        (the connection is closed: QUIT, the end of a Lua debugging session)."""
+        executor, session, argv, client = self.executor, self.session, self.job.argv, self.job.client
+        self.waited += session.waited
+        executor.replied(session, argv, reply, self.result, self.listening, self.job.limit, self.outputs)
+        if executor.records:  # what its unit changed, and why (the recorder's: engine/recorder.py)
+            await executor.settle(session, argv, reply, self.result)
+        if not session.state.disconnected:
+            return False
+        said = tr("the Lua debugging session ended") if session.ldb.ended else "QUIT"
+        executor.emit(ev.ConnectionClosed(client, tr(
+            "client {client} is disconnected ({why}); the next command reconnects it",
+            client=client, why=said)))
+        return True

@@ -8,7 +8,14 @@ from typing import TYPE_CHECKING
 
 from playground.engine import events as ev
 from playground.i18n import tr
-from playground.resp.cli_lines import INVALID_ARGUMENTS, INVALID_REPEAT, CommandLine, RepeatError, SplitError, parse_line
+from playground.resp.cli_lines import (
+    INVALID_ARGUMENTS,
+    INVALID_REPEAT,
+    CommandLine,
+    RepeatError,
+    SplitError,
+    parse_line,
+)
 
 if TYPE_CHECKING:
     from playground.engine.executor import Executor
@@ -56,7 +63,8 @@ async def answer_locally(executor: "Executor", client: str, cmd: CommandLine) ->
         return True
     if word == b"connect" and len(cmd.argv) == 3:
         executor.emit(ev.Notice(client, tr("{command}: not supported here (the "
-                                           "playground only talks to its own server, or the one given with --url)", command=cmd.argv[0].decode(errors='replace')),
+                                           "playground only talks to its own server, or the one given with --url)",
+                                           command=cmd.argv[0].decode(errors='replace')),
                                 "warning"))
         return True
     return False

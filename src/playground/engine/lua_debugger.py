@@ -11,7 +11,9 @@ SYNC the other clients wait and the changes stay. Rendering: `cli_format.render_
 
 from __future__ import annotations
 
-from playground.resp.replies import Array, Status
+from collections.abc import Sequence
+
+from playground.resp.replies import Array, Reply, Status
 
 LDB_ENDED = b"\n(Lua debugging session ended -- dataset changes rolled back)\n\n"
 """What redis-cli prints after the EVAL's reply. (It says "rolled back" after SYNC too:
@@ -30,9 +32,9 @@ class LuaDebugging:
         self.active = False    # in a session: replies are the debugger's
         self.reply = False     # the last reply was the debugger's
         self.ended = False     # ... and it ended the session (`final` holds the EVAL's reply)
-        self.final = None
+        self.final: Reply | None = None
 
-    def before(self, argv) -> bool:
+    def before(self, argv: Sequence[bytes]) -> bool:
         """Note a command about to be sent; True if its reply is the debugger's."""
         cmd = argv[0].lower()
         if cmd == b"script" and len(argv) == 3 and argv[1].lower() == b"debug":
@@ -42,7 +44,7 @@ class LuaDebugging:
         self.ended, self.final = False, None
         return self.reply
 
-    def after(self, reply) -> bool:
+    def after(self, reply: object) -> bool:
         """Note the debugger's reply; True if it ended the session."""
         self.active = True
         if isinstance(reply, Array) and any(isinstance(x, Status) and x.startswith(b"<endsession>")

@@ -13,7 +13,8 @@ from playground.resp.address import Address
 from playground.resp.side_connection import SideConnection
 from playground.resp.replies import Bulk, Err, Verbatim
 from playground.engine.catalogue import SCRIPT_COMMANDS
-from playground.engine.session import ClientState, Session, replace
+from playground.engine.client_state import ClientState, replace
+from playground.engine.session import Session
 
 OBSERVER_NAME = "playground-observer"
 
@@ -84,4 +85,5 @@ class Observer(SideConnection):
                 busy = pending is not None and pending[0].lower() in SCRIPT_COMMANDS
                 session.state = replace(session.state, busy_script=busy)
             else:
-                session.state = apply_flags(session.state, fields.get(session.state.client_id))
+                client_id = session.state.client_id
+                session.state = apply_flags(session.state, fields.get(client_id) if client_id is not None else None)

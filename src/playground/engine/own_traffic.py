@@ -10,6 +10,7 @@ one of our read-only scripts) is left out.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable, Sequence
 
 from playground.resp.cli_format import repr_bytes
 
@@ -17,12 +18,16 @@ _LIMIT = 10_000  # remembered commands at most: a monitor line that never came i
 
 
 class OwnTraffic:
+    """The playground's own commands (its side connections'), counted as they go, so a
+    client in MONITOR is not shown them."""
+
     def __init__(self) -> None:
         self.active = False   # set while some client is in MONITOR
-        self._counts: Counter = Counter()
+        self._counts: Counter[bytes] = Counter()  # a command as MONITOR shows it -> how many are due
         self._in_own_script = False
 
-    def sent(self, commands) -> None:
+    def sent(self, commands: Iterable[Sequence[bytes]]) -> None:
+        """Note the commands of ours about to be sent (while someone monitors)."""
         if not self.active:
             return
         if len(self._counts) > _LIMIT:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from playground.engine import events as ev
@@ -27,10 +28,12 @@ from playground.engine.catalogue import BLOCK_TIMEOUT_AT, SCRIPT_COMMANDS, SUBSC
 from playground.engine.commuting import in_order, waits as commuting_waits
 from playground.engine.playground import Refused
 from playground.engine.job import Job
-from playground.engine.session import replace
+from playground.engine.client_state import replace
 from playground.i18n import tr
 from playground.resp.cli_lines import format_argv
-from playground.resp.connection import MORE, pack_command
+from playground.engine.session import Session
+from playground.resp.connection import MORE, TypedConnection, pack_command
+from playground.resp.replies import Reply
 
 if TYPE_CHECKING:
     from playground.engine.executor import Executor
@@ -52,7 +55,7 @@ NOT_PIPELINED = frozenset(BLOCK_TIMEOUT_AT) | frozenset(SCRIPT_COMMANDS) | SUBSC
 """.split())
 
 
-def pipelinable(argv) -> bool:
+def pipelinable(argv: Sequence[bytes]) -> bool:
     """May this line be sent before the replies of the lines ahead of it have come?"""
     return argv[0].lower() not in NOT_PIPELINED
 
@@ -61,7 +64,7 @@ class _Line:
     __slots__ = ("client", "argv", "repeat", "refused", "wait", "packed", "sent", "written", "read", "sent_at",
                  "result", "outputs", "waited")
 
-    def __init__(self, client: str, argv: tuple, repeat: int) -> None:
+    def __init__(self, client: str, argv: tuple[bytes, ...], repeat: int) -> None:
         self.client, self.argv, self.repeat = client, argv, repeat
         self.refused: str | None = None
         self.wait = -1                 # the line of another client to be answered before this is sent
@@ -106,7 +109,7 @@ async def run_lines(executor: "Executor", lines: list[tuple[str, tuple[bytes, ..
     if len(clients) > 1:
         heads = [(line.client, line.argv) for line in todo]
         waits = await commuting_waits(pg.catalogue, heads) if overlap else in_order(heads)
-        for line, wait in zip(todo, waits):
+        for line, wait in zip(todo, waits, strict=True):  # (a wait per line)
             line.wait = wait
     listening = executor.has_sink
     sessions = {name: pg.sessions[name] for name in clients}
@@ -138,7 +141,7 @@ async def run_lines(executor: "Executor", lines: list[tuple[str, tuple[bytes, ..
 
 
 class _Run:
-    def __init__(self, executor: "Executor", todo: list[_Line], sessions: dict, listening: bool) -> None:
+    def __init__(self, executor: "Executor", todo: list[_Line], sessions: dict[str, Session], listening: bool) -> None:
         self.executor = executor
         self.todo = todo
         self.sessions = sessions
@@ -193,6 +196,7 @@ class _Run:
         return line.result
 
     def _refused(self, line: _Line) -> None:
+        assert line.refused is not None  # (refused: why is said)
         self.executor.emit(ev.Refused(line.client, line.refused, "warning"))
         line.result.refused = line.refused
 
@@ -247,8 +251,11 @@ class _Run:
                 data = b"".join(pieces)
                 pieces.clear()
                 session = self.sessions[name]
+                conn = session.connection
                 try:
-                    await session.connection.send_packed_command(data)
+                    if conn is None:  # (dropped meanwhile: as a closed socket)
+                        raise ConnectionError("not connected")
+                    await conn.send_packed_command(data)
                 except OSError as exc:  # (a closed socket: the server read none of it)
                     self._dropped(session, exc)
                     failed.add(name)
@@ -263,7 +270,7 @@ class _Run:
         self.unsent.clear()
         self.gathered = 0
 
-    def _dropped(self, session, exc) -> None:
+    def _dropped(self, session: Session, exc: BaseException) -> None:
         self.lost[session.name] = str(exc)
         session.forget_connection(str(exc))
 
@@ -274,6 +281,8 @@ class _Run:
             return False
         session = self.sessions[line.client]
         conn = session.connection
+        if conn is None:  # (dropped: _answer says so)
+            return False
         while line.read < line.repeat:
             reply = conn.buffered_response()
             if reply is MORE:
@@ -294,6 +303,8 @@ class _Run:
                 return await self._lost(line, session)
             conn = session.connection
             try:
+                if conn is None:  # (dropped meanwhile: as a closed socket)
+                    raise ConnectionError("not connected")
                 for _ in range(line.written - line.read):
                     reply = conn.buffered_response()
                     if reply is MORE:
@@ -305,7 +316,7 @@ class _Run:
         self._done(line)
         return True
 
-    def _got(self, line: _Line, session, conn, reply) -> None:
+    def _got(self, line: _Line, session: Session, conn: TypedConnection, reply: Reply) -> None:
         """One reply of `line`: tracked, rendered and reported as `Executor.run` does."""
         if self.sent_events:
             self.executor.emit(ev.Sent(line.client, line.argv))
@@ -331,7 +342,7 @@ class _Run:
         if executor.attribute:
             executor.attribute_later(result)
 
-    async def _lost(self, line: _Line, session) -> bool:
+    async def _lost(self, line: _Line, session: Session) -> bool:
         """The connection dropped while `line`'s reply was awaited: the client reconnects,
         and a line that was sent is named as one that may have run (a CONFIG SET's OK
         lost with the replies piled up behind it, when the server dropped the client for

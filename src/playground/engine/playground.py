@@ -8,12 +8,13 @@ for every client's state.
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, cast
 
 from playground.engine import fresh_start
 from playground.engine.attribution import WriteTracker
 from playground.engine import url_guard
-from playground.engine.catalogue import may_load_scripts, script_run
+from playground.engine.catalogue import Catalogue, may_load_scripts, script_run
 from playground.engine.guard import refusal
 from playground.engine.key_reader import Inspector
 from playground.engine.observer import Observer
@@ -22,14 +23,17 @@ from playground.engine.server_order import ServerOrder
 from playground.resp.address import Address
 from playground.resp.side_connection import SideConnection
 from playground.errors import ServerError
-from playground.engine.session import Session
+from playground.engine.session import NoReply, Session
+from playground.resp.replies import Int, Reply
 from playground.i18n import tr
 from playground.topology_kinds import SINGLE
 
 if TYPE_CHECKING:  # (imported when used: `repl --url` needs neither)
+    from playground.engine.changes import ChangeFeed
     from playground.engine.help import HelpIndex
     from playground.server import PrivateServer as PrivateServer  # (re-exported: the TUI's make_app takes one)
     from playground.server import ServerBinary
+    from playground.server.topology import Topology
 
 _POLL_MIN, _POLL_MAX = 0.001, 0.05
 
@@ -41,9 +45,9 @@ class Refused(Exception):
 class Playground:
     """A server plus clients A, B, ... each on its own connection."""
 
-    def __init__(self, server: PrivateServer | None = None, url: Address | None = None,
+    def __init__(self, server: PrivateServer | Topology | None = None, url: Address | None = None,
                  clients: Iterable[str] = ("A", "B"), allow_flush: bool = False,
-                 on_stream: Callable | None = None, resp: int = 2) -> None:
+                 on_stream: Callable[[Session, object], None] | None = None, resp: int = 2) -> None:
         if (server is None) == (url is None):
             raise ValueError("give exactly one of server or url")
         self.server = server
@@ -55,7 +59,7 @@ class Playground:
         self.reader: Inspector | None = None  # read-only connection: inspector and checks
         self.admin: SideConnection | None = None  # flushes: never through a client's connection
         self.writes: WriteTracker | None = None  # who last wrote each key (write attribution)
-        self.changes = None  # the server's key events, when an executor records them (engine/changes.py)
+        self.changes: ChangeFeed | None = None  # the server's key events, when an executor records them
         self._help: HelpIndex | None = None
         self.scripts_seen: dict[str, bytes | None] = {}  # sha1 -> source (None if only the sha was seen)
         self.scripts_clean = False  # no line since the last flush could have cached a script (note_scripts)
@@ -65,12 +69,13 @@ class Playground:
         self._seq = 0
         self.follows_redirects = False  # like redis-cli -c: a cluster (engine/redirect.py)
         self.dangerous: frozenset[bytes] = frozenset()  # a --url server's @dangerous commands (guard.py)
-        self._catalogue = None
+        self._catalogue: Catalogue | None = None
         self._catalogue_of: Inspector | None = None  # the reader `_catalogue` was made for
         self.script_limit: int | None = None        # what reset() last set (None: as the server started)
         self.script_limit_start: bytes | None = None  # lua-time-limit as the server started
         self.restart_listeners: list[Callable[[], None]] = []  # told after every restart, whoever asked
-        self.closing: list[Callable] = []  # awaited first on close: a lesson's running programs (gate/lesson.py)
+        # awaited first on close: a lesson's running programs (scenario/programs/lesson.py)
+        self.closing: list[Callable[[], Awaitable[None]]] = []
 
     def next_seq(self) -> int:
         """The next server-order number: one counter for every client, in reply order."""
@@ -88,10 +93,9 @@ class Playground:
         self.order.version += 1
 
     @property
-    def catalogue(self):
+    def catalogue(self) -> Catalogue:
         """What each command does, asked of this server once per name (engine/catalogue.py)."""
         if self._catalogue is None or self._catalogue_of is not self.reader:
-            from playground.engine.catalogue import Catalogue
             own = self.reader.catalogue if self.reader is not None else None   # a cluster's reader routes by its own
             self._catalogue = own if own is not None else Catalogue(self.reader)
             self._catalogue_of = self.reader
@@ -99,7 +103,7 @@ class Playground:
 
     @classmethod
     def create(cls, server_choice: str | None = None, url: "str | Address | None" = None,
-               topology: str = SINGLE.name, replicas: int | None = None, **kwargs) -> "Playground":
+               topology: str = SINGLE.name, replicas: int | None = None, **kwargs: Any) -> "Playground":
         """From command-line options: a private server (default) or an explicit --url;
         `topology` replica or cluster: private nodes on 127.0.0.1 (server/topology.py)."""
         if url:
@@ -109,16 +113,22 @@ class Playground:
         return cls(server=make_server(choose_binary(server_choice), topology, replicas), **kwargs)
 
     @property
-    def topology(self):
+    def topology(self) -> Topology | None:
         """The private Topology (replica or cluster), or None (one server, or --url)."""
-        return self.server if hasattr(self.server, "nodes") else None
+        # (told by its nodes: the Topology class is not imported, as with --url nothing of the servers is)
+        return cast("Topology", self.server) if hasattr(self.server, "nodes") else None
+
+    @property
+    def _given_url(self) -> Address:
+        assert self.url is not None  # (no server: a url, __init__ says)
+        return self.url
 
     @property
     def address(self) -> Address:
         """Where the learners' clients connect (the sandbox's restricted user on a private server)."""
         if self.server is not None:
             return self.server.address
-        return self.url
+        return self._given_url
 
     @property
     def admin_address(self) -> Address:
@@ -126,14 +136,14 @@ class Playground:
         private server as the app's own ACL user (server/sandbox.py); under --url, the URL."""
         if self.server is not None:
             return self.server.admin_address
-        return self.url
+        return self._given_url
 
     @property
     def label(self) -> str:
         """What the server is, e.g. "Valkey 9.1.2 (bundled)"."""
         if self.server is not None:
             return self.server.label
-        return tr("external server at {url}", url=self.url.describe())
+        return tr("external server at {url}", url=self._given_url.describe())
 
     @property
     def private(self) -> bool:
@@ -175,7 +185,8 @@ class Playground:
                 self.dangerous = await url_guard.dangerous_commands(self)
         return self
 
-    def side_sent(self, commands) -> None:
+    def side_sent(self, commands: list[list[bytes]]) -> None:
+        """The playground's own commands on their way (MONITOR does not show them)."""
         self.own_traffic.active = any(s.monitoring for s in self.sessions.values())
         self.own_traffic.sent(commands)
 
@@ -203,35 +214,37 @@ class Playground:
             await self.close()
             raise
 
-    async def __aexit__(self, *exc) -> None:
+    async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
     def _where(self) -> str:
-        return tr("the private server") if self.private else self.url.describe()
+        return tr("the private server") if self.private else self._given_url.describe()
 
-    async def prepare_guard(self, lines) -> None:
+    async def prepare_guard(self, lines: Iterable[Sequence[bytes]]) -> None:
         """Before `check_allowed` on a --url server (engine/url_guard.py)."""
         if not self.private and not self.allow_flush:
             await url_guard.prepare(self, lines)
 
-    def check_allowed(self, argv: list[bytes]) -> None:
+    def check_allowed(self, argv: Sequence[bytes]) -> None:
         """Raise Refused for what the playground will not send (policy: engine/guard.py)."""
         catalogue = self._catalogue
-        known = argv and catalogue is not None
+        dangerous, named, identified = self.dangerous, None, False
+        if argv and catalogue is not None:
+            dangerous = dangerous | catalogue.dangerous(argv[0])
+            named, identified = catalogue.own_name(argv[0]), catalogue.identified(argv[0])
         message = refusal(argv, private=self.private, allow_flush=self.allow_flush, where=self._where,
-                          dangerous=self.dangerous | (catalogue.dangerous(argv[0]) if known else frozenset()),
-                          named=catalogue.own_name(argv[0]) if known else None, cluster=self.follows_redirects,
-                          identified=bool(known and catalogue.identified(argv[0])),
+                          dangerous=dangerous, named=named, cluster=self.follows_redirects,
+                          identified=identified,
                           not_described=catalogue.not_described if catalogue is not None else b"")
         if message:
             raise Refused(message)
 
-    async def stop_own_script(self, sessions=None) -> None:
+    async def stop_own_script(self, sessions: Iterable[Session] | None = None) -> None:
         """SCRIPT KILL for a script a client still waits for on a --url server (engine/url_guard.py)."""
         if not self.private and self.admin is not None:
             await url_guard.stop_own_script(self, self.sessions.values() if sessions is None else sessions)
 
-    def note_scripts(self, argv: list[bytes]) -> None:
+    def note_scripts(self, argv: Sequence[bytes]) -> None:
         """Remember the scripts clients use, to show which are still cached (and that a
         fresh start is to flush them)."""
         if may_load_scripts(argv):
@@ -247,11 +260,13 @@ class Playground:
         shas = list(self.scripts_seen)
         if not shas:
             return []
+        assert self.reader is not None  # (started)
         reply, = await self.reader.run([[b"SCRIPT", b"EXISTS", *[s.encode() for s in shas]]])
-        flags = [bool(int(x)) for x in reply] if isinstance(reply, list) else [False] * len(shas)
-        return [(sha, self.scripts_seen[sha], cached) for sha, cached in zip(shas, flags)]
+        flags = [isinstance(x, Int) and bool(x) for x in reply] if isinstance(reply, list) else [False] * len(shas)
+        return [(sha, self.scripts_seen[sha], cached)  # (a server answering fewer flags: those scripts left out)
+                for sha, cached in zip(shas, flags, strict=False)]
 
-    async def settle(self, name: str, pending: "asyncio.Future") -> bool:
+    async def settle(self, name: str, pending: asyncio.Future[Any]) -> bool:
         """Wait until `pending` (an execute of client `name`) is done, or the server says
         that client is blocked (flag b) or running a busy script. True when done.
 
@@ -288,6 +303,8 @@ class Playground:
         from playground.engine.help import HelpIndex, load_help
 
         if self._help is None:
+            if self.reader is None:  # (not started)
+                return HelpIndex.bundled()
             try:
                 self._help = await load_help(self.reader)
             except OSError:
@@ -301,7 +318,8 @@ class Playground:
         sessions = list(self.sessions.values())
         if self.topology is not None:  # client ids are per node: only those on the observer's
             on = self.observer.address
-            sessions = [s for s in sessions if (s.address.host, s.address.port) == (on.host, on.port)]
+            sessions = [s for s in sessions
+                        if s.address is not None and (s.address.host, s.address.port) == (on.host, on.port)]
         try:
             await self.observer.refresh(sessions)
         except OSError:
@@ -357,7 +375,8 @@ class Playground:
         for listener in list(self.restart_listeners):  # the app's bar and inspector follow at once
             listener()
         names = ", ".join(self.sessions)
-        return tr("started a fresh server ({label}); clients {names} reconnected with empty state", label=self.label, names=names)
+        return tr("started a fresh server ({label}); clients {names} reconnected with empty state",
+                  label=self.label, names=names)
 
     async def _close_connections(self) -> None:
         for session in self.sessions.values():
@@ -386,18 +405,20 @@ class Playground:
             from playground.engine.topology_ops import flush_primaries
             await flush_primaries(self.topology)
         else:
+            assert self.admin is not None  # (started)
             await self.admin.run(fresh_start.empties(self))
             self.scripts_clean = True
         self.order.mark("flush")
-        self.writes.forget()
+        if self.writes is not None:
+            self.writes.forget()
 
     async def set_script_time_limit(self, ms: int | None) -> None:
         """How long a script runs before other clients get BUSY: `ms`, or (None) the value
         the private server started with (engine/fresh_start.py)."""
         await fresh_start.set_script_time_limit(self, ms)
 
-    async def reset(self, setup: list[list[bytes]] = (), by: str | None = None, label: str = "",
-                    script_time_limit_ms: int | None = None) -> list:
+    async def reset(self, setup: Sequence[Sequence[bytes]] = (), by: str | None = None, label: str = "",
+                    script_time_limit_ms: int | None = None) -> Sequence[Reply | NoReply]:
         """A fresh start for a scenario part, then `setup` run by client `by` (default: the
         first); the setup's replies (engine/fresh_start.py)."""
         return await fresh_start.reset(self, setup, by, label, script_time_limit_ms)

@@ -13,17 +13,24 @@ with --url, loopback addresses. Any other redirect is shown as the error it is.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Protocol
 
 from playground.engine import events as ev
+from playground.engine.session import NoReply, Session
 from playground.resp.connection import Address
-from playground.resp.replies import Err
+from playground.resp.replies import Err, Reply
+
+if TYPE_CHECKING:  # (types only: with --url, nothing of the private servers is imported)
+    from playground.server.private import PrivateServer
+    from playground.server.topology import Topology
 
 _REDIRECT = re.compile(rb"^(MOVED|ASK) (\d+) ([^ ]*):(\d+)$")
 MAX_HOPS = 16  # a cluster that keeps redirecting is shown as it is after this many
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 
 
-def redirection(reply) -> tuple[str, int, str, int] | None:
+def redirection(reply: object) -> tuple[str, int, str, int] | None:
     """(kind, slot, host, port) of a MOVED/ASK error reply, else None."""
     if not isinstance(reply, Err):
         return None
@@ -39,14 +46,33 @@ def redirect_line(slot: int, host: str, port: int) -> bytes:
     return b"-> Redirected to slot [%d] located at %s:%d\n" % (slot, host.encode(), port)
 
 
-def allowed_target(pg, host: str, port: int) -> bool:
-    topology = getattr(pg.server, "node_at", None)
-    if topology is not None:
-        return pg.server.node_at(host, port) is not None
+class RedirectHost(Protocol):
+    """What following a redirect asks of the Playground."""
+
+    follows_redirects: bool
+
+    @property
+    def server(self) -> PrivateServer | Topology | None:
+        """The private server or topology (None: a server given with --url)."""
+
+
+def allowed_target(pg: RedirectHost, host: str, port: int) -> bool:
+    """Whether a MOVED/ASK redirect to host:port may be followed: a node of the private
+    topology, or the loopback when the playground is on a server given with --url.
+
+    Args:
+        pg: the Playground.
+        host: the redirect's host.
+        port: the redirect's port.
+    """
+    node_at = getattr(pg.server, "node_at", None)  # (a Topology's: not imported, as --url imports no server)
+    if node_at is not None:
+        return node_at(host, port) is not None
     return pg.server is None and host in LOOPBACK_HOSTS
 
 
-async def follow(pg, session, argv: list[bytes], reply, emit=None):
+async def follow(pg: RedirectHost, session: Session, argv: list[bytes], reply: Reply | NoReply,
+                 emit: Callable[[ev.Event], None] | None = None) -> Reply | NoReply:
     """The reply after following every MOVED/ASK redirect (the session moves)."""
     if not pg.follows_redirects:
         return reply
@@ -55,15 +81,18 @@ async def follow(pg, session, argv: list[bytes], reply, emit=None):
         if where is None:
             return reply
         kind, slot, host, port = where
-        host = host or session.address.host  # "MOVED 3999 :6381": the host we are on
+        old = session.address
+        assert old is not None  # (it answered: it is connected somewhere)
+        host = host or old.host  # "MOVED 3999 :6381": the host we are on
         if not allowed_target(pg, host, port):
             return reply
         if emit is not None:
             emit(ev.Output(session.name, redirect_line(slot, host, port), kind="redirect"))
-        old = session.address
         await session.connect(Address(host=host, port=port, username=old.username, password=old.password,
                                       tls=old.tls))
         if kind == "ASK":
-            await session.connection.pipeline([[b"ASKING"]])
+            moved = session.connection
+            assert moved is not None  # (connected just now)
+            await moved.pipeline([[b"ASKING"]])
         reply = await session.execute(list(argv))
     return reply

@@ -22,11 +22,17 @@ import asyncio
 import os
 import signal
 import time
+from typing import TYPE_CHECKING, Any
 
+from playground.engine.playground import Playground
 from playground.i18n import tr
-from playground.server.node import NodeError
+from playground.server.node import Node, NodeError
 from playground.server.private import ServerError
+from playground.server.topology import Topology
 from playground.topology_kinds import WITH_NODES
+
+if TYPE_CHECKING:  # (the executor imports this module when a line says `connect`)
+    from playground.engine.executor import Executor
 
 ACTIONS = ("kill", "stop", "pause", "resume", "pause-replication", "resume-replication",
            "promote", "settle", "connect")
@@ -51,7 +57,7 @@ def parse_action(text: str) -> tuple[str, tuple[str, ...]]:
     return action, args
 
 
-async def apply(pg, text: str) -> str:
+async def apply(pg: Playground, text: str) -> str:
     """Do the action on `pg`'s topology; one line saying what happened."""
     topology = pg.topology
     if topology is None:
@@ -81,27 +87,27 @@ async def apply(pg, text: str) -> str:
     return said
 
 
-def _settle(topology) -> None:
+def _settle(topology: Topology) -> None:
     try:
         topology.wait_settled(time.monotonic() + SETTLE_TIMEOUT)
     except ServerError as exc:
         raise ActionError(str(exc)) from None
 
 
-def _signal(node, sig: int) -> None:
-    if not node.alive():
+def _signal(node: Node, sig: int) -> None:
+    if not node.alive() or node.process is None:
         raise ActionError(tr("{node} is not running", node=node.name))
     os.killpg(node.process.pid, sig)
 
 
-def _kill(topology, node) -> str:
+def _kill(topology: Topology, node: Node) -> str:
     _signal(node, signal.SIGKILL)
     node.stopped_on_purpose = True
     node.stop(grace=0)
     return tr("{node} killed (SIGKILL): gone at once, with whatever it had not sent on", node=node.name)
 
 
-def _stop(topology, node) -> str:
+def _stop(topology: Topology, node: Node) -> str:
     if not node.alive():
         raise ActionError(tr("{node} is not running", node=node.name))
     node.stopped_on_purpose = True
@@ -117,31 +123,31 @@ def _process_state(pid: int) -> bytes:
         return b"?"
 
 
-def _until_state(node, stopped: bool) -> None:
+def _until_state(node: Node, stopped: bool) -> None:
     """Until the kernel shows the node stopped (T) or running again: signals act later."""
     deadline = time.monotonic() + SETTLE_TIMEOUT
-    while (_process_state(node.pid) == b"T") != stopped:
+    while ((_process_state(node.pid) if node.pid is not None else b"?") == b"T") != stopped:
         if time.monotonic() > deadline or not node.alive():
             raise ActionError(tr("{node} did not stop", node=node.name) if stopped
                               else tr("{node} did not continue", node=node.name))
         time.sleep(0.002)
 
 
-def _pause(topology, node) -> str:
+def _pause(topology: Topology, node: Node) -> str:
     _signal(node, signal.SIGSTOP)
     node.paused = True
     _until_state(node, stopped=True)
     return tr("{node} paused (SIGSTOP): it answers nobody until resumed", node=node.name)
 
 
-def _resume(topology, node) -> str:
+def _resume(topology: Topology, node: Node) -> str:
     _signal(node, signal.SIGCONT)
     node.paused = False
     _until_state(node, stopped=False)
     return tr("{node} resumed (SIGCONT)", node=node.name)
 
 
-def _call(node, *args):
+def _call(node: Node, *args: bytes | str | int) -> Any:
     try:
         with node.link() as link:
             return link.call(*args)
@@ -149,11 +155,12 @@ def _call(node, *args):
         raise ActionError(f"{node.name}: {' '.join(map(str, args[:2]))}: {exc}") from None
 
 
-def _role(node) -> bytes:
-    return _call(node, "ROLE")[0]
+def _role(node: Node) -> bytes:
+    role: bytes = _call(node, "ROLE")[0]
+    return role
 
 
-def _pause_replication(topology, node) -> str:
+def _pause_replication(topology: Topology, node: Node) -> str:
     if _role(node) != b"slave":
         raise ActionError(tr("{node} is not a replica", node=node.name))
     _call(node, "CLIENT", "PAUSE", PAUSE_MS, "WRITE")
@@ -161,12 +168,12 @@ def _pause_replication(topology, node) -> str:
               "nothing from its primary", node=node.name)
 
 
-def _resume_replication(topology, node) -> str:
+def _resume_replication(topology: Topology, node: Node) -> str:
     _call(node, "CLIENT", "UNPAUSE")
     return tr("{node}: replication resumed (CLIENT UNPAUSE)", node=node.name)
 
 
-def _promote(topology, node) -> str:
+def _promote(topology: Topology, node: Node) -> str:
     if _role(node) != b"slave":
         raise ActionError(tr("{node} is not a replica", node=node.name))
     _call(node, "CLIENT", "UNPAUSE")  # a paused replication link would pause its writes too
@@ -193,33 +200,37 @@ _NODE_ACTIONS = {"kill": _kill, "stop": _stop, "pause": _pause, "resume": _resum
                  "promote": _promote}
 
 
-async def connect(pg, client: str, node_name: str) -> str:
+async def connect(pg: Playground, client: str, node_name: str) -> str:
     """Client `client` reconnects to a node (by name or port): a new client there."""
     if client not in pg.sessions:
         raise ActionError(tr("no client {client} (the clients are {clients})", client=client,
                                   clients=", ".join(pg.sessions)))
+    topology = pg.topology
+    if topology is None:
+        raise ActionError(tr("server actions need a topology of nodes (--topology {names})",
+                             names=tr(", ").join(WITH_NODES)))
     try:
-        node = pg.topology.node(node_name)
+        node = topology.node(node_name)
     except ServerError as exc:
         raise ActionError(str(exc)) from None
     session = pg.sessions[client]
     from playground.engine.session import ConnectionLost
     try:
-        await session.connect(pg.topology.address_of(node))
+        await session.connect(topology.address_of(node))
     except ConnectionLost as exc:
         raise ActionError(str(exc)) from None
     pg.order.mark("connect", node.name, client=client)
     return tr("client {client} is connected to {node} now", client=client, node=node.name)
 
 
-async def connect_line(executor, client: str, host: bytes, port: bytes) -> None:
+async def connect_line(executor: Executor, client: str, host: bytes, port: bytes) -> None:
     """redis-cli's `connect HOST PORT` typed in a pane, to a node of the topology (and
     nowhere else): silent on success, as redis-cli is; the prompt shows the node."""
     from playground.engine import events as ev
 
     pg = executor.pg
     text_host = host.decode(errors="replace")
-    node = pg.topology.node_at(text_host, int(port)) if port.isdigit() else None
+    node = pg.topology.node_at(text_host, int(port)) if port.isdigit() and pg.topology is not None else None
     if node is None:
         executor.emit(ev.Notice(client, f"connect: {text_host}:{port.decode(errors='replace')} is not a node "
                                         "of the playground's topology (the server bar lists them)", "warning"))

@@ -11,8 +11,10 @@ flushed the script cache. Bounded: only the last `size` rows are kept.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from playground.engine.events import Why
 from playground.engine.units import Unit
 
 
@@ -25,8 +27,8 @@ class Row:
     unit: Unit | None = None
     mark: str = ""                # "reset" | "part" | "flush" | "restart" | "promote" | "connect"
     text: str = ""                # a mark's label (a part's name; the node promoted or connected to)
-    setup: tuple = ()             # a reset's setup commands (argv lists)
-    whys: list = field(default_factory=list)  # the Why events that explain this unit's reply
+    setup: tuple[Sequence[bytes], ...] = ()  # a reset's setup commands (argv lists)
+    whys: list[Why] = field(default_factory=list)  # the Why events that explain this unit's reply
 
     def after(self, seq: int) -> bool:
         """Did this happen after the reply numbered `seq`?"""
@@ -49,13 +51,13 @@ class ServerOrder:
         self.version += 1
         return row
 
-    def mark(self, mark: str, text: str = "", setup=(), client: str = "") -> None:
+    def mark(self, mark: str, text: str = "", setup: Iterable[Sequence[bytes]] = (), client: str = "") -> None:
         self.rows.append(Row(self.last_seq, client, mark=mark, text=text, setup=tuple(setup)))
         self.version += 1
         if mark in ("reset", "restart"):
             self.fresh_starts += 1
 
-    def explained(self, seq: int, why) -> None:
+    def explained(self, seq: int, why: Why) -> None:
         """Attach a Why to the unit whose reply it explains (the newest row with `seq`)."""
         for row in reversed(self.rows):
             if row.unit is not None and row.seq == seq:

@@ -9,17 +9,22 @@ QUEUED, which keys it WATCHed) is tracked here from the replies; what the server
 from __future__ import annotations
 
 import asyncio
+import enum
 import time
-from typing import Callable
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, Final
 
 from playground.engine.catalogue import SCRIPT_COMMANDS, SUBSCRIBES
-from playground.engine.client_state import ClientState, replace  # noqa: F401 (re-exported)
+from playground.engine.client_state import ClientState as ClientState  # (re-exported: a client's state)
+from playground.engine.client_state import replace
 from playground.engine.lua_debugger import LuaDebugging
-from playground.engine.session_stream import ConnectionLost, MonitorLine, SubscriptionStream  # noqa: F401 (re-exported)
+from playground.engine.session_stream import ConnectionLost as ConnectionLost  # (re-exported: what a read raises,
+from playground.engine.session_stream import MonitorLine as MonitorLine  # and what it gives in MONITOR)
+from playground.engine.session_stream import SubscriptionStream
 from playground.engine.units import Unit, UnitTracker, hello_protocol
 from playground.i18n import tr
 from playground.resp.connection import Address, TypedConnection, pack_pipeline
-from playground.resp.replies import Err, Int, Status
+from playground.resp.replies import Err, Int, Reply, Status
 
 
 # Commands whose reply may change the client-side state (see Session.track and
@@ -27,10 +32,17 @@ from playground.resp.replies import Err, Int, Status
 _TRACKED = frozenset((b"multi", b"exec", b"discard", b"watch", b"unwatch", b"reset", b"select", b"hello"))
 
 
-STREAMING = object()
+class NoReply(enum.Enum):
+    """What `execute` returns instead of a reply (each compared by identity)."""
+
+    STREAMING = "streaming"
+    LATE = "late"
+
+
+STREAMING: Final = NoReply.STREAMING
 """What `execute` returns for a command whose replies arrive on the subscription stream."""
 
-LATE = object()
+LATE: Final = NoReply.LATE
 """What `execute(argv, late=...)` returns when no byte of the reply came in time."""
 
 
@@ -46,7 +58,7 @@ class Session:
         self._conn: TypedConnection | None = None
         self.stream = SubscriptionStream(self)
         """Its replies after SUBSCRIBE or MONITOR, as they stream in."""
-        self.running: asyncio.Task | None = None
+        self.running: asyncio.Task[Any] | None = None
         self.dropped: str | None = None  # why the connection was found closed, until it is reopened
         self.lost: str | None = None   # set when the stream reader lost the connection
         self._start_resp = 2
@@ -58,12 +70,12 @@ class Session:
         self.named = True
         """False: the connection gets no CLIENT SETNAME (`repl`: CLIENT GETNAME answers
         (nil), as to redis-cli); the playground knows it by its client id either way."""
-        self.cancelling: asyncio.Task | None = None  # the task `cancel()` is cancelling (Ctrl+C)
+        self.cancelling: asyncio.Task[Any] | None = None  # the task `cancel()` is cancelling (Ctrl+C)
         self.waited = 0.0  # seconds the last reply took to start arriving (the server's time)
         self._sent_at = 0.0  # when the command whose reply is awaited was sent
         self._debugging = False  # ... and whether it runs under redis-cli's Lua debugger
         self.ldb = LuaDebugging()
-        self.script_sent: tuple | None = None  # a script line sent whose reply has not come (url_guard)
+        self.script_sent: tuple[bytes, ...] | None = None  # a script line sent whose reply has not come (url_guard)
 
     # -- connection ---------------------------------------------------------------
 
@@ -80,6 +92,8 @@ class Session:
             self.address = address
         if resp is not None:
             self._start_resp = resp
+        if self.address is None:
+            raise ConnectionLost(tr("client {name} is not connected", name=self.name))
         conn = TypedConnection(self.address)
         hello = [[b"CLIENT", b"SETNAME", self.name.encode()]] if self.named else []
         hello.append([b"CLIENT", b"ID"])
@@ -107,14 +121,14 @@ class Session:
         self.ldb.active = False
         self.units.clear()
         self.state = ClientState(self.name, client_id=int(client_id) if isinstance(client_id, Int) else None,
-                                 db=self.address.db, resp=self._start_resp)
+                                 db=self._db, resp=self._start_resp)
 
     # -- a clean client on the same connection ----------------------------------------
     # RESET, then its name and a --url's database back: a scenario part's fresh start
     # (Playground.reset sends every client's in one wait: fresh_start.reset_together).
     # Reconnects instead when the connection is busy or the server has no RESET (before 6.2).
 
-    async def reset(self, then: list[list[bytes]] = ()) -> list:
+    async def reset(self, then: Iterable[Sequence[bytes]] = ()) -> Sequence[Reply | NoReply]:
         """A clean client (no MULTI, WATCH, subscriptions, tracking; db 0; RESP2), then its
         name and a --url's database back, in one round trip.
 
@@ -125,18 +139,19 @@ class Session:
         Returns:
             The replies to `then`.
         """
-        then = [list(argv) for argv in then]
-        if not self._resettable():
-            return await self._anew(then)
+        lines = [list(argv) for argv in then]
+        conn = self._reset_connection()
+        if conn is None:
+            return await self._anew(lines)
         commands = self._reset_commands()
         try:
-            replies = await self._conn.pipeline(commands + then)
+            replies = await conn.pipeline(commands + lines)
         except OSError:
-            return await self._anew(then)
+            return await self._anew(lines)
         if any(isinstance(r, Err) for r in replies[:self._reset_own()]):
-            return await self._anew(then)
+            return await self._anew(lines)
         self._reset_done()
-        for argv, reply in zip(then, replies[len(commands):]):
+        for argv, reply in zip(lines, replies[len(commands):], strict=True):  # (a reply per command)
             self.track(argv, reply)
         return replies[len(commands):]
 
@@ -147,11 +162,12 @@ class Session:
             How many replies `read_reset` is to read; None when the client is to be
             `reset` the long way.
         """
-        if not self._resettable():
+        conn = self._reset_connection()
+        if conn is None:
             return None
         commands = self._reset_commands()
         try:
-            await self._conn.send_packed_command(pack_pipeline(commands))
+            await conn.send_packed_command(pack_pipeline(commands))
         except OSError:
             return None
         return len(commands)
@@ -165,8 +181,11 @@ class Session:
         if sent is None:
             await self.reset()
             return
+        conn = self._conn
         try:
-            replies = [await self._conn.read_response() for _ in range(sent)]
+            if conn is None:  # (dropped meanwhile)
+                raise ConnectionError("not connected")
+            replies = [await conn.read_response() for _ in range(sent)]
         except OSError:
             await self.connect()
             return
@@ -175,8 +194,17 @@ class Session:
             return
         self._reset_done()
 
-    def _resettable(self) -> bool:
-        return self._conn is not None and not self.streaming and self.state.pending is None
+    def _reset_connection(self) -> TypedConnection | None:
+        """The connection a reset goes on; None when the client is to be reset the long way
+        (a new connection: none open, streaming, or a reply pending)."""
+        if self.streaming or self.state.pending is not None:
+            return None
+        return self._conn
+
+    @property
+    def _db(self) -> int:
+        """The database a new connection starts in (a --url's /db)."""
+        return self.address.db if self.address is not None else 0
 
     def _reset_own(self) -> int:
         """How many of `_reset_commands` are RESET and the name (whose errors mean: reconnect)."""
@@ -186,17 +214,17 @@ class Session:
         commands = [[b"RESET"], [b"CLIENT", b"SETNAME", self.name.encode()]] if self.named else [[b"RESET"]]
         if self._start_resp == 3:
             commands.append([b"HELLO", b"3"])
-        if self.address.db:            # a --url's /db: where a new connection starts
-            commands.append([b"SELECT", b"%d" % self.address.db])
+        if self._db:            # a --url's /db: where a new connection starts
+            commands.append([b"SELECT", b"%d" % self._db])
         return commands
 
-    async def _anew(self, then: list[list[bytes]]) -> list:
+    async def _anew(self, then: list[list[bytes]]) -> list[Reply | NoReply]:
         await self.connect()
         return [await self.execute(argv) for argv in then]
 
     def _reset_done(self) -> None:
         self.units.clear()
-        self.state = ClientState(self.name, client_id=self.state.client_id, db=self.address.db,
+        self.state = ClientState(self.name, client_id=self.state.client_id, db=self._db,
                                  resp=self._start_resp)
 
     async def close(self) -> None:
@@ -216,7 +244,7 @@ class Session:
         return self._start_resp
 
     @property
-    def connection(self):
+    def connection(self) -> TypedConnection | None:
         """The open connection (None when not connected): for a caller that pipelines."""
         return self._conn
 
@@ -265,7 +293,7 @@ class Session:
 
     # -- commands -----------------------------------------------------------------
 
-    async def execute(self, argv: list[bytes], late: float | None = None):
+    async def execute(self, argv: list[bytes], late: float | None = None) -> Reply | NoReply:
         """Send one command and return its typed reply (STREAMING while subscribed or
         monitoring). `last_unit` is then the unit the command closed, if any.
 
@@ -305,7 +333,7 @@ class Session:
             self.running = None
         return await self.reply_to(argv)
 
-    async def reply_to(self, argv: list[bytes]):
+    async def reply_to(self, argv: list[bytes]) -> Reply:
         """The reply to `argv`, which `execute` sent (as `execute` returns it)."""
         cmd = argv[0].lower()
         if self._conn is None:  # (dropped while the reply was late)
@@ -327,7 +355,7 @@ class Session:
             self._after_quit()
         return reply
 
-    def _dropped(self, cmd: bytes, exc: OSError):
+    def _dropped(self, cmd: bytes, exc: OSError) -> Reply:
         """The connection dropped under `cmd`: ConnectionLost (QUIT's OK, which the server
         may not have sent before closing, excepted)."""
         self._conn = None
@@ -346,7 +374,7 @@ class Session:
         self.units.clear()
         self.state = ClientState(self.name, disconnected=True, resp=self._start_resp)
 
-    def track(self, argv, reply) -> None:
+    def track(self, argv: Sequence[bytes], reply: object) -> None:
         """Client-side state and units from one command and its reply (the reply has
         arrived: nothing is pending any more)."""
         units = self.units

@@ -15,7 +15,8 @@ once), only QUICK_LATE later. Every other line goes through `submit` and `settle
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Callable
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from playground.engine import events as ev
 from playground.engine.job import Job
@@ -31,7 +32,7 @@ QUICK_LATE = 0.005
 is watched for a block (the observer is asked from then on, as for any other line)."""
 
 
-def runs_here(executor: "Executor", client: str, argv) -> bool:
+def runs_here(executor: "Executor", client: str, argv: Sequence[bytes]) -> bool:
     """May this line run in the caller's task (with its reply watched only when late)?"""
     pg = executor.pg
     session = pg.sessions[client]
@@ -39,7 +40,8 @@ def runs_here(executor: "Executor", client: str, argv) -> bool:
             and not any(s.ldb.holds_server for s in pg.sessions.values()))
 
 
-async def run_settled(executor: "Executor", client: str, argv, sink: Callable[[ev.Event], None] | None = None) -> Job:
+async def run_settled(executor: "Executor", client: str, argv: Sequence[bytes],
+                      sink: Callable[[ev.Event], None] | None = None) -> Job:
     """Run one line for `client` until it is done (`job.task` is then done) or its
     client is blocked (`job.blocked`: the line goes on in `job.task`)."""
     argv = tuple(argv)
@@ -49,6 +51,7 @@ async def run_settled(executor: "Executor", client: str, argv, sink: Callable[[e
         return job
     job = Job(executor, client, argv, 1)
     here = asyncio.current_task()
+    assert here is not None  # (a coroutine's task)
     job.task = here
     executor.take(job, sink)
     line = LineRun(executor, job)
@@ -59,10 +62,10 @@ async def run_settled(executor: "Executor", client: str, argv, sink: Callable[[e
         executor.drop(job)
         raise
     if outcome is LATE:
-        job.task = asyncio.ensure_future(line.finish())
-        session.running = job.task  # (Ctrl+C cancels the line, not the caller)
+        job.task = finishing = asyncio.ensure_future(line.finish())
+        session.running = finishing  # (Ctrl+C cancels the line, not the caller)
         if executor.attribute:
-            job.task.add_done_callback(executor.attribute_when_done)
+            finishing.add_done_callback(executor.attribute_when_done)
         await job.settle()
         return job
     if outcome.lost == "cancelled" and here.cancelling():

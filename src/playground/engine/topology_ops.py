@@ -5,14 +5,22 @@ message, and whether a --url server is a cluster node."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from playground.engine.redirect import follow
+from playground.engine.session import NoReply
 from playground.resp.info_text import parse_info
+from playground.resp.replies import Reply
+
+if TYPE_CHECKING:  # (types only: with --url, nothing of the private servers is imported)
+    from playground.engine.playground import Playground
+    from playground.server.topology import Topology
 
 FLUSH = (("FLUSHALL",), ("SCRIPT", "FLUSH"))
 
 
-def _flush_sync(topology) -> None:
+def _flush_sync(topology: Topology) -> None:
     for node in topology.nodes:
         if not node.alive() or node.paused:
             continue
@@ -23,17 +31,17 @@ def _flush_sync(topology) -> None:
             link.call("SCRIPT", "FLUSH")  # a replica refuses FLUSHALL; its primary's reaches it
 
 
-async def flush_primaries(topology) -> None:
+async def flush_primaries(topology: Topology) -> None:
     """FLUSHALL and SCRIPT FLUSH on every primary (SCRIPT FLUSH on replicas too)."""
     await asyncio.to_thread(_flush_sync, topology)
 
 
-def _flush_and_settle(topology) -> None:
+def _flush_and_settle(topology: Topology) -> None:
     _flush_sync(topology)
     topology.wait_settled()
 
 
-async def config_set_everywhere(topology, name: bytes, value: bytes) -> None:
+async def config_set_everywhere(topology: Topology, name: bytes, value: bytes) -> None:
     """CONFIG SET on every running node, as the app's own user (learners cannot)."""
     def set_all() -> None:
         for node in topology.nodes:
@@ -43,12 +51,14 @@ async def config_set_everywhere(topology, name: bytes, value: bytes) -> None:
     await asyncio.to_thread(set_all)
 
 
-async def reset_topology(pg, setup, by: str | None) -> list:
+async def reset_topology(pg: Playground, setup: Sequence[Sequence[bytes]],
+                         by: str | None) -> list[Reply | NoReply]:
     """Playground.reset on a topology: every client back on the default node with a
     clean state, no keys anywhere, then `setup` by client `by` (redirects followed).
     A topology a server action changed (a node stopped or paused, a replica promoted)
     is started afresh; otherwise it is flushed and settled."""
     topology = pg.topology
+    assert topology is not None  # (Playground.reset asks this only of a topology)
     if not topology.pristine or not topology.alive():
         await pg.restart()
     else:
@@ -60,7 +70,7 @@ async def reset_topology(pg, setup, by: str | None) -> list:
     await asyncio.gather(*(s.connect(address) if s.address != address or not s.connected else s.reset()
                            for s in pg.sessions.values()))
     setter = pg.sessions[by] if by else next(iter(pg.sessions.values()))
-    replies = []
+    replies: list[Reply | NoReply] = []
     for argv in setup:
         reply = await setter.execute(list(argv))
         replies.append(await follow(pg, setter, list(argv), reply))
@@ -68,18 +78,26 @@ async def reset_topology(pg, setup, by: str | None) -> list:
         await setter.connect(address)
     if setup and topology.replicas:
         await asyncio.to_thread(topology.wait_settled)
-    pg.writes.forget()
+    if pg.writes is not None:
+        pg.writes.forget()
     return replies
 
 
-def crash_message(topology) -> str:
+def crash_message(topology: Topology) -> str:
+    """The line saying which nodes stopped with no server action stopping them.
+
+    Args:
+        topology: the private Topology (server/topology.py).
+    """
     names = ", ".join(f"{n.name} ({n.describe()})" for n in topology.crashed())
     return (f"node {names} stopped without a server action stopping it; restart starts the whole "
             "topology afresh (every key, script and client state is gone)")
 
 
-async def url_is_cluster(pg) -> bool:
+async def url_is_cluster(pg: Playground) -> bool:
     """Is the --url server a cluster node (INFO cluster says cluster_enabled:1)?"""
+    if pg.reader is None:  # (not started)
+        return False
     try:
         reply, = await pg.reader.run([[b"INFO", b"cluster"]])
     except OSError:
@@ -88,7 +106,7 @@ async def url_is_cluster(pg) -> bool:
 
 
 
-def _summary_sync(topology) -> str:
+def _summary_sync(topology: Topology) -> str:
     from playground.server.node import NodeError  # (a topology's: `repl --url` never needs it)
 
     infos = {}
@@ -118,6 +136,6 @@ def _summary_sync(topology) -> str:
     return " · ".join(parts)
 
 
-async def topology_summary(topology) -> str:
+async def topology_summary(topology: Topology) -> str:
     """One line: each node, its role, replication offset, and a replica's lag."""
     return await asyncio.to_thread(_summary_sync, topology)

@@ -12,6 +12,7 @@ flags (x, d, b) are merged in by `engine.observer`.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from playground.engine.catalogue import SCRIPT_COMMANDS
@@ -30,7 +31,7 @@ transaction goes on; a command queued (or refused when queued: EXECABORT then); 
 UNWATCH outside one; any other command outside one."""
 
 
-def transaction_role(open_: bool, argv) -> str:
+def transaction_role(open_: bool, argv: Sequence[bytes]) -> str:
     """The line's role (ROLES) with a transaction of its client open (`open_`) or not.
     The server's own rule: inside MULTI every command but MULTI, WATCH, EXEC or a bare
     DISCARD is queued (RESET and QUIT too run at once: UnitTracker sees RESET's reply,
@@ -49,7 +50,7 @@ def transaction_role(open_: bool, argv) -> str:
     return cmd.decode() if cmd in (b"watch", b"unwatch") else "command"
 
 
-def transaction_roles(lines) -> list[tuple[str | None, bool]]:
+def transaction_roles(lines: Iterable[Sequence[bytes]]) -> list[tuple[str | None, bool]]:
     """Each line's (role, whether a transaction is open after it), as the server takes a
     client's lines when each is accepted: no reply needed (a program's steps, a setup).
     An empty line (no command: a wait) has the role None and changes nothing."""
@@ -112,7 +113,7 @@ class Unit:
         if self.kind == "transaction":
             if self.outcome != "committed" or not isinstance(self.reply, Array):
                 return []
-            return list(zip(self.commands, self.reply))
+            return list(zip(self.commands, self.reply, strict=False))  # (the server's EXEC array: not trusted to match)
         return [(self.commands[0], self.reply)]
 
     def describe(self) -> str:
@@ -127,7 +128,7 @@ class Unit:
         return first if self.outcome != "error" else f"{first} (error)"
 
 
-def script_keys(argv) -> tuple[bytes, ...]:
+def script_keys(argv: Sequence[bytes]) -> tuple[bytes, ...]:
     """The keys a script or function call declares (EVAL/FCALL name numkeys key...)."""
     if len(argv) < 3:
         return ()
@@ -155,7 +156,7 @@ class UnitTracker:
     def queued(self) -> int:
         return len(self.open.commands) if self.open else 0
 
-    def note(self, argv, reply) -> Unit | None:
+    def note(self, argv: Sequence[bytes], reply: object) -> Unit | None:
         """Account for one command and its reply; the unit it closed, if any."""
         argv = tuple(argv)
         cmd = argv[0].lower()
@@ -167,6 +168,7 @@ class UnitTracker:
         self.role = role = transaction_role(self.open is not None, argv)
         if role in _ENDED:
             unit, self.open = self.open, None
+            assert unit is not None  # (EXEC and DISCARD end a transaction only with one open)
             unit.reply = reply
             unit.watched = self.watched
             self.watched = ()
@@ -180,6 +182,7 @@ class UnitTracker:
                 unit.outcome = "committed"
             return unit
         if role == "queued":
+            assert self.open is not None  # (a command is queued only with a transaction open)
             if ok and reply == b"QUEUED":
                 self.open.commands.append(argv)
             elif isinstance(reply, Err):
@@ -205,11 +208,11 @@ class UnitTracker:
         return unit
 
 
-def hello_protocol(reply) -> int | None:
+def hello_protocol(reply: object) -> int | None:
     """The protocol a HELLO reply says the connection now speaks."""
     if isinstance(reply, (Map, Array)):
-        pairs = reply if isinstance(reply, Map) else zip(reply[::2], reply[1::2])
+        pairs = reply if isinstance(reply, Map) else zip(reply[::2], reply[1::2], strict=False)  # (an odd one: ignored)
         for key, value in pairs:
-            if bytes(key) == b"proto" and isinstance(value, Int):
+            if isinstance(key, bytes) and key == b"proto" and isinstance(value, Int):
                 return int(value)
     return None

@@ -7,6 +7,8 @@ panes show in their gutters and the lanes view in its first column.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from playground.i18n import N_, tr_in
 
 MESSAGES: dict[str, str] = {
@@ -73,7 +75,14 @@ MESSAGES: dict[str, str] = {
 LABEL = N_("why")  # before a why-note: "↳ why: ..."
 
 
-def message(lang: str, kind: str, **values) -> str:
+def message(lang: str, kind: str, **values: object) -> str:
+    """MESSAGES[kind] in `lang`, its fields filled in (a Said field said in `lang` too).
+
+    Args:
+        lang: the language.
+        kind: the message's key in MESSAGES.
+        **values: its fields.
+    """
     return tr_in(lang, MESSAGES[kind], **{k: (render(lang, v.message, v.values) if isinstance(v, Said) else v)
                                           for k, v in values.items()})
 
@@ -83,14 +92,14 @@ class Said(str):
     themselves Said where a part is a note of its own), to be said again in another."""
 
     message: str
-    values: dict
+    values: dict[str, object]
 
-    def __new__(cls, text: str, message: str, values: dict) -> "Said":
+    def __new__(cls, text: str, message: str, values: Mapping[str, object]) -> "Said":
         said = super().__new__(cls, text)
         said.message, said.values = message, dict(values)
         return said
 
 
-def render(lang: str, kind: str, values: dict) -> str:
+def render(lang: str, kind: str, values: Mapping[str, object]) -> str:
     """MESSAGES[kind] in `lang` with `values` (Said values said in `lang` too)."""
     return message(lang, kind, **values)

@@ -22,11 +22,11 @@ from pathlib import Path
 from playground.explore.explorer import ExploreError
 from playground.explore.schedules import count_schedules
 from playground.gate.endpoint import socket_path
-from playground.gate.lesson_steps import next_move
 from playground.gate.programs import ByHand
 from playground.i18n import tr
 from playground.resp.cli_lines import RepeatError, SplitError, format_argv, parse_line
 from playground.scenario.model import Part, Scenario, Step
+from playground.scenario.programs.lesson_steps import next_move
 
 PROGRAM_LETTERS = "CDEFGHIJKLMNOPQRSTUVWXYZ"  # the clients programs started by hand get (A and B type)
 

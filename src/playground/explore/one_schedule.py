@@ -154,7 +154,7 @@ class OneSchedule:
         still waits: what can move next must not depend on how fast a reply travels."""
         for client, (job, _) in list(self.runner.waiting.items()):
             if not job.task.done():
-                await job.settle()   # (a program's command: through the gate, gate/lesson_steps.py)
+                await job.settle()   # (a program's command: through the gate, scenario/programs/lesson_steps.py)
 
     def _busy_script(self, client: str) -> bool:
         """The client runs a script that holds the server (a program's connection: no

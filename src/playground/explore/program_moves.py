@@ -19,11 +19,12 @@ from __future__ import annotations
 
 from playground.explore import schedules as sch
 from playground.gate.endpoint import Held
-from playground.gate.lesson_format import part_programs, shown_program
-from playground.gate.lesson_steps import next_move
+from playground.gate.program_argv import shown_program
 from playground.i18n import tr
 from playground.resp.cli_lines import format_argv
 from playground.resp.cli_secrets import redact_line
+from playground.scenario.programs.lesson_format import part_programs
+from playground.scenario.programs.lesson_steps import next_move
 
 
 def step_at(explorer, client: str, index: int):

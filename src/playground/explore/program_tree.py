@@ -3,12 +3,12 @@ it has been given, so the explorer runs it once per reply history, not once per 
 
 Invariant: `ProgramTree.nodes[history]` holds what the program, run from its start, did
 after it had been given exactly the replies in `history` (a tuple of (argv, reply bytes)
-of its stepped commands, in order, as gate/lesson.py's `history` keeps them): the next
+of its stepped commands, in order, as scenario/programs/lesson.py's `history` keeps them): the next
 stepped command it sent (`Move`: on which of its connections, with the client library's
 handshake requests sent on that connection since the connection's stepped command before
 it), or how it ended (`End`: exit status, return value, output). Only a run of the real
 program writes a node, and a run that disagrees with a node already there is the
-program's not being repeatable (gate/lesson.py's `note_sent`: the search stops with that
+program's not being repeatable (scenario/programs/lesson.py's `note_sent`: the search stops with that
 line, as it always did).
 
 In a schedule, a program whose start is in its tree is not started: a `ReplayedProgram`
@@ -76,7 +76,7 @@ class ProgramTree:
 
 
 class ProgramTrees:
-    """The trees of a lesson's programs, given to gate/lesson.py's LessonPrograms as its
+    """The trees of a lesson's programs, given to scenario/programs/lesson.py's LessonPrograms as its
     `replay`: it asks `program` for a replay at each start, and tells `moved` and `ended`
     what each real program did."""
 

@@ -6,9 +6,10 @@ from playground.cells import pad, width
 from playground.explore.anomaly import deciding_text
 from playground.explore.outcomes import Exploration, OutcomeClass
 from playground.explore.schedules import label
-from playground.gate.lesson_format import part_programs, shown_program
+from playground.gate.program_argv import shown_program
 from playground.i18n import tr, trn
 from playground.scenario import lanes
+from playground.scenario.programs.lesson_format import part_programs
 from playground.visible import json_text
 
 GOAL_MARK = "⚠"

@@ -19,6 +19,11 @@ import sys
 
 
 def main(argv: list[str]) -> None:
+    """Import FILE.py and call NAME with a client and the arguments (see above).
+
+    Args:
+        argv: this program's sys.argv: [itself, "FILE.py:NAME", ARGS-JSON].
+    """
     spec, args = argv[1], json.loads(argv[2])
     file, _, name = spec.rpartition(":")
     path = os.path.abspath(file)
@@ -26,10 +31,12 @@ def main(argv: list[str]) -> None:
     import redis
 
     module_name = os.path.splitext(os.path.basename(path))[0]
-    loader = importlib.util.spec_from_file_location(module_name, path)
-    module = importlib.util.module_from_spec(loader)
+    found = importlib.util.spec_from_file_location(module_name, path)
+    if found is None or found.loader is None:
+        raise ImportError(f"{file}: not a Python file")
+    module = importlib.util.module_from_spec(found)
     sys.modules[module_name] = module
-    loader.loader.exec_module(module)
+    found.loader.exec_module(module)
     client = redis.Redis.from_url(os.environ["REDIS_URL"])
     try:
         result = getattr(module, name)(client, *args)

@@ -27,7 +27,8 @@ from typing import Callable
 
 from playground.engine.catalogue import SUBSCRIBE_FAMILY
 from playground.gate.frames import FrameError, reply_end, request
-from playground.gate.peer import origin as peer_origin, peer_pid, process_name
+from playground.gate.peer import Origin, peer_pid, process_name
+from playground.gate.peer import origin as peer_origin
 from playground.gate.program_connection import GateClient, Held  # noqa: F401 (Held: re-exported)
 from playground.gate.reply_order import ReplyOrder
 from playground.resp.address import Address
@@ -88,7 +89,8 @@ class Gate:
         self.next_seq = next_seq or self._own_seq
         self.clients: list[GateClient] = []
         self.log: list[Held] = []                  # in server order
-        self._servers: dict[str, asyncio.AbstractServer] = {}
+        self._servers: dict[str | tuple[str, str], asyncio.Server] = {}  # label or ("tcp", label) -> its listener
+        self._passwords: dict[str, str] = {}  # label -> its TCP listener's password
         self._tasks: set[asyncio.Task] = set()  # one per program connection
         self._arrivals = 0
         self._counts: dict[str, int] = {}
@@ -125,10 +127,10 @@ class Gate:
                 password = secrets.token_hex(16)
                 server = await asyncio.start_server(lambda r, w: self._serve(r, w, label, password.encode()),
                                                     host="127.0.0.1", port=0, limit=RECV)
-                server.password = password
+                self._passwords[key] = password
                 self._servers[("tcp", key)] = server
             server = self._servers[("tcp", key)]
-            return f"redis://:{server.password}@127.0.0.1:{server.sockets[0].getsockname()[1]}"
+            return f"redis://:{self._passwords[key]}@127.0.0.1:{server.sockets[0].getsockname()[1]}"
         if key not in self._servers:
             safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in key) or "any"
             path = os.path.join(self.directory, f"gate-{safe}.sock")
@@ -171,7 +173,7 @@ class Gate:
         async with self._changed:
             self._changed.notify_all()
 
-    async def wait_for(self, predicate: Callable[[], object], timeout: float):
+    async def wait_for(self, predicate: Callable[[], object], timeout: float):  # noqa: ASYNC109 (None at the deadline: a value, not an exception)
         """predicate()'s first true value, or None after `timeout` seconds."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
@@ -203,7 +205,7 @@ class Gate:
         client.pump()
         return held
 
-    async def release_next(self, label: str, timeout: float) -> Held | None:
+    async def release_next(self, label: str, timeout: float) -> Held | None:  # noqa: ASYNC109 (as wait_for)
         """Wait (up to `timeout` s) for program `label`'s next command, and release it."""
         first = await self.wait_for(lambda: next(iter(self.held(label)), None), timeout)
         return self.release(first) if first is not None else None
@@ -219,9 +221,10 @@ class Gate:
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
                      label: str | None, password: bytes | None = None) -> None:
         task = asyncio.current_task()
+        assert task is not None  # (the connection's own)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
-        origin = None
+        origin: Origin | None = None
         if label is None:  # a program started by hand: named after itself, and how it was started kept
             pid = peer_pid(writer)
             label, origin = process_name(pid) or "program", peer_origin(pid)
@@ -350,13 +353,15 @@ class Gate:
 
     async def _replies(self, client: GateClient, up_reader: asyncio.StreamReader) -> None:
         """The server's replies, to the program as they come, each matched to its command."""
+        to_program = client.to_program
+        assert to_program is not None  # (set before the server is asked)
         buf = bytearray()
         try:
             while True:
                 data = await up_reader.read(RECV)
                 if not data:
                     break
-                client.to_program.write(data)
+                to_program.write(data)
                 buf += data
                 pos = 0
                 while (end := reply_end(buf, pos)) is not None:
@@ -377,7 +382,7 @@ class Gate:
                         client.pump()  # a reply of the gate's own may be next
                 del buf[:pos]
                 self.changed()
-                await client.to_program.drain()
+                await to_program.drain()
         except (FrameError, ConnectionError, OSError):
             pass
         finally:

@@ -67,13 +67,13 @@ def origin(pid: int | None) -> Origin | None:
         return None
     try:
         with open(f"/proc/{pid}/cmdline", "rb") as f:
-            argv = f.read().split(b"\0")
+            words = f.read().split(b"\0")
         cwd = os.readlink(f"/proc/{pid}/cwd")
         with open(f"/proc/{pid}/environ", "rb") as f:
             env = f.read().split(b"\0")
     except OSError:
         return None
-    argv = tuple(os.fsdecode(a) for a in (argv[:-1] if argv and argv[-1] == b"" else argv))
+    argv = tuple(os.fsdecode(a) for a in (words[:-1] if words and words[-1] == b"" else words))
     if not argv or not argv[0] or cwd.endswith(" (deleted)"):
         return None
     pairs = (os.fsdecode(e).partition("=") for e in env if b"=" in e)

@@ -9,6 +9,8 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from playground.gate.peer import Origin
+
 if TYPE_CHECKING:
     from playground.gate.endpoint import Gate
 
@@ -58,7 +60,7 @@ class GateClient:
         self.authed = password is None
         self.server_id = 0                 # its server connection's CLIENT ID
         self.reply_mode = b"on"            # CLIENT REPLY: on, off, or skip (the next command's)
-        self.origin = None                 # a program started by hand: how (gate/peer.py's Origin), if known
+        self.origin: Origin | None = None  # a program started by hand: how (gate/peer.py), if known
         self.to_program: asyncio.StreamWriter | None = None   # to the program
         self.to_server: asyncio.StreamWriter | None = None  # to the server
 
@@ -70,7 +72,7 @@ class GateClient:
     def pump(self) -> None:
         """Send to the server what may go: released commands, the handshake, everything
         while free-running; always in the program's own order."""
-        out = []
+        out: list[bytes] = []
         while self.queue and not self.closed:
             head = self.queue[0]
             if not (head.released or head.unstepped or self.gate.free_running):
@@ -81,7 +83,8 @@ class GateClient:
             head.released = True
             if head.local is not None:
                 head.reply = head.local
-                self.to_program.write(head.local)
+                if self.to_program is not None:
+                    self.to_program.write(head.local)
                 head.done.set_result(head.local)
             elif head.argv:
                 head.silent = not self.answered(head.argv)

@@ -12,7 +12,7 @@ it exits, not until the last holder of its pipes lets go.
 
 `python` as a program's first word means the app's own interpreter, so `import redis`
 works in a lesson's program wherever the app runs; a lesson's function (`python -m
-playground.gate.call_function FILE:NAME ARGS`, lesson_format.function_argv) runs through
+playground.gate.call_function FILE:NAME ARGS`, scenario/programs/lesson_format.py) runs through
 call_function.py, started by its path: it needs nothing of the playground importable.
 """
 
@@ -28,8 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from playground.gate.endpoint import socket_path
-from playground.gate.lesson_format import CALL, shown_program
 from playground.gate.peer import RERUN
+from playground.gate.program_argv import CALL, shown_program
 from playground.i18n import tr
 from playground.server.children import PROGRAM_MARK, die_with_parent, end_marked
 
@@ -69,6 +69,10 @@ class ProgramOutcome:
 
 
 class Program:
+    """One program of a lesson (or started by hand, run again): started on the gate's URL
+    with its time limit, its output kept (the last OUTPUT_LIMIT bytes), stopped with its
+    process group."""
+
     def __init__(self, name: str, argv: tuple[str, ...], cwd: Path, url: str,
                  time_limit: float = TIME_LIMIT, warm=None, by_hand: ByHand | None = None) -> None:
         self.by_hand = by_hand
@@ -184,6 +188,7 @@ class Program:
     async def wait(self) -> bool:
         """Wait for it to exit within its time limit; stop it if it does not. True if it
         exited by itself."""
+        assert self.process is not None  # (started)
         try:
             await asyncio.wait_for(asyncio.shield(self.process.wait()), self.time_left())
         except asyncio.TimeoutError:
@@ -196,6 +201,7 @@ class Program:
         """After it exited: what it started ends too, and its output is read to the end
         (a pipe's end some other process still held would never close: it is given up
         after DRAIN_LIMIT seconds)."""
+        assert self.process is not None  # (it exited: it was started)
         end_marked(self.mark, self.process.pid)
         if self.readers:
             _, late = await asyncio.wait(self.readers, timeout=DRAIN_LIMIT)
@@ -260,5 +266,6 @@ class Program:
         if code:
             words = self.last_words()
             status = tr("killed by signal {n}", n=-code) if code < 0 else tr("exited with status {n}", n=code)
-            return tr("program {program} {status}", program=self.describe, status=status) + (f": {words}" if words else "")
+            said = tr("program {program} {status}", program=self.describe, status=status)
+            return said + (f": {words}" if words else "")
         return None

@@ -24,6 +24,9 @@ SPAWN_TIMEOUT = 5.0
 
 
 class WarmProcess:
+    """A program forked by the warm interpreter, as a started process is seen: its pid,
+    its output streams, its stdin if asked for, its exit status when it ends."""
+
     def __init__(self, pid: int, stdout: asyncio.StreamReader, stderr: asyncio.StreamReader,
                  exited: asyncio.Future, stdin: asyncio.StreamWriter | None = None) -> None:
         self.pid = pid
@@ -75,11 +78,13 @@ class WarmInterpreter:
             theirs.close()
         ours.setblocking(False)
         self._sock = ours
-        self._reader = asyncio.ensure_future(self._read_exits())
+        stdout = self.process.stdout
+        assert stdout is not None  # (PIPE)
+        self._reader = asyncio.ensure_future(self._read_exits(stdout))
         return self
 
-    async def _read_exits(self) -> None:
-        while line := await self.process.stdout.readline():
+    async def _read_exits(self, stdout: asyncio.StreamReader) -> None:
+        while line := await stdout.readline():
             pid, code = (int(x) for x in line.split())
             future = self._exits.pop(pid, None)  # (popped: a pid is used again, later)
             if future is None:
@@ -119,7 +124,7 @@ class WarmInterpreter:
         exited = loop.create_future()
         if pid in self._early:
             exited.set_result(self._early.pop(pid))
-        elif self._reader.done():
+        elif self._reader is None or self._reader.done():
             exited.set_result(-signal.SIGKILL)
         else:
             self._exits[pid] = exited
@@ -128,14 +133,17 @@ class WarmInterpreter:
 
     async def _ask(self, request: bytes, fds: list[int]) -> int:
         """Send one request with its child's descriptors; the pid of that child."""
+        sock = self._sock
+        if sock is None:
+            raise OSError(tr("the warm interpreter (gate/warm.py) is not running"))
         async with self._spawning:
             try:
-                socket.send_fds(self._sock, [request], fds)
+                socket.send_fds(sock, [request], fds)
             finally:
                 for fd in fds:
                     os.close(fd)
             try:
-                answer = await asyncio.wait_for(asyncio.get_running_loop().sock_recv(self._sock, 64),
+                answer = await asyncio.wait_for(asyncio.get_running_loop().sock_recv(sock, 64),
                                                 self.spawn_timeout)
             except asyncio.TimeoutError:
                 self._broken = True  # a late answer would be taken for the next child's pid
@@ -168,7 +176,8 @@ class WarmInterpreter:
             await self.process.wait()
         if self._reader is not None:
             await asyncio.gather(self._reader, return_exceptions=True)
-        self._sock.close()
+        if self._sock is not None:
+            self._sock.close()
         self.process = None
 
 

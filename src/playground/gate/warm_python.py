@@ -62,6 +62,8 @@ def _quick_end() -> None:
         namespace.clear()
     gc.collect()
     for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
+        if stream is None:  # (no such stream: started without it)
+            continue
         try:
             stream.flush()
         except (AttributeError, OSError, ValueError):
@@ -181,7 +183,7 @@ def _child(sock: socket.socket, request: dict, fds: list[int], parent: int) -> i
 
 def _preload(argv: list[str]) -> None:
     """--preload MODULE:FUNCTION (the zygote's), else redis (the gate's); --name NAME."""
-    options = dict(zip(argv[::2], argv[1::2]))
+    options = dict(zip(argv[::2], argv[1::2], strict=True))  # (option, value) pairs
     if "--name" in options:
         _prctl(_PR_SET_NAME, options["--name"].encode()[:15])
     if "--preload" in options:
@@ -203,6 +205,8 @@ def _preload(argv: list[str]) -> None:
 
 
 def main() -> int:
+    """The warm interpreter: preload, then fork a child for each request on the socket
+    (sys.argv[1], its descriptor) and say its pid; its exit status when it ends."""
     _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
     if _GATE:
         _prctl(_PR_SET_CHILD_SUBREAPER, 1)  # a child's orphans come here when it ends

@@ -8,13 +8,26 @@ big bulk strings, anything odd (it says what is wrong).
 
 from __future__ import annotations
 
-from .replies import Array, Bulk, Err, Int, Nil, Status
+import enum
+from typing import Final, TypeAlias
+
+from .replies import Array, Bulk, Err, Int, Nil, Reply, Status
 
 BULK_PIECE = 1 << 20  # a bulk string longer than this is read in pieces (by the general reader)
-MORE = (None, 0)  # parse_buffered: a reply that is not all there yet
 
 
-def parse_buffered(buf: bytearray, pos: int = 0, depth: int = 0):
+class More(enum.Enum):
+    """parse_buffered's answer for a reply that is not all there yet (one value: MORE)."""
+
+    MORE = "more"
+
+
+MORE: Final = More.MORE
+Parsed: TypeAlias = "tuple[Reply, int] | More | None"
+"""(reply, end), MORE, or None: parse_buffered's answers."""
+
+
+def parse_buffered(buf: bytearray, pos: int = 0, depth: int = 0) -> Parsed:
     """(reply, end) for a whole RESP2 reply (or RESP3 null) at `pos` of `buf`; MORE when
     it is not all there yet; None when it is of another type or odd in any way: the
     general reader then takes it (and says what is wrong)."""
@@ -36,32 +49,39 @@ def parse_buffered(buf: bytearray, pos: int = 0, depth: int = 0):
     if kind == 36:  # $
         return _bulk(buf, pos, nl)
     if kind == 42:  # *
-        try:
-            n = int(buf[pos + 1:nl])
-        except ValueError:
-            return None
-        if n < 0:
-            return Nil, nl + 2
-        items, at, size = [], nl + 2, len(buf)
-        for _ in range(n):
-            if at >= size:
-                return MORE
-            if buf[at] == 36:  # $: a bulk string (most elements), without the general dispatch
-                nl = buf.find(b"\r\n", at)
-                done = _bulk(buf, at, nl) if nl >= 0 else MORE
-            else:
-                done = parse_buffered(buf, at, depth + 1)
-            if done is None or done is MORE:
-                return done
-            item, at = done
-            items.append(item)
-        return Array(items), at
+        return _array(buf, pos, nl, depth)
     if kind == 95 and nl == pos + 1:  # _ (RESP3 null)
         return Nil, nl + 2
     return None
 
 
-def _bulk(buf: bytearray, pos: int, nl: int):
+def _array(buf: bytearray, pos: int, nl: int, depth: int) -> Parsed:
+    """(Array or Nil, end) for the array at `pos` whose length line ends at `nl`; MORE or
+    None as for parse_buffered."""
+    try:
+        n = int(buf[pos + 1:nl])
+    except ValueError:
+        return None
+    if n < 0:
+        return Nil, nl + 2
+    items: list[Reply] = []
+    at, size = nl + 2, len(buf)
+    for _ in range(n):
+        if at >= size:
+            return MORE
+        if buf[at] == 36:  # $: a bulk string (most elements), without the general dispatch
+            nl = buf.find(b"\r\n", at)
+            done = _bulk(buf, at, nl) if nl >= 0 else MORE
+        else:
+            done = parse_buffered(buf, at, depth + 1)
+        if done is None or done is MORE:
+            return done
+        item, at = done
+        items.append(item)
+    return Array(items), at
+
+
+def _bulk(buf: bytearray, pos: int, nl: int) -> Parsed:
     """(Bulk or Nil, end) for the bulk string at `pos` whose length line ends at `nl`;
     MORE or None as for parse_buffered."""
     try:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 from .replies import (
     Array, BigNumber, Bool, Bulk, Double, Err, Int, Map, Nil, Push, Set, Status, Verbatim,
@@ -94,14 +96,26 @@ def format_tty(reply: object, prefix: bytes = b"", limit: int | None = None) -> 
     """`cliFormatReplyTTY`: the human rendering, one reply, with its trailing newline.
 
     With `limit`, rendering may stop early: the result is then a prefix of the full
-    rendering at least `limit` bytes long (or all of it, if shorter)."""
-    kind = type(reply)
-    if kind is Bulk and len(reply) <= _CHUNK:  # (the usual replies first, at once)
+    rendering at least `limit` bytes long (or all of it, if shorter).
+
+    Args:
+        reply: the reply (resp/replies.py's types).
+        prefix: what starts each line after the first (the indent of a nested reply).
+        limit: the bytes wanted at least, or None for the whole rendering.
+    """
+    if type(reply) is Bulk and len(reply) <= _CHUNK:  # (the usual replies first, at once)
         return b'"' + _escape(reply) + b'"\n'
-    if kind is Int:
+    if type(reply) is Int:
         return b"(integer) %d\n" % reply
-    if kind is Array and limit is None and reply:
+    if isinstance(reply, (Array, Set, Push, Map)):
+        if not reply:
+            return _EMPTY[type(reply)]
         return _format_aggregate(reply, prefix, limit)
+    return _format_single(reply, limit)
+
+
+def _format_single(reply: object, limit: int | None) -> bytes:
+    """format_tty of a reply that is no aggregate."""
     if isinstance(reply, Err):
         return b"(error) " + _c_string(reply.message) + b"\n"
     if isinstance(reply, Status):
@@ -126,19 +140,17 @@ def format_tty(reply: object, prefix: bytes = b"", limit: int | None = None) -> 
         return b"(nil)\n"
     if isinstance(reply, Bool):
         return b"(true)\n" if reply.value else b"(false)\n"
-    if isinstance(reply, (Array, Set, Push, Map)):
-        if not reply:
-            return _EMPTY[type(reply)]
-        return _format_aggregate(reply, prefix, limit)
     raise TypeError(f"not a reply: {reply!r}")
 
 
-def _format_aggregate(reply: list, prefix: bytes, limit: int | None) -> bytes:
+def _format_aggregate(reply: list[Any], prefix: bytes, limit: int | None) -> bytes:
+    # (an aggregate: its replies, or a Map's (key, value) pairs)
     count = len(reply)  # a Map holds pairs, so this is already elements/2
     idxlen = len(str(count))
     child_prefix = prefix + b" " * (idxlen + 2)
-    numsep = _NUMSEP.get(type(reply), b")")
-    if limit is None and type(reply) is Array and all(type(x) is Bulk for x in reply):
+    kind = type(reply)
+    numsep = _NUMSEP.get(kind, b")")
+    if limit is None and kind is Array and all(type(x) is Bulk for x in reply):
         joined = b"".join(reply)  # plain strings, nothing to escape (LRANGE, SMEMBERS, ...): at once
         if len(joined) <= _CHUNK and not _NEEDS_ESCAPE.search(joined):
             lines = [b'%*d) "%b"\n' % (idxlen, i, x) for i, x in enumerate(reply, 1)]
@@ -211,7 +223,7 @@ def _c_string(data: bytes) -> bytes:
 _RAW_WORDS = frozenset((b"info", b"lolwut", b"debug", b"memory", b"cluster", b"client", b"latency", b"proxy"))
 
 
-def prints_raw(argv: list[bytes]) -> bool:
+def prints_raw(argv: Sequence[bytes]) -> bool:
     """Commands whose reply redis-cli prints raw even with --no-raw (`cliSendCommand`)."""
     if not argv:
         return False
@@ -232,14 +244,14 @@ def prints_raw(argv: list[bytes]) -> bool:
     )
 
 
-def render(reply: object, argv: list[bytes] | None = None) -> bytes:
+def render(reply: object, argv: Sequence[bytes] | None = None) -> bytes:
     """What redis-cli --no-raw prints for `reply` to the command `argv`."""
     if argv is not None and prints_raw(argv):
         return format_raw(reply)
     return format_tty(reply)
 
 
-def render_chunks(reply: object, argv: list[bytes] | None = None):
+def render_chunks(reply: object, argv: Sequence[bytes] | None = None) -> Iterator[bytes]:
     """`render(reply, argv)` in pieces of about a MiB (a generator): a 50 MB value is
     written as it is escaped, never held rendered in one piece."""
     if argv is not None and prints_raw(argv):
@@ -253,7 +265,8 @@ def render_chunks(reply: object, argv: list[bytes] | None = None):
         yield format_tty(reply)
 
 
-def _aggregate_chunks(reply: list, prefix: bytes):
+def _aggregate_chunks(reply: list[Any], prefix: bytes) -> Iterator[bytes]:
+    # (an aggregate: its replies, or a Map's (key, value) pairs)
     idxlen = len(str(len(reply)))
     child_prefix = prefix + b" " * (idxlen + 2)
     numsep = _NUMSEP.get(type(reply), b")")
@@ -287,7 +300,7 @@ def _aggregate_chunks(reply: list, prefix: bytes):
         yield b"".join(batch)
 
 
-def _lazy_repr(data: bytes):
+def _lazy_repr(data: bytes) -> Iterator[bytes]:
     """`"` + escaped `data` + `"`, one escaped MiB at a time."""
     yield b'"'
     view = memoryview(data)
@@ -296,7 +309,7 @@ def _lazy_repr(data: bytes):
     yield b'"'
 
 
-def render_head(reply: object, argv: list[bytes] | None, limit: int) -> tuple[bytes, int]:
+def render_head(reply: object, argv: Sequence[bytes] | None, limit: int) -> tuple[bytes, int]:
     """The first `limit` bytes of `render(reply, argv)`, and how many bytes of it were left
     out (0 when it all fits): work and memory in proportion to `limit` for a big string,
     so a pane can show the start of a 50 MB value at once."""
@@ -316,10 +329,11 @@ def tty_length(reply: object, prefix_len: int = 0) -> int:
         return repr_length(reply) + 1
     if not isinstance(reply, (Array, Set, Push, Map)) or not reply:
         return len(format_tty(reply))
+    items: list[Any] = reply  # (its replies, or a Map's (key, value) pairs)
     idxlen = len(str(len(reply)))
     child = prefix_len + idxlen + 2
     n = (len(reply) - 1) * prefix_len + len(reply) * (idxlen + 2)
-    for item in reply:
+    for item in items:
         if isinstance(reply, Map):
             key, value = item
             n += tty_length(key, child) - 1 + 4 + (1 + child if _is_multiline(value) else 0)
@@ -330,11 +344,14 @@ def tty_length(reply: object, prefix_len: int = 0) -> int:
 
 def render_invalidate(reply: Push) -> bytes | None:
     """`cliFormatInvalidateTTY`: a RESP3 client-tracking invalidation, or None if not one."""
-    if (len(reply) == 2 and isinstance(reply[0], Bulk) and reply[0].startswith(b"invalidate")
+    if not (len(reply) == 2 and isinstance(reply[0], Bulk) and reply[0].startswith(b"invalidate")
             and isinstance(reply[1], Array)):
-        # sdscatfmt's %s: a key is cut at its first NUL byte, as redis-cli prints it
-        return b"-> invalidate: " + b", ".join(b"'" + _c_string(bytes(k)) + b"'" for k in reply[1]) + b"\n"
-    return None
+        return None
+    keys = [k for k in reply[1] if isinstance(k, bytes)]
+    if len(keys) != len(reply[1]):
+        return None
+    # sdscatfmt's %s: a key is cut at its first NUL byte, as redis-cli prints it
+    return b"-> invalidate: " + b", ".join(b"'" + _c_string(bytes(k)) + b"'" for k in keys) + b"\n"
 
 
 _LDB_CODES = {"red": 31, "green": 32, "yellow": 33, "magenta": 35, "cyan": 36, "white": 37, "bold": 37}

@@ -31,7 +31,11 @@ class SplitError(ValueError):
 
 def split_args(line: bytes | str) -> list[bytes]:
     """`sdssplitargs`: the arguments of `line`, or SplitError where redis-cli says
-    `Invalid argument(s)`."""
+    `Invalid argument(s)`.
+
+    Args:
+        line: the typed line (text is encoded as UTF-8).
+    """
     if isinstance(line, str):
         line = line.encode("utf-8")
     if not line.translate(None, _PLAIN_TEXT):  # no quotes, NUL, \v or \f: plain words
@@ -49,62 +53,81 @@ def split_args(line: bytes | str) -> list[bytes]:
         if p >= n:
             return args
         current = bytearray()
-        inq = insq = False
-        while True:
-            c = line[p] if p < n else None
-            nxt = line[p + 1] if p + 1 < n else None
-            if inq:
-                run = _DOUBLE_QUOTED_RUN.match(line, p)
-                if run:  # up to the next backslash or quote, at once
-                    current += run.group()
-                    p = run.end()
-                    continue
-                if (c == 0x5C and nxt == ord("x") and p + 3 < n
-                        and line[p + 2] in _HEX and line[p + 3] in _HEX):
-                    current.append(int(line[p + 2:p + 4], 16))
-                    p += 3
-                elif c == 0x5C and nxt is not None:
-                    p += 1
-                    current.append(_ESC.get(line[p], line[p]))
-                elif c == 0x22:
-                    if nxt is not None and nxt not in _C_SPACE:
-                        raise SplitError(line)
-                    p += 1
-                    break
-                elif c is None:
-                    raise SplitError(line)
-                else:
-                    current.append(c)
-            elif insq:
-                run = _SINGLE_QUOTED_RUN.match(line, p)
-                if run:
-                    current += run.group()
-                    p = run.end()
-                    continue
-                if c == 0x5C and nxt == 0x27:
-                    p += 1
-                    current.append(0x27)
-                elif c == 0x27:
-                    if nxt is not None and nxt not in _C_SPACE:
-                        raise SplitError(line)
-                    p += 1
-                    break
-                elif c is None:
-                    raise SplitError(line)
-                else:
-                    current.append(c)
-            else:
-                if c is None or c in _TOKEN_END:
-                    p += 1
-                    break
-                if c == 0x22:
-                    inq = True
-                elif c == 0x27:
-                    insq = True
-                else:
-                    current.append(c)
-            p += 1
+        p = _token(line, p, current)
         args.append(bytes(current))
+
+
+def _token(line: bytes, p: int, current: bytearray) -> int:
+    """One argument from `p` into `current`; where the next one may start. Unquoted bytes
+    up to a space, or up to a quote: the quoted part then ends the argument."""
+    n = len(line)
+    while p < n:
+        c = line[p]
+        if c in _TOKEN_END:
+            return p + 1
+        if c == 0x22:
+            return _double_quoted(line, p + 1, current)
+        if c == 0x27:
+            return _single_quoted(line, p + 1, current)
+        current.append(c)
+        p += 1
+    return p + 1
+
+
+def _double_quoted(line: bytes, p: int, current: bytearray) -> int:
+    """A "..." part from just after its quote: escapes (\\n, \\x41, ...) decoded; the
+    position after its closing quote, which must end the argument."""
+    n = len(line)
+    while True:
+        run = _DOUBLE_QUOTED_RUN.match(line, p)
+        if run:  # up to the next backslash or quote, at once
+            current += run.group()
+            p = run.end()
+            continue
+        c = line[p] if p < n else None
+        nxt = line[p + 1] if p + 1 < n else None
+        if (c == 0x5C and nxt == ord("x") and p + 3 < n
+                and line[p + 2] in _HEX and line[p + 3] in _HEX):
+            current.append(int(line[p + 2:p + 4], 16))
+            p += 4
+        elif c == 0x5C and nxt is not None:
+            current.append(_ESC.get(nxt, nxt))
+            p += 2
+        elif c == 0x22:
+            if nxt is not None and nxt not in _C_SPACE:
+                raise SplitError(line)
+            return p + 1
+        elif c is None:
+            raise SplitError(line)
+        else:  # a backslash at the very end: kept, and the quote is unbalanced
+            current.append(c)
+            p += 1
+
+
+def _single_quoted(line: bytes, p: int, current: bytearray) -> int:
+    """A '...' part from just after its quote: only \\' is an escape; the position after
+    its closing quote, which must end the argument."""
+    n = len(line)
+    while True:
+        run = _SINGLE_QUOTED_RUN.match(line, p)
+        if run:
+            current += run.group()
+            p = run.end()
+            continue
+        c = line[p] if p < n else None
+        nxt = line[p + 1] if p + 1 < n else None
+        if c == 0x5C and nxt == 0x27:
+            current.append(0x27)
+            p += 2
+        elif c == 0x27:
+            if nxt is not None and nxt not in _C_SPACE:
+                raise SplitError(line)
+            return p + 1
+        elif c is None:
+            raise SplitError(line)
+        else:
+            current.append(c)
+            p += 1
 
 
 class CommandLine(NamedTuple):

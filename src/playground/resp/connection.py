@@ -17,25 +17,32 @@ from __future__ import annotations
 import asyncio
 import ssl
 import time
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from playground.i18n import tr
 
-from .address import Address, redact_url  # noqa: F401 (re-exported: where a server listens)
-from .tls import tls_failure
+# (re-exported: where a server listens, a reply's parser and errors, buffered_response's MORE)
+from .address import Address as Address
+from .buffer_parser import MORE as MORE
+from .buffer_parser import More, parse_buffered
+from .replies import Err, Push, Reply
+from .reply_reader import ProtocolError as ProtocolError
+from .reply_reader import parse_reply as parse_reply
+from .reply_reader import read_reply
+from .reply_stream import RECV_SIZE, LineTooLong, ReplyStream
 from .socket_wait import plain_fd, quick_read
-from .buffer_parser import MORE, parse_buffered
-from .replies import Err, Push
-from .reply_reader import ProtocolError, parse_reply, read_reply  # noqa: F401 (re-exported)
-from .reply_stream import LONGEST_LINE, RECV_SIZE, LineTooLong, ReplyStream  # noqa: F401
+from .tls import tls_failure
 
 CONNECT_TIMEOUT = 5.0
 WAIT_WHOLE = 1 << 18  # a reply shorter than this is waited for whole, then parsed at once
 
 
-def pack_command(args) -> bytes:
+def pack_command(args: Sequence[bytes | str | int]) -> bytes:
     """RESP array of bulk strings, every argument exactly as given."""
-    try:  # (all bytes: the usual case, at once)
-        return b"*%d\r\n" % len(args) + b"".join([b"$%d\r\n%b\r\n" % (len(arg), arg) for arg in args])
+    plain: Sequence[Any] = args  # all bytes, the usual case, at once (a str or an int raises TypeError)
+    try:
+        return b"*%d\r\n" % len(args) + b"".join([b"$%d\r\n%b\r\n" % (len(arg), arg) for arg in plain])
     except TypeError:  # str or int arguments
         pass
     parts = [b"*%d\r\n" % len(args)]
@@ -62,7 +69,7 @@ class TypedConnection:
         self.client_name = client_name
         self._stream: ReplyStream | None = None
         self._quick_fd: int | None = None
-        self.on_push = None
+        self.on_push: Callable[[Reply], None] | None = None
         """Called with every RESP3 push frame (an invalidation, a message) that arrives
         between replies, on every read (pipelines and resets included); the frame is
         never returned as a reply. None drops them."""
@@ -119,11 +126,12 @@ class TypedConnection:
             await self.close()
             if self.address.tls is None:
                 raise
-            if str(exc) == "Connection closed by server.":  # right after the handshake
-                exc = tr("the server closed the connection after the TLS handshake (does it ask for "
+            why = str(exc)
+            if why == "Connection closed by server.":  # right after the handshake
+                why = tr("the server closed the connection after the TLS handshake (does it ask for "
                          "a client certificate? --cert and --key)")
-            raise ConnectionError(f"cannot connect to {where}: {exc}") from None
-        for argv, reply in zip(hello, replies):
+            raise ConnectionError(f"cannot connect to {where}: {why}") from None
+        for argv, reply in zip(hello, replies, strict=True):  # (one reply per command sent)
             if isinstance(reply, Err):
                 await self.close()
                 raise ConnectionError(f"{argv[0].decode()} failed on {where}: "
@@ -153,7 +161,7 @@ class TypedConnection:
         """The server has closed this connection (seen as end of input, nothing unread)."""
         return self._stream is not None and self._stream.eof and not self._stream.buffer
 
-    async def send_command(self, *args) -> None:
+    async def send_command(self, *args: bytes | str | int) -> None:
         await self.send_packed_command(pack_command(args))
 
     async def send_packed_command(self, data: bytes) -> None:
@@ -168,7 +176,7 @@ class TypedConnection:
                 raise ConnectionError("Connection closed by server.") from None
             raise
 
-    async def read_response(self):
+    async def read_response(self) -> Reply:
         """The next reply, typed. ConnectionError when the server closed the connection.
 
         A read that fails or is cancelled closes the connection: the rest of that reply
@@ -238,14 +246,14 @@ class TypedConnection:
                 return stream.eof
         return stream.buffer[:1] != b">"
 
-    def buffered_response(self):
+    def buffered_response(self) -> Reply | More:
         """The next reply if it is all in the buffer already (typed, as `read_response`
         gives it), else MORE: then `read_response` waits for it. No coroutine: a long
         pipeline's replies mostly come this way."""
         reply = MORE if self._stream is None else self._take_whole(self._stream)
         return MORE if reply is None else reply
 
-    def _take_whole(self, stream: ReplyStream):
+    def _take_whole(self, stream: ReplyStream) -> Reply | More | None:
         """The reply at the start of the read buffer, taken out of it if it is all there;
         MORE if it is not yet; None if the general reader must take it (see buffer_parser)."""
         done = parse_buffered(stream.buffer) if stream.buffer else MORE
@@ -257,7 +265,7 @@ class TypedConnection:
         self.last_byte_at = stream.taken_arrival
         return reply
 
-    async def pipeline(self, commands: list[list[bytes]]) -> list:
+    async def pipeline(self, commands: list[list[bytes]]) -> list[Reply]:
         """Send `commands` in one write and return their replies, in order."""
         if not commands:
             return []

@@ -8,7 +8,7 @@ the first colon (`db0:keys=1,expires=0` -> "keys=1,expires=0"), stripped of the 
 from __future__ import annotations
 
 
-def parse_info(reply) -> dict[str, str]:
+def parse_info(reply: object) -> dict[str, str]:
     """`reply` (bytes, a Bulk or Verbatim reply, or str) as {field: value}; anything else
     (an error reply, nil) as {}."""
     if isinstance(reply, str):
@@ -27,7 +27,7 @@ def parse_info(reply) -> dict[str, str]:
     return info
 
 
-def config_values(reply) -> dict[bytes, bytes] | None:
+def config_values(reply: object) -> dict[bytes, bytes] | None:
     """CONFIG GET's reply (RESP2: name, value, name, value ...; RESP3: a map) as
     {name: value}; None for anything else (an error reply: NOPERM, a refused CONFIG)."""
     if not isinstance(reply, (list, tuple)) or isinstance(reply, (bytes, str)):
@@ -35,13 +35,13 @@ def config_values(reply) -> dict[bytes, bytes] | None:
     if reply and all(isinstance(pair, tuple) for pair in reply):   # (a RESP3 map: (name, value) pairs)
         items = list(reply)
     elif len(reply) % 2 == 0 and all(isinstance(x, (bytes, bytearray)) for x in reply):
-        items = list(zip(reply[::2], reply[1::2]))
+        items = list(zip(reply[::2], reply[1::2], strict=True))  # (even: a value for each name)
     else:
         return None
     return {bytes(k): bytes(v) for k, v in items}
 
 
-def config_value(reply, name: bytes) -> bytes | None:
+def config_value(reply: object, name: bytes) -> bytes | None:
     """One parameter's value in CONFIG GET's reply; None when the reply does not hold it."""
     values = config_values(reply)
     return None if values is None else values.get(name)

@@ -87,19 +87,19 @@ class _NilType:
 Nil = _NilType()
 
 
-class Array(list):
+class Array(list["Reply"]):
     """An array reply (`*n`)."""
 
 
-class Set(list):
+class Set(list["Reply"]):
     """A RESP3 set (`~n`), kept in server order."""
 
 
-class Push(list):
+class Push(list["Reply"]):
     """A RESP3 push (`>n`): pub/sub messages and invalidations."""
 
 
-class Map(list):
+class Map(list[tuple["Reply", "Reply"]]):
     """A RESP3 map (`%n`), kept as an ordered list of (key, value) pairs."""
 
 

@@ -6,8 +6,10 @@ anything odd (it says what is wrong).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from .buffer_parser import BULK_PIECE
-from .replies import Array, BigNumber, Bool, Bulk, Double, Err, Int, Map, Nil, Push, Set, Status, Verbatim
+from .replies import Array, BigNumber, Bool, Bulk, Double, Err, Int, Map, Nil, Push, Reply, Set, Status, Verbatim
 from .reply_stream import ReplyStream
 
 
@@ -15,7 +17,21 @@ class ProtocolError(ConnectionError):
     """The server sent something that is not RESP: the connection cannot be trusted."""
 
 
-async def read_reply(stream: ReplyStream, first_line=None):
+_WHOLE_LINE: dict[bytes, Callable[[bytes], Reply]] = {
+    b"+": Status,
+    b"-": Err,
+    b":": lambda rest: Int(int(rest)),
+    b"_": lambda rest: Nil,  # RESP3 null
+    b",": Double,
+    b"(": BigNumber,
+    b"#": lambda rest: Bool(rest == b"t"),
+}
+"""The types whose reply is its first line alone: the line's type byte -> the reply from
+the rest of the line."""
+_AGGREGATE: dict[bytes, Callable[[list[Reply]], Reply]] = {b"*": Array, b"~": Set, b">": Push}
+
+
+async def read_reply(stream: ReplyStream, first_line: Callable[[], None] | None = None) -> Reply:
     """The next reply, typed; `first_line()` is called once its first line is in.
 
     asyncio.IncompleteReadError when the stream ends within it, ValueError on a bad
@@ -24,12 +40,9 @@ async def read_reply(stream: ReplyStream, first_line=None):
     if first_line is not None:
         first_line()
     byte, rest = raw[:1], raw[1:]
-    if byte == b"+":
-        return Status(rest)
-    if byte == b"-":
-        return Err(rest)
-    if byte == b":":
-        return Int(int(rest))
+    whole = _WHOLE_LINE.get(byte)
+    if whole is not None:
+        return whole(rest)
     if byte == b"$":
         n = int(rest)
         if n < 0:
@@ -42,21 +55,13 @@ async def read_reply(stream: ReplyStream, first_line=None):
         if n < 0:
             return Nil
         items = [await read_reply(stream) for _ in range(n)]
-        return {b"*": Array, b"~": Set, b">": Push}[byte](items)
+        return _AGGREGATE[byte](items)
     if byte == b"%":
         pairs = []
         for _ in range(int(rest)):
             key = await read_reply(stream)
             pairs.append((key, await read_reply(stream)))
         return Map(pairs)
-    if byte == b"_":
-        return Nil
-    if byte == b",":
-        return Double(rest)
-    if byte == b"(":
-        return BigNumber(rest)
-    if byte == b"#":
-        return Bool(rest == b"t")
     if byte == b"!":
         return Err((await stream.readexactly(int(rest) + 2))[:-2])
     if byte == b"=":
@@ -88,7 +93,7 @@ async def _read_big(stream: ReplyStream, n: int) -> bytes:
     return data
 
 
-async def parse_reply(raw: bytes):
+async def parse_reply(raw: bytes) -> Reply:
     """One whole reply the server sent (e.g. a program's, forwarded by the gate byte for
     byte), typed exactly as `TypedConnection.read_response` types it."""
     stream = ReplyStream()

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import deque
+from typing import cast
 
 HIGH_WATER = 1 << 21  # more unread bytes than this: the transport stops reading until a read takes some
 RECV_SIZE = 1 << 16  # bytes asked of each recv (asyncio's own default, 256 KiB, costs ~20 µs a reply)
@@ -36,8 +37,8 @@ class ReplyStream(asyncio.BufferedProtocol):
         self.error: BaseException | None = None
         """What ended the connection, when it was not a plain end (a reset, a TLS alert)."""
         self.transport: asyncio.Transport | None = None
-        self._waiter: asyncio.Future | None = None
-        self._drained: asyncio.Future | None = None
+        self._waiter: asyncio.Future[None] | None = None
+        self._drained: asyncio.Future[None] | None = None
         self._recv: memoryview | None = None
         self._reading_paused = False
         self._writing_paused = False
@@ -51,22 +52,23 @@ class ReplyStream(asyncio.BufferedProtocol):
 
     # --- the transport's side (asyncio.BufferedProtocol) ---
 
-    def connection_made(self, transport) -> None:
-        self.transport = transport
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = cast(asyncio.Transport, transport)  # (a stream's: unix socket, TCP, TLS)
 
-    def get_buffer(self, sizehint: int):
+    def get_buffer(self, sizehint: int) -> memoryview:
         if self._recv is None:
             self._recv = memoryview(bytearray(RECV_SIZE))
         return self._recv
 
     def buffer_updated(self, nbytes: int) -> None:
+        assert self._recv is not None  # (get_buffer made it)
         self.feed(self._recv[:nbytes])
 
-    def eof_received(self):
+    def eof_received(self) -> bool:
         self.feed_eof()
         return False  # the transport closes itself: nothing can be sent to a server that hung up
 
-    def connection_lost(self, exc) -> None:
+    def connection_lost(self, exc: Exception | None) -> None:
         if exc is not None and self.error is None:
             self.error = exc
         self.feed_eof()
@@ -82,7 +84,7 @@ class ReplyStream(asyncio.BufferedProtocol):
 
     # --- bytes in ---
 
-    def feed(self, data) -> None:
+    def feed(self, data: bytes | bytearray | memoryview) -> None:
         """Bytes the server sent (the transport's, or read by someone else: socket_wait.py)."""
         self.buffer += data
         self._pieces.append((self._taken + len(self.buffer), time.monotonic()))

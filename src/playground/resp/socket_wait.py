@@ -3,6 +3,7 @@ there (TypedConnection.first_bytes): no turn of the event loop for it."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import select
 from typing import TYPE_CHECKING
@@ -11,7 +12,7 @@ if TYPE_CHECKING:
     from .reply_stream import ReplyStream
 
 
-def plain_fd(transport) -> int | None:
+def plain_fd(transport: asyncio.BaseTransport) -> int | None:
     """The socket's descriptor when the connection is not TLS (a quick reply can then be
     read at once, without a turn of the event loop: `quick_read`)."""
     if transport.get_extra_info("sslcontext") is not None:

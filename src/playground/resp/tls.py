@@ -46,7 +46,7 @@ def _tls_context(options: TlsOptions) -> ssl.SSLContext:
     return context
 
 
-def _file_error(exc: Exception) -> str:
+def _file_error(exc: OSError) -> str:  # (ssl.SSLError is an OSError)
     if isinstance(exc, ssl.SSLError):
         return exc.reason or str(exc)
     return exc.strerror or str(exc)

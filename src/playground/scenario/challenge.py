@@ -46,7 +46,7 @@ class Challenge:
         if client in self.ended:
             return None
         if self.stepless:
-            from playground.gate.lesson_steps import next_move
+            from playground.scenario.programs.lesson_steps import next_move
             move = next_move(client, len(self.results) + 1)
             if client in self.runner.waiting:  # its command blocked: this move takes its reply
                 return replace(move, display=tr("(reply arrives)"), release=False, blocking=False, wait=True)

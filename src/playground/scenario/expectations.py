@@ -56,7 +56,7 @@ class PartExpect:
 def parse_expect(raw, where: Where, programs: dict, part: str | None = None) -> PartExpect:
     """A part's `expect` table; `programs`: client -> argv of the part's programs (a
     function's: python -m CALL ...). ScenarioError (one line) for a mistake."""
-    from playground.gate.lesson_format import CALL
+    from playground.gate.program_argv import CALL
 
     if not isinstance(raw, dict):
         raise where.error(tr("a table with state and/or programs"), part=part, field_name="expect")

@@ -88,7 +88,7 @@ def parse_scenario(data: dict, path: Path, lang: str = ENGLISH) -> Scenario:
     else:
         raw_parts = [{"name": "", "setup": data.get("setup", []), "steps": data.get("steps"),
                       **({"expect": data["expect"]} if "expect" in data else {})}]
-    from playground.gate.lesson_format import mark_program_steps, parse_needs, parse_part_programs, parse_programs
+    from playground.scenario.programs.lesson_format import mark_program_steps, parse_needs, parse_part_programs, parse_programs
     programs, program_time_limit = parse_programs(data, where, clients)
     needs = parse_needs(data, where)
     raw_parts = mark_program_steps(raw_parts, programs, where)

@@ -131,7 +131,7 @@ class Step:
     reconnect: bool = False          # the client opens a new connection (after QUIT, CLIENT KILL)
     per_server: dict = field(default_factory=dict)  # flavour -> Expect, instead of reply/error/match
     server: str | None = None        # a server action instead of a command (scenario/server_steps.py)
-    release: bool = False            # a program's step: its next command goes through the gate (gate/lesson.py)
+    release: bool = False            # a program's step: its next command goes through the gate (scenario/programs/lesson.py)
     bound: bool = False              # runs right after the step before it: no pause, typing or prediction between
 
     @property

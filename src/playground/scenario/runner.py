@@ -62,8 +62,8 @@ class Runner:
         self.HANDLERS = {"command": self._command_step, "wait": self._wait_step,
                          "reconnect": self._reconnect_step,  # one per step kind (model.STEP_KINDS)
                          "server": self._server_step, "release": self._release_step}
-        from playground.gate.lesson import LessonPrograms
-        self.programs = LessonPrograms(pg, self.executor)  # a lesson's programs, each part's own (gate/lesson.py)
+        from playground.scenario.programs.lesson import LessonPrograms
+        self.programs = LessonPrograms(pg, self.executor)  # a lesson's programs, each part's own (scenario/programs/lesson.py)
 
     async def run(self, scenario: Scenario) -> ScenarioResult:
         try:
@@ -103,7 +103,7 @@ class Runner:
                     result.error = self.stopped
                     return result
             if not part.steps and scenario.programs:  # no steps: each program to its end in turn
-                from playground.gate.lesson_steps import default_order
+                from playground.scenario.programs.lesson_steps import default_order
                 async for step_result in default_order(self, scenario, part):
                     result.steps.append(step_result)
                     self.on_step(step_result)
@@ -279,11 +279,11 @@ class Runner:
         await run_server_step(self, scenario, step, out)
 
     async def _release_step(self, scenario: Scenario, step: Step, out: StepResult) -> None:
-        from playground.gate.lesson_steps import release_step
+        from playground.scenario.programs.lesson_steps import release_step
         await release_step(self, scenario, step, out)
 
     def keep_waiting(self, client: str, job, out: StepResult) -> None:
-        """A step's command blocked: its reply is for a wait step (a program's: gate/lesson_steps.py)."""
+        """A step's command blocked: its reply is for a wait step (a program's: scenario/programs/lesson_steps.py)."""
         self._pending[client] = (job, out)
 
     async def _wait_step(self, scenario: Scenario, step: Step, out: StepResult) -> None:
@@ -294,7 +294,7 @@ class Runner:
             return
         job, origin = pending
         if step.client in scenario.programs:
-            from playground.gate.lesson_steps import wait_step
+            from playground.scenario.programs.lesson_steps import wait_step
             return await wait_step(self, scenario, step, out, job)
         try:
             await asyncio.wait_for(asyncio.shield(job.task), WAIT_TIMEOUT)
@@ -369,7 +369,7 @@ class Runner:
         await end_running_script(self)
         for name, (job, _) in list(self._pending.items()):
             if not job.task.done() and hasattr(job, "abandon"):
-                job.abandon()  # a program's command (gate/lesson_steps.py): the program goes with its part
+                job.abandon()  # a program's command (scenario/programs/lesson_steps.py): the program goes with its part
             elif not job.task.done():
                 try:
                     await self.executor.cancel(name)

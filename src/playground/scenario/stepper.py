@@ -158,10 +158,10 @@ class Stepper:
 
     async def _plan(self) -> None:
         """Once: each part with no steps (every client a program) gets the moves its
-        programs make in `run`'s order (gate/lesson_steps.py: planned_moves)."""
+        programs make in `run`'s order (scenario/programs/lesson_steps.py: planned_moves)."""
         if self.planned is not None or not self.scenario.programs:
             return
-        from playground.gate.lesson_steps import planned_moves
+        from playground.scenario.programs.lesson_steps import planned_moves
         self.planned = {i: await planned_moves(self.runner, self.scenario, p)
                         for i, p in enumerate(self.scenario.parts) if not p.steps}
         self.flat = self.flatten()

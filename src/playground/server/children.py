@@ -187,7 +187,12 @@ def die_with_parent(parent_pid: int, address_space: int | None = None):
 _WATCHDOG = 'read _ignored; kill -9 -"$1" 2>/dev/null'  # dash's kill has no --
 
 
-def start_watchdog(pgid: int) -> subprocess.Popen | None:
+def start_watchdog(pgid: int) -> subprocess.Popen[bytes] | None:
+    """The watchdog (above) of process group `pgid`; None when it cannot start.
+
+    Args:
+        pgid: the server's process group.
+    """
     try:
         return subprocess.Popen(["/bin/sh", "-c", _WATCHDOG, "playground-watchdog", str(pgid)],
                                 stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
@@ -196,14 +201,25 @@ def start_watchdog(pgid: int) -> subprocess.Popen | None:
         return None
 
 
-def stop_watchdog(watchdog: subprocess.Popen | None) -> None:
+def stop_watchdog(watchdog: subprocess.Popen[bytes] | None) -> None:
+    """Stop the watchdog first (a normal stop), so that it kills nothing.
+
+    Args:
+        watchdog: what start_watchdog gave.
+    """
     if watchdog is not None:
         watchdog.kill()
         watchdog.wait()
-        watchdog.stdin.close()
+        if watchdog.stdin is not None:
+            watchdog.stdin.close()
 
 
 def pid_alive(pid: int) -> bool:
+    """Whether process `pid` exists (someone else's too).
+
+    Args:
+        pid: the process id.
+    """
     try:
         os.kill(pid, 0)
     except ProcessLookupError:

@@ -6,6 +6,7 @@ every node, and all agree on who serves which slots."""
 from __future__ import annotations
 
 import time
+from functools import partial
 
 from playground.i18n import tr
 from playground.resp.info_text import parse_info
@@ -29,6 +30,13 @@ def slot_ranges(count: int) -> list[tuple[int, int]]:
 
 
 def form_cluster(topology, deadline: float) -> None:
+    """Make the started nodes one cluster: epochs, slots split among the primaries, MEET,
+    replicas attached; until CLUSTER INFO says ok on every node.
+
+    Args:
+        topology: the topology, its nodes running.
+        deadline: time.monotonic() by which it is formed, else ServerError.
+    """
     primaries = topology.primaries()
     replicas = [n for n in topology.nodes if n.replica_of is not None]
     for epoch, node in enumerate(topology.nodes, start=1):
@@ -41,7 +49,7 @@ def form_cluster(topology, deadline: float) -> None:
     with topology.nodes[0].link() as link:
         link.pipeline([("CLUSTER", "MEET", LOOPBACK, n.port, n.bus_port) for n in topology.nodes[1:]])
     for node in replicas:
-        _until(deadline, lambda: _attach(node), tr("{node} could not become a replica", node=node.name))
+        _until(deadline, partial(_attach, node), tr("{node} could not become a replica", node=node.name))
     wait_cluster_ok(topology, deadline)
 
 
@@ -90,6 +98,12 @@ def _slot_view(slots) -> tuple:
 
 
 def wait_cluster_ok(topology, deadline: float) -> None:
+    """Wait until every node says cluster_state:ok and agrees on the slots.
+
+    Args:
+        topology: the cluster's topology.
+        deadline: time.monotonic() by which it is, else ServerError.
+    """
     _until(deadline, lambda: cluster_problem(topology), tr("the cluster did not become ready"))
 
 

@@ -15,6 +15,7 @@ import socket
 import subprocess
 import time
 from pathlib import Path
+from typing import Any
 
 from playground.i18n import tr
 from playground.server.sandbox import ADDRESS_SPACE, ADMIN_USER, Credentials, acl_config, limit_config
@@ -60,8 +61,9 @@ class NodeLink:
     def __exit__(self, *exc) -> None:
         self.close()
 
-    def call(self, *args):
-        """Send one command; its reply (bytes, int, list, None), NodeError for an error."""
+    def call(self, *args: bytes | str | int) -> Any:
+        """Send one command; its reply (bytes, int, list, None: as the command answers),
+        NodeError for an error."""
         reply = self.pipeline([args])[0]
         if isinstance(reply, NodeError):
             raise reply
@@ -195,10 +197,12 @@ class Node:
             self.stop()
 
     def _wait_answering(self, timeout: float, log_path: str) -> bool:
+        process = self.process
+        assert process is not None  # (spawned)
         deadline = time.monotonic() + timeout
         delay = 0.002
         while time.monotonic() < deadline:
-            if self.process.poll() is not None:
+            if process.poll() is not None:
                 return False
             try:
                 with self.link(timeout=1.0) as link:

@@ -31,6 +31,7 @@ import socket
 import subprocess
 import tempfile
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -105,24 +106,26 @@ def _version_output(path: str) -> bytes:
     proc = subprocess.Popen([path, "--version"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True)
     out, deadline = b"", time.monotonic() + VERSION_TIMEOUT
+    stdout = proc.stdout
+    assert stdout is not None  # (stdout=PIPE)
     try:
         with selectors.DefaultSelector() as selector:
-            selector.register(proc.stdout, selectors.EVENT_READ)
+            selector.register(stdout, selectors.EVENT_READ)
             while len(out) < VERSION_LIMIT:
                 left = deadline - time.monotonic()
                 if left <= 0 or not selector.select(left):
                     raise OSError(f"no answer within {VERSION_TIMEOUT:g}s")
-                chunk = os.read(proc.stdout.fileno(), VERSION_LIMIT)
+                chunk = os.read(stdout.fileno(), VERSION_LIMIT)
                 if not chunk:
                     break
                 out += chunk
     finally:
-        proc.stdout.close()
+        stdout.close()
         stop_group(proc, grace=0)
     return out
 
 
-def choose_binary(choice: str | None = None, environ: dict | None = None) -> ServerBinary:
+def choose_binary(choice: str | None = None, environ: Mapping[str, str] | None = None) -> ServerBinary:
     """First match wins: `--server PATH|bundled|system`, $REDIS_PLAYGROUND_SERVER,
     `redis-server` on PATH, the bundled `valkey-server`."""
     environ = os.environ if environ is None else environ
@@ -284,23 +287,27 @@ class PrivateServer(ServerIdentity):
         return self
 
     def _wait_ready(self, log_path: str) -> None:
+        process = self.process
+        assert process is not None  # (spawned)
         deadline = time.monotonic() + self.startup_timeout
         delay = 0.002
         while True:
-            if self.process.poll() is not None:
-                raise ServerError(self._failure(tr("exited with code {code}", code=self.process.returncode), log_path))
+            if process.poll() is not None:
+                raise ServerError(self._failure(tr("exited with code {code}", code=process.returncode), log_path))
             try:
                 self.info = self._info()
                 return
             except OSError:
                 pass
             if time.monotonic() > deadline:
-                raise ServerError(self._failure(tr("did not answer PING within {seconds:g}s", seconds=self.startup_timeout), log_path))
+                raise ServerError(self._failure(tr("did not answer PING within {seconds:g}s",
+                                                   seconds=self.startup_timeout), log_path))
             time.sleep(delay)
             delay = min(delay * 2, 0.02)
 
     def _info(self) -> dict[str, str]:
         """PING then INFO server over a throwaway blocking socket (start-up only)."""
+        assert self.socket_path is not None  # (spawned)
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
             sock.settimeout(2)
             sock.connect(self.socket_path)

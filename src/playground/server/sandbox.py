@@ -59,7 +59,7 @@ MIN_VERSION = (6, 2)  # ACL subcommand rules, channel rules (&*) and FAILOVER
 
 # Read-only subcommands the learner keeps of a refused command, and the first server
 # version that knows each (an ACL rule naming an unknown subcommand stops the server).
-_KEPT = {
+_KEPT: dict[str, dict[str, tuple[int, ...]]] = {
     "cluster": {"info": (), "nodes": (), "slots": (), "keyslot": (), "myid": (), "countkeysinslot": (),
                 "getkeysinslot": (), "help": (), "shards": (7, 0), "links": (7, 0)},
     "acl": {"whoami": (), "cat": (), "log": (), "help": ()},
@@ -109,6 +109,11 @@ def limit_config(binary: ServerIdentityLike) -> list[str]:
 
 
 def version_tuple(version: str) -> tuple[int, ...]:
+    """A server's version as numbers to compare ("7.2.4" -> (7, 2, 4)).
+
+    Args:
+        version: the version as the server gives it.
+    """
     return tuple(int(x) for x in re.findall(r"\d+", version)[:3])
 
 

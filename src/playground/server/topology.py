@@ -24,6 +24,7 @@ import re
 import shutil
 import tempfile
 import time
+from collections.abc import Set as AbstractSet
 
 from playground.i18n import tr, trn
 from playground.resp.connection import Address
@@ -166,7 +167,9 @@ class Topology(ServerIdentity):
         return self
 
     def _make_nodes(self) -> None:
-        make = lambda name, of=None: Node(name, self.binary, self.dir, self.credentials,  # noqa: E731
+        root = self.dir
+        assert root is not None  # (start() made it)
+        make = lambda name, of=None: Node(name, self.binary, root, self.credentials,  # noqa: E731
                                           cluster=self.kind.sharded, replica_of=of)
         if not self.kind.sharded:  # primary, replica-1, replica-2 ...
             primary = make("primary")
@@ -214,7 +217,7 @@ class Topology(ServerIdentity):
             return False
         return wanted > 0 and isinstance(acked, int) and acked >= wanted
 
-    def replication_problem(self, confirmed: set[str] = frozenset()) -> readiness.Problem | None:
+    def replication_problem(self, confirmed: AbstractSet[str] = frozenset()) -> readiness.Problem | None:
         running = [n for n in self.nodes if n.alive() and not n.paused]
         roles = {}
         for node in running:
@@ -251,7 +254,7 @@ class Topology(ServerIdentity):
             if node.process is not None and node.paused:
                 node.stop(grace=0)
         procs = [(n, n.process) for n in self.nodes if n.process is not None]
-        for node, proc in procs:
+        for _, proc in procs:
             try:
                 os.killpg(proc.pid, 15)
             except OSError:

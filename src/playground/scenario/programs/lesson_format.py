@@ -8,9 +8,9 @@ import ast
 import json
 from pathlib import Path
 
+from playground.gate.program_argv import CALL, is_function
 from playground.i18n import tr
 
-CALL = "playground.gate.call_function"  # an argv starting python -m CALL: a lesson's function (see function_argv)
 TIME_LIMIT_FIELD = "program_time_limit"
 NEED_FIELD = "programs_need"
 
@@ -75,7 +75,7 @@ def parse_part_programs(raw_part: dict, programs: dict, where, part: str) -> tup
                                  name=repr(name)), part=part, field_name="programs")
         if isinstance(spec, dict) and "function" not in spec and "args" in spec:
             top = programs[name]
-            if tuple(top[:3]) != ("python", "-m", CALL):
+            if not is_function(top):
                 raise where.error(tr("args alone: only for a client whose [programs] entry is a function"),
                                   part=part, field_name=field)
             spec = dict(spec, function=top[3])
@@ -111,8 +111,9 @@ def mark_program_steps(raw_parts: list, programs: dict, where) -> list:
                 if step.get("client") in programs:
                     for name in ("command", "args", "reconnect"):
                         if name in step:
-                            raise where.error(tr("client {name} is a program: each of its steps releases its next command",
-                                                 name=step["client"]), part=label, step=n, field_name=name)
+                            raise where.error(tr(
+                                "client {name} is a program: each of its steps releases its next command",
+                                name=step["client"]), part=label, step=n, field_name=name)
                     if step.get("wait") is not True:  # (a wait step takes the reply of its command that blocked)
                         step = dict(step, release=True)
                 elif "release" in step:
@@ -148,7 +149,7 @@ def function_argv(raw: dict, where, field: str, part: str | None = None) -> tupl
     if encoded is None:
         raise where.error(tr("a list of the function's arguments after the client (text, numbers, true/false, "
                              "lists, tables)"), part=part, field_name=f"{field}.args")
-    return ("python", "-m", CALL, spec, encoded)
+    return ("python", "-m", CALL, str(spec), encoded)  # (spec: a str, checked above)
 
 
 def _function_problem(directory: Path, file: str, name: str) -> str | None:
@@ -169,10 +170,3 @@ def _function_problem(directory: Path, file: str, name: str) -> str | None:
         return tr("{file} has no function {name} (a def at its top level)", file=file, name=name)
     return None
 
-
-def shown_program(argv: tuple[str, ...]) -> str:
-    """How messages name a program: its command line, or a lesson's function as
-    `transfer.py:transfer("alice", 30)`."""
-    if tuple(argv[:3]) == ("python", "-m", CALL) and len(argv) == 5:
-        return f"{argv[3]}({', '.join(json.dumps(a, ensure_ascii=False) for a in json.loads(argv[4]))})"
-    return " ".join(argv)

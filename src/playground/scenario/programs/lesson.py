@@ -13,9 +13,10 @@ from typing import Any
 
 from playground.engine.catalogue import SUBSCRIBE_FAMILY
 from playground.gate.endpoint import Gate, Held
-from playground.gate.lesson_format import part_programs
+from playground.gate.warm import WarmInterpreter
 from playground.gate.programs import TIME_LIMIT, Program, ProgramError, ProgramOutcome
 from playground.i18n import tr
+from playground.scenario.programs.lesson_format import part_programs
 
 
 class LessonPrograms:
@@ -33,12 +34,12 @@ class LessonPrograms:
         self.failures: dict[str, str | None] = {}   # client -> the line saying how it ended badly (after finish)
         self.seen: dict[tuple, tuple] = {}   # (client, history) -> the command sent next, in any run
         self.not_repeatable: str | None = None
-        self._lesson = None
+        self._lesson: tuple[object, ...] | None = None
         self.lenient = False  # the explorer, a part with no steps: a step of a program that ended well is
         # skipped, not failed, and a step may block or not
         self.warm = False     # the explorer: Python programs forked from a warm interpreter (gate/warm.py)
         self.replay: Any = None    # the explorer: programs replayed from what they saw (explore/program_tree.py)
-        self._warm = None
+        self._warm: WarmInterpreter | None = None
 
     async def start(self, scenario, part=None) -> str | None:
         """Start the programs of the scenario's `part` (its own, else [programs]'s) on a new
@@ -85,8 +86,8 @@ class LessonPrograms:
             return None
         if self._warm is None:
             import os
+
             from playground.gate.programs import HASH_SEED
-            from playground.gate.warm import WarmInterpreter
             try:   # (its children's hash seed is its own: fixed, as for a program started afresh)
                 self._warm = await WarmInterpreter(env=dict(os.environ, PYTHONHASHSEED=HASH_SEED)).start()
             except OSError:
@@ -119,6 +120,7 @@ class LessonPrograms:
         return None
 
     async def _exit_told(self, program: Program) -> None:
+        assert program.process is not None  # (started)
         await program.process.wait()
         if self.gate is not None:
             self.gate.changed()  # a release step waiting for its next command learns it ended
@@ -128,7 +130,7 @@ class LessonPrograms:
         a program in `judged` (the lesson expects its exit status: scenario/expectations.py)
         is judged by that check instead, unless the playground stopped it. How each
         ended is in `outcomes` after."""
-        if not self.running:
+        if not self.running or self.gate is None:  # (programs run only on a gate)
             return None
         self.gate.run_free()
         failures, self.failures = [], {}
@@ -169,18 +171,20 @@ class LessonPrograms:
     async def next_command(self, name: str) -> Held | str:
         """Program `name`'s next command at the gate, or why there is none."""
         program = self.running.get(name)
-        if program is None:
+        gate = self.gate
+        if program is None or gate is None:
             return tr("program {name} is not running", name=name)
 
         def ready():
-            held = self.gate.held(name)
+            held = gate.held(name)
             return held[0] if held else (program.exited and "exited")
-        got = await self.gate.wait_for(ready, program.time_left())
+        got = await gate.wait_for(ready, program.time_left())
         if isinstance(got, Held):
             return got
         if got is None:
-            await program.stop(tr("ran past its time limit ({seconds} s)", seconds=f"{program.time_limit:g}"))
-            return program.failure()
+            past = tr("ran past its time limit ({seconds} s)", seconds=f"{program.time_limit:g}")
+            await program.stop(past)
+            return program.failure() or past
         await program.drained()
         return (program.failure()
                 or tr("program {program} ended before its next command", program=program.describe))
@@ -198,6 +202,8 @@ class LessonPrograms:
         return not isinstance(await self.next_command(name), Held)
 
     def _listening(self, name: str) -> bool:
+        if self.gate is None:
+            return False
         last = next((h for h in reversed(self.gate.log) if h.client.label == name and not h.unstepped), None)
         return last is not None and bool(last.argv) and last.argv[0].lower() in SUBSCRIBE_FAMILY
 

@@ -1,4 +1,4 @@
-"""A lesson program's steps in the scenario runner (gate/lesson.py starts the programs):
+"""A lesson program's steps in the scenario runner (scenario/programs/lesson.py starts the programs):
 a release step lets the program's next command through the gate and checks its reply
 as for a typed command; a command that blocks at the server waits, as a `ProgramJob`
 in the runner's `waiting`, for the client's wait step to take its reply."""
@@ -14,13 +14,13 @@ from playground.scenario.time_limits import WAIT_TIMEOUT
 REPLY_TIMEOUT = WAIT_TIMEOUT  # a released command that neither answers nor blocks: as long as a wait step waits
 
 
-async def answered(pg, held: Held, timeout: float = REPLY_TIMEOUT) -> bool:
+async def answered(pg, held: Held, timeout: float = REPLY_TIMEOUT) -> bool:  # noqa: ASYNC109 (as settled)
     """Wait until `held`'s reply is back (True), or the server says its client is blocked,
     or `timeout` passes (False)."""
     return await settled(pg, held, timeout) == "answered"
 
 
-async def settled(pg, held: Held, timeout: float = REPLY_TIMEOUT) -> str:
+async def settled(pg, held: Held, timeout: float = REPLY_TIMEOUT) -> str:  # noqa: ASYNC109 ("no reply" at the deadline: a value, not an exception)
     """Wait until `held` is "answered", or its connection "closed", or the server says its
     client is "blocked", or `timeout` passes ("no reply"). Polls with a growing interval,
     as Playground.settle does."""
@@ -117,7 +117,8 @@ async def wait_step(runner, scenario, step, out, job: ProgramJob) -> None:
     try:
         await asyncio.wait_for(asyncio.shield(job.task), WAIT_TIMEOUT)
     except asyncio.TimeoutError:
-        out.checks.append(CheckResult("reply arrives", False, tr("no reply after {seconds}s", seconds=f"{WAIT_TIMEOUT:g}")))
+        out.checks.append(CheckResult("reply arrives", False,
+                                      tr("no reply after {seconds}s", seconds=f"{WAIT_TIMEOUT:g}")))
         return
     except ConnectionError:
         out.checks.append(CheckResult("reply arrives", False, tr("the program's connection closed")))
@@ -146,6 +147,7 @@ async def take_reply(runner, scenario, step, out, held: Held) -> None:
         line = await held.record  # and its unit (a command, a MULTI … EXEC at EXEC), for the server order
         reply, out.whys, out.units = line.reply, list(line.whys), list(line.units)
     else:
+        assert held.reply is not None  # (answered: its step took it)
         reply = await parse_reply(held.reply)
     out.value = reply
     out.reply = render(reply, held.argv).decode("utf-8", "replace")

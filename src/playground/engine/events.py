@@ -13,6 +13,8 @@ millisecond of the app's start-up.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from dataclasses import dataclass, field
 
 from playground.engine.units import Unit
@@ -40,7 +42,9 @@ class Reply(Event):
 
     argv: tuple[bytes, ...]
     reply: object
-    output: bytes
+    output: bytes | Iterator[bytes]
+    """What redis-cli prints; as pieces (an iterator, read once) only from an executor that keeps
+    no output (`repl`) for a reply that may be big: a pane's executor always gives bytes."""
     seq: int
     left_out: int = 0     # bytes of redis-cli's output not rendered (a pane's `limit`)
 

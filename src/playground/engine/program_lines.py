@@ -16,11 +16,20 @@ The client a program's lines belong to is the gate's label for it: a lesson's cl
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
+from typing import Any, Protocol
 
 from playground.engine import events as ev
 from playground.engine.recorder import Recorder
 from playground.engine.units import UnitTracker
 from playground.resp.connection import parse_reply
+
+
+class AnsweringGate(Protocol):
+    """What the recorder needs of the gate (gate/endpoint.py's Gate, a layer above): its
+    list of callbacks told (gate client, Held) of every command it answered."""
+
+    answered: list[Callable[[Any, Any], None]]
 
 
 class ProgramLines:
@@ -35,19 +44,20 @@ class ProgramLines:
         self.recorder = recorder
         self.listening = listening
         self.trackers: dict[str, UnitTracker] = {}
-        self._last: asyncio.Future | None = None
+        self._last: asyncio.Future[ev.LineResult] | None = None
 
-    def attach(self, gate, name=lambda client: client.label) -> None:
+    def attach(self, gate: AnsweringGate, name: Callable[[Any], str] = lambda client: client.label) -> None:
         """Record every command `gate` answers, but the client library's handshake (HELLO,
         CLIENT SETINFO ...: no step, no line of the program's); `name(gate_client)`: the
         client its lines belong to (a lesson's: its label; free play: each connection's
         own name). Each `Held` gets its record's future as `held.record`."""
-        def told(client, held) -> None:
+        def told(client: Any, held: Any) -> None:
             if not held.unstepped and not held.silent and held.reply is not None and held.seq is not None:
                 held.record = self.answered(name(client), held.argv, held.reply, held.seq)
         gate.answered.append(told)
 
-    def answered(self, client: str, argv, raw: bytes, seq: int) -> asyncio.Future:
+    def answered(self, client: str, argv: list[bytes] | tuple[bytes, ...], raw: bytes,
+                 seq: int) -> asyncio.Future[ev.LineResult]:
         """Record one command `client` sent and the reply it got (`raw`, as the server sent
         it; `seq`, its server-order number). Called as the reply arrives; the records are
         made in that order. The future gives the line's `LineResult` (its whys)."""
@@ -68,7 +78,8 @@ class ProgramLines:
         else:
             self.trackers.pop(client, None)
 
-    async def _record(self, before, client: str, argv: tuple[bytes, ...], raw: bytes, seq: int) -> ev.LineResult:
+    async def _record(self, before: asyncio.Future[ev.LineResult] | None, client: str, argv: tuple[bytes, ...],
+                      raw: bytes, seq: int) -> ev.LineResult:
         if before is not None:
             await asyncio.gather(before, return_exceptions=True)
         reply = await parse_reply(raw)

@@ -15,12 +15,17 @@ Each step's events (UnitEnded, Why, Wrote) go to `emit`, when someone listens.
 from __future__ import annotations
 
 import asyncio
-from typing import Callable
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from playground.engine import events as ev
 from playground.engine.changes import record as record_changes
 from playground.engine.session import ConnectionLost
 from playground.engine.units import Unit
+from playground.engine.why import WhyTracker
+
+if TYPE_CHECKING:
+    from playground.engine.playground import Playground
 
 
 class Recorder:
@@ -28,13 +33,14 @@ class Recorder:
     (engine/why.py), or None (no why-notes: `repl`); `attribute`: work out which keys
     each unit wrote; `emit`: where the events go."""
 
-    def __init__(self, pg, emit: Callable[[ev.Event], None], why=None, attribute: bool = False) -> None:
+    def __init__(self, pg: Playground, emit: Callable[[ev.Event], None], why: WhyTracker | None = None,
+                 attribute: bool = False) -> None:
         self.pg = pg
         self.emit = emit
         self.why = why
         self.attribute = attribute
         self.records = attribute or why is not None  # what each unit changed, as the server says
-        self._attributions: asyncio.Future | None = None  # the last attribution queued
+        self._attributions: asyncio.Future[None] | None = None  # the last attribution queued
 
     def ran(self, client: str, unit: Unit, seq: int, result: ev.LineResult, listening: bool = True) -> None:
         """Step 1: `unit` (closed by the reply numbered `seq`) in the server order."""
@@ -44,8 +50,8 @@ class Recorder:
         if listening:
             self.emit(ev.UnitEnded(client, unit))
 
-    async def settle(self, client: str, argv, reply, seq: int, unit: Unit | None, role: str | None,
-                     result: ev.LineResult, listening: bool = True) -> None:
+    async def settle(self, client: str, argv: Sequence[bytes], reply: object, seq: int, unit: Unit | None,
+                     role: str | None, result: ev.LineResult, listening: bool = True) -> None:
         """Steps 2 and 3: what the unit changed, and the reply's why (into `result.whys`)."""
         if self.records and unit is not None:
             await record_changes(self.pg, unit)
@@ -60,8 +66,8 @@ class Recorder:
             if listening:
                 self.emit(why)
 
-    async def record(self, client: str, argv, reply, seq: int, unit: Unit | None, role: str | None,
-                     result: ev.LineResult, listening: bool = True) -> None:
+    async def record(self, client: str, argv: Sequence[bytes], reply: object, seq: int, unit: Unit | None,
+                     role: str | None, result: ev.LineResult, listening: bool = True) -> None:
         """The whole sequence for one reply whose unit is known (a program's command),
         its writes attributed before it returns."""
         if unit is not None:
@@ -79,13 +85,13 @@ class Recorder:
         if result.units:
             self._attributions = asyncio.ensure_future(self._attribute_after(self._attributions, result.units))
 
-    async def _attribute_after(self, before, units) -> None:
+    async def _attribute_after(self, before: asyncio.Future[None] | None, units: list[Unit]) -> None:
         if before is not None:
             await asyncio.gather(before, return_exceptions=True)
         for unit in units:
             await self.attribute_unit(unit)
 
-    def pending(self) -> asyncio.Future | None:
+    def pending(self) -> asyncio.Future[None] | None:
         """The last attribution queued, if it still runs."""
         return self._attributions if self._attributions is not None and not self._attributions.done() else None
 
@@ -96,6 +102,8 @@ class Recorder:
 
     async def attribute_unit(self, unit: Unit, listening: bool = True) -> None:
         """Which keys `unit` wrote: a `Wrote` event (`pg.writes` remembers the writer)."""
+        if self.pg.writes is None:  # (a playground that follows no writes: `repl`)
+            return
         try:
             keys = await self.pg.writes.note_unit(unit)
         except (OSError, ConnectionLost):

@@ -46,7 +46,7 @@ class ExploreScreen(ModalScreen[int | None]):
             yield Static(Text("  " + "  ".join([pad(heads[0], w_count), pad(heads[1], w_out), heads[2]]),
                               style="bold"))
             options = []
-            for (n, out, first), cls in zip(rows, r.classes):
+            for (n, out, first), cls in zip(rows, r.classes, strict=True):  # (a row per class)
                 label = Text()
                 for i, line in enumerate(out):
                     if i:
@@ -56,7 +56,8 @@ class ExploreScreen(ModalScreen[int | None]):
                     if i == 0:
                         label.append("  " + first, style="cyan")
                         if cls.goal_reached:
-                            label.append("  " + tr("{mark} the challenge's state", mark=GOAL_MARK), style="bold magenta")
+                            label.append("  " + tr("{mark} the challenge's state", mark=GOAL_MARK),
+                                         style="bold magenta")
                         if cls.own:
                             label.append("  " + own_mark(r), style="dim")
                 options.append(Option(label))

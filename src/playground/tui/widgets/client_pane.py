@@ -456,14 +456,15 @@ class ClientPane(Vertical):
         recorder = self.services.recorder()
         if isinstance(event, ev.Reply):
             self.note_outcome(event.argv, event.reply)
-            self._printed.append(event.output)
-            self.write(event.output, style=reply_style(event.reply), seq=event.seq,
-                       secretless=redact_reply(list(event.argv), event.output.decode("utf-8", "replace")))
+            printed = event.output if isinstance(event.output, bytes) else b"".join(event.output)  # (bytes here)
+            self._printed.append(printed)
+            self.write(printed, style=reply_style(event.reply), seq=event.seq,
+                       secretless=redact_reply(list(event.argv), printed.decode("utf-8", "replace")))
             if event.left_out:
                 self.write(tr("… ({count:,} more bytes of this reply not shown)", count=event.left_out),
                            style="italic yellow")
             if recorder is not None and self._record_as is not None:
-                output = render(event.reply, list(event.argv)) if event.left_out else event.output
+                output = render(event.reply, list(event.argv)) if event.left_out else printed
                 recorder.replied(self.client, output.decode("utf-8", "replace"), event.reply)
         elif isinstance(event, ev.Sent):
             if recorder is not None and self._record_as is not None:

@@ -29,6 +29,7 @@ from benchmarks.bench_explore import (bench_explore, bench_explore_3x5, bench_ex
 from benchmarks.bench_gate import bench_gate, table_rows as gate_rows
 from benchmarks.bench_order import bench_order_toggle, table_rows as order_rows
 from benchmarks.bench_programs import bench_programs, table_rows as programs_rows
+from benchmarks.bench_replay import bench_replay as bench_program_replay, table_rows as replay_rows
 from benchmarks.bench_serve import bench_serve, table_rows as serve_rows
 
 BUDGETS = {
@@ -270,9 +271,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", metavar="FILE", help="write the results here too")
     parser.add_argument("--only", metavar="NAME", action="append",
                         help="run only this measurement (ready, enter_to_reply, replay, inspector, "
-                             "memory, explore, explore_sample, explore_3x5, explore_programs, redis_cli, topology, "
-                             "repl, gate, serve, serve_ready30, serve_class, serve_chromium, order_toggle); "
-                             "may be repeated")
+                             "memory, explore, explore_sample, explore_3x5, explore_programs, explore_replay, "
+                             "redis_cli, topology, repl, gate, serve, serve_ready30, serve_class, serve_chromium, "
+                             "order_toggle); may be repeated")
     args = parser.parse_args(argv)
 
     # An installed package has its bytecode compiled at install time. An editable checkout
@@ -291,6 +292,7 @@ def main(argv: list[str] | None = None) -> int:
              ("explore_sample", lambda: bench_explore_sample(1)),
              ("explore_3x5", lambda: bench_explore_3x5(min(args.runs, 3))),
              ("explore_programs", lambda: bench_programs(min(args.runs, 3))),
+             ("explore_replay", lambda: bench_program_replay(min(args.runs, 3))),
              ("redis_cli", lambda: bench_redis_cli(args.commands)),
              ("topology", lambda: bench_topology(args.runs)),
              ("repl", lambda: bench_repl(min(args.runs, 3))),
@@ -329,6 +331,8 @@ def table(r: dict) -> str:
         lines.extend(repl_rows(r["repl"], row))
     if r.get("explore_programs"):
         lines.extend(programs_rows(r["explore_programs"], row))
+    if r.get("explore_replay"):
+        lines.extend(replay_rows(r["explore_replay"], row))
     if r.get("gate"):
         lines.extend(gate_rows(r["gate"], row))
     if r.get("serve"):

@@ -21,7 +21,7 @@ def outcomes(result) -> dict[str, int]:
 
 async def test_explore_finds_the_lost_update_in_the_python_programs(pg):
     result = await explore(pg, load_scenario(bundled_dir() / "lost-update-python.toml"))
-    assert result.total == 6 and result.runs == 6
+    assert result.total == 6 and result.runs == 4   # the two GETs commute: 4 classes
     assert outcomes(result) == {'"5"': 4, '"6"': 2}
 
 

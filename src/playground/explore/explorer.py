@@ -26,7 +26,8 @@ lanes and, when no serial order gives the outcome, the anomaly it shows
 (explore/witnesses.py, explore/anomaly.py).
 
 A lesson with programs is explored by the commands they send instead (no plan from
-steps, every schedule run: explore/program_moves.py).
+steps: a search with dynamic partial-order reduction, explore/program_moves.py), its
+programs replayed from what they saw (explore/program_tree.py).
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ from playground.explore.snapshot import Snapshotter
 from playground.explore.grouping import Grouping
 from playground.explore.lanes import lanes_for, run_lanes
 from playground.explore.one_schedule import OneSchedule
+from playground.explore.program_tree import Diverged, ProgramTrees
 from playground.explore.pushes import PushLog
 from playground.explore.witnesses import find_witnesses
 from playground.i18n import tr
@@ -103,6 +105,9 @@ class Explorer(OneSchedule):
         self.runner = Runner(pg, executor=executor or Executor(pg), sink=sink)
         self.runner.programs.lenient = True  # a lesson's program may send fewer commands in some orders
         self.runner.programs.warm = True     # each schedule forks its Python programs, redis imported
+        self.trees = ProgramTrees()          # each program run once per reply history (explore/program_tree.py)
+        if scenario.programs:
+            self.runner.programs.replay = self.trees
         self.programs = programs_of(scenario, self.part)
         self.footprints: dict[str, list[Footprint]] = {}
         self.snapshots = Snapshotter(pg)
@@ -124,6 +129,11 @@ class Explorer(OneSchedule):
         self.bound_pairs = sch.bound_pairs(self.part)
         self.keep: list | None = None
         self.choices: list[list[str]] = []   # a program lesson's run: who could move, at each move
+        self.sleeping = None                 # a program lesson's run: who sleeps past its prefix (program_moves.py)
+        self.moved_now: tuple = ((), ())     # the run's moves so far, and the commands they sent
+        self.runs = self.pending = 0
+        self.failing = None
+        self.evicting = False
         self.progress = None
         """Told `(run, planned, total, exact)` before the first schedule (run 0) and after
         each one: the schedules run so far, how many it plans to run, how many orders
@@ -146,6 +156,13 @@ class Explorer(OneSchedule):
             return False
         return not self.footprints[x[0]][x[1]].conflicts(self.footprints[y[0]][y[1]])
 
+    def independence(self, run: Run):
+        """Which moves of `run` commute: its own footprints' for a program lesson's run
+        (the commands its programs sent: explore/program_moves.py), else the steps'."""
+        if run.footprints is None:
+            return self.independent
+        return program_moves.independence(self, run.footprints)
+
     async def explore(self) -> Exploration:
         why = await requirement_unmet(self.pg, self.scenario.requires)
         if why:
@@ -163,13 +180,14 @@ class Explorer(OneSchedule):
                               for c, p in self.programs.items()},
                              sch.count_schedules(lengths), limit=self.limit, seed=self.seed,
                              goal=self.scenario.challenge.goal if self._has_goal() else None, by=self.by)
-        evicting = self.memory_bound or await self.fresh.may_evict(self.commands_sent())
+        self.evicting = evicting = self.memory_bound or await self.fresh.may_evict(self.commands_sent())
         self.footprints = await footprints(self.pg.catalogue, self.programs, evicting=evicting, setup=self.part.setup)
         result.random = random_steps(self.pg.catalogue, self.programs, self.by)
         result.clock = clock_steps(self.pg.catalogue, self.programs, self.by)
         await self.fresh.begin(self.commands_sent())
         own = own_order(self.part, self.programs)
-        self.refused = False   # a write refused for memory in a reduced exploration (its fold says)
+        self.refused, self.failing = False, None   # a write refused for memory in a reduced exploration
+        # (its fold says); the programs that ended badly in every schedule so far
         clients = list(self.programs)
         if self.scenario.programs:   # its moves are the commands its programs send
             grouping = program_moves.grouping(self, result, clients)
@@ -195,6 +213,7 @@ class Explorer(OneSchedule):
             return await self.explore()
         result.own_order = grouping.own_key if planned is None else own
         candidates = grouping.finish()
+        await self._program_figures(result, planned)
         try:
             if self.witnesses:
                 await self.runner.programs.stop()
@@ -204,6 +223,18 @@ class Explorer(OneSchedule):
             self.pushes.detach()
         await self.fresh.restore()
         return result
+
+    async def _program_figures(self, result: Exploration, planned) -> None:
+        """A program lesson's (nothing `planned`): what ran, and what is known of the
+        whole; a program that ended badly in every schedule stops it (a crash in some is
+        their outcome)."""
+        if planned is not None:
+            return
+        if self.failing:
+            await self.runner.programs.close()
+            raise ExploreError(f"{self.scenario.id}: " + "; ".join(self.failing.values()))
+        result.runs = self.runs
+        result.total = result.covered + (self.pending if result.sampled else 0)
 
     def _told(self, fold, result: Exploration, planned):
         """`fold`, telling `progress` of each schedule run (and, now, of the plan)."""
@@ -244,9 +275,25 @@ class Explorer(OneSchedule):
                          if result.reduced else 1)
         return grouping, fold, planned
 
-    async def run_checked(self, schedule: tuple[str, ...], keep: list | None = None) -> Run:
+    async def run_checked(self, schedule: tuple[str, ...], keep: list | None = None, live=()) -> Run:
         """One schedule, on a server still running at its end (else ExploreError: a
-        restarted or dead server would give outcomes that are not the program's)."""
+        restarted or dead server would give outcomes that are not the program's). A
+        lesson's programs are replayed from their trees but those in `live`; a replay that
+        runs out of its tree has the schedule run again with that program's process."""
+        live = set(live)
+        while True:
+            self.trees.begin(live)
+            try:
+                return await self._run_checked(schedule, keep)
+            except Diverged:
+                live |= self.trees.diverged
+                await self.runner.discard_pending()
+                await self.runner.programs.stop()
+                self.choices = []
+                if keep is not None:
+                    keep.clear()
+
+    async def _run_checked(self, schedule: tuple[str, ...], keep: list | None) -> Run:
         label = sch.label(schedule)
         try:
             self.fresh.check_alive(label)

@@ -48,7 +48,7 @@ class Grouping:
         if self.spec:
             cls.reached += run.covers if judge(run.snapshot, self.spec.state) else 0
             cls.goal_reached = cls.reached > 0
-        n, schedule = candidate(run, explorer.independent, self.clients, self.result.reduced)
+        n, schedule = candidate(run, explorer.independence(run), self.clients, self.result.reduced)
         best = self.candidates.get(id(cls))
         if best is None or (n, schedule) < best[:2]:
             self.candidates[id(cls)] = (n, schedule, run)

@@ -25,6 +25,8 @@ OTHER_WAIT = 2.0  # seconds a client held up by something other than a blocking 
 class OneSchedule:
     """Explorer's moves on the server, one schedule at a time."""
 
+    failing: dict[str, str] | None = None   # programs that ended badly in every schedule so far
+
     async def run_schedule(self, planned: tuple[str, ...]) -> Run:
         """Fresh server, setup, then the moves in `planned` order (a blocked client's
         moves wait until it can move); the run as it happened. `self.keep` (a list, set
@@ -40,6 +42,8 @@ class OneSchedule:
         position = dict.fromkeys(self.programs, 0)
         remaining = list(planned)
         executed: list[str] = []
+        commands: list = []   # per move, the command it sent (a program's: known only now)
+        self.moved_now = (executed, commands)   # (program_moves.next_client: who sleeps)
         done: list[tuple[str, int | None, bool]] = []
         seen: dict[str, list[str]] = {c: [] for c in self.programs}
         sent_at: dict[str, int] = {}   # each client's last command that blocked
@@ -91,6 +95,7 @@ class OneSchedule:
             last = (client, position[client])
             position[client] += 1
             executed.append(client)
+            commands.append(tuple(out.argv) if out.argv and not step.wait and not out.skipped else None)
         if not deadlock:   # replies that came with no wait step left to take them
             for client in [c for c, (job, _) in runner.waiting.items() if job.task.done()]:
                 taken = await self._collect(client)
@@ -101,14 +106,28 @@ class OneSchedule:
         if deadlock and runner.programs.running:  # a program waits for ever: stopped, not waited for
             await runner.discard_pending()
             await runner.programs.stop()
-        problem = runner.programs.not_repeatable or await runner.programs.finish()  # (scenario/programs/lesson.py)
-        if problem:  # a lesson's program: its outcomes cannot be trusted, or it ended badly
-            raise ExploreError(f"{self.scenario.id}: {problem}")
+        self.trees.check()   # a replay ran out of its tree: the schedule runs again (program_tree.py)
+        ended = await self._programs_end(executed)
         shot = await self.snapshots.read()
         if deadlock:
             await runner.discard_pending()
         return Run(tuple(executed), shot, deadlock, moves=done,
-                   replies=tuple((c, tuple(r)) for c, r in seen.items()))
+                   replies=tuple((c, tuple(r)) for c, r in seen.items()), commands=tuple(commands),
+                   ended=ended)
+
+    async def _programs_end(self, executed: list[str]) -> tuple:
+        """Every program to its end: how each ended, (client, exit status, return value,
+        after which move when the status is not 0), the schedule's outcome. One the
+        playground stopped (its time limit) or that is not repeatable stops the search."""
+        programs = self.runner.programs
+        problem = programs.not_repeatable or await programs.finish(frozenset(self.scenario.programs))
+        self.trees.check()   # (a replay that ran out of its tree as the programs ran to their end)
+        if problem:
+            raise ExploreError(f"{self.scenario.id}: {problem}")
+        failing = {c: line for c, line in programs.failures.items() if line}
+        self.failing = failing if self.failing is None else {c: m for c, m in self.failing.items() if c in failing}
+        return tuple((c, o.status, o.returned, executed.count(c) if o.status else None)
+                     for c, o in programs.outcomes.items())
 
     def may_time_out(self, client: str) -> bool:
         """Its blocked command has a timeout (and no script holds it up)."""

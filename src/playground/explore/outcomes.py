@@ -24,6 +24,10 @@ class Run:
     moves: list[tuple[str, int | None, bool]] = field(default_factory=list)
     # what ran, in order: (client, index of its step or None for taking a blocked reply, blocked?)
     replies: tuple[tuple[str, tuple[str, ...]], ...] = ()   # per client, the replies it saw, in order
+    commands: tuple = ()             # a program lesson's: per move, the command it sent (None: none)
+    footprints: dict | None = None   # a program lesson's: each client's moves' footprints (program_moves.py)
+    ended: tuple = ()                # a program lesson's: (client, exit status, return value, its moves
+    # when the status is not 0: after which it ended) each
 
 
 @dataclass

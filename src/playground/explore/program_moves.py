@@ -3,12 +3,14 @@
 sends may depend on its replies, so its moves are not planned from its steps: a
 schedule is a sequence of client letters, each letting that client's next command
 through (its step's fields, where the lesson gives one; a bare move past its steps or
-in a part with none). A stateless search runs them: every schedule starts the programs
-again from the start on a fresh state; a run follows its schedule's prefix, then lets the
-first client (in the scenario's order) that can move go, to the end; at each move it
-notes who could have moved instead (`Explorer.choices`), and every such other choice
-after the prefix becomes the prefix of a schedule still to run. So every order of the
-commands the programs send is run once, and only those. A program that holds no
+in a part with none). A stateless search runs them (`search`): every schedule starts on
+a fresh state (the programs replayed from their trees where they can be:
+explore/program_tree.py); a run follows its schedule's prefix, then lets the first
+client (in the scenario's order, not asleep) that can move go, to the end; at each move
+it notes who could have moved instead (`Explorer.choices`). Exhaustive, every such other
+choice becomes the prefix of a schedule still to run, so every order of the commands the
+programs send is run once, and only those; reduced, only the choices that reverse a race
+of the run (dynamic partial-order reduction), so at least one of each class. A program that holds no
 command and does not end (it listens to a channel) is waited for up to its time limit,
 then stopped, and the search ends with the line naming it.
 """
@@ -41,6 +43,7 @@ async def movable(explorer, position: dict[str, int], last) -> list[str]:
     """The clients that can make their next move now, in the scenario's order; `last`
     is the move just made ((client, index) or None), for the lesson's bound steps."""
     runner = explorer.runner
+    explorer.trees.check()   # a replay ran out of its tree: the schedule runs again (program_tree.py)
     out = []
     for client, steps in explorer.programs.items():
         if client in runner.waiting:   # (a typed client with no step left: its reply is taken at the end)
@@ -59,29 +62,175 @@ async def movable(explorer, position: dict[str, int], last) -> list[str]:
     return [c for c in out if not any(y == (c, position[c]) and x != last for x, y in explorer.bound_pairs)]
 
 
+SERIAL_MARGIN = 100   # moves beyond the longest run so far a serial order's prefix allows each client
+
+
+class Node:
+    """A point of the search's current path: who could move there, who must still be
+    tried (`backtrack`), who was (`done`), the move each of those made there (`moves`:
+    client -> (index of its move, footprint)), and who sleeps there (`sleep`, the same
+    shape: tried at an earlier point, and every move since is independent of it, so
+    trying it here again would only run an equivalent schedule)."""
+
+    __slots__ = ("enabled", "backtrack", "done", "moves", "sleep")
+
+    def __init__(self, enabled: list[str], taken: str, every: bool, sleep: dict) -> None:
+        self.enabled = enabled
+        self.done = {taken}
+        self.backtrack = set(enabled) if every else {taken}
+        self.moves: dict = {}
+        self.sleep = sleep
+
+    def asleep_after(self, explorer, taken: str) -> dict:
+        """Who sleeps at the next point, once `taken` made its move here."""
+        move = self.moves[taken]
+        tried = dict(self.sleep, **{d: self.moves[d] for d in self.done if d != taken and d in self.moves})
+        return {d: m for d, m in tried.items() if d != taken and _commute(explorer, d, m, taken, move)}
+
+
+def _commute(explorer, c1: str, m1: tuple, c2: str, m2: tuple) -> bool:
+    if any((c1, m1[0]) in pair or (c2, m2[0]) in pair for pair in explorer.bound_pairs):
+        return False
+    return not m1[1].conflicts(m2[1])
+
+
 async def search(explorer, own: tuple[str, ...], fold, result) -> None:
-    """Run every schedule of the part's programs (at most `explorer.limit`), the
-    scenario's own order first; `fold(schedule, run)` for each."""
-    to_run = [(own, 0)]
-    runs = 0
-    while to_run:
+    """Run the part's schedules (at most `explorer.limit`), the scenario's own order
+    first; `fold(schedule, run)` for each. With `explorer.reduce`, dynamic partial-order
+    reduction (Flanagan and Godefroid 2005, with sleep sets) with the catalogue's
+    independence of the commands the run sent: after each run, for each pair of
+    dependent moves of two clients that no other move orders (a race), the earlier one's
+    point of the path gets the later one's client (or, if it could not move there,
+    everyone who could) to try instead; so one run at least of each class of equivalent
+    schedules, and a client asleep (tried before, independent of everything since) is
+    not tried again. Without it, every client that could move at every point: every
+    order. Past the limit the serial orders and the own order still run, and
+    `result.total` is what is known: at least."""
+    path: list[Node] = []
+    prefix: tuple[str, ...] | None = own
+    runs, longest = 0, 0
+    explorer.sleeping = None
+    while prefix is not None:
         if runs >= explorer.limit:
-            result.sampled = True   # (not a random sample: the first ones of the search)
+            result.sampled = True
             break
-        prefix, fixed = to_run.pop()
-        explorer.choices, kept = [], []
+        kept: list = []
+        explorer.choices = []
         run = await explorer.run_checked(prefix, keep=kept)
-        choices = explorer.choices
+        explorer.sleeping = None
         if not runs:
             await _same_again(explorer, run, kept)
         runs += 1
+        longest = max([longest, *(run.schedule.count(c) for c in set(run.schedule))])
+        run.footprints = await _footprints(explorer, run)
         fold(run.schedule, run)
-        for i in range(fixed, len(choices)):   # (the last one first: runs come in order)
-            for client in reversed(choices[i]):
-                if client != run.schedule[i]:
-                    to_run.append((run.schedule[:i] + (client,), i + 1))
-    result.total = runs + len(to_run)
-    result.reduced = False
+        _extend(explorer, path, run)
+        if explorer.reduce:
+            _races(explorer, run, path)
+        prefix = _next_prefix(explorer, path, run.schedule)
+    explorer.runs, explorer.pending = runs, 0
+    if result.sampled:   # the serial orders and the own order label the outcomes: in the sample too
+        pending = [prefix] + [tuple(run.schedule[:k]) + (c,) for k, node in enumerate(path)
+                              for c in node.backtrack - node.done]
+        ran, explorer.sleeping = [], None
+        for order in _serial_prefixes(explorer, longest):
+            explorer.choices = []
+            run = await explorer.run_checked(order)
+            run.footprints = await _footprints(explorer, run)
+            fold(run.schedule, run)
+            explorer.runs += 1
+            ran.append(run.schedule)
+        if not explorer.reduce:   # each prefix still to try: one schedule not run, at least
+            explorer.pending = sum(1 for p in pending if not any(r[:len(p)] == p for r in ran))
+    result.reduced = explorer.reduce
+
+
+def _extend(explorer, path: list, run) -> None:
+    """The run's points past the path's (the last one of the path: its new move)."""
+    choices, word = explorer.choices, sch.moves(run.schedule)
+    for i in range(max(len(path) - 1, 0), len(word)):
+        client, index = word[i]
+        if i == len(path):
+            sleep = path[i - 1].asleep_after(explorer, word[i - 1][0]) if i and explorer.reduce else {}
+            path.append(Node(choices[i], client, not explorer.reduce, sleep))
+        path[i].moves[client] = (index, run.footprints[client][index])
+
+
+def _next_prefix(explorer, path: list, schedule: tuple[str, ...]) -> tuple[str, ...] | None:
+    """The deepest point of the path with a client still to try (not asleep there): the
+    path up to there and that client (the path is cut there); None when there is none.
+    The run then keeps who sleeps after it (`explorer.sleeping`: next_client)."""
+    while path:
+        k = len(path) - 1
+        node = path[k]
+        left = sorted(node.backtrack - node.done - set(node.sleep), key=node.enabled.index)
+        if left:
+            node.done.add(left[0])
+            if explorer.reduce:
+                tried = dict(node.sleep, **{d: node.moves[d] for d in node.done if d != left[0] and d in node.moves})
+                explorer.sleeping = (k, tried)
+            return tuple(schedule[:k]) + (left[0],)
+        path.pop()
+    return None
+
+
+def _races(explorer, run, path: list) -> None:
+    """Flanagan and Godefroid's backtracking points for the races of `run`."""
+    independent = explorer.independence(run)
+    word = sch.moves(run.schedule)
+    preds = sch.predecessors(word, independent)
+    for j, (cj, _) in enumerate(word):
+        for i in preds[j]:
+            ci = word[i][0]
+            if ci == cj or independent(word[i], word[j]) or any(i in preds[k] for k in preds[j] if k > i):
+                continue   # its own client's, or ordered through another move
+            while cj not in path[i].enabled and i and (word[i - 1], word[i]) in explorer.bound_pairs:
+                i -= 1   # a bound step goes with the one before it: the race is that one's too
+            node = path[i]
+            chosen = {cj} if cj in node.enabled else {
+                word[k][0] for k in preds[j] if k > i and word[k][0] in node.enabled}
+            if not chosen & node.backtrack:
+                node.backtrack |= {min(chosen, key=node.enabled.index)} if chosen else set(node.enabled)
+
+
+def _serial_prefixes(explorer, longest: int) -> list[tuple[str, ...]]:
+    """Each serial order of the clients (at most 3) as a prefix: all of one client's
+    moves, then the next's (a client that cannot move gives way), and the own order."""
+    from itertools import permutations
+
+    clients = list(explorer.programs)
+    if len(clients) > 3:
+        return []
+    n = longest + SERIAL_MARGIN
+    return [tuple(c for c in order for _ in range(n)) for order in permutations(clients)]
+
+
+async def _footprints(explorer, run, schedule=(), commands=()) -> dict:
+    """Each client's moves' footprints in `run` (or so far: `schedule` and `commands`),
+    from the commands its programs sent (explore/footprint.py: the catalogue's effects,
+    as for typed steps)."""
+    from dataclasses import replace
+
+    from playground.explore.footprint import footprints
+
+    if run is not None:
+        schedule, commands = run.schedule, run.commands or (None,) * len(run.schedule)
+    steps: dict[str, list] = {c: [] for c in explorer.programs}
+    for client, argv in zip(schedule, commands, strict=True):
+        step = step_at(explorer, client, len(steps[client]))
+        steps[client].append(replace(step, argv=argv, template=False) if argv is not None or step.release
+                             else step)
+    return await footprints(explorer.pg.catalogue, steps, evicting=explorer.evicting,
+                            setup=explorer.part.setup)
+
+
+def independence(explorer, prints: dict):
+    """Which moves commute, by `prints` (a run's footprints); a bound step with nothing."""
+    def independent(x, y) -> bool:
+        if any(x in pair or y in pair for pair in explorer.bound_pairs):
+            return False
+        return not prints[x[0]][x[1]].conflicts(prints[y[0]][y[1]])
+    return independent
 
 
 def sent(explorer, kept) -> dict[str, list]:
@@ -99,7 +248,7 @@ async def _same_again(explorer, run, kept) -> None:
     that are not the schedule's, and stops the search with one line."""
     again: list = []
     explorer.choices = []
-    await explorer.run_checked(run.schedule, keep=again)
+    await explorer.run_checked(run.schedule, keep=again, live=explorer.scenario.programs)
     before, now = sent(explorer, kept), sent(explorer, again)
     for client, commands in before.items():
         if commands == now[client]:
@@ -126,7 +275,27 @@ async def next_client(explorer, remaining: list, position: dict[str, int], last)
     if not can:
         return None
     explorer.choices.append(can)
-    return remaining.pop(0) if remaining else can[0]
+    if remaining:
+        return remaining.pop(0)
+    asleep = await _asleep(explorer)
+    return next((c for c in can if c not in asleep), can[0])
+
+
+async def _asleep(explorer) -> dict:
+    """Who sleeps now (see Node): the sleep set the run began past its prefix with,
+    less each client a move since was dependent with."""
+    if getattr(explorer, "sleeping", None) is None:
+        return {}
+    at, asleep = explorer.sleeping
+    executed, commands = explorer.moved_now
+    if not asleep or len(executed) <= at:
+        return asleep
+    prints = await _footprints(explorer, None, executed, commands)
+    word = sch.moves(executed)
+    for client, index in word[at:]:
+        move = (index, prints[client][index])
+        asleep = {d: m for d, m in asleep.items() if d != client and _commute(explorer, d, m, client, move)}
+    return asleep
 
 
 def grouping(explorer, result, clients: list[str]):
@@ -141,13 +310,17 @@ def grouping(explorer, result, clients: list[str]):
     group = Grouping(explorer, result, dict.fromkeys(orders), None)   # (None: not found yet)
 
     def fold(schedule: tuple[str, ...], run) -> None:
+        independent = explorer.independence(run)
+        key = sch.canonical_form(run.schedule, independent, clients) if explorer.reduce else run.schedule
         if group.own_key is None:
             group.own_key = run.schedule
         for order in orders:
-            if group.serial[order] is None and run.schedule == tuple(
-                    c for c in order for _ in range(run.schedule.count(c))):
+            serial = tuple(c for c in order for _ in range(run.schedule.count(c)))
+            if group.serial[order] is None and (serial == run.schedule or explorer.reduce and sch.canonical_form(
+                    serial, independent, clients) == key):
                 group.serial[order] = run.schedule
-        group.add(run.schedule, run, run.schedule, lambda: 1)
+        group.add(run.schedule, run, key, lambda: sch.class_size(run.schedule, independent) if explorer.reduce
+                  else 1)
         result.serial_known = bool(orders) and None not in group.serial.values()
     group.fold = fold
     return group

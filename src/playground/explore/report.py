@@ -28,10 +28,11 @@ def figures(r: Exploration) -> str:
             "{n:,} schedules (every interleaving that keeps each client's order)", r.total)
     if r.sampled and r.scenario.programs and typed(r):   # (free play's programs: a search too)
         return tr("At least {n:,} schedules: more than {limit:,}, so the search stopped after the first "
-                  "{limit:,}.", n=r.total, limit=r.limit)
+                  "{limit:,}, and the serial orders ran too.", n=r.total, limit=r.limit)
     if r.sampled and r.scenario.programs:   # (explore/program_moves.py: no sample, a search)
         return tr("At least {n:,} schedules: more than --limit {limit:,}, so the search stopped after the "
-                  "first {limit:,}\n(the scenario's own order first).", n=r.total, limit=r.limit)
+                  "first {limit:,}\n(the scenario's own order first), and the serial orders ran too.",
+                  n=r.total, limit=r.limit)
     if r.sampled:
         own = (tr(", and the serial orders and the order you typed") if typed(r) else
                tr(", and the serial orders and the scenario's own order")) if r.runs > r.limit else ""
@@ -54,6 +55,7 @@ def outcome_lines(r: Exploration, cls: OutcomeClass) -> list[str]:
         cls: the outcome.
     """
     lines = [tr("deadlock: {what}", what=cls.deadlock)] if cls.deadlock else []
+    lines += program_lines(cls)
     if r.by in ("replies", "both"):
         lines += [tr("{client} saw: {replies}", client=client, replies=" · ".join(seen) or "-")
                   for client, seen in (cls.first_run.replies if cls.first_run else ())]
@@ -62,6 +64,21 @@ def outcome_lines(r: Exploration, cls: OutcomeClass) -> list[str]:
         lines.append(f"{k} = {cls.snapshot.describe(k)}")
         lines += [f"  {k} {group}" for group in cls.snapshot.describe_groups(k)]   # a stream's consumer groups
     return lines or [tr("(no keys)")]
+
+
+def program_lines(cls: OutcomeClass) -> list[str]:
+    """How the outcome's programs ended, where it says something: a non-zero exit status
+    ("A exited with status 3 after A1") and a function's return value."""
+    out = []
+    for client, status, returned, moves in cls.first_run.ended if cls.first_run else ():
+        if status:
+            out.append(tr("{client} exited with status {status} after {move}", client=client, status=status,
+                          move=f"{client}{moves}") if moves else
+                       tr("{client} exited with status {status} before its first command", client=client,
+                          status=status))
+        if returned is not None:
+            out.append(tr("{client} returned {value}", client=client, value=returned))
+    return out
 
 
 def serial_words(order) -> str:
@@ -347,6 +364,8 @@ def to_json(r: Exploration) -> dict:
             "number": n, "count": c.count, "run": c.runs, "first": c.label,
             "state": {k: _key_json(c, k) for k in r.keys},
             "replies": dict(c.first_run.replies) if c.first_run else {},
+            "programs": {client: {"status": status, "returned": returned, "moves": moves}
+                         for client, status, returned, moves in (c.first_run.ended if c.first_run else ())},
             "serial": [list(order) for order in c.serial] if r.serial_known or c.serial else None,
             "deadlock": c.deadlock, "goal_reached": c.goal_reached, "own_order": c.own,
             "witness": _witness_json(c),

@@ -178,7 +178,7 @@ async def _replay(explorer, result, cls, own_run) -> None:
 def outcome_key(explorer, run):
     """What two runs share when they have the same outcome (by the explorer's `by`)."""
     return (run.deadlock, run.snapshot.signature if explorer.by != "replies" else None,
-            run.replies if explorer.by != "state" else None)
+            run.replies if explorer.by != "state" else None, run.ended)
 
 
 def lane_rows(kept, pushes=()) -> list[LaneRow]:

@@ -37,6 +37,7 @@ from playground.resp.connection import pack_command, pack_pipeline
 RECV = 1 << 16
 MAX_HELD = 10_000          # a program that floods stops being read until some are released
 CONNECT_TIMEOUT = 5.0
+MAX_BEFORE = 100           # handshake requests kept before a stepped command (explore/program_tree.py)
 _MESSAGES = (b"$7\r\nmessage\r\n", b"$8\r\npmessage\r\n", b"$8\r\nsmessage\r\n")
 
 
@@ -273,7 +274,15 @@ class Gate:
                     self._arrivals += 1
                     unstepped = local is not None or passes_unstepped(argv, first=not client.stepped)
                     client.stepped = client.stepped or not unstepped
-                    client.queue.append(Held(client, argv, raw, self._arrivals, unstepped, local=local))
+                    held = Held(client, argv, raw, self._arrivals, unstepped, local=local)
+                    client.queue.append(held)
+                    if unstepped:
+                        client.before.append(raw)
+                    else:   # (more than MAX_BEFORE: explore/program_tree.py does not replay it)
+                        held.before = tuple(client.before) if len(client.before) <= MAX_BEFORE else None
+                        client.before.clear()
+                    if len(client.before) > MAX_BEFORE:
+                        client.before[:] = client.before[-MAX_BEFORE - 1:]
                 del buf[:pos]
                 client.pump()
                 if len(client.queue) > MAX_HELD:
@@ -360,6 +369,7 @@ class Gate:
                     pos = end
                     head = client.inflight[0] if client.inflight else None
                     if head is None or is_message(frame, head):
+                        client.pushed = True
                         continue  # a push: a message, an invalidation
                     head.reply = frame if head.reply is None else head.reply + frame
                     head.frames += 1

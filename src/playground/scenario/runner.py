@@ -130,8 +130,8 @@ class Runner:
             if error:
                 result.error = error
                 return result
-            if expect is not None:
-                end = await self.judge_end(part)
+            if expect is not None or any(o.returned is not None for o in self.programs.outcomes.values()):
+                end = await self.judge_end(part)   # (a function's return value: shown at the end)
                 result.ends.append(end)
                 self.on_end(end)
         await self.discard_pending()

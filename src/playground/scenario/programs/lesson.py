@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 from playground.engine.catalogue import SUBSCRIBE_FAMILY
 from playground.gate.endpoint import Gate, Held
@@ -30,12 +31,14 @@ class LessonPrograms:
         self.history: dict[str, list] = {}   # client -> [(argv, reply)] of its steps in this run
         self.outcomes: dict[str, ProgramOutcome] = {}   # client -> how its program ended (after finish)
         self.described: dict[str, str] = {}   # client -> "A (python x.py)": how messages name its program
+        self.failures: dict[str, str | None] = {}   # client -> the line saying how it ended badly (after finish)
         self.seen: dict[tuple, tuple] = {}   # (client, history) -> the command sent next, in any run
         self.not_repeatable: str | None = None
         self._lesson: tuple[object, ...] | None = None
         self.lenient = False  # the explorer, a part with no steps: a step of a program that ended well is
         # skipped, not failed, and a step may block or not
         self.warm = False     # the explorer: Python programs forked from a warm interpreter (gate/warm.py)
+        self.replay: Any = None    # the explorer: programs replayed from what they saw (explore/program_tree.py)
         self._warm: WarmInterpreter | None = None
 
     async def start(self, scenario, part=None) -> str | None:
@@ -66,8 +69,10 @@ class LessonPrograms:
             for name, argv in programs.items():
                 url = await self.gate.listen(name)
                 by_hand = scenario.by_hand.get(name)   # (its own directory; its own interpreter: no warm fork)
-                program = self.running[name] = (Program(name, argv, Path(by_hand.cwd), url, limit, by_hand=by_hand)
-                                                if by_hand else Program(name, argv, cwd, url, limit, warm))
+                replayed = self.replay and self.replay.program(name, argv, cwd, url, limit)
+                program = self.running[name] = replayed or (
+                    Program(name, argv, Path(by_hand.cwd), url, limit, by_hand=by_hand)
+                    if by_hand else Program(name, argv, cwd, url, limit, warm))
                 await program.start()
                 self._watchers.append(asyncio.ensure_future(self._exit_told(program)))
         except ProgramError as exc:
@@ -128,12 +133,15 @@ class LessonPrograms:
         if not self.running or self.gate is None:  # (programs run only on a gate)
             return None
         self.gate.run_free()
-        failures = []
+        failures, self.failures = [], {}
         for name, program in self.running.items():
             await program.wait()
             self.outcomes[name] = program.outcome()
+            if self.replay is not None:
+                self.replay.ended(name, self.history.get(name, []), program,
+                                  [c for c in (self.gate.clients if self.gate else ()) if c.label == name])
             self.described[name] = program.describe
-            failure = program.failure()
+            failure = self.failures[name] = program.failure()
             if failure and (name not in judged or program.stopped):
                 failures.append(failure)
         await self.stop()
@@ -220,6 +228,8 @@ class LessonPrograms:
                 "program {program} is not repeatable at command {n}: after the same replies it sent {now}, "
                 "where it sent {before} before", program=self.running[name].describe, n=len(history) + 1,
                 now=held.display, before=format_argv(list(before)))
+        elif self.replay is not None and before == tuple(held.argv):
+            self.replay.moved(name, history, held, self.running.get(name))
         return self.not_repeatable
 
     def note_reply(self, name: str, held: Held) -> None:

@@ -1,0 +1,246 @@
+"""A lesson's programs replayed from what they saw: a program is a function of the replies
+it has been given, so the explorer runs it once per reply history, not once per schedule.
+
+Invariant: `ProgramTree.nodes[history]` holds what the program, run from its start, did
+after it had been given exactly the replies in `history` (a tuple of (argv, reply bytes)
+of its stepped commands, in order, as scenario/programs/lesson.py's `history` keeps them): the next
+stepped command it sent (`Move`: on which of its connections, with the client library's
+handshake requests sent on that connection since the connection's stepped command before
+it), or how it ended (`End`: exit status, return value, output). Only a run of the real
+program writes a node, and a run that disagrees with a node already there is the
+program's not being repeatable (scenario/programs/lesson.py's `note_sent`: the search stops with that
+line, as it always did).
+
+In a schedule, a program whose start is in its tree is not started: a `ReplayedProgram`
+connects to the gate as the program would and sends, on the same connections, the
+commands the tree holds for the replies it gets. The gate holds and forwards them as a
+program's own, so every command really runs on the server, in the schedule's order, on a
+connection of its own: only the program's process is skipped. When a reply history is
+not in the tree, the replay stops (`Diverged`) and the schedule is run again from its
+fresh start with that program's real process (`ProgramTrees.live`), which then goes
+past the new point and writes its nodes. The server is deterministic, so the run again
+gives the same replies up to there; and it is itself a check of repeatability, as is the
+first schedule, always run twice with every program's real process (program_moves.py).
+
+A program that is sent what no command asked for (a subscriber's messages, a client-side
+cache's invalidations), asks for no replies (CLIENT REPLY), or sends more handshake
+requests in a row than the gate keeps is not replayed: it runs for every schedule.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from dataclasses import dataclass, field
+
+from playground.engine.catalogue import SUBSCRIBE_FAMILY
+from playground.gate.endpoint import socket_path
+from playground.gate.frames import FrameError, reply_end
+from playground.gate.programs import Program, ProgramOutcome
+
+_NOT_REPLAYED = (b"monitor", b"client", b"sync", b"psync", b"reset", b"quit")
+"""Commands after which what the program is sent is not a reply per command (or its
+connection goes): CLIENT TRACKING, CLIENT REPLY; its program is run for every schedule."""
+
+
+class Diverged(Exception):
+    """A replayed program reached replies its tree does not hold: run the schedule again."""
+
+
+@dataclass(frozen=True)
+class Move:
+    """The next stepped command, on the program's connection `connection`."""
+
+    connection: int
+    before: tuple[bytes, ...]
+    raw: bytes
+    argv: tuple[bytes, ...]
+
+
+@dataclass(frozen=True)
+class End:
+    """How the program ended, after all its replies."""
+
+    returncode: int
+    returned: str | None
+    stdout: bytes
+    stderr: bytes
+
+
+@dataclass
+class ProgramTree:
+    """One program's nodes (see the module's invariant)."""
+
+    nodes: dict[tuple, Move | End] = field(default_factory=dict)
+    replayed: bool = True   # False: it runs for every schedule
+
+
+class ProgramTrees:
+    """The trees of a lesson's programs, given to scenario/programs/lesson.py's LessonPrograms as its
+    `replay`: it asks `program` for a replay at each start, and tells `moved` and `ended`
+    what each real program did."""
+
+    def __init__(self) -> None:
+        self.trees: dict[str, ProgramTree] = {}
+        self.live: set[str] = set()       # this schedule: these programs run for real
+        self.diverged: set[str] = set()   # this schedule: these replays ran out of their tree
+        self.starts = 0                   # real program processes started
+        self.replays = 0                  # programs replayed instead
+
+    def begin(self, live=()) -> None:
+        """A schedule begins (again, with the programs in `live` run for real)."""
+        self.live = set(live)
+        self.diverged = set()
+
+    def check(self) -> None:
+        """Raise Diverged when a replay ran out of its tree in this schedule."""
+        if self.diverged:
+            raise Diverged(", ".join(sorted(self.diverged)))
+
+    def program(self, name: str, argv, cwd, url: str, time_limit: float) -> Program | None:
+        """A replay of program `name` for this schedule, or None: start the real one."""
+        tree = self.trees.setdefault(name, ProgramTree())
+        if name in self.live or not tree.replayed or () not in tree.nodes:
+            self.starts += 1
+            return None
+        self.replays += 1
+        return ReplayedProgram(name, argv, cwd, url, time_limit, tree=tree, missed=self._missed)
+
+    def _missed(self, name: str) -> None:
+        self.diverged.add(name)
+
+    def moved(self, name: str, history: list, held, program) -> None:
+        """Real program `name`, given the replies in `history`, sent `held` (a stepped command)."""
+        tree = self.trees.setdefault(name, ProgramTree())
+        if isinstance(program, ReplayedProgram) or not tree.replayed:
+            return
+        argv = tuple(held.argv)
+        name0 = argv[0].lower() if argv else b""
+        if (held.before is None or held.client.password is not None or name0 in SUBSCRIBE_FAMILY
+                or name0 in _NOT_REPLAYED or held.client.pushed):
+            tree.replayed = False
+            tree.nodes.clear()
+            return
+        tree.nodes.setdefault(tuple(history), Move(held.client.number, held.before, held.raw, argv))
+
+    def ended(self, name: str, history: list, program, clients) -> None:
+        """Real program `name` ended by itself after the replies in `history`; `clients`:
+        its gate connections (one sent a push: it is not replayed)."""
+        tree = self.trees.setdefault(name, ProgramTree())
+        if isinstance(program, ReplayedProgram) or not tree.replayed or program.stopped:
+            return
+        if any(c.pushed or c.before for c in clients):   # (handshake requests after its last step)
+            tree.replayed = False
+            tree.nodes.clear()
+            return
+        code = program.process.returncode if program.process is not None else None
+        if code is None:
+            return
+        tree.nodes.setdefault(tuple(history), End(code, program.outcome().returned,
+                                                  bytes(program.stdout), bytes(program.stderr)))
+
+
+class _Process:
+    """What a replay has of a process: its exit status, and waiting for it."""
+
+    pid = None
+
+    def __init__(self) -> None:
+        self.returncode: int | None = None
+        self._ended = asyncio.Event()
+
+    def end(self, code: int) -> None:
+        self.returncode = code
+        self._ended.set()
+
+    async def wait(self) -> int | None:
+        await self._ended.wait()
+        return self.returncode
+
+
+class ReplayedProgram(Program):
+    """A program's commands sent from its tree, on connections to the gate of its own."""
+
+    def __init__(self, *args, tree: ProgramTree, missed, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.tree = tree
+        self.missed = missed
+        self.task: asyncio.Task | None = None
+        self.end: End | None = None
+        self.replay = _Process()
+        self._writers: list[asyncio.StreamWriter] = []
+
+    async def start(self) -> "Program":
+        self.process = self.replay   # type: ignore[assignment]  # (what of a process a replay has)
+        self.deadline = asyncio.get_running_loop().time() + self.time_limit
+        self.task = asyncio.ensure_future(self._run())
+        return self
+
+    async def _run(self) -> None:
+        history: list = []
+        connections: dict[int, tuple[asyncio.StreamReader, asyncio.StreamWriter, bytearray]] = {}
+        code = 0
+        try:
+            while True:
+                node = self.tree.nodes.get(tuple(history))
+                if node is None:
+                    self.missed(self.name)
+                    code = -9
+                    return
+                if isinstance(node, End):
+                    self.end = node
+                    self.stdout[:], self.stderr[:] = node.stdout, node.stderr
+                    code = node.returncode
+                    return
+                if node.connection not in connections:
+                    reader, writer = await asyncio.open_unix_connection(socket_path(self.url))
+                    self._writers.append(writer)
+                    connections[node.connection] = (reader, writer, bytearray())
+                reader, writer, buf = connections[node.connection]
+                writer.write(b"".join(node.before) + node.raw)
+                for _ in node.before:
+                    await _frame(reader, buf)
+                history.append((node.argv, await _frame(reader, buf)))
+        except (OSError, ConnectionError, FrameError, EOFError):
+            self.missed(self.name)   # (the gate closed under it: the schedule is over or stopped)
+            code = -9
+        finally:
+            self._close()
+            self.replay.end(code)
+
+    def _close(self) -> None:
+        for writer in self._writers:
+            writer.close()
+        self._writers.clear()
+
+    async def wait(self) -> bool:
+        await self.replay.wait()
+        return True
+
+    async def drained(self) -> None:
+        """Nothing of it to end or read: it is no process."""
+
+    async def stop(self, why: str | None = None) -> None:
+        if self.task is not None and not self.task.done():
+            self.stopped = self.stopped or why
+            self.task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.task
+        self._close()
+
+    def outcome(self) -> ProgramOutcome:
+        code = self.process.returncode if self.process is not None else None
+        status = None if self.stopped or code is None else (128 - code if code < 0 else code)
+        return ProgramOutcome(status, self.end.returned if self.end is not None else None)
+
+
+async def _frame(reader: asyncio.StreamReader, buf: bytearray) -> bytes:
+    """The next whole reply frame on a connection."""
+    while (end := reply_end(buf)) is None:
+        data = await reader.read(1 << 16)
+        if not data:
+            raise EOFError
+        buf += data
+    frame = bytes(buf[:end])
+    del buf[:end]
+    return frame

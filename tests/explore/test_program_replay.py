@@ -1,0 +1,163 @@
+"""Programs replayed from what they saw (explore/program_tree.py) and the reduction over
+the commands they send (explore/program_moves.py), against an independent brute force
+(program_brute.py: the test's own gate runs the real programs in every order of the
+commands they send). The outcome sets must be equal, the schedules the explorer counts
+must be the orders the brute force ran, and the programs must be started far fewer
+times than there are schedules. On both real servers."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from playground.explore.explorer import Explorer
+from playground.scenario.loader import load_scenario
+
+from program_brute import every_order
+
+redis = pytest.importorskip("redis")
+
+HEAD = 'import os, redis\nr = redis.Redis.from_url(os.environ["REDIS_URL"])\n'
+READ_MODIFY_WRITE = HEAD + 'v = int(r.get("counter"))\nr.set("counter", v + 1)\n'
+INCR = HEAD + 'r.incr("counter")\n'
+WATCH_RETRY = HEAD + '''
+with r.pipeline() as pipe:
+    while True:
+        try:
+            pipe.watch("counter")
+            value = int(pipe.get("counter"))
+            pipe.multi()
+            pipe.set("counter", value + 1)
+            pipe.execute()
+            break
+        except redis.WatchError:
+            continue
+'''
+PIPELINE = HEAD + '''
+pipe = r.pipeline(transaction={transaction})
+pipe.incr("x")
+pipe.incr("y")
+pipe.execute()
+'''
+READER = HEAD + 'x, y = r.get("x"), r.get("y")\nr.set("seen", x + b"," + y)\n'
+SCRIPT = HEAD + '''
+double = r.register_script("local v = tonumber(redis.call('GET', KEYS[1])) redis.call('SET', KEYS[1], v * 2) return v")
+double(keys=["counter"])
+'''
+DISJOINT_A = HEAD + 'v = int(r.get("a"))\nr.set("a", v + 1)\n'
+DISJOINT_B = HEAD + 'v = int(r.get("b"))\nr.set("b", v + 1)\n'
+
+CASES = {
+    "read-modify-write": (READ_MODIFY_WRITE, READ_MODIFY_WRITE, ["SET counter 5"], ["counter"]),
+    "watch-retry": (WATCH_RETRY, INCR, ["SET counter 5"], ["counter"]),
+    "pipeline-transaction": (PIPELINE.format(transaction=True), READER, ["SET x 0", "SET y 0"], ["x", "y", "seen"]),
+    "pipeline-no-transaction": (PIPELINE.format(transaction=False), READER, ["SET x 0", "SET y 0"],
+                                ["x", "y", "seen"]),
+    "register-script": (SCRIPT, SCRIPT, ["SET counter 3"], ["counter"]),
+    "disjoint-keys": (DISJOINT_A, DISJOINT_B, ["SET a 1", "SET b 1"], ["a", "b"]),
+}
+
+
+def lesson(folder: Path, a: str, b: str, setup: list[str]) -> Path:
+    (folder / "a.py").write_text(textwrap.dedent(a))
+    (folder / "b.py").write_text(textwrap.dedent(b))
+    path = folder / "lesson.toml"
+    path.write_text('title = "t"\nlesson = "l"\nsetup = [' + ", ".join(f'"{c}"' for c in setup) + ']\n'
+                    '[programs]\nA = ["python", "a.py"]\nB = ["python", "b.py"]\n')
+    return path
+
+
+def explored(result, keys: list[str]) -> set[tuple[str, ...]]:
+    return {tuple(c.snapshot.describe(k) for k in keys) for c in result.classes}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", list(CASES))
+async def test_outcomes_equal_the_real_programs_in_every_order(pg, tmp_path, case):
+    a, b, setup, keys = CASES[case]
+    scenario = load_scenario(lesson(tmp_path, a, b, setup))
+
+    async def read(admin, codes):
+        assert codes == {"A": 0, "B": 0}
+        values = [await admin.get(k) for k in keys]
+        return tuple('"' + v.decode() + '"' if v is not None else "(absent)" for v in values)
+
+    brute = await every_order(pg, [s.split() for s in setup], {"A": ["python", "a.py"], "B": ["python", "b.py"]},
+                              tmp_path, read)
+    every = Explorer(pg, scenario, reduce=False, witnesses=False)
+    result = await every.explore()
+    assert explored(result, keys) == set(brute.values())
+    assert result.total == result.runs == len(brute)           # every order, and only those
+    assert every.trees.starts < len(brute) or len(brute) <= 6   # replayed: far fewer program starts
+    reduced = Explorer(pg, scenario, witnesses=False)
+    result = await reduced.explore()
+    assert explored(result, keys) == set(brute.values())
+    assert result.total == result.covered == len(brute)        # what the runs stand for: every order
+    assert result.runs <= len(brute)
+    if case == "disjoint-keys":
+        assert result.runs == 1 and reduced.trees.starts == 4   # the first order, run twice for real
+
+
+async def test_disjoint_programs_run_one_schedule(pg, tmp_path):
+    a = HEAD + 'for _ in range(3):\n    v = int(r.get("a"))\n    r.set("a", v + 1)\n'
+    b = a.replace('"a"', '"b"')
+    explorer = Explorer(pg, load_scenario(lesson(tmp_path, a, b, ["SET a 1", "SET b 1"])), witnesses=False)
+    result = await explorer.explore()
+    assert result.runs == 1 and result.total == result.covered == 924   # 12 commands, 6 each
+    assert explored(result, ["a", "b"]) == {('"4"', '"4"')}
+    assert explorer.trees.starts == 4 and explorer.trees.replays == 0
+
+
+CRASHES = HEAD + 'import sys\nv = int(r.get("counter"))\nif v != 5:\n    sys.exit(3)\nr.set("counter", v + 10)\n'
+CHARGE = '''
+def charge(r, order):
+    if r.set("paid:" + order, 1, nx=True):
+        r.incr("charges")
+        return "charged"
+    return "duplicate"
+'''
+
+
+@pytest.mark.slow
+async def test_a_crash_in_some_orders_is_their_outcome(pg, tmp_path):
+    """A exits with status 3 where B's INCR went first: that order's outcome, and the
+    search goes on (outcomes equal the real programs' in every order, exit status included)."""
+    from playground.explore.report import render_text, to_json
+
+    scenario = load_scenario(lesson(tmp_path, CRASHES, INCR, ["SET counter 5"]))
+
+    async def read(admin, codes):
+        return (f'"{(await admin.get("counter")).decode()}"', codes["A"])
+
+    brute = await every_order(pg, [["SET", "counter", "5"]], {"A": ["python", "a.py"], "B": ["python", "b.py"]},
+                              tmp_path, read)
+    assert set(brute.values()) == {('"16"', 0), ('"15"', 0), ('"6"', 3)}
+    for reduce in (True, False):
+        result = await Explorer(pg, scenario, reduce=reduce).explore()
+        assert {(c.snapshot.describe("counter"), dict((e[0], e[1]) for e in c.first_run.ended)["A"])
+                for c in result.classes} == set(brute.values())
+        assert result.total == len(brute)
+    crashed, = [c for c in result.classes if c.snapshot.describe("counter") == '"6"']
+    assert "A exited with status 3 after A1" in render_text(result)
+    assert to_json(result)["classes"][result.classes.index(crashed)]["programs"]["A"] == {
+        "status": 3, "returned": None, "moves": 1}
+
+
+async def test_a_functions_return_value_is_part_of_its_outcome(pg, tmp_path):
+    """Two charges of one order: whichever SET NX goes first charges, the other finds a
+    duplicate; the return values tell the two outcomes apart where the keys do not."""
+    from playground.explore.report import render_text, to_json
+
+    (tmp_path / "pay.py").write_text(CHARGE)
+    path = tmp_path / "lesson.toml"
+    path.write_text('title = "t"\nlesson = "l"\n[programs]\nA = { function = "pay.py:charge", args = ["o1"] }\n'
+                    'B = { function = "pay.py:charge", args = ["o1"] }\n')
+    result = await Explorer(pg, load_scenario(path)).explore()
+    assert {tuple((e[0], e[2]) for e in c.first_run.ended) for c in result.classes} == {
+        (("A", "'charged'"), ("B", "'duplicate'")), (("A", "'duplicate'"), ("B", "'charged'"))}
+    assert {c.snapshot.describe("charges") for c in result.classes} == {'"1"'}
+    text = render_text(result)
+    assert "A returned 'charged'" in text and "B returned 'charged'" in text
+    assert {c["programs"]["A"]["returned"] for c in to_json(result)["classes"]} == {"'charged'", "'duplicate'"}

@@ -43,6 +43,8 @@ EXEMPT = {
         "captures with this user on a server of its own)",
     "timeout 10 redis-cli -h HOST -p PORT --user monitor-only monitor > incident.txt":
         "a capture from the reader's own server (tests/cli/test_import_monitor.py makes real ones)",
+    "python -m benchmarks.bench --runs 5 --commands 300 --json bench.json":
+        "the benchmarks: timings, not a pass/fail test (benchmarks/ runs them; ~20 s)",
     "ACL SETUSER monitor-only on >A-LONG-RANDOM-PASSWORD resetchannels -@all +monitor":
         "a command for the reader's own server, not a shell's (tests/cli/test_import_monitor.py makes "
         "this user and captures with it)",

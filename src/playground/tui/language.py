@@ -9,7 +9,6 @@ language (the steps already run stay where they are).
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Protocol, runtime_checkable
 
 from rich.text import Text
@@ -114,11 +113,9 @@ def _reload_scenario(app, lang: str) -> None:
     teacher.scenario = scenario
     stepper = teacher.stepper or teacher.challenge
     if stepper is not None:
-        stepper.scenario = scenario
+        stepper.say_in(scenario)
     st = teacher.stepper
     if st is not None:
-        st.flat = st.flatten(scenario)
-        st.results = [replace(r, step=st.flat[i][1]) for i, r in enumerate(st.results)]
         if st.results:  # the last step's explanation, in the new language
             teacher.message = teacher.explain_last()
         else:

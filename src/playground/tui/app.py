@@ -427,8 +427,8 @@ class PlaygroundApp(App[None]):
         return self.mode_screen.narration
 
     def action_explore_typed(self) -> None:
-        """Every order of the last commands typed in the panes (tui/screens/explore_screen.py)."""
-        from playground.tui.screens.explore_screen import explore_typed_in_app
+        """Every order of the last commands typed in the panes (tui/dialogs/explore_screen.py)."""
+        from playground.tui.dialogs.explore_screen import explore_typed_in_app
 
         self.run_worker(explore_typed_in_app(self), group="explore", exclusive=True, exit_on_error=False)
 
@@ -496,7 +496,7 @@ class PlaygroundApp(App[None]):
         except Exception as exc:
             self.notify(tr("cannot ask the server: {error}", error=exc), severity="error")
             return
-        from playground.tui.screens.info_screens import InfoScreen, scripts_text
+        from playground.tui.dialogs.info_screens import InfoScreen, scripts_text
 
         self.push_screen(InfoScreen(tr("Lua scripts seen in this session"), lambda: scripts_text(scripts)))
 

@@ -120,7 +120,7 @@ def _reload_scenario(app, lang: str) -> None:
             teacher.message = teacher.explain_last()
         else:
             teacher.message = Text(tr("Press Space (or n) for the first step.") + "\n", style="italic")
-        from playground.tui.screens.teaching_screens import PredictScreen
+        from playground.tui.dialogs.scenario_dialogs import PredictScreen
 
         if isinstance(app.screen, PredictScreen) and not st.finished:  # the open question, in the new language
             step = st.flat[st.cursor][1]

@@ -16,7 +16,7 @@ from playground.i18n import tr
 from playground.resp.info_text import parse_info
 from playground.tui.messages import ServerStopped
 from playground.tui.plain_text import visible_text
-from playground.tui.screens.confirm import ConfirmScreen
+from playground.tui.dialogs.confirm import ConfirmScreen
 from playground.tui.widgets.key_inspector import KeyInspector
 from playground.tui.widgets.server_bar import ServerBar
 

@@ -207,7 +207,7 @@ class ModeScreen(Screen[None]):
     def action_help_screen(self) -> None:
         """F1: the keys of this screen, from its bindings (help_text.py)."""
         from playground.tui.help_text import help_for
-        from playground.tui.screens.info_screens import InfoScreen
+        from playground.tui.dialogs.info_screens import InfoScreen
 
         inside = int(self.app.size.width * 0.9) - 8  # InfoScreen: 90% wide, its border, padding, scrollbar
         def off(binding) -> bool:  # serve --class, follow me: the keys refused now (tui/class_mode/class_mode.py)

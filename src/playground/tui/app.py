@@ -344,13 +344,13 @@ class PlaygroundApp(App[None]):
         if isinstance(event, ev.Wrote):
             if self.teacher is not None:
                 self.teacher.note_free_command(set(event.keys), event.unit)
-            self.mode_screen.query_one(KeyInspector).refresh_keys()
+            self.mode_screen.refresh_keys()
             return
         if isinstance(event, ev.UnitEnded):
             return
         self.pane(event.client).handle(event)
         if isinstance(event, ev.Pushed):
-            self.mode_screen.query_one(KeyInspector).refresh_keys()
+            self.mode_screen.refresh_keys()
 
     def on_command_done(self, message: CommandDone) -> None:
         """One command finished (its writes already attributed): the transcript, state
@@ -362,7 +362,7 @@ class PlaygroundApp(App[None]):
         if not self.mode_screen.is_mounted:
             return
         self.refresh_states()
-        self.mode_screen.query_one(KeyInspector).refresh_keys()
+        self.mode_screen.refresh_keys()
         if not self.commands_done:
             self.first_run_hints(False)
         self.commands_done += 1
@@ -372,7 +372,7 @@ class PlaygroundApp(App[None]):
         if not self.mode_screen.is_mounted:
             return
         self.refresh_states()
-        self.mode_screen.query_one(KeyInspector).refresh_keys()
+        self.mode_screen.refresh_keys()
         self.server_control.update_info()
 
     def refresh_states(self, screen: ModeScreen | None = None) -> None:

@@ -193,6 +193,12 @@ class ModeScreen(Screen[None]):
     def pane(self, client: str) -> ClientPane:
         return self.query_one(f"#pane-{client}", ClientPane)
 
+    def refresh_keys(self) -> None:
+        """The inspector reads the server's keys again; nothing while it is not there (the
+        screen not composed yet, or the app ending: an engine event can come after)."""
+        for inspector in self.query(KeyInspector):
+            inspector.refresh_keys()
+
     @property
     def narration(self) -> NarrationPanel:
         return self.query_one(NarrationPanel)

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import shutil
 import redis
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 from playground.server import PrivateServer, ServerBinary, bundled_binary_path, identify
 
@@ -71,8 +73,11 @@ class SharedServer(PrivateServer):
 
     def _admin(self) -> redis.Redis:
         address = self.admin_address
+        # No retries and a short wait: a server a test left paused (CLIENT PAUSE ... ALL holds the
+        # admin's commands too) or busy is restarted at once, not after redis-py's retries of a 5 s
+        # wait on each command (a minute's setup for the next test on that worker).
         return redis.Redis(unix_socket_path=address.path, username=address.username, password=address.password,
-                           socket_timeout=5)
+                           socket_timeout=2, retry=Retry(NoBackoff(), 0))
 
     def reset(self) -> None:
         """The state it started in: no other client, no pause, no keys, scripts or

@@ -87,6 +87,7 @@ async def test_a_time_limit_that_ends_while_the_line_waits_here_is_the_callers(p
     assert job.result().replies == [Status(b"PONG")]
 
 
+@pytest.mark.fresh_server   # (it leaves its server paused for 10 minutes: no reset gets through that)
 async def test_a_reply_that_comes_while_the_observer_waits_behind_client_pause_all_ends_the_wait(pg):
     """`check` blamed a `CLIENT PAUSE 600000 ALL` step on a busy machine: its reply came
     after the first poll, whose CLIENT LIST then waited behind that very pause, so the step

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from playground.engine.catalogue import block_timeout, clock_free, may_block
 from playground.engine.session import STREAMING
@@ -19,6 +20,14 @@ from playground.resp.cli_format import render
 from playground.resp.cli_lines import format_argv
 from playground.scenario.time_limits import WAIT_TIMEOUT
 
+if TYPE_CHECKING:
+    from playground.explore.pushes import PushLog
+    from playground.scenario.model import Scenario
+    from playground.scenario.runner import Runner
+
+WAIT_ALONE = 1.0
+"""Seconds a program that waits for pushed data is given to go on by itself (its own
+timeout), as the move of its that comes before the others' (the report says so)."""
 OTHER_WAIT = 2.0  # seconds a client held up by something other than a blocking command is given
 
 
@@ -26,6 +35,13 @@ class OneSchedule:
     """Explorer's moves on the server, one schedule at a time."""
 
     failing: dict[str, str] | None = None   # programs that ended badly in every schedule so far
+    runner: Runner                          # (the Explorer's)
+    scenario: Scenario
+    pushes: PushLog
+    choices: list[list[str]]
+    listened: set[str]                      # programs seen waiting for pushed data (set by the Explorer)
+    resting: dict[str, tuple[int, int]]     # this run: program -> (its pushes, its moves) when it was last at rest
+    stuck: dict[str, int]                   # this run: program -> its pushes when its own wait did not end
 
     async def run_schedule(self, planned: tuple[str, ...]) -> Run:
         """Fresh server, setup, then the moves in `planned` order (a blocked client's
@@ -40,6 +56,7 @@ class OneSchedule:
         self.pushes.attach()   # a subscriber's messages: its replies too (explore/pushes.py)
         self.kept_pushes: list[tuple[int, str, str]] = []
         position = dict.fromkeys(self.programs, 0)
+        self.resting, self.stuck = {}, {}   # a subscriber's waits (program_moves._program_ready)
         remaining = list(planned)
         executed: list[str] = []
         commands: list = []   # per move, the command it sent (a program's: known only now)
@@ -58,6 +75,9 @@ class OneSchedule:
                         continue
                     deadlock = self._who_waits() or None
                     break
+                if (waited := await self._waited_alone(client, (done, position, executed, commands))) is not None:
+                    last = waited or last   # its wait ended by itself (a move with no command), or not (none)
+                    continue
             elif not remaining:
                 if any(not job.task.done() for job, _ in runner.waiting.values()) \
                         and not await self._wait_for_any(all_of=True):
@@ -115,12 +135,41 @@ class OneSchedule:
                    replies=tuple((c, tuple(r)) for c, r in seen.items()), commands=tuple(commands),
                    ended=ended)
 
+    async def _waited_alone(self, client: str, moves: tuple) -> tuple | bool | None:
+        """A program that waits for pushed data was chosen to move: its move is its own
+        wait ending first (its client-side timeout: it then holds its next command, or
+        ends), before anyone else moves; the move, as `last`, recorded in `moves` (the
+        run's done, position, executed and commands) with no command. None: it holds a
+        command (a move as any). False when its wait did not end within WAIT_ALONE
+        seconds (within its time limit when nobody else can move): it waits for pushed
+        data only (`p.listen()`), and is not offered again until it is sent something;
+        no move is made."""
+        programs = self.runner.programs
+        if client not in self.scenario.programs or client in self.runner.waiting or programs.gate is None \
+                or programs.gate.held(client) or not programs.listening(client):
+            return None   # (a blocked command's wait: a move of its own, `_time_out`)
+        alone = len(self.choices[-1]) == 1   # nobody else can move: up to its time limit
+        if not await programs.wait_alone(client, float("inf") if alone else WAIT_ALONE):
+            self.stuck[client] = programs.pushes(client)
+            self.choices.pop()
+            return False
+        done, position, executed, commands = moves
+        move = (client, position[client])
+        done.append((*move, False))
+        position[client] += 1
+        executed.append(client)
+        commands.append(None)
+        await self.pushes.settle()   # (what it was sent while it waited: taken with the next move)
+        return move
+
     async def _programs_end(self, executed: list[str]) -> tuple:
         """Every program to its end: how each ended, (client, exit status, return value,
         after which move when the status is not 0), the schedule's outcome. One the
         playground stopped (its time limit) or that is not repeatable stops the search."""
         programs = self.runner.programs
-        problem = programs.not_repeatable or await programs.finish(frozenset(self.scenario.programs))
+        waiting = frozenset(c for c in programs.running if programs.gate is not None and not programs.gate.held(c)
+                            and not programs.running[c].exited and programs.listening(c))
+        problem = programs.not_repeatable or await programs.finish(frozenset(self.scenario.programs), waiting)
         self.trees.check()   # (a replay that ran out of its tree as the programs ran to their end)
         if problem:
             raise ExploreError(f"{self.scenario.id}: {problem}")

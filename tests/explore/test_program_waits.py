@@ -105,3 +105,25 @@ async def test_the_report_says_how_a_subscribers_own_wait_was_tried(pg, tmp_path
     assert result.listened == ["A"]
     assert "its own wait was also let end first, given 1 s" in render_text(result)
     assert to_json(result)["listened"] == ["A"]
+
+
+SOCKET_TIMEOUT = '''import os, redis
+r = redis.Redis.from_url(os.environ["REDIS_URL"].split("?")[0], socket_timeout=0.5)
+try:
+    r.set("took", r.blpop("jobs", timeout=0)[1])
+except redis.TimeoutError:
+    redis.Redis.from_url(os.environ["REDIS_URL"]).set("took", "client timeout")
+'''
+
+
+async def test_a_wait_with_no_timeout_of_its_own_is_said_not_explored(pg, tmp_path):
+    """A's BLPOP jobs 0 blocks where B's RPUSH has not run: a socket timeout of A's own
+    could end it first (took = "client timeout"), which the search does not try; it
+    claims no more than it ran, in one line."""
+    from playground.explore.report import render_text, to_json
+
+    result = await Explorer(pg, load_scenario(lesson(tmp_path, SOCKET_TIMEOUT, PUSH)), witnesses=False).explore()
+    assert result.untimed == {"A": "BLPOP jobs 0"}
+    assert ("Not explored: A's BLPOP jobs 0 blocked with no timeout of its own; a client-side socket timeout in A "
+            "ending that wait first is not tried.") in render_text(result)
+    assert to_json(result)["untimed"] == {"A": "BLPOP jobs 0"}

@@ -40,6 +40,7 @@ class OneSchedule:
     pushes: PushLog
     choices: list[list[str]]
     listened: set[str]                      # programs seen waiting for pushed data (set by the Explorer)
+    untimed: dict[str, str]                 # program -> its command seen blocked with no timeout of its own
     resting: dict[str, tuple[int, int]]     # this run: program -> (its pushes, its moves) when it was last at rest
     stuck: dict[str, int]                   # this run: program -> its pushes when its own wait did not end
 
@@ -108,6 +109,7 @@ class OneSchedule:
                 keep.append((client, sent_at.get(client, position[client]) if step.wait else position[client], out))
             if blocked:
                 sent_at[client] = position[client]
+                self._note_untimed(client, out)
             if not blocked and not nothing_to_take:
                 await self._note(seen, client, out)
             else:
@@ -134,6 +136,13 @@ class OneSchedule:
         return Run(tuple(executed), shot, deadlock, moves=done,
                    replies=tuple((c, tuple(r)) for c, r in seen.items()), commands=tuple(commands),
                    ended=ended)
+
+    def _note_untimed(self, client: str, out) -> None:
+        """A program's command blocked with no timeout of its own (BLPOP jobs 0): a
+        client-side socket timeout in the program would end its wait by itself, which
+        the search does not try (the report says so)."""
+        if client in self.scenario.programs and out.argv and not block_timeout(out.argv):
+            self.untimed.setdefault(client, format_argv(list(out.argv)))
 
     async def _waited_alone(self, client: str, moves: tuple) -> tuple | bool | None:
         """A program that waits for pushed data was chosen to move: its move is its own

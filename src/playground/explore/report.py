@@ -289,6 +289,10 @@ def summary_line(r: Exploration) -> str:
         text += (" " if text else "") + clock_sentence(r)
     if r.listened:
         text += (" " if text else "") + listened_sentence(r)
+    for client, command in r.untimed.items():
+        text += (" " if text else "") + tr(
+            "Not explored: {client}'s {command} blocked with no timeout of its own; a client-side socket timeout "
+            "in {client} ending that wait first is not tried.", client=client, command=command)
     return text
 
 
@@ -374,7 +378,7 @@ def to_json(r: Exploration) -> dict:
         "programs": r.programs, "schedules": r.total, "covered": r.covered, "run": r.runs,
         "sampled": r.sampled, "limit": r.limit, "seed": r.seed, "reduced": r.reduced,
         "goal": r.goal, "own_order": label(r.own_order) if r.own_order else None, "by": r.by,
-        "random": r.random, "clock": r.clock, "listened": r.listened, "rare_below": RARE if r.sampled else None,
+        "random": r.random, "clock": r.clock, "listened": r.listened, "untimed": r.untimed, "rare_below": RARE if r.sampled else None,
         "rare": rare(r) if r.sampled else None,
         "classes": [{
             "number": n, "count": c.count, "run": c.runs, "first": c.label,

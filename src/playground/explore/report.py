@@ -378,7 +378,8 @@ def to_json(r: Exploration) -> dict:
         "programs": r.programs, "schedules": r.total, "covered": r.covered, "run": r.runs,
         "sampled": r.sampled, "limit": r.limit, "seed": r.seed, "reduced": r.reduced,
         "goal": r.goal, "own_order": label(r.own_order) if r.own_order else None, "by": r.by,
-        "random": r.random, "clock": r.clock, "listened": r.listened, "untimed": r.untimed, "rare_below": RARE if r.sampled else None,
+        "random": r.random, "clock": r.clock, "listened": r.listened, "untimed": r.untimed,
+        "rare_below": RARE if r.sampled else None,
         "rare": rare(r) if r.sampled else None,
         "classes": [{
             "number": n, "count": c.count, "run": c.runs, "first": c.label,

@@ -309,7 +309,7 @@ async def test_in_the_app_pick_an_outcome_and_step_through_it(server_binary):
     from textual.widgets import OptionList
 
     from playground.tui.app import make_app
-    from playground.tui.screens.explore_screen import ExploreScreen
+    from playground.tui.dialogs.explore_screen import ExploreScreen
     from pilot import log_text, wait_until
     from pilot import opened, panel_text, press_and_wait
 
@@ -334,7 +334,7 @@ async def test_s_mid_lesson_explores_apart_and_esc_comes_back_to_the_same_step(s
     """`s` explored on the app's own server (the inspector showed a state the lesson never
     reached) and Esc threw the lesson back to step 1 with panes and keys cleared."""
     from playground.tui.app import make_app
-    from playground.tui.screens.explore_screen import ExploreScreen
+    from playground.tui.dialogs.explore_screen import ExploreScreen
     from pilot import log_text, wait_until
     from pilot import opened, panel_text, press_and_wait
 
@@ -353,7 +353,7 @@ async def test_s_mid_lesson_explores_apart_and_esc_comes_back_to_the_same_step(s
         assert app.teacher.stepper.cursor == 3 and "step 4 of" in panel_text(app)
         assert (log_text(app, "A"), log_text(app, "B")) == (lines_a, lines_b)
         assert app.playground.server.generation == generation
-        from playground.tui.screens.teaching_screens import PredictScreen
+        from playground.tui.dialogs.scenario_dialogs import PredictScreen
 
         await pilot.press("space")  # the lesson goes on: B's SET (after its question), the lost update
         await wait_until(pilot, lambda: isinstance(app.screen, PredictScreen))
@@ -363,7 +363,7 @@ async def test_s_mid_lesson_explores_apart_and_esc_comes_back_to_the_same_step(s
 
 async def test_free_play_in_the_app_leaves_the_keys_alone(server_binary):
     from playground.tui.app import make_app
-    from playground.tui.screens.explore_screen import ExploreScreen
+    from playground.tui.dialogs.explore_screen import ExploreScreen
     from pilot import started, type_command, wait_until
 
     app = make_app(server=shared(server_binary))

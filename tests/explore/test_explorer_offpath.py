@@ -299,7 +299,7 @@ async def test_s_in_the_app_shows_a_race_only_in_the_replies(server_binary, tmp_
     from textual.widgets import OptionList
 
     from playground.tui.app import make_app
-    from playground.tui.screens.explore_screen import ExploreScreen
+    from playground.tui.dialogs.explore_screen import ExploreScreen
     from pilot import wait_until
     from pilot import opened
 

@@ -209,8 +209,8 @@ async def test_in_the_app_programs_started_by_hand_are_explored_apart(server_bin
     import subprocess
 
     from playground.tui.app import make_app
-    from playground.tui.screens.explore_screen import ExploreScreen
-    from playground.tui.screens.info_screens import InfoScreen
+    from playground.tui.dialogs.explore_screen import ExploreScreen
+    from playground.tui.dialogs.info_screens import InfoScreen
     from commands import send
     from pilot import hear_notices, notices, started, wait_until
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 from playground.classroom.protocol import ENV_ROLE, FOLLOW, OWN
 from playground.tui.class_mode import class_mode as app_classroom
 from playground.tui.app import make_app
-from playground.tui.screens.confirm import ConfirmScreen
-from playground.tui.screens.info_screens import InfoScreen
+from playground.tui.dialogs.confirm import ConfirmScreen
+from playground.tui.dialogs.info_screens import InfoScreen
 from playground.tui.widgets.narration import NarrationPanel
-from playground.tui.screens.teaching_screens import ScenarioPicker
+from playground.tui.dialogs.scenario_dialogs import ScenarioPicker
 import pytest
 
 from pilot import hear_notices, log_text, notices, wait_until

@@ -34,7 +34,7 @@ from playground.tui.class_mode.class_screens import (
     ClassOverviewScreen,
     LearnerNameScreen,
 )
-from playground.tui.screens.teaching_screens import PredictScreen
+from playground.tui.dialogs.scenario_dialogs import PredictScreen
 
 pytestmark = [pytest.mark.server, pytest.mark.tui]
 

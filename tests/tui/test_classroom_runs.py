@@ -14,7 +14,7 @@ from playground.scenario.library import resolve
 from playground.scenario.loader import load_scenario
 from playground.tui.app import make_app
 from playground.tui.class_mode.class_screens import ClassAnswersScreen
-from playground.tui.screens.teaching_screens import PredictScreen
+from playground.tui.dialogs.scenario_dialogs import PredictScreen
 from pilot import wait_until
 from pilot import panel_text
 from class_app import ASKS, _until_true, DEADLINE, join_as

@@ -16,7 +16,7 @@ from playground.history import write_private
 from playground.scenario import recorder as recorder_module
 from playground.scenario.recorder import Recorder
 from playground.tui.app import make_app
-from playground.tui.screens.confirm import ConfirmScreen
+from playground.tui.dialogs.confirm import ConfirmScreen
 from pilot import hear_notices, notices, started, type_command, wait_until
 from servers import shared as shared_server
 

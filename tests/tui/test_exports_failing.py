@@ -10,10 +10,10 @@ from __future__ import annotations
 import pytest
 
 from playground.tui.app import make_app
-from playground.tui.screens.confirm import ConfirmScreen
+from playground.tui.dialogs.confirm import ConfirmScreen
 from pilot import hear_notices, log_text, notices, started, type_command, wait_until
 from pilot import opened, press_and_wait, scenario
-from playground.tui.screens.teaching_screens import TimelineScreen
+from playground.tui.dialogs.scenario_dialogs import TimelineScreen
 from servers import shared
 
 UNWRITABLE = "/dev/full/exports"  # a directory under a device: mkdir says "Not a directory"

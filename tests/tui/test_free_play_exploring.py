@@ -16,8 +16,8 @@ from textual.widgets import ProgressBar, Static
 
 from playground.server.children import PROGRAM_MARK, proc_stat
 from playground.tui.app import make_app
-from playground.tui.screens.exploring_screen import ExploringScreen
-from playground.tui.screens.info_screens import InfoScreen
+from playground.tui.dialogs.exploring_screen import ExploringScreen
+from playground.tui.dialogs.info_screens import InfoScreen
 from pilot import hear_notices, notices, started, wait_until
 from servers import shared
 

@@ -10,7 +10,7 @@ from playground.scenario.library import resolve
 from playground.scenario.loader import load_scenario
 from playground.tui.app import make_app
 from playground.tui.widgets.lanes_view import LanesView
-from playground.tui.screens.teaching_screens import PredictScreen
+from playground.tui.dialogs.scenario_dialogs import PredictScreen
 from pilot import log_text, started, type_command, wait_until
 from servers import shared
 

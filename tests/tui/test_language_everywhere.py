@@ -5,9 +5,9 @@ dialog, the empty panes' hints; and a dialog's question is wrapped, never cut.""
 import pytest
 
 from playground.tui.app import make_app
-from playground.tui.screens.confirm import ConfirmScreen
-from playground.tui.screens.info_screens import InfoScreen
-from playground.tui.screens.teaching_screens import PredictScreen
+from playground.tui.dialogs.confirm import ConfirmScreen
+from playground.tui.dialogs.info_screens import InfoScreen
+from playground.tui.dialogs.scenario_dialogs import PredictScreen
 from playground.tui.widgets.key_footer import KeyFooter
 from playground.tui.widgets.lanes_view import LanesView
 from pilot import started, state_text, wait_until

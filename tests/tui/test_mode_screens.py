@@ -17,7 +17,7 @@ from playground.tui.widgets.client_pane import ClientPane
 from playground.tui.widgets.command_input import CommandInput
 from playground.tui.screens.free_play_screen import FreePlayScreen
 from playground.tui.help_text import help_for, key_label
-from playground.tui.screens.info_screens import InfoScreen
+from playground.tui.dialogs.info_screens import InfoScreen
 from playground.tui.widgets.key_footer import KeyFooter
 from playground.tui.screens.lesson_screen import LessonScreen
 from pilot import started, wait_until

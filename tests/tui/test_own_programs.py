@@ -11,7 +11,7 @@ import pytest
 
 from playground.gate.endpoint import socket_path
 from playground.tui.app import make_app
-from playground.tui.screens.info_screens import InfoScreen
+from playground.tui.dialogs.info_screens import InfoScreen
 from playground.tui.widgets.key_inspector import KeyInspector
 from playground.engine.events import LineResult
 from playground.resp.connection import parse_reply

@@ -5,10 +5,10 @@ from textual.widgets import Input, Static, TextArea
 
 from playground.tui.app import make_app
 from playground.tui.widgets.command_input import CommandInput
-from playground.tui.screens.confirm import ConfirmScreen
-from playground.tui.screens.info_screens import InfoScreen
+from playground.tui.dialogs.confirm import ConfirmScreen
+from playground.tui.dialogs.info_screens import InfoScreen
 from playground.tui.widgets.key_inspector import KeyInspector
-from playground.tui.screens.script_editor import ScriptEditor
+from playground.tui.dialogs.script_editor import ScriptEditor
 from playground.tui.widgets.key_table import KeyTable
 from pilot import log_text, started, type_command, wait_until
 from commands import send

@@ -7,7 +7,7 @@ from textual import events
 from playground.tui.app import make_app
 from playground.tui.widgets.client_pane import ClientPane
 from playground.tui.widgets.command_input import CommandInput
-from playground.tui.screens.confirm import ConfirmScreen
+from playground.tui.dialogs.confirm import ConfirmScreen
 from pilot import log_text, started, type_command, wait_until
 from servers import shared
 

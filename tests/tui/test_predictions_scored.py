@@ -7,7 +7,7 @@ import pytest
 import playground.tui.screens.scenario_screen as app_module
 from playground.scenario.loader import load_scenario
 from playground.tui.app import make_app
-from playground.tui.screens.teaching_screens import PredictScreen
+from playground.tui.dialogs.scenario_dialogs import PredictScreen
 from pilot import type_command, wait_until
 from pilot import opened, panel_text, press_and_wait
 from servers import shared

@@ -93,7 +93,7 @@ async def test_server_does_not_outlive_the_app(server_binary):
 
 async def test_f5_asks_before_wiping_a_live_server(server_binary):
     """F5 wiped the server without asking (F8 asked): now it asks like F8; No keeps everything."""
-    from playground.tui.screens.confirm import ConfirmScreen
+    from playground.tui.dialogs.confirm import ConfirmScreen
 
     app = make_app(server=shared(server_binary))
     async with app.run_test(size=(120, 35)) as pilot:

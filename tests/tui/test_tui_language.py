@@ -125,7 +125,7 @@ async def test_the_lesson_picker_names_tags_in_chinese_and_finds_them():
     from textual.widgets import Input, OptionList
 
     from playground.i18n import trp_in
-    from playground.tui.screens.teaching_screens import ScenarioPicker
+    from playground.tui.dialogs.scenario_dialogs import ScenarioPicker
 
     app = make_app("bundled")
     async with app.run_test(size=(160, 45)) as pilot:

@@ -109,7 +109,7 @@ def test_narration_panel(snap_compare):
 
 
 def test_timeline_screen(snap_compare):
-    from playground.tui.screens.teaching_screens import TimelineScreen
+    from playground.tui.dialogs.scenario_dialogs import TimelineScreen
 
     async def run_before(pilot):
         app = pilot.app
@@ -138,7 +138,7 @@ def _lesson(sid, challenge=False):
 def teach(steps=0, keys=(), answer=None, presenter=False):
     """Open the lesson, step `steps` times, press `keys` (a/b in a challenge), then either
     leave the prediction dialog of the next step up (`answer` == "ask") or not."""
-    from playground.tui.screens.teaching_screens import PredictScreen
+    from playground.tui.dialogs.scenario_dialogs import PredictScreen
 
     async def run_before(pilot):
         app = pilot.app

@@ -12,7 +12,7 @@ import pytest
 from playground.i18n import set_language
 from playground.tui.app import make_app
 from playground.tui.widgets.key_inspector import KeyInspector
-from playground.tui.screens.teaching_screens import PredictScreen, TimelineScreen
+from playground.tui.dialogs.scenario_dialogs import PredictScreen, TimelineScreen
 from pilot import started, wait_until
 from pilot import run, settle
 

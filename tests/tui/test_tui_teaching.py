@@ -10,7 +10,7 @@ from playground.scenario.library import bundled_dir
 from playground.scenario.loader import load_scenario
 from playground.tui.app import make_app
 from playground.tui.widgets.narration import NarrationPanel
-from playground.tui.screens.teaching_screens import PredictScreen, ScenarioPicker, TimelineScreen
+from playground.tui.dialogs.scenario_dialogs import PredictScreen, ScenarioPicker, TimelineScreen
 from pilot import log_text, started, type_command, wait_until
 from commands import send
 from servers import shared

@@ -10,10 +10,10 @@ import playground.tui.screens.scenario_screen as app_module
 from playground.scenario.loader import load_scenario
 from playground.tui.app import make_app
 from playground.tui.widgets.command_input import CommandInput
-from playground.tui.screens.confirm import ConfirmScreen
-from playground.tui.screens.info_screens import InfoScreen
+from playground.tui.dialogs.confirm import ConfirmScreen
+from playground.tui.dialogs.info_screens import InfoScreen
 from playground.tui.widgets.narration import NarrationPanel
-from playground.tui.screens.teaching_screens import PredictScreen, ScenarioPicker, choice_label
+from playground.tui.dialogs.scenario_dialogs import PredictScreen, ScenarioPicker, choice_label
 from pilot import log_text, started, type_command, wait_until
 from pilot import opened, panel_text, press_and_wait, scenario
 from servers import shared
@@ -342,7 +342,7 @@ async def test_help_for_the_mode_and_no_broken_screenshot(server_binary):
 async def test_lua_editor_keeps_the_script_and_history_gets_it(server_binary):
     from textual.widgets import Input, TextArea
 
-    from playground.tui.screens.script_editor import ScriptEditor
+    from playground.tui.dialogs.script_editor import ScriptEditor
 
     app = make_app(server=shared(server_binary))
     async with app.run_test(size=(120, 35)) as pilot:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from playground.tui.app import make_app
-from playground.tui.screens.confirm import ConfirmScreen
+from playground.tui.dialogs.confirm import ConfirmScreen
 from pilot import hear_notices, log_text, notices, type_command, wait_until
 
 

@@ -18,11 +18,11 @@ from playground.classroom.protocol import ClassLink, Learner
 from playground.scenario.loader import load_scenario
 from playground.tui.app import make_app
 from playground.tui.class_mode.class_screens import ClassOverviewScreen
-from playground.tui.screens.info_screens import InfoScreen
+from playground.tui.dialogs.info_screens import InfoScreen
 from playground.tui.widgets.key_table import KeyTable
 from playground.tui.class_mode.class_member import ClassMember
 from playground.tui.class_mode.class_mode import ClassMode
-from playground.tui.screens.teaching_screens import PredictScreen
+from playground.tui.dialogs.scenario_dialogs import PredictScreen
 from pilot import log_text, started, type_command, wait_until
 from servers import shared
 from pilot import screen

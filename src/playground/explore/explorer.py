@@ -139,7 +139,7 @@ class Explorer(OneSchedule):
         each one: the schedules run so far, how many it plans to run, how many orders
         they stand for, and whether `planned` is exact (a program lesson's is the orders
         of its programs' commands as they ran the first time: other orders may make them
-        send more or fewer). Free play's progress (tui/screens/exploring_screen.py)."""
+        send more or fewer). Free play's progress (tui/dialogs/exploring_screen.py)."""
 
     def commands_sent(self) -> list:
         """Every command the setup and the steps may send."""

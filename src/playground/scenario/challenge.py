@@ -39,6 +39,14 @@ class Challenge:
         self.stepless = not self.part.steps and bool(scenario.programs)  # the moves: the programs' commands
         self.ended: set[str] = set()  # clients whose program has ended
 
+    def say_in(self, scenario: Scenario) -> None:
+        """The same challenge in another language (F12): its texts from now on.
+
+        Args:
+            scenario: the open challenge loaded again in the new language.
+        """
+        self.scenario = scenario
+
     def position(self, client: str) -> int:
         return sum(1 for r in self.results if r.step.client == client)
 

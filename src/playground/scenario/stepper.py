@@ -7,7 +7,7 @@ Where a scenario depends on time (TTLs, `sleep`), a replayed state is approximat
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from playground.cells import pad, wrap
 from playground.engine.catalogue import depends_on_time
@@ -156,6 +156,17 @@ class Stepper:
         """(part index, step) of every step, a part with no steps: its programs' moves."""
         return [(i, s) for i, p in enumerate((scenario or self.scenario).parts)
                 for s in p.steps or (self.planned or {}).get(i, ())]
+
+    def say_in(self, scenario: Scenario) -> None:
+        """The same scenario in another language (F12): its texts from now on, and the steps
+        that already ran keep their results, each with its step in the new words.
+
+        Args:
+            scenario: the open scenario loaded again in the new language (same parts and steps).
+        """
+        self.scenario = scenario
+        self.flat = self.flatten()
+        self.results = [replace(r, step=self.flat[i][1]) for i, r in enumerate(self.results)]
 
     async def _plan(self) -> None:
         """Once: each part with no steps (every client a program) gets the moves its

@@ -344,13 +344,13 @@ class PlaygroundApp(App[None]):
         if isinstance(event, ev.Wrote):
             if self.teacher is not None:
                 self.teacher.note_free_command(set(event.keys), event.unit)
-            self.mode_screen.query_one(KeyInspector).refresh_keys()
+            self.mode_screen.refresh_keys()
             return
         if isinstance(event, ev.UnitEnded):
             return
         self.pane(event.client).handle(event)
         if isinstance(event, ev.Pushed):
-            self.mode_screen.query_one(KeyInspector).refresh_keys()
+            self.mode_screen.refresh_keys()
 
     def on_command_done(self, message: CommandDone) -> None:
         """One command finished (its writes already attributed): the transcript, state
@@ -362,7 +362,7 @@ class PlaygroundApp(App[None]):
         if not self.mode_screen.is_mounted:
             return
         self.refresh_states()
-        self.mode_screen.query_one(KeyInspector).refresh_keys()
+        self.mode_screen.refresh_keys()
         if not self.commands_done:
             self.first_run_hints(False)
         self.commands_done += 1
@@ -372,7 +372,7 @@ class PlaygroundApp(App[None]):
         if not self.mode_screen.is_mounted:
             return
         self.refresh_states()
-        self.mode_screen.query_one(KeyInspector).refresh_keys()
+        self.mode_screen.refresh_keys()
         self.server_control.update_info()
 
     def refresh_states(self, screen: ModeScreen | None = None) -> None:
@@ -427,8 +427,8 @@ class PlaygroundApp(App[None]):
         return self.mode_screen.narration
 
     def action_explore_typed(self) -> None:
-        """Every order of the last commands typed in the panes (tui/screens/explore_screen.py)."""
-        from playground.tui.screens.explore_screen import explore_typed_in_app
+        """Every order of the last commands typed in the panes (tui/dialogs/explore_screen.py)."""
+        from playground.tui.dialogs.explore_screen import explore_typed_in_app
 
         self.run_worker(explore_typed_in_app(self), group="explore", exclusive=True, exit_on_error=False)
 
@@ -496,7 +496,7 @@ class PlaygroundApp(App[None]):
         except Exception as exc:
             self.notify(tr("cannot ask the server: {error}", error=exc), severity="error")
             return
-        from playground.tui.screens.info_screens import InfoScreen, scripts_text
+        from playground.tui.dialogs.info_screens import InfoScreen, scripts_text
 
         self.push_screen(InfoScreen(tr("Lua scripts seen in this session"), lambda: scripts_text(scripts)))
 

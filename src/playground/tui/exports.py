@@ -19,7 +19,7 @@ from playground.tui.widgets.client_pane import ClientPane
 
 if TYPE_CHECKING:
     from playground.engine.playground import Playground
-    from playground.tui.screens.mode_screen import ModeScreen
+    from textual.screen import Screen
 
 
 class ExportHost(Protocol):
@@ -35,7 +35,7 @@ class ExportHost(Protocol):
     def teacher(self) -> Any: ...  # the open scenario's tui Teacher, None in free play
 
     @property
-    def mode_screen(self) -> ModeScreen: ...
+    def mode_screen(self) -> Screen[Any]: ...  # (its panes are asked whether they show a secret)
 
     def notify(self, message: str, *, title: str = "", severity: Any = "information",
                timeout: float | None = None, markup: bool = True) -> None: ...

@@ -9,7 +9,6 @@ language (the steps already run stay where they are).
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Protocol, runtime_checkable
 
 from rich.text import Text
@@ -114,16 +113,14 @@ def _reload_scenario(app, lang: str) -> None:
     teacher.scenario = scenario
     stepper = teacher.stepper or teacher.challenge
     if stepper is not None:
-        stepper.scenario = scenario
+        stepper.say_in(scenario)
     st = teacher.stepper
     if st is not None:
-        st.flat = st.flatten(scenario)
-        st.results = [replace(r, step=st.flat[i][1]) for i, r in enumerate(st.results)]
         if st.results:  # the last step's explanation, in the new language
             teacher.message = teacher.explain_last()
         else:
             teacher.message = Text(tr("Press Space (or n) for the first step.") + "\n", style="italic")
-        from playground.tui.screens.teaching_screens import PredictScreen
+        from playground.tui.dialogs.scenario_dialogs import PredictScreen
 
         if isinstance(app.screen, PredictScreen) and not st.finished:  # the open question, in the new language
             step = st.flat[st.cursor][1]

@@ -62,7 +62,7 @@ class ScenarioControl:
         from playground.scenario.library import scenario_files
         from playground.scenario.loader import load_scenario
         from playground.scenario.model import ScenarioError
-        from playground.tui.screens.teaching_screens import ScenarioPicker
+        from playground.tui.dialogs.scenario_dialogs import ScenarioPicker
 
         app = self.app
         if app.class_mode.refused("open_scenario"):  # serve --class: follow me (the palette calls this too)

@@ -16,8 +16,7 @@ from playground.i18n import tr
 from playground.resp.info_text import parse_info
 from playground.tui.messages import ServerStopped
 from playground.tui.plain_text import visible_text
-from playground.tui.screens.confirm import ConfirmScreen
-from playground.tui.widgets.key_inspector import KeyInspector
+from playground.tui.dialogs.confirm import ConfirmScreen
 from playground.tui.widgets.server_bar import ServerBar
 
 if TYPE_CHECKING:
@@ -179,4 +178,4 @@ class ServerControl:
             self.app.notify(str(exc), severity="error")
             return
         self.app.notify(tr("Flushed: no keys, no cached scripts."))
-        self.app.mode_screen.query_one(KeyInspector).refresh_keys()
+        self.app.mode_screen.refresh_keys()

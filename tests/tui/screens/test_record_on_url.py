@@ -8,7 +8,7 @@ import pytest
 from pilot import hear_notices, log_text, notices, started, type_command, wait_until
 
 from playground.tui.app import make_app
-from playground.tui.screens.confirm import ConfirmScreen
+from playground.tui.dialogs.confirm import ConfirmScreen
 
 pytestmark = [pytest.mark.server, pytest.mark.tui]
 

@@ -13,7 +13,7 @@ from playground.scenario.loader import load_scenario
 from playground.scenario.runner import Runner
 from playground.server import make_server
 from playground.tui.app import make_app
-from playground.tui.screens.teaching_screens import PredictScreen
+from playground.tui.dialogs.scenario_dialogs import PredictScreen
 
 pytestmark = [pytest.mark.server, pytest.mark.tui]
 

@@ -36,7 +36,7 @@ from playground.resp.address import Address
 
 if TYPE_CHECKING:
     from playground.tui.class_mode.class_mode import ClassHost, ClassMode
-    from playground.tui.screens.teaching_screens import PredictScreen
+    from playground.tui.dialogs.scenario_dialogs import PredictScreen
     from playground.tui.teaching.teacher import Teacher
 
 RETRY = 2.0  # seconds between two tries to reach a class's Redis that went away
@@ -449,7 +449,7 @@ class ClassMember:
             self.following = False
 
     def _ask_ahead(self, teacher) -> None:
-        from playground.tui.screens.teaching_screens import PredictScreen
+        from playground.tui.dialogs.scenario_dialogs import PredictScreen
         from playground.tui.teaching.teaching_text import script_block
 
         stepper = teacher.stepper

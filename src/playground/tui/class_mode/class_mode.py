@@ -25,10 +25,16 @@ if TYPE_CHECKING:
 
     from playground.engine.playground import Playground
     from playground.tui.class_mode.class_member import ClassMember
-    from playground.tui.screens.mode_screen import ModeScreen
     from playground.tui.teaching.teacher import Teacher
 
 REFUSED_SHOWN = 3.0  # seconds the refusal stays on screen (one at a time: keys pressed meanwhile show no more)
+
+
+class BusyScreen(Protocol):
+    """What class mode needs of the mode's screen (tui/screens/mode_screen.py): its busy flag,
+    set while a follower's tab catches up with the teacher's step."""
+
+    busy: bool
 
 
 class ClassHost(Protocol):
@@ -43,7 +49,7 @@ class ClassHost(Protocol):
     def teacher(self) -> Teacher | None: ...  # the open scenario's, None in free play
 
     @property
-    def mode_screen(self) -> ModeScreen: ...
+    def mode_screen(self) -> BusyScreen: ...
 
     @property
     def screen(self) -> Screen: ...

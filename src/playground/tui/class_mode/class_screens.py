@@ -20,7 +20,7 @@ from playground.classroom.protocol import FOLLOW, MAX_NAME
 from playground.i18n import tr
 from playground.scenario.model import Prediction
 from playground.tui.plain_text import plain, visible
-from playground.tui.screens.teaching_screens import choice_label
+from playground.tui.dialogs.scenario_dialogs import choice_label
 from playground.tui.teaching.teaching_text import step_shown
 
 if TYPE_CHECKING:

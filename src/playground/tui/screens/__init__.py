@@ -1,1 +1,1 @@
-"""One Screen per mode (free play, a lesson, a challenge) and the dialogs over them."""
+"""One Screen per mode: free play, a lesson, a challenge (their dialogs: tui/dialogs/)."""

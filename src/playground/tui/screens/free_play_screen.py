@@ -44,7 +44,7 @@ class FreePlayScreen(ModeScreen, inherit_bindings=False):
 
     @work(group="own-gate", exit_on_error=False)
     async def action_open_gate(self) -> None:
-        from playground.tui.screens.info_screens import InfoScreen
+        from playground.tui.dialogs.info_screens import InfoScreen
         from playground.tui.widgets.own_programs import usage_text
 
         try:
@@ -91,7 +91,7 @@ class FreePlayScreen(ModeScreen, inherit_bindings=False):
             if yes:
                 self._start_recording()
 
-        from playground.tui.screens.confirm import ConfirmScreen
+        from playground.tui.dialogs.confirm import ConfirmScreen
 
         self.app.push_screen(ConfirmScreen(tr("Recording starts from an empty server (every key and script is "
                                               "deleted) so that the file replays the same. Start?")), go)

@@ -193,6 +193,12 @@ class ModeScreen(Screen[None]):
     def pane(self, client: str) -> ClientPane:
         return self.query_one(f"#pane-{client}", ClientPane)
 
+    def refresh_keys(self) -> None:
+        """The inspector reads the server's keys again; nothing while it is not there (the
+        screen not composed yet, or the app ending: an engine event can come after)."""
+        for inspector in self.query(KeyInspector):
+            inspector.refresh_keys()
+
     @property
     def narration(self) -> NarrationPanel:
         return self.query_one(NarrationPanel)
@@ -207,7 +213,7 @@ class ModeScreen(Screen[None]):
     def action_help_screen(self) -> None:
         """F1: the keys of this screen, from its bindings (help_text.py)."""
         from playground.tui.help_text import help_for
-        from playground.tui.screens.info_screens import InfoScreen
+        from playground.tui.dialogs.info_screens import InfoScreen
 
         inside = int(self.app.size.width * 0.9) - 8  # InfoScreen: 90% wide, its border, padding, scrollbar
         def off(binding) -> bool:  # serve --class, follow me: the keys refused now (tui/class_mode/class_mode.py)

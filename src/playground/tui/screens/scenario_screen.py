@@ -240,7 +240,7 @@ class ScenarioScreen(ModeScreen):
 
     def _ask_close(self) -> None:
         """x: close the scenario, after asking (a stray key must not end the lesson)."""
-        from playground.tui.screens.confirm import ConfirmScreen
+        from playground.tui.dialogs.confirm import ConfirmScreen
 
         def answered(yes: bool | None) -> None:
             if yes and not self.host.class_mode.refused("teach", ("close",)):  # follow me chosen meanwhile

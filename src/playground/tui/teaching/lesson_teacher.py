@@ -14,7 +14,7 @@ from playground.resp.cli_secrets import redact_line
 from playground.scenario.runner import StepResult
 from playground.scenario.stepper import Stepper
 from playground.tui.teaching.teacher import Teacher
-from playground.tui.screens.teaching_screens import JumpScreen, PredictScreen
+from playground.tui.dialogs.scenario_dialogs import JumpScreen, PredictScreen
 from playground.tui.teaching.teaching_text import script_block, time_ran_out
 
 

@@ -19,7 +19,7 @@ from playground.scenario.runner import ScenarioResult, StepResult
 from playground.scenario.model import Scenario
 from playground.tui.teaching.teaching_text import clock
 from playground.tui.widgets.client_pane import ClientPane
-from playground.tui.screens.teaching_screens import TimelineScreen
+from playground.tui.dialogs.scenario_dialogs import TimelineScreen
 
 if TYPE_CHECKING:
     from textual.geometry import Size
@@ -29,7 +29,24 @@ if TYPE_CHECKING:
     from playground.scenario.challenge import Challenge
     from playground.scenario.stepper import Stepper
     from playground.tui.exports import Exports
-    from playground.tui.screens.scenario_screen import ScenarioScreen
+    from textual.app import App
+
+    from playground.tui.widgets.narration import NarrationPanel
+
+
+class RunScreen(Protocol):
+    """What a Teacher needs of its screen (a lesson's or a challenge's ScenarioScreen,
+    tui/screens/scenario_screen.py): its app, its panes and narration, its classes."""
+
+    @property
+    def app(self) -> App[Any]: ...
+
+    @property
+    def narration(self) -> NarrationPanel: ...
+
+    def pane(self, client: str) -> ClientPane: ...
+
+    def has_class(self, *class_names: str) -> bool: ...
 
 
 class TeacherHost(Protocol):
@@ -66,7 +83,7 @@ class Teacher:
     challenge: Challenge | None = None    # a challenge's engine Challenge (challenge_teacher.py)
     won: bool | None = None  # a challenge's outcome once both are done
 
-    def __init__(self, screen: ScenarioScreen, scenario: Scenario) -> None:
+    def __init__(self, screen: RunScreen, scenario: Scenario) -> None:
         """Args:
             screen: the lesson's or the challenge's screen: its panes and narration.
             scenario: the scenario it opens.
@@ -213,7 +230,7 @@ class Teacher:
         from playground.explore.explorer import ExploreError
         from playground.explore.free_play import explore_apart
         from playground.explore.schedule_replay import schedule_scenario
-        from playground.tui.screens.explore_screen import ExploreScreen
+        from playground.tui.dialogs.explore_screen import ExploreScreen
 
         part = self.explore_part()
         before = self.message

@@ -10,6 +10,7 @@ from rich.text import Text
 from playground.engine.catalogue import ttl_set
 from playground.i18n import tr
 from playground.scenario.model import Scenario, Step
+from playground.tui.lua_source import lua_text
 
 _NAME = re.compile(r"\$([A-Za-z_][A-Za-z0-9_-]*)")
 
@@ -21,23 +22,6 @@ def scripts_in(scenario: Scenario, shown: str) -> list[tuple[str, str]]:
         if name in scenario.scripts:
             found.append((name, scenario.scripts[name].strip("\n")))
     return found
-
-
-def lua_text(source: str, indent: str = "  ") -> Text:
-    """Lua source, syntax-coloured by Rich (Pygments ships with it), indented."""
-    try:
-        from rich.syntax import Syntax
-
-        body = Syntax(source, "lua", theme="ansi_dark", background_color="default").highlight(source)
-        body.rstrip()
-    except Exception:  # no lexer: plain text is as good for reading
-        body = Text(source)
-    out = Text()
-    for line in body.split("\n"):
-        out.append(indent)
-        out.append_text(line)
-        out.append("\n")
-    return out
 
 
 def script_block(scenario: Scenario, shown: str) -> Text:

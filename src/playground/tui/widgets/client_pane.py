@@ -568,6 +568,6 @@ class ClientPane(Vertical):
 
     def action_edit_script(self) -> None:
         """Write a Lua script over several lines; it is sent as one EVAL."""
-        from playground.tui.screens.script_editor import edit_script  # TextArea is heavy: imported when asked for
+        from playground.tui.dialogs.script_editor import edit_script  # TextArea is heavy: imported when asked for
 
         edit_script(self)

@@ -245,7 +245,7 @@ class KeyInspector(Vertical):
         except Exception as exc:
             self.notify(tr("cannot read {key!r}: {error}", key=key, error=exc), severity="error")
             return
-        from playground.tui.screens.info_screens import InfoScreen, key_detail_text
+        from playground.tui.dialogs.info_screens import InfoScreen, key_detail_text
 
         self.app.push_screen(InfoScreen(tr("key {name}", name=detail["key"]), lambda: key_detail_text(detail)))
 

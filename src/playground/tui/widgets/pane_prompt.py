@@ -24,7 +24,7 @@ from playground.engine.help import HelpIndex
 from playground.history import History
 from playground.i18n import reworded, tr, trn
 from playground.resp.cli_lines import SplitError, split_args
-from playground.tui.screens.confirm import ConfirmScreen
+from playground.tui.dialogs.confirm import ConfirmScreen
 from playground.tui.widgets.command_input import CommandInput
 from playground.tui.widgets.pane_state import set_line
 

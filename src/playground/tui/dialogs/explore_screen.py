@@ -88,7 +88,7 @@ async def explore_typed_in_app(app) -> None:
     from playground.explore.schedule_replay import schedule_scenario
     from playground.explore.free_play import explore_typed, hand_programs
     from playground.errors import ServerError
-    from playground.tui.screens.exploring_screen import ExploringScreen
+    from playground.tui.dialogs.exploring_screen import ExploringScreen
 
     typed = [(client, line) for client, line, _ in app.transcript if client in app.clients][-FREE_PLAY_LINES:]
     gate = app.own_programs.gate

@@ -13,6 +13,7 @@ from textual.widgets import Static
 
 from playground.cells import width
 from playground.i18n import N_, again, current_language, tr
+from playground.tui.lua_source import lua_text
 from playground.tui.plain_text import plain, visible_text
 
 
@@ -73,8 +74,6 @@ def scripts_text(scripts: list[tuple[str, bytes | None, bool]]) -> Text:
         text.append(tr("  cached") + "\n" if cached else tr("  NOT cached (EVALSHA answers NOSCRIPT)") + "\n",
                     style="green" if cached else "bold red")
         if source is not None:  # whole: a question may be about its third line
-            from playground.tui.teaching.teaching_text import lua_text
-
             text.append_text(lua_text(source.decode("utf-8", "replace").strip("\n"), indent="    "))
         text.append("\n")
     return text

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
+from typing import Protocol, cast
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -12,8 +12,13 @@ from textual.widgets import Button, Input, Label, TextArea
 
 from playground.i18n import tr
 
-if TYPE_CHECKING:
-    from playground.tui.screens.mode_screen import ScreenHost
+
+
+class DraftsHost(Protocol):
+    """What the editor needs of its app (a PlaygroundApp): each client's draft, kept
+    between openings."""
+
+    script_drafts: dict[str, tuple[str, str]]
 
 EXAMPLE = """-- KEYS[1], ARGV[1] ... are the arguments after numkeys
 local n = redis.call('INCR', KEYS[1])
@@ -46,9 +51,9 @@ class ScriptEditor(ModalScreen[tuple[str, str] | None]):
         self.client = client
 
     @property
-    def host(self) -> ScreenHost:
-        """The app, as the modes' screens need it (mode_screen.ScreenHost: a PlaygroundApp)."""
-        return cast("ScreenHost", self.app)
+    def host(self) -> DraftsHost:
+        """The app, as the editor needs it (a PlaygroundApp: tui/app.py checks that it is one)."""
+        return cast("DraftsHost", self.app)
 
     def compose(self) -> ComposeResult:
         with Vertical():

@@ -8,7 +8,7 @@ from pilot import started, wait_until
 from playground.scenario.library import bundled_dir, scenarios_in
 from playground.scenario.loader import load_scenario
 from playground.tui.app import make_app
-from playground.tui.screens.teaching_screens import ScenarioPicker, found, search_text
+from playground.tui.dialogs.scenario_dialogs import ScenarioPicker, found, search_text
 
 BUNDLED = [load_scenario(path) for path in scenarios_in(bundled_dir())]
 

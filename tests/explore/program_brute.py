@@ -6,7 +6,16 @@ with every program started afresh (no tree, no reduction, nothing of the explore
 the playground's gate). A program's next command is the oldest one it holds; the
 library's handshake (HELLO, AUTH, SELECT, CLIENT SETNAME/SETINFO) goes through at once.
 Orders are searched depth first: each run notes who could have gone at each point, and
-each other choice becomes the prefix of an order still to run."""
+each other choice becomes the prefix of an order still to run.
+
+A program waiting for what the server pushes is a waiting client too: one whose command
+blocks at the server (the server's CLIENT LIST says so: flag b), or one subscribed that
+holds no command and has been quiet QUIET seconds. The others move while it waits (a
+message published reaches it, a push unblocks it), and its own move is its wait ending
+by itself first: a blocked command's timeout, a subscriber's own timeout (given
+WAIT_ALONE seconds while others could move, else up to ALONE_LIMIT; a subscriber whose
+wait did not end is not offered again until it is sent something). One still waiting
+when nobody else can move is killed: its exit code is None."""
 
 from __future__ import annotations
 
@@ -16,6 +25,11 @@ import sys
 from pathlib import Path
 
 TIMEOUT = 20.0
+QUIET = 0.3
+WAIT_ALONE = 1.0
+ALONE_LIMIT = 10.0
+_MESSAGE_HEADS = (b"*3\r\n$7\r\nmessage\r\n", b"*4\r\n$8\r\npmessage\r\n", b"*3\r\n$8\r\nsmessage\r\n",
+                  b">3\r\n$7\r\nmessage\r\n", b">4\r\n$8\r\npmessage\r\n", b">3\r\n$8\r\nsmessage\r\n")
 
 
 def _request(buf: bytearray) -> tuple[list[bytes], int] | None:
@@ -72,7 +86,11 @@ class _Connection:
         self.reader, self.writer = reader, writer
         self.held: list[tuple[int, list[bytes], bytes]] = []   # (arrival, argv, raw)
         self.waiting: list[asyncio.Future] = []                 # replies due, in order
+        self.frames: list[int] = []                             # frames each due reply takes
         self.up_reader = self.up_writer = None
+        self.server_id = 0
+        self.last: list[bytes] | None = None                    # its last command let through (not handshake)
+        self.closed = False
 
 
 class _Program:
@@ -80,10 +98,17 @@ class _Program:
         self.run, self.name = run, name
         self.connections: list[_Connection] = []
         self.process = None
+        self.touched = 0.0   # when something last went to or came from it
+        self.pushes = 0      # messages it was sent
+        self.stuck = -1      # its wait did not end by itself at this count of pushes
 
     def next(self):
         held = [(c.held[0][0], c) for c in self.connections if c.held and not c.waiting]
         return min(held, key=lambda x: x[0])[1] if held else None
+
+    def subscribed(self) -> bool:
+        return any(not c.closed and not c.waiting and c.last is not None
+                   and c.last[0].lower() in (b"subscribe", b"psubscribe", b"ssubscribe") for c in self.connections)
 
 
 class _Run:
@@ -95,6 +120,8 @@ class _Run:
         self.arrivals = 0
         self.changed = asyncio.Event()
         self.listeners = []
+        self.admin = None
+        self.alone_limit = ALONE_LIMIT
 
     async def _upstream(self):
         reader, writer = await asyncio.open_unix_connection(self.server.path)
@@ -104,11 +131,13 @@ class _Run:
             writer.write(b"*%d\r\n" % len(argv) + b"".join(b"$%d\r\n%s\r\n" % (len(a), a) for a in argv))
             line = await reader.readline()
             assert line.startswith(b"+OK"), line
-        return reader, writer
+        writer.write(b"*2\r\n$6\r\nCLIENT\r\n$2\r\nID\r\n")
+        line = await reader.readline()
+        return reader, writer, int(line[1:])
 
     async def _serve(self, program: _Program, reader, writer) -> None:
         conn = _Connection(program, reader, writer)
-        conn.up_reader, conn.up_writer = await self._upstream()
+        conn.up_reader, conn.up_writer, conn.server_id = await self._upstream()
         program.connections.append(conn)
         pump = asyncio.ensure_future(self._replies(conn))
         buf = bytearray()
@@ -120,20 +149,24 @@ class _Run:
                     raw = bytes(buf[:end])
                     del buf[:end]
                     if _handshake(argv):
-                        self._send(conn, raw)
+                        self._send(conn, raw, argv)
                     else:
                         self.arrivals += 1
                         conn.held.append((self.arrivals, argv, raw))
+                program.touched = asyncio.get_running_loop().time()
                 self.changed.set()
         finally:
+            conn.closed = True
             conn.up_writer.close()
             pump.cancel()
             await asyncio.gather(pump, return_exceptions=True)
             self.changed.set()
 
-    def _send(self, conn: _Connection, raw: bytes) -> asyncio.Future:
+    def _send(self, conn: _Connection, raw: bytes, argv: list[bytes]) -> asyncio.Future:
         done = asyncio.get_running_loop().create_future()
         conn.waiting.append(done)
+        subscribing = argv[0].lower() in (b"subscribe", b"psubscribe", b"ssubscribe")
+        conn.frames.append(max(1, len(argv) - 1) if subscribing else 1)
         conn.up_writer.write(raw)
         return done
 
@@ -143,8 +176,16 @@ class _Run:
             conn.writer.write(data)
             buf += data
             while (end := _reply_end(buf)) is not None:
+                frame = bytes(buf[:end])
                 del buf[:end]
-                conn.waiting.pop(0).set_result(None)
+                if frame.startswith(_MESSAGE_HEADS) or not conn.waiting:
+                    conn.program.pushes += 1   # (a message: no command asked for it)
+                    continue
+                conn.frames[0] -= 1
+                if not conn.frames[0]:
+                    conn.frames.pop(0)
+                    conn.waiting.pop(0).set_result(None)
+            conn.program.touched = asyncio.get_running_loop().time()
             self.changed.set()
 
     async def start(self) -> None:
@@ -162,29 +203,89 @@ class _Run:
         await program.process.wait()
         self.changed.set()
 
+    async def _blocked(self, conn: _Connection) -> bool:
+        listed = await self.admin.execute_command("CLIENT", "LIST", "ID", conn.server_id)
+        flags = next(f for f in listed.decode().split() if f.startswith("flags="))
+        return "b" in flags[len("flags="):]
+
+    async def _state(self, p: _Program) -> str:
+        """held, exited, blocked, listening (quiet), or busy (not settled yet)."""
+        if p.next() is not None:
+            return "held"
+        if p.process.returncode is not None:
+            return "exited"
+        due = [c for c in p.connections if c.waiting and not c.closed]
+        if due:
+            return "blocked" if all([await self._blocked(c) for c in due]) else "busy"
+        if p.subscribed() and asyncio.get_running_loop().time() - p.touched >= QUIET:
+            return "listening"
+        return "busy"
+
     async def movable(self) -> list[str]:
-        """Once every program holds a command or has exited: those that hold one."""
+        """Once every program holds a command, has exited or waits (blocked, listening):
+        those that hold one or wait (a listening one whose wait did not end by itself, until
+        it is sent something, not)."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + TIMEOUT
         while True:
             out, settled = [], True
             for name, p in self.state.items():
-                if p.next() is not None:
+                state = await self._state(p)
+                if state in ("held", "blocked") or state == "listening" and p.stuck != p.pushes:
                     out.append(name)
-                elif p.process.returncode is None:
+                elif state == "busy":
                     settled = False
             if settled:
                 return out
             self.changed.clear()
-            await asyncio.wait_for(self.changed.wait(), deadline - loop.time())
+            try:
+                await asyncio.wait_for(self.changed.wait(), min(QUIET / 3, deadline - loop.time()))
+            except asyncio.TimeoutError:
+                assert loop.time() < deadline, "programs did not settle"
 
-    async def release(self, name: str) -> None:
-        conn = self.state[name].next()
-        _, _, raw = conn.held.pop(0)
-        await asyncio.wait_for(self._send(conn, raw), TIMEOUT)
+    async def release(self, name: str, alone: bool) -> None:
+        """Its next command through (until its reply, or the server says it blocks), or,
+        waiting, its wait ends by itself."""
+        p = self.state[name]
+        conn = p.next()
+        if conn is None:
+            due = [c for c in p.connections if c.waiting and not c.closed]
+            if due:   # its blocking command times out
+                await asyncio.wait_for(asyncio.gather(*[c.waiting[-1] for c in due]), TIMEOUT)
+                return
+            loop = asyncio.get_running_loop()
+            end = loop.time() + (self.alone_limit if alone else WAIT_ALONE)
+            while p.next() is None and p.process.returncode is None and loop.time() < end:
+                self.changed.clear()
+                try:
+                    await asyncio.wait_for(self.changed.wait(), end - loop.time())
+                except asyncio.TimeoutError:
+                    break
+            if p.next() is None and p.process.returncode is None:
+                p.stuck = p.pushes
+            return
+        _, argv, raw = conn.held.pop(0)
+        conn.last = argv
+        done = self._send(conn, raw, argv)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + TIMEOUT
+        while not done.done():
+            try:
+                await asyncio.wait_for(asyncio.shield(done), 0.05)
+            except asyncio.TimeoutError:
+                if await self._blocked(conn):
+                    return
+                assert loop.time() < deadline, "no reply"
 
-    async def close(self) -> dict[str, int]:
-        codes = {n: await asyncio.wait_for(p.process.wait(), TIMEOUT) for n, p in self.state.items()}
+    async def close(self) -> dict[str, int | None]:
+        codes: dict[str, int | None] = {}
+        for n, p in self.state.items():
+            if p.process.returncode is None and p.subscribed() and p.next() is None:
+                p.process.kill()   # still waiting for a message: nobody is left to send one
+                await p.process.wait()
+                codes[n] = None
+            else:
+                codes[n] = await asyncio.wait_for(p.process.wait(), TIMEOUT)
         for listener in self.listeners:
             listener.close()
         for name in self.programs:
@@ -193,9 +294,10 @@ class _Run:
 
 
 async def every_order(pg, setup: list[list[str]], programs: dict[str, list[str]], cwd: Path,
-                      read) -> dict[tuple[str, ...], object]:
+                      read, alone_limit: float = ALONE_LIMIT) -> dict[tuple[str, ...], object]:
     """For each order of the commands the programs send (as its client letters):
-    `read(admin, exit_codes)` after it ran."""
+    `read(admin, exit_codes)` after it ran. `alone_limit`: how long a subscriber is
+    waited for when nobody else can move (the lesson's program time limit)."""
     import redis.asyncio as aredis
 
     server = pg.address
@@ -210,6 +312,7 @@ async def every_order(pg, setup: list[list[str]], programs: dict[str, list[str]]
             for argv in setup:
                 await admin.execute_command(*argv)
             run = _Run(server, programs, cwd, Path(server.path).parent)
+            run.admin, run.alone_limit = admin, alone_limit
             await run.start()
             order: list[str] = []
             while can := await run.movable():
@@ -218,7 +321,7 @@ async def every_order(pg, setup: list[list[str]], programs: dict[str, list[str]]
                 if len(order) >= len(prefix):
                     to_run += [(*order, c) for c in reversed(can) if c != pick]
                 order.append(pick)
-                await run.release(pick)
+                await run.release(pick, alone=len(can) == 1)
             codes = await run.close()
             out[tuple(order)] = await read(admin, codes)
     finally:

@@ -126,7 +126,7 @@ class Explorer(OneSchedule):
         self.sleeping = None                 # a program lesson's run: who sleeps past its prefix (program_moves.py)
         self.moved_now = ([], [])             # the run's moves so far, and the commands they sent
         self.runs = self.pending = 0
-        self.failing = None
+        self.failing, self.listened, self.untimed = None, set(), {}   # (one_schedule.py: programs that waited)
         self.evicting = False
         self.progress = None
         """Told `(run, planned, total, exact)` before the first schedule (run 0) and after
@@ -243,6 +243,7 @@ class Explorer(OneSchedule):
             await self.runner.programs.close()
             raise ExploreError(f"{self.scenario.id}: " + "; ".join(self.failing.values()))
         result.runs = self.runs
+        result.listened, result.untimed = sorted(self.listened), dict(sorted(self.untimed.items()))
         result.total = result.covered + (self.pending if result.sampled else 0)
 
     def _told(self, fold, result: Exploration, planned):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field, replace
-from typing import Protocol
+from typing import Literal, Protocol
 
 from playground.engine.catalogue import block_timeout, clock_free, may_block
 from playground.engine.job import Job
@@ -29,6 +29,9 @@ from playground.scenario.results import StepResult
 from playground.scenario.runner import Runner
 from playground.scenario.time_limits import WAIT_TIMEOUT
 
+WAIT_ALONE = 1.0
+"""Seconds a program that waits for pushed data is given to go on by itself (its own
+timeout), as the move of its that comes before the others' (the report says so)."""
 OTHER_WAIT = 2.0  # seconds a client held up by something other than a blocking command is given
 
 Kept = list[tuple[str, int, StepResult]]
@@ -84,6 +87,14 @@ class OneSchedule(ScheduleHost):
     """Explorer's moves on the server, one schedule at a time."""
 
     failing: dict[str, str] | None = None   # programs that ended badly in every schedule so far
+    runner: Runner                          # (the Explorer's)
+    scenario: Scenario
+    pushes: PushLog
+    choices: list[list[str]]
+    listened: set[str]                      # programs seen waiting for pushed data (set by the Explorer)
+    untimed: dict[str, str]                 # program -> its command seen blocked with no timeout of its own
+    resting: dict[str, tuple[int, int]]     # this run: program -> (its pushes, its moves) when it was last at rest
+    stuck: dict[str, int]                   # this run: program -> its pushes when its own wait did not end
 
     async def run_schedule(self, planned: tuple[str, ...]) -> Run:
         """Fresh server, setup, then the moves in `planned` order (a blocked client's
@@ -102,6 +113,7 @@ class OneSchedule(ScheduleHost):
             raise ExploreError(f"{self.scenario.id}: {error}")
         self.pushes.attach()   # a subscriber's messages: its replies too (explore/pushes.py)
         self.kept_pushes = []
+        self.resting, self.stuck = {}, {}   # a subscriber's waits (program_moves._program_ready)
         moves = _Moves(list(planned), dict.fromkeys(self.programs, 0), {c: [] for c in self.programs})
         self.moved_now = (moves.executed, moves.commands)   # (program_moves.next_client: who sleeps)
         while True:
@@ -121,7 +133,12 @@ class OneSchedule(ScheduleHost):
             if self.scenario.programs:   # the prefix, then whoever can move first
                 client = await program_moves.next_client(self, moves.remaining, moves.position, moves.last)
                 if client is not None:
-                    return client, None
+                    waited = await self._waited_alone(client, moves)
+                    if waited is None:
+                        return client, None
+                    if waited is not False:   # its wait ended by itself: a move with no command
+                        moves.last = waited
+                    continue
                 if await self._wait_for_any():
                     continue
                 return None, self._who_waits() or None
@@ -158,6 +175,7 @@ class OneSchedule(ScheduleHost):
             keep.append((client, moves.sent_at.get(client, position[client]) if step.wait else position[client], out))
         if blocked:
             moves.sent_at[client] = position[client]
+            self._note_untimed(client, out)
         if not blocked and not nothing_to_take:
             await self._note(moves.seen, client, out)
         else:
@@ -190,12 +208,52 @@ class OneSchedule(ScheduleHost):
                    replies=tuple((c, tuple(r)) for c, r in moves.seen.items()), commands=tuple(moves.commands),
                    ended=ended)
 
+    def _note_untimed(self, client: str, out) -> None:
+        """A program's command blocked with no timeout of its own (BLPOP jobs 0): a
+        client-side socket timeout in the program would end its wait by itself, which
+        the search does not try (the report says so)."""
+        if client in self.scenario.programs and out.argv and not block_timeout(out.argv):
+            self.untimed.setdefault(client, format_argv(list(out.argv)))
+
+    async def _waited_alone(self, client: str, moves: _Moves) -> tuple[str, int] | Literal[False] | None:
+        """A program that waits for pushed data was chosen to move: its move is its own
+        wait ending first (its client-side timeout: it then holds its next command, or
+        ends), before anyone else moves; the move, as `last`, recorded in `moves` (the
+        run's done, position, executed and commands) with no command. None: it holds a
+        command (a move as any). False when its wait did not end within WAIT_ALONE
+        seconds (within its time limit when nobody else can move): it waits for pushed
+        data only (`p.listen()`), and is not offered again until it is sent something;
+        no move is made.
+
+        Args:
+            client: the program chosen to move.
+            moves: the run's moves so far (the move is recorded there).
+        """
+        programs = self.runner.programs
+        if client not in self.scenario.programs or client in self.runner.waiting or programs.gate is None \
+                or programs.gate.held(client) or not programs.listening(client):
+            return None   # (a blocked command's wait: a move of its own, `_time_out`)
+        alone = len(self.choices[-1]) == 1   # nobody else can move: up to its time limit
+        if not await programs.wait_alone(client, float("inf") if alone else WAIT_ALONE):
+            self.stuck[client] = programs.pushes(client)
+            self.choices.pop()
+            return False
+        move = (client, moves.position[client])
+        moves.done.append((*move, False))
+        moves.position[client] += 1
+        moves.executed.append(client)
+        moves.commands.append(None)
+        await self.pushes.settle()   # (what it was sent while it waited: taken with the next move)
+        return move
+
     async def _programs_end(self, executed: list[str]) -> tuple[tuple[str, int | None, object, int | None], ...]:
         """Every program to its end: how each ended, (client, exit status, return value,
         after which move when the status is not 0), the schedule's outcome. One the
         playground stopped (its time limit) or that is not repeatable stops the search."""
         programs = self.runner.programs
-        problem = programs.not_repeatable or await programs.finish(frozenset(self.scenario.programs))
+        waiting = frozenset(c for c in programs.running if programs.gate is not None and not programs.gate.held(c)
+                            and not programs.running[c].exited and programs.listening(c))
+        problem = programs.not_repeatable or await programs.finish(frozenset(self.scenario.programs), waiting)
         self.trees.check()   # (a replay that ran out of its tree as the programs ran to their end)
         if problem:
             raise ExploreError(f"{self.scenario.id}: {problem}")

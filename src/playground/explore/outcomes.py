@@ -72,6 +72,8 @@ class Exploration:
     serial_known: bool = False       # every serial order was run: a class without one has none
     random: list[str] = field(default_factory=list)  # steps the server says may end otherwise (explore/chance.py)
     clock: list[str] = field(default_factory=list)   # steps whose replies hold the clock: compared without it
+    listened: list[str] = field(default_factory=list)   # programs seen waiting for pushed data (a subscriber)
+    untimed: dict[str, str] = field(default_factory=dict)   # program -> its command that blocked with no timeout
 
     @property
     def keys(self) -> list[str]:

@@ -27,6 +27,7 @@ from playground.gate.program_argv import shown_program
 from playground.i18n import tr
 from playground.resp.cli_lines import format_argv
 from playground.resp.cli_secrets import redact_line
+from playground.scenario.programs.lesson import LISTENING
 from playground.scenario.programs.lesson_format import part_programs
 from playground.scenario.programs.lesson_steps import next_move
 
@@ -54,8 +55,7 @@ async def movable(explorer, position: dict[str, int], last) -> list[str]:
             ready = (client in explorer.scenario.programs or position[client] < len(steps)) and \
                 (explorer.can_move(client) or explorer.may_time_out(client))
         elif client in explorer.scenario.programs:
-            ready = client in runner.programs.running and \
-                isinstance(await runner.programs.next_command(client), Held)
+            ready = client in runner.programs.running and await _program_ready(explorer, client, position[client])
         else:
             ready = position[client] < len(steps) and explorer.can_move(client)
         if ready:
@@ -64,6 +64,27 @@ async def movable(explorer, position: dict[str, int], last) -> list[str]:
     if bound_next:   # a bound step goes right after the one before it
         return [bound_next[0][0]]
     return [c for c in out if not any(y == (c, position[c]) and x != last for x, y in explorer.bound_pairs)]
+
+
+async def _program_ready(explorer, client: str, moved: int) -> bool:
+    """Program `client` holds its next command, or it waits for pushed data (LISTENING):
+    a waiting client, whose move is to go on by itself (its own timeout: one_schedule.py's
+    `_waited_alone`). Found at rest once per message it was sent and move it made; one
+    whose wait did not end by itself is not offered again until it is sent something."""
+    programs = explorer.runner.programs
+    pushes = programs.pushes(client)
+    if explorer.resting.get(client) == (pushes, moved):   # (quiet since: no QUIET wait again)
+        held = programs.gate.held(client) if programs.gate is not None else ()
+        if held:
+            return True
+        got: object = LISTENING if not programs.running[client].exited else None
+    else:
+        got = await programs.rest(client)
+    if got == LISTENING:
+        explorer.listened.add(client)
+        explorer.resting[client] = (pushes, moved)
+        return explorer.stuck.get(client) != pushes
+    return isinstance(got, Held)
 
 
 SERIAL_MARGIN = 100   # moves beyond the longest run so far a serial order's prefix allows each client
@@ -215,7 +236,8 @@ async def _footprints(explorer, run, schedule=(), commands=()) -> dict:
     as for typed steps)."""
     from dataclasses import replace
 
-    from playground.explore.footprint import footprints
+    from playground.engine.catalogue import SUBSCRIBES
+    from playground.explore.footprint import EVERY_STEP, footprints
 
     if run is not None:
         schedule, commands = run.schedule, run.commands or (None,) * len(run.schedule)
@@ -224,8 +246,12 @@ async def _footprints(explorer, run, schedule=(), commands=()) -> dict:
         step = step_at(explorer, client, len(steps[client]))
         steps[client].append(replace(step, argv=argv, template=False) if argv is not None or step.release
                              else step)
-    return await footprints(explorer.pg.catalogue, steps, evicting=explorer.evicting,
-                            setup=explorer.part.setup)
+    prints = await footprints(explorer.pg.catalogue, steps, evicting=explorer.evicting, setup=explorer.part.setup)
+    for client, moves in steps.items():   # a subscriber's moves from its SUBSCRIBE on: when it moves
+        first = next((i for i, s in enumerate(moves) if s.argv and s.argv[0].lower() in SUBSCRIBES), None)
+        if first is not None and client in explorer.scenario.programs:   # depends on what was published
+            prints[client][first:] = [EVERY_STEP] * (len(moves) - first)   # before (its own timeout)
+    return prints
 
 
 def independence(explorer, prints: dict):

@@ -71,6 +71,8 @@ def program_lines(cls: OutcomeClass) -> list[str]:
     ("A exited with status 3 after A1") and a function's return value."""
     out = []
     for client, status, returned, moves in cls.first_run.ended if cls.first_run else ():
+        if status is None:
+            out.append(tr("{client} still waited for a message at the end (stopped)", client=client))
         if status:
             out.append(tr("{client} exited with status {status} after {move}", client=client, status=status,
                           move=f"{client}{moves}") if moves else
@@ -285,7 +287,25 @@ def summary_line(r: Exploration) -> str:
         text += (" " if text else "") + random_sentence(r)
     if r.clock:
         text += (" " if text else "") + clock_sentence(r)
+    if r.listened:
+        text += (" " if text else "") + listened_sentence(r)
+    for client, command in r.untimed.items():
+        text += (" " if text else "") + tr(
+            "Not explored: {client}'s {command} blocked with no timeout of its own; a client-side socket timeout "
+            "in {client} ending that wait first is not tried.", client=client, command=command)
     return text
+
+
+def listened_sentence(r: Exploration) -> str:
+    """The note on programs that waited for pushed data: how their own timeouts were tried.
+
+    Args:
+        r: the exploration.
+    """
+    from playground.explore.one_schedule import WAIT_ALONE
+    return tr("While {programs} waited for a message, the others moved, and its own wait was also let end first, "
+              "given {seconds:g} s: a client-side timeout longer than that is taken as never ending before "
+              "the others move.", programs=tr(", ").join(r.listened), seconds=WAIT_ALONE)
 
 
 def random_sentence(r: Exploration) -> str:
@@ -358,7 +378,8 @@ def to_json(r: Exploration) -> dict:
         "programs": r.programs, "schedules": r.total, "covered": r.covered, "run": r.runs,
         "sampled": r.sampled, "limit": r.limit, "seed": r.seed, "reduced": r.reduced,
         "goal": r.goal, "own_order": label(r.own_order) if r.own_order else None, "by": r.by,
-        "random": r.random, "clock": r.clock, "rare_below": RARE if r.sampled else None,
+        "random": r.random, "clock": r.clock, "listened": r.listened, "untimed": r.untimed,
+        "rare_below": RARE if r.sampled else None,
         "rare": rare(r) if r.sampled else None,
         "classes": [{
             "number": n, "count": c.count, "run": c.runs, "first": c.label,

@@ -311,7 +311,8 @@ class Gate:
         self._arrivals += 1
         unstepped = local is not None or passes_unstepped(argv, first=not client.stepped)
         client.stepped = client.stepped or not unstepped
-        held = Held(client, argv, raw, self._arrivals, unstepped, local=local)
+        held = Held(client, argv, raw, self._arrivals, unstepped, local=local,
+                    pushes=sum(c.pushes for c in self.clients if c.label == client.label))
         client.queue.append(held)
         if unstepped:
             client.before.append(raw)
@@ -394,6 +395,7 @@ class Gate:
                     head = client.inflight[0] if client.inflight else None
                     if head is None or is_message(frame, head):
                         client.pushed = True
+                        client.pushes += 1
                         continue  # a push: a message, an invalidation
                     head.reply = frame if head.reply is None else head.reply + frame
                     head.frames += 1

@@ -32,6 +32,7 @@ class Held:
     since: float = field(default_factory=lambda: asyncio.get_running_loop().time())  # when it arrived
     record: "asyncio.Future | None" = None  # its record as a line (engine/program_lines.py), once answered
     silent: bool = False             # the server sends no reply to it (CLIENT REPLY OFF / SKIP)
+    pushes: int = 0                  # messages its program had been sent when it arrived (what it saw)
     before: tuple[bytes, ...] | None = ()  # the handshake's requests sent on its connection since the
     # connection's stepped command before it (explore/program_tree.py); None: too many to keep
     done: asyncio.Future = field(default_factory=lambda: asyncio.get_running_loop().create_future())
@@ -52,6 +53,7 @@ class GateClient:
         self.number = number               # its program's connections, in the order they were opened
         self.before: list[bytes] = []      # the handshake's requests since its last stepped command
         self.pushed = False                # the server sent it a frame no command asked for (a message)
+        self.pushes = 0                    # how many such frames
         self.queue: deque[Held] = deque()  # received, not yet sent to the server
         self.inflight: deque[Held] = deque()  # sent, reply not yet back
         self.closed = False

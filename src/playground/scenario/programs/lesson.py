@@ -11,12 +11,20 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from playground.engine.catalogue import SUBSCRIBE_FAMILY
+from playground.engine.catalogue import SUBSCRIBE_FAMILY, SUBSCRIBES
 from playground.gate.endpoint import Gate, Held
 from playground.gate.warm import WarmInterpreter
 from playground.gate.programs import TIME_LIMIT, Program, ProgramError, ProgramOutcome
 from playground.i18n import tr
 from playground.scenario.programs.lesson_format import part_programs
+
+LISTENING = "listening"
+"""What `rest` says of a program that waits for pushed data: subscribed, it holds no
+command and has been quiet since what it was last sent."""
+QUIET = 0.3
+"""Seconds a subscribed program that holds no command is given, after it was sent
+something (a message, its subscription's confirmation), to send its next command or
+end; past that it is waiting for pushed data (the explorer lets the others move)."""
 
 
 class LessonPrograms:
@@ -32,7 +40,7 @@ class LessonPrograms:
         self.outcomes: dict[str, ProgramOutcome] = {}   # client -> how its program ended (after finish)
         self.described: dict[str, str] = {}   # client -> "A (python x.py)": how messages name its program
         self.failures: dict[str, str | None] = {}   # client -> the line saying how it ended badly (after finish)
-        self.seen: dict[tuple, tuple] = {}   # (client, history) -> the command sent next, in any run
+        self.seen: dict[tuple, tuple] = {}   # (client, history, pushes) -> the command sent next, in any run
         self.not_repeatable: str | None = None
         self._lesson: tuple[object, ...] | None = None
         self.lenient = False  # the explorer, a part with no steps: a step of a program that ended well is
@@ -125,16 +133,24 @@ class LessonPrograms:
         if self.gate is not None:
             self.gate.changed()  # a release step waiting for its next command learns it ended
 
-    async def finish(self, judged=frozenset()) -> str | None:
+    async def finish(self, judged=frozenset(), waiting=frozenset()) -> str | None:
         """Let every program run to its end; the line saying which ended badly, if any:
         a program in `judged` (the lesson expects its exit status: scenario/expectations.py)
-        is judged by that check instead, unless the playground stopped it. How each
-        ended is in `outcomes` after."""
+        is judged by that check instead, unless the playground stopped it. A program in
+        `waiting` (the explorer: it still waits for pushed data, nobody is left to send
+        it any) is stopped now, and that is its outcome (status None), not a failure.
+        How each ended is in `outcomes` after."""
         if not self.running or self.gate is None:  # (programs run only on a gate)
             return None
         self.gate.run_free()
         failures, self.failures = [], {}
         for name, program in self.running.items():
+            if name in waiting and not program.exited:
+                await program.stop(tr("waited for a message nobody was left to send"))
+                self.outcomes[name] = program.outcome()
+                self.described[name] = program.describe
+                self.failures[name] = None
+                continue
             await program.wait()
             self.outcomes[name] = program.outcome()
             if self.replay is not None:
@@ -189,6 +205,49 @@ class LessonPrograms:
         return (program.failure()
                 or tr("program {program} ended before its next command", program=program.describe))
 
+    def pushes(self, name: str) -> int:
+        """How many frames no command asked for (messages) program `name` was sent so far."""
+        return sum(c.pushes for c in self.gate.clients if c.label == name) if self.gate is not None else 0
+
+    def listening(self, name: str) -> bool:
+        """Program `name` has a connection whose last stepped command subscribed (it may
+        be waiting for a message on it)."""
+        gate = self.gate
+        if gate is None:
+            return False
+        last: dict = {}
+        for held in gate.log:
+            if held.client.label == name and not held.unstepped and held.argv:
+                last[held.client.number] = held
+        return any(not h.client.closed and h.argv[0].lower() in SUBSCRIBES
+                   for h in last.values())
+
+    async def rest(self, name: str) -> Held | str:
+        """Program `name`'s next command, else LISTENING when it is subscribed and stays
+        quiet QUIET seconds (it waits for pushed data: the others may move), else why
+        there is none (as next_command)."""
+        program, gate = self.running.get(name), self.gate
+        if program is None or gate is None or not self.listening(name):
+            return await self.next_command(name)
+
+        def ready():
+            held = gate.held(name)
+            return held[0] if held else (program.exited and "exited")
+        got = await gate.wait_for(ready, min(QUIET, program.time_left()))
+        if got is None and self.listening(name) and program.time_left() > 0:
+            return LISTENING
+        return await self.next_command(name)
+
+    async def wait_alone(self, name: str, seconds: float) -> bool:
+        """Let program `name`, waiting for pushed data, go on by itself (its own timeout
+        fires) for up to `seconds`: True when it then holds a command or has ended."""
+        program, gate = self.running.get(name), self.gate
+        if program is None or gate is None:
+            return True
+        got = await gate.wait_for(lambda: bool(gate.held(name)) or program.exited,
+                                  min(seconds, program.time_left()))
+        return bool(got)
+
     async def has_ended(self, name: str) -> bool:
         """Program `name` has ended: no command of it waits for a reply, and it exited
         rather than send another (waited for as next_command does, so it is known as
@@ -220,7 +279,7 @@ class LessonPrograms:
         saying so when an earlier run got the same replies and it sent something else
         (randomness, the clock: its outcomes could not be trusted)."""
         history = self.history.setdefault(name, [])
-        key = (name, tuple(history))
+        key = (name, tuple(history), held.pushes)   # (the messages it had been sent: what it saw too)
         before = self.seen.setdefault(key, tuple(held.argv))
         if before != tuple(held.argv) and self.not_repeatable is None:
             from playground.resp.cli_lines import format_argv

@@ -1,0 +1,129 @@
+"""Programs that wait for pushed data (explore/program_moves.py, one_schedule.py): a
+subscriber in a `get_message(timeout=…)` loop, one in `for m in p.listen()`, a blocking
+pop with a timeout. Each is a waiting client: the others move while it waits, and the
+message delivered (the element popped) is an outcome, as is its own wait ending first
+where it can. Against the independent brute force (program_brute.py: the real programs
+in every order of the commands they send, the waits alike), on both real servers."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from playground.explore.explorer import Explorer
+from playground.scenario.loader import load_scenario
+
+from program_brute import every_order
+
+redis = pytest.importorskip("redis")
+
+HEAD = 'import os, redis\nr = redis.Redis.from_url(os.environ["REDIS_URL"])\n'
+GET_MESSAGE = HEAD + '''
+p = r.pubsub()
+p.subscribe("news")
+got = None
+for _ in range(5):
+    m = p.get_message(timeout=0.1)
+    if m and m["type"] == "message":
+        got = m["data"]
+        break
+r.set("heard", got or b"nothing")
+'''
+LISTEN = HEAD + '''
+p = r.pubsub()
+p.subscribe("news")
+for m in p.listen():
+    if m["type"] == "message":
+        r.set("heard", m["data"])
+        break
+'''
+PUBLISH = HEAD + 'r.set("reached", r.publish("news", "hello"))\n'
+BLPOP = HEAD + 'got = r.blpop("jobs", timeout=1)\nr.set("took", got[1] if got else b"timeout")\n'
+PUSH = HEAD + 'r.rpush("jobs", "j1")\n'
+LIMIT = 3   # the lessons' program time limit: how long a subscriber left alone is waited for
+
+CASES = {
+    "get-message-timeout": (GET_MESSAGE, PUBLISH, ["heard", "reached"]),
+    "listen": (LISTEN, PUBLISH, ["heard", "reached"]),
+    "blocking-pop-timeout": (BLPOP, PUSH, ["took", "jobs"]),
+}
+
+
+def lesson(folder: Path, a: str, b: str) -> Path:
+    (folder / "a.py").write_text(textwrap.dedent(a))
+    (folder / "b.py").write_text(textwrap.dedent(b))
+    path = folder / "lesson.toml"
+    path.write_text(f'title = "t"\nlesson = "l"\nprogram_time_limit = {LIMIT}\n'
+                    '[programs]\nA = ["python", "a.py"]\nB = ["python", "b.py"]\n')
+    return path
+
+
+def explored(result, keys: list[str]) -> set[tuple]:
+    return {(*(c.snapshot.describe(k) for k in keys), tuple((e[0], e[1]) for e in c.first_run.ended))
+            for c in result.classes}
+
+
+def shown(value) -> str:
+    if value is None:
+        return "(absent)"
+    if isinstance(value, list):
+        return "[" + ", ".join(f'"{v.decode()}"' for v in value) + "]"
+    return f'"{value.decode()}"'
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", list(CASES))
+async def test_a_waiting_programs_outcomes_equal_the_real_programs_in_every_order(pg, tmp_path, case):
+    a, b, keys = CASES[case]
+    scenario = load_scenario(lesson(tmp_path, a, b))
+
+    async def read(admin, codes):
+        values = []
+        for k in keys:
+            kind = (await admin.type(k)).decode()
+            values.append(shown(await admin.lrange(k, 0, -1) if kind == "list" else await admin.get(k)))
+        return (*values, tuple(codes.items()))
+
+    brute = await every_order(pg, [], {"A": ["python", "a.py"], "B": ["python", "b.py"]}, tmp_path, read,
+                              alone_limit=LIMIT)
+    truth = set(brute.values())
+    # the message arrives (the element is popped) in some order, and not in another
+    assert len({o[0] for o in truth}) >= 2, truth
+    for reduce in (False, True):
+        result = await Explorer(pg, scenario, reduce=reduce, witnesses=False).explore()
+        assert explored(result, keys) == truth, reduce
+
+
+@pytest.mark.slow
+async def test_the_report_says_how_a_subscribers_own_wait_was_tried(pg, tmp_path):
+    from playground.explore.report import render_text, to_json
+
+    result = await Explorer(pg, load_scenario(lesson(tmp_path, GET_MESSAGE, PUBLISH)), witnesses=False).explore()
+    assert '"hello"' in {c.snapshot.describe("heard") for c in result.classes}   # the message arrives
+    assert result.listened == ["A"]
+    assert "its own wait was also let end first, given 1 s" in render_text(result)
+    assert to_json(result)["listened"] == ["A"]
+
+
+SOCKET_TIMEOUT = '''import os, redis
+r = redis.Redis.from_url(os.environ["REDIS_URL"].split("?")[0], socket_timeout=0.5)
+try:
+    r.set("took", r.blpop("jobs", timeout=0)[1])
+except redis.TimeoutError:
+    redis.Redis.from_url(os.environ["REDIS_URL"]).set("took", "client timeout")
+'''
+
+
+async def test_a_wait_with_no_timeout_of_its_own_is_said_not_explored(pg, tmp_path):
+    """A's BLPOP jobs 0 blocks where B's RPUSH has not run: a socket timeout of A's own
+    could end it first (took = "client timeout"), which the search does not try; it
+    claims no more than it ran, in one line."""
+    from playground.explore.report import render_text, to_json
+
+    result = await Explorer(pg, load_scenario(lesson(tmp_path, SOCKET_TIMEOUT, PUSH)), witnesses=False).explore()
+    assert result.untimed == {"A": "BLPOP jobs 0"}
+    assert ("Not explored: A's BLPOP jobs 0 blocked with no timeout of its own; a client-side socket timeout in A "
+            "ending that wait first is not tried.") in render_text(result)
+    assert to_json(result)["untimed"] == {"A": "BLPOP jobs 0"}

@@ -21,7 +21,7 @@ from playground.i18n import tr
 from playground.scenario.model import Prediction
 from playground.tui.plain_text import plain, visible
 from playground.tui.dialogs.scenario_dialogs import choice_label
-from playground.tui.teaching.teaching_text import step_shown
+from playground.tui.scenario_runs.teaching_text import step_shown
 
 if TYPE_CHECKING:
     from playground.tui.class_mode.class_member import ClassMember

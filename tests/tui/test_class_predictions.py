@@ -147,7 +147,8 @@ async def test_a_name_over_the_limit_is_refused_saying_so(server_binary, class_e
     app = make_app(server_binary.path)
     try:
         async with app.run_test(size=(120, 40)) as pilot:
-            await wait_until(pilot, lambda: isinstance(app.screen, LearnerNameScreen), DEADLINE)
+            await wait_until(pilot, lambda: isinstance(app.screen, LearnerNameScreen)
+                             and bool(app.screen.query("Input")), DEADLINE)  # (pushed before its input is mounted)
             long = "N" * (MAX_NAME + 1)
             app.screen.query_one("Input").value = long
             await pilot.press("enter")

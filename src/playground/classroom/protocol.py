@@ -328,7 +328,7 @@ class ClassLink:
                 reply = await listener.read_response()
                 if isinstance(reply, Err):
                     raise ClassError(reply.message.decode(errors="replace"))
-                if isinstance(reply, (Array, list)) and len(reply) == 3 and bytes(reply[0]) == b"message":
+                if isinstance(reply, (Array, list)) and len(reply) == 3 and reply[0] == b"message":
                     message = decode(bytes(reply[2])) if isinstance(reply[2], (Bulk, bytes)) else None
                     if message is not None:
                         yield message

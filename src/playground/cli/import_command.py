@@ -114,7 +114,8 @@ def _import(args, setup: list[tuple[bytes, ...]]) -> str:
     try:  # (beside the lesson: one rename puts it in place)
         workplace = tempfile.TemporaryDirectory(prefix=".playground-import-", dir=directory)
     except OSError as exc:
-        raise ValueError(write_failure(output, OSError(exc.errno, exc.strerror))) from None
+        where = output if output is not None else tempfile.gettempdir()   # (no --output: the system's)
+        raise ValueError(write_failure(where, OSError(exc.errno, exc.strerror))) from None
     with tempfile.TemporaryFile("w+", encoding="utf-8") as records, workplace as work:
         result = _replay(args, survey, setup, records)
         lesson = Path(work) / ((output.stem if output is not None else "lesson") + ".toml")

@@ -31,9 +31,9 @@ from playground.topology_kinds import SINGLE
 if TYPE_CHECKING:  # (imported when used: `repl --url` needs neither)
     from playground.engine.changes import ChangeFeed
     from playground.engine.help import HelpIndex
-    from playground.server import PrivateServer as PrivateServer  # (re-exported: the TUI's make_app takes one)
-    from playground.server import ServerBinary
-    from playground.server.topology import Topology
+    from playground.server import PrivateServer as PrivateServer  # (re-exported: the TUI's make_app takes
+    from playground.server import ServerBinary                     # either, as the CLI spawned it)
+    from playground.server.topology import Topology as Topology
 
 _POLL_MIN, _POLL_MAX = 0.001, 0.05
 

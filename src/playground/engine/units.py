@@ -50,10 +50,10 @@ def transaction_role(open_: bool, argv: Sequence[bytes]) -> str:
     return cmd.decode() if cmd in (b"watch", b"unwatch") else "command"
 
 
-def transaction_roles(lines: Iterable[Sequence[bytes]]) -> list[tuple[str | None, bool]]:
+def transaction_roles(lines: Iterable[Sequence[bytes] | None]) -> list[tuple[str | None, bool]]:
     """Each line's (role, whether a transaction is open after it), as the server takes a
     client's lines when each is accepted: no reply needed (a program's steps, a setup).
-    An empty line (no command: a wait) has the role None and changes nothing."""
+    An empty line or None (no command: a wait) has the role None and changes nothing."""
     out: list[tuple[str | None, bool]] = []
     open_ = False
     for argv in lines:

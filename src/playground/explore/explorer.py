@@ -77,6 +77,9 @@ def programs_of(scenario: Scenario, part: Part) -> dict[str, list[Step]]:
 
 
 class Explorer(OneSchedule):
+    """Explores one part of a scenario: plans (or searches) its schedules, runs each on
+    the server from a fresh state, and groups the runs by outcome (`explore`)."""
+
     def __init__(self, pg: Playground, scenario: Scenario, part: int = 1, limit: int = DEFAULT_LIMIT,
                  seed: int = 0, reduce: bool = True, executor: Executor | None = None, sink=None,
                  by: str | None = None, witnesses: bool = True, jobs: int | None = None) -> None:
@@ -114,23 +117,14 @@ class Explorer(OneSchedule):
         self.pushes = PushLog(pg)            # a subscriber's messages, as its replies (explore/pushes.py)
         self.kept_pushes: list[tuple[int, str, str]] = []   # with `keep`: (after which seq, client, frame)
         self.fresh = FreshState(pg)
-        for step in self.part.steps:
-            if step.server_stops:
-                raise ExploreError(tr("{id}: part {part}: step {n} stops the server; the explorer cannot run it",
-                                      id=scenario.id, part=part, n=step.number))
-            if no_reply(step.argv):
-                raise ExploreError(no_reply_message(scenario.id, part, step))
-            if step.server is not None:   # each schedule would start the topology afresh: minutes
-                raise ExploreError(tr("{id}: part {part}: step {n} acts on the servers ({action}); the explorer "
-                                      "does not interleave server actions yet", id=scenario.id, part=part,
-                                      n=step.number, action=step.server))
+        _refuse_unexplorable_steps(scenario, part)
         if not self.programs:
             raise ExploreError(tr("{id}: part {part} has no steps to interleave", id=scenario.id, part=part))
         self.bound_pairs = sch.bound_pairs(self.part)
         self.keep: list | None = None
         self.choices: list[list[str]] = []   # a program lesson's run: who could move, at each move
         self.sleeping = None                 # a program lesson's run: who sleeps past its prefix (program_moves.py)
-        self.moved_now: tuple = ((), ())     # the run's moves so far, and the commands they sent
+        self.moved_now = ([], [])             # the run's moves so far, and the commands they sent
         self.runs = self.pending = 0
         self.failing = None
         self.evicting = False
@@ -164,22 +158,22 @@ class Explorer(OneSchedule):
         return program_moves.independence(self, run.footprints)
 
     async def explore(self) -> Exploration:
-        why = await requirement_unmet(self.pg, self.scenario.requires)
-        if why:
-            raise ExploreError(f"{self.scenario.id}: {why}")
-        why = topology_unmet(self.pg, self.scenario)
-        if why:
-            raise ExploreError(f"{self.scenario.id}: {why}")
-        missing = [c for c in self.programs if c not in self.pg.sessions]
-        if missing:
-            raise ExploreError(tr("{id}: needs client {missing}; the playground has {clients}", id=self.scenario.id,
-                                  missing=", ".join(missing), clients=", ".join(self.pg.sessions)))
+        """Every schedule of the part (or one per class, or a sample), run and grouped by
+        outcome; each outcome's simplest schedule run again for its lanes (`witnesses`).
+
+        Returns:
+            The exploration: its outcome classes and figures.
+
+        Raises:
+            ExploreError: the scenario cannot run on this playground, or the server stopped.
+        """
+        await self._refuse_unmet()
         lengths = {c: len(p) for c, p in self.programs.items()}
         result = Exploration(self.scenario, self.part, self.part_number, self.pg.label,
                              {c: [redact_line(s.display, list(s.argv) if s.argv else None) for s in p]
                               for c, p in self.programs.items()},
                              sch.count_schedules(lengths), limit=self.limit, seed=self.seed,
-                             goal=self.scenario.challenge.goal if self._has_goal() else None, by=self.by)
+                             goal=self._goal(), by=self.by)
         self.evicting = evicting = self.memory_bound or await self.fresh.may_evict(self.commands_sent())
         self.footprints = await footprints(self.pg.catalogue, self.programs, evicting=evicting, setup=self.part.setup)
         result.random = random_steps(self.pg.catalogue, self.programs, self.by)
@@ -190,8 +184,8 @@ class Explorer(OneSchedule):
         # (its fold says); the programs that ended badly in every schedule so far
         clients = list(self.programs)
         if self.scenario.programs:   # its moves are the commands its programs send
-            grouping = program_moves.grouping(self, result, clients)
-            fold, planned = grouping.fold, None
+            grouping, fold = program_moves.grouping(self, result, clients)
+            planned = None
         else:
             grouping, fold, planned = self._planned_grouping(lengths, result, own, clients, evicting)
         fold = self._told(fold, result, planned)
@@ -208,7 +202,8 @@ class Explorer(OneSchedule):
             await self.runner.programs.close()  # a lesson's programs never outlive the search
             raise
         await self.runner.discard_pending()
-        if planned is not None and result.reduced and not evicting and (self.refused or await self.fresh.memory_tight()):
+        if planned is not None and result.reduced and not evicting \
+                and (self.refused or await self.fresh.memory_tight()):
             self.memory_bound = True   # memory ran short after all: which write is refused depends on the order
             return await self.explore()
         result.own_order = grouping.own_key if planned is None else own
@@ -223,6 +218,20 @@ class Explorer(OneSchedule):
             self.pushes.detach()
         await self.fresh.restore()
         return result
+
+    async def _refuse_unmet(self) -> None:
+        """ExploreError when the playground cannot run the scenario: a requirement or its
+        topology unmet, or a client it names missing."""
+        why = await requirement_unmet(self.pg, self.scenario.requires)
+        if why:
+            raise ExploreError(f"{self.scenario.id}: {why}")
+        why = topology_unmet(self.pg, self.scenario)
+        if why:
+            raise ExploreError(f"{self.scenario.id}: {why}")
+        missing = [c for c in self.programs if c not in self.pg.sessions]
+        if missing:
+            raise ExploreError(tr("{id}: needs client {missing}; the playground has {clients}", id=self.scenario.id,
+                                  missing=", ".join(missing), clients=", ".join(self.pg.sessions)))
 
     async def _program_figures(self, result: Exploration, planned) -> None:
         """A program lesson's (nothing `planned`): what ran, and what is known of the
@@ -314,9 +323,10 @@ class Explorer(OneSchedule):
             raise ExploreError(f"{self.scenario.id}: {exc}") from exc
         return run
 
-    def _has_goal(self) -> bool:
+    def _goal(self) -> str | None:
+        """The challenge's goal state, when this part is the challenge's."""
         c = self.scenario.challenge
-        return c is not None and self.scenario.parts[c.part] is self.part
+        return c.goal if c is not None and self.scenario.parts[c.part] is self.part else None
 
     def _plan(self, lengths: dict[str, int], result: Exploration) -> list[tuple[str, ...]]:
         """The schedules to run: every one (or one per class), or a sample; never one that
@@ -357,5 +367,31 @@ class Explorer(OneSchedule):
         return out
 
 
+def _refuse_unexplorable_steps(scenario: Scenario, part: int) -> None:
+    """ExploreError for a step of part `part` the explorer cannot interleave: one that
+    stops the server, one that gets no reply, one that acts on the servers."""
+    for step in scenario.parts[part - 1].steps:
+        if step.server_stops:
+            raise ExploreError(tr("{id}: part {part}: step {n} stops the server; the explorer cannot run it",
+                                  id=scenario.id, part=part, n=step.number))
+        if no_reply(step.argv):
+            raise ExploreError(no_reply_message(scenario.id, part, step))
+        if step.server is not None:   # each schedule would start the topology afresh: minutes
+            raise ExploreError(tr("{id}: part {part}: step {n} acts on the servers ({action}); the explorer "
+                                  "does not interleave server actions yet", id=scenario.id, part=part,
+                                  n=step.number, action=step.server))
+
+
 async def explore(pg: Playground, scenario: Scenario, part: int = 1, **kwargs) -> Exploration:
+    """Explore part `part` of `scenario` on `pg` (see Explorer).
+
+    Args:
+        pg: the playground whose server runs the schedules.
+        scenario: the scenario whose clients' steps are interleaved.
+        part: the part's number, from 1.
+        **kwargs: Explorer's other arguments (limit, seed, reduce, by ...).
+
+    Returns:
+        The exploration.
+    """
     return await Explorer(pg, scenario, part, **kwargs).explore()

@@ -16,6 +16,7 @@ claimed (the panes' lines and the programs' commands are not numbered in one ord
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -72,8 +73,8 @@ def hand_programs(gate, url: str, clients: tuple[str, ...] = ("A", "B")) -> tupl
 
 
 def typed_scenario(typed: list[tuple[str, str]], clients: tuple[str, ...] = ("A", "B"),
-                   setup: list[str] = (), title: str | None = None,
-                   programs: list[HandProgram] = (), order: tuple[str, ...] = ()) -> Scenario:
+                   setup: Sequence[str] = (), title: str | None = None,
+                   programs: Sequence[HandProgram] = (), order: tuple[str, ...] = ()) -> Scenario:
     """A one-part scenario whose steps are `typed`: (client, line) in the order typed;
     with `programs` (started by hand), theirs too: with no line typed, one step each of
     their commands in `order` (the order they ran in), else none (they go after the
@@ -117,7 +118,7 @@ def _parse(where: str, line: str):
 
 
 async def explore_typed(typed: list[tuple[str, str]], clients: tuple[str, ...], binary,
-                        limit: int = 2000, seed: int = 0, programs: list[HandProgram] = (),
+                        limit: int = 2000, seed: int = 0, programs: Sequence[HandProgram] = (),
                         order: tuple[str, ...] = (), progress=None):
     """Explore `typed` (and `programs`, run again for each schedule) on a private server
     of its own (started from `binary` and stopped afterwards): the keys of the playground
@@ -139,7 +140,7 @@ async def explore_typed(typed: list[tuple[str, str]], clients: tuple[str, ...], 
     return result
 
 
-def _program_progress(progress, scenario: Scenario, programs: list[HandProgram], order: tuple[str, ...],
+def _program_progress(progress, scenario: Scenario, programs: Sequence[HandProgram], order: tuple[str, ...],
                       limit: int):
     """`progress`, its plan the orders of the typed lines and of the programs' commands as
     they ran (the explorer knows a program's commands only as it sends them), at most

@@ -11,11 +11,11 @@ from playground.explore.witnesses import candidate, outcome_key
 
 class Grouping:
     """Folds each schedule's run into its outcome class as it ends, keeping only what the report needs."""
-    def __init__(self, explorer, result: Exploration, serial: dict, own_key: tuple[str, ...]) -> None:
+    def __init__(self, explorer, result: Exploration, serial: dict, own_key: tuple[str, ...] | None) -> None:
         self.explorer = explorer
         self.result = result
         self.serial = serial              # serial order -> the schedule planned for it
-        self.own_key = own_key
+        self.own_key = own_key            # the scenario's own order's class (None: not found yet)
         self.clients = list(explorer.programs)
         self.spec = explorer.scenario.challenge if result.goal is not None else None
         self.classes: dict[tuple, OutcomeClass] = {}

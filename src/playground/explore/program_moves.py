@@ -17,7 +17,11 @@ then stopped, and the search ends with the line naming it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from playground.explore import schedules as sch
+from playground.explore.grouping import Grouping
+from playground.explore.outcomes import Run
 from playground.gate.endpoint import Held
 from playground.gate.program_argv import shown_program
 from playground.i18n import tr
@@ -235,7 +239,7 @@ def independence(explorer, prints: dict):
 
 def sent(explorer, kept) -> dict[str, list]:
     """Each program's commands in a run, in order (from its kept steps)."""
-    out = {c: [] for c in explorer.scenario.programs}
+    out: dict[str, list[tuple[bytes, ...]]] = {c: [] for c in explorer.scenario.programs}
     for client, _, step_result in kept:
         if client in out and step_result.step.release and step_result.argv:
             out[client].append(tuple(step_result.argv))
@@ -253,7 +257,7 @@ async def _same_again(explorer, run, kept) -> None:
     for client, commands in before.items():
         if commands == now[client]:
             continue
-        n = next((i for i, (x, y) in enumerate(zip(commands, now[client])) if x != y),
+        n = next((i for i, (x, y) in enumerate(zip(commands, now[client], strict=False)) if x != y),  # (the shorter's)
                  min(len(commands), len(now[client])))
         shown = [redact_line(format_argv(list(c[n])), list(c[n])) if n < len(c) else tr("nothing")
                  for c in (commands, now[client])]
@@ -298,18 +302,25 @@ async def _asleep(explorer) -> dict:
     return asleep
 
 
-def grouping(explorer, result, clients: list[str]):
+def grouping(explorer, result, clients: list[str]) -> tuple[Grouping, Callable[[tuple[str, ...], Run], None]]:
     """The runs' grouping, with the serial orders found among the runs (a run whose
     every client's moves come together) and the first run (the scenario's own order)
-    as its own."""
-    from itertools import permutations
+    as its own; and its fold, for each run.
 
-    from playground.explore.grouping import Grouping
+    Args:
+        explorer: the Explorer of a lesson with programs.
+        result: the exploration its runs are folded into.
+        clients: the clients, in the scenario's order.
+
+    Returns:
+        The grouping, and the function that folds each run into it.
+    """
+    from itertools import permutations
 
     orders = list(permutations(clients)) if len(clients) <= 3 else []
     group = Grouping(explorer, result, dict.fromkeys(orders), None)   # (None: not found yet)
 
-    def fold(schedule: tuple[str, ...], run) -> None:
+    def fold(schedule: tuple[str, ...], run: Run) -> None:
         independent = explorer.independence(run)
         key = sch.canonical_form(run.schedule, independent, clients) if explorer.reduce else run.schedule
         if group.own_key is None:
@@ -322,5 +333,4 @@ def grouping(explorer, result, clients: list[str]):
         group.add(run.schedule, run, key, lambda: sch.class_size(run.schedule, independent) if explorer.reduce
                   else 1)
         result.serial_known = bool(orders) and None not in group.serial.values()
-    group.fold = fold
-    return group
+    return group, fold

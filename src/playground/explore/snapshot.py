@@ -29,7 +29,7 @@ from playground.engine.value_reads import TYPES, read_value
 from playground.i18n import tr
 from playground.resp.cli_format import repr_bytes
 from playground.resp.info_text import parse_info
-from playground.resp.replies import Array, Bulk, Int, Map, Nil, Status
+from playground.resp.replies import Array, Bulk, Int, Map, Nil, Status, flat_items, string_bytes
 from playground.scenario.checks import judge as _judge
 from playground.scenario.model import StateCheck
 
@@ -132,14 +132,14 @@ def describe_group(group: GroupState) -> str:
               name=group.name, id=group.last_delivered, read=read, pending=pending, consumers=consumers)
 
 
-def _text(value) -> str:
-    return bytes(value).decode("utf-8", "replace")
+def _text(value: object) -> str:
+    return string_bytes(value).decode("utf-8", "replace")
 
 
 def _fields(value) -> dict[bytes, Any]:
     """A reply of field/value pairs (RESP2's flat array, or a RESP3 map) as a dict."""
     if isinstance(value, Map):
-        return {bytes(k).lower(): v for k, v in value}
+        return {string_bytes(k).lower(): v for k, v in value}
     if isinstance(value, Array):
         return {bytes(k).lower(): v for k, v in zip(value[::2], value[1::2], strict=True)
                 if isinstance(k, (Bulk, Status))}
@@ -155,8 +155,8 @@ def _groups(info) -> tuple[GroupState, ...]:
             continue
         pending = []
         for entry in group.get(b"pending") or ():   # [id, consumer, delivery time, deliveries]
-            if isinstance(entry, Array) and len(entry) >= 4:
-                pending.append((_stream_id(entry[0]), show_key(bytes(entry[1])), int(entry[-1])))
+            if isinstance(entry, Array) and len(entry) >= 4 and isinstance(entry[-1], Int):
+                pending.append((_stream_id(entry[0]), show_key(string_bytes(entry[1])), int(entry[-1])))
         read = group.get(b"entries-read")
         consumers = sorted(show_key(bytes(_fields(c).get(b"name", b""))) for c in group.get(b"consumers") or ())
         out.append(GroupState(show_key(bytes(group[b"name"])), _stream_id(group.get(b"last-delivered-id", b"")),
@@ -183,12 +183,13 @@ def _decode(type_: str, raw) -> tuple[str, tuple]:
     if type_ == "stream":
         entries = []
         for entry in raw if isinstance(raw, Array) else ():
-            fields = list(entry[1]) if isinstance(entry, Array) and len(entry) > 1 and entry[1] else []
+            if not isinstance(entry, Array):   # (each entry: [id, [field, value, ...]])
+                continue
+            fields = [string_bytes(f) for f in entry[1]] if len(entry) > 1 and isinstance(entry[1], Array) else []
             body = ", ".join(f"{show(f)}: {show(v)}" for f, v in zip(fields[::2], fields[1::2], strict=True))
             entries.append(f"{_stream_id(entry[0])} {{{body}}}")
         return "[" + ", ".join(entries) + "]", tuple(entries)
-    values = [bytes(x) for pair in (raw or ()) for x in (pair if isinstance(raw, Map) else (pair,))] \
-        if isinstance(raw, (Array, Map)) else []
+    values = [string_bytes(x) for x in flat_items(raw)] if isinstance(raw, (Array, Map)) else []
     if type_ == "set":
         values = sorted(values)
         return "{" + ", ".join(map(show, values)) + "}", tuple(map(_text, values))
@@ -223,7 +224,7 @@ class Snapshotter:
         for key, type_ in known:
             commands += [[b"TYPE", key], *_reads(type_, key)]
         replies = await self.pg.reader.run(commands)
-        present = {bytes(k) for k in replies[1]} if isinstance(replies[1], Array) else set()
+        present = {string_bytes(k) for k in replies[1]} if isinstance(replies[1], Array) else set()
         if hasattr(self.pg.reader, "every_key"):     # a cluster: every primary's keys
             present = set(await self.pg.reader.every_key())
         out = Snapshot()

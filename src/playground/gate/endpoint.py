@@ -226,17 +226,10 @@ class Gate:
         task.add_done_callback(self._tasks.discard)
         origin: Origin | None = None
         if label is None:  # a program started by hand: named after itself, and how it was started kept
-            pid = peer_pid(writer)
-            label, origin = process_name(pid) or "program", peer_origin(pid)
-            if origin is not None and origin.rerun is not None:  # an exploration's run of a program, astray
-                try:
-                    writer.write(b"-ERR redis-playground: this program is run again by an exploration and must use "
-                                 b"the server it is given (REDIS_URL), not the playground's own gate\r\n")
-                    await writer.drain()
-                except (OSError, ConnectionError):
-                    pass
-                writer.close()
+            named = await self._name_by_hand(writer)
+            if named is None:
                 return
+            label, origin = named
         number = self._counts[label] = self._counts.get(label, 0) + 1
         client = GateClient(self, label, number, password)
         client.origin = origin
@@ -259,31 +252,7 @@ class Gate:
                 if not data:
                     break
                 buf += data
-                pos = 0
-                while pos < len(buf):
-                    got = request(buf, pos)
-                    if got is None:
-                        break
-                    (argv, end), start = got, pos
-                    pos, raw, local = end, bytes(buf[start:end]), None
-                    if client.password is not None:
-                        from playground.gate.auth import admit
-                        client.authed, local, instead = admit(argv, client.password, client.authed)
-                        if instead is not None:  # HELLO … AUTH: the password stays here
-                            argv, raw = instead, pack_command(instead)
-                    self._arrivals += 1
-                    unstepped = local is not None or passes_unstepped(argv, first=not client.stepped)
-                    client.stepped = client.stepped or not unstepped
-                    held = Held(client, argv, raw, self._arrivals, unstepped, local=local)
-                    client.queue.append(held)
-                    if unstepped:
-                        client.before.append(raw)
-                    else:   # (more than MAX_BEFORE: explore/program_tree.py does not replay it)
-                        held.before = tuple(client.before) if len(client.before) <= MAX_BEFORE else None
-                        client.before.clear()
-                    if len(client.before) > MAX_BEFORE:
-                        client.before[:] = client.before[-MAX_BEFORE - 1:]
-                del buf[:pos]
+                del buf[:self._hold_requests(client, buf)]
                 client.pump()
                 if len(client.queue) > MAX_HELD:
                     await self.wait_for(lambda: len(client.queue) <= MAX_HELD or client.closed, 3600)
@@ -296,6 +265,61 @@ class Gate:
             if pump is not None:
                 pump.cancel()
                 await asyncio.gather(pump, return_exceptions=True)
+
+    @staticmethod
+    async def _name_by_hand(writer: asyncio.StreamWriter) -> tuple[str, Origin | None] | None:
+        """A program started by hand: its name (its process's) and how it was started; None,
+        its connection refused and closed, for an exploration's run of a program that came
+        to the gate instead of the server it was given."""
+        pid = peer_pid(writer)
+        label, origin = process_name(pid) or "program", peer_origin(pid)
+        if origin is not None and origin.rerun is not None:  # an exploration's run of a program, astray
+            try:
+                writer.write(b"-ERR redis-playground: this program is run again by an exploration and must use "
+                             b"the server it is given (REDIS_URL), not the playground's own gate\r\n")
+                await writer.drain()
+            except (OSError, ConnectionError):
+                pass
+            writer.close()
+            return None
+        return label, origin
+
+    def _hold_requests(self, client: GateClient, buf: bytearray) -> int:
+        """Each whole request at the start of `buf`, in turn, the client's next command
+        (`_hold`); how many bytes they took (FrameError: one is not a request)."""
+        pos = 0
+        while pos < len(buf):
+            got = request(buf, pos)
+            if got is None:
+                break
+            (argv, end), start = got, pos
+            pos = end
+            self._hold(client, argv, bytes(buf[start:end]))
+        return pos
+
+    def _hold(self, client: GateClient, argv: list[bytes], raw: bytes) -> None:
+        """One request queued as a Held command: stepped (a move of the program), or
+        passing unstepped (its connection's setup, answered here or let through), and then
+        kept among the commands sent before its next stepped one (explore/program_tree.py
+        replays them)."""
+        local = None
+        if client.password is not None:
+            from playground.gate.auth import admit
+            client.authed, local, instead = admit(argv, client.password, client.authed)
+            if instead is not None:  # HELLO … AUTH: the password stays here
+                argv, raw = instead, pack_command(instead)
+        self._arrivals += 1
+        unstepped = local is not None or passes_unstepped(argv, first=not client.stepped)
+        client.stepped = client.stepped or not unstepped
+        held = Held(client, argv, raw, self._arrivals, unstepped, local=local)
+        client.queue.append(held)
+        if unstepped:
+            client.before.append(raw)
+        else:   # (more than MAX_BEFORE: explore/program_tree.py does not replay it)
+            held.before = tuple(client.before) if len(client.before) <= MAX_BEFORE else None
+            client.before.clear()
+        if len(client.before) > MAX_BEFORE:
+            client.before[:] = client.before[-MAX_BEFORE - 1:]
 
     async def _open_upstream(self, name: str):
         address = self.address()

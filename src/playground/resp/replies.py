@@ -128,5 +128,38 @@ def to_python(reply: object) -> object:
     return reply
 
 
+def string_bytes(reply: object) -> bytes:
+    """The bytes of a string reply (a Status, Bulk or Verbatim is a `bytes`): a key, a
+    member, a field, a stream ID, where the server sends a string.
+
+    Args:
+        reply: one reply, or one element of an array reply.
+
+    Returns:
+        Its bytes, as `bytes(reply)` gives them.
+
+    Raises:
+        TypeError: the reply is no string (an integer, a nil, an array ...).
+    """
+    if isinstance(reply, bytes):
+        return bytes(reply)
+    raise TypeError(f"not a string reply: {reply!r}")
+
+
+def flat_items(reply: Array | Map) -> list[Reply]:
+    """An array's elements, or a map's keys and values in turn: RESP2's flat form of a
+    reply of field/value pairs (HGETALL) whichever protocol sent it.
+
+    Args:
+        reply: an array or a map reply.
+
+    Returns:
+        Its elements, in server order.
+    """
+    if isinstance(reply, Map):
+        return [x for pair in reply for x in pair]
+    return list(reply)
+
+
 def _hashable(value: object) -> object:
     return tuple(value) if isinstance(value, list) else value

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Callable
 
 from playground.engine.value_reads import SIZE, read_value
 from playground.i18n import N_, tr
-from playground.resp.replies import Array, Bulk, Int, Map, Status
+from playground.resp.replies import Array, Bulk, Int, Map, Status, flat_items, string_bytes
 from playground.scenario.fields import check_unknown, read_list, read_typed
 from playground.scenario.model import StateCheck
 
@@ -142,8 +142,7 @@ def decode_value(kind: str, raw) -> object:
     if isinstance(raw, Bulk):
         return bytes(raw).decode("utf-8", "replace")
     if isinstance(raw, (Array, Map)):
-        items = [bytes(x).decode("utf-8", "replace") for pair in raw
-                 for x in (pair if isinstance(raw, Map) else (pair,))]
+        items = [string_bytes(x).decode("utf-8", "replace") for x in flat_items(raw)]
         return sorted(items) if kind == "set" else items
     if isinstance(raw, Int):
         return int(raw)

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from playground.engine.session import NoReply
 from playground.engine.units import Unit
+from playground.resp.replies import Reply
 from playground.scenario.checks import CheckResult
 from playground.scenario.model import Scenario, Step
 
@@ -22,7 +24,8 @@ class StepResult:
     note: str | None = None             # e.g. 'blocked: the reply comes later'
     touched: dict[str, dict] = field(default_factory=dict)  # key -> {type, ttl, value}
     command: str | None = None          # the command as run, when {name} templates filled it in
-    value: object = None                # the typed reply (for the UI), None if there was none
+    value: Reply | NoReply | None = None  # the typed reply (for the UI; STREAMING: on the subscription stream),
+    # None if there was none
     units: list[Unit] = field(default_factory=list)  # what the server ran, as the engine saw it
     seq: int | None = None              # server-order number of the reply
     argv: tuple[bytes, ...] | None = None  # what was sent (for a wait step: the blocking command)

@@ -250,9 +250,9 @@ class Runner:
         return out
 
     async def _command_step(self, scenario: Scenario, step: Step, out: StepResult) -> None:
-        argv = step.argv
+        argv = step.argv or ()   # (a command step has its line: scenario/model.py)
         if step.template:
-            argv = tuple(fill_template(a, self.saved.get(step.client, {})) for a in step.argv or ())
+            argv = tuple(fill_template(a, self.saved.get(step.client, {})) for a in argv)
             # $script by name
             out.command = shown_command(step.display, step.argv or (), self.saved.get(step.client, {}))
         out.argv = argv
@@ -370,7 +370,8 @@ class Runner:
         reply = (await reader_of(self.pg).run([[b"COMMAND", b"GETKEYS", *argv]]))[0]
         if isinstance(reply, Array):
             for k in reply:
-                keys.setdefault(bytes(k), None)
+                if isinstance(k, bytes):   # (every key named: a bulk string)
+                    keys.setdefault(bytes(k), None)
         return {key.decode("utf-8", "replace"): await describe_key(self.pg, key) for key in keys}
 
     def abandon_waiting(self) -> list:

@@ -49,7 +49,7 @@ from playground.tui.app_keys import APP_BINDINGS
 from playground.tui.plain_text import visible
 
 if TYPE_CHECKING:
-    from playground.engine.playground import PrivateServer
+    from playground.engine.playground import PrivateServer, Topology
     from playground.scenario.model import Scenario
     from playground.scenario.recorder import Recorder
     from playground.tui.screens.mode_screen import ScreenHost
@@ -517,7 +517,8 @@ if TYPE_CHECKING:
 def make_app(server_choice: str | None = None, url: str | None = None,
              allow_flush: bool = False, clients: Iterable[str] = ("A", "B"),
              scenario_dirs: list[str] | None = None, open_scenario=None,
-             challenge: bool = False, server: PrivateServer | None = None, lang: str = "en") -> PlaygroundApp:
+             challenge: bool = False, server: PrivateServer | Topology | None = None,
+             lang: str = "en") -> PlaygroundApp:
     """The app on a fresh private server (or an explicit --url); shared by CLI and tests.
     `server` is a private server the CLI already spawned."""
     if open_scenario is not None:
@@ -531,12 +532,12 @@ def make_app(server_choice: str | None = None, url: str | None = None,
                          open_scenario=open_scenario, challenge=challenge, lang=lang)
 
 
-def run_app(args, server: PrivateServer | None = None) -> int:
+def run_app(args, server: PrivateServer | Topology | None = None) -> int:
     """Run the app in this terminal until it quits; its exit status.
 
     Args:
         args: the command line (cli/main.py's namespace: server, url, clients, scenarios...).
-        server: a private server the CLI already spawned (None: the app starts its own).
+        server: a private server (or topology) the CLI already spawned (None: the app starts its own).
     """
     scenario = getattr(args, "opened", None)  # (cli/main.py read it before anything started)
     if scenario is None and getattr(args, "command", None) == "open":

@@ -113,8 +113,8 @@ def panel_text(app) -> str:
 
 async def opened(pilot, app):
     await started(pilot, app)
-    await wait_until(pilot, lambda: app.teacher is not None and "Press Space" in panel_text(app))
-    app.teacher.speed_index = 0  # no typing animation in tests
+    await wait_until(pilot, lambda: app.scenario_run is not None and "Press Space" in panel_text(app))
+    app.scenario_run.speed_index = 0  # no typing animation in tests
 
 
 async def press_and_wait(pilot, app, *keys):

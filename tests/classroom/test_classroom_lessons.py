@@ -164,11 +164,11 @@ async def test_f12_keeps_a_schedule_the_explorer_made(server_binary, pg):
     app = make_app(server=shared(server_binary), open_scenario=ordered)
     async with app.run_test(size=(140, 45)) as pilot:
         await opened(pilot, app)
-        steps = app.teacher.stepper.flat
+        steps = app.scenario_run.stepper.flat
         await pilot.press("f12")
         await wait_until(pilot, lambda: app.lang == "zh")
         await pilot.pause()
-        now = app.teacher.scenario
+        now = app.scenario_run.scenario
         assert now.id == ordered.id and now.title == again(ordered.title, "zh") != ordered.title
-        assert [(i, s.client, s.display, s.blocking) for i, s in app.teacher.stepper.flat] == [
+        assert [(i, s.client, s.display, s.blocking) for i, s in app.scenario_run.stepper.flat] == [
             (i, s.client, s.display, s.blocking) for i, s in steps]

@@ -323,7 +323,7 @@ async def test_in_the_app_pick_an_outcome_and_step_through_it(server_binary):
         assert "A1 A2 B1 B2" in str(options.get_option_at_index(1).prompt)
         await pilot.press("down", "enter")
         await wait_until(pilot, lambda: "schedule A1 A2 B1 B2" in panel_text(app) and "Press Space" in panel_text(app))
-        app.teacher.speed_index = 0
+        app.scenario_run.speed_index = 0
         for _ in range(4):
             await press_and_wait(pilot, app, "space")
         assert log_text(app, "A") == ["A> GET counter", '"4"', "A> SET counter 5", "OK"]
@@ -350,7 +350,7 @@ async def test_s_mid_lesson_explores_apart_and_esc_comes_back_to_the_same_step(s
         assert await send(app.executor, "B", [b"GET", b"counter"], quiet=True) == b"5"  # A's SET, nothing else
         await pilot.press("escape")
         await wait_until(pilot, lambda: not isinstance(app.screen, ExploreScreen) and not app.mode_screen.busy)
-        assert app.teacher.stepper.cursor == 3 and "step 4 of" in panel_text(app)
+        assert app.scenario_run.stepper.cursor == 3 and "step 4 of" in panel_text(app)
         assert (log_text(app, "A"), log_text(app, "B")) == (lines_a, lines_b)
         assert app.playground.server.generation == generation
         from playground.tui.dialogs.scenario_dialogs import PredictScreen
@@ -412,12 +412,12 @@ async def test_s_explores_the_part_on_screen(server_binary):
     app = make_app(server=shared(server_binary), open_scenario=scenario("multi-no-rollback"))
     async with app.run_test(size=(140, 45)) as pilot:
         await opened(pilot, app)
-        teacher = app.teacher
-        assert teacher.explore_part() == 1                       # nothing ran yet: the first part
-        first = len(teacher.scenario.parts[0].steps)
-        await teacher.stepper.goto(first)                          # part 1 done, part 2 next
-        assert teacher.stepper.next_step()[0] is teacher.scenario.parts[1]
-        assert teacher.explore_part() == 1
+        run = app.scenario_run
+        assert run.explore_part() == 1                       # nothing ran yet: the first part
+        first = len(run.scenario.parts[0].steps)
+        await run.stepper.goto(first)                          # part 1 done, part 2 next
+        assert run.stepper.next_step()[0] is run.scenario.parts[1]
+        assert run.explore_part() == 1
         await press_and_wait(pilot, app, "e")                      # to the end (questions skipped)
-        await wait_until(pilot, lambda: teacher.stepper.finished)
-        assert teacher.explore_part() == 2
+        await wait_until(pilot, lambda: run.stepper.finished)
+        assert run.explore_part() == 2

@@ -251,7 +251,7 @@ async def test_in_the_app_programs_started_by_hand_are_explored_apart(server_bin
         await pilot.press("enter")   # (stepping through needs a pane per program: one line says so)
         await wait_until(pilot, lambda: any("cannot be stepped through in the panes yet: C1 D1 C2 D2" in m
                                             for m in notices(app)))
-        assert app.teacher is None and not isinstance(app.screen, ExploreScreen)
+        assert app.scenario_run is None and not isinstance(app.screen, ExploreScreen)
 
 
 def test_a_search_that_stopped_at_its_limit_says_so_for_programs_started_by_hand():

@@ -168,12 +168,12 @@ async def test_f12_says_a_schedule_made_in_the_app_in_the_other_language_and_bac
     async with app.run_test(size=(120, 40)) as pilot:
         await opened(pilot, app)
         await press_and_wait(pilot, app, "space")
-        assert app.teacher.stepper.cursor == 1
+        assert app.scenario_run.stepper.cursor == 1
         for lang in ("zh", "en"):
             app.action_switch_language()
             await pilot.pause()
             title, first = _expected(cls, lang)
             body = app.narration.body.plain
-            assert app.teacher.scenario.title == title and title in body and first in body, body
+            assert app.scenario_run.scenario.title == title and title in body and first in body, body
         await press_and_wait(pilot, app, "space")  # the next step runs on
-        assert app.teacher.stepper.cursor == 2
+        assert app.scenario_run.stepper.cursor == 2

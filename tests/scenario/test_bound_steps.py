@@ -61,16 +61,16 @@ async def test_space_runs_the_bound_step_with_the_one_before(server_binary, tmp_
     app = make_app(server=shared(server_binary), open_scenario=load_scenario(write(tmp_path, LOCK)))
     async with app.run_test(size=(140, 45)) as pilot:
         await started(pilot, app)
-        await wait_until(pilot, lambda: app.teacher is not None and "Press Space" in panel_text(app))
-        app.teacher.speed_index = 0
+        await wait_until(pilot, lambda: app.scenario_run is not None and "Press Space" in panel_text(app))
+        app.scenario_run.speed_index = 0
         await press_and_wait(pilot, app, "space")
-        assert app.teacher.stepper.cursor == 2       # one Space: A's step and B's bound step
+        assert app.scenario_run.stepper.cursor == 2       # one Space: A's step and B's bound step
         assert log_text(app, "B")[:2] == ["B> SET lock b NX PX 2000", "(nil)"]
-        assert all(c.ok for r in app.teacher.stepper.results for c in r.checks)
+        assert all(c.ok for r in app.scenario_run.stepper.results for c in r.checks)
         await press_and_wait(pilot, app, "space", "p")  # a rewind never stops between them
-        assert app.teacher.stepper.cursor == 2
+        assert app.scenario_run.stepper.cursor == 2
         await press_and_wait(pilot, app, "p")
-        assert app.teacher.stepper.cursor == 0
+        assert app.scenario_run.stepper.cursor == 0
 
 
 async def test_a_bound_step_moves_with_the_one_before_in_a_challenge(pg, tmp_path):
@@ -123,9 +123,9 @@ async def test_the_challenge_screen_says_a_bound_step_waits_for_its_partner(serv
     app = make_app(server=shared(server_binary), open_scenario=load_scenario(write(tmp_path, LOCK)), challenge=True)
     async with app.run_test(size=(140, 45)) as pilot:
         await started(pilot, app)
-        await wait_until(pilot, lambda: app.teacher is not None and "Challenge:" in panel_text(app))
-        app.teacher.speed_index = 0
+        await wait_until(pilot, lambda: app.scenario_run is not None and "Challenge:" in panel_text(app))
+        app.scenario_run.speed_index = 0
         await press_and_wait(pilot, app, "b")
-        assert "bound to A's" in panel_text(app) and app.teacher.challenge.moves == []
+        assert "bound to A's" in panel_text(app) and app.scenario_run.challenge.moves == []
         await press_and_wait(pilot, app, "a")
         assert log_text(app, "B")[:2] == ["B> SET lock b NX PX 2000", "(nil)"]

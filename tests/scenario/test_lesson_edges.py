@@ -84,8 +84,8 @@ async def test_a_pending_reply_is_announced_before_it_in_the_pane(tmp_path, serv
     app = make_app(server=shared(server_binary), open_scenario=load_scenario(write(tmp_path, "b.toml", BLOCKING)))
     async with app.run_test(size=(140, 45)) as pilot:
         await started(pilot, app)
-        await wait_until(pilot, lambda: app.teacher is not None and "Press Space" in panel_text(app))
-        app.teacher.speed_index = 0
+        await wait_until(pilot, lambda: app.scenario_run is not None and "Press Space" in panel_text(app))
+        app.scenario_run.speed_index = 0
         for _ in range(3):
             await press_and_wait(pilot, app, "space")
         lines = log_text(app, "A")
@@ -99,8 +99,9 @@ async def test_a_server_step_is_a_server_line_not_typed_by_a_client(server_binar
         app = make_app(open_scenario=load_scenario(SCENARIOS / "lock-lost-on-failover.toml"), server=server)
         async with app.run_test(size=(140, 45)) as pilot:
             await started(pilot, app)
-            await wait_until(pilot, lambda: app.teacher is not None and "Press Space" in panel_text(app), timeout=60)
-            app.teacher.speed_index = 0
+            await wait_until(pilot, lambda: app.scenario_run is not None and "Press Space" in panel_text(app),
+                             timeout=60)
+            app.scenario_run.speed_index = 0
             await press_and_wait(pilot, app, "space")      # server = "pause-replication replica-1"
             lines = [line for client in ("A", "B") for line in log_text(app, client)]
             assert "# [server] pause-replication replica-1" in lines, lines

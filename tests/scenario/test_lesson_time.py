@@ -167,7 +167,7 @@ def _pace(scenario) -> float:
     non-bound steps: that TTL divided by those steps' count (the waits then add up to more
     than the TTL, so without the lesson clock the key would expire first). For
     lock-lost-on-failover, 30 s over 4 waits: 8 s."""
-    from playground.tui.teaching.teaching_text import _ttl_set_by
+    from playground.tui.scenario_runs.teaching_text import _ttl_set_by
 
     pace = BASE_PACE
     for part in scenario.parts:

@@ -34,7 +34,7 @@ async def test_an_imported_lesson_steps_in_the_app(server_binary, tmp_path, caps
         await opened(pilot, app)
         for _ in lesson.steps:
             await press_and_wait(pilot, app, "space")
-        stepper = app.teacher.stepper
+        stepper = app.scenario_run.stepper
         assert stepper.cursor == len(lesson.steps) == 6
         assert all(check.ok for result in stepper.results for check in result.checks)
         assert sum(len(result.checks) for result in stepper.results) == 6

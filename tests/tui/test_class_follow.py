@@ -49,7 +49,7 @@ def refusals(app) -> int:
 
 
 def place(app) -> tuple[str, int]:
-    return app.teacher.scenario.id, app.teacher.stepper.cursor
+    return app.scenario_run.scenario.id, app.scenario_run.stepper.cursor
 
 
 def enabled(app, key: str) -> bool:
@@ -68,9 +68,10 @@ async def test_a_following_learner_stays_on_the_teachers_lesson_until_own_pace(s
             await join_as(pilot, app)
             epoch = await link.open_lesson("three-writes", False, STEPS)
             await wait_until(pilot,
-                             lambda: app.teacher is not None and app.class_mode.member.run_teacher is app.teacher,
+                             lambda: app.scenario_run is not None
+                             and app.class_mode.member.run_lesson is app.scenario_run,
                              DEADLINE)
-            app.teacher.speed_index = 0  # no typing animation
+            app.scenario_run.speed_index = 0  # no typing animation
             await link.set_step(epoch, 1)  # the teacher's first step
             await wait_until(pilot, lambda: place(app) == ("three-writes", 1) and not app.mode_screen.busy, DEADLINE)
             assert app.class_mode.member.state.mode == FOLLOW
@@ -111,14 +112,16 @@ async def test_a_following_learner_stays_on_the_teachers_lesson_until_own_pace(s
             ids = [s.id for s in app.screen.scenarios]
             app.screen.query_one("OptionList").highlighted = ids.index("incr-is-atomic")
             await pilot.press("enter")
-            await wait_until(pilot, lambda: app.teacher.scenario.id == "incr-is-atomic" and not app.mode_screen.busy,
+            await wait_until(pilot, lambda: app.scenario_run.scenario.id == "incr-is-atomic"
+                             and not app.mode_screen.busy,
                              DEADLINE)
             assert refusals(app) == 1
 
             await link.set_mode(FOLLOW)  # follow me again: back to the teacher's lesson and step, held there
-            await wait_until(pilot, lambda: app.teacher is not None and app.teacher.stepper is not None
+            await wait_until(pilot, lambda: app.scenario_run is not None and app.scenario_run.stepper is not None
                              and place(app) == ("three-writes", 1) and not app.mode_screen.busy
-                             and app.class_mode.member.run_teacher is app.teacher and not enabled(app, "f7"), DEADLINE)
+                             and app.class_mode.member.run_lesson is app.scenario_run and not enabled(app, "f7"),
+                             DEADLINE)
             await pilot.press("f7")
             await wait_until(pilot, lambda: refusals(app) == 2, DEADLINE)  # said again: the mode changed since
             assert not isinstance(app.screen, ScenarioPicker)
@@ -158,13 +161,14 @@ async def test_a_following_learner_runs_the_teachers_step_untyped(server_binary,
             await join_as(pilot, app)
             epoch = await link.open_lesson("three-writes", False, STEPS)
             await wait_until(pilot,
-                             lambda: app.teacher is not None and app.class_mode.member.run_teacher is app.teacher,
+                             lambda: app.scenario_run is not None
+                             and app.class_mode.member.run_lesson is app.scenario_run,
                              DEADLINE)
-            speed = app.teacher.speed
+            speed = app.scenario_run.speed
             assert speed > 0  # the learner's own setting: typing on
             await link.set_step(epoch, 2)  # the teacher ran two steps
             await wait_until(pilot, lambda: place(app) == ("three-writes", 2) and not app.mode_screen.busy, DEADLINE)
-            assert typed == [("SET k 1", 0), ("SET k 2", 0)] and app.teacher.speed == speed
+            assert typed == [("SET k 1", 0), ("SET k 2", 0)] and app.scenario_run.speed == speed
             await link.set_mode(OWN)
             await wait_until(pilot, lambda: app.class_mode.member.state.mode == OWN and enabled(app, "space"), DEADLINE)
             app.mode_screen.query_one(NarrationPanel).focus()

@@ -65,9 +65,9 @@ async def test_an_answer_given_ahead_shows_at_the_reveal_and_stays_through_own_p
             learner = await _record(link)
             assert (learner.right, learner.answered) == (0, 0)  # nor in the overview
 
-            app.teacher.speed_index = 0
+            app.scenario_run.speed_index = 0
             await link.set_step(epoch, 1)  # the teacher reveals: the step runs
-            await wait_until(pilot, lambda: app.teacher.stepper.cursor == 1 and not app.mode_screen.busy
+            await wait_until(pilot, lambda: app.scenario_run.stepper.cursor == 1 and not app.mode_screen.busy
                              and "predictions 0/1" in panel_text(app), DEADLINE)
 
             async def scored() -> bool:
@@ -79,12 +79,13 @@ async def test_an_answer_given_ahead_shows_at_the_reveal_and_stays_through_own_p
             await link.set_mode(OWN)  # own pace: Ana opens another lesson, then the teacher leads again
             await wait_until(pilot, lambda: app.class_mode.member.state.mode == OWN, DEADLINE)
             await app.open_scenario(load_scenario(resolve("incr-is-atomic")))
-            await wait_until(pilot, lambda: app.teacher.scenario.id == "incr-is-atomic" and not app.mode_screen.busy,
+            await wait_until(pilot, lambda: app.scenario_run.scenario.id == "incr-is-atomic"
+                             and not app.mode_screen.busy,
                              DEADLINE)
             await link.set_mode(FOLLOW)
-            await wait_until(pilot, lambda: app.teacher.scenario.id == "who-wins" and not app.mode_screen.busy
-                             and app.class_mode.member.run_teacher is app.teacher
-                             and app.teacher.stepper.cursor == 1, DEADLINE)
+            await wait_until(pilot, lambda: app.scenario_run.scenario.id == "who-wins" and not app.mode_screen.busy
+                             and app.class_mode.member.run_lesson is app.scenario_run
+                             and app.scenario_run.stepper.cursor == 1, DEADLINE)
             assert not isinstance(app.screen, PredictScreen)  # not asked again
             await wait_until(pilot, lambda: "predictions 0/1" in panel_text(app), DEADLINE)  # (it said 0/0)
 
@@ -146,7 +147,8 @@ async def test_a_name_over_the_limit_is_refused_saying_so(server_binary, class_e
     app = make_app(server_binary.path)
     try:
         async with app.run_test(size=(120, 40)) as pilot:
-            await wait_until(pilot, lambda: isinstance(app.screen, LearnerNameScreen), DEADLINE)
+            await wait_until(pilot, lambda: isinstance(app.screen, LearnerNameScreen)
+                             and bool(app.screen.query("Input")), DEADLINE)  # (pushed before its input is mounted)
             long = "N" * (MAX_NAME + 1)
             app.screen.query_one("Input").value = long
             await pilot.press("enter")

@@ -72,8 +72,9 @@ def spy_layouts(monkeypatch) -> list[Widget]:
 def settled(app, lesson: str, step: int) -> bool:
     """The learner's app is on `lesson` at `step`, for the class's run, nothing running."""
     member = app.class_mode.member
-    return (app.teacher is not None and app.teacher.scenario.id == lesson and member.run_teacher is app.teacher
-            and app.teacher.stepper.cursor == step and not app.mode_screen.busy)
+    run = app.scenario_run
+    return (run is not None and run.scenario.id == lesson and member.run_lesson is run
+            and run.stepper.cursor == step and not app.mode_screen.busy)
 
 
 async def test_a_learners_lesson_screen_is_mounted_once_and_bound_to_each_lesson(server_binary, class_env,
@@ -84,7 +85,7 @@ async def test_a_learners_lesson_screen_is_mounted_once_and_bound_to_each_lesson
     try:
         async with app.run_test(size=(120, 40)) as pilot:
             screen = app.mode_screen
-            assert isinstance(screen, LessonScreen) and app.teacher is None  # from its start, waiting
+            assert isinstance(screen, LessonScreen) and app.scenario_run is None  # from its start, waiting
             await join_as(pilot, app)
             await wait_until(pilot, lambda: "Waiting for your teacher" in panel_text(app), DEADLINE)
             pane, narration = screen.pane("A"), screen.query_one(NarrationPanel)
@@ -94,7 +95,7 @@ async def test_a_learners_lesson_screen_is_mounted_once_and_bound_to_each_lesson
                              DEADLINE)
             assert app.mode_screen is screen and screen.pane("A") is pane
             assert screen.query_one(NarrationPanel) is narration
-            app.teacher.speed_index = 0
+            app.scenario_run.speed_index = 0
 
             asked = spy_layouts(monkeypatch)
             await link.set_step(epoch, 1)  # the first step after the push
@@ -110,7 +111,7 @@ async def test_a_learners_lesson_screen_is_mounted_once_and_bound_to_each_lesson
             assert "Four writes" not in panel_text(app)
 
             await link.open_lesson("", False, "")  # the teacher closes it: the screen waits for the next
-            await wait_until(pilot, lambda: app.teacher is None and "Waiting for your teacher" in panel_text(app),
+            await wait_until(pilot, lambda: app.scenario_run is None and "Waiting for your teacher" in panel_text(app),
                              DEADLINE)
             assert app.mode_screen is screen
     finally:
@@ -124,16 +125,16 @@ async def test_each_modes_screen_is_mounted_once_and_shown_again(server_binary):
         free_play = app.mode_screen
         assert isinstance(free_play, FreePlayScreen)
         await app.open_scenario(load_scenario(resolve("lost-update")))
-        await wait_until(pilot, lambda: app.teacher is not None and not app.mode_screen.busy, DEADLINE)
-        lesson, first = app.mode_screen, app.teacher
+        await wait_until(pilot, lambda: app.scenario_run is not None and not app.mode_screen.busy, DEADLINE)
+        lesson, first = app.mode_screen, app.scenario_run
         await app.open_scenario(load_scenario(resolve("incr-is-atomic")))  # another lesson: bound in place
-        await wait_until(pilot, lambda: app.teacher is not first and not app.mode_screen.busy, DEADLINE)
+        await wait_until(pilot, lambda: app.scenario_run is not first and not app.mode_screen.busy, DEADLINE)
         assert app.mode_screen is lesson and "incr-is-atomic" in panel_text(app)
         await app.close_scenario()
         await wait_until(pilot, lambda: app.mode_screen is free_play, DEADLINE)  # free play's own, shown again
         await pilot.pause()
         await app.open_scenario(load_scenario(resolve("lost-update")))
-        await wait_until(pilot, lambda: app.teacher is not None and not app.mode_screen.busy, DEADLINE)
+        await wait_until(pilot, lambda: app.scenario_run is not None and not app.mode_screen.busy, DEADLINE)
         assert app.mode_screen is lesson and "lost-update" in panel_text(app)
         lesson.pane("A").query_one("Input").focus()
         await pilot.press(*"GET nothing", "enter")
@@ -155,14 +156,14 @@ async def test_a_kept_screen_comes_back_in_the_language_shown(server_binary):
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_until(pilot, lambda: app.inspector is not None, DEADLINE)
         await app.open_scenario(load_scenario(resolve("lost-update")))
-        await wait_until(pilot, lambda: app.teacher is not None and not app.mode_screen.busy, DEADLINE)
+        await wait_until(pilot, lambda: app.scenario_run is not None and not app.mode_screen.busy, DEADLINE)
         lesson = app.mode_screen
         await app.close_scenario()
         await wait_until(pilot, lambda: isinstance(app.mode_screen, FreePlayScreen), DEADLINE)
         await pilot.press("f12")  # 中文
         await wait_until(pilot, lambda: app.lang == "zh", DEADLINE)
         await app.open_scenario(load_scenario(resolve("lost-update"), "zh"))
-        await wait_until(pilot, lambda: app.teacher is not None and not app.mode_screen.busy, DEADLINE)
+        await wait_until(pilot, lambda: app.scenario_run is not None and not app.mode_screen.busy, DEADLINE)
         assert app.mode_screen is lesson
         assert "客户端" in str(lesson.pane("A").border_title), lesson.pane("A").border_title
         assert lesson.query_one(KeyInspector).border_title != "Keys"

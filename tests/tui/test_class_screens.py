@@ -5,6 +5,7 @@ class live; the histogram has a bar per answer."""
 from __future__ import annotations
 
 from collections import Counter
+from types import SimpleNamespace
 
 import pytest
 from textual.app import App
@@ -41,8 +42,13 @@ async def test_the_overview_follows_the_class(private_server):
     await learners.progress(Learner("a1", "Ana", epoch, "refresh-double-spend", step=4, right=1, answered=2, won=True))
     await learners.progress(Learner("b2", "Bo", epoch - 1, "lost-update", step=2, total=6))  # an older lesson's
 
+    await learners.set_step(epoch, 2)
+
     class Host(App):
-        pass
+        # the teacher's own tab on the class's lesson: its open scenario run, as much of it as
+        # the overview reads (the scenario's id, the stepper's steps)
+        scenario_run = SimpleNamespace(scenario=SimpleNamespace(id="refresh-double-spend"),
+                                       stepper=SimpleNamespace(flat=[None] * 6))
 
     app = Host()
     async with app.run_test(size=(120, 30)) as pilot:
@@ -53,6 +59,7 @@ async def test_the_overview_follows_the_class(private_server):
         head = lambda: _plain(app.screen.query_one("#class-state", Static).content)  # noqa: E731
         await _until(pilot, lambda: "Ana" in table() and "Bo" in table(), "both learners listed")
         assert "refresh-double-spend" in head() and "(challenge)" in head() and "follow me" in head()
+        assert "You: step 3 of 6" in head(), head()  # the teacher's own place, from the app's scenario run
         ana = next(line for line in table().splitlines() if "Ana" in line)
         bo = next(line for line in table().splitlines() if "Bo" in line)
         assert "won" in ana and "1/2" in ana and "4" in ana, ana

@@ -33,7 +33,7 @@ async def test_the_teachers_restart_is_a_new_run(server_binary, class_env, monke
         async with app.run_test(size=(140, 45)) as pilot:
             await wait_until(pilot, lambda: app.class_mode.member is not None, DEADLINE)
             app.open_scenario(load_scenario(resolve("pcall")))
-            await wait_until(pilot, lambda: app.teacher is not None and "Press Space" in panel_text(app), DEADLINE)
+            await wait_until(pilot, lambda: app.scenario_run is not None and "Press Space" in panel_text(app), DEADLINE)
 
             async def published() -> bool:
                 return (await link.state()).lesson == "pcall" and app.class_mode.member.state.lesson == "pcall"
@@ -72,7 +72,7 @@ async def test_the_teachers_restart_is_a_new_run(server_binary, class_env, monke
                 return state.lesson == "" and state.epoch not in (first, second)
 
             await _until_true(pilot, closed, "the class's lesson closed")
-            assert app.teacher is None
+            assert app.scenario_run is None
     finally:
         await link.close()
 
@@ -88,7 +88,7 @@ async def test_a_learner_opens_the_teachers_own_lesson_and_answers_for_its_run(s
             await join_as(pilot, app)
             first = await link.open_lesson("who-wins", False, ASKS)
             await wait_until(pilot, lambda: isinstance(app.screen, PredictScreen), DEADLINE)  # asked ahead
-            assert app.teacher.scenario.id == "who-wins"
+            assert app.scenario_run.scenario.id == "who-wins"
             await pilot.press("2")
 
             async def answered(epoch: int, counts: dict):
@@ -99,7 +99,7 @@ async def test_a_learner_opens_the_teachers_own_lesson_and_answers_for_its_run(s
             await _until_true(pilot, await answered(first, {2: 1}), "Ana's answer, for the first run")
             second = await link.open_lesson("who-wins", False, ASKS)  # the teacher restarts
             await wait_until(pilot, lambda: isinstance(app.screen, PredictScreen)
-                             and app.class_mode.member.run_teacher is app.teacher, DEADLINE)  # asked again
+                             and app.class_mode.member.run_lesson is app.scenario_run, DEADLINE)  # asked again
 
             async def placed() -> bool:
                 return [(one.name, one.epoch) for one in await link.learners()] == [("Ana", second)]
@@ -116,10 +116,11 @@ async def test_a_learner_opens_the_teachers_own_lesson_and_answers_for_its_run(s
             await _until_true(pilot, left, "the overview told Ana left")  # not shown on the lesson
             await link.set_step(second, 0)  # the teacher's next step brings her back
             await wait_until(pilot,
-                             lambda: app.teacher is not None and app.class_mode.member.run_teacher is app.teacher,
+                             lambda: app.scenario_run is not None
+                             and app.class_mode.member.run_lesson is app.scenario_run,
                              DEADLINE)
             await link.open_lesson("", False, "")  # the teacher closes the lesson
-            await wait_until(pilot, lambda: app.teacher is None, DEADLINE)  # back to free play
+            await wait_until(pilot, lambda: app.scenario_run is None, DEADLINE)  # back to free play
     finally:
         await link.close()
 
@@ -158,7 +159,7 @@ async def test_the_teachers_step_goes_to_the_class_at_the_key_not_once_typed(ser
     async def listen() -> None:
         async for message in listener.listen():
             if message["type"] == "step":
-                heard.append((message["step"], app.teacher.stepper.cursor, app.teacher.pane("A").query_one(
+                heard.append((message["step"], app.scenario_run.stepper.cursor, app.scenario_run.pane("A").query_one(
                     "CommandInput").value))
 
     listening = asyncio.ensure_future(listen())
@@ -166,17 +167,17 @@ async def test_the_teachers_step_goes_to_the_class_at_the_key_not_once_typed(ser
         async with app.run_test(size=(140, 45)) as pilot:
             await wait_until(pilot, lambda: app.class_mode.member is not None, DEADLINE)
             app.open_scenario(load_scenario(path))
-            await wait_until(pilot, lambda: app.teacher is not None and "Press Space" in panel_text(app), DEADLINE)
+            await wait_until(pilot, lambda: app.scenario_run is not None and "Press Space" in panel_text(app), DEADLINE)
 
             async def published() -> bool:
-                return (await link.state()).lesson == app.teacher.scenario.id == app.class_mode.member.state.lesson
+                return (await link.state()).lesson == app.scenario_run.scenario.id == app.class_mode.member.state.lesson
 
             await _until_true(pilot, published, "the lesson published")
-            app.teacher.speed_index = 1  # 20 characters a second: "SET k 1" takes 0.35 s to type
+            app.scenario_run.speed_index = 1  # 20 characters a second: "SET k 1" takes 0.35 s to type
             await pilot.press("space")
-            await wait_until(pilot, lambda: app.teacher.stepper.cursor == 2 and not app.mode_screen.busy, DEADLINE)
+            await wait_until(pilot, lambda: app.scenario_run.stepper.cursor == 2 and not app.mode_screen.busy, DEADLINE)
             await pilot.press("space")
-            await wait_until(pilot, lambda: app.teacher.stepper.cursor == 3 and not app.mode_screen.busy, DEADLINE)
+            await wait_until(pilot, lambda: app.scenario_run.stepper.cursor == 3 and not app.mode_screen.busy, DEADLINE)
             await wait_until(pilot, lambda: len(heard) >= 2, DEADLINE)
             assert heard[0][:2] == (2, 0) and heard[0][2] != "SET k 1", heard  # sent before typed and run
             assert [step for step, _, _ in heard] == [2, 3], heard  # once each: after() had nothing to set right

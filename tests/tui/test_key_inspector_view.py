@@ -93,7 +93,7 @@ async def test_a_ttl_held_while_the_lesson_waits_shows_as_held(server_binary, tm
     async with app.run_test(size=(120, 35)) as pilot:
         await opened(pilot, app)
         await press_and_wait(pilot, app, "space")
-        clock = app.teacher.source.runner.clock
+        clock = app.scenario_run.source.runner.clock
         assert await clock.holding() == {b"k"}
         held = clock.held_ttl(b"k")
         assert held is not None and 5000 < held <= 6000

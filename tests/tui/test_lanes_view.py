@@ -64,9 +64,9 @@ async def test_stepped_scenario_shows_its_why_and_its_part_in_the_lanes(server_b
     app = make_app(server=shared(server_binary), open_scenario=load_scenario(resolve("watch-abort")))
     async with app.run_test(size=(120, 45)) as pilot:
         await started(pilot, app)
-        await wait_until(pilot, lambda: app.teacher is not None and app.teacher.stepper is not None
+        await wait_until(pilot, lambda: app.scenario_run is not None and app.scenario_run.stepper is not None
                          and not app.mode_screen.busy)
-        app.teacher.speed_index = 0  # no typing animation
+        app.scenario_run.speed_index = 0  # no typing animation
         while "A> EXEC" not in log_text(app, "A"):
             await pilot.press("space")
             if isinstance(app.screen, PredictScreen):

@@ -85,14 +85,14 @@ async def test_each_mode_on_its_screen_with_f1_in_the_footer(server_binary, size
     app = make_app(server=shared(server_binary))
     async with app.run_test(size=size) as pilot:
         await started(pilot, app)
-        assert isinstance(app.mode_screen, FreePlayScreen) and app.teacher is None
+        assert isinstance(app.mode_screen, FreePlayScreen) and app.scenario_run is None
         # (the footer's keys laid out: they come a frame after the screen)
         await wait_until(pilot, lambda: "f1" in footer_keys(app))
         for sid, challenge, screen, key in (("watch-abort", False, LessonScreen, "space"),
                                             ("lost-update", True, ChallengeScreen, "a")):
             app.open_scenario(scenario(sid), challenge=challenge)
             await wait_until(pilot, lambda screen=screen: (isinstance(app.mode_screen, screen)
-                                                           and app.teacher is not None and not app.mode_screen.busy
+                                                           and app.scenario_run is not None and not app.mode_screen.busy
                                                            and app.mode_screen.focused is app.narration))
             await wait_until(pilot, lambda key=key: "f1" in footer_keys(app) and key in footer_keys(app))
             await pilot.press("f1")

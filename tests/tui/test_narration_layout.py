@@ -76,8 +76,8 @@ async def test_the_clock_repaints_the_panel_and_lays_out_nothing(server_binary, 
         await wait_until(pilot, lambda: " 0:0" in drawn(text))
         asked = spy_layouts(monkeypatch)
         for minutes in (1, 2):  # the clock moves (as a second does): the panel shows it
-            app.teacher.started_at -= 60
-            app.teacher.tick()
+            app.scenario_run.started_at -= 60
+            app.scenario_run.tick()
             await wait_until(pilot, lambda minutes=minutes: f" {minutes}:0" in drawn(text))
         assert asked == []  # and nothing asked for a layout (before: the narration's text, each second)
 
@@ -109,20 +109,20 @@ async def test_a_lesson_shows_its_text_while_its_server_is_set_up(server_binary,
     import asyncio
 
     from playground.tui.screens.scenario_screen import ScenarioScreen
-    from playground.tui.teaching.lesson_teacher import LessonTeacher
+    from playground.tui.scenario_runs.lesson_run import LessonRun
 
     released = asyncio.Event()
-    original = LessonTeacher.reset
+    original = LessonRun.reset
 
     async def slow_reset(self):
         await released.wait()  # the server's setup, held until the text was seen
         await original(self)
 
-    monkeypatch.setattr(LessonTeacher, "reset", slow_reset)
+    monkeypatch.setattr(LessonRun, "reset", slow_reset)
     monkeypatch.setattr(ScenarioScreen, "_tick_clock", lambda self: None)  # (its tick draws it too, later)
     app = tall_then_short(server_binary, tmp_path)
     async with app.run_test(size=(120, 35)) as pilot:
-        await wait_until(pilot, lambda: app.teacher is not None)
+        await wait_until(pilot, lambda: app.scenario_run is not None)
         text = app.mode_screen.query_one(NarrationPanel).query_one(Static)
         await wait_until(pilot, lambda: "step 1 of 3" in drawn(text) and "Tall then short" in drawn(text))
         assert app.mode_screen.busy and "Press Space" not in drawn(text)  # the setup still held

@@ -23,7 +23,7 @@ async def test_explore_finds_the_explorer(server_binary, lang, lesson):
     async with app.run_test(size=(120, 35)) as pilot:
         await started(pilot, app)
         if lesson:
-            await wait_until(pilot, lambda: app.teacher is not None)
+            await wait_until(pilot, lambda: app.scenario_run is not None)
         await pilot.press("ctrl+p")
         await wait_until(pilot, lambda: isinstance(app.screen, CommandPalette))
         for key in "explore":

@@ -57,4 +57,4 @@ async def test_a_prediction_is_not_scored_when_the_learners_typing_changed_the_r
         assert "expected '(integer) 2', got '(integer) 11'" in text
         assert "Your own typing, not the server: you typed SET n 10 in B at step 2" in text
         assert "You predicted right" not in text and "Your prediction is not scored" in text
-        assert app.teacher.score() == (0, 0)
+        assert app.scenario_run.score() == (0, 0)

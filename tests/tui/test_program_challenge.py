@@ -85,8 +85,8 @@ async def test_a_stepless_challenge_moves_the_programs_commands(pg, tmp_path):
 
 async def open_challenge(pilot, app):
     await started(pilot, app)
-    await wait_until(pilot, lambda: app.teacher is not None and "Challenge:" in panel_text(app))
-    app.teacher.speed_index = 0
+    await wait_until(pilot, lambda: app.scenario_run is not None and "Challenge:" in panel_text(app))
+    app.scenario_run.speed_index = 0
 
 
 async def test_the_challenge_screen_gives_the_verdict_when_the_programs_end(server_binary):
@@ -101,7 +101,7 @@ async def test_the_challenge_screen_gives_the_verdict_when_the_programs_end(serv
         await press_and_wait(pilot, app, "a")
         assert "A's program has ended: it sends nothing more." in panel_text(app)
         assert "did not end in the goal's state" in panel_text(app)
-        assert app.teacher.challenge.moves == list("BBBA")
+        assert app.scenario_run.challenge.moves == list("BBBA")
         assert log_text(app, "A")[-2:] == ["A> GET alice", '"20"']
 
 
@@ -120,10 +120,10 @@ async def test_a_stepless_program_challenge_is_played_with_a_and_b(server_binary
         assert "did not end in the goal's state" in panel_text(app)  # 6: one after the other
         assert log_text(app, "B")[-2:] == ["B> SET counter 6", "OK"]
         await press_and_wait(pilot, app, "b")
-        assert "B's program has ended" in panel_text(app) and app.teacher.challenge.moves == list("AABB")
+        assert "B's program has ended" in panel_text(app) and app.scenario_run.challenge.moves == list("AABB")
         for key in "uuu":
             await press_and_wait(pilot, app, key)
-        assert app.teacher.challenge.moves == ["A"]
+        assert app.scenario_run.challenge.moves == ["A"]
         for key in "bab":
             await press_and_wait(pilot, app, key)
         assert "✓ Won: the real server ended in the goal's state" in panel_text(app)

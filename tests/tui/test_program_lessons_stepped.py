@@ -27,7 +27,7 @@ async def test_stepping_a_program_lesson(server_binary):
         await press_and_wait(pilot, app, "p")  # back one step: the programs run again from the start
         assert "step 4 of 4" in panel_text(app)
         assert log_text(app, "B") == ['B> GET counter', '"4"', '  ✓ reply']
-        programs = app.teacher.stepper.runner.programs.running
+        programs = app.scenario_run.stepper.runner.programs.running
         pids = [p.process.pid for p in programs.values()]
         assert len(pids) == 2
     for pid in pids:  # the app has quit (this process goes on): its programs are gone
@@ -47,7 +47,7 @@ async def test_stepping_a_lesson_of_programs_without_steps(server_binary, tmp_pa
     app = make_app(server=shared(server_binary), open_scenario=load_scenario(tmp_path / "lesson.toml"))
     async with app.run_test(size=(140, 45)) as pilot:
         await opened(pilot, app)
-        assert len(app.teacher.stepper.flat) == 4
+        assert len(app.scenario_run.stepper.flat) == 4
         for _ in range(3):
             await press_and_wait(pilot, app, "space")
         assert log_text(app, "A") == ['A> GET counter', '"5"', 'A> SET counter 6', 'OK']

@@ -55,13 +55,13 @@ async def _stepped_lesson(server):
     app = make_app(open_scenario=load_scenario(SCENARIOS / "cluster-watch.toml"), server=server)
     async with app.run_test(size=(140, 45)) as pilot:
         await started(pilot, app)
-        await wait_until(pilot, lambda: app.teacher is not None and "Press Space" in panel_text(app), timeout=60)
-        app.teacher.speed_index = 0
+        await wait_until(pilot, lambda: app.scenario_run is not None and "Press Space" in panel_text(app), timeout=60)
+        app.scenario_run.speed_index = 0
         await press_and_wait(pilot, app, "space")                 # WATCH account:alice
-        app.teacher.answers[1] = 2                                # (the prediction of step 2)
+        app.scenario_run.answers[1] = 2                                # (the prediction of step 2)
         await press_and_wait(pilot, app, "space")                 # GET account:bob: redirected
         lines = log_text(app, "A")
         at = lines.index("A> GET account:bob")
         assert re.match(r"-> Redirected to slot \[\d+\] located at 127\.0\.0\.1:\d+$", lines[at + 1])
         assert lines[at + 2] == '"50"'
-        assert all(c.ok for c in app.teacher.stepper.results[-1].checks)
+        assert all(c.ok for c in app.scenario_run.stepper.results[-1].checks)

@@ -64,10 +64,10 @@ async def test_switching_reloads_the_open_scenario_in_the_new_language():
     app = make_app("bundled", open_scenario=english)
     async with app.run_test(size=(120, 40)) as pilot:
         await started(pilot, app)
-        await wait_until(pilot, lambda: app.teacher is not None and "Press Space" in app.narration.body.plain)
-        app.teacher.speed_index = 0
+        await wait_until(pilot, lambda: app.scenario_run is not None and "Press Space" in app.narration.body.plain)
+        app.scenario_run.speed_index = 0
         await pilot.press("space")
-        await wait_until(pilot, lambda: not app.mode_screen.busy and app.teacher.stepper.cursor == 1)
+        await wait_until(pilot, lambda: not app.mode_screen.busy and app.scenario_run.stepper.cursor == 1)
         assert english.steps[0].narration in app.narration.body.plain
 
         app.action_switch_language()
@@ -77,7 +77,7 @@ async def test_switching_reloads_the_open_scenario_in_the_new_language():
         assert english.title not in body
         assert tr_in("zh", "step {n} of {total}", n=2, total=len(chinese.steps)) in body
         await pilot.press("space")  # the next step runs on, in Chinese
-        await wait_until(pilot, lambda: not app.mode_screen.busy and app.teacher.stepper.cursor == 2)
+        await wait_until(pilot, lambda: not app.mode_screen.busy and app.scenario_run.stepper.cursor == 2)
         assert chinese.steps[1].narration in app.narration.body.plain
 
 

@@ -19,7 +19,7 @@ from pilot import run, settle
 @pytest.fixture(autouse=True)
 def no_flash(monkeypatch):
     monkeypatch.setattr(KeyInspector, "FLASH_SECONDS", 0.0)
-    import playground.tui.teaching.teacher as view
+    import playground.tui.scenario_runs.scenario_run as view
 
     monkeypatch.setattr(view, "clock", lambda seconds: "1:23")  # the scenario clock, pinned
     import playground.tui.widgets.key_inspector as inspector
@@ -100,8 +100,8 @@ def test_narration_panel(snap_compare):
     async def run_before(pilot):
         app = pilot.app
         await started(pilot, app)
-        await wait_until(pilot, lambda: app.teacher is not None and "Press Space" in app.narration.body.plain)
-        app.teacher.speed_index = 0
+        await wait_until(pilot, lambda: app.scenario_run is not None and "Press Space" in app.narration.body.plain)
+        app.scenario_run.speed_index = 0
         await _step(pilot, app, 3)
         await settle(pilot, app)
 
@@ -114,8 +114,8 @@ def test_timeline_screen(snap_compare):
     async def run_before(pilot):
         app = pilot.app
         await started(pilot, app)
-        await wait_until(pilot, lambda: app.teacher is not None and "Press Space" in app.narration.body.plain)
-        app.teacher.speed_index = 0
+        await wait_until(pilot, lambda: app.scenario_run is not None and "Press Space" in app.narration.body.plain)
+        app.scenario_run.speed_index = 0
         await pilot.press("e")  # to the end: questions skipped
         await wait_until(pilot, lambda: not app.mode_screen.busy)
         await settle(pilot, app)
@@ -143,17 +143,17 @@ def teach(steps=0, keys=(), answer=None, presenter=False):
     async def run_before(pilot):
         app = pilot.app
         await started(pilot, app)
-        await wait_until(pilot, lambda: app.teacher is not None and not app.mode_screen.busy
+        await wait_until(pilot, lambda: app.scenario_run is not None and not app.mode_screen.busy
                          and ("Challenge" in app.narration.body.plain or "Press Space" in app.narration.body.plain))
-        app.teacher.speed_index = 0
+        app.scenario_run.speed_index = 0
         # the keys the lesson starts with are read before the first step: the key table's cursor
         # stays on the key it was on, so a first read only after a step put it on another row
         inspector = app.mode_screen.query_one(KeyInspector)
         inspector.refresh_keys()
         await wait_until(pilot, lambda: not inspector._loading and inspector.snapshot is not None)
-        if app.teacher.stepper:
-            app.teacher.answers = {i: s.predict.answer for i, (_, s) in enumerate(app.teacher.stepper.flat[:steps])
-                                   if s.predict}
+        if app.scenario_run.stepper:
+            app.scenario_run.answers = {i: s.predict.answer
+                                        for i, (_, s) in enumerate(app.scenario_run.stepper.flat[:steps]) if s.predict}
         await _step(pilot, app, steps)
         for key in keys:
             await pilot.press(key)
@@ -165,7 +165,7 @@ def teach(steps=0, keys=(), answer=None, presenter=False):
             await pilot.press("space")
             await wait_until(pilot, lambda: isinstance(app.screen, PredictScreen))
         app.clear_notifications()
-        app.teacher.render()
+        app.scenario_run.render()
         await pilot.pause()
     return run_before
 

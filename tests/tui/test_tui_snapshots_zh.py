@@ -22,7 +22,7 @@ FIRST_STEP = "按空格"  # the narration panel's first message, in Chinese
 @pytest.fixture(autouse=True)
 def no_flash(monkeypatch):
     monkeypatch.setattr(KeyInspector, "FLASH_SECONDS", 0.0)
-    import playground.tui.teaching.teacher as view
+    import playground.tui.scenario_runs.scenario_run as view
 
     monkeypatch.setattr(view, "clock", lambda seconds: "1:23")  # the scenario clock, pinned (it read 0:01 under load)
     import playground.tui.widgets.key_inspector as inspector
@@ -48,8 +48,8 @@ def _teaching_app():
 async def _open(pilot):
     app = pilot.app
     await started(pilot, app)
-    await wait_until(pilot, lambda: app.teacher is not None and FIRST_STEP in app.narration.body.plain)
-    app.teacher.speed_index = 0
+    await wait_until(pilot, lambda: app.scenario_run is not None and FIRST_STEP in app.narration.body.plain)
+    app.scenario_run.speed_index = 0
     return app
 
 
@@ -73,7 +73,7 @@ async def _step(pilot, app, times):
 
 async def _step_to_question(pilot, app):
     """Space until the next step asks its question (e runs to the end without asking)."""
-    for _ in range(len(app.teacher.stepper.flat)):
+    for _ in range(len(app.scenario_run.stepper.flat)):
         await pilot.press("space")
         await wait_until(pilot, lambda: isinstance(app.screen, PredictScreen) or not app.mode_screen.busy)
         if isinstance(app.screen, PredictScreen):

@@ -105,9 +105,9 @@ async def test_autoplay_stops_at_pause_and_prediction(server_binary):
         await wait_until(pilot, lambda: isinstance(app.screen, PredictScreen))  # step 2 asks
         await pilot.press("2")
         await wait_until(pilot, lambda: not app.mode_screen.busy)
-        assert not app.teacher.autoplay  # a prediction stops autoplay
+        assert not app.scenario_run.autoplay  # a prediction stops autoplay
         await pilot.press("o")
-        await wait_until(pilot, lambda: not app.teacher.autoplay and not app.mode_screen.busy, timeout=20)
+        await wait_until(pilot, lambda: not app.scenario_run.autoplay and not app.mode_screen.busy, timeout=20)
         assert "⏸" in panel_text(app)  # stopped at the pause marker after the fork
         assert log_text(app, "B")[-2:] == ["(integer) 1", "  ✓ reply · state refresh:R2, refresh:R3, family:F1"]
 
@@ -142,14 +142,14 @@ async def test_challenge_won_and_not_won(server_binary):
     app = make_app(server=shared(server_binary), open_scenario=scenario("lost-update"), challenge=True)
     async with app.run_test(size=(140, 45)) as pilot:
         await started(pilot, app)
-        await wait_until(pilot, lambda: app.teacher is not None and "Challenge:" in panel_text(app))
-        app.teacher.speed_index = 0
+        await wait_until(pilot, lambda: app.scenario_run is not None and "Challenge:" in panel_text(app))
+        app.scenario_run.speed_index = 0
         for key in "aabb":  # one client after the other: no race
             await press_and_wait(pilot, app, key)
         assert "did not end in the goal's state" in panel_text(app)
         for _ in range(3):
             await press_and_wait(pilot, app, "u")
-        assert app.teacher.challenge.moves == ["A"]
+        assert app.scenario_run.challenge.moves == ["A"]
         for key in "bab":
             await press_and_wait(pilot, app, key)
         assert "✓ Won: the real server ended in the goal's state" in panel_text(app)
@@ -182,7 +182,8 @@ async def test_picker_opens_a_scenario(server_binary):
         for _ in range(ids.index("incr-is-atomic")):
             await pilot.press("down")
         await pilot.press("enter")
-        await wait_until(pilot, lambda: app.teacher is not None and app.teacher.scenario.id == "incr-is-atomic")
+        await wait_until(pilot, lambda: app.scenario_run is not None
+                     and app.scenario_run.scenario.id == "incr-is-atomic")
 
 
 @pytest.mark.slow
@@ -201,8 +202,8 @@ async def test_picker_searches_as_you_type_and_letters_are_never_actions(server_
             await pilot.press(key)
         assert [s.id for s in picker.scenarios] == ["pcall"] and app.screen is picker
         await pilot.press("enter")
-        await wait_until(pilot, lambda: app.teacher is not None and app.teacher.scenario.id == "pcall")
-        assert app.teacher.challenge is None  # step mode, not challenge mode
+        await wait_until(pilot, lambda: app.scenario_run is not None and app.scenario_run.scenario.id == "pcall")
+        assert app.scenario_run.challenge is None  # step mode, not challenge mode
         await pilot.press("f7")
         await wait_until(pilot, lambda: isinstance(app.screen, ScenarioPicker))
         for key in ["l", "o", "s", "t", "space", "u", "p"]:
@@ -211,8 +212,8 @@ async def test_picker_searches_as_you_type_and_letters_are_never_actions(server_
         # named so first; then the lessons whose text alone says "lost update"
         assert [s.id for s in app.screen.scenarios][:3] == ["lost-update", "lost-update-python", "lost-update-node"]
         await pilot.press("ctrl+e")  # challenge mode, from the keyboard, without a letter
-        await wait_until(pilot, lambda: app.teacher is not None and app.teacher.scenario.id == "lost-update")
-        assert app.teacher.challenge is not None
+        await wait_until(pilot, lambda: app.scenario_run is not None and app.scenario_run.scenario.id == "lost-update")
+        assert app.scenario_run.challenge is not None
 
 
 @pytest.mark.parametrize("columns", [80, 120, 160])
@@ -268,7 +269,7 @@ async def test_a_step_that_never_answers_stops_the_lesson_and_says_so(server_bin
     app = make_app(server=shared(server_binary), open_scenario=load_scenario(paused))
     async with app.run_test(size=(140, 45)) as pilot:
         await opened(pilot, app)
-        app.teacher.stepper.runner.time_limit_given = 1
+        app.scenario_run.stepper.runner.time_limit_given = 1
         await pilot.press("space")
         await wait_until(pilot, lambda: "The scenario stopped" in panel_text(app), timeout=20)
         assert f"{paused}: step 1 (A> CLIENT PAUSE 600000 ALL): no answer within 1s" in panel_text(app)

@@ -113,7 +113,7 @@ async def test_another_scenario_from_f7_starts_clean(server_binary):
         ids = [s.id for s in app.screen.scenarios]
         app.screen.query_one("OptionList").highlighted = ids.index("incr-is-atomic")
         await pilot.press("enter")
-        await wait_until(pilot, lambda: app.teacher.scenario.id == "incr-is-atomic" and not app.mode_screen.busy)
+        await wait_until(pilot, lambda: app.scenario_run.scenario.id == "incr-is-atomic" and not app.mode_screen.busy)
         await pilot.pause()
         assert await dbsize(app) == 1  # only its setup's counter: the state before step 1
         assert bytes((await app.playground.reader.run([[b"GET", b"counter"]]))[0]) == b"4"
@@ -129,7 +129,7 @@ async def test_the_starting_state_is_there_before_the_first_step(server_binary):
         await opened(pilot, app)
         await wait_until(pilot, lambda: summary(app) == "1 key")
         assert bytes((await app.playground.reader.run([[b"GET", b"wrong-type"]]))[0]) == b"string"
-        assert app.teacher.stepper.cursor == 0
+        assert app.scenario_run.stepper.cursor == 0
 
 
 async def test_presenter_layout_changes_the_screen(server_binary):
@@ -197,7 +197,7 @@ reply = "(nil)"
     async with app.run_test(size=(140, 45)) as pilot:
         await opened(pilot, app)
         await press_and_wait(pilot, app, "space")
-        runner = app.teacher.stepper.runner  # the teacher talks longer than the lease
+        runner = app.scenario_run.stepper.runner  # the teacher talks longer than the lease
         await wait_until(pilot, lambda: time.monotonic() - runner.lesson_now() > 1.5, timeout=10)
         reader = app.playground.reader
         assert (await reader.run([[b"PTTL", b"lock:report"]]))[0] > 0
@@ -239,7 +239,7 @@ async def test_part_separator_and_header_change_when_the_part_starts(server_bina
     app = make_app(server=shared(server_binary), open_scenario=sc)
     async with app.run_test(size=(140, 45)) as pilot:
         await opened(pilot, app)
-        app.teacher.answers = {i: 1 for i, (_, s) in enumerate(app.teacher.stepper.flat) if s.predict}
+        app.scenario_run.answers = {i: 1 for i, (_, s) in enumerate(app.scenario_run.stepper.flat) if s.predict}
         for _ in range(len(first.steps)):
             await press_and_wait(pilot, app, "space")
         text = panel_text(app)  # part 1's closing pause is up: still part 1
@@ -271,8 +271,8 @@ async def test_challenge_keys_win_text_and_program_conditions(server_binary):
     app = make_app(server=shared(server_binary), open_scenario=scenario("lost-update"), challenge=True)
     async with app.run_test(size=(120, 35)) as pilot:
         await started(pilot, app)
-        await wait_until(pilot, lambda: app.teacher is not None and "Challenge:" in panel_text(app))
-        app.teacher.speed_index = 0
+        await wait_until(pilot, lambda: app.scenario_run is not None and "Challenge:" in panel_text(app))
+        app.scenario_run.speed_index = 0
         shown = {a.binding.key for a in app.screen.active_bindings.values() if a.binding.show and a.enabled}
         assert {"a", "b", "u"} <= shown and "space" not in shown
         for key in "abab":
@@ -285,7 +285,7 @@ async def test_challenge_keys_win_text_and_program_conditions(server_binary):
     app = make_app(server=shared(server_binary), open_scenario=scenario("oversell"), challenge=True)
     async with app.run_test(size=(120, 35)) as pilot:
         await started(pilot, app)
-        await wait_until(pilot, lambda: app.teacher is not None and "Challenge:" in panel_text(app))
+        await wait_until(pilot, lambda: app.scenario_run is not None and "Challenge:" in panel_text(app))
         assert "if stock > 0: SET stock ${stock-1}" in panel_text(app)
 
 
@@ -297,11 +297,11 @@ async def test_close_asks_first(server_binary):
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
         await pilot.press("n")
         await wait_until(pilot, lambda: not isinstance(app.screen, ConfirmScreen))
-        assert app.teacher is not None
+        assert app.scenario_run is not None
         await pilot.press("x")
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
         await pilot.press("y")
-        await wait_until(pilot, lambda: app.teacher is None)
+        await wait_until(pilot, lambda: app.scenario_run is None)
 
 
 async def test_picker_one_line_per_scenario(server_binary):
@@ -333,7 +333,7 @@ async def test_help_for_the_mode_and_no_broken_screenshot(server_binary):
         await type_command(pilot, app, "A", "PING")
         assert not app.mode_screen.query_one("#pane-A #first-run").display
         app.open_scenario(scenario("lost-update"), challenge=True)
-        await wait_until(pilot, lambda: app.teacher is not None and not app.mode_screen.busy)
+        await wait_until(pilot, lambda: app.scenario_run is not None and not app.mode_screen.busy)
         await pilot.press("f1")
         await wait_until(pilot, lambda: isinstance(app.screen, InfoScreen))
         assert "you are the scheduler" in str(app.screen.query_one(Static).render())
@@ -463,7 +463,7 @@ explain = "A saw 4."
         await wait_until(pilot, lambda: not app.mode_screen.busy)
         await press_and_wait(pilot, app, "space")  # the skipped step: no question
         assert not isinstance(app.screen, PredictScreen)
-        assert app.teacher.stepper.results[-1].skipped
+        assert app.scenario_run.stepper.results[-1].skipped
         assert "predictions 1/1" in panel_text(app)
 
 

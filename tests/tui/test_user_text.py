@@ -113,8 +113,8 @@ async def test_a_scenarios_words_are_text(server_binary, tmp_path):
     app = make_app(server=shared(server_binary), open_scenario=load_scenario(path))
     async with app.run_test(size=(160, 45)) as pilot:
         await started(pilot, app)
-        await wait_until(pilot, lambda: app.teacher is not None)
-        app.teacher.speed_index = 0  # no typing animation
+        await wait_until(pilot, lambda: app.scenario_run is not None)
+        app.scenario_run.speed_index = 0  # no typing animation
         await shows(pilot, app, f"Lesson [/] {CLEAR} end")
         await pilot.press("space")
         await wait_until(pilot, lambda: isinstance(app.screen, PredictScreen))

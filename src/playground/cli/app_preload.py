@@ -31,7 +31,7 @@ def preload() -> None:
     from playground.engine import server_actions  # noqa: F401
     from playground.scenario.programs import lesson  # noqa: F401
     from playground.scenario import lesson_clock, server_steps  # noqa: F401
-    from playground.tui.teaching import challenge_teacher, lesson_teacher, teacher_view  # noqa: F401
+    from playground.tui.scenario_runs import challenge_run, lesson_run, run_view  # noqa: F401
 
     cell_len("中")
     for lang in LANGUAGES:

@@ -53,7 +53,7 @@ if TYPE_CHECKING:
     from playground.scenario.model import Scenario
     from playground.scenario.recorder import Recorder
     from playground.tui.screens.mode_screen import ScreenHost
-    from playground.tui.teaching.teacher import Teacher, TeacherHost
+    from playground.tui.scenario_runs.scenario_run import ScenarioRun, ScenarioRunHost
 
 
 WIDE = 140  # columns from which the lanes (Ctrl+T) sit beside the keys instead of replacing them
@@ -135,9 +135,9 @@ class PlaygroundApp(App[None]):
         return screen
 
     @property
-    def teacher(self) -> Teacher | None:
-        """The open scenario (a tui.teacher.Teacher), None in free play."""
-        return self.mode_screen.teacher
+    def scenario_run(self) -> ScenarioRun | None:
+        """The open scenario (a tui ScenarioRun), None in free play."""
+        return self.mode_screen.scenario_run
 
     def on_mount(self) -> None:
         loop = asyncio.get_running_loop()
@@ -232,7 +232,7 @@ class PlaygroundApp(App[None]):
             scenario, challenge = self._open_at_start
             self._open_at_start = None
             self.open_scenario(scenario, challenge)
-        elif self.commands_done == 0 and self.teacher is None:
+        elif self.commands_done == 0 and self.scenario_run is None:
             self.first_run_hints(True)
         self.class_mode.start()  # serve --class: this tab's part in the class (tui/class_mode/)
 
@@ -340,10 +340,10 @@ class PlaygroundApp(App[None]):
         return self.mode_screen.pane(client)
 
     def _on_engine_event(self, event: ev.Event) -> None:
-        """Events of commands typed in the panes (the stepper's go to the teacher)."""
+        """Events of commands typed in the panes (the stepper's go to the scenario run)."""
         if isinstance(event, ev.Wrote):
-            if self.teacher is not None:
-                self.teacher.note_free_command(set(event.keys), event.unit)
+            if self.scenario_run is not None:
+                self.scenario_run.note_free_command(set(event.keys), event.unit)
             self.mode_screen.refresh_keys()
             return
         if isinstance(event, ev.UnitEnded):
@@ -357,8 +357,8 @@ class PlaygroundApp(App[None]):
         lines and keys."""
         if message.line is not None:
             self.transcript.append((message.client, message.line, message.printed))
-            if self.teacher is not None:
-                self.teacher.note_typed(message.client, message.line, message.argv)
+            if self.scenario_run is not None:
+                self.scenario_run.note_typed(message.client, message.line, message.argv)
         if not self.mode_screen.is_mounted:
             return
         self.refresh_states()
@@ -506,12 +506,12 @@ class PlaygroundApp(App[None]):
 
 
 if TYPE_CHECKING:
-    def _declared_hosts(app: PlaygroundApp) -> tuple[ScreenHost, TeacherHost]:
-        """For the type checker: the app is what its screens and teachers declare they need of
+    def _declared_hosts(app: PlaygroundApp) -> tuple[ScreenHost, ScenarioRunHost]:
+        """For the type checker: the app is what its screens and scenario runs declare they need of
         it (its other parts are made with it: their constructors check the same)."""
         screens: ScreenHost = app
-        teachers: TeacherHost = app
-        return screens, teachers
+        scenario_runs: ScenarioRunHost = app
+        return screens, scenario_runs
 
 
 def make_app(server_choice: str | None = None, url: str | None = None,

@@ -32,7 +32,7 @@ class ExportHost(Protocol):
     title: str
 
     @property
-    def teacher(self) -> Any: ...  # the open scenario's tui Teacher, None in free play
+    def scenario_run(self) -> Any: ...  # the open scenario's tui ScenarioRun, None in free play
 
     @property
     def mode_screen(self) -> Screen[Any]: ...  # (its panes are asked whether they show a secret)
@@ -59,9 +59,9 @@ class Exports:
     def transcript(self) -> None:
         """The open scenario's transcript, or free play's session, as Markdown."""
         app = self.app
-        if app.teacher is not None:
-            text = app.teacher.transcript_markdown()
-            name = f"{app.teacher.scenario.id}-transcript.md"
+        if app.scenario_run is not None:
+            text = app.scenario_run.transcript_markdown()
+            name = f"{app.scenario_run.scenario.id}-transcript.md"
         else:
             text = session_markdown(app.transcript, app.clients, app.playground.label)
             name = "session-transcript.md"

@@ -93,41 +93,41 @@ def switch_language(app, lang: str | None = None) -> str:
 
 def _reload_scenario(app, lang: str) -> None:
     """The open scenario's texts (title, lesson, narration, predictions) in `lang`."""
-    teacher = app.teacher
-    if teacher is None:
+    run = app.scenario_run
+    if run is None:
         return
     from playground.scenario.model import ScenarioError
     from playground.scenario.loader import load_scenario
 
-    if teacher.scenario.path is None or teacher.scenario.path.stem != teacher.scenario.id:
+    if run.scenario.path is None or run.scenario.path.stem != run.scenario.id:
         # made in the app (a schedule the explorer made): no file of its own, its texts say themselves again
         from playground.scenario.translations import scenario_in
 
-        scenario = scenario_in(teacher.scenario, lang)
+        scenario = scenario_in(run.scenario, lang)
     else:
         try:
-            scenario = load_scenario(teacher.scenario.path, lang)
+            scenario = load_scenario(run.scenario.path, lang)
         except (OSError, ScenarioError) as exc:  # the file changed or went away meanwhile
             app.notify(str(exc), severity="error")
             return
-    teacher.scenario = scenario
-    stepper = teacher.stepper or teacher.challenge
+    run.scenario = scenario
+    stepper = run.stepper or run.challenge
     if stepper is not None:
         stepper.say_in(scenario)
-    st = teacher.stepper
+    st = run.stepper
     if st is not None:
         if st.results:  # the last step's explanation, in the new language
-            teacher.message = teacher.explain_last()
+            run.message = run.explain_last()
         else:
-            teacher.message = Text(tr("Press Space (or n) for the first step.") + "\n", style="italic")
+            run.message = Text(tr("Press Space (or n) for the first step.") + "\n", style="italic")
         from playground.tui.dialogs.scenario_dialogs import PredictScreen
 
         if isinstance(app.screen, PredictScreen) and not st.finished:  # the open question, in the new language
             step = st.flat[st.cursor][1]
             if step.predict is not None:
                 app.screen.prediction = step.predict  # (its say_again draws it)
-    elif teacher.won is not None:  # a challenge's verdict, in the new language
-        teacher.message = teacher.verdict()
-    elif not teacher.challenge.moves:
-        teacher.message = Text(tr("Choose who moves: a for A, b for B. u undoes a move.") + "\n", style="italic")
-    teacher.render()
+    elif run.won is not None:  # a challenge's verdict, in the new language
+        run.message = run.verdict()
+    elif not run.challenge.moves:
+        run.message = Text(tr("Choose who moves: a for A, b for B. u undoes a move.") + "\n", style="italic")
+    run.render()

@@ -59,7 +59,7 @@ def system_commands(self, textual):
     languages = " / ".join(language_name(lang) for lang in i18n.LANGUAGES)
     yield SystemCommand(tr("Language: {languages}", languages=languages),
                         tr("Switch the interface and the scenario texts (F12)"), self.action_switch_language)
-    if self.teacher is not None:
+    if self.scenario_run is not None:
         yield SystemCommand(tr("Timeline"), tr("What the server executed, in order"),
                             lambda: screen.action_teach("timeline"))
         yield SystemCommand(tr("Explore every schedule of this part (s)"),
@@ -67,5 +67,5 @@ def system_commands(self, textual):
                             lambda: screen.action_teach("explore"))
         yield SystemCommand(tr("Close scenario"), tr("Back to free typing (asks first)"),
                             lambda: screen.action_teach("close"))
-    from playground.tui.teaching.topology_commands import topology_commands
+    from playground.tui.scenario_runs.topology_commands import topology_commands
     yield from topology_commands(self)  # kill, pause, promote, connect a client: on a topology

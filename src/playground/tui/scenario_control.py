@@ -34,7 +34,7 @@ class ScenarioHost(Protocol):
     mode_screens: ModeScreens
 
     @property
-    def teacher(self) -> Any: ...  # the open scenario's tui Teacher, None in free play
+    def scenario_run(self) -> Any: ...  # the open scenario's tui ScenarioRun, None in free play
 
     @property
     def mode_screen(self) -> ModeScreen: ...
@@ -98,8 +98,8 @@ class ScenarioControl:
             app.notify(tr("{id} needs clients {clients}", id=scenario.id, clients=", ".join(scenario.clients)),
                        severity="error")
             return None
-        if app.teacher is not None:
-            app.teacher.autoplay = False
+        if app.scenario_run is not None:
+            app.scenario_run.autoplay = False
         app.first_run_hints(False)
         kind: type[ScenarioScreen] = ChallengeScreen if challenge else LessonScreen
         screen = app.mode_screens.get(kind)

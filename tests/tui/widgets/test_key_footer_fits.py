@@ -61,7 +61,7 @@ async def test_f1_and_f12_whole_at_80_and_120_columns(server_binary, lang, size,
     async with app.run_test(size=size) as pilot:
         await started(pilot, app)
         if mode != "free":
-            await wait_until(pilot, lambda: app.teacher is not None)
+            await wait_until(pilot, lambda: app.scenario_run is not None)
         await pilot.pause()
         await fits(pilot, app, size[0])
         await pilot.press("f12")  # the other language: its own widths

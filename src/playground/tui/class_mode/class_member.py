@@ -37,7 +37,7 @@ from playground.resp.address import Address
 if TYPE_CHECKING:
     from playground.tui.class_mode.class_mode import ClassHost, ClassMode
     from playground.tui.dialogs.scenario_dialogs import PredictScreen
-    from playground.tui.teaching.teacher import Teacher
+    from playground.tui.scenario_runs.scenario_run import ScenarioRun
 
 RETRY = 2.0  # seconds between two tries to reach a class's Redis that went away
 LED = ("next", "previous", "end", "jump", "rewind_here", "restart", "autoplay", "close")
@@ -79,7 +79,8 @@ class ClassMember:
         self.away_since = 0.0             # when this learner's tab went (time.time(); 0: it shows)
         self.asking: PredictScreen | None = None  # the PredictScreen a learner is answering ahead of the teacher
         self.following = False
-        self.run_teacher: Teacher | None = None  # a learner: the lesson (its Teacher) opened for the run `run_epoch`
+        # a learner: the ScenarioRun of the lesson opened for the class run `run_epoch`
+        self.run_lesson: ScenarioRun | None = None
         self.rejoin: int | None = None  # the run whose lesson this learner opened (and may have left since)
         self.run_epoch = 0            # (answers and progress are sent for that run only)
         self.shared: tuple[str, bool, Any] | None = None
@@ -259,7 +260,7 @@ class ClassMember:
                 except Exception:  # its error was shown by the worker
                     pass
 
-    async def before(self, what: str, teacher) -> bool:
+    async def before(self, what: str, scenario_run) -> bool:
         """Before a teaching action: False to leave it undone."""
         if not self.teacher:
             if self.mode.refused("teach", (what,)):  # the mode changed since the key was taken
@@ -269,25 +270,25 @@ class ClassMember:
                 self.kept.clear()
             return True
         await self._published()
-        if what == "restart" and self.shared is not None and teacher.scenario.id == self.state.lesson:
+        if what == "restart" and self.shared is not None and scenario_run.scenario.id == self.state.lesson:
             try:  # a new run for the class: the answers given before neither show nor count
                 await self._opened(self.state.lesson, self.shared[1], self.shared[0], self.shared[2])
             except ClassError as exc:
                 self._out_of_reach(exc)
-        stepper = teacher.stepper
+        stepper = scenario_run.stepper
         nxt = stepper.next_step() if stepper is not None and what == "next" else None
         if stepper is None or not nxt:
             return True
         index: int = stepper.cursor
-        if nxt[1].predict and index not in teacher.answers:
+        if nxt[1].predict and index not in scenario_run.answers:
             from playground.tui.class_mode.class_screens import ClassAnswersScreen
 
             step = nxt[1]
             shown = f"{step.client}> {stepper.runner.preview(step)}"
             if not await self.app.push_screen_wait(ClassAnswersScreen(self, index, step.predict, shown)):
                 return False
-            teacher.answers[index] = 0  # the teacher is not asked: the class answered
-        if self.state.lesson and teacher.scenario.id == self.state.lesson:  # to the class at the key,
+            scenario_run.answers[index] = 0  # the teacher is not asked: the class answered
+        if self.state.lesson and scenario_run.scenario.id == self.state.lesson:  # to the class at the key,
             self.state.step = stepper.group_end(index)  # not once the projector has typed and run it (after()
             try:  # sets it right if the step went otherwise): the learners' apps run it meanwhile
                 await self.link.set_step(self.state.epoch, self.state.step)
@@ -295,18 +296,19 @@ class ClassMember:
                 self._out_of_reach(exc)
         return True
 
-    def after(self, teacher: Teacher | None) -> None:
+    def after(self, scenario_run: ScenarioRun | None) -> None:
         """After a teaching action: the teacher's step, or the learner's place, to the class."""
-        if teacher is None or self.app.teacher is not teacher:
+        if scenario_run is None or self.app.scenario_run is not scenario_run:
             return
         if self.teacher:
-            if (teacher.stepper is not None and teacher.stepper.cursor != self.state.step and self.state.lesson
-                    and teacher.scenario.id == self.state.lesson):  # not a lesson the class does not have
-                self.state.step = teacher.stepper.cursor
+            stepper = scenario_run.stepper
+            if (stepper is not None and stepper.cursor != self.state.step and self.state.lesson
+                    and scenario_run.scenario.id == self.state.lesson):  # not a lesson the class does not have
+                self.state.step = stepper.cursor
                 self.app.run_worker(self.link.set_step(self.state.epoch, self.state.step), group="class-publish",
                                     exit_on_error=False)
             return
-        self.app.run_worker(self._report_answers(teacher), group="class-publish", exit_on_error=False)
+        self.app.run_worker(self._report_answers(scenario_run), group="class-publish", exit_on_error=False)
 
     # -- a learner ------------------------------------------------------------------
 
@@ -320,30 +322,30 @@ class ClassMember:
             self.app.run_worker(self.report(), group="class-publish", exit_on_error=False)
 
     async def report(self) -> None:
-        teacher = self.app.teacher
+        scenario_run = self.app.scenario_run
         me = self.me
         me.away = self.away_since
         me.lesson = self.state.lesson
-        if teacher is not None and teacher is self.run_teacher:
+        if scenario_run is not None and scenario_run is self.run_lesson:
             me.epoch = self.run_epoch
-            stepper, challenge = teacher.stepper, teacher.challenge
+            stepper, challenge = scenario_run.stepper, scenario_run.challenge
             me.step = stepper.cursor if stepper else len(challenge.moves) if challenge else 0
             me.total = len(stepper.flat) if stepper else 0
-            me.right, me.answered = teacher.score()
-            me.won = teacher.won if teacher.challenge is not None else None
+            me.right, me.answered = scenario_run.score()
+            me.won = scenario_run.won if scenario_run.challenge is not None else None
         else:  # not (yet) on this run's lesson: not on it in the overview either
-            me.lesson = teacher.scenario.id if teacher is not None else ""
+            me.lesson = scenario_run.scenario.id if scenario_run is not None else ""
             me.epoch = self.state.epoch
             me.step = me.total = me.right = me.answered = 0
             me.won = None
         await self.link.progress(me)
 
-    async def _report_answers(self, teacher: Teacher) -> None:
+    async def _report_answers(self, scenario_run: ScenarioRun) -> None:
         """This run's answers not sent yet (those of a lesson opened for an older run: never)."""
-        if teacher is self.run_teacher:
-            self.kept.update(teacher.answers)
-        for index, choice in list(teacher.answers.items()):
-            if choice and index not in self.published and teacher is self.run_teacher:
+        if scenario_run is self.run_lesson:
+            self.kept.update(scenario_run.answers)
+        for index, choice in list(scenario_run.answers.items()):
+            if choice and index not in self.published and scenario_run is self.run_lesson:
                 self.published.add(index)
                 await self.link.answer(self.me.id, self.run_epoch, index, choice)
         await self.report()
@@ -359,11 +361,11 @@ class ClassMember:
         if state.epoch != self.run_epoch:  # a new run: its answers are new (the same run opened again: kept)
             self.published.clear()
             self.kept.clear()
-        self.run_teacher, self.run_epoch = None, state.epoch  # answers wait for the run's lesson
+        self.run_lesson, self.run_epoch = None, state.epoch  # answers wait for the run's lesson
         self.rejoin = None
         self._dismiss_question()
         if not state.lesson:  # the teacher closed the lesson
-            if self.app.teacher is not None:
+            if self.app.scenario_run is not None:
                 self.app.close_scenario(waiting=lambda: waiting_text(closed=True))  # the lesson's screen waits
                 self.app.notify(tr("Your teacher closed the lesson."), timeout=4)
             await self.report()
@@ -381,11 +383,11 @@ class ClassMember:
             return
         await switched  # the lesson's screen is mounted and its start began
         await self._teaching_done()
-        teacher = self.app.teacher
-        if teacher is not None:  # the class's run: every answer given in it stays (own pace and back, a rewind)
-            teacher.answers_kept = True
-            teacher.answers.update(self.kept)
-        self.run_teacher, self.rejoin = teacher, state.epoch
+        scenario_run = self.app.scenario_run
+        if scenario_run is not None:  # the class's run: every answer given in it stays (own pace and back, a rewind)
+            scenario_run.answers_kept = True
+            scenario_run.answers.update(self.kept)
+        self.run_lesson, self.rejoin = scenario_run, state.epoch
         await self.report()
         await self.follow()
 
@@ -401,70 +403,70 @@ class ClassMember:
     async def follow(self) -> None:
         """Follow me: this learner's lesson to the teacher's step, then the next question
         asked ahead (the learner answers before the teacher reveals)."""
-        from playground.tui.teaching.lesson_teacher import LessonTeacher
+        from playground.tui.scenario_runs.lesson_run import LessonRun
 
-        teacher = self.app.teacher
-        if (self.state.mode == FOLLOW and not self.following and teacher is not self.run_teacher
+        scenario_run = self.app.scenario_run
+        if (self.state.mode == FOLLOW and not self.following and scenario_run is not self.run_lesson
                 and self.rejoin == self.state.epoch):  # the learner left the class's lesson (F7, x)
             self.app.notify(tr("Follow me: back to your teacher's lesson."), timeout=4)
             await self.open_lesson()
             return
-        if (self.following or self.state.mode != FOLLOW or not isinstance(teacher, LessonTeacher)
-                or teacher is not self.run_teacher):  # (a lesson's: a challenge has no steps to follow)
+        if (self.following or self.state.mode != FOLLOW or not isinstance(scenario_run, LessonRun)
+                or scenario_run is not self.run_lesson):  # (a lesson's: a challenge has no steps to follow)
             return
         self.following = True
         try:
             await self._teaching_done()
-            stepper = teacher.stepper
+            stepper = scenario_run.stepper
             screen = self.app.mode_screen
-            while stepper.cursor != self.state.step and self.app.teacher is teacher:
+            while stepper.cursor != self.state.step and self.app.scenario_run is scenario_run:
                 target = self.state.step
                 screen.busy = True
                 before = stepper.cursor
                 # The class watches the teacher type the step (the projector): a follower's tab runs it
                 # untyped, so that it shows the step as soon as it hears of it (1 s for a class of 30).
-                speed, teacher.speed_index = teacher.speed_index, 0
+                speed, scenario_run.speed_index = scenario_run.speed_index, 0
                 try:
                     if stepper.cursor < target and not stepper.finished:
                         nxt = stepper.next_step()
                         if nxt is not None and nxt[1].predict:
                             self._dismiss_question()
-                            teacher.answers.setdefault(stepper.cursor, 0)  # not answered in time: not scored
-                        await teacher.next()
+                            scenario_run.answers.setdefault(stepper.cursor, 0)  # not answered in time: not scored
+                        await scenario_run.next()
                     else:
-                        await teacher.goto(min(target, len(stepper.flat)))
+                        await scenario_run.goto(min(target, len(stepper.flat)))
                 except Exception as exc:  # never a traceback in front of the class; the next message retries
                     self.app.notify(f"{exc}", severity="error")
                     break
                 finally:
                     screen.busy = False
-                    teacher.speed_index = speed
+                    scenario_run.speed_index = speed
                 if stepper.cursor == before:  # no step taken (the lesson stopped): wait for the next message
                     break
                 if stepper.finished or stepper.error:
                     break
-            await self._report_answers(teacher)
-            self._ask_ahead(teacher)
+            await self._report_answers(scenario_run)
+            self._ask_ahead(scenario_run)
         finally:
             self.following = False
 
-    def _ask_ahead(self, teacher) -> None:
+    def _ask_ahead(self, scenario_run) -> None:
         from playground.tui.dialogs.scenario_dialogs import PredictScreen
-        from playground.tui.teaching.teaching_text import script_block
+        from playground.tui.scenario_runs.teaching_text import script_block
 
-        stepper = teacher.stepper
+        stepper = scenario_run.stepper
         nxt = stepper.next_step()
         index = stepper.cursor
-        if nxt is None or not nxt[1].predict or index in teacher.answers or self.asking is not None:
+        if nxt is None or not nxt[1].predict or index in scenario_run.answers or self.asking is not None:
             return
         step = nxt[1]
         screen = self.asking = PredictScreen(step.predict, f"{step.client}> {stepper.runner.preview(step)}",
-                                             script_block(teacher.scenario, step.display))
+                                             script_block(scenario_run.scenario, step.display))
 
         def answered(choice: int | None) -> None:
             if self.asking is screen:
                 self.asking = None
-            teacher.answers.setdefault(index, choice or 0)
-            self.app.run_worker(self._report_answers(teacher), group="class-publish", exit_on_error=False)
+            scenario_run.answers.setdefault(index, choice or 0)
+            self.app.run_worker(self._report_answers(scenario_run), group="class-publish", exit_on_error=False)
 
         self.app.push_screen(screen, answered)

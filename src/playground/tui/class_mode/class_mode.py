@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
     from playground.engine.playground import Playground
     from playground.tui.class_mode.class_member import ClassMember
-    from playground.tui.teaching.teacher import Teacher
+    from playground.tui.scenario_runs.scenario_run import ScenarioRun
 
 REFUSED_SHOWN = 3.0  # seconds the refusal stays on screen (one at a time: keys pressed meanwhile show no more)
 
@@ -46,7 +46,7 @@ class ClassHost(Protocol):
     playground: Playground
 
     @property
-    def teacher(self) -> Teacher | None: ...  # the open scenario's, None in free play
+    def scenario_run(self) -> ScenarioRun | None: ...  # the open scenario's, None in free play
 
     @property
     def mode_screen(self) -> BusyScreen: ...
@@ -116,8 +116,8 @@ class ClassMode:
         """True, said in this tab, when follow me refuses `action` (`leads`)."""
         if not self.leads(action, parameters):
             return False
-        if self.app.teacher is not None:
-            self.app.teacher.autoplay = False
+        if self.app.scenario_run is not None:
+            self.app.scenario_run.autoplay = False
         now = time.monotonic()
         if self._refused_at is None or now - self._refused_at >= REFUSED_SHOWN:
             self._refused_at = now
@@ -175,12 +175,12 @@ class ClassMode:
         if self.member is not None:
             self.member.closed(switched)
 
-    async def before(self, what: str, teacher: Any) -> bool:
-        return True if self.member is None else await self.member.before(what, teacher)
+    async def before(self, what: str, scenario_run: Any) -> bool:
+        return True if self.member is None else await self.member.before(what, scenario_run)
 
-    def after(self, teacher: Any) -> None:
+    def after(self, scenario_run: Any) -> None:
         if self.member is not None:
-            self.member.after(teacher)
+            self.member.after(scenario_run)
 
     def tab_shown(self, shown: bool) -> None:
         """Under serve, this app's tab came back or went (a learner's: the overview says away)."""

@@ -21,7 +21,7 @@ from playground.i18n import tr
 from playground.scenario.model import Prediction
 from playground.tui.plain_text import plain, visible
 from playground.tui.dialogs.scenario_dialogs import choice_label
-from playground.tui.teaching.teaching_text import step_shown
+from playground.tui.scenario_runs.teaching_text import step_shown
 
 if TYPE_CHECKING:
     from playground.tui.class_mode.class_member import ClassMember
@@ -205,8 +205,8 @@ class ClassOverviewScreen(Screen[None]):
         head.append(tr("Lesson: {lesson}", lesson=lesson) + ("  " + tr("(challenge)") if state.challenge else ""),
                     style="bold")
         head.append("\n" + tr("Mode: {mode}", mode=mode_name(state.mode)))
-        teacher = getattr(self.app, "teacher", None)  # the teacher's tab: where it is, as its narration says it
-        stepper = teacher.stepper if teacher is not None and teacher.scenario.id == state.lesson else None
+        run = getattr(self.app, "scenario_run", None)  # the teacher's tab: where it is, as its narration says it
+        stepper = run.stepper if run is not None and run.scenario.id == state.lesson else None
         head.append("\n" + tr("You: {where}", where=step_shown(state.step, len(stepper.flat))  # (the class's step:
                                  if stepper is not None else "–"))  # sent at the key, before the projector types it)
         self.query_one("#class-state", Static).update(head)

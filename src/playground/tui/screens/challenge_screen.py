@@ -8,7 +8,7 @@ from dataclasses import replace
 from textual.binding import Binding
 
 from playground.i18n import N_
-from playground.tui.teaching.challenge_teacher import ChallengeTeacher
+from playground.tui.scenario_runs.challenge_run import ChallengeRun
 from playground.tui.screens.mode_screen import HELP, SHARED
 from playground.tui.screens.scenario_screen import (
     CLOSE, ESCAPE, INSPECTOR, PRESENTER, RESTART, SCHEDULES, TIMELINE, ScenarioScreen,
@@ -18,7 +18,7 @@ from playground.tui.screens.scenario_screen import (
 class ChallengeScreen(ScenarioScreen, inherit_bindings=False):
     """Choose who moves next; u undoes a move."""
 
-    TEACHER = ChallengeTeacher
+    SCENARIO_RUN = ChallengeRun
 
     BINDINGS = [
         HELP,

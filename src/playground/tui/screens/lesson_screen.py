@@ -7,7 +7,7 @@ from textual.binding import Binding
 
 from playground.i18n import N_
 from playground.served import key_display, keys
-from playground.tui.teaching.lesson_teacher import LessonTeacher
+from playground.tui.scenario_runs.lesson_run import LessonRun
 from playground.tui.screens.mode_screen import HELP, SHARED
 from playground.tui.screens.scenario_screen import (
     CLOSE, ESCAPE, INSPECTOR, PRESENTER, RESTART, SCHEDULES, TIMELINE, ScenarioScreen,
@@ -17,7 +17,7 @@ from playground.tui.screens.scenario_screen import (
 class LessonScreen(ScenarioScreen, inherit_bindings=False):
     """Step through a scenario; the narration panel says what happens and what comes next."""
 
-    TEACHER = LessonTeacher
+    SCENARIO_RUN = LessonRun
 
     BINDINGS = [
         HELP,

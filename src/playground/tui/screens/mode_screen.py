@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from playground.history import History
     from playground.scenario.recorder import Recorder
     from playground.tui.class_mode.class_mode import ClassMode
-    from playground.tui.teaching.teacher import Teacher
+    from playground.tui.scenario_runs.scenario_run import ScenarioRun
     from playground.tui.widgets.own_programs import OwnPrograms
     from playground.tui.widgets.pane_services import PaneServices
 
@@ -116,7 +116,7 @@ class ModeScreen(Screen[None]):
     KEYS_TITLE = ""
     busy = False
     """A lesson's or a challenge's step is running (free play: never)."""
-    teacher: Teacher | None = None
+    scenario_run: ScenarioRun | None = None
     """The open scenario (lesson_screen.py, challenge_screen.py); None in free play."""
 
     def __init__(self, clients: list[str]) -> None:
@@ -259,8 +259,8 @@ class ModeScreen(Screen[None]):
         self.toggle_class("-presenter")
         for name in self.clients:  # smaller panes: still showing their last lines
             self.call_after_refresh(self.pane(name).log_widget.scroll_end, animate=False)
-        if self.teacher is not None:
-            self.teacher.render()
+        if self.scenario_run is not None:
+            self.scenario_run.render()
         self.notify(tr("Presenter layout on (f toggles)") if self.has_class("-presenter")
                     else tr("Presenter layout off (f toggles)"), timeout=2)
 

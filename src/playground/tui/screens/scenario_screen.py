@@ -1,5 +1,5 @@
 """What a lesson's screen and a challenge's screen share: the narration panel, the open
-scenario (a tui.teacher.Teacher), one step at a time, the clock, closing.
+scenario (a tui ScenarioRun), one step at a time, the clock, closing.
 
 The scenario's keys act wherever letters do not type (the narration panel, where the
 class looks, the keys, the lanes); in a pane or a filter the same letters type:
@@ -24,7 +24,7 @@ from playground.tui.focus import focus_now
 
 if TYPE_CHECKING:
     from playground.scenario.model import Scenario
-    from playground.tui.teaching.teacher import Teacher
+    from playground.tui.scenario_runs.scenario_run import ScenarioRun
 
 AUTOPLAY_PAUSE = 2.5  # seconds between steps in autoplay
 WAITING_LINES = 12  # the narration's lines while waiting for a class's lesson: its full height (its
@@ -41,7 +41,7 @@ INSPECTOR = Binding("i", "toggle_inspector", "Keys on/off", show=False, tooltip=
 CLOSE = Binding("x", "teach('close')", "Close", tooltip=N_("close the scenario (asks)"))
 
 STEPS = {"end": "run_to_end", "timeline": "show_timeline"}
-"""teach(what) -> the Teacher's method, where the names differ."""
+"""teach(what) -> the ScenarioRun's method, where the names differ."""
 
 IN_NARRATION = {"teach", "presenter", "toggle_inspector"}
 """Actions whose keys are letters: they act from the narration panel only."""
@@ -51,10 +51,10 @@ class ScenarioScreen(ModeScreen):
     """An open scenario; lesson_screen.py and challenge_screen.py say how it moves.
 
     Mounted once (tui/mode_screens.py) and bound to each scenario the app opens (`bind`):
-    a new Teacher on the same widgets. Unbound (`unbind`), it has no scenario: its
+    a new ScenarioRun on the same widgets. Unbound (`unbind`), it has no scenario: its
     narration says what it waits for (a class's learner waits for the teacher's lesson)."""
 
-    TEACHER: type[Teacher]  # the scenario's Teacher for this mode (lesson_teacher.py, challenge_teacher.py)
+    SCENARIO_RUN: type[ScenarioRun]  # the scenario's ScenarioRun for this mode (lesson_run.py, challenge_run.py)
 
     def __init__(self, clients: list[str]) -> None:
         super().__init__(clients)
@@ -73,7 +73,7 @@ class ScenarioScreen(ModeScreen):
         super().enter()
         if self._next is not None:
             self._bind_next()
-        elif self.teacher is None:
+        elif self.scenario_run is None:
             self._show_waiting()
 
     def bind(self, scenario: Scenario) -> None:
@@ -89,11 +89,11 @@ class ScenarioScreen(ModeScreen):
             return
         retired = self._retire()
         self.scenario = scenario
-        self.teacher = teacher = self.TEACHER(self, scenario)
-        teacher.message = Text(tr("Setting up the lesson's server…") + "\n", style="italic")  # one line, as
+        self.scenario_run = run = self.SCENARIO_RUN(self, scenario)
+        run.message = Text(tr("Setting up the lesson's server…") + "\n", style="italic")  # one line, as
         # its start's will be (a class's push: the panel's height stays, no layout of the screen for it)
         self.narration.add_class("-open")
-        teacher.render()  # the lesson in the screen's first frame (a class's push: in every
+        run.render()  # the lesson in the screen's first frame (a class's push: in every
         self.busy = True       # learner's app at once), its server set up behind
         self.refresh_bindings()  # (follow me dims the lesson's keys)
         self._teach("begin", retired)
@@ -104,7 +104,7 @@ class ScenarioScreen(ModeScreen):
         self._next = None
         retired = self._retire()
         self.scenario = None
-        self.teacher = None
+        self.scenario_run = None
         self.busy = False
         self._waiting = waiting
         if self.is_mounted:
@@ -124,13 +124,13 @@ class ScenarioScreen(ModeScreen):
 
     def language_switched(self) -> None:
         """F12: what the narration says while no scenario is bound, in the new language."""
-        if self.teacher is None and self._waiting is not None and self.is_mounted:
+        if self.scenario_run is None and self._waiting is not None and self.is_mounted:
             self._show_waiting()
 
-    def _retire(self) -> Teacher | None:
+    def _retire(self) -> ScenarioRun | None:
         """The scenario bound until now stops: its steps (a worker) cancelled, its autoplay
-        off. Returns its Teacher (its clock is closed by whoever binds next), or None."""
-        old = self.teacher
+        off. Returns its ScenarioRun (its clock is closed by whoever binds next), or None."""
+        old = self.scenario_run
         if old is None:
             return None
         old.autoplay = False
@@ -139,9 +139,9 @@ class ScenarioScreen(ModeScreen):
         return old
 
     @staticmethod
-    async def _close_clock(teacher: Teacher | None) -> None:
+    async def _close_clock(run: ScenarioRun | None) -> None:
         """The lesson's keys run on the wall clock again (scenario/lesson_clock.py)."""
-        source = teacher.source if teacher is not None else None
+        source = run.source if run is not None else None
         if source is not None:
             await source.runner.close_clock()
 
@@ -151,20 +151,20 @@ class ScenarioScreen(ModeScreen):
 
     async def on_unmount(self) -> None:
         """Closed: the lesson's keys run on the wall clock again (scenario/lesson_clock.py)."""
-        await self._close_clock(self.teacher)
+        await self._close_clock(self.scenario_run)
 
     def _held_ttl(self, key: bytes, read_at: float) -> tuple[int, float] | None:
-        source = self.teacher.source if self.teacher is not None else None
+        source = self.scenario_run.source if self.scenario_run is not None else None
         return source.runner.clock.shown_ttl(key, read_at) if source is not None else None
 
     def focus_start(self) -> None:
         focus_now(self.narration)  # where Space steps
 
     def _tick_clock(self) -> None:
-        if self.teacher is None:
+        if self.scenario_run is None:
             return
         try:
-            self.teacher.tick()
+            self.scenario_run.tick()
         except NoMatches:  # the app is closing: its widgets are going
             pass
 
@@ -180,8 +180,8 @@ class ScenarioScreen(ModeScreen):
 
     def action_teach(self, what: str) -> None:
         """A key of the narration panel (and Ctrl+N from anywhere in a lesson)."""
-        teacher = self.teacher
-        if teacher is None:  # a class's learner waiting for the teacher's lesson (its keys stay in the footer:
+        run = self.scenario_run
+        if run is None:  # a class's learner waiting for the teacher's lesson (its keys stay in the footer:
             if self._waiting is not None:  # the footer is not made again when the lesson comes)
                 self.notify(tr("No lesson yet: your teacher opens one (F7 opens one of your own)."), timeout=3)
             return
@@ -191,12 +191,12 @@ class ScenarioScreen(ModeScreen):
             self._ask_close()
             return
         if what in ("faster", "slower"):
-            getattr(teacher, what)()
+            getattr(run, what)()
             return
         if what == "autoplay":
-            teacher.autoplay = not teacher.autoplay
-            teacher.render()
-            if teacher.autoplay:
+            run.autoplay = not run.autoplay
+            run.render()
+            if run.autoplay:
                 self.action_teach("next")
             return
         if self.busy:  # the scenario's start or a step still runs: this key runs after it
@@ -209,34 +209,34 @@ class ScenarioScreen(ModeScreen):
     """A key pressed while a step ran (action_teach's `what`): it runs when the step ends."""
 
     @work(exclusive=False, group="teach", exit_on_error=False)
-    async def _teach(self, what: str, retired: Teacher | None = None) -> None:
-        teacher = self.teacher
+    async def _teach(self, what: str, retired: ScenarioRun | None = None) -> None:
+        run = self.scenario_run
         self.busy = True
         try:
-            if teacher is None:  # (unbound meanwhile)
+            if run is None:  # (unbound meanwhile)
                 return
             if retired is not None:  # the scenario this screen was bound to before
                 await self._close_clock(retired)
-            if not await self.host.class_mode.before(what, teacher):  # serve --class: the histogram, follow me
+            if not await self.host.class_mode.before(what, run):  # serve --class: the histogram, follow me
                 return
             if what.startswith("move:"):
-                await teacher.move(what.split(":", 1)[1])
+                await run.move(what.split(":", 1)[1])
             else:
-                await getattr(teacher, STEPS.get(what, what))()
+                await getattr(run, STEPS.get(what, what))()
         except Exception as exc:  # never a traceback in front of the class
             self.notify(f"{what}: {exc}", severity="error")
         finally:
-            if self.teacher is teacher:  # (not a scenario bound here since: bind cancelled this)
+            if self.scenario_run is run:  # (not a scenario bound here since: bind cancelled this)
                 self.busy = False
-        if teacher is None:
+        if run is None:
             return
-        self.host.class_mode.after(teacher)
+        self.host.class_mode.after(run)
         pending, self.pending = self.pending, None
         if pending is not None and self.is_attached:
             self.action_teach(pending)
             return
-        if teacher.autoplay and self.is_attached:
-            self.set_timer(AUTOPLAY_PAUSE, lambda: self.action_teach("next") if teacher.autoplay else None)
+        if run.autoplay and self.is_attached:
+            self.set_timer(AUTOPLAY_PAUSE, lambda: self.action_teach("next") if run.autoplay else None)
 
     def _ask_close(self) -> None:
         """x: close the scenario, after asking (a stray key must not end the lesson)."""
@@ -244,8 +244,8 @@ class ScenarioScreen(ModeScreen):
 
         def answered(yes: bool | None) -> None:
             if yes and not self.host.class_mode.refused("teach", ("close",)):  # follow me chosen meanwhile
-                if self.teacher is not None:
-                    self.teacher.autoplay = False
+                if self.scenario_run is not None:
+                    self.scenario_run.autoplay = False
                 self.host.close_scenario()
 
         scenario_id = self.scenario.id if self.scenario is not None else ""

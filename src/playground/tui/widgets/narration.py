@@ -28,13 +28,13 @@ class NarrationPanel(VerticalScroll, can_focus=True):
     """
 
     body: reactive[Text] = reactive(Text(), always_update=True)
-    """Everything the panel shows, built by the teacher."""
+    """Everything the panel shows, built by the scenario run (tui/scenario_runs/)."""
 
     _shown: Text | None = None
     """The text drawn last (visible_text of a body)."""
 
     steady = False
-    """While a lesson runs (set by its teacher before each text; not on a short screen): the
+    """While a lesson runs (set by its scenario run before each text; not on a short screen): the
     panel keeps the height of its tallest text since, and the panes below stay where they
     are from one step to the next. Otherwise its height follows its text."""
 

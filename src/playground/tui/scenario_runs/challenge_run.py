@@ -8,13 +8,13 @@ from rich.text import Text
 from playground.engine.key_reader import KeyInfo
 from playground.i18n import tr, trn
 from playground.scenario.challenge import Challenge
-from playground.tui.teaching.teacher import Teacher
+from playground.tui.scenario_runs.scenario_run import ScenarioRun
 
 
-class ChallengeTeacher(Teacher):
+class ChallengeRun(ScenarioRun):
     """A scenario the learner schedules."""
 
-    challenge: Challenge  # (made with the teacher: never None here)
+    challenge: Challenge  # (made with the run: never None here)
 
     def __init__(self, screen, scenario) -> None:
         super().__init__(screen, scenario)

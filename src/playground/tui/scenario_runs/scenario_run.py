@@ -1,6 +1,6 @@
 """An open scenario in the TUI, whatever its mode: its panes, the narration panel, the
 clock, the timeline, the transcript and every schedule of a part. How it moves is its
-mode's: lesson_teacher.py steps through it, challenge_teacher.py lets the learner
+mode's: lesson_run.py steps through it, challenge_run.py lets the learner
 schedule it."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from playground.cells import cut
 from playground.i18n import N_, tr
 from playground.scenario.runner import ScenarioResult, StepResult
 from playground.scenario.model import Scenario
-from playground.tui.teaching.teaching_text import clock
+from playground.tui.scenario_runs.teaching_text import clock
 from playground.tui.widgets.client_pane import ClientPane
 from playground.tui.dialogs.scenario_dialogs import TimelineScreen
 
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
 
 class RunScreen(Protocol):
-    """What a Teacher needs of its screen (a lesson's or a challenge's ScenarioScreen,
+    """What a ScenarioRun needs of its screen (a lesson's or a challenge's ScenarioScreen,
     tui/screens/scenario_screen.py): its app, its panes and narration, its classes."""
 
     @property
@@ -49,8 +49,8 @@ class RunScreen(Protocol):
     def has_class(self, *class_names: str) -> bool: ...
 
 
-class TeacherHost(Protocol):
-    """What a Teacher needs of the app: the playground and its one command path, the
+class ScenarioRunHost(Protocol):
+    """What a ScenarioRun needs of the app: the playground and its one command path, the
     exports, the next scenario's opening, a refresh after a step, and Textual's App
     (its size and classes, its dialogs)."""
 
@@ -76,11 +76,11 @@ class TeacherHost(Protocol):
 TYPING_SPEEDS = [0, 20, 40, 80, 160]  # characters per second; 0 = no typing animation
 
 
-class Teacher:
+class ScenarioRun:
     """One open scenario on its screen (lesson_screen.py, challenge_screen.py)."""
 
-    stepper: Stepper | None = None        # a lesson's engine Stepper (lesson_teacher.py)
-    challenge: Challenge | None = None    # a challenge's engine Challenge (challenge_teacher.py)
+    stepper: Stepper | None = None        # a lesson's engine Stepper (lesson_run.py)
+    challenge: Challenge | None = None    # a challenge's engine Challenge (challenge_run.py)
     won: bool | None = None  # a challenge's outcome once both are done
 
     def __init__(self, screen: RunScreen, scenario: Scenario) -> None:
@@ -89,7 +89,7 @@ class Teacher:
             scenario: the scenario it opens.
         """
         self.screen = screen
-        self.app = cast("TeacherHost", screen.app)  # (a PlaygroundApp: tui/app.py checks that it is one)
+        self.app = cast("ScenarioRunHost", screen.app)  # (a PlaygroundApp: tui/app.py checks that it is one)
         self.scenario = scenario
         self.speed_index = 2
         self.autoplay = False
@@ -115,7 +115,7 @@ class Teacher:
         raise NotImplementedError
 
     async def move(self, client: str) -> None:
-        """A challenge: `client` moves one step (challenge_teacher.py); a lesson has no moves."""
+        """A challenge: `client` moves one step (challenge_run.py); a lesson has no moves."""
         raise NotImplementedError
 
     def start_message(self) -> Text:
@@ -299,7 +299,7 @@ class Teacher:
         return self.challenge is not None and bool(self.challenge.moves)
 
     def render(self) -> None:
-        from playground.tui.teaching.teacher_view import narration_text
+        from playground.tui.scenario_runs.run_view import narration_text
 
         self.clock_shown = self._clock()  # (the header's, read by narration_text)
         narration = self.screen.narration

@@ -79,8 +79,8 @@ async def test_a_won_challenge_shows_every_goal_key_as_the_inspector_does(server
     app = make_app(server_binary.path, open_scenario=load_scenario(lock_held(tmp_path)), challenge=True)
     async with app.run_test(size=(140, 45)) as pilot:
         await started(pilot, app)
-        await wait_until(pilot, lambda: app.teacher is not None and "Challenge:" in panel_text(app))
-        app.teacher.speed_index = 0
+        await wait_until(pilot, lambda: app.scenario_run is not None and "Challenge:" in panel_text(app))
+        app.scenario_run.speed_index = 0
         for key in "abab":
             await press_and_wait(pilot, app, key)
         text = panel_text(app)
@@ -110,11 +110,11 @@ async def test_a_lost_challenge_shows_what_the_server_ended_with(server_binary):
     app = make_app(server_binary.path, open_scenario=scenario("oversell"), challenge=True, lang="zh")
     async with app.run_test(size=(140, 45)) as pilot:
         await started(pilot, app)
-        await wait_until(pilot, lambda: app.teacher is not None and "挑战" in panel_text(app))
-        app.teacher.speed_index = 0
+        await wait_until(pilot, lambda: app.scenario_run is not None and "挑战" in panel_text(app))
+        app.scenario_run.speed_index = 0
         for key in "aaabbb":  # one after the other: sold once
             await press_and_wait(pilot, app, key)
-        await wait_until(pilot, lambda: app.teacher.won is False)
+        await wait_until(pilot, lambda: app.scenario_run.won is False)
         orders = await send(app.executor, "A", [b"LRANGE", b"orders", b"0", b"-1"], quiet=True)
         assert len(orders) == 1
         text = panel_text(app)

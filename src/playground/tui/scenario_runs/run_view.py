@@ -12,57 +12,57 @@ from rich.text import Text
 from playground.i18n import tr
 
 from playground.tui.help_text import key_hint
-from playground.tui.teaching.teaching_text import script_block, step_shown, when_text
+from playground.tui.scenario_runs.teaching_text import script_block, step_shown, when_text
 
 if TYPE_CHECKING:
     from playground.scenario.challenge import Challenge
     from playground.scenario.model import Part
     from playground.scenario.stepper import Stepper
-    from playground.tui.teaching.teacher import Teacher
+    from playground.tui.scenario_runs.scenario_run import ScenarioRun
 
 
-def _header(teacher: Teacher) -> Text:
+def _header(run: ScenarioRun) -> Text:
     text = Text()
-    text.append(f" {teacher.clock_shown} ", style="bold reverse")
-    text.append("  " + teacher.scenario.title, style="bold")
-    text.append(f"  ({teacher.scenario.id})\n", style="dim")
-    if teacher.sleep_until is not None:
-        left = max(0.0, teacher.sleep_until - time.monotonic())
+    text.append(f" {run.clock_shown} ", style="bold reverse")
+    text.append("  " + run.scenario.title, style="bold")
+    text.append(f"  ({run.scenario.id})\n", style="dim")
+    if run.sleep_until is not None:
+        left = max(0.0, run.sleep_until - time.monotonic())
         text.append(tr("… time passes: {left:.1f} s left of this step's sleep", left=left) + "\n", style="bold yellow")
     return text
 
 
-def _message_line(teacher: Teacher) -> Text:
+def _message_line(run: ScenarioRun) -> Text:
     """What the last action said, ending its own line."""
-    message = teacher.message.copy()
+    message = run.message.copy()
     if message.plain and not message.plain.endswith("\n"):
         message.append("\n")
     return message
 
 
-def narration_text(teacher: Teacher) -> Text:
-    """The narration panel's text for `teacher`'s scenario as it stands: the header, the
+def narration_text(run: ScenarioRun) -> Text:
+    """The narration panel's text for `run`'s scenario as it stands: the header, the
     lesson's summary (before and after the steps), then the challenge's goal and programs
     or where the lesson is and its next step, and a word on commands typed by hand."""
-    text = _header(teacher)
-    if not teacher.running():  # the lesson's summary: before and after, not in the way of the steps
-        text.append(" ".join(teacher.scenario.lesson.split()) + "\n", style="italic")
-    if teacher.challenge is not None:
-        _challenge_part(teacher, teacher.challenge, text)
-    elif teacher.stepper is not None:
-        _lesson_part(teacher, teacher.stepper, text)
-    if not teacher.app.has_class("-short") and not teacher.presenter:  # short: the footer says it; presenter: F1
-        text.append(key_hint(teacher.screen) + "\n", style="dim")
-    if teacher.typed:
+    text = _header(run)
+    if not run.running():  # the lesson's summary: before and after, not in the way of the steps
+        text.append(" ".join(run.scenario.lesson.split()) + "\n", style="italic")
+    if run.challenge is not None:
+        _challenge_part(run, run.challenge, text)
+    elif run.stepper is not None:
+        _lesson_part(run, run.stepper, text)
+    if not run.app.has_class("-short") and not run.presenter:  # short: the footer says it; presenter: F1
+        text.append(key_hint(run.screen) + "\n", style="dim")
+    if run.typed:
         text.append(tr("You typed {commands} by hand: the next steps may not match the lesson. "
-                       "w rewinds to this step.", commands=teacher.typed_text()) + "\n", style="bold yellow")
+                       "w rewinds to this step.", commands=run.typed_text()) + "\n", style="bold yellow")
     return text
 
 
-def _challenge_part(teacher: Teacher, challenge: Challenge, text: Text) -> None:
+def _challenge_part(run: ScenarioRun, challenge: Challenge, text: Text) -> None:
     """A challenge's: what the last move said, the goal, each client's program and where it is."""
-    text.append_text(_message_line(teacher))  # a win first: a short screen must show it
-    text.append(tr("Challenge: {goal}", goal=teacher.spec_goal()) + "\n", style="bold magenta")
+    text.append_text(_message_line(run))  # a win first: a short screen must show it
+    text.append(tr("Challenge: {goal}", goal=run.spec_goal()) + "\n", style="bold magenta")
     for client in challenge.programs:
         program, done = challenge.shown(client)
         ended = client in challenge.ended
@@ -81,14 +81,14 @@ def _challenge_part(teacher: Teacher, challenge: Challenge, text: Text) -> None:
         text.append("\n")
 
 
-def _lesson_part(teacher: Teacher, st: Stepper, text: Text) -> None:
+def _lesson_part(run: ScenarioRun, st: Stepper, text: Text) -> None:
     """A lesson's: where it is, what just happened, the next step with its scripts."""
     total = len(st.flat)
     nxt = st.next_step()
     # The part of the step on screen: the header changes part when the part starts.
     part: Part | None
     if st.results:
-        part = teacher.scenario.parts[st.flat[st.cursor - 1][0]]
+        part = run.scenario.parts[st.flat[st.cursor - 1][0]]
     else:
         part = nxt[0] if nxt else None
     where = step_shown(st.cursor if nxt else total, total)
@@ -96,24 +96,24 @@ def _lesson_part(teacher: Teacher, st: Stepper, text: Text) -> None:
         where += tr(" · time runs again: TTLs count down")
     if part is not None and part.name:
         where += tr(" · part: {name}", name=part.name)
-    right, asked = teacher.score()
+    right, asked = run.score()
     if asked:
         where += tr(" · predictions {right}/{asked}", right=right, asked=asked)
-    where += tr(" · typing {speed}", speed=tr("off") if not teacher.speed else f"{teacher.speed}/s")
-    if teacher.autoplay:
+    where += tr(" · typing {speed}", speed=tr("off") if not run.speed else f"{run.speed}/s")
+    if run.autoplay:
         where += tr(" · autoplay ▶")
     text.append(where + "\n", style="bold cyan")
     start = len(text)
-    text.append_text(_message_line(teacher))  # what just happened first: a long script must not hide it
-    if teacher.presenter:  # for the back of the room
+    text.append_text(_message_line(run))  # what just happened first: a long script must not hide it
+    if run.presenter:  # for the back of the room
         text.stylize("bold", start, len(text))
     if nxt is not None:
         p, step = nxt
         if st.results and p is not part and p.name:
             text.append(tr("next part: {name}", name=p.name) + "\n", style="bold magenta")
-        text.append(tr("next: {step}", step=teacher.next_line(step)) + "\n",
-                    style="bold cyan" if teacher.presenter else "cyan")
+        text.append(tr("next: {step}", step=run.next_line(step)) + "\n",
+                    style="bold cyan" if run.presenter else "cyan")
         if step.sleep:
             text.append(tr("  (first {seconds:g} s pass: the step sleeps)", seconds=step.sleep) + "\n",
                         style="yellow")
-        text.append_text(script_block(teacher.scenario, step.display))
+        text.append_text(script_block(run.scenario, step.display))

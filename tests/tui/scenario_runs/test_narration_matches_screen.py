@@ -101,8 +101,9 @@ async def test_a_server_action_is_previewed_and_shown_as_the_servers(server_bina
         app = make_app(open_scenario=write(tmp_path, "server-steps.toml", SERVER_STEPS), server=server)
         async with app.run_test(size=(140, 45)) as pilot:
             await started(pilot, app)
-            await wait_until(pilot, lambda: app.teacher is not None and "Press Space" in panel_text(app), timeout=60)
-            app.teacher.speed_index = 0
+            await wait_until(pilot, lambda: app.scenario_run is not None and "Press Space" in panel_text(app),
+                             timeout=60)
+            app.scenario_run.speed_index = 0
             await press_and_wait(pilot, app, "space")
             assert "next: [server] settle" in panel_text(app) and "A> [server]" not in panel_text(app)
             await press_and_wait(pilot, app, "space")      # the server's: in every pane

@@ -35,8 +35,8 @@ async def test_after_the_last_step_the_lock_counts_down(server_binary):
     async with app.run_test(size=(120, 35)) as pilot:
         await opened(pilot, app)
         await press_and_wait(pilot, app, "space")    # both steps (bound): the lesson is done
-        assert app.teacher.stepper.finished
-        clock = app.teacher.source.runner.clock
+        assert app.scenario_run.stepper.finished
+        clock = app.scenario_run.source.runner.clock
         assert await clock.holding() == set()        # nothing held any more: the wall clock runs
         assert "time runs again: TTLs count down" in panel_text(app)
         first = await send(app.executor, "A", [b"PEXPIRETIME", b"lock:job123"], quiet=True)
@@ -63,7 +63,7 @@ async def test_a_typed_ttl_between_steps_says_it_is_held(server_binary, tmp_path
     async with app.run_test(size=(120, 35)) as pilot:
         await opened_zh(pilot, app)
         await press_and_wait(pilot, app, "space")
-        clock = app.teacher.source.runner.clock
+        clock = app.scenario_run.source.runner.clock
         assert await clock.holding() == {b"k"}
         held = clock.held_ttl(b"k")
         await type_command(pilot, app, "B", "TTL k")
@@ -80,5 +80,5 @@ async def opened_zh(pilot, app):
     from pilot import started
 
     await started(pilot, app)
-    await wait_until(pilot, lambda: app.teacher is not None and "Space" in panel_text(app))
-    app.teacher.speed_index = 0
+    await wait_until(pilot, lambda: app.scenario_run is not None and "Space" in panel_text(app))
+    app.scenario_run.speed_index = 0

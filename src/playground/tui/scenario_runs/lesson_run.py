@@ -13,15 +13,15 @@ from playground.resp.cli_lines import format_argv
 from playground.resp.cli_secrets import redact_line
 from playground.scenario.runner import StepResult
 from playground.scenario.stepper import Stepper
-from playground.tui.teaching.teacher import Teacher
+from playground.tui.scenario_runs.scenario_run import ScenarioRun
 from playground.tui.dialogs.scenario_dialogs import JumpScreen, PredictScreen
-from playground.tui.teaching.teaching_text import script_block, time_ran_out
+from playground.tui.scenario_runs.teaching_text import script_block, time_ran_out
 
 
-class LessonTeacher(Teacher):
+class LessonRun(ScenarioRun):
     """A scenario stepped through, one step at a time."""
 
-    stepper: Stepper  # (made with the teacher: never None here)
+    stepper: Stepper  # (made with the run: never None here)
 
     def __init__(self, screen, scenario) -> None:
         super().__init__(screen, scenario)

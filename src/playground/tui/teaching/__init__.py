@@ -1,1 +1,0 @@
-"""Stepping a lesson or a challenge: the teacher (what a Space does), and what the narration panel says."""

@@ -39,7 +39,10 @@ def notices(app) -> list[str]:
     return getattr(app, "heard_notices", [])
 
 
-async def wait_until(pilot, predicate, timeout=10.0):  # noqa: ASYNC109 (the helpers' own deadline)
+async def wait_until(pilot, predicate, timeout=30.0):  # noqa: ASYNC109 (the helpers' own deadline)
+    """Pause until `predicate()` holds; AssertionError past `timeout` seconds. The bound is
+    only for a test that would hang: a lesson's setup took over 10 s on a CI machine shared
+    with other jobs (a passing test waits as long as its condition takes, no more)."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     while not predicate():

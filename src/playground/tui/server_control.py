@@ -72,7 +72,7 @@ class ServerControl:
     def update_info(self) -> Worker[None]:
         """The bar's memory, clients and (a topology) nodes, asked of the server: once a
         second and after anything ran; a server killed from outside says so."""
-        return self.app.run_worker(self._update_info(), name="update_server_info", group="server-info",
+        return self.app.run_worker(self._update_info, name="update_server_info", group="server-info",
                                    exclusive=True, exit_on_error=False)
 
     async def _update_info(self) -> None:
@@ -133,7 +133,7 @@ class ServerControl:
 
     def restart(self) -> Worker[None]:
         """A fresh server now, without asking (the bar and inspector follow: ServerRestarted)."""
-        return self.app.run_worker(self._restart(), name="restart_server", group="server", exclusive=True,
+        return self.app.run_worker(self._restart, name="restart_server", group="server", exclusive=True,
                                    exit_on_error=False)
 
     async def _restart(self) -> None:
@@ -169,7 +169,7 @@ class ServerControl:
 
     def flush(self) -> Worker[None]:
         """Flush now, without asking."""
-        return self.app.run_worker(self._flush(), name="flush", group="server", exit_on_error=False)
+        return self.app.run_worker(self._flush, name="flush", group="server", exit_on_error=False)
 
     async def _flush(self) -> None:
         try:

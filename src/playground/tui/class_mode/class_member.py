@@ -10,6 +10,8 @@ answers and challenge to the class."""
 
 from __future__ import annotations
 
+from functools import partial
+
 import asyncio
 import os
 import secrets
@@ -225,18 +227,18 @@ class ClassMember:
             return
         from playground.classroom.answers_csv import questions
 
-        self.app.run_worker(self._opened(scenario.id, challenge, source, questions(scenario)), group="class-publish",
-                            exit_on_error=False)
+        self.app.run_worker(partial(self._opened, scenario.id, challenge, source, questions(scenario)),
+                            group="class-publish", exit_on_error=False)
 
     def closed(self, switched) -> None:
         """The app closed its lesson. The teacher's: the class's lessons close too (a run with
         none), so that no learner is left on a lesson nobody leads. A learner's: the overview
         shows them on none, once free play is on (`switched`)."""
         if not self.teacher:
-            self.app.run_worker(self._report_after(switched), group="class-publish", exit_on_error=False)
+            self.app.run_worker(partial(self._report_after, switched), group="class-publish", exit_on_error=False)
         elif self.state.lesson:
             self.shared = None
-            self.app.run_worker(self._opened("", False, ""), group="class-publish", exit_on_error=False)
+            self.app.run_worker(partial(self._opened, "", False, ""), group="class-publish", exit_on_error=False)
 
     async def _report_after(self, switched) -> None:
         await switched
@@ -305,10 +307,10 @@ class ClassMember:
             if (stepper is not None and stepper.cursor != self.state.step and self.state.lesson
                     and scenario_run.scenario.id == self.state.lesson):  # not a lesson the class does not have
                 self.state.step = stepper.cursor
-                self.app.run_worker(self.link.set_step(self.state.epoch, self.state.step), group="class-publish",
-                                    exit_on_error=False)
+                self.app.run_worker(partial(self.link.set_step, self.state.epoch, self.state.step),
+                                    group="class-publish", exit_on_error=False)
             return
-        self.app.run_worker(self._report_answers(scenario_run), group="class-publish", exit_on_error=False)
+        self.app.run_worker(partial(self._report_answers, scenario_run), group="class-publish", exit_on_error=False)
 
     # -- a learner ------------------------------------------------------------------
 
@@ -319,7 +321,7 @@ class ClassMember:
             return
         self.away_since = 0.0 if shown else time.time()
         if self.me.name:  # (joined: else the name screen's answer reports it)
-            self.app.run_worker(self.report(), group="class-publish", exit_on_error=False)
+            self.app.run_worker(self.report, group="class-publish", exit_on_error=False)
 
     async def report(self) -> None:
         scenario_run = self.app.scenario_run
@@ -467,6 +469,6 @@ class ClassMember:
             if self.asking is screen:
                 self.asking = None
             scenario_run.answers.setdefault(index, choice or 0)
-            self.app.run_worker(self._report_answers(scenario_run), group="class-publish", exit_on_error=False)
+            self.app.run_worker(partial(self._report_answers, scenario_run), group="class-publish", exit_on_error=False)
 
         self.app.push_screen(screen, answered)

@@ -4,6 +4,8 @@ client at a node. Each runs in a worker; what happened is noted in every pane.""
 
 from __future__ import annotations
 
+from functools import partial
+
 from textual.app import SystemCommand
 
 from playground.i18n import N_, tr
@@ -37,7 +39,7 @@ def topology_commands(app):
 
 def run_action(app, text: str) -> None:
     """Run the action in a worker (one at a time): the palette returns at once."""
-    app.run_worker(_inner(app, text), group="server-action", exclusive=True, exit_on_error=False)
+    app.run_worker(partial(_inner, app, text), group="server-action", exclusive=True, exit_on_error=False)
 
 
 async def _inner(app, text: str) -> None:

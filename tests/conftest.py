@@ -120,11 +120,17 @@ def _module_drives_app(path: Path) -> bool:
 
 def pytest_collection_modifyitems(config, items):
     """The markers that follow from what a test uses: `server` (a real server, through
-    the fixtures), `browser` (chromium), `tui` (a test module that drives the app)."""
+    the fixtures), `browser` (chromium), `tui` (a test module that drives the app); and
+    `slow` on a server test's run on a server other than the bundled one: the fast tier
+    runs each server test once, on the bundled Valkey, the whole suite on every server."""
     for item in items:
         names = set(getattr(item, "fixturenames", ()))
         if names & _SERVER_FIXTURES:
             item.add_marker(pytest.mark.server)
+        callspec = getattr(item, "callspec", None)
+        binary = callspec.params.get("server_binary") if callspec is not None else None
+        if binary is not None and binary.origin != "bundled" and any(b.origin == "bundled" for b in BINARIES):
+            item.add_marker(pytest.mark.slow)
         if "chromium" in names:
             item.add_marker(pytest.mark.browser)
         if item.path.parent.name == "tui" or _module_drives_app(item.path):
@@ -132,6 +138,7 @@ def pytest_collection_modifyitems(config, items):
 
 
 def pytest_xdist_auto_num_workers(config):
-    """`-n auto`: a worker more than the machine has cores (3 on the 2-core CI machine):
-    many tests wait on a server, a subprocess or a clock rather than compute."""
-    return (os.cpu_count() or 1) + 1
+    """`-n auto`: two workers a core (4 on the 2-core CI machine): many tests wait on a
+    server, a subprocess or a clock rather than compute (with 3 workers the whole suite kept
+    1.2 of the 2 cores busy on average)."""
+    return 2 * (os.cpu_count() or 1)

@@ -119,7 +119,7 @@ async def test_the_overview_says_each_step_as_the_tab_does_and_who_is_away(serve
     await link.progress(Learner("b2", "Bo", epoch, "watch-retry", step=11, total=11, away=time.time() - 185))
 
     class Host(App):
-        pass
+        scenario_run = None   # (class_mode.ClassHost: no scenario open in this tab)
 
     app = Host()
     async with app.run_test(size=(140, 30)) as pilot:

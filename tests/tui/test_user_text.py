@@ -53,7 +53,7 @@ async def test_learner_names_and_the_lesson_are_text_in_the_class_overview(priva
         await learners.progress(Learner(learner_id, name, epoch, "[bold]lesson[/]", step=1))
 
     class Host(App):
-        pass
+        scenario_run = None   # (class_mode.ClassHost: no scenario open in this tab)
 
     app = Host()
     async with app.run_test(size=(160, 30)) as pilot:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from rich.table import Table
 from rich.text import Text
@@ -25,6 +25,7 @@ from playground.tui.scenario_runs.teaching_text import step_shown
 
 if TYPE_CHECKING:
     from playground.tui.class_mode.class_member import ClassMember
+    from playground.tui.class_mode.class_mode import ClassHost
 
 BAR = 30  # cells of the longest bar in the histogram
 
@@ -196,7 +197,10 @@ class ClassOverviewScreen(Screen[None]):
     def action_export_answers(self) -> None:
         from playground.tui.class_mode.class_places import export_answers
 
-        self.run_worker(export_answers(self.app, self.member), group="class-export", exit_on_error=False)
+        async def export() -> Any:   # (a coroutine function: a worker cancelled before it starts awaits nothing)
+            await export_answers(self.app, self.member)
+
+        self.run_worker(export, group="class-export", exit_on_error=False)
 
     async def _reload(self) -> None:
         state, learners = await self.member.overview()
@@ -205,7 +209,7 @@ class ClassOverviewScreen(Screen[None]):
         head.append(tr("Lesson: {lesson}", lesson=lesson) + ("  " + tr("(challenge)") if state.challenge else ""),
                     style="bold")
         head.append("\n" + tr("Mode: {mode}", mode=mode_name(state.mode)))
-        run = getattr(self.app, "scenario_run", None)  # the teacher's tab: where it is, as its narration says it
+        run = cast("ClassHost", self.app).scenario_run  # the teacher's tab: where it is, as its narration says it
         stepper = run.stepper if run is not None and run.scenario.id == state.lesson else None
         head.append("\n" + tr("You: {where}", where=step_shown(state.step, len(stepper.flat))  # (the class's step:
                                  if stepper is not None else "–"))  # sent at the key, before the projector types it)

@@ -316,7 +316,7 @@ class Explorer(OneSchedule):
             self.fresh.check_alive(label)
         except ServerStopped as exc:
             raise ExploreError(f"{self.scenario.id}: {exc}") from exc
-        except (ConnectionError, OSError, ConnectionLost) as exc:
+        except (ConnectionError, OSError, ConnectionLost, EOFError) as exc:   # (EOF: a reply cut short)
             try:
                 self.fresh.check_alive(label, after_error=True)
             except ServerStopped as stopped:

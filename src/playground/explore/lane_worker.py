@@ -23,18 +23,31 @@ from playground.i18n import set_language
 from playground.server.private import PrivateServer, ServerError
 
 
+class _ExplorerGone(Exception):
+    """The explorer's end of the socket closed: nobody is left to tell anything."""
+
+
+async def _told(reader):
+    """The explorer's next message (None: no more chunks); _ExplorerGone when it has gone
+    (an EOF from anywhere else, a server's reply cut short, is the lane's error to tell)."""
+    try:
+        return await receive(reader)
+    except EOFError:
+        raise _ExplorerGone from None
+
+
 async def _serve(sock: socket.socket) -> None:
     reader, writer = await asyncio.open_connection(sock=sock)
     try:
         await _lane(reader, writer)
-    except EOFError:
-        pass           # the explorer has gone: stop (the server goes with the playground)
+    except _ExplorerGone:
+        pass           # stop (the server goes with the playground)
     finally:
         writer.close()
 
 
 async def _lane(reader, writer) -> None:
-    spec = await receive(reader)
+    spec = await _told(reader)
     set_language(spec["lang"])
     try:
         server = PrivateServer(spec["binary"], spec["script_time_limit_ms"])
@@ -42,7 +55,7 @@ async def _lane(reader, writer) -> None:
             explorer = Explorer(pg, spec["scenario"], spec["part"], by=spec["by"], reduce=False, witnesses=False)
             await explorer.fresh.begin(explorer.commands_sent())
             writer.write(encode(("ready",)))
-            while (chunk := await receive(reader)) is not None:
+            while (chunk := await _told(reader)) is not None:
                 for schedule in chunk:
                     run = await explorer.run_checked(schedule)
                     writer.write(encode(("run", schedule, run)))
@@ -53,6 +66,8 @@ async def _lane(reader, writer) -> None:
     except (ExploreError, ServerError) as exc:
         writer.write(encode(("error", str(exc))))
         await writer.drain()
+    except _ExplorerGone:
+        raise
     except Exception as exc:   # (one line, as the explorer's own lane says it)
         writer.write(encode(("error", f"{spec['scenario'].id}: {type(exc).__name__}: " + " ".join(str(exc).split()))))
         await writer.drain()

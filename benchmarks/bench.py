@@ -327,24 +327,13 @@ def table(r: dict) -> str:
     if c:
         lines.append(row("for context: redis-cli PING", f"{c['piped_ms_per_command']:.3f} ms piped", "", "",
                          f"{c['one_process_per_command_ms']:.1f} ms with one process per command", "", ""))
-    if r.get("repl"):
-        lines.extend(repl_rows(r["repl"], row))
-    if r.get("explore_programs"):
-        lines.extend(programs_rows(r["explore_programs"], row))
-    if r.get("explore_replay"):
-        lines.extend(replay_rows(r["explore_replay"], row))
-    if r.get("gate"):
-        lines.extend(gate_rows(r["gate"], row))
-    if r.get("serve"):
-        lines.extend(serve_rows(r["serve"], row))
-    if r.get("serve_ready30"):
-        lines.extend(serve_rows(r["serve_ready30"], row)[:1])
-    if r.get("serve_class"):
-        lines.extend(class_rows(r["serve_class"], row))
-    if r.get("serve_chromium"):
-        lines.extend(chromium_rows(r["serve_chromium"], row))
-    if r.get("order_toggle"):
-        lines.extend(order_rows(r["order_toggle"], row))
+    sections = [("repl", repl_rows, None), ("explore_programs", programs_rows, None),
+                ("explore_replay", replay_rows, None), ("gate", gate_rows, None), ("serve", serve_rows, None),
+                ("serve_ready30", serve_rows, 1), ("serve_class", class_rows, None),
+                ("serve_chromium", chromium_rows, None), ("order_toggle", order_rows, None)]
+    for name, rows, first in sections:   # (each measurement's rows, when it was run; ready30: its first row)
+        if r.get(name):
+            lines.extend(rows(r[name], row)[:first])
     return "\n".join(lines)
 
 

@@ -24,6 +24,7 @@ from playground.engine.playground import Playground  # noqa: E402
 from playground.server import PrivateServer  # noqa: E402
 
 BINARIES = available_binaries()
+_HAS_BUNDLED = any(b.origin == "bundled" for b in BINARIES)  # (else the fast tier runs the one server there is)
 
 pytest_plugins = ["pilot", "browser", "class_app", "gate_steps"]
 """Helper modules with fixtures of their own (serve and chromium, a class's Redis, the gate, quick autoplay)."""
@@ -129,7 +130,7 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.server)
         callspec = getattr(item, "callspec", None)
         binary = callspec.params.get("server_binary") if callspec is not None else None
-        if binary is not None and binary.origin != "bundled" and any(b.origin == "bundled" for b in BINARIES):
+        if binary is not None and binary.origin != "bundled" and _HAS_BUNDLED:
             item.add_marker(pytest.mark.slow)
         if "chromium" in names:
             item.add_marker(pytest.mark.browser)

@@ -74,18 +74,32 @@ async def test_a_forked_program_past_its_time_limit_is_stopped_and_none_outlives
             os.kill(int(pid), 0)
 
 
-async def test_the_warm_interpreter_goes_with_the_search(pg, tmp_path):
-    programs = LessonPrograms(pg)
-    programs.warm = True
+async def test_the_warm_interpreter_is_the_playgrounds(private_server, tmp_path):
+    """Started at the first need, kept for the next search (its start is paid once), and
+    gone with the playground."""
+    from playground.engine.playground import Playground
+    from playground.scenario.programs import lesson as lesson_programs
+
     scenario = load_scenario(lesson(tmp_path,
                                     'import os, redis\nredis.Redis.from_url(os.environ["REDIS_URL"]).ping()\n'))
-    assert await programs.start(scenario) is None
-    warm = programs._warm.process.pid
-    assert await programs.finish() is None
-    await programs.close()
+    own = Playground(server=private_server)
+    await own.start()
+    pids = []
+    try:
+        for _ in range(2):
+            programs = LessonPrograms(own)
+            programs.warm = True
+            assert await programs.start(scenario) is None
+            pids.append(lesson_programs._WARM[own].process.pid)
+            assert await programs.finish() is None
+            await programs.close()
+            os.kill(pids[-1], 0)   # (still there: the playground keeps it)
+    finally:
+        own.server = None   # (the server is the test's, shared)
+        await own.close()
+    assert pids[0] == pids[1]
     with pytest.raises(ProcessLookupError):
-        os.kill(warm, 0)
-
+        os.kill(pids[0], 0)
 
 
 async def test_a_forked_program_ends_as_the_interpreter_ends_it(pg, tmp_path):

@@ -105,8 +105,17 @@ def _reap(*_) -> None:
 
 def _orphans() -> list[int]:
     """This process's children it did not fork for a request: what a child that ended
-    left running (children subreap: a running child's orphans are its own)."""
+    left running (children subreap: a running child's orphans are its own). Read from
+    the kernel's list of this process's children (/proc/self/task/*/children), else
+    found among every process's parent in /proc."""
     me, found = os.getpid(), []
+    try:
+        for task in os.listdir("/proc/self/task"):
+            with open(f"/proc/self/task/{task}/children", "rb") as f:
+                found += [int(pid) for pid in f.read().split()]
+        return [pid for pid in found if pid not in _SPAWNED]
+    except OSError:  # (a kernel without CONFIG_PROC_CHILDREN)
+        found = []
     for name in os.listdir("/proc"):
         if name.isdigit() and int(name) not in _SPAWNED:
             try:

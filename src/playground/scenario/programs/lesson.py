@@ -8,6 +8,7 @@ program that hangs, or dies, ends the run with one line naming it.
 from __future__ import annotations
 
 import asyncio
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,10 @@ QUIET = 0.3
 """Seconds a subscribed program that holds no command is given, after it was sent
 something (a message, its subscription's confirmation), to send its next command or
 end; past that it is waiting for pushed data (the explorer lets the others move)."""
+
+
+_WARM: weakref.WeakKeyDictionary[Any, WarmInterpreter] = weakref.WeakKeyDictionary()
+"""Each playground's warm interpreter (gate/warm.py), once a lesson's Python program needed it."""
 
 
 class LessonPrograms:
@@ -47,7 +52,6 @@ class LessonPrograms:
         # skipped, not failed, and a step may block or not
         self.warm = False     # the explorer: Python programs forked from a warm interpreter (gate/warm.py)
         self.replay: Any = None    # the explorer: programs replayed from what they saw (explore/program_tree.py)
-        self._warm: WarmInterpreter | None = None
 
     async def start(self, scenario, part=None) -> str | None:
         """Start the programs of the scenario's `part` (its own, else [programs]'s) on a new
@@ -89,28 +93,28 @@ class LessonPrograms:
         return None
 
     async def _warm_interpreter(self, programs: dict):
-        """With `warm`, the warm interpreter (started once) when a program is Python."""
+        """With `warm`, the playground's warm interpreter when a program is Python: started
+        at the first need and kept for the playground's life (its start, an interpreter's
+        and redis's imports, is paid once, not once per exploration); it is closed with the
+        playground."""
         if not self.warm or not any(argv[0] == "python" for argv in programs.values()):
             return None
-        if self._warm is None:
+        warm = _WARM.get(self.pg)
+        if warm is None or not warm.running:
             import os
 
             from playground.gate.programs import HASH_SEED
             try:   # (its children's hash seed is its own: fixed, as for a program started afresh)
-                self._warm = await WarmInterpreter(env=dict(os.environ, PYTHONHASHSEED=HASH_SEED)).start()
+                warm = await WarmInterpreter(env=dict(os.environ, PYTHONHASHSEED=HASH_SEED)).start()
             except OSError:
                 return None  # each program then starts an interpreter of its own
-            self.pg.closing.append(self.close)
-        return self._warm
+            _WARM[self.pg] = warm
+            self.pg.closing.append(warm.stop)
+        return warm
 
     async def close(self) -> None:
-        """stop(), and the warm interpreter too."""
+        """stop(), and let go of the warm interpreter (the playground keeps it)."""
         await self.stop()
-        warm, self._warm = self._warm, None
-        if warm is not None:
-            await warm.stop()
-        if self.close in self.pg.closing:
-            self.pg.closing.remove(self.close)
 
     async def unmet(self, scenario) -> str | None:
         """Why the programs cannot run here (a `programs_need` command failed), or None."""

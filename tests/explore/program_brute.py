@@ -12,9 +12,11 @@ A program waiting for what the server pushes is a waiting client too: one whose 
 blocks at the server (the server's CLIENT LIST says so: flag b), or one subscribed that
 holds no command and has been quiet QUIET seconds. The others move while it waits (a
 message published reaches it, a push unblocks it), and its own move is its wait ending
-by itself first: a blocked command's timeout, a subscriber's own timeout (given
-WAIT_ALONE seconds while others could move, else up to ALONE_LIMIT; a subscriber whose
-wait did not end is not offered again until it is sent something). One still waiting
+by itself first: a blocked command's timeout, a subscriber's own timeout, or, for a
+command blocked for ever (BLPOP q 0), the program's own socket timeout closing that
+connection (the last two given WAIT_ALONE seconds while others could move, else up to
+ALONE_LIMIT; one whose wait did not end is not offered again until it is sent something,
+or, blocked, while that command waits). One still waiting
 when nobody else can move is killed: its exit code is None."""
 
 from __future__ import annotations
@@ -74,6 +76,12 @@ def _reply_end(buf: bytearray, pos: int = 0) -> int | None:
     return pos
 
 
+def _no_timeout(argv: list[bytes] | None) -> bool:
+    """A blocking pop or move that waits for ever (its timeout, the last argument, is 0)."""
+    return bool(argv) and argv[0].lower() in (b"blpop", b"brpop", b"bzpopmin", b"bzpopmax", b"brpoplpush",
+                                               b"blmove") and float(argv[-1]) == 0
+
+
 def _handshake(argv: list[bytes]) -> bool:
     name = argv[0].lower()
     return name in (b"hello", b"auth", b"select") or (
@@ -101,6 +109,7 @@ class _Program:
         self.touched = 0.0   # when something last went to or came from it
         self.pushes = 0      # messages it was sent
         self.stuck = -1      # its wait did not end by itself at this count of pushes
+        self.stuck_blocked: set[int] = set()   # its blocked commands (their replies due) whose wait did not end
 
     def next(self):
         held = [(c.held[0][0], c) for c in self.connections if c.held and not c.waiting]
@@ -231,7 +240,9 @@ class _Run:
             out, settled = [], True
             for name, p in self.state.items():
                 state = await self._state(p)
-                if state in ("held", "blocked") or state == "listening" and p.stuck != p.pushes:
+                blocked_anew = state == "blocked" and not p.stuck_blocked >= {
+                    id(c.waiting[-1]) for c in p.connections if c.waiting and not c.closed}
+                if state == "held" or blocked_anew or state == "listening" and p.stuck != p.pushes:
                     out.append(name)
                 elif state == "busy":
                     settled = False
@@ -250,8 +261,20 @@ class _Run:
         conn = p.next()
         if conn is None:
             due = [c for c in p.connections if c.waiting and not c.closed]
-            if due:   # its blocking command times out
+            if due and not any(_no_timeout(c.last) for c in due):   # its blocking command times out
                 await asyncio.wait_for(asyncio.gather(*[c.waiting[-1] for c in due]), TIMEOUT)
+                return
+            if due:   # no timeout of the command's own: one of the program's (it closes the connection)?
+                loop = asyncio.get_running_loop()
+                end = loop.time() + (self.alone_limit if alone else WAIT_ALONE)
+                while any(c.waiting and not c.closed for c in due) and loop.time() < end:
+                    self.changed.clear()
+                    try:
+                        await asyncio.wait_for(self.changed.wait(), end - loop.time())
+                    except asyncio.TimeoutError:
+                        break
+                if any(c.waiting and not c.closed for c in due):
+                    p.stuck_blocked = {id(c.waiting[-1]) for c in due}
                 return
             loop = asyncio.get_running_loop()
             end = loop.time() + (self.alone_limit if alone else WAIT_ALONE)

@@ -24,7 +24,7 @@ GET_MESSAGE = HEAD + '''
 p = r.pubsub()
 p.subscribe("news")
 got = None
-for _ in range(30):   # 3 s in all: far past the 0.3 s quiet and the 1 s its own wait is given
+for _ in range(30):   # 3 s in all: far past the 1 s its own wait is given
     m = p.get_message(timeout=0.1)
     if m and m["type"] == "message":
         got = m["data"]
@@ -42,6 +42,14 @@ for m in p.listen():
 PUBLISH = HEAD + 'r.set("reached", r.publish("news", "hello"))\n'
 BLPOP = HEAD + 'got = r.blpop("jobs", timeout=1)\nr.set("took", got[1] if got else b"timeout")\n'
 PUSH = HEAD + 'r.rpush("jobs", "j1")\n'
+SOCKET_TIMEOUT = '''import os, redis
+r = redis.Redis.from_url(os.environ["REDIS_URL"].split("?")[0], socket_timeout=0.5)
+try:
+    r.set("took", r.blpop("jobs", timeout=0)[1])
+except redis.TimeoutError:
+    redis.Redis.from_url(os.environ["REDIS_URL"]).set("took", "client timeout")
+'''
+FOREVER = HEAD + 'r.set("took", r.blpop("jobs", timeout=0)[1])\n'
 LIMIT = 3   # the lessons' program time limit: how long a subscriber left alone is waited for
 LIMITS = {"get-message-timeout": 6}
 """Twice the subscriber's own 3 s: a margin of seconds, not tenths, on each side of every wait, so that a
@@ -51,6 +59,7 @@ CASES = {
     "get-message-timeout": (GET_MESSAGE, PUBLISH, ["heard", "reached"]),
     "listen": (LISTEN, PUBLISH, ["heard", "reached"]),
     "blocking-pop-timeout": (BLPOP, PUSH, ["took", "jobs"]),
+    "client-socket-timeout": (SOCKET_TIMEOUT, PUSH, ["took", "jobs"]),   # BLPOP jobs 0, A's own 0.5 s
 }
 
 
@@ -111,21 +120,30 @@ async def test_the_report_says_how_a_subscribers_own_wait_was_tried(pg, tmp_path
     assert to_json(result)["listened"] == ["A"]
 
 
-SOCKET_TIMEOUT = '''import os, redis
-r = redis.Redis.from_url(os.environ["REDIS_URL"].split("?")[0], socket_timeout=0.5)
-try:
-    r.set("took", r.blpop("jobs", timeout=0)[1])
-except redis.TimeoutError:
-    redis.Redis.from_url(os.environ["REDIS_URL"]).set("took", "client timeout")
-'''
 
 
-async def test_a_wait_with_no_timeout_of_its_own_is_said_not_explored(pg, tmp_path):
-    """A's BLPOP jobs 0 blocks where B's RPUSH has not run: a socket timeout of A's own
-    could end it first (took = "client timeout"), which the search does not try; it
-    claims no more than it ran, in one line."""
+async def test_a_wait_for_ever_is_no_untried_order(pg, tmp_path):
+    """A's BLPOP jobs 0 with no socket timeout of A's own waits for ever where B's RPUSH
+    has not run (its threads say so: gate/process_rest.py): there is no other order to
+    try, so none is said to be left out, and nobody waits out a time limit for it."""
+    from playground.explore.report import render_text
+
+    scenario = load_scenario(lesson(tmp_path, FOREVER, PUSH))
+    result = await Explorer(pg, scenario, witnesses=False).explore()
+    assert result.untimed == {}
+    assert "Not explored" not in render_text(result)
+    assert {c.snapshot.describe("took") for c in result.classes} == {'"j1"'}
+
+
+async def test_a_wait_that_cannot_be_seen_is_said_not_explored(pg, tmp_path, monkeypatch):
+    """Where the program's threads cannot be seen (no /proc), A's BLPOP jobs 0 blocked
+    where B's RPUSH has not run: a socket timeout of A's own could end it first (took =
+    "client timeout"), which the search cannot know of; it claims no more than it ran,
+    in one line."""
     from playground.explore.report import render_text, to_json
+    from playground.gate import process_rest
 
+    monkeypatch.setattr(process_rest, "readable", lambda pid: False)
     result = await Explorer(pg, load_scenario(lesson(tmp_path, SOCKET_TIMEOUT, PUSH)), witnesses=False).explore()
     assert result.untimed == {"A": "BLPOP jobs 0"}
     assert ("Not explored: A's BLPOP jobs 0 blocked with no timeout of its own; a client-side socket timeout in A "

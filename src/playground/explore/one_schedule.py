@@ -95,6 +95,8 @@ class OneSchedule(ScheduleHost):
     untimed: dict[str, str]                 # program -> its command seen blocked with no timeout of its own
     resting: dict[str, tuple[int, int]]     # this run: program -> (its pushes, its moves) when it was last at rest
     stuck: dict[str, int]                   # this run: program -> its pushes when its own wait did not end
+    own_waits: dict[str, tuple[object, bool]]   # this run: program -> (its blocked command's job, whether a
+    # timeout of the program's own ends that wait first)
 
     async def run_schedule(self, planned: tuple[str, ...]) -> Run:
         """Fresh server, setup, then the moves in `planned` order (a blocked client's
@@ -113,7 +115,7 @@ class OneSchedule(ScheduleHost):
             raise ExploreError(f"{self.scenario.id}: {error}")
         self.pushes.attach()   # a subscriber's messages: its replies too (explore/pushes.py)
         self.kept_pushes = []
-        self.resting, self.stuck = {}, {}   # a subscriber's waits (program_moves._program_ready)
+        self.resting, self.stuck, self.own_waits = {}, {}, {}   # a waiting program's (program_moves._program_ready)
         moves = _Moves(list(planned), dict.fromkeys(self.programs, 0), {c: [] for c in self.programs})
         self.moved_now = (moves.executed, moves.commands)   # (program_moves.next_client: who sleeps)
         while True:
@@ -175,7 +177,6 @@ class OneSchedule(ScheduleHost):
             keep.append((client, moves.sent_at.get(client, position[client]) if step.wait else position[client], out))
         if blocked:
             moves.sent_at[client] = position[client]
-            self._note_untimed(client, out)
         if not blocked and not nothing_to_take:
             await self._note(moves.seen, client, out)
         else:
@@ -208,12 +209,36 @@ class OneSchedule(ScheduleHost):
                    replies=tuple((c, tuple(r)) for c, r in moves.seen.items()), commands=tuple(moves.commands),
                    ended=ended)
 
-    def _note_untimed(self, client: str, out) -> None:
-        """A program's command blocked with no timeout of its own (BLPOP jobs 0): a
-        client-side socket timeout in the program would end its wait by itself, which
-        the search does not try (the report says so)."""
-        if client in self.scenario.programs and out.argv and not block_timeout(out.argv):
-            self.untimed.setdefault(client, format_argv(list(out.argv)))
+    def _note_untimed(self, client: str, argv) -> None:
+        """A program's command blocked with no timeout of its own (BLPOP jobs 0), and its
+        threads cannot be seen (gate/process_rest.py): a client-side socket timeout in
+        the program would end its wait by itself, which the search does not try (the
+        report says so)."""
+        self.untimed.setdefault(client, format_argv(list(argv)))
+
+    async def _own_wait(self, client: str, job) -> None:
+        """Whether program `client`, its command blocked at the server with no timeout of
+        the command's own (BLPOP jobs 0), has a timeout of its own that ends its wait
+        first (a client-side socket timeout): then that is a move of its (`may_time_out`,
+        `_time_out`). Asked once per blocked command, when the program is at rest."""
+        if client not in self.scenario.programs or not may_block(job.argv) or block_timeout(job.argv):
+            return
+        known = self.own_waits.get(client)
+        if known is not None and known[0] is job:
+            return
+        programs = self.runner.programs
+        history = programs.history.get(client, [])
+        if self.trees.blocked_forever(client, history, programs.running.get(client)):
+            self.own_waits[client] = (job, False)
+            return
+        if self.trees.diverged:   # (a replay: the real program is asked, in the schedule run again)
+            return
+        own = await programs.own_timeout(client)
+        self.own_waits[client] = (job, bool(own))
+        if own is None:
+            self._note_untimed(client, job.argv)
+        else:
+            self.trees.waits(client, history, forever=not own)
 
     async def _waited_alone(self, client: str, moves: _Moves) -> tuple[str, int] | Literal[False] | None:
         """A program that waits for pushed data was chosen to move: its move is its own
@@ -274,13 +299,19 @@ class OneSchedule(ScheduleHost):
         pending = self.runner.waiting.get(client)
         if pending is None or self._busy_script(client):
             return False
+        own = self.own_waits.get(client)
+        if own is not None and own[0] is pending[0] and own[1]:
+            return True   # (a client-side timeout of the program's own)
         return may_block(pending[0].argv) and bool(block_timeout(pending[0].argv))
 
     async def _time_out(self, client: str) -> None:
-        """Let the client's blocked command time out (nobody unblocked it in this order)."""
+        """Let the client's blocked command time out (nobody unblocked it in this order):
+        the command's timeout, else the program's own (it closes its connection)."""
         job = self.runner.waiting[client][0]
-        seconds = block_timeout(job.argv) or 0.0   # (it has one: may_time_out)
-        await asyncio.wait([_task(job)], timeout=min(seconds + 2.0, WAIT_TIMEOUT))
+        seconds = block_timeout(job.argv) or 0.0   # (it has one, or its program has: may_time_out)
+        program = self.runner.programs.running.get(client)
+        limit = program.time_left() if not seconds and program is not None else seconds + 2.0
+        await asyncio.wait([_task(job)], timeout=min(limit, WAIT_TIMEOUT))
         if not _replied(job):
             raise ExploreError(tr("{id}: {command} did not time out after {seconds:g} s", id=self.scenario.id,
                                   command=format_argv(list(job.argv)), seconds=seconds))
@@ -300,9 +331,11 @@ class OneSchedule(ScheduleHost):
     async def _settle_pending(self) -> None:
         """Until each blocked client has either its reply or the server's word that it
         still waits: what can move next must not depend on how fast a reply travels."""
-        for job, _ in list(self.runner.waiting.values()):
+        for client, (job, _) in list(self.runner.waiting.items()):
             if not _replied(job):
                 await job.settle()   # (a program's command: through the gate, scenario/programs/lesson_steps.py)
+            if not _replied(job):
+                await self._own_wait(client, job)
 
     def _busy_script(self, client: str) -> bool:
         """The client runs a script that holds the server (a program's connection: no

@@ -73,6 +73,8 @@ class ProgramTree:
 
     nodes: dict[tuple, Move | End] = field(default_factory=dict)
     replayed: bool = True   # False: it runs for every schedule
+    waits_forever: set[tuple] = field(default_factory=set)   # histories after which its command blocked
+    # with no timeout of its own, nor of the program's (found by its real process)
 
 
 class ProgramTrees:
@@ -108,6 +110,29 @@ class ProgramTrees:
 
     def _missed(self, name: str) -> None:
         self.diverged.add(name)
+
+    def blocked_forever(self, name: str, history: list, program) -> bool | None:
+        """Program `name`'s command, after the replies in `history`, blocked at the server
+        with no timeout of the command's own: does the program wait for ever (no timeout
+        of its own either)? Known from its real process when it found so (True); else a
+        replay runs the schedule again with the real one (None: movable's check)."""
+        tree = self.trees.setdefault(name, ProgramTree())
+        if tuple(history) in tree.waits_forever:
+            return True
+        if isinstance(program, ReplayedProgram):
+            self.diverged.add(name)
+        return None
+
+    def waits(self, name: str, history: list, forever: bool) -> None:
+        """What the real program `name` was found to do with its blocked command: wait
+        for ever, or go on by a timeout of its own (then it is not replayed: a replay
+        cannot time out as the program does)."""
+        tree = self.trees.setdefault(name, ProgramTree())
+        if forever:
+            tree.waits_forever.add(tuple(history))
+        else:
+            tree.replayed = False
+            tree.nodes.clear()
 
     def moved(self, name: str, history: list, held, program) -> None:
         """Real program `name`, given the replies in `history`, sent `held` (a stepped command)."""

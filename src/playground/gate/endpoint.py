@@ -20,9 +20,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
 import os
 import re
 import secrets
+import select
+import struct
+import termios
 from typing import Callable
 
 from playground.engine.catalogue import SUBSCRIBE_FAMILY
@@ -71,6 +75,15 @@ HOLD_QUERY = "?socket_timeout=86400"
 """Asked of the client library in the unix URL: a command may wait at the gate as long as
 the teacher talks (redis-py 8 gives up on a reply after 5 s by default, and the program
 died mid-lesson). Libraries that take the socket's path (REDIS_SOCKET) get it without."""
+
+
+def _unread_by_peer(fd: int) -> int:
+    """Bytes sent on socket `fd` that its peer has not read yet (SIOCOUTQ: a unix socket's
+    sent bytes count until the receiver takes them); 0 where that cannot be asked."""
+    try:
+        return struct.unpack("i", fcntl.ioctl(fd, termios.TIOCOUTQ, b"\0\0\0\0"))[0]
+    except OSError:
+        return 0
 
 
 def socket_path(url: str) -> str:
@@ -189,6 +202,37 @@ class Gate:
                     pass
                 finally:
                     self._waiting -= 1
+
+    def quiet(self, label: str, inflight: bool = False) -> bool:
+        """Nothing of program `label` is on its way through the gate: no connection of it
+        waiting to be accepted or for its server connection, no byte it sent unread by the
+        gate (in the kernel: what the gate's reader already has is taken in this turn of
+        the loop, before a caller that yields once), none the gate sent it unread by it,
+        none the server sent it unread by the gate, no command of it waiting for its
+        reply (`inflight`: but those, blocked at the server)."""
+        fds = []
+        for key in (label, ("tcp", label)):
+            server = self._servers.get(key)
+            fds += [sock.fileno() for sock in (server.sockets if server is not None else ())]
+        for client in self.clients:
+            if client.label != label or client.closed:
+                continue
+            if client.to_server is None or client.inflight and not inflight or client.to_program is None:
+                return False
+            if client.to_program.transport.get_write_buffer_size():
+                return False   # (what the gate sent it: not all written yet)
+            sock = client.to_program.get_extra_info("socket")
+            if sock is not None:
+                if _unread_by_peer(sock.fileno()):
+                    return False   # (written, not yet read by the program)
+                fds.append(sock.fileno())
+            upstream = client.to_server.get_extra_info("socket")
+            if upstream is not None:
+                fds.append(upstream.fileno())   # (what the server sent it, unread by the gate)
+        poll = select.poll()
+        for fd in fds:
+            poll.register(fd, select.POLLIN)
+        return not poll.poll(0)
 
     def held(self, label: str | None = None) -> list[Held]:
         """The commands waiting at the gate (each connection's next), oldest first."""

@@ -13,7 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from playground.engine.catalogue import SUBSCRIBE_FAMILY, SUBSCRIBES
+from playground.gate import process_rest
 from playground.gate.endpoint import Gate, Held
+from playground.gate.process_rest import Rest
 from playground.gate.warm import WarmInterpreter
 from playground.gate.programs import TIME_LIMIT, Program, ProgramError, ProgramOutcome
 from playground.i18n import tr
@@ -25,7 +27,10 @@ command and has been quiet since what it was last sent."""
 QUIET = 0.3
 """Seconds a subscribed program that holds no command is given, after it was sent
 something (a message, its subscription's confirmation), to send its next command or
-end; past that it is waiting for pushed data (the explorer lets the others move)."""
+end; past that it is waiting for pushed data (the explorer lets the others move). Used only
+where its threads cannot be seen (gate/process_rest.py)."""
+REST_POLL = 0.002
+"""Seconds between two looks at a busy program's threads, waiting for it to be at rest."""
 
 
 _WARM: weakref.WeakKeyDictionary[Any, WarmInterpreter] = weakref.WeakKeyDictionary()
@@ -52,6 +57,7 @@ class LessonPrograms:
         # skipped, not failed, and a step may block or not
         self.warm = False     # the explorer: Python programs forked from a warm interpreter (gate/warm.py)
         self.replay: Any = None    # the explorer: programs replayed from what they saw (explore/program_tree.py)
+        self._readable: dict[int, bool] = {}   # pid -> its threads can be seen (gate/process_rest.py)
 
     async def start(self, scenario, part=None) -> str | None:
         """Start the programs of the scenario's `part` (its own, else [programs]'s) on a new
@@ -227,9 +233,11 @@ class LessonPrograms:
                    for h in last.values())
 
     async def rest(self, name: str) -> Held | str:
-        """Program `name`'s next command, else LISTENING when it is subscribed and stays
-        quiet QUIET seconds (it waits for pushed data: the others may move), else why
-        there is none (as next_command)."""
+        """Program `name`'s next command, else LISTENING when it is subscribed and at rest
+        (it waits for pushed data: the others may move), else why there is none (as
+        next_command). At rest: every thread of it asleep in a wait, and nothing it sent
+        still on its way through the gate (gate/process_rest.py, Gate.quiet); where its
+        threads cannot be seen, quiet QUIET seconds instead."""
         program, gate = self.running.get(name), self.gate
         if program is None or gate is None or not self.listening(name):
             return await self.next_command(name)
@@ -237,20 +245,104 @@ class LessonPrograms:
         def ready():
             held = gate.held(name)
             return held[0] if held else (program.exited and "exited")
-        got = await gate.wait_for(ready, min(QUIET, program.time_left()))
-        if got is None and self.listening(name) and program.time_left() > 0:
+        pid = self._seen_pid(program)
+        if pid is None:
+            got = await gate.wait_for(ready, min(QUIET, program.time_left()))
+        else:
+            got = await self._settled(name, pid, ready, program.time_left())
+        if (got is None and pid is None or isinstance(got, Rest)) and self.listening(name) \
+                and program.time_left() > 0:
             return LISTENING
         return await self.next_command(name)
 
+    def _seen_pid(self, program: Program) -> int | None:
+        """The program's pid when its threads can be seen (process_rest.readable), else None."""
+        pid = getattr(program.process, "pid", None)
+        if pid is None:
+            return None
+        if pid not in self._readable:
+            self._readable[pid] = process_rest.readable(pid)
+        return pid if self._readable[pid] else None
+
+    async def _settled(self, name: str, pid: int, ready, limit: float, blocked: bool = False):
+        """ready()'s first true value (a held command, "exited"), else the program's Rest
+        once it is at rest with nothing of it on its way through the gate (`blocked`: but
+        its commands at the server, which wait there); None after `limit` seconds. Its
+        threads are looked at every REST_POLL seconds while it is busy."""
+        gate = self.gate
+        assert gate is not None  # (the caller's)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + limit
+        while True:
+            got = ready()
+            if got:
+                return got
+            at_rest = process_rest.rest(pid)
+            if at_rest is not None and gate.quiet(name, inflight=blocked):
+                await self._server_said_all()
+                await asyncio.sleep(0)   # (bytes the gate's readers took already: passed on first)
+                got = ready()
+                if got:
+                    return got
+                if gate.quiet(name, inflight=blocked) and process_rest.rest(pid) is not None:
+                    return at_rest
+            left = deadline - loop.time()
+            if left <= 0:
+                return None
+            got = await gate.wait_for(ready, min(REST_POLL, left))
+            if got:
+                return got
+
+    async def _server_said_all(self) -> None:
+        """Every frame the server wrote for what ran so far (a message PUBLISH sent a
+        subscriber, written as the publisher's reply was) is on its way to the gate: a
+        round trip of the playground's own after it, on its reader's connection."""
+        if self.pg.reader is not None:
+            await self.pg.reader.run([[b"PING"]])
+
     async def wait_alone(self, name: str, seconds: float) -> bool:
         """Let program `name`, waiting for pushed data, go on by itself (its own timeout
-        fires) for up to `seconds`: True when it then holds a command or has ended."""
+        fires) for up to `seconds`: True when it then holds a command or has ended. False
+        at once when it is at rest in waits with no timeout of their own (`p.listen()`):
+        it will not go on by itself."""
         program, gate = self.running.get(name), self.gate
         if program is None or gate is None:
             return True
-        got = await gate.wait_for(lambda: bool(gate.held(name)) or program.exited,
-                                  min(seconds, program.time_left()))
+
+        def ready():
+            return bool(gate.held(name)) or program.exited
+        pid = self._seen_pid(program)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + min(seconds, program.time_left())
+        while pid is not None:
+            left = deadline - loop.time()
+            got = await self._settled(name, pid, ready, max(0.0, left))
+            if got is True:
+                return True
+            if got is None or not got.own_timeout:
+                return False
+            left = deadline - loop.time()
+            if left <= 0:
+                return False
+            if await gate.wait_for(ready, min(got.timeout if got.timeout > 0 else REST_POLL, left)):
+                return True
+        got = await gate.wait_for(ready, max(0.0, deadline - loop.time()))
         return bool(got)
+
+    async def own_timeout(self, name: str) -> bool | None:
+        """Program `name`, its command blocked at the server, waits with a timeout of its
+        own (a client-side socket timeout) that ends before its time limit: it goes on by
+        itself if nobody unblocks it. Asked once it is at rest (gate/process_rest.py); None
+        where its threads cannot be seen."""
+        program, gate = self.running.get(name), self.gate
+        if program is None or gate is None:
+            return False
+        pid = self._seen_pid(program)
+        if pid is None:
+            return None
+        got = await self._settled(name, pid, lambda: bool(gate.held(name)) or program.exited or None,
+                                  program.time_left(), blocked=True)
+        return isinstance(got, Rest) and got.own_timeout and got.timeout < program.time_left()
 
     async def has_ended(self, name: str) -> bool:
         """Program `name` has ended: no command of it waits for a reply, and it exited

@@ -121,7 +121,11 @@ async def wait_step(runner, scenario, step, out, job: ProgramJob) -> None:
                                       tr("no reply after {seconds}s", seconds=f"{WAIT_TIMEOUT:g}")))
         return
     except ConnectionError:
-        out.checks.append(CheckResult("reply arrives", False, tr("the program's connection closed")))
+        if runner.programs.lenient:   # (the explorer: its own timeout ended the wait, and it closed it)
+            out.note = tr("the program closed its connection before the reply")
+            runner.programs.note_reply(step.client, job.held)   # (what it saw: no reply)
+        else:
+            out.checks.append(CheckResult("reply arrives", False, tr("the program's connection closed")))
         return
     out.note = tr("the reply to {command}", command=job.held.display)
     out.argv = job.argv

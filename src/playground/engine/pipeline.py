@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from playground.engine import events as ev
-from playground.engine.catalogue import BLOCK_TIMEOUT_AT, SCRIPT_COMMANDS, SUBSCRIBE_FAMILY
+from playground.engine.catalogue import BLOCK_TIMEOUT_AT, CLOSES_OWN_CONNECTION, SCRIPT_COMMANDS, SUBSCRIBE_FAMILY
 from playground.engine.commuting import in_order, waits as commuting_waits
 from playground.engine.playground import Refused
 from playground.engine.job import Job
@@ -46,13 +46,14 @@ LOW_WATER = 16     # or fewer than this are on their way (after a wait for anoth
 # Commands that may wait for another client or for time (blocking pops, WAIT: the
 # catalogue's BLOCK_TIMEOUT_AT, and XREAD/XREADGROUP with BLOCK; scripts that run until
 # killed: its SCRIPT_COMMANDS), stream (its SUBSCRIBE_FAMILY, monitor), end or replace the connection
-# (QUIT, RESET, HELLO, AUTH, SHUTDOWN, CLIENT ..., SYNC), or enter redis-cli's own modes
+# (QUIT, RESET, HELLO, AUTH, SHUTDOWN, CLIENT ..., SYNC; its CLOSES_OWN_CONNECTION: CLIENT KILL, ACL
+# DELUSER ..., whose end is asked of the server after the reply), or enter redis-cli's own modes
 # (SCRIPT DEBUG): they go one by one, with the executor's blocked-client detection.
-NOT_PIPELINED = frozenset(BLOCK_TIMEOUT_AT) | frozenset(SCRIPT_COMMANDS) | SUBSCRIBE_FAMILY | frozenset(
-    w.encode() for w in """
+NOT_PIPELINED = (frozenset(BLOCK_TIMEOUT_AT) | frozenset(SCRIPT_COMMANDS) | SUBSCRIBE_FAMILY
+                 | frozenset(CLOSES_OWN_CONNECTION) | frozenset(w.encode() for w in """
     xread xreadgroup script function monitor
     quit reset hello auth shutdown client debug sync psync replicaof slaveof failover
-""".split())
+""".split()))
 
 
 def pipelinable(argv: Sequence[bytes]) -> bool:

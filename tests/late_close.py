@@ -1,9 +1,10 @@
 """A unix-socket relay in front of a real server that makes a closed connection's end
-arrive late, on demand: when the server closes a connection, the relay keeps the
-client's side open until the client has sent something more (that is not forwarded:
-the server has gone), then closes it. The client has then sent its next command
-before it could see the end, whatever the machine's load: the order a busy machine
-gives now and then (the server's close late after its last reply), every time.
+arrive late, on demand: when the server closes a connection while the client waits for
+no reply, the relay keeps the client's side open until the client has sent something
+more (that is not forwarded: the server has gone), then closes it. The client has then
+sent its next command before it could see the end, whatever the machine's load: the
+order a busy machine gives now and then (the server's close late after its last
+reply), every time.
 
 Only the connection's end is held; every byte goes through as it comes.
 """
@@ -16,6 +17,7 @@ import tempfile
 from dataclasses import replace
 
 from playground.resp.address import Address
+from playground.resp.buffer_parser import MORE, parse_buffered
 
 
 class LateClose:
@@ -81,7 +83,7 @@ class LateClose:
             if pipe.ended.is_set():
                 self.held += 1
                 return
-            pipe.sent_since = True
+            pipe.requests += pipe.client.count(data)
             up.write(data)
             try:
                 await up.drain()
@@ -89,8 +91,8 @@ class LateClose:
                 pass  # (the server has gone: its end comes the other way)
 
     async def _to_client(self, up: asyncio.StreamReader, writer: asyncio.StreamWriter, pipe: "_Pipe") -> None:
-        """The server's bytes to the client; its end held while the client has sent
-        nothing since the server's last bytes (else passed on at once)."""
+        """The server's bytes to the client; its end held while the client waits for no
+        reply (else passed on at once: the client would wait for ever)."""
         while True:
             try:
                 data = await up.read(65536)
@@ -98,12 +100,35 @@ class LateClose:
                 data = b""
             if not data:
                 pipe.ended.set()
-                if pipe.sent_since:
+                if pipe.requests != pipe.replies or pipe.client.odd or pipe.server.odd:
                     return
                 await asyncio.Event().wait()  # until the client's next bytes end the other way
-            pipe.sent_since = False
+            pipe.replies += pipe.server.count(data)
             writer.write(data)
             await writer.drain()
+
+
+class _Frames:
+    """Counts the whole RESP frames of one direction (commands, or replies: RESP2, as the
+    tests using the relay speak); `odd` once it meets one it cannot read (then it cannot say)."""
+
+    def __init__(self) -> None:
+        self.buffer = bytearray()
+        self.odd = False
+
+    def count(self, data: bytes) -> int:
+        self.buffer += data
+        whole = 0
+        while self.buffer and not self.odd:
+            parsed = parse_buffered(self.buffer)
+            if parsed is MORE:
+                break
+            if parsed is None:
+                self.odd = True
+                break
+            del self.buffer[:parsed[1]]
+            whole += 1
+        return whole
 
 
 class _Pipe:
@@ -111,4 +136,5 @@ class _Pipe:
 
     def __init__(self) -> None:
         self.ended = asyncio.Event()  # the server closed its side
-        self.sent_since = False       # the client sent bytes since the server's last ones
+        self.client, self.server = _Frames(), _Frames()
+        self.requests = self.replies = 0  # whole commands sent, whole replies received

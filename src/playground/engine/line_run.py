@@ -153,6 +153,17 @@ class LineRun:
         await session.wait_stream_drained()
         return session.streaming and not was_streaming
 
+    def _may_have_closed(self, reply: Reply) -> bool:
+        """Did the line that got `reply` run a command that may close its own connection
+        (the catalogue's `may_close_own_connection`), alone or in the transaction its EXEC ran?"""
+        if isinstance(reply, Err):
+            return False
+        if may_close_own_connection(self.job.argv):
+            return True
+        unit = self.session.last_unit
+        return (unit is not None and unit.kind == "transaction" and unit.ran
+                and any(may_close_own_connection(argv) for argv in unit.commands))
+
     async def _replied(self, reply: Reply, more: bool) -> bool:
         """A repeat's reply shown, recorded and explained. True when the repeats end here
         (the connection is closed: QUIT, the end of a Lua debugging session, a CLIENT
@@ -162,8 +173,7 @@ class LineRun:
         executor.replied(session, argv, reply, self.result, self.listening, self.job.limit, self.outputs)
         if executor.records:  # what its unit changed, and why (the recorder's: engine/recorder.py)
             await executor.settle(session, argv, reply, self.result)
-        if (may_close_own_connection(argv) and not isinstance(reply, Err)
-                and await executor.pg.closed_by_own_line(session)):
+        if self._may_have_closed(reply) and await executor.pg.closed_by_own_line(session):
             if more:  # as in redis-cli, the next repeat meets the closed connection and is lost
                 await executor.connection_lost(session, self.result, self.word, CLOSED_BY_SERVER, sent=False)
             return True

@@ -2,11 +2,13 @@
 
 import asyncio
 import io
+import re
 
 import pytest
+from late_close import LateClose
 
 from playground.engine.playground import Playground
-from playground.cli.repl import run_repl
+from playground.cli.repl import Repl, run_repl
 
 
 async def repl(private_server, text: str, code: int = 0, **kwargs) -> tuple[bytes, str]:
@@ -30,6 +32,49 @@ async def test_client_getname_is_nil_as_for_redis_cli(private_server):
     out, _ = await repl(private_server, "CLIENT GETNAME\nB> CLIENT GETNAME\nCLIENT KILL TYPE normal SKIPME no\n"
                                         "PING\nCLIENT GETNAME\n")
     assert out.startswith(b"(nil)\n(nil)\n(integer) ") and out.endswith(b"\n(nil)\n"), out
+
+
+@pytest.mark.parametrize("in_multi", [False, True], ids=["alone", "exec"])
+@pytest.mark.parametrize("next_line", ["PING", "INCR n"])
+async def test_the_line_after_killing_its_own_connection_is_lost_once_whenever_the_end_arrives(private_server,
+                                                                                                 next_line, in_multi):
+    """`CLIENT KILL TYPE normal SKIPME no`: the server closes A's own connection after the
+    reply. redis-cli sends the next line on it anyway, loses it ("Error: Broken pipe" or
+    "Server closed the connection" on stderr, exit status 0) and reconnects at the line
+    after (redis-cli.c issueCommandRepeat: no second try). The end reaches A late here
+    (tests/late_close.py: A's next line is sent before it could be seen, as on a busy
+    machine): the same output, the same exit status, and no claim that the lost line
+    may have run: the server read nothing more of that connection (INCR n did not run).
+    The same when the kill ran in a transaction: the connection closes after EXEC's reply."""
+    kill = "CLIENT KILL TYPE normal SKIPME no"
+    lines = (["MULTI", kill, "EXEC"] if in_multi else [kill]) + [next_line, "GET n", "CLIENT GETNAME"]
+    out, err = io.BytesIO(), io.StringIO()
+    pg = Playground(server=private_server)
+    r = Repl(pg, out, err)
+    async with pg, LateClose(pg.address) as relay:
+        await pg.sessions["A"].connect(relay.address)
+        assert await asyncio.wait_for(r.feed_many([line.encode() + b"\n" for line in lines]), 60)
+        await asyncio.wait_for(r.finish(), 60)
+    said = err.getvalue()
+    killed = rb"OK\nQUEUED\n1\) \(integer\) \d+\n" if in_multi else rb"\(integer\) \d+\n"
+    assert re.fullmatch(killed + rb"\(nil\)\n\(nil\)\n", out.getvalue()), (out.getvalue(), said)
+    assert r.exit_code == 0, said
+    assert "connection lost" in said and "may have run" not in said, said
+
+
+async def test_the_repeat_after_killing_its_own_connection_is_the_one_lost(private_server):
+    """`2 CLIENT KILL TYPE normal SKIPME no`: redis-cli's second repeat meets the closed
+    connection (lost, said on stderr) and the next line reconnects; the end late here too."""
+    out, err = io.BytesIO(), io.StringIO()
+    pg = Playground(server=private_server)
+    r = Repl(pg, out, err)
+    async with pg, LateClose(pg.address) as relay:
+        await pg.sessions["A"].connect(relay.address)
+        assert await asyncio.wait_for(r.feed_many([b"2 CLIENT KILL TYPE normal SKIPME no\n", b"GET n\n"]), 60)
+        await asyncio.wait_for(r.finish(), 60)
+    said = err.getvalue()
+    assert re.fullmatch(rb"\(integer\) \d+\n\(nil\)\n", out.getvalue()), (out.getvalue(), said)
+    assert r.exit_code == 0 and said.count("connection lost") == 1 and "may have run" not in said, said
 
 
 async def test_a_prefix_that_names_no_client_is_refused(private_server):

@@ -7,8 +7,9 @@ import asyncio
 
 import pytest
 
-from playground.engine.catalogue import (BLOCK_TIMEOUT_AT, SUBSCRIBE_FAMILY, SUBSCRIBES, UNSUBSCRIBES, block_timeout,
-                                        may_block, ttl_set)
+from playground.engine.catalogue import (BLOCK_TIMEOUT_AT, CLOSES_OWN_CONNECTION, SUBSCRIBE_FAMILY, SUBSCRIBES,
+                                        UNSUBSCRIBES, block_timeout, may_block, may_close_own_connection, ttl_set)
+from playground.engine.pipeline import pipelinable
 
 K = frozenset
 
@@ -201,6 +202,20 @@ async def test_the_subscribe_family_is_what_the_server_flags_pubsub_and_noscript
     assert {name for name, f in flags.items() if {b"pubsub", b"noscript"} <= f} == SUBSCRIBE_FAMILY
     assert b"pubsub" in flags[b"publish"]
     assert set(SUBSCRIBES.values()) == set(UNSUBSCRIBES.values())   # each kind entered can be left
+
+
+@pytest.mark.asyncio
+async def test_what_may_close_its_own_connection_is_a_subcommand_the_server_has_and_goes_alone(pg):
+    """CLIENT KILL, ACL DELUSER ... (after whose reply the server asks whether the
+    sender's connection was closed): each a subcommand the server describes, never
+    sent ahead of the replies before it; other subcommands, other commands are not."""
+    names = [b"%s|%s" % (command, sub) for command, subs in CLOSES_OWN_CONNECTION.items() for sub in subs]
+    reply, = await pg.reader.run([[b"COMMAND", b"INFO", *names]])
+    assert len(reply) == len(names) and all(isinstance(info, list) and info for info in reply), reply
+    for line in ("CLIENT KILL TYPE normal SKIPME no", "client kill 127.0.0.1:1", "ACL DELUSER u", "acl setuser u off"):
+        assert may_close_own_connection(argv(line)) and not pipelinable(argv(line)), line
+    for line in ("CLIENT ID", "CLIENT", "ACL WHOAMI", "KILL x", "GET k"):
+        assert not may_close_own_connection(argv(line)), line
 
 
 def test_block_timeouts_as_the_server_reads_them():

@@ -10,8 +10,10 @@ import asyncio
 
 import pytest
 from commands import executor_of, line
+from late_close import LateClose
 
 from playground.engine import events as ev
+from playground.resp.replies import Nil
 
 pytestmark = [pytest.mark.server]
 
@@ -90,3 +92,30 @@ async def test_a_cancelled_write_is_named_and_a_cancelled_read_loses_nothing_els
     assert await ex.cancel("B")
     await asyncio.gather(blocked, return_exceptions=True)
     assert _said(heard, ev.Reconnected)[-1] == "client B: cancelled; reconnected as a new client (nothing else lost)"
+
+
+async def test_a_write_after_killing_its_own_connection_is_lost_and_said_not_to_have_run(pg):
+    """A's own `CLIENT KILL ... SKIPME no` closes A's connection after its reply; the end
+    reaches A late here (tests/late_close.py: A's INCR goes out before it could be seen).
+    The server read nothing more of that connection: the INCR is lost without a claim
+    that it may have run (the server says it did not), as whenever the end arrives."""
+    async with LateClose(pg.address) as relay:
+        await pg.sessions["A"].connect(relay.address)
+        killed = await line(pg, "A", [b"CLIENT", b"KILL", b"TYPE", b"normal", b"SKIPME", b"no"])
+        assert killed.reply >= 1 and not killed.lost
+        heard = _heard(pg)
+        result = await line(pg, "A", [b"INCR", b"n"])
+        assert result.lost and not result.replies
+        assert _said(heard, ev.Reconnected) == ["client A: reconnected as a new client"]
+        assert (await line(pg, "A", [b"GET", b"n"])).reply is Nil
+
+
+async def test_a_kill_that_spares_its_own_connection_leaves_it_open(pg):
+    """SKIPME yes (or a filter that matches no one): A's connection stays, its next line
+    answers on it."""
+    session = pg.sessions["A"]
+    own = session.state.client_id
+    assert (await line(pg, "A", [b"CLIENT", b"KILL", b"TYPE", b"normal", b"SKIPME", b"yes"])).reply >= 1
+    assert (await line(pg, "A", [b"CLIENT", b"KILL", b"ID", b"999999999"])).reply == 0
+    assert session.connected and session.dropped is None
+    assert (await line(pg, "A", [b"CLIENT", b"ID"])).reply == own

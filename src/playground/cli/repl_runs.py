@@ -11,7 +11,7 @@ from playground.engine.catalogue import SCRIPT_COMMANDS
 from playground.engine.events import LineResult
 from playground.engine.executor import Executor
 from playground.engine.job import Job
-from playground.engine.pipeline import NOT_PIPELINED
+from playground.engine.pipeline import NOT_PIPELINED, may_close_after
 from playground.engine.playground import Playground
 from playground.resp.cli_lines import CommandLine, RepeatError, SplitError, parse_line
 
@@ -67,6 +67,8 @@ class PipelinedRuns:
         if cmd is None:
             return None
         word = cmd.argv[0].lower()
+        if may_close_after(self.pg.sessions[name], cmd.argv):  # (an EXEC that runs a CLIENT KILL)
+            return None
         if word not in _NOT_IN_RUNS and word[:1] != b":":
             return name, cmd, False
         if word in SCRIPT_COMMANDS and not self.pg.sessions[name].ldb.on_eval:

@@ -96,6 +96,14 @@ another client's next line gets (a reply, a lost connection, a wait) may depend 
 their order, whatever keys the lines touch, so they are ordered against every line of
 every other client (`Effect.everyone`), a PING included."""
 
+CLOSES_OWN_CONNECTION = {b"client": frozenset((b"kill",)), b"acl": frozenset((b"deluser", b"setuser", b"load"))}
+"""Commands after whose reply the server may close the sender's own connection: CLIENT
+KILL that matches the sender (SKIPME no, its own ID, ADDR, USER ...), ACL DELUSER or
+ACL LOAD of its own user, ACL SETUSER that takes channels from its user while it is
+subscribed (command -> subcommands). The server reads nothing more of such a
+connection (flagged `c`, close after reply), so a line the client sends next does
+not run; whether it was closed is asked of the server (`Playground.closed_by_own_line`)."""
+
 WRITES_THOUGH_READONLY = frozenset((b"pfcount",))
 """Flagged `readonly`, yet they write: PFCOUNT stores the HyperLogLog's cardinality in
 the key (its key spec says RW; servers without key specs only say readonly)."""
@@ -226,6 +234,15 @@ def may_block(argv: Sequence[bytes]) -> bool:
     if cmd in (b"xread", b"xreadgroup"):
         return any(bytes(a).lower() == b"block" for a in argv[1:])
     return cmd in BLOCK_TIMEOUT_AT
+
+
+def may_close_own_connection(argv: Sequence[bytes]) -> bool:
+    """Whether the server may close the sender's connection after this line's reply
+    (CLOSES_OWN_CONNECTION)."""
+    if len(argv) < 2:
+        return False
+    subcommands = CLOSES_OWN_CONNECTION.get(bytes(argv[0]).lower())
+    return subcommands is not None and bytes(argv[1]).lower() in subcommands
 
 
 def may_load_scripts(argv: Sequence[bytes]) -> bool:

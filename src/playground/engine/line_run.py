@@ -14,13 +14,14 @@ import time
 from typing import TYPE_CHECKING, Literal
 
 from playground.engine import events as ev
-from playground.engine.catalogue import SUBSCRIBES
+from playground.engine.catalogue import SUBSCRIBES, may_close_own_connection
 from playground.engine.pipeline import TIMING_FROM
 from playground.engine.playground import Refused
 from playground.engine.redirect import follow
 from playground.engine.session import LATE, STREAMING, ConnectionLost, NoReply
 from playground.i18n import tr
-from playground.resp.replies import Reply
+from playground.resp.connection import CLOSED_BY_SERVER
+from playground.resp.replies import Err, Reply
 
 if TYPE_CHECKING:
     from playground.engine.executor import Executor
@@ -101,7 +102,7 @@ class LineRun:
                     if await self._streamed(count, was_streaming):
                         break  # redis-cli stays in its subscribe loop: `2 SUBSCRIBE a` subscribes once
                     continue
-                if await self._replied(reply):
+                if await self._replied(reply, count + 1 < job.repeat):
                     break
         except asyncio.CancelledError:
             task = asyncio.current_task()
@@ -152,14 +153,30 @@ class LineRun:
         await session.wait_stream_drained()
         return session.streaming and not was_streaming
 
-    async def _replied(self, reply: Reply) -> bool:
+    def _may_have_closed(self, reply: Reply) -> bool:
+        """Did the line that got `reply` run a command that may close its own connection
+        (the catalogue's `may_close_own_connection`), alone or in the transaction its EXEC ran?"""
+        if isinstance(reply, Err):
+            return False
+        if may_close_own_connection(self.job.argv):
+            return True
+        unit = self.session.last_unit
+        return (unit is not None and unit.kind == "transaction" and unit.ran
+                and any(may_close_own_connection(argv) for argv in unit.commands))
+
+    async def _replied(self, reply: Reply, more: bool) -> bool:
         """A repeat's reply shown, recorded and explained. True when the repeats end here
-        (the connection is closed: QUIT, the end of a Lua debugging session)."""
+        (the connection is closed: QUIT, the end of a Lua debugging session, a CLIENT
+        KILL of its own connection). `more`: repeats follow."""
         executor, session, argv, client = self.executor, self.session, self.job.argv, self.job.client
         self.waited += session.waited
         executor.replied(session, argv, reply, self.result, self.listening, self.job.limit, self.outputs)
         if executor.records:  # what its unit changed, and why (the recorder's: engine/recorder.py)
             await executor.settle(session, argv, reply, self.result)
+        if self._may_have_closed(reply) and await executor.pg.closed_by_own_line(session):
+            if more:  # as in redis-cli, the next repeat meets the closed connection and is lost
+                await executor.connection_lost(session, self.result, self.word, CLOSED_BY_SERVER, sent=False)
+            return True
         if not session.state.disconnected:
             return False
         said = tr("the Lua debugging session ended") if session.ldb.ended else "QUIT"

@@ -17,6 +17,9 @@ from playground.engine.client_state import ClientState, replace
 from playground.engine.session import Session
 
 OBSERVER_NAME = "playground-observer"
+CLOSING_FLAGS = frozenset("cA")
+"""CLIENT LIST flags of a connection the server reads no more of and closes: after the
+reply being written (c), as soon as it can (A)."""
 
 
 def parse_client_list(text: bytes) -> dict[int, dict[str, str]]:
@@ -72,6 +75,15 @@ class Observer(SideConnection):
             return None
         self.server_busy = False
         return parse_client_list(bytes(reply) if isinstance(reply, (Bulk, Verbatim)) else b"")
+
+    async def closed(self, client_id: int) -> bool | None:
+        """Has the server closed connection `client_id`, or does it read no more of it
+        (`CLOSING_FLAGS`)? None when it cannot say (BUSY, no CLIENT LIST ID before 6.2)."""
+        fields = await self.client_fields([client_id])
+        if fields is None:
+            return None
+        own = fields.get(client_id)
+        return own is None or not CLOSING_FLAGS.isdisjoint(own.get("flags", ""))
 
     async def refresh(self, sessions: list[Session]) -> None:
         """Update each session's state from the server's flags."""

@@ -24,7 +24,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from playground.engine import events as ev
-from playground.engine.catalogue import BLOCK_TIMEOUT_AT, SCRIPT_COMMANDS, SUBSCRIBE_FAMILY
+from playground.engine.catalogue import (BLOCK_TIMEOUT_AT, CLOSES_OWN_CONNECTION, SCRIPT_COMMANDS, SUBSCRIBE_FAMILY,
+                                        may_close_own_connection)
 from playground.engine.commuting import in_order, waits as commuting_waits
 from playground.engine.playground import Refused
 from playground.engine.job import Job
@@ -46,18 +47,31 @@ LOW_WATER = 16     # or fewer than this are on their way (after a wait for anoth
 # Commands that may wait for another client or for time (blocking pops, WAIT: the
 # catalogue's BLOCK_TIMEOUT_AT, and XREAD/XREADGROUP with BLOCK; scripts that run until
 # killed: its SCRIPT_COMMANDS), stream (its SUBSCRIBE_FAMILY, monitor), end or replace the connection
-# (QUIT, RESET, HELLO, AUTH, SHUTDOWN, CLIENT ..., SYNC), or enter redis-cli's own modes
+# (QUIT, RESET, HELLO, AUTH, SHUTDOWN, CLIENT ..., SYNC; its CLOSES_OWN_CONNECTION: CLIENT KILL, ACL
+# DELUSER ..., whose end is asked of the server after the reply), or enter redis-cli's own modes
 # (SCRIPT DEBUG): they go one by one, with the executor's blocked-client detection.
-NOT_PIPELINED = frozenset(BLOCK_TIMEOUT_AT) | frozenset(SCRIPT_COMMANDS) | SUBSCRIBE_FAMILY | frozenset(
-    w.encode() for w in """
+NOT_PIPELINED = (frozenset(BLOCK_TIMEOUT_AT) | frozenset(SCRIPT_COMMANDS) | SUBSCRIBE_FAMILY
+                 | frozenset(CLOSES_OWN_CONNECTION) | frozenset(w.encode() for w in """
     xread xreadgroup script function monitor
     quit reset hello auth shutdown client debug sync psync replicaof slaveof failover
-""".split())
+""".split()))
 
 
 def pipelinable(argv: Sequence[bytes]) -> bool:
     """May this line be sent before the replies of the lines ahead of it have come?"""
     return argv[0].lower() not in NOT_PIPELINED
+
+
+def may_close_after(session: Session, argv: Sequence[bytes]) -> bool:
+    """May the server close `session`'s connection after the reply to `argv`: a command
+    that may close its own connection (the catalogue's `may_close_own_connection`), or
+    the EXEC of a transaction that queued one. Such a line goes alone (never with the
+    lines after it: the executor asks the server after its reply whether it closed)."""
+    if may_close_own_connection(argv):
+        return True
+    tx = session.units.open
+    return (tx is not None and bytes(argv[0]).lower() == b"exec"
+            and any(may_close_own_connection(queued) for queued in tx.commands))
 
 
 class _Line:

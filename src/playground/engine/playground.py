@@ -21,6 +21,7 @@ from playground.engine.observer import Observer
 from playground.engine.own_traffic import OwnTraffic
 from playground.engine.server_order import ServerOrder
 from playground.resp.address import Address
+from playground.resp.connection import CLOSED_BY_SERVER
 from playground.resp.side_connection import SideConnection
 from playground.errors import ServerError
 from playground.engine.session import NoReply, Session
@@ -324,6 +325,34 @@ class Playground:
             await self.observer.refresh(sessions)
         except OSError:
             pass  # the server is gone or restarting; the next command will say so
+
+    async def closed_by_own_line(self, session: Session) -> bool:
+        """After the reply to a line that may close its own connection (the catalogue's
+        `may_close_own_connection`: CLIENT KILL ... SKIPME no): did the server close it?
+        Asked of the server (its client list, on the observer's connection), not of the
+        socket, whose end may come after the client's next line went out: the server
+        flags the connection before it writes the reply, and reads nothing more of it.
+        If closed, the connection is forgotten (`Session.dropped`): the client's next line
+        meets it closed and is lost, as in redis-cli, and a new one is opened; either way
+        the same, however late the end arrives. False when the server cannot say (busy,
+        no CLIENT LIST ID, the client on another node of a topology): the socket tells later."""
+        client_id = session.state.client_id
+        if self.observer is None or client_id is None or session.connection is None:
+            return False
+        if self.topology is not None:  # client ids are per node
+            on, at = self.observer.address, session.address
+            if at is None or (at.host, at.port) != (on.host, on.port):
+                return False
+        try:
+            closed = await self.observer.closed(client_id)
+        except OSError:
+            return False  # the server is gone: the next command says so
+        conn = session.connection
+        if not closed or conn is None:
+            return False
+        session.forget_connection(CLOSED_BY_SERVER)
+        await conn.close()  # (our end of it)
+        return True
 
     def _server_stopped(self, wait: bool = False) -> bool:
         if self.server is None or self.server.process is None:

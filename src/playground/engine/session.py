@@ -249,8 +249,9 @@ class Session:
         return self._conn
 
     def forget_connection(self, why: str) -> None:
-        """The connection failed under a caller that pipelines: forget it (the next command
-        reconnects, and says `why` it was lost)."""
+        """The connection failed under a caller that pipelines, or the server closed it
+        after a line's reply (`Playground.closed_by_own_line`): forget it (the next
+        command meets it closed, reconnects, and says `why` it was lost)."""
         self.dropped = why
         self._conn = None
         self.state = replace(self.state, pending=None)

@@ -37,6 +37,9 @@ from .tls import tls_failure
 CONNECT_TIMEOUT = 5.0
 WAIT_WHOLE = 1 << 18  # a reply shorter than this is waited for whole, then parsed at once
 
+CLOSED_BY_SERVER = "Connection closed by server."
+"""Why a connection is lost when the server closed it (the notes on stderr and in a pane say so)."""
+
 
 def pack_command(args: Sequence[bytes | str | int]) -> bytes:
     """RESP array of bulk strings, every argument exactly as given."""
@@ -127,7 +130,7 @@ class TypedConnection:
             if self.address.tls is None:
                 raise
             why = str(exc)
-            if why == "Connection closed by server.":  # right after the handshake
+            if why == CLOSED_BY_SERVER:  # right after the handshake
                 why = tr("the server closed the connection after the TLS handshake (does it ask for "
                          "a client certificate? --cert and --key)")
             raise ConnectionError(f"cannot connect to {where}: {why}") from None
@@ -173,7 +176,7 @@ class TypedConnection:
         except BaseException as exc:  # failed or cancelled: what was sent is unknown
             self._drop()
             if isinstance(exc, (ConnectionResetError, BrokenPipeError)):
-                raise ConnectionError("Connection closed by server.") from None
+                raise ConnectionError(CLOSED_BY_SERVER) from None
             raise
 
     async def read_response(self) -> Reply:
@@ -205,7 +208,7 @@ class TypedConnection:
         except BaseException as exc:
             self._drop()
             if isinstance(exc, asyncio.IncompleteReadError):
-                raise ConnectionError("Connection closed by server.") from None
+                raise ConnectionError(CLOSED_BY_SERVER) from None
             if isinstance(exc, LineTooLong):
                 raise ProtocolError("a reply line longer than the protocol allows") from None
             if isinstance(exc, ValueError):  # int() of a bad length

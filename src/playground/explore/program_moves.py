@@ -143,8 +143,10 @@ async def search(explorer, own: tuple[str, ...], fold, result) -> None:
         explorer.choices = []
         run = await explorer.run_checked(prefix, keep=kept)
         explorer.sleeping = None
-        if not runs:
+        if not runs:   # (the path is the first run's: its choices, not the run again's)
+            choices = explorer.choices
             await _same_again(explorer, run, kept)
+            explorer.choices = choices
         runs += 1
         longest = max([longest, *(run.schedule.count(c) for c in set(run.schedule))])
         run.footprints = await _footprints(explorer, run)

@@ -117,7 +117,19 @@ async def test_the_report_says_how_a_subscribers_own_wait_was_tried(pg, tmp_path
     assert '"hello"' in {c.snapshot.describe("heard") for c in result.classes}   # the message arrives
     assert result.listened == ["A"]
     assert "its own wait was also let end first, given 1 s" in render_text(result)
-    assert to_json(result)["listened"] == ["A"]
+    assert to_json(result)["listened"] == ["A"] and to_json(result)["forever"] == []
+
+
+async def test_the_report_says_a_wait_with_no_timeout_was_not_let_end(pg, tmp_path):
+    """`for m in p.listen()` waits with no timeout of its own (its threads say so): the
+    report does not claim its wait was let end first, and no second is spent trying."""
+    from playground.explore.report import render_text, to_json
+
+    result = await Explorer(pg, load_scenario(lesson(tmp_path, LISTEN, PUBLISH)), witnesses=False).explore()
+    assert result.listened == ["A"] and result.forever == ["A"] and to_json(result)["forever"] == ["A"]
+    text = render_text(result)
+    assert "its wait has no timeout of its own, so nothing but a message could end it" in text
+    assert "let end first" not in text
 
 
 

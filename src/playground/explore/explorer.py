@@ -127,6 +127,7 @@ class Explorer(OneSchedule):
         self.moved_now = ([], [])             # the run's moves so far, and the commands they sent
         self.runs = self.pending = 0
         self.failing, self.listened, self.untimed = None, set(), {}   # (one_schedule.py: programs that waited)
+        self.timed: set[str] = set()   # of the programs that waited for pushed data, those with a timeout of their own
         self.evicting = False
         self.progress = None
         """Told `(run, planned, total, exact)` before the first schedule (run 0) and after
@@ -244,6 +245,7 @@ class Explorer(OneSchedule):
             raise ExploreError(f"{self.scenario.id}: " + "; ".join(self.failing.values()))
         result.runs = self.runs
         result.listened, result.untimed = sorted(self.listened), dict(sorted(self.untimed.items()))
+        result.forever = sorted(self.listened - self.timed)
         result.total = result.covered + (self.pending if result.sampled else 0)
 
     def _told(self, fold, result: Exploration, planned):

@@ -92,6 +92,7 @@ class OneSchedule(ScheduleHost):
     pushes: PushLog
     choices: list[list[str]]
     listened: set[str]                      # programs seen waiting for pushed data (set by the Explorer)
+    timed: set[str]                         # of those, the ones seen waiting with a timeout of their own
     untimed: dict[str, str]                 # program -> its command seen blocked with no timeout of its own
     resting: dict[str, tuple[int, int]]     # this run: program -> (its pushes, its moves) when it was last at rest
     stuck: dict[str, int]                   # this run: program -> its pushes when its own wait did not end

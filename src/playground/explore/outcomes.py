@@ -73,6 +73,7 @@ class Exploration:
     random: list[str] = field(default_factory=list)  # steps the server says may end otherwise (explore/chance.py)
     clock: list[str] = field(default_factory=list)   # steps whose replies hold the clock: compared without it
     listened: list[str] = field(default_factory=list)   # programs seen waiting for pushed data (a subscriber)
+    forever: list[str] = field(default_factory=list)   # of those, the ones whose waits had no timeout of their own
     untimed: dict[str, str] = field(default_factory=dict)   # program -> its command that blocked with no timeout
 
     @property

@@ -82,6 +82,8 @@ async def _program_ready(explorer, client: str, moved: int) -> bool:
         got = await programs.rest(client)
     if got == LISTENING:
         explorer.listened.add(client)
+        if programs.own_timeout_seen(client):
+            explorer.timed.add(client)
         explorer.resting[client] = (pushes, moved)
         return explorer.stuck.get(client) != pushes
     return isinstance(got, Held)
@@ -134,6 +136,8 @@ async def search(explorer, own: tuple[str, ...], fold, result) -> None:
     path: list[Node] = []
     prefix: tuple[str, ...] | None = own
     runs, longest = 0, 0
+    distinct: set[tuple[str, ...]] = set()   # the schedules the runs ran (a waiting client's own move tried
+    # and not made there: a run may run a schedule again)
     explorer.sleeping = None
     while prefix is not None:
         if runs >= explorer.limit:
@@ -148,6 +152,7 @@ async def search(explorer, own: tuple[str, ...], fold, result) -> None:
             await _same_again(explorer, run, kept)
             explorer.choices = choices
         runs += 1
+        distinct.add(run.schedule)
         longest = max([longest, *(run.schedule.count(c) for c in set(run.schedule))])
         run.footprints = await _footprints(explorer, run)
         fold(run.schedule, run)
@@ -155,17 +160,23 @@ async def search(explorer, own: tuple[str, ...], fold, result) -> None:
         if explorer.reduce:
             _races(explorer, run, path)
         prefix = _next_prefix(explorer, path, run.schedule)
-    explorer.runs, explorer.pending = runs, 0
+    explorer.runs, explorer.pending = len(distinct), 0
     if result.sampled:   # the serial orders and the own order label the outcomes: in the sample too
         pending = [prefix] + [tuple(run.schedule[:k]) + (c,) for k, node in enumerate(path)
                               for c in node.backtrack - node.done]
         ran, explorer.sleeping = [], None
         for order in _serial_prefixes(explorer, longest):
+            done = next((d for d in distinct if d == tuple(c for c in dict.fromkeys(order) for _ in range(d.count(c)))),
+                        None)
+            if done is not None:   # (this serial order ran already, the own order maybe: the same again)
+                ran.append(done)
+                continue
             explorer.choices = []
             run = await explorer.run_checked(order)
             run.footprints = await _footprints(explorer, run)
             fold(run.schedule, run)
-            explorer.runs += 1
+            explorer.runs += run.schedule not in distinct
+            distinct.add(run.schedule)
             ran.append(run.schedule)
         if not explorer.reduce:   # each prefix still to try: one schedule not run, at least
             explorer.pending = sum(1 for p in pending if not any(r[:len(p)] == p for r in ran))

@@ -303,9 +303,14 @@ def listened_sentence(r: Exploration) -> str:
         r: the exploration.
     """
     from playground.explore.one_schedule import WAIT_ALONE
-    return tr("While {programs} waited for a message, the others moved, and its own wait was also let end first, "
-              "given {seconds:g} s: a client-side timeout longer than that is taken as never ending before "
-              "the others move.", programs=tr(", ").join(r.listened), seconds=WAIT_ALONE)
+    timed = [p for p in r.listened if p not in r.forever]
+    text = [tr("While {programs} waited for a message, the others moved, and its own wait was also let end first, "
+               "given {seconds:g} s: a client-side timeout longer than that is taken as never ending before "
+               "the others move.", programs=tr(", ").join(timed), seconds=WAIT_ALONE)] if timed else []
+    if r.forever:
+        text.append(tr("While {programs} waited for a message, the others moved; its wait has no timeout of its "
+                       "own, so nothing but a message could end it.", programs=tr(", ").join(r.forever)))
+    return " ".join(text)
 
 
 def random_sentence(r: Exploration) -> str:
@@ -378,7 +383,8 @@ def to_json(r: Exploration) -> dict:
         "programs": r.programs, "schedules": r.total, "covered": r.covered, "run": r.runs,
         "sampled": r.sampled, "limit": r.limit, "seed": r.seed, "reduced": r.reduced,
         "goal": r.goal, "own_order": label(r.own_order) if r.own_order else None, "by": r.by,
-        "random": r.random, "clock": r.clock, "listened": r.listened, "untimed": r.untimed,
+        "random": r.random, "clock": r.clock, "listened": r.listened, "forever": r.forever,
+        "untimed": r.untimed,
         "rare_below": RARE if r.sampled else None,
         "rare": rare(r) if r.sampled else None,
         "classes": [{

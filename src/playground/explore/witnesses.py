@@ -197,6 +197,10 @@ def lane_rows(kept, pushes=()) -> list[LaneRow]:
             rows.append(((out.seq, 0), LaneRow(out.seq, client, [f"{client}{index + 1}  {line}"], reply=reply)))
             last = max(last, out.seq)
             continue
+        if not out.units and out.argv and out.seq is None and out.step.wait and out.note:   # no reply came:
+            line = redact_line(out.command or format_argv(list(out.argv)), list(out.argv))   # the program gave up
+            rows.append(((last, 1, len(rows)), LaneRow(None, client, [f"{client}{index + 1}  {line}"], note=out.note)))
+            continue
         if not out.units and out.argv and out.value is STREAMING:   # SUBSCRIBE ...: its frames come as pushes
             line = redact_line(out.command or out.step.display, list(out.argv))
             reply = (out.reply or "").split("\n")[0]   # (its frames: explore/one_schedule.py)

@@ -58,6 +58,7 @@ class LessonPrograms:
         self.warm = False     # the explorer: Python programs forked from a warm interpreter (gate/warm.py)
         self.replay: Any = None    # the explorer: programs replayed from what they saw (explore/program_tree.py)
         self._readable: dict[int, bool] = {}   # pid -> its threads can be seen (gate/process_rest.py)
+        self._rests: dict[str, Rest | None] = {}   # program -> how it was at rest when `rest` said LISTENING
 
     async def start(self, scenario, part=None) -> str | None:
         """Start the programs of the scenario's `part` (its own, else [programs]'s) on a new
@@ -250,10 +251,17 @@ class LessonPrograms:
             got = await gate.wait_for(ready, min(QUIET, program.time_left()))
         else:
             got = await self._settled(name, pid, ready, program.time_left())
+        self._rests[name] = got if isinstance(got, Rest) else None
         if (got is None and pid is None or isinstance(got, Rest)) and self.listening(name) \
                 and program.time_left() > 0:
             return LISTENING
         return await self.next_command(name)
+
+    def own_timeout_seen(self, name: str) -> bool:
+        """Program `name`, found LISTENING last, waited with a timeout of its own (or its
+        threads could not be seen: it may have)."""
+        seen = self._rests.get(name)
+        return seen is None or seen.own_timeout
 
     def _seen_pid(self, program: Program) -> int | None:
         """The program's pid when its threads can be seen (process_rest.readable), else None."""

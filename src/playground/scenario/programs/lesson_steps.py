@@ -123,6 +123,7 @@ async def wait_step(runner, scenario, step, out, job: ProgramJob) -> None:
     except ConnectionError:
         if runner.programs.lenient:   # (the explorer: its own timeout ended the wait, and it closed it)
             out.note = tr("the program closed its connection before the reply")
+            out.command, out.argv = job.held.display, job.argv
             runner.programs.note_reply(step.client, job.held)   # (what it saw: no reply)
         else:
             out.checks.append(CheckResult("reply arrives", False, tr("the program's connection closed")))

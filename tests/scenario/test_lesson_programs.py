@@ -168,3 +168,42 @@ async def test_a_missing_need_skips_the_lesson(pg, tmp_path):
     assert result.skipped == ("needs python -c import no_such_module_here: "
                               "ModuleNotFoundError: No module named 'no_such_module_here'")
     assert not result.steps and result.error is None
+
+
+GIVES_UP = '''
+    import os, redis
+    r = redis.Redis.from_url(os.environ["REDIS_URL"].split("?")[0], socket_timeout=0.2)
+    try:
+        r.blpop("jobs", timeout=0)
+        said = "took"
+    except redis.TimeoutError:
+        said = "gave up"
+    redis.Redis.from_url(os.environ["REDIS_URL"]).set("said", said)
+    '''
+
+
+@pytest.mark.slow
+async def test_a_command_given_up_while_held_is_said_and_never_ran(pg, tmp_path):
+    """A's BLPOP waits at the gate while B's step (RPUSH) takes 3 s: A's own 0.2 s socket timeout
+    ends its wait there (it closes that connection), and it goes on to SET. The step that
+    lets A's SET through says A gave up on its BLPOP, which never ran (B's element was
+    not popped); run again, the same: what A sends next is keyed by what it saw, so it is
+    not taken for a program that is not repeatable."""
+    path = lesson(tmp_path, '''
+        [programs]
+        A = ["python", "gives_up.py"]
+        [[steps]]
+        client = "B"
+        command = "RPUSH jobs j1"
+        sleep = 3
+        [[steps]]
+        client = "A"
+        ''', {"gives_up.py": GIVES_UP})
+    runner = Runner(pg)
+    for _ in range(2):
+        result = await runner.run(load_scenario(path))
+        assert result.ok, (result.error, result.failed_checks)
+        assert result.steps[1].command == 'SET said "gave up"'
+        assert "A gave up on BLPOP jobs 0 before it was let through" in (result.steps[1].note or "")
+        jobs, = await pg.reader.run([[b"LRANGE", b"jobs", b"0", b"-1"]])
+        assert [bytes(j) for j in jobs] == [b"j1"]   # (the BLPOP never ran)

@@ -102,6 +102,8 @@ class Gate:
         self.next_seq = next_seq or self._own_seq
         self.clients: list[GateClient] = []
         self.log: list[Held] = []                  # in server order
+        self.dropped: list[Held] = []              # never let through: the program closed their connection
+        # while they were held (it gave up on them: a timeout of its own)
         self._servers: dict[str | tuple[str, str], asyncio.Server] = {}  # label or ("tcp", label) -> its listener
         self._passwords: dict[str, str] = {}  # label -> its TCP listener's password
         self._tasks: set[asyncio.Task] = set()  # one per program connection

@@ -120,6 +120,7 @@ class GateClient:
 
     def fail_pending(self) -> None:
         self.closed = True
+        self.gate.dropped += [h for h in self.queue if not h.released and not h.unstepped and h.argv]
         for held in [*self.inflight, *self.queue]:
             if not held.done.done():
                 held.done.set_exception(ConnectionError(f"{self.name}: connection closed"))

@@ -59,6 +59,9 @@ class LessonPrograms:
         self.replay: Any = None    # the explorer: programs replayed from what they saw (explore/program_tree.py)
         self._readable: dict[int, bool] = {}   # pid -> its threads can be seen (gate/process_rest.py)
         self._rests: dict[str, Rest | None] = {}   # program -> how it was at rest when `rest` said LISTENING
+        self.gave_up: dict[str, list[Held]] = {}   # program -> its commands it gave up on while they were held,
+        # before the command next_command returned last (noted as sent, with no reply: what it saw)
+        self._noted_drops: set[int] = set()
 
     async def start(self, scenario, part=None) -> str | None:
         """Start the programs of the scenario's `part` (its own, else [programs]'s) on a new
@@ -69,6 +72,7 @@ class LessonPrograms:
         if self._lesson != lesson:  # each run of the same programs is compared with the others
             self.seen, self._lesson = {}, lesson
         self.history = {name: [] for name in programs}
+        self.gave_up, self._noted_drops = {}, set()
         self.outcomes, self.described = {}, {}
         self.not_repeatable = None
         if not scenario.programs:
@@ -207,6 +211,7 @@ class LessonPrograms:
             return held[0] if held else (program.exited and "exited")
         got = await gate.wait_for(ready, program.time_left())
         if isinstance(got, Held):
+            self._note_given_up(name, got)
             return got
         if got is None:
             past = tr("ran past its time limit ({seconds} s)", seconds=f"{program.time_limit:g}")
@@ -215,6 +220,23 @@ class LessonPrograms:
         await program.drained()
         return (program.failure()
                 or tr("program {program} ended before its next command", program=program.describe))
+
+    def _note_given_up(self, name: str, held: Held) -> None:
+        """The commands program `name` sent before `held` and gave up on while the gate
+        held them (its own timeout closed their connection: they never ran): in its
+        history as sent with no reply, so what it sends next is keyed by what it saw; and
+        in `gave_up`, for the step to say so."""
+        gate = self.gate
+        assert gate is not None  # (the caller's)
+        dropped = [d for d in gate.dropped
+                   if d.client.label == name and d.arrived < held.arrived and id(d) not in self._noted_drops]
+        self.gave_up[name] = dropped
+        if dropped and self.replay is not None:   # (the explorer: its timing decided; a replay cannot give up)
+            self.replay.waits(name, self.history.get(name, []), forever=False)
+        for d in dropped:
+            self._noted_drops.add(id(d))
+            self.note_sent(name, d)
+            self.note_reply(name, d)
 
     def pushes(self, name: str) -> int:
         """How many frames no command asked for (messages) program `name` was sent so far."""

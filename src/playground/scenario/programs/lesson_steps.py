@@ -86,6 +86,11 @@ async def release_step(runner, scenario, step, out) -> None:
         out.checks.append(CheckResult("sends a command", False, got))
         return
     out.command, out.argv = got.display, tuple(got.argv)
+    gave_up = runner.programs.gave_up.pop(step.client, [])
+    if gave_up:
+        out.note = tr("{client} gave up on {commands} before it was let through: its connection closed (a timeout "
+                      "of the program's own); they never ran", client=step.client,
+                      commands=tr(", ").join(h.display for h in gave_up))
     odd = runner.programs.note_sent(step.client, got)
     if odd:
         out.checks.append(CheckResult("repeatable", False, odd))

@@ -24,13 +24,21 @@ from servers import shared
 pytest.importorskip("redis")
 pytestmark = [pytest.mark.slow]
 
-# two commands each way, twice: 4 commands a program, 70 orders of two programs' commands
+# two commands each way, twice: 4 commands a program, 70 orders of two programs' commands. Run
+# again by the exploration (REDIS_PLAYGROUND_RERUN), the fifth run of either program (after the
+# first order, run twice with both) waits at its end for a file that never comes: the exploration
+# is still running when the key is pressed, however fast the machine (it once ended first).
 PROGRAM = '''
-import os, redis
+import os, pathlib, time, redis
 r = redis.Redis.from_url(os.environ["REDIS_URL"])
 for _ in range(2):
     value = int(r.get("counter") or 0)
     r.set("counter", value + 1)
+if os.environ.get("REDIS_PLAYGROUND_RERUN"):
+    with open("runs", "a") as runs:
+        runs.write("x")
+    while os.path.getsize("runs") >= 5 and not pathlib.Path("go").exists():
+        time.sleep(0.01)
 '''
 
 

@@ -29,6 +29,7 @@ class ExploreScreen(ModalScreen[int | None]):
     ExploreScreen #explore-summary { margin-top: 1; color: $text-muted; }
     """
     BINDINGS = [Binding("escape", "dismiss(None)", "Close")]
+    AUTO_FOCUS = "OptionList"
 
     def __init__(self, result: Exploration) -> None:
         super().__init__()
@@ -64,13 +65,15 @@ class ExploreScreen(ModalScreen[int | None]):
             yield OptionList(*options)
             yield Static(Text(summary_line(r)), id="explore-summary")
 
-    def on_mount(self) -> None:
-        self.query_one(OptionList).focus()
-
     def say_again(self) -> None:
         """The outcomes in the language shown now (F12)."""
         self.refresh(recompose=True)
-        self.call_after_refresh(lambda: self.query_one(OptionList).focus())
+        self.call_after_refresh(self._focus_outcomes)
+
+    def _focus_outcomes(self) -> None:
+        """The outcomes focused again, unless the screen was closed meanwhile."""
+        for outcomes in self.query(OptionList):
+            outcomes.focus()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         self.dismiss(event.option_index)

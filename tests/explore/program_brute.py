@@ -12,11 +12,11 @@ A program waiting for what the server pushes is a waiting client too: one whose 
 blocks at the server (the server's CLIENT LIST says so: flag b), or one subscribed that
 holds no command and has been quiet QUIET seconds. The others move while it waits (a
 message published reaches it, a push unblocks it), and its own move is its wait ending
-by itself first: a blocked command's timeout, a subscriber's own timeout, or, for a
-command blocked for ever (BLPOP q 0), the program's own socket timeout closing that
-connection (the last two given WAIT_ALONE seconds while others could move, else up to
-ALONE_LIMIT; one whose wait did not end is not offered again until it is sent something,
-or, blocked, while that command waits). One still waiting
+by itself first: a blocked command's timeout, a subscriber's own timeout (given
+WAIT_ALONE seconds while others could move, else up to ALONE_LIMIT; one whose wait did not
+end is not offered again until it is sent something), or, for a command blocked for ever
+(BLPOP q 0), the program's own socket timeout closing that connection (given ALONE_LIMIT;
+one whose wait did not end is not offered again while that command waits). One still waiting
 when nobody else can move is killed: its exit code is None."""
 
 from __future__ import annotations
@@ -265,8 +265,8 @@ class _Run:
                 await asyncio.wait_for(asyncio.gather(*[c.waiting[-1] for c in due]), TIMEOUT)
                 return
             if due:   # no timeout of the command's own: one of the program's (it closes the connection)?
-                loop = asyncio.get_running_loop()
-                end = loop.time() + (self.alone_limit if alone else WAIT_ALONE)
+                loop = asyncio.get_running_loop()   # (given its time limit, alone or not: a margin of seconds
+                end = loop.time() + self.alone_limit   # over a socket timeout of tenths, on a busy machine too)
                 while any(c.waiting and not c.closed for c in due) and loop.time() < end:
                     self.changed.clear()
                     try:

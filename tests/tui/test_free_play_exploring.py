@@ -24,20 +24,20 @@ from servers import shared
 pytest.importorskip("redis")
 pytestmark = [pytest.mark.slow]
 
-# two commands each way, twice: 4 commands a program, 70 orders of two programs' commands. Run
-# again by the exploration (REDIS_PLAYGROUND_RERUN), the fifth run of either program (after the
-# first order, run twice with both) waits at its end for a file that never comes: the exploration
-# is still running when the key is pressed, however fast the machine (it once ended first).
+# two commands each way, three times: 6 commands a program, 924 orders of two programs' commands
+# (many left, with programs run again among them, when the first is done). Run
+# again by the exploration (REDIS_PLAYGROUND_RERUN) once the test has made the file "hold", a
+# program says so ("held") and waits at its end for a file that never comes: the key is pressed
+# while the exploration runs, however fast the machine (it once ended first).
 PROGRAM = '''
 import os, pathlib, time, redis
 r = redis.Redis.from_url(os.environ["REDIS_URL"])
-for _ in range(2):
+for _ in range(3):
     value = int(r.get("counter") or 0)
     r.set("counter", value + 1)
-if os.environ.get("REDIS_PLAYGROUND_RERUN"):
-    with open("runs", "a") as runs:
-        runs.write("x")
-    while os.path.getsize("runs") >= 5 and not pathlib.Path("go").exists():
+if os.environ.get("REDIS_PLAYGROUND_RERUN") and pathlib.Path("hold").exists():
+    pathlib.Path("held").touch()
+    while not pathlib.Path("go").exists():
         time.sleep(0.01)
 '''
 
@@ -80,7 +80,7 @@ async def test_exploring_shows_its_plan_and_progress_and_esc_ends_it_with_everyt
         await pilot.press("escape")
         gate = app.own_programs.gate
         gate.run_free()   # (as Ctrl+P "Programs run free" does: no Ctrl+N for each command)
-        for _ in range(2):   # (one after the other: the order they ran in is C's four, then D's)
+        for _ in range(2):   # (one after the other: the order they ran in is C's six, then D's)
             process = await asyncio.create_subprocess_exec(
                 sys.executable, "p.py", cwd=tmp_path, env=dict(os.environ, REDIS_URL=app.own_programs.url),
                 stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
@@ -96,12 +96,14 @@ async def test_exploring_shows_its_plan_and_progress_and_esc_ends_it_with_everyt
         assert f"C = {names[0]}" in shown and f"D = {names[1]}" in shown, shown   # both programs, by name
         bar = screen.query_one(ProgressBar)
         await wait_until(pilot, lambda: screen.told is not None and bar.progress >= 1, timeout=60)
-        assert "About 70 orders to run" in screen_text(screen) and bar.total == 70
-        assert "of 70 orders run" in screen_text(screen)
+        assert "About 924 orders to run" in screen_text(screen) and bar.total == 924
+        assert "of 924 orders run" in screen_text(screen)
         assert ours() - before   # the exploration's own server, and a program of its running or between runs
 
+        (tmp_path / "hold").touch()   # the next program it runs again waits at its end
+        await wait_until(pilot, lambda: (tmp_path / "held").exists(), timeout=60)
         await pilot.press(key)
         await wait_until(pilot, lambda: not isinstance(app.screen, ExploringScreen), timeout=30)
-        assert screen.told.run < 70   # (cancelled, not done)
+        assert screen.told.run < 924   # (cancelled, not done)
         assert any("Exploration cancelled" in m for m in notices(app)), notices(app)
         assert ours() <= before   # its server and every program it ran again are gone

@@ -134,6 +134,12 @@ class PlaygroundApp(App[None]):
             raise LookupError(f"no mode's screen under {screen!r}")
         return screen
 
+    def mode_screen_if_any(self) -> ModeScreen | None:
+        """The mode's screen, or None while there is none (the app starting, or ending:
+        a message of the engine may still come then)."""
+        stack = self.screen_stack
+        return stack[1] if len(stack) > 1 and isinstance(stack[1], ModeScreen) else None
+
     @property
     def scenario_run(self) -> ScenarioRun | None:
         """The open scenario (a tui ScenarioRun), None in free play."""
@@ -341,6 +347,8 @@ class PlaygroundApp(App[None]):
 
     def _on_engine_event(self, event: ev.Event) -> None:
         """Events of commands typed in the panes (the stepper's go to the scenario run)."""
+        if self.mode_screen_if_any() is None:
+            return   # (the app is ending)
         if isinstance(event, ev.Wrote):
             if self.scenario_run is not None:
                 self.scenario_run.note_free_command(set(event.keys), event.unit)
@@ -355,11 +363,12 @@ class PlaygroundApp(App[None]):
     def on_command_done(self, message: CommandDone) -> None:
         """One command finished (its writes already attributed): the transcript, state
         lines and keys."""
+        screen = self.mode_screen_if_any()
         if message.line is not None:
             self.transcript.append((message.client, message.line, message.printed))
-            if self.scenario_run is not None:
-                self.scenario_run.note_typed(message.client, message.line, message.argv)
-        if not self.mode_screen.is_mounted:
+            if screen is not None and screen.scenario_run is not None:
+                screen.scenario_run.note_typed(message.client, message.line, message.argv)
+        if screen is None or not screen.is_mounted:
             return
         self.refresh_states()
         self.mode_screen.refresh_keys()
@@ -369,7 +378,8 @@ class PlaygroundApp(App[None]):
 
     def refresh_everything(self) -> None:
         """State lines, WATCH badges, keys and the server bar: after anything ran."""
-        if not self.mode_screen.is_mounted:
+        screen = self.mode_screen_if_any()
+        if screen is None or not screen.is_mounted:
             return
         self.refresh_states()
         self.mode_screen.refresh_keys()

@@ -354,7 +354,8 @@ class LessonPrograms:
             left = deadline - loop.time()
             if left <= 0:
                 return False
-            if await gate.wait_for(ready, min(got.timeout if got.timeout > 0 else REST_POLL, left)):
+            wait = left if got.timeout == process_rest.UNKNOWN else max(got.timeout, REST_POLL)
+            if await gate.wait_for(ready, min(wait, left)):   # (its timeout fires; an unknown one: as it may)
                 return True
         got = await gate.wait_for(ready, max(0.0, deadline - loop.time()))
         return bool(got)

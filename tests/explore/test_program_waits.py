@@ -113,7 +113,8 @@ async def test_a_waiting_programs_outcomes_equal_the_real_programs_in_every_orde
 async def test_the_report_says_how_a_subscribers_own_wait_was_tried(pg, tmp_path):
     from playground.explore.report import render_text, to_json
 
-    result = await Explorer(pg, load_scenario(lesson(tmp_path, GET_MESSAGE, PUBLISH)), witnesses=False).explore()
+    scenario = load_scenario(lesson(tmp_path, GET_MESSAGE, PUBLISH, LIMITS["get-message-timeout"]))
+    result = await Explorer(pg, scenario, witnesses=False).explore()   # (its 3 s loop well within its limit)
     assert '"hello"' in {c.snapshot.describe("heard") for c in result.classes}   # the message arrives
     assert result.listened == ["A"]
     assert "its own wait was also let end first, given 1 s" in render_text(result)

@@ -210,18 +210,13 @@ class OneSchedule(ScheduleHost):
                    replies=tuple((c, tuple(r)) for c, r in moves.seen.items()), commands=tuple(moves.commands),
                    ended=ended)
 
-    def _note_untimed(self, client: str, argv) -> None:
-        """A program's command blocked with no timeout of its own (BLPOP jobs 0), and its
-        threads cannot be seen (gate/process_rest.py): a client-side socket timeout in
-        the program would end its wait by itself, which the search does not try (the
-        report says so)."""
-        self.untimed.setdefault(client, format_argv(list(argv)))
-
     async def _own_wait(self, client: str, job) -> None:
         """Whether program `client`, its command blocked at the server with no timeout of
         the command's own (BLPOP jobs 0), has a timeout of its own that ends its wait
         first (a client-side socket timeout): then that is a move of its (`may_time_out`,
-        `_time_out`). Asked once per blocked command, when the program is at rest."""
+        `_time_out`). Asked once per blocked command, when the program is at rest. Where
+        its threads cannot be seen (gate/process_rest.py), that is not tried, and the
+        report says so (`untimed`)."""
         if client not in self.scenario.programs or not may_block(job.argv) or block_timeout(job.argv):
             return
         known = self.own_waits.get(client)
@@ -237,7 +232,7 @@ class OneSchedule(ScheduleHost):
         own = await programs.own_timeout(client)
         self.own_waits[client] = (job, bool(own))
         if own is None:
-            self._note_untimed(client, job.argv)
+            self.untimed.setdefault(client, format_argv(list(job.argv)))
         else:
             self.trees.waits(client, history, forever=not own)
 

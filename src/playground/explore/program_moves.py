@@ -166,8 +166,7 @@ async def search(explorer, own: tuple[str, ...], fold, result) -> None:
                               for c in node.backtrack - node.done]
         ran, explorer.sleeping = [], None
         for order in _serial_prefixes(explorer, longest):
-            done = next((d for d in distinct if d == tuple(c for c in dict.fromkeys(order) for _ in range(d.count(c)))),
-                        None)
+            done = next((d for d in distinct if d == sch.serial(list(dict.fromkeys(order)), d)), None)
             if done is not None:   # (this serial order ran already, the own order maybe: the same again)
                 ran.append(done)
                 continue
@@ -365,7 +364,7 @@ def grouping(explorer, result, clients: list[str]) -> tuple[Grouping, Callable[[
         if group.own_key is None:
             group.own_key = run.schedule
         for order in orders:
-            serial = tuple(c for c in order for _ in range(run.schedule.count(c)))
+            serial = sch.serial(order, run.schedule)
             if group.serial[order] is None and (serial == run.schedule or explorer.reduce and sch.canonical_form(
                     serial, independent, clients) == key):
                 group.serial[order] = run.schedule

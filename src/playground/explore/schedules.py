@@ -92,6 +92,12 @@ def moves(schedule: Sequence[str]) -> list[Move]:
     return out
 
 
+def serial(order: Sequence[str], schedule: Sequence[str]) -> tuple[str, ...]:
+    """`schedule`'s moves in the serial order `order` (clients): all of the first's, then
+    the next's ..."""
+    return tuple(c for c in order for _ in range(schedule.count(c)))
+
+
 def label(schedule: Sequence[str]) -> str:
     """`A1 B1 A2 B2`: each move as client and 1-based step number."""
     return " ".join(f"{c}{i + 1}" for c, i in moves(schedule))

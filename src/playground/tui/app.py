@@ -129,9 +129,9 @@ class PlaygroundApp(App[None]):
     def mode_screen(self) -> ModeScreen:
         """The screen of the mode the app is in (free play, a lesson, a challenge), also
         while a dialog is open over it (the one screen under it is Textual's default)."""
-        screen = self.screen_stack[1]
-        if not isinstance(screen, ModeScreen):  # (ModeScreens keeps a mode's screen there)
-            raise LookupError(f"no mode's screen under {screen!r}")
+        screen = self.mode_screen_if_any()
+        if screen is None:  # (ModeScreens keeps a mode's screen there)
+            raise LookupError(f"no mode's screen in {self.screen_stack!r}")
         return screen
 
     def mode_screen_if_any(self) -> ModeScreen | None:

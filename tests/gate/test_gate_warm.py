@@ -6,6 +6,7 @@ working directory and environment; none outlives the search. On both real server
 from __future__ import annotations
 
 import os
+import select
 import textwrap
 from pathlib import Path
 
@@ -122,3 +123,55 @@ async def test_a_forked_program_ends_as_the_interpreter_ends_it(pg, tmp_path):
     written, ended = ((tmp_path / name).read_text().splitlines() for name in ("unclosed", "atexit"))
     assert len(written) >= 2 and written == ["written"] * len(written)
     assert ended == ["thread alive: False"] * len(written)
+
+
+async def test_a_program_taken_by_the_spare_has_nothing_of_its_warm_up(tmp_path):
+    """Each program after the first is forked ahead (warm_python._spare) and warmed on a
+    socket pair of its own: the program still sees only its standard streams, and no
+    client or connection of that warm-up."""
+    import sys
+
+    from playground.gate.warm import WarmInterpreter
+
+    (tmp_path / "p.py").write_text(textwrap.dedent('''
+        import gc, os, redis
+        fds = sorted(int(fd) for fd in os.listdir("/proc/self/fd"))
+        left = [type(o).__name__ for o in gc.get_objects()
+                if isinstance(o, (redis.Redis, redis.connection.AbstractConnection))]
+        print(fds[:3], len(fds), left)
+        '''))
+    warm = await WarmInterpreter().start()
+    try:
+        for _ in range(3):   # (the first is forked on request; the others, ahead)
+            child = await warm.spawn([sys.executable, str(tmp_path / "p.py")], tmp_path, dict(os.environ))
+            said = (await child.stdout.read()).decode()
+            assert await child.wait() == 0
+            assert said == "[0, 1, 2] 4 []\n"   # (the 4th: listdir's own)
+    finally:
+        await warm.stop()
+
+
+async def test_the_spare_goes_with_the_warm_interpreter(tmp_path):
+    """The child forked ahead of a request that never comes ends with the interpreter."""
+    import sys
+
+    from playground.gate.warm import WarmInterpreter
+
+    (tmp_path / "p.py").write_text("pass\n")
+    warm = await WarmInterpreter().start()
+    child = await warm.spawn([sys.executable, str(tmp_path / "p.py")], tmp_path, dict(os.environ))
+    assert await child.wait() == 0
+    assert warm.process is not None
+    pid = warm.process.pid
+    with open(f"/proc/{pid}/task/{pid}/children") as f:
+        spares = [int(p) for p in f.read().split()]
+    assert len(spares) == 1   # (the next request's)
+    ends = [os.pidfd_open(spare) for spare in spares]   # (readable once it has ended)
+    await warm.stop()
+    try:
+        for spare, end in zip(spares, ends, strict=True):
+            readable, _, _ = select.select([end], [], [], 30)   # (its death signal, as the interpreter died)
+            assert readable, f"the spare {spare} outlived the warm interpreter"
+    finally:
+        for end in ends:
+            os.close(end)

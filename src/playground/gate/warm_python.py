@@ -16,6 +16,11 @@ sys.path[0], __main__, exit status, traceback on stderr); it gets `deathsig` (de
 SIGKILL) when this process dies, and this process SIGKILL when the one that started it
 does. --name: this process's name in ps (its children take the interpreter's back).
 
+A gate's warm interpreter forks each child ahead of its request (`_spare`): the spare
+detaches and warms up (`_pretouch`: redis's first steps, on a socket pair of its own, so
+the pages they write are copied before the program needs them), then waits for the next
+request, which it runs at once; this process then says its pid and forks the next spare.
+
 Nothing a gate's child starts outlives it: the child is a child subreaper, so whatever it
 starts stays its descendant however it detaches (`setsid`, a double fork), and this
 process is one too, so when the child ends they become this process's children: it ends
@@ -39,6 +44,7 @@ _OWN_FRAMES = {__file__, os.path.abspath(__file__), runpy.__file__}
 _PR_SET_PDEATHSIG, _PR_SET_NAME, _PR_SET_CHILD_SUBREAPER = 1, 15, 36
 _ENDING: dict = {}  # a gate's child, its program over: {"code": its exit status}
 _SPAWNED: set[int] = set()  # the children this process forked for a request, while they run
+_SPARE: set[int] = set()  # the child forked ahead of the next request (_spare)
 _GATE = "--preload" not in sys.argv  # a gate's: its children's orphans end with them
 
 
@@ -80,9 +86,14 @@ def _namespace_of(main) -> None:
     sys.addaudithook(hook)
 
 
+_LIBC: list = []  # the C library, once loaded (each child's prctl calls: no dlopen each)
+
+
 def _prctl(option: int, value) -> None:
     try:
-        ctypes.CDLL(None, use_errno=True).prctl(option, value)
+        if not _LIBC:
+            _LIBC.append(ctypes.CDLL(None, use_errno=True))
+        _LIBC[0].prctl(option, value)
     except (OSError, AttributeError):
         pass
 
@@ -113,11 +124,11 @@ def _orphans() -> list[int]:
         for task in os.listdir("/proc/self/task"):
             with open(f"/proc/self/task/{task}/children", "rb") as f:
                 found += [int(pid) for pid in f.read().split()]
-        return [pid for pid in found if pid not in _SPAWNED]
+        return [pid for pid in found if pid not in _SPAWNED and pid not in _SPARE]
     except OSError:  # (a kernel without CONFIG_PROC_CHILDREN)
         found = []
     for name in os.listdir("/proc"):
-        if name.isdigit() and int(name) not in _SPAWNED:
+        if name.isdigit() and int(name) not in _SPAWNED and int(name) not in _SPARE:
             try:
                 with open(f"/proc/{name}/stat", "rb") as f:
                     fields = f.read().rpartition(b")")[2].split()
@@ -147,20 +158,34 @@ def _end_orphans() -> None:
                 pass
 
 
-def _child(sock: socket.socket, request: dict, fds: list[int], parent: int) -> int:
+def _detach(parent: int, deathsig: int) -> None:
+    """A child's own session, `deathsig` when this process dies, its orphans its own."""
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     os.setsid()
-    _prctl(_PR_SET_PDEATHSIG, int(request.get("deathsig", signal.SIGKILL)))
+    _prctl(_PR_SET_PDEATHSIG, deathsig)
     if _GATE:
         _prctl(_PR_SET_CHILD_SUBREAPER, 1)  # what it starts stays its own, however detached
     if os.getppid() != parent:  # it died before the line above: nobody would end this child
         os._exit(1)
     _prctl(_PR_SET_NAME, os.path.basename(sys.executable).encode()[:15])
+
+
+def _child(sock: socket.socket | None, request: dict, fds: list[int], parent: int) -> int:
+    """Run the request's program in this child (detached already when `sock` is None: a
+    spare, whose pid this process told); its exit status."""
+    deathsig = int(request.get("deathsig", signal.SIGKILL))
+    if sock is None:
+        _prctl(_PR_SET_PDEATHSIG, deathsig)
+        if os.getppid() != parent:
+            os._exit(1)
+    else:
+        _detach(parent, deathsig)
     for target, fd in enumerate(fds):
         os.dup2(fd, target)
         os.close(fd)
-    sock.send(b"%d" % os.getpid())
-    sock.close()
+    if sock is not None:
+        sock.send(b"%d" % os.getpid())
+        sock.close()
     os.chdir(request["cwd"])
     os.environ.clear()
     os.environ.update(request["env"])
@@ -203,6 +228,8 @@ def _preload(argv: list[str]) -> None:
         atexit.register(_quick_end)  # before redis's imports register theirs: it runs last
         from importlib import metadata
 
+        import pkgutil  # noqa: F401 (runpy.run_path imports it at each program's start: ~1 ms a program)
+
         import redis  # noqa: F401 (the point: imported once, before the forks)
 
         try:  # redis-py reads its version at every connection: the first read imports and caches
@@ -211,6 +238,69 @@ def _preload(argv: list[str]) -> None:
             pass
     gc.collect()
     gc.freeze()  # the children's collections leave the preloaded objects' pages shared
+
+
+def _pretouch() -> None:
+    """A spare child, before its request: what every program does first with redis (a
+    URL parsed, a client, its connection's handshake, commands sent and their replies
+    read, a script compiled), done once on a socket pair with each reply written just
+    before its command, so the pages that writes are copied from this process's now, off
+    the program's way. Nothing of it stays: its objects go, no connection is left."""
+    try:
+        import redis
+        from redis.connection import ConnectionPool, UnixDomainSocketConnection, parse_url
+    except ImportError:
+        return
+    ours, theirs = socket.socketpair()
+    try:
+        class _Paired(UnixDomainSocketConnection):
+            def _connect(self):
+                return ours
+
+        parse_url("unix:///pretouch?socket_timeout=86400")
+        theirs.sendall(b"%1\r\n$5\r\nproto\r\n:3\r\n" + b"+OK\r\n" * 2)   # (HELLO 3, CLIENT SETINFO × 2)
+        client = redis.Redis(connection_pool=ConnectionPool(connection_class=_Paired, path="/pretouch"),
+                             single_connection_client=True)
+        for reply, command in ((b"+PONG\r\n", ("PING",)), (b"$1\r\n4\r\n", ("GET", "k")),
+                               (b"+OK\r\n", ("SET", "k", 5)), (b":5\r\n", ("INCR", "k"))):
+            theirs.sendall(reply)
+            client.execute_command(*command)
+        compile("value = int(1)\n", "<pretouch>", "exec")
+        client.close()
+    except Exception:  # noqa: BLE001 (a warm-up only: the program goes on without it)
+        pass
+    finally:
+        ours.close()
+        theirs.close()
+
+
+def _spare(parent: int, requests: socket.socket) -> tuple[int, socket.socket]:
+    """A child forked ahead of its request: detached, warmed (_pretouch), then waiting on
+    a socket pair of its own for the request (not on `requests`, this process's, which
+    it closes); (its pid, this process's end)."""
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    pid = os.fork()
+    if pid:
+        theirs.close()
+        return pid, ours
+    ours.close()
+    requests.close()
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGCHLD])
+    _detach(parent, signal.SIGKILL)
+    null = os.open(os.devnull, os.O_RDWR)   # (this process's stdout says its children's exits: not a spare's)
+    for target in (0, 1):
+        os.dup2(null, target)
+    os.close(null)
+    _pretouch()
+    message, fds, _, _ = socket.recv_fds(theirs, 1 << 20, 3)
+    theirs.close()
+    if not message:
+        os._exit(0)
+    code = _child(None, json.loads(message), fds, parent)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    _ENDING["code"] = code  # (_quick_end, after the threads and the atexit handlers)
+    raise SystemExit(code)  # through the interpreter's own ending: atexit, threads
 
 
 def main() -> int:
@@ -227,10 +317,33 @@ def main() -> int:
         return 1
     signal.signal(signal.SIGCHLD, _reap)
     parent = os.getpid()
+    spare = None
     while True:
+        if _GATE and spare is None:
+            signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGCHLD])
+            spare = _spare(parent, sock)
+            _SPARE.add(spare[0])
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGCHLD])
         message, fds, _, _ = socket.recv_fds(sock, 1 << 20, 3)
         if not message:
             return 0
+        if spare is not None:   # (a gate's: its spare, warm, takes the request)
+            pid, channel = spare
+            spare = None
+            signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGCHLD])
+            _SPARE.discard(pid)
+            _SPAWNED.add(pid)
+            try:
+                socket.send_fds(channel, [message], fds)
+                sock.send(b"%d" % pid)
+            except OSError:   # (it died: no pid comes, as when this process dies)
+                sock.send(b"-")
+            finally:
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGCHLD])
+                channel.close()
+                for fd in fds:
+                    os.close(fd)
+            continue
         signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGCHLD])  # (a quick child is reaped after it is known)
         pid = os.fork()
         if pid == 0:

@@ -163,8 +163,7 @@ async def test_the_spare_goes_with_the_warm_interpreter(tmp_path):
     assert await child.wait() == 0
     assert warm.process is not None
     pid = warm.process.pid
-    with open(f"/proc/{pid}/task/{pid}/children") as f:
-        spares = [int(p) for p in f.read().split()]
+    spares = [int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
     assert len(spares) == 1   # (the next request's)
     ends = [os.pidfd_open(spare) for spare in spares]   # (readable once it has ended)
     await warm.stop()

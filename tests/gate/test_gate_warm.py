@@ -151,6 +151,10 @@ async def test_a_program_taken_by_the_spare_has_nothing_of_its_warm_up(tmp_path)
         await warm.stop()
 
 
+def _children(pid: int) -> list[str]:
+    return Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+
+
 async def test_the_spare_goes_with_the_warm_interpreter(tmp_path):
     """The child forked ahead of a request that never comes ends with the interpreter."""
     import sys
@@ -163,7 +167,7 @@ async def test_the_spare_goes_with_the_warm_interpreter(tmp_path):
     assert await child.wait() == 0
     assert warm.process is not None
     pid = warm.process.pid
-    spares = [int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    spares = [int(p) for p in _children(pid)]
     assert len(spares) == 1   # (the next request's)
     ends = [os.pidfd_open(spare) for spare in spares]   # (readable once it has ended)
     await warm.stop()

@@ -46,6 +46,12 @@ SCRIPT = HEAD + '''
 double = r.register_script("local v = tonumber(redis.call('GET', KEYS[1])) redis.call('SET', KEYS[1], v * 2) return v")
 double(keys=["counter"])
 '''
+TWO_CONNECTIONS = HEAD + '''
+r2 = redis.Redis.from_url(os.environ["REDIS_URL"])
+v = int(r.get("counter"))
+r2.set("counter", v + 1)
+r.incr("hits")
+'''
 DISJOINT_A = HEAD + 'v = int(r.get("a"))\nr.set("a", v + 1)\n'
 DISJOINT_B = HEAD + 'v = int(r.get("b"))\nr.set("b", v + 1)\n'
 
@@ -57,6 +63,7 @@ CASES = {
                                 ["x", "y", "seen"]),
     "register-script": (SCRIPT, SCRIPT, ["SET counter 3"], ["counter"]),
     "disjoint-keys": (DISJOINT_A, DISJOINT_B, ["SET a 1", "SET b 1"], ["a", "b"]),
+    "two-connections": (TWO_CONNECTIONS, READ_MODIFY_WRITE, ["SET counter 5", "SET hits 0"], ["counter", "hits"]),
 }
 
 
@@ -161,3 +168,28 @@ async def test_a_functions_return_value_is_part_of_its_outcome(pg, tmp_path):
     text = render_text(result)
     assert "A returned 'charged'" in text and "B returned 'charged'" in text
     assert {c["programs"]["A"]["returned"] for c in to_json(result)["classes"]} == {"'charged'", "'duplicate'"}
+
+
+CHANGES_FROM_ITS_THIRD_START = HEAD + '''
+with open("starts", "a+") as f:
+    f.seek(0)
+    started = len(f.read())
+    f.write("x")
+if started >= 2:
+    r.ping()   # (not sent by its first two runs: the first order's, and that order again)
+v = int(r.get("counter"))
+r.set("counter", v + 1)
+'''
+
+
+async def test_a_real_program_that_takes_over_from_its_replay_must_send_what_it_sent(pg, tmp_path):
+    """Where a replay runs out of its tree, the real program is started and answered what
+    the replay was: one that sends something else on the way there (a PING its earlier
+    runs did not send) is not repeatable, and the search says so rather than go on."""
+    from playground.errors import ExploreError
+
+    scenario = load_scenario(lesson(tmp_path, CHANGES_FROM_ITS_THIRD_START, READ_MODIFY_WRITE, ["SET counter 5"]))
+    with pytest.raises(ExploreError) as caught:
+        await Explorer(pg, scenario, witnesses=False).explore()
+    assert "program A (python a.py) is not repeatable" in str(caught.value)
+    assert "PING" in str(caught.value)

@@ -312,6 +312,7 @@ class Explorer(OneSchedule):
             self.keep = keep
             try:
                 run = await self.run_schedule(schedule)
+                self.trees.check()   # (a replay's real program that sent what the replay had not: run again)
             finally:
                 self.keep = None
             await self.fresh.restore()

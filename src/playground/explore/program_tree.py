@@ -12,8 +12,8 @@ program's not being repeatable (scenario/programs/lesson.py's `note_sent`: the s
 line, as it always did).
 
 In a schedule, a program whose start is in its tree is not started: a `ReplayedProgram`
-connects to the gate as the program would and sends, on the same connections, the
-commands the tree holds for the replies it gets. The gate holds and forwards them as a
+sends on connections of the gate's with no process at their other end (Gate.attach), in
+place of the program's, the commands the tree holds for the replies it gets. The gate holds and forwards them as a
 program's own, so every command really runs on the server, in the schedule's order, on a
 connection of its own: only the program's process is skipped. When a reply history is
 not in the tree, the replay stops (`Diverged`) and the schedule is run again from its
@@ -34,9 +34,8 @@ import contextlib
 from dataclasses import dataclass, field
 
 from playground.engine.catalogue import SUBSCRIBE_FAMILY
-from playground.gate.endpoint import socket_path
-from playground.gate.frames import FrameError, reply_end
-from playground.gate.programs import Program, ProgramOutcome
+from playground.gate.frames import FrameError
+from playground.gate.programs import Program, ProgramError, ProgramOutcome
 
 _NOT_REPLAYED = (b"monitor", b"client", b"sync", b"psync", b"reset", b"quit")
 """Commands after which what the program is sent is not a reply per command (or its
@@ -99,14 +98,25 @@ class ProgramTrees:
         if self.diverged:
             raise Diverged(", ".join(sorted(self.diverged)))
 
-    def program(self, name: str, argv, cwd, url: str, time_limit: float) -> Program | None:
-        """A replay of program `name` for this schedule, or None: start the real one."""
+    def program(self, name: str, argv, cwd, gate, time_limit: float, real=None) -> Program | None:
+        """A replay of program `name` for this schedule on `gate`, or None: start the real
+        one. `real(url)`: the real program on that URL, which takes over where the replay
+        runs out of its tree (None: the schedule runs again)."""
         tree = self.trees.setdefault(name, ProgramTree())
         if name in self.live or not tree.replayed or () not in tree.nodes:
             self.starts += 1
             return None
         self.replays += 1
-        return ReplayedProgram(name, argv, cwd, url, time_limit, tree=tree, missed=self._missed)
+        return ReplayedProgram(name, argv, cwd, "", time_limit, tree=tree, missed=self._missed, gate=gate,
+                               real=real, started=self._started)
+
+    def _started(self) -> None:
+        self.starts += 1
+
+    @staticmethod
+    def _replayed(program) -> bool:
+        """A replay with no real program behind it (yet)."""
+        return isinstance(program, ReplayedProgram) and program.delegate is None
 
     def _missed(self, name: str) -> None:
         self.diverged.add(name)
@@ -119,7 +129,7 @@ class ProgramTrees:
         tree = self.trees.setdefault(name, ProgramTree())
         if tuple(history) in tree.waits_forever:
             return True
-        if isinstance(program, ReplayedProgram):
+        if self._replayed(program):
             self.diverged.add(name)
         return None
 
@@ -137,7 +147,7 @@ class ProgramTrees:
     def moved(self, name: str, history: list, held, program) -> None:
         """Real program `name`, given the replies in `history`, sent `held` (a stepped command)."""
         tree = self.trees.setdefault(name, ProgramTree())
-        if isinstance(program, ReplayedProgram) or not tree.replayed:
+        if self._replayed(program) or name in self.diverged or not tree.replayed:
             return
         argv = tuple(held.argv)
         name0 = argv[0].lower() if argv else b""
@@ -152,7 +162,7 @@ class ProgramTrees:
         """Real program `name` ended by itself after the replies in `history`; `clients`:
         its gate connections (one sent a push: it is not replayed)."""
         tree = self.trees.setdefault(name, ProgramTree())
-        if isinstance(program, ReplayedProgram) or not tree.replayed or program.stopped:
+        if self._replayed(program) or name in self.diverged or not tree.replayed or program.stopped:
             return
         if any(c.pushed or c.before for c in clients):   # (handshake requests after its last step)
             tree.replayed = False
@@ -166,9 +176,10 @@ class ProgramTrees:
 
 
 class _Process:
-    """What a replay has of a process: its exit status, and waiting for it."""
+    """What a replay has of a process: its exit status, and waiting for it (its real
+    program's pid, once that took over)."""
 
-    pid = None
+    pid: int | None = None
 
     def __init__(self) -> None:
         self.returncode: int | None = None
@@ -184,16 +195,35 @@ class _Process:
 
 
 class ReplayedProgram(Program):
-    """A program's commands sent from its tree, on connections to the gate of its own."""
+    """A program's commands sent from its tree, on connections of the gate's with no
+    process at their other end (Gate.attach). Where the tree holds nothing for the
+    replies it got, the real program (`real`) takes its connections over (Gate.splice):
+    started afresh, it is answered what the replay was, without the server, up to there,
+    and goes on for real (`delegate`): its process, output and outcome are this one's."""
 
-    def __init__(self, *args, tree: ProgramTree, missed, **kwargs) -> None:
+    def __init__(self, *args, tree: ProgramTree, missed, gate, real=None, started=None, **kwargs) -> None:
+        self.delegate: Program | None = None
+        self._deadline = 0.0
         super().__init__(*args, **kwargs)
         self.tree = tree
         self.missed = missed
+        self.gate = gate
+        self.real = real
+        self.started = started
         self.task: asyncio.Task | None = None
         self.end: End | None = None
         self.replay = _Process()
-        self._writers: list[asyncio.StreamWriter] = []
+
+    @property
+    def deadline(self) -> float:
+        return self.delegate.deadline if self.delegate is not None else self._deadline
+
+    @deadline.setter
+    def deadline(self, value: float) -> None:
+        if self.delegate is not None:
+            self.delegate.deadline = value
+        else:
+            self._deadline = value
 
     async def start(self) -> "Program":
         self.process = self.replay   # type: ignore[assignment]  # (what of a process a replay has)
@@ -203,14 +233,13 @@ class ReplayedProgram(Program):
 
     async def _run(self) -> None:
         history: list = []
-        connections: dict[int, tuple[asyncio.StreamReader, asyncio.StreamWriter, bytearray]] = {}
-        code = 0
+        connections: dict = {}
+        code = -9
         try:
             while True:
                 node = self.tree.nodes.get(tuple(history))
                 if node is None:
-                    self.missed(self.name)
-                    code = -9
+                    code = await self._go_live(connections)
                     return
                 if isinstance(node, End):
                     self.end = node
@@ -218,54 +247,58 @@ class ReplayedProgram(Program):
                     code = node.returncode
                     return
                 if node.connection not in connections:
-                    reader, writer = await asyncio.open_unix_connection(socket_path(self.url))
-                    self._writers.append(writer)
-                    connections[node.connection] = (reader, writer, bytearray())
-                reader, writer, buf = connections[node.connection]
-                writer.write(b"".join(node.before) + node.raw)
-                for _ in node.before:
-                    await _frame(reader, buf)
-                history.append((node.argv, await _frame(reader, buf)))
-        except (OSError, ConnectionError, FrameError, EOFError):
+                    connections[node.connection] = await self.gate.attach(self.name, node.connection)
+                sent = self.gate.hand(connections[node.connection], b"".join(node.before) + node.raw)
+                for held in sent[:-1]:
+                    await held.done
+                history.append((node.argv, await sent[-1].done))
+        except (OSError, ConnectionError, FrameError, EOFError, ProgramError):
             self.missed(self.name)   # (the gate closed under it: the schedule is over or stopped)
-            code = -9
         finally:
-            self._close()
+            if self.delegate is None:
+                for client in connections.values():   # (its program's connections close as it ends)
+                    client.fail_pending()
             self.replay.end(code)
 
-    def _close(self) -> None:
-        for writer in self._writers:
-            writer.close()
-        self._writers.clear()
+    async def _go_live(self, connections: dict) -> int:
+        """The real program from here on: its exit status (after its time limit, if it
+        runs past it: stopped)."""
+        if self.real is None:
+            self.missed(self.name)
+            return -9
+        real = self.real(await self.gate.splice(self.name, connections, lambda: self.missed(self.name)))
+        real.stdout, real.stderr = self.stdout, self.stderr
+        await real.start()
+        if self.started is not None:
+            self.started()
+        self.delegate = real
+        self.replay.pid = getattr(real.process, "pid", None)
+        await real.wait()
+        self.stopped = self.stopped or real.stopped
+        code = real.process.returncode if real.process is not None else None
+        return -9 if code is None else code
 
     async def wait(self) -> bool:
         await self.replay.wait()
         return True
 
     async def drained(self) -> None:
-        """Nothing of it to end or read: it is no process."""
+        """Nothing of it to end or read: it is no process (its real program: drained as it ended)."""
 
     async def stop(self, why: str | None = None) -> None:
         if self.task is not None and not self.task.done():
             self.stopped = self.stopped or why
+            if self.delegate is not None:
+                await self.delegate.stop(why)
             self.task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self.task
-        self._close()
+        elif self.delegate is not None:
+            await self.delegate.stop(why)
 
     def outcome(self) -> ProgramOutcome:
+        if self.delegate is not None:
+            return self.delegate.outcome()
         code = self.process.returncode if self.process is not None else None
         status = None if self.stopped or code is None else (128 - code if code < 0 else code)
         return ProgramOutcome(status, self.end.returned if self.end is not None else None)
-
-
-async def _frame(reader: asyncio.StreamReader, buf: bytearray) -> bytes:
-    """The next whole reply frame on a connection."""
-    while (end := reply_end(buf)) is None:
-        data = await reader.read(1 << 16)
-        if not data:
-            raise EOFError
-        buf += data
-    frame = bytes(buf[:end])
-    del buf[:end]
-    return frame

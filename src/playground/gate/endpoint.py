@@ -86,6 +86,31 @@ def _unread_by_peer(fd: int) -> int:
         return 0
 
 
+class _NoTransport:
+    @staticmethod
+    def get_write_buffer_size() -> int:
+        return 0
+
+
+class _NoProgram:
+    """Where an attached connection's replies go: nowhere (its commands' `done` has them)."""
+
+    transport = _NoTransport()
+
+    def write(self, data: bytes) -> None:
+        pass
+
+    async def drain(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+    @staticmethod
+    def get_extra_info(name: str, default=None):
+        return default
+
+
 def socket_path(url: str) -> str:
     """The unix socket's path in a gate URL (unix://PATH?…)."""
     return url[len("unix://"):].partition("?")[0]
@@ -107,6 +132,8 @@ class Gate:
         self._servers: dict[str | tuple[str, str], asyncio.Server] = {}  # label or ("tcp", label) -> its listener
         self._passwords: dict[str, str] = {}  # label -> its TCP listener's password
         self._tasks: set[asyncio.Task] = set()  # one per program connection
+        self._splicing: dict[str, tuple[dict[int, GateClient], Callable[[], None], list[int]]] = {}  # label ->
+        # (attached connections its real program takes over, by number; told of a mismatch; connections opened)
         self._arrivals = 0
         self._counts: dict[str, int] = {}
         self._changed = asyncio.Condition()
@@ -262,6 +289,81 @@ class Gate:
         for client in list(self.clients):
             client.pump()
 
+    # ---- a program's connection with no socket: a replay's (explore/program_tree.py)
+
+    async def attach(self, label: str, number: int) -> GateClient:
+        """Connection `number` of program `label`, with no program at its other end: what
+        it sends is handed to `hand`, its replies are its commands' `done`. It has a server
+        connection of its own and is held, released, logged and recorded as a program's
+        connection is (OSError, ConnectionError: the server cannot be reached)."""
+        self._counts[label] = max(self._counts.get(label, 0), number)
+        client = GateClient(self, label, number)
+        client.to_program = _NoProgram()   # type: ignore[assignment]  # (what of a writer the gate uses)
+        self.clients.append(client)
+        try:
+            up_reader, client.to_server, client.server_id = await self._open_upstream(client.name)
+        except (OSError, asyncio.TimeoutError, ConnectionError) as exc:
+            client.fail_pending()
+            raise ConnectionError(str(exc)) from exc
+        task = asyncio.ensure_future(self._replies(client, up_reader))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        self.changed()
+        return client
+
+    def hand(self, client: GateClient, requests: bytes) -> list[Held]:
+        """Whole requests sent on an attached connection, as if its program sent them;
+        each one's Held (its `done`: the reply)."""
+        if client.closed:
+            raise ConnectionError(f"{client.name}: connection closed")
+        helds: list[Held] = []
+        buf = bytearray(requests)
+        if self._hold_requests(client, buf, helds) != len(buf):
+            raise FrameError("not whole requests")
+        client.pump()
+        return helds
+
+    async def splice(self, label: str, clients: dict[int, GateClient], failed: Callable[[], None]) -> str:
+        """A socket for the real program `label`, taking over the attached connections
+        `clients` (by number: its connections in the order it opens them): on each, what
+        the program sends is answered with what the attached connection was answered,
+        request by request, without the server (it went there already); past that the
+        connection is the program's own. `failed()` if it sends anything else than was
+        sent there (then it is not let on). The URL to give it, as `listen`'s."""
+        self._splicing[label] = (dict(clients), failed, [0])
+        return await self.listen(label)
+
+    async def _serve_spliced(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
+                             client: GateClient, failed: Callable[[], None]) -> None:
+        """An attached connection taken over by its program (`splice`)."""
+        sent = [h for h in self.log if h.client is client]   # (what it was answered, in its order)
+        client.to_program = writer
+        buf = bytearray()
+        try:
+            while not client.closed:
+                data = await reader.read(RECV)
+                if not data:
+                    break
+                buf += data
+                while sent and (got := request(buf, 0)) is not None:
+                    end = got[1]
+                    if bytes(buf[:end]) != sent[0].raw:
+                        failed()
+                        return
+                    writer.write(sent.pop(0).reply or b"")
+                    del buf[:end]
+                if not sent:
+                    del buf[:self._hold_requests(client, buf)]
+                    client.pump()
+                    if len(client.queue) > MAX_HELD:
+                        await self.wait_for(lambda: len(client.queue) <= MAX_HELD or client.closed, 3600)
+        except (FrameError, ConnectionError, OSError):
+            pass
+        except asyncio.CancelledError:
+            pass
+        finally:
+            client.fail_pending()
+
     # ---- one program's connection
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
@@ -270,6 +372,13 @@ class Gate:
         assert task is not None  # (the connection's own)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        if label is not None and (splicing := self._splicing.get(label)) is not None:   # (a replay's real
+            clients, failed, opened = splicing   # program: its connections, in the order it opens them)
+            opened[0] += 1
+            if opened[0] in clients:
+                await self._serve_spliced(reader, writer, clients[opened[0]], failed)
+                return
+            self._counts[label] = max(self._counts.get(label, 0), opened[0] - 1)   # (its own number next)
         origin: Origin | None = None
         if label is None:  # a program started by hand: named after itself, and how it was started kept
             named = await self._name_by_hand(writer)
@@ -330,9 +439,10 @@ class Gate:
             return None
         return label, origin
 
-    def _hold_requests(self, client: GateClient, buf: bytearray) -> int:
+    def _hold_requests(self, client: GateClient, buf: bytearray, into: list[Held] | None = None) -> int:
         """Each whole request at the start of `buf`, in turn, the client's next command
-        (`_hold`); how many bytes they took (FrameError: one is not a request)."""
+        (`_hold`; each also into `into`); how many bytes they took (FrameError: one is not
+        a request)."""
         pos = 0
         while pos < len(buf):
             got = request(buf, pos)
@@ -340,10 +450,12 @@ class Gate:
                 break
             (argv, end), start = got, pos
             pos = end
-            self._hold(client, argv, bytes(buf[start:end]))
+            held = self._hold(client, argv, bytes(buf[start:end]))
+            if into is not None:
+                into.append(held)
         return pos
 
-    def _hold(self, client: GateClient, argv: list[bytes], raw: bytes) -> None:
+    def _hold(self, client: GateClient, argv: list[bytes], raw: bytes) -> Held:
         """One request queued as a Held command: stepped (a move of the program), or
         passing unstepped (its connection's setup, answered here or let through), and then
         kept among the commands sent before its next stepped one (explore/program_tree.py
@@ -367,6 +479,7 @@ class Gate:
             client.before.clear()
         if len(client.before) > MAX_BEFORE:
             client.before[:] = client.before[-MAX_BEFORE - 1:]
+        return held
 
     async def _open_upstream(self, name: str):
         address = self.address()
@@ -424,15 +537,14 @@ class Gate:
 
     async def _replies(self, client: GateClient, up_reader: asyncio.StreamReader) -> None:
         """The server's replies, to the program as they come, each matched to its command."""
-        to_program = client.to_program
-        assert to_program is not None  # (set before the server is asked)
+        assert client.to_program is not None  # (set before the server is asked; a splice changes it)
         buf = bytearray()
         try:
             while True:
                 data = await up_reader.read(RECV)
                 if not data:
                     break
-                to_program.write(data)
+                client.to_program.write(data)
                 buf += data
                 pos = 0
                 while (end := reply_end(buf, pos)) is not None:
@@ -454,7 +566,7 @@ class Gate:
                         client.pump()  # a reply of the gate's own may be next
                 del buf[:pos]
                 self.changed()
-                await to_program.drain()
+                await client.to_program.drain()
         except (FrameError, ConnectionError, OSError):
             pass
         finally:

@@ -90,12 +90,12 @@ class LessonPrograms:
         try:
             warm = await self._warm_interpreter({n: a for n, a in programs.items() if n not in scenario.by_hand})
             for name, argv in programs.items():
-                url = await self.gate.listen(name)
                 by_hand = scenario.by_hand.get(name)   # (its own directory; its own interpreter: no warm fork)
-                replayed = self.replay and self.replay.program(name, argv, cwd, url, limit)
-                program = self.running[name] = replayed or (
-                    Program(name, argv, Path(by_hand.cwd), url, limit, by_hand=by_hand)
-                    if by_hand else Program(name, argv, cwd, url, limit, warm))
+                def real(url: str, name=name, argv=argv, by_hand=by_hand) -> Program:
+                    return (Program(name, argv, Path(by_hand.cwd), url, limit, by_hand=by_hand) if by_hand
+                            else Program(name, argv, cwd, url, limit, warm))
+                replayed = self.replay and self.replay.program(name, argv, cwd, self.gate, limit, real)
+                program = self.running[name] = replayed or real(await self.gate.listen(name))
                 await program.start()
                 self._watchers.append(asyncio.ensure_future(self._exit_told(program)))
         except ProgramError as exc:

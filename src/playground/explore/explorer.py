@@ -109,6 +109,8 @@ class Explorer(OneSchedule):
         self.runner.programs.lenient = True  # a lesson's program may send fewer commands in some orders
         self.runner.programs.warm = True     # each schedule forks its Python programs, redis imported
         self.trees = ProgramTrees()          # each program run once per reply history (explore/program_tree.py)
+        self.footprint_memo: dict[tuple, dict] = {}   # (moves, commands, evicting) -> their footprints
+        # (explore/program_moves.py: a schedule's prefix is asked of again and again)
         if scenario.programs:
             self.runner.programs.replay = self.trees
         self.programs = programs_of(scenario, self.part)

@@ -89,6 +89,7 @@ async def _program_ready(explorer, client: str, moved: int) -> bool:
     return isinstance(got, Held)
 
 
+FOOTPRINT_MEMO = 20_000   # schedules and prefixes whose footprints are kept (then forgotten, all at once)
 SERIAL_MARGIN = 100   # moves beyond the longest run so far a serial order's prefix allows each client
 
 
@@ -245,14 +246,24 @@ def _serial_prefixes(explorer, longest: int) -> list[tuple[str, ...]]:
 async def _footprints(explorer, run, schedule=(), commands=()) -> dict:
     """Each client's moves' footprints in `run` (or so far: `schedule` and `commands`),
     from the commands its programs sent (explore/footprint.py: the catalogue's effects,
-    as for typed steps)."""
+    as for typed steps); each asked once (`explorer.footprint_memo`)."""
+    if run is not None:
+        schedule, commands = run.schedule, run.commands or (None,) * len(run.schedule)
+    key = (tuple(schedule), tuple(commands), explorer.evicting)
+    known = explorer.footprint_memo.get(key)
+    if known is None:
+        if len(explorer.footprint_memo) >= FOOTPRINT_MEMO:
+            explorer.footprint_memo.clear()
+        known = explorer.footprint_memo[key] = await _footprints_of(explorer, schedule, commands)
+    return {client: list(moves) for client, moves in known.items()}
+
+
+async def _footprints_of(explorer, schedule, commands) -> dict:
     from dataclasses import replace
 
     from playground.engine.catalogue import SUBSCRIBES
     from playground.explore.footprint import EVERY_STEP, footprints
 
-    if run is not None:
-        schedule, commands = run.schedule, run.commands or (None,) * len(run.schedule)
     steps: dict[str, list] = {c: [] for c in explorer.programs}
     for client, argv in zip(schedule, commands, strict=True):
         step = step_at(explorer, client, len(steps[client]))

@@ -307,10 +307,11 @@ class OneSchedule(ScheduleHost):
         seconds = block_timeout(job.argv) or 0.0   # (it has one, or its program has: may_time_out)
         program = self.runner.programs.running.get(client)
         limit = program.time_left() if not seconds and program is not None else seconds + 2.0
-        await asyncio.wait([_task(job)], timeout=min(limit, WAIT_TIMEOUT))
-        if not _replied(job):
+        waited = min(limit, WAIT_TIMEOUT)
+        await asyncio.wait([_task(job)], timeout=waited)
+        if not _replied(job):   # (the command's own timeout, else the time its program's was waited for)
             raise ExploreError(tr("{id}: {command} did not time out after {seconds:g} s", id=self.scenario.id,
-                                  command=format_argv(list(job.argv)), seconds=seconds))
+                                  command=format_argv(list(job.argv)), seconds=seconds or round(waited, 1)))
 
     def can_move(self, client: str) -> bool:
         """The client has no blocked command, or its reply is back.

@@ -111,6 +111,11 @@ class _NoProgram:
         return default
 
 
+def _wake(waiter: asyncio.Future) -> None:
+    if not waiter.done():
+        waiter.set_result(None)
+
+
 def socket_path(url: str) -> str:
     """The unix socket's path in a gate URL (unix://PATH?…)."""
     return url[len("unix://"):].partition("?")[0]
@@ -136,9 +141,7 @@ class Gate:
         # (attached connections its real program takes over, by number; told of a mismatch; connections opened)
         self._arrivals = 0
         self._counts: dict[str, int] = {}
-        self._changed = asyncio.Condition()
-        self._version = 0
-        self._waiting = 0  # wait_for calls waiting for a change
+        self._waiters: list[asyncio.Future] = []  # wait_for calls waiting for the next change
         self.free_running = False
         self.listeners: list[Callable[[], None]] = []  # told of every change (a UI)
         self._order = ReplyOrder(self._numbered)
@@ -205,32 +208,30 @@ class Gate:
     # ---- waiting and releasing
 
     def changed(self) -> None:
-        self._version += 1
-        if self._waiting:  # (a task per change only when someone waits: a command's cost)
-            asyncio.get_running_loop().create_task(self._notify())
+        """Something of the gate changed: each wait_for looks at its predicate again."""
+        waiters, self._waiters = self._waiters, []
+        for waiter in waiters:
+            if not waiter.done():
+                waiter.set_result(None)
         for listener in list(self.listeners):
             listener()
 
-    async def _notify(self) -> None:
-        async with self._changed:
-            self._changed.notify_all()
-
     async def wait_for(self, predicate: Callable[[], object], timeout: float):  # noqa: ASYNC109 (None at the deadline: a value, not an exception)
-        """predicate()'s first true value, or None after `timeout` seconds."""
+        """predicate()'s first true value, or None after `timeout` seconds (looked at
+        again at each change)."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
-        async with self._changed:
-            while True:
-                value = predicate()
-                if value or loop.time() >= deadline:
-                    return value or None
-                self._waiting += 1
-                try:
-                    await asyncio.wait_for(self._changed.wait(), deadline - loop.time())
-                except asyncio.TimeoutError:
-                    pass
-                finally:
-                    self._waiting -= 1
+        while True:
+            value = predicate()
+            if value or loop.time() >= deadline:
+                return value or None
+            waiter = loop.create_future()
+            self._waiters.append(waiter)
+            timer = loop.call_at(deadline, _wake, waiter)
+            try:
+                await waiter
+            finally:
+                timer.cancel()
 
     def quiet(self, label: str, inflight: bool = False) -> bool:
         """Nothing of program `label` is on its way through the gate: no connection of it

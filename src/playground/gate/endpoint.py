@@ -339,31 +339,41 @@ class Gate:
         """An attached connection taken over by its program (`splice`)."""
         sent = [h for h in self.log if h.client is client]   # (what it was answered, in its order)
         client.to_program = writer
-        buf = bytearray()
         try:
-            while not client.closed:
-                data = await reader.read(RECV)
-                if not data:
-                    break
-                buf += data
-                while sent and (got := request(buf, 0)) is not None:
-                    end = got[1]
-                    if bytes(buf[:end]) != sent[0].raw:
-                        failed()
-                        return
-                    writer.write(sent.pop(0).reply or b"")
-                    del buf[:end]
-                if not sent:
-                    del buf[:self._hold_requests(client, buf)]
-                    client.pump()
-                    if len(client.queue) > MAX_HELD:
-                        await self.wait_for(lambda: len(client.queue) <= MAX_HELD or client.closed, 3600)
+            await self._take_requests(client, reader, lambda: client.closed, sent, failed)
         except (FrameError, ConnectionError, OSError):
             pass
         except asyncio.CancelledError:
             pass
         finally:
             client.fail_pending()
+
+    async def _take_requests(self, client: GateClient, reader: asyncio.StreamReader, over: Callable[[], bool],
+                             answered: list[Held] | None = None, failed: Callable[[], None] | None = None) -> None:
+        """Each request the program sends on `reader`, held as its connection's next
+        (`_hold`), until it closes or `over()`; the first ones answered with `answered`'s
+        replies instead, each only if it is that Held's request byte for byte (else
+        `failed()`, and no more is read)."""
+        answered = answered or []
+        buf = bytearray()
+        while not over():
+            data = await reader.read(RECV)
+            if not data:
+                return
+            buf += data
+            while answered and (got := request(buf, 0)) is not None:
+                if bytes(buf[:got[1]]) != answered[0].raw:
+                    if failed is not None:
+                        failed()
+                    return
+                client.to_program.write(answered.pop(0).reply or b"")   # type: ignore[union-attr]  # (set)
+                del buf[:got[1]]
+            if answered:
+                continue
+            del buf[:self._hold_requests(client, buf)]
+            client.pump()
+            if len(client.queue) > MAX_HELD:
+                await self.wait_for(lambda: len(client.queue) <= MAX_HELD or client.closed, 3600)
 
     # ---- one program's connection
 
@@ -402,16 +412,7 @@ class Gate:
                 return
             pump = asyncio.ensure_future(self._replies(client, up_reader))
             self.changed()
-            buf = bytearray()
-            while not pump.done():
-                data = await reader.read(RECV)
-                if not data:
-                    break
-                buf += data
-                del buf[:self._hold_requests(client, buf)]
-                client.pump()
-                if len(client.queue) > MAX_HELD:
-                    await self.wait_for(lambda: len(client.queue) <= MAX_HELD or client.closed, 3600)
+            await self._take_requests(client, reader, pump.done)
         except (FrameError, ConnectionError, OSError):
             pass
         except asyncio.CancelledError:  # the loop is ending (the app quits): asyncio's stream

@@ -184,3 +184,37 @@ async def test_the_spare_goes_with_the_warm_interpreter(tmp_path):
     finally:
         for end in ends:
             os.close(end)
+
+
+async def test_a_spare_that_died_before_its_request_is_not_missed(tmp_path):
+    """A spare killed while it waits (the OOM killer, a learner's `pkill python`): the
+    next program is forked on request instead, and runs."""
+    import signal
+    import sys
+
+    from playground.gate.warm import WarmInterpreter
+
+    (tmp_path / "p.py").write_text("print('ran')\n")
+    warm = await WarmInterpreter().start()
+    try:
+        assert warm.process is not None
+        pid = warm.process.pid
+        spares: list[str] = []
+        for _ in range(1000):   # (forked at the interpreter's start, after its imports)
+            spares = _children(pid)
+            if spares:
+                break
+            await asyncio.sleep(0.01)
+        assert len(spares) == 1
+        ended = os.pidfd_open(int(spares[0]))
+        try:
+            os.kill(int(spares[0]), signal.SIGKILL)
+            readable, _, _ = select.select([ended], [], [], 30)
+            assert readable
+        finally:
+            os.close(ended)
+        child = await warm.spawn([sys.executable, str(tmp_path / "p.py")], tmp_path, dict(os.environ))
+        assert (await child.stdout.read()) == b"ran\n"
+        assert await child.wait() == 0
+    finally:
+        await warm.stop()

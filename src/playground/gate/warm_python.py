@@ -303,6 +303,28 @@ def _spare(parent: int, requests: socket.socket) -> tuple[int, socket.socket]:
     raise SystemExit(code)  # through the interpreter's own ending: atexit, threads
 
 
+def _to_spare(spare: tuple[int, socket.socket], requests: socket.socket, message: bytes, fds: list[int]) -> bool:
+    """The request to the spare, and its pid to whoever asked: True. False when the
+    spare died before its request (killed while it waited): then a child is forked for
+    it, as without a spare."""
+    pid, channel = spare
+    signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGCHLD])
+    _SPARE.discard(pid)
+    try:
+        socket.send_fds(channel, [message], fds)
+    except OSError:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGCHLD])
+        return False
+    finally:
+        channel.close()
+    _SPAWNED.add(pid)
+    requests.send(b"%d" % pid)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGCHLD])
+    for fd in fds:
+        os.close(fd)
+    return True
+
+
 def main() -> int:
     """The warm interpreter: preload, then fork a child for each request on the socket
     (sys.argv[1], its descriptor) and say its pid; its exit status when it ends."""
@@ -328,22 +350,10 @@ def main() -> int:
         if not message:
             return 0
         if spare is not None:   # (a gate's: its spare, warm, takes the request)
-            pid, channel = spare
+            taken = _to_spare(spare, sock, message, fds)
             spare = None
-            signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGCHLD])
-            _SPARE.discard(pid)
-            _SPAWNED.add(pid)
-            try:
-                socket.send_fds(channel, [message], fds)
-                sock.send(b"%d" % pid)
-            except OSError:   # (it died: no pid comes, as when this process dies)
-                sock.send(b"-")
-            finally:
-                signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGCHLD])
-                channel.close()
-                for fd in fds:
-                    os.close(fd)
-            continue
+            if taken:
+                continue
         signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGCHLD])  # (a quick child is reaped after it is known)
         pid = os.fork()
         if pid == 0:

@@ -204,6 +204,8 @@ class PlaygroundServer(Server):
         ready = await pool if pool is not None else []  # an app spawned meanwhile: ended by _start_ready
         if self.zygote is not None:  # after its apps
             await self.zygote.stop()
+        from playground.server.private import sweep_stale_dirs
+        sweep_stale_dirs()   # (an app killed at its end, its quit too slow: its private server's directory)
         if self.classroom is not None and self.classroom.link is not None:
             await self.classroom.link.close()
         for session in list(self.sessions.values()) + ready:

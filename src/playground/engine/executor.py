@@ -267,8 +267,11 @@ class Executor:
         closes every client a moment before its process ends: a connection that cannot be
         opened again is looked at once more, then, as the server's end."""
         client = session.name
-        shutdown = word == b"shutdown"
-        if not self.pg.server_stopped_now(wait=shutdown) and session.address is not None:
+        shutdown = word == b"shutdown"   # (its own; another client's SHUTDOWN closes this one too: waited for)
+        stopped = self.pg.server_stopped_now(wait=shutdown or self.pg.shutdown_asked)
+        if not stopped:
+            self.pg.shutdown_asked = False   # (it did not stop this server: a node's, or refused)
+        if not stopped and session.address is not None:
             may_have_run = await self.may_have_written(result.argv) if sent else None
             try:
                 message = await self.pg.reconnect(client, may_have_run, dropped=True)

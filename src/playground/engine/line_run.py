@@ -72,6 +72,8 @@ class LineRun:
         if pg.changes is not None:
             await pg.changes.ready()
         self.word = argv[0].lower()
+        if self.word == b"shutdown":   # (every client's connection closes as it runs: see connection_lost)
+            pg.shutdown_asked = True
         self.listening = executor.listens(client)
         self.started = time.monotonic()
         return await self._commands(late if job.repeat == 1 else None)
@@ -170,6 +172,8 @@ class LineRun:
         KILL of its own connection). `more`: repeats follow."""
         executor, session, argv, client = self.executor, self.session, self.job.argv, self.job.client
         self.waited += session.waited
+        if self.word == b"shutdown":   # (a reply: it did not stop the server, an error said why)
+            executor.pg.shutdown_asked = False
         executor.replied(session, argv, reply, self.result, self.listening, self.job.limit, self.outputs)
         if executor.records:  # what its unit changed, and why (the recorder's: engine/recorder.py)
             await executor.settle(session, argv, reply, self.result)

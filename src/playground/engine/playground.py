@@ -65,6 +65,8 @@ class Playground:
         self.scripts_seen: dict[str, bytes | None] = {}  # sha1 -> source (None if only the sha was seen)
         self.scripts_clean = False  # no line since the last flush could have cached a script (note_scripts)
         self.unseen_clients = False  # a gate's programs may send anything (gate/endpoint.py): always flush
+        self.shutdown_asked = False  # a client sent SHUTDOWN and no reply said it failed: a connection that
+        # closes now is looked at as the server's end (engine/executor.py's connection_lost)
         self.own_traffic = OwnTraffic()
         self.order = ServerOrder()  # every unit in server order, and the playground's own resets
         self._seq = 0
@@ -397,6 +399,7 @@ class Playground:
             raise ServerError(tr("cannot restart a server the playground does not own (--url)"))
         await self._close_connections()
         self.server.restart()
+        self.shutdown_asked = False
         self.order.mark("restart")
         self._help = None
         self.script_limit = None

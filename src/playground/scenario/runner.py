@@ -332,6 +332,9 @@ class Runner:
             out.note = tr("the server stopped")
             out.checks.append(CheckResult("server stops", step.server_stops,
                                           "" if step.server_stops else tr("unexpected: {what}", what=line.server_gone)))
+            others = [_task(job) for job, _ in self._pending.values() if isinstance(job, Job) and not _task(job).done()]
+            if others:   # (their connections closed with the server: each says so before a fresh one starts,
+                await asyncio.wait(others, timeout=WAIT_TIMEOUT)   # not found running when they look)
             self._pending.clear()
             await self.pg.restart()
             out.note += tr("; the playground started a fresh server")

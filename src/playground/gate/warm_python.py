@@ -35,6 +35,7 @@ import importlib
 import json
 import os
 import runpy
+import select
 import signal
 import socket
 import sys
@@ -45,6 +46,7 @@ _PR_SET_PDEATHSIG, _PR_SET_NAME, _PR_SET_CHILD_SUBREAPER = 1, 15, 36
 _ENDING: dict = {}  # a gate's child, its program over: {"code": its exit status}
 _SPAWNED: set[int] = set()  # the children this process forked for a request, while they run
 _SPARE: set[int] = set()  # the child forked ahead of the next request (_spare)
+_WAKE: list[int] = []  # a pipe the C signal handler writes to (signal.set_wakeup_fd): _wait_for_request
 _GATE = "--preload" not in sys.argv  # a gate's: its children's orphans end with them
 
 
@@ -159,8 +161,13 @@ def _end_orphans() -> None:
 
 
 def _detach(parent: int, deathsig: int) -> None:
-    """A child's own session, `deathsig` when this process dies, its orphans its own."""
+    """A child's own session, `deathsig` when this process dies, its orphans its own
+    (and nothing of this process's wait for its children: _wait_for_request)."""
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    signal.set_wakeup_fd(-1)
+    for fd in _WAKE:
+        os.close(fd)
+    _WAKE.clear()
     os.setsid()
     _prctl(_PR_SET_PDEATHSIG, deathsig)
     if _GATE:
@@ -325,6 +332,28 @@ def _to_spare(spare: tuple[int, socket.socket], requests: socket.socket, message
     return True
 
 
+def _wait_for_request(sock: socket.socket) -> None:
+    """Until a request can be read on `sock`. A child's end (SIGCHLD) is handled (_reap)
+    meanwhile even when it comes just before this process blocks: the signal's handler
+    in C writes to a pipe this waits on too, and the handler in Python runs as the wait
+    returns. (A blocking recv alone missed such a signal: the child was never reaped
+    and its exit never told.)"""
+    if not _WAKE:
+        _WAKE.extend(os.pipe())
+        for fd in _WAKE:
+            os.set_blocking(fd, False)
+        signal.set_wakeup_fd(_WAKE[1])
+    while True:
+        ready, _, _ = select.select([sock.fileno(), _WAKE[0]], [], [])
+        if _WAKE[0] in ready:
+            try:
+                os.read(_WAKE[0], 4096)
+            except BlockingIOError:
+                pass
+        if sock.fileno() in ready:
+            return
+
+
 def main() -> int:
     """The warm interpreter: preload, then fork a child for each request on the socket
     (sys.argv[1], its descriptor) and say its pid; its exit status when it ends."""
@@ -346,6 +375,7 @@ def main() -> int:
             spare = _spare(parent, sock)
             _SPARE.add(spare[0])
             signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGCHLD])
+        _wait_for_request(sock)
         message, fds, _, _ = socket.recv_fds(sock, 1 << 20, 3)
         if not message:
             return 0

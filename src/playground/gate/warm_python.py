@@ -40,6 +40,7 @@ import signal
 import socket
 import sys
 import traceback
+from typing import NoReturn
 
 _OWN_FRAMES = {__file__, os.path.abspath(__file__), runpy.__file__}
 _PR_SET_PDEATHSIG, _PR_SET_NAME, _PR_SET_CHILD_SUBREAPER = 1, 15, 36
@@ -247,6 +248,17 @@ def _preload(argv: list[str]) -> None:
     gc.freeze()  # the children's collections leave the preloaded objects' pages shared
 
 
+def _run_child(sock: socket.socket | None, message: bytes, fds: list[int], parent: int) -> NoReturn:
+    """A child (forked on request, or a spare) runs the request's program, then ends
+    with its exit status."""
+    code = _child(sock, json.loads(message), fds, parent)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    if _GATE:
+        _ENDING["code"] = code  # (_quick_end, after the threads and the atexit handlers)
+    raise SystemExit(code)  # through the interpreter's own ending: atexit, threads
+
+
 def _pretouch() -> None:
     """A spare child, before its request: what every program does first with redis (a
     URL parsed, a client, its connection's handshake, commands sent and their replies
@@ -303,11 +315,7 @@ def _spare(parent: int, requests: socket.socket) -> tuple[int, socket.socket]:
     theirs.close()
     if not message:
         os._exit(0)
-    code = _child(None, json.loads(message), fds, parent)
-    sys.stdout.flush()
-    sys.stderr.flush()
-    _ENDING["code"] = code  # (_quick_end, after the threads and the atexit handlers)
-    raise SystemExit(code)  # through the interpreter's own ending: atexit, threads
+    _run_child(None, message, fds, parent)
 
 
 def _to_spare(spare: tuple[int, socket.socket], requests: socket.socket, message: bytes, fds: list[int]) -> bool:
@@ -388,12 +396,7 @@ def main() -> int:
         pid = os.fork()
         if pid == 0:
             signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGCHLD])
-            code = _child(sock, json.loads(message), fds, parent)
-            sys.stdout.flush()
-            sys.stderr.flush()
-            if "--preload" not in sys.argv:
-                _ENDING["code"] = code  # (_quick_end, after the threads and the atexit handlers)
-            raise SystemExit(code)  # through the interpreter's own ending: atexit, threads
+            _run_child(sock, message, fds, parent)
         _SPAWNED.add(pid)
         signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGCHLD])
         for fd in fds:

@@ -47,6 +47,9 @@ keys it does not declare (and call TIME, or set a TTL): its keys are unknown. An
 holds the server while it runs: another client's every command, a PING included, waits
 for it or gets BUSY (`Effect.everyone`)."""
 
+EFFECT_MEMO = 10_000
+"""Lines whose effect `Catalogue.effect` keeps (then it forgets them all and starts again)."""
+
 OWN_STATE_ONLY = frozenset((b"ping", b"echo", b"multi", b"discard", b"unwatch"))
 """Key-less commands that touch nothing another client could see (every other key-less
 command, KEYS, SCAN, RANDOMKEY, DBSIZE, FLUSHALL, INFO, ..., may touch any key)."""
@@ -398,6 +401,9 @@ class Catalogue:
         self.not_described: bytes = b""
         """The server's error the last time it would not answer COMMAND INFO (b"": none)."""
         self._asking: dict[bytes, asyncio.Future[None]] = {}   # name -> the answer a task awaits for it
+        self._effects: dict[tuple[tuple[bytes, ...], bool], Effect] = {}   # (a described line, time) -> its
+        # effect (`effect`:
+        # asked again for the same lines at every schedule an exploration runs)
 
     async def learn(self, names: Iterable[bytes]) -> None:
         """Ask for the names not known yet, in one round trip (a failure leaves them
@@ -492,9 +498,15 @@ class Catalogue:
         command = self.commands.get(name)
         if command is None:
             return ANYTHING
-        blocks = blocks or (b"blocking" in command.flags and name not in (b"xread", b"xreadgroup"))
-        reads, writes = self._keys(command, argv, name)
-        return Effect(reads, writes, blocks, timeout if blocks and timeout else None, time)
+        key = (tuple(bytes(a) for a in argv), time)   # (a name's description, once there, stays)
+        known = self._effects.get(key)
+        if known is None:
+            if len(self._effects) >= EFFECT_MEMO:
+                self._effects.clear()
+            blocks = blocks or (b"blocking" in command.flags and name not in (b"xread", b"xreadgroup"))
+            reads, writes = self._keys(command, argv, name)
+            known = self._effects[key] = Effect(reads, writes, blocks, timeout if blocks and timeout else None, time)
+        return known
 
     def description(self, argv: Sequence[bytes]) -> CommandInfo | None:
         """The server's description of the line's command (after `learn`): a subcommand's

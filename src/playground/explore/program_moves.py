@@ -249,7 +249,10 @@ async def _footprints(explorer, run, schedule=(), commands=()) -> dict:
     as for typed steps); each asked once (`explorer.footprint_memo`)."""
     if run is not None:
         schedule, commands = run.schedule, run.commands or (None,) * len(run.schedule)
-    key = (tuple(schedule), tuple(commands), explorer.evicting)
+    own: dict[str, list] = {}   # each client's commands in its order: all a client's footprints depend on
+    for client, argv in zip(schedule, commands, strict=True):   # (not how the clients interleave)
+        own.setdefault(client, []).append(argv)
+    key = (tuple(sorted((c, tuple(a)) for c, a in own.items())), explorer.evicting)
     known = explorer.footprint_memo.get(key)
     if known is None:
         if len(explorer.footprint_memo) >= FOOTPRINT_MEMO:

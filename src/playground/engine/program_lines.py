@@ -21,8 +21,10 @@ from typing import Any, Protocol
 
 from playground.engine import events as ev
 from playground.engine.recorder import Recorder
-from playground.engine.units import UnitTracker
+from playground.engine.units import Unit, UnitTracker
+from playground.resp.buffer_parser import parse_buffered
 from playground.resp.connection import parse_reply
+from playground.resp.replies import Reply
 
 
 class AnsweringGate(Protocol):
@@ -61,6 +63,15 @@ class ProgramLines:
         """Record one command `client` sent and the reply it got (`raw`, as the server sent
         it; `seq`, its server-order number). Called as the reply arrives; the records are
         made in that order. The future gives the line's `LineResult` (its whys)."""
+        parsed = None if self.recorder.waits or (self._last is not None and not self._last.done()) \
+            else parse_buffered(bytearray(raw))
+        if isinstance(parsed, tuple) and parsed[1] == len(raw):   # recorded at once where nothing waits: no task
+            unit, _, result = self._line(client, tuple(argv), parsed[0], seq)
+            self.recorder.record_now(client, unit, seq, result, self.listening)
+            done: asyncio.Future[ev.LineResult] = asyncio.get_running_loop().create_future()
+            done.set_result(result)
+            self._last = done
+            return done
         record = asyncio.ensure_future(self._record(self._last, client, tuple(argv), raw, seq))
         self._last = record
         return record
@@ -83,8 +94,14 @@ class ProgramLines:
         if before is not None:
             await asyncio.gather(before, return_exceptions=True)
         reply = await parse_reply(raw)
+        unit, role, result = self._line(client, argv, reply, seq)
+        await self.recorder.record(client, argv, reply, seq, unit, role, result, self.listening)
+        return result
+
+    def _line(self, client: str, argv: tuple[bytes, ...], reply: Reply,
+              seq: int) -> tuple[Unit | None, str | None, ev.LineResult]:
+        """The reply into its client's unit: the unit it closed (if any), the line's role
+        in its transaction, and the line's result."""
         tracker = self.trackers.setdefault(client, UnitTracker(client))
         unit = tracker.note(argv, reply)
-        result = ev.LineResult(client, argv, replies=[reply], seqs=[seq])
-        await self.recorder.record(client, argv, reply, seq, unit, tracker.role, result, self.listening)
-        return result
+        return unit, tracker.role, ev.LineResult(client, argv, replies=[reply], seqs=[seq])

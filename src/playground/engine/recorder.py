@@ -50,6 +50,18 @@ class Recorder:
         if listening:
             self.emit(ev.UnitEnded(client, unit))
 
+    @property
+    def waits(self) -> bool:
+        """A step of `record` may wait: it reads what a unit changed, explains, attributes
+        (else `record_now` does it all: an exploration's recorder)."""
+        return self.records or self.why is not None or self.attribute
+
+    def record_now(self, client: str, unit: Unit | None, seq: int, result: ev.LineResult,
+                   listening: bool = True) -> None:
+        """`record`, at once, for a recorder that never `waits`."""
+        if unit is not None:
+            self.ran(client, unit, seq, result, listening)
+
     async def settle(self, client: str, argv: Sequence[bytes], reply: object, seq: int, unit: Unit | None,
                      role: str | None, result: ev.LineResult, listening: bool = True) -> None:
         """Steps 2 and 3: what the unit changed, and the reply's why (into `result.whys`)."""

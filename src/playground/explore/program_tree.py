@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 
 from playground.engine.catalogue import SUBSCRIBE_FAMILY
 from playground.gate.frames import FrameError
+from playground.gate.program_connection import Held
 from playground.gate.programs import Program, ProgramError, ProgramOutcome
 
 _NOT_REPLAYED = (b"monitor", b"client", b"sync", b"psync", b"reset", b"quit")
@@ -228,41 +229,86 @@ class ReplayedProgram(Program):
     async def start(self) -> "Program":
         self.process = self.replay   # type: ignore[assignment]  # (what of a process a replay has)
         self.deadline = asyncio.get_running_loop().time() + self.time_limit
-        self.task = asyncio.ensure_future(self._run())
+        self._history: list = []
+        self._connections: dict = {}
+        self._awaited: Held | None = None
+        self.gate.answered.append(self._told)
+        self._advance()
         return self
 
-    async def _run(self) -> None:
-        history: list = []
-        connections: dict = {}
-        code = -9
+    def _advance(self) -> None:
+        """The tree's next node for the replies so far: its command handed to the gate (its
+        reply then comes to `_told`), or the end; past the tree, the real program (a task:
+        `_go_live`), as for a connection still to open (`_attach`)."""
         try:
-            while True:
-                node = self.tree.nodes.get(tuple(history))
-                if node is None:
-                    code = await self._go_live(connections)
-                    return
-                if isinstance(node, End):
-                    self.end = node
-                    self.stdout[:], self.stderr[:] = node.stdout, node.stderr
-                    code = node.returncode
-                    return
-                if node.connection not in connections:
-                    connections[node.connection] = await self.gate.attach(self.name, node.connection)
-                sent = self.gate.hand(connections[node.connection], b"".join(node.before) + node.raw)
-                for held in sent[:-1]:
-                    await held.done
-                history.append((node.argv, await sent[-1].done))
-        except (OSError, ConnectionError, FrameError, EOFError, ProgramError):
-            self.missed(self.name)   # (the gate closed under it: the schedule is over or stopped)
-        finally:
-            if self.delegate is None:
-                for client in connections.values():   # (its program's connections close as it ends)
-                    client.fail_pending()
-            self.replay.end(code)
+            node = self.tree.nodes.get(tuple(self._history))
+            if node is None:
+                self._in_task(self._go_live(self._connections))
+                return
+            if isinstance(node, End):
+                self.end = node
+                self.stdout[:], self.stderr[:] = node.stdout, node.stderr
+                self._ended(node.returncode)
+                return
+            client = self._connections.get(node.connection)
+            if client is None:
+                self._in_task(self._attach(node.connection))
+                return
+            self._awaited = awaited = self.gate.hand(client, b"".join(node.before) + node.raw)[-1]
+            awaited.done.add_done_callback(self._closed)
+        except (OSError, ConnectionError, FrameError, ProgramError):
+            self._gone()
 
-    async def _go_live(self, connections: dict) -> int:
-        """The real program from here on: its exit status (after its time limit, if it
-        runs past it: stopped)."""
+    def _closed(self, done: asyncio.Future) -> None:
+        """The command it waits for has no reply: its connection closed."""
+        if self._awaited is not None and self._awaited.done is done and done.exception() is not None:
+            self._gone()
+
+    def _told(self, client, held: Held) -> None:
+        """The gate answered `held` (Gate.answered): when it is the command this replay
+        waits for, its reply is what the program saw, and the replay goes on at once."""
+        if held is not self._awaited:
+            return
+        self._awaited = None
+        node = self.tree.nodes[tuple(self._history)]
+        assert isinstance(node, Move)  # (the node whose command it handed)
+        self._history.append((node.argv, held.reply))
+        self._advance()
+
+    def _in_task(self, step) -> None:
+        self.task = asyncio.ensure_future(step)
+
+    async def _attach(self, number: int) -> None:
+        try:
+            self._connections[number] = await self.gate.attach(self.name, number)
+        except (OSError, ConnectionError):
+            self._gone()
+            return
+        self._advance()
+
+    def _gone(self) -> None:
+        """The gate closed under it (the schedule is over or stopped): it ran out."""
+        self.missed(self.name)
+        self._ended(-9)
+
+    def _ended(self, code: int) -> None:
+        if self._told in self.gate.answered:
+            self.gate.answered.remove(self._told)
+        self._awaited = None
+        if self.delegate is None:
+            for client in self._connections.values():   # (its program's connections close as it ends)
+                client.fail_pending()
+        self.replay.end(code)
+
+    async def _go_live(self, connections: dict) -> None:
+        """The real program from here on, to its exit (its time limit, if it runs past it:
+        stopped)."""
+        try:
+            self._ended(await self._live(connections))
+        except (OSError, ConnectionError, FrameError, EOFError, ProgramError):
+            self._gone()
+
+    async def _live(self, connections: dict) -> int:
         if self.real is None:
             self.missed(self.name)
             return -9
@@ -286,15 +332,16 @@ class ReplayedProgram(Program):
         """Nothing of it to end or read: it is no process (its real program: drained as it ended)."""
 
     async def stop(self, why: str | None = None) -> None:
-        if self.task is not None and not self.task.done():
+        if self.replay.returncode is None:
             self.stopped = self.stopped or why
-            if self.delegate is not None:
-                await self.delegate.stop(why)
+        if self.delegate is not None:
+            await self.delegate.stop(why)
+        if self.task is not None and not self.task.done():
             self.task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self.task
-        elif self.delegate is not None:
-            await self.delegate.stop(why)
+        if self.replay.returncode is None:
+            self._ended(-9)
 
     def outcome(self) -> ProgramOutcome:
         if self.delegate is not None:

@@ -25,15 +25,19 @@ import os
 import re
 import secrets
 import select
+import socket
 import struct
 import termios
 from typing import Callable
 
-from playground.engine.catalogue import SUBSCRIBE_FAMILY
+from playground.engine.catalogue import SUBSCRIBE_FAMILY, may_block
+from playground.engine.pipeline import pipelinable
+from playground.engine.settled_line import QUICK_LATE
 from playground.gate.frames import FrameError, reply_end, request
+from playground.gate.listener import Listener, Received, listen_tcp, listen_unix
 from playground.gate.peer import Origin, peer_pid, process_name
 from playground.gate.peer import origin as peer_origin
-from playground.gate.program_connection import GateClient, Held  # noqa: F401 (Held: re-exported)
+from playground.gate.program_connection import GateClient, Held, Upstream  # noqa: F401 (Held: re-exported)
 from playground.gate.reply_order import ReplyOrder
 from playground.resp.address import Address
 from playground.resp.connection import pack_command, pack_pipeline
@@ -60,6 +64,12 @@ def is_message(frame: bytes, head: "Held | None") -> bool:
     if frame[:1] in (b"*", b">") and body.startswith(_MESSAGES):
         return True
     return frame[:1] == b">" and (head is None or head.argv[0].lower() not in SUBSCRIBE_FAMILY)
+
+
+def _quick(argv: list[bytes]) -> bool:
+    """A command whose reply comes at once (engine/pipeline.py's `pipelinable`: no blocking
+    read, script, subscription ...; and nothing the catalogue says may block)."""
+    return bool(argv) and pipelinable(argv) and not may_block(argv)
 
 
 def passes_unstepped(argv: list[bytes], first: bool = False) -> bool:
@@ -134,7 +144,7 @@ class Gate:
         self.log: list[Held] = []                  # in server order
         self.dropped: list[Held] = []              # never let through: the program closed their connection
         # while they were held (it gave up on them: a timeout of its own)
-        self._servers: dict[str | tuple[str, str], asyncio.Server] = {}  # label or ("tcp", label) -> its listener
+        self._servers: dict[str | tuple[str, str], Listener] = {}  # label or ("tcp", label) -> its listener
         self._passwords: dict[str, str] = {}  # label -> its TCP listener's password
         self._tasks: set[asyncio.Task] = set()  # one per program connection
         self._splicing: dict[str, tuple[dict[int, GateClient], Callable[[], None], list[int]]] = {}  # label ->
@@ -170,8 +180,7 @@ class Gate:
         if tcp:
             if ("tcp", key) not in self._servers:
                 password = secrets.token_hex(16)
-                server = await asyncio.start_server(lambda r, w: self._serve(r, w, label, password.encode()),
-                                                    host="127.0.0.1", port=0, limit=RECV)
+                server = listen_tcp("127.0.0.1", lambda r, w: self._serve(r, w, label, password.encode()), RECV)
                 self._passwords[key] = password
                 self._servers[("tcp", key)] = server
             server = self._servers[("tcp", key)]
@@ -181,8 +190,7 @@ class Gate:
             path = os.path.join(self.directory, f"gate-{safe}.sock")
             old = os.umask(0o077)
             try:
-                self._servers[key] = await asyncio.start_unix_server(
-                    lambda r, w: self._serve(r, w, label), path=path, limit=RECV)
+                self._servers[key] = listen_unix(path, lambda r, w: self._serve(r, w, label), RECV)
             finally:
                 os.umask(old)
         return "unix://" + self._servers[key].sockets[0].getsockname() + HOLD_QUERY
@@ -241,14 +249,18 @@ class Gate:
         none the server sent it unread by the gate, no command of it waiting for its
         reply (`inflight`: but those, blocked at the server)."""
         fds = []
-        for key in (label, ("tcp", label)):
+        for key in (label, ("tcp", label), "", ("tcp", "")):   # (a program started by hand: any listener's)
             server = self._servers.get(key)
+            if server is not None and server.arriving:
+                return False   # (accepted, not taken yet: it is no client yet, and may have sent already)
             fds += [sock.fileno() for sock in (server.sockets if server is not None else ())]
         for client in self.clients:
             if client.label != label or client.closed:
                 continue
             if client.to_server is None or client.inflight and not inflight or client.to_program is None:
                 return False
+            if client.received is not None and client.received.fed != client.taken:
+                return False   # (read from its socket, not taken by the gate yet)
             if client.to_program.transport.get_write_buffer_size():
                 return False   # (what the gate sent it: not all written yet)
             sock = client.to_program.get_extra_info("socket")
@@ -302,13 +314,10 @@ class Gate:
         client.to_program = _NoProgram()   # type: ignore[assignment]  # (what of a writer the gate uses)
         self.clients.append(client)
         try:
-            up_reader, client.to_server, client.server_id = await self._open_upstream(client.name)
+            await self._connect_upstream(client)
         except (OSError, asyncio.TimeoutError, ConnectionError) as exc:
             client.fail_pending()
             raise ConnectionError(str(exc)) from exc
-        task = asyncio.ensure_future(self._replies(client, up_reader))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
         self.changed()
         return client
 
@@ -339,6 +348,7 @@ class Gate:
         """An attached connection taken over by its program (`splice`)."""
         sent = [h for h in self.log if h.client is client]   # (what it was answered, in its order)
         client.to_program = writer
+        client.received = reader if isinstance(reader, Received) else None
         try:
             await self._take_requests(client, reader, lambda: client.closed, sent, failed)
         except (FrameError, ConnectionError, OSError):
@@ -360,6 +370,7 @@ class Gate:
             data = await reader.read(RECV)
             if not data:
                 return
+            client.taken += len(data)
             buf += data
             while answered and (got := request(buf, 0)) is not None:
                 if bytes(buf[:got[1]]) != answered[0].raw:
@@ -400,28 +411,24 @@ class Gate:
         client = GateClient(self, label, number, password)
         client.origin = origin
         client.to_program = writer
+        client.received = reader if isinstance(reader, Received) else None
         self.clients.append(client)
-        pump = None
         try:
             try:
-                up_reader, client.to_server, client.server_id = await self._open_upstream(client.name)
+                await self._connect_upstream(client)
             except (OSError, asyncio.TimeoutError, ConnectionError) as exc:
                 writer.write(b"-ERR the playground's server cannot be reached: %s\r\n"
                              % str(exc).replace("\r", " ").replace("\n", " ").encode())
                 await writer.drain()
                 return
-            pump = asyncio.ensure_future(self._replies(client, up_reader))
             self.changed()
-            await self._take_requests(client, reader, pump.done)
+            await self._take_requests(client, reader, lambda: client.closed)
         except (FrameError, ConnectionError, OSError):
             pass
         except asyncio.CancelledError:  # the loop is ending (the app quits): asyncio's stream
             pass                        # callback would log a cancelled handler as an error
         finally:
             client.fail_pending()
-            if pump is not None:
-                pump.cancel()
-                await asyncio.gather(pump, return_exceptions=True)
 
     @staticmethod
     async def _name_by_hand(writer: asyncio.StreamWriter) -> tuple[str, Origin | None] | None:
@@ -483,35 +490,55 @@ class Gate:
             client.before[:] = client.before[-MAX_BEFORE - 1:]
         return held
 
-    async def _open_upstream(self, name: str):
+    async def _connect_upstream(self, client: GateClient) -> None:
+        """`client`'s own connection to the server (`Upstream`), named after it, and its
+        CLIENT ID. The handshake's replies are read at once when they come within
+        QUICK_LATE (else waited for, up to CONNECT_TIMEOUT: a script may hold the server)."""
         address = self.address()
-        if address.path:
-            opening = asyncio.open_unix_connection(address.path, limit=RECV)
-        else:
-            opening = asyncio.open_connection(address.host, address.port, limit=RECV)
-        up_reader, up_writer = await asyncio.wait_for(opening, CONNECT_TIMEOUT)
-        hello = []
-        if address.password is not None:
-            hello.append([b"AUTH", *([address.username.encode()] if address.username else []),
-                          address.password.encode()])
-        # the server takes only ! to ~ in a name: a program named "my prog", 程序 or with a
-        # control character connects all the same (the panel shows its name as it is)
-        hello.append([b"CLIENT", b"SETNAME", re.sub(r"[^!-~]", "_", name).encode()])
-        hello.append([b"CLIENT", b"ID"])
-        up_writer.write(pack_pipeline(hello))
-        buf = bytearray()
-        for _ in hello:
-            while (end := reply_end(buf)) is None:
-                data = await asyncio.wait_for(up_reader.read(RECV), CONNECT_TIMEOUT)
-                if not data:
-                    raise ConnectionError("closed by the server")
-                buf += data
-            if buf[:1] == b"-":
-                up_writer.close()
-                raise ConnectionError(bytes(buf[1:end - 2]).decode("utf-8", "replace"))
-            last = bytes(buf[:end])
-            del buf[:end]
-        return up_reader, up_writer, int(last[1:-2])  # (CLIENT ID's :<id>)
+        loop = asyncio.get_running_loop()
+        sock = socket.socket(socket.AF_UNIX if address.path else socket.AF_INET, socket.SOCK_STREAM)
+        try:
+            sock.setblocking(False)
+            async with asyncio.timeout(CONNECT_TIMEOUT):   # (no task: a unix socket connects at once)
+                await loop.sock_connect(sock, address.path or (address.host, address.port))
+            hello = []
+            if address.password is not None:
+                hello.append([b"AUTH", *([address.username.encode()] if address.username else []),
+                              address.password.encode()])
+            # the server takes only ! to ~ in a name: a program named "my prog", 程序 or with a
+            # control character connects all the same (the panel shows its name as it is)
+            hello.append([b"CLIENT", b"SETNAME", re.sub(r"[^!-~]", "_", client.name).encode()])
+            hello.append([b"CLIENT", b"ID"])
+            async with asyncio.timeout(CONNECT_TIMEOUT):
+                await loop.sock_sendall(sock, pack_pipeline(hello))
+            buf = bytearray()
+            for _ in hello:
+                while (end := reply_end(buf)) is None:
+                    if select.select([sock], [], [], QUICK_LATE)[0]:
+                        data = sock.recv(RECV)
+                    else:
+                        async with asyncio.timeout(CONNECT_TIMEOUT):
+                            data = await loop.sock_recv(sock, RECV)
+                    if not data:
+                        raise ConnectionError("closed by the server")
+                    buf += data
+                if buf[:1] == b"-":
+                    raise ConnectionError(bytes(buf[1:end - 2]).decode("utf-8", "replace"))
+                last = bytes(buf[:end])
+                del buf[:end]
+        except BaseException:
+            sock.close()
+            raise
+        client.server_id = int(last[1:-2])  # (CLIENT ID's :<id>)
+        client.to_server = Upstream(sock, lambda data: self._from_server(client, data))
+
+    def answer_now(self, client: GateClient) -> None:
+        """Right after `client`'s requests went to the server: read their replies here while
+        none of them can block and each comes within QUICK_LATE (the event loop reads the
+        rest): a step's reply is in before its release returns."""
+        up = client.to_server
+        if up is not None:
+            up.read_now(lambda: bool(client.inflight) and all(_quick(h.argv) for h in client.inflight), QUICK_LATE)
 
     def _finish(self, client: GateClient, head: Held) -> None:
         """`head`'s reply is back: numbered in server order (a blocked command's only
@@ -537,40 +564,38 @@ class Gate:
             head.reply = b""
             self._finish(client, head)
 
-    async def _replies(self, client: GateClient, up_reader: asyncio.StreamReader) -> None:
-        """The server's replies, to the program as they come, each matched to its command."""
-        assert client.to_program is not None  # (set before the server is asked; a splice changes it)
-        buf = bytearray()
-        try:
-            while True:
-                data = await up_reader.read(RECV)
-                if not data:
-                    break
-                client.to_program.write(data)
-                buf += data
-                pos = 0
-                while (end := reply_end(buf, pos)) is not None:
-                    frame = bytes(buf[pos:end])
-                    pos = end
-                    head = client.inflight[0] if client.inflight else None
-                    if head is None or is_message(frame, head):
-                        client.pushed = True
-                        client.pushes += 1
-                        continue  # a push: a message, an invalidation
-                    head.reply = frame if head.reply is None else head.reply + frame
-                    head.frames += 1
-                    if head.frames < replies_expected(head.argv):
-                        continue  # SUBSCRIBE a b: a confirmation each
-                    client.inflight.popleft()
-                    self._finish(client, head)
-                    self.settle_silent(client)
-                    if not client.inflight:
-                        client.pump()  # a reply of the gate's own may be next
-                del buf[:pos]
-                self.changed()
-                await client.to_program.drain()
-        except (FrameError, ConnectionError, OSError):
-            pass
-        finally:
+    def _from_server(self, client: GateClient, data: bytes) -> None:
+        """What the server sent `client` (b"": it closed the connection): to the program as
+        it comes, each whole reply matched to its command. Each frame is taken off the
+        buffer before anyone is told of it: a reply told may lead to a request whose
+        reply is read (and taken) meanwhile."""
+        up, program = client.to_server, client.to_program
+        if up is None or program is None or client.closed:
+            return
+        if not data:
             client.fail_pending()
-
+            return
+        program.write(data)
+        up.buf += data
+        try:
+            while (end := reply_end(up.buf)) is not None:
+                frame = bytes(up.buf[:end])
+                del up.buf[:end]
+                head = client.inflight[0] if client.inflight else None
+                if head is None or is_message(frame, head):
+                    client.pushed = True
+                    client.pushes += 1
+                    continue  # a push: a message, an invalidation
+                head.reply = frame if head.reply is None else head.reply + frame
+                head.frames += 1
+                if head.frames < replies_expected(head.argv):
+                    continue  # SUBSCRIBE a b: a confirmation each
+                client.inflight.popleft()
+                self._finish(client, head)
+                self.settle_silent(client)
+                if not client.inflight:
+                    client.pump()  # a reply of the gate's own may be next
+        except FrameError:
+            client.fail_pending()
+            return
+        self.changed()

@@ -5,10 +5,14 @@ accepts the connections and reads the server's replies."""
 from __future__ import annotations
 
 import asyncio
+import select
+import socket
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from playground.gate.listener import Received
 from playground.gate.peer import Origin
 
 if TYPE_CHECKING:
@@ -43,6 +47,73 @@ class Held:
         return format_argv(self.argv)
 
 
+class Upstream:
+    """A gate client's own connection to the server: a plain non-blocking socket. What the
+    gate sends is written at once; what the server sends is read as it comes, by the event
+    loop (add_reader), or at once after a request that cannot block (`read_now`, in the
+    caller's turn of the loop: no task, and no turn of the loop, per reply). `on_data(b"")`:
+    the server closed it."""
+
+    RECV = 1 << 16
+    WRITE_TIMEOUT = 5.0   # seconds a write may wait for room in the socket's buffer
+
+    def __init__(self, sock: socket.socket, on_data: Callable[[bytes], None]) -> None:
+        self.sock = sock
+        self.buf = bytearray()        # what the server sent that is no whole reply yet
+        self.reading = False          # read_now is under way
+        self.closed = False
+        self._on_data = on_data
+        self._loop = asyncio.get_running_loop()
+        self._loop.add_reader(sock.fileno(), self.readable)
+
+    def readable(self) -> None:
+        """Take what the server sent (nothing: it was taken already)."""
+        if self.closed:
+            return
+        try:
+            data = self.sock.recv(self.RECV)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            data = b""
+        self._on_data(data)
+
+    def read_now(self, waiting: Callable[[], bool], within: float) -> None:
+        """Read here while `waiting()`, as long as each reply's bytes come within `within`
+        seconds (a late one is left to the event loop)."""
+        if self.reading:
+            return   # (a reply read here led to this request: that read goes on)
+        self.reading = True
+        try:
+            while waiting() and not self.closed:
+                if not select.select([self.sock], [], [], within)[0]:
+                    return
+                self.readable()
+        finally:
+            self.reading = False
+
+    def write(self, data: bytes) -> None:
+        view = memoryview(data)
+        try:
+            while view and not self.closed:
+                try:
+                    view = view[self.sock.send(view):]
+                except BlockingIOError:
+                    if not select.select([], [self.sock], [], self.WRITE_TIMEOUT)[1]:
+                        raise OSError("the server takes no more") from None
+        except OSError:
+            self._on_data(b"")
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            self._loop.remove_reader(self.sock.fileno())
+            self.sock.close()
+
+    def get_extra_info(self, name: str, default=None):
+        return self.sock if name == "socket" and not self.closed else default
+
+
 class GateClient:
     """One connection of one program, and its own connection to the server."""
 
@@ -64,7 +135,9 @@ class GateClient:
         self.reply_mode = b"on"            # CLIENT REPLY: on, off, or skip (the next command's)
         self.origin: Origin | None = None  # a program started by hand: how (gate/peer.py), if known
         self.to_program: asyncio.StreamWriter | None = None   # to the program
-        self.to_server: asyncio.StreamWriter | None = None  # to the server
+        self.to_server: Upstream | None = None  # to the server
+        self.received: Received | None = None   # what the program sent, read from its socket (gate/listener.py)
+        self.taken = 0                          # bytes of it the gate took (Gate.quiet: none on its way)
 
     @property
     def next(self) -> Held | None:
@@ -96,6 +169,7 @@ class GateClient:
                 head.done.set_result(b"")
         if out and self.to_server is not None:
             self.to_server.write(b"".join(out))
+            self.gate.answer_now(self)
         self.gate.settle_silent(self)
         self.gate.changed()
 

@@ -28,8 +28,9 @@ async def settled(pg, held: Held, timeout: float = REPLY_TIMEOUT) -> str:  # noq
     deadline = loop.time() + timeout
     delay = 0.001
     while True:
-        done, _ = await asyncio.wait([held.done], timeout=delay)
-        if done:
+        if not held.done.done():   # (most often answered already: the gate reads a quick reply at once)
+            await asyncio.wait([held.done], timeout=delay)
+        if held.done.done():
             return "answered" if held.done.exception() is None else "closed"
         if await _blocked(pg, held.client):
             return "blocked"

@@ -299,3 +299,52 @@ async def test_client_reply_off_and_skip_leave_no_reply_to_take_another_ones_pla
         assert await server_value(pg, b"a") == b"2"
     finally:
         writer.close()
+
+
+async def test_a_reply_that_comes_at_once_is_in_when_its_release_returns(pg, gate):
+    """A command that cannot block is answered in its release's own call (the gate reads
+    its reply there, as a typed line's): its Held is done, numbered and logged before any
+    turn of the event loop. One that blocks is not waited for there: its release returns,
+    and its reply comes by the loop once another client frees it."""
+    r = redis.Redis.from_url(await gate.listen("A"))
+    try:
+        task = asyncio.ensure_future(r.incr("n"))
+        held = await gate.wait_for(lambda: next(iter(gate.held("A")), None), WAIT)
+        gate.release(held)
+        assert held.done.done() and held.reply == b":1\r\n" and held.seq is not None and gate.log[-1] is held
+        assert await task == 1
+        pop = asyncio.ensure_future(r.blpop(["jobs"], timeout=0))
+        held = await gate.wait_for(lambda: next(iter(gate.held("A")), None), WAIT)
+        loop = asyncio.get_running_loop()
+        t0 = loop.time()
+        gate.release(held)
+        assert not held.done.done() and loop.time() - t0 < 1.0   # (not waited for in the call)
+        await pg.reader.run([[b"RPUSH", b"jobs", b"j1"]])
+        assert await asyncio.wait_for(held.done, WAIT) == b"*2\r\n$4\r\njobs\r\n$2\r\nj1\r\n"
+        assert await pop == (b"jobs", b"j1")
+    finally:
+        await r.aclose()
+
+
+async def test_the_gate_is_never_quiet_while_a_new_connections_request_is_on_its_way(pg, gate):
+    """From a program's connect and first request to that request held at the gate, no
+    turn of the event loop finds the gate quiet for the program: not while the
+    connection waits to be accepted, nor once accepted and not yet taken, nor while its
+    request is read from the socket and not yet taken (asyncio's own server hands a
+    connection over turns later, in a gap where it is in no list of the gate's)."""
+    import socket as socket_module
+
+    path = socket_path(await gate.listen("A"))
+    raw = socket_module.socket(socket_module.AF_UNIX, socket_module.SOCK_STREAM)
+    try:
+        raw.connect(path)
+        raw.sendall(b"*1\r\n$4\r\nPING\r\n")
+        turns = 0
+        while not gate.held("A"):
+            assert not gate.quiet("A"), f"quiet at turn {turns}, with the PING on its way"
+            await asyncio.sleep(0)
+            turns += 1
+            assert turns < 10_000, "the PING was never held"
+        assert gate.held("A")[0].display == "PING"
+    finally:
+        raw.close()

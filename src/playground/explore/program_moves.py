@@ -22,6 +22,7 @@ from collections.abc import Callable
 from playground.explore import schedules as sch
 from playground.explore.grouping import Grouping
 from playground.explore.outcomes import Run
+from playground.explore.repeat_check import RepeatCheck
 from playground.gate.endpoint import Held
 from playground.gate.program_argv import shown_program
 from playground.i18n import tr
@@ -123,6 +124,16 @@ def _commute(explorer, c1: str, m1: tuple, c2: str, m2: tuple) -> bool:
 
 
 async def search(explorer, own: tuple[str, ...], fold, result) -> None:
+    """`_search`; the programs it runs again meanwhile (_check_again) end with it."""
+    checks: dict[str, RepeatCheck] = {}
+    try:
+        await _search(explorer, own, fold, result, checks)
+    finally:
+        for check in checks.values():
+            await check.cancel()
+
+
+async def _search(explorer, own: tuple[str, ...], fold, result, checks: dict) -> None:
     """Run the part's schedules (at most `explorer.limit`), the scenario's own order
     first; `fold(schedule, run)` for each. With `explorer.reduce`, dynamic partial-order
     reduction (Flanagan and Godefroid 2005, with sleep sets) with the catalogue's
@@ -140,6 +151,7 @@ async def search(explorer, own: tuple[str, ...], fold, result) -> None:
     distinct: set[tuple[str, ...]] = set()   # the schedules the runs ran (a waiting client's own move tried
     # and not made there: a run may run a schedule again)
     explorer.sleeping = None
+    first: tuple | None = None   # the first run, its steps, and its programs run again (_check_again)
     while prefix is not None:
         if runs >= explorer.limit:
             result.sampled = True
@@ -148,10 +160,8 @@ async def search(explorer, own: tuple[str, ...], fold, result) -> None:
         explorer.choices = []
         run = await explorer.run_checked(prefix, keep=kept)
         explorer.sleeping = None
-        if not runs:   # (the path is the first run's: its choices, not the run again's)
-            choices = explorer.choices
-            await _same_again(explorer, run, kept)
-            explorer.choices = choices
+        if first is None:
+            first = (run, kept, checks)
         runs += 1
         distinct.add(run.schedule)
         longest = max([longest, *(run.schedule.count(c) for c in set(run.schedule))])
@@ -162,6 +172,9 @@ async def search(explorer, own: tuple[str, ...], fold, result) -> None:
             _races(explorer, run, path)
         prefix = _next_prefix(explorer, path, run.schedule)
     explorer.runs, explorer.pending = len(distinct), 0
+    if first is not None:   # (at the end: the programs run again would slow every program run meanwhile)
+        checks.update(_check_again(explorer))
+        await _same_again(explorer, *first)
     if result.sampled:   # the serial orders and the own order label the outcomes: in the sample too
         pending = [prefix] + [tuple(run.schedule[:k]) + (c,) for k, node in enumerate(path)
                               for c in node.backtrack - node.done]
@@ -298,13 +311,49 @@ def sent(explorer, kept) -> dict[str, list]:
     return out
 
 
-async def _same_again(explorer, run, kept) -> None:
-    """Run the first schedule once more: a program that sends other commands in the same
-    order (its commands depend on the clock, randomness, a TIME reply ...) has outcomes
-    that are not the schedule's, and stops the search with one line."""
+def _check_again(explorer) -> dict[str, RepeatCheck]:
+    """Each program of the first run started once more, answered what it was answered
+    then, without the server (explore/repeat_check.py), all at once; but a
+    program that saw what cannot be answered again so (pushes, a command given up, a
+    reply the server gives differently each time: TIME, SPOP ...), which runs again live
+    (_same_again)."""
+    trees, checks = explorer.trees, {}
+    directory = explorer.pg.server.dir
+    for name in explorer.scenario.programs:
+        exchanges, real = trees.first.get(name), trees.reals.get(name)
+        tree = trees.trees.get(name)
+        if exchanges is None or real is None or tree is None or not tree.replayed \
+                or any(explorer.pg.catalogue.nondeterministic(e.argv) for e in exchanges if e.argv):
+            continue
+        checks[name] = RepeatCheck(name, real, exchanges, directory)
+        checks[name].start()
+        trees.starts += 1
+    return checks
+
+
+async def _same_again(explorer, run, kept, checks: dict[str, RepeatCheck]) -> None:
+    """Each program of the first run sent what it sent then, when run again: as checked
+    by `checks` (_check_again), and for the others, with the first schedule run once more,
+    live. A program that sends other commands (its commands depend on the clock,
+    randomness, a TIME reply ...) has outcomes that are not the schedule's, and stops the
+    search with one line."""
+    from playground.errors import ExploreError
+
+    for name, check in checks.items():
+        left = await check.differs()
+        if left is not None:
+            shown = [redact_line(format_argv(list(c)), list(c)) if c is not None else tr("nothing")
+                     for c in (left.now, left.before)]
+            program = f"{name} ({shown_program(part_programs(explorer.scenario, explorer.part)[name])})"
+            raise ExploreError(f"{explorer.scenario.id}: " + tr(
+                "program {program} is not repeatable at command {n}: after the same replies it sent {now}, "
+                "where it sent {before} before", program=program, n=left.n, now=shown[0], before=shown[1]))
+    live = [name for name in explorer.scenario.programs if name not in checks]
+    if not live:
+        return
     again: list = []
     explorer.choices = []
-    await explorer.run_checked(run.schedule, keep=again, live=explorer.scenario.programs)
+    await explorer.run_checked(run.schedule, keep=again, live=live)
     before, now = sent(explorer, kept), sent(explorer, again)
     for client, commands in before.items():
         if commands == now[client]:

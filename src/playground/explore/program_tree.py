@@ -16,11 +16,13 @@ sends on connections of the gate's with no process at their other end (Gate.atta
 place of the program's, the commands the tree holds for the replies it gets. The gate holds and forwards them as a
 program's own, so every command really runs on the server, in the schedule's order, on a
 connection of its own: only the program's process is skipped. When a reply history is
-not in the tree, the replay stops (`Diverged`) and the schedule is run again from its
-fresh start with that program's real process (`ProgramTrees.live`), which then goes
-past the new point and writes its nodes. The server is deterministic, so the run again
-gives the same replies up to there; and it is itself a check of repeatability, as is the
-first schedule, always run twice with every program's real process (program_moves.py).
+not in the tree, the real program takes the replay's connections over (Gate.splice):
+started afresh, it is answered what the replay was, up to there, without the server,
+and goes on for real past the new point, writing its nodes. One that sends anything
+else on the way than the replay sent is not repeatable: the schedule is run again from its fresh start
+with that program's real process from its start (`Diverged`, `ProgramTrees.live`). At
+the search's end, each program of the first schedule is run once more against what it
+sent and was answered there (explore/repeat_check.py; program_moves.py).
 
 A program that is sent what no command asked for (a subscriber's messages, a client-side
 cache's invalidations), asks for no replies (CLIENT REPLY), or sends more handshake
@@ -37,6 +39,7 @@ from playground.engine.catalogue import SUBSCRIBE_FAMILY
 from playground.gate.frames import FrameError
 from playground.gate.program_connection import Held
 from playground.gate.programs import Program, ProgramError, ProgramOutcome
+from playground.explore.repeat_check import Exchange
 
 _NOT_REPLAYED = (b"monitor", b"client", b"sync", b"psync", b"reset", b"quit")
 """Commands after which what the program is sent is not a reply per command (or its
@@ -88,6 +91,9 @@ class ProgramTrees:
         self.diverged: set[str] = set()   # this schedule: these replays ran out of their tree
         self.starts = 0                   # real program processes started
         self.replays = 0                  # programs replayed instead
+        self.reals: dict = {}             # program -> real(url): its real process on that URL
+        self.first: dict[str, list[Exchange] | None] = {}   # program -> what it sent and was answered in
+        # its first run, to run it again against (explore/repeat_check.py); None: it cannot be
 
     def begin(self, live=()) -> None:
         """A schedule begins (again, with the programs in `live` run for real)."""
@@ -104,6 +110,8 @@ class ProgramTrees:
         one. `real(url)`: the real program on that URL, which takes over where the replay
         runs out of its tree (None: the schedule runs again)."""
         tree = self.trees.setdefault(name, ProgramTree())
+        if real is not None:
+            self.reals[name] = real
         if name in self.live or not tree.replayed or () not in tree.nodes:
             self.starts += 1
             return None
@@ -163,6 +171,8 @@ class ProgramTrees:
         """Real program `name` ended by itself after the replies in `history`; `clients`:
         its gate connections (one sent a push: it is not replayed)."""
         tree = self.trees.setdefault(name, ProgramTree())
+        if name not in self.first and not isinstance(program, ReplayedProgram):
+            self.first[name] = _exchanges(name, program, clients)
         if self._replayed(program) or name in self.diverged or not tree.replayed or program.stopped:
             return
         if any(c.pushed or c.before for c in clients):   # (handshake requests after its last step)
@@ -174,6 +184,19 @@ class ProgramTrees:
             return
         tree.nodes.setdefault(tuple(history), End(code, program.outcome().returned,
                                                   bytes(program.stdout), bytes(program.stderr)))
+
+
+def _exchanges(name: str, program, clients) -> list[Exchange] | None:
+    """What real program `name` sent on its gate connections `clients` and was answered,
+    in the order it was answered; None when that is not all it saw (it was stopped, gave
+    up on a command, was sent pushes, or something of it is unanswered)."""
+    if program.stopped or not clients or any(c.pushed or c.queue or c.inflight for c in clients):
+        return None
+    gate = clients[0].gate
+    if any(h.client.label == name for h in gate.dropped):
+        return None
+    return [Exchange(h.client.number, h.raw, tuple(h.argv), h.reply or b"", not h.unstepped)
+            for h in gate.log if h.client.label == name]
 
 
 class _Process:

@@ -348,3 +348,20 @@ async def test_the_gate_is_never_quiet_while_a_new_connections_request_is_on_its
         assert gate.held("A")[0].display == "PING"
     finally:
         raw.close()
+
+
+async def test_a_script_a_program_loaded_is_gone_after_a_fresh_start(pg, gate):
+    """The gate tells the playground of every command a program sends, as a typed line's
+    are noted: after a program's SCRIPT LOAD, the next fresh start flushes the script
+    cache (and only then: a fresh start after nothing that may cache one leaves it be)."""
+    await pg.reset()
+    gate.run_free()
+    r = redis.Redis.from_url(await gate.listen("A"))
+    try:
+        sha = await r.script_load("return 1")
+        assert await r.script_exists(sha) == [True]
+    finally:
+        await r.aclose()
+    await pg.reset()
+    reply, = await pg.reader.run([[b"SCRIPT", b"EXISTS", sha.encode()]])
+    assert [int(x) for x in reply] == [0]

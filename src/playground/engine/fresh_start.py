@@ -34,7 +34,7 @@ def empties(pg: "Playground") -> list[list[bytes]]:
     only; the scripts only when a line since the last flush may have cached one)."""
     if not pg.private:
         return FLUSH
-    return UNPAUSE + (PRIVATE_FLUSH[:1] if pg.scripts_clean and not pg.unseen_clients else PRIVATE_FLUSH)
+    return UNPAUSE + (PRIVATE_FLUSH[:1] if pg.scripts_clean else PRIVATE_FLUSH)
 
 
 async def set_script_time_limit(pg: "Playground", ms: int | None) -> None:

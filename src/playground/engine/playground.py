@@ -64,7 +64,6 @@ class Playground:
         self._help: HelpIndex | None = None
         self.scripts_seen: dict[str, bytes | None] = {}  # sha1 -> source (None if only the sha was seen)
         self.scripts_clean = False  # no line since the last flush could have cached a script (note_scripts)
-        self.unseen_clients = False  # a gate's programs may send anything (gate/endpoint.py): always flush
         self.shutdown_asked = False  # a client sent SHUTDOWN and no reply said it failed: a connection that
         # closes now is looked at as the server's end (engine/executor.py's connection_lost)
         self.own_traffic = OwnTraffic()

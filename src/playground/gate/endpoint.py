@@ -154,6 +154,7 @@ class Gate:
         self._waiters: list[asyncio.Future] = []  # wait_for calls waiting for the next change
         self.free_running = False
         self.listeners: list[Callable[[], None]] = []  # told of every change (a UI)
+        self.noted: Callable[[list[bytes]], None] = lambda argv: None   # told of every request as it comes
         self._order = ReplyOrder(self._numbered)
         self.answered: list[Callable[[GateClient, Held], None]] = []
         """Told of every command answered, as its reply arrives, in server order (the
@@ -165,8 +166,9 @@ class Gate:
         directory = getattr(pg.server, "dir", None) if pg.server is not None else None
         if not directory:
             raise ValueError("the gate forwards only to the playground's private server")
-        pg.unseen_clients = True  # its programs' lines are not noted: every fresh start flushes everything
-        return cls(lambda: pg.address, directory, pg.next_seq)
+        gate = cls(lambda: pg.address, directory, pg.next_seq)
+        gate.noted = pg.note_scripts   # (a program's EVAL caches a script as a typed one does: flushed next time)
+        return gate
 
     def _own_seq(self) -> int:
         self._seq += 1
@@ -476,6 +478,7 @@ class Gate:
             if instead is not None:  # HELLO … AUTH: the password stays here
                 argv, raw = instead, pack_command(instead)
         self._arrivals += 1
+        self.noted(argv)
         unstepped = local is not None or passes_unstepped(argv, first=not client.stepped)
         client.stepped = client.stepped or not unstepped
         held = Held(client, argv, raw, self._arrivals, unstepped, local=local,

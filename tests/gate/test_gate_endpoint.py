@@ -4,6 +4,7 @@ playground, each command held until released, replies byte for byte."""
 from __future__ import annotations
 
 import asyncio
+import os
 
 import pytest
 
@@ -365,3 +366,32 @@ async def test_a_script_a_program_loaded_is_gone_after_a_fresh_start(pg, gate):
     await pg.reset()
     reply, = await pg.reader.run([[b"SCRIPT", b"EXISTS", sha.encode()]])
     assert [int(x) for x in reply] == [0]
+
+
+async def test_a_gate_listens_where_an_earlier_one_left_its_socket(pg, gate):
+    """A program's socket path is the same for every gate in the private directory (the
+    lesson's, then a schedule stepped from `explore`): a later gate listens there and
+    takes that program's new connections, as asyncio's own servers replaced a socket left
+    at their path (an "Address already in use" stopped the stepping)."""
+    from playground.gate.endpoint import Gate
+
+    first = await gate.listen("A")
+    later = Gate.for_playground(pg)
+    try:
+        assert await later.listen("A") == first
+        later.run_free()
+        r = redis.Redis.from_url(first)
+        try:
+            assert await r.incr("n") == 1
+        finally:
+            await r.aclose()
+        assert [h.display for h in later.log if not h.unstepped] == ["INCRBY n 1"] and not gate.log
+        await gate.close()   # (the earlier gate ends first: the later one's socket stays)
+        r = redis.Redis.from_url(first)
+        try:
+            assert await r.incr("n") == 2
+        finally:
+            await r.aclose()
+    finally:
+        await later.close()
+    assert not os.path.exists(socket_path(first))   # (the last one removes it)

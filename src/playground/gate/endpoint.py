@@ -19,7 +19,6 @@ on request on 127.0.0.1 with a random password (gate/auth.py), never on another 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import fcntl
 import os
 import re
@@ -199,9 +198,8 @@ class Gate:
 
     async def close(self) -> None:
         """Stop listening, fail what is still held, and remove the unix sockets: nothing of
-        the gate stays in the server's directory (it may outlive this gate)."""
-        paths = [server.sockets[0].getsockname() for key, server in self._servers.items()
-                 if not isinstance(key, tuple) and server.sockets]
+        the gate stays in the server's directory (it may outlive this gate), but a socket a
+        later gate made at the same path (Listener.close)."""
         for server in self._servers.values():
             server.close()
         for client in list(self.clients):
@@ -211,9 +209,6 @@ class Gate:
         for server in self._servers.values():
             await server.wait_closed()
         self._servers.clear()
-        for path in paths:
-            with contextlib.suppress(OSError):
-                os.unlink(path)
 
     # ---- waiting and releasing
 

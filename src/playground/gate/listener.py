@@ -11,7 +11,10 @@ socket, which the gate's own reading counts again as it takes them."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
 import socket
+import stat
 from collections.abc import Awaitable, Callable, Iterable
 from typing import SupportsIndex
 
@@ -36,6 +39,7 @@ class Listener:
     def __init__(self, sock: socket.socket, serve: Callable[[Received, asyncio.StreamWriter], Awaitable[None]],
                  limit: int) -> None:
         self.sockets = [sock]
+        self.path: tuple[str, int] | None = None   # a unix socket's path and its inode there: removed as it closes
         self.arriving = 0
         self._serve = serve
         self._limit = limit
@@ -74,9 +78,16 @@ class Listener:
         self.arriving -= 1
 
     def close(self) -> None:
+        """Stop listening; its socket's path removed, unless another listener's is there now."""
         if self.sockets:
             self._loop.remove_reader(self.sockets[0].fileno())
             self.sockets.pop().close()
+        if self.path is not None:
+            path, inode = self.path
+            self.path = None
+            with contextlib.suppress(OSError):
+                if os.stat(path).st_ino == inode:
+                    os.unlink(path)
         for task in self._tasks:
             task.cancel()
 
@@ -86,15 +97,21 @@ class Listener:
 
 
 def listen_unix(path: str, serve, limit: int) -> Listener:
-    """A Listener on a unix socket at `path` (created with the process's umask)."""
+    """A Listener on a unix socket at `path` (created with the process's umask); a socket
+    left at that path (an earlier gate's) is replaced, as asyncio's own servers do."""
+    with contextlib.suppress(FileNotFoundError):
+        if stat.S_ISSOCK(os.stat(path).st_mode):
+            os.remove(path)
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         sock.bind(path)
         sock.listen(100)
+        listener = Listener(sock, serve, limit)
     except BaseException:
         sock.close()
         raise
-    return Listener(sock, serve, limit)
+    listener.path = (path, os.stat(path).st_ino)
+    return listener
 
 
 def listen_tcp(host: str, serve, limit: int) -> Listener:

@@ -193,3 +193,18 @@ async def test_a_real_program_that_takes_over_from_its_replay_must_send_what_it_
         await Explorer(pg, scenario, witnesses=False).explore()
     assert "program A (python a.py) is not repeatable" in str(caught.value)
     assert "PING" in str(caught.value)
+
+
+async def test_the_progress_of_a_program_lesson_plans_every_order_of_what_its_first_run_sent(pg, tmp_path):
+    """A program's commands are known only as it sends them: from the first run on, the
+    plan told is every order of the commands the programs sent there (two programs of
+    GET SET GET SET: 70), and no schedule run is told past it (the bar stood at its end
+    from its first move on when the plan was only what was known before any run)."""
+    rmw_twice = HEAD + 'for _ in range(2):\n    v = int(r.get("counter"))\n    r.set("counter", v + 1)\n'
+    explorer = Explorer(pg, load_scenario(lesson(tmp_path, rmw_twice, rmw_twice, ["SET counter 5"])),
+                        witnesses=False)
+    told: list[tuple[int, int, int, bool]] = []
+    explorer.progress = lambda run, planned, total, exact: told.append((run, planned, total, exact))
+    result = await explorer.explore()
+    assert [t for t in told if t[0] >= 1] and all(t[1:] == (70, 70, False) for t in told if t[0] >= 1), told
+    assert told[-1][0] == result.runs < 70

@@ -32,6 +32,7 @@ programs replayed from what they saw (explore/program_tree.py).
 
 from __future__ import annotations
 
+from collections import Counter
 from itertools import permutations
 from dataclasses import replace
 
@@ -256,13 +257,17 @@ class Explorer(OneSchedule):
         if tell is None:
             return fold
         count, exact = (len(planned), True) if planned is not None else (min(result.total, self.limit), False)
-        tell(0, count, result.total, exact)
+        total = result.total
+        tell(0, count, total, exact)
 
         def told(schedule: tuple[str, ...], run: Run) -> None:
-            nonlocal runs
+            nonlocal runs, count, total
             fold(schedule, run)
             runs += 1
-            tell(runs, max(count, runs), result.total, exact)
+            if not exact and runs == 1:   # a program's commands are known as it sends them: after the first
+                total = max(total, sch.count_schedules(dict(Counter(run.schedule))))   # run, every order of
+                count = max(count, min(total, self.limit))   # those (at most the limit): about what runs
+            tell(runs, max(count, runs), max(total, runs), exact)
         return told
 
     def _planned_grouping(self, lengths, result: Exploration, own, clients, evicting: bool):

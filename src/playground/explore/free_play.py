@@ -151,8 +151,8 @@ def _program_progress(progress, scenario: Scenario, programs: Sequence[HandProgr
     total = count_schedules(dict(lengths))
     planned = min(total, limit)
 
-    def told(run: int, _planned: int, _total: int, exact: bool) -> None:
-        progress(run, max(planned, run), max(total, run), exact)
+    def told(run: int, known: int, whole: int, exact: bool) -> None:   # (the explorer's: after its first run,
+        progress(run, max(planned, known, run), max(total, whole, run), exact)   # what the programs sent there)
     return told
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -14,6 +15,24 @@ from playground.scenario.library import bundled_dir
 from playground.scenario.loader import load_scenario
 
 pytest.importorskip("redis")
+
+
+def counting_lesson(folder, name: str, after: str, moves_of_a: int) -> Path:
+    """A lesson of program A (`name`: it counts its runs in the file "runs", reads the
+    counter, then does `after`, which may use `runs`) and B's typed INCR counter after
+    A's `moves_of_a` steps; its path."""
+    (folder / name).write_text(textwrap.dedent('''
+        import os, redis
+        runs = int(open("runs").read()) + 1 if os.path.exists("runs") else 1
+        open("runs", "w").write(str(runs))
+        r = redis.Redis.from_url(os.environ["REDIS_URL"])
+        r.get("counter")
+        ''') + textwrap.dedent(after))
+    steps = '[[steps]]\nclient = "A"\n' * moves_of_a + '[[steps]]\nclient = "B"\ncommand = "INCR counter"\n'
+    path = folder / "lesson.toml"
+    path.write_text('title = "t"\nlesson = "l"\nsetup = ["SET counter 4"]\n'
+                    f'[programs]\nA = ["python", "{name}"]\n' + steps)
+    return path
 
 
 def outcomes(result) -> dict[str, int]:
@@ -32,30 +51,11 @@ async def test_explore_finds_none_in_the_incr_programs(pg):
 
 
 async def test_a_program_that_is_not_repeatable_is_reported(pg, tmp_path):
-    (tmp_path / "drift.py").write_text(textwrap.dedent('''
-        import os, redis
-        runs = int(open("runs").read()) + 1 if os.path.exists("runs") else 1
-        open("runs", "w").write(str(runs))
-        r = redis.Redis.from_url(os.environ["REDIS_URL"])
-        r.get("counter")
+    path = counting_lesson(tmp_path, "drift.py", '''
         r.get(f"key{runs}")  # the same replies, another command every run
-        '''))
-    (tmp_path / "lesson.toml").write_text(textwrap.dedent('''
-        title = "t"
-        lesson = "l"
-        setup = ["SET counter 4"]
-        [programs]
-        A = ["python", "drift.py"]
-        [[steps]]
-        client = "A"
-        [[steps]]
-        client = "A"
-        [[steps]]
-        client = "B"
-        command = "INCR counter"
-        '''))
+        ''', 2)
     with pytest.raises(ExploreError) as caught:
-        await explore(pg, load_scenario(tmp_path / "lesson.toml"))
+        await explore(pg, load_scenario(path))
     assert re.fullmatch(r"lesson: program A \(python drift\.py\) is not repeatable at command 2: after the "
                         r"same replies it sent GET key[2-9], where it sent GET key1 before", str(caught.value)), \
         str(caught.value)   # (its how-manieth run: after the takeovers of its replays)
@@ -77,29 +77,12 @@ async def test_a_program_run_again_is_checked_to_its_end_without_the_server(pg, 
     at its very end (past the reply that differs among the orders, so no takeover of a
     replay sees it) is not repeatable, and the message says where, as the gate's own
     check does."""
-    (tmp_path / "short.py").write_text(textwrap.dedent('''
-        import os, redis
-        runs = int(open("runs").read()) + 1 if os.path.exists("runs") else 1
-        open("runs", "w").write(str(runs))
-        r = redis.Redis.from_url(os.environ["REDIS_URL"])
-        r.get("counter")
+    path = counting_lesson(tmp_path, "short.py", '''
         if runs == 1:
             r.set("again", "first")
-        '''))
-    (tmp_path / "lesson.toml").write_text(textwrap.dedent('''
-        title = "t"
-        lesson = "l"
-        setup = ["SET counter 4"]
-        [programs]
-        A = ["python", "short.py"]
-        [[steps]]
-        client = "A"
-        [[steps]]
-        client = "B"
-        command = "INCR counter"
-        '''))
+        ''', 1)
     with pytest.raises(ExploreError) as caught:
-        await explore(pg, load_scenario(tmp_path / "lesson.toml"))
+        await explore(pg, load_scenario(path))
     assert str(caught.value).startswith("lesson: program A (python short.py) is not repeatable at command 2: "
                                         "after the same replies it sent nothing, where it sent SET again first "
                                         "before"), str(caught.value)

@@ -124,7 +124,8 @@ def _commute(explorer, c1: str, m1: tuple, c2: str, m2: tuple) -> bool:
 
 
 async def search(explorer, own: tuple[str, ...], fold, result) -> None:
-    """`_search`; the programs it runs again meanwhile (_check_again) end with it."""
+    """`_search`; the programs it runs again at its end (_check_again) end with it, even
+    when it stops with an error."""
     checks: dict[str, RepeatCheck] = {}
     try:
         await _search(explorer, own, fold, result, checks)

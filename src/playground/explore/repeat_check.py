@@ -23,12 +23,10 @@ import contextlib
 import os
 from dataclasses import dataclass
 
-from playground.gate.endpoint import HOLD_QUERY
+from playground.gate.endpoint import HOLD_QUERY, RECV
 from playground.gate.frames import FrameError, request
 from playground.gate.listener import Listener, listen_unix
 from playground.gate.programs import Program, ProgramError
-
-RECV = 1 << 16
 
 
 @dataclass(frozen=True)

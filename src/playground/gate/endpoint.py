@@ -36,12 +36,11 @@ from playground.gate.frames import FrameError, reply_end, request
 from playground.gate.listener import Listener, Received, listen_tcp, listen_unix
 from playground.gate.peer import Origin, peer_pid, process_name
 from playground.gate.peer import origin as peer_origin
-from playground.gate.program_connection import GateClient, Held, Upstream  # noqa: F401 (Held: re-exported)
+from playground.gate.program_connection import RECV, GateClient, Held, Upstream  # noqa: F401 (Held: re-exported)
 from playground.gate.reply_order import ReplyOrder
 from playground.resp.address import Address
 from playground.resp.connection import pack_command, pack_pipeline
 
-RECV = 1 << 16
 MAX_HELD = 10_000          # a program that floods stops being read until some are released
 CONNECT_TIMEOUT = 5.0
 MAX_BEFORE = 100           # handshake requests kept before a stepped command (explore/program_tree.py)

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING
 from playground.gate.listener import Received
 from playground.gate.peer import Origin
 
+RECV = 1 << 16   # bytes read at once from a socket of the gate's (a program's, the server's)
+
 if TYPE_CHECKING:
     from playground.gate.endpoint import Gate
 
@@ -54,7 +56,6 @@ class Upstream:
     caller's turn of the loop: no task, and no turn of the loop, per reply). `on_data(b"")`:
     the server closed it."""
 
-    RECV = 1 << 16
     WRITE_TIMEOUT = 5.0   # seconds a write may wait for room in the socket's buffer
 
     def __init__(self, sock: socket.socket, on_data: Callable[[bytes], None]) -> None:
@@ -71,7 +72,7 @@ class Upstream:
         if self.closed:
             return
         try:
-            data = self.sock.recv(self.RECV)
+            data = self.sock.recv(RECV)
         except (BlockingIOError, InterruptedError):
             return
         except OSError:

@@ -96,32 +96,32 @@ class Listener:
             await asyncio.gather(*self._tasks, return_exceptions=True)
 
 
+def _listening(family: int, address, serve, limit: int) -> Listener:
+    """A Listener on a new socket of `family` bound to `address` (the socket closed if
+    that fails)."""
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        if family == socket.AF_INET:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen(100)
+        return Listener(sock, serve, limit)
+    except BaseException:
+        sock.close()
+        raise
+
+
 def listen_unix(path: str, serve, limit: int) -> Listener:
     """A Listener on a unix socket at `path` (created with the process's umask); a socket
     left at that path (an earlier gate's) is replaced, as asyncio's own servers do."""
     with contextlib.suppress(FileNotFoundError):
         if stat.S_ISSOCK(os.stat(path).st_mode):
             os.remove(path)
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    try:
-        sock.bind(path)
-        sock.listen(100)
-        listener = Listener(sock, serve, limit)
-    except BaseException:
-        sock.close()
-        raise
+    listener = _listening(socket.AF_UNIX, path, serve, limit)
     listener.path = (path, os.stat(path).st_ino)
     return listener
 
 
 def listen_tcp(host: str, serve, limit: int) -> Listener:
     """A Listener on `host` (127.0.0.1), on a free port."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((host, 0))
-        sock.listen(100)
-    except BaseException:
-        sock.close()
-        raise
-    return Listener(sock, serve, limit)
+    return _listening(socket.AF_INET, (host, 0), serve, limit)

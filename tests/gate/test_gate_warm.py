@@ -170,7 +170,8 @@ async def test_the_spare_goes_with_the_warm_interpreter(tmp_path):
     pid = warm.process.pid
     spares: list[int] = []
     for _ in range(1000):   # (forked as the request was answered: it may come just after the exit is told)
-        spares = [int(p) for p in _children(pid)]
+        spares = [int(p) for p in _children(pid) if int(p) != child.pid]   # (told its exit: it may
+        # still be going, warm_python._told_exit)
         if spares:
             break
         await asyncio.sleep(0.01)
@@ -216,5 +217,43 @@ async def test_a_spare_that_died_before_its_request_is_not_missed(tmp_path):
         child = await warm.spawn([sys.executable, str(tmp_path / "p.py")], tmp_path, dict(os.environ))
         assert (await child.stdout.read()) == b"ran\n"
         assert await child.wait() == 0
+    finally:
+        await warm.stop()
+
+
+@pytest.mark.parametrize("body, code", [
+    ("raise SystemExit(3)", 3),
+    ("raise SystemExit(256)", 0),            # (the exit status is its low byte, as for `python`)
+    ("raise SystemExit(-1)", 255),
+    ("raise ValueError('x')", 1),
+    ("os._exit(7)", 7),                      # (no teardown of the interpreter's at all)
+    ("os.closerange(0, 1 << 16)", 0),        # (its standard streams and every other descriptor closed)
+    ("os.close(0); open(__file__)", 0),      # (a file of its own where its stdin was)
+    ("import subprocess, sys\nsubprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'],"
+     " stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)", 0),  # (a child left)
+])
+async def test_a_forked_programs_exit_is_told_once_with_its_status(tmp_path, body, code):
+    """A program that ends alone tells its exit itself as it goes (warm_python._told_exit):
+    the status is what `python prog.py` exits with, its output ends first, it is told once
+    (a second report would stay in `_early`), and a program that leaves a child is told
+    only after that child is ended (as it always was, by the warm interpreter)."""
+    import sys
+
+    from playground.gate.warm import WarmInterpreter
+
+    (tmp_path / "p.py").write_text(f"import os\nprint('ran', flush=True)\n{body}\n")
+    warm = await WarmInterpreter().start()
+    try:
+        for _ in range(3):   # (the first forked on request, the next ones by the spare)
+            child = await warm.spawn([sys.executable, str(tmp_path / "p.py")], tmp_path, dict(os.environ))
+            assert await child.wait() == code
+            assert await child.stdout.read() == b"ran\n"   # (its end: nothing holds its stdout)
+            try:   # (told as it goes: it may still be there a moment, but with no child of its own)
+                assert _children(child.pid) == []
+            except OSError:
+                pass   # (gone)
+        assert warm.process is not None
+        await warm.stop()
+        assert warm._early == {} and warm._exits == {}
     finally:
         await warm.stop()

@@ -40,12 +40,13 @@ class ProgramLines:
     (UnitEnded, Wrote, Why) are emitted as a typed line's are; False where a caller takes
     what it needs from the `LineResult` (the scenario runner puts a step's whys in its
     result). A program's client has no session: its units are followed here, one
-    UnitTracker per client, as a session follows a typed client's."""
+    UnitTracker per client, as a session follows a typed client's; the trackers are the
+    recorder's (`Recorder.programs`: where its WATCHes are marked dirty, and read)."""
 
     def __init__(self, recorder: Recorder, listening: bool = False) -> None:
         self.recorder = recorder
         self.listening = listening
-        self.trackers: dict[str, UnitTracker] = {}
+        self.trackers = recorder.programs
         self._last: asyncio.Future[ev.LineResult] | None = None
 
     def attach(self, gate: AnsweringGate, name: Callable[[Any], str] = lambda client: client.label) -> None:

@@ -12,7 +12,7 @@ import pytest
 
 from playground.engine.executor import Executor
 from playground.engine.program_lines import ProgramLines
-from playground.gate.endpoint import Gate
+from playground.gate.endpoint import Gate, socket_path
 from playground.resp.replies import Nil
 from gate_steps import WAIT, step as release
 
@@ -180,7 +180,7 @@ async def test_a_programs_watch_is_marked_dirty_by_a_typed_write_and_another_pro
     """A program's WATCHed keys are its tracker's (the recorder's `programs`, what the
     inspector shows); a typed client's write marks one dirty, another program's write the
     other, as for a session; the server agrees (EXEC returns nil); after EXEC nothing is
-    WATCHed."""
+    WATCHed, and a connection that ends takes its WATCHes with it."""
     executor = Executor(pg, attribute=True)
     ProgramLines(executor.recorder).attach(gate)
     programs = executor.recorder.programs
@@ -214,6 +214,12 @@ async def test_a_programs_watch_is_marked_dirty_by_a_typed_write_and_another_pro
         assert reply == b"1"
         assert (programs["A"].watched, programs["A"].dirty) == ((), ())
 
+        reader, writer = await asyncio.open_unix_connection(socket_path(await gate.listen("D")))
+        writer.write(b"*2\r\n$5\r\nWATCH\r\n$1\r\nj\r\n")
+        await step(gate, "D", "WATCH j")
+        assert await reader.readline() == b"+OK\r\n" and programs["D"].watched == (b"j",)
+        writer.close()                                          # its connection ends: so do its WATCHes
+        assert await gate.wait_for(lambda: "D" not in programs, WAIT)
     finally:
         gate.run_free()
         await r.aclose()

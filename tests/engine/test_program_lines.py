@@ -12,7 +12,7 @@ import pytest
 
 from playground.engine.executor import Executor
 from playground.engine.program_lines import ProgramLines
-from playground.gate.endpoint import Gate
+from playground.gate.endpoint import Gate, socket_path
 from playground.resp.replies import Nil
 from gate_steps import WAIT, step as release
 
@@ -174,3 +174,53 @@ async def test_a_programs_multi_exec_is_recorded_as_the_same_typed_one(pg, gate)
     program_exec, typed_exec = recorded(sent[-1], sent_start), recorded(typed[-1], typed_start)
     assert program_exec == typed_exec
     assert [kind for _, kind, _ in program_exec[1]] == ["changed"] and "after A's WATCH (#1)" in program_exec[1][0][2]
+
+
+async def test_a_programs_watch_is_marked_dirty_by_a_typed_write_and_another_programs(pg, gate):
+    """A program's WATCHed keys are its tracker's (the recorder's `programs`, what the
+    inspector shows); a typed client's write marks one dirty, another program's write the
+    other, as for a session; the server agrees (EXEC returns nil); after EXEC nothing is
+    WATCHed, and a connection that ends takes its WATCHes with it."""
+    executor = Executor(pg, attribute=True)
+    ProgramLines(executor.recorder).attach(gate)
+    programs = executor.recorder.programs
+    r = redis.Redis.from_url(await gate.listen("A"))
+    other = redis.Redis.from_url(await gate.listen("C"))
+    try:
+        async def program():
+            async with r.pipeline(transaction=True) as pipe:
+                await pipe.watch("k", "j")
+                pipe.multi()
+                pipe.set("k", "mine")
+                try:
+                    return await pipe.execute()
+                except redis_exceptions.WatchError:
+                    return None
+
+        task = asyncio.ensure_future(program())
+        await step(gate, "A", "WATCH k j")
+        assert (programs["A"].watched, programs["A"].dirty) == ((b"k", b"j"), ())
+        await executor.run("B", [b"SET", b"k", b"1"])           # a typed write of a WATCHed key
+        assert programs["A"].dirty == (b"k",)
+        written = asyncio.ensure_future(other.set("j", "2"))
+        await step(gate, "C", "SET j 2")                        # another program's write
+        await written
+        assert programs["A"].dirty == (b"k", b"j")
+        await step(gate, "A", "MULTI")
+        await step(gate, "A", "SET k mine")
+        await step(gate, "A", "EXEC")
+        assert await task is None                               # the server agrees: the WATCH was dirty
+        reply, = await pg.reader.run([[b"GET", b"k"]])
+        assert reply == b"1"
+        assert (programs["A"].watched, programs["A"].dirty) == ((), ())
+
+        reader, writer = await asyncio.open_unix_connection(socket_path(await gate.listen("D")))
+        writer.write(b"*2\r\n$5\r\nWATCH\r\n$1\r\nj\r\n")
+        await step(gate, "D", "WATCH j")
+        assert await reader.readline() == b"+OK\r\n" and programs["D"].watched == (b"j",)
+        writer.close()                                          # its connection ends: so do its WATCHes
+        assert await gate.wait_for(lambda: "D" not in programs, WAIT)
+    finally:
+        gate.run_free()
+        await r.aclose()
+        await other.aclose()

@@ -17,7 +17,7 @@ from playground.engine.events import LineResult
 from playground.resp.connection import parse_reply
 from playground.tui.widgets.own_programs import ProgramsPanel, reply_line
 from playground.tui.widgets.key_table import KeyTable
-from pilot import hear_notices, notices, started, wait_until
+from pilot import hear_notices, notices, started, type_command, wait_until
 from pilot import cells
 from servers import shared
 
@@ -210,3 +210,60 @@ async def test_reply_line_is_the_first_line_redis_cli_prints(argv, frame, shown)
 def test_a_line_without_a_reply_yet_shows_an_ellipsis():
     assert reply_line(None) == "…"
     assert reply_line(LineResult("python3#1", (b"GET", b"k"))) == "…"
+
+
+WATCHING = """
+import os, redis
+r = redis.Redis.from_url(os.environ["REDIS_URL"])
+r.set("k", "1")
+with r.pipeline() as pipe:
+    pipe.watch("k")
+    pipe.get("k")
+    pipe.multi()
+    pipe.set("k", "mine")
+    try:
+        pipe.execute()
+        print("committed", flush=True)
+    except redis.WatchError:
+        print("aborted", flush=True)
+"""
+
+
+async def test_a_programs_watch_is_a_badge_under_its_name(server_binary):
+    """The inspector's WATCH column shows a program's WATCHed key under the program's name,
+    dirty once B wrote it (the server agrees: its EXEC aborts), and no more after."""
+    app = make_app(server=shared(server_binary))
+    async with app.run_test(size=(120, 35)) as pilot:
+        await started(pilot, app)
+        await pilot.press("ctrl+g")
+        await wait_until(pilot, lambda: isinstance(app.screen, InfoScreen))
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not isinstance(app.screen, InfoScreen))
+        inspector = app.mode_screen.query_one(KeyInspector)
+        table = app.mode_screen.query_one(KeyTable)
+        program = subprocess.Popen([sys.executable, "-c", WATCHING],  # noqa: ASYNC220 (a user's program, polled)
+                                   env=dict(os.environ, REDIS_URL=app.own_programs.url),
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+        try:
+            await wait_until(pilot, lambda: "next: SET k 1" in panel_text(app))
+            await pilot.press("ctrl+n")
+            await wait_until(pilot, lambda: "next: WATCH k" in panel_text(app))
+            await pilot.press("ctrl+n")
+            await wait_until(pilot, lambda: "next: GET k" in panel_text(app))
+            name = app.own_programs.gate.clients[0].name
+            await wait_until(pilot, lambda: inspector.watchers.get(b"k") == [(name, False)])
+            await wait_until(pilot, lambda: cells(table, "k")[1] == name)
+            await type_command(pilot, app, "B", "SET k 2")
+            await wait_until(pilot, lambda: inspector.watchers.get(b"k") == [(name, True)])
+            assert cells(table, "k")[1] == f"{name} dirty"
+            app.action_programs_free()
+            await wait_until(pilot, lambda: program.poll() is not None, timeout=15)
+            out, err = program.communicate()
+            assert program.returncode == 0, err.decode()
+            assert out == b"aborted\n"
+            await wait_until(pilot, lambda: b"k" not in inspector.watchers)
+            assert cells(table, "k")[1] == ""
+        finally:
+            if program.poll() is None:
+                program.kill()
+            program.communicate()

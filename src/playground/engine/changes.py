@@ -26,7 +26,7 @@ from playground.engine.catalogue import SERVER_STATE
 from playground.engine.client_state import replace
 from playground.engine.playground import Playground
 from playground.engine.session import Session
-from playground.engine.units import Unit
+from playground.engine.units import Unit, UnitTracker
 from playground.resp.replies import Array, Bulk, Err, Push
 
 EVENTS = b"EA"                     # every class of key event, keyevent channels only
@@ -154,10 +154,12 @@ def ttl_only(events: Iterable[bytes]) -> bool:
     return bool(events) and all(e in TTL_EVENTS for e in events)
 
 
-async def record(pg: Playground, unit: Unit) -> None:
+async def record(pg: Playground, unit: Unit, programs: Iterable[UnitTracker] = ()) -> None:
     """After `unit` replied: what it changed (`unit.changes`, from the feed when there is
-    one), and which WATCHed keys of every client that makes dirty (`ClientState.dirty_keys`:
-    the server's flag d says only that some key changed)."""
+    one), and which WATCHed keys that makes dirty (written, expired, or every one after a
+    flush), for every client: each session's (`UnitTracker.dirty`, shown in its
+    `ClientState.dirty_keys`: the server's flag d says only that some key changed) and
+    each of `programs` (the trackers of the clients at the gate: engine/program_lines.py)."""
     feed = pg.changes
     may_have_run = unit.ran or (unit.kind == "script" and unit.outcome == "error")  # (an error's code
     if feed is not None and may_have_run and not (isinstance(unit.reply, Err) and unit.reply.code == "BUSY"):
@@ -180,13 +182,14 @@ async def record(pg: Playground, unit: Unit) -> None:
     expired: list[bytes] = []
     if feed is not None:
         expired, feed.expired = feed.expired, []  # (expired since the last take: counted once)
-    watching = [s for s in pg.sessions.values() if s.state.watched]
+    watching = [t for t in (*(s.units for s in pg.sessions.values()), *programs) if t.watched]
     if not watching:
         return
     assert pg.writes is not None  # (started)
     changed = set(await pg.writes.keys_written(unit)) | set(expired)
-    for session in watching:
-        state = session.state
-        hit = tuple(k for k in state.watched if (unit.flushed or k in changed) and k not in state.dirty_keys)
-        if hit:
-            session.state = replace(state, dirty_keys=state.dirty_keys + hit)
+    for tracker in watching:
+        tracker.dirty += tuple(k for k in tracker.watched
+                               if (unit.flushed or k in changed) and k not in tracker.dirty)
+    for session in pg.sessions.values():
+        if session.state.dirty_keys != session.units.dirty:
+            session.state = replace(session.state, dirty_keys=session.units.dirty)

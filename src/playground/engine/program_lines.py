@@ -29,9 +29,12 @@ from playground.resp.replies import Reply
 
 class AnsweringGate(Protocol):
     """What the recorder needs of the gate (gate/endpoint.py's Gate, a layer above): its
-    list of callbacks told (gate client, Held) of every command it answered."""
+    list of callbacks told (gate client, Held) of every command it answered, its list told
+    of each client whose connection ended, and its clients."""
 
     answered: list[Callable[[Any, Any], None]]
+    ended: list[Callable[[Any], None]]
+    clients: list[Any]
 
 
 class ProgramLines:
@@ -40,23 +43,31 @@ class ProgramLines:
     (UnitEnded, Wrote, Why) are emitted as a typed line's are; False where a caller takes
     what it needs from the `LineResult` (the scenario runner puts a step's whys in its
     result). A program's client has no session: its units are followed here, one
-    UnitTracker per client, as a session follows a typed client's."""
+    UnitTracker per client, as a session follows a typed client's; the trackers are the
+    recorder's (`Recorder.programs`: where its WATCHes are marked dirty, and read)."""
 
     def __init__(self, recorder: Recorder, listening: bool = False) -> None:
         self.recorder = recorder
         self.listening = listening
-        self.trackers: dict[str, UnitTracker] = {}
+        self.trackers = recorder.programs
         self._last: asyncio.Future[ev.LineResult] | None = None
 
     def attach(self, gate: AnsweringGate, name: Callable[[Any], str] = lambda client: client.label) -> None:
         """Record every command `gate` answers, but the client library's handshake (HELLO,
         CLIENT SETINFO ...: no step, no line of the program's); `name(gate_client)`: the
         client its lines belong to (a lesson's: its label; free play: each connection's
-        own name). Each `Held` gets its record's future as `held.record`."""
+        own name). Each `Held` gets its record's future as `held.record`. A client whose
+        last open connection ended is forgotten."""
         def told(client: Any, held: Any) -> None:
             if not held.unstepped and not held.silent and held.reply is not None and held.seq is not None:
                 held.record = self.answered(name(client), held.argv, held.reply, held.seq)
+
+        def ended(client: Any) -> None:
+            who = name(client)
+            if not any(other is not client and not other.closed and name(other) == who for other in gate.clients):
+                self.forget(who)
         gate.answered.append(told)
+        gate.ended.append(ended)
 
     def answered(self, client: str, argv: list[bytes] | tuple[bytes, ...], raw: bytes,
                  seq: int) -> asyncio.Future[ev.LineResult]:
@@ -82,9 +93,12 @@ class ProgramLines:
             await asyncio.gather(self._last, return_exceptions=True)
 
     def forget(self, client: str | None = None) -> None:
-        """A program's connection ended (or, None, every one: a fresh server): its open
-        MULTI and WATCHes end with it."""
-        if client is None:
+        """A program's connection ended (or, None, every one the recorder follows: a fresh server): its open
+        MULTI and WATCHes end with it, once every command answered before is recorded."""
+        last = self._last
+        if last is not None and not last.done():
+            last.add_done_callback(lambda _: self.forget(client))
+        elif client is None:
             self.trackers.clear()
         else:
             self.trackers.pop(client, None)

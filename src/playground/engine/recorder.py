@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from playground.engine import events as ev
 from playground.engine.changes import record as record_changes
 from playground.engine.session import ConnectionLost
-from playground.engine.units import Unit
+from playground.engine.units import Unit, UnitTracker
 
 if TYPE_CHECKING:  # (repl keeps no why-notes: it must not import engine/why.py)
     from playground.engine.playground import Playground
@@ -31,7 +31,10 @@ if TYPE_CHECKING:  # (repl keeps no why-notes: it must not import engine/why.py)
 class Recorder:
     """Records replies for the clients of one playground. `why`: a WhyTracker
     (engine/why.py), or None (no why-notes: `repl`); `attribute`: work out which keys
-    each unit wrote; `emit`: where the events go."""
+    each unit wrote; `emit`: where the events go. `programs`: the units of each client
+    at the gate (a program's: engine/program_lines.py), by its name, as a session follows
+    a typed client's: what it WATCHes and which of those keys changed since (step 2 marks
+    them as it does a session's)."""
 
     def __init__(self, pg: Playground, emit: Callable[[ev.Event], None], why: WhyTracker | None = None,
                  attribute: bool = False) -> None:
@@ -41,6 +44,7 @@ class Recorder:
         self.attribute = attribute
         self.records = attribute or why is not None  # what each unit changed, as the server says
         self._attributions: asyncio.Future[None] | None = None  # the last attribution queued
+        self.programs: dict[str, UnitTracker] = {}
 
     def ran(self, client: str, unit: Unit, seq: int, result: ev.LineResult, listening: bool = True) -> None:
         """Step 1: `unit` (closed by the reply numbered `seq`) in the server order."""
@@ -66,7 +70,7 @@ class Recorder:
                      role: str | None, result: ev.LineResult, listening: bool = True) -> None:
         """Steps 2 and 3: what the unit changed, and the reply's why (into `result.whys`)."""
         if self.records and unit is not None:
-            await record_changes(self.pg, unit)
+            await record_changes(self.pg, unit, self.programs.values())
         if self.why is None:
             return
         try:

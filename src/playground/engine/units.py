@@ -6,8 +6,8 @@ everyone who needs to know what ran consumes them: write attribution, the timeli
 the inspector's "changed by", the lanes.
 
 `UnitTracker` is the client-side half of a client's state: the open transaction (its
-queued commands, a queue-time error), the WATCHed keys, db and protocol; the server's
-flags (x, d, b) are merged in by `engine.observer`.
+queued commands, a queue-time error), the WATCHed keys and which of them changed since,
+db and protocol; the server's flags (x, d, b) are merged in by `engine.observer`.
 """
 
 from __future__ import annotations
@@ -140,17 +140,21 @@ def script_keys(argv: Sequence[bytes]) -> tuple[bytes, ...]:
 
 
 class UnitTracker:
-    """Follows one client's commands and replies; closes units as they end."""
+    """Follows one client's commands and replies; closes units as they end. `watched`:
+    the keys the client WATCHes; `dirty`: those of them written, expired or flushed since
+    (engine/changes.py's `record` adds them), emptied with `watched` (EXEC, DISCARD,
+    UNWATCH, RESET)."""
 
     def __init__(self, client: str) -> None:
         self.client = client
         self.open: Unit | None = None              # the transaction being queued
         self.watched: tuple[bytes, ...] = ()
+        self.dirty: tuple[bytes, ...] = ()
         self.role: str | None = None               # the last line's transaction_role ("reset": RESET)
 
     def clear(self) -> None:
         self.open = None
-        self.watched = ()
+        self.watched = self.dirty = ()
 
     @property
     def queued(self) -> int:
@@ -171,7 +175,7 @@ class UnitTracker:
             assert unit is not None  # (EXEC and DISCARD end a transaction only with one open)
             unit.reply = reply
             unit.watched = self.watched
-            self.watched = ()
+            self.watched = self.dirty = ()
             if role == "discard":
                 unit.outcome = "discarded"
             elif reply is Nil:
@@ -194,7 +198,7 @@ class UnitTracker:
         if role == "watch" and ok:
             self.watched += tuple(k for k in dict.fromkeys(argv[1:]) if k not in self.watched)
         if role == "unwatch" and ok:
-            self.watched = ()
+            self.watched = self.dirty = ()
         if role == "no-multi" and isinstance(reply, Err):
             return None  # "EXEC without MULTI": nothing ran, no unit
         kind = "script" if cmd in SCRIPT_COMMANDS else "command"

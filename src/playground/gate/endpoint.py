@@ -157,6 +157,9 @@ class Gate:
         self.answered: list[Callable[[GateClient, Held], None]] = []
         """Told of every command answered, as its reply arrives, in server order (the
         handshake too: `Held.unstepped`): engine/program_lines.py records them."""
+        self.ended: list[Callable[[GateClient], None]] = []
+        """Told once of each client whose connection ended (its program closed it, the
+        server did, or the gate closed), after every command of its that was answered."""
 
     @classmethod
     def for_playground(cls, pg) -> "Gate":

@@ -194,7 +194,9 @@ class GateClient:
         return True
 
     def fail_pending(self) -> None:
-        self.closed = True
+        """The connection ended: what it still held or had in flight fails, its sockets
+        close, and (the first time) the gate's `ended` listeners are told."""
+        ended, self.closed = not self.closed, True
         self.gate.dropped += [h for h in self.queue if not h.released and not h.unstepped and h.argv]
         for held in [*self.inflight, *self.queue]:
             if not held.done.done():
@@ -205,4 +207,7 @@ class GateClient:
         for w in (self.to_server, self.to_program):
             if w is not None:
                 w.close()
+        if ended:
+            for listener in list(self.gate.ended):
+                listener(self)
         self.gate.changed()

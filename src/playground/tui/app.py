@@ -387,7 +387,8 @@ class PlaygroundApp(App[None]):
 
     def refresh_states(self, screen: ModeScreen | None = None) -> None:
         """Every pane's state line and the inspector's WATCH badges, from the engine
-        (on `screen`: a mode's screen being mounted)."""
+        (on `screen`: a mode's screen being mounted): a typed client's from its session, a
+        program's at the gate from its tracker (`Recorder.programs`), under its name."""
         if screen is None and not self.mode_screen.is_mounted:  # a mode's screen is coming: it follows
             return                                               # the server when mounted
         screen = screen or self.mode_screen
@@ -398,6 +399,9 @@ class PlaygroundApp(App[None]):
                 screen.pane(name).state = state
                 for key in state.watched:
                     watchers.setdefault(key, []).append((name, state.dirty_key(key)))
+            for name, tracker in self.executor.recorder.programs.items():
+                for key in tracker.watched:
+                    watchers.setdefault(key, []).append((name, key in tracker.dirty))
             screen.query_one(KeyInspector).set_watchers(watchers)
         except NoMatches:  # (a reply that came as the app closes: its screen's widgets are gone already)
             return

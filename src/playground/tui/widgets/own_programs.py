@@ -75,7 +75,8 @@ class ProgramsPanel(Static):
 
 class OwnProgramsHost(Protocol):
     """What OwnPrograms needs of the app: its playground and executor, the mode's screen
-    (its programs line and keys), and Textual's App methods."""
+    (its programs line and keys), its WATCH badges (`refresh_states`), and Textual's App
+    methods."""
 
     playground: Playground
     executor: Executor
@@ -84,6 +85,8 @@ class OwnProgramsHost(Protocol):
     def mode_screen(self) -> Screen[Any]: ...
 
     def refresh_bindings(self) -> None: ...
+
+    def refresh_states(self) -> None: ...
 
     def notify(self, message: str, *, title: str = "", severity: Any = "information",
                timeout: float | None = None, markup: bool = True) -> None: ...
@@ -185,11 +188,13 @@ class OwnPrograms:
                     held.record.add_done_callback(lambda _: self.app.call_later(self._recorded))
             self._logged = len(log)
             inspector.refresh_keys()
+        self.app.refresh_states()  # (a connection that ended: its WATCHes are gone)
         panel.update(self.render())
 
     def _recorded(self) -> None:
-        """A program's line is recorded: the panel shows its reply, and "changed by" names
-        the program for what it wrote."""
+        """A program's line is recorded: the panel shows its reply, "changed by" names
+        the program for what it wrote, and the WATCH badges follow its WATCH, EXEC,
+        DISCARD or UNWATCH (and anyone's write to a WATCHed key)."""
         from textual.css.query import NoMatches
 
         from playground.tui.widgets.key_inspector import KeyInspector
@@ -199,7 +204,8 @@ class OwnPrograms:
                 screen.query_one(KeyInspector).refresh_keys()
                 screen.query_one(ProgramsPanel).update(self.render())
             except NoMatches:
-                pass
+                return
+            self.app.refresh_states()
 
     def render(self) -> Text:
         gate = self.gate

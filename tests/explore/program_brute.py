@@ -4,7 +4,8 @@ opens) holds every command a real program sends and lets them through one at a t
 every order of the commands they send; each order from a flushed server and the setup,
 with every program started afresh (no tree, no reduction, nothing of the explorer's or of
 the playground's gate). A program's next command is the oldest one it holds; the
-library's handshake (HELLO, AUTH, SELECT, CLIENT SETNAME/SETINFO) goes through at once.
+library's handshake (HELLO, AUTH, SELECT, CLIENT SETNAME/SETINFO, and a bare INFO before
+anything else on a connection: ioredis's ready check) goes through at once.
 Orders are searched depth first: each run notes who could have gone at each point, and
 each other choice becomes the prefix of an order still to run.
 
@@ -82,9 +83,10 @@ def _no_timeout(argv: list[bytes] | None) -> bool:
                                                b"blmove") and float(argv[-1]) == 0
 
 
-def _handshake(argv: list[bytes]) -> bool:
+def _handshake(argv: list[bytes], first: bool) -> bool:
+    """`first`: nothing of the connection was held yet (a bare INFO then: ioredis's ready check)."""
     name = argv[0].lower()
-    return name in (b"hello", b"auth", b"select") or (
+    return name in (b"hello", b"auth", b"select") or (first and len(argv) == 1 and name == b"info") or (
         name == b"client" and len(argv) > 1 and argv[1].lower() in (b"setname", b"setinfo"))
 
 
@@ -150,6 +152,7 @@ class _Run:
         program.connections.append(conn)
         pump = asyncio.ensure_future(self._replies(conn))
         buf = bytearray()
+        first = True   # (nothing of this connection held yet)
         try:
             while data := await reader.read(1 << 16):
                 buf += data
@@ -157,9 +160,10 @@ class _Run:
                     argv, end = got
                     raw = bytes(buf[:end])
                     del buf[:end]
-                    if _handshake(argv):
+                    if _handshake(argv, first):
                         self._send(conn, raw, argv)
                     else:
+                        first = False
                         self.arrivals += 1
                         conn.held.append((self.arrivals, argv, raw))
                 program.touched = asyncio.get_running_loop().time()
@@ -167,6 +171,7 @@ class _Run:
         finally:
             conn.closed = True
             conn.up_writer.close()
+            writer.close()   # (its end seen: ioredis's disconnect waits for the socket's close)
             pump.cancel()
             await asyncio.gather(pump, return_exceptions=True)
             self.changed.set()
@@ -202,7 +207,8 @@ class _Run:
             path = str(self.folder / f"brute-{name}.sock")
             self.listeners.append(await asyncio.start_unix_server(
                 lambda r, w, p=self.state[name]: self._serve(p, r, w), path=path))
-            env = dict(os.environ, REDIS_URL=f"unix://{path}?socket_timeout=60", PYTHONHASHSEED="0")
+            env = dict(os.environ, REDIS_URL=f"unix://{path}?socket_timeout=60", REDIS_SOCKET=path,
+                       PYTHONHASHSEED="0")   # (REDIS_SOCKET: ioredis takes a path, not unix://)
             self.state[name].process = await asyncio.create_subprocess_exec(
                 *[sys.executable if a == "python" else a for a in argv], cwd=self.cwd, env=env,
                 stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)

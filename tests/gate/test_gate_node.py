@@ -4,25 +4,15 @@ reason (checked), and so is this test; no test installs anything."""
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-
 import pytest
 
 from playground.scenario.library import bundled_dir
 from playground.scenario.loader import load_scenario
 from playground.scenario.runner import Runner
 
+from node_programs import ioredis_missing
+
 LESSON = bundled_dir() / "lost-update-node.toml"
-
-
-def ioredis_missing() -> str | None:
-    if shutil.which("node") is None:
-        return "node is not installed"
-    done = subprocess.run(["node", "-e", "require.resolve('ioredis')"], cwd=LESSON.parent,
-                          capture_output=True, timeout=30)
-    return "ioredis is not installed where node finds it (npm install ioredis, or NODE_PATH)" \
-        if done.returncode else None
 
 
 async def test_node_lesson_with_ioredis(pg):

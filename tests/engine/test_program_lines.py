@@ -199,28 +199,62 @@ async def test_a_programs_watch_is_marked_dirty_by_a_typed_write_and_another_pro
 
         task = asyncio.ensure_future(program())
         await step(gate, "A", "WATCH k j")
-        assert (programs["A"].watched, programs["A"].dirty) == ((b"k", b"j"), ())
+        assert (programs["A#1"].watched, programs["A#1"].dirty) == ((b"k", b"j"), ())
         await executor.run("B", [b"SET", b"k", b"1"])           # a typed write of a WATCHed key
-        assert programs["A"].dirty == (b"k",)
+        assert programs["A#1"].dirty == (b"k",)
         written = asyncio.ensure_future(other.set("j", "2"))
         await step(gate, "C", "SET j 2")                        # another program's write
         await written
-        assert programs["A"].dirty == (b"k", b"j")
+        assert programs["A#1"].dirty == (b"k", b"j")
         await step(gate, "A", "MULTI")
         await step(gate, "A", "SET k mine")
         await step(gate, "A", "EXEC")
         assert await task is None                               # the server agrees: the WATCH was dirty
         reply, = await pg.reader.run([[b"GET", b"k"]])
         assert reply == b"1"
-        assert (programs["A"].watched, programs["A"].dirty) == ((), ())
+        assert (programs["A#1"].watched, programs["A#1"].dirty) == ((), ())
 
         reader, writer = await asyncio.open_unix_connection(socket_path(await gate.listen("D")))
         writer.write(b"*2\r\n$5\r\nWATCH\r\n$1\r\nj\r\n")
         await step(gate, "D", "WATCH j")
-        assert await reader.readline() == b"+OK\r\n" and programs["D"].watched == (b"j",)
+        assert await reader.readline() == b"+OK\r\n" and programs["D#1"].watched == (b"j",)
         writer.close()                                          # its connection ends: so do its WATCHes
-        assert await gate.wait_for(lambda: "D" not in programs, WAIT)
+        assert await gate.wait_for(lambda: "D#1" not in programs, WAIT)
     finally:
         gate.run_free()
         await r.aclose()
         await other.aclose()
+
+
+async def test_a_programs_two_connections_each_have_their_units(pg, gate):
+    """A MULTI is a connection's: a program's second connection's GET, sent while its first
+    has a transaction open, runs at once and is a command of its own, and the first's EXEC
+    ran only its SET (as the server says: both replies). Its units are followed per
+    connection, in the program's lane (one tracker per program mixed them up)."""
+    executor = Executor(pg)
+    ProgramLines(executor.recorder).attach(gate)
+    path = socket_path(await gate.listen("A"))
+    (r1, w1), (r2, w2) = [await asyncio.open_unix_connection(path) for _ in range(2)]
+    try:
+        w1.write(b"*1\r\n$5\r\nMULTI\r\n")
+        multi = await step(gate, "A", "MULTI")
+        assert await r1.readline() == b"+OK\r\n"
+        w2.write(b"*2\r\n$3\r\nGET\r\n$1\r\nk\r\n")
+        get = await step(gate, "A", "GET k")
+        assert await r2.readline() == b"$-1\r\n"            # (run at once: not QUEUED)
+        w1.write(b"*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$1\r\n1\r\n")
+        await step(gate, "A", "SET k 1")
+        assert await r1.readline() == b"+QUEUED\r\n"
+        w1.write(b"*1\r\n$4\r\nEXEC\r\n")
+        exec_ = await step(gate, "A", "EXEC")
+        assert await r1.readexactly(len(b"*1\r\n+OK\r\n")) == b"*1\r\n+OK\r\n"
+    finally:
+        gate.run_free()
+        w1.close()
+        w2.close()
+    assert multi.units == []
+    unit, = get.units
+    assert (unit.client, unit.kind, unit.commands, unit.ran) == ("A", "command", [(b"GET", b"k")], True)
+    unit, = exec_.units
+    assert (unit.client, unit.kind, unit.outcome) == ("A", "transaction", "committed")
+    assert unit.commands == [(b"SET", b"k", b"1")]

@@ -31,8 +31,8 @@ if TYPE_CHECKING:  # (repl keeps no why-notes: it must not import engine/why.py)
 class Recorder:
     """Records replies for the clients of one playground. `why`: a WhyTracker
     (engine/why.py), or None (no why-notes: `repl`); `attribute`: work out which keys
-    each unit wrote; `emit`: where the events go. `programs`: the units of each client
-    at the gate (a program's: engine/program_lines.py), by its name, as a session follows
+    each unit wrote; `emit`: where the events go. `programs`: the units of each
+    connection at the gate (a program's: engine/program_lines.py), by its name, as a session follows
     a typed client's: what it WATCHes and which of those keys changed since (step 2 marks
     them as it does a session's)."""
 

@@ -399,9 +399,9 @@ class PlaygroundApp(App[None]):
                 screen.pane(name).state = state
                 for key in state.watched:
                     watchers.setdefault(key, []).append((name, state.dirty_key(key)))
-            for name, tracker in self.executor.recorder.programs.items():
+            for tracker in self.executor.recorder.programs.values():   # (each connection's, by its client)
                 for key in tracker.watched:
-                    watchers.setdefault(key, []).append((name, key in tracker.dirty))
+                    watchers.setdefault(key, []).append((tracker.client, key in tracker.dirty))
             screen.query_one(KeyInspector).set_watchers(watchers)
         except NoMatches:  # (a reply that came as the app closes: its screen's widgets are gone already)
             return

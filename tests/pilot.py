@@ -14,6 +14,7 @@ from playground.resp.cli_lines import parse_line
 from playground.scenario.library import bundled_dir
 from playground.scenario.loader import load_scenario
 from playground.tui.app import PlaygroundApp
+from playground.tui.dialogs.info_screens import InfoScreen
 from playground.tui.screens.mode_screen import ModeScreen
 from playground.tui.widgets.client_pane import ClientPane
 from playground.tui.widgets.key_footer import KeyFooter
@@ -104,6 +105,16 @@ async def started(pilot, app):
                 and screen.query_one(ServerBar).where != "" and app.inspector is not None)
 
     await wait_until(pilot, up)
+
+
+async def gate_opened(pilot, app) -> str:
+    """Ctrl+G in free play: the gate's URL shown (its info screen), then Esc, and that
+    screen gone; the gate's URL."""
+    await pilot.press("ctrl+g")
+    await wait_until(pilot, lambda: isinstance(app.screen, InfoScreen))
+    await pilot.press("escape")
+    await wait_until(pilot, lambda: not isinstance(app.screen, InfoScreen))
+    return app.own_programs.url
 
 
 def scenario(sid):

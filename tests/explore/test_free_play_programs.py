@@ -210,18 +210,15 @@ async def test_in_the_app_programs_started_by_hand_are_explored_apart(server_bin
 
     from playground.tui.app import make_app
     from playground.tui.dialogs.explore_screen import ExploreScreen
-    from playground.tui.dialogs.info_screens import InfoScreen
     from commands import send
-    from pilot import hear_notices, notices, started, wait_until
+    from pilot import gate_opened, hear_notices, notices, started, wait_until
 
     hear_notices(monkeypatch)
     (tmp_path / "p.py").write_text(textwrap.dedent(READ_MODIFY_WRITE))
     app = make_app(server=shared(server_binary))
     async with app.run_test(size=(100, 30)) as pilot:
         await started(pilot, app)
-        await pilot.press("ctrl+g")
-        await wait_until(pilot, lambda: isinstance(app.screen, InfoScreen))
-        await pilot.press("escape")
+        await gate_opened(pilot, app)
         gate, processes = app.own_programs.gate, []
         try:
             for i in range(2):

@@ -17,8 +17,7 @@ from textual.widgets import ProgressBar, Static
 from playground.server.children import PROGRAM_MARK, proc_stat
 from playground.tui.app import make_app
 from playground.tui.dialogs.exploring_screen import ExploringScreen
-from playground.tui.dialogs.info_screens import InfoScreen
-from pilot import hear_notices, notices, started, wait_until
+from pilot import gate_opened, hear_notices, notices, started, wait_until
 from servers import shared
 
 pytest.importorskip("redis")
@@ -75,9 +74,7 @@ async def test_exploring_shows_its_plan_and_progress_and_esc_ends_it_with_everyt
     app = make_app(server=shared(server_binary))
     async with app.run_test(size=(120, 35)) as pilot:
         await started(pilot, app)
-        await pilot.press("ctrl+g")
-        await wait_until(pilot, lambda: isinstance(app.screen, InfoScreen))
-        await pilot.press("escape")
+        await gate_opened(pilot, app)
         gate = app.own_programs.gate
         gate.run_free()   # (as Ctrl+P "Programs run free" does: no Ctrl+N for each command)
         for _ in range(2):   # (one after the other: the order they ran in is C's six, then D's)

@@ -17,7 +17,7 @@ from playground.engine.events import LineResult
 from playground.resp.connection import parse_reply
 from playground.tui.widgets.own_programs import ProgramsPanel, reply_line
 from playground.tui.widgets.key_table import KeyTable
-from pilot import hear_notices, notices, started, type_command, wait_until
+from pilot import gate_opened, hear_notices, notices, started, type_command, wait_until
 from pilot import cells
 from servers import shared
 
@@ -100,9 +100,7 @@ async def test_ctrl_n_without_a_waiting_command_says_so(server_binary):
     app = make_app(server=shared(server_binary))
     async with app.run_test(size=(80, 24)) as pilot:
         await started(pilot, app)
-        await pilot.press("ctrl+g")
-        await wait_until(pilot, lambda: isinstance(app.screen, InfoScreen))
-        await pilot.press("escape")
+        await gate_opened(pilot, app)
         await pilot.press("ctrl+n")
         await wait_until(pilot, lambda: any("No program command" in m for m in notices(app)))
 
@@ -113,9 +111,7 @@ async def test_free_running_and_a_restart(server_binary):
     app = make_app(server=shared(server_binary))
     async with app.run_test(size=(80, 24)) as pilot:
         await started(pilot, app)
-        await pilot.press("ctrl+g")
-        await wait_until(pilot, lambda: isinstance(app.screen, InfoScreen))
-        await pilot.press("escape")
+        await gate_opened(pilot, app)
         app.action_programs_free()
         assert "run free: on" in panel_text(app)
         program = subprocess.Popen([sys.executable, "-c", PROGRAM], env=dict(os.environ,  # noqa: ASYNC220 (a user's program, polled)
@@ -162,9 +158,7 @@ async def test_the_panel_shows_replies_as_redis_cli_prints_them(server_binary):
     app = make_app(server=shared(server_binary))
     async with app.run_test(size=(80, 24)) as pilot:
         await started(pilot, app)
-        await pilot.press("ctrl+g")
-        await wait_until(pilot, lambda: isinstance(app.screen, InfoScreen))
-        await pilot.press("escape")
+        await gate_opened(pilot, app)
         app.action_programs_free()
         program = subprocess.Popen([sys.executable, "-c", RESP3_PROGRAM],  # noqa: ASYNC220 (a user's program, polled)
                                    env=dict(os.environ, REDIS_URL=app.own_programs.url),
@@ -235,10 +229,7 @@ async def test_a_programs_watch_is_a_badge_under_its_name(server_binary):
     app = make_app(server=shared(server_binary))
     async with app.run_test(size=(120, 35)) as pilot:
         await started(pilot, app)
-        await pilot.press("ctrl+g")
-        await wait_until(pilot, lambda: isinstance(app.screen, InfoScreen))
-        await pilot.press("escape")
-        await wait_until(pilot, lambda: not isinstance(app.screen, InfoScreen))
+        await gate_opened(pilot, app)
         inspector = app.mode_screen.query_one(KeyInspector)
         table = app.mode_screen.query_one(KeyTable)
         program = subprocess.Popen([sys.executable, "-c", WATCHING],  # noqa: ASYNC220 (a user's program, polled)

@@ -23,7 +23,7 @@ from playground.tui.widgets.key_table import KeyTable
 from playground.tui.class_mode.class_member import ClassMember
 from playground.tui.class_mode.class_mode import ClassMode
 from playground.tui.dialogs.scenario_dialogs import PredictScreen
-from pilot import log_text, started, type_command, wait_until
+from pilot import gate_opened, log_text, started, type_command, wait_until
 from servers import shared
 from pilot import screen
 
@@ -146,9 +146,7 @@ async def test_a_programs_name_and_commands_are_text_in_the_programs_panel(serve
     app = make_app(server=shared(server_binary))
     async with app.run_test(size=(160, 40)) as pilot:
         await started(pilot, app)
-        await pilot.press("ctrl+g")
-        await wait_until(pilot, lambda: isinstance(app.screen, InfoScreen))
-        await pilot.press("escape")
+        await gate_opened(pilot, app)
         program = subprocess.Popen([sys.executable, "-c", HOSTILE_PROGRAM],  # noqa: ASYNC220 (a user's program, polled)
                                    env=dict(os.environ, REDIS_URL=app.own_programs.url),
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)

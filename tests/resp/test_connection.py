@@ -289,3 +289,23 @@ async def test_a_cancelled_read_closes_the_connection(tmp_path):
     with pytest.raises(ConnectionError, match="not connected"):
         await conn.read_response()
     peer.server.close()
+
+
+async def test_a_connect_cancelled_at_any_turn_of_the_loop_ends_cancelled(tmp_path):
+    """`settle` cancels the observer's refresh when the line's own reply comes first, and
+    waits for it to end; behind a `CLIENT PAUSE ALL` that refresh may be reconnecting. A
+    cancel that came the very turn the socket opened was swallowed (asyncio.wait_for in 3.11
+    hands back the result of an inner future already done), the handshake went out and
+    waited 600 s behind the pause: CI's settled-line test timed out. Cancelled at whichever
+    turn, connect ends cancelled at once (a peer that never answers stands for the pause)."""
+    peer = await Peer(tmp_path).start()
+    for turns in range(12):
+        conn = TypedConnection(Address(path=peer.path), client_name="observer")
+        connecting = asyncio.ensure_future(conn.connect())
+        for _ in range(turns):
+            await asyncio.sleep(0)
+        connecting.cancel()
+        done, _ = await asyncio.wait([connecting], timeout=10)
+        assert done and connecting.cancelled(), f"cancelled after {turns} turns: not ended by it"
+        assert not conn.connected
+    peer.server.close()

@@ -114,7 +114,8 @@ class TypedConnection:
                                                  server_hostname=self.address.host)  # SNI
             else:
                 opening = loop.create_connection(ReplyStream, self.address.host, self.address.port)
-            _, stream = await asyncio.wait_for(opening, CONNECT_TIMEOUT)
+            async with asyncio.timeout(CONNECT_TIMEOUT):  # (not wait_for: in 3.11 it swallows a cancel
+                _, stream = await opening                  # that comes the turn the socket opens)
         except asyncio.TimeoutError:
             raise TimeoutError(f"timeout connecting to {where}") from None
         except ssl.SSLError as exc:

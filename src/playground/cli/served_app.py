@@ -75,7 +75,8 @@ async def end_process(process: AppProcess, grace: float) -> None:
         except ProcessLookupError:
             pass
         try:
-            await asyncio.wait_for(process.wait(), grace if sig == signal.SIGTERM else None)
+            async with asyncio.timeout(grace if sig == signal.SIGTERM else None):
+                await process.wait()
         except asyncio.TimeoutError:
             continue
 
@@ -206,7 +207,8 @@ class PlaygroundApp(AppService):
         process = self.process
         try:
             if not self.given_up and self.relay is not None:
-                await asyncio.wait_for(self._quit(), self.grace)
+                async with asyncio.timeout(self.grace):
+                    await self._quit()
         except asyncio.TimeoutError:
             self.given_up = True  # the wait cancelled its relay: it is not waited for again
         finally:

@@ -81,7 +81,8 @@ class TabSession:
         process = getattr(self.app, "process", None)  # (its PlaygroundApp: cli/served_app.py)
         if process is not None:
             try:
-                await asyncio.wait_for(process.wait(), EXIT_WAIT)
+                async with asyncio.timeout(EXIT_WAIT):
+                    await process.wait()
             except TimeoutError:
                 pass
         released = process is not None and process.returncode == RELEASED_EXIT

@@ -108,7 +108,8 @@ class ChangeFeed:
         """Forget every event so far (a fresh start's setup ran outside any unit)."""
         if self.session.streaming:
             try:
-                await asyncio.wait_for(self.session.sync(), _SYNC_TIMEOUT)
+                async with asyncio.timeout(_SYNC_TIMEOUT):
+                    await self.session.sync()
             except (asyncio.TimeoutError, OSError):
                 pass
         self._pool.clear()
@@ -121,7 +122,8 @@ class ChangeFeed:
         if self._broken or not self.session.streaming or not keys:
             return
         try:
-            await asyncio.wait_for(self.session.sync(), _SYNC_TIMEOUT)
+            async with asyncio.timeout(_SYNC_TIMEOUT):
+                await self.session.sync()
         except (asyncio.TimeoutError, OSError):
             return
         self._pool = [e for e in self._pool if not (e[0] in keys and e[1] in TTL_EVENTS)]
@@ -132,7 +134,8 @@ class ChangeFeed:
         if self._broken or not self.session.streaming:
             return None
         try:
-            await asyncio.wait_for(self.session.sync(), _SYNC_TIMEOUT)
+            async with asyncio.timeout(_SYNC_TIMEOUT):
+                await self.session.sync()
         except (asyncio.TimeoutError, OSError):
             return None
         if not self.session.streaming:

@@ -59,7 +59,8 @@ async def stop_own_script(pg: "Playground", sessions: Iterable[Session]) -> None
             continue
         kill = b"FUNCTION" if bytes(sent[0]).lower().startswith(b"fcall") else b"SCRIPT"
         try:
-            await asyncio.wait_for(_killed(pg, kill), KILL_WAIT)
+            async with asyncio.timeout(KILL_WAIT):
+                await _killed(pg, kill)
         except (OSError, ConnectionError, asyncio.TimeoutError):
             pass
 

@@ -191,7 +191,8 @@ class Program:
         exited by itself."""
         assert self.process is not None  # (started)
         try:
-            await asyncio.wait_for(asyncio.shield(self.process.wait()), self.time_left())
+            async with asyncio.timeout(self.time_left()):
+                await asyncio.shield(self.process.wait())
         except asyncio.TimeoutError:
             await self.stop(tr("ran past its time limit ({seconds} s)", seconds=f"{self.time_limit:g}"))
             return False

@@ -143,8 +143,8 @@ class WarmInterpreter:
                 for fd in fds:
                     os.close(fd)
             try:
-                answer = await asyncio.wait_for(asyncio.get_running_loop().sock_recv(sock, 64),
-                                                self.spawn_timeout)
+                async with asyncio.timeout(self.spawn_timeout):
+                    answer = await asyncio.get_running_loop().sock_recv(sock, 64)
             except asyncio.TimeoutError:
                 self._broken = True  # a late answer would be taken for the next child's pid
                 raise OSError(tr("the warm interpreter (gate/warm.py) does not answer")) from None

@@ -185,7 +185,8 @@ class LessonClock:
             self._read.set()
             while self._held and not stop.is_set():
                 try:
-                    await asyncio.wait_for(stop.wait(), _TICK_EVERY)
+                    async with asyncio.timeout(_TICK_EVERY):
+                        await stop.wait()
                 except asyncio.TimeoutError:
                     await self._tick_all()
         except Exception:  # noqa: BLE001 (a server gone or busy: the keys are not held)
@@ -198,7 +199,8 @@ class LessonClock:
         held from its end, not from whenever a loaded machine gets to it."""
         if self._task is not None and not self._read.is_set():
             try:
-                await asyncio.wait_for(asyncio.shield(self._read.wait()), _READ_WAIT)
+                async with asyncio.timeout(_READ_WAIT):
+                    await asyncio.shield(self._read.wait())
             except asyncio.TimeoutError:
                 pass
 
@@ -259,13 +261,15 @@ class LessonClock:
         self._held_since = None
         stop.set()
         try:
-            await asyncio.wait_for(asyncio.shield(task), _RELEASE_WAIT)
+            async with asyncio.timeout(_RELEASE_WAIT):
+                await asyncio.shield(task)
         except asyncio.TimeoutError:
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
         try:
             if self._held:
-                await asyncio.wait_for(self._tick_all(margin=False), _TICK_TIMEOUT)  # exactly the TTL
+                async with asyncio.timeout(_TICK_TIMEOUT):
+                    await self._tick_all(margin=False)  # exactly the TTL
         except Exception:  # noqa: BLE001 (as in _hold)
             pass
         self._held = []

@@ -433,7 +433,8 @@ class CaptureReplay:
                                   "sends its next command: what unblocked it is not in the capture",
                                   client=name, command=format_argv(list(record.argv))[:60], line=record.line))
         try:
-            result = await asyncio.wait_for(asyncio.shield(job.task), timeout + 10)  # type: ignore[attr-defined]
+            async with asyncio.timeout(timeout + 10):
+                result = await asyncio.shield(job.task)  # type: ignore[attr-defined]
         except TimeoutError:
             await self.executor.cancel(name)
             raise CaptureError(tr("{client}'s {command} (line {line}) did not answer on the replay",

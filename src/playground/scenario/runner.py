@@ -313,7 +313,8 @@ class Runner:
             return await wait_step(self, scenario, step, out, cast("ProgramJob", job))
         job = cast(Job, job)  # a typed client's command: _command_step kept its Job waiting
         try:
-            await asyncio.wait_for(asyncio.shield(_task(job)), WAIT_TIMEOUT)
+            async with asyncio.timeout(WAIT_TIMEOUT):
+                await asyncio.shield(_task(job))
         except asyncio.TimeoutError:
             out.checks.append(CheckResult("reply arrives", False,
                                           tr("no reply after {seconds}s", seconds=f"{WAIT_TIMEOUT:g}")))

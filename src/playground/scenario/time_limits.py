@@ -86,7 +86,8 @@ async def end_running_script(runner) -> None:
             for name, (job, _) in runner.waiting.items()):
         return  # (nothing else is sent: under CLIENT PAUSE the SCRIPT KILL itself would wait)
     try:
-        reply, = await asyncio.wait_for(pg.admin.run([[b"SCRIPT", b"KILL"]]), 10)
+        async with asyncio.timeout(10):
+            reply, = await pg.admin.run([[b"SCRIPT", b"KILL"]])
     except Exception:  # noqa: BLE001 (the server gone or stuck: a fresh one)
         reply = None
     if reply is None or getattr(reply, "code", None) == "UNKILLABLE":
@@ -103,15 +104,18 @@ async def _unstick_url(pg, within: float = 12.0) -> str:
     deadline = loop.time() + within
     side = TypedConnection(pg.address)
     try:
-        await asyncio.wait_for(side.connect(), 2)
-        await asyncio.wait_for(side.pipeline([[b"SCRIPT", b"KILL"], [b"CLIENT", b"UNPAUSE"]]), within)
+        async with asyncio.timeout(2):
+            await side.connect()
+        async with asyncio.timeout(within):
+            await side.pipeline([[b"SCRIPT", b"KILL"], [b"CLIENT", b"UNPAUSE"]])
     except Exception:  # noqa: BLE001 (no script, not paused, or unreachable: the reconnect says)
         pass
     finally:
         await side.close()
     while True:
         try:
-            await asyncio.wait_for(pg.reconnect_all(), 5)
+            async with asyncio.timeout(5):
+                await pg.reconnect_all()
             return tr("SCRIPT KILL and CLIENT UNPAUSE sent; every client reconnected")
         except Exception as exc:  # noqa: BLE001 (said in one line, never a traceback)
             if loop.time() >= deadline:

@@ -121,7 +121,8 @@ async def wait_step(runner, scenario, step, out, job: ProgramJob) -> None:
     from playground.scenario.checks import CheckResult
 
     try:
-        await asyncio.wait_for(asyncio.shield(job.task), WAIT_TIMEOUT)
+        async with asyncio.timeout(WAIT_TIMEOUT):
+            await asyncio.shield(job.task)
     except asyncio.TimeoutError:
         out.checks.append(CheckResult("reply arrives", False,
                                       tr("no reply after {seconds}s", seconds=f"{WAIT_TIMEOUT:g}")))

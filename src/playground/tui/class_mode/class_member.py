@@ -144,7 +144,8 @@ class ClassMember:
     async def close(self) -> None:
         if not self.teacher and self.me.name:
             try:
-                await asyncio.wait_for(self.link.leave(self.me.id), 2.0)
+                async with asyncio.timeout(2.0):
+                    await self.link.leave(self.me.id)
             except (TimeoutError, ClassError):
                 pass
         await self.link.close()

@@ -55,3 +55,20 @@ async def test_stepping_a_lesson_of_programs_without_steps(server_binary, tmp_pa
         assert "step 4 of 4" in panel_text(app)
         await press_and_wait(pilot, app, "p")  # back one step: the programs run again from the start
         assert log_text(app, "B") == []
+
+
+async def test_a_typed_watch_beside_the_program_of_the_same_name_is_two_badges_told_apart(server_binary):
+    """In a program lesson pane A takes typed lines too: A's program and a typed A both
+    WATCHing counter showed "A A". The program's badge is its connection's name then."""
+    from playground.tui.widgets.key_inspector import KeyInspector
+    from pilot import type_command, wait_until
+
+    app = make_app(server=shared(server_binary), open_scenario=scenario("watch-retry-python"))
+    async with app.run_test(size=(140, 45)) as pilot:
+        await opened(pilot, app)
+        await press_and_wait(pilot, app, "space")   # A's program: WATCH counter
+        inspector = app.mode_screen.query_one(KeyInspector)
+        await wait_until(pilot, lambda: inspector.watchers.get(b"counter") == [("A", False)])
+        await type_command(pilot, app, "A", "WATCH counter")
+        both = [("A", False), ("A#1", False)]
+        await wait_until(pilot, lambda: sorted(inspector.watchers.get(b"counter", [])) == both)

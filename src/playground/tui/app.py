@@ -388,7 +388,8 @@ class PlaygroundApp(App[None]):
     def refresh_states(self, screen: ModeScreen | None = None) -> None:
         """Every pane's state line and the inspector's WATCH badges, from the engine
         (on `screen`: a mode's screen being mounted): a typed client's from its session, a
-        program's at the gate from its tracker (`Recorder.programs`), under its name."""
+        program's at the gate from its tracker (`Recorder.programs`), under its name (its
+        connection's, "A#1", where a typed client of that name WATCHes the key too)."""
         if screen is None and not self.mode_screen.is_mounted:  # a mode's screen is coming: it follows
             return                                               # the server when mounted
         screen = screen or self.mode_screen
@@ -399,9 +400,11 @@ class PlaygroundApp(App[None]):
                 screen.pane(name).state = state
                 for key in state.watched:
                     watchers.setdefault(key, []).append((name, state.dirty_key(key)))
-            for tracker in self.executor.recorder.programs.values():   # (each connection's, by its client)
-                for key in tracker.watched:
-                    watchers.setdefault(key, []).append((tracker.client, key in tracker.dirty))
+            typed = {key: {name for name, _ in badges} for key, badges in watchers.items()}
+            for connection, tracker in self.executor.recorder.programs.items():   # (by its client; by its
+                for key in tracker.watched:            # connection, "A#1", where a typed A WATCHes it too)
+                    shown = connection if tracker.client in typed.get(key, ()) else tracker.client
+                    watchers.setdefault(key, []).append((shown, key in tracker.dirty))
             screen.query_one(KeyInspector).set_watchers(watchers)
         except NoMatches:  # (a reply that came as the app closes: its screen's widgets are gone already)
             return

@@ -150,7 +150,8 @@ def test_the_first_sigterm_ends_check_during_a_setup_that_never_answers(tmp_path
         servers = _servers_of(app.pid)
         assert len(servers) == 1
         deadline = time.monotonic() + 10  # the script runs: the server's CPU time grows
-        while _cpu_ticks(servers[0]) < 20 and time.monotonic() < deadline:
+        while _cpu_ticks(servers[0]) < 20:
+            assert time.monotonic() < deadline, "the setup's script never ran"
             time.sleep(0.05)
         app.send_signal(signal.SIGTERM)
         app.wait(timeout=3)

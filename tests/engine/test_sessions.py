@@ -82,14 +82,22 @@ async def test_discard_and_unwatch_and_reset(pg, a):
     assert not a.state.in_multi
 
 
+async def _blocked(pg, session) -> None:
+    """Until the server says `session` is blocked (CLIENT LIST flag b), bounded."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 10
+    while True:
+        await pg.refresh_states()
+        if session.state.blocked:
+            return
+        assert loop.time() < deadline, f"{session.name} never blocked"
+        await asyncio.sleep(0.005)
+
+
 async def test_blocking_pop_blocks_only_its_client(pg, a, b):
     pending = asyncio.create_task(send(pg, "A", [b"BLPOP", b"jobs", b"0"]))
-    for _ in range(200):
-        await asyncio.sleep(0.005)
-        await pg.refresh_states()
-        if a.state.blocked:
-            break
-    assert a.state.blocked and a.state.pending == (b"BLPOP", b"jobs", b"0")
+    await _blocked(pg, a)
+    assert a.state.pending == (b"BLPOP", b"jobs", b"0")
     assert not pending.done()
     assert await send(pg, "B", [b"RPUSH", b"jobs", b"j1"]) == 1
     reply = await asyncio.wait_for(pending, 5)
@@ -101,7 +109,7 @@ async def test_cancel_pending_command_reconnects(pg, a, b):
     await send(pg, "A", [b"WATCH", b"w"])
     old_id = a.state.client_id
     pending = asyncio.create_task(line(pg, "A", [b"BLPOP", b"jobs", b"0"]))
-    await asyncio.sleep(0.05)
+    await _blocked(pg, a)  # the BLPOP waits on the server
     message = await a.cancel()
     result = await asyncio.wait_for(pending, 5)
     assert result.lost and not result.replies, "the cancelled BLPOP got no reply"
@@ -243,9 +251,11 @@ async def test_a_fresh_start_cut_short_leaves_no_reply_to_be_misread(pg):
     closed, so the next command reconnects and never takes "RESET" for its reply."""
     import pytest
 
-    with pytest.raises(TimeoutError):
-        async with asyncio.timeout(0.5):  # (BLPOP q 0 never answers: the limit is what ends it)
-            await pg.reset([[b"BLPOP", b"q", b"0"]])
+    reset = asyncio.ensure_future(pg.reset([[b"BLPOP", b"q", b"0"]]))
+    await _blocked(pg, pg.sessions["A"])  # the setter waits: BLPOP q 0 never answers
+    reset.cancel()  # as a time limit ends it
+    with pytest.raises(asyncio.CancelledError):
+        await reset
     ex = Executor(pg)
     first = await ex.run("B", [b"PING"])
     assert first.replies in ([], [Status(b"PONG")]), first.replies  # (lost, and reconnected)

@@ -50,15 +50,31 @@ async def test_nothing_listening_is_one_clear_error(tmp_path):
         await conn.connect()
 
 
+async def _blocked(admin: SideConnection, name: bytes) -> None:
+    """Until the server says client `name` is blocked (CLIENT LIST flag b), bounded."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 10
+    while True:
+        listing, = await admin.run([[b"CLIENT", b"LIST"]])
+        clients = [dict(field.partition(b"=")[::2] for field in line.split()) for line in bytes(listing).splitlines()]
+        if any(c.get(b"name") == name and b"b" in c.get(b"flags", b"") for c in clients):
+            return
+        assert loop.time() < deadline, f"{name!r} never blocked"
+        await asyncio.sleep(0.01)
+
+
 async def test_a_cancelled_read_never_hands_its_reply_to_the_next_command(private_server):
-    side = SideConnection(Address(path=private_server.socket_path), "side")
-    task = asyncio.create_task(side.run([[b"BLPOP", b"empty-list", b"0.3"]]))
-    await asyncio.sleep(0.05)  # the BLPOP is waiting on the server
+    address = Address(path=private_server.socket_path)
+    side, other = SideConnection(address, "side"), SideConnection(address, "other")
+    task = asyncio.create_task(side.run([[b"BLPOP", b"empty-list", b"0"]]))
+    await _blocked(other, b"side")  # the BLPOP is waiting on the server
     task.cancel()
     await asyncio.gather(task, return_exceptions=True)
-    await asyncio.sleep(0.4)  # its nil reply has arrived by now, on the old connection
+    # a reply for that BLPOP, on the old connection, would come before the next command's
+    assert await other.run([[b"RPUSH", b"empty-list", b"x"]]) == [Int(1)]
     assert await side.run([[b"ECHO", b"mine"]]) == [Bulk(b"mine")]
     await side.close()
+    await other.close()
 
 
 async def test_the_server_going_away_is_a_connection_error(private_server):

@@ -4,12 +4,14 @@ and, on real servers, that typing commands does not redraw a key table that did 
 import pytest
 import os
 import sys
+import time
 
 from rich.text import Text
 from textual.app import App
 from textual.widgets import Static
 
 from playground.tui.app import make_app
+from playground.tui.widgets.key_inspector import KeyInspector
 from playground.tui.widgets.key_table import KeyTable
 from playground.tui.widgets.pane_log import PaneLog
 from pilot import started, type_command, wait_until
@@ -109,22 +111,27 @@ async def test_pane_log_shows_its_scrollbar_only_while_reading_back():
 
 
 @pytest.mark.slow
-async def test_commands_that_change_no_key_do_not_redraw_the_key_table(server_binary):
+async def test_commands_that_change_no_key_do_not_redraw_the_key_table(server_binary, monkeypatch):
+    monkeypatch.setattr(KeyInspector, "FLASH_SECONDS", 0.0)  # no highlight ends (a change of its row) meanwhile
     app = make_app(server=shared(server_binary))
     async with app.run_test(size=(120, 40)) as pilot:
         await started(pilot, app)
         for i in range(5):
             await type_command(pilot, app, "A", f"SET key:{i} {i}")
         table = app.mode_screen.query_one(KeyTable)
+        inspector = app.mode_screen.query_one(KeyInspector)
         await wait_until(pilot, lambda: table.row_count == 5)
         await app.workers.wait_for_complete()
-        await pilot.pause(0.3)
+        await wait_until(pilot, lambda: not inspector._loading)
+        await pilot.pause()  # the last read's rows drawn
         drawn: list[int] = []
         render_line = table.render_line
         table.render_line = lambda y: drawn.append(y) or render_line(y)
+        hooked = time.monotonic()
         for i in range(10):
             await type_command(pilot, app, "A", f"GET key:{i % 5}")
-        await pilot.pause(0.3)  # past the inspector's refresh delay
+        await wait_until(pilot, lambda: inspector._last_read > hooked and not inspector._loading)  # read again since
+        await pilot.pause()
         assert drawn == []
         await type_command(pilot, app, "B", "SET key:3 9")  # as wide as before: no column moves
         await wait_until(pilot, lambda: table.row(3)[3].plain == '"9"')

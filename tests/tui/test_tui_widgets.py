@@ -333,3 +333,23 @@ async def test_the_served_driver_passes_on_a_resize_only_when_the_size_changes(m
                                                                                                                  40)]
     stdin.close()
     os.close(write)
+
+
+@pytest.mark.slow
+async def test_a_changed_keys_highlight_ends_after_its_time(server_binary, monkeypatch):
+    """A key a command changed is drawn bold and reversed for FLASH_SECONDS, then plain.
+    The table compared cells with Text's ==, which leaves the style out: the highlight, a
+    style of the whole cell, stayed on until something else in its row changed."""
+    monkeypatch.setattr(KeyInspector, "FLASH_SECONDS", 3600.0)  # (highlighted however late it is drawn)
+    app = make_app(server=shared(server_binary))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await started(pilot, app)
+        table = app.mode_screen.query_one(KeyTable)
+        inspector = app.mode_screen.query_one(KeyInspector)
+        await type_command(pilot, app, "A", "SET k 1")
+        await wait_until(pilot, lambda: table.row_count == 1)
+        await type_command(pilot, app, "A", "SET j 1")   # (a change: a key that was not there before)
+        await wait_until(pilot, lambda: table.row_count == 2 and table.row(0)[0].style == "bold reverse")
+        assert table.row(0)[0].plain == "j" and table.row(1)[0].style == ""
+        inspector.FLASH_SECONDS = 0.0   # its time is up: the once-a-second read draws it plain
+        await wait_until(pilot, lambda: table.row(0)[0].style == "" and table.row(0)[4].style == "dim")

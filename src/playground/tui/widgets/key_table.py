@@ -26,6 +26,15 @@ from playground.cells import width as cell_width
 from playground.i18n import tr
 
 Cells = tuple[Text, ...]
+
+
+def same_cells(a: Cells, b: Cells) -> bool:
+    """Drawn alike: the same text, spans and style (Text's == leaves its style out, so a
+    key's highlight, a style of the whole cell, stayed on after its time)."""
+    return len(a) == len(b) and all(x.plain == y.plain and x.style == y.style and x.spans == y.spans
+                                    for x, y in zip(a, b, strict=True))
+
+
 PAD = 1  # blank cells either side of a column, as DataTable draws them
 
 
@@ -117,7 +126,7 @@ class KeyTable(Widget, can_focus=True):
         widths = self._natural_widths(cells)
         if keys == self._keys and widths == self._widths:
             for index, (new, old) in enumerate(zip(cells, self._rows, strict=True)):
-                if new != old:
+                if not same_cells(new, old):
                     self._rows[index] = new
                     self._redraw_row(index)
             return

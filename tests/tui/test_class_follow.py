@@ -177,3 +177,69 @@ async def test_a_following_learner_runs_the_teachers_step_untyped(server_binary,
             assert typed[2:] == [("SET k 3", speed)]
     finally:
         await link.close()
+
+
+TWO_WRITES = STEPS.replace("Three writes", "Two writes").rsplit("[[steps]]", 1)[0]
+
+
+@pytest.mark.slow
+async def test_after_the_teacher_closed_the_lesson_the_next_one_reaches_the_learner(server_binary, class_env,
+                                                                                   monkeypatch):
+    """Seen by hand in a class: after the teacher's x, the next lesson the teacher opened
+    never reached the learners already in the class (they stayed on "Waiting for your
+    teacher"); only a new tab got it. The close had ended the learner's class worker: its
+    report's worker was described by repr(), and Textual's AwaitComplete (the close's
+    awaitable) has a __rich_repr__ that raises."""
+    monkeypatch.setenv(ENV_ROLE, "learner")
+    link = class_env
+    app = make_app(server_binary.path)
+    try:
+        async with app.run_test(size=(140, 45)) as pilot:
+            await join_as(pilot, app)
+            epoch = await link.open_lesson("three-writes", False, STEPS)
+            await wait_until(pilot, lambda: app.scenario_run is not None
+                             and app.class_mode.member.run_lesson is app.scenario_run, DEADLINE)
+            await link.set_step(epoch, 1)
+            await wait_until(pilot, lambda: place(app) == ("three-writes", 1) and not app.mode_screen.busy, DEADLINE)
+            await link.open_lesson("", False, "")   # the teacher closes it
+            await wait_until(pilot, lambda: app.scenario_run is None, DEADLINE)
+            epoch = await link.open_lesson("two-writes", False, TWO_WRITES)   # and opens another
+            await wait_until(pilot, lambda: app.scenario_run is not None
+                             and app.scenario_run.scenario.id == "two-writes"
+                             and app.class_mode.member.run_lesson is app.scenario_run, DEADLINE)
+            await link.set_step(epoch, 1)
+            await wait_until(pilot, lambda: place(app) == ("two-writes", 1) and not app.mode_screen.busy, DEADLINE)
+    finally:
+        await link.close()
+
+
+@pytest.mark.slow
+async def test_a_message_the_learners_tab_fails_on_leaves_the_next_ones_to_come(server_binary, class_env,
+                                                                               monkeypatch):
+    """One message this tab cannot act on (a bug) ended its class worker: the learner heard
+    nothing of the class after it. Now it is logged, and the next message is acted on."""
+    monkeypatch.setenv(ENV_ROLE, "learner")
+    link = class_env
+    app = make_app(server_binary.path)
+    try:
+        async with app.run_test(size=(140, 45)) as pilot:
+            await join_as(pilot, app)
+            epoch = await link.open_lesson("three-writes", False, STEPS)
+            await wait_until(pilot, lambda: app.scenario_run is not None
+                             and app.class_mode.member.run_lesson is app.scenario_run, DEADLINE)
+            member = app.class_mode.member
+            follow, failed = member.follow, []
+
+            async def fails_once() -> None:
+                if not failed:
+                    failed.append(True)
+                    raise RuntimeError("a bug")
+                await follow()
+
+            monkeypatch.setattr(member, "follow", fails_once)
+            await link.set_step(epoch, 1)
+            await wait_until(pilot, lambda: failed == [True], DEADLINE)
+            await link.set_step(epoch, 2)
+            await wait_until(pilot, lambda: place(app) == ("three-writes", 2) and not app.mode_screen.busy, DEADLINE)
+    finally:
+        await link.close()

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
+from textual import log
 
 from playground.classroom.protocol import (
     ENV_NAME,
@@ -121,7 +122,10 @@ class ClassMember:
                     self.app.notify(tr("Class mode: connected to the class again."), timeout=4)
                     lost = False
                 async for message in self.link.listen(self.teacher):
-                    await self.on_message(message)
+                    try:
+                        await self.on_message(message)
+                    except Exception as exc:  # noqa: BLE001 (a message this tab failed on ends no more than
+                        log.error(f"class mode: {message!r}: {exc!r}")  # itself: the next still come)
             except ClassError as exc:
                 if not lost:
                     self._out_of_reach(exc)
@@ -236,7 +240,9 @@ class ClassMember:
         none), so that no learner is left on a lesson nobody leads. A learner's: the overview
         shows them on none, once free play is on (`switched`)."""
         if not self.teacher:
-            self.app.run_worker(partial(self._report_after, switched), group="class-publish", exit_on_error=False)
+            self.app.run_worker(partial(self._report_after, switched), group="class-publish", exit_on_error=False,
+                                description="class: where this learner is, once the lesson closed")  # (not
+            # repr(): Textual's AwaitComplete, the close's awaitable, has a __rich_repr__ that raises)
         elif self.state.lesson:
             self.shared = None
             self.app.run_worker(partial(self._opened, "", False, ""), group="class-publish", exit_on_error=False)

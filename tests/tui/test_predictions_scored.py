@@ -58,3 +58,28 @@ async def test_a_prediction_is_not_scored_when_the_learners_typing_changed_the_r
         assert "Your own typing, not the server: you typed SET n 10 in B at step 2" in text
         assert "You predicted right" not in text and "Your prediction is not scored" in text
         assert app.scenario_run.score() == (0, 0)
+
+
+async def test_the_question_has_no_answer_chosen_for_the_learner(server_binary, tmp_path):
+    """Enter alone answers nothing: in a class a learner typing a line as the question
+    came (asked ahead) had its Enter taken for answer 1, the one highlighted at first.
+    ↓ then Enter answers; F12 keeps what is highlighted."""
+    path = tmp_path / "asks.toml"
+    path.write_text(LESSON)
+    app = make_app(server=shared(server_binary), open_scenario=load_scenario(path))
+    async with app.run_test(size=(140, 45)) as pilot:
+        await opened(pilot, app)
+        await press_and_wait(pilot, app, "space")
+        app.mode_screen.narration.focus()
+        await pilot.press("space")
+        await wait_until(pilot, lambda: isinstance(app.screen, PredictScreen))
+        asking = app.screen
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen is asking and app.scenario_run.answers == {}
+        await pilot.press("down", "down")
+        await pilot.press("f12")  # 中文: asked again in it, the same answer highlighted
+        await wait_until(pilot, lambda: app.lang == "zh" and app.screen is asking)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: not app.mode_screen.busy)
+        assert app.scenario_run.answers == {1: 2}

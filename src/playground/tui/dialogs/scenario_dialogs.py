@@ -257,12 +257,21 @@ class PredictScreen(ModalScreen[int]):
 
     def say_again(self) -> None:
         """The question in the language shown now (F12: the open scenario, read again, gave
-        `prediction` in it)."""
+        `prediction` in it), the same answer highlighted (or none)."""
+        highlighted = self.query_one(OptionList).highlighted
         self.refresh(recompose=True)
-        self.call_after_refresh(lambda: self.query_one(OptionList).focus())
+
+        def again() -> None:
+            options = self.query_one(OptionList)
+            options.highlighted = highlighted
+            options.focus()
+
+        self.call_after_refresh(again)
 
     def on_mount(self) -> None:
-        self.query_one(OptionList).focus()
+        options = self.query_one(OptionList)
+        options.highlighted = None  # no answer given for the learner: Enter alone chooses nothing (a class's
+        options.focus()             # learner typing a line as the question came answered 1 with its Enter)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         self.dismiss(event.option_index + 1)

@@ -187,3 +187,25 @@ async def test_the_teachers_step_goes_to_the_class_at_the_key_not_once_typed(ser
         await asyncio.gather(listening, return_exceptions=True)
         await listener.close()
         await link.close()
+
+
+@pytest.mark.slow
+async def test_f7_in_the_class_overview_picks_the_lesson(server_binary, class_env, monkeypatch):
+    """The overview's line says "F7: pick the lesson"; F7 there did nothing (the mode
+    screen's F7 is not bound on it). It brings the lessons to pick from."""
+    from playground.tui.class_mode.class_screens import ClassOverviewScreen
+    from playground.tui.dialogs.scenario_dialogs import ScenarioPicker
+
+    monkeypatch.setenv(ENV_ROLE, "teacher")
+    app = make_app(server_binary.path)
+    try:
+        async with app.run_test(size=(140, 45)) as pilot:
+            await wait_until(pilot, lambda: app.class_mode.member is not None, DEADLINE)
+            app.action_class_overview()   # (Alt+C: bound only when served)
+            await wait_until(pilot, lambda: isinstance(app.screen, ClassOverviewScreen), DEADLINE)
+            await pilot.press("f7")
+            await wait_until(pilot, lambda: isinstance(app.screen, ScenarioPicker), DEADLINE)
+            await pilot.press("escape")
+            await wait_until(pilot, lambda: app.screen is app.mode_screen, DEADLINE)
+    finally:
+        await class_env.close()

@@ -162,7 +162,8 @@ class ClassOverviewScreen(Screen[None]):
     CSS_PATH = "class_screens.tcss"
     BINDINGS = [Binding("escape", "app.pop_screen", "Back to the lesson"),
                 Binding("m", "toggle_mode", "Follow me / own pace"),
-                Binding("d", "release_place", "Release a place"), Binding("e", "export_answers", "Answers as CSV")]
+                Binding("d", "release_place", "Release a place"), Binding("e", "export_answers", "Answers as CSV"),
+                Binding("f7", "pick_lesson", "Pick the lesson")]
 
     def __init__(self, member: ClassMember) -> None:
         super().__init__()
@@ -188,6 +189,12 @@ class ClassOverviewScreen(Screen[None]):
 
     def action_toggle_mode(self) -> None:
         self.run_worker(self.member.toggle_mode(), group="class-mode", exit_on_error=False)
+
+    def action_pick_lesson(self) -> None:
+        """F7, as its line says: back to the lesson's screen, the lessons to pick from over it
+        (the mode screen's F7 is not bound here: it did nothing)."""
+        self.app.pop_screen()
+        self.app.call_later(self.app.run_action, "open_scenario")
 
     def action_release_place(self) -> None:
         from playground.tui.class_mode.class_places import release_place

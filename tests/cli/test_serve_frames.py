@@ -192,3 +192,16 @@ async def _gone(pid: int) -> bool:
             return True
         await asyncio.sleep(0.2)  # polling the process tree, bounded
     return False
+
+
+def test_serve_says_no_line_per_request(tmp_path):
+    """A class's tabs make hundreds of requests in its first minutes; serve printed each
+    (aiohttp's access log at INFO), and the teacher's URL scrolled out of the terminal."""
+    import urllib.request
+
+    with serving(tmp_path, "--ready", "0") as (proc, url, _):
+        for _ in range(3):
+            with urllib.request.urlopen(url, timeout=DEADLINE) as page:
+                assert page.status == 200
+        said = _said(proc)
+    assert "HTTP/1.1" not in said and "GET /" not in said, said

@@ -222,7 +222,9 @@ class PlaygroundServer(Server):
         loop.add_signal_handler(signal.SIGTERM, self.request_exit)
         loop.add_signal_handler(signal.SIGHUP, self.request_exit)  # its terminal closed: ends as on Ctrl+C
         web.run_app(self.web_app(), host=self.host, port=self.port, handle_signals=False, loop=loop,
-                    print=lambda *args: None, shutdown_timeout=self.quit_grace)
+                    print=lambda *args: None, shutdown_timeout=self.quit_grace,
+                    access_log=logging.getLogger("aiohttp.access") if debug else None)  # (a line a request,
+        # hundreds in a class's first minutes: the teacher's URL scrolled out of the terminal)
 
     @aiohttp_jinja2.template("app_index.html")
     async def handle_index(self, request: web.Request):

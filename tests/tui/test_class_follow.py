@@ -243,3 +243,34 @@ async def test_a_message_the_learners_tab_fails_on_leaves_the_next_ones_to_come(
             await wait_until(pilot, lambda: place(app) == ("three-writes", 2) and not app.mode_screen.busy, DEADLINE)
     finally:
         await link.close()
+
+
+@pytest.mark.slow
+async def test_a_following_learners_narration_offers_no_key_the_teacher_leads(server_binary, class_env,
+                                                                             monkeypatch):
+    """The narration's line of keys offered Space, p, r and x, and a line typed by hand said
+    "w rewinds to this step": each refused while the teacher leads. They are left out."""
+    from pilot import panel_text
+
+    monkeypatch.setenv(ENV_ROLE, "learner")
+    link = class_env
+    app = make_app(server_binary.path)
+    try:
+        async with app.run_test(size=(140, 45)) as pilot:
+            await join_as(pilot, app)
+            epoch = await link.open_lesson("three-writes", False, STEPS)
+            await wait_until(pilot, lambda: app.scenario_run is not None
+                             and app.class_mode.member.run_lesson is app.scenario_run, DEADLINE)
+            await link.set_step(epoch, 1)
+            await wait_until(pilot, lambda: place(app) == ("three-writes", 1) and not app.mode_screen.busy, DEADLINE)
+            await pilot.press("f2", *"SET k 9", "enter")   # (a write of the lesson's key: noted)
+            await wait_until(pilot, lambda: "You typed SET k 9" in panel_text(app), DEADLINE)
+            keys = next(line for line in panel_text(app).splitlines() if line.startswith("keys:"))
+            assert "next" not in keys and "prev" not in keys and "restart" not in keys and "close" not in keys, keys
+            assert "w rewinds" not in panel_text(app)
+            await link.set_mode(OWN)  # own pace: the keys are the learner's again
+            await wait_until(pilot, lambda: "w rewinds to this step" in panel_text(app), DEADLINE)
+            keys = next(line for line in panel_text(app).splitlines() if line.startswith("keys:"))
+            assert "next" in keys and "restart" in keys, keys
+    finally:
+        await link.close()

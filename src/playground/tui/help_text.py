@@ -47,15 +47,16 @@ OFF = N_("not now: your teacher leads the class")
 """What F1 says after a key refused in follow me (the row dimmed)."""
 
 
-def key_hint(screen) -> str:
+def key_hint(screen, off=None) -> str:
     """The narration's line of keys ("keys: Space/Ctrl+N next · p prev · r restart · …"),
     from `screen`'s bindings (a screen or its class) in their order: each binding's first
     key (served: the one that reaches the page) and its footer word, keys of the same word
-    together. A screen's HINT_SKIP names actions too fine for one line (F1 has them)."""
+    together. A screen's HINT_SKIP names actions too fine for one line (F1 has them);
+    `off(binding)`: True for a key that does nothing now (serve --class, follow me), left out."""
     skip = getattr(screen, "HINT_SKIP", ())
     words: dict[str, list[str]] = {}
     for b in screen.BINDINGS:
-        if b.action in skip or not b.description:
+        if b.action in skip or not b.description or (off is not None and off(b)):
             continue
         shown = b.key_display if b.key_display and not served() else key_label(b.key).split(" / ")[0]
         word = tr(b.description)

@@ -52,11 +52,23 @@ def narration_text(run: ScenarioRun) -> Text:
     elif run.stepper is not None:
         _lesson_part(run, run.stepper, text)
     if not run.app.has_class("-short") and not run.presenter:  # short: the footer says it; presenter: F1
-        text.append(key_hint(run.screen) + "\n", style="dim")
-    if run.typed:
+        text.append(key_hint(run.screen, off=lambda b: _led(run, b.action)) + "\n", style="dim")
+    if run.typed and _led(run, "teach('rewind_here')"):   # (a class's learner in follow me: w is the teacher's)
+        text.append(tr("You typed {commands} by hand: the next steps may not match the lesson.",
+                       commands=run.typed_text()) + "\n", style="bold yellow")
+    elif run.typed:
         text.append(tr("You typed {commands} by hand: the next steps may not match the lesson. "
                        "w rewinds to this step.", commands=run.typed_text()) + "\n", style="bold yellow")
     return text
+
+
+def _led(run: ScenarioRun, action: str) -> bool:
+    """Does `action` (a binding's, with its parameters) wait for the teacher in this tab
+    (serve --class, a learner in follow me: tui/class_mode/class_mode.py `leads`)?"""
+    from textual.actions import parse
+
+    _, name, parameters = parse(action)
+    return run.app.class_mode.leads(name, parameters)
 
 
 def _challenge_part(run: ScenarioRun, challenge: Challenge, text: Text) -> None:

@@ -49,14 +49,23 @@ class RunScreen(Protocol):
     def has_class(self, *class_names: str) -> bool: ...
 
 
+class LedKeys(Protocol):
+    """Which of a scenario's keys wait for the teacher (class mode's `leads`: a learner in
+    follow me), asked by the narration's line of keys."""
+
+    def leads(self, action: str, parameters: tuple = ()) -> bool: ...
+
+
 class ScenarioRunHost(Protocol):
     """What a ScenarioRun needs of the app: the playground and its one command path, the
-    exports, the next scenario's opening, a refresh after a step, and Textual's App
-    (its size and classes, its dialogs)."""
+    exports, the next scenario's opening, a refresh after a step, class mode (which keys
+    wait for the teacher), and Textual's App (its size and classes, its dialogs)."""
 
     playground: Playground
     executor: Executor
     exports: Exports
+    @property
+    def class_mode(self) -> LedKeys: ...
 
     @property
     def size(self) -> Size: ...

@@ -274,3 +274,53 @@ async def test_a_following_learners_narration_offers_no_key_the_teacher_leads(se
             assert "next" in keys and "restart" in keys, keys
     finally:
         await link.close()
+
+
+ASKS_SECOND = '''title = "Asks second"
+lesson = "Made in the teacher's tab."
+
+[[steps]]
+client = "A"
+command = "SET k 1"
+
+[[steps]]
+client = "B"
+command = "SET k 2"
+predict = { question = "What is k now?", choices = ["1", "2"], answer = 2, explain = "B wrote last." }
+'''
+
+
+@pytest.mark.slow
+async def test_a_question_asked_ahead_waits_for_the_line_the_learner_is_typing(server_binary, class_env,
+                                                                              monkeypatch):
+    """Seen by hand in a class: the question came while a learner typed a line in a pane,
+    and took its keys (digits answer, Enter chose). It waits until the line is sent."""
+    from playground.tui.dialogs.scenario_dialogs import PredictScreen
+    from playground.tui.widgets.command_input import CommandInput
+
+    monkeypatch.setenv(ENV_ROLE, "learner")
+    link = class_env
+    app = make_app(server_binary.path)
+    try:
+        async with app.run_test(size=(140, 45)) as pilot:
+            await join_as(pilot, app)
+            epoch = await link.open_lesson("asks-second", False, ASKS_SECOND)
+            await wait_until(pilot, lambda: app.scenario_run is not None
+                             and app.class_mode.member.run_lesson is app.scenario_run
+                             and not app.mode_screen.busy, DEADLINE)
+            await pilot.press("f3", *"SET x 12")   # half typed in B (the step runs in A) as the question comes
+            field = app.mode_screen.query_one("#pane-B CommandInput", CommandInput)
+            assert app.focused is field and field.value == "SET x 12"
+            await link.set_step(epoch, 1)   # the next step asks
+            await wait_until(pilot, lambda: place(app) == ("asks-second", 1) and not app.mode_screen.busy
+                             and not app.class_mode.member.following, DEADLINE)
+            assert not isinstance(app.screen, PredictScreen), "asked while a line was half typed"
+            assert app.class_mode.member.ask_later is app.scenario_run
+            await pilot.press("enter")   # the line sent: now the question
+            await wait_until(pilot, lambda: isinstance(app.screen, PredictScreen), DEADLINE)
+            await wait_until(pilot, lambda: log_text(app, "B")[-1:] == ["OK"], DEADLINE)
+            assert app.scenario_run.answers == {}   # nothing of the line answered it
+            await pilot.press("2")
+            await wait_until(pilot, lambda: app.scenario_run.answers == {1: 2}, DEADLINE)
+    finally:
+        await link.close()

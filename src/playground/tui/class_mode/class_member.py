@@ -81,6 +81,8 @@ class ClassMember:
         self.kept: dict[int, int] = {}    # this run's answers: kept when the lesson is opened again for it
         self.away_since = 0.0             # when this learner's tab went (time.time(); 0: it shows)
         self.asking: PredictScreen | None = None  # the PredictScreen a learner is answering ahead of the teacher
+        self.ask_later: ScenarioRun | None = None  # its question waits until the learner's line is sent
+        self._lines_watched: set[int] = set()  # the panes' inputs whose value `_line_sent` follows
         self.following = False
         # a learner: the ScenarioRun of the lesson opened for the class run `run_epoch`
         self.run_lesson: ScenarioRun | None = None
@@ -459,6 +461,15 @@ class ClassMember:
         finally:
             self.following = False
 
+    def _line_sent(self, value: str) -> None:
+        """A pane's line changed: once it is empty (sent, or wiped), a question held for it is asked."""
+        scenario_run, self.ask_later = self.ask_later, None
+        if scenario_run is not None and not value and scenario_run is self.run_lesson \
+                and self.app.scenario_run is scenario_run:
+            self._ask_ahead(scenario_run)
+        elif scenario_run is not None and value:
+            self.ask_later = scenario_run
+
     def _ask_ahead(self, scenario_run) -> None:
         from playground.tui.dialogs.scenario_dialogs import PredictScreen
         from playground.tui.scenario_runs.teaching_text import script_block
@@ -468,6 +479,16 @@ class ClassMember:
         index = stepper.cursor
         if nxt is None or not nxt[1].predict or index in scenario_run.answers or self.asking is not None:
             return
+        from textual.widgets import Input
+
+        typing = self.app.focused
+        if isinstance(typing, Input) and typing.value:  # a line half typed: its digits would answer, its
+            self.ask_later = scenario_run               # Enter choose (the question takes every key)
+            if id(typing) not in self._lines_watched:
+                self._lines_watched.add(id(typing))
+                self.app.watch(typing, "value", self._line_sent, init=False)
+            return
+        self.ask_later = None
         step = nxt[1]
         screen = self.asking = PredictScreen(step.predict, f"{step.client}> {stepper.runner.preview(step)}",
                                              script_block(scenario_run.scenario, step.display))

@@ -76,6 +76,11 @@ class ClassHost(Protocol):
 
     def exit(self, result: Any = None, return_code: int = 0, message: Any = None) -> None: ...
 
+    @property
+    def focused(self) -> Any: ...  # the widget with the focus (a pane's line being typed)
+
+    def watch(self, obj: Any, attribute_name: str, callback: Any, init: bool = True) -> None: ...
+
 
 class ClassMode:
     """The app's side of serve --class (nothing, outside it)."""

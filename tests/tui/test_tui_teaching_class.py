@@ -483,3 +483,20 @@ async def test_f12_while_a_prediction_is_open_translates_the_question(server_bin
         assert any("计数器" in label for label in labels)
         await pilot.press("1")
         await wait_until(pilot, lambda: not isinstance(app.screen, PredictScreen))
+
+
+async def test_a_step_gives_back_the_line_half_typed_in_its_pane(server_binary):
+    """A step is typed into its client's command line; what the learner had typed there
+    was lost (in a class, the teacher's step takes a learner's pane unasked). It comes back."""
+    from playground.tui.widgets.command_input import CommandInput
+
+    app = make_app(server=shared(server_binary), open_scenario=scenario("lost-update"))
+    async with app.run_test(size=(120, 35)) as pilot:
+        await opened(pilot, app)
+        app.scenario_run.speed_index = 0
+        field = app.mode_screen.query_one("#pane-A CommandInput", CommandInput)
+        await pilot.press("f2", *"SET x 12", "left")
+        assert app.focused is field and field.value == "SET x 12" and field.cursor_position == 7
+        await pilot.press("ctrl+n")   # the next step from anywhere: A's, in this pane
+        await wait_until(pilot, lambda: log_text(app, "A")[:1] == ["A> GET counter"] and not app.mode_screen.busy)
+        assert field.value == "SET x 12" and field.cursor_position == 7

@@ -95,6 +95,7 @@ class PanePrompt(Vertical):
         self.history = history
         self.help = help
         self._queue: deque[str] = deque()
+        self._draft: tuple[str, int] | None = None  # the line typed, and its cursor, when a step took the line
 
     def compose(self) -> ComposeResult:
         yield Static(id="pending")
@@ -226,8 +227,12 @@ class PanePrompt(Vertical):
     # -- a lesson's step, typed out --------------------------------------------------------
 
     async def type_out(self, line: str, speed: int) -> None:
-        """Type `line` into the command line at `speed` characters a second (0: at once)."""
+        """Type `line` into the command line at `speed` characters a second (0: at once).
+        What was typed there is kept: `clear_input` gives it back (a class's step, which the
+        learner did not ask for, took a line half typed)."""
         field = self.input
+        if self._draft is None and field.value:
+            self._draft = (field.value, field.cursor_position)
         if not speed:
             field.value = line
             return
@@ -238,4 +243,8 @@ class PanePrompt(Vertical):
             await asyncio.sleep(1 / speed)
 
     def clear_input(self) -> None:
-        self.input.value = ""
+        """The command line empty again after a step, or with what was typed before it."""
+        draft, self._draft = self._draft, None
+        self.input.value = draft[0] if draft else ""
+        if draft:
+            self.input.cursor_position = draft[1]

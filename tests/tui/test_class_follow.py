@@ -56,6 +56,22 @@ def enabled(app, key: str) -> bool:
     return app.screen.active_bindings[key].enabled
 
 
+async def following(pilot, app, link, lesson: str, source: str) -> int:
+    """A learner's tab joins, and the teacher opens `lesson` (its TOML `source`): until it
+    is this learner's run of it; the run's epoch."""
+    await join_as(pilot, app)
+    epoch = await link.open_lesson(lesson, False, source)
+    await wait_until(pilot, lambda: app.scenario_run is not None
+                     and app.class_mode.member.run_lesson is app.scenario_run, DEADLINE)
+    return epoch
+
+
+async def at_step(pilot, app, link, epoch: int, lesson: str, step: int) -> None:
+    """The teacher's step `step`: until this learner's tab shows it."""
+    await link.set_step(epoch, step)
+    await wait_until(pilot, lambda: place(app) == (lesson, step) and not app.mode_screen.busy, DEADLINE)
+
+
 @pytest.mark.slow
 async def test_a_following_learner_stays_on_the_teachers_lesson_until_own_pace(server_binary, class_env,
                                                                               monkeypatch):
@@ -195,20 +211,15 @@ async def test_after_the_teacher_closed_the_lesson_the_next_one_reaches_the_lear
     app = make_app(server_binary.path)
     try:
         async with app.run_test(size=(140, 45)) as pilot:
-            await join_as(pilot, app)
-            epoch = await link.open_lesson("three-writes", False, STEPS)
-            await wait_until(pilot, lambda: app.scenario_run is not None
-                             and app.class_mode.member.run_lesson is app.scenario_run, DEADLINE)
-            await link.set_step(epoch, 1)
-            await wait_until(pilot, lambda: place(app) == ("three-writes", 1) and not app.mode_screen.busy, DEADLINE)
+            epoch = await following(pilot, app, link, "three-writes", STEPS)
+            await at_step(pilot, app, link, epoch, "three-writes", 1)
             await link.open_lesson("", False, "")   # the teacher closes it
             await wait_until(pilot, lambda: app.scenario_run is None, DEADLINE)
             epoch = await link.open_lesson("two-writes", False, TWO_WRITES)   # and opens another
             await wait_until(pilot, lambda: app.scenario_run is not None
                              and app.scenario_run.scenario.id == "two-writes"
                              and app.class_mode.member.run_lesson is app.scenario_run, DEADLINE)
-            await link.set_step(epoch, 1)
-            await wait_until(pilot, lambda: place(app) == ("two-writes", 1) and not app.mode_screen.busy, DEADLINE)
+            await at_step(pilot, app, link, epoch, "two-writes", 1)
     finally:
         await link.close()
 
@@ -223,10 +234,7 @@ async def test_a_message_the_learners_tab_fails_on_leaves_the_next_ones_to_come(
     app = make_app(server_binary.path)
     try:
         async with app.run_test(size=(140, 45)) as pilot:
-            await join_as(pilot, app)
-            epoch = await link.open_lesson("three-writes", False, STEPS)
-            await wait_until(pilot, lambda: app.scenario_run is not None
-                             and app.class_mode.member.run_lesson is app.scenario_run, DEADLINE)
+            epoch = await following(pilot, app, link, "three-writes", STEPS)
             member = app.class_mode.member
             follow, failed = member.follow, []
 
@@ -239,8 +247,7 @@ async def test_a_message_the_learners_tab_fails_on_leaves_the_next_ones_to_come(
             monkeypatch.setattr(member, "follow", fails_once)
             await link.set_step(epoch, 1)
             await wait_until(pilot, lambda: failed == [True], DEADLINE)
-            await link.set_step(epoch, 2)
-            await wait_until(pilot, lambda: place(app) == ("three-writes", 2) and not app.mode_screen.busy, DEADLINE)
+            await at_step(pilot, app, link, epoch, "three-writes", 2)
     finally:
         await link.close()
 
@@ -257,12 +264,8 @@ async def test_a_following_learners_narration_offers_no_key_the_teacher_leads(se
     app = make_app(server_binary.path)
     try:
         async with app.run_test(size=(140, 45)) as pilot:
-            await join_as(pilot, app)
-            epoch = await link.open_lesson("three-writes", False, STEPS)
-            await wait_until(pilot, lambda: app.scenario_run is not None
-                             and app.class_mode.member.run_lesson is app.scenario_run, DEADLINE)
-            await link.set_step(epoch, 1)
-            await wait_until(pilot, lambda: place(app) == ("three-writes", 1) and not app.mode_screen.busy, DEADLINE)
+            epoch = await following(pilot, app, link, "three-writes", STEPS)
+            await at_step(pilot, app, link, epoch, "three-writes", 1)
             await pilot.press("f2", *"SET k 9", "enter")   # (a write of the lesson's key: noted)
             await wait_until(pilot, lambda: "You typed SET k 9" in panel_text(app), DEADLINE)
             keys = next(line for line in panel_text(app).splitlines() if line.startswith("keys:"))
@@ -303,11 +306,8 @@ async def test_a_question_asked_ahead_waits_for_the_line_the_learner_is_typing(s
     app = make_app(server_binary.path)
     try:
         async with app.run_test(size=(140, 45)) as pilot:
-            await join_as(pilot, app)
-            epoch = await link.open_lesson("asks-second", False, ASKS_SECOND)
-            await wait_until(pilot, lambda: app.scenario_run is not None
-                             and app.class_mode.member.run_lesson is app.scenario_run
-                             and not app.mode_screen.busy, DEADLINE)
+            epoch = await following(pilot, app, link, "asks-second", ASKS_SECOND)
+            await wait_until(pilot, lambda: not app.mode_screen.busy, DEADLINE)
             await pilot.press("f3", *"SET x 12")   # half typed in B (the step runs in A) as the question comes
             field = app.mode_screen.query_one("#pane-B CommandInput", CommandInput)
             assert app.focused is field and field.value == "SET x 12"

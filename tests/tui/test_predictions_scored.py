@@ -39,10 +39,15 @@ def quick_autoplay(monkeypatch):
     monkeypatch.setattr(app_module, "AUTOPLAY_PAUSE", 0.05)
 
 
-async def test_a_prediction_is_not_scored_when_the_learners_typing_changed_the_reply(server_binary, tmp_path):
+def lesson_app(server_binary, tmp_path):
+    """The app on LESSON (written where the test may write)."""
     path = tmp_path / "typed-over.toml"
     path.write_text(LESSON)
-    app = make_app(server=shared(server_binary), open_scenario=load_scenario(path))
+    return make_app(server=shared(server_binary), open_scenario=load_scenario(path))
+
+
+async def test_a_prediction_is_not_scored_when_the_learners_typing_changed_the_reply(server_binary, tmp_path):
+    app = lesson_app(server_binary, tmp_path)
     async with app.run_test(size=(140, 45)) as pilot:
         await opened(pilot, app)
         await press_and_wait(pilot, app, "space")
@@ -64,9 +69,7 @@ async def test_the_question_has_no_answer_chosen_for_the_learner(server_binary, 
     """Enter alone answers nothing: in a class a learner typing a line as the question
     came (asked ahead) had its Enter taken for answer 1, the one highlighted at first.
     ↓ then Enter answers; F12 keeps what is highlighted."""
-    path = tmp_path / "asks.toml"
-    path.write_text(LESSON)
-    app = make_app(server=shared(server_binary), open_scenario=load_scenario(path))
+    app = lesson_app(server_binary, tmp_path)
     async with app.run_test(size=(140, 45)) as pilot:
         await opened(pilot, app)
         await press_and_wait(pilot, app, "space")

@@ -143,6 +143,7 @@ class LessonClock:
         self.held_seconds = 0.0  # waiting between steps so far: not the lesson's time
         self._ttls: tuple[object, dict[bytes, int]] = (None, {})  # (the _held they were read from, key -> ttl)
         self._released: tuple[float, dict[bytes, int]] = (0.0, {})  # (when the last hold ended, key -> its ttl then)
+        self._releasing = False  # a hold is ending: the server's TTLs are not set back to the held ones yet
 
     def now(self) -> float:
         """The lesson's time (seconds, monotonic): the wall clock less the waiting held."""
@@ -237,7 +238,7 @@ class LessonClock:
         if held is not None:
             return held, time.monotonic()
         at, ttls = self._released
-        if read_at < at and key in ttls:
+        if (read_at < at or self._releasing) and key in ttls:
             return ttls[key], at
         return None
 
@@ -257,21 +258,25 @@ class LessonClock:
             return 0.0
         held_for = time.monotonic() - since
         self.held_seconds += held_for
-        self._released = (time.monotonic(), {h.key: h.ttl for _, keys in self._held for h in keys})
-        self._held_since = None
+        ttls = {h.key: h.ttl for _, keys in self._held for h in keys}
+        self._released, self._releasing = (time.monotonic(), ttls), True  # (a read until the TTLs are set
+        self._held_since = None                                          # back exactly has the margin)
         stop.set()
         try:
-            async with asyncio.timeout(_RELEASE_WAIT):
-                await asyncio.shield(task)
-        except asyncio.TimeoutError:
-            task.cancel()
-            await asyncio.gather(task, return_exceptions=True)
-        try:
-            if self._held:
-                async with asyncio.timeout(_TICK_TIMEOUT):
-                    await self._tick_all(margin=False)  # exactly the TTL
-        except Exception:  # noqa: BLE001 (as in _hold)
-            pass
+            try:
+                async with asyncio.timeout(_RELEASE_WAIT):
+                    await asyncio.shield(task)
+            except asyncio.TimeoutError:
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
+            try:
+                if self._held:
+                    async with asyncio.timeout(_TICK_TIMEOUT):
+                        await self._tick_all(margin=False)  # exactly the TTL
+            except Exception:  # noqa: BLE001 (as in _hold)
+                pass
+        finally:
+            self._released, self._releasing = (time.monotonic(), ttls), False  # (as of the exact TTLs)
         self._held = []
         return held_for
 

@@ -44,3 +44,17 @@ async def test_a_redraw_writes_only_the_newest_entries_the_log_can_hold(private_
         assert drawn[-1][1] == 2 * KEPT_LINES - 1
         shown = log_text(app, "A")
         assert len(shown) == KEPT_LINES and shown[-1] == f"{2 * KEPT_LINES - 1:>3} line {2 * KEPT_LINES - 1}"
+
+
+async def test_a_command_done_as_the_app_closes_is_no_error(private_server):
+    """CI: a pane's CommandDone came while the app closed, its panes already removed, and
+    the first-run hints' query of pane A raised NoMatches in the handler."""
+    from playground.tui.messages import CommandDone
+
+    app = make_app(url=f"unix://{private_server.socket_path}", allow_flush=True)
+    async with app.run_test(size=(140, 45)) as pilot:
+        await started(pilot, app)
+        for client in app.clients:
+            await app.mode_screen.pane(client).remove()
+        app.on_command_done(CommandDone("A", [b"PING"]))   # (no exception)
+        assert app.commands_done == 0

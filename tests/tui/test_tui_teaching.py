@@ -295,3 +295,22 @@ async def test_a_key_pressed_while_a_step_runs_is_not_lost(server_binary):
         await pilot.pause()
         assert "step 4 of 11" in panel_text(app)
         assert log_text(app, "B")[:2] == ["B> SET balance 200", "OK"]
+
+
+async def test_a_short_screen_shows_how_to_start_and_that_the_lesson_is_over(server_binary):
+    """At 80×24 the narration panel has a few rows: the lesson's summary came first, before
+    and after the steps, and pushed "Press Space" and "The scenario is over" out of sight
+    (they were there only for a learner who scrolled the panel)."""
+    from pilot import screen
+
+    app = make_app(server=shared(server_binary), open_scenario=scenario("transfer-python"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await opened(pilot, app)
+        await pilot.pause()
+        assert app.has_class("-short") and "Press Space" in screen(app)
+        await press_and_wait(pilot, app, "e")
+        assert "done: 6 steps" in panel_text(app)
+        assert "90 paid out" in screen(app)  # the last step's outcome
+        await press_and_wait(pilot, app, "space")
+        assert "The scenario is over" in screen(app)
+        assert "Alice has 60" in panel_text(app)  # the summary is still there, below

@@ -45,13 +45,17 @@ def narration_text(run: ScenarioRun) -> Text:
     lesson's summary (before and after the steps), then the challenge's goal and programs
     or where the lesson is and its next step, and a word on commands typed by hand."""
     text = _header(run)
-    if not run.running():  # the lesson's summary: before and after, not in the way of the steps
-        text.append(" ".join(run.scenario.lesson.split()) + "\n", style="italic")
+    short = run.app.has_class("-short")
+    summary = None if run.running() else Text(" ".join(run.scenario.lesson.split()) + "\n", style="italic")
+    if summary is not None and not short:  # the lesson's summary: before and after, not in the way of the steps
+        text.append_text(summary)
     if run.challenge is not None:
         _challenge_part(run, run.challenge, text)
     elif run.stepper is not None:
         _lesson_part(run, run.stepper, text)
-    if not run.app.has_class("-short") and not run.presenter:  # short: the footer says it; presenter: F1
+    if summary is not None and short:  # (80×24: the panel's few rows show where the lesson is, and the
+        text.append_text(summary)      # first step's key or its end, before the summary that scrolls)
+    if not short and not run.presenter:  # short: the footer says it; presenter: F1
         text.append(key_hint(run.screen, off=lambda b: _led(run, b.action)) + "\n", style="dim")
     if run.typed and _led(run, "teach('rewind_here')"):   # (a class's learner in follow me: w is the teacher's)
         text.append(tr("You typed {commands} by hand: the next steps may not match the lesson.",

@@ -12,8 +12,11 @@ schedules (the program lesson's includes its warm interpreter's start and its fi
 order run twice, the repeatability check: what exploring it costs). Budget: ≤ 2×.
 
 For context: the lean redis-py loop of bench_explore on the same schedules, this process's
-CPU, and the programs' CPU (the warm interpreter and every program it forked, read when the
-exploration has reaped them). The two alternate round by round.
+CPU, and the programs' CPU (the warm interpreter and every program it forked, from /proc).
+The two alternate round by round. And the floor under the budget: an empty Python program
+forked by the same warm interpreter, from the request to its exit told, times the real
+program processes the exploration ran (those its trees could not replay: one per reply
+history a program had not been seen to get), against the whole typed exploration.
 """
 
 from __future__ import annotations
@@ -47,18 +50,55 @@ def _lessons(folder: Path):
     return load_scenario(folder / "programs.toml"), load_scenario(folder / "typed.toml")
 
 
-def _children_cpu() -> float:
+def _children_cpu(pg=None) -> float:
+    """CPU seconds of this process's reaped children, and of the playground's warm
+    interpreter (gate/warm.py) with the programs it forked and reaped (from /proc)."""
     t = os.times()
-    return t.children_user + t.children_system
+    spent = t.children_user + t.children_system
+    from playground.scenario.programs.lesson import _WARM
+
+    warm = _WARM.get(pg) if pg is not None else None
+    if warm is not None and warm.process is not None:
+        try:
+            with open(f"/proc/{warm.process.pid}/stat", encoding="ascii") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            spent += sum(int(x) for x in fields[11:15]) / os.sysconf("SC_CLK_TCK")   # (utime stime cutime cstime)
+        except OSError:
+            pass
+    return spent
 
 
-async def _timed(pg, scenario) -> tuple[float, float, float, object]:
-    """(wall, this process's CPU, reaped children's CPU, the exploration)."""
+async def _timed(pg, scenario) -> tuple[float, float, float, object, int]:
+    """(wall, this process's CPU, reaped children's CPU, the exploration, the real program
+    processes it ran)."""
     from playground.explore.explorer import Explorer
 
-    c0, k0, t0 = time.process_time(), _children_cpu(), time.perf_counter()
-    result = await Explorer(pg, scenario, reduce=False, witnesses=False, jobs=1).explore()
-    return time.perf_counter() - t0, time.process_time() - c0, _children_cpu() - k0, result
+    c0, k0, t0 = time.process_time(), _children_cpu(pg), time.perf_counter()
+    explorer = Explorer(pg, scenario, reduce=False, witnesses=False, jobs=1)
+    result = await explorer.explore()
+    return time.perf_counter() - t0, time.process_time() - c0, _children_cpu(pg) - k0, result, explorer.trees.starts
+
+
+async def _program_floor(pg, folder: Path, runs: int = 20) -> float:
+    """Seconds from asking the playground's warm interpreter (gate/warm.py) for a Python
+    program that does nothing to its exit told: what any run of a real program costs at
+    least here, whatever the explorer does around it."""
+    import sys
+
+    from playground.scenario.programs.lesson import _WARM
+
+    warm = _WARM.get(pg)
+    if warm is None:
+        return float("nan")
+    empty = folder / "empty.py"
+    empty.write_text("pass\n")
+    walls = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        process = await warm.spawn([sys.executable, str(empty)], folder, dict(os.environ))
+        await process.wait()
+        walls.append(time.perf_counter() - t0)
+    return statistics.median(walls)
 
 
 def _outcomes(result) -> list[str]:
@@ -80,13 +120,15 @@ async def _programs(rounds: int) -> dict:
                 await _timed(pg, scenario)
             for _ in range(rounds):
                 for name, scenario in (("typed", typed), ("programs", programs)):
-                    wall, cpu, children, result = await _timed(pg, scenario)
-                    rows[name].append((wall / result.runs, cpu / result.runs, children / result.runs, result))
+                    wall, cpu, children, result, starts = await _timed(pg, scenario)
+                    rows[name].append((wall / result.runs, cpu / result.runs, children / result.runs, result,
+                                       starts, wall))
                 t0 = time.perf_counter()
                 await _lean(clients, typed.parts[0], plans, ("GET", "counter"))
                 rows["lean"].append((time.perf_counter() - t0) / len(plans))
             for c in clients.values():
                 await c.aclose()
+            floor = await _program_floor(pg, Path(folder))
     seen = {name: _outcomes(rows[name][0][3]) for name in ("programs", "typed")}
     if seen["programs"] != seen["typed"]:
         raise RuntimeError(f"the two lessons found different outcomes: {seen}")
@@ -101,6 +143,8 @@ async def _programs(rounds: int) -> dict:
             "programs_cpu_ms": median("programs", 1) * 1000, "typed_cpu_ms": median("typed", 1) * 1000,
             "programs_children_cpu_ms": median("programs", 2) * 1000,
             "ratio": median("programs", 0) / median("typed", 0),
+            "starts": float(statistics.median(r[4] for r in rows["programs"])), "floor_ms": floor * 1000,
+            "floor_ratio": statistics.median(r[4] for r in rows["programs"]) * floor / median("typed", 5),
             "ratio_of_min": min(r[0] for r in rows["programs"]) / min(r[0] for r in rows["typed"])}
 
 
@@ -123,7 +167,11 @@ def table_rows(p: dict, row) -> list[str]:
             row("for context: CPU per schedule of that exploration", f"{p['programs_cpu_ms']:.1f} ms here + "
                 f"{p['programs_children_cpu_ms']:.1f} ms in the programs", "", "",
                 f"typed: {p['typed_cpu_ms']:.2f} ms; lean redis-py loop: {p['lean_ms']:.2f} ms a schedule (wall)",
-                "", "")]
+                "", ""),
+            row("for context: the least a real program run costs here (an empty Python program forked by the "
+                "warm interpreter, asked to exit told)", f"{p['floor_ms']:.1f} ms", "", "",
+                f"the exploration ran {p['starts']:.0f} real program processes (the rest replayed): at that least, "
+                f"{p['floor_ratio']:.1f}× the whole typed exploration", "", "")]
 
 
 if __name__ == "__main__":

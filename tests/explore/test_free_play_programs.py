@@ -98,6 +98,9 @@ async def test_two_read_modify_write_programs_started_by_hand(pg, tmp_path, serv
     await gate.close()
     assert [(p.client, p.argv, p.by_hand.cwd) for p in programs] == [
         ("C", (sys.executable, "p.py"), str(tmp_path)), ("D", (sys.executable, "p.py"), str(tmp_path))]
+    # named after their script; two processes of it apart (not "python#1", "python#2": one program's two
+    # connections, as the programs panel read)
+    assert [c.name for c in gate.clients] == ["p.py#1", "p.py (2)#1"]
     assert order == ("C", "D", "C", "D")
     assert await pg.session("A").execute([b"GET", b"counter"]) == b"1"   # the lost update, as it happened
 
@@ -170,7 +173,7 @@ async def test_a_program_that_names_the_gate_itself_is_refused_there_when_run_ag
         assert sorted(order) == ["C", "C", "D", "D"]  # both GETs held, then let through at once (in either order)
         assert await pg.session("A").execute([b"GET", b"counter"]) == b"1"
         clients = len(gate.clients)
-        said = (r"^python[\w.]*#1, python[\w.]*#2: sent no command when run again for the exploration, .* "
+        said = (r"^p\.py#1, p\.py \(2\)#1: sent no command when run again for the exploration, .* "
                 r"\(REDIS_URL\), not to an address written into it$") if quiet else \
             r"^free-play: program C \(.*p\.py\) exited with status 1: .*; program D \(.*p\.py\) exited with status 1: "
         # (its error: the gate's refusal, or the connection it then closed: as redis-py meets them)
@@ -317,5 +320,25 @@ async def test_a_program_given_the_gates_socket_on_its_command_line_reaches_the_
         result = await explore_typed([], ("A", "B"), choose_binary(server_binary.path), programs=programs, order=order)
         assert outcomes(result) == {'"2"': 2}
         assert len(gate.clients) == 2 and await pg.session("A").execute([b"GET", b"counter"]) == b"2"
+    finally:
+        await gate.close()
+
+
+async def test_a_program_started_by_hand_is_named_after_its_script_and_its_connections_numbered(pg, tmp_path):
+    """One process, two connections: p.py#1 and p.py#2 (one program); started again, the
+    second process is p.py (2), numbered from #1 again."""
+    (tmp_path / "p.py").write_text(textwrap.dedent('''
+        import os, redis
+        first, second = (redis.Redis.from_url(os.environ["REDIS_URL"]) for _ in range(2))
+        first.set("a", 1)
+        second.set("b", 2)
+        '''))
+    gate = Gate.for_playground(pg)
+    try:
+        url = await gate.listen(None)
+        gate.run_free()
+        for _ in range(2):
+            await ended(await start(url, tmp_path))
+        assert [c.name for c in gate.clients] == ["p.py#1", "p.py#2", "p.py (2)#1", "p.py (2)#2"]
     finally:
         await gate.close()

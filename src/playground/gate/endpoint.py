@@ -124,6 +124,19 @@ def _wake(waiter: asyncio.Future) -> None:
         waiter.set_result(None)
 
 
+_INTERPRETERS = re.compile(r"(python[0-9.]*|node|nodejs|ruby|perl|php)")
+
+
+def _script_name(origin: Origin | None) -> str | None:
+    """The script an interpreter runs (`python3 rmw.py`: rmw.py), or None."""
+    if origin is None or len(origin.argv) < 2:
+        return None
+    script = origin.argv[1]
+    if not _INTERPRETERS.fullmatch(os.path.basename(origin.argv[0])) or script.startswith("-"):
+        return None
+    return os.path.basename(script) or None
+
+
 def socket_path(url: str) -> str:
     """The unix socket's path in a gate URL (unix://PATH?…)."""
     return url[len("unix://"):].partition("?")[0]
@@ -149,6 +162,7 @@ class Gate:
         # (attached connections its real program takes over, by number; told of a mismatch; connections opened)
         self._arrivals = 0
         self._counts: dict[str, int] = {}
+        self._hand_labels: dict[tuple, str] = {}  # (pid, argv) -> a program started by hand's name (_name_by_hand)
         self._waiters: list[asyncio.Future] = []  # wait_for calls waiting for the next change
         self.free_running = False
         self.listeners: list[Callable[[], None]] = []  # told of every change (a UI)
@@ -429,13 +443,24 @@ class Gate:
         finally:
             client.fail_pending()
 
-    @staticmethod
-    async def _name_by_hand(writer: asyncio.StreamWriter) -> tuple[str, Origin | None] | None:
-        """A program started by hand: its name (its process's) and how it was started; None,
-        its connection refused and closed, for an exploration's run of a program that came
-        to the gate instead of the server it was given."""
+    async def _name_by_hand(self, writer: asyncio.StreamWriter) -> tuple[str, Origin | None] | None:
+        """A program started by hand: its name and how it was started; None, its connection
+        refused and closed, for an exploration's run of a program that came to the gate
+        instead of the server it was given. Its name is its script's for an interpreter
+        (`python rmw.py`: rmw.py), else its process's; a second process of the same name
+        is "rmw.py (2)" (its connections are numbered apart: not rmw.py#2, which would
+        read as the first one's second connection)."""
         pid = peer_pid(writer)
-        label, origin = process_name(pid) or "program", peer_origin(pid)
+        origin = peer_origin(pid)
+        process = (pid, origin.argv if origin is not None else None)
+        label = self._hand_labels.get(process) if pid is not None else None
+        if label is None:
+            base = _script_name(origin) or process_name(pid) or "program"
+            taken = set(self._hand_labels.values())
+            label = base if base not in taken else next(
+                f"{base} ({n})" for n in range(2, len(taken) + 3) if f"{base} ({n})" not in taken)
+            if pid is not None:
+                self._hand_labels[process] = label
         if origin is not None and origin.rerun is not None:  # an exploration's run of a program, astray
             try:
                 writer.write(b"-ERR redis-playground: this program is run again by an exploration and must use "

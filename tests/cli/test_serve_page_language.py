@@ -1,7 +1,9 @@
 """serve's page in headless chromium: its own texts (the resume code's line, why a session
 closed, the refusal of a code) are in the language its tab's app shows, also after F12
 switched it, after a reload and in the tab a resume code opens (serve's page_texts,
-cli/web_server.py; the app says its language: tui/served_driver.py)."""
+cli/web_server.py; the app says its language: tui/served_driver.py); and the box that
+refuses an unknown code is laid out as the page's other boxes, at a desktop's and a small
+window's size, in English and in Chinese."""
 
 from __future__ import annotations
 
@@ -87,3 +89,48 @@ def test_the_pages_texts_follow_the_language_of_its_app(serve, chromium):
 
     asyncio.run(scenario())
 
+
+BOX = """(() => {
+  const box = document.querySelector('.closed-dialog .intro').getBoundingClientRect();
+  const parts = [...document.querySelectorAll('.closed-dialog .intro .message, .closed-dialog .intro button,'
+                                             + ' .closed-dialog .intro input')]
+    .filter((part) => part.offsetParent !== null).map((part) => part.getBoundingClientRect());
+  return {box: [box.left, box.top, box.width, box.height], parts: parts.map((p) => [p.left, p.top, p.width, p.height]),
+          width: window.innerWidth};
+})()"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("serve", [("--ready", "0")], indirect=True)
+def test_the_box_for_an_unknown_code_is_laid_out_as_the_others(serve, chromium, lang):
+    """640 pixels wide as every box of the page (less in a narrow window), everything in it
+    centred and at least 16 pixels from its edges: its message, its button, the code's
+    field and the button that sends it."""
+    _, url = serve
+
+    async def scenario() -> None:
+        http, tools, _ = await _open_tab(chromium, url + "static/css/xterm.css")  # this origin, no session
+        try:
+            await tools.evaluate(f"sessionStorage.setItem('redis-playground-language', {lang!r})")
+            for width, height in ((1280, 900), (800, 600)):
+                await tools.call("Emulation.setDeviceMetricsOverride", {"width": width, "height": height,
+                                                                        "deviceScaleFactor": 1, "mobile": False})
+                await _load(tools, url, url + "#resume=ABCD-EFGH")
+                said = await _closed_saying(tools)
+                assert said[0] == tr_in(lang, "No session has this code (it may have ended)."), said
+                laid = await tools.evaluate(BOX)
+                assert laid["width"] == width
+                (left, top, box_width, box_height), parts = laid["box"], laid["parts"]
+                assert box_width == 640, laid
+                assert len(parts) == 4, laid  # the message, its button, the field, the button that sends it
+                for x, y, w, h in parts:
+                    assert x >= left + 16 and x + w <= left + box_width - 16, (width, laid)
+                    assert y >= top + 16 and y + h <= top + box_height - 16, (width, laid)
+                for x, _, w, _ in parts[1:]:  # (the message: a block as wide as the text's column)
+                    assert abs((x + w / 2) - (left + box_width / 2)) <= 1, (width, laid)
+        finally:
+            await tools.ws.close()
+            await http.close()
+
+    asyncio.run(scenario())

@@ -59,6 +59,7 @@ def default_language(environ: Mapping[str, str] | None = None) -> str:
 # -- the catalogues -------------------------------------------------------------------
 
 _current = ENGLISH
+_listeners: list[Callable[[str], None]] = []  # on_switch
 _translations: dict[tuple[str, Path], gettext.NullTranslations] = {}
 
 
@@ -84,9 +85,20 @@ def translation(lang: str) -> gettext.NullTranslations:
 
 
 def set_language(lang: str) -> None:
-    """The language of the interface from now on (unknown codes mean English)."""
+    """The language of the interface from now on (unknown codes mean English); each
+    listener of `on_switch` is told when it changes."""
     global _current
-    _current = lang if lang in LANGUAGES else ENGLISH
+    before, _current = _current, lang if lang in LANGUAGES else ENGLISH
+    if _current != before:
+        for listener in list(_listeners):
+            listener(_current)
+
+
+def on_switch(listener: Callable[[str], None]) -> Callable[[], None]:
+    """`listener(lang)` at every change of the interface's language from now on (under
+    `serve`, the driver tells the tab's page: tui/served_driver.py); returns what removes it."""
+    _listeners.append(listener)
+    return lambda: _listeners.remove(listener) if listener in _listeners else None
 
 
 def current_language() -> str:

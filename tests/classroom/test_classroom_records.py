@@ -18,6 +18,7 @@ from textual.widgets import OptionList
 from playground.classroom import class_server
 from playground.classroom.answers_csv import answers_csv, questions
 from playground.classroom.protocol import ClassLink, Learner, secret_digest
+from playground.i18n import current_language, set_language, tr_in
 from playground.scenario.loader import load_scenario
 from playground.tui.class_mode.class_places import ReleasePlaceScreen
 from playground.tui.class_mode.class_screens import ClassOverviewScreen
@@ -35,10 +36,11 @@ def _link(private_server, name="class") -> ClassLink:
     return ClassLink(class_server.address(class_server.private_url(private_server)), name)
 
 
-async def _a_class(link: ClassLink) -> tuple[int, int, str]:
-    """Two runs: pcall (Ana right, Bo wrong, =cmd right; Bo has left since), then lost-update
-    with no question recorded (an answer there has no right answer to compare)."""
-    scenario = load_scenario(PCALL)
+async def _a_class(link: ClassLink, lang: str = "en") -> tuple[int, int, dict[str, str]]:
+    """Two runs: pcall (Ana right, Bo wrong, =cmd right; Bo has left since), opened by a
+    teacher whose tab showed `lang`, then lost-update with no question recorded (an answer
+    there has no right answer to compare)."""
+    scenario = load_scenario(PCALL, lang)
     asked = questions(scenario)
     (step, (question, right)), = list(asked.items())[:1]
     first = await link.open_lesson("pcall", False, "", asked)
@@ -59,7 +61,8 @@ def test_the_answers_as_csv_name_every_run_learner_and_whether_they_were_right(p
     async def scenario() -> None:
         link = _link(private_server)
         try:
-            first, second, question = await _a_class(link)
+            first, second, asked = await _a_class(link)
+            question = asked["en"]  # (kept in every language)
             step = next(iter(questions(load_scenario(PCALL))))
             rows = _rows(answers_csv(*await link.records()))
         finally:
@@ -75,6 +78,29 @@ def test_the_answers_as_csv_name_every_run_learner_and_whether_they_were_right(p
         ], rows
 
     asyncio.run(scenario())
+
+
+@pytest.mark.parametrize(("opened_in", "exported_in"), [("en", "zh"), ("zh", "en")])
+def test_the_answers_as_csv_are_in_one_language_the_teachers_tab_shows(private_server, opened_in, exported_in):
+    """The teacher opened the lesson in one language and switched (F12) before `e`: the
+    header, the questions and yes/no, all in the language shown at `e`."""
+    async def scenario() -> list[list[str]]:
+        link, before = _link(private_server), current_language()
+        try:
+            set_language(opened_in)
+            await _a_class(link, opened_in)
+            set_language(exported_in)
+            return _rows(answers_csv(*await link.records()))
+        finally:
+            set_language(before)
+            await link.close()
+
+    rows = asyncio.run(scenario())
+    asked = next(step.predict.question for part in load_scenario(PCALL, exported_in).parts for step in part.steps
+                 if step.predict)
+    assert rows[0] == [tr_in(exported_in, word) for word in HEADER], rows
+    assert [row[3] for row in rows[1:4]] == [asked] * 3, rows
+    assert [row[7] for row in rows[1:4]] == [tr_in(exported_in, word) for word in ("yes", "yes", "no")], rows
 
 
 def test_a_new_period_wipes_the_class_and_no_other(private_server):

@@ -33,4 +33,5 @@ def test_codes_are_per_session_and_the_ended_are_told_once_and_bounded():
     for n in range(REMEMBERED + 10):
         codes.expired(Session(f"many{n}"), 1.0)
     assert len(codes.gone) == REMEMBERED and codes.away("many0") is None and codes.away(f"many{REMEMBERED + 9}") == 1.0
-    assert resume_codes.away_notice(0.02) == "Your session ended after 0.02 minutes away; this is a fresh playground."
+    assert (resume_codes.away_notice(0.02, "en")
+            == "Your session ended after 0.02 minutes away; this is a fresh playground.")

@@ -23,8 +23,9 @@ under the prefix `redis-playground:class:<name>` (P below; <name>: --class-name)
   teacher's URL printed by any serve of the class is the teacher's on every one of them.
 - `P:names` (hash): learner id -> the learner's name, kept after they leave (the CSV).
 - `P:runs` (hash): epoch -> a JSON object `{"lesson", "challenge", "questions"}` of the run
-  the teacher opened (`questions`: step index -> [the question, its right choice]), for
-  the class's answers as CSV (classroom/answers_csv.py; the overview's `e`).
+  the teacher opened (`questions`: step index -> [the question in every language, as
+  `{"en": ..., "zh": ...}` (a string: one language, from an older serve), its right
+  choice]), for the class's answers as CSV (classroom/answers_csv.py; the overview's `e`).
 - `P:events` (channel): one JSON object per change, `{"v": 1, "type": ..., ...}`, a nudge
   to re-read the hashes, which hold the truth (a tab that joins late reads them):
   `lesson` (epoch, lesson, challenge), `step` (epoch, step), `mode` (mode) from the

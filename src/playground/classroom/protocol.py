@@ -191,12 +191,12 @@ class ClassLink:
         return state
 
     async def open_lesson(self, lesson: str, challenge: bool, source: str = "",
-                          questions: dict[int, tuple[str, int]] | None = None) -> int:
+                          questions: dict[int, tuple[dict[str, str], int]] | None = None) -> int:
         """The teacher opened (or restarted) `lesson`, whose TOML text is `source`: a new
         run (epoch) of it, the class at step 0. Returns the epoch. The epoch is counted
         apart (`runs`) and set with the lesson in one HSET: a reader never sees a new
-        epoch with an old lesson. `questions` (step index -> the question and its right
-        choice) go to the run's record (P:runs), for the class's answers as CSV."""
+        epoch with an old lesson. `questions` (step index -> the question in every language
+        and its right choice) go to the run's record (P:runs), for the class's answers as CSV."""
         key = self._key("state")
         if len(source.encode()) > MAX_LESSON_BYTES:
             raise ValueError(source)

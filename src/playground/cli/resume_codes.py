@@ -13,7 +13,7 @@ import re
 import secrets
 from collections import OrderedDict
 
-from playground.i18n import tr
+from playground.i18n import tr_in
 
 ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 LENGTH = 8
@@ -78,19 +78,21 @@ class ResumeCodes:
         return self.gone.pop(key, None) if key else None
 
 
-def away_notice(minutes: float) -> str:
+def away_notice(minutes: float, lang: str) -> str:
     """What a tab says when its session ended while it was away.
 
     Args:
         minutes: how long it had been away.
+        lang: the language of the tab's page (its session's, cli/tab_session.py).
     """
-    return tr("Your session ended after {minutes} minutes away; this is a fresh playground.",
-              minutes=f"{minutes:.3g}")
+    return tr_in(lang, "Your session ended after {minutes} minutes away; this is a fresh playground.",
+                 minutes=f"{minutes:.3g}")
 
 
-def resume_texts() -> dict[str, str]:
-    """The page's texts for resume codes, and for a session its teacher ended."""
-    return {"code": tr("To come back to this session (another tab, or after closing this one):"),
-            "link": tr("link"), "unknown": tr("No session has this code (it may have ended)."),
-            "fresh": tr("New playground"), "your_code": tr("Your code"), "resume": tr("Come back to my session"),
-            "released": tr("Your teacher freed your place in the class: this session is over.")}
+def resume_texts(lang: str) -> dict[str, str]:
+    """The page's texts for resume codes, and for a session its teacher ended, in `lang`."""
+    return {"code": tr_in(lang, "To come back to this session (another tab, or after closing this one):"),
+            "link": tr_in(lang, "link"), "unknown": tr_in(lang, "No session has this code (it may have ended)."),
+            "fresh": tr_in(lang, "New playground"), "your_code": tr_in(lang, "Your code"),
+            "resume": tr_in(lang, "Come back to my session"),
+            "released": tr_in(lang, "Your teacher freed your place in the class: this session is over.")}

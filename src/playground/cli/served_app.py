@@ -5,13 +5,15 @@ its end told to the server (`ended`, `on_end`), and stopped for certain (`end_pr
 textual-serve (pinned: pyproject.toml) has no public way to say how the app process is
 started, so this class starts it itself and overrides the public methods that use it:
 `start` (the process, and the relay of its output), `stdin`, `run` (the relay: the app's
-packets to AppService's own `on_data`, `on_meta`, `on_packed`) and `stop`. Nothing of
-AppService's private state is read or set."""
+packets to AppService's own `on_data`, `on_meta`, `on_packed`), `on_meta` (one more kind:
+the language the app shows, tui/served_driver.py) and `stop`. Nothing of AppService's
+private state is read or set."""
 
 from __future__ import annotations
 
 import asyncio
 import ctypes
+import json
 import logging
 import os
 import signal
@@ -24,6 +26,7 @@ from textual_serve.app_service import AppService
 
 from playground.cli.app_zygote import AppZygote
 from playground.cli.serve_guard import terminal_size
+from playground.i18n import LANGUAGES
 from playground.served import ENV as SERVED_ENV
 
 log = logging.getLogger("textual-serve")  # (textual-serve's own logger: serve shows it)
@@ -85,7 +88,7 @@ class PlaygroundApp(AppService):
     """One session's app process."""
 
     def __init__(self, argv: list[str], running: set, grace: float, home: Path, extra_env: dict | None = None,
-                 zygote: AppZygote | None = None, on_end=None, **kwargs) -> None:
+                 zygote: AppZygote | None = None, on_end=None, on_language=None, **kwargs) -> None:
         super().__init__(" ".join(argv), **kwargs)
         self.extra_env = extra_env or {}  # class mode: the class's Redis and this app's role
         self.zygote = zygote  # forks the app (cli/app_zygote.py); None, or when it fails: a new process
@@ -96,6 +99,7 @@ class PlaygroundApp(AppService):
         self.process: AppProcess | None = None
         self.ended = asyncio.Event()  # its process's output has ended (the app exited, or was stopped)
         self.on_end = on_end  # called once it has
+        self.on_language = on_language  # awaited with the language the app says it shows (at its start, F12)
         self.given_up = False  # a stop timed out (the relay is not waited for again)
         self.relay: asyncio.Task | None = None  # run(), from start()
         self.downloads = kwargs["download_manager"]  # (AppService keeps it to itself)
@@ -184,6 +188,19 @@ class PlaygroundApp(AppService):
             self.ended.set()
             if self.on_end is not None:
                 asyncio.get_running_loop().call_soon(self.on_end)
+
+    async def on_meta(self, data: bytes) -> None:
+        """A meta packet of the app's: "language" ({"lang": a code of LANGUAGES}) to
+        `on_language`; any other kind, textual-serve's."""
+        try:
+            meta = json.loads(data)
+        except ValueError:
+            meta = None
+        if isinstance(meta, dict) and meta.get("type") == "language":
+            if meta.get("lang") in LANGUAGES and self.on_language is not None:
+                await self.on_language(meta["lang"])
+            return
+        await super().on_meta(data)
 
     @property
     def alive(self) -> bool:

@@ -4,6 +4,7 @@ it (cli/web_server.py starts, attaches and ends them)."""
 from __future__ import annotations
 
 import asyncio
+import json
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -12,6 +13,7 @@ from aiohttp import web
 
 from playground.classroom.protocol import RELEASED_EXIT
 from playground.cli.tab_input import TabInput
+from playground.i18n import current_language
 
 if TYPE_CHECKING:
     from playground.cli.served_app import PlaygroundApp
@@ -44,6 +46,7 @@ class TabSession:
         self.teacher = False  # class mode: the page gave the teacher's secret
         self.code: str | None = None  # its resume code, once a tab has it (cli/resume_codes.py)
         self.output = asyncio.Event()  # the app has written to its terminal
+        self.lang = current_language()  # the language its app shows: serve's (--lang) until the app says (F12)
 
     def started_app(self) -> PlaygroundApp:
         """Its app, which serve starts before anything asks for it (cli/web_server.py)."""
@@ -69,6 +72,13 @@ class TabSession:
                 await websocket.send_str(data)
             except (ConnectionError, RuntimeError):
                 pass
+
+    async def language(self, lang: str) -> None:
+        """The app says the language it shows (at its start, at F12): kept, for the tab's
+        page (and the next tab's: a reload, a resume code), and told to the tab now showing it,
+        whose own texts follow (its "playground_language" message, serve_page/app_index.html)."""
+        self.lang = lang
+        await self.write_str(json.dumps(["playground_language", {"lang": lang}]))
 
     async def close(self) -> None:
         """The app said it exits: the tab shows "Session ended", or why (its exit code), once

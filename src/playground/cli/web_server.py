@@ -40,7 +40,7 @@ from playground.cli.tab_input import BURST, FLOODED, RATE
 from playground.cli.resume_codes import ResumeCodes, away_notice, normalize, resume_texts, shown
 from playground.cli.tab_session import ENDED, TOO_BIG, TabSession
 from playground.cli.served_app import PlaygroundApp, end_process
-from playground.i18n import tr, trn
+from playground.i18n import LANGUAGES, current_language, tr, tr_in, trn
 
 log = logging.getLogger("textual-serve")
 PAGE = Path(__file__).resolve().parent / "serve_page"  # the page's template: nothing from the internet
@@ -136,7 +136,8 @@ class PlaygroundServer(Server):
             self.argv, self.running, self.quit_grace, session.home, write_bytes=session.write_bytes,
             write_str=session.write_str, close=session.close,
             extra_env=self.classroom.environment(session.teacher) if self.classroom is not None else None,
-            zygote=self.zygote, on_end=lambda: self._end(session), download_manager=self.download_manager,
+            zygote=self.zygote, on_end=lambda: self._end(session), on_language=session.language,
+            download_manager=self.download_manager,
             debug=self.debug)
         await app.start(*terminal_size(width, height))
 
@@ -228,19 +229,30 @@ class PlaygroundServer(Server):
 
     @aiohttp_jinja2.template("app_index.html")
     async def handle_index(self, request: web.Request):
+        """The page, with its own texts in every language: it shows them in its session's
+        language (the app's, which F12 switches: serve tells the page), until then in the
+        one this tab last showed, or serve's."""
         context = await inspect.unwrap(Server.handle_index)(self, request)  # textual-serve's, without its template
         context["class_mode"] = self.classroom is not None
-        context["texts"] = {"ended": tr("Session ended."), "restart": tr("Restart"),
-                            "full": tr("The class is full: every place on this server is taken. "
-                                       "Ask your teacher, then try again."),
-                            "again": tr("Try again"), "taken": tr("This session is open in another tab."),
-                            "reconnecting": tr("Connection lost: reconnecting to your session…"),
-                            "too_big": tr("This playground used more than {mb} MB of memory, and serve ended it. "
-                                          "Restart gives you a fresh one.", mb=self.app_memory >> 20),
-                            "too_long": tr("That was more than {kb} KB at once (a paste?): not sent to the "
-                                           "playground.", kb=MAX_FRAME >> 10)}
-        context["texts"].update(resume_texts())
+        context["lang"] = current_language()
+        context["texts"] = {lang: self.page_texts(lang) for lang in LANGUAGES}
+        context["texts_json"] = json.dumps(context["texts"], ensure_ascii=False)
         return context
+
+    def page_texts(self, lang: str) -> dict[str, str]:
+        """The page's own texts (not the app's) in `lang`: what it says when a session ends
+        or cannot be opened, its resume code's line."""
+        texts = {"ended": tr_in(lang, "Session ended."), "restart": tr_in(lang, "Restart"),
+                 "full": tr_in(lang, "The class is full: every place on this server is taken. "
+                                     "Ask your teacher, then try again."),
+                 "again": tr_in(lang, "Try again"), "taken": tr_in(lang, "This session is open in another tab."),
+                 "reconnecting": tr_in(lang, "Connection lost: reconnecting to your session…"),
+                 "too_big": tr_in(lang, "This playground used more than {mb} MB of memory, and serve ended it. "
+                                        "Restart gives you a fresh one.", mb=self.app_memory >> 20),
+                 "too_long": tr_in(lang, "That was more than {kb} KB at once (a paste?): not sent to the "
+                                         "playground.", kb=MAX_FRAME >> 10)}
+        texts.update(resume_texts(lang))
+        return texts
 
     async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
         """A tab's websocket: a new session, or a known token's session re-attached."""
@@ -275,7 +287,7 @@ class PlaygroundServer(Server):
             await self._attach(session, websocket, width, height)
             await websocket.send_str(json.dumps(["playground_session", {
                 "token": session.token, "code": "" if session.teacher else shown(self.codes.give(session)),
-                "notice": away_notice(away) if away is not None else ""}]))
+                "notice": away_notice(away, session.lang) if away is not None else "", "lang": session.lang}]))
             await self.relay(websocket, session)
         except asyncio.CancelledError:
             await websocket.close()
@@ -378,9 +390,9 @@ class PlaygroundServer(Server):
                     await app.send_bytes(keys.encode("utf-8", "replace"))
                 elif (now := asyncio.get_running_loop().time()) - told >= TOLD_EVERY:
                     told = now
-                    await self._notice(websocket, tr(
-                        "Typing too fast for this playground: keys were dropped (it takes {most} KB at once, "
-                        "then {rate} KB a second).", most=BURST >> 10, rate=RATE >> 10))
+                    await self._notice(websocket, tr_in(  # (in the language of the tab's page: its app's)
+                        session.lang, "Typing too fast for this playground: keys were dropped (it takes {most} KB "
+                        "at once, then {rate} KB a second).", most=BURST >> 10, rate=RATE >> 10))
             elif kind == "resize" and isinstance(data, dict):
                 await app.set_terminal_size(data.get("width", 80), data.get("height", 24))
             elif kind == "ping":

@@ -3,13 +3,19 @@
 drop, or a ready app started before its tab: cli/ready_pool.py). The new page's terminal
 is blank and in its default modes, and Textual only sends what changed, so the app sets
 the terminal's modes again (as the driver did at its start) and repaints all. And "tab"
-({"open": true or false}): the app's tab came or went (the app calls its `tab_shown`)."""
+({"open": true or false}): the app's tab came or went (the app calls its `tab_shown`).
+And one more to serve: "language" ({"lang": "zh"}), the language the app shows, said as
+it starts and at every switch (F12): serve tells the tab's page, whose own texts follow
+(cli/web_server.py)."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 
 from textual.drivers.web_driver import WebDriver
+
+from playground.i18n import current_language, on_switch
 
 # what WebDriver.start_application_mode sets: the alternate screen, mouse reports (press,
 # any motion, SGR coordinates), no cursor, bracketed paste
@@ -24,6 +30,21 @@ class ServedDriver(WebDriver):
     def __init__(self, app, **kwargs) -> None:
         super().__init__(app, **kwargs)
         self.served_app = app  # (the driver's own is private to Textual)
+        self.unlisten: Callable[[], None] | None = None  # its listening to the language's switches
+
+    def start_application_mode(self) -> None:
+        super().start_application_mode()
+        self.tell_language(current_language())
+        self.unlisten = on_switch(self.tell_language)
+
+    def stop_application_mode(self) -> None:
+        if self.unlisten is not None:
+            self.unlisten()
+        super().stop_application_mode()
+
+    def tell_language(self, lang: str) -> None:
+        """serve hears the language the app shows (on the app's thread, as every write of the app's)."""
+        self.write_meta({"type": "language", "lang": lang})
 
     def on_meta(self, packet_type: str, payload: dict[str, object]) -> None:
         if packet_type == "resize":  # the page says its size when it opens: mostly the size the app has

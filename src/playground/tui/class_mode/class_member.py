@@ -191,14 +191,29 @@ class ClassMember:
     # -- the teacher ----------------------------------------------------------------
 
     @property
+    def follows(self) -> bool:
+        """A learner in follow me: this tab goes where the teacher leads (`holds`, `waits`)."""
+        return not self.teacher and self.state.mode == FOLLOW
+
+    @property
     def holds(self) -> bool:
         """A learner in follow me, the teacher's lesson open: this tab is held on it."""
-        return not self.teacher and self.state.mode == FOLLOW and bool(self.state.lesson)
+        return self.follows and bool(self.state.lesson)
+
+    @property
+    def waits(self) -> bool:
+        """A learner in follow me while the class has no lesson (none yet, or the teacher
+        closed it): this tab waits for the teacher's next one."""
+        return self.follows and not self.state.lesson
 
     def leads(self, action: str, parameters: tuple = ()) -> bool:
         """While the tab is held (`holds`): `action` (a screen's or the app's, with its
         parameters) would move this tab's lesson or leave it, so it is refused (dimmed in
-        the footer, said so when tried; class_mode.py)."""
+        the footer, said so when tried; class_mode.py). While it waits for the teacher's
+        next lesson (`waits`): F7, a lesson of the learner's own, which the teacher's next
+        lesson would take away (the panes, F5 and F8 are the learner's meanwhile)."""
+        if self.waits:
+            return action == "open_scenario"
         if not self.holds:
             return False
         if action == "teach":

@@ -126,9 +126,13 @@ class ClassMode:
         now = time.monotonic()
         if self._refused_at is None or now - self._refused_at >= REFUSED_SHOWN:
             self._refused_at = now
-            self.app.notify(tr("Your teacher leads the class now: this tab stays on their lesson and step "
-                               "(it is yours again when they choose own pace)."),
-                            title=tr("Follow me"), severity="warning", timeout=REFUSED_SHOWN)
+            if self.member is not None and self.member.waits:
+                said = tr("Your teacher leads the class now: this tab waits for their next lesson "
+                          "(F7 is yours again when they choose own pace).")
+            else:
+                said = tr("Your teacher leads the class now: this tab stays on their lesson and step "
+                          "(it is yours again when they choose own pace).")
+            self.app.notify(said, title=tr("Follow me"), severity="warning", timeout=REFUSED_SHOWN)
         return True
 
     def changed(self) -> None:
@@ -142,7 +146,7 @@ class ClassMode:
         refuses (check_action: dimmed, not run) says why."""
         from textual.actions import parse
 
-        if self.member is None or not self.member.holds or active is None or active.enabled:
+        if self.member is None or not self.member.follows or active is None or active.enabled:
             return
         _, action, parameters = parse(active.binding.action)
         if active.node.check_action(action, parameters) is None:  # dimmed, not hidden (a letter in a pane)

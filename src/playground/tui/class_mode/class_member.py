@@ -26,6 +26,7 @@ from playground.classroom.protocol import (
     ENV_NAME,
     ENV_ROLE,
     ENV_URL,
+    ENDED_EXIT,
     FOLLOW,
     OWN,
     RELEASED_EXIT,
@@ -178,6 +179,8 @@ class ClassMember:
             return
         if kind == "release" and message.get("id") == self.me.id:  # the teacher freed this learner's place
             self.app.exit(return_code=RELEASED_EXIT)
+        elif kind == "end":  # the teacher ended the class: this tab says so (serve: ENDED_EXIT)
+            self.app.exit(return_code=ENDED_EXIT)
         elif kind == "lesson":
             await self.open_lesson()
         elif kind == "mode":
@@ -229,6 +232,11 @@ class ClassMember:
         state = self.state
         learners = await self.link.learners()
         return counts, len([one for one in learners if (one.epoch, one.lesson) == (state.epoch, state.lesson)])
+
+    async def end_class(self) -> None:
+        """The teacher ends the class (after the lesson's publishing): every learner's app ends."""
+        await self._published()
+        await self.link.end_class()
 
     async def toggle_mode(self) -> None:
         await self.link.set_mode(OWN if self.state.mode == FOLLOW else FOLLOW)

@@ -225,6 +225,46 @@ async def test_after_the_teacher_closed_the_lesson_the_next_one_reaches_the_lear
 
 
 @pytest.mark.slow
+async def test_while_the_class_waits_for_the_teachers_next_lesson_f7_is_the_teachers(server_binary, class_env,
+                                                                                    monkeypatch):
+    """Seen in a browser: after the teacher's x, a following learner's footer offered F7, and
+    the lesson the learner opened with it was taken back by the teacher's next one. In follow
+    me F7 waits for the teacher as in a lesson (dimmed, said so); in own pace it is the
+    learner's."""
+    monkeypatch.setenv(ENV_ROLE, "learner")
+    monkeypatch.setattr(app_classroom, "REFUSED_SHOWN", 3600.0)
+    link = class_env
+    app = make_app(server_binary.path)
+    try:
+        async with app.run_test(size=(140, 45)) as pilot:
+            epoch = await following(pilot, app, link, "three-writes", STEPS)
+            await at_step(pilot, app, link, epoch, "three-writes", 1)
+            await link.open_lesson("", False, "")   # the teacher closes it
+            await wait_until(pilot, lambda: app.scenario_run is None and not app.class_mode.member.state.lesson,
+                             DEADLINE)
+            await pilot.pause()
+            assert not enabled(app, "f7")  # dimmed in the footer
+            await pilot.press("f7")
+            await wait_until(pilot, lambda: refusals(app) == 1, DEADLINE)
+            assert any("waits for their next lesson" in m for m in notices(app))
+            app.action_open_scenario()  # the palette's "Open scenario"
+            await pilot.pause()
+            assert not isinstance(app.screen, ScenarioPicker)
+            await pilot.press("space")  # a step key: no lesson yet, and F7 is not offered for one
+            await wait_until(pilot, lambda: any(m.startswith("No lesson yet") for m in notices(app)), DEADLINE)
+            assert not any("F7" in m for m in notices(app) if m.startswith("No lesson yet"))
+            await pilot.press("f2", *"SET mine 1", "enter")  # the panes are the learner's meanwhile
+            await wait_until(pilot, lambda: log_text(app, "A")[-1:] == ["OK"], DEADLINE)
+
+            await link.set_mode(OWN)  # own pace: F7 is the learner's
+            await wait_until(pilot, lambda: enabled(app, "f7"), DEADLINE)
+            await pilot.press("f7")
+            await wait_until(pilot, lambda: isinstance(app.screen, ScenarioPicker), DEADLINE)
+    finally:
+        await link.close()
+
+
+@pytest.mark.slow
 async def test_a_message_the_learners_tab_fails_on_leaves_the_next_ones_to_come(server_binary, class_env,
                                                                                monkeypatch):
     """One message this tab cannot act on (a bug) ended its class worker: the learner heard

@@ -14,7 +14,7 @@ from playground.tui.dialogs.confirm import ConfirmScreen
 from playground.tui.dialogs.info_screens import InfoScreen
 from playground.tui.widgets.narration import NarrationPanel
 from playground.tui.dialogs.scenario_dialogs import PredictScreen, ScenarioPicker, choice_label
-from pilot import log_text, started, type_command, wait_until
+from pilot import log_text, screen, started, type_command, wait_until
 from pilot import opened, panel_text, press_and_wait, scenario
 from servers import shared
 
@@ -419,6 +419,23 @@ async def test_a_long_narration_scrolls_from_the_keyboard_at_80x24(server_binary
         await wait_until(pilot, lambda: panel.scroll_y == 0)
         await pilot.press("space")
         await wait_until(pilot, lambda: "step 1 of" in panel_text(app))
+
+
+@pytest.mark.slow
+async def test_the_panes_prompts_show_in_a_small_window_without_the_focus(server_binary):
+    """Seen in a browser window of 800×600: the panes, stacked and low, drew their first-run
+    hints and state line and cut off the A> and B> lines below them, which came into sight
+    only when the pane took the focus (scrolled to). The prompt keeps its rows: the log and
+    the hints give theirs up first."""
+    for lesson in (None, scenario("pcall")):  # free play's first screen (its hints), a lesson's
+        app = make_app(server=shared(server_binary), open_scenario=lesson)
+        async with app.run_test(size=(60, 24)) as pilot:
+            await (opened(pilot, app) if lesson is not None else started(pilot, app))
+            app.set_focus(None)
+            await pilot.pause()
+            assert app.has_class("-narrow") and app.has_class("-short")
+            text = screen(app)
+            assert "A> type a Redis command" in text and "B> type a Redis command" in text, text
 
 
 async def test_predictions_show_the_command_as_sent_and_skip_a_step_that_will_not_run(server_binary, tmp_path):

@@ -30,7 +30,9 @@ under the prefix `redis-playground:class:<name>` (P below; <name>: --class-name)
   to re-read the hashes, which hold the truth (a tab that joins late reads them):
   `lesson` (epoch, lesson, challenge), `step` (epoch, step), `mode` (mode) from the
   teacher; `release` (id) from the teacher: that learner's app ends (its session, and so
-  its --max-tabs place, with it); `progress` (id) and `answer` (id, epoch, step) from
-  learners. `serve --new-period` deletes every key of the class (ClassLink.new_period).
+  its --max-tabs place, with it); `end` (epoch) from the teacher: the class is over, its
+  lesson closed (the run `epoch` has none) and every learner's app ends; `progress` (id)
+  and `answer` (id, epoch, step) from learners. `serve --new-period` deletes every key of
+  the class (ClassLink.new_period).
 
 Every key expires CLASS_TTL seconds after its last write: a shared Redis is left clean."""

@@ -23,6 +23,7 @@ ENV_URL = "REDIS_PLAYGROUND_CLASS_URL"     # serve -> app: the class's Redis (wi
 ENV_ROLE = "REDIS_PLAYGROUND_CLASS_ROLE"   # "teacher" or "learner"
 ENV_NAME = "REDIS_PLAYGROUND_CLASS_NAME"   # the class's name (the keys' prefix)
 RELEASED_EXIT = 75  # a learner's app ends with this code when the teacher freed its place (serve tells the tab)
+ENDED_EXIT = 76  # a class's app ends with this code when the teacher ended the class (serve tells the tab)
 
 
 def secret_digest(secret: str) -> str:
@@ -217,6 +218,15 @@ class ClassLink:
         --max-tabs place, with it) and the overview no longer lists them."""
         key = self._key("learners")
         await self._write(key, [b"HDEL", key, learner_id.encode()], encode("release", id=learner_id))
+
+    async def end_class(self) -> None:
+        """The teacher ends the class: its lesson closes (a run with none, as a close is: a tab
+        that joins later waits for a lesson) and every learner's app ends (its tab says the
+        class is over)."""
+        key = self._key("state")
+        epoch = int((await self._run([[b"HINCRBY", key, b"runs", b"1"]]))[0])
+        await self._write(key, [b"HSET", key, b"epoch", b"%d" % epoch, b"lesson", b"", b"challenge", b"0",
+                                b"step", b"0", b"source", b""], encode("end", epoch=epoch))
 
     async def new_period(self) -> None:
         """serve --new-period: every key of the class goes (the lesson, the learners, the

@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING
 
 from aiohttp import web
 
-from playground.classroom.protocol import RELEASED_EXIT
+from playground.classroom.protocol import ENDED_EXIT, RELEASED_EXIT
 from playground.cli.tab_input import TabInput
-from playground.i18n import current_language
+from playground.i18n import current_language, tr_in
 
 if TYPE_CHECKING:
     from playground.cli.served_app import PlaygroundApp
@@ -21,6 +21,18 @@ if TYPE_CHECKING:
 ENDED = 4000  # the websocket's close code when the session is over: the page says "Session ended"
 RELEASED = 4005  # the same, its app having ended because the teacher freed the learner's place
 TOO_BIG = 4006  # the same, its app having grown past serve's memory cap for an app
+CLASS_ENDED = 4007  # the same, its app having ended because the teacher ended the class (ENDED_EXIT)
+CLASS_STOPPED = 4008  # serve --class stopped: the class is over (the page offers no restart)
+
+
+def class_end_texts(lang: str) -> dict[str, str]:
+    """The page's texts in `lang` for a class that is over (CLASS_ENDED, CLASS_STOPPED):
+    the teacher ended it (a learner's tab; the teacher's own), or serve stopped."""
+    return {"class_ended": tr_in(lang, "Your teacher ended the class: this session is over."),
+            "you_ended": tr_in(lang, "You ended the class: every learner's tab says so."),
+            "class_stopped": tr_in(lang, "The class is over: its server (serve) stopped.")}
+
+
 EXIT_WAIT = 5.0  # seconds the tab's close waits for the app's exit code (it has said it exits)
 
 
@@ -95,5 +107,7 @@ class TabSession:
                     await process.wait()
             except TimeoutError:
                 pass
-        released = process is not None and process.returncode == RELEASED_EXIT
-        await websocket.close(code=RELEASED if released else self.ended_code)
+        exited = process.returncode if process is not None else None
+        code = {RELEASED_EXIT: RELEASED, ENDED_EXIT: CLASS_ENDED}.get(exited, self.ended_code) \
+            if exited is not None else self.ended_code
+        await websocket.close(code=code)

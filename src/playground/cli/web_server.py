@@ -10,7 +10,8 @@ ends its session. Close codes the page acts on: ENDED (the session is over: "Ses
 ended"), FULL (--max-tabs reached), TAKEN (the session was opened in another tab); any
 other close is a drop, and the page reconnects by itself. UNKNOWN: a resume code that
 matches no session (cli/resume_codes.py); RELEASED: the session ended because the teacher
-freed the learner's place (cli/tab_session.py)."""
+freed the learner's place, CLASS_ENDED: because the teacher ended the class, CLASS_STOPPED:
+serve --class stopped, so the class is over (cli/tab_session.py)."""
 
 from __future__ import annotations
 
@@ -38,7 +39,7 @@ from playground.cli.serve_guard import host_allowed, host_names, message, same_o
 from playground.cli.serve_home import ServeHome, sweep
 from playground.cli.tab_input import BURST, FLOODED, RATE
 from playground.cli.resume_codes import ResumeCodes, away_notice, normalize, resume_texts, shown
-from playground.cli.tab_session import ENDED, TOO_BIG, TabSession
+from playground.cli.tab_session import CLASS_STOPPED, ENDED, TOO_BIG, TabSession, class_end_texts
 from playground.cli.served_app import PlaygroundApp, end_process
 from playground.i18n import LANGUAGES, current_language, tr, tr_in, trn
 
@@ -196,8 +197,8 @@ class PlaygroundServer(Server):
         if self._watching is not None:
             self._watching.cancel()
         pool = asyncio.ensure_future(self.pool.close()) if self.pool is not None else None  # none starts now
-        for websocket in list(self.sockets):
-            await websocket.close(code=ENDED)
+        for websocket in list(self.sockets):  # (a class's tabs: the class is over, no restart offered)
+            await websocket.close(code=CLASS_STOPPED if self.classroom is not None else ENDED)
         for session in list(self.sessions.values()):
             if session.expiry is not None:
                 session.expiry.cancel()
@@ -252,6 +253,7 @@ class PlaygroundServer(Server):
                  "too_long": tr_in(lang, "That was more than {kb} KB at once (a paste?): not sent to the "
                                          "playground.", kb=MAX_FRAME >> 10)}
         texts.update(resume_texts(lang))
+        texts.update(class_end_texts(lang))
         return texts
 
     async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:

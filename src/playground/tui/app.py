@@ -192,6 +192,12 @@ class PlaygroundApp(App[None]):
         in a class, the teacher's overview marks a learner whose tab is closed as away."""
         self.class_mode.tab_shown(shown)
 
+    async def action_quit(self) -> None:
+        """Alt+Q / Ctrl+Q: quit. In a class's teacher's tab: end the class for every learner,
+        after asking (tui/class_mode/class_mode.py)."""
+        if not self.class_mode.quit():
+            await super().action_quit()
+
     def action_class_overview(self) -> None:
         """Alt+C (the teacher's tab): who is on which step, who won; m: follow me / own pace."""
         self.class_mode.overview()

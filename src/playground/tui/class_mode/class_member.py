@@ -26,6 +26,7 @@ from playground.classroom.protocol import (
     ENV_NAME,
     ENV_ROLE,
     ENV_URL,
+    ENDED_EXIT,
     FOLLOW,
     OWN,
     RELEASED_EXIT,
@@ -178,6 +179,8 @@ class ClassMember:
             return
         if kind == "release" and message.get("id") == self.me.id:  # the teacher freed this learner's place
             self.app.exit(return_code=RELEASED_EXIT)
+        elif kind == "end":  # the teacher ended the class: this tab says so (serve: ENDED_EXIT)
+            self.app.exit(return_code=ENDED_EXIT)
         elif kind == "lesson":
             await self.open_lesson()
         elif kind == "mode":
@@ -191,14 +194,29 @@ class ClassMember:
     # -- the teacher ----------------------------------------------------------------
 
     @property
+    def follows(self) -> bool:
+        """A learner in follow me: this tab goes where the teacher leads (`holds`, `waits`)."""
+        return not self.teacher and self.state.mode == FOLLOW
+
+    @property
     def holds(self) -> bool:
         """A learner in follow me, the teacher's lesson open: this tab is held on it."""
-        return not self.teacher and self.state.mode == FOLLOW and bool(self.state.lesson)
+        return self.follows and bool(self.state.lesson)
+
+    @property
+    def waits(self) -> bool:
+        """A learner in follow me while the class has no lesson (none yet, or the teacher
+        closed it): this tab waits for the teacher's next one."""
+        return self.follows and not self.state.lesson
 
     def leads(self, action: str, parameters: tuple = ()) -> bool:
         """While the tab is held (`holds`): `action` (a screen's or the app's, with its
         parameters) would move this tab's lesson or leave it, so it is refused (dimmed in
-        the footer, said so when tried; class_mode.py)."""
+        the footer, said so when tried; class_mode.py). While it waits for the teacher's
+        next lesson (`waits`): F7, a lesson of the learner's own, which the teacher's next
+        lesson would take away (the panes, F5 and F8 are the learner's meanwhile)."""
+        if self.waits:
+            return action == "open_scenario"
         if not self.holds:
             return False
         if action == "teach":
@@ -214,6 +232,11 @@ class ClassMember:
         state = self.state
         learners = await self.link.learners()
         return counts, len([one for one in learners if (one.epoch, one.lesson) == (state.epoch, state.lesson)])
+
+    async def end_class(self) -> None:
+        """The teacher ends the class (after the lesson's publishing): every learner's app ends."""
+        await self._published()
+        await self.link.end_class()
 
     async def toggle_mode(self) -> None:
         await self.link.set_mode(OWN if self.state.mode == FOLLOW else FOLLOW)

@@ -10,11 +10,12 @@ app's server is up (`start`)."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import time
 from typing import TYPE_CHECKING, Any, Protocol
 
-from playground.classroom.protocol import ENV_ROLE, ENV_URL
+from playground.classroom.protocol import ENDED_EXIT, ENV_ROLE, ENV_URL, ClassError
 from playground.i18n import tr
 
 if TYPE_CHECKING:
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
     from playground.tui.scenario_runs.scenario_run import ScenarioRun
 
 REFUSED_SHOWN = 3.0  # seconds the refusal stays on screen (one at a time: keys pressed meanwhile show no more)
+END_WAIT = 5.0  # seconds the teacher's tab waits for the class's Redis to take the class's end
 
 
 class BusyScreen(Protocol):
@@ -126,9 +128,13 @@ class ClassMode:
         now = time.monotonic()
         if self._refused_at is None or now - self._refused_at >= REFUSED_SHOWN:
             self._refused_at = now
-            self.app.notify(tr("Your teacher leads the class now: this tab stays on their lesson and step "
-                               "(it is yours again when they choose own pace)."),
-                            title=tr("Follow me"), severity="warning", timeout=REFUSED_SHOWN)
+            if self.member is not None and self.member.waits:
+                said = tr("Your teacher leads the class now: this tab waits for their next lesson "
+                          "(F7 is yours again when they choose own pace).")
+            else:
+                said = tr("Your teacher leads the class now: this tab stays on their lesson and step "
+                          "(it is yours again when they choose own pace).")
+            self.app.notify(said, title=tr("Follow me"), severity="warning", timeout=REFUSED_SHOWN)
         return True
 
     def changed(self) -> None:
@@ -142,7 +148,7 @@ class ClassMode:
         refuses (check_action: dimmed, not run) says why."""
         from textual.actions import parse
 
-        if self.member is None or not self.member.holds or active is None or active.enabled:
+        if self.member is None or not self.member.follows or active is None or active.enabled:
             return
         _, action, parameters = parse(active.binding.action)
         if active.node.check_action(action, parameters) is None:  # dimmed, not hidden (a letter in a pane)
@@ -191,6 +197,32 @@ class ClassMode:
         """Under serve, this app's tab came back or went (a learner's: the overview says away)."""
         if self.member is not None:
             self.member.tab_shown(shown)
+
+    def quit(self) -> bool:
+        """Alt+Q (and the palette's quit). In the teacher's tab it ends the class for every
+        learner, after asking (True: this tab's part, asked or asking); elsewhere False: the
+        app quits as always (a learner's Alt+Q ends their own tab's session only)."""
+        if self.member is None or not self.member.teacher:
+            return False
+        if not any(worker.group == "class-end" and not worker.is_finished for worker in self.app.workers):
+            self.app.run_worker(self._end_class, group="class-end", exit_on_error=False)  # (Alt+Q again: one question)
+        return True
+
+    async def _end_class(self) -> None:
+        from playground.tui.dialogs.confirm import ConfirmScreen
+
+        if self.member is None or not await self.app.push_screen_wait(ConfirmScreen(tr(
+                "End the class for every learner? Their playgrounds end, and their tabs say the class is over. "
+                "(To step away and come back, close this tab instead: your URL brings it back.)"))):
+            return
+        try:
+            async with asyncio.timeout(END_WAIT):
+                await self.member.end_class()
+        except (TimeoutError, ClassError) as exc:  # the learners were not told: this tab stays, saying so
+            self.app.notify(tr("Class mode: the class could not be ended: {error}",
+                               error=str(exc) or tr("the class's Redis did not answer")), severity="error", timeout=10)
+            return
+        self.app.exit(return_code=ENDED_EXIT)
 
     def overview(self) -> None:
         """Alt+C (the teacher's tab): who is on which step, who won; m: follow me / own pace."""

@@ -183,7 +183,8 @@ class ScenarioScreen(ModeScreen):
         run = self.scenario_run
         if run is None:  # a class's learner waiting for the teacher's lesson (its keys stay in the footer:
             if self._waiting is not None:  # the footer is not made again when the lesson comes)
-                self.notify(tr("No lesson yet: your teacher opens one (F7 opens one of your own)."), timeout=3)
+                self.notify(tr("No lesson yet: your teacher opens one.") if self.host.class_mode.leads("open_scenario")
+                            else tr("No lesson yet: your teacher opens one (F7 opens one of your own)."), timeout=3)
             return
         if self.host.class_mode.refused("teach", (what,)):  # serve --class: follow me
             return

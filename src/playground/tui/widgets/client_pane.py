@@ -87,6 +87,7 @@ class ClientPane(Vertical):
     ClientPane:focus-within { border: round $accent; }
     ClientPane > #state { height: 1; padding: 0 1; }
     ClientPane > PaneLog { height: 1fr; }
+    ClientPane > PanePrompt { dock: bottom; }  /* in sight in a pane too low for its log and hints */
     ClientPane > #first-run { height: auto; padding: 0 1; color: $text-muted; text-style: italic;
         display: none; }
     ClientPane > #first-run.-shown { display: block; }

@@ -115,3 +115,26 @@ def _state(pid: int) -> str:
             return stat.read().rsplit(")", 1)[1].split()[0]
     except OSError:
         return "Z"
+
+
+@pytest.mark.slow
+def test_a_second_sigterm_while_serve_ends_does_not_cut_its_end_short(tmp_path):
+    """Ctrl+C twice (or a service manager's second SIGTERM): the second came while serve was
+    ending its apps, raised in the middle of that end, and serve left its sessions'
+    directories behind. Now serve ends as after one: every directory of its removed."""
+    with serving(tmp_path, "--ready", "0") as (proc, url, temp):
+        async def a_tab_then_two_sigterms() -> None:
+            async with aiohttp.ClientSession() as http:
+                tab = Tab(http, url)
+                await tab.open()
+                await tab.wait_for(b"Start here")  # a session, its directory made, its app running
+                proc.send_signal(signal.SIGTERM)
+                assert await tab.closed() == 4000   # serve's end has begun: it closes the tabs first,
+                proc.send_signal(signal.SIGTERM)    # then waits for their apps to quit
+                await tab.close()
+
+        asyncio.run(a_tab_then_two_sigterms())
+        assert proc.wait(timeout=DEADLINE) == 0
+        apps = list(_descendants(proc.pid))
+        _until_gone(apps)
+    assert not os.listdir(temp)

@@ -78,6 +78,7 @@ class PlaygroundServer(Server):
         self.codes = ResumeCodes()  # each session's resume code; the sessions whose grace ran out
         self.sockets: set[web.WebSocketResponse] = set()
         self.closing = False
+        self.exiting = False  # a signal asked serve to end (request_exit: once)
         self.pool: ReadyPool[TabSession] | None = (
             ReadyPool(ready, self._start_ready, self._drawn, self._room, self._quiet_in,
                       tabs=lambda: len(self.sessions)) if ready > 0 else None)
@@ -214,6 +215,16 @@ class PlaygroundServer(Server):
             shutil.rmtree(session.home, ignore_errors=True)
         if self.home is not None:
             self.home.remove()
+
+    def request_exit(self) -> None:
+        """Ctrl+C, SIGTERM, SIGHUP: serve ends (textual-serve's: GracefulExit). Once: a
+        second signal while it ends (Ctrl+C twice, a service manager's second SIGTERM)
+        raised in the middle of its end (on_shutdown), cut it short and left its sessions'
+        directories behind; it ends as after the first (its apps have QUIT_GRACE, then go)."""
+        if self.exiting:
+            return
+        self.exiting = True
+        super().request_exit()
 
     def serve(self, debug: bool = False) -> None:
         self.debug = debug

@@ -66,3 +66,26 @@ def test_the_teacher_ends_the_class_and_every_tab_says_so(tmp_path, server_binar
 
     with class_serving(tmp_path, server_binary, "--ready", "0") as (proc, learner_url, teacher_url):
         asyncio.run(scenario(proc, learner_url, teacher_url))
+
+
+@pytest.mark.slow
+def test_a_tab_open_when_serve_stops_says_serve_stopped(serve, chromium):
+    """Outside a class too: "Session ended." with a Restart that found nothing (serve had
+    gone) was all a tab said when serve stopped. Now it says serve stopped, and its button
+    tries again (a serve started again, by hand or by a service manager, answers it)."""
+    proc, url = serve
+
+    async def scenario() -> None:
+        http, tab, _ = await _open_tab(chromium, url)
+        try:
+            await tab.wait_screen(lambda s: "A>" in s, "pane A's prompt")
+            proc.terminate()  # as Ctrl+C
+            assert await _closed(tab, "the tab to end with serve") == (
+                "The playground's server (serve) stopped: this session is over.", True)
+            assert await tab.evaluate("document.querySelector('.closed-dialog button').textContent") == "Try again"
+            await asyncio.to_thread(proc.wait, DEADLINE)
+        finally:
+            await tab.ws.close()
+            await http.close()
+
+    asyncio.run(scenario())

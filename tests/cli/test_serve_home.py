@@ -129,7 +129,7 @@ def test_a_second_sigterm_while_serve_ends_does_not_cut_its_end_short(tmp_path):
                 await tab.open()
                 await tab.wait_for(b"Start here")  # a session, its directory made, its app running
                 proc.send_signal(signal.SIGTERM)
-                assert await tab.closed() == 4000   # serve's end has begun: it closes the tabs first,
+                assert await tab.closed() == 4009   # serve's end has begun (STOPPED): it closes the tabs first,
                 proc.send_signal(signal.SIGTERM)    # then waits for their apps to quit
                 await tab.close()
 

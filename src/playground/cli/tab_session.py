@@ -23,14 +23,17 @@ RELEASED = 4005  # the same, its app having ended because the teacher freed the 
 TOO_BIG = 4006  # the same, its app having grown past serve's memory cap for an app
 CLASS_ENDED = 4007  # the same, its app having ended because the teacher ended the class (ENDED_EXIT)
 CLASS_STOPPED = 4008  # serve --class stopped: the class is over (the page offers no restart)
+STOPPED = 4009  # serve stopped: the session is over, and a restart works only once serve runs again
 
 
 def class_end_texts(lang: str) -> dict[str, str]:
     """The page's texts in `lang` for a class that is over (CLASS_ENDED, CLASS_STOPPED):
-    the teacher ended it (a learner's tab; the teacher's own), or serve stopped."""
+    the teacher ended it (a learner's tab; the teacher's own), or serve stopped; and for a
+    session that is over because serve stopped (STOPPED)."""
     return {"class_ended": tr_in(lang, "Your teacher ended the class: this session is over."),
             "you_ended": tr_in(lang, "You ended the class: every learner's tab says so."),
-            "class_stopped": tr_in(lang, "The class is over: its server (serve) stopped.")}
+            "class_stopped": tr_in(lang, "The class is over: its server (serve) stopped."),
+            "stopped": tr_in(lang, "The playground's server (serve) stopped: this session is over.")}
 
 
 EXIT_WAIT = 5.0  # seconds the tab's close waits for the app's exit code (it has said it exits)

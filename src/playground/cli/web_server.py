@@ -11,7 +11,7 @@ ended"), FULL (--max-tabs reached), TAKEN (the session was opened in another tab
 other close is a drop, and the page reconnects by itself. UNKNOWN: a resume code that
 matches no session (cli/resume_codes.py); RELEASED: the session ended because the teacher
 freed the learner's place, CLASS_ENDED: because the teacher ended the class, CLASS_STOPPED:
-serve --class stopped, so the class is over (cli/tab_session.py)."""
+serve --class stopped, so the class is over, STOPPED: serve stopped (cli/tab_session.py)."""
 
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ from playground.cli.serve_guard import host_allowed, host_names, message, same_o
 from playground.cli.serve_home import ServeHome, sweep
 from playground.cli.tab_input import BURST, FLOODED, RATE
 from playground.cli.resume_codes import ResumeCodes, away_notice, normalize, resume_texts, shown
-from playground.cli.tab_session import CLASS_STOPPED, ENDED, TOO_BIG, TabSession, class_end_texts
+from playground.cli.tab_session import CLASS_STOPPED, STOPPED, TOO_BIG, TabSession, class_end_texts
 from playground.cli.served_app import PlaygroundApp, end_process
 from playground.i18n import LANGUAGES, current_language, tr, tr_in, trn
 
@@ -199,7 +199,7 @@ class PlaygroundServer(Server):
             self._watching.cancel()
         pool = asyncio.ensure_future(self.pool.close()) if self.pool is not None else None  # none starts now
         for websocket in list(self.sockets):  # (a class's tabs: the class is over, no restart offered)
-            await websocket.close(code=CLASS_STOPPED if self.classroom is not None else ENDED)
+            await websocket.close(code=CLASS_STOPPED if self.classroom is not None else STOPPED)
         for session in list(self.sessions.values()):
             if session.expiry is not None:
                 session.expiry.cancel()

@@ -280,7 +280,7 @@ class PlaygroundServer(Server):
         self.size = (width, height)
         await websocket.prepare(request)
         if self.closing:
-            await websocket.close(code=ENDED)
+            await websocket.close(code=CLASS_STOPPED if self.classroom is not None else STOPPED)  # (serve ends)
             return websocket
         teacher = await self._role(websocket)
         if teacher is None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -251,3 +252,35 @@ def test_a_killed_explore_takes_its_workers_and_their_servers_with_it(server_bin
             proc.kill()
             proc.wait()
     assert gone(every)
+
+
+@pytest.mark.asyncio
+async def test_a_worker_that_said_its_error_stays_until_the_explorer_goes(tmp_path):
+    """CI, once: a lane's server stopped, the worker said so and ended at once; the explorer's
+    next chunk then met a closed socket, that write's error failed its reader, and the error
+    it had not read yet was lost ("a worker of the exploration stopped (exit status 0)"). A
+    worker now reads (and drops) what the explorer sends after its last word until the
+    explorer goes: more than a socket's buffers is taken whole (the old worker, gone,
+    reset the connection)."""
+    from playground.explore.lane_wire import encode, receive
+
+    ours, theirs = socket.socketpair()
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "playground.explore.lane_worker", str(theirs.fileno()), pass_fds=(theirs.fileno(),),
+        stdin=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    theirs.close()
+    try:
+        reader, writer = await asyncio.open_connection(sock=ours)
+        writer.write(encode({"scenario": case(), "part": 1, "by": "state", "clients": list(CLIENTS), "resp": 2,
+                             "binary": str(tmp_path / "no-such-server"), "lang": "en",
+                             "script_time_limit_ms": 5000}))
+        said = await asyncio.wait_for(receive(reader), 60)
+        assert said[0] == "error"
+        writer.write(encode([("A",) * 3] * 200_000))   # (a chunk of some MB: no socket buffer holds it)
+        await asyncio.wait_for(writer.drain(), 60)
+        writer.close()
+        assert await asyncio.wait_for(process.wait(), 60) == 0   # gone once the explorer went
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()

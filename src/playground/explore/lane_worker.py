@@ -7,7 +7,8 @@ the steps, the outcome).
 Over the socket pair on FD: first what to explore (the scenario, part, clients, binary,
 language), then chunks of schedules (None: no more); back "ready", one ("run",
 schedule, Run) per schedule, and "done" at the end, or ("error", one line). The worker
-ends when its explorer goes (its socket closes): the server with it.
+ends when its explorer goes (its socket closes), and not before, whatever it said last:
+the server with it.
 """
 
 from __future__ import annotations
@@ -40,10 +41,21 @@ async def _serve(sock: socket.socket) -> None:
     reader, writer = await asyncio.open_connection(sock=sock)
     try:
         await _lane(reader, writer)
+        await _until_gone(reader)
     except _ExplorerGone:
         pass           # stop (the server goes with the playground)
     finally:
         writer.close()
+
+
+async def _until_gone(reader) -> None:
+    """After its last word ("done", or an error), the lane waits for the explorer to go,
+    reading (and dropping) what it still sends. A worker that ended at once made the
+    explorer's next chunk meet a closed socket: that write's error failed the explorer's
+    reader, and the error it had not read yet (a server stopped in this lane) was lost,
+    taken for the worker's own end (CI: "a worker of the exploration stopped")."""
+    while await reader.read(1 << 16):
+        pass
 
 
 async def _lane(reader, writer) -> None:

@@ -88,11 +88,12 @@ class Tab:
         self.ws = None
         self.reader: asyncio.Task | None = None
 
-    async def open(self, first: str | None = None) -> None:
-        """The websocket; `first`: a first message (class mode's), sent before the size."""
+    async def open(self, first: str | None = None, token: str | None = None, query: str = "") -> None:
+        """The websocket; `first`: a first message (class mode's), sent before the size;
+        `token`: the session's (default: a new one); `query`: more of the URL's query."""
         headers = {"Host": self.host} if self.host else {}
         self.ws = await self.http.ws_connect(self.url.replace("http://", "ws://")
-                                             + f"ws/{secrets.token_hex(16)}?width=120&height=40",
+                                             + f"ws/{token or secrets.token_hex(16)}?width=120&height=40{query}",
                                              origin=self.origin, headers=headers, max_msg_size=0)
         if first is not None:
             await self.ws.send_str(first)

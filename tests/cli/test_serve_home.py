@@ -138,3 +138,38 @@ def test_a_second_sigterm_while_serve_ends_does_not_cut_its_end_short(tmp_path):
         apps = list(_descendants(proc.pid))
         _until_gone(apps)
     assert not os.listdir(temp)
+
+
+@pytest.mark.slow
+def test_a_new_session_starts_in_the_language_its_tab_showed_last(tmp_path):
+    """A learner switched to Chinese (F12), then their session ended and Restart gave them a
+    fresh one: it came up in serve's language, English. The page says the language it showed
+    last (`lang`): a new session's app shows it, the ready one taken too; a session found
+    again (a reload) keeps its own."""
+    import secrets
+
+    with serving(tmp_path, "--ready", "1") as (proc, url, temp):
+        async def tabs() -> None:
+            async with aiohttp.ClientSession() as http:
+                tab = Tab(http, url)
+                await tab.open(query="&lang=zh")   # the ready app, started in English
+                await tab.wait_for("客户端 A".encode())
+                assert tab.said[0][0] == "playground_session" and tab.said[0][1]["lang"] == "zh"
+                assert ["playground_language", {"lang": "zh"}] in tab.said   # as the app says it, after
+                await tab.close()
+
+                token = secrets.token_hex(16)
+                english = Tab(http, url)
+                await english.open(token=token)   # a new session in serve's language ...
+                await english.wait_for(b"Client A")
+                await english.close()
+                again = Tab(http, url)
+                await again.open(token=token, query="&lang=zh")   # ... found again by its token: its own
+                await again.line("PING", b"PONG")
+                assert "客户端".encode() not in again.text and again.said[0][1]["lang"] == "en"
+                await again.close()
+
+        asyncio.run(tabs())
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=DEADLINE) == 0
+    assert not os.listdir(temp)

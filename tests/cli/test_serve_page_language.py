@@ -134,3 +134,34 @@ def test_the_box_for_an_unknown_code_is_laid_out_as_the_others(serve, chromium, 
             await http.close()
 
     asyncio.run(scenario())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("serve", [("--ready", "1")], indirect=True)
+def test_restart_after_f12_gives_a_playground_in_the_tabs_language(serve, chromium):
+    """A learner switched to Chinese, quit (Alt+Q), and pressed Restart: the new playground
+    came up in English, serve's language. The page asks for the language it showed last."""
+    from browser import _alt
+
+    _, url = serve
+
+    async def scenario() -> None:
+        http, tools, _ = await _open_tab(chromium, url)
+        try:
+            await tools.wait_screen(lambda s: "A>" in s, "pane A's prompt")
+            await _press(tools, "F12", "F12", 123)
+            await tools.wait_screen(lambda s: "界面语言" in s, "the app in Chinese")
+            await tools.evaluate("document.querySelector('.xterm-helper-textarea').focus()")
+            await _alt(tools, "q")
+            said = await _closed_saying(tools)
+            assert said == (tr_in("zh", "Session ended."), tr_in("zh", "Restart")), said
+            await tools.evaluate("window.__old = true")
+            await tools.evaluate("document.querySelector('.closed-dialog button').click()")
+            await _until(tools, "window.__old === undefined", "the new document")
+            await tools.wait_screen(lambda s: "客户端 A" in s, "a new playground, in Chinese")
+            await _line_says(tools, "zh", "the code's line in Chinese")
+        finally:
+            await tools.ws.close()
+            await http.close()
+
+    asyncio.run(scenario())

@@ -290,7 +290,8 @@ class PlaygroundServer(Server):
             await websocket.close(code=UNKNOWN)
             return websocket
         session, token, away = self._live_session(*asked, teacher)
-        if session is None or session.stopping is not None:
+        fresh = session is None or session.stopping is not None
+        if fresh:
             session = self._new_session(token, teacher)
             if session is None:
                 await websocket.close(code=FULL)
@@ -298,6 +299,10 @@ class PlaygroundServer(Server):
         self.sockets.add(websocket)
         try:
             await self._attach(session, websocket, width, height)
+            wanted = request.query.get("lang")   # (the language the tab showed last: a new session's app
+            if fresh and wanted in LANGUAGES and wanted != session.lang and session.app is not None:   # in it)
+                session.lang = wanted
+                await session.app.send_meta({"type": "language", "lang": wanted})
             await websocket.send_str(json.dumps(["playground_session", {
                 "token": session.token, "code": "" if session.teacher else shown(self.codes.give(session)),
                 "notice": away_notice(away, session.lang) if away is not None else "", "lang": session.lang}]))

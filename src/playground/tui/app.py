@@ -484,6 +484,15 @@ class PlaygroundApp(App[None]):
             self.mode_screen.query_one(LanesView).draw()
         self.notify(tr("Why notes on") if shown else tr("Why notes off (Ctrl+Y shows them again)"), timeout=2)
 
+    def show_language(self, lang: str) -> None:
+        """Show the app in `lang` (a code of i18n.LANGUAGES; another is ignored): under serve,
+        a new session for a tab that showed it last (tui/served_driver.py)."""
+        from playground.i18n import LANGUAGES
+        from playground.tui.language import switch_language
+
+        if lang in LANGUAGES and lang != self.lang:
+            switch_language(self, lang)
+
     def action_switch_language(self) -> None:
         """F12: the interface and the open scenario in the other language (English ⇄ 中文)."""
         from playground.tui.language import switch_language

@@ -3,7 +3,9 @@
 drop, or a ready app started before its tab: cli/ready_pool.py). The new page's terminal
 is blank and in its default modes, and Textual only sends what changed, so the app sets
 the terminal's modes again (as the driver did at its start) and repaints all. And "tab"
-({"open": true or false}): the app's tab came or went (the app calls its `tab_shown`).
+({"open": true or false}): the app's tab came or went (the app calls its `tab_shown`). And
+"language" ({"lang": "zh"}): a new session's tab showed that language last (a Restart after
+F12): the app shows it (its `show_language`).
 And one more to serve: "language" ({"lang": "zh"}), the language the app shows, said as
 it starts and at every switch (F12): serve tells the tab's page, whose own texts follow
 (cli/web_server.py)."""
@@ -57,6 +59,12 @@ class ServedDriver(WebDriver):
             app = self.served_app
             try:
                 app.call_from_thread(app.tab_shown, bool(payload.get("open")))
+            except Exception:  # the app not running (yet, or any more)
+                pass
+        elif packet_type == "language":  # serve: a new session for a tab that showed this language
+            app = self.served_app
+            try:
+                app.call_from_thread(app.show_language, str(payload.get("lang")))
             except Exception:  # the app not running (yet, or any more)
                 pass
         elif packet_type == "repaint":

@@ -290,8 +290,9 @@ class PlaygroundServer(Server):
             await websocket.close(code=UNKNOWN)
             return websocket
         session, token, away = self._live_session(*asked, teacher)
-        fresh = session is None or session.stopping is not None
-        if fresh:
+        fresh = False
+        if session is None or session.stopping is not None:
+            fresh = True
             session = self._new_session(token, teacher)
             if session is None:
                 await websocket.close(code=FULL)

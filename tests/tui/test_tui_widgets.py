@@ -274,6 +274,8 @@ async def test_typing_and_a_following_log_ask_for_no_layout_pass_yet_scroll_as_b
         await pilot.press(*typed)
         for i in range(30):
             log.write(f"line {i}")
+        # the log scrolled to its end (scroll_end: after a refresh), and whatever that asked for, asked
+        await wait_until(pilot, lambda: log.scroll_y == log.max_scroll_y > 0)
         await pilot.pause()
         assert asked and not any(layout for _, layout in asked), asked
         assert line.value == typed and line.scroll_x > 0  # scrolled to the cursor, at the end

@@ -52,6 +52,24 @@ async def wait_until(pilot, predicate, timeout=30.0):  # noqa: ASYNC109 (the hel
         await pilot.pause(0.02)
 
 
+LONG_LIVED = ("classroom", "command", "poll-state")
+"""Worker groups that run as long as the app (a class's listener) or a command (a blocked
+one, its state polled): workers_finished does not wait for them."""
+
+
+async def workers_finished(pilot, app, *groups: str, timeout=30.0) -> None:  # noqa: ASYNC109 (wait_until's)
+    """Until every worker of `groups` (none given: every one but LONG_LIVED's) has finished,
+    then a pause for what they posted: all that the keys pressed before started has happened.
+    A bare pause is no such barrier: it waits for the messages queued and for the CPU to be
+    idle, not for a worker (a dialog it pushes, a step it runs, what it sends) to end."""
+    def running() -> list:
+        return [w for w in app.workers if not w.is_finished
+                and (w.group in groups if groups else w.group not in LONG_LIVED)]
+
+    await wait_until(pilot, lambda: not running(), timeout)
+    await pilot.pause()
+
+
 def log_text(app: PlaygroundApp, client: str) -> list[str]:
     log = app.mode_screen.query_one(f"#pane-{client} RichLog", RichLog)
     return [strip.text.rstrip() for strip in log.lines]

@@ -16,7 +16,7 @@ from playground.tui.widgets.narration import NarrationPanel
 from playground.tui.dialogs.scenario_dialogs import ScenarioPicker
 import pytest
 
-from pilot import hear_notices, log_text, notices, wait_until
+from pilot import hear_notices, log_text, notices, wait_until, workers_finished
 from class_app import DEADLINE, join_as
 
 STEPS = '''title = "Three writes"
@@ -100,10 +100,10 @@ async def test_a_following_learner_stays_on_the_teachers_lesson_until_own_pace(s
             assert not isinstance(app.screen, ScenarioPicker)
             for key in ("space", "p", "r", "x", "e", "f5", "f8"):  # own steps, restart, close, a fresh server, flush
                 await pilot.press(key)
-            await pilot.pause()
+            await workers_finished(pilot, app)  # all the keys started has happened (a question, a step)
             assert not isinstance(app.screen, ConfirmScreen) and not app.mode_screen.busy
             app.action_open_scenario()  # the palette's "Open scenario"
-            await pilot.pause()
+            await workers_finished(pilot, app)
             assert not isinstance(app.screen, ScenarioPicker)
             assert place(app) == ("three-writes", 1) and refusals(app) == 1  # one line, not one per key
 

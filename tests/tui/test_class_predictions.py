@@ -13,7 +13,7 @@ import pytest
 from pilot import wait_until
 from class_app import _plain
 from class_app import ASKS, DEADLINE, _until_true, join_as
-from pilot import panel_text
+from pilot import panel_text, workers_finished
 from textual.app import App
 from textual.widgets import Static
 
@@ -60,7 +60,7 @@ async def test_an_answer_given_ahead_shows_at_the_reveal_and_stays_through_own_p
                 return await link.answers(epoch, 0) == {1: 1}
 
             await _until_true(pilot, answer_sent, "Ana's answer sent")
-            await pilot.pause()
+            await workers_finished(pilot, app, "class-publish")  # and what comes after it: Ana's progress told
             assert "predictions" not in panel_text(app)  # before the reveal: neither right nor wrong shown
             learner = await _record(link)
             assert (learner.right, learner.answered) == (0, 0)  # nor in the overview

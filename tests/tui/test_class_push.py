@@ -7,7 +7,7 @@ Outside a class, each mode's screen is mounted once and shown again."""
 from __future__ import annotations
 
 import pytest
-from pilot import wait_until
+from pilot import wait_until, workers_finished
 from class_app import DEADLINE, join_as
 from pilot import panel_text
 from textual.widget import Widget
@@ -101,7 +101,7 @@ async def test_a_learners_lesson_screen_is_mounted_once_and_bound_to_each_lesson
             await link.set_step(epoch, 1)  # the first step after the push
             await wait_until(pilot, lambda: settled(app, "four-writes", 1) and "step 2 of 4" in panel_text(app),
                              DEADLINE)
-            await pilot.pause()
+            await workers_finished(pilot, app)  # all the step started has happened (its progress told)
             assert asked == [], asked  # (it laid the whole screen out: the first step was the slowest, every time)
 
             await link.open_lesson("two-reads", False, TWO)  # the next lesson: the same screen, bound to it

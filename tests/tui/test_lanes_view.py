@@ -96,8 +96,8 @@ async def test_lanes_beside_the_keys_when_wide_and_their_header_stays(server_bin
         await pilot.press("ctrl+t")
         lanes = app.mode_screen.query_one(LanesView)
         inspector = app.mode_screen.query_one(KeyInspector)
-        await wait_until(pilot, lambda: lanes.display and "MULTI" in lanes_text(app))
-        await pilot.pause()
+        await wait_until(pilot, lambda: lanes.display and "MULTI" in lanes_text(app)
+                         and lanes.scroll_y == lanes.max_scroll_y > 0)  # scrolled after a refresh (scroll_end's)
         assert inspector.display and inspector.region.width and lanes.region.width
         assert lanes.region.y == inspector.region.y and lanes.region.x < inspector.region.x  # side by side
         head = str(app.mode_screen.query_one("#lanes-head", Static).render())

@@ -11,7 +11,7 @@ from playground.tui.widgets.server_bar import ServerBar
 from playground.tui.widgets.key_table import KeyTable
 from commands import send
 from servers import shared
-from pilot import log_text, shutdown_then_f5, started, state_text, type_command, wait_until
+from pilot import log_text, shutdown_then_f5, started, state_text, type_command, wait_until, workers_finished
 
 
 async def test_watch_abort_by_hand(server_binary):
@@ -122,10 +122,11 @@ async def test_ctrl_c_at_an_idle_prompt_says_how_to_quit(server_binary):
         app.notify = lambda message, **kw: said.append(message)
         app.mode_screen.query_one("#pane-A Input").value = "GET half-typed"
         await pilot.press("ctrl+c")
-        await pilot.pause()
+        await workers_finished(pilot, app)  # (its Ctrl+C awaits the executor: all it started, done)
         assert app.mode_screen.query_one("#pane-A Input").value == "" and not said
         await pilot.press("ctrl+c")
         await wait_until(pilot, lambda: any("Ctrl+Q" in message for message in said))
+        assert len(said) == 1, said  # the second Ctrl+C's: none from the first, however late
 
 
 async def test_a_pane_scrolls_back_from_the_keyboard(server_binary):

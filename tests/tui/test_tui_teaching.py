@@ -14,7 +14,7 @@ from playground.tui.dialogs.scenario_dialogs import PredictScreen, ScenarioPicke
 from pilot import log_text, started, type_command, wait_until
 from commands import send
 from servers import shared
-from pilot import opened, panel_text, press_and_wait, scenario
+from pilot import opened, panel_text, press_and_wait, scenario, workers_finished
 
 pytestmark = pytest.mark.usefixtures("quick_autoplay")
 
@@ -292,8 +292,8 @@ async def test_a_key_pressed_while_a_step_runs_is_not_lost(server_binary):
         assert screen.busy  # the step runs (it types itself out) ...
         screen.action_teach("next")  # ... when the second key comes
         await wait_until(pilot, lambda: "step 4 of 11" in panel_text(app) and not screen.busy)
-        await pilot.pause()
-        assert "step 4 of 11" in panel_text(app)
+        await workers_finished(pilot, app)  # a third step a worker would start: started by now
+        assert "step 4 of 11" in panel_text(app) and not screen.busy and app.scenario_run.stepper.cursor == 3
         assert log_text(app, "B")[:2] == ["B> SET balance 200", "OK"]
 
 

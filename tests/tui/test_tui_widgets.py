@@ -200,17 +200,27 @@ class FooterApp(App):
         self.query_one(f"#{name}").focus()
 
 
-async def test_footer_is_rebuilt_only_when_its_keys_change():
+async def test_footer_is_rebuilt_only_when_its_keys_change(monkeypatch):
     from textual.widgets._footer import FooterKey
 
+    from playground.tui.widgets.key_footer import KeyFooter
+
+    told: list[str] = []  # the widget focused each time the footer was told the keys changed, once it was done
+    recompose = KeyFooter.recompose
+
+    async def heard(self) -> None:
+        await recompose(self)
+        told.append(self.app.focused.id if self.app.focused else "")
+
+    monkeypatch.setattr(KeyFooter, "recompose", heard)
     app = FooterApp()
     async with app.run_test(size=(80, 10)) as pilot:
         await pilot.press("f2")
-        await pilot.pause()
+        await wait_until(pilot, lambda: "one" in told)
         before = list(app.query(FooterKey))
         assert {"One", "Two"} <= {k.description for k in before}
         await pilot.press("f3")  # another Input: the same keys, so the same widgets
-        await pilot.pause()
+        await wait_until(pilot, lambda: "two" in told)  # (Textual tells the footer after a refresh: not at once)
         assert list(app.query(FooterKey)) == before
         await pilot.press("f4")  # a widget with a key of its own: the footer shows it
         await wait_until(pilot, lambda: "Special" in {k.description for k in app.query(FooterKey)})
@@ -264,6 +274,8 @@ async def test_typing_and_a_following_log_ask_for_no_layout_pass_yet_scroll_as_b
         await pilot.press(*typed)
         for i in range(30):
             log.write(f"line {i}")
+        # the log scrolled to its end (scroll_end: after a refresh), and whatever that asked for, asked
+        await wait_until(pilot, lambda: log.scroll_y == log.max_scroll_y > 0)
         await pilot.pause()
         assert asked and not any(layout for _, layout in asked), asked
         assert line.value == typed and line.scroll_x > 0  # scrolled to the cursor, at the end

@@ -8,7 +8,7 @@ import pytest
 
 from playground.tui.app import make_app
 from playground.tui.dialogs.confirm import ConfirmScreen
-from pilot import hear_notices, log_text, notices, type_command, wait_until
+from pilot import hear_notices, log_text, notices, type_command, wait_until, workers_finished
 
 
 @pytest.fixture(autouse=True)
@@ -27,7 +27,7 @@ async def test_f8_under_url_refuses_before_asking(private_server):
         await type_command(pilot, app, "A", "SET precious 1")
         await pilot.press("f8")
         await wait_until(pilot, lambda: any("allow-flush" in m for m in notices(app)))
-        await pilot.pause()
+        await workers_finished(pilot, app)  # (a question a worker would push: pushed by now)
         assert not isinstance(app.screen, ConfirmScreen)  # nothing was asked
         await type_command(pilot, app, "A", "GET precious")
         assert log_text(app, "A")[-1] == '"1"'

@@ -48,8 +48,18 @@ async def wait_until(pilot, predicate, timeout=30.0):  # noqa: ASYNC109 (the hel
     deadline = loop.time() + timeout
     while not predicate():
         if loop.time() > deadline:
-            raise AssertionError("condition not reached")
+            raise AssertionError(f"condition not reached in {timeout:g} s: {_described(predicate)}")
         await pilot.pause(0.02)
+
+
+def _described(predicate) -> str:
+    """What a wait waited for: its source (a lambda: the lines it is on), else its repr."""
+    import inspect
+
+    try:
+        return " ".join(inspect.getsource(predicate).split())[:400]
+    except (OSError, TypeError):
+        return repr(predicate)
 
 
 LONG_LIVED = ("classroom", "command", "poll-state")

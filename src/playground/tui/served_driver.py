@@ -56,25 +56,21 @@ class ServedDriver(WebDriver):
             self.shown_size = size
             super().on_meta(packet_type, payload)
         elif packet_type == "tab":  # serve: the app's tab closed or came back (a class shows who is away)
-            app = self.served_app
-            try:
-                app.call_from_thread(app.tab_shown, bool(payload.get("open")))
-            except Exception:  # the app not running (yet, or any more)
-                pass
+            self._on_app_thread(self.served_app.tab_shown, bool(payload.get("open")))
         elif packet_type == "language":  # serve: a new session for a tab that showed this language
-            app = self.served_app
-            try:
-                app.call_from_thread(app.show_language, str(payload.get("lang")))
-            except Exception:  # the app not running (yet, or any more)
-                pass
+            self._on_app_thread(self.served_app.show_language, str(payload.get("lang")))
         elif packet_type == "repaint":
-            app = self.served_app
-            try:
-                app.call_from_thread(self.repaint_all)
-            except Exception:  # the app not running (yet, or any more): nothing on screen to repaint
-                pass
+            self._on_app_thread(self.repaint_all)
         else:
             super().on_meta(packet_type, payload)
+
+    def _on_app_thread(self, callback, *args) -> None:
+        """`callback(*args)` on the app's thread; nothing when the app is not running (yet,
+        or any more: nothing on screen to change)."""
+        try:
+            self.served_app.call_from_thread(callback, *args)
+        except Exception:  # (call_from_thread's, for an app not running)
+            pass
 
     def repaint_all(self) -> None:  # on the app's thread, as every write of the app's
         self.write(MODES)

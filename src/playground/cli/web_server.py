@@ -79,6 +79,7 @@ class PlaygroundServer(Server):
         self.sockets: set[web.WebSocketResponse] = set()
         self.closing = False
         self.exiting = False  # a signal asked serve to end (request_exit: once)
+        self._texts: tuple[dict, str] | None = None  # the page's texts in every language, and as JSON
         self.pool: ReadyPool[TabSession] | None = (
             ReadyPool(ready, self._start_ready, self._drawn, self._room, self._quiet_in,
                       tabs=lambda: len(self.sessions)) if ready > 0 else None)
@@ -199,7 +200,7 @@ class PlaygroundServer(Server):
             self._watching.cancel()
         pool = asyncio.ensure_future(self.pool.close()) if self.pool is not None else None  # none starts now
         for websocket in list(self.sockets):  # (a class's tabs: the class is over, no restart offered)
-            await websocket.close(code=CLASS_STOPPED if self.classroom is not None else STOPPED)
+            await websocket.close(code=self.stopped_code)
         for session in list(self.sessions.values()):
             if session.expiry is not None:
                 session.expiry.cancel()
@@ -215,6 +216,11 @@ class PlaygroundServer(Server):
             shutil.rmtree(session.home, ignore_errors=True)
         if self.home is not None:
             self.home.remove()
+
+    @property
+    def stopped_code(self) -> int:
+        """The close code of a tab when serve stops: a class's (the class is over), else STOPPED."""
+        return CLASS_STOPPED if self.classroom is not None else STOPPED
 
     def request_exit(self) -> None:
         """Ctrl+C, SIGTERM, SIGHUP: serve ends (textual-serve's: GracefulExit). Once: a
@@ -247,8 +253,10 @@ class PlaygroundServer(Server):
         context = await inspect.unwrap(Server.handle_index)(self, request)  # textual-serve's, without its template
         context["class_mode"] = self.classroom is not None
         context["lang"] = current_language()
-        context["texts"] = {lang: self.page_texts(lang) for lang in LANGUAGES}
-        context["texts_json"] = json.dumps(context["texts"], ensure_ascii=False)
+        if self._texts is None:   # (the same for every page serve gives: made once)
+            texts = {lang: self.page_texts(lang) for lang in LANGUAGES}
+            self._texts = (texts, json.dumps(texts, ensure_ascii=False))
+        context["texts"], context["texts_json"] = self._texts
         return context
 
     def page_texts(self, lang: str) -> dict[str, str]:
@@ -280,7 +288,7 @@ class PlaygroundServer(Server):
         self.size = (width, height)
         await websocket.prepare(request)
         if self.closing:
-            await websocket.close(code=CLASS_STOPPED if self.classroom is not None else STOPPED)  # (serve ends)
+            await websocket.close(code=self.stopped_code)  # (serve ends)
             return websocket
         teacher = await self._role(websocket)
         if teacher is None:

@@ -232,11 +232,14 @@ async def test_a_spare_that_died_before_its_request_is_not_missed(tmp_path):
     ("import subprocess, sys\nsubprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'],"
      " stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)", 0),  # (a child left)
 ])
-async def test_a_forked_programs_exit_is_told_once_with_its_status(tmp_path, body, code):
+@pytest.mark.parametrize("reuse", [None, "p"])
+async def test_a_forked_programs_exit_is_told_once_with_its_status(tmp_path, body, code, reuse):
     """A program that ends alone tells its exit itself as it goes (warm_python._told_exit):
     the status is what `python prog.py` exits with, its output ends first, it is told once
     (a second report would stay in `_early`), and a program that leaves a child is told
-    only after that child is ended (as it always was, by the warm interpreter)."""
+    only after that child is ended (as it always was, by the warm interpreter). So too for
+    a program run again by the child that ran it (`reuse`), or by a new one when it left
+    what cannot be put back (every descriptor closed, a child)."""
     import sys
 
     from playground.gate.warm import WarmInterpreter
@@ -245,7 +248,8 @@ async def test_a_forked_programs_exit_is_told_once_with_its_status(tmp_path, bod
     warm = await WarmInterpreter().start()
     try:
         for _ in range(3):   # (the first forked on request, the next ones by the spare)
-            child = await warm.spawn([sys.executable, str(tmp_path / "p.py")], tmp_path, dict(os.environ))
+            child = await warm.spawn([sys.executable, str(tmp_path / "p.py")], tmp_path, dict(os.environ),
+                                     reuse=reuse)
             assert await child.wait() == code
             assert await child.stdout.read() == b"ran\n"   # (its end: nothing holds its stdout)
             try:   # (told as it goes: it may still be there a moment, but with no child of its own)
@@ -255,5 +259,91 @@ async def test_a_forked_programs_exit_is_told_once_with_its_status(tmp_path, bod
         assert warm.process is not None
         await warm.stop()
         assert warm._early == {} and warm._exits == {}
+    finally:
+        await warm.stop()
+
+
+KEPT_PROGRAM = """
+import os, random, socket, sys, warnings
+import helper
+fds = sorted(int(fd) for fd in os.listdir("/proc/self/fd"))
+print(sys.argv, os.getcwd() == os.path.dirname(__file__), os.environ.get("LEFT"),
+      helper.VALUE, random.random(), socket.getdefaulttimeout(), len(warnings.filters), os.umask(0o077),
+      sys.path[0] == os.path.dirname(__file__), len(fds), sys.getrecursionlimit())
+os.environ["LEFT"] = "by the run before"
+os.chdir("/")
+sys.argv.append("left")
+sys.path.insert(0, "/nowhere")
+socket.setdefaulttimeout(3)
+warnings.simplefilter("error")
+sys.setrecursionlimit(500)
+log = open(os.path.join(os.path.dirname(__file__), "out.txt"), "a")   # (left open: written at its end)
+log.write("run\\n")
+if os.environ["RUN"] == "2":
+    raise SystemExit(4)
+"""
+
+
+async def test_a_kept_child_runs_its_program_again_as_a_fresh_one(tmp_path):
+    """A program run again by the child that ran it (spawn's `reuse`: no fork, no warm-up)
+    starts as a fresh one would: what its run before changed (environment, working
+    directory, argv, sys.path, a module it imported, random's state, the socket timeout,
+    warnings, umask, recursion limit) is put back, a module it imports is imported again
+    (its file changed meanwhile: the new one), and each run's exit status and output
+    are its own."""
+    import sys
+
+    from playground.gate.warm import WarmInterpreter
+
+    (tmp_path / "p.py").write_text(KEPT_PROGRAM)
+    warm = await WarmInterpreter().start()
+    try:
+        said, pids = [], []
+        for run in range(4):
+            (tmp_path / "helper.py").write_text(f"VALUE = {run // 3}\n")   # (changed before the last run)
+            child = await warm.spawn([sys.executable, str(tmp_path / "p.py"), "arg"], tmp_path,
+                                     dict(os.environ, RUN=str(run)), reuse="p")
+            out = (await child.stdout.read()).decode()
+            assert await child.wait() == (4 if run == 2 else 0), (await child.stderr.read()).decode()
+            assert child.again == (run > 0)
+            said.append(out)
+            pids.append(child.pid)
+        assert len(set(pids)) == 1   # (one child ran them all)
+        assert said[0] == said[1] == said[2] != said[3]   # (the last: helper.VALUE 1)
+        assert said[3] == said[0].replace(" 0 ", " 1 ", 1)
+        assert said[0].startswith(f"[{str(tmp_path / 'p.py')!r}, 'arg'] True None 0 ")
+        assert (tmp_path / "out.txt").read_text() == "run\n" * 4   # (each run's file closed, written)
+    finally:
+        await warm.stop()
+
+
+@pytest.mark.parametrize("left", [
+    "import threading, time; threading.Thread(target=time.sleep, args=(60,), daemon=True).start()",
+    "import signal; signal.signal(signal.SIGUSR1, lambda *a: None)",
+    "import atexit; atexit.register(print, 'at exit')",
+    "import socket; os.kept = socket.socket()",   # (a descriptor held by a module the run did not import)
+    "import sys, io; sys.stdout = io.StringIO()",
+    "import subprocess; subprocess.Popen(['sleep', '60'])",
+])
+async def test_a_run_that_leaves_what_cannot_be_put_back_ends_its_child(tmp_path, left):
+    """A thread, a signal handler, an atexit handler, a descriptor, its standard stream
+    replaced, a child left: the child that ran it ends as a forked program's always did,
+    and the next run is a new child's, as fresh as the first."""
+    import sys
+
+    from playground.gate.warm import WarmInterpreter
+
+    (tmp_path / "p.py").write_text(f"import os\nprint('ran', flush=True)\n{left}\n")
+    warm = await WarmInterpreter().start()
+    try:
+        children = []
+        for _ in range(2):
+            child = await warm.spawn([sys.executable, str(tmp_path / "p.py")], tmp_path, dict(os.environ),
+                                     reuse="p")
+            assert (await child.stdout.read()).startswith(b"ran\n")   # (then the atexit handler's line)
+            assert await child.wait() == 0
+            children.append(child)
+        assert [c.again for c in children] == [False, False]
+        assert children[0].pid != children[1].pid
     finally:
         await warm.stop()

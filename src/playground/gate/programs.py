@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import itertools
+import json
 import os
 import signal
 import sys
@@ -122,7 +123,7 @@ class Program:
             env["REDIS_SOCKET"] = socket_path(self.url)
         try:
             if self.warm is not None and self.warm.takes(argv):
-                forked = self.process = await self.warm.spawn(argv, self.cwd, env)
+                forked = self.process = await self.warm.spawn(argv, self.cwd, env, reuse=self.reuse_key(argv))
                 streams = [forked.stdout, forked.stderr]
             else:
                 streams = await self._spawn(argv, env)
@@ -159,6 +160,11 @@ class Program:
             self._pipes.append(transport)
             streams.append(stream)
         return streams
+
+    def reuse_key(self, argv: list[str]) -> str:
+        """What names this program for the warm interpreter's kept children (its command
+        line and directory): a child that ran it before may run it again."""
+        return json.dumps([argv, str(self.cwd)])
 
     def _command(self) -> tuple[list[str], dict[str, str]]:
         """What to start, and its environment before REDIS_URL and the rest."""

@@ -3,8 +3,10 @@ of a lesson's Python programs (`python SCRIPT ARGS...`) with redis already impor
 `WarmProcess` stands for such a program where programs.py keeps an
 asyncio.subprocess.Process: `pid` (its session's leader), `stdout`, `stderr`, `stdin`
 (asked for with spawn(stdin=True)), `returncode`, `wait()`. The explorer uses it: a
-schedule re-runs every program. serve's zygote (cli/app_zygote.py) is one too, started
-with a preload function instead of redis, forking `python -m playground ...`.
+schedule runs a program for real where its tree cannot replay it (explore/program_tree.py),
+and a program's key (`reuse`) lets the child that ran it run it again, not forked afresh.
+serve's zygote (cli/app_zygote.py) is one too, started with a preload function instead of
+redis, forking `python -m playground ...`.
 """
 
 from __future__ import annotations
@@ -28,8 +30,9 @@ class WarmProcess:
     its output streams, its stdin if asked for, its exit status when it ends."""
 
     def __init__(self, pid: int, stdout: asyncio.StreamReader, stderr: asyncio.StreamReader,
-                 exited: asyncio.Future, stdin: asyncio.StreamWriter | None = None) -> None:
+                 exited: asyncio.Future, stdin: asyncio.StreamWriter | None = None, again: bool = False) -> None:
         self.pid = pid
+        self.again = again   # run by a child that ran its program before (spawn's `reuse`)
         self.stdin = stdin
         self.stdout = stdout
         self.stderr = stderr
@@ -55,8 +58,8 @@ class WarmInterpreter:
         self.spawn_timeout = spawn_timeout
         self.process: asyncio.subprocess.Process | None = None
         self._sock: socket.socket | None = None
-        self._exits: dict[int, asyncio.Future] = {}  # pid -> its exit, while the child runs
-        self._early: dict[int, int] = {}  # pid -> exit code, reported before spawn() had the pid
+        self._exits: dict[tuple[int, int], asyncio.Future] = {}  # (pid, run) -> its exit, while it runs
+        self._early: dict[tuple[int, int], int] = {}  # (pid, run) -> exit code, reported before spawn() had it
         self._reader: asyncio.Task | None = None
         self._broken = False  # it did not answer in time: no more requests
         self._spawning = asyncio.Lock()  # one request at a time: each answer is the pid of its child
@@ -85,10 +88,10 @@ class WarmInterpreter:
 
     async def _read_exits(self, stdout: asyncio.StreamReader) -> None:
         while line := await stdout.readline():
-            pid, code = (int(x) for x in line.split())
-            future = self._exits.pop(pid, None)  # (popped: a pid is used again, later)
+            pid, run, code = (int(x) for x in line.split())
+            future = self._exits.pop((pid, run), None)
             if future is None:
-                self._early[pid] = code
+                self._early[pid, run] = code
             elif not future.done():
                 future.set_result(code)
         for future in self._exits.values():  # it died: its children went with it (SIGKILL)
@@ -101,19 +104,24 @@ class WarmInterpreter:
         return self.process is not None and self.process.returncode is None and not self._broken
 
     async def spawn(self, argv: list[str], cwd: Path, env: dict[str, str], stdin: bool = False,
-                    deathsig: int = signal.SIGKILL) -> WarmProcess:
+                    deathsig: int = signal.SIGKILL, reuse: str | None = None) -> WarmProcess:
         """A child running argv, with its output on pipes (and its input, with stdin=True);
-        `deathsig` when the warm interpreter dies. OSError if it cannot be had."""
+        `deathsig` when the warm interpreter dies. OSError if it cannot be had. `reuse`:
+        a key naming the program; a child that ran a program of that key before and was
+        put back as it was may run it again, not forked afresh (warm_python._run_again).
+        A pid is told again for each run of such a child: a run is (pid, its number)."""
         if not self.running:
             raise OSError(tr("the warm interpreter (gate/warm.py) is not running"))
         loop = asyncio.get_running_loop()
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
         in_r, in_w = os.pipe() if stdin else (os.open(os.devnull, os.O_RDONLY), None)
-        request = json.dumps({"argv": argv, "cwd": str(cwd), "env": env, "deathsig": deathsig}).encode()
+        request = json.dumps({"argv": argv, "cwd": str(cwd), "env": env, "deathsig": deathsig,
+                              **({"reuse": reuse} if reuse else {})}).encode()
         asked = asyncio.ensure_future(self._ask(request, [in_r, out_w, err_w]))
         try:
-            pid = await asyncio.shield(asked)  # its answer is read even if the caller goes (the next one's is next)
+            pid, run, again = await asyncio.shield(asked)  # its answer is read even if the caller goes
+            # (the next one's is next)
         except BaseException as error:
             for fd in (out_r, err_r, in_w):
                 if fd is not None:
@@ -122,17 +130,18 @@ class WarmInterpreter:
                 asked.add_done_callback(self._unwanted)
             raise
         exited = loop.create_future()
-        if pid in self._early:
-            exited.set_result(self._early.pop(pid))
+        if (pid, run) in self._early:
+            exited.set_result(self._early.pop((pid, run)))
         elif self._reader is None or self._reader.done():
             exited.set_result(-signal.SIGKILL)
         else:
-            self._exits[pid] = exited
+            self._exits[pid, run] = exited
         return WarmProcess(pid, await _reader(out_r), await _reader(err_r), exited,
-                           await _writer(in_w) if in_w is not None else None)
+                           await _writer(in_w) if in_w is not None else None, again=again)
 
-    async def _ask(self, request: bytes, fds: list[int]) -> int:
-        """Send one request with its child's descriptors; the pid of that child."""
+    async def _ask(self, request: bytes, fds: list[int]) -> tuple[int, int, bool]:
+        """Send one request with its child's descriptors; (the pid of the child that runs
+        it, the run's number, whether that child ran its program before)."""
         sock = self._sock
         if sock is None:
             raise OSError(tr("the warm interpreter (gate/warm.py) is not running"))
@@ -148,18 +157,20 @@ class WarmInterpreter:
             except asyncio.TimeoutError:
                 self._broken = True  # a late answer would be taken for the next child's pid
                 raise OSError(tr("the warm interpreter (gate/warm.py) does not answer")) from None
-        if not answer.isdigit():  # it died: no pid comes
+        words = answer.split()
+        if len(words) != 3 or not all(word.isdigit() for word in words):  # it died: no pid comes
             raise OSError(tr("the warm interpreter (gate/warm.py) is not running"))
-        return int(answer)
+        pid, run, again = (int(word) for word in words)
+        return pid, run, bool(again)
 
     def _unwanted(self, asked: asyncio.Future) -> None:
         """A child forked for a caller that went meanwhile: it goes too, its exit dropped."""
         if asked.cancelled() or asked.exception() is not None:
             return
-        pid = asked.result()
-        if self._early.pop(pid, None) is not None:  # it has ended already
+        pid, run, _ = asked.result()
+        if self._early.pop((pid, run), None) is not None:  # it has ended already
             return
-        self._exits[pid] = asyncio.get_running_loop().create_future()  # nobody waits for it
+        self._exits[pid, run] = asyncio.get_running_loop().create_future()  # nobody waits for it
         try:
             os.kill(pid, signal.SIGKILL)
         except ProcessLookupError:

@@ -8,8 +8,9 @@ each of them, so that none pays an interpreter's start and its imports. Two user
     python warm_python.py FD [--preload MODULE:FUNCTION] [--name NAME]
 
 FD is a SOCK_SEQPACKET socket: each message is a JSON request {argv, cwd, env,
-deathsig?} with the child's stdin, stdout and stderr as passed descriptors; the child
-answers it with its pid once it leads a session of its own. When a child exits, "PID
+deathsig?, reuse?} with the child's stdin, stdout and stderr as passed descriptors; it is
+answered "PID RUN AGAIN" (the child's pid, the run's number, 1 if that child ran its
+program before) once the child leads a session of its own. When a run ends, "PID RUN
 CODE" (as os.waitstatus_to_exitcode) goes to this process's stdout. A child runs
 `python SCRIPT ARGS...` or `python -m MODULE ARGS...` as the interpreter would (sys.argv,
 sys.path[0], __main__, exit status, traceback on stderr); it gets `deathsig` (default
@@ -26,6 +27,15 @@ starts stays its descendant however it detaches (`setsid`, a double fork), and t
 process is one too, so when the child ends they become this process's children: it ends
 them (SIGKILL) and reaps them before it reports the child's exit, so its output pipes are
 closed by then.
+
+A gate's request may say `reuse` (a key naming its program: the explorer runs the same
+program again and again): the spare that takes it is kept (`_KEPT`), and when the program
+is over and left nothing that cannot be put back (no thread, child, atexit or signal
+handler, descriptor, standard stream of its own; then its environment, working directory,
+argv, sys.path, the modules it imported, random's state ... are set back: `_Before`), the
+child tells its exit and waits for the next request of that key (`_run_again`) instead of
+ending: no fork, no copy of this process's pages, no warm-up. Each run has a number, told
+with its pid (a kept child's pid is told again); at most `_IDLE_LIMIT` kept children wait.
 
 A gate's child that ends alone (one thread, no child of its own left) closes its
 descriptors and says its exit status itself before it exits, in a datagram to a socket of
@@ -44,6 +54,7 @@ import os
 import runpy
 import select
 import signal
+import _signal  # type: ignore[import-not-found]  # (signal's C module: getsignal with no enum made)
 import socket
 import struct
 import sys
@@ -53,8 +64,13 @@ from typing import NoReturn
 _OWN_FRAMES = {__file__, os.path.abspath(__file__), runpy.__file__}
 _PR_SET_PDEATHSIG, _PR_SET_NAME, _PR_SET_CHILD_SUBREAPER = 1, 15, 36
 _ENDING: dict = {}  # a gate's child, its program over: {"code": its exit status}
-_SPAWNED: set[int] = set()  # the children this process forked for a request, while they run
+_SPAWNED: dict[int, int] = {}  # the children running a request -> that run's number (_RUNS)
 _SPARE: set[int] = set()  # the child forked ahead of the next request (_spare)
+_KEPT: dict[int, tuple[socket.socket, str]] = {}  # a child whose request said `reuse` -> (the socket
+# it takes its next request on, that key), while it runs or waits for one (_run_again)
+_IDLE: dict[int, str] = {}  # the kept children waiting for a request of their key, oldest first
+_IDLE_LIMIT = 4   # kept waiting at most; past that the oldest ends
+_RUNS = [0]   # the number of the last run asked for: a kept child's pid is told again for its next run
 _WAKE: list[int] = []  # a pipe the C signal handler writes to (signal.set_wakeup_fd): _wait_for_request
 _TOLD: list = []  # where a gate's child tells its exit as it ends alone (_told_exit): this process's
 # datagram socket (its children close it), and its abstract name
@@ -105,22 +121,30 @@ def _children() -> list[int] | None:
     return found
 
 
-def _told_exit(code: int) -> None:
+def _told_exit(code: int, again: bool = False) -> None:
     """A gate's child ending alone (no thread, no child left: nothing else holds its
     descriptors): every descriptor closed (its sockets, its output pipes: their ends are
     seen at once), then its exit status to this process's parent (`_TOLD`), which reports
-    it. Both come before the kernel tears its memory down."""
-    os.closerange(0, 1 << 20)
+    it. Both come before the kernel tears its memory down. `again`: a kept child's run is
+    over (_run_again), the child ready for the next."""
+    if not again:
+        os.closerange(0, 1 << 20)
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as tell:
-            tell.sendto(b"%d" % code, _TOLD[1])
+            tell.sendto(b"%d%s" % (code, b" again" if again else b""), _TOLD[1])
     except OSError:
-        pass   # (reaped and reported all the same)
+        if again:   # (nobody would know it is over)
+            os._exit(code)
 
 
 def _namespace_of(main) -> None:
     """An audit hook: the script's namespace, runpy's __main__ module when it runs the
-    script's code (the first `exec` with another __main__ than this process's `main`)."""
+    script's code (the first `exec` with another __main__ than this process's `main`).
+    Added once: a kept child's next run is seen by the same hook."""
+    if _ENDING.get("hooked"):
+        return
+    _ENDING["hooked"] = True
+
     def hook(event: str, args) -> None:
         if event == "exec" and "namespace" not in _ENDING and sys.modules.get("__main__") is not main:
             _ENDING["namespace"] = vars(sys.modules["__main__"])
@@ -147,12 +171,21 @@ def _reap(*_) -> None:
             return
         if pid == 0:
             return
+        _let_go(pid)
         if pid not in _SPAWNED:
-            continue  # an orphan of a child (_end_orphans): nobody asked for it
-        _SPAWNED.discard(pid)
+            continue  # an orphan of a child (_end_orphans), or a kept child ended: nobody waits for it
+        run = _SPAWNED.pop(pid)
         if _GATE:
             _end_orphans()
-        os.write(1, b"%d %d\n" % (pid, os.waitstatus_to_exitcode(status)))
+        os.write(1, b"%d %d %d\n" % (pid, run, os.waitstatus_to_exitcode(status)))
+
+
+def _let_go(pid: int) -> None:
+    """A kept child ended (or is to end): its socket closed, no more requests for it."""
+    kept = _KEPT.pop(pid, None)
+    _IDLE.pop(pid, None)
+    if kept is not None:
+        kept[0].close()
 
 
 def _orphans() -> list[int]:
@@ -162,10 +195,10 @@ def _orphans() -> list[int]:
     found among every process's parent in /proc."""
     me, children = os.getpid(), _children()
     if children is not None:
-        return [pid for pid in children if pid not in _SPAWNED and pid not in _SPARE]
+        return [pid for pid in children if pid not in _SPAWNED and pid not in _SPARE and pid not in _KEPT]
     found = []
     for name in os.listdir("/proc"):
-        if name.isdigit() and int(name) not in _SPAWNED and int(name) not in _SPARE:
+        if name.isdigit() and all(int(name) not in known for known in (_SPAWNED, _SPARE, _KEPT)):
             try:
                 with open(f"/proc/{name}/stat", "rb") as f:
                     fields = f.read().rpartition(b")")[2].split()
@@ -228,11 +261,10 @@ def _child(sock: socket.socket | None, request: dict, fds: list[int], parent: in
         os.dup2(fd, target)
         os.close(fd)
     if sock is not None:
-        sock.send(b"%d" % os.getpid())
+        sock.send(b"%d %d 0" % (os.getpid(), _RUNS[0]))   # (its run's number: set before the fork)
         sock.close()
     os.chdir(request["cwd"])
-    os.environ.clear()
-    os.environ.update(request["env"])
+    _set_environ(request["env"])
     argv = request["argv"]
     try:
         if argv[1] == "-m":  # as `python -m MODULE`: sys.path[0] is the working directory
@@ -257,6 +289,16 @@ def _child(sock: socket.socket | None, request: dict, fds: list[int], parent: in
         traceback.print_exception(type(exc), exc, tb)
         return 1
     return 0
+
+
+def _set_environ(env: dict[str, str]) -> None:
+    """os.environ becomes `env`: only what differs is set or unset (a kept child's next
+    run: most of it is the same)."""
+    for name in [name for name in os.environ if name not in env]:
+        del os.environ[name]
+    for name, value in env.items():
+        if os.environ.get(name) != value:
+            os.environ[name] = value
 
 
 def _preload(argv: list[str]) -> None:
@@ -290,6 +332,11 @@ def _run_child(sock: socket.socket | None, message: bytes, fds: list[int], paren
     code = _child(sock, json.loads(message), fds, parent)
     sys.stdout.flush()
     sys.stderr.flush()
+    _end(code)
+
+
+def _end(code: int) -> NoReturn:
+    """A child's program is over: it ends with the program's exit status."""
     if _GATE:
         _ENDING["code"] = code  # (_quick_end, after the threads and the atexit handlers)
         threading = sys.modules.get("threading")
@@ -351,33 +398,172 @@ def _spare(parent: int, requests: socket.socket) -> tuple[int, socket.socket]:
         os.dup2(null, target)
     os.close(null)
     _pretouch()
-    message, fds, _, _ = socket.recv_fds(theirs, 1 << 20, 3)
-    theirs.close()
-    if not message:
-        os._exit(0)
-    _run_child(None, message, fds, parent)
+    before: _Before | None = None   # (as it is before its first run: each run leaves it so, or ends it)
+    while True:
+        message, fds, _, _ = socket.recv_fds(theirs, 1 << 20, 3)
+        if not message:
+            os._exit(0)
+        request = json.loads(message)
+        if not (_GATE and _TOLD and request.get("reuse")):
+            theirs.close()
+            _run_child(None, message, fds, parent)
+        before = before or _Before(fds)
+        _run_again(before, request, fds, parent)   # (back here only when its next request may come)
 
 
-def _to_spare(spare: tuple[int, socket.socket], requests: socket.socket, message: bytes, fds: list[int]) -> bool:
-    """The request to the spare, and its pid to whoever asked: True. False when the
-    spare died before its request (killed while it waited): then a child is forked for
-    it, as without a spare."""
+def _run_again(before: "_Before", request: dict, fds: list[int], parent: int) -> None:
+    """A request that said `reuse` (its program's key): the program runs in this child as
+    in any other, and when it is over the child is put back as it was before it (_Before).
+    Then the child closes the run's standard streams, tells its exit status with its
+    readiness for the next run of that key (_told_exit), and returns: its next request
+    comes on the socket it took this one on. A program that left something that cannot
+    be put back (a thread, a child, a descriptor, a handler, its standard streams
+    replaced) ends its child as always (_end)."""
+    code = _child(None, request, fds, parent) & 0xFF
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (AttributeError, OSError, ValueError):
+            pass
+    if not before.alone():   # (its threads, its atexit handlers: the script's namespace still theirs)
+        _end(code)
+    namespace = _ENDING.pop("namespace", None)
+    if namespace is not None:
+        namespace.clear()
+    gc.collect()
+    if not before.restore():
+        _end(code)
+    null = os.open(os.devnull, os.O_RDWR)   # (the run's pipes closed: their ends are seen at once)
+    for target in (0, 1, 2):
+        os.dup2(null, target)
+    os.close(null)
+    _told_exit(code, again=True)
+
+
+class _Before:
+    """What a kept child is like before a run, and whether the run left it so (`restore`:
+    what a run may change and this can set back is set back; False where it cannot)."""
+
+    def __init__(self, passed: list[int]) -> None:
+        """`passed`: the run's descriptors, passed with its request (on 0, 1, 2 in the run)."""
+        self.cwd = os.getcwd()
+        self.argv, self.path = list(sys.argv), list(sys.path)
+        self.modules = dict(sys.modules)
+        self.streams = (sys.stdin, sys.stdout, sys.stderr, sys.displayhook, sys.excepthook)
+        self.fds = self._fds() - set(passed)
+        self.signals = self._signals()
+        self.atexit = atexit._ncallbacks()
+        self.umask = os.umask(0o022)
+        os.umask(self.umask)
+        random = sys.modules.get("random")
+        self.random = random.getstate() if random is not None else None
+        self.timeout = socket.getdefaulttimeout()
+        self.limits = (sys.getrecursionlimit(), sys.getswitchinterval(), gc.get_threshold(), gc.isenabled())
+        warnings = sys.modules.get("warnings")
+        self.warnings = list(warnings.filters) if warnings is not None else None
+
+    @staticmethod
+    def _fds() -> set[int]:
+        """The descriptors open (not the one that read them)."""
+        found = set()
+        for name in os.listdir("/proc/self/fd"):
+            try:
+                os.fstat(int(name))
+            except OSError:
+                continue
+            found.add(int(name))
+        return found
+
+    @staticmethod
+    def _signals() -> dict:
+        return {number: _signal.getsignal(number) for number in signal.valid_signals()
+                if number not in (signal.SIGKILL, signal.SIGSTOP)}   # (_signal's: no enum made, 20× faster)
+
+    def alone(self) -> bool:
+        """No thread, child or atexit handler of the run's left: what the interpreter's own
+        ending waits for or runs (they may need the script's namespace)."""
+        threading = sys.modules.get("threading")
+        if threading is not None and threading.active_count() > 1:
+            return False
+        return _children() == [] and atexit._ncallbacks() == self.atexit
+
+    def restore(self) -> bool:
+        """After `alone()` and the script's namespace cleared: put back what the run changed."""
+        if (self._signals() != self.signals
+                or (sys.stdin, sys.stdout, sys.stderr, sys.displayhook, sys.excepthook) != self.streams
+                or self._fds() != self.fds or signal.getitimer(signal.ITIMER_REAL) != (0.0, 0.0)):
+            return False
+        for name in [name for name in sys.modules if name not in self.modules]:
+            del sys.modules[name]   # (imported by the run: imported again by the next one)
+        sys.modules.update(self.modules)
+        sys.argv[:], sys.path[:] = self.argv, self.path
+        os.chdir(self.cwd)
+        os.umask(self.umask)
+        random = sys.modules.get("random")
+        if random is not None and self.random is not None:
+            random.setstate(self.random)   # (as a fresh fork's: the same numbers again)
+        socket.setdefaulttimeout(self.timeout)
+        recursion, interval, threshold, enabled = self.limits
+        sys.setrecursionlimit(recursion)
+        sys.setswitchinterval(interval)
+        gc.set_threshold(*threshold)
+        (gc.enable if enabled else gc.disable)()
+        warnings = sys.modules.get("warnings")
+        if warnings is not None and self.warnings is not None:
+            warnings.filters[:] = self.warnings
+            warnings._filters_mutated()
+        return True
+
+
+def _to_spare(spare: tuple[int, socket.socket], requests: socket.socket, message: bytes, fds: list[int],
+              key: str | None, again: bool = False) -> bool:
+    """The request to the spare (or, `again`, to a kept child waiting for its key's next
+    run), and "PID RUN AGAIN" to whoever asked: True. False when that child died before
+    (killed while it waited): then another takes it. With a `key` (the request's
+    `reuse`) the child is kept, its socket with it, for that key's next request."""
     pid, channel = spare
     signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGCHLD])
     _SPARE.discard(pid)
+    _IDLE.pop(pid, None)
     try:
         socket.send_fds(channel, [message], fds)
     except OSError:
+        _let_go(pid)
+        channel.close()
         signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGCHLD])
         return False
-    finally:
+    if key is None:
         channel.close()
-    _SPAWNED.add(pid)
-    requests.send(b"%d" % pid)
+    else:
+        _KEPT[pid] = (channel, key)
+    _RUNS[0] += 1
+    _SPAWNED[pid] = _RUNS[0]
+    requests.send(b"%d %d %d" % (pid, _RUNS[0], again))
     signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGCHLD])
     for fd in fds:
         os.close(fd)
     return True
+
+
+def _kept_for(key: str | None) -> tuple[int, socket.socket] | None:
+    """A kept child waiting for a run of `key` (the one waiting longest), or None."""
+    for pid, waits_for in _IDLE.items():
+        if waits_for == key:
+            return pid, _KEPT[pid][0]
+    return None
+
+
+def _keep_waiting(pid: int) -> None:
+    """A kept child's run is over and it waits for its key's next: the oldest waiting
+    past _IDLE_LIMIT is told to end (an empty request)."""
+    _IDLE[pid] = _KEPT[pid][1]
+    while len(_IDLE) > _IDLE_LIMIT:
+        oldest = next(iter(_IDLE))
+        try:
+            _KEPT[oldest][0].send(b"")
+        except OSError:
+            pass
+        _let_go(oldest)
 
 
 def _wait_for_request(sock: socket.socket) -> None:
@@ -432,9 +618,11 @@ def _report_told() -> None:
                 return
             pid = next((struct.unpack("3i", cdata[:12])[0] for level, kind, cdata in ancillary
                         if level == socket.SOL_SOCKET and kind == socket.SCM_CREDENTIALS), None)
-            if pid in _SPAWNED and data.lstrip(b"-").isdigit():
-                _SPAWNED.discard(pid)
-                os.write(1, b"%d %d\n" % (pid, int(data)))
+            code, _, again = data.partition(b" ")
+            if pid in _SPAWNED and code.lstrip(b"-").isdigit():
+                os.write(1, b"%d %d %d\n" % (pid, _SPAWNED.pop(pid), int(code)))
+                if again == b"again" and pid in _KEPT:
+                    _keep_waiting(pid)
     finally:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGCHLD])
 
@@ -466,17 +654,26 @@ def main() -> int:
         message, fds, _, _ = socket.recv_fds(sock, 1 << 20, 3)
         if not message:
             return 0
+        key = json.loads(message).get("reuse") if _GATE and _TOLD else None
+        kept = _kept_for(key) if key is not None else None
+        while kept is not None:   # (a kept child of its key's takes it: nothing forked, nothing to warm)
+            if _to_spare(kept, sock, message, fds, key, again=True):
+                break
+            kept = _kept_for(key)
+        if kept is not None:
+            continue
         if spare is not None:   # (a gate's: its spare, warm, takes the request)
-            taken = _to_spare(spare, sock, message, fds)
+            taken = _to_spare(spare, sock, message, fds, key)
             spare = None
             if taken:
                 continue
         signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGCHLD])  # (a quick child is reaped after it is known)
+        _RUNS[0] += 1
         pid = os.fork()
         if pid == 0:
             signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGCHLD])
             _run_child(sock, message, fds, parent)
-        _SPAWNED.add(pid)
+        _SPAWNED[pid] = _RUNS[0]
         signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGCHLD])
         for fd in fds:
             os.close(fd)

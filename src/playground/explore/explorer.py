@@ -109,6 +109,7 @@ class Explorer(OneSchedule):
         self.runner = Runner(pg, executor=executor or Executor(pg), sink=sink)
         self.runner.programs.lenient = True  # a lesson's program may send fewer commands in some orders
         self.runner.programs.warm = True     # each schedule forks its Python programs, redis imported
+        self.runner.programs.keep_connections = True   # and its gate takes the last one's server connections
         self.trees = ProgramTrees()          # each program run once per reply history (explore/program_tree.py)
         self.footprint_memo: dict[tuple, dict] = {}   # (moves, commands, evicting) -> their footprints
         # (explore/program_moves.py: a schedule's prefix is asked of again and again)

@@ -38,6 +38,7 @@ from playground.gate.peer import Origin, peer_pid, process_name
 from playground.gate.peer import origin as peer_origin
 from playground.gate.program_connection import RECV, GateClient, Held, Upstream  # noqa: F401 (Held: re-exported)
 from playground.gate.reply_order import ReplyOrder
+from playground.gate.upstream_pool import UpstreamPool
 from playground.resp.address import Address
 from playground.resp.connection import pack_command, pack_pipeline
 
@@ -171,6 +172,9 @@ class Gate:
         self.answered: list[Callable[[GateClient, Held], None]] = []
         """Told of every command answered, as its reply arrives, in server order (the
         handshake too: `Held.unstepped`): engine/program_lines.py records them."""
+        self.pool: UpstreamPool | None = None
+        """Where an ended client's server connection is kept for the next client of its
+        name (gate/upstream_pool.py: the explorer's schedules), else closed."""
         self.ended: list[Callable[[GateClient], None]] = []
         """Told once of each client whose connection ended (its program closed it, the
         server did, or the gate closed), after every command of its that was answered."""
@@ -519,6 +523,12 @@ class Gate:
         """`client`'s own connection to the server (`Upstream`), named after it, and its
         CLIENT ID. The handshake's replies are read at once when they come within
         QUICK_LATE (else waited for, up to CONNECT_TIMEOUT: a script may hold the server)."""
+        kept = self.pool.take(client.name) if self.pool is not None else None
+        if kept is not None:
+            upstream, client.server_id = kept
+            upstream.rebind(lambda data: self._from_server(client, data))
+            client.to_server = upstream
+            return
         address = self.address()
         loop = asyncio.get_running_loop()
         sock = socket.socket(socket.AF_UNIX if address.path else socket.AF_INET, socket.SOCK_STREAM)
@@ -526,14 +536,7 @@ class Gate:
             sock.setblocking(False)
             async with asyncio.timeout(CONNECT_TIMEOUT):   # (no task: a unix socket connects at once)
                 await loop.sock_connect(sock, address.path or (address.host, address.port))
-            hello = []
-            if address.password is not None:
-                hello.append([b"AUTH", *([address.username.encode()] if address.username else []),
-                              address.password.encode()])
-            # the server takes only ! to ~ in a name: a program named "my prog", 程序 or with a
-            # control character connects all the same (the panel shows its name as it is)
-            hello.append([b"CLIENT", b"SETNAME", re.sub(r"[^!-~]", "_", client.name).encode()])
-            hello.append([b"CLIENT", b"ID"])
+            hello = [*self._hello(client), [b"CLIENT", b"ID"]]
             async with asyncio.timeout(CONNECT_TIMEOUT):
                 await loop.sock_sendall(sock, pack_pipeline(hello))
             buf = bytearray()
@@ -556,6 +559,27 @@ class Gate:
             raise
         client.server_id = int(last[1:-2])  # (CLIENT ID's :<id>)
         client.to_server = Upstream(sock, lambda data: self._from_server(client, data))
+
+    def _hello(self, client: GateClient) -> list[list[bytes]]:
+        """What makes a server connection `client`'s: AUTH as the learner (where the
+        server asks for it) and its name."""
+        address = self.address()
+        hello = []
+        if address.password is not None:
+            hello.append([b"AUTH", *([address.username.encode()] if address.username else []),
+                          address.password.encode()])
+        # the server takes only ! to ~ in a name: a program named "my prog", 程序 or with a
+        # control character connects all the same (the panel shows its name as it is)
+        hello.append([b"CLIENT", b"SETNAME", re.sub(r"[^!-~]", "_", client.name).encode()])
+        return hello
+
+    def let_go(self, client: GateClient, upstream: Upstream, reusable: bool) -> None:
+        """`client` ended: its server connection kept in the pool for the next client of
+        its name (`reusable`: nothing of it on its way), else closed."""
+        if self.pool is not None and reusable and client.server_id and not upstream.closed:
+            self.pool.put(client.name, upstream, client.server_id, self._hello(client))
+        else:
+            upstream.close()
 
     def answer_now(self, client: GateClient) -> None:
         """Right after `client`'s requests went to the server: read their replies here while
@@ -598,6 +622,7 @@ class Gate:
         if up is None or program is None or client.closed:
             return
         if not data:
+            up.close()   # (the server closed it: nothing to keep)
             client.fail_pending()
             return
         program.write(data)
@@ -621,6 +646,7 @@ class Gate:
                 if not client.inflight:
                     client.pump()  # a reply of the gate's own may be next
         except FrameError:
+            up.close()
             client.fail_pending()
             return
         self.changed()

@@ -79,6 +79,11 @@ class Upstream:
             data = b""
         self._on_data(data)
 
+    def rebind(self, on_data: Callable[[bytes], None]) -> None:
+        """What the server sends goes to `on_data` from now on (another gate client's, or
+        gate/upstream_pool.py's while it is kept)."""
+        self._on_data = on_data
+
     def read_now(self, waiting: Callable[[], bool], within: float) -> None:
         """Read here while `waiting()`, as long as each reply's bytes come within `within`
         seconds (a late one is left to the event loop)."""
@@ -197,6 +202,9 @@ class GateClient:
         """The connection ended: what it still held or had in flight fails, its sockets
         close, and (the first time) the gate's `ended` listeners are told."""
         ended, self.closed = not self.closed, True
+        upstream, self.to_server = self.to_server, None
+        if upstream is not None:   # (kept for the next schedule's client of this name, or closed)
+            self.gate.let_go(self, upstream, reusable=not self.inflight and not self.pushed and not upstream.buf)
         self.gate.dropped += [h for h in self.queue if not h.released and not h.unstepped and h.argv]
         for held in [*self.inflight, *self.queue]:
             if not held.done.done():
@@ -204,9 +212,8 @@ class GateClient:
                 held.done.exception()  # (retrieved: a waiter may never come)
         self.inflight.clear()
         self.queue.clear()
-        for w in (self.to_server, self.to_program):
-            if w is not None:
-                w.close()
+        if self.to_program is not None:
+            self.to_program.close()
         if ended:
             for listener in list(self.gate.ended):
                 listener(self)

@@ -16,6 +16,7 @@ from playground.engine.catalogue import SUBSCRIBE_FAMILY, SUBSCRIBES
 from playground.gate import process_rest
 from playground.gate.endpoint import Gate, Held
 from playground.gate.process_rest import Rest
+from playground.gate.upstream_pool import UpstreamPool
 from playground.gate.warm import WarmInterpreter
 from playground.gate.programs import TIME_LIMIT, Program, ProgramError, ProgramOutcome
 from playground.i18n import tr
@@ -35,6 +36,8 @@ REST_POLL = 0.002
 
 _WARM: weakref.WeakKeyDictionary[Any, WarmInterpreter] = weakref.WeakKeyDictionary()
 """Each playground's warm interpreter (gate/warm.py), once a lesson's Python program needed it."""
+_POOLS: weakref.WeakKeyDictionary[Any, UpstreamPool] = weakref.WeakKeyDictionary()
+"""Each playground's server connections kept between the explorer's schedules (gate/upstream_pool.py)."""
 
 
 class LessonPrograms:
@@ -57,6 +60,8 @@ class LessonPrograms:
         # skipped, not failed, and a step may block or not
         self.warm = False     # the explorer: Python programs forked from a warm interpreter (gate/warm.py)
         self.replay: Any = None    # the explorer: programs replayed from what they saw (explore/program_tree.py)
+        self.keep_connections = False  # the explorer: a schedule's gate takes the server connections the
+        # last one's clients ended with (gate/upstream_pool.py), not new ones
         self._readable: dict[int, bool] = {}   # pid -> its threads can be seen (gate/process_rest.py)
         self._rests: dict[str, Rest | None] = {}   # program -> how it was at rest when `rest` said LISTENING
         self.gave_up: dict[str, list[Held]] = {}   # program -> its commands it gave up on while they were held,
@@ -81,6 +86,8 @@ class LessonPrograms:
             self.gate = Gate.for_playground(self.pg)
         except ValueError:
             return tr("a lesson with programs runs on the playground's own private server")
+        if self.keep_connections:
+            self.gate.pool = self._pool()
         if self.executor is not None:  # its commands into the records typed ones go to (lanes, why, changed by)
             from playground.engine.program_lines import ProgramLines
             ProgramLines(self.executor.recorder).attach(self.gate)
@@ -122,6 +129,14 @@ class LessonPrograms:
             _WARM[self.pg] = warm
             self.pg.closing.append(warm.stop)
         return warm
+
+    def _pool(self) -> UpstreamPool:
+        """The playground's kept server connections: made at the first need, closed with it."""
+        pool = _POOLS.get(self.pg)
+        if pool is None:
+            pool = _POOLS[self.pg] = UpstreamPool()
+            self.pg.closing.append(_closer(pool))
+        return pool
 
     async def close(self) -> None:
         """stop(), and let go of the warm interpreter (the playground keeps it)."""
@@ -420,3 +435,9 @@ class LessonPrograms:
 
     def note_reply(self, name: str, held: Held) -> None:
         self.history.setdefault(name, []).append((tuple(held.argv), held.reply))
+
+
+def _closer(pool: UpstreamPool):
+    async def close() -> None:
+        pool.close()
+    return close

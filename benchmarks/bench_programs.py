@@ -3,8 +3,10 @@
 
 Two redis-py programs that each read the counter and write it back plus one, twice (GET,
 SET, GET, SET: 70 schedules), in a lesson with no steps: the explorer runs them by the
-commands they send (explore/program_moves.py), every schedule forking both programs afresh
-from the warm interpreter (gate/warm.py). The baseline, in the same run: the same four
+commands they send (explore/program_moves.py), each replayed from what it saw where its
+tree holds its reply history (explore/program_tree.py, on server connections kept from
+schedule to schedule: gate/upstream_pool.py), else run for real by the warm interpreter's
+child that ran it before (gate/warm.py, warm_python._run_again). The baseline, in the same run: the same four
 commands typed as a steps lesson (`GET counter` saved, `SET counter ${n+1}`), explored the
 same way (every schedule, no reduction, no witnesses) on the same playground. Both must
 find the same outcomes (6, 7 and 8). Per schedule: the exploration's wall time over its
@@ -14,7 +16,7 @@ order run twice, the repeatability check: what exploring it costs). Budget: ≤ 
 For context: the lean redis-py loop of bench_explore on the same schedules, this process's
 CPU, and the programs' CPU (the warm interpreter and every program it forked, from /proc).
 The two alternate round by round. And the floor under the budget: an empty Python program
-forked by the same warm interpreter, from the request to its exit told, times the real
+run again by the same warm interpreter's child, from the request to its exit told, times the real
 program processes the exploration ran (those its trees could not replay: one per reply
 history a program had not been seen to get), against the whole typed exploration.
 """
@@ -50,19 +52,32 @@ def _lessons(folder: Path):
     return load_scenario(folder / "programs.toml"), load_scenario(folder / "typed.toml")
 
 
+def _cpu_of(pid: int, reaped: bool = True) -> float:
+    """CPU seconds of process `pid` (and of its reaped children), from /proc; 0 if gone."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return sum(int(x) for x in fields[11:15 if reaped else 13]) / os.sysconf("SC_CLK_TCK")   # (utime stime
+    # cutime cstime)
+
+
 def _children_cpu(pg=None) -> float:
     """CPU seconds of this process's reaped children, and of the playground's warm
-    interpreter (gate/warm.py) with the programs it forked and reaped (from /proc)."""
+    interpreter (gate/warm.py) with the programs it forked: reaped, and still running (its
+    kept children, which run a program again: warm_python._run_again), from /proc."""
     t = os.times()
     spent = t.children_user + t.children_system
     from playground.scenario.programs.lesson import _WARM
 
     warm = _WARM.get(pg) if pg is not None else None
     if warm is not None and warm.process is not None:
+        pid = warm.process.pid
+        spent += _cpu_of(pid)
         try:
-            with open(f"/proc/{warm.process.pid}/stat", encoding="ascii") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-            spent += sum(int(x) for x in fields[11:15]) / os.sysconf("SC_CLK_TCK")   # (utime stime cutime cstime)
+            with open(f"/proc/{pid}/task/{pid}/children", encoding="ascii") as f:
+                spent += sum(_cpu_of(int(child), reaped=False) for child in f.read().split())
         except OSError:
             pass
     return spent
@@ -81,8 +96,9 @@ async def _timed(pg, scenario) -> tuple[float, float, float, object, int]:
 
 async def _program_floor(pg, folder: Path, runs: int = 20) -> float:
     """Seconds from asking the playground's warm interpreter (gate/warm.py) for a Python
-    program that does nothing to its exit told: what any run of a real program costs at
-    least here, whatever the explorer does around it."""
+    program that does nothing to its exit told, run again by the child that ran it before
+    (`reuse`, as the explorer's are): what any run of a real program costs at least here,
+    whatever the explorer does around it."""
     import sys
 
     from playground.scenario.programs.lesson import _WARM
@@ -95,7 +111,7 @@ async def _program_floor(pg, folder: Path, runs: int = 20) -> float:
     walls = []
     for _ in range(runs):
         t0 = time.perf_counter()
-        process = await warm.spawn([sys.executable, str(empty)], folder, dict(os.environ))
+        process = await warm.spawn([sys.executable, str(empty)], folder, dict(os.environ), reuse="floor")
         await process.wait()
         walls.append(time.perf_counter() - t0)
     return statistics.median(walls)
@@ -168,8 +184,8 @@ def table_rows(p: dict, row) -> list[str]:
                 f"{p['programs_children_cpu_ms']:.1f} ms in the programs", "", "",
                 f"typed: {p['typed_cpu_ms']:.2f} ms; lean redis-py loop: {p['lean_ms']:.2f} ms a schedule (wall)",
                 "", ""),
-            row("for context: the least a real program run costs here (an empty Python program forked by the "
-                "warm interpreter, asked to exit told)", f"{p['floor_ms']:.1f} ms", "", "",
+            row("for context: the least a real program run costs here (an empty Python program run again by "
+                "the warm interpreter's child that ran it, asked to exit told)", f"{p['floor_ms']:.1f} ms", "", "",
                 f"the exploration ran {p['starts']:.0f} real program processes (the rest replayed): at that least, "
                 f"{p['floor_ratio']:.1f}× the whole typed exploration", "", "")]
 

@@ -275,7 +275,6 @@ os.chdir("/")
 sys.argv.append("left")
 sys.path.insert(0, "/nowhere")
 socket.setdefaulttimeout(3)
-warnings.simplefilter("error")
 sys.setrecursionlimit(500)
 log = open(os.path.join(os.path.dirname(__file__), "out.txt"), "a")   # (left open: written at its end)
 log.write("run\\n")
@@ -288,7 +287,7 @@ async def test_a_kept_child_runs_its_program_again_as_a_fresh_one(tmp_path):
     """A program run again by the child that ran it (spawn's `reuse`: no fork, no warm-up)
     starts as a fresh one would: what its run before changed (environment, working
     directory, argv, sys.path, a module it imported, random's state, the socket timeout,
-    warnings, umask, recursion limit) is put back, a module it imports is imported again
+    umask, recursion limit) is put back, a module it imports is imported again
     (its file changed meanwhile: the new one), and each run's exit status and output
     are its own."""
     import sys
@@ -323,11 +322,12 @@ async def test_a_kept_child_runs_its_program_again_as_a_fresh_one(tmp_path):
     "import atexit; atexit.register(print, 'at exit')",
     "import socket; os.kept = socket.socket()",   # (a descriptor held by a module the run did not import)
     "import sys, io; sys.stdout = io.StringIO()",
+    "import warnings; warnings.simplefilter('error')",
     "import subprocess; subprocess.Popen(['sleep', '60'])",
 ])
 async def test_a_run_that_leaves_what_cannot_be_put_back_ends_its_child(tmp_path, left):
     """A thread, a signal handler, an atexit handler, a descriptor, its standard stream
-    replaced, a child left: the child that ran it ends as a forked program's always did,
+    replaced, a warnings filter, a child left: the child that ran it ends as a forked program's always did,
     and the next run is a new child's, as fresh as the first."""
     import sys
 

@@ -54,7 +54,6 @@ import os
 import runpy
 import select
 import signal
-import _signal  # type: ignore[import-not-found]  # (signal's C module: getsignal with no enum made)
 import socket
 import struct
 import sys
@@ -440,6 +439,22 @@ def _run_again(before: "_Before", request: dict, fds: list[int], parent: int) ->
     _told_exit(code, again=True)
 
 
+_INSTALLED = tuple({os.path.join(os.path.realpath(prefix), "") for prefix in
+                    (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix)})
+
+
+def _installed(module) -> bool:
+    """A module of the interpreter's own installation (built in, frozen, the standard
+    library, a package installed in its prefix), not a file of the learner's."""
+    spec = getattr(module, "__spec__", None)
+    origin = getattr(spec, "origin", None) if spec is not None else getattr(module, "__file__", None)
+    if origin in ("built-in", "frozen"):
+        return True
+    if not isinstance(origin, str):   # (a namespace package: wherever its folders are)
+        return False
+    return os.path.realpath(origin).startswith(_INSTALLED)
+
+
 class _Before:
     """What a kept child is like before a run, and whether the run left it so (`restore`:
     what a run may change and this can set back is set back; False where it cannot)."""
@@ -476,8 +491,8 @@ class _Before:
 
     @staticmethod
     def _signals() -> dict:
-        return {number: _signal.getsignal(number) for number in signal.valid_signals()
-                if number not in (signal.SIGKILL, signal.SIGSTOP)}   # (_signal's: no enum made, 20× faster)
+        return {number: signal.getsignal(number) for number in signal.Signals
+                if number not in (signal.SIGKILL, signal.SIGSTOP)}
 
     def alone(self) -> bool:
         """No thread, child or atexit handler of the run's left: what the interpreter's own
@@ -489,12 +504,16 @@ class _Before:
 
     def restore(self) -> bool:
         """After `alone()` and the script's namespace cleared: put back what the run changed."""
-        if (self._signals() != self.signals
+        warnings = sys.modules.get("warnings")
+        if (self._signals() != self.signals or warnings is not None and warnings.filters != self.warnings
                 or (sys.stdin, sys.stdout, sys.stderr, sys.displayhook, sys.excepthook) != self.streams
                 or self._fds() != self.fds or signal.getitimer(signal.ITIMER_REAL) != (0.0, 0.0)):
             return False
         for name in [name for name in sys.modules if name not in self.modules]:
-            del sys.modules[name]   # (imported by the run: imported again by the next one)
+            if _installed(sys.modules[name]):   # (the standard library's, an installed package's: kept
+                self.modules[name] = sys.modules[name]   # imported, as redis is; a C extension is never
+            else:                                        # imported twice)
+                del sys.modules[name]   # (the learner's own: imported again by the next run, as it is then)
         sys.modules.update(self.modules)
         sys.argv[:], sys.path[:] = self.argv, self.path
         os.chdir(self.cwd)
@@ -508,10 +527,6 @@ class _Before:
         sys.setswitchinterval(interval)
         gc.set_threshold(*threshold)
         (gc.enable if enabled else gc.disable)()
-        warnings = sys.modules.get("warnings")
-        if warnings is not None and self.warnings is not None:
-            warnings.filters[:] = self.warnings
-            warnings._filters_mutated()
         return True
 
 

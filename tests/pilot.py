@@ -85,6 +85,20 @@ def log_text(app: PlaygroundApp, client: str) -> list[str]:
     return [strip.text.rstrip() for strip in log.lines]
 
 
+def reply_to(app: PlaygroundApp, client: str, line: str) -> list[str]:
+    """What pane `client` shows under the last echo of `line` (`B> SET x 12`): the line's
+    reply first, then whatever came after it; [] until the line is echoed. Wait on
+    `reply_to(...)[:1] == ["OK"]`, not on the log's last line: redis-cli's "(0.61s)" follows
+    a reply that took half a second to be read, and a loaded machine that holds the app's
+    event loop that long makes one of any command (4 test workers on 2 cores can)."""
+    lines = log_text(app, client)
+    echo = f"{client}> {line}"
+    for at in range(len(lines) - 1, -1, -1):
+        if lines[at] == echo:
+            return lines[at + 1:]
+    return []
+
+
 def state_text(app: PlaygroundApp, client: str) -> str:
     return str(app.mode_screen.query_one(f"#pane-{client} #state", Static).render())
 

@@ -7,7 +7,10 @@ class Redis (both servers), the teacher played through the protocol."""
 
 from __future__ import annotations
 
+import re
+
 from playground.classroom.protocol import ENV_ROLE, FOLLOW, OWN
+from playground.engine.pipeline import TIMING_FROM
 from playground.tui.class_mode import class_mode as app_classroom
 from playground.tui.app import make_app
 from playground.tui.dialogs.confirm import ConfirmScreen
@@ -16,7 +19,7 @@ from playground.tui.widgets.narration import NarrationPanel
 from playground.tui.dialogs.scenario_dialogs import ScenarioPicker
 import pytest
 
-from pilot import hear_notices, log_text, notices, wait_until, workers_finished
+from pilot import hear_notices, notices, reply_to, wait_until, workers_finished
 from class_app import DEADLINE, join_as
 
 STEPS = '''title = "Three writes"
@@ -36,6 +39,24 @@ command = "SET k 3"
 '''
 
 REFUSED = "Your teacher leads the class now"
+
+
+def loop_held_after_sending(monkeypatch, client: str, seconds: float) -> None:
+    """A loaded machine: the app's event loop held `seconds` after each line of `client` is
+    sent, before its reply is read (as 4 test workers on 2 cores can). redis-cli's timing
+    line, "(0.61s)", then follows the reply in the pane."""
+    import time
+
+    from playground.engine.session import Session
+
+    read = Session.reply_to
+
+    async def held(self, argv):
+        if self.name == client:
+            time.sleep(seconds)  # noqa: ASYNC251 (the point: nothing else runs meanwhile)
+        return await read(self, argv)
+
+    monkeypatch.setattr(Session, "reply_to", held)
 
 
 @pytest.fixture(autouse=True)
@@ -115,7 +136,7 @@ async def test_a_following_learner_stays_on_the_teachers_lesson_until_own_pace(s
             await pilot.press("escape")
 
             await pilot.press("f2", *"GET k", "enter")  # the panes still type
-            await wait_until(pilot, lambda: log_text(app, "A")[-1:] == ['"1"'], DEADLINE)
+            await wait_until(pilot, lambda: reply_to(app, "A", "GET k")[:1] == ['"1"'], DEADLINE)
 
             await link.set_mode(OWN)  # the teacher: own pace
             await wait_until(pilot, lambda: app.class_mode.member.state.mode == OWN and enabled(app, "f7"), DEADLINE)
@@ -147,7 +168,7 @@ async def test_a_following_learner_stays_on_the_teachers_lesson_until_own_pace(s
             await pilot.press("f5")
             await wait_until(pilot, lambda: not app.playground.server_stopped(), DEADLINE)
             await pilot.press("f2", *"DBSIZE", "enter")
-            await wait_until(pilot, lambda: log_text(app, "A")[-1:] == ["(integer) 0"], DEADLINE)
+            await wait_until(pilot, lambda: reply_to(app, "A", "DBSIZE")[:1] == ["(integer) 0"], DEADLINE)
             assert refusals(app) == 2
     finally:
         await link.close()
@@ -254,7 +275,7 @@ async def test_while_the_class_waits_for_the_teachers_next_lesson_f7_is_the_teac
             await wait_until(pilot, lambda: any(m.startswith("No lesson yet") for m in notices(app)), DEADLINE)
             assert not any("F7" in m for m in notices(app) if m.startswith("No lesson yet"))
             await pilot.press("f2", *"SET mine 1", "enter")  # the panes are the learner's meanwhile
-            await wait_until(pilot, lambda: log_text(app, "A")[-1:] == ["OK"], DEADLINE)
+            await wait_until(pilot, lambda: reply_to(app, "A", "SET mine 1")[:1] == ["OK"], DEADLINE)
 
             await link.set_mode(OWN)  # own pace: F7 is the learner's
             await wait_until(pilot, lambda: enabled(app, "f7"), DEADLINE)
@@ -356,9 +377,13 @@ async def test_a_question_asked_ahead_waits_for_the_line_the_learner_is_typing(s
                              and not app.class_mode.member.following, DEADLINE)
             assert not isinstance(app.screen, PredictScreen), "asked while a line was half typed"
             assert app.class_mode.member.ask_later is app.scenario_run
+            loop_held_after_sending(monkeypatch, "B", TIMING_FROM + 0.1)   # a loaded machine, made sure
             await pilot.press("enter")   # the line sent: now the question
             await wait_until(pilot, lambda: isinstance(app.screen, PredictScreen), DEADLINE)
-            await wait_until(pilot, lambda: log_text(app, "B")[-1:] == ["OK"], DEADLINE)
+            await wait_until(pilot, lambda: reply_to(app, "B", "SET x 12")[:1] == ["OK"], DEADLINE)  # its reply
+            # and, the loop held, redis-cli's "(0.61s)" under it: a wait for the log's last line to be OK never ended
+            await wait_until(pilot, lambda: re.fullmatch(r"\(\d+\.\d\ds\)",
+                                                          "".join(reply_to(app, "B", "SET x 12")[1:2])), DEADLINE)
             assert app.scenario_run.answers == {}   # nothing of the line answered it
             await pilot.press("2")
             await wait_until(pilot, lambda: app.scenario_run.answers == {1: 2}, DEADLINE)

@@ -256,6 +256,7 @@ class ReplayedProgram(Program):
         self._connections: dict = {}
         self._awaited: Held | None = None
         self.gate.answered.append(self._told)
+        self.gate.ended.append(self._closed)
         self._advance()
         return self
 
@@ -275,16 +276,19 @@ class ReplayedProgram(Program):
                 return
             client = self._connections.get(node.connection)
             if client is None:
-                self._in_task(self._attach(node.connection))
-                return
-            self._awaited = awaited = self.gate.hand(client, b"".join(node.before) + node.raw)[-1]
-            awaited.done.add_done_callback(self._closed)
+                client = self.gate.attach_kept(self.name, node.connection)   # (at once, when it can be)
+                if client is None:
+                    self._in_task(self._attach(node.connection))
+                    return
+                self._connections[node.connection] = client
+            self._awaited = self.gate.hand(client, b"".join(node.before) + node.raw)[-1]
         except (OSError, ConnectionError, FrameError, ProgramError):
             self._gone()
 
-    def _closed(self, done: asyncio.Future) -> None:
-        """The command it waits for has no reply: its connection closed."""
-        if self._awaited is not None and self._awaited.done is done and done.exception() is not None:
+    def _closed(self, client) -> None:
+        """A connection of the gate's ended (Gate.ended): when the command this replay
+        waits for was on it, it has no reply, and the replay ran out."""
+        if self._awaited is not None and self._awaited.client is client and self._awaited.reply is None:
             self._gone()
 
     def _told(self, client, held: Held) -> None:
@@ -317,6 +321,8 @@ class ReplayedProgram(Program):
     def _ended(self, code: int) -> None:
         if self._told in self.gate.answered:
             self.gate.answered.remove(self._told)
+        if self._closed in self.gate.ended:
+            self.gate.ended.remove(self._closed)
         self._awaited = None
         if self.delegate is None:
             for client in self._connections.values():   # (its program's connections close as it ends)

@@ -326,16 +326,31 @@ class Gate:
         it sends is handed to `hand`, its replies are its commands' `done`. It has a server
         connection of its own and is held, released, logged and recorded as a program's
         connection is (OSError, ConnectionError: the server cannot be reached)."""
-        self._counts[label] = max(self._counts.get(label, 0), number)
-        client = GateClient(self, label, number)
-        client.to_program = _NoProgram()   # type: ignore[assignment]  # (what of a writer the gate uses)
-        self.clients.append(client)
+        client = self._attached(label, number)
         try:
             await self._connect_upstream(client)
         except (OSError, asyncio.TimeoutError, ConnectionError) as exc:
             client.fail_pending()
             raise ConnectionError(str(exc)) from exc
         self.changed()
+        return client
+
+    def attach_kept(self, label: str, number: int) -> GateClient | None:
+        """`attach` at once, on a server connection kept from the last schedule
+        (gate/upstream_pool.py) when one is ready for it; else None (`attach` it)."""
+        kept = self.pool.take(f"{label}#{number}") if self.pool is not None else None
+        if kept is None:
+            return None
+        client = self._attached(label, number)
+        self._take_upstream(client, kept)
+        self.changed()
+        return client
+
+    def _attached(self, label: str, number: int) -> GateClient:
+        self._counts[label] = max(self._counts.get(label, 0), number)
+        client = GateClient(self, label, number)
+        client.to_program = _NoProgram()   # type: ignore[assignment]  # (what of a writer the gate uses)
+        self.clients.append(client)
         return client
 
     def hand(self, client: GateClient, requests: bytes) -> list[Held]:
@@ -525,9 +540,7 @@ class Gate:
         QUICK_LATE (else waited for, up to CONNECT_TIMEOUT: a script may hold the server)."""
         kept = self.pool.take(client.name) if self.pool is not None else None
         if kept is not None:
-            upstream, client.server_id = kept
-            upstream.rebind(lambda data: self._from_server(client, data))
-            client.to_server = upstream
+            self._take_upstream(client, kept)
             return
         address = self.address()
         loop = asyncio.get_running_loop()
@@ -559,6 +572,12 @@ class Gate:
             raise
         client.server_id = int(last[1:-2])  # (CLIENT ID's :<id>)
         client.to_server = Upstream(sock, lambda data: self._from_server(client, data))
+
+    def _take_upstream(self, client: GateClient, kept: tuple[Upstream, int]) -> None:
+        """A kept server connection (and its CLIENT ID) is `client`'s from now on."""
+        upstream, client.server_id = kept
+        upstream.rebind(lambda data: self._from_server(client, data))
+        client.to_server = upstream
 
     def _hello(self, client: GateClient) -> list[list[bytes]]:
         """What makes a server connection `client`'s: AUTH as the learner (where the
@@ -599,6 +618,8 @@ class Gate:
         the program's: none), the log, who listens, and whoever waits for it."""
         if not head.unstepped:
             head.seq = self.next_seq()
+            if head.argv:
+                client.last_answered = head
         self.log.append(head)
         for listener in self.answered:
             listener(client, head)

@@ -144,6 +144,7 @@ class GateClient:
         self.to_server: Upstream | None = None  # to the server
         self.received: Received | None = None   # what the program sent, read from its socket (gate/listener.py)
         self.taken = 0                          # bytes of it the gate took (Gate.quiet: none on its way)
+        self.last_answered: Held | None = None  # its last stepped command answered (Gate._numbered)
 
     @property
     def next(self) -> Held | None:

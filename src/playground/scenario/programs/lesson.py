@@ -263,12 +263,8 @@ class LessonPrograms:
         gate = self.gate
         if gate is None:
             return False
-        last: dict = {}
-        for held in gate.log:
-            if held.client.label == name and not held.unstepped and held.argv:
-                last[held.client.number] = held
-        return any(not h.client.closed and h.argv[0].lower() in SUBSCRIBES
-                   for h in last.values())
+        return any(c.label == name and not c.closed and c.last_answered is not None
+                   and c.last_answered.argv[0].lower() in SUBSCRIBES for c in gate.clients)
 
     async def rest(self, name: str) -> Held | str:
         """Program `name`'s next command, else LISTENING when it is subscribed and at rest

@@ -56,6 +56,7 @@ class LessonPrograms:
         self.seen: dict[tuple, tuple] = {}   # (client, history, pushes) -> the command sent next, in any run
         self.not_repeatable: str | None = None
         self._lesson: tuple[object, ...] | None = None
+        self._cwd = Path()   # the lesson's directory, its programs' working directory
         self.lenient = False  # the explorer, a part with no steps: a step of a program that ended well is
         # skipped, not failed, and a step may block or not
         self.warm = False     # the explorer: Python programs forked from a warm interpreter (gate/warm.py)
@@ -76,6 +77,7 @@ class LessonPrograms:
         lesson = (scenario.path, tuple(programs.items()))
         if self._lesson != lesson:  # each run of the same programs is compared with the others
             self.seen, self._lesson = {}, lesson
+            self._cwd = scenario.path.resolve().parent   # (asked of the file system once, not each schedule)
         self.history = {name: [] for name in programs}
         self.gave_up, self._noted_drops = {}, set()
         self.outcomes, self.described = {}, {}
@@ -93,7 +95,7 @@ class LessonPrograms:
             ProgramLines(self.executor.recorder).attach(self.gate)
         self.pg.closing.append(self.stop)  # the app quits: its programs go too
         limit = scenario.program_time_limit or TIME_LIMIT
-        cwd = scenario.path.resolve().parent
+        cwd = self._cwd
         try:
             warm = await self._warm_interpreter({n: a for n, a in programs.items() if n not in scenario.by_hand})
             for name, argv in programs.items():

@@ -99,6 +99,18 @@ def reply_to(app: PlaygroundApp, client: str, line: str) -> list[str]:
     return []
 
 
+TIMING_LINE = re.compile(r"\(\d+\.\d\ds\)")
+"""redis-cli's "(0.61s)", which follows a reply that took half a second or more."""
+
+
+def untimed(lines: list[str]) -> list[str]:
+    """`lines` (a pane's log, or a line's `reply_to`) without redis-cli's timing line at
+    their end: a test that is not about timing asserts that nothing but the reply follows
+    a line's echo with `untimed(reply_to(...)) == ["OK"]`, which a loaded machine's
+    "(0.61s)" under the reply does not break."""
+    return lines[:-1] if lines and TIMING_LINE.fullmatch(lines[-1]) else lines
+
+
 def state_text(app: PlaygroundApp, client: str) -> str:
     return str(app.mode_screen.query_one(f"#pane-{client} #state", Static).render())
 

@@ -7,8 +7,6 @@ class Redis (both servers), the teacher played through the protocol."""
 
 from __future__ import annotations
 
-import re
-
 from playground.classroom.protocol import ENV_ROLE, FOLLOW, OWN
 from playground.engine.pipeline import TIMING_FROM
 from playground.tui.class_mode import class_mode as app_classroom
@@ -19,7 +17,7 @@ from playground.tui.widgets.narration import NarrationPanel
 from playground.tui.dialogs.scenario_dialogs import ScenarioPicker
 import pytest
 
-from pilot import hear_notices, notices, reply_to, wait_until, workers_finished
+from pilot import TIMING_LINE, hear_notices, notices, reply_to, wait_until, workers_finished
 from class_app import DEADLINE, join_as
 
 STEPS = '''title = "Three writes"
@@ -382,8 +380,8 @@ async def test_a_question_asked_ahead_waits_for_the_line_the_learner_is_typing(s
             await wait_until(pilot, lambda: isinstance(app.screen, PredictScreen), DEADLINE)
             await wait_until(pilot, lambda: reply_to(app, "B", "SET x 12")[:1] == ["OK"], DEADLINE)  # its reply
             # and, the loop held, redis-cli's "(0.61s)" under it: a wait for the log's last line to be OK never ended
-            await wait_until(pilot, lambda: re.fullmatch(r"\(\d+\.\d\ds\)",
-                                                          "".join(reply_to(app, "B", "SET x 12")[1:2])), DEADLINE)
+            await wait_until(pilot, lambda: TIMING_LINE.fullmatch("".join(reply_to(app, "B", "SET x 12")[1:2])),
+                             DEADLINE)
             assert app.scenario_run.answers == {}   # nothing of the line answered it
             await pilot.press("2")
             await wait_until(pilot, lambda: app.scenario_run.answers == {1: 2}, DEADLINE)

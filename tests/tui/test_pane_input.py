@@ -10,7 +10,7 @@ from playground.tui.dialogs.info_screens import InfoScreen
 from playground.tui.widgets.key_inspector import KeyInspector
 from playground.tui.dialogs.script_editor import ScriptEditor
 from playground.tui.widgets.key_table import KeyTable
-from pilot import log_text, started, type_command, wait_until
+from pilot import log_text, reply_to, started, type_command, untimed, wait_until
 from commands import send
 from servers import shared
 
@@ -95,8 +95,7 @@ async def test_lua_editor_sends_one_eval(server_binary):
         app.screen.query_one(TextArea).text = "local a = ARGV[1]\nlocal b = ARGV[2]\nreturn a .. b"
         app.screen.query_one("#args", Input).value = "0 x y"
         await pilot.press("ctrl+s")
-        await wait_until(pilot, lambda: log_text(app, "A")[-1:] == ['"xy"'])
-        assert log_text(app, "A")[-2] == "A> EVAL <script, 3 lines> 0 x y"
+        await wait_until(pilot, lambda: untimed(reply_to(app, "A", "EVAL <script, 3 lines> 0 x y")) == ['"xy"'])
 
 
 async def test_subscribe_in_one_pane_publish_from_the_other(server_binary):
@@ -107,7 +106,7 @@ async def test_subscribe_in_one_pane_publish_from_the_other(server_binary):
         await wait_until(pilot, lambda: "subscribed (1)" in str(app.mode_screen.query_one("#pane-A #state",
                                                                                           Static).render()))
         await type_command(pilot, app, "B", "PUBLISH news hello")
-        assert log_text(app, "B")[-1] == "(integer) 1"
+        assert untimed(reply_to(app, "B", "PUBLISH news hello")) == ["(integer) 1"]
         await wait_until(pilot, lambda: log_text(app, "A")[-3:] == ['1) "message"', '2) "news"', '3) "hello"'])
 
 

@@ -11,7 +11,8 @@ from playground.tui.widgets.server_bar import ServerBar
 from playground.tui.widgets.key_table import KeyTable
 from commands import send
 from servers import shared
-from pilot import log_text, shutdown_then_f5, started, state_text, type_command, wait_until, workers_finished
+from pilot import (log_text, reply_to, shutdown_then_f5, started, state_text, type_command, untimed, wait_until,
+                   workers_finished)
 
 
 async def test_watch_abort_by_hand(server_binary):
@@ -28,9 +29,8 @@ async def test_watch_abort_by_hand(server_binary):
         await type_command(pilot, app, "A", "DECRBY balance 100")
         assert "(TX 1)" in state_text(app, "A")
         await type_command(pilot, app, "A", "EXEC")
-        lines = log_text(app, "A")
-        assert lines[lines.index("A> EXEC"):][:2] == ["A> EXEC", "(nil)"]
-        assert lines[-1].endswith("EXEC aborted, nothing ran.")  # the why, after the reply
+        shown = untimed(reply_to(app, "A", "EXEC"))
+        assert shown[0] == "(nil)" and shown[-1].endswith("EXEC aborted, nothing ran.")  # the why, after the reply
         assert "(TX" not in state_text(app, "A") and "WATCH balance" not in state_text(app, "A")
         assert "EXEC aborted: a WATCHed key changed" in state_text(app, "A")  # says why, until the next command
         table = app.mode_screen.query_one("#inspector KeyTable", KeyTable)
@@ -44,9 +44,9 @@ async def test_pane_prints_what_redis_cli_prints(server_binary):
         await started(pilot, app)
         app.mode_screen.query_one("#pane-A Input").focus()
         await pilot.press(*"RPUSH l a b", "enter")  # real key presses, once
-        await wait_until(pilot, lambda: log_text(app, "A")[-1:] == ["(integer) 2"])
+        await wait_until(pilot, lambda: reply_to(app, "A", "RPUSH l a b")[:1] == ["(integer) 2"])
         await type_command(pilot, app, "A", "LRANGE l 0 -1")
-        assert log_text(app, "A")[-2:] == ['1) "a"', '2) "b"']
+        assert untimed(reply_to(app, "A", "LRANGE l 0 -1")) == ['1) "a"', '2) "b"']
         await type_command(pilot, app, "A", 'SET k "x')
         assert log_text(app, "A")[-1] == "Invalid argument(s)"
 
@@ -61,13 +61,13 @@ async def test_blocked_pane_and_cancel(server_binary):
         await pilot.press(*"BLPOP jobs 0", "enter")
         await wait_until(pilot, lambda: "blocked" in state_text(app, "A"))
         await type_command(pilot, app, "B", "PING")  # B is not blocked
-        assert log_text(app, "B")[-1] == "PONG"
+        assert untimed(reply_to(app, "B", "PING")) == ["PONG"]
         pane.query_one(Input).focus()
         await pilot.press("ctrl+c")
         await wait_until(pilot, lambda: any("cancelled" in line for line in log_text(app, "A")))
         await wait_until(pilot, lambda: not pane.running)
         await type_command(pilot, app, "A", "PING")
-        assert log_text(app, "A")[-1] == "PONG"
+        assert untimed(reply_to(app, "A", "PING")) == ["PONG"]
 
 
 async def test_shutdown_banner_and_restart(server_binary):
@@ -77,7 +77,7 @@ async def test_shutdown_banner_and_restart(server_binary):
         await type_command(pilot, app, "A", "SET k v")
         assert "F5" in await shutdown_then_f5(pilot, app, "B")
         await type_command(pilot, app, "A", "GET k")
-        assert log_text(app, "A")[-1] == "(nil)"
+        assert untimed(reply_to(app, "A", "GET k")) == ["(nil)"]
 
 
 @pytest.mark.fresh_server

@@ -3,8 +3,6 @@ the cores with the learners typing. The cursor blinks for CommandInput.BLINK_FOR
 after a key or the focus, then stays lit (GTK's cursor-blink-timeout); the key inspector's
 reads that find the keys as they were draw nothing."""
 
-import re
-
 import pytest
 from textual import events
 from textual.widgets import Static
@@ -19,7 +17,7 @@ from playground.tui.widgets.lanes_view import LanesView
 from playground.tui.widgets.command_input import CommandInput
 from playground.tui.widgets.key_inspector import KeyInspector
 from playground.tui.widgets.key_table import KeyTable
-from pilot import log_text, started, type_command, wait_until
+from pilot import TIMING_LINE, log_text, started, type_command, untimed, wait_until
 from servers import shared
 
 
@@ -93,7 +91,7 @@ async def test_a_line_and_its_reply_are_drawn_in_one_frame(server_binary, monkey
         await pilot.pause()
         shown = log_text(app, "A")   # (a loaded machine: past 0.5 s redis-cli adds the time it took, "(0.69s)")
         at = shown.index("A> BLPOP nothing 0.2")
-        assert shown[at + 1] == "(nil)" and all(re.fullmatch(r"\(\d+\.\d\ds\)", line) for line in shown[at + 2:])
+        assert shown[at + 1] == "(nil)" and all(TIMING_LINE.fullmatch(line) for line in shown[at + 2:])
         assert not any(lines and lines[-1] == "A> BLPOP nothing 0.2" for lines in drawn)
         assert any("(nil)" in lines[-2:] for lines in drawn)
 
@@ -163,8 +161,6 @@ async def test_an_idle_app_ticks_only_for_what_moves(server_binary, monkeypatch)
         await wait_until(pilot, lambda: ticks["pane"] > 0)
         await type_command(pilot, app, "B", "LPUSH q x")
         # (redis-cli's "(N.NNs)" follows when B's line came over half a second later: a busy machine)
-        def replies(client: str) -> list[str]:
-            return [line for line in log_text(app, client) if not re.fullmatch(r"\(\d+\.\d\ds\)", line)]
-        await wait_until(pilot, lambda: not pane.running and replies("A")[-2:] == ['1) "q"', '2) "x"'])
+        await wait_until(pilot, lambda: not pane.running and untimed(log_text(app, "A"))[-2:] == ['1) "q"', '2) "x"'])
         now = await a_while(pilot)
         assert await a_while(pilot) == now

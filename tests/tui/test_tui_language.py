@@ -8,7 +8,7 @@ from playground.i18n import language_name, tr_in, trn_in
 from playground.tui.app import make_app
 from playground.tui.widgets.client_pane import ClientPane
 from playground.tui.widgets.key_inspector import KeyInspector
-from pilot import log_text, started, type_command, wait_until
+from pilot import log_text, reply_to, started, type_command, untimed, wait_until
 from servers import shared
 from pilot import _footer_descriptions
 
@@ -47,7 +47,7 @@ async def test_f12_switches_panes_footer_and_inspector_and_back():
             # each column starts at the same cell in the header and in the row (余额 is two cells wide)
             assert width(header[:header.index(title)]) == width(row[:row.index(cell, len("余额"))]), (header, row)
         await type_command(pilot, app, "A", "GET 余额")
-        assert log_text(app, "A")[-1] == '"100"'  # a reply stays exactly redis-cli's
+        assert untimed(reply_to(app, "A", "GET 余额")) == ['"100"']  # a reply stays exactly redis-cli's
 
         await pilot.press("f12")
         await pilot.pause()

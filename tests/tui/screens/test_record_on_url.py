@@ -5,7 +5,7 @@ refuse after Yes); with --allow-flush it asks as on the private server."""
 from __future__ import annotations
 
 import pytest
-from pilot import hear_notices, log_text, notices, started, type_command, wait_until
+from pilot import hear_notices, notices, reply_to, started, type_command, untimed, wait_until
 
 from playground.tui.app import make_app
 from playground.tui.dialogs.confirm import ConfirmScreen
@@ -28,7 +28,7 @@ async def test_f9_under_url_refuses_before_asking(private_server):
         assert not isinstance(app.screen, ConfirmScreen)  # nothing was asked
         assert app.recorder is None
         await type_command(pilot, app, "A", "GET precious")
-        assert log_text(app, "A")[-1] == '"1"'
+        assert untimed(reply_to(app, "A", "GET precious")) == ['"1"']
 
 
 async def test_f9_under_url_with_allow_flush_still_asks(private_server):

@@ -18,6 +18,7 @@ from playground.tui.dialogs.info_screens import InfoScreen
 from playground.tui.screens.mode_screen import ModeScreen
 from playground.tui.widgets.client_pane import ClientPane
 from playground.tui.widgets.key_footer import KeyFooter
+from timing_lines import TIMING_LINE  # (re-exported: the tests that use pilot's helpers)
 from playground.tui.widgets.key_inspector import KeyInspector
 from playground.tui.widgets.narration import NarrationPanel
 from playground.tui.widgets.server_bar import ServerBar
@@ -99,8 +100,6 @@ def reply_to(app: PlaygroundApp, client: str, line: str) -> list[str]:
     return []
 
 
-TIMING_LINE = re.compile(r"\(\d+\.\d\ds\)")
-"""redis-cli's "(0.61s)", which follows a reply that took half a second or more."""
 
 
 def untimed(lines: list[str]) -> list[str]:

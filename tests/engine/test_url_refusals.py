@@ -18,6 +18,7 @@ from playground.engine.guard import refusal
 from playground.engine.playground import Playground
 from playground.resp.connection import Address, TypedConnection
 from playground.resp.replies import Err
+from timing_lines import without_timing
 from commands import line, send
 from paths import SRC as SRC_DIR
 
@@ -219,7 +220,7 @@ def test_url_cli_refuses_a_flushing_script_and_the_data_survives(private_server)
     asyncio.run(_seed(private_server))
     proc = _cli("--url", f"unix://{private_server.socket_path}", "repl",
                 stdin=f'A> EVAL "{WIPE_SCRIPT.decode()}" 0\nA> GET k0\n')
-    assert "refused: EVAL" in proc.stderr and proc.stdout.splitlines()[-1] == '"v0"'
+    assert "refused: EVAL" in proc.stderr and without_timing(proc.stdout.splitlines())[-1] == '"v0"'
     asyncio.run(_assert_untouched(private_server))
 
 

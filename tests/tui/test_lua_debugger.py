@@ -8,6 +8,7 @@ from playground.tui.app import make_app
 
 from pilot import log_text, reply_to, started, type_command, untimed
 from servers import shared
+from timing_lines import without_timing
 
 SCRIPT = "EVAL \"local a = redis.call('INCR', KEYS[1])\\nreturn a * 10\" 1 k"
 
@@ -57,7 +58,7 @@ async def test_repl_other_client_waits_for_a_sync_session_without_hanging(privat
     out, err = io.BytesIO(), io.StringIO()
     code = await run_repl(Playground(server=private_server), stdin=io.BytesIO(text), stdout=out, stderr=err)
     assert code == 0, err.getvalue()
-    lines = out.getvalue().decode().splitlines()
+    lines = without_timing(out.getvalue().decode().splitlines())   # (a loaded machine's "(0.61s)": no matter here)
     end = lines.index("(Lua debugging session ended -- dataset changes rolled back)")
     assert lines[end - 3:end] == ["", "(integer) 1", ""]
     assert lines[end + 1:] == ["", '"2"', '"2"', "OK", "* Stopped at 1, stop reason = step over",

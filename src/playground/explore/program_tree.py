@@ -208,10 +208,21 @@ class _Process:
     def __init__(self) -> None:
         self.returncode: int | None = None
         self._ended = asyncio.Event()
+        self._told: list = []
 
     def end(self, code: int) -> None:
         self.returncode = code
         self._ended.set()
+        told, self._told = self._told, []
+        for tell in told:
+            tell()
+
+    def when_ended(self, tell) -> None:
+        """`tell()` once it has ended (at once if it has): no task waits for it."""
+        if self.returncode is not None:
+            tell()
+        else:
+            self._told.append(tell)
 
     async def wait(self) -> int | None:
         await self._ended.wait()

@@ -605,8 +605,9 @@ class Gate:
         none of them can block and each comes within QUICK_LATE (the event loop reads the
         rest): a step's reply is in before its release returns."""
         up = client.to_server
-        if up is not None:
-            up.read_now(lambda: bool(client.inflight) and all(_quick(h.argv) for h in client.inflight), QUICK_LATE)
+        if up is not None:   # (the library's handshake too: HELLO, AUTH, CLIENT SETINFO ... are answered at once)
+            up.read_now(lambda: bool(client.inflight) and all(h.unstepped or _quick(h.argv) for h in client.inflight),
+                        QUICK_LATE)
 
     def _finish(self, client: GateClient, head: Held) -> None:
         """`head`'s reply is back: numbered in server order (a blocked command's only

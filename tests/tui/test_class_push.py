@@ -167,3 +167,37 @@ async def test_a_kept_screen_comes_back_in_the_language_shown(server_binary):
         assert app.mode_screen is lesson
         assert "客户端" in str(lesson.pane("A").border_title), lesson.pane("A").border_title
         assert lesson.query_one(KeyInspector).border_title != "Keys"
+
+
+async def test_a_lesson_pushed_while_the_learner_joins_is_opened(server_binary, class_env, monkeypatch):
+    """Seen once in CI (4 workers on 2 cores): a learner's tab never opened the lesson the
+    teacher pushed as it joined. Its app read the class (no lesson yet), the teacher opened
+    one, and only then did the app subscribe to the class's channel: nobody heard of it. Here
+    the teacher opens the lesson right after the app has read the class."""
+    import asyncio
+
+    from playground.classroom.protocol import ClassLink
+
+    monkeypatch.setenv(ENV_ROLE, "learner")
+    link = class_env
+    read, pushed = asyncio.Event(), asyncio.Event()
+    state = ClassLink.state
+
+    async def held(self):  # the learner's app's first read of the class: held until the push
+        now = await state(self)
+        if self is not link and not read.is_set():
+            read.set()
+            await pushed.wait()
+        return now
+
+    monkeypatch.setattr(ClassLink, "state", held)
+    app = make_app(server_binary.path)
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await join_as(pilot, app)
+            await wait_until(pilot, read.is_set, DEADLINE)
+            await link.open_lesson("four-writes", False, FOUR)
+            pushed.set()
+            await wait_until(pilot, lambda: settled(app, "four-writes", 0), DEADLINE)
+    finally:
+        await link.close()

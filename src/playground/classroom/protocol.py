@@ -7,6 +7,7 @@ import hashlib
 import json
 from collections import Counter
 from dataclasses import asdict, dataclass, field
+from collections.abc import Awaitable, Callable
 from typing import AsyncIterator
 
 from playground.resp.address import Address
@@ -327,13 +328,27 @@ class ClassLink:
 
     # -- both -----------------------------------------------------------------------
 
-    async def listen(self, teacher: bool = False) -> AsyncIterator[dict]:
+    async def listen(self, teacher: bool = False,
+                     subscribed: Callable[[], Awaitable[None]] | None = None) -> AsyncIterator[dict]:
         """Every message on the class's channel (a teacher's: and on the teachers' channel), as
-        it comes (a connection of its own)."""
+        it comes (a connection of its own). `subscribed`, awaited once the channels are
+        subscribed and before the first message: what the app reads of the class there
+        (catching up) misses nothing, since a message sent meanwhile waits on this connection
+        (read first and subscribed after, a lesson opened in between was heard by nobody)."""
         listener = self._listener = TypedConnection(self.address, client_name="playground-class-events")
+        channels = [self.channel, *([self.teachers_channel] if teacher else [])]
         try:
             await listener.connect()
-            await listener.send_command(b"SUBSCRIBE", self.channel, *([self.teachers_channel] if teacher else []))
+            await listener.send_command(b"SUBSCRIBE", *channels)
+            confirmed = 0
+            while confirmed < len(channels):  # one ["subscribe", channel, count] per channel
+                reply = await listener.read_response()
+                if isinstance(reply, Err):
+                    raise ClassError(reply.message.decode(errors="replace"))
+                if isinstance(reply, (Array, list)) and len(reply) == 3 and reply[0] == b"subscribe":
+                    confirmed += 1
+            if subscribed is not None:
+                await subscribed()
             while True:
                 reply = await listener.read_response()
                 if isinstance(reply, Err):

@@ -118,13 +118,17 @@ class ClassMember:
             name = await self.app.push_screen_wait(LearnerNameScreen())
             self.me.name = name or tr("learner {id}", id=self.me.id[:4])
         lost = False
+
+        async def catch_up() -> None:  # subscribed first: a message sent while catching up is heard after
+            nonlocal lost
+            await self._catch_up()
+            if lost:
+                self.app.notify(tr("Class mode: connected to the class again."), timeout=4)
+                lost = False
+
         while True:
             try:
-                await self._catch_up()
-                if lost:
-                    self.app.notify(tr("Class mode: connected to the class again."), timeout=4)
-                    lost = False
-                async for message in self.link.listen(self.teacher):
+                async for message in self.link.listen(self.teacher, subscribed=catch_up):
                     try:
                         await self.on_message(message)
                     except Exception as exc:  # noqa: BLE001 (a message this tab failed on ends no more than

@@ -10,6 +10,7 @@ from dataclasses import asdict, dataclass, field
 from collections.abc import Awaitable, Callable
 from typing import AsyncIterator
 
+from playground.engine.catalogue import SUBSCRIBES
 from playground.resp.address import Address
 from playground.resp.connection import TypedConnection
 from playground.resp.side_connection import SideConnection
@@ -345,7 +346,7 @@ class ClassLink:
                 reply = await listener.read_response()
                 if isinstance(reply, Err):
                     raise ClassError(reply.message.decode(errors="replace"))
-                if isinstance(reply, (Array, list)) and len(reply) == 3 and reply[0] == b"subscribe":
+                if isinstance(reply, (Array, list)) and len(reply) == 3 and reply[0] in SUBSCRIBES:
                     confirmed += 1
             if subscribed is not None:
                 await subscribed()

@@ -91,21 +91,32 @@ def _quick_end() -> None:
     threading = sys.modules.get("threading")
     if threading is not None and threading.active_count() > 1:
         return
-    namespace = _ENDING.get("namespace")
+    _clear_script()
+    _flush(sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__)
+    code = _ENDING["code"] & 0xFF   # (what the exit status is: os._exit takes its low byte)
+    if _TOLD and _children() == []:   # (None: the kernel cannot say; the reap reports it)
+        _told_exit(code)
+    os._exit(code)
+
+
+def _clear_script() -> None:
+    """What the interpreter's teardown does for the program's own objects: its script's
+    namespace cleared (a file it left open is written out, a connection closed, even when
+    one of its functions outlives it), then its garbage in cycles collected."""
+    namespace = _ENDING.pop("namespace", None)
     if namespace is not None:
         namespace.clear()
     gc.collect()
-    for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
+
+
+def _flush(*streams) -> None:
+    for stream in streams:
         if stream is None:  # (no such stream: started without it)
             continue
         try:
             stream.flush()
         except (AttributeError, OSError, ValueError):
             pass
-    code = _ENDING["code"] & 0xFF   # (what the exit status is: os._exit takes its low byte)
-    if _TOLD and _children() == []:   # (None: the kernel cannot say; the reap reports it)
-        _told_exit(code)
-    os._exit(code)
 
 
 def _children() -> list[int] | None:
@@ -419,17 +430,10 @@ def _run_again(before: "_Before", request: dict, fds: list[int], parent: int) ->
     be put back (a thread, a child, a descriptor, a handler, its standard streams
     replaced) ends its child as always (_end)."""
     code = _child(None, request, fds, parent) & 0xFF
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (AttributeError, OSError, ValueError):
-            pass
+    _flush(sys.stdout, sys.stderr)
     if not before.alone():   # (its threads, its atexit handlers: the script's namespace still theirs)
         _end(code)
-    namespace = _ENDING.pop("namespace", None)
-    if namespace is not None:
-        namespace.clear()
-    gc.collect()
+    _clear_script()
     if not before.restore():
         _end(code)
     null = os.open(os.devnull, os.O_RDWR)   # (the run's pipes closed: their ends are seen at once)

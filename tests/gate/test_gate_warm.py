@@ -347,3 +347,37 @@ async def test_a_run_that_leaves_what_cannot_be_put_back_ends_its_child(tmp_path
         assert children[0].pid != children[1].pid
     finally:
         await warm.stop()
+
+
+async def test_stopping_a_run_that_is_over_leaves_its_kept_childs_next_run_be(tmp_path):
+    """A stop names the run, not the pid: a kept child that told one run's end may run
+    its key's next one already (the same pid), and a stop of the run before, late (its
+    time limit, as its end was on its way), leaves that one running; a stop of the run
+    that runs ends it (SIGKILL to its process group)."""
+    import signal
+    import sys
+
+    from playground.gate.warm import WarmInterpreter
+
+    (tmp_path / "p.py").write_text("import sys\nprint(sys.stdin.readline().strip(), flush=True)\n")
+    warm = await WarmInterpreter().start()
+    try:
+        runs = []
+        for line in (b"first\n", b"second\n", None):
+            child = await warm.spawn([sys.executable, str(tmp_path / "p.py")], tmp_path, dict(os.environ),
+                                     stdin=True, reuse="p")
+            for before in runs:
+                await warm.end_run(before.pid, before.run)   # (over: nothing to end)
+            runs.append(child)
+            if line is None:
+                await child.kill()
+                assert await child.wait() == -signal.SIGKILL
+                break
+            assert child.stdin is not None
+            child.stdin.write(line)
+            assert await child.stdout.readline() == line   # (running still: not ended by the stops before)
+            assert await child.wait() == 0
+        assert len({c.pid for c in runs}) == 1 and [c.again for c in runs] == [False, True, True]
+        assert len({c.run for c in runs}) == 3
+    finally:
+        await warm.stop()

@@ -238,10 +238,13 @@ class Program:
             return
         if self.process.returncode is None:
             self.stopped = self.stopped or why
-            try:
-                os.killpg(self.process.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
+            if isinstance(self.process, WarmProcess):
+                await self.process.kill()   # (this run only: its child may run another already)
+            else:
+                try:
+                    os.killpg(self.process.pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
             await self.process.wait()
         self._end_descendants()
         for reader in self.readers:

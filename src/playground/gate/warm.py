@@ -30,9 +30,12 @@ class WarmProcess:
     its output streams, its stdin if asked for, its exit status when it ends."""
 
     def __init__(self, pid: int, stdout: asyncio.StreamReader, stderr: asyncio.StreamReader,
-                 exited: asyncio.Future, stdin: asyncio.StreamWriter | None = None, again: bool = False) -> None:
+                 exited: asyncio.Future, stdin: asyncio.StreamWriter | None = None, again: bool = False,
+                 run: int = 0, interpreter: "WarmInterpreter | None" = None) -> None:
         self.pid = pid
         self.again = again   # run by a child that ran its program before (spawn's `reuse`)
+        self.run = run       # its run's number: a kept child's pid is told again for its next run
+        self._interpreter = interpreter
         self.stdin = stdin
         self.stdout = stdout
         self.stderr = stderr
@@ -44,6 +47,20 @@ class WarmProcess:
 
     async def wait(self) -> int:
         return await asyncio.shield(self._exited)
+
+    async def kill(self) -> None:
+        """SIGKILL to its process group, if its run still runs: asked of the warm
+        interpreter, which knows, where a kept child may have told this run's end and
+        taken its key's next run already (the pid alone would end that one)."""
+        if self.returncode is not None:
+            return
+        if self._interpreter is not None and self._interpreter.running:
+            await self._interpreter.end_run(self.pid, self.run)
+            return
+        try:
+            os.killpg(self.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
 
 
 class WarmInterpreter:
@@ -137,31 +154,47 @@ class WarmInterpreter:
         else:
             self._exits[pid, run] = exited
         return WarmProcess(pid, await _reader(out_r), await _reader(err_r), exited,
-                           await _writer(in_w) if in_w is not None else None, again=again)
+                           await _writer(in_w) if in_w is not None else None, again=again, run=run,
+                           interpreter=self)
+
+    async def end_run(self, pid: int, run: int) -> None:
+        """Run `run` of child `pid` ends (SIGKILL to its process group) if it still runs;
+        a kept child past that run (its end told: it may run its key's next) is left be.
+        Its exit is reported as any (killed: -SIGKILL)."""
+        try:
+            await self._exchange(json.dumps({"kill": [pid, run]}).encode(), [])
+        except OSError:
+            pass   # (it is gone: its children went with it)
 
     async def _ask(self, request: bytes, fds: list[int]) -> tuple[int, int, bool]:
         """Send one request with its child's descriptors; (the pid of the child that runs
         it, the run's number, whether that child ran its program before)."""
-        sock = self._sock
-        if sock is None:
-            raise OSError(tr("the warm interpreter (gate/warm.py) is not running"))
-        async with self._spawning:
-            try:
-                socket.send_fds(sock, [request], fds)
-            finally:
-                for fd in fds:
-                    os.close(fd)
-            try:
-                async with asyncio.timeout(self.spawn_timeout):
-                    answer = await asyncio.get_running_loop().sock_recv(sock, 64)
-            except asyncio.TimeoutError:
-                self._broken = True  # a late answer would be taken for the next child's pid
-                raise OSError(tr("the warm interpreter (gate/warm.py) does not answer")) from None
+        answer = await self._exchange(request, fds)
         words = answer.split()
         if len(words) != 3 or not all(word.isdigit() for word in words):  # it died: no pid comes
             raise OSError(tr("the warm interpreter (gate/warm.py) is not running"))
         pid, run, again = (int(word) for word in words)
         return pid, run, bool(again)
+
+    async def _exchange(self, request: bytes, fds: list[int]) -> bytes:
+        """Send one request (with `fds`, which are closed here) and read its answer."""
+        sock = self._sock
+        if sock is None or self._broken:
+            for fd in fds:
+                os.close(fd)
+            raise OSError(tr("the warm interpreter (gate/warm.py) is not running"))
+        async with self._spawning:
+            try:
+                socket.send_fds(sock, [request], fds) if fds else sock.send(request)
+            finally:
+                for fd in fds:
+                    os.close(fd)
+            try:
+                async with asyncio.timeout(self.spawn_timeout):
+                    return await asyncio.get_running_loop().sock_recv(sock, 64)
+            except asyncio.TimeoutError:
+                self._broken = True  # a late answer would be taken for the next request's
+                raise OSError(tr("the warm interpreter (gate/warm.py) does not answer")) from None
 
     def _unwanted(self, asked: asyncio.Future) -> None:
         """A child forked for a caller that went meanwhile: it goes too, its exit dropped."""

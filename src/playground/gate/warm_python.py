@@ -16,6 +16,8 @@ CODE" (as os.waitstatus_to_exitcode) goes to this process's stdout. A child runs
 sys.path[0], __main__, exit status, traceback on stderr); it gets `deathsig` (default
 SIGKILL) when this process dies, and this process SIGKILL when the one that started it
 does. --name: this process's name in ps (its children take the interpreter's back).
+A request {kill: [PID, RUN]} ends that run (SIGKILL to its child's process group) if it
+still runs, answered "1", else "0" (_end_run).
 
 A gate's warm interpreter forks each child ahead of its request (`_spare`): the spare
 detaches and warms up (`_pretouch`: redis's first steps, on a socket pair of its own, so
@@ -564,6 +566,37 @@ def _to_spare(spare: tuple[int, socket.socket], requests: socket.socket, message
     return True
 
 
+def _end_run(requests: socket.socket, pid: int, run: int) -> None:
+    """The app stops run `run` of child `pid` (its time limit ...): SIGKILL to the
+    child's process group if that run is still the child's, answered "1"; else "0", the
+    child left be. A kept child that told that run's end may run its key's next one
+    already, which the pid alone would end. The kill's exit is reported as any."""
+    if _TOLD:
+        _report_told()   # (a run that told its end meanwhile: over, not to be ended)
+    signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGCHLD])
+    try:
+        ours = _SPAWNED.get(pid) == run
+        if ours:
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        requests.send(b"1" if ours else b"0")
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGCHLD])
+
+
+def _to_kept(key: str, requests: socket.socket, message: bytes, fds: list[int]) -> bool:
+    """The request to a kept child of its key's, waiting (nothing forked, nothing to
+    warm), as _to_spare: True. False when none is left."""
+    kept = _kept_for(key)
+    while kept is not None:
+        if _to_spare(kept, requests, message, fds, key, again=True):
+            return True
+        kept = _kept_for(key)
+    return False
+
+
 def _kept_for(key: str | None) -> tuple[int, socket.socket] | None:
     """A kept child waiting for a run of `key` (the one waiting longest), or None."""
     for pid, waits_for in _IDLE.items():
@@ -673,13 +706,14 @@ def main() -> int:
         message, fds, _, _ = socket.recv_fds(sock, 1 << 20, 3)
         if not message:
             return 0
-        key = json.loads(message).get("reuse") if _GATE and _TOLD else None
-        kept = _kept_for(key) if key is not None else None
-        while kept is not None:   # (a kept child of its key's takes it: nothing forked, nothing to warm)
-            if _to_spare(kept, sock, message, fds, key, again=True):
-                break
-            kept = _kept_for(key)
-        if kept is not None:
+        request = json.loads(message)
+        if "kill" in request:
+            for fd in fds:
+                os.close(fd)
+            _end_run(sock, *request["kill"])
+            continue
+        key = request.get("reuse") if _GATE and _TOLD else None
+        if key is not None and _to_kept(key, sock, message, fds):
             continue
         if spare is not None:   # (a gate's: its spare, warm, takes the request)
             taken = _to_spare(spare, sock, message, fds, key)

@@ -42,6 +42,36 @@ async def test_the_key_changed_last_comes_into_view(server_binary):
         await wait_until(pilot, lambda: table.in_view(names.index("k:02")))
 
 
+async def test_a_key_changed_before_its_write_is_attributed_names_no_writer(server_binary):
+    """A read of the keys can see B's new value before B's write is attributed (its reply
+    read, its key events taken): the changed cell then names nobody, not A, whose write
+    was the last attributed; it says B once B's is. (B's attribution is held here until
+    the new value is on screen.)"""
+    app = make_app(server=shared(server_binary))
+    async with app.run_test(size=(120, 35)) as pilot:
+        await started(pilot, app)
+        await type_command(pilot, app, "A", "SET k old")
+        table = app.mode_screen.query_one("#inspector KeyTable", KeyTable)
+        await wait_until(pilot, lambda: keys_in_table(table) == ["k"] and str(table.row(0)[4]) == "by A")
+        writes, release = app.playground.writes, asyncio.Event()
+        note = writes.note_unit
+
+        async def held(unit):
+            if unit.client == "B":
+                await release.wait()
+            return await note(unit)
+        writes.note_unit = held
+        line = app.mode_screen.query_one("#pane-B Input", Input)
+        line.focus()
+        await wait_until(pilot, lambda: line.has_focus)
+        line.value = "SET k new"
+        await pilot.press("enter")   # (not type_command: it waits for the attribution held here)
+        await wait_until(pilot, lambda: "new" in str(table.row(0)[3]))
+        assert str(table.row(0)[4]) == ""   # (not "by A": B's write is not attributed yet)
+        release.set()
+        await wait_until(pilot, lambda: str(table.row(0)[4]) == "by B")
+
+
 def _lesson(name="watch-abort"):
     return make_app("bundled", open_scenario=load_scenario(bundled_dir() / f"{name}.toml"))
 

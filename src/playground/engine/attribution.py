@@ -28,6 +28,9 @@ class WriteTracker:
         self.reader = reader                      # a SideConnection (read-only use)
         self.catalogue = catalogue                # () -> the playground's Catalogue: whether a command writes
         self.last_writer: dict[bytes, str] = {}
+        self.noted = 0                            # units noted so far (note_unit)
+        self.noted_at: dict[bytes, int] = {}      # key -> `noted` when its last write was noted: a
+        # reader that saw the key change after the count it began at knows its writer is not known yet
 
     async def keys_written(self, unit: Unit) -> frozenset[bytes]:
         """The keys `unit` wrote, worked out once and kept on it (`unit.written`; and
@@ -60,9 +63,11 @@ class WriteTracker:
         keys = await self.keys_written(unit)
         if unit.flushed:
             self.forget()
+        self.noted += 1
         for key in keys:
             self.last_writer.pop(key, None)  # (the newest write last: the inspector follows it)
             self.last_writer[key] = unit.client
+            self.noted_at[key] = self.noted
         return keys
 
     async def written_keys(self, argv: list[bytes]) -> set[bytes]:
@@ -84,3 +89,4 @@ class WriteTracker:
     def forget(self) -> None:
         """After FLUSHALL or a restart nothing is known any more."""
         self.last_writer.clear()
+        self.noted_at.clear()

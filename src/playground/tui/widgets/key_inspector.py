@@ -102,6 +102,10 @@ class KeyInspector(Vertical):
         self.border_title = tr("Keys")
         self.inspector: Inspector | None = None
         self._changed_at: dict[bytes, float] = {}
+        self._changed_after: dict[bytes, int] = {}  # key -> the writes noted (WriteTracker.noted) when
+        # the read before the one that saw it change began: its writer is known once a later write is noted
+        self._reads: tuple[tuple[int, str], tuple[int, str]] = ((0, ""), (0, ""))  # (noted, pattern) as
+        # the last two reads began
         self._wanted = False
         self._loading = False
         self._last_read = -1e9  # time.monotonic() of the last read of the keys
@@ -172,6 +176,8 @@ class KeyInspector(Vertical):
                 inspector = self.inspector
                 if inspector is None:  # (detached: nothing to read)
                     break
+                writes = self.playground.writes
+                began = (writes.noted if writes is not None else 0, pattern)
                 try:
                     snap = await inspector.snapshot(pattern.encode() or b"*", self.pinned_keys())
                 except Exception as exc:  # server busy or gone: keep the last picture
@@ -179,6 +185,7 @@ class KeyInspector(Vertical):
                              Text(tr("(keys not readable now: {error})", error=exc)))
                     return
                 if pattern == self.pattern:  # stale-result guard: the filter changed meanwhile
+                    self._reads = (self._reads[1], began)
                     self.snapshot = snap
                     if snap.read_again:  # a filter's first pass over a big keyspace: go on
                         self._wanted = True
@@ -197,8 +204,11 @@ class KeyInspector(Vertical):
         before = {k.name: (k.type, k.preview, k.expires) for k in (old.keys if old else [])}
         now = time.monotonic()
         changed = [k.name for k in new.keys if before and before.get(k.name) != (k.type, k.preview, k.expires)]
+        (noted, pattern), (_, now_pattern) = self._reads
         for name in changed:
             self._changed_at[name] = now
+            if pattern == now_pattern:   # (a key the filter brings into view did not change: its writer holds)
+                self._changed_after[name] = noted
         self._render_table()
         if changed:  # the key that changed last stays in view (sorted by name, it may be below)
             writers = self.pinned_keys()  # the newest write first
@@ -221,6 +231,8 @@ class KeyInspector(Vertical):
         for k in new.keys:
             writes = self.playground.writes
             who = writes.last_writer.get(k.name, "") if writes else ""
+            if writes is not None and who and writes.noted_at.get(k.name, 0) <= self._changed_after.get(k.name, -1):
+                who = ""   # (it changed since the write noted last: whose write that is is not known yet)
             recent = now - self._changed_at.get(k.name, -1e9) < self.FLASH_SECONDS
             rows.append((k.name.decode("latin-1"), (
                 plain(k.name.decode("utf-8", "replace"), style="bold reverse" if recent else ""),

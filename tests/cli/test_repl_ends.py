@@ -10,13 +10,12 @@ from __future__ import annotations
 import pytest
 import asyncio
 import os
-import re
 import subprocess
 import sys
 
 from playground.engine.executor import Executor
+from timing_lines import timing_masked
 
-_TIMING = re.compile(rb"^\(\d+\.\d\ds\)$", re.M)
 HANG = 30  # seconds: far beyond what any of these needs (each ends within about 2 s)
 
 
@@ -26,7 +25,7 @@ def repl(server_binary, text: str) -> tuple[bytes, str, int]:
                           input=text.encode(), capture_output=True, timeout=HANG, env={**os.environ, "LANG": "C"})
     err = proc.stderr.decode()
     assert "Traceback" not in err, err
-    return _TIMING.sub(b"(T)", proc.stdout), err, proc.returncode
+    return timing_masked(proc.stdout, b"(T)"), err, proc.returncode
 
 
 def test_a_line_blocked_for_ever_with_lines_behind_it_is_cancelled_and_they_never_run(server_binary):

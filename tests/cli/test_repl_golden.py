@@ -9,7 +9,8 @@ in "(N.NNs)" lines are not compared, only where such a line is printed.
 import io
 
 import pytest
-from golden.generate import cli_options, timing_masked
+from golden.generate import cli_options
+from timing_lines import timing_masked
 from servers import golden_dir_name
 
 from playground.cli.repl import run_repl

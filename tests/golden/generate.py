@@ -15,7 +15,7 @@ client, fed a line at a time in input order (golden/cli_driver.py says when a li
 settled); `.listens` marks a case that ends in SUBSCRIBE or MONITOR, where redis-cli never
 exits: it is stopped after LISTEN_SECONDS and what it printed by then is the golden. Needs
 redis-cli (Debian: redis-tools). "(N.NNs)" lines hold times: the tests compare them as
-"(N.NNs)" (`timing_masked`).
+"(N.NNs)" (timing_lines.py's `timing_masked`).
 """
 
 from __future__ import annotations
@@ -36,12 +36,8 @@ from servers import available_binaries, golden_dir_name  # noqa: E402
 from playground.server import PrivateServer  # noqa: E402
 
 LISTEN_SECONDS = 3.0
-_TIMING = re.compile(rb"(?m)^\(\d+\.\d\ds\)$")
 
 
-def timing_masked(output: bytes) -> bytes:
-    """redis-cli's "(1.02s)" lines as "(N.NNs)": whether one is printed is compared, not the time."""
-    return _TIMING.sub(b"(N.NNs)", output)
 
 
 def cli_options(case_name: str) -> list[str]:

@@ -189,6 +189,22 @@ class Program:
     def exited(self) -> bool:
         return self.process is not None and self.process.returncode is not None
 
+    def when_ended(self, tell) -> "asyncio.Task | None":
+        """`tell()` once its process has ended: by the process's own end callback where it
+        has one (a warm interpreter's child, a replay: explore/program_tree.py), else by a
+        task that waits for it, returned (its caller cancels it when it goes)."""
+        process = self.process
+        assert process is not None  # (started)
+        own = getattr(process, "when_ended", None)
+        if own is not None:
+            own(tell)
+            return None
+
+        async def told() -> None:
+            await process.wait()
+            tell()
+        return asyncio.ensure_future(told())
+
     def time_left(self) -> float:
         return max(0.0, self.deadline - asyncio.get_running_loop().time())
 

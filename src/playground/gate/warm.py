@@ -48,6 +48,13 @@ class WarmProcess:
     async def wait(self) -> int:
         return await asyncio.shield(self._exited)
 
+    def when_ended(self, tell) -> None:
+        """`tell()` once it has ended (at once if it has): no task waits for it."""
+        if self._exited.done():
+            tell()
+        else:
+            self._exited.add_done_callback(lambda _: tell())
+
     async def kill(self) -> None:
         """SIGKILL to its process group, if its run still runs: asked of the warm
         interpreter, which knows, where a kept child may have told this run's end and

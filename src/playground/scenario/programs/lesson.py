@@ -106,11 +106,9 @@ class LessonPrograms:
                 replayed = self.replay and self.replay.program(name, argv, cwd, self.gate, limit, real)
                 program = self.running[name] = replayed or real(await self.gate.listen(name))
                 await program.start()
-                when_ended = getattr(program.process, "when_ended", None)
-                if when_ended is not None:   # (a replay: told as it ends, no task of its own)
-                    when_ended(self._changed)
-                else:
-                    self._watchers.append(asyncio.ensure_future(self._exit_told(program)))
+                watcher = program.when_ended(self._changed)
+                if watcher is not None:
+                    self._watchers.append(watcher)
         except ProgramError as exc:
             await self.stop()
             return str(exc)
@@ -162,11 +160,6 @@ class LessonPrograms:
                 words = probe.last_words()
                 return tr("needs {command}", command=shown) + (f": {words}" if words else "")
         return None
-
-    async def _exit_told(self, program: Program) -> None:
-        assert program.process is not None  # (started)
-        await program.process.wait()
-        self._changed()
 
     def _changed(self) -> None:
         if self.gate is not None:

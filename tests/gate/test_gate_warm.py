@@ -367,7 +367,7 @@ async def test_stopping_a_run_that_is_over_leaves_its_kept_childs_next_run_be(tm
             child = await warm.spawn([sys.executable, str(tmp_path / "p.py")], tmp_path, dict(os.environ),
                                      stdin=True, reuse="p")
             for before in runs:
-                await warm.end_run(before.pid, before.run)   # (over: nothing to end)
+                assert await warm.end_run(before.pid, before.run)   # (over: nothing to end; answered)
             runs.append(child)
             if line is None:
                 await child.kill()

@@ -61,10 +61,10 @@ class WarmProcess:
         taken its key's next run already (the pid alone would end that one)."""
         if self.returncode is not None:
             return
-        if self._interpreter is not None and self._interpreter.running:
-            await self._interpreter.end_run(self.pid, self.run)
+        if self._interpreter is not None and self._interpreter.running \
+                and await self._interpreter.end_run(self.pid, self.run):
             return
-        try:
+        try:   # (it does not answer: the pid, as before runs were numbered)
             os.killpg(self.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
@@ -164,14 +164,15 @@ class WarmInterpreter:
                            await _writer(in_w) if in_w is not None else None, again=again, run=run,
                            interpreter=self)
 
-    async def end_run(self, pid: int, run: int) -> None:
+    async def end_run(self, pid: int, run: int) -> bool:
         """Run `run` of child `pid` ends (SIGKILL to its process group) if it still runs;
         a kept child past that run (its end told: it may run its key's next) is left be.
-        Its exit is reported as any (killed: -SIGKILL)."""
+        Its exit is reported as any (killed: -SIGKILL). False: the interpreter did not
+        answer (gone, or too late)."""
         try:
-            await self._exchange(json.dumps({"kill": [pid, run]}).encode(), [])
+            return await self._exchange(json.dumps({"kill": [pid, run]}).encode(), []) in (b"0", b"1")
         except OSError:
-            pass   # (it is gone: its children went with it)
+            return False
 
     async def _ask(self, request: bytes, fds: list[int]) -> tuple[int, int, bool]:
         """Send one request with its child's descriptors; (the pid of the child that runs

@@ -111,6 +111,7 @@ class _Program:
         self.touched = 0.0   # when something last went to or came from it
         self.pushes = 0      # messages it was sent
         self.stuck = -1      # its wait did not end by itself at this count of pushes
+        self.alone_tried = -1   # nor when nobody else could move (up to the limit): not offered again
         self.stuck_blocked: set[int] = set()   # its blocked commands (their replies due) whose wait did not end
 
     def next(self):
@@ -253,7 +254,9 @@ class _Run:
                 elif state == "busy":
                     settled = False
             if settled:
-                return out
+                alone = [n for n, p in self.state.items() if p.stuck == p.pushes != p.alone_tried
+                         and await self._state(p) == "listening"]
+                return out or alone[:1]   # (nobody else can move: a stuck one's wait, alone)
             self.changed.clear()
             try:
                 await asyncio.wait_for(self.changed.wait(), min(QUIET / 3, deadline - loop.time()))
@@ -292,6 +295,8 @@ class _Run:
                     break
             if p.next() is None and p.process.returncode is None:
                 p.stuck = p.pushes
+                if alone:
+                    p.alone_tried = p.pushes
             return
         _, argv, raw = conn.held.pop(0)
         conn.last = argv

@@ -96,6 +96,8 @@ class OneSchedule(ScheduleHost):
     untimed: dict[str, str]                 # program -> its command seen blocked with no timeout of its own
     resting: dict[str, tuple[int, int]]     # this run: program -> (its pushes, its moves) when it was last at rest
     stuck: dict[str, int]                   # this run: program -> its pushes when its own wait did not end
+    alone_tried: dict[str, int]             # this run: program -> its pushes when its own wait did not end
+    # either while nobody else could move (up to its time limit): not offered again until it is sent something
     own_waits: dict[str, tuple[object, bool]]   # this run: program -> (its blocked command's job, whether a
     # timeout of the program's own ends that wait first)
 
@@ -117,6 +119,7 @@ class OneSchedule(ScheduleHost):
         self.pushes.attach()   # a subscriber's messages: its replies too (explore/pushes.py)
         self.kept_pushes = []
         self.resting, self.stuck, self.own_waits = {}, {}, {}   # a waiting program's (program_moves._program_ready)
+        self.alone_tried = {}
         moves = _Moves(list(planned), dict.fromkeys(self.programs, 0), {c: [] for c in self.programs})
         self.moved_now = (moves.executed, moves.commands)   # (program_moves.next_client: who sleeps)
         while True:
@@ -257,6 +260,8 @@ class OneSchedule(ScheduleHost):
         alone = len(self.choices[-1]) == 1   # nobody else can move: up to its time limit
         if not await programs.wait_alone(client, float("inf") if alone else WAIT_ALONE):
             self.stuck[client] = programs.pushes(client)
+            if alone:
+                self.alone_tried[client] = self.stuck[client]
             self.choices.pop()
             return False
         move = (client, moves.position[client])

@@ -61,10 +61,24 @@ async def movable(explorer, position: dict[str, int], last) -> list[str]:
             ready = position[client] < len(steps) and explorer.can_move(client)
         if ready:
             out.append(client)
+    if not out:   # nobody can move: a program whose own wait did not end while others could now waits alone
+        out = [c for c in explorer.scenario.programs if _waits_alone(explorer, c)][:1]   # (_waited_alone: up to
+        # its time limit; its own timeout may end it, as where it subscribed last: not "nobody was left to send")
     bound_next = [y for x, y in explorer.bound_pairs if x == last and y[0] in out]
     if bound_next:   # a bound step goes right after the one before it
         return [bound_next[0][0]]
     return [c for c in out if not any(y == (c, position[c]) and x != last for x, y in explorer.bound_pairs)]
+
+
+def _waits_alone(explorer, client: str) -> bool:
+    """Program `client` waits for pushed data, and its own wait was let end only while
+    others could move (WAIT_ALONE), since it was last sent something: with nobody else
+    left to move, it is given its wait alone."""
+    programs = explorer.runner.programs
+    program, pushes = programs.running.get(client), programs.pushes(client)
+    return program is not None and not program.exited and explorer.stuck.get(client) == pushes \
+        and explorer.alone_tried.get(client) != pushes and programs.listening(client) \
+        and not (programs.gate is not None and programs.gate.held(client))
 
 
 async def _program_ready(explorer, client: str, moved: int) -> bool:

@@ -33,7 +33,7 @@ from playground.gate.peer import RERUN
 from playground.gate.program_argv import CALL, shown_program
 from playground.gate.warm import WarmProcess
 from playground.i18n import tr
-from playground.server.children import PROGRAM_MARK, die_with_parent, end_marked
+from playground.server.children import PROGRAM_MARK, die_with_parent, end_marked, signal_group
 
 TIME_LIMIT = 10.0           # seconds a program may run, from its start
 RESULT_LIMIT = 64 * 1024    # characters of a function's return value (its repr) kept
@@ -257,10 +257,7 @@ class Program:
             if isinstance(self.process, WarmProcess):
                 await self.process.kill()   # (this run only: its child may run another already)
             else:
-                try:
-                    os.killpg(self.process.pid, signal.SIGKILL)
-                except (ProcessLookupError, PermissionError):
-                    pass
+                signal_group(self.process.pid, signal.SIGKILL)
             await self.process.wait()
         self._end_descendants()
         for reader in self.readers:

@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 
 from playground.i18n import tr
-from playground.server.children import die_with_parent
+from playground.server.children import die_with_parent, signal_group
 
 SPAWN_TIMEOUT = 5.0
 
@@ -64,10 +64,7 @@ class WarmProcess:
         if self._interpreter is not None and self._interpreter.running \
                 and await self._interpreter.end_run(self.pid, self.run):
             return
-        try:   # (it does not answer: the pid, as before runs were numbered)
-            os.killpg(self.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
+        signal_group(self.pid, signal.SIGKILL)   # (it does not answer: the pid, as before runs were numbered)
 
 
 class WarmInterpreter:
@@ -221,10 +218,7 @@ class WarmInterpreter:
         if self.process is None:
             return
         if self.process.returncode is None:
-            try:
-                os.killpg(self.process.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
+            signal_group(self.process.pid, signal.SIGKILL)
             await self.process.wait()
         if self._reader is not None:
             await asyncio.gather(self._reader, return_exceptions=True)

@@ -220,8 +220,10 @@ class _Run:
         self.changed.set()
 
     async def _blocked(self, conn: _Connection) -> bool:
+        """The server says `conn`'s server connection is blocked (not when it is gone: its
+        program gave up on it, its own timeout)."""
         listed = await self.admin.execute_command("CLIENT", "LIST", "ID", conn.server_id)
-        flags = next(f for f in listed.decode().split() if f.startswith("flags="))
+        flags = next((f for f in listed.decode().split() if f.startswith("flags=")), "flags=")
         return "b" in flags[len("flags="):]
 
     async def _state(self, p: _Program) -> str:
@@ -307,8 +309,8 @@ class _Run:
             try:
                 await asyncio.wait_for(asyncio.shield(done), 0.05)
             except asyncio.TimeoutError:
-                if await self._blocked(conn):
-                    return
+                if conn.closed or await self._blocked(conn):   # (closed: its program gave up on the reply,
+                    return                                     # its own timeout, before it was seen blocked)
                 assert loop.time() < deadline, "no reply"
 
     async def close(self) -> dict[str, int | None]:

@@ -355,13 +355,22 @@ class Gate:
 
     def hand(self, client: GateClient, requests: bytes) -> list[Held]:
         """Whole requests sent on an attached connection, as if its program sent them;
-        each one's Held (its `done`: the reply)."""
+        each one's Held (its `done`: the reply). The handshake handed before a stepped
+        command goes to the server with it, in one write, when it is released: no process
+        waits for the handshake's replies (a replay's, explore/program_tree.py), and what
+        it sets is its connection's own (passes_unstepped)."""
         if client.closed:
             raise ConnectionError(f"{client.name}: connection closed")
         helds: list[Held] = []
         buf = bytearray(requests)
         if self._hold_requests(client, buf, helds) != len(buf):
             raise FrameError("not whole requests")
+        stepped = None
+        for held in reversed(helds):   # (each with the next stepped one after it)
+            if not held.unstepped:
+                stepped = held
+            elif held.local is None:
+                held.goes_with = stepped
         client.pump()
         return helds
 

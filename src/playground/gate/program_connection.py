@@ -41,6 +41,7 @@ class Held:
     pushes: int = 0                  # messages its program had been sent when it arrived (what it saw)
     before: tuple[bytes, ...] | None = ()  # the handshake's requests sent on its connection since the
     # connection's stepped command before it (explore/program_tree.py); None: too many to keep
+    goes_with: "Held | None" = None  # handshake handed with this stepped command (Gate.hand): sent with it
     done: asyncio.Future = field(default_factory=lambda: asyncio.get_running_loop().create_future())
 
     @property
@@ -148,8 +149,11 @@ class GateClient:
 
     @property
     def next(self) -> Held | None:
-        """The command held at the gate, shown as "next: …"."""
-        return self.queue[0] if self.queue else None
+        """The command held at the gate, shown as "next: …" (not a handshake that goes with it)."""
+        for held in self.queue:
+            if held.goes_with is None:
+                return held
+        return None
 
     def pump(self) -> None:
         """Send to the server what may go: released commands, the handshake, everything
@@ -159,6 +163,8 @@ class GateClient:
             head = self.queue[0]
             if not (head.released or head.unstepped or self.gate.free_running):
                 break
+            if head.goes_with is not None and not (head.goes_with.released or self.gate.free_running):
+                break   # (a replay's handshake: in one write with its stepped command, once that is released)
             if head.local is not None and (self.inflight or out):
                 break  # its reply goes after those of the commands before it
             self.queue.popleft()

@@ -87,6 +87,9 @@ async def _program_ready(explorer, client: str, moved: int) -> bool:
     `_waited_alone`). Found at rest once per message it was sent and move it made; one
     whose wait did not end by itself is not offered again until it is sent something."""
     programs = explorer.runner.programs
+    gate = programs.gate
+    if gate is not None and not gate.dropped and gate.held(client):
+        return True   # (its next command is at the gate: as rest() would find at once, nothing given up to note)
     pushes = programs.pushes(client)
     if explorer.resting.get(client) == (pushes, moved):   # (quiet since: no QUIET wait again)
         held = programs.gate.held(client) if programs.gate is not None else ()

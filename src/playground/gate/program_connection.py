@@ -5,6 +5,7 @@ accepts the connections and reads the server's replies."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import select
 import socket
 from collections import deque
@@ -16,6 +17,15 @@ from playground.gate.listener import Received
 from playground.gate.peer import Origin
 
 RECV = 1 << 16   # bytes read at once from a socket of the gate's (a program's, the server's)
+_SHOWN_KEPT = 512   # bytes of a command's arguments up to which its line is kept for the next one like it
+
+
+@functools.lru_cache(maxsize=1024)
+def _shown(argv: tuple[bytes, ...]) -> str:
+    """A command's line (resp/cli_lines.format_argv), kept: a replay sends the same
+    commands schedule after schedule."""
+    from playground.resp.cli_lines import format_argv
+    return format_argv(list(argv))
 
 if TYPE_CHECKING:
     from playground.gate.endpoint import Gate
@@ -46,8 +56,10 @@ class Held:
 
     @property
     def display(self) -> str:
-        from playground.resp.cli_lines import format_argv
-        return format_argv(self.argv)
+        if sum(map(len, self.argv)) > _SHOWN_KEPT:
+            from playground.resp.cli_lines import format_argv
+            return format_argv(self.argv)
+        return _shown(tuple(self.argv))
 
 
 class Upstream:

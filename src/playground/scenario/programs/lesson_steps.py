@@ -9,6 +9,11 @@ import asyncio
 
 from playground.gate.endpoint import Held
 from playground.i18n import tr
+from playground.resp.cli_format import render
+from playground.resp.connection import parse_reply
+from playground.scenario.reply_checks import check_reply
+from playground.scenario.requirements import flavour_of
+from playground.scenario.substitution import plain_value
 from playground.scenario.time_limits import WAIT_TIMEOUT
 
 REPLY_TIMEOUT = WAIT_TIMEOUT  # a released command that neither answers nor blocks: as long as a wait step waits
@@ -143,12 +148,6 @@ async def wait_step(runner, scenario, step, out, job: ProgramJob) -> None:
 async def take_reply(runner, scenario, step, out, held: Held) -> None:
     """A program's reply into the step's result: rendered as redis-cli would, saved,
     checked, and the state checked."""
-    from playground.resp.cli_format import render
-    from playground.resp.connection import parse_reply
-    from playground.scenario.reply_checks import check_reply
-    from playground.scenario.requirements import flavour_of
-    from playground.scenario.substitution import plain_value
-
     out.seq = held.seq
     runner.programs.note_reply(step.client, held)
     if held.silent:  # CLIENT REPLY OFF/SKIP: the server sends nothing, and so nothing is checked

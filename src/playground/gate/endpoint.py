@@ -295,9 +295,11 @@ class Gate:
 
     def held(self, label: str | None = None) -> list[Held]:
         """The commands waiting at the gate (each connection's next), oldest first."""
-        heads = [c.next for c in self.clients if c.next is not None and not c.closed
-                 and (label is None or c.label == label)]
-        return sorted(heads, key=lambda h: h.arrived)
+        heads = [h for c in self.clients if not c.closed and (label is None or c.label == label)
+                 and (h := c.next) is not None]
+        if len(heads) > 1:
+            heads.sort(key=lambda h: h.arrived)
+        return heads
 
     def release(self, held: Held) -> Held:
         """Send one held command to the server (its connection's next)."""

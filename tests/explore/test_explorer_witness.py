@@ -256,3 +256,35 @@ async def test_an_exploration_that_puts_config_back_leaves_the_key_events_on(pg)
                     for _ in range(2)]
     assert "A4 wrote k after B2, and B4 read k after A4 wrote it" in first
     assert again == first
+
+
+# -- a witness's label is what its run again ran ------------------------------------------------
+
+async def test_a_witness_is_labelled_with_the_moves_its_run_again_made():
+    """A program that waited for a message took it in a move of its own in one run (A2,
+    no command: then A3 SET) and not in the same order run again (A2 SET): the label
+    is the run's again, as its rows are, not the order planned ("A1 B1 B2 A2 A3" over
+    four rows A1 B1 B2 A2)."""
+    from types import SimpleNamespace
+
+    from playground.explore.outcomes import OutcomeClass, Run
+    from playground.explore.witnesses import Witness, _replay
+
+    shot = SimpleNamespace(signature=("heard", "hello"))
+    planned = ("A", "B", "B", "A", "A")
+    first = Run(planned, shot, moves=[("A", 0, False), ("B", 0, False), ("B", 1, False), ("A", 1, False),
+                                      ("A", 2, False)])
+    again = Run(("A", "B", "B", "A"), shot, moves=[("A", 0, False), ("B", 0, False), ("B", 1, False),
+                                                   ("A", 1, False)])
+    ran = []
+
+    async def run_checked(schedule, keep=None, live=()):
+        ran.append(schedule)
+        return again
+
+    explorer = SimpleNamespace(run_checked=run_checked, by="state", kept_pushes=[],
+                               scenario=SimpleNamespace(programs={"A": [], "B": []}))
+    cls = OutcomeClass(shot, None, planned, serial=[("A", "B")], witness=Witness(planned, 1))
+    await _replay(explorer, SimpleNamespace(serial_known=True), cls, first)
+    assert ran == [planned]
+    assert (cls.witness.label, cls.witness.switches, cls.witness.replayed) == ("A1 B1 B2 A2", 1, True)

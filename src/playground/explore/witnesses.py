@@ -161,10 +161,12 @@ async def _replay(explorer, result, cls, own_run) -> None:
     run = await explorer.run_checked(witness.schedule, keep=kept)
     if outcome_key(explorer, run) != outcome_key(explorer, own_run):
         witness.replayed = False
-        witness.schedule = own_run.schedule
-        witness.switches = switches(own_run.schedule, blocked_moves(own_run))
         kept = []
         run = await explorer.run_checked(own_run.schedule, keep=kept)
+    # its label is what ran, as its rows are: a program's moves are what it did in this run (one that
+    # waited for a message may have taken it in a move of its own in the run before, and not in this one)
+    witness.schedule = run.schedule
+    witness.switches = switches(run.schedule, blocked_moves(run))
     for client, _, out in kept:   # a program's steps: read from its released commands (ops_of: a UnitTracker)
         if client in explorer.scenario.programs:
             out.units = []

@@ -127,7 +127,8 @@ class Explorer(OneSchedule):
         self.bound_pairs = sch.bound_pairs(self.part)
         self.keep: list | None = None
         self.choices: list[list[str]] = []   # a program lesson's run: who could move, at each move
-        self.sleeping = None                 # a program lesson's run: who sleeps past its prefix (program_moves.py)
+        self.sleeping: tuple[int, program_moves.Sleep] | None = None   # a program lesson's run: who sleeps past
+        # its prefix (program_moves.py)
         self.moved_now = ([], [])             # the run's moves so far, and the commands they sent
         self.runs = self.pending = 0
         self.failing, self.listened, self.untimed = None, set(), {}   # (one_schedule.py: programs that waited)
@@ -155,7 +156,7 @@ class Explorer(OneSchedule):
             return False
         return not self.footprints[x[0]][x[1]].conflicts(self.footprints[y[0]][y[1]])
 
-    def independence(self, run: Run):
+    def independence(self, run: Run) -> sch.Independent:
         """Which moves of `run` commute: its own footprints' for a program lesson's run
         (the commands its programs sent: explore/program_moves.py), else the steps'."""
         if run.footprints is None:

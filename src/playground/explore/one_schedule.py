@@ -15,7 +15,7 @@ from playground.engine.job import Job
 from playground.engine.playground import Playground
 from playground.engine.session import STREAMING, NoReply
 from playground.errors import ExploreError
-from playground.explore import program_moves
+from playground.explore import program_moves, schedules as sch
 from playground.explore.outcomes import Run
 from playground.explore.program_tree import ProgramTrees
 from playground.explore.pushes import PushLog
@@ -54,6 +54,12 @@ class ScheduleHost(Protocol):
     keep: Kept | None                 # set by run_checked for one schedule
     kept_pushes: list[tuple[int, str, str]]
     moved_now: tuple[list[str], list[tuple[bytes, ...] | None]]
+    # and, for a lesson with programs, the rest of program_moves.MoveHost (next_client's: who moves next), which
+    # OneSchedule does not keep itself:
+    bound_pairs: list[tuple[sch.Move, sch.Move]]
+    sleeping: tuple[int, program_moves.Sleep] | None
+    evicting: bool
+    footprint_memo: dict[tuple, dict]
 
 
 @dataclass

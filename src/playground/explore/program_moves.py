@@ -17,35 +17,95 @@ then stopped, and the search ends with the line naming it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Protocol
 
+from playground.engine.playground import Playground
 from playground.explore import schedules as sch
+from playground.explore.footprint import Footprint
 from playground.explore.grouping import Grouping
-from playground.explore.outcomes import Run
+from playground.explore.outcomes import Exploration, Run
+from playground.explore.program_tree import ProgramTrees
 from playground.explore.repeat_check import RepeatCheck
 from playground.gate.endpoint import Held
 from playground.gate.program_argv import shown_program
 from playground.i18n import tr
 from playground.resp.cli_lines import format_argv
 from playground.resp.cli_secrets import redact_line
+from playground.scenario.model import Part, Scenario, Step
 from playground.scenario.programs.lesson import LISTENING
 from playground.scenario.programs.lesson_format import part_programs
 from playground.scenario.programs.lesson_steps import next_move
+from playground.scenario.runner import Runner
+
+if TYPE_CHECKING:   # (one_schedule.py imports this module)
+    from playground.explore.one_schedule import Kept
+
+Sleep = dict[str, tuple[int, Footprint]]
+"""Who sleeps at a point of the search (see Node): client -> (index of the move it made
+there, that move's footprint)."""
+
+Fold = Callable[[tuple[str, ...], Run], None]
+"""Folds each schedule's run into the exploration (`grouping`'s fold): (its schedule, the run)."""
 
 
-def step_at(explorer, client: str, index: int):
+class MoveHost(Protocol):
+    """What a run's moves need of the explorer (`next_client` and `step_at`, asked by
+    one_schedule.py's OneSchedule at each move). explore/explorer.py's Explorer sets each
+    of these in its constructor, but a run's own (`resting`, `stuck`, `alone_tried`), which
+    OneSchedule.run_schedule sets as the run begins."""
+
+    pg: Playground
+    scenario: Scenario
+    part: Part
+    runner: Runner
+    programs: dict[str, list[Step]]   # each client's steps (explorer.programs_of); a program's move past them: bare
+    trees: ProgramTrees               # the programs' replays (program_tree.py): one out of its tree runs it again
+    bound_pairs: list[tuple[sch.Move, sch.Move]]   # (the step before, a bound step): the bound one goes right after
+    choices: list[list[str]]          # this run: who could move, at each move so far
+    sleeping: tuple[int, Sleep] | None   # this run: who sleeps past its prefix (its length, and who: _next_prefix)
+    moved_now: tuple[list[str], list[tuple[bytes, ...] | None]]   # this run: its moves so far, each one's command
+    evicting: bool                    # the server may evict keys: every move depends on every other
+    footprint_memo: dict[tuple, dict]   # (each client's commands, evicting) -> their footprints (`_footprints`)
+    resting: dict[str, tuple[int, int]]   # this run: program -> (its pushes, its moves) when it was last at rest
+    stuck: dict[str, int]             # this run: program -> its pushes when its own wait did not end
+    alone_tried: dict[str, int]       # this run: the same, of a wait given its time limit (nobody else could move)
+    listened: set[str]                # programs seen waiting for pushed data (the report names them)
+    timed: set[str]                   # of those, the ones seen waiting with a timeout of their own
+
+    def can_move(self, client: str) -> bool: ...        # no blocked command, or its reply is back
+    def may_time_out(self, client: str) -> bool: ...    # its next move may be its blocked command's timeout
+
+
+class SearchHost(MoveHost, Protocol):
+    """What the search (`search`, `grouping`) needs of the explorer besides a run's moves:
+    explore/explorer.py's Explorer."""
+
+    limit: int                        # schedules run at most (past it, the serial orders and the own order still)
+    reduce: bool                      # dynamic partial-order reduction, else every order
+    runs: int                         # set at the end: the distinct schedules run
+    pending: int                      # set at the end of a sample without `reduce`: prefixes left, not run
+
+    async def run_checked(self, schedule: tuple[str, ...], keep: Kept | None = None,
+                          live: Iterable[str] = ()) -> Run: ...
+    # one schedule (its prefix, then `next_client`'s), each step kept in `keep`; the programs in `live` not replayed
+
+    def independence(self, run: Run) -> sch.Independent: ...   # which moves of `run` commute (its footprints')
+
+
+def step_at(explorer: MoveHost, client: str, index: int) -> Step:
     """The client's step for its move `index`: the lesson's, else a bare move."""
     return step_of(explorer.programs, client, index)
 
 
-def step_of(programs: dict, client: str, index: int):
+def step_of(programs: dict[str, list[Step]], client: str, index: int) -> Step:
     """Move `index` of `client` among `programs` (explorer.programs_of): its step, else
     (a program's command past its steps) a bare move."""
     steps = programs[client]
     return steps[index] if index < len(steps) else next_move(client, index + 1)
 
 
-async def movable(explorer, position: dict[str, int], last) -> list[str]:
+async def movable(explorer: MoveHost, position: dict[str, int], last: sch.Move | None) -> list[str]:
     """The clients that can make their next move now, in the scenario's order; `last`
     is the move just made ((client, index) or None), for the lesson's bound steps."""
     runner = explorer.runner
@@ -70,7 +130,7 @@ async def movable(explorer, position: dict[str, int], last) -> list[str]:
     return [c for c in out if not any(y == (c, position[c]) and x != last for x, y in explorer.bound_pairs)]
 
 
-def _waits_alone(explorer, client: str) -> bool:
+def _waits_alone(explorer: MoveHost, client: str) -> bool:
     """Program `client` waits for pushed data, and its own wait was let end only while
     others could move (WAIT_ALONE), since it was last sent something: with nobody else
     left to move, it is given its wait alone."""
@@ -81,7 +141,7 @@ def _waits_alone(explorer, client: str) -> bool:
         and not (programs.gate is not None and programs.gate.held(client))
 
 
-async def _program_ready(explorer, client: str, moved: int) -> bool:
+async def _program_ready(explorer: MoveHost, client: str, moved: int) -> bool:
     """Program `client` holds its next command, or it waits for pushed data (LISTENING):
     a waiting client, whose move is to go on by itself (its own timeout: one_schedule.py's
     `_waited_alone`). Found at rest once per message it was sent and move it made; one
@@ -120,27 +180,27 @@ class Node:
 
     __slots__ = ("enabled", "backtrack", "done", "moves", "sleep")
 
-    def __init__(self, enabled: list[str], taken: str, every: bool, sleep: dict) -> None:
+    def __init__(self, enabled: list[str], taken: str, every: bool, sleep: Sleep) -> None:
         self.enabled = enabled
         self.done = {taken}
         self.backtrack = set(enabled) if every else {taken}
-        self.moves: dict = {}
+        self.moves: Sleep = {}
         self.sleep = sleep
 
-    def asleep_after(self, explorer, taken: str) -> dict:
+    def asleep_after(self, explorer: MoveHost, taken: str) -> Sleep:
         """Who sleeps at the next point, once `taken` made its move here."""
         move = self.moves[taken]
         tried = dict(self.sleep, **{d: self.moves[d] for d in self.done if d != taken and d in self.moves})
         return {d: m for d, m in tried.items() if d != taken and _commute(explorer, d, m, taken, move)}
 
 
-def _commute(explorer, c1: str, m1: tuple, c2: str, m2: tuple) -> bool:
+def _commute(explorer: MoveHost, c1: str, m1: tuple[int, Footprint], c2: str, m2: tuple[int, Footprint]) -> bool:
     if any((c1, m1[0]) in pair or (c2, m2[0]) in pair for pair in explorer.bound_pairs):
         return False
     return not m1[1].conflicts(m2[1])
 
 
-async def search(explorer, own: tuple[str, ...], fold, result) -> None:
+async def search(explorer: SearchHost, own: tuple[str, ...], fold: Fold, result: Exploration) -> None:
     """`_search`; the programs it runs again at its end (_check_again) end with it, even
     when it stops with an error."""
     checks: dict[str, RepeatCheck] = {}
@@ -151,7 +211,8 @@ async def search(explorer, own: tuple[str, ...], fold, result) -> None:
             await check.cancel()
 
 
-async def _search(explorer, own: tuple[str, ...], fold, result, checks: dict) -> None:
+async def _search(explorer: SearchHost, own: tuple[str, ...], fold: Fold, result: Exploration,
+                  checks: dict[str, RepeatCheck]) -> None:
     """Run the part's schedules (at most `explorer.limit`), the scenario's own order
     first; `fold(schedule, run)` for each. With `explorer.reduce`, dynamic partial-order
     reduction (Flanagan and Godefroid 2005, with sleep sets) with the catalogue's
@@ -169,12 +230,13 @@ async def _search(explorer, own: tuple[str, ...], fold, result, checks: dict) ->
     distinct: set[tuple[str, ...]] = set()   # the schedules the runs ran (a waiting client's own move tried
     # and not made there: a run may run a schedule again)
     explorer.sleeping = None
-    first: tuple | None = None   # the first run, its steps, and its programs run again (_check_again)
+    first: tuple[Run, Kept, dict[str, RepeatCheck]] | None = None   # the first run, its steps, and its programs
+    # run again (_check_again)
     while prefix is not None:
         if runs >= explorer.limit:
             result.sampled = True
             break
-        kept: list = []
+        kept: Kept = []
         explorer.choices = []
         run = await explorer.run_checked(prefix, keep=kept)
         explorer.sleeping = None
@@ -194,6 +256,7 @@ async def _search(explorer, own: tuple[str, ...], fold, result, checks: dict) ->
         checks.update(_check_again(explorer))
         await _same_again(explorer, *first)
     if result.sampled:   # the serial orders and the own order label the outcomes: in the sample too
+        assert prefix is not None   # (the limit stopped the search: a prefix was left to run)
         pending = [prefix] + [tuple(run.schedule[:k]) + (c,) for k, node in enumerate(path)
                               for c in node.backtrack - node.done]
         ran, explorer.sleeping = [], None
@@ -214,9 +277,10 @@ async def _search(explorer, own: tuple[str, ...], fold, result, checks: dict) ->
     result.reduced = explorer.reduce
 
 
-def _extend(explorer, path: list, run) -> None:
+def _extend(explorer: SearchHost, path: list[Node], run: Run) -> None:
     """The run's points past the path's (the last one of the path: its new move)."""
     choices, word = explorer.choices, sch.moves(run.schedule)
+    assert run.footprints is not None   # (_search's, for each run)
     for i in range(max(len(path) - 1, 0), len(word)):
         client, index = word[i]
         if i == len(path):
@@ -225,7 +289,7 @@ def _extend(explorer, path: list, run) -> None:
         path[i].moves[client] = (index, run.footprints[client][index])
 
 
-def _next_prefix(explorer, path: list, schedule: tuple[str, ...]) -> tuple[str, ...] | None:
+def _next_prefix(explorer: SearchHost, path: list[Node], schedule: tuple[str, ...]) -> tuple[str, ...] | None:
     """The deepest point of the path with a client still to try (not asleep there): the
     path up to there and that client (the path is cut there); None when there is none.
     The run then keeps who sleeps after it (`explorer.sleeping`: next_client)."""
@@ -243,7 +307,7 @@ def _next_prefix(explorer, path: list, schedule: tuple[str, ...]) -> tuple[str, 
     return None
 
 
-def _races(explorer, run, path: list) -> None:
+def _races(explorer: SearchHost, run: Run, path: list[Node]) -> None:
     """Flanagan and Godefroid's backtracking points for the races of `run`."""
     independent = explorer.independence(run)
     word = sch.moves(run.schedule)
@@ -262,7 +326,7 @@ def _races(explorer, run, path: list) -> None:
                 node.backtrack |= {min(chosen, key=node.enabled.index)} if chosen else set(node.enabled)
 
 
-def _serial_prefixes(explorer, longest: int) -> list[tuple[str, ...]]:
+def _serial_prefixes(explorer: MoveHost, longest: int) -> list[tuple[str, ...]]:
     """Each serial order of the clients (at most 3) as a prefix: all of one client's
     moves, then the next's (a client that cannot move gives way), and the own order."""
     from itertools import permutations
@@ -274,7 +338,8 @@ def _serial_prefixes(explorer, longest: int) -> list[tuple[str, ...]]:
     return [tuple(c for c in order for _ in range(n)) for order in permutations(clients)]
 
 
-async def _footprints(explorer, run, schedule=(), commands=()) -> dict:
+async def _footprints(explorer: MoveHost, run: Run | None, schedule: Sequence[str] = (),
+                      commands: Sequence[tuple[bytes, ...] | None] = ()) -> dict[str, list[Footprint]]:
     """Each client's moves' footprints in `run` (or so far: `schedule` and `commands`),
     from the commands its programs sent (explore/footprint.py: the catalogue's effects,
     as for typed steps); each asked once (`explorer.footprint_memo`)."""
@@ -292,7 +357,8 @@ async def _footprints(explorer, run, schedule=(), commands=()) -> dict:
     return {client: list(moves) for client, moves in known.items()}
 
 
-async def _footprints_of(explorer, schedule, commands) -> dict:
+async def _footprints_of(explorer: MoveHost, schedule: Sequence[str],
+                         commands: Sequence[tuple[bytes, ...] | None]) -> dict[str, list[Footprint]]:
     from dataclasses import replace
 
     from playground.engine.catalogue import SUBSCRIBES
@@ -311,16 +377,16 @@ async def _footprints_of(explorer, schedule, commands) -> dict:
     return prints
 
 
-def independence(explorer, prints: dict):
+def independence(explorer: MoveHost, prints: dict[str, list[Footprint]]) -> sch.Independent:
     """Which moves commute, by `prints` (a run's footprints); a bound step with nothing."""
-    def independent(x, y) -> bool:
+    def independent(x: sch.Move, y: sch.Move) -> bool:
         if any(x in pair or y in pair for pair in explorer.bound_pairs):
             return False
         return not prints[x[0]][x[1]].conflicts(prints[y[0]][y[1]])
     return independent
 
 
-def sent(explorer, kept) -> dict[str, list]:
+def sent(explorer: MoveHost, kept: Kept) -> dict[str, list[tuple[bytes, ...]]]:
     """Each program's commands in a run, in order (from its kept steps)."""
     out: dict[str, list[tuple[bytes, ...]]] = {c: [] for c in explorer.scenario.programs}
     for client, _, step_result in kept:
@@ -329,14 +395,16 @@ def sent(explorer, kept) -> dict[str, list]:
     return out
 
 
-def _check_again(explorer) -> dict[str, RepeatCheck]:
+def _check_again(explorer: MoveHost) -> dict[str, RepeatCheck]:
     """Each program of the first run started once more, answered what it was answered
     then, without the server (explore/repeat_check.py), all at once; but a
     program that saw what cannot be answered again so (pushes, a command given up, a
     reply the server gives differently each time: TIME, SPOP ...), which runs again live
     (_same_again)."""
     trees, checks = explorer.trees, {}
-    directory = explorer.pg.server.dir
+    server = explorer.pg.server   # (the programs ran: through the gate, in the private server's directory)
+    assert server is not None and server.dir is not None
+    directory = server.dir
     for name in explorer.scenario.programs:
         exchanges, real = trees.first.get(name), trees.reals.get(name)
         tree = trees.trees.get(name)
@@ -349,7 +417,7 @@ def _check_again(explorer) -> dict[str, RepeatCheck]:
     return checks
 
 
-async def _same_again(explorer, run, kept, checks: dict[str, RepeatCheck]) -> None:
+async def _same_again(explorer: SearchHost, run: Run, kept: Kept, checks: dict[str, RepeatCheck]) -> None:
     """Each program of the first run sent what it sent then, when run again: as checked
     by `checks` (_check_again), and for the others, with the first schedule run once more,
     live. A program that sends other commands (its commands depend on the clock,
@@ -388,7 +456,8 @@ async def _same_again(explorer, run, kept, checks: dict[str, RepeatCheck]) -> No
             before=shown[0], now=shown[1]))
 
 
-async def next_client(explorer, remaining: list, position: dict[str, int], last) -> str | None:
+async def next_client(explorer: MoveHost, remaining: list[str], position: dict[str, int],
+                      last: sch.Move | None) -> str | None:
     """The client that moves next: the prefix's next, else the first that can move;
     None when nobody can. A move of the prefix its client cannot make (the scenario's own
     order, where a program sends fewer commands than it has steps) is left out."""
@@ -404,10 +473,10 @@ async def next_client(explorer, remaining: list, position: dict[str, int], last)
     return next((c for c in can if c not in asleep), can[0])
 
 
-async def _asleep(explorer) -> dict:
+async def _asleep(explorer: MoveHost) -> Sleep:
     """Who sleeps now (see Node): the sleep set the run began past its prefix with,
     less each client a move since was dependent with."""
-    if getattr(explorer, "sleeping", None) is None:
+    if explorer.sleeping is None:
         return {}
     at, asleep = explorer.sleeping
     executed, commands = explorer.moved_now
@@ -421,7 +490,7 @@ async def _asleep(explorer) -> dict:
     return asleep
 
 
-def grouping(explorer, result, clients: list[str]) -> tuple[Grouping, Callable[[tuple[str, ...], Run], None]]:
+def grouping(explorer: SearchHost, result: Exploration, clients: list[str]) -> tuple[Grouping, Fold]:
     """The runs' grouping, with the serial orders found among the runs (a run whose
     every client's moves come together) and the first run (the scenario's own order)
     as its own; and its fold, for each run.

@@ -239,6 +239,34 @@ async def test_a_program_that_sends_what_time_says_is_not_repeatable(pg, tmp_pat
     assert "\n" not in message
 
 
+async def test_a_program_stopped_in_one_run_of_an_order_only_is_not_called_not_repeatable(pg, tmp_path):
+    """A subscriber stopped in the first run, waiting for a message nobody sent, that goes
+    on in the same order run again (here a file says so; in CI a late message, on a busy
+    machine, did): it sent the same commands as far as it got, so the line says it was
+    cut short in one run, not "not repeatable ... command 2 was nothing"."""
+    path = lesson(tmp_path, '''
+        import os, sys, redis
+        r = redis.Redis.from_url(os.environ["REDIS_URL"])
+        p = r.pubsub()
+        p.subscribe("news")
+        if os.path.exists("waited"):
+            r.set("done", "1")
+            sys.exit(0)
+        open("waited", "w").close()
+        for m in p.listen():
+            pass
+        ''')
+    path.write_text(path.read_text().replace('B = ["python", "p.py"]\n', "").replace(
+        "[programs]", 'clients = ["A"]\nprogram_time_limit = 3\n[programs]'))
+    with pytest.raises(ExploreError) as caught:
+        await explore(pg, load_scenario(path))
+    message = str(caught.value)
+    assert message.startswith("lesson: program A (python p.py) ran differently in two runs of the same order (A1): "
+                              "in one it was stopped after 1 of its commands (at its time limit, 3 s, or waiting "
+                              "for what nobody sent), in the other it went on."), message
+    assert "not repeatable" not in message and "\n" not in message
+
+
 async def test_programs_have_one_hash_seed_in_run_and_explore(pg, tmp_path):
     """PYTHONHASHSEED is fixed (0): the same hash("alpha") in every run and schedule, forked
     from the warm interpreter (explore) or started afresh (run)."""

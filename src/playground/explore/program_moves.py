@@ -439,8 +439,9 @@ async def _same_again(explorer: SearchHost, run: Run, kept: Kept, checks: dict[s
         return
     again: list = []
     explorer.choices = []
-    await explorer.run_checked(run.schedule, keep=again, live=live)
+    second = await explorer.run_checked(run.schedule, keep=again, live=live)
     before, now = sent(explorer, kept), sent(explorer, again)
+    stopped = [{c for c, status, *_ in r.ended if status is None} for r in (run, second)]
     for client, commands in before.items():
         if commands == now[client]:
             continue
@@ -450,6 +451,16 @@ async def _same_again(explorer: SearchHost, run: Run, kept: Kept, checks: dict[s
                  for c in (commands, now[client])]
         program = f"{client} ({shown_program(part_programs(explorer.scenario, explorer.part)[client])})"
         from playground.errors import ExploreError
+        shorter = 0 if len(commands) < len(now[client]) else 1
+        if n == min(len(commands), len(now[client])) and client in stopped[shorter]:   # (cut short, not other
+            from playground.gate.programs import TIME_LIMIT                             # commands: timing)
+            raise ExploreError(f"{explorer.scenario.id}: " + tr(
+                "program {program} ran differently in two runs of the same order ({schedule}): in one it was "
+                "stopped after {n} of its commands (at its time limit, {seconds} s, or waiting for what nobody "
+                "sent), in the other it went on. What it waited for came in time in one run only (a busy "
+                "machine?), or it depends on more than its replies; a longer program_time_limit may help",
+                program=program, schedule=sch.label(run.schedule), n=n,
+                seconds=f"{explorer.scenario.program_time_limit or TIME_LIMIT:g}"))
         raise ExploreError(f"{explorer.scenario.id}: " + tr(
             "program {program} is not repeatable: run twice in the same order ({schedule}), its command {n} "
             "was {before}, then {now}", program=program, schedule=sch.label(run.schedule), n=n + 1,

@@ -254,6 +254,33 @@ async def test_in_the_app_programs_started_by_hand_are_explored_apart(server_bin
         assert app.scenario_run is None and not isinstance(app.screen, ExploreScreen)
 
 
+async def test_the_plan_counts_the_commands_programs_sent_that_wait_at_the_gate(pg, tmp_path):
+    """Two programs started by hand whose first commands still wait at the gate (nothing
+    let through yet) and two lines typed: the plan told before the first order runs is the
+    orders of those four commands (4! = 24), not of the typed lines alone (2)."""
+    from playground.explore.free_play import _program_progress, typed_scenario
+
+    (tmp_path / "p.py").write_text(textwrap.dedent(READ_MODIFY_WRITE))
+    gate = Gate.for_playground(pg)
+    url = await gate.listen(None)
+    processes = []
+    try:
+        for i in range(2):
+            processes.append(await start(url, tmp_path))
+            assert await gate.wait_for(lambda i=i: len(gate.clients) > i and gate.clients[i].next, 30)
+        programs, order = hand_programs(gate, url)
+        assert ([p.held for p in programs], order) == ([1, 1], ())
+        typed = [("A", "SET counter 10"), ("B", "INCR counter")]
+        scenario = typed_scenario(typed, programs=programs, order=order)
+        told = []
+        _program_progress(lambda *plan: told.append(plan), scenario, programs, order, 2000)(0, 0, 0, False)
+        assert told == [(0, 24, 24, False)]
+    finally:
+        await gate.close()   # (their held commands fail: the programs end)
+        for process in processes:
+            await asyncio.wait_for(process.communicate(), 30)
+
+
 def test_a_search_that_stopped_at_its_limit_says_so_for_programs_started_by_hand():
     """Free play's programs are a search (explore/program_moves.py), not a sample: no seed,
     and one outcome seen is not "every schedule ends the same" when not every schedule ran."""

@@ -40,6 +40,7 @@ class HandProgram:
     shown: str                   # its name in the programs panel ("python3#1": its first connection's)
     argv: tuple[str, ...]
     by_hand: ByHand
+    held: int = 0                # its commands waiting at the gate (sent, not run yet): in the plan's count too
 
 
 def hand_programs(gate, url: str, clients: tuple[str, ...] = ("A", "B")) -> tuple[list[HandProgram], tuple[str, ...]]:
@@ -66,8 +67,9 @@ def hand_programs(gate, url: str, clients: tuple[str, ...] = ("A", "B")) -> tupl
     for conns, letter in zip(every, letters, strict=False):
         origin = conns[0].origin
         owner.update(dict.fromkeys(conns, letter))
+        held = sum(1 for c in conns for h in c.queue if not h.unstepped and h.argv)
         programs.append(HandProgram(letter, conns[0].name, origin.argv,
-                                    ByHand(origin.cwd, origin.env, socket_path(url))))
+                                    ByHand(origin.cwd, origin.env, socket_path(url)), held))
     order = tuple(owner[held.client] for held in gate.log if held.client in owner and held.seq is not None)
     return programs, order
 
@@ -143,11 +145,12 @@ async def explore_typed(typed: list[tuple[str, str]], clients: tuple[str, ...], 
 def _program_progress(progress, scenario: Scenario, programs: Sequence[HandProgram], order: tuple[str, ...],
                       limit: int):
     """`progress`, its plan the orders of the typed lines and of the programs' commands as
-    they ran (the explorer knows a program's commands only as it sends them), at most
-    `limit` of them: the search stops there."""
+    they ran, and those they sent that wait at the gate (the explorer knows a program's
+    commands only as it sends them), at most `limit` of them: the search stops there."""
     mine = {p.client for p in programs}
     lengths = Counter(step.client for step in scenario.parts[0].steps if step.client not in mine)
     lengths.update(client for client in order if client in mine)
+    lengths.update({p.client: p.held for p in programs if p.held})
     total = count_schedules(dict(lengths))
     planned = min(total, limit)
 

@@ -219,6 +219,13 @@ def test_a_parts_programs_that_cannot_be_are_one_line(tmp_path, part_programs, m
     assert message in str(caught.value) and "\n" not in str(caught.value)
 
 
+def one_client(path: Path, fields: str = ""):
+    """The lesson at `path` with client A only (and `fields`)."""
+    path.write_text(path.read_text().replace('B = ["python", "p.py"]\n', "").replace(
+        "[programs]", 'clients = ["A"]\n' + fields + "[programs]"))
+    return load_scenario(path)
+
+
 async def test_a_program_that_sends_what_time_says_is_not_repeatable(pg, tmp_path):
     """Its commands depend on TIME's reply: no two runs of one order send the same (the
     replies differ, so no earlier run with the same replies shows it: the first order
@@ -229,10 +236,8 @@ async def test_a_program_that_sends_what_time_says_is_not_repeatable(pg, tmp_pat
         seconds, micro = r.time()
         r.set("at", f"{seconds}.{micro:06d}")
         ''')
-    path.write_text(path.read_text().replace('B = ["python", "p.py"]\n', "").replace(
-        "[programs]", 'clients = ["A"]\n[programs]'))
     with pytest.raises(ExploreError) as caught:
-        await explore(pg, load_scenario(path))
+        await explore(pg, one_client(path))
     message = str(caught.value)
     assert message.startswith("lesson: program A (python p.py) is not repeatable: run twice in the same order "
                               "(A1 A2), its command 2 was SET at "), message
@@ -256,10 +261,8 @@ async def test_a_program_stopped_in_one_run_of_an_order_only_is_not_called_not_r
         for m in p.listen():
             pass
         ''')
-    path.write_text(path.read_text().replace('B = ["python", "p.py"]\n', "").replace(
-        "[programs]", 'clients = ["A"]\nprogram_time_limit = 3\n[programs]'))
     with pytest.raises(ExploreError) as caught:
-        await explore(pg, load_scenario(path))
+        await explore(pg, one_client(path, "program_time_limit = 3\n"))
     message = str(caught.value)
     assert message.startswith("lesson: program A (python p.py) ran differently in two runs of the same order (A1): "
                               "in one it was stopped after 1 of its commands (at its time limit, 3 s, or waiting "

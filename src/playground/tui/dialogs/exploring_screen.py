@@ -92,7 +92,7 @@ class ExploringScreen(ModalScreen[Exploration | None]):
             if told.total != told.planned:
                 plan += tr(" (they stand for all {total} orders)", total=f"{told.total:,}")
         else:
-            plan = tr("About {planned} orders to run: the orders of your programs' commands as they ran "
+            plan = tr("About {planned} orders to run: the orders of the commands your programs sent "
                       "(in other orders a program may send more or fewer)", planned=f"{told.planned:,}")
             if told.total > told.planned:
                 plan += tr("; the search stops there, of about {total}", total=f"{told.total:,}")

@@ -351,6 +351,32 @@ async def test_the_gate_is_never_quiet_while_a_new_connections_request_is_on_its
         raw.close()
 
 
+async def test_the_gate_is_not_quiet_while_a_closed_connections_end_is_on_its_way(pg, gate):
+    """A program's connection whose socket was closed under the gate (a write to a program
+    that had exited failed: its transport closed) before the gate's reader took its end:
+    at each turn of the event loop until the gate has it as closed, quiet() says False (its
+    end is on its way), and does not fail on the closed socket (a ValueError, with fd -1,
+    stopped an exploration in CI)."""
+    import socket as socket_module
+
+    path = socket_path(await gate.listen("A"))
+    raw = socket_module.socket(socket_module.AF_UNIX, socket_module.SOCK_STREAM)
+    try:
+        raw.connect(path)
+        raw.sendall(b"*1\r\n$4\r\nPING\r\n")
+        assert await gate.wait_for(lambda: gate.held("A"), WAIT)
+        client, = [c for c in gate.clients if c.label == "A"]
+        client.to_program.close()   # (as a failed write closes it: its socket goes at the next turn)
+        turns = 0
+        while not client.closed:
+            assert not gate.quiet("A"), f"quiet at turn {turns}, with the connection's end on its way"
+            await asyncio.sleep(0)
+            turns += 1
+            assert turns < 10_000, "the connection's end was never taken"
+    finally:
+        raw.close()
+
+
 async def test_a_script_a_program_loaded_is_gone_after_a_fresh_start(pg, gate):
     """The gate tells the playground of every command a program sends, as a typed line's
     are noted: after a program's SCRIPT LOAD, the next fresh start flushes the script

@@ -100,6 +100,10 @@ class _NoTransport:
     def get_write_buffer_size() -> int:
         return 0
 
+    @staticmethod
+    def is_closing() -> bool:
+        return False
+
 
 class _NoProgram:
     """Where an attached connection's replies go: nowhere (its commands' `done` has them)."""
@@ -280,6 +284,9 @@ class Gate:
                 return False   # (read from its socket, not taken by the gate yet)
             if client.to_program.transport.get_write_buffer_size():
                 return False   # (what the gate sent it: not all written yet)
+            if client.to_program.transport.is_closing():
+                return False   # (closed under the gate, a write to it failed: its end is on its way to the
+                # gate's reader; and its socket may be closed already, fd -1)
             sock = client.to_program.get_extra_info("socket")
             if sock is not None:
                 if _unread_by_peer(sock.fileno()):

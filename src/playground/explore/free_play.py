@@ -67,9 +67,9 @@ def hand_programs(gate, url: str, clients: tuple[str, ...] = ("A", "B")) -> tupl
     for conns, letter in zip(every, letters, strict=False):
         origin = conns[0].origin
         owner.update(dict.fromkeys(conns, letter))
-        held = sum(1 for c in conns for h in c.queue if not h.unstepped and h.argv)
+        waiting = sum(1 for c in conns for h in c.queue if not h.unstepped and h.argv)
         programs.append(HandProgram(letter, conns[0].name, origin.argv,
-                                    ByHand(origin.cwd, origin.env, socket_path(url)), held))
+                                    ByHand(origin.cwd, origin.env, socket_path(url)), waiting))
     order = tuple(owner[held.client] for held in gate.log if held.client in owner and held.seq is not None)
     return programs, order
 

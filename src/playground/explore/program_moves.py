@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 from playground.engine.playground import Playground
+from playground.errors import ExploreError
 from playground.explore import schedules as sch
 from playground.explore.footprint import Footprint
 from playground.explore.grouping import Grouping
@@ -33,7 +34,7 @@ from playground.i18n import tr
 from playground.resp.cli_lines import format_argv
 from playground.resp.cli_secrets import redact_line
 from playground.scenario.model import Part, Scenario, Step
-from playground.scenario.programs.lesson import LISTENING
+from playground.scenario.programs.lesson import LISTENING, time_limit
 from playground.scenario.programs.lesson_format import part_programs
 from playground.scenario.programs.lesson_steps import next_move
 from playground.scenario.runner import Runner
@@ -423,8 +424,6 @@ async def _same_again(explorer: SearchHost, run: Run, kept: Kept, checks: dict[s
     live. A program that sends other commands (its commands depend on the clock,
     randomness, a TIME reply ...) has outcomes that are not the schedule's, and stops the
     search with one line."""
-    from playground.errors import ExploreError
-
     for name, check in checks.items():
         left = await check.differs()
         if left is not None:
@@ -450,17 +449,15 @@ async def _same_again(explorer: SearchHost, run: Run, kept: Kept, checks: dict[s
         shown = [redact_line(format_argv(list(c[n])), list(c[n])) if n < len(c) else tr("nothing")
                  for c in (commands, now[client])]
         program = f"{client} ({shown_program(part_programs(explorer.scenario, explorer.part)[client])})"
-        from playground.errors import ExploreError
         shorter = 0 if len(commands) < len(now[client]) else 1
         if n == min(len(commands), len(now[client])) and client in stopped[shorter]:   # (cut short, not other
-            from playground.gate.programs import TIME_LIMIT                             # commands: timing)
-            raise ExploreError(f"{explorer.scenario.id}: " + tr(
+            raise ExploreError(f"{explorer.scenario.id}: " + tr(   # commands: timing)
                 "program {program} ran differently in two runs of the same order ({schedule}): in one it was "
                 "stopped after {n} of its commands (at its time limit, {seconds} s, or waiting for what nobody "
                 "sent), in the other it went on. What it waited for came in time in one run only (a busy "
                 "machine?), or it depends on more than its replies; a longer program_time_limit may help",
                 program=program, schedule=sch.label(run.schedule), n=n,
-                seconds=f"{explorer.scenario.program_time_limit or TIME_LIMIT:g}"))
+                seconds=f"{time_limit(explorer.scenario):g}"))
         raise ExploreError(f"{explorer.scenario.id}: " + tr(
             "program {program} is not repeatable: run twice in the same order ({schedule}), its command {n} "
             "was {before}, then {now}", program=program, schedule=sch.label(run.schedule), n=n + 1,

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from playground.gate.listener import Received
 from playground.gate.peer import Origin
+from playground.resp.cli_lines import format_argv
 
 RECV = 1 << 16   # bytes read at once from a socket of the gate's (a program's, the server's)
 _SHOWN_KEPT = 512   # bytes of a command's arguments up to which its line is kept for the next one like it
@@ -22,9 +23,8 @@ _SHOWN_KEPT = 512   # bytes of a command's arguments up to which its line is kep
 
 @functools.lru_cache(maxsize=1024)
 def _shown(argv: tuple[bytes, ...]) -> str:
-    """A command's line (resp/cli_lines.format_argv), kept: a replay sends the same
-    commands schedule after schedule."""
-    from playground.resp.cli_lines import format_argv
+    """A command's line (format_argv), kept: a replay sends the same commands schedule
+    after schedule."""
     return format_argv(list(argv))
 
 if TYPE_CHECKING:
@@ -57,7 +57,6 @@ class Held:
     @property
     def display(self) -> str:
         if sum(map(len, self.argv)) > _SHOWN_KEPT:
-            from playground.resp.cli_lines import format_argv
             return format_argv(self.argv)
         return _shown(tuple(self.argv))
 

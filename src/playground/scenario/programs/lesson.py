@@ -40,6 +40,11 @@ _POOLS: weakref.WeakKeyDictionary[Any, UpstreamPool] = weakref.WeakKeyDictionary
 """Each playground's server connections kept between the explorer's schedules (gate/upstream_pool.py)."""
 
 
+def time_limit(scenario) -> float:
+    """Seconds each of the scenario's programs may run: its `program_time_limit`, else TIME_LIMIT."""
+    return scenario.program_time_limit or TIME_LIMIT
+
+
 class LessonPrograms:
     """The gate and the running programs of the current part."""
 
@@ -94,7 +99,7 @@ class LessonPrograms:
             from playground.engine.program_lines import ProgramLines
             ProgramLines(self.executor.recorder).attach(self.gate)
         self.pg.closing.append(self.stop)  # the app quits: its programs go too
-        limit = scenario.program_time_limit or TIME_LIMIT
+        limit = time_limit(scenario)
         cwd = self._cwd
         try:
             warm = await self._warm_interpreter({n: a for n, a in programs.items() if n not in scenario.by_hand})

@@ -147,15 +147,24 @@ def end_marked(mark: str, session: int | None = None) -> None:
     fork while the others go), and return when they are gone (or zombies for their new
     parent to reap), within KILL_WAIT seconds."""
     deadline = time.monotonic() + KILL_WAIT
-    while pids := marked(mark, session):
-        for pid in pids:
+    killed: set[int] = set()
+    while pids := set(marked(mark, session)) | {pid for pid in killed if _dying(pid)}:
+        for pid in pids - killed:
             try:
                 os.kill(pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
+        killed |= pids
         if time.monotonic() >= deadline:
             return
         time.sleep(0.002)
+
+
+def _dying(pid: int) -> bool:
+    """A process killed here is not gone yet (nor a zombie): between letting go of its
+    memory and its end, its environment reads empty, so `marked` no longer finds it."""
+    fields = proc_stat(pid)
+    return fields is not None and fields[0] not in (b"Z", b"X")
 
 
 def die_with_parent(parent_pid: int, address_space: int | None = None):

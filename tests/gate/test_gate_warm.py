@@ -152,6 +152,32 @@ async def test_a_program_taken_by_the_spare_has_nothing_of_its_warm_up(tmp_path)
         await warm.stop()
 
 
+async def test_redis_pys_version_is_read_once_and_is_the_installed_one(tmp_path):
+    """redis-py reads its version from its package's metadata at every client (several
+    parses a program): the warm interpreter memoizes that read, and what it answers is
+    still the installed package's version, the one a cold interpreter reads."""
+    import sys
+    from importlib import metadata
+
+    from playground.gate.warm import WarmInterpreter
+
+    (tmp_path / "p.py").write_text(textwrap.dedent('''
+        import redis, redis.utils
+        redis.Redis.from_url("redis://127.0.0.1:1")   # (a client: it reads the version; connects to nothing)
+        read = redis.utils.get_lib_version
+        print(read(), read.cache_info().hits > 0)
+        '''))
+    warm = await WarmInterpreter().start()
+    try:
+        for _ in range(2):   # (the spare's warm-up read it too)
+            child = await warm.spawn([sys.executable, str(tmp_path / "p.py")], tmp_path, dict(os.environ))
+            said = (await child.stdout.read()).decode()
+            assert await child.wait() == 0
+            assert said == f"{metadata.version('redis')} True\n"
+    finally:
+        await warm.stop()
+
+
 def _children(pid: int) -> list[str]:
     return Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
 

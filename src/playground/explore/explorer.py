@@ -50,7 +50,7 @@ from playground.explore.snapshot import Snapshotter
 from playground.explore.grouping import Grouping
 from playground.explore.lanes import lanes_for, run_lanes
 from playground.explore.one_schedule import OneSchedule
-from playground.explore.program_tree import Diverged, ProgramTrees
+from playground.explore.program_tree import Diverged, ProgramTrees, Unshared
 from playground.explore.pushes import PushLog
 from playground.explore.witnesses import find_witnesses
 from playground.i18n import tr
@@ -173,6 +173,18 @@ class Explorer(OneSchedule):
         Raises:
             ExploreError: the scenario cannot run on this playground, or the server stopped.
         """
+        try:
+            return await self._explore()
+        except Unshared:   # two programs of one identity did otherwise after the same replies: a tree
+            await self.runner.programs.close()   # each, from the start (explore/program_tree.py)
+            await self.runner.discard_pending()
+            await self.fresh.restore()
+            self.trees = ProgramTrees(share=False)
+            self.runner.programs.replay = self.trees
+            self.footprint_memo.clear()
+            return await self._explore()
+
+    async def _explore(self) -> Exploration:
         await self._refuse_unmet()
         lengths = {c: len(p) for c, p in self.programs.items()}
         result = Exploration(self.scenario, self.part, self.part_number, self.pg.label,
@@ -211,7 +223,7 @@ class Explorer(OneSchedule):
         if planned is not None and result.reduced and not evicting \
                 and (self.refused or await self.fresh.memory_tight()):
             self.memory_bound = True   # memory ran short after all: which write is refused depends on the order
-            return await self.explore()
+            return await self._explore()
         result.own_order = grouping.own_key if planned is None else own
         candidates = grouping.finish()
         await self._program_figures(result, planned)

@@ -26,7 +26,7 @@ from playground.explore import schedules as sch
 from playground.explore.footprint import Footprint
 from playground.explore.grouping import Grouping
 from playground.explore.outcomes import Exploration, Run
-from playground.explore.program_tree import ProgramTrees
+from playground.explore.program_tree import End, ProgramTrees, Unshared
 from playground.explore.repeat_check import RepeatCheck
 from playground.gate.endpoint import Held
 from playground.gate.program_argv import shown_program
@@ -241,8 +241,9 @@ async def _search(explorer: SearchHost, own: tuple[str, ...], fold: Fold, result
         explorer.choices = []
         run = await explorer.run_checked(prefix, keep=kept)
         explorer.sleeping = None
-        if first is None:
+        if first is None:   # its programs run again while the search goes on (they find the other core free)
             first = (run, kept, checks)
+            checks.update(_check_again(explorer))
         runs += 1
         distinct.add(run.schedule)
         longest = max([longest, *(run.schedule.count(c) for c in set(run.schedule))])
@@ -253,8 +254,7 @@ async def _search(explorer: SearchHost, own: tuple[str, ...], fold: Fold, result
             _races(explorer, run, path)
         prefix = _next_prefix(explorer, path, run.schedule)
     explorer.runs, explorer.pending = len(distinct), 0
-    if first is not None:   # (at the end: the programs run again would slow every program run meanwhile)
-        checks.update(_check_again(explorer))
+    if first is not None:
         await _same_again(explorer, *first)
     if result.sampled:   # the serial orders and the own order label the outcomes: in the sample too
         assert prefix is not None   # (the limit stopped the search: a prefix was left to run)
@@ -401,21 +401,42 @@ def _check_again(explorer: MoveHost) -> dict[str, RepeatCheck]:
     then, without the server (explore/repeat_check.py), all at once; but a
     program that saw what cannot be answered again so (pushes, a command given up, a
     reply the server gives differently each time: TIME, SPOP ...), which runs again live
-    (_same_again)."""
+    (_same_again). Programs that share a tree (explore/program_tree.py) are run each
+    against what the next one sent and was answered, and how it ended (they do what it
+    did, after the same replies), but the last: the one before it covers it."""
     trees, checks = explorer.trees, {}
     server = explorer.pg.server   # (the programs ran: through the gate, in the private server's directory)
     assert server is not None and server.dir is not None
     directory = server.dir
+
+    def checkable(name: str) -> bool:
+        exchanges, tree = trees.first.get(name), trees.trees.get(trees.alias.get(name, name))
+        return exchanges is not None and name in trees.reals and tree is not None and tree.replayed \
+            and not any(explorer.pg.catalogue.nondeterministic(e.argv) for e in exchanges if e.argv)
     for name in explorer.scenario.programs:
-        exchanges, real = trees.first.get(name), trees.reals.get(name)
-        tree = trees.trees.get(name)
-        if exchanges is None or real is None or tree is None or not tree.replayed \
-                or any(explorer.pg.catalogue.nondeterministic(e.argv) for e in exchanges if e.argv):
+        if name in checks or not checkable(name):
             continue
-        checks[name] = RepeatCheck(name, real, exchanges, directory)
+        tree = trees.tree(name)
+        group = [n for n in explorer.scenario.programs if trees.alias.get(n) == trees.alias.get(name) and n != name
+                 and n not in checks and checkable(n) and _end_of(tree, trees.first[n]) is not None]
+        if group:
+            against = group[0]
+            checks[name] = RepeatCheck(name, trees.reals[name], trees.first[against] or [], directory,
+                                       against=against, end=_end_of(tree, trees.first[against]))
+            if len(group) == 1:
+                checks[against] = checks[name]
+        else:
+            checks[name] = RepeatCheck(name, trees.reals[name], trees.first[name] or [], directory)
         checks[name].start()
         trees.starts += 1
     return checks
+
+
+def _end_of(tree, exchanges) -> tuple[int, str | None] | None:
+    """How the run whose requests and replies are `exchanges` ended (exit status, return
+    value), as its tree holds it; None if it does not."""
+    node = tree.nodes.get(tuple((e.argv, e.reply) for e in exchanges if e.stepped))
+    return (node.returncode, node.returned) if isinstance(node, End) else None
 
 
 async def _same_again(explorer: SearchHost, run: Run, kept: Kept, checks: dict[str, RepeatCheck]) -> None:
@@ -423,10 +444,14 @@ async def _same_again(explorer: SearchHost, run: Run, kept: Kept, checks: dict[s
     by `checks` (_check_again), and for the others, with the first schedule run once more,
     live. A program that sends other commands (its commands depend on the clock,
     randomness, a TIME reply ...) has outcomes that are not the schedule's, and stops the
-    search with one line."""
+    search with one line. One run against another's run (they share a tree) that did
+    otherwise ends the sharing: Unshared, the search starts again."""
     for name, check in checks.items():
         left = await check.differs()
+        if left is not None and check.against != check.name:
+            raise Unshared(f"{check.against} {name}")
         if left is not None:
+            name = check.name
             shown = [redact_line(format_argv(list(c)), list(c)) if c is not None else tr("nothing")
                      for c in (left.now, left.before)]
             program = f"{name} ({shown_program(part_programs(explorer.scenario, explorer.part)[name])})"
@@ -477,6 +502,8 @@ async def next_client(explorer: MoveHost, remaining: list[str], position: dict[s
     explorer.choices.append(can)
     if remaining:
         return remaining.pop(0)
+    if len(can) == 1:   # (who sleeps does not matter: it moves anyway)
+        return can[0]
     asleep = await _asleep(explorer)
     return next((c for c in can if c not in asleep), can[0])
 

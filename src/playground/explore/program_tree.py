@@ -20,9 +20,21 @@ not in the tree, the real program takes the replay's connections over (Gate.spli
 started afresh, it is answered what the replay was, up to there, without the server,
 and goes on for real past the new point, writing its nodes. One that sends anything
 else on the way than the replay sent is not repeatable: the schedule is run again from its fresh start
-with that program's real process from its start (`Diverged`, `ProgramTrees.live`). At
-the search's end, each program of the first schedule is run once more against what it
+with that program's real process from its start (`Diverged`, `ProgramTrees.live`). While
+the search goes on, each program of the first schedule is run once more against what it
 sent and was answered there (explore/repeat_check.py; program_moves.py).
+
+Programs of the same identity (the same command line, directory and time limit: a lesson
+whose A and B run the same file) are one function of their replies, so they share one
+tree: what A did after some replies is what B does after them. Nothing in their
+environment says which client they are (the gate's sockets are named at random,
+Gate.anonymous: their paths differ from run to run as they do between A and B), so a
+program that could do otherwise as B than as A is one that is not repeatable. That too is
+held against the programs themselves: a real run of one that disagrees with a node
+another wrote (the command it sent, or its exit status and return value), and the
+run-again check above, which runs a program against what the *other* sent and was
+answered in the first schedule and how it ended, end the sharing (`Unshared`): the
+search starts again with a tree per program.
 
 A program that is sent what no command asked for (a subscriber's messages, a client-side
 cache's invalidations), asks for no replies (CLIENT REPLY), or sends more handshake
@@ -48,6 +60,11 @@ connection goes): CLIENT TRACKING, CLIENT REPLY; its program is run for every sc
 
 class Diverged(Exception):
     """A replayed program reached replies its tree does not hold: run the schedule again."""
+
+
+class Unshared(Exception):
+    """Two programs sharing a tree (the same identity) did different things after the same
+    replies: the search starts again, with a tree per program."""
 
 
 @dataclass(frozen=True)
@@ -78,6 +95,7 @@ class ProgramTree:
     replayed: bool = True   # False: it runs for every schedule
     waits_forever: set[tuple] = field(default_factory=set)   # histories after which its command blocked
     # with no timeout of its own, nor of the program's (found by its real process)
+    by: dict[tuple, str] = field(default_factory=dict)   # history -> the program whose real run wrote its node
 
 
 class ProgramTrees:
@@ -85,8 +103,12 @@ class ProgramTrees:
     `replay`: it asks `program` for a replay at each start, and tells `moved` and `ended`
     what each real program did."""
 
-    def __init__(self) -> None:
-        self.trees: dict[str, ProgramTree] = {}
+    def __init__(self, share: bool = True) -> None:
+        self.trees: dict[str, ProgramTree] = {}   # the first program of each identity -> its tree
+        self.share = share                # programs of the same identity share a tree (see the module)
+        self.alias: dict[str, str] = {}   # program -> the program whose tree it has (itself, unshared)
+        self._identities: dict[tuple, str] = {}   # identity -> its first program
+        self.mismatch: str | None = None  # two programs sharing a tree that disagreed (Unshared)
         self.live: set[str] = set()       # this schedule: these programs run for real
         self.diverged: set[str] = set()   # this schedule: these replays ran out of their tree
         self.starts = 0                   # real program processes started
@@ -101,15 +123,24 @@ class ProgramTrees:
         self.diverged = set()
 
     def check(self) -> None:
-        """Raise Diverged when a replay ran out of its tree in this schedule."""
+        """Raise Unshared when two programs sharing a tree disagreed; Diverged when a replay
+        ran out of its tree in this schedule."""
+        if self.mismatch is not None:
+            raise Unshared(self.mismatch)
         if self.diverged:
             raise Diverged(", ".join(sorted(self.diverged)))
 
-    def program(self, name: str, argv, cwd, gate, time_limit: float, real=None) -> Program | None:
+    def program(self, name: str, argv, cwd, gate, time_limit: float, real=None,
+                shared: bool = False) -> Program | None:
         """A replay of program `name` for this schedule on `gate`, or None: start the real
         one. `real(url)`: the real program on that URL, which takes over where the replay
-        runs out of its tree (None: the schedule runs again)."""
-        tree = self.trees.setdefault(name, ProgramTree())
+        runs out of its tree (None: the schedule runs again). `shared`: it may share its
+        tree with a program of the same identity (its command line, directory and time
+        limit: one that runs with an environment of its own, by hand, may not)."""
+        if name not in self.alias:
+            identity = (tuple(argv), str(cwd), time_limit) if self.share and shared else (name,)
+            self.alias[name] = self._identities.setdefault(identity, name)
+        tree = self.tree(name)
         if real is not None:
             self.reals[name] = real
         if name in self.live or not tree.replayed or () not in tree.nodes:
@@ -118,6 +149,24 @@ class ProgramTrees:
         self.replays += 1
         return ReplayedProgram(name, argv, cwd, "", time_limit, tree=tree, missed=self._missed, gate=gate,
                                real=real, started=self._started)
+
+    def tree(self, name: str) -> ProgramTree:
+        """Program `name`'s tree (shared with those of its identity)."""
+        return self.trees.setdefault(self.alias.get(name, name), ProgramTree())
+
+    def sharing(self, name: str) -> list[str]:
+        """The other programs that share program `name`'s tree."""
+        mine = self.alias.get(name, name)
+        return [n for n, a in self.alias.items() if a == mine and n != name]
+
+    def _write(self, name: str, tree: ProgramTree, history: tuple, node: "Move | End", same) -> None:
+        """Node `node` at `history`, by program `name`'s real run; one there already that
+        another program sharing the tree wrote, and `same(old)` False: they disagree."""
+        old = tree.nodes.setdefault(history, node)
+        if old is node:
+            tree.by[history] = name
+        elif tree.by.get(history, name) != name and not same(old) and self.mismatch is None:
+            self.mismatch = f"{tree.by[history]} {name}"
 
     def _started(self) -> None:
         self.starts += 1
@@ -135,7 +184,7 @@ class ProgramTrees:
         with no timeout of the command's own: does the program wait for ever (no timeout
         of its own either)? Known from its real process when it found so (True); else a
         replay runs the schedule again with the real one (None: movable's check)."""
-        tree = self.trees.setdefault(name, ProgramTree())
+        tree = self.tree(name)
         if tuple(history) in tree.waits_forever:
             return True
         if self._replayed(program):
@@ -146,7 +195,7 @@ class ProgramTrees:
         """What the real program `name` was found to do with its blocked command: wait
         for ever, or go on by a timeout of its own (then it is not replayed: a replay
         cannot time out as the program does)."""
-        tree = self.trees.setdefault(name, ProgramTree())
+        tree = self.tree(name)
         if forever:
             tree.waits_forever.add(tuple(history))
         else:
@@ -155,7 +204,7 @@ class ProgramTrees:
 
     def moved(self, name: str, history: list, held, program) -> None:
         """Real program `name`, given the replies in `history`, sent `held` (a stepped command)."""
-        tree = self.trees.setdefault(name, ProgramTree())
+        tree = self.tree(name)
         if self._replayed(program) or name in self.diverged or not tree.replayed:
             return
         argv = tuple(held.argv)
@@ -165,12 +214,13 @@ class ProgramTrees:
             tree.replayed = False
             tree.nodes.clear()
             return
-        tree.nodes.setdefault(tuple(history), Move(held.client.number, held.before, held.raw, argv))
+        self._write(name, tree, tuple(history), Move(held.client.number, held.before, held.raw, argv),
+                    lambda old: isinstance(old, Move) and (old.connection, old.argv) == (held.client.number, argv))
 
     def ended(self, name: str, history: list, program, clients) -> None:
         """Real program `name` ended by itself after the replies in `history`; `clients`:
         its gate connections (one sent a push: it is not replayed)."""
-        tree = self.trees.setdefault(name, ProgramTree())
+        tree = self.tree(name)
         if name not in self.first and not isinstance(program, ReplayedProgram):
             self.first[name] = _exchanges(name, program, clients)
         if self._replayed(program) or name in self.diverged or not tree.replayed or program.stopped:
@@ -182,8 +232,9 @@ class ProgramTrees:
         code = program.process.returncode if program.process is not None else None
         if code is None:
             return
-        tree.nodes.setdefault(tuple(history), End(code, program.outcome().returned,
-                                                  bytes(program.stdout), bytes(program.stderr)))
+        end = End(code, program.outcome().returned, bytes(program.stdout), bytes(program.stderr))
+        self._write(name, tree, tuple(history), end,   # (what it printed may name its socket: not compared)
+                    lambda old: isinstance(old, End) and (old.returncode, old.returned) == (code, end.returned))
 
 
 def _exchanges(name: str, program, clients) -> list[Exchange] | None:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import secrets
 from dataclasses import dataclass
 
 from playground.gate.endpoint import HOLD_QUERY, RECV
@@ -52,11 +53,16 @@ class Differs:
 
 class RepeatCheck:
     """Program `name` (`real(url)`: its real process on that URL) run again against
-    `exchanges`, its run before, in that run's order. `differs()`: None, or where it
+    `exchanges`, its run before, in that run's order (or the run of another program of the
+    same identity, `against`, whose tree it shares: explore/program_tree.py); with `end`,
+    (exit status, return value), also how that run ended. `differs()`: None, or where it
     left it."""
 
-    def __init__(self, name: str, real, exchanges: list[Exchange], directory: str) -> None:
+    def __init__(self, name: str, real, exchanges: list[Exchange], directory: str, against: str | None = None,
+                 end: tuple[int, str | None] | None = None) -> None:
         self.name = name
+        self.against = against or name
+        self.end = end
         self.real = real
         self.expected: dict[int, list[Exchange]] = {}
         for e in exchanges:
@@ -84,7 +90,8 @@ class RepeatCheck:
         return self._left
 
     async def _run(self) -> None:
-        path = os.path.join(self.directory, f"again-{''.join(c if c.isalnum() else '_' for c in self.name)}.sock")
+        path = os.path.join(self.directory, f"again-{secrets.token_hex(6)}.sock")   # (as the explorer's gate's
+        # sockets: not after the program's client, Gate.anonymous)
         listener: Listener | None = None
         program: Program | None = None
         old = os.umask(0o077)
@@ -104,6 +111,9 @@ class RepeatCheck:
                     if self._answered.get(number, 0) < len(exchanges):
                         self._differ(exchanges[self._answered.get(number, 0)], None)
                         break
+            code = program.process.returncode if program.process is not None else None
+            if self._left is None and self.end is not None and (code, program.outcome().returned) != self.end:
+                self._left = Differs(sum(1 for e in self.order if e.stepped) + 1, None, None)   # (ended otherwise)
         finally:
             if program is not None and not program.exited:
                 await program.stop()

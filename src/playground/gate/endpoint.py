@@ -179,6 +179,10 @@ class Gate:
         self.pool: UpstreamPool | None = None
         """Where an ended client's server connection is kept for the next client of its
         name (gate/upstream_pool.py: the explorer's schedules), else closed."""
+        self.anonymous = False
+        """A program's socket is named so that it cannot tell which client it is (the
+        explorer's: programs of one identity share what they did, explore/program_tree.py),
+        not after its client."""
         self.ended: list[Callable[[GateClient], None]] = []
         """Told once of each client whose connection ended (its program closed it, the
         server did, or the gate closed), after every command of its that was answered."""
@@ -212,6 +216,8 @@ class Gate:
             return f"redis://:{self._passwords[key]}@127.0.0.1:{server.sockets[0].getsockname()[1]}"
         if key not in self._servers:
             safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in key) or "any"
+            if self.anonymous and label:
+                safe = secrets.token_hex(6)
             path = os.path.join(self.directory, f"gate-{safe}.sock")
             old = os.umask(0o077)
             try:

@@ -106,10 +106,12 @@ class Program:
     @property
     def result_path(self) -> Path | None:
         """Where a function's return value is written: beside its gate socket, in the
-        private server's 0700 directory."""
+        private server's 0700 directory, named after that socket (a run of it on another
+        socket at the same time, the explorer's run again, writes its own)."""
         if not self.is_function or not self.url.startswith("unix://"):
             return None
-        return Path(socket_path(self.url)).with_name(f"result-{self.name}.txt")
+        sock = Path(socket_path(self.url))
+        return sock.with_name(f"result-{sock.stem}.txt")
 
     async def start(self) -> "Program":
         argv, env = self._command()

@@ -70,7 +70,8 @@ _SPARE: set[int] = set()  # the child forked ahead of the next request (_spare)
 _KEPT: dict[int, tuple[socket.socket, str]] = {}  # a child whose request said `reuse` -> (the socket
 # it takes its next request on, that key), while it runs or waits for one (_run_again)
 _IDLE: dict[int, str] = {}  # the kept children waiting for a request of their key, oldest first
-_IDLE_LIMIT = 4   # kept waiting at most; past that the oldest ends
+_IDLE_LIMIT = 8   # kept waiting at most; past that the oldest ends (two lessons explored in turn
+# keep theirs: two programs each, and a run again while they run)
 _RUNS = [0]   # the number of the last run asked for: a kept child's pid is told again for its next run
 _WAKE: list[int] = []  # a pipe the C signal handler writes to (signal.set_wakeup_fd): _wait_for_request
 _TOLD: list = []  # where a gate's child tells its exit as it ends alone (_told_exit): this process's
@@ -334,8 +335,25 @@ def _preload(argv: list[str]) -> None:
             metadata.version("redis")  # what the others need (~4 ms a program)
         except metadata.PackageNotFoundError:
             pass
+        _keep_lib_version()
     gc.collect()
     gc.freeze()  # the children's collections leave the preloaded objects' pages shared
+
+
+def _keep_lib_version() -> None:
+    """redis-py's version, read once: each of its clients reads it again from the installed
+    package's metadata (a parse of its METADATA file, ~0.1 ms, several times a program),
+    and the answer cannot change while this process runs: the redis it imported is that
+    version. Its function is memoized (what it returns is the same)."""
+    try:
+        import functools
+
+        import redis.utils
+    except ImportError:
+        return
+    read = getattr(redis.utils, "get_lib_version", None)
+    if callable(read) and not hasattr(read, "cache_info"):
+        redis.utils.get_lib_version = functools.cache(read)
 
 
 def _run_child(sock: socket.socket | None, message: bytes, fds: list[int], parent: int) -> NoReturn:

@@ -95,6 +95,7 @@ class LessonPrograms:
             return tr("a lesson with programs runs on the playground's own private server")
         if self.keep_connections:
             self.gate.pool = self._pool()
+        self.gate.anonymous = self.replay is not None   # (the explorer's: see Gate.anonymous)
         if self.executor is not None:  # its commands into the records typed ones go to (lanes, why, changed by)
             from playground.engine.program_lines import ProgramLines
             ProgramLines(self.executor.recorder).attach(self.gate)
@@ -108,7 +109,8 @@ class LessonPrograms:
                 def real(url: str, name=name, argv=argv, by_hand=by_hand) -> Program:
                     return (Program(name, argv, Path(by_hand.cwd), url, limit, by_hand=by_hand) if by_hand
                             else Program(name, argv, cwd, url, limit, warm))
-                replayed = self.replay and self.replay.program(name, argv, cwd, self.gate, limit, real)
+                replayed = self.replay and self.replay.program(name, argv, cwd, self.gate, limit, real,
+                                                               shared=by_hand is None)
                 program = self.running[name] = replayed or real(await self.gate.listen(name))
                 await program.start()
                 watcher = program.when_ended(self._changed)

@@ -141,3 +141,25 @@ def test_a_functions_result_file_is_its_sockets_own(tmp_path):
     paths = [run.result_path for run in runs]
     assert None not in paths and paths[0] != paths[1]
     assert {p.parent for p in paths if p is not None} == {tmp_path}
+
+
+@pytest.mark.parametrize("setup", ["SET other 10", "SET other 10 EX 100"])
+async def test_a_prefixs_footprints_kept_from_a_run_are_what_they_would_be_worked_out(pg, tmp_path, setup):
+    """The reduction asks at each move for the footprints of the run so far: kept from a
+    whole run's, client by client (a client's own commands decide them), they must be
+    what working them out for the prefix gives; and none are kept so where a line gives
+    a key a time to live (which keys may run out depends on every step's time)."""
+    from playground.explore.program_moves import _footprints, _footprints_of
+
+    path = lesson(tmp_path, TWICE)
+    path.write_text(path.read_text().replace('"SET other 10"', f'"{setup}"'))
+    explorer = Explorer(pg, load_scenario(path), witnesses=False)
+    result = await explorer.explore()
+    runs = [c.first_run for c in result.classes]
+    kept = [k for k in explorer.footprint_memo if k[0] == "prefix"]
+    assert bool(kept) is ("EX" not in setup)
+    for run in runs:
+        for k in range(len(run.schedule) + 1):
+            schedule, commands = run.schedule[:k], run.commands[:k]
+            worked_out, _ = await _footprints_of(explorer, schedule, commands)
+            assert await _footprints(explorer, None, schedule, commands) == worked_out

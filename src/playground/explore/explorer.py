@@ -35,6 +35,7 @@ from __future__ import annotations
 from collections import Counter
 from itertools import permutations
 from dataclasses import replace
+from typing import Any
 
 from playground.errors import ExploreError  # noqa: F401 (re-exported: where the explorer's callers look)
 from playground.engine.executor import Executor
@@ -111,7 +112,9 @@ class Explorer(OneSchedule):
         self.runner.programs.warm = True     # each schedule forks its Python programs, redis imported
         self.runner.programs.keep_connections = True   # and its gate takes the last one's server connections
         self.trees = ProgramTrees()          # each program run once per reply history (explore/program_tree.py)
-        self.footprint_memo: dict[tuple, dict] = {}   # (moves, commands, evicting) -> their footprints
+        self._independence: tuple[dict, sch.Independent] | None = None   # the last run's footprints, and
+        # which of its moves commute (`independence`)
+        self.footprint_memo: dict[tuple, Any] = {}   # (moves, commands, evicting) -> their footprints
         # (explore/program_moves.py: a schedule's prefix is asked of again and again)
         if scenario.programs:
             self.runner.programs.replay = self.trees
@@ -161,7 +164,10 @@ class Explorer(OneSchedule):
         (the commands its programs sent: explore/program_moves.py), else the steps'."""
         if run.footprints is None:
             return self.independent
-        return program_moves.independence(self, run.footprints)
+        last = self._independence
+        if last is None or last[0] is not run.footprints:   # (asked of one run again and again: its
+            last = self._independence = (run.footprints, program_moves.independence(self, run.footprints))
+        return last[1]   # fold, its races, its grouping)
 
     async def explore(self) -> Exploration:
         """Every schedule of the part (or one per class, or a sample), run and grouped by

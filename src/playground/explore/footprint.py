@@ -80,6 +80,13 @@ def expiring(catalogue, setup, programs: dict[str, list[Step]]) -> frozenset[byt
     return frozenset(keys)
 
 
+def gives_no_ttl(catalogue, setup, programs: dict[str, list[Step]]) -> bool:
+    """No setup line and no step gives a key a time to live (then `expiring` is empty for
+    these lines and any of them together, whatever their sleeps and timeouts). After `learn`."""
+    return not any(catalogue.ttl_keys(tuple(argv))[0] for argv in setup if argv) and \
+        not any(catalogue.ttl_keys(s.argv)[0] for program in programs.values() for s in program if s.argv)
+
+
 def _program_footprints(program: list[Step], catalogue, short: frozenset[bytes] = frozenset()) -> list[Effect]:
     out: list[Effect] = []
     named: set[bytes] | None = set()      # every key this client named so far (None: unknown)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field, replace
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 from playground.engine.catalogue import block_timeout, clock_free, may_block
 from playground.engine.job import Job
@@ -59,7 +59,7 @@ class ScheduleHost(Protocol):
     bound_pairs: list[tuple[sch.Move, sch.Move]]
     sleeping: tuple[int, program_moves.Sleep] | None
     evicting: bool
-    footprint_memo: dict[tuple, dict]
+    footprint_memo: dict[tuple, Any]
 
 
 @dataclass

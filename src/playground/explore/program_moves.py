@@ -18,7 +18,7 @@ then stopped, and the search ends with the line naming it.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from playground.engine.playground import Playground
 from playground.errors import ExploreError
@@ -67,7 +67,8 @@ class MoveHost(Protocol):
     sleeping: tuple[int, Sleep] | None   # this run: who sleeps past its prefix (its length, and who: _next_prefix)
     moved_now: tuple[list[str], list[tuple[bytes, ...] | None]]   # this run: its moves so far, each one's command
     evicting: bool                    # the server may evict keys: every move depends on every other
-    footprint_memo: dict[tuple, dict]   # (each client's commands, evicting) -> their footprints (`_footprints`)
+    footprint_memo: dict[tuple, Any]   # (each client's commands, evicting) -> their footprints; ("prefix",
+    # client, its commands, evicting) -> its footprints (`_footprints`)
     resting: dict[str, tuple[int, int]]   # this run: program -> (its pushes, its moves) when it was last at rest
     stuck: dict[str, int]             # this run: program -> its pushes when its own wait did not end
     alone_tried: dict[str, int]       # this run: the same, of a wait given its time limit (nobody else could move)
@@ -349,21 +350,42 @@ async def _footprints(explorer: MoveHost, run: Run | None, schedule: Sequence[st
     own: dict[str, list] = {}   # each client's commands in its order: all a client's footprints depend on
     for client, argv in zip(schedule, commands, strict=True):   # (not how the clients interleave)
         own.setdefault(client, []).append(argv)
+    memo = explorer.footprint_memo
     key = (tuple(sorted((c, tuple(a)) for c, a in own.items())), explorer.evicting)
-    known = explorer.footprint_memo.get(key)
+    known = memo.get(key) or _of_prefixes(explorer, own)
     if known is None:
-        if len(explorer.footprint_memo) >= FOOTPRINT_MEMO:
-            explorer.footprint_memo.clear()
-        known = explorer.footprint_memo[key] = await _footprints_of(explorer, schedule, commands)
+        if len(memo) >= FOOTPRINT_MEMO:
+            memo.clear()
+        known, alone = await _footprints_of(explorer, schedule, commands)
+        memo[key] = known
+        for client in alone:   # (each prefix of its commands has the prefix of its footprints: a run's
+            mine = tuple(own.get(client, ()))   # prefix, asked of at each move, is known from the run)
+            for k in range(len(mine) + 1):
+                memo[("prefix", client, mine[:k], explorer.evicting)] = known[client][:k]
     return {client: list(moves) for client, moves in known.items()}
 
 
-async def _footprints_of(explorer: MoveHost, schedule: Sequence[str],
-                         commands: Sequence[tuple[bytes, ...] | None]) -> dict[str, list[Footprint]]:
+def _of_prefixes(explorer: MoveHost, own: dict[str, list]) -> dict[str, list[Footprint]] | None:
+    """Each client's footprints as kept for its commands alone (`_footprints`), when every
+    client's are."""
+    out = {}
+    for client in explorer.programs:
+        known = explorer.footprint_memo.get(("prefix", client, tuple(own.get(client, ())), explorer.evicting))
+        if known is None:
+            return None
+        out[client] = known
+    return out
+
+
+async def _footprints_of(explorer: MoveHost, schedule: Sequence[str], commands: Sequence[tuple[bytes, ...] | None],
+                         ) -> tuple[dict[str, list[Footprint]], list[str]]:
+    """The footprints, and the clients whose footprints depend on their own commands alone
+    (no line here or in the setup gives a key a time to live, whose running out would
+    depend on every step's time; no step of theirs runs only `when` a check holds)."""
     from dataclasses import replace
 
     from playground.engine.catalogue import SUBSCRIBES
-    from playground.explore.footprint import EVERY_STEP, footprints
+    from playground.explore.footprint import EVERY_STEP, footprints, gives_no_ttl
 
     steps: dict[str, list] = {c: [] for c in explorer.programs}
     for client, argv in zip(schedule, commands, strict=True):
@@ -375,15 +397,23 @@ async def _footprints_of(explorer: MoveHost, schedule: Sequence[str],
         first = next((i for i, s in enumerate(moves) if s.argv and s.argv[0].lower() in SUBSCRIBES), None)
         if first is not None and client in explorer.scenario.programs:   # depends on what was published
             prints[client][first:] = [EVERY_STEP] * (len(moves) - first)   # before (its own timeout)
-    return prints
+    alone = [c for c in steps if not any(s.when is not None for s in explorer.programs[c])] \
+        if gives_no_ttl(explorer.pg.catalogue, explorer.part.setup, steps) else []
+    return prints, alone
 
 
 def independence(explorer: MoveHost, prints: dict[str, list[Footprint]]) -> sch.Independent:
-    """Which moves commute, by `prints` (a run's footprints); a bound step with nothing."""
+    """Which moves commute, by `prints` (a run's footprints); a bound step with nothing.
+    Each pair is asked once (the reduction asks of the same pairs again and again)."""
+    known: dict[tuple[sch.Move, sch.Move], bool] = {}
+    bound = explorer.bound_pairs
+
     def independent(x: sch.Move, y: sch.Move) -> bool:
-        if any(x in pair or y in pair for pair in explorer.bound_pairs):
-            return False
-        return not prints[x[0]][x[1]].conflicts(prints[y[0]][y[1]])
+        answer = known.get((x, y))
+        if answer is None:
+            answer = known[(x, y)] = known[(y, x)] = not any(x in pair or y in pair for pair in bound) \
+                and not prints[x[0]][x[1]].conflicts(prints[y[0]][y[1]])
+        return answer
     return independent
 
 

@@ -152,7 +152,11 @@ class ProgramTrees:
 
     def tree(self, name: str) -> ProgramTree:
         """Program `name`'s tree (shared with those of its identity)."""
-        return self.trees.setdefault(self.alias.get(name, name), ProgramTree())
+        key = self.alias.get(name, name)
+        tree = self.trees.get(key)
+        if tree is None:
+            tree = self.trees[key] = ProgramTree()
+        return tree
 
     def sharing(self, name: str) -> list[str]:
         """The other programs that share program `name`'s tree."""

@@ -6,6 +6,7 @@ in the runner's `waiting`, for the client's wait step to take its reply."""
 from __future__ import annotations
 
 import asyncio
+import functools
 
 from playground.gate.endpoint import Held
 from playground.i18n import tr
@@ -168,10 +169,12 @@ async def take_reply(runner, scenario, step, out, held: Held) -> None:
     await runner.check_step_state(step, out)
 
 
+@functools.lru_cache(maxsize=1024)
 def next_move(client: str, number: int):
     """A step that lets program `client`'s next command through, with no checks: a move
     of a part with no steps, or of a program that sends more commands than its steps.
-    It may block (its reply is then taken by the client's next move)."""
+    It may block (its reply is then taken by the client's next move). One of each (a
+    Step is frozen: the explorer asks for the same moves again and again)."""
     from playground.scenario.model import Step
     return Step(number, client, None, "(its next command)", release=True, blocking=True)
 

@@ -108,9 +108,20 @@ class SharedServer(PrivateServer):
                     raise NotReset("users changed")
                 r.execute_command("CONFIG", "RESETSTAT")
                 r.execute_command("SLOWLOG", "RESET")
+                if _memory_tight(r):   # (no command sets the peak back: the explorer would take every
+                    raise NotReset("its memory's peak reached half its maxmemory")   # write as one OOM may refuse)
         except (redis.RedisError, OSError) as exc:
             raise NotReset(str(exc)) from None
         self.resets += 1
+
+
+def _memory_tight(r: redis.Redis) -> bool:
+    """The server's memory peak reached half its maxmemory: as the explorer judges it
+    (explore/fresh_state.py's memory_tight), every reduced exploration on it then runs
+    again with every order."""
+    limit = int(_config(r).get(b"maxmemory", b"0"))
+    peak = int(r.info("memory")["used_memory_peak"])
+    return limit > 0 and peak * 2 >= limit
 
 
 def _config(r: redis.Redis) -> dict[bytes, bytes]:

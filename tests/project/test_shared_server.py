@@ -46,6 +46,28 @@ def test_what_a_test_leaves_is_gone_before_the_next(server_binary):
     assert r.set("written", "now")  # no pause left
 
 
+def test_a_memory_peak_past_half_of_maxmemory_gives_a_new_process(server_binary):
+    """A test that filled the server's memory leaves a peak no command sets back (CONFIG
+    RESETSTAT does not): on that process the explorer would judge every later exploration's
+    memory tight and run every order. A new process instead."""
+    from servers import _memory_tight
+
+    server = SHARED.get(server_binary)
+    pid = server.process.pid
+    r = _admin(server)
+    assert not _memory_tight(r)
+    limit = int(r.config_get("maxmemory")["maxmemory"])
+    chunk = b"x" * (1 << 20)
+    for i in range(limit // len(chunk) // 2 + 2):
+        r.set(f"fill:{i}", chunk)
+    r.flushall()
+    assert _memory_tight(r)   # (its peak stays)
+
+    SHARED.next_test()
+    assert SHARED.get(server_binary).process.pid != pid
+    assert not _memory_tight(_admin(server))
+
+
 def test_users_changed_or_a_dead_server_give_a_new_process(server_binary):
     server = SHARED.get(server_binary)
     pid = server.process.pid

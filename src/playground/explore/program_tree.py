@@ -347,7 +347,7 @@ class ReplayedProgram(Program):
                     self._in_task(self._attach(node.connection))
                     return
                 self._connections[node.connection] = client
-            self._awaited = self.gate.hand(client, b"".join(node.before) + node.raw)[-1]
+            self._awaited = self.gate.hand(client, b"".join(self.gate.unsettled(client, node.before)) + node.raw)[-1]
         except (OSError, ConnectionError, FrameError, ProgramError):
             self._gone()
 

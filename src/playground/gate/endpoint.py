@@ -71,6 +71,13 @@ def _quick(argv: list[bytes]) -> bool:
     return bool(argv) and pipelinable(argv) and not may_block(argv)
 
 
+def _setinfo(argv: list[bytes]) -> bytes | None:
+    """The attribute a CLIENT SETINFO sets (lib-name, lib-ver), or None."""
+    if len(argv) == 4 and argv[0].lower() == b"client" and argv[1].lower() == b"setinfo":
+        return argv[2].lower()
+    return None
+
+
 def passes_unstepped(argv: list[bytes], first: bool = False) -> bool:
     """The client library's own handshake: no step of the lesson. `first`: nothing of this
     connection was stepped yet, so a bare INFO is the library's ready check (ioredis)."""
@@ -368,6 +375,18 @@ class Gate:
         self.clients.append(client)
         return client
 
+    def unsettled(self, client: GateClient, handshake: tuple[bytes, ...]) -> tuple[bytes, ...]:
+        """Of a replay's handshake requests for attached `client`, those that would change
+        something on its server connection: not a CLIENT SETINFO that connection was
+        answered OK for with the same bytes (a kept one's, from the schedule before: RESET
+        keeps the library's name and version, gate/upstream_pool.py), whose reply nobody
+        reads (`hand`)."""
+        upstream = client.to_server
+        if upstream is None or not upstream.library:
+            return handshake
+        done = set(upstream.library.values())
+        return tuple(r for r in handshake if r not in done)
+
     def hand(self, client: GateClient, requests: bytes) -> list[Held]:
         """Whole requests sent on an attached connection, as if its program sent them;
         each one's Held (its `done`: the reply). The handshake handed before a stepped
@@ -429,7 +448,12 @@ class Gate:
             client.taken += len(data)
             buf += data
             while answered and (got := request(buf, 0)) is not None:
-                if bytes(buf[:got[1]]) != answered[0].raw:
+                raw = bytes(buf[:got[1]])
+                if raw != answered[0].raw:
+                    if client.to_server is not None and raw in client.to_server.library.values():
+                        client.to_program.write(b"+OK\r\n")   # type: ignore[union-attr]  # (a CLIENT SETINFO the
+                        del buf[:got[1]]   # replay left out, `unsettled`: answered as the server answered it)
+                        continue
                     if failed is not None:
                         failed()
                     return
@@ -645,6 +669,8 @@ class Gate:
             head.seq = self.next_seq()
             if head.argv:
                 client.last_answered = head
+        elif head.reply == b"+OK\r\n" and client.to_server is not None and (attr := _setinfo(head.argv)):
+            client.to_server.library[attr] = head.raw
         self.log.append(head)
         for listener in self.answered:
             listener(client, head)

@@ -75,6 +75,8 @@ class Upstream:
         self.buf = bytearray()        # what the server sent that is no whole reply yet
         self.reading = False          # read_now is under way
         self.closed = False
+        self.library: dict[bytes, bytes] = {}   # CLIENT SETINFO attribute -> the request that set it here
+        # (answered OK; RESET keeps it: Gate.unsettled)
         self._on_data = on_data
         self._loop = asyncio.get_running_loop()
         self._loop.add_reader(sock.fileno(), self.readable)

@@ -114,8 +114,8 @@ class Explorer(OneSchedule):
         self.trees = ProgramTrees()          # each program run once per reply history (explore/program_tree.py)
         self._independence: tuple[dict, sch.Independent] | None = None   # the last run's footprints, and
         # which of its moves commute (`independence`)
-        self.footprint_memo: dict[tuple, Any] = {}   # (moves, commands, evicting) -> their footprints
-        # (explore/program_moves.py: a schedule's prefix is asked of again and again)
+        self.footprint_memo: dict[tuple, Any] = {}   # a run's footprints, and each client's for its commands
+        # (explore/program_moves.py's _footprints: a schedule's prefix is asked of again and again)
         if scenario.programs:
             self.runner.programs.replay = self.trees
         self.programs = programs_of(scenario, self.part)

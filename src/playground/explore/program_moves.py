@@ -447,12 +447,12 @@ def _check_again(explorer: MoveHost) -> dict[str, RepeatCheck]:
         if name in checks or not checkable(name):
             continue
         tree = trees.tree(name)
-        group = [n for n in explorer.scenario.programs if trees.alias.get(n) == trees.alias.get(name) and n != name
-                 and n not in checks and checkable(n) and _end_of(tree, trees.first[n]) is not None]
+        group = [(n, end) for n in trees.sharing(name) if n not in checks and checkable(n)
+                 and (end := _end_of(tree, trees.first[n])) is not None]
         if group:
-            against = group[0]
+            against, end = group[0]
             checks[name] = RepeatCheck(name, trees.reals[name], trees.first[against] or [], directory,
-                                       against=against, end=_end_of(tree, trees.first[against]))
+                                       against=against, end=end)
             if len(group) == 1:
                 checks[against] = checks[name]
         else:
